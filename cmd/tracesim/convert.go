@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tracesim/tracesim/tracefmt/formats"
+)
+
+func runConvert(e *env, args []string) int {
+	fs := newFlags(e, "convert", "IN -o OUT [--to FORMAT] [--format NAME]",
+		"Convert a trace between formats. The output format is --to, else OUT's extension.\n"+
+			"Writes are atomic: OUT is replaced only once the new file is complete.")
+	out := fs.String("o", "", "output file (required)")
+	to := fs.String("to", "", "output format (default: from OUT's extension)")
+	format := fs.String("format", "", "input format (default: detected from content)")
+	pos, code := parse(e, fs, args, 1, 1)
+	if code >= 0 {
+		return code
+	}
+	if *out == "" {
+		fmt.Fprintln(e.stderr, "tracesim convert: -o OUT is required")
+		fs.Usage()
+		return exitUsage
+	}
+	if *to == "" && formats.ByExtension(*out) == nil {
+		fmt.Fprintf(e.stderr, "tracesim convert: cannot tell the output format from %q: give --to (one of %s)\n",
+			*out, strings.Join(formats.Names(true), ", "))
+		return exitUsage
+	}
+	t, err := load(e, pos[0], *format)
+	if err != nil {
+		return fail(e, "convert", err)
+	}
+	if err := formats.Save(*out, *to, t); err != nil {
+		return fail(e, "convert", err)
+	}
+	return exitOK
+}
+
+func runFormats(e *env, args []string) int {
+	fs := newFlags(e, "formats", "", "List the trace formats tracesim reads and writes.")
+	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
+		return code
+	}
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tREAD\tWRITE\tEXTENSIONS\tDESCRIPTION")
+	for _, f := range formats.All() {
+		w := "-"
+		if f.Writable() {
+			w = "yes"
+		}
+		fmt.Fprintf(tw, "%s\tyes\t%s\t%s\t%s\n", f.Name, w, strings.Join(f.Extensions, " "), f.Description)
+	}
+	tw.Flush()
+	return exitOK
+}

@@ -1,0 +1,209 @@
+// Package formats is the table of trace formats tracesim reads and writes:
+// detection by content, opening a file with progress and cancellation, and
+// saving atomically in a named format.
+package formats
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// Format describes one trace format.
+type Format struct {
+	// Name is the short name used by --format and --to ("clog2").
+	Name string
+	// Description is a one-line human description.
+	Description string
+	// Extensions lists file name extensions, with the dot (".clog2").
+	Extensions []string
+	// Sniff reports whether the first bytes of a file (up to SniffLen) look
+	// like this format.
+	Sniff func(head []byte) bool
+	// Read parses a trace from r, the content of the file at path; formats
+	// made of several files open the others relative to path.
+	Read func(path string, r io.Reader) (*tracefmt.Trace, error)
+	// Write writes t to w, which will become the file at path; formats made
+	// of several files write the others next to it. Nil for read-only
+	// formats.
+	Write func(path string, w io.Writer, t *tracefmt.Trace) error
+	// Timed reports whether the format stores timestamps; writing an
+	// untimed trace to a timed format needs times assigned first.
+	Timed bool
+}
+
+// SniffLen is how many leading bytes Detect passes to Sniff.
+const SniffLen = 4096
+
+// Writable reports whether tracesim can write the format.
+func (f *Format) Writable() bool { return f.Write != nil }
+
+// Lookup returns the format with the given name.
+func Lookup(name string) (*Format, error) {
+	all := All()
+	for i := range all {
+		if all[i].Name == name {
+			return &all[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown format %q (known: %s)", name, strings.Join(Names(false), ", "))
+}
+
+// Names lists the names of all formats, or of the writable ones.
+func Names(writable bool) []string {
+	var out []string
+	for _, f := range All() {
+		if !writable || f.Writable() {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// ByExtension returns the format whose extension path has, or nil.
+func ByExtension(path string) *Format {
+	ext := strings.ToLower(filepath.Ext(path))
+	all := All()
+	for i := range all {
+		for _, e := range all[i].Extensions {
+			if e == ext {
+				return &all[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Detect picks the format of a file from its first bytes, falling back to
+// its extension when no format recognises the content.
+func Detect(path string, head []byte) (*Format, error) {
+	all := All()
+	for i := range all {
+		if all[i].Sniff != nil && all[i].Sniff(head) {
+			return &all[i], nil
+		}
+	}
+	if f := ByExtension(path); f != nil {
+		return f, nil
+	}
+	return nil, fmt.Errorf("%s: unrecognised trace format (use --format; known: %s)", path, strings.Join(Names(false), ", "))
+}
+
+// Progress is called while a file loads with the bytes read so far and the
+// file size.
+type Progress func(done, total int64)
+
+// Open reads the trace at path. An empty format name means detection by
+// content. The read stops with ctx's error when ctx is cancelled.
+func Open(ctx context.Context, path, format string, progress Progress) (*tracefmt.Trace, *Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		return nil, nil, fmt.Errorf("%s: is a directory, not a trace file", path)
+	}
+	head := make([]byte, SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	head = head[:n]
+	var fm *Format
+	if format != "" {
+		fm, err = Lookup(format)
+	} else {
+		fm, err = Detect(path, head)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
+	t, err := fm.Read(path, r)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fm, ctx.Err()
+		}
+		return nil, fm, addPath(path, err)
+	}
+	if t.Format == "" {
+		t.Format = fm.Name
+	}
+	return t, fm, nil
+}
+
+// addPath prefixes an error with the file name unless the reader already
+// named it.
+func addPath(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// Save writes t to path in the named format (empty: by extension, else
+// tsim), atomically.
+func Save(path, format string, t *tracefmt.Trace) error {
+	var fm *Format
+	var err error
+	switch {
+	case format != "":
+		fm, err = Lookup(format)
+	case ByExtension(path) != nil:
+		fm = ByExtension(path)
+	default:
+		fm, err = Lookup("tsim")
+	}
+	if err != nil {
+		return err
+	}
+	if !fm.Writable() {
+		return fmt.Errorf("%s: tracesim cannot write %s files (writable: %s)", path, fm.Name, strings.Join(Names(true), ", "))
+	}
+	if fm.Timed && !t.Timed {
+		return fmt.Errorf("%s: %s needs timestamps but the trace is untimed: give a CPU speed (--cpu-speed) to assign times", path, fm.Name)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if err := fm.Write(path, w, t); err != nil {
+			return addPath(path, err)
+		}
+		return nil
+	})
+}
+
+// watchedReader reports progress and stops reading once its context is
+// cancelled.
+type watchedReader struct {
+	ctx      context.Context
+	r        io.Reader
+	done     int64
+	total    int64
+	last     int64
+	progress Progress
+}
+
+func (w *watchedReader) Read(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := w.r.Read(p)
+	w.done += int64(n)
+	if w.progress != nil && (w.done-w.last >= 1<<20 || err == io.EOF) {
+		w.last = w.done
+		w.progress(w.done, w.total)
+	}
+	return n, err
+}

@@ -1,0 +1,91 @@
+package tracefmt
+
+import "sort"
+
+// Summary describes a trace in numbers: what `tracesim info` prints.
+type Summary struct {
+	Format          string         `json:"format"`
+	Ranks           int            `json:"ranks"`
+	Timed           bool           `json:"timed"`
+	Unit            string         `json:"unit"`
+	Events          int            `json:"events"`
+	Bytes           int64          `json:"bytes"`
+	CollectiveBytes int64          `json:"collective_bytes"`
+	Collectives     int            `json:"collectives"`
+	Start           float64        `json:"start_s"`
+	Duration        float64        `json:"duration_s"`
+	States          []StateSummary `json:"states"`
+	Messages        MessageCounts  `json:"messages"`
+	RankEvents      []int          `json:"rank_events"`
+	Compute         ComputeSummary `json:"compute"`
+}
+
+// StateSummary counts the intervals of one state.
+type StateSummary struct {
+	Name     string  `json:"name"`
+	Category string  `json:"category"`
+	Count    int     `json:"count"`
+	Total    float64 `json:"total_s"`
+}
+
+// ComputeSummary totals the compute bursts of a trace.
+type ComputeSummary struct {
+	Bursts  int     `json:"bursts"`
+	Seconds float64 `json:"seconds"`
+	Flops   float64 `json:"flops"`
+}
+
+// Summarize computes the summary of a trace in one pass over its events.
+// States are listed by decreasing total time, then by name.
+func Summarize(t *Trace) Summary {
+	s := Summary{
+		Format:     t.Format,
+		Ranks:      t.Size(),
+		Timed:      t.Timed,
+		Unit:       t.Unit.String(),
+		Events:     t.NumEvents(),
+		Messages:   t.CountMessages(),
+		RankEvents: make([]int, t.Size()),
+	}
+	start, end := t.Span()
+	s.Start, s.Duration = t.Seconds(start), t.Seconds(end-start)
+	states := make([]StateSummary, len(t.States))
+	for i, d := range t.States {
+		states[i] = StateSummary{Name: d.Name, Category: d.Category.String()}
+	}
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		s.RankEvents[r] = len(ev)
+		for i := range ev {
+			e := &ev[i]
+			switch e.Kind {
+			case KindEnter:
+				st := &states[e.State()]
+				st.Count++
+				if e.Match >= 0 {
+					st.Total += t.Seconds(ev[e.Match].Time - e.Time)
+				}
+			case KindSend:
+				s.Bytes += e.Size
+			case KindCollective:
+				s.Collectives++
+				s.CollectiveBytes += e.Size
+			case KindCompute:
+				s.Compute.Bursts++
+				if e.Flags.Has(FlagWork) {
+					s.Compute.Flops += e.Amount()
+				} else {
+					s.Compute.Seconds += t.Seconds(e.Amount())
+				}
+			}
+		}
+	}
+	sort.SliceStable(states, func(i, j int) bool {
+		if states[i].Total != states[j].Total {
+			return states[i].Total > states[j].Total
+		}
+		return states[i].Name < states[j].Name
+	})
+	s.States = states
+	return s
+}

@@ -1,0 +1,244 @@
+// Package units parses and formats the quantities users type on the command
+// line and in configuration files: sizes (B, KB, KiB, ...), data rates (b/s,
+// Mb/s, GB/s, ...), durations (ps, ns, us, ms, s) and CPU speeds (f, Mf,
+// Gf, ...). A bare number takes the base unit (bytes, bytes per second,
+// seconds, flops per second).
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// split separates a quantity into its number and unit ("1.5 MiB" → 1.5, "MiB").
+func split(s string) (float64, string, error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool {
+		return !(unicode.IsDigit(r) || r == '.' || r == '+' || r == '-' || r == 'e' || r == 'E')
+	})
+	// An exponent marker must be followed by a digit or sign to belong to
+	// the number ("1e6" is a number, "1e" is not).
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	for strings.HasSuffix(num, "e") || strings.HasSuffix(num, "E") {
+		unit = num[len(num)-1:] + unit
+		num = num[:len(num)-1]
+	}
+	if num == "" {
+		return 0, "", fmt.Errorf("%q: expected a number", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, "", fmt.Errorf("%q: %q is not a number", s, num)
+	}
+	return v, unit, nil
+}
+
+var sizeUnits = map[string]float64{
+	"": 1, "B": 1, "b": 1,
+	"KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+	"K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "G": 1 << 30,
+}
+
+// ParseSize parses a byte count such as "4096", "64KiB" or "1.5 MB". KB, MB
+// and GB are powers of 1000, KiB, MiB and GiB (and the bare K, M, G) powers
+// of 1024.
+func ParseSize(s string) (int64, error) {
+	v, u, err := split(s)
+	if err != nil {
+		return 0, err
+	}
+	m, ok := sizeUnits[u]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown size unit %q (expected B, KB, KiB, MB, MiB, GB, GiB)", s, u)
+	}
+	b := v * m
+	if b < 0 {
+		return 0, fmt.Errorf("%q: size must not be negative", s)
+	}
+	if b > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q: size too large", s)
+	}
+	if b != math.Trunc(b) {
+		return 0, fmt.Errorf("%q: not a whole number of bytes", s)
+	}
+	return int64(b), nil
+}
+
+var timeUnits = map[string]float64{
+	"": 1, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12,
+	"min": 60, "h": 3600,
+}
+
+// ParseDuration parses a duration such as "10us", "1.5 ms" or "2" (seconds)
+// and returns seconds.
+func ParseDuration(s string) (float64, error) {
+	v, u, err := split(s)
+	if err != nil {
+		return 0, err
+	}
+	m, ok := timeUnits[u]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown time unit %q (expected ps, ns, us, ms, s)", s, u)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q: duration must not be negative", s)
+	}
+	return v * m, nil
+}
+
+// Picoseconds converts seconds to integer picoseconds, rounding to nearest.
+func Picoseconds(sec float64) int64 { return int64(math.Round(sec * 1e12)) }
+
+var prefixes = map[string]float64{"": 1, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+var binPrefixes = map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+
+// ParseRate parses a data rate and returns bytes per second. Units ending
+// in "b/s" or "bps" are bits, "B/s" bytes: "100Mb/s" = 12.5e6, "1GB/s" =
+// 1e9, "1GiB/s" = 2^30. A bare number is bytes per second.
+func ParseRate(s string) (float64, error) {
+	v, u, err := split(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q: rate must not be negative", s)
+	}
+	if u == "" {
+		return v, nil
+	}
+	var bits bool
+	var pre string
+	switch {
+	case strings.HasSuffix(u, "bps"):
+		bits, pre = true, strings.TrimSuffix(u, "bps")
+	case strings.HasSuffix(u, "b/s"):
+		bits, pre = true, strings.TrimSuffix(u, "b/s")
+	case strings.HasSuffix(u, "Bps"):
+		pre = strings.TrimSuffix(u, "Bps")
+	case strings.HasSuffix(u, "B/s"):
+		pre = strings.TrimSuffix(u, "B/s")
+	default:
+		return 0, fmt.Errorf("%q: unknown rate unit %q (expected b/s, Mb/s, Gb/s, B/s, MB/s, GB/s)", s, u)
+	}
+	m, ok := prefixes[pre]
+	if !ok {
+		m, ok = binPrefixes[pre]
+	}
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown prefix %q in rate unit", s, pre)
+	}
+	r := v * m
+	if bits {
+		r /= 8
+	}
+	return r, nil
+}
+
+// ParseFlops parses a CPU speed or an amount of work: "1Gf", "2.5 GFlops",
+// "500Mf/s", "1e9". It returns flops (per second for a speed).
+func ParseFlops(s string) (float64, error) {
+	v, u, err := split(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%q: must not be negative", s)
+	}
+	u = strings.TrimSuffix(u, "/s")
+	l := strings.ToLower(u)
+	var pre string
+	switch {
+	case strings.HasSuffix(l, "flops"):
+		pre = u[:len(u)-5]
+	case strings.HasSuffix(l, "flop"):
+		pre = u[:len(u)-4]
+	case strings.HasSuffix(l, "f"):
+		pre = u[:len(u)-1]
+	case u == "":
+	default:
+		return 0, fmt.Errorf("%q: unknown unit %q (expected f, Kf, Mf, Gf, Tf)", s, u)
+	}
+	m, ok := prefixes[strings.ToUpper(pre)]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown prefix %q (expected K, M, G, T)", s, pre)
+	}
+	return v * m, nil
+}
+
+// FormatDuration formats seconds with an adaptive unit and about four
+// significant digits: "1.205 s", "12.5 µs", "830 ns".
+func FormatDuration(sec float64) string {
+	a := math.Abs(sec)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a >= 1:
+		return trim(sec, 4) + " s"
+	case a >= 1e-3:
+		return trim(sec*1e3, 4) + " ms"
+	case a >= 1e-6:
+		return trim(sec*1e6, 4) + " µs"
+	case a >= 1e-9:
+		return trim(sec*1e9, 4) + " ns"
+	}
+	return trim(sec*1e12, 4) + " ps"
+}
+
+// FormatBytes formats a byte count with binary prefixes: "512 B", "64 KiB",
+// "1.5 MiB".
+func FormatBytes(b int64) string {
+	f := float64(b)
+	a := math.Abs(f)
+	switch {
+	case a >= 1<<40:
+		return trim(f/(1<<40), 4) + " TiB"
+	case a >= 1<<30:
+		return trim(f/(1<<30), 4) + " GiB"
+	case a >= 1<<20:
+		return trim(f/(1<<20), 4) + " MiB"
+	case a >= 1<<10:
+		return trim(f/(1<<10), 4) + " KiB"
+	}
+	return strconv.FormatInt(b, 10) + " B"
+}
+
+// FormatRate formats bytes per second in bits per second: "100 Mb/s".
+func FormatRate(bps float64) string {
+	b := bps * 8
+	a := math.Abs(b)
+	switch {
+	case a >= 1e12:
+		return trim(b/1e12, 4) + " Tb/s"
+	case a >= 1e9:
+		return trim(b/1e9, 4) + " Gb/s"
+	case a >= 1e6:
+		return trim(b/1e6, 4) + " Mb/s"
+	case a >= 1e3:
+		return trim(b/1e3, 4) + " Kb/s"
+	}
+	return trim(b, 4) + " b/s"
+}
+
+// trim formats v with at most sig significant digits and no trailing zeros.
+func trim(v float64, sig int) string {
+	a := math.Abs(v)
+	dec := sig - 1
+	if a >= 1 {
+		dec = sig - 1 - int(math.Floor(math.Log10(a)))
+	}
+	if dec < 0 {
+		dec = 0
+	}
+	out := strconv.FormatFloat(v, 'f', dec, 64)
+	if strings.Contains(out, ".") {
+		out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+	}
+	return out
+}
