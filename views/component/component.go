@@ -1,0 +1,42 @@
+// Package component is the contract every tracesim view follows and the
+// per-session context each one embeds, in the manner of soft-serve's
+// ui/common: a Common holding the size and the session's theme, and a
+// Model interface of Bubble Tea's Init/Update/View plus SetSize and a help
+// key map. The tui package composes Models into the application; views
+// never reach for global state, so one process can serve many SSH sessions.
+package component
+
+import (
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/themes"
+)
+
+// Common is the per-session context shared by the components of one
+// program.
+type Common struct {
+	// Width and Height are the cells the component may draw in.
+	Width, Height int
+	// Theme is the session's palette and styles.
+	Theme *themes.Theme
+}
+
+// SetSize records the component's drawing area.
+func (c *Common) SetSize(width, height int) {
+	c.Width, c.Height = width, height
+}
+
+// Model is a view component.
+type Model interface {
+	help.KeyMap
+	// Init returns the component's first command, if any.
+	Init() tea.Cmd
+	// Update handles a message and returns the updated component.
+	Update(msg tea.Msg) (Model, tea.Cmd)
+	// View renders the component in exactly Width×Height cells (lines
+	// joined by "\n", each Width cells wide) so layouts never overflow.
+	View() string
+	// SetSize gives the component its drawing area.
+	SetSize(width, height int)
+}
