@@ -10,6 +10,7 @@ require (
 	charm.land/log/v2 v2.0.0 // indirect
 	charm.land/ssh v0.4.2 // indirect
 	charm.land/wish/v2 v2.0.3 // indirect
+	github.com/BurntSushi/toml v1.5.0 // indirect
 	github.com/anmitsu/go-shlex v0.0.0-20200514113438-38f4b401e2be // indirect
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-udiff v0.4.1 // indirect
