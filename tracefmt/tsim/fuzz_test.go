@@ -1,0 +1,79 @@
+package tsim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRead: no input makes the reader panic; what it accepts is a valid
+// trace that the writer can write, reading that back gives an equal
+// trace, and writing it again gives the same bytes.
+func FuzzRead(f *testing.F) {
+	paths, _ := filepath.Glob("../../testdata/tsim/*.tsim")
+	if len(paths) == 0 {
+		f.Fatal("no seed files in testdata/tsim")
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"tsim 1\nranks 2\npairing oldest\n1 0 enter A\n2 0 enter A\n3 0 leave A\n4 0 leave 0\n",
+		"tsim 1\nranks 3\nunit ps\ncomm \"\" ranks=2,0\n0 0 send to=2 comm=1 size=1e3\n0 2 recv from=0 comm=1 anysrc\n",
+		"tsim 1\nranks 1\nuntimed\n- 0 compute dur=1.5ms\n- 0 compute flops=2Gf\n- 0 marker \"x y\" text=\"\\x00\"\n",
+		"tsim 1\nranks 2\nstate \"7\"\nstate 7\n-0 1 enter 1\n1e-300 1 leave \"7\" # c\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if manyRanks(data) {
+			t.Skip("world sizes beyond 4096 ranks only cost memory")
+		}
+		tr, err := Read(bytes.NewReader(data))
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("error %T is not a *ParseError: %v", err, err)
+			}
+			return
+		}
+		if err := tr.Validate(); err != nil {
+			t.Fatalf("accepted an invalid trace: %v", err)
+		}
+		var first bytes.Buffer
+		if err := Write(&first, tr); err != nil {
+			t.Fatalf("cannot write what was read: %v", err)
+		}
+		back, err := Read(bytes.NewReader(first.Bytes()))
+		if err != nil {
+			t.Fatalf("cannot read what was written: %v\n%s", err, first.Bytes())
+		}
+		if d := diffTraces(tr, back); d != "" {
+			t.Fatalf("the trace changed in a round trip: %s\n%s", d, first.Bytes())
+		}
+		var second bytes.Buffer
+		if err := Write(&second, back); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first.Bytes(), second.Bytes()) {
+			t.Fatalf("rewriting changed the text:\n%s\nthen:\n%s", first.Bytes(), second.Bytes())
+		}
+	})
+}
+
+// manyRanks reports whether data declares more than 4096 ranks.
+func manyRanks(data []byte) bool {
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) >= 2 && string(f[0]) == "ranks" {
+			if n, ok := parseUint(f[1]); ok && n > 4096 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,1030 @@
+package tsim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+)
+
+// Version is the version of the format this package reads and writes.
+const Version = 1
+
+// MaxRanks is the largest world size the reader accepts.
+const MaxRanks = 1 << 20
+
+// maxMembers bounds the communicator members a header may list in total,
+// so that short range lists ("0-999999") cannot exhaust memory.
+const maxMembers = 1 << 26
+
+// headerKeywords lists the header lines, for error messages.
+const headerKeywords = "ranks, unit, timed, untimed, pairing, attr, world, comm, state, marker"
+
+// kindList lists the record kinds, for error messages.
+const kindList = "enter, leave, send, recv, wait, coll, compute, marker"
+
+// flagList lists the flag words, for error messages.
+const flagList = "nb, sync, sendrecv, anysrc, anytag, all, test"
+
+// Read parses a tsim trace from r. It reads the input line by line and
+// never holds more than one line (and the trace being built) in memory.
+// Errors are *ParseError values naming the line, the column and what was
+// expected, except read errors of r, which are wrapped with the line
+// number. The trace's Format is "tsim".
+func Read(r io.Reader) (*tracefmt.Trace, error) {
+	p := &parser{
+		lr:        newLineReader(r),
+		unit:      tracefmt.Second,
+		timed:     true,
+		stateIDs:  map[string]tracefmt.StateID{},
+		markerIDs: map[string]tracefmt.MarkerID{},
+		textIDs:   map[string]int{},
+		comms:     []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
+	}
+	return p.run()
+}
+
+// parser holds the state of one Read.
+type parser struct {
+	lr lineReader
+	s  lineScanner
+
+	version bool
+	// Lines on which header settings were given (0: not given), to
+	// reject repetitions.
+	ranksLine, unitLine, timedLine, pairingLine, worldLine int
+
+	ranks   int
+	unit    tracefmt.Unit
+	timed   bool
+	pairing tracefmt.Pairing
+	states  []tracefmt.StateDef
+	markers []tracefmt.MarkerDef
+	comms   []tracefmt.Comm
+	attrs   []tracefmt.Attr
+	members int
+
+	stateIDs  map[string]tracefmt.StateID
+	markerIDs map[string]tracefmt.MarkerID
+	commIDs   map[string]uint16
+	textIDs   map[string]int
+
+	// b is nil while the header is read.
+	b *tracefmt.Builder
+	t *tracefmt.Trace
+	// firstRecord is the line of the first record.
+	firstRecord int
+	// pending holds each rank's events until the end of the input.
+	pending []rankBuffer
+}
+
+func (p *parser) run() (*tracefmt.Trace, error) {
+	for {
+		line, err := p.lr.next()
+		if err != nil {
+			if err == io.EOF {
+				break
+			}
+			if errors.As(err, new(errLineTooLong)) {
+				return nil, &ParseError{Line: p.lr.line + 1, Col: 1, Msg: fmt.Sprintf("expected lines of at most %d MiB, got a longer one", maxLine>>20)}
+			}
+			return nil, fmt.Errorf("tsim: line %d: %w", p.lr.line+1, err)
+		}
+		if p.lr.line == 1 && len(line) >= 3 && string(line[:3]) == "\uFEFF" {
+			line = line[3:] // a byte order mark some editors write
+		}
+		p.s = lineScanner{line: line, no: p.lr.line}
+		if !p.s.more() {
+			continue
+		}
+		if p.b == nil {
+			if !p.version {
+				if err := p.versionLine(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if isLetter(line[p.s.pos]) {
+				if err := p.headerLine(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err := p.startRecords(); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.record(); err != nil {
+			return nil, err
+		}
+	}
+	if !p.version {
+		return nil, &ParseError{Line: p.lr.line + 1, Col: 1, Msg: `expected the header line "tsim 1", got end of file`}
+	}
+	if p.b == nil {
+		p.s = lineScanner{no: p.lr.line + 1}
+		if p.ranksLine == 0 {
+			return nil, p.s.errAt(0, "expected ranks N in the header, got end of file")
+		}
+		if err := p.startRecords(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.flush(); err != nil {
+		return nil, err
+	}
+	t, err := p.b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("tsim: %w", err)
+	}
+	return t, nil
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+func (p *parser) versionLine() error {
+	s := &p.s
+	f := s.bare()
+	if string(f.b) != "tsim" {
+		return s.errAt(f.off, `expected the header line "tsim %d" first, got %s`, Version, show(f.b))
+	}
+	if !s.more() {
+		return s.errAt(s.pos, "expected the format version after tsim, got end of line")
+	}
+	v := s.bare()
+	n, ok := parseUint(v.b)
+	if !ok {
+		return s.errAt(v.off, "expected the format version (an integer) after tsim, got %s", show(v.b))
+	}
+	if n != Version {
+		return s.errAt(v.off, "expected format version %d, got version %d (written by a newer tracesim?)", Version, n)
+	}
+	p.version = true
+	return s.end()
+}
+
+// once records the line of a header setting, rejecting a repetition.
+func (p *parser) once(at *int, what string, off int) error {
+	if *at != 0 {
+		return p.s.errAt(off, "expected %s only once, got it again (first on line %d)", what, *at)
+	}
+	*at = p.s.no
+	return nil
+}
+
+func (p *parser) headerLine() error {
+	s := &p.s
+	kw := s.bare()
+	switch string(kw.b) {
+	case "ranks":
+		if err := p.once(&p.ranksLine, "ranks", kw.off); err != nil {
+			return err
+		}
+		v, err := p.need(kw, "the number of ranks")
+		if err != nil {
+			return err
+		}
+		n, ok := parseUint(v.b)
+		if !ok || n < 1 || n > MaxRanks {
+			return s.errAt(v.off, "expected the number of ranks (an integer from 1 to %d), got %s", MaxRanks, show(v.b))
+		}
+		p.ranks = int(n)
+	case "unit":
+		if err := p.once(&p.unitLine, "unit", kw.off); err != nil {
+			return err
+		}
+		v, err := p.need(kw, "a time unit (s, ms, us, ns, ps)")
+		if err != nil {
+			return err
+		}
+		u, ok := tracefmt.ParseUnit(string(v.b))
+		if !ok {
+			return s.errAt(v.off, "expected a time unit (s, ms, us, ns, ps), got %s", show(v.b))
+		}
+		p.unit = u
+	case "timed", "untimed":
+		if err := p.once(&p.timedLine, "timed or untimed", kw.off); err != nil {
+			return err
+		}
+		p.timed = kw.b[0] == 't'
+	case "pairing":
+		if err := p.once(&p.pairingLine, "pairing", kw.off); err != nil {
+			return err
+		}
+		v, err := p.need(kw, "newest or oldest")
+		if err != nil {
+			return err
+		}
+		switch string(v.b) {
+		case "newest":
+			p.pairing = tracefmt.PairNewest
+		case "oldest":
+			p.pairing = tracefmt.PairOldest
+		default:
+			return s.errAt(v.off, "expected newest or oldest after pairing, got %s", show(v.b))
+		}
+	case "attr":
+		k, err := p.needWord(kw, "an attribute name")
+		if err != nil {
+			return err
+		}
+		v, err := p.needWord(kw, "the value of attribute "+strconv.Quote(string(k.b)))
+		if err != nil {
+			return err
+		}
+		p.attrs = append(p.attrs, tracefmt.Attr{Key: string(k.b), Value: string(v.b)})
+	case "world", "comm":
+		return p.commLine(kw)
+	case "state", "marker":
+		return p.defLine(kw)
+	case "tsim":
+		return s.errAt(kw.off, "expected one tsim line, at the top of the file, got a second one")
+	default:
+		return s.errAt(kw.off, "expected a header line (%s) or a record (TIME RANK KIND ...), got %s", headerKeywords, show(kw.b))
+	}
+	return s.end()
+}
+
+// need reads the bare field that must follow a keyword.
+func (p *parser) need(kw tok, what string) (tok, error) {
+	if !p.s.more() {
+		return tok{}, p.s.errAt(p.s.pos, "expected %s after %s, got end of line", what, kw.b)
+	}
+	return p.s.bare(), nil
+}
+
+// needWord reads the bare or quoted field that must follow a keyword.
+func (p *parser) needWord(kw tok, what string) (tok, error) {
+	if !p.s.more() {
+		return tok{}, p.s.errAt(p.s.pos, "expected %s after %s, got end of line", what, kw.b)
+	}
+	return p.s.word()
+}
+
+// name reads the name field of a definition or a record.
+func (p *parser) name(kw tok, what string) (tok, error) {
+	f, err := p.needWord(kw, what)
+	if err != nil {
+		return f, err
+	}
+	if !f.quoted {
+		if i := bytes.IndexByte(f.b, '='); i >= 0 {
+			return f, p.s.errAt(f.off, "expected %s after %s, got %s (write names containing = in quotes)", what, kw.b, show(f.b))
+		}
+	}
+	return f, nil
+}
+
+// argOff is the offset of an argument: its key, or the bare word.
+func argOff(k, v tok) int {
+	if k.b != nil {
+		return k.off
+	}
+	return v.off
+}
+
+// commLine parses "world NAME [id=N] [ranks=LIST]" and "comm NAME ...".
+func (p *parser) commLine(kw tok) error {
+	s := &p.s
+	world := kw.b[0] == 'w'
+	if world {
+		if err := p.once(&p.worldLine, "world", kw.off); err != nil {
+			return err
+		}
+	}
+	if p.ranksLine == 0 {
+		return s.errAt(kw.off, "expected ranks N before the first %s line, got a %s line", kw.b, kw.b)
+	}
+	nm, err := p.name(kw, "a communicator name")
+	if err != nil {
+		return err
+	}
+	c := tracefmt.Comm{Name: string(nm.b)}
+	var seenID, seenRanks bool
+	for s.more() {
+		k, v, err := s.arg()
+		if err != nil {
+			return err
+		}
+		switch string(k.b) {
+		case "id":
+			if seenID {
+				return s.errAt(k.off, "expected id= only once, got it twice")
+			}
+			seenID = true
+			n, ok := parseInt(v.b)
+			if !ok || n != int64(int32(n)) {
+				return s.errAt(v.off, "expected a communicator id (a 32-bit integer), got %s", show(v.b))
+			}
+			c.ID = int32(n)
+		case "ranks":
+			if seenRanks {
+				return s.errAt(k.off, "expected ranks= only once, got it twice")
+			}
+			seenRanks = true
+			if c.Ranks, err = p.rankList(v); err != nil {
+				return err
+			}
+		default:
+			off := argOff(k, v)
+			return s.errAt(off, "expected id=N or ranks=LIST in a %s line, got %s", kw.b, show(s.bareAt(off)))
+		}
+	}
+	if world {
+		p.comms[0] = c
+		return nil
+	}
+	if len(p.comms) > 0xFFFF {
+		return s.errAt(kw.off, "expected at most 65536 communicators, got more")
+	}
+	p.comms = append(p.comms, c)
+	return nil
+}
+
+// rankList parses "0,2,4-7": world ranks in local-rank order, with
+// ranges of consecutive ranks.
+func (p *parser) rankList(v tok) ([]int32, error) {
+	s := &p.s
+	if v.quoted {
+		return nil, s.errAt(v.off, "expected a list of ranks such as 0,2,4-7, got a quoted string")
+	}
+	b := v.b
+	out := []int32{}
+	for i := 0; i <= len(b); {
+		j := i
+		for j < len(b) && b[j] != ',' {
+			j++
+		}
+		item := b[i:j]
+		off := v.off + i
+		lo, hi := item, item
+		if k := bytes.IndexByte(item, '-'); k >= 0 {
+			lo, hi = item[:k], item[k+1:]
+		}
+		a, ok1 := parseUint(lo)
+		z, ok2 := parseUint(hi)
+		if !ok1 || !ok2 {
+			got := show(item)
+			if len(item) == 0 {
+				got = "an empty item in " + show(b)
+			}
+			return nil, s.errAt(off, "expected a rank or a range of ranks (such as 3 or 4-7), got %s", got)
+		}
+		if a > z {
+			return nil, s.errAt(off, "expected a range LOW-HIGH with LOW ≤ HIGH, got %s", show(item))
+		}
+		if z >= int64(p.ranks) {
+			return nil, s.errAt(off, "expected ranks from 0 to %d (the world has %d ranks), got %s", p.ranks-1, p.ranks, show(item))
+		}
+		p.members += int(z - a + 1)
+		if p.members > maxMembers {
+			return nil, s.errAt(off, "expected at most %d communicator members in all, got more", maxMembers)
+		}
+		for r := a; r <= z; r++ {
+			out = append(out, int32(r))
+		}
+		i = j + 1
+	}
+	return out, nil
+}
+
+// defLine parses "state NAME [cat=C] [color=C] [format=S] [src=I,S,E]"
+// and "marker NAME [color=C] [format=S] [src=I,S,E]".
+func (p *parser) defLine(kw tok) error {
+	s := &p.s
+	state := kw.b[0] == 's'
+	what := "a marker name"
+	if state {
+		what = "a state name"
+	}
+	nm, err := p.name(kw, what)
+	if err != nil {
+		return err
+	}
+	name := string(nm.b)
+	cat := tracefmt.CategoryOf(name)
+	var color, format string
+	var src tracefmt.SourceIDs
+	var seen [4]bool
+	for s.more() {
+		k, v, err := s.arg()
+		if err != nil {
+			return err
+		}
+		i := -1
+		switch string(k.b) {
+		case "cat":
+			if state {
+				i = 0
+			}
+		case "color":
+			i = 1
+		case "format":
+			i = 2
+		case "src":
+			i = 3
+		}
+		if i < 0 {
+			args := "color=, format=, src="
+			if state {
+				args = "cat=, " + args
+			}
+			off := argOff(k, v)
+			return s.errAt(off, "expected an argument of a %s definition (%s), got %s", kw.b, args, show(s.bareAt(off)))
+		}
+		if seen[i] {
+			return s.errAt(k.off, "expected %s= only once, got it twice", k.b)
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			c, ok := tracefmt.ParseCategory(string(v.b))
+			if !ok {
+				return s.errAt(v.off, "expected a category (p2p, collective, wait, compute, io, user, other), got %s", show(v.b))
+			}
+			cat = c
+		case 1:
+			color = string(v.b)
+		case 2:
+			format = string(v.b)
+		case 3:
+			if src, err = p.sourceIDs(v); err != nil {
+				return err
+			}
+		}
+	}
+	if state {
+		if _, ok := p.stateIDs[name]; !ok {
+			p.stateIDs[name] = tracefmt.StateID(len(p.states))
+		}
+		p.states = append(p.states, tracefmt.StateDef{Name: name, Color: color, Category: cat, Format: format, Source: src})
+		return nil
+	}
+	if _, ok := p.markerIDs[name]; !ok {
+		p.markerIDs[name] = tracefmt.MarkerID(len(p.markers))
+	}
+	p.markers = append(p.markers, tracefmt.MarkerDef{Name: name, Color: color, Format: format, Source: src})
+	return nil
+}
+
+// sourceIDs parses "ID[,START[,END]]".
+func (p *parser) sourceIDs(v tok) (tracefmt.SourceIDs, error) {
+	var ids [3]int32
+	b := v.b
+	n := 0
+	for i := 0; i <= len(b); n++ {
+		j := i
+		for j < len(b) && b[j] != ',' {
+			j++
+		}
+		x, ok := parseInt(b[i:j])
+		if n == 3 || !ok || x != int64(int32(x)) {
+			return tracefmt.SourceIDs{}, p.s.errAt(v.off, "expected src=ID[,START[,END]] (up to three 32-bit integers), got %s", show(v.b))
+		}
+		ids[n] = int32(x)
+		i = j + 1
+	}
+	return tracefmt.SourceIDs{ID: ids[0], Start: ids[1], End: ids[2]}, nil
+}
+
+// startRecords ends the header: it checks it and creates the builder.
+func (p *parser) startRecords() error {
+	if p.ranksLine == 0 {
+		return p.s.errAt(0, "expected ranks N in the header before the first record, got a record")
+	}
+	p.firstRecord = p.s.no
+	p.b = tracefmt.NewBuilder(p.ranks, p.timed, p.unit)
+	p.b.SetPairing(p.pairing)
+	t := p.b.Trace()
+	t.Format = "tsim"
+	t.States, t.Markers, t.Comms, t.Attrs = p.states, p.markers, p.comms, p.attrs
+	p.t = t
+	p.pending = make([]rankBuffer, p.ranks)
+	p.commIDs = make(map[string]uint16, len(p.comms))
+	for i, c := range p.comms {
+		if _, ok := p.commIDs[c.Name]; !ok {
+			p.commIDs[c.Name] = uint16(i)
+		}
+	}
+	return nil
+}
+
+// Argument bits of a record.
+const (
+	argTo = 1 << iota
+	argFrom
+	argTag
+	argSize
+	argComm
+	argReq
+	argRoot
+	argSent
+	argRecv
+	argDur
+	argFlops
+	argText
+	numArgs = iota
+)
+
+// argNames names the argument bits, in bit order.
+var argNames = [numArgs]string{"to", "from", "tag", "size", "comm", "req", "root", "sent", "recv", "dur", "flops", "text"}
+
+// kindArgs lists the arguments each record kind takes.
+var kindArgs = [...]uint16{
+	tracefmt.KindEnter:      argText,
+	tracefmt.KindLeave:      0,
+	tracefmt.KindSend:       argTo | argTag | argSize | argComm | argReq,
+	tracefmt.KindRecv:       argFrom | argTag | argSize | argComm | argReq,
+	tracefmt.KindWait:       argReq,
+	tracefmt.KindCollective: argRoot | argSent | argRecv | argComm,
+	tracefmt.KindCompute:    argDur | argFlops,
+	tracefmt.KindMarker:     argText,
+}
+
+func argBit(key []byte) uint16 {
+	switch string(key) {
+	case "to":
+		return argTo
+	case "from":
+		return argFrom
+	case "tag":
+		return argTag
+	case "size":
+		return argSize
+	case "comm":
+		return argComm
+	case "req":
+		return argReq
+	case "root":
+		return argRoot
+	case "sent":
+		return argSent
+	case "recv":
+		return argRecv
+	case "dur":
+		return argDur
+	case "flops":
+		return argFlops
+	case "text":
+		return argText
+	}
+	return 0
+}
+
+// argList names the arguments in mask for error messages: "to=, tag=".
+func argList(mask uint16) string {
+	var parts []string
+	for i, n := range argNames {
+		if mask&(1<<i) != 0 {
+			parts = append(parts, n+"=")
+		}
+	}
+	if len(parts) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func flagBit(w []byte) (tracefmt.Flags, bool) {
+	switch string(w) {
+	case "nb":
+		return tracefmt.FlagNonBlocking, true
+	case "sync":
+		return tracefmt.FlagSync, true
+	case "sendrecv":
+		return tracefmt.FlagSendrecv, true
+	case "anysrc":
+		return tracefmt.FlagAnySource, true
+	case "anytag":
+		return tracefmt.FlagAnyTag, true
+	case "all":
+		return tracefmt.FlagAll, true
+	case "test":
+		return tracefmt.FlagTest, true
+	}
+	return 0, false
+}
+
+// record parses one record line: TIME RANK KIND [NAME] {ARG | FLAG}.
+func (p *parser) record() error {
+	s := &p.s
+	if isLetter(s.line[s.pos]) {
+		kw := s.bareAt(s.pos)
+		switch string(kw) {
+		case "ranks", "unit", "timed", "untimed", "pairing", "attr", "world", "comm", "state", "marker", "tsim":
+			return s.errAt(s.pos, "expected a record (TIME RANK KIND ...) after the first record (line %d), got header line %s (header lines go above the records)", p.firstRecord, show(kw))
+		}
+	}
+	tf := s.bare()
+	var tm float64
+	if p.timed {
+		v, ok := parseFloat(tf.b)
+		if !ok {
+			return s.errAt(tf.off, "expected a time (a number in %s) at the start of a record, got %s", p.unit, show(tf.b))
+		}
+		tm = v
+	} else if len(tf.b) != 1 || tf.b[0] != '-' {
+		return s.errAt(tf.off, "expected - for the time (the trace is untimed), got %s", show(tf.b))
+	}
+	if !s.more() {
+		return s.errAt(s.pos, "expected a rank after the time, got end of line")
+	}
+	rf := s.bare()
+	r, ok := parseUint(rf.b)
+	if !ok {
+		return s.errAt(rf.off, "expected a rank (an integer from 0 to %d), got %s", p.ranks-1, show(rf.b))
+	}
+	if r >= int64(p.ranks) {
+		return s.errAt(rf.off, "expected a rank from 0 to %d (the world has %d ranks), got %d", p.ranks-1, p.ranks, r)
+	}
+	if !s.more() {
+		return s.errAt(s.pos, "expected an event kind (%s), got end of line", kindList)
+	}
+	kf := s.bare()
+	var kind tracefmt.Kind
+	switch string(kf.b) {
+	case "enter":
+		kind = tracefmt.KindEnter
+	case "leave":
+		kind = tracefmt.KindLeave
+	case "send":
+		kind = tracefmt.KindSend
+	case "recv":
+		kind = tracefmt.KindRecv
+	case "wait":
+		kind = tracefmt.KindWait
+	case "coll":
+		kind = tracefmt.KindCollective
+	case "compute":
+		kind = tracefmt.KindCompute
+	case "marker":
+		kind = tracefmt.KindMarker
+	default:
+		return s.errAt(kf.off, "expected an event kind (%s), got %s", kindList, show(kf.b))
+	}
+
+	var e tracefmt.Event
+	switch kind {
+	case tracefmt.KindEnter, tracefmt.KindLeave:
+		nm, err := p.name(kf, "a state name")
+		if err != nil {
+			return err
+		}
+		id, err := p.stateRef(nm)
+		if err != nil {
+			return err
+		}
+		if kind == tracefmt.KindEnter {
+			e = tracefmt.Enter(tm, id)
+		} else {
+			e = tracefmt.Leave(tm, id)
+		}
+	case tracefmt.KindMarker:
+		nm, err := p.name(kf, "a marker name")
+		if err != nil {
+			return err
+		}
+		id, err := p.markerRef(nm)
+		if err != nil {
+			return err
+		}
+		e = tracefmt.Mark(tm, id)
+	case tracefmt.KindCollective:
+		nm, err := p.name(kf, "a collective operation")
+		if err != nil {
+			return err
+		}
+		op, ok := tracefmt.ParseCollOp(string(nm.b))
+		if !ok || nm.quoted {
+			return s.errAt(nm.off, "expected a collective operation (barrier, bcast, reduce, allreduce, gather, gatherv, scatter, scatterv, allgather, allgatherv, alltoall, alltoallv, reducescatter, scan, exscan, other), got %s", show(nm.b))
+		}
+		e = tracefmt.Collective(tm, op, -1, 0, 0, 0)
+	default:
+		e = tracefmt.Event{Time: tm, Kind: kind}
+	}
+
+	allowed := kindArgs[kind]
+	var seen uint16
+	var size, recvd int64
+	var amount float64
+	for s.more() {
+		k, v, err := s.arg()
+		if err != nil {
+			return err
+		}
+		if k.b == nil {
+			f, ok := flagBit(v.b)
+			if !ok || v.quoted {
+				return s.errAt(v.off, "expected an argument of %s (%s) or a flag (%s), got %s", kf.b, argList(allowed), flagList, show(v.b))
+			}
+			e.Flags |= f
+			continue
+		}
+		bit := argBit(k.b)
+		if bit&allowed == 0 {
+			return s.errAt(k.off, "expected an argument of %s (%s) or a flag (%s), got %s", kf.b, argList(allowed), flagList, show(s.bareAt(k.off)))
+		}
+		if seen&bit != 0 {
+			return s.errAt(k.off, "expected %s= only once, got it twice", k.b)
+		}
+		seen |= bit
+		switch bit {
+		case argTo, argFrom:
+			n, ok := parseUint(v.b)
+			if !ok || v.quoted {
+				return s.errAt(v.off, "expected a rank (an integer from 0 to %d) after %s=, got %s", p.ranks-1, k.b, show(v.b))
+			}
+			if n >= int64(p.ranks) {
+				return s.errAt(v.off, "expected a rank from 0 to %d after %s= (the world has %d ranks), got %d", p.ranks-1, k.b, p.ranks, n)
+			}
+			e.Peer = int32(n)
+		case argRoot:
+			n, ok := parseInt(v.b)
+			if !ok || v.quoted || n < -1 {
+				return s.errAt(v.off, "expected a root rank (an integer from 0 to %d, or -1 for none), got %s", p.ranks-1, show(v.b))
+			}
+			if n >= int64(p.ranks) {
+				return s.errAt(v.off, "expected a root rank from 0 to %d, or -1 for none (the world has %d ranks), got %d", p.ranks-1, p.ranks, n)
+			}
+			e.Peer = int32(n)
+		case argTag:
+			n, ok := parseInt(v.b)
+			if !ok || v.quoted || n != int64(int32(n)) {
+				return s.errAt(v.off, "expected a tag (a 32-bit integer), got %s", show(v.b))
+			}
+			e.Tag = int32(n)
+		case argSize, argSent, argRecv:
+			n, err := p.size(k, v)
+			if err != nil {
+				return err
+			}
+			if bit == argRecv {
+				recvd = n
+			} else {
+				size = n
+			}
+		case argComm:
+			c, err := p.commRef(v)
+			if err != nil {
+				return err
+			}
+			e.Comm = c
+		case argReq:
+			n, ok := parseInt(v.b)
+			if !ok || v.quoted {
+				return s.errAt(v.off, "expected a request id (an integer) after req=, got %s", show(v.b))
+			}
+			e.SetRequest(n)
+		case argDur:
+			if seen&argFlops != 0 {
+				return s.errAt(k.off, "expected either dur= or flops= in a compute record, got both")
+			}
+			d, ok := p.duration(v.b)
+			if !ok || v.quoted {
+				return s.errAt(v.off, "expected a duration (a non-negative number, in %s or with a unit such as 5us), got %s", p.unit, show(v.b))
+			}
+			amount = d
+		case argFlops:
+			if seen&argDur != 0 {
+				return s.errAt(k.off, "expected either dur= or flops= in a compute record, got both")
+			}
+			f, ok := flops(v.b)
+			if !ok || v.quoted {
+				return s.errAt(v.off, "expected an amount of work (a non-negative number of flops such as 2e9 or 2Gf), got %s", show(v.b))
+			}
+			amount = f
+			e.Flags |= tracefmt.FlagWork
+		case argText:
+			e.SetTextRef(p.text(v.b))
+		}
+	}
+
+	switch kind {
+	case tracefmt.KindSend:
+		if seen&argTo == 0 {
+			return s.errAt(len(s.line), "expected to=RANK (the destination) in a send, got end of line")
+		}
+		e.Size = size
+	case tracefmt.KindRecv:
+		if seen&argFrom == 0 {
+			return s.errAt(len(s.line), "expected from=RANK (the actual source, also for anysrc receives) in a recv, got end of line")
+		}
+		e.Size = size
+	case tracefmt.KindCollective:
+		if seen&argRoot == 0 && e.Op().Rooted() {
+			return s.errAt(len(s.line), "expected root=RANK in a %s, got end of line", e.Op())
+		}
+		e.Size = size
+		e.SetRequest(recvd)
+	case tracefmt.KindCompute:
+		if seen&(argDur|argFlops) == 0 {
+			return s.errAt(len(s.line), "expected dur=DURATION or flops=AMOUNT in a compute record, got end of line")
+		}
+		e.SetRequest(int64(math.Float64bits(amount)))
+	}
+
+	rb := &p.pending[r]
+	if rb.n == maxRankEvents {
+		return s.errAt(rf.off, "expected at most %d records per rank, got more on rank %d", maxRankEvents, r)
+	}
+	rb.add(e)
+	return nil
+}
+
+// maxRankEvents is the most events a rank's stream can hold (event
+// indices are int32).
+const maxRankEvents = 1<<31 - 1
+
+// rankBuffer collects a rank's events in chunks while the file is read.
+// Ranks interleave in the file and their counts are unknown until the
+// end, so growing one slice per rank would copy every stream several
+// times over; chunks are copied once, into a slice of the exact size.
+type rankBuffer struct {
+	full [][]tracefmt.Event
+	cur  []tracefmt.Event
+	n    int
+}
+
+// Chunk sizes grow from minChunk to maxChunk events, so that a world of
+// many ranks with few events each stays small.
+const (
+	minChunk = 16
+	maxChunk = 8192
+)
+
+func (rb *rankBuffer) add(e tracefmt.Event) {
+	if len(rb.cur) == cap(rb.cur) {
+		if rb.cur != nil {
+			rb.full = append(rb.full, rb.cur)
+		}
+		rb.cur = make([]tracefmt.Event, 0, min(max(2*cap(rb.cur), minChunk), maxChunk))
+	}
+	rb.cur = append(rb.cur, e)
+	rb.n++
+}
+
+// flush hands the buffered events to the builder, which pairs states,
+// rank by rank, releasing each rank's chunks once copied.
+func (p *parser) flush() error {
+	for r := range p.pending {
+		rb := &p.pending[r]
+		p.b.Grow(r, rb.n)
+		for _, chunk := range append(rb.full, rb.cur) {
+			for i := range chunk {
+				if _, err := p.b.Add(r, chunk[i]); err != nil {
+					return fmt.Errorf("tsim: %w", err)
+				}
+			}
+		}
+		*rb = rankBuffer{}
+	}
+	p.pending = nil
+	return nil
+}
+
+// stateRef resolves a state name, or an index into the state table when
+// the field is an unquoted integer. Unknown names define a state with a
+// category guessed from the name.
+func (p *parser) stateRef(f tok) (tracefmt.StateID, error) {
+	if !f.quoted && allDigits(f.b) {
+		n, ok := parseUint(f.b)
+		if !ok || n >= int64(len(p.t.States)) {
+			return 0, p.s.errAt(f.off, "expected a state name or the index of a defined state (0 to %d), got %s (write names made of digits in quotes)", len(p.t.States)-1, show(f.b))
+		}
+		return tracefmt.StateID(n), nil
+	}
+	if id, ok := p.stateIDs[string(f.b)]; ok {
+		return id, nil
+	}
+	name := string(f.b)
+	id := tracefmt.StateID(len(p.t.States))
+	p.t.States = append(p.t.States, tracefmt.StateDef{Name: name, Category: tracefmt.CategoryOf(name)})
+	p.stateIDs[name] = id
+	return id, nil
+}
+
+// markerRef is stateRef for markers.
+func (p *parser) markerRef(f tok) (tracefmt.MarkerID, error) {
+	if !f.quoted && allDigits(f.b) {
+		n, ok := parseUint(f.b)
+		if !ok || n >= int64(len(p.t.Markers)) {
+			return 0, p.s.errAt(f.off, "expected a marker name or the index of a defined marker (0 to %d), got %s (write names made of digits in quotes)", len(p.t.Markers)-1, show(f.b))
+		}
+		return tracefmt.MarkerID(n), nil
+	}
+	if id, ok := p.markerIDs[string(f.b)]; ok {
+		return id, nil
+	}
+	name := string(f.b)
+	id := tracefmt.MarkerID(len(p.t.Markers))
+	p.t.Markers = append(p.t.Markers, tracefmt.MarkerDef{Name: name})
+	p.markerIDs[name] = id
+	return id, nil
+}
+
+// commRef resolves a communicator name or index; communicators must be
+// defined in the header.
+func (p *parser) commRef(f tok) (uint16, error) {
+	if !f.quoted && allDigits(f.b) {
+		n, ok := parseUint(f.b)
+		if ok && n < int64(len(p.t.Comms)) {
+			return uint16(n), nil
+		}
+	} else if id, ok := p.commIDs[string(f.b)]; ok {
+		return id, nil
+	}
+	return 0, p.s.errAt(f.off, "expected a communicator defined in the header (a comm line's name, or its index from 0 for the world to %d), got %s", len(p.t.Comms)-1, show(f.b))
+}
+
+// text interns an info text.
+func (p *parser) text(b []byte) int {
+	if i, ok := p.textIDs[string(b)]; ok {
+		return i
+	}
+	s := string(b)
+	i := p.b.Text(s)
+	p.textIDs[s] = i
+	return i
+}
+
+// size parses a byte count: an integer, or a number with a unit (4KiB).
+func (p *parser) size(k, v tok) (int64, error) {
+	if !v.quoted && allDigits(v.b) {
+		if n, ok := parseInt(v.b); ok {
+			return n, nil
+		}
+	} else if !v.quoted {
+		if n, err := units.ParseSize(string(v.b)); err == nil {
+			return n, nil
+		}
+	}
+	return 0, p.s.errAt(v.off, "expected a byte count after %s= (such as 4096 or 4KiB; units B, KB, KiB, MB, MiB, GB, GiB), got %s", k.b, show(v.b))
+}
+
+// duration parses a compute duration into trace units: a bare number is
+// in trace units, a suffixed one is converted exactly as far as float64
+// allows (one multiplication or division by a power of ten).
+func (p *parser) duration(b []byte) (float64, bool) {
+	u := p.unit
+	if n := len(b); n > 1 && b[n-1] == 's' {
+		num, sfx := b[:n-1], byte(0)
+		if m := len(num); m > 0 {
+			switch c := num[m-1]; c {
+			case 'm', 'u', 'n', 'p':
+				num, sfx = num[:m-1], c
+			case 0xB5: // µ in UTF-8 is C2 B5
+				if m > 1 && num[m-2] == 0xC2 {
+					num, sfx = num[:m-2], 'u'
+				}
+			}
+		}
+		switch sfx {
+		case 0:
+			u = tracefmt.Second
+		case 'm':
+			u = tracefmt.Millisecond
+		case 'u':
+			u = tracefmt.Microsecond
+		case 'n':
+			u = tracefmt.Nanosecond
+		case 'p':
+			u = tracefmt.Picosecond
+		}
+		b = num
+	}
+	v, ok := parseFloat(b)
+	if !ok || v < 0 {
+		return 0, false
+	}
+	switch d := int(u) - int(p.unit); {
+	case d > 0:
+		v *= pow10[d]
+	case d < 0:
+		v /= pow10[-d]
+	}
+	if math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// flops parses an amount of work: a number, or one with a unit (2Gf).
+func flops(b []byte) (float64, bool) {
+	v, ok := parseFloat(b)
+	if !ok {
+		var err error
+		if v, err = units.ParseFlops(string(b)); err != nil {
+			return 0, false
+		}
+	}
+	if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, false
+	}
+	return v, true
+}
