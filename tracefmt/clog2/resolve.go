@@ -1,0 +1,611 @@
+package clog2
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// resolver turns the provisional events into the trace once every
+// definition of the file is known.
+type resolver struct {
+	rd       *reader
+	b        *tracefmt.Builder
+	t        *tracefmt.Trace
+	pl       *plan
+	ids      []int32
+	idIndex  map[int32]int
+	identity bool // comm ids equal their indexes
+	// exact marks communicators whose Ranks map back every (rank, world
+	// rank) pair of the COMMEVT records: derived header ranks and peers
+	// then equal the file's.
+	exact      []bool
+	etypeState map[int32]stateRef
+	etypeMark  map[int32]tracefmt.MarkerID
+	undefSt    []int32
+	undefEv    []int32
+	open       []openRef
+	// dense caches classify for event types 0..denseEtypes-1.
+	dense       []etypeClass
+	excCount    map[int32]int
+	markerNames map[string]bool // names taken, for uniqueMarkerName
+}
+
+// denseEtypes covers MPE's known and usual user event types.
+const denseEtypes = 4096
+
+type etypeClass struct {
+	ok      bool
+	isState bool
+	exact   bool // the writer derives this event type back
+	ref     stateRef
+	marker  tracefmt.MarkerID
+}
+
+type stateRef struct {
+	id    tracefmt.StateID
+	start bool
+}
+
+type openRef struct {
+	state tracefmt.StateID
+	text  int
+}
+
+func (rd *reader) finish() (*tracefmt.Trace, error) {
+	P := rd.P
+	if P > 1<<16 && int64(P) > rd.pos/8 {
+		return nil, errAt(0, -1, "max_comm_world_size %d is implausible for a file of %d bytes", P, rd.pos)
+	}
+	if err := rd.resolveDeferred(); err != nil {
+		return nil, err
+	}
+	b := tracefmt.NewBuilder(P, true, tracefmt.Second)
+	b.SetPairing(tracefmt.PairOldest)
+	rs := &resolver{rd: rd, b: b, t: b.Trace(), etypeState: map[int32]stateRef{}, etypeMark: map[int32]tracefmt.MarkerID{}}
+	t := rs.t
+	t.Format = "clog2"
+	if err := rs.buildComms(); err != nil {
+		return nil, err
+	}
+	for _, m := range rd.markers {
+		b.DefineMarker(m)
+	}
+	for _, d := range rd.eventDefs {
+		def := tracefmt.MarkerDef{Name: d.name, Color: d.color, Format: d.format, Source: tracefmt.SourceIDs{ID: d.etype}}
+		if id, ok := rs.etypeMark[d.etype]; ok {
+			def.Name = t.Markers[id].Name
+			t.Markers[id] = def
+			continue
+		}
+		def.Name = rs.uniqueMarkerName(d.name, d.etype)
+		rs.etypeMark[d.etype] = b.DefineMarker(def)
+	}
+	stateOf := map[int32]tracefmt.StateID{}
+	for _, d := range rd.stateDefs {
+		def := tracefmt.StateDef{Name: d.name, Color: d.color, Format: d.format, Category: rs.category(d.name, d.id),
+			Source: tracefmt.SourceIDs{ID: d.id, Start: d.start, End: d.end}}
+		sid, ok := stateOf[d.id]
+		if ok {
+			def.Name = t.States[sid].Name
+			t.States[sid] = def
+		} else {
+			def.Name = rs.uniqueStateName(d.name, d.id)
+			sid = b.DefineState(def)
+			stateOf[d.id] = sid
+		}
+		rs.etypeState[d.start] = stateRef{sid, true}
+		rs.etypeState[d.end] = stateRef{sid, false}
+	}
+	for _, s := range rd.texts {
+		b.Text(s)
+	}
+	rd.p.setAttrs(t)
+	if rd.hasTable {
+		lines := make([]string, len(rd.table))
+		for i, e := range rd.table {
+			lines[i] = e.text()
+		}
+		t.SetAttr(attrCommTable, strings.Join(lines, "\n"))
+	}
+	rs.pl = &plan{t: t}
+	rs.pl.assignIDs()
+	rs.pl.setCommIDs(rs.ids)
+	for w := range P {
+		if w < len(rd.ranks) {
+			if err := rs.rank(int32(w)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rs.setAttrs()
+	tr, err := b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("clog2: %w", err)
+	}
+	if rd.order != nil {
+		if h, err := mergedOrderHash(tr); err != nil || h != rd.hash {
+			tr.SetAttr(attrOrder, rd.order.encode())
+		}
+	}
+	return tr, nil
+}
+
+func (rs *resolver) setAttrs() {
+	rd, t := rs.rd, rs.t
+	list := func(key string, v []int32) {
+		if len(v) == 0 {
+			return
+		}
+		slices.Sort(v)
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.Itoa(int(x))
+		}
+		t.SetAttr(key, strings.Join(s, ","))
+	}
+	list(attrUndefStates, rs.undefSt)
+	list(attrUndefEvents, rs.undefEv)
+	if !rd.p.finalized {
+		return
+	}
+	if !rd.packOK {
+		s := make([]string, len(rd.blockRecs))
+		for i, n := range rd.blockRecs {
+			s[i] = strconv.FormatInt(n, 10)
+		}
+		t.SetAttr(attrBlocks, strings.Join(s, ","))
+	}
+	if !rd.fillStale {
+		if rd.fillZero {
+			t.SetAttr(attrFiller, "zero")
+		} else {
+			keys := make([]int64, 0, len(rd.fillerAttr))
+			for k := range rd.fillerAttr {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				t.SetAttr(fmt.Sprintf("%s.%d", attrFiller, k), rd.fillerAttr[k])
+			}
+		}
+	}
+	if len(rd.terms) > 0 {
+		t.SetAttr(attrTerminators, strings.Join(rd.terms, "\n"))
+	}
+}
+
+// resolveDeferred maps the peers and roots that needed COMMEVT or CONSTDEF
+// records found later in the file. A rank of another communicator that no
+// COMMEVT maps (a per-process file knows only its own process; a
+// communicator created while logging was off) leaves the record as it is,
+// in a marker; a negative world rank that no CONSTDEF names is an error.
+func (rd *reader) resolveDeferred() error {
+	for _, d := range rd.deferred {
+		pe := &rd.ranks[d.rank].ev[d.idx]
+		switch pe.Kind {
+		case provMsg:
+			mc, p := int32(pe.Request()>>32), int32(pe.Request())
+			pe.Peer = rd.resolvePeer(mc, p)
+			if pe.Peer != peerUnresolved {
+				continue
+			}
+			if mc == 0 {
+				return errAt(d.off, d.blk, "MSGEVT partner rank %d outside the world of %d ranks (and no CONSTDEF names it)", p, rd.P)
+			}
+			pe.Peer = peerNone
+		case provColl:
+			hc, root := int32(pe.Comm), int32(pe.Request())
+			pe.Peer = rd.resolvePeer(hc, root)
+			if pe.Peer == peerUnresolved && hc == 0 {
+				return errAt(d.off, d.blk, "COLLEVT root %d outside the world of %d ranks (and no CONSTDEF names it)", root, rd.P)
+			}
+			if pe.Peer < 0 {
+				pe.Peer = peerNoRank
+			}
+		}
+	}
+	return nil
+}
+
+// buildComms makes Trace.Comms from the communicator table (or, without
+// one, from the communicator ids the records use) and the COMMEVT
+// mappings.
+func (rs *resolver) buildComms() error {
+	rd := rs.rd
+	var ids []int32
+	if rd.hasTable {
+		for _, e := range rd.table {
+			ids = append(ids, e.id)
+		}
+	} else {
+		for id, used := range rd.usedComm {
+			if used {
+				ids = append(ids, int32(id))
+			}
+		}
+		for id := range rd.commEtype {
+			if !rd.usedComm[id] {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+	}
+	rs.ids = ids
+	rs.idIndex = make(map[int32]int, len(ids))
+	rs.identity = true
+	for i, id := range ids {
+		if _, ok := rs.idIndex[id]; !ok {
+			rs.idIndex[id] = i
+		}
+		if id != int32(i) {
+			rs.identity = false
+		}
+	}
+	for id, used := range rd.usedComm {
+		if _, ok := rs.idIndex[int32(id)]; used && !ok {
+			return errAt(rd.tableOff, -1, "the records use communicator %d, which the communicator table lacks", id)
+		}
+	}
+	// Bucket the COMMEVT mappings by communicator; only a communicator
+	// with as many mappings as its highest rank + 1 can be dense, so no
+	// other gets a slice (a corrupt file cannot make this allocate more
+	// than its mappings).
+	type span struct{ n, top int32 }
+	spans := map[int32]span{}
+	for k := range rd.commMap {
+		ic, r := int32(k>>32), int32(uint32(k))
+		sp := spans[ic]
+		sp.n++
+		sp.top = max(sp.top, r)
+		spans[ic] = sp
+	}
+	members := map[int32][]int32{}
+	for k, w := range rd.commMap {
+		ic, r := int32(k>>32), int32(uint32(k))
+		sp := spans[ic]
+		if sp.n != sp.top+1 {
+			continue
+		}
+		m := members[ic]
+		if m == nil {
+			m = make([]int32, sp.n)
+			members[ic] = m
+		}
+		m[r] = w
+	}
+	comms := make([]tracefmt.Comm, len(ids))
+	rs.exact = make([]bool, len(ids))
+	for i, id := range ids {
+		c := tracefmt.Comm{ID: id, Name: fmt.Sprintf("communicator %d", id)}
+		m := members[id]
+		switch {
+		case id == 0:
+			c.Name = "MPI_COMM_WORLD"
+			rs.exact[i] = true
+		case spans[id].n == 0:
+			rs.exact[i] = true // no COMMEVT: no record can use it
+		case m != nil && dense(m):
+			c.Ranks = m
+			rs.exact[i] = true
+		}
+		switch rd.commEtype[id] {
+		case commSelfCreate:
+			c.Name = fmt.Sprintf("MPI_COMM_SELF (communicator %d)", id)
+			if len(c.Ranks) == 1 {
+				c.Name = fmt.Sprintf("MPI_COMM_SELF of rank %d", c.Ranks[0])
+			}
+		case commInterCreate:
+			c.Name = fmt.Sprintf("intercommunicator %d", id)
+		}
+		comms[i] = c
+	}
+	rs.t.Comms = comms
+	return nil
+}
+
+// dense reports whether a local-to-world map maps no two local ranks to
+// the same world rank (every local rank has one).
+func dense(m []int32) bool {
+	seen := make(map[int32]bool, len(m))
+	for _, w := range m {
+		if seen[w] {
+			return false
+		}
+		seen[w] = true
+	}
+	return true
+}
+
+func (rs *resolver) commIndex(id int32) int {
+	if rs.identity {
+		return int(id)
+	}
+	return rs.idIndex[id]
+}
+
+// category classifies a state by its name; user states (ids from
+// known_stateID_count on) are not MPI calls whatever their name says.
+func (rs *resolver) category(name string, id int32) tracefmt.Category {
+	c := tracefmt.CategoryOf(name)
+	if id >= rs.rd.p.knownStates() && c.IsMPI() {
+		return tracefmt.CatUser
+	}
+	return c
+}
+
+func (rs *resolver) uniqueStateName(name string, id int32) string {
+	if name == "" {
+		name = fmt.Sprintf("state %d", id)
+	}
+	if _, taken := rs.b.LookupState(name); taken {
+		name = fmt.Sprintf("%s (state %d)", name, id)
+	}
+	for k := 2; ; k++ {
+		if _, taken := rs.b.LookupState(name); !taken {
+			return name
+		}
+		name = fmt.Sprintf("%s #%d", name, k)
+	}
+}
+
+func (rs *resolver) uniqueMarkerName(name string, etype int32) string {
+	if name == "" || IsBookkeeping(name) {
+		name = fmt.Sprintf("event %d", etype)
+	}
+	if rs.markerNames == nil {
+		rs.markerNames = map[string]bool{}
+		for _, m := range rs.t.Markers {
+			rs.markerNames[m.Name] = true
+		}
+	}
+	if rs.markerNames[name] {
+		name = fmt.Sprintf("%s (event %d)", name, etype)
+	}
+	for k := 2; rs.markerNames[name]; k++ {
+		name = fmt.Sprintf("%s #%d", name, k)
+	}
+	rs.markerNames[name] = true
+	return name
+}
+
+// marker returns the id of a bookkeeping marker, defining it when new.
+func (rs *resolver) marker(name string) tracefmt.MarkerID {
+	n := len(rs.t.Markers)
+	id := rs.b.Marker(name)
+	if len(rs.t.Markers) > n {
+		rs.pl.mkEtype = append(rs.pl.mkEtype, 0)
+		rs.pl.mkKind = append(rs.pl.mkKind, markerKind(name))
+		if rs.markerNames != nil {
+			rs.markerNames[name] = true
+		}
+	}
+	return id
+}
+
+// classify says what a BAREEVT/CARGOEVT event type is: a state's start or
+// end (STATEDEF'd, or in MPE's state ranges), else a solo event.
+func (rs *resolver) classify(etype int32) etypeClass {
+	if etype >= 0 && etype < denseEtypes {
+		if rs.dense == nil {
+			rs.dense = make([]etypeClass, denseEtypes)
+		}
+		c := &rs.dense[etype]
+		if !c.ok {
+			*c = rs.classifyFull(etype)
+		}
+		return *c
+	}
+	return rs.classifyFull(etype)
+}
+
+func (rs *resolver) classifyFull(etype int32) etypeClass {
+	c := etypeClass{ok: true}
+	c.ref, c.marker, c.isState = rs.classifySlow(etype)
+	switch {
+	case !c.isState:
+		c.exact = rs.pl.mkEtype[c.marker] == etype
+	case c.ref.start:
+		c.exact = rs.pl.stStart[c.ref.id] == etype
+	default:
+		c.exact = rs.pl.stEnd[c.ref.id] == etype
+	}
+	return c
+}
+
+func (rs *resolver) classifySlow(etype int32) (stateRef, tracefmt.MarkerID, bool) {
+	if ref, ok := rs.etypeState[etype]; ok {
+		return ref, 0, true
+	}
+	if id, start, ok := rs.rd.p.stateRange(etype); ok {
+		name := ""
+		if id < rs.rd.p.knownStates() {
+			name = knownStateName(id)
+		}
+		if name == "" {
+			name = fmt.Sprintf("state %d", id)
+		}
+		def := tracefmt.StateDef{Name: rs.uniqueStateName(name, id), Category: rs.category(name, id), Source: tracefmt.SourceIDs{ID: id, Start: start, End: start + 1}}
+		sid := rs.b.DefineState(def)
+		rs.pl.stStart = append(rs.pl.stStart, start)
+		rs.pl.stEnd = append(rs.pl.stEnd, start+1)
+		rs.etypeState[start] = stateRef{sid, true}
+		rs.etypeState[start+1] = stateRef{sid, false}
+		rs.undefSt = append(rs.undefSt, id)
+		return rs.etypeState[etype], 0, true
+	}
+	if id, ok := rs.etypeMark[etype]; ok {
+		return stateRef{}, id, false
+	}
+	def := tracefmt.MarkerDef{Name: rs.uniqueMarkerName("", etype), Source: tracefmt.SourceIDs{ID: etype}}
+	id := rs.b.DefineMarker(def)
+	rs.pl.mkEtype = append(rs.pl.mkEtype, etype)
+	rs.pl.mkKind = append(rs.pl.mkKind, mkUser)
+	rs.etypeMark[etype] = id
+	rs.undefEv = append(rs.undefEv, etype)
+	return stateRef{}, id, false
+}
+
+// rank resolves the provisional events of world rank w into the builder,
+// in place: the builder appends into the slice that holds them, behind
+// the one being read. A "CLOG2 record" marker takes a slot of its own; if
+// no slot is free, the events not read yet move to a copy first.
+func (rs *resolver) rank(w int32) error {
+	rb := &rs.rd.ranks[w]
+	src := rb.ev
+	rb.ev = nil
+	if extra := rs.extra(w); extra > 0 {
+		src = slices.Grow(src, extra)
+	}
+	rs.t.Ranks[w].Events = src[:0]
+	rs.open = rs.open[:0]
+	shared := true // the builder writes into src's array
+	idx := 0       // index of the event being read among all of the rank's
+	for j := 0; j < len(src); j, idx = j+1, idx+1 {
+		pe := src[j]
+		err := rs.event(w, idx, &pe, func(i int) {
+			// The marker goes to slot i, the event to i+1: slot j+1 is
+			// not read yet.
+			if shared && i+1 > j {
+				src, j, shared = slices.Clone(src[j+1:]), -1, false
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extra estimates how many "CLOG2 record" markers rank w needs beyond its
+// records, for the builder's exact allocation.
+func (rs *resolver) extra(w int32) int {
+	if rs.excCount == nil {
+		rs.excCount = map[int32]int{}
+		for k := range rs.rd.exc {
+			rs.excCount[int32(k>>32)]++
+		}
+	}
+	return rs.excCount[w]
+}
+
+// event resolves provisional event i of rank w and adds it, preceded by a
+// "CLOG2 record" marker when the writer could not derive all its fields
+// (after calling beforeInsert with the index the marker will take).
+func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(int)) error {
+	rd, b := rs.rd, rs.b
+	hdrComm, hdrRank := int32(pe.Comm), pe.Match
+	ci := rs.commIndex(hdrComm)
+	// fast: nothing the writer derives can differ from the file.
+	fast := rs.exact[ci]
+	var e tracefmt.Event
+	checkEtype, isLeave := false, false
+	rawEtype, rawMcomm, rawPeer := int32(0), int32(0), int32(0)
+	checkMsg, checkPeer := false, false
+	leaveText := -1
+	switch pe.Kind {
+	case provEvent:
+		rawEtype, checkEtype = pe.Peer, true
+		c := rs.classify(pe.Peer)
+		fast = fast && c.exact
+		switch {
+		case !c.isState:
+			e = tracefmt.Mark(pe.Time, c.marker)
+			e.SetTextRef(pe.TextRef())
+		case c.ref.start:
+			e = tracefmt.Enter(pe.Time, c.ref.id)
+			e.SetTextRef(pe.TextRef())
+			rs.open = append(rs.open, openRef{c.ref.id, pe.TextRef()})
+		default:
+			e = tracefmt.Leave(pe.Time, c.ref.id)
+			isLeave = true
+			for k, op := range rs.open {
+				if op.state == c.ref.id {
+					leaveText = op.text
+					rs.open = slices.Delete(rs.open, k, k+1)
+					break
+				}
+			}
+			fast = fast && leaveText == pe.TextRef()
+		}
+		e.Comm = uint16(ci)
+	case provMsg:
+		mc, partner := int32(pe.Request()>>32), int32(pe.Request())
+		etype := int32(etypeSend)
+		if pe.Flags == 1 {
+			etype = etypeRecv
+		}
+		if pe.Peer < 0 {
+			var f fields
+			f.int("etype", int64(etype)).int("icomm", int64(mc)).int("peer", int64(partner)).int("tag", int64(pe.Tag)).int("size", pe.Size)
+			e = tracefmt.Mark(pe.Time, rs.marker(markMsgEvt))
+			e.SetTextRef(b.Text(f.String()))
+			e.Comm = uint16(ci)
+			break
+		}
+		fast = fast && mc == hdrComm
+		if etype == etypeSend {
+			e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+		} else {
+			e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(rs.commIndex(mc)), pe.Size)
+		}
+		rawMcomm, rawPeer, checkMsg, checkPeer = mc, partner, true, true
+	case provColl:
+		root := int32(pe.Request())
+		if pe.Peer == peerNoRank {
+			var f fields
+			f.int("etype", int64(pe.Tag)).int("root", int64(root)).int("size", pe.Size)
+			e = tracefmt.Mark(pe.Time, rs.marker(markCollEvt))
+			e.SetTextRef(b.Text(f.String()))
+			e.Comm = uint16(ci)
+			break
+		}
+		op := collOp(pe.Tag)
+		fast = fast && collEtype(op) == pe.Tag
+		e = tracefmt.Collective(pe.Time, op, int(pe.Peer), uint16(ci), pe.Size, 0)
+		rawEtype, checkEtype, rawPeer, checkPeer = pe.Tag, true, root, true
+	default:
+		e = *pe
+		e.Comm = uint16(ci)
+	}
+	var x rawExtra
+	hasX := false
+	if len(rd.exc) > 0 {
+		x, hasX = rd.exc[uint64(w)<<32|uint64(i)]
+	}
+	if !fast || hasX {
+		d := rs.pl.derive(&e, w)
+		if hasX || d.icomm != hdrComm || d.rank != hdrRank || checkEtype && d.etype != rawEtype ||
+			checkMsg && d.mcomm != rawMcomm || checkPeer && d.peer != rawPeer || isLeave && leaveText != pe.TextRef() {
+			var o override
+			o.thread, o.hasThread = x.thread, x.thread != 0
+			o.pad, o.hasPad = x.pad, x.pad != [4]byte{}
+			o.icomm, o.hasIcomm = hdrComm, d.icomm != hdrComm
+			o.rank, o.hasRank = hdrRank, d.rank != hdrRank
+			o.etype, o.hasEtype = rawEtype, checkEtype && d.etype != rawEtype
+			o.mcomm, o.hasMcomm = rawMcomm, checkMsg && d.mcomm != rawMcomm
+			o.peer, o.hasPeer = rawPeer, checkPeer && d.peer != rawPeer
+			if isLeave && leaveText != pe.TextRef() {
+				if pe.TextRef() < 0 {
+					o.noCgo = true
+				} else {
+					o.hasCargo = true
+					copy(o.cargo[:], rd.texts[pe.TextRef()])
+				}
+			}
+			m := tracefmt.Mark(pe.Time, rs.marker(markRecord))
+			m.SetTextRef(b.Text(o.text()))
+			beforeInsert(len(rs.t.Ranks[w].Events))
+			if _, err := b.Add(int(w), m); err != nil {
+				return fmt.Errorf("clog2: %w", err)
+			}
+		}
+	}
+	if _, err := b.Add(int(w), e); err != nil {
+		return fmt.Errorf("clog2: %w", err)
+	}
+	return nil
+}
