@@ -1,0 +1,444 @@
+package simgridti
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// Special rank values of SMPI (smpi.h) that may appear in peer fields.
+const (
+	anySource = -555 // MPI_ANY_SOURCE
+	undefined = -333 // MPI_UNDEFINED, written by SimGrid 3.32's tracer for wildcard receives
+	anyTag    = -444 // MPI_ANY_TAG
+	procNull  = -666 // MPI_PROC_NULL
+)
+
+// MaxRanks bounds the world size the reader accepts, so that a corrupt rank
+// field cannot make it allocate gigabytes.
+const MaxRanks = 1 << 20
+
+// maxLine bounds the length of one line (alltoallv lines of large worlds
+// are long, but not this long).
+const maxLine = 64 << 20
+
+// Opener opens a file named in an index file.
+type Opener func(name string) (io.ReadCloser, error)
+
+// DirOpener returns an Opener that resolves relative names against dir,
+// the directory of the index file (SimGrid resolves them against the
+// directory smpirun runs in, which is where its tracer writes the index).
+func DirOpener(dir string) Opener {
+	return func(name string) (io.ReadCloser, error) {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name)
+		}
+		return os.Open(name)
+	}
+}
+
+// Read parses a TI trace from r, which holds either the actions of every
+// rank or an index listing one file per line (opened with open; nil allows
+// single-file traces only). Error positions carry no file name.
+func Read(r io.Reader, open Opener) (*tracefmt.Trace, error) {
+	return ReadNamed("", r, open)
+}
+
+// ReadFile reads the TI trace at path, opening the files of an index
+// relative to path's directory.
+func ReadFile(path string) (*tracefmt.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadNamed(path, f, DirOpener(filepath.Dir(path)))
+}
+
+// ReadNamed is Read for the content of the file called name, which its
+// errors then cite as "name:line:col". The format table's reader calls
+// it with DirOpener(filepath.Dir(name)).
+func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
+	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
+	sc := newScanner(r)
+	src := &source{name: name, rank: -1}
+	for sc.Scan() {
+		src.line++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if skipLine(line) {
+			continue
+		}
+		fs := splitFields(line, p.fields[:0])
+		p.fields = fs
+		if len(fs) == 1 {
+			if _, isRank := parseRank(fs[0].s); !isRank {
+				return p.readIndex(src, sc, fs[0], open)
+			}
+			return nil, src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
+		}
+		if err := p.parseLine(src, fs); err != nil {
+			return nil, err
+		}
+		if err := p.parseAll(src, sc); err != nil {
+			return nil, err
+		}
+		return p.finish()
+	}
+	if err := scanErr(src, sc); err != nil {
+		return nil, err
+	}
+	return nil, &ParseError{File: name, Line: src.line + 1, Col: 1, Msg: `no actions found (expected lines such as "0 init" or an index of per-rank files)`}
+}
+
+func newScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	return sc
+}
+
+func scanErr(src *source, sc *bufio.Scanner) error {
+	err := sc.Err()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return &ParseError{File: src.name, Line: src.line + 1, Col: 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+	}
+	if src.name != "" {
+		return fmt.Errorf("%s: line %d: %w", src.name, src.line+1, err)
+	}
+	return fmt.Errorf("line %d: %w", src.line+1, err)
+}
+
+// skipLine reports whether a line is blank or a comment.
+func skipLine(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ', '\t', '\v', '\f':
+			continue
+		case '#':
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// field is one blank-separated word of a line and its 1-based column.
+type field struct {
+	s   string
+	col int
+}
+
+func splitFields(line string, dst []field) []field {
+	i := 0
+	for i < len(line) {
+		for i < len(line) && isBlank(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		j := i
+		for j < len(line) && !isBlank(line[j]) {
+			j++
+		}
+		dst = append(dst, field{line[i:j], i + 1})
+		i = j
+	}
+	return dst
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
+
+// source is the file being parsed: its name for errors and the rank its
+// lines must belong to (-1 in a file holding every rank).
+type source struct {
+	name string
+	rank int
+	line int
+}
+
+func (s *source) errAt(f field, format string, args ...any) *ParseError {
+	return &ParseError{File: s.name, Line: s.line, Col: f.col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// position names a field for errors raised after parsing.
+type position struct {
+	file      string
+	line, col int
+}
+
+// readIndex reads the rest of an index file whose first path is first.
+func (p *parser) readIndex(src *source, sc *bufio.Scanner, first field, open Opener) (*tracefmt.Trace, error) {
+	type entry struct {
+		path string
+		line int
+	}
+	files := []entry{{first.s, src.line}}
+	for sc.Scan() {
+		src.line++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if skipLine(line) {
+			continue
+		}
+		fs := splitFields(line, p.fields[:0])
+		p.fields = fs
+		if len(fs) != 1 {
+			return nil, src.errAt(fs[1], "expected one file name per line in an index file, got %d fields", len(fs))
+		}
+		if len(files) == MaxRanks {
+			return nil, src.errAt(fs[0], "index lists more than %d files", MaxRanks)
+		}
+		files = append(files, entry{fs[0].s, src.line})
+	}
+	if err := scanErr(src, sc); err != nil {
+		return nil, err
+	}
+	if open == nil {
+		return nil, &ParseError{File: src.name, Line: files[0].line, Col: 1, Msg: "this is an index of per-rank files, but no way to open them was given (read it with ReadFile)"}
+	}
+	// SimGrid: a single line names one file holding every rank.
+	if len(files) > 1 {
+		p.world = len(files)
+	}
+	for k, e := range files {
+		rank := k
+		if len(files) == 1 {
+			rank = -1
+		}
+		if err := p.readListed(src.name, e.path, e.line, rank, open); err != nil {
+			return nil, err
+		}
+	}
+	return p.finish()
+}
+
+func (p *parser) readListed(index, path string, line, rank int, open Opener) error {
+	rc, err := open(path)
+	if err != nil {
+		if index != "" {
+			return fmt.Errorf("%s:%d: opening %s: %w", index, line, path, err)
+		}
+		return fmt.Errorf("index line %d: opening %s: %w", line, path, err)
+	}
+	defer rc.Close()
+	return p.parseAll(&source{name: path, rank: rank}, newScanner(rc))
+}
+
+// parseAll parses every remaining line of sc.
+func (p *parser) parseAll(src *source, sc *bufio.Scanner) error {
+	for sc.Scan() {
+		src.line++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if skipLine(line) {
+			continue
+		}
+		fs := splitFields(line, p.fields[:0])
+		p.fields = fs
+		if len(fs) < 2 {
+			return src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
+		}
+		if err := p.parseLine(src, fs); err != nil {
+			return err
+		}
+	}
+	return scanErr(src, sc)
+}
+
+// parser accumulates the events of every rank.
+type parser struct {
+	ranks    []*rankState
+	world    int // world size fixed by an index, 0 when inferred from the ranks seen
+	maxRank  int
+	commSize int
+	// peerMax is the highest rank named as a peer or root; checked
+	// against the world size once it is known.
+	peerMax int
+	peerPos position
+	// legacy and current record evidence of the pre-3.20 grammar (no tags,
+	// argument-less waits, camel-case collectives) and of the current one;
+	// they decide how ambiguous three-argument sends and receives read.
+	legacy, current bool
+	deferred        []deferredColl
+	markers         []string
+	markerIDs       map[string]tracefmt.MarkerID
+	texts           []string
+	textIDs         map[string]int
+	ignoredWaits    int
+	wildcards       bool
+	removals        bool
+	fields          []field
+}
+
+type rankState struct {
+	events    []tracefmt.Event
+	dtDefault Datatype
+	nextReq   int64
+	pending   []pendingReq
+}
+
+// pendingReq is an isend or irecv not yet completed by a wait, with the
+// key SimGrid identifies it by: (sender, receiver, tag). A wildcard
+// receive has src anySource; a receive of any tag has tag anyTag.
+type pendingReq struct {
+	id            int64
+	src, dst, tag int32
+	recv          bool
+}
+
+// deferredColl is a collective whose arguments depend on the world size,
+// which a single-file trace only reveals at its end.
+type deferredColl struct {
+	rank     int
+	index    int // of the collective event; a reduce-scatter's flops follow it
+	action   field
+	args     []field
+	pos      position
+	defaultT Datatype
+}
+
+func (p *parser) rank(r int) *rankState {
+	if r >= len(p.ranks) {
+		n := max(2*len(p.ranks), r+1)
+		n = min(n, MaxRanks)
+		grown := make([]*rankState, n)
+		copy(grown, p.ranks)
+		p.ranks = grown
+	}
+	if p.ranks[r] == nil {
+		p.ranks[r] = &rankState{dtDefault: Byte}
+	}
+	if r > p.maxRank {
+		p.maxRank = r
+	}
+	return p.ranks[r]
+}
+
+func (p *parser) notePeer(src *source, f field, r int) {
+	if r > p.peerMax {
+		p.peerMax = r
+		p.peerPos = position{src.name, src.line, f.col}
+	}
+}
+
+func (p *parser) legacyMode() bool { return p.legacy && !p.current }
+
+func (p *parser) marker(name string) tracefmt.MarkerID {
+	if id, ok := p.markerIDs[name]; ok {
+		return id
+	}
+	id := tracefmt.MarkerID(len(p.markers))
+	p.markers = append(p.markers, name)
+	p.markerIDs[name] = id
+	return id
+}
+
+func (p *parser) text(s string) int {
+	if i, ok := p.textIDs[s]; ok {
+		return i
+	}
+	i := len(p.texts)
+	p.texts = append(p.texts, s)
+	p.textIDs[s] = i
+	return i
+}
+
+// finish settles what needed the whole trace (world size, deferred
+// collectives, wildcard sources) and builds the trace.
+func (p *parser) finish() (*tracefmt.Trace, error) {
+	P := p.world
+	if P == 0 {
+		P = max(p.maxRank+1, p.commSize)
+	}
+	if P == 0 {
+		return nil, fmt.Errorf("trace has no ranks")
+	}
+	if p.peerMax >= P {
+		pos := p.peerPos
+		return nil, &ParseError{File: pos.file, Line: pos.line, Col: pos.col,
+			Msg: fmt.Sprintf("rank %d is outside the world of %d ranks (ranks seen: 0 to %d)", p.peerMax, P, P-1)}
+	}
+	p.world = P // now peers and roots are checked as they are parsed
+	for i := range p.deferred {
+		if err := p.settle(&p.deferred[i], P); err != nil {
+			return nil, err
+		}
+	}
+	if p.removals {
+		for _, rs := range p.ranks {
+			if rs != nil {
+				rs.events = compact(rs.events)
+			}
+		}
+	}
+	if p.wildcards {
+		resolveWildcards(p.ranks, P)
+	}
+	b := tracefmt.NewBuilder(P, false, tracefmt.Second)
+	t := b.Trace()
+	t.Format = "ti"
+	for _, m := range p.markers {
+		b.Marker(m)
+	}
+	for _, s := range p.texts {
+		b.Text(s)
+	}
+	if p.ignoredWaits > 0 {
+		t.SetAttr("ti.ignored_waits", strconv.Itoa(p.ignoredWaits))
+	}
+	for r, rs := range p.ranks {
+		if rs != nil {
+			// TI traces have no states for the builder to pair: the
+			// streams go to its trace as they are, unmatched, and
+			// Finish matches the messages.
+			t.Ranks[r].Events = rs.events
+			p.ranks[r] = nil
+		}
+	}
+	return b.Finish()
+}
+
+// settle parses a deferred collective now that the world size is known.
+func (p *parser) settle(d *deferredColl, P int) error {
+	rs := p.ranks[d.rank]
+	src := &source{name: d.pos.file, rank: -1, line: d.pos.line}
+	saved := rs.dtDefault
+	rs.dtDefault = d.defaultT
+	l := line{p: p, src: src, rank: d.rank, rs: rs, act: d.action, args: d.args}
+	e := &rs.events[d.index]
+	op := e.Op()
+	c, err := l.parseColl(op, P)
+	rs.dtDefault = saved
+	if err != nil {
+		return err
+	}
+	*e = tracefmt.Collective(0, op, c.root, 0, c.sent, c.recvd)
+	if op == tracefmt.OpReduceScatter {
+		if c.flops > 0 {
+			rs.events[d.index+1] = tracefmt.ComputeWork(0, c.flops)
+		} else {
+			rs.events[d.index+1].Kind = 0 // removed by compact
+			p.removals = true
+		}
+	}
+	return nil
+}
+
+// compact drops the events marked removed (Kind 0).
+func compact(ev []tracefmt.Event) []tracefmt.Event {
+	out := ev[:0]
+	for _, e := range ev {
+		if e.Kind != 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
