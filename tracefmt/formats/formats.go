@@ -34,7 +34,7 @@ type Format struct {
 	// Write writes t to w, which will become the file at path; formats made
 	// of several files write the others next to it. Nil for read-only
 	// formats.
-	Write func(path string, w io.Writer, t *tracefmt.Trace) error
+	Write func(path string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error
 	// Timed reports whether the format stores timestamps; writing an
 	// untimed trace to a timed format needs times assigned first.
 	Timed bool
@@ -154,9 +154,25 @@ func addPath(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
+// WriteOptions tune writing a trace in a format other than its own.
+type WriteOptions struct {
+	// CPUSpeed (flops/s) converts between time and work: an untimed trace
+	// written to a timed format gets timestamps from its compute amounts at
+	// this speed, and a timed trace written to a replay format gets compute
+	// amounts from its computation time. Zero means: refuse to invent
+	// timestamps, and use the replay format's default speed for work.
+	CPUSpeed float64
+}
+
 // Save writes t to path in the named format (empty: by extension, else
 // tsim), atomically.
 func Save(path, format string, t *tracefmt.Trace) error {
+	return SaveWith(path, format, t, WriteOptions{})
+}
+
+// SaveWith is Save with options. An untimed trace written to a timed
+// format needs o.CPUSpeed; the error says so when it is missing.
+func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 	var fm *Format
 	var err error
 	switch {
@@ -174,10 +190,16 @@ func Save(path, format string, t *tracefmt.Trace) error {
 		return fmt.Errorf("%s: tracesim cannot write %s files (writable: %s)", path, fm.Name, strings.Join(Names(true), ", "))
 	}
 	if fm.Timed && !t.Timed {
-		return fmt.Errorf("%s: %s needs timestamps but the trace is untimed: give a CPU speed (--cpu-speed) to assign times", path, fm.Name)
+		if o.CPUSpeed <= 0 {
+			return fmt.Errorf("%s: %s needs timestamps but the trace is untimed: give a CPU speed (--cpu-speed 1Gf) to turn its compute amounts into times", path, fm.Name)
+		}
+		t, err = tracefmt.AssignTimes(t, o.CPUSpeed)
+		if err != nil {
+			return fmt.Errorf("%s: assigning times: %w", path, err)
+		}
 	}
 	return atomicfile.Write(path, func(w io.Writer) error {
-		if err := fm.Write(path, w, t); err != nil {
+		if err := fm.Write(path, w, t, o); err != nil {
 			return addPath(path, err)
 		}
 		return nil
