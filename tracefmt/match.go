@@ -49,12 +49,22 @@ func MatchMessages(t *Trace) {
 	}
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
+		// Consecutive receives mostly come from the same channel (a halo
+		// from one neighbour, a stream from a master): remembering the
+		// last queue saves most map lookups.
+		var last msgKey
+		var lastQ *fifo
 		for i := range ev {
 			e := &ev[i]
 			if e.Kind != KindRecv {
 				continue
 			}
-			q := queues[msgKey{e.Peer, int32(r), e.Tag, e.Comm}]
+			k := msgKey{e.Peer, int32(r), e.Tag, e.Comm}
+			q := lastQ
+			if q == nil || k != last {
+				q = queues[k]
+				last, lastQ = k, q
+			}
 			if q == nil || q.head == len(q.items) {
 				continue
 			}
