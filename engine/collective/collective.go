@@ -1,0 +1,710 @@
+// Package collective expands MPI collective operations into the
+// point-to-point messages of an algorithm, one rank's part at a time, and
+// costs them analytically when expansion is not wanted.
+//
+// A rank's part of a collective is a sequence of rounds; in each round the
+// rank starts its sends, posts its receives, and waits for all of them
+// before the next round, as MPICH's implementations do with
+// isend/irecv/waitall or sendrecv. Rounds are generated on demand from
+// closed forms, so a collective over P ranks costs O(1) memory per rank
+// except where the algorithm itself talks to O(P) peers in one round
+// (linear algorithms at the root, linear all-to-all).
+//
+// Message sizes are computed from the sender's own figures (its bytes sent
+// and received in the trace), so ranks never need each other's event to
+// build their part, and the same schedule comes out on every rank as long
+// as the trace's counts agree, which MPI requires.
+package collective
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// Algorithm is a collective algorithm.
+type Algorithm uint8
+
+// Algorithms. Auto picks MPICH's choice for the operation, the number of
+// ranks and the message size (see Default).
+const (
+	Auto Algorithm = iota
+	Linear
+	Binomial
+	RecursiveDoubling
+	Ring
+	Pairwise
+	Dissemination
+	numAlgorithms
+)
+
+var algNames = [...]string{
+	Auto:              "auto",
+	Linear:            "linear",
+	Binomial:          "binomial",
+	RecursiveDoubling: "recursive-doubling",
+	Ring:              "ring",
+	Pairwise:          "pairwise",
+	Dissemination:     "dissemination",
+}
+
+// String returns the algorithm's name as the --coll-alg flag spells it.
+func (a Algorithm) String() string {
+	if a < numAlgorithms {
+		return algNames[a]
+	}
+	return fmt.Sprintf("algorithm(%d)", uint8(a))
+}
+
+// ParseAlgorithm returns the algorithm named s.
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for a := Auto; a < numAlgorithms; a++ {
+		if algNames[a] == s {
+			return a, nil
+		}
+	}
+	switch s {
+	case "tree", "binomial-tree":
+		return Binomial, nil
+	case "rd":
+		return RecursiveDoubling, nil
+	case "bruck":
+		return Dissemination, nil
+	}
+	return 0, fmt.Errorf("unknown collective algorithm %q (expected %s)", s, strings.Join(algNames[:], ", "))
+}
+
+// Algorithms returns the algorithms that can run op, Auto first.
+func Algorithms(op tracefmt.CollOp) []Algorithm {
+	out := []Algorithm{Auto}
+	for a := Linear; a < numAlgorithms; a++ {
+		if Applicable(op, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Applicable reports whether algorithm a can run operation op. What each
+// pair means:
+//
+//	barrier        linear (all to 0, 0 to all), binomial (tree gather and
+//	               broadcast), recursive-doubling, dissemination
+//	bcast          linear, binomial, ring (binomial scatter then ring
+//	               allgather, MPICH's long-message broadcast)
+//	reduce         linear, binomial, ring (ring reduce-scatter then
+//	               binomial gather)
+//	allreduce      linear and binomial (reduce then broadcast),
+//	               recursive-doubling, ring (reduce-scatter and allgather)
+//	gather(v), scatter(v)   linear, binomial
+//	allgather(v)   linear, recursive-doubling (Bruck's dissemination when
+//	               the count is not a power of two), ring, dissemination
+//	               (Bruck)
+//	alltoall(v)    linear (every pair at once), pairwise, ring (shifted
+//	               pairs), dissemination (Bruck)
+//	reducescatter  linear, pairwise, ring
+//	scan, exscan   linear (a chain), recursive-doubling
+//	other          as barrier
+func Applicable(op tracefmt.CollOp, a Algorithm) bool {
+	if a == Auto || a == Linear {
+		return true
+	}
+	switch op {
+	case tracefmt.OpBarrier, tracefmt.OpOther:
+		return a == Binomial || a == RecursiveDoubling || a == Dissemination
+	case tracefmt.OpBcast, tracefmt.OpReduce:
+		return a == Binomial || a == Ring
+	case tracefmt.OpAllreduce:
+		return a == Binomial || a == RecursiveDoubling || a == Ring
+	case tracefmt.OpGather, tracefmt.OpGatherv, tracefmt.OpScatter, tracefmt.OpScatterv:
+		return a == Binomial
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
+		return a == RecursiveDoubling || a == Ring || a == Dissemination
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv:
+		return a == Pairwise || a == Ring || a == Dissemination
+	case tracefmt.OpReduceScatter:
+		return a == Pairwise || a == Ring
+	case tracefmt.OpScan, tracefmt.OpExscan:
+		return a == RecursiveDoubling
+	}
+	return false
+}
+
+// MPICH's switch points (MPICH 3.x defaults).
+const (
+	bcastShortMsg     = 12288
+	bcastMinProcs     = 8
+	reduceShortMsg    = 2048
+	allreduceShortMsg = 2048
+	allgatherShortMsg = 81920
+	allgatherLongMsg  = 524288
+	alltoallShortMsg  = 256
+	alltoallMediumMsg = 32768
+	alltoallMinProcs  = 8
+)
+
+// Default returns MPICH's algorithm for op over p ranks when each rank
+// contributes n bytes (the block of a gather or all-to-all pair, the
+// buffer of a broadcast or reduction). The choice depends only on values
+// every rank of a correct trace agrees on.
+func Default(op tracefmt.CollOp, p int, n int64) Algorithm {
+	pow2 := p&(p-1) == 0
+	switch op {
+	case tracefmt.OpBcast:
+		if n < bcastShortMsg || p < bcastMinProcs {
+			return Binomial
+		}
+		return Ring
+	case tracefmt.OpReduce:
+		if n < reduceShortMsg || int64(p) > n {
+			return Binomial
+		}
+		return Ring
+	case tracefmt.OpAllreduce:
+		if n < allreduceShortMsg || int64(p) > n {
+			return RecursiveDoubling
+		}
+		return Ring
+	case tracefmt.OpGather, tracefmt.OpScatter:
+		return Binomial
+	case tracefmt.OpGatherv, tracefmt.OpScatterv, tracefmt.OpAlltoallv:
+		return Linear
+	case tracefmt.OpAllgather:
+		total := n * int64(p)
+		switch {
+		case total < allgatherLongMsg && pow2:
+			return RecursiveDoubling
+		case total < allgatherShortMsg:
+			return Dissemination
+		}
+		return Ring
+	case tracefmt.OpAllgatherv:
+		return Ring
+	case tracefmt.OpAlltoall:
+		switch {
+		case n <= alltoallShortMsg && p >= alltoallMinProcs:
+			return Dissemination
+		case n <= alltoallMediumMsg:
+			return Linear
+		}
+		return Pairwise
+	case tracefmt.OpReduceScatter:
+		return Pairwise
+	case tracefmt.OpScan, tracefmt.OpExscan:
+		return RecursiveDoubling
+	}
+	return Dissemination // barrier and unknown operations
+}
+
+// Call is one rank's part in one collective operation.
+type Call struct {
+	Op tracefmt.CollOp
+	// Alg is the algorithm; Auto is resolved by Plan.
+	Alg Algorithm
+	// P is the number of ranks of the communicator, Me this rank's and
+	// Root the root's local rank (0 for operations without a root).
+	P, Me, Root int
+	// Sent and Recvd are this rank's bytes in the operation, as the
+	// trace's collective event gives them.
+	Sent, Recvd int64
+}
+
+// Block returns the bytes a rank contributes: the buffer of a broadcast,
+// reduction or scan, the block of a gather, scatter or allgather, the
+// block of one pair in an all-to-all or reduce-scatter.
+func (c *Call) Block() int64 {
+	p := int64(max(c.P, 1))
+	switch c.Op {
+	case tracefmt.OpBarrier:
+		return 0
+	case tracefmt.OpBcast:
+		return max(c.Sent, c.Recvd)
+	case tracefmt.OpScatter, tracefmt.OpScatterv:
+		if c.Recvd > 0 || c.Me != c.Root {
+			return c.Recvd
+		}
+		return c.Sent / p
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
+		return c.Sent / p
+	}
+	return c.Sent
+}
+
+// Plan is a rank's schedule for one call.
+type Plan struct {
+	c      Call
+	phases [2]phase
+	n      int // phases used
+	rounds int
+}
+
+type primitive uint8
+
+const (
+	primNone primitive = iota
+	linBcast
+	linGather // also linear reduce
+	linScatter
+	linAlltoall
+	linScan
+	binBcast
+	binReduce
+	binGather
+	binScatter
+	rdAllreduce
+	rdAllgather
+	rdScan
+	ringPass // ring allgather and ring reduce-scatter
+	ringShift
+	pairXchg
+	dissemination
+	bruckAllgather
+	bruckAlltoall
+)
+
+type phase struct {
+	prim   primitive
+	bytes  int64 // message size, or block size for size-varying primitives
+	rounds int
+}
+
+// NewPlan resolves c's algorithm (Auto, or one not Applicable to the
+// operation, becomes the Default) and returns the schedule.
+func NewPlan(c Call) Plan {
+	if c.P < 1 {
+		c.P = 1
+	}
+	if c.Root < 0 || c.Root >= c.P {
+		c.Root = 0
+	}
+	n := c.Block()
+	if c.Alg == Auto || !Applicable(c.Op, c.Alg) {
+		c.Alg = Default(c.Op, c.P, n)
+	}
+	pl := Plan{c: c}
+	p := int64(c.P)
+	add := func(prim primitive, bytes int64) {
+		pl.phases[pl.n] = phase{prim: prim, bytes: bytes, rounds: primRounds(prim, c.P)}
+		pl.rounds += pl.phases[pl.n].rounds
+		pl.n++
+	}
+	op := c.Op
+	if op == tracefmt.OpOther {
+		op = tracefmt.OpBarrier
+	}
+	switch op {
+	case tracefmt.OpBarrier:
+		if op == c.Op {
+			n = 0
+		}
+		switch c.Alg {
+		case Linear:
+			add(linGather, n)
+			add(linBcast, n)
+		case Binomial:
+			add(binReduce, n)
+			add(binBcast, n)
+		case RecursiveDoubling:
+			add(rdAllreduce, n)
+		default:
+			add(dissemination, n)
+		}
+	case tracefmt.OpBcast:
+		switch c.Alg {
+		case Linear:
+			add(linBcast, n)
+		case Ring:
+			blk := ceilDiv(n, p)
+			add(binScatter, blk)
+			add(ringPass, blk)
+		default:
+			add(binBcast, n)
+		}
+	case tracefmt.OpReduce:
+		switch c.Alg {
+		case Linear:
+			add(linGather, n)
+		case Ring:
+			blk := ceilDiv(n, p)
+			add(ringPass, blk)
+			add(binGather, blk)
+		default:
+			add(binReduce, n)
+		}
+	case tracefmt.OpAllreduce:
+		switch c.Alg {
+		case Linear:
+			add(linGather, n)
+			add(linBcast, n)
+		case Binomial:
+			add(binReduce, n)
+			add(binBcast, n)
+		case Ring:
+			blk := ceilDiv(n, p)
+			add(ringPass, blk)
+			add(ringPass, blk)
+		default:
+			add(rdAllreduce, n)
+		}
+	case tracefmt.OpGather, tracefmt.OpGatherv:
+		if c.Alg == Linear {
+			add(linGather, n)
+		} else {
+			add(binGather, n)
+		}
+	case tracefmt.OpScatter, tracefmt.OpScatterv:
+		if c.Alg == Linear {
+			add(linScatter, n)
+		} else {
+			add(binScatter, n)
+		}
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
+		switch {
+		case c.Alg == Linear:
+			add(linAlltoall, n)
+		case c.Alg == Ring:
+			add(ringPass, n)
+		case c.Alg == RecursiveDoubling && c.P&(c.P-1) == 0:
+			add(rdAllgather, n)
+		default:
+			add(bruckAllgather, n)
+		}
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv:
+		switch c.Alg {
+		case Linear:
+			add(linAlltoall, n)
+		case Ring:
+			add(ringShift, n)
+		case Dissemination:
+			add(bruckAlltoall, n)
+		default:
+			add(pairXchg, n)
+		}
+	case tracefmt.OpReduceScatter:
+		switch c.Alg {
+		case Linear:
+			add(linAlltoall, n)
+		case Ring:
+			add(ringPass, n)
+		default:
+			add(pairXchg, n)
+		}
+	case tracefmt.OpScan, tracefmt.OpExscan:
+		if c.Alg == Linear {
+			add(linScan, n)
+		} else {
+			add(rdScan, n)
+		}
+	}
+	return pl
+}
+
+// Call returns the call with its algorithm resolved.
+func (pl *Plan) Call() Call { return pl.c }
+
+// Rounds returns the number of rounds of the schedule. Some rounds may be
+// empty for some ranks.
+func (pl *Plan) Rounds() int { return pl.rounds }
+
+// Step is one message of a round: a send to or a receive from Peer (a
+// local rank).
+type Step struct {
+	Peer  int32
+	Send  bool
+	Bytes int64
+	// Phase numbers the algorithm's phases (0 or 1); together with the
+	// operation's sequence number it keeps the messages of different
+	// phases apart.
+	Phase uint8
+}
+
+// Round appends the steps of round k (0 ≤ k < Rounds) to buf and returns
+// it. Sends come before receives; within each, peers are in the order
+// MPICH uses.
+func (pl *Plan) Round(k int, buf []Step) []Step {
+	for i := 0; i < pl.n; i++ {
+		ph := &pl.phases[i]
+		if k < ph.rounds {
+			return pl.primRound(ph, uint8(i), k, buf)
+		}
+		k -= ph.rounds
+	}
+	return buf
+}
+
+// Messages returns the total number of steps of the plan, sends and
+// receives, by walking every round.
+func (pl *Plan) Messages() (sends, recvs int, sentBytes int64) {
+	var buf []Step
+	for k := range pl.rounds {
+		buf = pl.Round(k, buf[:0])
+		for _, s := range buf {
+			if s.Send {
+				sends++
+				sentBytes += s.Bytes
+			} else {
+				recvs++
+			}
+		}
+	}
+	return
+}
+
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 {
+		return a
+	}
+	return (a + b - 1) / b
+}
+
+// log2ceil returns ⌈log2 p⌉.
+func log2ceil(p int) int { return bits.Len(uint(p - 1)) }
+
+// Log2Ceil returns ⌈log2 p⌉ (0 for p ≤ 1): the rounds of a tree or
+// dissemination algorithm.
+func Log2Ceil(p int) int {
+	if p <= 1 {
+		return 0
+	}
+	return log2ceil(p)
+}
+
+func primRounds(prim primitive, p int) int {
+	if p <= 1 {
+		return 0
+	}
+	switch prim {
+	case linBcast, linGather, linScatter, linAlltoall:
+		return 1
+	case linScan, binBcast, binReduce, binGather, binScatter:
+		return 2
+	case rdAllreduce:
+		return bits.Len(uint(p)) - 1 + 2
+	case rdAllgather, rdScan, dissemination, bruckAllgather, bruckAlltoall:
+		return log2ceil(p)
+	case ringPass, ringShift, pairXchg:
+		return p - 1
+	}
+	return 0
+}
+
+// lowbit returns the lowest set bit of rel, or a power of two ≥ p for the
+// root (rel 0), whose subtree is the whole tree.
+func lowbit(rel, p int) int {
+	if rel == 0 {
+		return 1 << log2ceil(max(p, 2))
+	}
+	return rel & -rel
+}
+
+func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
+	c := &pl.c
+	P, me := c.P, c.Me
+	rel := (me - c.Root + P) % P
+	abs := func(r int) int32 { return int32((r + c.Root) % P) }
+	send := func(peer int32, b int64) { buf = append(buf, Step{Peer: peer, Send: true, Bytes: b, Phase: phaseNo}) }
+	recv := func(peer int32) { buf = append(buf, Step{Peer: peer, Phase: phaseNo}) }
+	n := ph.bytes
+	switch ph.prim {
+	case linBcast, linScatter:
+		if rel == 0 {
+			for i := 1; i < P; i++ {
+				send(abs(i), n)
+			}
+		} else {
+			recv(int32(c.Root))
+		}
+	case linGather:
+		if rel == 0 {
+			for i := 1; i < P; i++ {
+				recv(abs(i))
+			}
+		} else {
+			send(int32(c.Root), n)
+		}
+	case linAlltoall:
+		for i := 1; i < P; i++ {
+			send(int32((me+i)%P), n)
+		}
+		for i := 1; i < P; i++ {
+			recv(int32((me - i + P) % P))
+		}
+	case linScan:
+		if k == 0 && me > 0 {
+			recv(int32(me - 1))
+		}
+		if k == 1 && me < P-1 {
+			send(int32(me+1), n)
+		}
+	case binBcast, binScatter:
+		lb := lowbit(rel, P)
+		if k == 0 {
+			if rel != 0 {
+				recv(abs(rel - lb))
+			}
+			break
+		}
+		for m := lb >> 1; m > 0; m >>= 1 {
+			if ch := rel + m; ch < P {
+				b := n
+				if ph.prim == binScatter {
+					b = int64(min(m, P-ch)) * n
+				}
+				send(abs(ch), b)
+			}
+		}
+	case binReduce, binGather:
+		lb := lowbit(rel, P)
+		if k == 0 {
+			for m := 1; m < lb; m <<= 1 {
+				if ch := rel + m; ch < P {
+					recv(abs(ch))
+				}
+			}
+			break
+		}
+		if rel != 0 {
+			b := n
+			if ph.prim == binGather {
+				b = int64(min(lb, P-rel)) * n
+			}
+			send(abs(rel-lb), b)
+		}
+	case rdAllreduce:
+		p2 := 1 << (bits.Len(uint(P)) - 1)
+		rem := P - p2
+		last := ph.rounds - 1
+		switch {
+		case k == 0:
+			if me < 2*rem {
+				if me%2 == 0 {
+					send(int32(me+1), n)
+				} else {
+					recv(int32(me - 1))
+				}
+			}
+		case k == last:
+			if me < 2*rem {
+				if me%2 == 1 {
+					send(int32(me-1), n)
+				} else {
+					recv(int32(me + 1))
+				}
+			}
+		default:
+			newrank := me - rem
+			if me < 2*rem {
+				if me%2 == 0 {
+					break
+				}
+				newrank = me / 2
+			}
+			nd := newrank ^ (1 << (k - 1))
+			dst := nd + rem
+			if nd < rem {
+				dst = nd*2 + 1
+			}
+			send(int32(dst), n)
+			recv(int32(dst))
+		}
+	case rdAllgather:
+		partner := int32(me ^ (1 << k))
+		send(partner, int64(1<<k)*n)
+		recv(partner)
+	case rdScan:
+		pof := 1 << k
+		if me+pof < P {
+			send(int32(me+pof), n)
+		}
+		if me-pof >= 0 {
+			recv(int32(me - pof))
+		}
+	case ringPass:
+		send(int32((me+1)%P), n)
+		recv(int32((me - 1 + P) % P))
+	case ringShift:
+		s := k + 1
+		send(int32((me+s)%P), n)
+		recv(int32((me - s + P) % P))
+	case pairXchg:
+		s := k + 1
+		if P&(P-1) == 0 {
+			send(int32(me^s), n)
+			recv(int32(me ^ s))
+		} else {
+			send(int32((me+s)%P), n)
+			recv(int32((me - s + P) % P))
+		}
+	case dissemination:
+		pof := 1 << k
+		send(int32((me+pof)%P), n)
+		recv(int32((me - pof + P) % P))
+	case bruckAllgather:
+		pof := 1 << k
+		send(int32((me-pof+P)%P), int64(min(pof, P-pof))*n)
+		recv(int32((me + pof) % P))
+	case bruckAlltoall:
+		pof := 1 << k
+		blocks := 0
+		for i := range P {
+			if i&pof != 0 {
+				blocks++
+			}
+		}
+		send(int32((me+pof)%P), int64(blocks)*n)
+		recv(int32((me - pof + P) % P))
+	}
+	return buf
+}
+
+// Factor is the multiplier of the analytic collective model.
+type Factor uint8
+
+// Factors of the analytic model: the collective costs (latency +
+// size/bandwidth) × 0, 1, ⌈log2 P⌉ or P.
+const (
+	FactorZero Factor = iota
+	FactorOne
+	FactorLog2P
+	FactorP
+)
+
+var factorNames = [...]string{"0", "1", "log2p", "p"}
+
+// String returns the factor as --coll-factor spells it.
+func (f Factor) String() string {
+	if int(f) < len(factorNames) {
+		return factorNames[f]
+	}
+	return fmt.Sprintf("factor(%d)", uint8(f))
+}
+
+// ParseFactor returns the factor named s: 0, 1, log2p or p.
+func ParseFactor(s string) (Factor, error) {
+	switch strings.ToLower(s) {
+	case "0", "zero":
+		return FactorZero, nil
+	case "1", "one":
+		return FactorOne, nil
+	case "log2p", "log2(p)", "logp":
+		return FactorLog2P, nil
+	case "p":
+		return FactorP, nil
+	}
+	return 0, fmt.Errorf("unknown collective factor %q (expected 0, 1, log2p or p)", s)
+}
+
+// Times returns the factor's value for p ranks.
+func (f Factor) Times(p int) int64 {
+	switch f {
+	case FactorOne:
+		return 1
+	case FactorLog2P:
+		return int64(Log2Ceil(p))
+	case FactorP:
+		return int64(p)
+	}
+	return 0
+}

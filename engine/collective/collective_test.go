@@ -1,0 +1,289 @@
+package collective
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+var allOps = []tracefmt.CollOp{
+	tracefmt.OpBarrier, tracefmt.OpBcast, tracefmt.OpReduce, tracefmt.OpAllreduce,
+	tracefmt.OpGather, tracefmt.OpGatherv, tracefmt.OpScatter, tracefmt.OpScatterv,
+	tracefmt.OpAllgather, tracefmt.OpAllgatherv, tracefmt.OpAlltoall, tracefmt.OpAlltoallv,
+	tracefmt.OpReduceScatter, tracefmt.OpScan, tracefmt.OpExscan, tracefmt.OpOther,
+}
+
+// callFor returns rank me's call of op over p ranks with a block of n
+// bytes, with the sizes a trace would record.
+func callFor(op tracefmt.CollOp, alg Algorithm, p, me, root int, n int64) Call {
+	c := Call{Op: op, Alg: alg, P: p, Me: me, Root: root}
+	P := int64(p)
+	switch op {
+	case tracefmt.OpBarrier:
+	case tracefmt.OpBcast:
+		if me == root {
+			c.Sent = n
+		} else {
+			c.Recvd = n
+		}
+	case tracefmt.OpScatter, tracefmt.OpScatterv:
+		c.Recvd = n
+		if me == root {
+			c.Sent = n * P
+		}
+	case tracefmt.OpGather, tracefmt.OpGatherv:
+		c.Sent = n
+		if me == root {
+			c.Recvd = n * P
+		}
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
+		c.Sent, c.Recvd = n, n*P
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
+		c.Sent, c.Recvd = n*P, n*P
+	default:
+		c.Sent, c.Recvd = n, n
+	}
+	return c
+}
+
+type flow struct {
+	src, dst int32
+	phase    uint8
+}
+
+// execute runs the plans of every rank with eager sends and returns the
+// bytes each rank received, or an error when the schedule deadlocks or
+// leaves messages unreceived.
+func execute(plans []Plan) ([]int64, error) {
+	p := len(plans)
+	queues := map[flow][]int64{}
+	round := make([]int, p)
+	started := make([]bool, p)
+	got := make([]int64, p)
+	var buf []Step
+	for progress := true; progress; {
+		progress = false
+		for r := range p {
+			for round[r] < plans[r].Rounds() {
+				buf = plans[r].Round(round[r], buf[:0])
+				if !started[r] {
+					for _, s := range buf {
+						if s.Send {
+							if int(s.Peer) == r || s.Peer < 0 || int(s.Peer) >= p {
+								return nil, fmt.Errorf("rank %d round %d sends to %d", r, round[r], s.Peer)
+							}
+							f := flow{int32(r), s.Peer, s.Phase}
+							queues[f] = append(queues[f], s.Bytes)
+						}
+					}
+					started[r] = true
+				}
+				ready := true
+				need := map[flow]int{}
+				for _, s := range buf {
+					if !s.Send {
+						f := flow{s.Peer, int32(r), s.Phase}
+						need[f]++
+						if len(queues[f]) < need[f] {
+							ready = false
+						}
+					}
+				}
+				if !ready {
+					break
+				}
+				for _, s := range buf {
+					if !s.Send {
+						f := flow{s.Peer, int32(r), s.Phase}
+						got[r] += queues[f][0]
+						queues[f] = queues[f][1:]
+					}
+				}
+				round[r]++
+				started[r] = false
+				progress = true
+			}
+		}
+	}
+	for r := range p {
+		if round[r] < plans[r].Rounds() {
+			return nil, fmt.Errorf("deadlock: rank %d stuck in round %d of %d", r, round[r], plans[r].Rounds())
+		}
+	}
+	for f, q := range queues {
+		if len(q) > 0 {
+			return nil, fmt.Errorf("%d messages %d→%d (phase %d) never received", len(q), f.src, f.dst, f.phase)
+		}
+	}
+	return got, nil
+}
+
+// Every algorithm of every operation completes for every size and root,
+// and every message sent is received.
+func TestSchedulesComplete(t *testing.T) {
+	for _, op := range allOps {
+		for _, alg := range Algorithms(op) {
+			for p := 1; p <= 17; p++ {
+				for _, root := range []int{0, p / 2, p - 1} {
+					plans := make([]Plan, p)
+					for me := range p {
+						plans[me] = NewPlan(callFor(op, alg, p, me, root, 1000))
+					}
+					if _, err := execute(plans); err != nil {
+						t.Fatalf("%s %s p=%d root=%d: %v", op, alg, p, root, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The bytes that reach each rank are what the operation must deliver
+// there, for algorithms that move no more data than needed.
+func TestScheduleVolumes(t *testing.T) {
+	const n = 100
+	tests := []struct {
+		op   tracefmt.CollOp
+		algs []Algorithm
+		// want returns the bytes rank me must receive.
+		want func(p, me, root int) int64
+	}{
+		{tracefmt.OpBcast, []Algorithm{Linear, Binomial}, func(p, me, root int) int64 {
+			if me == root {
+				return 0
+			}
+			return n
+		}},
+		{tracefmt.OpGather, []Algorithm{Linear, Binomial}, func(p, me, root int) int64 {
+			if me == root {
+				return int64(p-1) * n
+			}
+			// Binomial gather forwards subtrees: only the root's total
+			// is fixed, so non-roots are checked by the sum below.
+			return -1
+		}},
+		{tracefmt.OpScatter, []Algorithm{Linear}, func(p, me, root int) int64 {
+			if me == root {
+				return 0
+			}
+			return n
+		}},
+		{tracefmt.OpAllgather, []Algorithm{Linear, Ring, RecursiveDoubling, Dissemination}, func(p, me, root int) int64 {
+			return int64(p-1) * n
+		}},
+		{tracefmt.OpAlltoall, []Algorithm{Linear, Pairwise, Ring}, func(p, me, root int) int64 {
+			return int64(p-1) * n
+		}},
+	}
+	for _, tc := range tests {
+		for _, alg := range tc.algs {
+			for p := 2; p <= 13; p++ {
+				root := p / 3
+				plans := make([]Plan, p)
+				for me := range p {
+					plans[me] = NewPlan(callFor(tc.op, alg, p, me, root, n))
+				}
+				got, err := execute(plans)
+				if err != nil {
+					t.Fatalf("%s %s p=%d: %v", tc.op, alg, p, err)
+				}
+				for me := range p {
+					if w := tc.want(p, me, root); w >= 0 && got[me] != w {
+						t.Errorf("%s %s p=%d: rank %d received %d B, want %d", tc.op, alg, p, me, got[me], w)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRoundCounts(t *testing.T) {
+	tests := []struct {
+		op     tracefmt.CollOp
+		alg    Algorithm
+		p      int
+		rounds int
+		sends  int // of rank 0 (the root)
+	}{
+		{tracefmt.OpBarrier, Dissemination, 16, 4, 4},
+		{tracefmt.OpBarrier, Dissemination, 5, 3, 3},
+		{tracefmt.OpBcast, Binomial, 16, 2, 4},
+		{tracefmt.OpBcast, Linear, 16, 1, 15},
+		{tracefmt.OpAllreduce, RecursiveDoubling, 8, 5, 3},
+		{tracefmt.OpAllreduce, RecursiveDoubling, 6, 4, 1}, // pre, 2 doubling, post; rank 0 folds into rank 1
+		{tracefmt.OpAllreduce, Ring, 4, 6, 6},
+		{tracefmt.OpAlltoall, Pairwise, 8, 7, 7},
+		{tracefmt.OpAllgather, Ring, 5, 4, 4},
+		{tracefmt.OpBcast, Ring, 8, 9, 10}, // binomial scatter (2) + ring (7): root sends 3 + 7
+	}
+	for _, tc := range tests {
+		pl := NewPlan(callFor(tc.op, tc.alg, tc.p, 0, 0, 1<<20))
+		sends, _, _ := pl.Messages()
+		if pl.Rounds() != tc.rounds || sends != tc.sends {
+			t.Errorf("%s %s p=%d: %d rounds, %d sends; want %d, %d", tc.op, tc.alg, tc.p, pl.Rounds(), sends, tc.rounds, tc.sends)
+		}
+	}
+}
+
+func TestDefaultsFollowMPICH(t *testing.T) {
+	tests := []struct {
+		op   tracefmt.CollOp
+		p    int
+		n    int64
+		want Algorithm
+	}{
+		{tracefmt.OpBarrier, 64, 0, Dissemination},
+		{tracefmt.OpBcast, 64, 1024, Binomial},
+		{tracefmt.OpBcast, 64, 1 << 20, Ring},
+		{tracefmt.OpBcast, 4, 1 << 20, Binomial},
+		{tracefmt.OpAllreduce, 64, 8, RecursiveDoubling},
+		{tracefmt.OpAllreduce, 64, 1 << 20, Ring},
+		{tracefmt.OpAllgather, 64, 64, RecursiveDoubling},
+		{tracefmt.OpAllgather, 60, 64, Dissemination},
+		{tracefmt.OpAllgather, 64, 1 << 20, Ring},
+		{tracefmt.OpAlltoall, 64, 8, Dissemination},
+		{tracefmt.OpAlltoall, 64, 4096, Linear},
+		{tracefmt.OpAlltoall, 64, 1 << 20, Pairwise},
+		{tracefmt.OpGatherv, 64, 10, Linear},
+		{tracefmt.OpScan, 64, 10, RecursiveDoubling},
+	}
+	for _, tc := range tests {
+		if got := Default(tc.op, tc.p, tc.n); got != tc.want {
+			t.Errorf("Default(%s, %d, %d) = %s, want %s", tc.op, tc.p, tc.n, got, tc.want)
+		}
+		if !Applicable(tc.op, tc.want) {
+			t.Errorf("default %s not applicable to %s", tc.want, tc.op)
+		}
+	}
+	// An algorithm that cannot run the operation falls back to the default.
+	pl := NewPlan(Call{Op: tracefmt.OpGather, Alg: Ring, P: 8, Sent: 10})
+	if pl.Call().Alg != Binomial {
+		t.Errorf("gather with ring resolved to %s, want binomial", pl.Call().Alg)
+	}
+}
+
+func TestParsing(t *testing.T) {
+	for a := Auto; a < numAlgorithms; a++ {
+		if got, err := ParseAlgorithm(a.String()); err != nil || got != a {
+			t.Errorf("ParseAlgorithm(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	if _, err := ParseAlgorithm("butterfly"); err == nil {
+		t.Error("ParseAlgorithm accepted nonsense")
+	}
+	for f := FactorZero; f <= FactorP; f++ {
+		if got, err := ParseFactor(f.String()); err != nil || got != f {
+			t.Errorf("ParseFactor(%q) = %v, %v", f.String(), got, err)
+		}
+	}
+	if _, err := ParseFactor("2"); err == nil {
+		t.Error("ParseFactor accepted 2")
+	}
+	wants := map[Factor]int64{FactorZero: 0, FactorOne: 1, FactorLog2P: 4, FactorP: 9}
+	for f, w := range wants {
+		if got := f.Times(9); got != w {
+			t.Errorf("%s.Times(9) = %d, want %d", f, got, w)
+		}
+	}
+}

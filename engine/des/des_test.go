@@ -1,0 +1,164 @@
+package des
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestQueueOrdersByTimeThenSequence(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 17, 1000} {
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		var q Queue
+		type rec struct {
+			at  Time
+			ord int64
+		}
+		var want []rec
+		for i := range n {
+			at := Time(rng.IntN(10)) // many ties
+			q.Push(at, uint8(i%7), int32(i), int64(i))
+			want = append(want, rec{at, int64(i)})
+		}
+		slices.SortStableFunc(want, func(a, b rec) int { return cmp.Compare(a.at, b.at) })
+		for i, w := range want {
+			e, ok := q.Pop()
+			if !ok {
+				t.Fatalf("n=%d: queue empty after %d pops", n, i)
+			}
+			if e.At != w.at || e.Arg != w.ord || e.Obj != int32(w.ord) || e.Kind != uint8(w.ord%7) {
+				t.Fatalf("n=%d pop %d: got (at %d, arg %d), want (at %d, arg %d)", n, i, e.At, e.Arg, w.at, w.ord)
+			}
+		}
+		if _, ok := q.Pop(); ok || q.Len() != 0 {
+			t.Fatalf("n=%d: queue not empty at the end", n)
+		}
+	}
+}
+
+func TestQueueInterleavedPushPop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var q Queue
+	var ref []Event // reference: sorted slice
+	seq := uint64(0)
+	for step := range 20000 {
+		if rng.IntN(3) > 0 || len(ref) == 0 {
+			at := Time(rng.IntN(100))
+			q.Push(at, 0, 0, int64(step))
+			seq++
+			ref = append(ref, Event{At: at, Arg: int64(step), seq: seq})
+			continue
+		}
+		slices.SortFunc(ref, func(a, b Event) int {
+			if before(&a, &b) {
+				return -1
+			}
+			return 1
+		})
+		e, _ := q.Pop()
+		if e.Arg != ref[0].Arg || e.At != ref[0].At {
+			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, e.At, e.Arg, ref[0].At, ref[0].Arg)
+		}
+		ref = ref[1:]
+	}
+}
+
+func TestKernelClockAndLateEvents(t *testing.T) {
+	k := NewKernel(1)
+	k.Schedule(10, 1, 0, 0)
+	k.Schedule(5, 2, 0, 0)
+	if got := k.NextTime(); got != 5 {
+		t.Fatalf("NextTime = %d, want 5", got)
+	}
+	e, _ := k.Next()
+	if e.Kind != 2 || k.Now() != 5 {
+		t.Fatalf("first event kind %d at %d, want kind 2 at 5", e.Kind, k.Now())
+	}
+	k.Schedule(3, 3, 0, 0) // in the past: moved to now
+	e, _ = k.Next()
+	if e.Kind != 3 || e.At != 5 || k.Late() != 1 {
+		t.Fatalf("late event: kind %d at %d, late %d; want kind 3 at 5, late 1", e.Kind, e.At, k.Late())
+	}
+	e, _ = k.Next()
+	if e.Kind != 1 || k.Now() != 10 || k.Events() != 3 {
+		t.Fatalf("got kind %d now %d events %d", e.Kind, k.Now(), k.Events())
+	}
+	if _, ok := k.Next(); ok || k.NextTime() != Never || k.Pending() != 0 {
+		t.Fatal("kernel should be empty")
+	}
+}
+
+func TestKernelRandIsSeeded(t *testing.T) {
+	a, b, c := NewKernel(42), NewKernel(42), NewKernel(43)
+	same, diff := true, false
+	for range 100 {
+		x, y, z := a.Rand().Uint64(), b.Rand().Uint64(), c.Rand().Uint64()
+		same = same && x == y
+		diff = diff || x != z
+	}
+	if !same || !diff {
+		t.Fatalf("same seed same numbers: %v; other seed other numbers: %v", same, diff)
+	}
+}
+
+func TestTimeConversions(t *testing.T) {
+	tests := []struct {
+		sec  float64
+		want Time
+		str  string
+	}{
+		{0, 0, "0s"},
+		{1.204916984, 1204916984000, "1.204916984s"},
+		{1e-12, 1, "0.000000000001s"},
+		{-2.5e-6, -2500000, "-0.0000025s"},
+		{3, 3 * Second, "3s"},
+		{1e30, Never, "never"},
+		{math.NaN(), 0, "0s"},
+	}
+	for _, tc := range tests {
+		got := FromSeconds(tc.sec)
+		if got != tc.want {
+			t.Errorf("FromSeconds(%v) = %d, want %d", tc.sec, got, tc.want)
+		}
+		if s := got.String(); s != tc.str {
+			t.Errorf("Time(%d).String() = %q, want %q", got, s, tc.str)
+		}
+	}
+	if got := (1500 * Millisecond).Seconds(); got != 1.5 {
+		t.Errorf("Seconds = %v, want 1.5", got)
+	}
+}
+
+// BenchmarkQueue measures a hold model: the queue keeps n events, and each
+// iteration pops the earliest and pushes one a little later, as a replay
+// does with one pending event per rank and message.
+func BenchmarkQueue(b *testing.B) {
+	for _, n := range []int{64, 4096, 65536} {
+		b.Run(itoa(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var q Queue
+			for i := range n {
+				q.Push(Time(rng.IntN(1000)), 0, int32(i), 0)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				e, _ := q.Pop()
+				q.Push(e.At+Time(1+rng.IntN(1000)), e.Kind, e.Obj, e.Arg)
+			}
+		})
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,112 @@
+package des
+
+// Event is one scheduled occurrence. Kind, Obj and Arg mean what the
+// event's owner says; the kernel only orders events by At, then by the
+// sequence number it assigns when an event is scheduled.
+type Event struct {
+	// At is when the event happens.
+	At Time
+	// Arg is a 64-bit argument (a message id, a generation counter).
+	Arg int64
+	seq uint64
+	// Obj names the object the event concerns (a rank, a node, a router).
+	Obj int32
+	// Kind says what the event is.
+	Kind uint8
+}
+
+// before reports whether a comes out of the queue before b.
+func before(a, b *Event) bool {
+	return a.At < b.At || (a.At == b.At && a.seq < b.seq)
+}
+
+// Queue is a 4-ary min-heap of events stored by value. A 4-ary heap is
+// shallower than a binary one and keeps a node's children in one cache
+// line, which makes it the faster choice for the short-lived, mostly
+// near-future events of a replay.
+type Queue struct {
+	h   []Event
+	seq uint64
+}
+
+// Len returns the number of events in the queue.
+func (q *Queue) Len() int { return len(q.h) }
+
+// Push schedules an event. Events at equal times leave in push order.
+func (q *Queue) Push(at Time, kind uint8, obj int32, arg int64) {
+	q.seq++
+	q.h = append(q.h, Event{At: at, Arg: arg, seq: q.seq, Obj: obj, Kind: kind})
+	q.up(len(q.h) - 1)
+}
+
+// Peek returns the earliest event without removing it; ok is false when
+// the queue is empty.
+func (q *Queue) Peek() (e Event, ok bool) {
+	if len(q.h) == 0 {
+		return Event{}, false
+	}
+	return q.h[0], true
+}
+
+// Pop removes and returns the earliest event; ok is false when the queue
+// is empty.
+func (q *Queue) Pop() (e Event, ok bool) {
+	n := len(q.h)
+	if n == 0 {
+		return Event{}, false
+	}
+	e = q.h[0]
+	last := q.h[n-1]
+	q.h = q.h[:n-1]
+	if n > 1 {
+		q.down(last)
+	}
+	return e, true
+}
+
+// Reset empties the queue, keeping its storage.
+func (q *Queue) Reset() {
+	q.h = q.h[:0]
+	q.seq = 0
+}
+
+func (q *Queue) up(i int) {
+	h := q.h
+	e := h[i]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !before(&e, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+}
+
+// down places e, the former last element, starting from the root.
+func (q *Queue) down(e Event) {
+	h := q.h
+	n := len(h)
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		// Find the smallest of up to four children.
+		m := c
+		end := min(c+4, n)
+		for j := c + 1; j < end; j++ {
+			if before(&h[j], &h[m]) {
+				m = j
+			}
+		}
+		if !before(&h[m], &e) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = e
+}
