@@ -1,0 +1,281 @@
+package routing
+
+import (
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+type gridMode uint8
+
+const (
+	modeDOR gridMode = iota
+	modeAdaptive
+	modeMinimal
+	modeValiant
+)
+
+type flowMode uint8
+
+const (
+	flowNone     flowMode = iota // no deadlock avoidance (or none needed: meshes)
+	flowDateline                 // dateline VC classes on wrapping dimensions
+	flowBubble                   // bubble flow control on wrapping dimensions
+)
+
+// gridAlg routes on rings, meshes, tori and hypercubes.
+type gridAlg struct {
+	base
+	mode     gridMode
+	flow     flowMode
+	pol      policy
+	n        int
+	k        []int32
+	stride   []int32
+	pow2     bool
+	shift    []uint8
+	mask     []int32
+	wrap     []bool
+	plus     []int32
+	minus    []int32
+	netPorts int
+	conc     int
+	routers  int
+	phases   int // VC classes per dateline half: 2 for Valiant, else 1
+}
+
+func newGridAlg(name, baseName, variant string, g *topology.Grid, opt Options) *gridAlg {
+	a := &gridAlg{n: g.NumDims(), netPorts: g.NetPorts(), conc: g.Concentration(), routers: g.NumRouters(), pow2: true, phases: 1}
+	wrap := hasWrap(g)
+	switch baseName {
+	case "dor":
+		a.mode = modeDOR
+	case "adaptive":
+		a.mode = modeAdaptive
+	case "minimal":
+		a.mode = modeMinimal
+		a.pol = policyOf(variant)
+	case "valiant":
+		a.mode = modeValiant
+		a.phases = 2
+	}
+	if wrap {
+		switch {
+		case variant == "bubble" || a.mode == modeAdaptive:
+			a.flow = flowBubble
+		case variant == "none" || a.mode == modeMinimal:
+			a.flow = flowNone
+		default:
+			a.flow = flowDateline
+		}
+	}
+	classes := a.phases
+	switch {
+	case a.flow == flowDateline:
+		classes = 2 * a.phases
+	case a.mode == modeAdaptive:
+		classes = 2 // class 0 = escape VC 0, class 1 = adaptive VCs
+	}
+	a.base = newBase(name, g, opt, classes)
+	if a.mode == modeAdaptive {
+		// Exactly one escape VC, whatever the VC count.
+		a.vcLo[0], a.vcHi[0], a.vcLo[1], a.vcHi[1] = 0, 1, 1, uint8(opt.VCs)
+		for v := range a.vcClass {
+			a.vcClass[v] = uint8(min(v, 1))
+		}
+	}
+	if a.pol == policyRR {
+		a.rr = make([]uint32, a.routers)
+	}
+	for d := 0; d < a.n; d++ {
+		k := g.Size(d)
+		a.k = append(a.k, int32(k))
+		a.stride = append(a.stride, int32(g.Stride(d)))
+		a.wrap = append(a.wrap, g.Wraps(d))
+		a.plus = append(a.plus, int32(g.PortOf(d, +1)))
+		a.minus = append(a.minus, int32(g.PortOf(d, -1)))
+		if k&(k-1) != 0 {
+			a.pow2 = false
+		}
+		sh := 0
+		for 1<<sh < g.Stride(d) {
+			sh++
+		}
+		a.shift = append(a.shift, uint8(sh))
+		a.mask = append(a.mask, int32(k-1))
+	}
+	a.max = a.netPorts*opt.VCs + 1
+	return a
+}
+
+func (a *gridAlg) coord(r, d int) int {
+	if a.pow2 {
+		return (r >> a.shift[d]) & int(a.mask[d])
+	}
+	return (r / int(a.stride[d])) % int(a.k[d])
+}
+
+// Init fills st; Valiant routes pick their intermediate router here.
+func (a *gridAlg) Init(st *State, src, dst int) {
+	a.initState(st, src, dst)
+	if a.mode == modeValiant {
+		st.Inter = int32(a.intn(a.routers))
+		if r, _ := a.topo.Attach(src); r == int(st.DstRouter) {
+			// Nodes of one router talk through it; no detour.
+			st.Inter, st.Phase = -1, 1
+		}
+	}
+}
+
+// dir returns the direction to travel along dimension d from x to y (x !=
+// y): +1, -1, or 0 for a dimension of size 2; tie reports that both
+// directions are minimal (half-way round a ring of even size).
+func (a *gridAlg) dir(d, x, y int) (dir int, tie bool) {
+	k := int(a.k[d])
+	if k == 2 {
+		return 0, false
+	}
+	if !a.wrap[d] {
+		if y > x {
+			return +1, false
+		}
+		return -1, false
+	}
+	delta := y - x
+	if delta < 0 {
+		delta += k
+	}
+	switch {
+	case 2*delta < k:
+		return +1, false
+	case 2*delta == k:
+		return +1, true
+	}
+	return -1, false
+}
+
+func (a *gridAlg) port(d, dir int) int {
+	if dir < 0 {
+		return int(a.minus[d])
+	}
+	return int(a.plus[d])
+}
+
+// arrival is the input port of a packet travelling along d in direction dir.
+func (a *gridAlg) arrival(d, dir int) int {
+	if dir < 0 {
+		return int(a.plus[d])
+	}
+	return int(a.minus[d])
+}
+
+// Route implements Algorithm.
+func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
+	target := int(st.DstRouter)
+	phase := 0
+	var detour Flags
+	if a.mode == modeValiant {
+		if st.Phase == 0 && r == int(st.Inter) {
+			st.Phase = 1
+		}
+		if st.Phase == 0 {
+			target = int(st.Inter)
+		} else {
+			phase = 1
+		}
+		detour = Detour
+	}
+	if r == target && (a.mode != modeValiant || st.Phase == 1) {
+		return append(out, Choice{Port: int32(a.netPorts + int(st.Dst)%a.conc), Flags: Eject})
+	}
+	switch a.mode {
+	case modeDOR, modeValiant:
+		for d := 0; d < a.n; d++ {
+			if x, y := a.coord(r, d), a.coord(target, d); x != y {
+				dir, _ := a.dir(d, x, y)
+				return a.dorChoices(out, r, inPort, inVC, d, x, dir, phase, detour)
+			}
+		}
+	case modeAdaptive:
+		start := len(out)
+		var escD, escX, escDir int = -1, 0, 0
+		for d := 0; d < a.n; d++ {
+			x, y := a.coord(r, d), a.coord(target, d)
+			if x == y {
+				continue
+			}
+			dir, tie := a.dir(d, x, y)
+			if escD < 0 {
+				escD, escX, escDir = d, x, dir
+			}
+			out = a.appendVCs(out, a.port(d, dir), 1, 0)
+			if tie {
+				out = a.appendVCs(out, a.port(d, -dir), 1, 0)
+			}
+		}
+		a.order(policyQueue, r, out[start:], int(a.vcHi[1]-a.vcLo[1]))
+		return a.dorChoices(out, r, inPort, inVC, escD, escX, escDir, 0, Escape)
+	case modeMinimal:
+		start := len(out)
+		for d := 0; d < a.n; d++ {
+			x, y := a.coord(r, d), a.coord(target, d)
+			if x == y {
+				continue
+			}
+			dir, tie := a.dir(d, x, y)
+			out = a.appendVCs(out, a.port(d, dir), 0, 0)
+			if tie {
+				out = a.appendVCs(out, a.port(d, -dir), 0, 0)
+			}
+		}
+		a.order(a.pol, r, out[start:], a.vcs)
+		return out
+	}
+	return out
+}
+
+// dorChoices appends the dimension-order hop along d (coordinate x,
+// direction dir) on the VCs its flow control allows. phase selects the
+// Valiant VC class; f is added to every choice.
+func (a *gridAlg) dorChoices(out []Choice, r, inPort, inVC, d, x, dir, phase int, f Flags) []Choice {
+	port := a.port(d, dir)
+	if !a.wrap[d] || a.flow == flowNone {
+		c := phase
+		if a.flow == flowDateline {
+			c = 2 * phase
+		}
+		if a.mode == modeAdaptive {
+			c = 0
+		}
+		return a.appendVCs(out, port, c, f)
+	}
+	sameRing := inPort == a.arrival(d, dir)
+	switch a.flow {
+	case flowDateline:
+		inClass := int(a.vcClass[inVC])
+		crossed := sameRing && inClass == 2*phase+1
+		if (dir > 0 && x == int(a.k[d])-1) || (dir < 0 && x == 0) {
+			crossed = true // this hop is the wraparound link
+		}
+		c := 2 * phase
+		if crossed {
+			c++
+		}
+		return a.appendVCs(out, port, c, f)
+	case flowBubble:
+		c := phase
+		if a.mode == modeAdaptive {
+			c = 0
+		}
+		lo, hi := int(a.vcLo[c]), int(a.vcHi[c])
+		// Continuing on the same ring and VC needs no bubble; list it first.
+		if sameRing && inVC >= lo && inVC < hi {
+			out = append(out, Choice{Port: int32(port), VC: uint8(inVC), Flags: f})
+		}
+		for v := lo; v < hi; v++ {
+			if !(sameRing && v == inVC) {
+				out = append(out, Choice{Port: int32(port), VC: uint8(v), Flags: f | Bubble})
+			}
+		}
+		return out
+	}
+	return out
+}
