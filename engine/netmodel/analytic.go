@@ -1,0 +1,330 @@
+package netmodel
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracesim/tracesim/engine/des"
+)
+
+// Model is an analytic, contention-free network model: the time a
+// message takes depends only on its size and its distance.
+type Model interface {
+	// Name returns the model's name.
+	Name() string
+	// Latency is the time from the moment a message starts leaving its
+	// source until its destination has it, over hops links (hops ≥ 1).
+	Latency(bytes int64, hops int) des.Time
+	// Occupancy is how long a message keeps its source's injection port
+	// busy: the gap before the next message can start when injections
+	// are serialised.
+	Occupancy(bytes int64) des.Time
+	// Serialized reports whether the model queues the messages leaving
+	// one node behind each other (LogGOPS's g and G) even when the engine
+	// does not ask for it.
+	Serialized() bool
+}
+
+// Analytic is the Network of an analytic Model: each message costs one
+// delivery event (two when its injection must be reported). Messages
+// between ranks on the same node take no time.
+type Analytic struct {
+	model     Model
+	dist      Distance
+	serialize bool
+	h         Host
+	// nicFree is when each node's injection port is next free.
+	nicFree   []des.Time
+	inFlight  int
+	delivered uint64
+	bytes     int64
+}
+
+// Event kinds of the analytic network.
+const (
+	evDeliver uint8 = iota
+	evInjected
+)
+
+// NewAnalytic returns a network of nodes nodes driven by model over the
+// distances dist. serialize makes every node's messages leave one after
+// the other (each holding the port for the model's Occupancy), as the
+// engine's inject mode needs; models that serialise by themselves do it
+// regardless.
+func NewAnalytic(model Model, dist Distance, nodes int, serialize bool) *Analytic {
+	return &Analytic{
+		model: model, dist: dist,
+		serialize: serialize || model.Serialized(),
+		nicFree:   make([]des.Time, nodes),
+	}
+}
+
+// Name returns the model's name.
+func (a *Analytic) Name() string { return a.model.Name() }
+
+// Model returns the analytic model.
+func (a *Analytic) Model() Model { return a.model }
+
+// Attach connects the network to the engine.
+func (a *Analytic) Attach(h Host) { a.h = h }
+
+// Send computes m's injection and arrival times and schedules them.
+func (a *Analytic) Send(m Message) {
+	now := a.h.Now()
+	start := now
+	hops := a.dist.Hops(int(m.Src), int(m.Dst))
+	var occ des.Time
+	if hops > 0 {
+		occ = a.model.Occupancy(m.Bytes)
+		if a.serialize {
+			start = max(now, a.nicFree[m.Src])
+			a.nicFree[m.Src] = start + occ
+		}
+	}
+	arrive := start
+	if hops > 0 {
+		arrive += a.model.Latency(m.Bytes, hops)
+	}
+	a.inFlight++
+	if m.NotifyInjected {
+		a.h.Schedule(start+occ, evInjected, m.ID, 0)
+	}
+	a.h.Schedule(arrive, evDeliver, m.ID, m.Bytes)
+}
+
+// Handle delivers a message or reports its injection.
+func (a *Analytic) Handle(e des.Event) {
+	switch e.Kind {
+	case evDeliver:
+		a.inFlight--
+		a.delivered++
+		a.bytes += e.Arg
+		a.h.Delivered(e.Obj)
+	case evInjected:
+		a.h.Injected(e.Obj)
+	}
+}
+
+// InFlight returns the number of messages not yet delivered.
+func (a *Analytic) InFlight() int { return a.inFlight }
+
+// Metrics reports the delivery counters.
+func (a *Analytic) Metrics(m *Metrics) {
+	m.Delivered = a.delivered
+	m.Bytes = a.bytes
+	m.InFlight = a.inFlight
+	if a.h != nil {
+		m.Time = a.h.Now().Seconds()
+	}
+}
+
+// Explain returns nothing: an analytic network always delivers.
+func (a *Analytic) Explain() []string { return nil }
+
+// SendOverhead returns the model's sender CPU overhead, if it has one.
+func (a *Analytic) SendOverhead(bytes int64) des.Time {
+	if o, ok := a.model.(Overheads); ok {
+		return o.SendOverhead(bytes)
+	}
+	return 0
+}
+
+// RecvOverhead returns the model's receiver CPU overhead, if it has one.
+func (a *Analytic) RecvOverhead(bytes int64) des.Time {
+	if o, ok := a.model.(Overheads); ok {
+		return o.RecvOverhead(bytes)
+	}
+	return 0
+}
+
+// Estimate returns the time of one message of the given size between
+// neighbours: its one-hop latency plus the models' CPU overheads.
+func (a *Analytic) Estimate(bytes int64) des.Time {
+	return a.model.Latency(bytes, 1) + a.SendOverhead(bytes) + a.RecvOverhead(bytes)
+}
+
+// perByte returns n bytes × t picoseconds per byte, rounded to the nearest
+// picosecond.
+func perByte(n int64, t float64) des.Time {
+	if n <= 0 || t == 0 {
+		return 0
+	}
+	v := math.Round(float64(n) * t)
+	if v >= math.MaxInt64/2 {
+		return des.Never / 2
+	}
+	return des.Time(v)
+}
+
+// ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// Switching is a PUPPET switching technique.
+type Switching uint8
+
+// Switching techniques (PUPPET thesis, Table 3.1).
+const (
+	StoreAndForward Switching = iota
+	CutThrough
+	Circuit
+	Wormhole
+)
+
+var switchingNames = [...]string{
+	StoreAndForward: "store-and-forward",
+	CutThrough:      "cut-through",
+	Circuit:         "circuit",
+	Wormhole:        "wormhole",
+}
+
+// String returns the technique's name as the --switching flag spells it.
+func (s Switching) String() string {
+	if int(s) < len(switchingNames) {
+		return switchingNames[s]
+	}
+	return fmt.Sprintf("switching(%d)", uint8(s))
+}
+
+// ParseSwitching returns the technique named s (also "saf", "packet",
+// "vct").
+func ParseSwitching(s string) (Switching, error) {
+	switch s {
+	case "store-and-forward", "saf", "packet":
+		return StoreAndForward, nil
+	case "cut-through", "vct", "virtual-cut-through":
+		return CutThrough, nil
+	case "circuit":
+		return Circuit, nil
+	case "wormhole":
+		return Wormhole, nil
+	}
+	return 0, fmt.Errorf("unknown switching %q (expected store-and-forward, cut-through, circuit or wormhole)", s)
+}
+
+// Puppet is the network model of the PUPPET thesis (Barry, 1996). A link
+// carries k bytes in t(k) = i·⌈k/p⌉ + k·t1 (i + k·t1 without packets);
+// over d links a message of s bytes takes, without contention,
+// store-and-forward d·t(s), virtual cut-through d·t(h) + t(s), circuit
+// switching d·t(c) + t(s) with the control packet c = h, and wormhole
+// (d − 1 + ⌈s/f⌉)·t(f). A message of 0 bytes still pays for one packet
+// and one flit.
+type Puppet struct {
+	Switching Switching
+	// Startup is i, the start-up time per packet.
+	Startup des.Time
+	// PerByte is t1 in picoseconds per byte.
+	PerByte float64
+	// PacketSize is p in bytes; 0 means unpacketised (p = ∞).
+	PacketSize int64
+	// Header is h, the header of cut-through and the control packet of
+	// circuit switching, in bytes.
+	Header int64
+	// Flit is f, the flit size of wormhole switching, in bytes.
+	Flit int64
+}
+
+// Name returns "puppet".
+func (p *Puppet) Name() string { return "puppet" }
+
+// Link returns t(k), the time one link takes to carry k bytes.
+func (p *Puppet) Link(k int64) des.Time {
+	packets := int64(1)
+	if p.PacketSize > 0 && k > 0 {
+		packets = ceilDiv(k, p.PacketSize)
+	}
+	return p.Startup*des.Time(packets) + perByte(k, p.PerByte)
+}
+
+// Latency returns the no-contention latency of Table 3.1.
+func (p *Puppet) Latency(s int64, d int) des.Time {
+	if d <= 0 {
+		return 0
+	}
+	D := des.Time(d)
+	switch p.Switching {
+	case CutThrough, Circuit:
+		return D*p.Link(p.Header) + p.Link(s)
+	case Wormhole:
+		f := max(p.Flit, 1)
+		flits := max(ceilDiv(s, f), 1)
+		return (D - 1 + des.Time(flits)) * p.Link(f)
+	}
+	return D * p.Link(s)
+}
+
+// Occupancy is the time the message holds the first link.
+func (p *Puppet) Occupancy(s int64) des.Time {
+	if p.Switching == Wormhole {
+		f := max(p.Flit, 1)
+		return des.Time(max(ceilDiv(s, f), 1)) * p.Link(f)
+	}
+	return p.Link(s)
+}
+
+// Serialized returns false: PUPPET ignores contention.
+func (p *Puppet) Serialized() bool { return false }
+
+// LogGOPS is the LogGOPS model (Hoefler et al., as in LogGOPSim): per
+// message of s bytes the sender's CPU is busy o + (s−1)·O, its network
+// interface g + (s−1)·G, the first byte arrives L after the message
+// leaves, and the receiver's CPU is busy o + max((s−1)·O, (s−1)·G) once
+// the message has arrived, which covers the time the rest of the bytes
+// take to stream in. Messages leaving one node are serialised by g and
+// G. S, the eager limit, is applied by the engine.
+type LogGOPS struct {
+	// L is the latency, Overhead o and Gap g.
+	L, Overhead, Gap des.Time
+	// PerByteGap is G and PerByteOverhead O, in picoseconds per byte.
+	PerByteGap, PerByteOverhead float64
+}
+
+// Name returns "loggops".
+func (l *LogGOPS) Name() string { return "loggops" }
+
+func (l *LogGOPS) rest(s int64) int64 { return max(s-1, 0) }
+
+// Latency returns L, the first byte's flight, whatever the distance.
+func (l *LogGOPS) Latency(s int64, d int) des.Time { return l.L }
+
+// Occupancy returns g + (s−1)·G.
+func (l *LogGOPS) Occupancy(s int64) des.Time { return l.Gap + perByte(l.rest(s), l.PerByteGap) }
+
+// Serialized returns true: g and G gap successive messages.
+func (l *LogGOPS) Serialized() bool { return true }
+
+// SendOverhead returns o + (s−1)·O.
+func (l *LogGOPS) SendOverhead(s int64) des.Time {
+	return l.Overhead + perByte(l.rest(s), l.PerByteOverhead)
+}
+
+// RecvOverhead returns o + max((s−1)·O, (s−1)·G).
+func (l *LogGOPS) RecvOverhead(s int64) des.Time {
+	return l.Overhead + max(perByte(l.rest(s), l.PerByteOverhead), perByte(l.rest(s), l.PerByteGap))
+}
+
+// CM02 is SimGrid's CM02 network model on a star cluster (each host a
+// private link of bandwidth Bandwidth and latency Latency to one switch)
+// without contention: a message between two hosts crosses two links and
+// takes 2·Latency + (s + Envelope)/Bandwidth; SMPI adds a 16-byte
+// envelope to every message.
+type CM02 struct {
+	LinkLatency des.Time
+	// PerByte is 1/bandwidth, in picoseconds per byte.
+	PerByte  float64
+	Envelope int64
+}
+
+// Name returns "simgrid".
+func (c *CM02) Name() string { return "simgrid" }
+
+// Latency returns 2·lat + (s + envelope)/bw; the distance does not
+// matter on a star.
+func (c *CM02) Latency(s int64, d int) des.Time {
+	return 2*c.LinkLatency + perByte(s+c.Envelope, c.PerByte)
+}
+
+// Occupancy returns (s + envelope)/bw.
+func (c *CM02) Occupancy(s int64) des.Time { return perByte(s+c.Envelope, c.PerByte) }
+
+// Serialized returns false: SimGrid shares links rather than queueing.
+func (c *CM02) Serialized() bool { return false }

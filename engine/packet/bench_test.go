@@ -1,0 +1,58 @@
+package packet
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+)
+
+// BenchmarkPacketHops drives the network alone with uniform random traffic
+// (every node sends messages of 8 packets of 64 B to random nodes, all
+// offered at once) and reports packet hops (link traversals, injection and
+// ejection included) per second of wall time and kernel events per hop.
+// One op is one whole run.
+func BenchmarkPacketHops(b *testing.B) {
+	cases := []struct {
+		name, spec, routing string
+		vcs                 int
+	}{
+		{"torus16x16-dor", "torus:16x16", "dor", 2},
+		{"torus16x16-adaptive", "torus:16x16", "adaptive", 3},
+		{"fattree-k8-l3", "fattree:k=8,levels=3", "updown", 1},
+		{"dragonfly-p4a8h4", "dragonfly:p=4,a=8,h=4", "minimal", 2},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			topo := parseTopo(b, tc.spec)
+			var hops, events uint64
+			var wall time.Duration
+			b.ReportAllocs()
+			for range b.N {
+				h := newHost(b, Config{Topology: topo, Routing: tc.routing, VCs: tc.vcs, Buffer: 4,
+					PacketSize: 48, Header: 16, RouterDelay: 5 * des.Nanosecond})
+				rng := rand.New(rand.NewPCG(1, 2))
+				N := topo.NumNodes()
+				id := int32(0)
+				for range 16 {
+					for src := range N {
+						h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 8 * 48})
+						id++
+					}
+				}
+				start := time.Now()
+				h.run()
+				wall += time.Since(start)
+				if len(h.delivered) != int(id) {
+					b.Fatalf("%d of %d delivered", len(h.delivered), id)
+				}
+				hops += h.net.hops
+				events += h.k.Events()
+			}
+			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
+			b.ReportMetric(float64(events)/float64(hops), "events/hop")
+		})
+	}
+}

@@ -1,0 +1,408 @@
+package packet
+
+import (
+	"fmt"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// Link groups of every topology.
+const (
+	groupInject uint8 = iota
+	groupEject
+)
+
+var dimNames = []string{"x", "y", "z", "w"}
+
+func dimName(d int) string {
+	if d < len(dimNames) {
+		return dimNames[d]
+	}
+	return fmt.Sprintf("d%d", d)
+}
+
+// groups assigns every link a group (see netmodel.Metrics.Groups).
+func (n *Network) groups() {
+	t := n.topo
+	n.groupNames = []string{"inject", "eject"}
+	index := map[string]uint8{"inject": groupInject, "eject": groupEject}
+	id := func(name string) uint8 {
+		g, ok := index[name]
+		if !ok {
+			g = uint8(len(n.groupNames))
+			index[name] = g
+			n.groupNames = append(n.groupNames, name)
+		}
+		return g
+	}
+	// Name the groups in a stable order first: grid directions, levels.
+	switch g := t.(type) {
+	case *topology.Grid:
+		for p := 0; p < g.NetPorts(); p++ {
+			d, dir, _ := g.PortDim(p)
+			id(gridGroup(d, dir))
+		}
+	case *topology.FatTree:
+		for l := 0; l+1 < g.Levels(); l++ {
+			id(fmt.Sprintf("up%d", l))
+			id(fmt.Sprintf("down%d", l))
+		}
+	case *topology.Dragonfly:
+		id("local")
+		id("global")
+	}
+	L := t.NumLinks()
+	n.linkGroup = make([]uint8, L)
+	grid, _ := t.(*topology.Grid)
+	for i := 0; i < L; i++ {
+		l := t.Link(topology.LinkID(i))
+		if !l.Valid {
+			continue
+		}
+		var g uint8
+		switch {
+		case l.Class == topology.ClassTerminal && l.From.Kind == topology.PeerNode:
+			g = groupInject
+		case l.Class == topology.ClassTerminal:
+			g = groupEject
+		case grid != nil:
+			d, dir, _ := grid.PortDim(l.From.Port)
+			g = id(gridGroup(d, dir))
+		case l.Class == topology.ClassUp || l.Class == topology.ClassDown:
+			g = id(fmt.Sprintf("%s%d", l.Class, l.Level))
+		default:
+			g = id(l.Class.String())
+		}
+		if l.Class != topology.ClassTerminal {
+			n.routerLinks++
+		}
+		n.linkGroup[i] = g
+	}
+	n.groupLinks = make([]int, len(n.groupNames))
+	for i := 0; i < L; i++ {
+		if t.Link(topology.LinkID(i)).Valid {
+			n.groupLinks[n.linkGroup[i]]++
+		}
+	}
+}
+
+func gridGroup(d, dir int) string {
+	switch dir {
+	case +1:
+		return dimName(d) + "+"
+	case -1:
+		return dimName(d) + "-"
+	}
+	return dimName(d)
+}
+
+// busyAt is link l's transmission time up to time t. Reservations made up
+// to t that end after it form one contiguous block ending at linkFree,
+// because a link is reserved from the later of now and its free time.
+func (n *Network) busyAt(l int, t des.Time) des.Time {
+	return n.links[l].busy - max(0, n.links[l].free-t)
+}
+
+// areaAt is buffer iv's occupancy integral up to time t.
+func (n *Network) areaAt(iv int, t des.Time) float64 {
+	q := &n.ins[iv]
+	return q.area + float64(n.ins[iv].count)*float64(t-q.last)
+}
+
+// sampler measures the network every period in which it carries traffic.
+// It needs no events of its own: the network's state only changes at its
+// events, so the sample of a period that ended at T can be taken at the
+// next event after T (flush), from the state the network was in at T —
+// links busy up to T, buffers' occupancy integrals up to T, the counters
+// of the events up to T.
+type sampler struct {
+	n      *Network
+	period des.Time
+	next   des.Time // end of the current period
+	dirty  bool     // the network had an event during the current period
+	last   des.Time // end of the last period measured
+	// Marks at the end of the last period.
+	busyMark  []des.Time
+	bytesMark []int64
+	lastUtil  []float32
+	areaMark  []float64
+	lastMean  []float32
+	lastMax   []uint16
+	// Accumulated during the current period.
+	delivered uint64
+	packets   uint64
+	injected  int64
+	longWaits uint64
+	msgLat    latAcc
+	pktLat    latAcc
+	sample    netmodel.Sample
+	groupBusy []des.Time
+}
+
+func (s *sampler) init(n *Network) {
+	s.n = n
+	s.period = n.cfg.SamplePeriod
+	s.next = s.period
+	if s.period <= 0 {
+		return
+	}
+	L := len(n.links)
+	s.busyMark = make([]des.Time, L)
+	s.bytesMark = make([]int64, L)
+	s.lastUtil = make([]float32, L)
+	s.areaMark = make([]float64, len(n.ins))
+	s.lastMean = make([]float32, len(n.ins))
+	s.lastMax = make([]uint16, len(n.ins))
+	s.groupBusy = make([]des.Time, len(n.groupNames))
+	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
+}
+
+// flush measures every period that ended at or before now, before the
+// network changes at now. Periods without traffic are skipped.
+func (s *sampler) flush(now des.Time) {
+	for s.period > 0 && s.next <= now {
+		if !s.dirty && s.n.inFlight == 0 {
+			s.next = (now/s.period + 1) * s.period
+			return
+		}
+		s.tick(s.next)
+		s.dirty = false
+		s.next += s.period
+	}
+}
+
+// event flushes the finished periods and marks the current one active.
+func (s *sampler) event(now des.Time) {
+	if s.period > 0 {
+		s.flush(now)
+		s.dirty = true
+	}
+}
+
+// finish measures the last period once the simulation has ended at now:
+// nothing changes afterwards.
+func (s *sampler) finish(now des.Time) {
+	s.flush(now)
+	if s.period > 0 && (s.dirty || s.n.inFlight > 0) {
+		s.tick(s.next)
+		s.dirty = false
+		s.next += s.period
+	}
+}
+
+// tick measures the period ending at t.
+func (s *sampler) tick(t des.Time) {
+	n := s.n
+	period := t - s.last
+	if s.last == 0 || period > s.period {
+		period = s.period
+	}
+	sm := &s.sample
+	sm.Time, sm.Period = t, period
+	sm.Delivered, sm.Packets, sm.InjectedBytes, sm.LongWaits = s.delivered, s.packets, s.injected, s.longWaits
+	sm.MessageLatency, sm.PacketLatency = s.msgLat.summary(), s.pktLat.summary()
+	sm.PacketsInFlight = n.pktInFlight
+	sm.Links = sm.Links[:0]
+	sm.Queues = sm.Queues[:0]
+	for g := range s.groupBusy {
+		s.groupBusy[g] = 0
+		sm.Groups[g] = netmodel.GroupSample{Name: n.groupNames[g]}
+	}
+	sm.LevelShare = n.levelShare(sm.LevelShare[:0], func(l int) int64 { return n.links[l].bytes - s.bytesMark[l] })
+	var routerBusy des.Time
+	sm.MaxUtilisation = 0
+	for l := range n.links {
+		if n.links[l].ps == 0 {
+			continue
+		}
+		b := n.busyAt(l, t)
+		db := b - s.busyMark[l]
+		dbytes := n.links[l].bytes - s.bytesMark[l]
+		s.busyMark[l], s.bytesMark[l] = b, n.links[l].bytes
+		u := min(float64(db)/float64(period), 1)
+		s.lastUtil[l] = float32(u)
+		if db == 0 && dbytes == 0 {
+			continue
+		}
+		g := n.linkGroup[l]
+		s.groupBusy[g] += db
+		sm.Groups[g].Bytes += dbytes
+		if g != groupInject && g != groupEject {
+			routerBusy += db
+		}
+		sm.MaxUtilisation = max(sm.MaxUtilisation, u)
+		sm.Links = append(sm.Links, netmodel.LinkSample{ID: int32(l), Bytes: dbytes, Utilisation: u})
+	}
+	for g := range s.groupBusy {
+		if k := n.groupLinks[g]; k > 0 {
+			sm.Groups[g].Utilisation = float64(s.groupBusy[g]) / float64(period) / float64(k)
+		}
+	}
+	sm.Utilisation = 0
+	if n.routerLinks > 0 {
+		sm.Utilisation = float64(routerBusy) / float64(period) / float64(n.routerLinks)
+	}
+	for iv := range n.ins {
+		q := &n.ins[iv]
+		a := n.areaAt(iv, t)
+		mean := (a - s.areaMark[iv]) / float64(period)
+		s.areaMark[iv] = a
+		s.lastMean[iv], s.lastMax[iv] = float32(mean), q.pmax
+		if q.pmax > 0 {
+			gp := int32(iv) / n.nv
+			r := n.ports[gp].router
+			sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: gp - n.portBase[r], VC: int32(iv) - gp*n.nv,
+				Cur: int32(n.ins[iv].count), Max: int32(q.pmax), Mean: mean})
+		}
+		q.pmax = n.ins[iv].count
+	}
+	s.delivered, s.packets, s.injected, s.longWaits = 0, 0, 0, 0
+	s.msgLat, s.pktLat = latAcc{}, latAcc{}
+	s.last = t
+	if n.cfg.OnSample != nil {
+		n.cfg.OnSample(sm)
+	}
+}
+
+// levelShare appends, for a fat tree, the share of traffic per highest
+// level reached, from the bytes bytes(l) of every link l; nil otherwise.
+func (n *Network) levelShare(out []float64, bytes func(l int) int64) []float64 {
+	ft, ok := n.topo.(*topology.FatTree)
+	if !ok {
+		return nil
+	}
+	L := ft.Levels()
+	up := make([]int64, L+1) // up[0]: injected; up[l+1]: climbed above level l
+	for l := range n.links {
+		if n.links[l].ps == 0 {
+			continue
+		}
+		switch n.linkGroup[l] {
+		case groupInject:
+			up[0] += bytes(l)
+		default:
+			lk := n.topo.Link(topology.LinkID(l))
+			if lk.Class == topology.ClassUp {
+				up[lk.Level+1] += bytes(l)
+			}
+		}
+	}
+	for l := 0; l < L; l++ {
+		share := 0.0
+		if up[0] > 0 {
+			share = float64(up[l]-up[l+1]) / float64(up[0])
+		}
+		out = append(out, max(share, 0))
+	}
+	return out
+}
+
+// Metrics reports the network's counters, every link, buffer and network
+// interface, and the link groups (see netmodel.Metrics).
+func (n *Network) Metrics(m *netmodel.Metrics) {
+	now := n.h.Now()
+	n.smp.flush(now)
+	t := n.topo
+	m.Delivered, m.Bytes, m.InFlight = n.delivered, n.bytes, n.inFlight
+	m.Topology, m.Layout = t, n.Layout()
+	m.Spec, m.Routing, m.VCs, m.Buffer = t.Spec(), n.alg.Name(), int(n.nv), int(n.nb)
+	m.Time = now.Seconds()
+	m.SamplePeriod = n.smp.period.Seconds()
+	m.LastSample = n.smp.last.Seconds()
+	m.Packets, m.PacketsInFlight, m.Hops = n.packets, n.pktInFlight, n.hops
+	m.PacketLatency, m.MessageLatency = n.pktLat.summary(), n.msgLat.summary()
+	m.WaitThreshold, m.LongWaits = n.cfg.WaitThreshold.Seconds(), n.longWaits
+	m.LevelShare = n.levelShare(nil, func(l int) int64 { return n.links[l].bytes })
+	sampled := n.smp.period > 0 && n.smp.last > 0
+
+	groups := make([]netmodel.GroupMetric, len(n.groupNames))
+	for g := range groups {
+		groups[g] = netmodel.GroupMetric{Name: n.groupNames[g], Links: n.groupLinks[g]}
+	}
+	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
+	grid, _ := t.(*topology.Grid)
+	for l := range n.links {
+		if n.links[l].ps == 0 {
+			continue
+		}
+		lk := t.Link(topology.LinkID(l))
+		busy := n.busyAt(l, now)
+		lm := netmodel.LinkMetric{ID: int32(l), From: int32(lk.From.ID), To: int32(lk.To.ID),
+			FromNode: lk.From.Kind == topology.PeerNode, ToNode: lk.To.Kind == topology.PeerNode,
+			Class: lk.Class.String(), Level: int32(lk.Level),
+			Bytes: n.links[l].bytes, Packets: n.links[l].packets, Busy: busy.Seconds()}
+		if grid != nil && lk.Class == topology.ClassNetwork {
+			_, dir, _ := grid.PortDim(lk.From.Port)
+			lm.Dir = int8(dir)
+		}
+		if now > 0 {
+			lm.MeanUtilisation = min(float64(busy)/float64(now), 1)
+		}
+		lm.Utilisation = lm.MeanUtilisation
+		if sampled {
+			lm.Utilisation = float64(n.smp.lastUtil[l])
+		}
+		g := &groups[n.linkGroup[l]]
+		g.Bytes += lm.Bytes
+		g.Utilisation += lm.Utilisation
+		g.MeanUtilisation += lm.MeanUtilisation
+		m.Links = append(m.Links, lm)
+	}
+	for g := range groups {
+		if k := groups[g].Links; k > 0 {
+			groups[g].Utilisation /= float64(k)
+			groups[g].MeanUtilisation /= float64(k)
+		}
+	}
+	m.Groups = groups
+
+	m.Queues = make([]netmodel.QueueMetric, 0, len(n.ins))
+	for iv := range n.ins {
+		gp := int32(iv) / n.nv
+		if n.ports[gp].peer == noPeer {
+			continue
+		}
+		r := n.ports[gp].router
+		q := &n.ins[iv]
+		qm := netmodel.QueueMetric{Router: r, Port: gp - n.portBase[r], VC: int32(iv) - gp*n.nv, Capacity: n.nb,
+			Cur: int32(n.ins[iv].count), Max: int32(q.max), LongWaits: uint64(q.long)}
+		if now > 0 {
+			qm.Mean = n.areaAt(iv, now) / float64(now)
+		}
+		qm.SampleMean, qm.SampleMax = qm.Mean, qm.Max
+		if sampled {
+			qm.SampleMean, qm.SampleMax = float64(n.smp.lastMean[iv]), int32(n.smp.lastMax[iv])
+		}
+		m.Queues = append(m.Queues, qm)
+	}
+	m.NICs = make([]netmodel.NICMetric, len(n.nics))
+	for i := range n.nics {
+		c := &n.nics[i]
+		m.NICs[i] = netmodel.NICMetric{Node: int32(i), Queued: c.queued, Max: c.maxQueued, QueuedBytes: c.queuedBytes}
+	}
+}
+
+// Layout returns the drawing geometry of the routers (computed once).
+func (n *Network) Layout() *netmodel.Layout {
+	if n.layout != nil {
+		return n.layout
+	}
+	t := n.topo
+	lay := &netmodel.Layout{Layout: t.Layout()}
+	var buf []int
+	R := t.NumRouters()
+	for r := 0; r < R; r++ {
+		buf = t.Coords(r, buf[:0])
+		if r == 0 {
+			lay.Stride = len(buf)
+			lay.Coords = make([]int32, 0, R*len(buf))
+		}
+		for _, c := range buf {
+			lay.Coords = append(lay.Coords, int32(c))
+		}
+	}
+	n.layout = lay
+	return lay
+}

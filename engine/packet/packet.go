@@ -1,0 +1,588 @@
+// Package packet is the packet-level network model of the simulator
+// (`--model packet`): messages are split into packets that cross the
+// routers of a topology (engine/topology) along the routes of a routing
+// algorithm (engine/routing), with virtual cut-through switching, per-VC
+// input buffers, credit-based back-pressure and a router pipeline delay.
+// It implements netmodel.Network, so the replay engine drives it like the
+// analytic models, in every replay mode.
+//
+// # Model
+//
+// A message of s bytes becomes ⌈s/PacketSize⌉ packets (one when
+// PacketSize is 0, or for an empty message), each carrying Header extra
+// bytes. The source node's network interface (NIC) keeps an injection
+// queue of messages and sends their packets, in order, over its injection
+// link into input buffer VC 0 of its router's terminal port, as long as
+// that buffer has room (credits). Every router input port has VCs virtual
+// channels, each a FIFO buffer of Buffer packets.
+//
+// Only a packet's head and tail are simulated (NSIM, seed 004 §3.1): a
+// packet whose head reaches the front of an input buffer is routed
+// RouterDelay after its head arrived (and not before the previous packet
+// of that buffer has left it); the routing algorithm's choices are tried
+// in order and the first whose downstream buffer has room for the whole
+// packet — for two packets when the choice carries routing.Bubble (bubble
+// flow control) — wins. The head leaves at s = max(now, when the output
+// link is free), the tail at e = max(s + bytes/bandwidth, when the tail
+// arrived), and both arrive latency later at the next router; the link is
+// busy from s to e. The buffer slot is released when the tail leaves, and
+// its credit reaches the upstream router one link latency later. A packet
+// that finds no room waits at the front of its buffer (head-of-line
+// blocking) until a credit returns to one of its outputs. The destination
+// NIC accepts packets as they come (its ejection queue never fills); a
+// message is delivered when its last packet's tail has arrived.
+//
+// With uniform links of bandwidth b and latency l, an uncontended message
+// of n packets of wire sizes p_1 … p_n that crosses L links and R = L − 1
+// routers (topology.PathLinks) arrives after
+//
+//	T0 = Σ p_i / b + L·l + R·RouterDelay
+//
+// — serialisation, time of flight and router delays, Dally and Towles'
+// zero-load latency of cut-through — provided the buffers are deep enough
+// to stream: (Buffer − 1)·p/b ≥ 2·l + RouterDelay (see ZeroLoad).
+//
+// Events: one per packet per router it crosses, one per message delivered
+// (two when its injection is reported), and wake-ups when waiting packets
+// get credits back; links and credits returning in the future are
+// bookkept without events. Simulations are deterministic for a seed.
+//
+// # Stalls
+//
+// The model never polls: when every packet waits for a credit that no
+// event will return, nothing is scheduled and the engine's kernel runs
+// dry. Stall (netmodel.Staller) then lists the full buffers and a cycle
+// of buffers whose head packets wait for each other, and Explain says it
+// in words; the replay engine reports both with its deadlock report.
+//
+// # Metrics
+//
+// Metrics gives per-link bytes, busy time and utilisation, per-buffer
+// occupancy (current, maximum, time-weighted mean), the packets that
+// waited longer than WaitThreshold, link groups per dimension and
+// direction, the fat-tree level shares, and packet and message latencies.
+// With SamplePeriod set, the network also measures every period in which
+// it carries traffic and hands the Sample to OnSample (CSVWriter writes
+// them as CSV).
+package packet
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/routing"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// Config describes a packet-level network.
+type Config struct {
+	// Topology is the network; every node is an endpoint.
+	Topology topology.Topology
+	// Routing names the routing algorithm (routing.Parse); empty means
+	// routing.Default for the topology and VCs.
+	Routing string
+	// VCs is the number of virtual channels per port (0: 1).
+	VCs int
+	// Buffer is the capacity of each virtual channel's input buffer, in
+	// packets (0: 4).
+	Buffer int
+	// PacketSize is the largest payload of a packet in bytes; 0 sends
+	// every message as one packet.
+	PacketSize int64
+	// Header is added to every packet's payload.
+	Header int64
+	// RouterDelay is the router pipeline delay (routing, VC and switch
+	// allocation) between a head's arrival and its earliest departure.
+	RouterDelay des.Time
+	// WaitThreshold is the time in a buffer beyond RouterDelay above
+	// which a packet counts as a long wait (0: 1 µs).
+	WaitThreshold des.Time
+	// SamplePeriod is the period of the metrics samples; 0 disables them.
+	SamplePeriod des.Time
+	// OnSample, when set, receives every sample on the simulation
+	// goroutine. The Sample and its slices are reused afterwards.
+	OnSample func(*netmodel.Sample)
+	// Seed seeds the routing algorithm's random choices.
+	Seed uint64
+}
+
+// The interfaces the network implements.
+var (
+	_ netmodel.Network   = (*Network)(nil)
+	_ netmodel.Staller   = (*Network)(nil)
+	_ netmodel.Estimator = (*Network)(nil)
+	_ netmodel.Finisher  = (*Network)(nil)
+	_ routing.Queues     = (*Network)(nil)
+)
+
+// Limits of the model's compact indexing.
+const (
+	// MaxBuffer is the largest buffer, in packets.
+	MaxBuffer = 4096
+	// maxIndex bounds router ports × VCs (event objects are int32).
+	maxIndex = math.MaxInt32 / 2
+)
+
+// Event kinds of the network (netmodel.Host.Schedule kinds).
+const (
+	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed
+	evWake                  // obj: output port whose waiters retry
+	evNIC                   // obj: node whose NIC may inject again
+	evInjected              // obj: message slot whose last packet left its NIC
+	evDeliver               // obj: message slot whose last packet arrived
+)
+
+// noPeer marks a port that leads nowhere in Network.peer.
+const noPeer = math.MinInt32
+
+// Network is a packet-level network. It is driven by one simulation
+// goroutine (netmodel.Host); its Metrics are copies safe to hand to other
+// goroutines.
+type Network struct {
+	cfg   Config
+	topo  topology.Topology
+	alg   routing.Algorithm
+	h     netmodel.Host
+	nv    int32 // virtual channels per port
+	nb    int32 // buffer slots per virtual channel
+	delay des.Time
+	// choices is the routing buffer (capacity MaxChoices).
+	choices []routing.Choice
+
+	// Ports: router r's port p has the global index gp = portBase[r]+p.
+	portBase []int32
+	ports    []port
+	// medium[r] is the shared channel of a bus router, or -1 (nil when
+	// no router has one).
+	medium []int32
+
+	// Links, by link id.
+	links       []link
+	linkGroup   []uint8
+	groupNames  []string
+	groupLinks  []int
+	routerLinks int // router-to-router links (for mean utilisation)
+
+	// Input buffers, by input VC iv = gp·V + vc; fifo[iv·B + slot]
+	// holds their packets.
+	ins  []inBuf
+	fifo []int32
+
+	// Output VCs ov = gp·V + vc: credits towards the downstream buffer;
+	// pend[ov·B + slot] the times credits come back.
+	outs    []outVC
+	pend    []des.Time
+	waiters [][]waiter
+	wakeAt  []des.Time
+
+	nics    []nic
+	nicPend []des.Time // node·B + slot
+
+	pk     []pkt
+	freePk int32
+	msgs   []msg
+	freeMg int32
+
+	// Counters.
+	inFlight    int
+	pktInFlight int
+	delivered   uint64
+	bytes       int64
+	packets     uint64
+	hops        uint64
+	longWaits   uint64
+	pktLat      latAcc
+	msgLat      latAcc
+
+	smp sampler
+
+	layout *netmodel.Layout
+}
+
+// port is a router port (by global index).
+type port struct {
+	router int32 // its router
+	base   int32 // the router's first global port
+	link   int32 // the channel leaving through it, -1 if none
+	peer   int32 // the global port at the other end, ^node, or noPeer
+}
+
+// link is the state of a channel.
+type link struct {
+	ps      float64  // picoseconds per byte
+	lat     des.Time // latency
+	free    des.Time // end of the last reservation
+	busy    des.Time // total reserved transmission time
+	bytes   int64
+	packets uint64
+}
+
+// inBuf is an input buffer (a port's virtual channel) and its statistics.
+type inBuf struct {
+	readFree  des.Time // when its last departure has left it
+	area      float64  // occupancy × ps since the start
+	last      des.Time // last change of occupancy
+	gen       uint32   // wait registration round
+	long      uint32   // long waits
+	head      uint16
+	count     uint16
+	max, pmax uint16 // maximum occupancy: overall, this sample period
+	waiting   bool   // its front packet waits for credits
+}
+
+// outVC is the credit counter of an output port's virtual channel.
+type outVC struct {
+	credits int32
+	head    uint16 // ring of pending credits in pend
+	count   uint16
+}
+
+type waiter struct {
+	iv  int32
+	gen uint32
+}
+
+type nic struct {
+	router      int32
+	iv          int32 // the router's terminal input buffer (VC 0)
+	inject      int32 // link id node → router
+	credits     int32
+	phead       uint16
+	pcount      uint16
+	qhead       int32 // message FIFO (msg.next), -1 when empty
+	qtail       int32
+	at          des.Time // pending evNIC time, des.Never if none
+	queued      int64    // packets not yet injected
+	maxQueued   int64
+	queuedBytes int64
+}
+
+type pkt struct {
+	st      routing.State
+	msg     int32
+	next    int32
+	bytes   int64 // wire bytes
+	payload int64
+	born    des.Time
+	headArr des.Time
+	tailArr des.Time
+}
+
+type msg struct {
+	id      int32
+	src     int32
+	dst     int32
+	next    int32
+	toEmit  int64 // packets not yet injected
+	toArr   int64 // packets not yet arrived
+	notify  bool
+	bytes   int64
+	left    int64 // payload not yet packetised
+	sent    des.Time
+	arrival des.Time
+}
+
+type latAcc struct {
+	n   uint64
+	sum float64
+	max des.Time
+}
+
+func (a *latAcc) add(t des.Time) {
+	a.n++
+	a.sum += float64(t)
+	a.max = max(a.max, t)
+}
+
+func (a *latAcc) summary() netmodel.LatencySummary {
+	if a.n == 0 {
+		return netmodel.LatencySummary{}
+	}
+	return netmodel.LatencySummary{Count: a.n, Mean: a.sum / float64(a.n) / 1e12, Max: a.max.Seconds()}
+}
+
+// New builds a network on cfg.Topology.
+func New(cfg Config) (*Network, error) {
+	t := cfg.Topology
+	if t == nil {
+		return nil, fmt.Errorf("packet: no topology")
+	}
+	if cfg.VCs == 0 {
+		cfg.VCs = 1
+	}
+	if cfg.Buffer == 0 {
+		cfg.Buffer = 4
+	}
+	if cfg.WaitThreshold == 0 {
+		cfg.WaitThreshold = des.Microsecond
+	}
+	switch {
+	case cfg.VCs < 1 || cfg.VCs > routing.MaxVCs:
+		return nil, fmt.Errorf("packet: %d virtual channels (expected 1 to %d)", cfg.VCs, routing.MaxVCs)
+	case cfg.Buffer < 1 || cfg.Buffer > MaxBuffer:
+		return nil, fmt.Errorf("packet: buffer of %d packets (expected 1 to %d)", cfg.Buffer, MaxBuffer)
+	case cfg.PacketSize < 0 || cfg.Header < 0:
+		return nil, fmt.Errorf("packet: packet size %d and header %d must not be negative", cfg.PacketSize, cfg.Header)
+	case cfg.RouterDelay < 0 || cfg.SamplePeriod < 0 || cfg.WaitThreshold < 0:
+		return nil, fmt.Errorf("packet: router delay, sample period and wait threshold must not be negative")
+	}
+	name := cfg.Routing
+	if name == "" {
+		var err error
+		if name, err = routing.Default(t, cfg.VCs); err != nil {
+			return nil, fmt.Errorf("packet: %w", err)
+		}
+	}
+	n := &Network{cfg: cfg, topo: t, nv: int32(cfg.VCs), nb: int32(cfg.Buffer), delay: cfg.RouterDelay,
+		freePk: -1, freeMg: -1}
+	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: n})
+	if err != nil {
+		return nil, fmt.Errorf("packet: %w", err)
+	}
+	if cfg.Buffer < 2 && usesBubble(alg) {
+		return nil, fmt.Errorf("packet: routing %s uses bubble flow control, which needs buffers of at least 2 packets (have %d)", alg.Name(), cfg.Buffer)
+	}
+	n.alg = alg
+	n.cfg.Routing = alg.Name()
+	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
+	if err := n.build(); err != nil {
+		return nil, err
+	}
+	n.smp.init(n)
+	return n, nil
+}
+
+// usesBubble reports whether alg applies bubble flow control somewhere.
+func usesBubble(alg routing.Algorithm) bool {
+	g, ok := alg.Topology().(*topology.Grid)
+	if !ok {
+		return false
+	}
+	wraps := false
+	for d := 0; d < g.NumDims(); d++ {
+		wraps = wraps || g.Wraps(d)
+	}
+	switch alg.Name() {
+	case "dor:bubble", "valiant:bubble", "adaptive":
+		return wraps
+	}
+	return false
+}
+
+// build lays out the ports, links, buffers and network interfaces.
+func (n *Network) build() error {
+	t := n.topo
+	R := t.NumRouters()
+	V, B := int(n.nv), int(n.nb)
+	n.portBase = make([]int32, R+1)
+	total := 0
+	for r := 0; r < R; r++ {
+		n.portBase[r] = int32(total)
+		total += t.NumPorts(r)
+		if total*V > maxIndex || total*V*B > maxIndex {
+			return fmt.Errorf("packet: %s has too many ports × VCs × buffer slots for the model", t.Spec())
+		}
+	}
+	n.portBase[R] = int32(total)
+	n.ports = make([]port, total)
+	hasMedium := false
+	for r := 0; r < R; r++ {
+		np := t.NumPorts(r)
+		for p := 0; p < np; p++ {
+			gp := n.portBase[r] + int32(p)
+			pt := port{router: int32(r), base: n.portBase[r], link: int32(t.OutLink(r, p)), peer: noPeer}
+			switch pe := t.Peer(r, p); pe.Kind {
+			case topology.PeerRouter:
+				pt.peer = n.portBase[pe.ID] + int32(pe.Port)
+			case topology.PeerNode:
+				pt.peer = ^int32(pe.ID)
+			}
+			n.ports[gp] = pt
+		}
+		if t.Medium(r) != topology.NoLink {
+			hasMedium = true
+		}
+	}
+	if hasMedium {
+		n.medium = make([]int32, R)
+		for r := range n.medium {
+			n.medium[r] = int32(t.Medium(r))
+		}
+	}
+	L := t.NumLinks()
+	n.links = make([]link, L)
+	for id := 0; id < L; id++ {
+		l := t.Link(topology.LinkID(id))
+		if !l.Valid {
+			continue
+		}
+		if !(l.Props.Bandwidth > 0) {
+			return fmt.Errorf("packet: link %d of %s has no bandwidth", id, t.Spec())
+		}
+		n.links[id].ps = 1e12 / l.Props.Bandwidth
+		n.links[id].lat = des.Time(l.Props.Latency)
+	}
+	n.groups()
+
+	nIV := total * V
+	n.ins = make([]inBuf, nIV)
+	n.fifo = make([]int32, nIV*B)
+	n.outs = make([]outVC, nIV)
+	n.pend = make([]des.Time, nIV*B)
+	for i := range n.outs {
+		n.outs[i].credits = n.nb
+	}
+	n.waiters = make([][]waiter, total)
+	n.wakeAt = make([]des.Time, total)
+	for i := range n.wakeAt {
+		n.wakeAt[i] = des.Never
+	}
+
+	N := t.NumNodes()
+	n.nics = make([]nic, N)
+	n.nicPend = make([]des.Time, N*B)
+	for i := range n.nics {
+		r, p := t.Attach(i)
+		n.nics[i] = nic{router: int32(r), iv: (n.portBase[r] + int32(p)) * n.nv, inject: int32(t.InjectLink(i)),
+			credits: n.nb, qhead: -1, qtail: -1, at: des.Never}
+	}
+	return nil
+}
+
+// Name returns "packet".
+func (n *Network) Name() string { return "packet" }
+
+// Topology returns the network's topology.
+func (n *Network) Topology() topology.Topology { return n.topo }
+
+// Routing returns the routing algorithm.
+func (n *Network) Routing() routing.Algorithm { return n.alg }
+
+// Config returns the configuration in force (defaults applied, the
+// routing's canonical name).
+func (n *Network) Config() Config { return n.cfg }
+
+// Finish measures the last sample period once the simulation has ended
+// (netmodel.Finisher).
+func (n *Network) Finish() { n.smp.finish(n.h.Now()) }
+
+// Attach connects the network to the engine.
+func (n *Network) Attach(h netmodel.Host) { n.h = h }
+
+// InFlight returns the number of messages sent and not yet delivered.
+func (n *Network) InFlight() int { return n.inFlight }
+
+func (n *Network) schedule(at des.Time, kind uint8, obj int32) {
+	n.h.Schedule(at, kind, obj, 0)
+}
+
+// Send queues m at its source's network interface.
+func (n *Network) Send(m netmodel.Message) {
+	now := n.h.Now()
+	if int(m.Src) >= len(n.nics) || int(m.Dst) >= len(n.nics) || m.Src < 0 || m.Dst < 0 {
+		// The engine places ranks on the topology's nodes; this is a
+		// programming error, not bad input.
+		panic(fmt.Sprintf("packet: message between nodes %d and %d of a %d-node network", m.Src, m.Dst, len(n.nics)))
+	}
+	n.smp.event(now)
+	slot := n.allocMsg()
+	g := &n.msgs[slot]
+	packets := int64(1)
+	if n.cfg.PacketSize > 0 && m.Bytes > 0 {
+		packets = (m.Bytes + n.cfg.PacketSize - 1) / n.cfg.PacketSize
+	}
+	*g = msg{id: m.ID, src: m.Src, dst: m.Dst, next: -1, toEmit: packets, notify: m.NotifyInjected,
+		bytes: m.Bytes, left: m.Bytes, sent: now, arrival: now}
+	g.toArr = g.toEmit
+	n.inFlight++
+	if m.Src == m.Dst {
+		// Ranks of one node talk through memory: no network time.
+		g.toEmit, g.toArr = 0, 0
+		if m.NotifyInjected {
+			n.schedule(now, evInjected, slot)
+		}
+		n.schedule(now, evDeliver, slot)
+		return
+	}
+	c := &n.nics[m.Src]
+	c.queued += g.toEmit
+	c.maxQueued = max(c.maxQueued, c.queued)
+	c.queuedBytes += m.Bytes
+	if c.qtail >= 0 {
+		n.msgs[c.qtail].next = slot
+	} else {
+		c.qhead = slot
+	}
+	c.qtail = slot
+	if c.qhead == slot {
+		n.pump(m.Src)
+	}
+}
+
+// Handle processes one of the network's events.
+func (n *Network) Handle(e des.Event) {
+	n.smp.event(e.At)
+	switch e.Kind {
+	case evRoute:
+		n.route(e.Obj)
+	case evWake:
+		n.wake(e.Obj)
+	case evNIC:
+		c := &n.nics[e.Obj]
+		if c.at <= e.At {
+			c.at = des.Never
+		}
+		n.pump(e.Obj)
+	case evInjected:
+		n.h.Injected(n.msgs[e.Obj].id)
+	case evDeliver:
+		g := &n.msgs[e.Obj]
+		id := g.id
+		n.inFlight--
+		n.delivered++
+		n.bytes += g.bytes
+		lat := e.At - g.sent
+		n.msgLat.add(lat)
+		n.smp.msgLat.add(lat)
+		n.smp.delivered++
+		n.freeMsg(e.Obj)
+		n.h.Delivered(id)
+	}
+}
+
+func (n *Network) allocMsg() int32 {
+	if n.freeMg >= 0 {
+		id := n.freeMg
+		n.freeMg = n.msgs[id].next
+		return id
+	}
+	n.msgs = append(n.msgs, msg{})
+	return int32(len(n.msgs) - 1)
+}
+
+func (n *Network) freeMsg(id int32) {
+	n.msgs[id] = msg{next: n.freeMg}
+	n.freeMg = id
+}
+
+func (n *Network) allocPkt() int32 {
+	if n.freePk >= 0 {
+		id := n.freePk
+		n.freePk = n.pk[id].next
+		return id
+	}
+	n.pk = append(n.pk, pkt{})
+	return int32(len(n.pk) - 1)
+}
+
+func (n *Network) freePkt(id int32) {
+	n.pk[id].next = n.freePk
+	n.freePk = id
+}
+
+// ser is the time link l takes to carry b bytes.
+func (n *Network) ser(b int64, l *link) des.Time {
+	return des.Time(math.Round(float64(b) * l.ps))
+}

@@ -1,0 +1,353 @@
+package packet
+
+import (
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/routing"
+)
+
+// front returns the packet at the front of input buffer iv.
+func (n *Network) front(iv int32) int32 {
+	return n.fifo[iv*n.nb+int32(n.ins[iv].head)]
+}
+
+// push appends packet id to input buffer iv (its slot was reserved by a
+// credit) and schedules its routing when it is at the front.
+func (n *Network) push(iv, id int32, now des.Time) {
+	q := &n.ins[iv]
+	slot := int32(q.head) + int32(q.count)
+	if slot >= n.nb {
+		slot -= n.nb
+	}
+	n.fifo[iv*n.nb+slot] = id
+	q.occupancy(now, +1)
+	if q.count == 1 {
+		n.schedule(max(n.pk[id].headArr+n.delay, q.readFree), evRoute, iv)
+	}
+}
+
+// pop removes the front packet of input buffer q.
+func (n *Network) pop(q *inBuf, now des.Time) {
+	q.head++
+	if int32(q.head) == n.nb {
+		q.head = 0
+	}
+	q.occupancy(now, -1)
+}
+
+// occupancy records a change of the buffer's occupancy by d at now.
+func (q *inBuf) occupancy(now des.Time, d int) {
+	c := q.count
+	q.area += float64(c) * float64(now-q.last)
+	q.last = now
+	c = uint16(int(c) + d)
+	q.count = c
+	q.max = max(q.max, c)
+	q.pmax = max(q.pmax, c)
+}
+
+// avail returns the credits of output VC ov at now, collecting those that
+// have come back.
+func (n *Network) avail(ov int32, now des.Time) int32 {
+	o := &n.outs[ov]
+	if o.count == 0 {
+		return o.credits
+	}
+	ring := n.pend[ov*n.nb : (ov+1)*n.nb]
+	for o.count > 0 && ring[o.head] <= now {
+		o.head++
+		if int32(o.head) == n.nb {
+			o.head = 0
+		}
+		o.count--
+		o.credits++
+	}
+	return o.credits
+}
+
+// giveCredit returns one credit to output VC ov at time at.
+func (n *Network) giveCredit(ov int32, at des.Time) {
+	o := &n.outs[ov]
+	slot := int32(o.head) + int32(o.count)
+	if slot >= n.nb {
+		slot -= n.nb
+	}
+	n.pend[ov*n.nb+slot] = at
+	o.count++
+	og := ov / n.nv
+	if len(n.waiters[og]) > 0 {
+		n.wakePort(og, at)
+	}
+}
+
+// wakePort makes the waiters of output port og retry at time at.
+func (n *Network) wakePort(og int32, at des.Time) {
+	if at < n.wakeAt[og] {
+		n.wakeAt[og] = at
+		n.schedule(at, evWake, og)
+	}
+}
+
+// armPort schedules a retry of og's waiters when its next credit comes
+// back, if one is on its way.
+func (n *Network) armPort(og int32, now des.Time) {
+	next := des.Never
+	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
+		n.avail(ov, now)
+		if n.outs[ov].count > 0 {
+			next = min(next, n.pend[ov*n.nb+int32(n.outs[ov].head)])
+		}
+	}
+	if next != des.Never {
+		n.wakePort(og, next)
+	}
+}
+
+// route handles the routing event of input buffer iv's front packet.
+func (n *Network) route(iv int32) {
+	if !n.try(iv) {
+		n.wait(iv)
+	}
+}
+
+// try routes the front packet of input buffer iv and sends it on if one
+// of its choices has room. It leaves the choices in n.choices.
+func (n *Network) try(iv int32) bool {
+	now := n.h.Now()
+	gp := iv / n.nv
+	vc := iv - gp*n.nv
+	pt := &n.ports[gp]
+	base := pt.base
+	id := n.front(iv)
+	p := &n.pk[id]
+	n.choices = n.alg.Route(int(pt.router), int(gp-base), int(vc), &p.st, n.choices[:0])
+	for _, c := range n.choices {
+		og := base + c.Port
+		if c.Flags&routing.Eject != 0 {
+			n.depart(iv, id, og, -1, now)
+			return true
+		}
+		ov := og*n.nv + int32(c.VC)
+		need := int32(1)
+		if c.Flags&routing.Bubble != 0 {
+			need = 2
+		}
+		if n.avail(ov, now) >= need {
+			n.depart(iv, id, og, ov, now)
+			return true
+		}
+	}
+	return false
+}
+
+// wait registers input buffer iv's front packet with the output ports of
+// its choices (n.choices, as try left them).
+func (n *Network) wait(iv int32) {
+	now := n.h.Now()
+	n.ins[iv].waiting = true
+	n.ins[iv].gen++
+	w := waiter{iv: iv, gen: n.ins[iv].gen}
+	base := n.ports[iv/n.nv].base
+	for i, c := range n.choices {
+		og := base + c.Port
+		dup := false
+		for _, d := range n.choices[:i] {
+			if d.Port == c.Port {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		n.waiters[og] = append(n.waiters[og], w)
+		n.armPort(og, now)
+	}
+}
+
+// wake lets the packets waiting for output port og retry, in the order
+// they started waiting.
+func (n *Network) wake(og int32) {
+	now := n.h.Now()
+	if n.wakeAt[og] <= now {
+		n.wakeAt[og] = des.Never
+	}
+	k := len(n.waiters[og])
+	for i := 0; i < k; i++ {
+		w := n.waiters[og][i]
+		if !n.ins[w.iv].waiting || n.ins[w.iv].gen != w.gen {
+			continue
+		}
+		n.ins[w.iv].waiting = false
+		if !n.try(w.iv) {
+			n.wait(w.iv)
+		}
+	}
+	rest := n.waiters[og]
+	n.waiters[og] = rest[:copy(rest, rest[k:])]
+	if len(n.waiters[og]) > 0 {
+		n.armPort(og, now)
+	}
+}
+
+// depart sends input buffer iv's front packet id out of port og, into
+// output VC ov (-1 when it leaves the network to its destination node).
+func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
+	p := &n.pk[id]
+	out := &n.ports[og]
+	lk := &n.links[out.link]
+	s := max(now, lk.free)
+	lat := lk.lat
+	e := max(s+n.ser(p.bytes, lk), p.tailArr)
+	if n.medium != nil && n.medium[out.router] >= 0 {
+		// A bus: the packet also holds the shared medium.
+		m := &n.links[n.medium[out.router]]
+		s = max(s, m.free)
+		em := s + n.ser(p.bytes, m)
+		e = max(e, em, s+n.ser(p.bytes, lk))
+		m.free = em
+		m.busy += em - s
+		m.bytes += p.bytes
+		m.packets++
+		lat += m.lat
+	}
+	lk.free = e
+	lk.busy += e - s
+	lk.bytes += p.bytes
+	lk.packets++
+	n.hops++
+
+	// Leave the input buffer: the slot is free once the tail has left,
+	// and the upstream router learns it one link latency later.
+	q := &n.ins[iv]
+	if w := s - p.headArr - n.delay; w > n.cfg.WaitThreshold {
+		q.long++
+		n.longWaits++
+		n.smp.longWaits++
+	}
+	n.pop(q, now)
+	q.readFree = e
+	gp := iv / n.nv
+	in := &n.ports[gp]
+	back := e + n.links[in.link].lat
+	if up := in.peer; up >= 0 {
+		n.giveCredit(up*n.nv+(iv-gp*n.nv), back)
+	} else {
+		n.nicCredit(^up, back)
+	}
+	if q.count > 0 {
+		next := &n.pk[n.front(iv)]
+		n.schedule(max(e, next.headArr+n.delay), evRoute, iv)
+	}
+
+	if ov < 0 {
+		// Ejection: the destination's interface takes the packet.
+		arr := e + lat
+		g := &n.msgs[p.msg]
+		g.arrival = max(g.arrival, arr)
+		g.toArr--
+		n.pktLat.add(arr - p.born)
+		n.smp.pktLat.add(arr - p.born)
+		n.packets++
+		n.pktInFlight--
+		n.smp.packets++
+		if g.toArr == 0 {
+			n.schedule(g.arrival, evDeliver, p.msg)
+		}
+		n.freePkt(id)
+		return
+	}
+	n.outs[ov].credits--
+	p.headArr = s + lat
+	p.tailArr = e + lat
+	n.push(out.peer*n.nv+(ov-og*n.nv), id, now)
+}
+
+// pump injects the packets of node's queued messages while its router's
+// terminal buffer has room.
+func (n *Network) pump(node int32) {
+	now := n.h.Now()
+	c := &n.nics[node]
+	for c.qhead >= 0 && n.nicAvail(node, now) > 0 {
+		slot := c.qhead
+		g := &n.msgs[slot]
+		payload := g.left
+		if n.cfg.PacketSize > 0 {
+			payload = min(payload, n.cfg.PacketSize)
+		}
+		id := n.allocPkt()
+		p := &n.pk[id]
+		*p = pkt{msg: slot, next: -1, payload: payload, bytes: payload + n.cfg.Header, born: now}
+		n.alg.Init(&p.st, int(g.src), int(g.dst))
+		lk := &n.links[c.inject]
+		s := max(now, lk.free)
+		e := s + n.ser(p.bytes, lk)
+		lk.free = e
+		lk.busy += e - s
+		lk.bytes += p.bytes
+		lk.packets++
+		n.hops++
+		p.headArr = s + lk.lat
+		p.tailArr = e + lk.lat
+		c.credits--
+		n.pktInFlight++
+		n.smp.injected += payload
+		g.left -= payload
+		g.toEmit--
+		c.queued--
+		c.queuedBytes -= payload
+		if g.toEmit == 0 {
+			c.qhead = g.next
+			if c.qhead < 0 {
+				c.qtail = -1
+			}
+			if g.notify {
+				n.schedule(e, evInjected, slot)
+			}
+		}
+		n.push(c.iv, id, now)
+	}
+	if c.qhead >= 0 && c.pcount > 0 {
+		n.nicWake(node, n.nicPend[node*n.nb+int32(c.phead)])
+	}
+}
+
+// nicAvail returns node's credits at now.
+func (n *Network) nicAvail(node int32, now des.Time) int32 {
+	c := &n.nics[node]
+	for c.pcount > 0 && n.nicPend[node*n.nb+int32(c.phead)] <= now {
+		c.phead = uint16((int32(c.phead) + 1) % n.nb)
+		c.pcount--
+		c.credits++
+	}
+	return c.credits
+}
+
+// nicCredit returns a credit to node's interface at time at.
+func (n *Network) nicCredit(node int32, at des.Time) {
+	c := &n.nics[node]
+	slot := (int32(c.phead) + int32(c.pcount)) % n.nb
+	n.nicPend[node*n.nb+slot] = at
+	c.pcount++
+	if c.qhead >= 0 {
+		n.nicWake(node, at)
+	}
+}
+
+func (n *Network) nicWake(node int32, at des.Time) {
+	c := &n.nics[node]
+	if at < c.at {
+		c.at = at
+		n.schedule(at, evNIC, node)
+	}
+}
+
+// Occupancy implements routing.Queues: the packets in, or committed to,
+// the buffer downstream of router r's port p, VC vc.
+func (n *Network) Occupancy(r, p, vc int) int {
+	og := n.portBase[r] + int32(p)
+	if n.ports[og].peer < 0 {
+		return 0
+	}
+	ov := og*n.nv + int32(vc)
+	return int(n.nb - n.avail(ov, n.h.Now()))
+}
