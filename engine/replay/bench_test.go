@@ -1,0 +1,91 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+// benchTrace generates a stencil2d trace of 64 ranks with about n events.
+func benchTrace(b *testing.B, n int) *tracefmt.Trace {
+	b.Helper()
+	o := gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 1}
+	c, err := gen.Expect(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Iters = max(1, n/c.Events)
+	return generate(b, o)
+}
+
+// BenchmarkReplay replays a 10 M-event stencil2d trace (64 ranks) with
+// the analytic PUPPET model and reports trace events per second of one
+// core, and the memory the engine allocates beyond the trace.
+func BenchmarkReplay(b *testing.B) {
+	tr := benchTrace(b, 10_000_000)
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"causal/puppet", []string{"mode", "causal"}},
+		{"predict/puppet", []string{"mode", "predict"}},
+		{"predict/loggops", []string{"mode", "predict", "model", "loggops"}},
+		{"predict/simgrid", []string{"mode", "predict", "model", "simgrid"}},
+		{"causal/analytic-collectives", []string{"mode", "causal", "collectives", "analytic"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := cfgWith(b, tc.kv...)
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				s, err := New(tr, cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				res := s.Results()
+				if !res.Complete {
+					b.Fatalf("incomplete: %+v", res.Deadlock)
+				}
+				events += res.TraceEvents
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+			b.ReportMetric(float64(tr.NumEvents()), "events/op")
+		})
+	}
+}
+
+// BenchmarkReplayRanks shows how the engine scales with the number of
+// ranks at a fixed trace size.
+func BenchmarkReplayRanks(b *testing.B) {
+	for _, p := range []int{4, 64, 1024} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) {
+			o := gen.Options{Pattern: "stencil2d", Ranks: p, Iters: 1}
+			c, err := gen.Expect(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o.Iters = max(1, 1_000_000/c.Events)
+			tr := generate(b, o)
+			cfg := cfgWith(b, "mode", "causal")
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				s, err := New(tr, cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				events += s.Results().TraceEvents
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+		})
+	}
+}

@@ -1,0 +1,314 @@
+package replay
+
+import (
+	"github.com/tracesim/tracesim/engine/collective"
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// collRun is a rank's progress through one collective operation.
+type collRun struct {
+	plan     collective.Plan
+	op       tracefmt.CollOp
+	comm     uint16
+	inst     uint32
+	round    int
+	started  bool
+	ovhPaid  bool
+	analytic bool
+	steps    []collective.Step
+	// Analytic mode: this rank's local rank and the instance.
+	me  int
+	key collKey
+}
+
+// collKey names one collective call: the k-th on a communicator.
+type collKey struct {
+	comm uint16
+	inst uint32
+}
+
+// collInstance is the shared state of an analytic collective call.
+type collInstance struct {
+	enter   []des.Time // by local rank; -1 until arrived
+	arrived int
+	passed  int
+	bytes   int64
+	waiting []int32 // world ranks blocked until their dependencies arrive
+	root    int
+	op      tracefmt.CollOp
+}
+
+var collStateNames = [...]string{
+	tracefmt.OpOther: "MPI_Collective", tracefmt.OpBarrier: "MPI_Barrier", tracefmt.OpBcast: "MPI_Bcast",
+	tracefmt.OpReduce: "MPI_Reduce", tracefmt.OpAllreduce: "MPI_Allreduce", tracefmt.OpGather: "MPI_Gather",
+	tracefmt.OpGatherv: "MPI_Gatherv", tracefmt.OpScatter: "MPI_Scatter", tracefmt.OpScatterv: "MPI_Scatterv",
+	tracefmt.OpAllgather: "MPI_Allgather", tracefmt.OpAllgatherv: "MPI_Allgatherv", tracefmt.OpAlltoall: "MPI_Alltoall",
+	tracefmt.OpAlltoallv: "MPI_Alltoallv", tracefmt.OpReduceScatter: "MPI_Reduce_scatter", tracefmt.OpScan: "MPI_Scan",
+	tracefmt.OpExscan: "MPI_Exscan",
+}
+
+// collStateName names the MPI call of a collective operation.
+func collStateName(op tracefmt.CollOp) string {
+	if int(op) < len(collStateNames) {
+		return collStateNames[op]
+	}
+	return "MPI_Collective"
+}
+
+// commMembers returns the world ranks of communicator c by local rank
+// and the local rank of every world rank (-1 for non-members).
+func (s *Sim) commMembers(c uint16) ([]int32, []int32) {
+	if s.members[c] == nil {
+		P := len(s.ranks)
+		comm := &s.tr.Comms[c]
+		var mem []int32
+		if comm.Ranks == nil {
+			mem = make([]int32, P)
+			for i := range mem {
+				mem[i] = int32(i)
+			}
+		} else {
+			mem = comm.Ranks
+		}
+		loc := make([]int32, P)
+		for i := range loc {
+			loc[i] = -1
+		}
+		for i, w := range mem {
+			loc[w] = int32(i)
+		}
+		s.members[c], s.localRank[c] = mem, loc
+	}
+	return s.members[c], s.localRank[c]
+}
+
+// startColl starts rank r's part of a collective. It returns false when
+// the rank takes no part (not a member of the communicator).
+func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm uint16, sent, recvd int64) bool {
+	mem, loc := s.commMembers(comm)
+	me := int(loc[r])
+	if me < 0 {
+		s.stats.skipped++
+		return false
+	}
+	if len(rk.collSeq) <= int(comm) {
+		rk.collSeq = append(rk.collSeq, make([]uint32, int(comm)+1-len(rk.collSeq))...)
+	}
+	inst := rk.collSeq[comm]
+	rk.collSeq[comm]++
+	lroot := 0
+	if root >= 0 && root < len(loc) && loc[root] >= 0 {
+		lroot = int(loc[root])
+	}
+	var c *collRun
+	if n := len(s.collRuns); n > 0 {
+		c = s.collRuns[n-1]
+		s.collRuns = s.collRuns[:n-1]
+		*c = collRun{steps: c.steps[:0]}
+	} else {
+		c = &collRun{}
+	}
+	c.op, c.comm, c.inst = op, comm, inst
+	call := collective.Call{Op: op, Alg: s.cfg.CollAlg[min(int(op), numCollOps-1)], P: len(mem), Me: me, Root: lroot, Sent: sent, Recvd: recvd}
+	c.plan = collective.NewPlan(call)
+	c.me = me
+	if s.cfg.Collectives == CollAnalytic && s.mode() != Inject {
+		c.analytic = true
+		c.key = collKey{comm, inst}
+		if s.colls[c.key] == nil {
+			var ci *collInstance
+			if n := len(s.collPool); n > 0 {
+				ci = s.collPool[n-1]
+				s.collPool = s.collPool[:n-1]
+				*ci = collInstance{enter: ci.enter[:0], waiting: ci.waiting[:0]}
+			} else {
+				ci = &collInstance{}
+			}
+			ci.root, ci.op = lroot, op
+			for range mem {
+				ci.enter = append(ci.enter, -1)
+			}
+			s.colls[c.key] = ci
+		}
+	}
+	rk.coll = c
+	rk.act = ActCollective
+	rk.actEv = rk.pos
+	return true
+}
+
+// collContinue advances rank r's collective; it returns true when the
+// rank's part is complete.
+func (s *Sim) collContinue(r int32, rk *rank) bool {
+	c := rk.coll
+	if c.analytic {
+		return s.collAnalytic(r, rk, c)
+	}
+	mem, _ := s.commMembers(c.comm)
+	inject := s.mode() == Inject
+	for c.round < c.plan.Rounds() {
+		if !c.started {
+			c.steps = c.plan.Round(c.round, c.steps[:0])
+			if len(c.steps) == 0 {
+				c.round++
+				continue
+			}
+			if s.ovh != nil && !c.ovhPaid && !inject {
+				c.ovhPaid = true
+				var d des.Time
+				for _, st := range c.steps {
+					if st.Send {
+						d += s.ovh.SendOverhead(st.Bytes)
+					}
+				}
+				if d > 0 {
+					s.burst(r, rk, d, ActOverhead)
+					return false
+				}
+			}
+			c.started = true
+			tag := int32(c.inst&0x7ffffff) << 4 // low 4 bits: the phase
+			rk.ops = rk.ops[:0]
+			for _, st := range c.steps {
+				peer := mem[st.Peer]
+				t := tag | int32(st.Phase)
+				if st.Send {
+					b := bindCall
+					if inject {
+						b = bindInject
+					}
+					s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
+				} else if !inject {
+					rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
+				}
+			}
+			for _, op := range rk.ops {
+				if o := &s.ops[op]; !o.done {
+					o.waiter = true
+					rk.block++
+				}
+			}
+			if rk.callPending > 0 {
+				rk.block += rk.callPending
+				rk.waitCall = true
+			}
+			if rk.block > 0 {
+				s.blockOn(r, rk, ActCollective)
+				return false
+			}
+		}
+		rk.waitCall = false
+		for _, op := range rk.ops {
+			s.recRecv(rk, op, -1)
+			s.freeOpID(op)
+		}
+		rk.ops = rk.ops[:0]
+		c.round++
+		c.started = false
+		c.ovhPaid = false
+	}
+	s.endColl(rk)
+	return true
+}
+
+func (s *Sim) endColl(rk *rank) {
+	s.collRuns = append(s.collRuns, rk.coll)
+	rk.coll = nil
+}
+
+// collAnalytic runs the analytic model: the rank leaves (latency +
+// size/bandwidth) × factor after the ranks its exit depends on have
+// entered.
+func (s *Sim) collAnalytic(r int32, rk *rank, c *collRun) bool {
+	ci := s.colls[c.key]
+	if !c.started {
+		c.started = true
+		ci.enter[c.me] = s.k.Now()
+		ci.arrived++
+		call := c.plan.Call()
+		ci.bytes = max(ci.bytes, call.Block())
+		// Others may now be able to leave.
+		kept := ci.waiting[:0]
+		_, loc := s.commMembers(c.comm)
+		for _, w := range ci.waiting {
+			if at, ok := s.collExit(ci, int(loc[w])); ok {
+				s.k.Schedule(at, evWake, w, 0)
+			} else {
+				kept = append(kept, w)
+			}
+		}
+		ci.waiting = kept
+		rk.block++
+		if at, ok := s.collExit(ci, c.me); ok {
+			s.k.Schedule(at, evWake, r, 0)
+		} else {
+			ci.waiting = append(ci.waiting, r)
+		}
+		s.blockOn(r, rk, ActCollective)
+		return false
+	}
+	ci.passed++
+	if ci.passed == len(ci.enter) {
+		delete(s.colls, c.key)
+		s.collPool = append(s.collPool, ci)
+	}
+	s.endColl(rk)
+	return true
+}
+
+// collExit returns when local rank me leaves analytic collective ci, if
+// every rank it depends on has entered.
+func (s *Sim) collExit(ci *collInstance, me int) (des.Time, bool) {
+	P := len(ci.enter)
+	at := ci.enter[me]
+	dep := func(j int) bool {
+		if ci.enter[j] < 0 {
+			return false
+		}
+		at = max(at, ci.enter[j])
+		return true
+	}
+	switch op := ci.op; {
+	case op == tracefmt.OpScan || op == tracefmt.OpExscan:
+		for j := 0; j <= me; j++ {
+			if !dep(j) {
+				return 0, false
+			}
+		}
+	case op.Shape() == tracefmt.ShapeOneToAll:
+		if !dep(ci.root) {
+			return 0, false
+		}
+	case op.Shape() == tracefmt.ShapeAllToOne:
+		if me == ci.root {
+			for j := range P {
+				if !dep(j) {
+					return 0, false
+				}
+			}
+		}
+	default:
+		for j := range P {
+			if !dep(j) {
+				return 0, false
+			}
+		}
+	}
+	return at + s.collCost(ci.bytes, P), true
+}
+
+// collCost is (latency + size/bandwidth) × factor.
+func (s *Sim) collCost(bytes int64, p int) des.Time {
+	f := s.cfg.CollFactor.Times(p)
+	if f == 0 {
+		return 0
+	}
+	var one des.Time
+	if s.est != nil {
+		one = s.est.Estimate(bytes)
+	} else {
+		one = s.cfg.AnalyticModel().Latency(bytes, 1)
+	}
+	return one * des.Time(f)
+}

@@ -1,0 +1,155 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/packet"
+	"github.com/tracesim/tracesim/engine/placement"
+	"github.com/tracesim/tracesim/engine/routing"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// Machine is what a configuration builds for a run of a given number of
+// ranks: the network's topology (nil for the complete graph of the
+// analytic models), the node of every rank, and the network model.
+type Machine struct {
+	// Topology is the parsed topology, or nil.
+	Topology topology.Topology
+	// NodeOf places rank r on node NodeOf[r].
+	NodeOf []int
+	// Nodes is the number of nodes of the network.
+	Nodes int
+	// Network is the network model serving those nodes.
+	Network netmodel.Network
+}
+
+// topologyOptions gives the topology's links the configured bandwidth and
+// latency where the spec says nothing.
+func (c *Config) topologyOptions() topology.Options {
+	opt := topology.Options{}
+	if c.PerByte > 0 {
+		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(c.LinkLatency)}
+	}
+	return opt
+}
+
+// ParseTopology parses the configured topology; nil when none is set.
+func (c *Config) ParseTopology() (topology.Topology, error) {
+	if strings.TrimSpace(c.Topology) == "" {
+		return nil, nil
+	}
+	return topology.ParseWith(c.Topology, c.topologyOptions())
+}
+
+// validateMachine checks the topology, routing and placement settings.
+func (c *Config) validateMachine() error {
+	packetModel := c.Model == ModelPacket
+	switch {
+	case packetModel && (c.VCs < 1 || c.VCs > routing.MaxVCs):
+		return fmt.Errorf("vcs: %d virtual channels (expected 1 to %d)", c.VCs, routing.MaxVCs)
+	case packetModel && (c.Buffer < 1 || c.Buffer > packet.MaxBuffer):
+		return fmt.Errorf("buffer: %d packets (expected 1 to %d)", c.Buffer, packet.MaxBuffer)
+	case c.Placement != "" && len(c.Map) > 0:
+		return fmt.Errorf("placement: cannot be combined with map: both place every rank")
+	case c.Placement != "" && c.RanksPerNode != 1:
+		return fmt.Errorf("placement: cannot be combined with ranks-per-node %d (use placement block:%d)", c.RanksPerNode, c.RanksPerNode)
+	case c.Model == ModelPacket && c.PerByte == 0:
+		return fmt.Errorf("bandwidth: the packet model needs a finite bandwidth")
+	}
+	// The errors of the three packages name the setting already
+	// (topology "torus:0x8": …, routing "x" is not valid …, placement …).
+	t, err := c.ParseTopology()
+	if err != nil {
+		return err
+	}
+	if c.Model != ModelPacket || c.Routing == "" {
+		return nil
+	}
+	if t == nil {
+		// The packet model's default network: a crossbar, whatever size.
+		t, _ = topology.Parse("crossbar:2")
+	}
+	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: c.VCs}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Machine builds the topology, the placement and the network of a run of
+// ranks ranks. Without a topology the analytic models see the complete
+// graph of the nodes the placement uses and the packet model a crossbar
+// of them; with one, ranks are placed on its nodes (Placement, else
+// RanksPerNode ranks per node in rank order, or Map) and the analytic
+// models use its distances (Topology.Hops) unless Hops is set. OnSample
+// receives the packet model's metrics samples (nil: none). c must be
+// valid (Validate).
+func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, error) {
+	m := &Machine{}
+	t, err := c.ParseTopology()
+	if err != nil {
+		return nil, err
+	}
+	m.Topology = t
+	nodes := c.Nodes(ranks)
+	if t != nil {
+		nodes = t.NumNodes()
+	} else if c.Placement != "" {
+		nodes = ranks
+	}
+	var p *placement.Placement
+	switch {
+	case c.Placement != "":
+		p, err = placement.Parse(c.Placement, ranks, nodes)
+	case t == nil:
+		// The engine's own placement, on as many nodes as it needs.
+	case len(c.Map) > 0:
+		p, err = placement.Map(ranks, nodes, c.Map)
+	default:
+		p, err = placement.Block(ranks, nodes, c.RanksPerNode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		m.NodeOf = p.NodeOf()
+	} else {
+		m.NodeOf = make([]int, ranks)
+		for r := range m.NodeOf {
+			m.NodeOf[r] = c.NodeOf(r)
+		}
+	}
+	if t == nil && p != nil {
+		nodes = 0
+		for _, n := range m.NodeOf {
+			nodes = max(nodes, n+1)
+		}
+	}
+	m.Nodes = nodes
+	if c.Model != ModelPacket {
+		var dist netmodel.Distance
+		if t != nil {
+			dist = t
+		}
+		m.Network = c.Network(nodes, dist)
+		return m, nil
+	}
+	if t == nil {
+		t, err = topology.ParseWith(fmt.Sprintf("crossbar:%d", nodes), c.topologyOptions())
+		if err != nil {
+			return nil, err
+		}
+		m.Topology = t
+	}
+	pn, err := packet.New(packet.Config{
+		Topology: t, Routing: c.Routing, VCs: c.VCs, Buffer: c.Buffer,
+		PacketSize: c.PacketSize, Header: c.Header, RouterDelay: c.RouterDelay,
+		WaitThreshold: c.WaitThreshold, SamplePeriod: c.SamplePeriod, OnSample: onSample, Seed: c.Seed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.Network = pn
+	return m, nil
+}

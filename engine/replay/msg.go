@@ -1,0 +1,553 @@
+package replay
+
+import (
+	"math"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// When a send completes.
+const (
+	doneAtIssue    uint8 = iota // buffered: at once
+	doneAtDelivery              // no space: when the data has arrived
+	doneAtRecv                  // synchronous: when the receive completes
+)
+
+// What a message's current trip through the network carries.
+const (
+	phNone uint8 = iota
+	phData
+	phRTS
+	phCTS
+)
+
+// message is a message between two ranks, from its send until both of
+// its ends have completed.
+type message struct {
+	size                    int64
+	tSend, tMatch, tDeliver des.Time
+	visSeq                  uint64
+	src, dst                int32
+	tag                     int32
+	recvOp                  int32
+	sendEv                  int32
+	outSend                 int32
+	next                    int32
+	seq                     uint32
+	comm                    uint16
+	coll                    bool
+	netPhase                uint8
+	complete                uint8
+	dataAtSend              bool
+	dataSent                bool
+	delivered               bool
+	sendDone                bool
+	recvDone                bool
+	callBound               bool
+	sendWaiter              bool
+	injectWaiter            bool
+	held                    bool
+	live                    bool
+}
+
+// recvOp is a posted receive.
+type recvOp struct {
+	tPost   des.Time
+	postSeq uint64
+	// What the matched message was, kept for the records after the
+	// message is freed.
+	mSize    int64
+	mSrc     int32
+	mTag     int32
+	mOut     int32
+	rank     int32
+	src      int32
+	recorded int32
+	tag      int32
+	ev       int32
+	msg      int32
+	next     int32
+	comm     uint16
+	coll     bool
+	anySrc   bool
+	anyTag   bool
+	done     bool
+	waiter   bool
+	held     bool
+	live     bool
+}
+
+// A receive matches on a context (the communicator, and whether the
+// message belongs to an expanded collective) and, within it, on a key
+// packing the source and the tag.
+func matchKey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
+
+func ctxOf(comm uint16, coll bool) int {
+	c := int(comm) * 2
+	if coll {
+		c++
+	}
+	return c
+}
+
+// fifo is a queue of message or operation ids.
+type fifo struct {
+	items []int32
+	head  int
+}
+
+func (f *fifo) len() int     { return len(f.items) - f.head }
+func (f *fifo) peek() int32  { return f.items[f.head] }
+func (f *fifo) push(x int32) { f.items = append(f.items, x) }
+func (f *fifo) pop() int32 {
+	x := f.items[f.head]
+	f.head++
+	if f.head == len(f.items) {
+		f.items, f.head = f.items[:0], 0
+	}
+	return x
+}
+
+// rankQueues are a rank's posted receives and unexpected messages, by
+// context.
+type rankQueues struct {
+	ctx []ctxQueues
+}
+
+// ctxQueues are the posted receives (exact ones by key, wildcard ones in
+// post order) and the unexpected messages of one context.
+type ctxQueues struct {
+	posted map[uint64]*fifo
+	wild   []int32
+	unexp  map[uint64]*fifo
+}
+
+// of returns the queues of context c, creating them.
+func (q *rankQueues) of(c int) *ctxQueues {
+	if c >= len(q.ctx) {
+		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
+	}
+	return &q.ctx[c]
+}
+
+func (s *Sim) newFifo() *fifo {
+	if n := len(s.fifos); n > 0 {
+		f := s.fifos[n-1]
+		s.fifos = s.fifos[:n-1]
+		return f
+	}
+	return &fifo{}
+}
+
+// take pops the head of m[k]. An emptied fifo stays in the map for the
+// next message of a point-to-point key (their number is bounded by the
+// trace's peers and tags), and is recycled for collective keys (which
+// hold an operation's sequence number).
+func (s *Sim) take(m map[uint64]*fifo, k uint64, f *fifo, coll bool) int32 {
+	x := f.pop()
+	if coll && f.len() == 0 {
+		delete(m, k)
+		s.fifos = append(s.fifos, f)
+	}
+	return x
+}
+
+// pair returns the sequence counters of messages from src to dst: the
+// number sent in the high 32 bits, the next to become visible in the low
+// ones. Small worlds keep them in a dense matrix.
+func (s *Sim) pair(src, dst int32) *uint64 {
+	if s.densePairs != nil {
+		return &s.densePairs[int(src)*len(s.ranks)+int(dst)]
+	}
+	k := uint64(uint32(src))<<32 | uint64(uint32(dst))
+	p, ok := s.pairs[k]
+	if !ok {
+		p = new(uint64)
+		s.pairs[k] = p
+	}
+	return p
+}
+
+func (s *Sim) allocMsg() int32 {
+	if s.freeMsg >= 0 {
+		id := s.freeMsg
+		s.freeMsg = s.msgs[id].next
+		return id
+	}
+	s.msgs = append(s.msgs, message{})
+	return int32(len(s.msgs) - 1)
+}
+
+func (s *Sim) allocOp() int32 {
+	if s.freeOp >= 0 {
+		id := s.freeOp
+		s.freeOp = s.ops[id].next
+		return id
+	}
+	s.ops = append(s.ops, recvOp{})
+	return int32(len(s.ops) - 1)
+}
+
+// maybeFree returns message id to the free list once nothing refers to
+// it.
+func (s *Sim) maybeFree(id int32) {
+	m := &s.msgs[id]
+	if !m.live || m.held || m.callBound || m.sendWaiter || m.injectWaiter {
+		return
+	}
+	if s.mode() == Inject {
+		if !m.delivered {
+			return
+		}
+	} else if !m.sendDone || !m.recvDone {
+		return
+	}
+	*m = message{next: s.freeMsg}
+	s.freeMsg = id
+}
+
+func (s *Sim) freeOpID(id int32) {
+	o := &s.ops[id]
+	if !o.live || o.held {
+		return
+	}
+	*o = recvOp{next: s.freeOp}
+	s.freeOp = id
+}
+
+// issue starts a send from rank r. bind says what waits for it; req is
+// the request id of a bindReq send (0 for an anonymous one).
+func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, size int64, sync bool, ev int32, bind sendBinding, req int64) int32 {
+	id := s.allocMsg()
+	m := &s.msgs[id]
+	now := s.k.Now()
+	*m = message{
+		size: size, tSend: now, src: r, dst: dst, tag: tag, comm: comm, coll: coll,
+		recvOp: -1, sendEv: ev, outSend: -1, next: -1, live: true,
+	}
+	rk.sent++
+	rk.sentB += size
+	m.outSend = s.recSend(rk, m)
+	switch bind {
+	case bindInject:
+		m.dataAtSend = true
+		m.injectWaiter = true
+		rk.block++
+		s.sendNet(id, r, dst, size, phData, true)
+		return id
+	case bindCall:
+		m.callBound = true
+		rk.callPending++
+	case bindReq:
+		m.held = true
+		rk.reqs = append(rk.reqs, request{id: req, idx: id})
+	}
+	// Protocol.
+	m.dataAtSend, m.complete = s.protocol(size, sync)
+	pv := s.pair(r, dst)
+	m.seq = uint32(*pv >> 32)
+	*pv += 1 << 32
+	if m.complete == doneAtIssue {
+		s.sendDone(id)
+	}
+	switch {
+	case m.dataAtSend:
+		m.dataSent = true
+		s.sendNet(id, r, dst, size, phData, false)
+	case s.cfg.Handshake == HandshakeRTSCTS:
+		s.sendNet(id, r, dst, 0, phRTS, false)
+	default:
+		s.arrive(id)
+	}
+	return id
+}
+
+// protocol returns whether a send's data leaves with it and when it
+// completes.
+func (s *Sim) protocol(size int64, sync bool) (dataAtSend bool, complete uint8) {
+	eager := !s.atMatch
+	switch s.cfg.Send {
+	case SendBuffered:
+		return eager, doneAtIssue
+	case SendSynchronous:
+		return eager, doneAtRecv
+	case SendNoSpace:
+		return eager, doneAtDelivery
+	}
+	if size >= s.threshold {
+		return false, doneAtDelivery
+	}
+	if sync {
+		return eager, doneAtRecv
+	}
+	return eager, doneAtIssue
+}
+
+func (s *Sim) sendNet(id, src, dst int32, size int64, phase uint8, notify bool) {
+	m := &s.msgs[id]
+	m.netPhase = phase
+	s.stats.inFlight++
+	s.net.Send(netmodel.Message{ID: id, Src: s.ranks[src].node, Dst: s.ranks[dst].node, Bytes: size, NotifyInjected: notify})
+}
+
+// delivered is the network's report that message id's current trip
+// ended.
+func (s *Sim) delivered(id int32) {
+	m := &s.msgs[id]
+	s.stats.inFlight--
+	now := s.k.Now()
+	switch m.netPhase {
+	case phRTS:
+		m.netPhase = phNone
+		s.arrive(id)
+		return
+	case phCTS:
+		s.sendNet(id, m.src, m.dst, m.size, phData, false)
+		return
+	}
+	m.netPhase = phNone
+	m.delivered = true
+	m.tDeliver = now
+	s.stats.latency.add(now - m.tSend)
+	s.stats.lastDeliver = max(s.stats.lastDeliver, now)
+	if s.mode() == Inject {
+		s.stats.messages++
+		s.stats.bytes += m.size
+		s.record(m, -1)
+		s.maybeFree(id)
+		return
+	}
+	if m.complete == doneAtDelivery {
+		s.sendDone(id)
+	}
+	if m.recvOp >= 0 {
+		s.completeRecv(m.recvOp)
+		return
+	}
+	s.arrive(id)
+}
+
+// injected is the network's report that message id left its source.
+func (s *Sim) injected(id int32) {
+	m := &s.msgs[id]
+	if m.injectWaiter {
+		m.injectWaiter = false
+		s.unblock(m.src)
+	}
+	s.maybeFree(id)
+}
+
+// arrive makes a message's envelope known at its destination, in the
+// order of the pair's sends (MPI's non-overtaking rule).
+func (s *Sim) arrive(id int32) {
+	// visible may complete and free the message: keep its ends.
+	m := &s.msgs[id]
+	src, dst := m.src, m.dst
+	k := uint64(uint32(src))<<32 | uint64(uint32(dst))
+	pv := s.pair(src, dst)
+	next := uint32(*pv)
+	if m.seq != next {
+		s.held[k] = append(s.held[k], id)
+		s.nHeld++
+		return
+	}
+	s.visible(id)
+	next++
+	for h := s.held[k]; s.nHeld > 0 && len(h) > 0; h = s.held[k] {
+		found := false
+		for i, x := range h {
+			if s.msgs[x].seq == next {
+				h = append(h[:i], h[i+1:]...)
+				if len(h) == 0 {
+					delete(s.held, k)
+				} else {
+					s.held[k] = h
+				}
+				s.nHeld--
+				s.visible(x)
+				next++
+				found = true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	pv = s.pair(src, dst)
+	*pv = *pv&^0xffffffff | uint64(next)
+}
+
+// visible matches a message with the earliest posted receive that
+// accepts it, or files it as unexpected.
+func (s *Sim) visible(id int32) {
+	m := &s.msgs[id]
+	s.visSeq++
+	m.visSeq = s.visSeq
+	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll))
+	key := matchKey(m.src, m.tag)
+	best := int32(-1)
+	var bestFifo *fifo
+	if f := q.posted[key]; f != nil && f.len() > 0 {
+		best, bestFifo = f.peek(), f
+	}
+	wi := -1
+	for i, w := range q.wild {
+		if s.accepts(&s.ops[w], m) {
+			if best < 0 || s.ops[w].postSeq < s.ops[best].postSeq {
+				best, bestFifo, wi = w, nil, i
+			}
+			break
+		}
+	}
+	if best >= 0 {
+		if bestFifo != nil {
+			s.take(q.posted, key, bestFifo, m.coll)
+		} else {
+			q.wild = append(q.wild[:wi], q.wild[wi+1:]...)
+		}
+		s.match(id, best)
+		return
+	}
+	if q.unexp == nil {
+		q.unexp = map[uint64]*fifo{}
+	}
+	f := q.unexp[key]
+	if f == nil {
+		f = s.newFifo()
+		q.unexp[key] = f
+	}
+	f.push(id)
+}
+
+// accepts reports whether wildcard receive o accepts message m.
+func (s *Sim) accepts(o *recvOp, m *message) bool {
+	return o.comm == m.comm && o.coll == m.coll &&
+		(o.anySrc || o.src == m.src) && (o.anyTag || o.tag == m.tag)
+}
+
+// post posts a receive on rank r and matches it with the earliest
+// unexpected message it accepts.
+func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Flags, ev int32) int32 {
+	id := s.allocOp()
+	o := &s.ops[id]
+	s.postSeq++
+	*o = recvOp{
+		tPost: s.k.Now(), postSeq: s.postSeq, rank: r, src: src, recorded: src, tag: tag,
+		ev: ev, msg: -1, next: -1, comm: comm, coll: coll, live: true,
+	}
+	if s.cfg.AnySource == AnyFree && !coll {
+		o.anySrc = flags.Has(tracefmt.FlagAnySource)
+		o.anyTag = flags.Has(tracefmt.FlagAnyTag)
+	}
+	q := s.queues[r].of(ctxOf(comm, coll))
+	key := matchKey(src, tag)
+	if !o.anySrc && !o.anyTag {
+		if f := q.unexp[key]; f != nil && f.len() > 0 {
+			s.match(s.take(q.unexp, key, f, coll), id)
+			return id
+		}
+		if q.posted == nil {
+			q.posted = map[uint64]*fifo{}
+		}
+		f := q.posted[key]
+		if f == nil {
+			f = s.newFifo()
+			q.posted[key] = f
+		}
+		f.push(id)
+		return id
+	}
+	var bestKey uint64
+	var bestFifo *fifo
+	best := uint64(math.MaxUint64)
+	for k, f := range q.unexp {
+		if f.len() == 0 {
+			continue
+		}
+		m := &s.msgs[f.peek()]
+		if s.accepts(o, m) && m.visSeq < best {
+			best, bestKey, bestFifo = m.visSeq, k, f
+		}
+	}
+	if bestFifo != nil {
+		s.match(s.take(q.unexp, bestKey, bestFifo, coll), id)
+		return id
+	}
+	q.wild = append(q.wild, id)
+	return id
+}
+
+// match pairs message mid with receive oid.
+func (s *Sim) match(mid, oid int32) {
+	m := &s.msgs[mid]
+	o := &s.ops[oid]
+	m.recvOp, o.msg = oid, mid
+	m.tMatch = s.k.Now()
+	if o.anySrc && m.src != o.recorded && !m.coll {
+		s.wildcardMismatch(o, m)
+	}
+	if m.delivered {
+		s.completeRecv(oid)
+		return
+	}
+	if !m.dataSent {
+		m.dataSent = true
+		if s.cfg.Handshake == HandshakeRTSCTS {
+			s.sendNet(mid, m.dst, m.src, 0, phCTS, false)
+		} else {
+			s.sendNet(mid, m.src, m.dst, m.size, phData, false)
+		}
+	}
+}
+
+// completeRecv completes receive oid, whose message has arrived.
+func (s *Sim) completeRecv(oid int32) {
+	o := &s.ops[oid]
+	m := &s.msgs[o.msg]
+	o.done = true
+	o.mSize, o.mSrc, o.mTag, o.mOut = m.size, m.src, m.tag, m.outSend
+	m.recvDone = true
+	rk := &s.ranks[o.rank]
+	rk.recvd++
+	rk.recvdB += m.size
+	s.stats.messages++
+	s.stats.bytes += m.size
+	if s.ovh != nil {
+		rk.pendingOvh += s.ovh.RecvOverhead(m.size)
+	}
+	s.record(m, o.ev)
+	mid := o.msg
+	if m.complete == doneAtRecv {
+		s.sendDone(mid)
+	}
+	if o.waiter {
+		o.waiter = false
+		s.unblock(o.rank)
+	}
+	s.maybeFree(mid)
+}
+
+// sendDone completes the send of message id.
+func (s *Sim) sendDone(id int32) {
+	m := &s.msgs[id]
+	if m.sendDone {
+		return
+	}
+	m.sendDone = true
+	rk := &s.ranks[m.src]
+	if m.callBound {
+		m.callBound = false
+		rk.callPending--
+		if rk.waitCall {
+			s.unblock(m.src)
+		}
+	}
+	if m.sendWaiter {
+		m.sendWaiter = false
+		s.unblock(m.src)
+	}
+	s.maybeFree(id)
+}

@@ -1,0 +1,167 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+const computeCategory = tracefmt.CatCompute
+
+// recorder builds the simulated run as a timed trace.
+type recorder struct {
+	out    *tracefmt.Trace
+	states map[string]tracefmt.StateID
+}
+
+func newRecorder(t *tracefmt.Trace) *recorder {
+	rc := &recorder{
+		out: &tracefmt.Trace{
+			Format: "sim", Unit: tracefmt.Picosecond, Timed: true,
+			States: slices.Clone(t.States), Markers: slices.Clone(t.Markers),
+			Comms: slices.Clone(t.Comms), Texts: slices.Clone(t.Texts),
+			Ranks: make([]tracefmt.Rank, t.Size()),
+		},
+		states: map[string]tracefmt.StateID{},
+	}
+	for i, d := range rc.out.States {
+		if _, dup := rc.states[d.Name]; !dup {
+			rc.states[d.Name] = tracefmt.StateID(i)
+		}
+	}
+	return rc
+}
+
+// state returns the id of the named state, defining it if needed.
+func (rc *recorder) state(name string, c tracefmt.Category) tracefmt.StateID {
+	if id, ok := rc.states[name]; ok {
+		return id
+	}
+	id := tracefmt.StateID(len(rc.out.States))
+	rc.out.States = append(rc.out.States, tracefmt.StateDef{Name: name, Category: c})
+	rc.states[name] = id
+	return id
+}
+
+func (rc *recorder) add(rk *rank, e tracefmt.Event) int32 {
+	e.Match = -1
+	rk.out = append(rk.out, e)
+	return int32(len(rk.out) - 1)
+}
+
+func (rc *recorder) enter(rk *rank, st tracefmt.StateID, at des.Time) int32 {
+	return rc.add(rk, tracefmt.Enter(float64(at), st))
+}
+
+func (rc *recorder) leave(rk *rank, enter int32, at des.Time) {
+	k := rc.add(rk, tracefmt.Leave(float64(at), rk.out[enter].State()))
+	rk.out[enter].Match = k
+	rk.out[k].Match = enter
+}
+
+// recCopy copies a trace event into the simulated run at the current
+// time, pairing copied enters and leaves.
+func (s *Sim) recCopy(rk *rank, e *tracefmt.Event) {
+	if s.rec == nil {
+		return
+	}
+	c := *e
+	c.Time = float64(s.k.Now())
+	switch e.Kind {
+	case tracefmt.KindEnter:
+		rk.open = append(rk.open, s.rec.add(rk, c))
+	case tracefmt.KindLeave:
+		k := s.rec.add(rk, c)
+		for i := len(rk.open) - 1; i >= 0; i-- {
+			j := rk.open[i]
+			if rk.out[j].State() == e.State() {
+				rk.out[j].Match, rk.out[k].Match = k, j
+				rk.open = append(rk.open[:i], rk.open[i+1:]...)
+				break
+			}
+		}
+	case tracefmt.KindSend, tracefmt.KindRecv:
+		// Messages are recorded by recSend and recRecv.
+	default:
+		s.rec.add(rk, c)
+	}
+}
+
+// wrapEnter opens a state for an MPI operation the trace shows without
+// one (untimed traces).
+func (s *Sim) wrapEnter(rk *rank, name string) {
+	if s.rec == nil || rk.depth > 0 || rk.wrap >= 0 {
+		return
+	}
+	c := tracefmt.CatP2P
+	switch {
+	case name == "MPI_Wait" || name == "MPI_Waitall" || name == "MPI_Test":
+		c = tracefmt.CatWait
+	case len(name) > 4 && (rk.coll != nil || tracefmt.CategoryOf(name) == tracefmt.CatCollective):
+		c = tracefmt.CatCollective
+	}
+	rk.wrap = s.rec.enter(rk, s.rec.state(name, c), s.k.Now())
+}
+
+// recSend records the send of message m and returns its index.
+func (s *Sim) recSend(rk *rank, m *message) int32 {
+	if s.rec == nil {
+		return -1
+	}
+	e := tracefmt.Send(float64(s.k.Now()), int(m.dst), m.tag, m.comm, m.size)
+	if m.sendEv >= 0 && !m.coll {
+		src := &rk.ev[m.sendEv]
+		e.Flags = src.Flags
+		e.SetRequest(src.Request())
+	}
+	return s.rec.add(rk, e)
+}
+
+// recRecv records the completion of receive op oid (trace event ev, or
+// -1 for a collective's message) and links it to its send.
+func (s *Sim) recRecv(rk *rank, oid int32, ev int32) {
+	if s.rec == nil {
+		return
+	}
+	o := &s.ops[oid]
+	if !o.done {
+		return
+	}
+	e := tracefmt.Recv(float64(s.k.Now()), int(o.mSrc), o.mTag, o.comm, o.mSize)
+	if ev >= 0 && !o.coll {
+		src := &rk.ev[ev]
+		e.Flags = src.Flags
+		e.SetRequest(src.Request())
+	}
+	k := s.rec.add(rk, e)
+	if o.mOut >= 0 {
+		sender := &s.ranks[o.mSrc]
+		rk.out[k].Match = o.mOut
+		sender.out[o.mOut].Match = k
+	}
+}
+
+// Trace returns the simulated run as a timed trace (times in
+// picoseconds): the trace's own states and events at their simulated
+// times, the MPI operations of untimed traces as states named after
+// their calls, a "Compute" state per CPU burst, and every message,
+// collectives' included, matched with its receive. It needs
+// Options.RecordTrace and a finished run.
+func (s *Sim) Trace() (*tracefmt.Trace, error) {
+	if s.rec == nil {
+		return nil, fmt.Errorf("replay: the run was not recorded (Options.RecordTrace)")
+	}
+	if !s.done {
+		return nil, fmt.Errorf("replay: the run has not finished")
+	}
+	t := s.rec.out
+	for r := range s.ranks {
+		t.Ranks[r].Events = s.ranks[r].out
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("replay: simulated trace: %w", err)
+	}
+	return t, nil
+}

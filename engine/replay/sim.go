@@ -1,0 +1,537 @@
+// Package replay is the simulation engine: it replays a trace on a
+// simulated machine, with MPI semantics, and predicts how long the
+// application would take there.
+//
+// A Sim walks each rank's event stream in recorded order on a
+// discrete-event kernel (engine/des). Sends hand messages to a network
+// (an analytic model of engine/netmodel, or the packet-level network of
+// engine/packet on the configured topology, routing and placement: see
+// Config.Machine); receives block until their message has arrived;
+// non-blocking requests complete at waits; collectives expand into the
+// point-to-point messages of an algorithm (engine/collective) or are
+// costed analytically; computation becomes CPU bursts that ranks on one
+// node share by processor sharing. Seed 000 §4 (INSEE) defines the replay
+// modes, seed 003 chapter 3 (PUPPET) the send semantics and the
+// multitasking model; docs/sim.md documents every setting.
+//
+// # Timed and untimed traces
+//
+// An untimed trace (SimGrid's time-independent format) is a list of
+// operations: compute amounts, sends and receives (non-blocking ones with
+// request ids), waits and collectives. A timed trace (MPE-like) brackets
+// MPI calls with states; its send events sit inside the call's state and
+// its receive events just before the state of the receive or wait that
+// completed them ends. The engine treats an MPI state as one call: the
+// sends inside it are issued when reached and the call ends, at the
+// state's leave, once its blocking sends have completed; the receives
+// inside one call are posted together and complete it together. The
+// computation of a timed trace is the time between MPI calls (or its
+// compute events, see CPUFrom), scaled by CPUScale.
+//
+// # Stepping and snapshots
+//
+// Step, RunUntil and Run advance the simulation; they must be called from
+// one goroutine. Snapshot may be called from any goroutine: it returns the
+// latest published snapshot, an immutable value, and asks the simulation
+// goroutine to publish a fresh one at its next check (every
+// Options.CheckEvery events while running; Step and RunUntil publish when
+// they return).
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// Options are the engine settings that do not describe the machine.
+type Options struct {
+	// RecordTrace keeps the simulated run as a timed trace (Sim.Trace).
+	RecordTrace bool
+	// RecordMessages keeps one record per message (Sim.Messages).
+	RecordMessages bool
+	// CheckEvery is how many events Run processes between checks of its
+	// context and of snapshot requests; 0 means 4096.
+	CheckEvery int
+	// Network replaces the analytic network the configuration describes
+	// (the packet-level model plugs in here). It must serve
+	// Config.Nodes(ranks) nodes.
+	Network netmodel.Network
+	// Distance gives hop counts between nodes to the analytic models;
+	// nil means Config.Topology's, else the complete graph (Config.Hops
+	// overrides both).
+	Distance netmodel.Distance
+	// NodeOf places rank r on node NodeOf[r] (a placement strategy of
+	// engine/placement); nil means Config's Placement, RanksPerNode or
+	// Map. It must have one entry per rank.
+	NodeOf []int
+	// OnSample receives the packet model's metrics samples (every
+	// Config.SamplePeriod while the network carries traffic), on the
+	// simulation goroutine; the Sample is reused after the call.
+	OnSample func(*netmodel.Sample)
+}
+
+// densePairLimit is the largest world whose per-pair message counters
+// are kept in a P×P matrix (2 MiB) rather than a map.
+const densePairLimit = 512
+
+// Kernel event kinds owned by the engine; the network's kinds are offset
+// by netKind.
+const (
+	evStart uint8 = iota
+	evBurstEnd
+	evCPU
+	evWake
+	netKind uint8 = 128
+)
+
+// Sim is one replay of a trace on a configured machine.
+type Sim struct {
+	cfg  Config
+	opts Options
+	tr   *tracefmt.Trace
+	k    *des.Kernel
+	net  netmodel.Network
+	ovh  netmodel.Overheads
+	est  netmodel.Estimator
+	host host
+
+	ranks []rank
+	nodes []node
+	class []stateClass
+	ready []int32
+	// readyHead indexes the first rank of ready still to run.
+	readyHead int
+
+	msgs       []message
+	freeMsg    int32
+	ops        []recvOp
+	freeOp     int32
+	queues     []rankQueues
+	fifos      []*fifo
+	pairs      map[uint64]*uint64
+	densePairs []uint64
+	held       map[uint64][]int32
+	nHeld      int
+	postSeq    uint64
+	visSeq     uint64
+
+	colls     map[collKey]*collInstance
+	collPool  []*collInstance
+	collRuns  []*collRun
+	members   [][]int32 // per communicator: world rank of each local rank
+	localRank [][]int32 // per communicator: local rank of each world rank
+
+	// Derived settings.
+	threshold   int64
+	atMatch     bool
+	gaps        bool // computation from the gaps of a timed trace
+	computeEvts bool // computation from compute events
+	unitPS      float64
+	flopPS      float64
+
+	stats   stats
+	rec     *recorder
+	records []MessageRecord
+	wild    []WildcardMismatch
+
+	done     bool
+	deadlock *Deadlock
+	err      error
+	wall     time.Duration
+
+	snap     atomic.Pointer[Snapshot]
+	wantSnap atomic.Bool
+}
+
+// stats are the run's counters.
+type stats struct {
+	traceEvents uint64
+	totalEvents uint64
+	messages    uint64
+	bytes       int64
+	inFlight    int
+	lastDeliver des.Time
+	latency     histogram
+	skipped     int
+}
+
+// New prepares a replay of t under cfg. The trace is read, never
+// modified, and must not change while the simulation runs.
+func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if t == nil || t.Size() == 0 {
+		return nil, fmt.Errorf("replay: the trace has no ranks")
+	}
+	P := t.Size()
+	if opts.CheckEvery <= 0 {
+		opts.CheckEvery = 4096
+	}
+	s := &Sim{
+		cfg: cfg, opts: opts, tr: t,
+		k:       des.NewKernel(cfg.Seed),
+		ranks:   make([]rank, P),
+		pairs:   map[uint64]*uint64{},
+		held:    map[uint64][]int32{},
+		colls:   map[collKey]*collInstance{},
+		queues:  make([]rankQueues, P),
+		freeMsg: -1, freeOp: -1,
+		threshold: cfg.Threshold(),
+		atMatch:   cfg.eagerAtMatch(),
+	}
+	s.host.s = s
+	if P <= densePairLimit {
+		s.densePairs = make([]uint64, P*P)
+	}
+	var mach *Machine
+	if opts.NodeOf == nil || opts.Network == nil {
+		var err error
+		if mach, err = cfg.Machine(P, opts.OnSample); err != nil {
+			return nil, err
+		}
+	}
+	placed := opts.NodeOf
+	if placed == nil {
+		placed = mach.NodeOf
+	} else if len(placed) != P {
+		return nil, fmt.Errorf("replay: placement has %d entries for %d ranks", len(placed), P)
+	}
+	nNodes := 0
+	for r, n := range placed {
+		if n < 0 {
+			return nil, fmt.Errorf("replay: placement puts rank %d on node %d", r, n)
+		}
+		nNodes = max(nNodes, n+1)
+	}
+	if opts.NodeOf == nil && mach.Topology == nil {
+		nNodes = max(nNodes, mach.Nodes) // a map's unused nodes count too
+	}
+	nodeOf := func(r int) int { return placed[r] }
+	s.nodes = make([]node, nNodes)
+	for r := range s.ranks {
+		rk := &s.ranks[r]
+		rk.ev = t.Ranks[r].Events
+		n := nodeOf(r)
+		rk.node = int32(n)
+		s.nodes[n].ranks++
+		rk.wrap = -1
+		rk.burstWrap = -1
+		if len(rk.ev) > 0 {
+			rk.lastT = rk.ev[0].Time
+		}
+		s.stats.totalEvents += uint64(len(rk.ev))
+	}
+	s.classifyStates()
+	hasCompute := false
+	for r := range t.Ranks {
+		for i := range t.Ranks[r].Events {
+			if t.Ranks[r].Events[i].Kind == tracefmt.KindCompute {
+				hasCompute = true
+				break
+			}
+		}
+		if hasCompute {
+			break
+		}
+	}
+	if cfg.Mode == Predict {
+		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
+			s.gaps = true
+		} else {
+			s.computeEvts = true
+		}
+	}
+	s.unitPS = t.Unit.Seconds() * 1e12 * cfg.CPUScale
+	s.flopPS = 1e12 / cfg.CPUSpeed * cfg.CPUScale
+
+	switch {
+	case opts.Network != nil:
+		s.net = opts.Network
+	case cfg.Model == ModelPacket:
+		if nNodes > mach.Nodes {
+			return nil, fmt.Errorf("replay: placement uses node %d; the network has %d nodes", nNodes-1, mach.Nodes)
+		}
+		s.net = mach.Network
+	default:
+		dist := opts.Distance
+		if dist == nil && mach != nil && mach.Topology != nil {
+			dist = mach.Topology
+		}
+		nodes := nNodes
+		if mach != nil {
+			nodes = max(nodes, mach.Nodes)
+		}
+		s.net = cfg.Network(nodes, dist)
+	}
+	if o, ok := s.net.(netmodel.Overheads); ok {
+		s.ovh = o
+	}
+	if e, ok := s.net.(netmodel.Estimator); ok {
+		s.est = e
+	}
+	s.net.Attach(&s.host)
+	s.members = make([][]int32, len(t.Comms))
+	s.localRank = make([][]int32, len(t.Comms))
+	if opts.RecordTrace {
+		s.rec = newRecorder(t)
+	}
+	for r := range s.ranks {
+		s.k.Schedule(0, evStart, int32(r), 0)
+	}
+	s.publish()
+	return s, nil
+}
+
+// Config returns the configuration of the run.
+func (s *Sim) Config() Config { return s.cfg }
+
+// Now returns the current simulated time.
+func (s *Sim) Now() des.Time { return s.k.Now() }
+
+// Done reports whether the run has ended: every rank finished, or the
+// run stopped on a deadlock or an error.
+func (s *Sim) Done() bool { return s.done }
+
+// Err returns the error that stopped the run, if any.
+func (s *Sim) Err() error { return s.err }
+
+// Deadlock returns the deadlock report of a run that stopped with ranks
+// blocked, or nil.
+func (s *Sim) Deadlock() *Deadlock { return s.deadlock }
+
+// Step processes the next event and everything it makes ready at the same
+// instant. It reports false once the run has ended.
+func (s *Sim) Step() bool {
+	start := time.Now()
+	ok := s.step()
+	s.wall += time.Since(start)
+	s.publish()
+	return ok
+}
+
+func (s *Sim) step() bool {
+	if s.done {
+		return false
+	}
+	e, ok := s.k.Next()
+	if !ok {
+		s.finish()
+		return false
+	}
+	s.handle(e)
+	s.drain()
+	if s.err != nil {
+		s.done = true
+		return false
+	}
+	return true
+}
+
+// RunUntil processes every event up to simulated time t (inclusive) or
+// the end of the run, whichever comes first. It checks ctx every
+// Options.CheckEvery events.
+func (s *Sim) RunUntil(ctx context.Context, t des.Time) error {
+	return s.run(ctx, t)
+}
+
+// Run runs the simulation to its end, or until ctx is cancelled (its
+// error is returned then; the simulation can be resumed). A run that ends
+// in a deadlock returns nil: see Deadlock.
+func (s *Sim) Run(ctx context.Context) error {
+	return s.run(ctx, des.Never)
+}
+
+func (s *Sim) run(ctx context.Context, until des.Time) error {
+	start := time.Now()
+	defer func() {
+		s.wall += time.Since(start)
+		s.publish()
+	}()
+	n := 0
+	for !s.done {
+		if s.k.NextTime() > until && s.k.Pending() > 0 {
+			return nil
+		}
+		s.step()
+		if n++; n >= s.opts.CheckEvery {
+			n = 0
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if s.wantSnap.Load() {
+				s.wall += time.Since(start)
+				start = time.Now()
+				s.publish()
+			}
+		}
+	}
+	return s.err
+}
+
+// handle dispatches one kernel event.
+func (s *Sim) handle(e des.Event) {
+	if e.Kind >= netKind {
+		e.Kind -= netKind
+		s.net.Handle(e)
+		return
+	}
+	switch e.Kind {
+	case evStart:
+		rk := &s.ranks[e.Obj]
+		rk.state = StateReady
+		s.pushReady(e.Obj)
+	case evBurstEnd:
+		s.burstEnd(e.Obj)
+	case evCPU:
+		s.cpuEvent(e.Obj, e.Arg)
+	case evWake:
+		s.unblock(e.Obj)
+	}
+}
+
+func (s *Sim) pushReady(r int32) { s.ready = append(s.ready, r) }
+
+// drain runs every ready rank until it blocks, computes or ends.
+func (s *Sim) drain() {
+	for s.readyHead < len(s.ready) {
+		r := s.ready[s.readyHead]
+		s.readyHead++
+		s.advance(r)
+		if s.err != nil {
+			return
+		}
+	}
+	s.ready = s.ready[:0]
+	s.readyHead = 0
+}
+
+// finish ends the run when no event is left: with a deadlock report if
+// ranks are still blocked or messages stuck in the network.
+func (s *Sim) finish() {
+	s.done = true
+	stuck := s.net.InFlight() > 0
+	for r := range s.ranks {
+		stuck = stuck || s.ranks[r].state != StateDone
+	}
+	if stuck {
+		s.deadlock = s.analyseDeadlock()
+	}
+	if f, ok := s.net.(netmodel.Finisher); ok {
+		f.Finish()
+	}
+}
+
+// Network returns the network model the run drives.
+func (s *Sim) Network() netmodel.Network { return s.net }
+
+// host adapts Sim to netmodel.Host without exporting the callbacks.
+type host struct{ s *Sim }
+
+func (h *host) Now() des.Time { return h.s.k.Now() }
+func (h *host) Schedule(at des.Time, kind uint8, obj int32, arg int64) {
+	h.s.k.Schedule(at, kind+netKind, obj, arg)
+}
+func (h *host) Rand() *rand.Rand   { return h.s.k.Rand() }
+func (h *host) Delivered(id int32) { h.s.delivered(id) }
+func (h *host) Injected(id int32)  { h.s.injected(id) }
+
+// callKind classifies an MPI state by the call it brackets.
+type callKind uint8
+
+const (
+	callOther callKind = iota
+	callSend
+	callSsend
+	callIsend
+	callRecv
+	callIrecv
+	callSendrecv
+	callWait
+	callWaitall
+	callTest
+	callColl
+)
+
+type stateClass struct {
+	mpi  bool
+	kind callKind
+	op   tracefmt.CollOp
+}
+
+// classifyStates decides which states are MPI calls and which calls.
+func (s *Sim) classifyStates() {
+	s.class = make([]stateClass, len(s.tr.States))
+	for i, d := range s.tr.States {
+		lower := strings.ToLower(d.Name)
+		isMPI := d.Category.IsMPI() || strings.HasPrefix(lower, "mpi_") || strings.HasPrefix(lower, "pmpi_")
+		if !isMPI {
+			continue
+		}
+		n := strings.TrimPrefix(strings.TrimPrefix(lower, "p"), "mpi_")
+		if !strings.HasPrefix(lower, "mpi_") && !strings.HasPrefix(lower, "pmpi_") {
+			n = lower
+		}
+		c := stateClass{mpi: true}
+		switch n {
+		case "send", "bsend", "rsend":
+			c.kind = callSend
+		case "ssend":
+			c.kind = callSsend
+		case "isend", "ibsend", "irsend", "issend":
+			c.kind = callIsend
+		case "recv":
+			c.kind = callRecv
+		case "irecv":
+			c.kind = callIrecv
+		case "sendrecv", "sendrecv_replace":
+			c.kind = callSendrecv
+		case "wait", "waitany":
+			c.kind = callWait
+		case "waitall", "waitsome":
+			c.kind = callWaitall
+		case "test", "testany", "testall", "testsome":
+			c.kind = callTest
+		default:
+			name := strings.ReplaceAll(strings.TrimPrefix(n, "i"), "_", "")
+			if op, ok := tracefmt.ParseCollOp(name); ok && op != tracefmt.OpOther {
+				c.kind, c.op = callColl, op
+			} else if op, ok := tracefmt.ParseCollOp(strings.ReplaceAll(n, "_", "")); ok && op != tracefmt.OpOther {
+				c.kind, c.op = callColl, op
+			}
+		}
+		s.class[i] = c
+	}
+}
+
+// traceTime converts a duration in trace units to simulated time,
+// scaled by CPUScale.
+func (s *Sim) traceTime(d float64) des.Time {
+	v := math.Round(d * s.unitPS)
+	if !(v > 0) {
+		return 0
+	}
+	return des.Time(min(v, float64(des.Never/4)))
+}
+
+// computeTime returns the simulated duration of a compute event.
+func (s *Sim) computeTime(e *tracefmt.Event) des.Time {
+	a := e.Amount()
+	if e.Flags.Has(tracefmt.FlagWork) {
+		v := math.Round(a * s.flopPS)
+		if !(v > 0) {
+			return 0
+		}
+		return des.Time(min(v, float64(des.Never/4)))
+	}
+	return s.traceTime(a)
+}
