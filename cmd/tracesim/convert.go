@@ -11,10 +11,13 @@ import (
 func runConvert(e *env, args []string) int {
 	fs := newFlags(e, "convert", "IN -o OUT [--to FORMAT] [--format NAME]",
 		"Convert a trace between formats. The output format is --to, else OUT's extension.\n"+
+			"Run 'tracesim formats' for the list.\n"+
 			"Writes are atomic: OUT is replaced only once the new file is complete.")
 	out := fs.String("o", "", "output file (required)")
 	to := fs.String("to", "", "output format (default: from OUT's extension)")
 	format := fs.String("format", "", "input format (default: detected from content)")
+	var cpu float64
+	fs.Var(flopsValue{&cpu}, "cpu-speed", "CPU speed converting work and time, e.g. 1Gf: needed to write an untimed trace\n(SimGrid TI) in a timed format; for TI output, the speed turning computation time into flops (default 1Gf)")
 	pos, code := parse(e, fs, args, 1, 1)
 	if code >= 0 {
 		return code
@@ -33,7 +36,7 @@ func runConvert(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "convert", err)
 	}
-	if err := formats.Save(*out, *to, t); err != nil {
+	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu}); err != nil {
 		return fail(e, "convert", err)
 	}
 	return exitOK

@@ -46,7 +46,10 @@ func commands() []command {
 	return []command{
 		{"info", "summarise a trace (format, ranks, events, states, messages)", runInfo},
 		{"convert", "convert a trace between formats", runConvert},
+		{"gen", "generate a synthetic trace of a communication pattern", runGen},
+		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},
+		{"bench", "run the project's benchmarks and print a table", runBench},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"regexp"
+	"runtime"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
+)
+
+// benchInput is what the benchmarks share: one generated trace and its
+// encodings, made once per `tracesim bench` run.
+type benchInput struct {
+	trace *tracefmt.Trace
+	tsim  []byte
+	clog2 []byte
+}
+
+// benchRow is one line of the `tracesim bench` table. Metrics name the
+// figures it reports (b.ReportMetric units) in the order printed.
+type benchRow struct {
+	name    string
+	what    string
+	metrics []string
+	run     func(in *benchInput, b *testing.B)
+}
+
+// benchRows returns the project's benchmarks. The same figures come from
+// the packages' own `go test -bench`; this table exists so that a user can
+// measure an installed binary on their machine without the sources.
+func benchRows() []benchRow {
+	return []benchRow{
+		{"tsim/read", "parse the text format", []string{"MB/s", "Mevents/s", "B/event"}, benchTsimRead},
+		{"tsim/write", "write the text format", []string{"MB/s", "Mevents/s"}, benchTsimWrite},
+		{"clog2/read", "parse MPE CLOG2", []string{"MB/s", "Mevents/s", "B/event"}, benchClog2Read},
+		{"clog2/write", "write MPE CLOG2", []string{"MB/s", "Mevents/s"}, benchClog2Write},
+		{"gen/stencil2d", "generate a trace", []string{"Mevents/s"}, benchGen},
+		{"sim/causal", "causal replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("causal")},
+		{"sim/predict", "predict replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("predict")},
+	}
+}
+
+func runBench(e *env, args []string) int {
+	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json]",
+		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
+			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
+			"The input is a generated 64-rank stencil2d trace of about --events events.")
+	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
+	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var benchTime float64 = 1
+	fs.Var(durationValue{&benchTime}, "time", "target time per benchmark, e.g. 2s")
+	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
+		return code
+	}
+	re, err := regexp.Compile(*runRe)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracesim bench: --run: %v\n", err)
+		return exitUsage
+	}
+	if *events < 1000 {
+		fmt.Fprintln(e.stderr, "tracesim bench: --events must be at least 1000")
+		return exitUsage
+	}
+	testing.Init()
+	// testing.Benchmark reads its target time from the testing package's
+	// flags, which testing.Init registers on the default flag set.
+	if err := flag.Set("test.benchtime", fmt.Sprintf("%gs", benchTime)); err != nil {
+		return fail(e, "bench", err)
+	}
+	in, err := makeBenchInput(*events)
+	if err != nil {
+		return fail(e, "bench", err)
+	}
+	type result struct {
+		Name    string             `json:"name"`
+		What    string             `json:"what"`
+		N       int                `json:"iterations"`
+		NsPerOp int64              `json:"ns_per_op"`
+		Metrics map[string]float64 `json:"metrics"`
+	}
+	var results []result
+	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintf(e.stdout, "input: stencil2d, %d ranks, %d events, tsim %.1f MB, clog2 %.1f MB; %s/%s, %d CPUs\n\n",
+			len(in.trace.Ranks), in.trace.NumEvents(), float64(len(in.tsim))/1e6, float64(len(in.clog2))/1e6,
+			runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+		fmt.Fprintln(tw, "BENCHMARK\tTIME/OP\tFIGURES\tWHAT")
+	}
+	for _, row := range benchRows() {
+		if !re.MatchString(row.name) {
+			continue
+		}
+		if err := e.ctx.Err(); err != nil {
+			return fail(e, "bench", err)
+		}
+		r := testing.Benchmark(func(b *testing.B) { row.run(in, b) })
+		res := result{Name: row.name, What: row.what, N: r.N, NsPerOp: r.NsPerOp(), Metrics: map[string]float64{}}
+		figures := ""
+		for _, m := range row.metrics {
+			v := r.Extra[m]
+			res.Metrics[m] = v
+			figures += fmt.Sprintf("%.4g %s  ", v, m)
+		}
+		results = append(results, res)
+		if !*asJSON {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.name, time.Duration(r.NsPerOp()).Round(time.Microsecond), figures, row.what)
+		}
+	}
+	tw.Flush()
+	if *asJSON {
+		return writeJSON(e, "bench", map[string]any{
+			"events": in.trace.NumEvents(), "ranks": len(in.trace.Ranks),
+			"cpus": runtime.NumCPU(), "results": results,
+		})
+	}
+	return exitOK
+}
+
+func makeBenchInput(events int) (*benchInput, error) {
+	o := gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 1, Compute: -1}
+	c, err := gen.Expect(o)
+	if err != nil {
+		return nil, err
+	}
+	o.Iters = max(1, events/c.Events)
+	t, err := gen.Generate(o)
+	if err != nil {
+		return nil, fmt.Errorf("generating the input: %w", err)
+	}
+	in := &benchInput{trace: t}
+	var buf bytes.Buffer
+	if err := tsim.Write(&buf, t); err != nil {
+		return nil, err
+	}
+	in.tsim = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := clog2.Write(&buf, t); err != nil {
+		return nil, err
+	}
+	in.clog2 = bytes.Clone(buf.Bytes())
+	return in, nil
+}
+
+// benchRead measures a parser: bytes and events per second, and the heap
+// the resulting trace holds per event (measured once, outside the timing).
+func benchRead(b *testing.B, data []byte, read func([]byte) (*tracefmt.Trace, error)) {
+	b.SetBytes(int64(len(data)))
+	var events int
+	for b.Loop() {
+		t, err := read(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += t.NumEvents()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	t, err := read(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(t.NumEvents()), "B/event")
+	runtime.KeepAlive(t)
+}
+
+func benchWrite(b *testing.B, t *tracefmt.Trace, write func(*bytes.Buffer, *tracefmt.Trace) error) {
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := write(&buf, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len())*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
+	b.ReportMetric(float64(t.NumEvents())*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+func benchTsimRead(in *benchInput, b *testing.B) {
+	benchRead(b, in.tsim, func(d []byte) (*tracefmt.Trace, error) { return tsim.Read(bytes.NewReader(d)) })
+}
+
+func benchTsimWrite(in *benchInput, b *testing.B) {
+	benchWrite(b, in.trace, func(w *bytes.Buffer, t *tracefmt.Trace) error { return tsim.Write(w, t) })
+}
+
+func benchClog2Read(in *benchInput, b *testing.B) {
+	benchRead(b, in.clog2, func(d []byte) (*tracefmt.Trace, error) { return clog2.Read(bytes.NewReader(d)) })
+}
+
+func benchClog2Write(in *benchInput, b *testing.B) {
+	benchWrite(b, in.trace, func(w *bytes.Buffer, t *tracefmt.Trace) error { return clog2.Write(w, t) })
+}
+
+func benchGen(in *benchInput, b *testing.B) {
+	o := gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 1, Compute: -1}
+	c, err := gen.Expect(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Iters = max(1, in.trace.NumEvents()/c.Events)
+	var events int
+	for b.Loop() {
+		t, err := gen.Generate(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += t.NumEvents()
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+}
+
+func benchReplay(mode string) func(in *benchInput, b *testing.B) {
+	return func(in *benchInput, b *testing.B) {
+		cfg := replay.Default()
+		if err := cfg.Set("mode", mode); err != nil {
+			b.Fatal(err)
+		}
+		var events uint64
+		for b.Loop() {
+			s, err := replay.New(in.trace, cfg, replay.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Run(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			events += s.Results().TraceEvents
+		}
+		b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
+	}
+}

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/packet"
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/units"
+)
+
+// settingFlag is a flag for one engine setting: it checks the value when
+// parsed and keeps it for applying after the configuration file.
+type settingFlag struct {
+	s   *replay.Setting
+	raw string
+}
+
+func (f *settingFlag) String() string {
+	if f == nil || f.s == nil {
+		return ""
+	}
+	return f.raw
+}
+
+func (f *settingFlag) Set(v string) error {
+	c := replay.Default()
+	if err := f.s.Set(&c, v); err != nil {
+		return err
+	}
+	f.raw = v
+	return nil
+}
+
+// simOutput is what `tracesim sim --json` prints: the file, the settings
+// in force, and the engine's results (docs/sim.md).
+type simOutput struct {
+	File   string            `json:"file"`
+	Config map[string]string `json:"config"`
+	replay.Results
+}
+
+func runSim(e *env, args []string) int {
+	fs := newFlags(e, "sim", "FILE [--config FILE] [--json] [settings]",
+		"Replay a trace on a simulated machine and predict its run time.\n"+
+			"Every setting is a flag and a key of the --config file (JSON or TOML); flags win over\n"+
+			"the file. Values take units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s,\n"+
+			"times ps ns us ms s, CPU speeds f Mf Gf. docs/sim.md documents the settings, the models\n"+
+			"and the JSON output. Exit status 3 when the replay deadlocks.")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	config := fs.String("config", "", "read settings from this JSON or TOML file (flags override it)")
+	format := fs.String("format", "", "read the trace as this format instead of detecting it")
+	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
+	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
+	metricsOut := fs.String("metrics-out", "", "write the packet model's network metrics, sampled every --sample-period, as CSV to this file")
+	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
+	all := replay.Settings()
+	flags := make([]*settingFlag, len(all))
+	for i := range all {
+		flags[i] = &settingFlag{s: &all[i]}
+		fs.Var(flags[i], all[i].Key, "["+all[i].Group+"] "+all[i].Help)
+	}
+	fs.Usage = simUsage(fs, all)
+	maxPos := 1
+	pos, code := parse(e, fs, args, 0, maxPos)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) == 0 && !*printConfig {
+		fmt.Fprintln(e.stderr, "tracesim sim: expected a trace FILE")
+		fs.Usage()
+		return exitUsage
+	}
+	cfg := replay.Default()
+	if *config != "" {
+		if err := cfg.LoadFile(*config); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: --config %v\n", err)
+			return exitUsage
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["bandwidth"] && set["per-byte"] {
+		fmt.Fprintln(e.stderr, "tracesim sim: --bandwidth and --per-byte: give one of them (per-byte is 1/bandwidth)")
+		return exitUsage
+	}
+	for _, f := range flags {
+		if set[f.s.Key] {
+			if err := cfg.Set(f.s.Key, f.raw); err != nil {
+				fmt.Fprintf(e.stderr, "tracesim sim: --%v\n", err)
+				return exitUsage
+			}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
+		return exitUsage
+	}
+	if *metricsOut != "" && cfg.Model != replay.ModelPacket {
+		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet (the analytic models have no links or queues to measure)")
+		return exitUsage
+	}
+	if *printConfig {
+		data, err := cfg.Encode("toml")
+		if err != nil {
+			return fail(e, "sim", err)
+		}
+		e.stdout.Write(data)
+		return exitOK
+	}
+	t, err := load(e, pos[0], *format)
+	if err != nil {
+		return fail(e, "sim", err)
+	}
+	opts := replay.Options{RecordTrace: *traceOut != "", RecordMessages: *msgOut != ""}
+	var metrics *packet.CSVWriter
+	if *metricsOut != "" {
+		opts.OnSample = func(smp *netmodel.Sample) { metrics.Write(smp) }
+	}
+	s, err := replay.New(t, cfg, opts)
+	if err != nil {
+		return fail(e, "sim", err)
+	}
+	run := func() error {
+		if err := s.Run(e.ctx); err != nil {
+			if errors.Is(err, e.ctx.Err()) {
+				return fmt.Errorf("interrupted at simulated time %s", s.Now())
+			}
+			return err
+		}
+		return nil
+	}
+	if *metricsOut != "" {
+		// The samples stream into the file as the run goes; it appears
+		// only once the run has finished.
+		err = atomicfile.Write(*metricsOut, func(w io.Writer) error {
+			pn, ok := s.Network().(*packet.Network)
+			if !ok {
+				return fmt.Errorf("the network is not the packet model")
+			}
+			metrics = packet.NewCSVWriter(w, pn.Topology())
+			if err := run(); err != nil {
+				return err
+			}
+			if err := metrics.Flush(); err != nil {
+				return fmt.Errorf("--metrics-out: %w", err)
+			}
+			return nil
+		})
+	} else {
+		err = run()
+	}
+	if err != nil {
+		return fail(e, "sim", err)
+	}
+	res := s.Results()
+	if *traceOut != "" {
+		out, err := s.Trace()
+		if err == nil {
+			err = formats.Save(*traceOut, "", out)
+		}
+		if err != nil {
+			return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))
+		}
+	}
+	if *msgOut != "" {
+		if err := atomicfile.Write(*msgOut, func(w io.Writer) error { return writeMessagesCSV(w, s.Messages()) }); err != nil {
+			return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))
+		}
+	}
+	code = exitOK
+	if res.Deadlock != nil {
+		code = exitFindings
+	}
+	if *asJSON {
+		vals := map[string]string{}
+		for _, kv := range cfg.Values() {
+			vals[kv[0]] = kv[1]
+		}
+		if c := writeJSON(e, "sim", simOutput{File: pos[0], Config: vals, Results: res}); c != exitOK {
+			return c
+		}
+		return code
+	}
+	printSim(e.stdout, pos[0], t.Size(), t.NumEvents(), &cfg, &res)
+	return code
+}
+
+// simUsage lists the settings by group after the command's own flags.
+func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
+	return func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: tracesim sim FILE [--config FILE] [--json] [settings]\n\n")
+		fmt.Fprintf(w, "Replay a trace on a simulated machine and predict its run time. Every setting is a\n"+
+			"flag and a key of the --config file (JSON or TOML); flags win over the file. Values take\n"+
+			"units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s, times ps ns us ms s,\n"+
+			"CPU speeds f Mf Gf. docs/sim.md documents the settings, the models and the JSON output.\n"+
+			"Exit status: 0 done, 1 failure, 2 usage error, 3 the replay deadlocked.\n\nFlags:\n")
+		for _, n := range []string{"config", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
+			f := fs.Lookup(n)
+			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
+		}
+		def := replay.Default()
+		group := ""
+		for i := range all {
+			s := &all[i]
+			if s.Group != group {
+				group = s.Group
+				fmt.Fprintf(w, "\nSettings (%s):\n", group)
+			}
+			fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, s.Get(&def))
+		}
+	}
+}
+
+func writeMessagesCSV(w io.Writer, recs []replay.MessageRecord) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"src", "dst", "tag", "bytes", "collective", "send_event", "recv_event", "sent_s", "matched_s", "delivered_s", "completed_s"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 12, 64) }
+	for _, m := range recs {
+		cw.Write([]string{
+			strconv.Itoa(m.Src), strconv.Itoa(m.Dst), strconv.Itoa(int(m.Tag)), strconv.FormatInt(m.Bytes, 10),
+			strconv.FormatBool(m.Collective), strconv.Itoa(m.SendEvent), strconv.Itoa(m.RecvEvent),
+			f(m.Sent), f(m.Matched), f(m.Delivered), f(m.Completed),
+		})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// printNetwork prints the packet model's measurements.
+func printNetwork(w io.Writer, n *netmodel.Metrics) {
+	fmt.Fprintf(w, "packets         %d delivered over %d link hops, latency mean %s, max %s\n", n.Packets, n.Hops,
+		units.FormatDuration(n.PacketLatency.Mean), units.FormatDuration(n.PacketLatency.Max))
+	var busiest *netmodel.LinkMetric
+	for i := range n.Links {
+		if l := &n.Links[i]; l.Class != "terminal" && (busiest == nil || l.MeanUtilisation > busiest.MeanUtilisation) {
+			busiest = l
+		}
+	}
+	if busiest != nil {
+		fmt.Fprintf(w, "links           busiest router link %d (r%d → r%d, %s) %.1f %% busy over the run, %s carried\n",
+			busiest.ID, busiest.From, busiest.To, busiest.Class, 100*busiest.MeanUtilisation, units.FormatBytes(busiest.Bytes))
+	}
+	var groups []string
+	for _, g := range n.Groups {
+		if g.Links > 0 {
+			groups = append(groups, fmt.Sprintf("%s %.1f %%", g.Name, 100*g.MeanUtilisation))
+		}
+	}
+	fmt.Fprintf(w, "link groups     mean utilisation: %s\n", strings.Join(groups, ", "))
+	var fullest *netmodel.QueueMetric
+	for i := range n.Queues {
+		if q := &n.Queues[i]; fullest == nil || q.Mean > fullest.Mean {
+			fullest = q
+		}
+	}
+	if fullest != nil {
+		fmt.Fprintf(w, "buffers         fullest r%d.p%d/vc%d: mean %.2f, max %d of %d packets; %d packets waited > %s\n",
+			fullest.Router, fullest.Port, fullest.VC, fullest.Mean, fullest.Max, fullest.Capacity, n.LongWaits,
+			units.FormatDuration(n.WaitThreshold))
+	}
+	if len(n.LevelShare) > 0 {
+		parts := make([]string, len(n.LevelShare))
+		for l, sh := range n.LevelShare {
+			parts[l] = fmt.Sprintf("level %d %.1f %%", l, 100*sh)
+		}
+		fmt.Fprintf(w, "fat-tree levels traffic turning at %s\n", strings.Join(parts, ", "))
+	}
+}
+
+// printSim prints the human summary of a run.
+func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, res *replay.Results) {
+	model, _ := cfg.Get("model")
+	detail := ""
+	switch cfg.Model {
+	case replay.ModelPuppet:
+		sw, _ := cfg.Get("switching")
+		detail = " " + sw
+	case replay.ModelPacket:
+		if n := res.Network; n != nil {
+			vcs := "VCs"
+			if n.VCs == 1 {
+				vcs = "VC"
+			}
+			detail = fmt.Sprintf(" (%s, routing %s, %d %s of %d packets)", n.Spec, n.Routing, n.VCs, vcs, n.Buffer)
+		}
+	}
+	fmt.Fprintf(w, "%s: %s replay on %s%s, %d ranks, %d events\n", filepath.Base(path), res.Mode, model, detail, ranks, events)
+	if res.Deadlock != nil {
+		// The message reads "deadlock: a cycle …; rank …": the list below
+		// details the ranks.
+		kind, what, _ := strings.Cut(res.Deadlock.Message, ": ")
+		what, _, _ = strings.Cut(what, "; ")
+		fmt.Fprintf(w, "\n%s at %s: %s\n", strings.ToUpper(kind), units.FormatDuration(res.Deadlock.Time), what)
+		for _, b := range res.Deadlock.Blocked {
+			waits := make([]string, len(b.WaitsFor))
+			for i, r := range b.WaitsFor {
+				waits[i] = strconv.Itoa(r)
+			}
+			fmt.Fprintf(w, "  rank %d in %s, waits for ranks [%s]: %s\n", b.Rank, b.Op, strings.Join(waits, " "), strings.Join(b.Waiting, "; "))
+		}
+		for _, l := range res.Deadlock.Network {
+			fmt.Fprintf(w, "  network: %s\n", l)
+		}
+		fmt.Fprintln(w)
+	}
+	rec := ""
+	if res.Recorded > 0 {
+		rec = fmt.Sprintf(" (recorded %s, %+.1f %%)", units.FormatDuration(res.Recorded), 100*(res.Makespan-res.Recorded)/res.Recorded)
+	}
+	fmt.Fprintf(w, "makespan        %s%s\n", units.FormatDuration(res.Makespan), rec)
+	fmt.Fprintf(w, "scaled speedup  %.4g\n", res.ScaledSpeedup)
+	l := res.Messages.Latency
+	fmt.Fprintf(w, "messages        %d (%s)", res.Messages.Count, units.FormatBytes(res.Messages.Bytes))
+	if res.Messages.Count > 0 {
+		fmt.Fprintf(w, ", latency min %s, median %s, p99 %s, max %s", units.FormatDuration(l.Min),
+			units.FormatDuration(l.P50), units.FormatDuration(l.P99), units.FormatDuration(l.Max))
+	}
+	fmt.Fprintln(w)
+	if res.Messages.Unmatched > 0 {
+		fmt.Fprintf(w, "unmatched       %d messages never received\n", res.Messages.Unmatched)
+	}
+	if n := len(res.Wildcards); n > 0 {
+		fmt.Fprintf(w, "any-source      %d wildcard receives matched another sender than recorded; first: rank %d event %d got rank %d's message instead of %d: %s\n",
+			n, res.Wildcards[0].Rank, res.Wildcards[0].Event, res.Wildcards[0].Actual, res.Wildcards[0].Recorded, res.Wildcards[0].Next)
+	}
+	if n := res.Network; n != nil && n.Topology != nil {
+		printNetwork(w, n)
+	}
+	fmt.Fprintf(w, "simulation      %d trace events, %d kernel events in %s (%.3g trace events/s)\n",
+		res.TraceEvents, res.Events, units.FormatDuration(res.Wall), res.TraceEventsPerSec)
+
+	rows := slices.Clone(res.Ranks)
+	const maxRows = 32
+	title := "\nranks"
+	if len(rows) > maxRows {
+		slices.SortStableFunc(rows, func(a, b replay.RankResult) int {
+			switch {
+			case a.Finish > b.Finish:
+				return -1
+			case a.Finish < b.Finish:
+				return 1
+			}
+			return 0
+		})
+		title = fmt.Sprintf("\nranks (the %d that finish last of %d; --json lists all)", maxRows, len(rows))
+		rows = rows[:maxRows]
+	}
+	fmt.Fprintln(w, title)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\tnode\tfinish\tcompute\tblocked\toverhead\tcpu wait\tutil\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f %%\t\n", r.Rank, r.Node, units.FormatDuration(r.Finish),
+			units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.Overhead),
+			units.FormatDuration(r.CPUWait), 100*r.Utilisation)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
+)
+
+// simRun runs `tracesim sim args...` and returns the exit code and
+// outputs.
+func simRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runSim(&env{ctx: context.Background(), stdout: &out, stderr: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+func TestSimSettingsFromFlagsAndFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "machine.toml")
+	if err := os.WriteFile(cfg, []byte("model = \"loggops\"\nL = \"3us\"\nbandwidth = \"1Gb/s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := simRun(t, "--print-config", "--config", cfg, "--L", "4us", "--mode", "causal")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`model = "loggops"`, `L = "4us"`, `mode = "causal"`, `bandwidth = "1Gb/s"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestSimUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"bandwith": "1Gb/s"}`), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"x.tsim", "--bandwidth", "10Gbs"}, "-bandwidth"},
+		{[]string{"x.tsim", "--startup", "fast"}, "-startup"},
+		{[]string{"x.tsim", "--mode", "turbo"}, "expected one of inject, causal, predict"},
+		{[]string{"x.tsim", "--config", bad}, "bandwith: unknown setting (did you mean bandwidth?)"},
+		{[]string{"x.tsim", "--bandwidth", "1Gb/s", "--per-byte", "1ns"}, "give one of them"},
+		{[]string{"x.tsim", "--map", "0 1", "--ranks-per-node", "2"}, "map: cannot be combined"},
+		{[]string{"x.tsim", "--coll-alg", "gather=ring"}, "gather cannot use ring"},
+		{[]string{}, "expected a trace FILE"},
+		{[]string{"a", "b"}, "expected 0 to 1 arguments"},
+	}
+	for _, tc := range tests {
+		code, _, errs := simRun(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if code, out, _ := simRun(t, "--help"); code != exitOK || !strings.Contains(out, "--eager-threshold") {
+		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+}
+
+// writeTsim writes an untimed trace built by fn as a .tsim file, or skips
+// when the format table does not read tsim yet.
+func writeTsim(t *testing.T, ranks int, fn func(b *tracefmt.Builder)) string {
+	t.Helper()
+	if _, err := formats.Lookup("tsim"); err != nil {
+		t.Skip("tsim is not registered in tracefmt/formats yet")
+	}
+	b := tracefmt.NewBuilder(ranks, false, tracefmt.Second)
+	fn(b)
+	tr, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tsim.Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.tsim")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSimPingPongJSON(t *testing.T) {
+	path := writeTsim(t, 2, func(b *tracefmt.Builder) {
+		b.Add(0, tracefmt.ComputeTime(0, 1))
+		b.Add(0, tracefmt.Send(0, 1, 0, 0, 1000))
+		b.Add(0, tracefmt.Recv(0, 1, 0, 0, 1000))
+		b.Add(1, tracefmt.ComputeTime(0, 0.5))
+		b.Add(1, tracefmt.Recv(0, 0, 0, 0, 1000))
+		b.Add(1, tracefmt.ComputeTime(0, 0.2))
+		b.Add(1, tracefmt.Send(0, 0, 0, 0, 1000))
+	})
+	msgs := filepath.Join(t.TempDir(), "msgs.csv")
+	code, out, errs := simRun(t, path, "--json", "--model", "puppet", "--switching", "store-and-forward",
+		"--startup", "1449.848us", "--per-byte", "1.008644us", "--packet-size", "0", "--send", "buffered",
+		"--messages-out", msgs)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Makespan float64 `json:"makespan_s"`
+		Ranks    []struct {
+			Rank     int     `json:"rank"`
+			Finish   float64 `json:"finish_s"`
+			Compute  float64 `json:"compute_s"`
+			Blocked  float64 `json:"blocked_s"`
+			Utilised float64 `json:"utilisation"`
+		} `json:"ranks"`
+		Events     uint64            `json:"events"`
+		Wall       *float64          `json:"wall_s"`
+		EventsPerS *float64          `json:"events_per_s"`
+		Deadlock   *json.RawMessage  `json:"deadlock"`
+		Config     map[string]string `json:"config"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Makespan != 1.204916984 || len(res.Ranks) != 2 || res.Ranks[0].Finish != 1.204916984 ||
+		res.Ranks[1].Compute != 0.7 || res.Events == 0 || res.Wall == nil || res.EventsPerS == nil ||
+		res.Deadlock != nil || res.Config["startup"] != "1449.848us" {
+		t.Errorf("results: %s", out)
+	}
+	data, err := os.ReadFile(msgs)
+	if err != nil || strings.Count(string(data), "\n") != 3 {
+		t.Errorf("messages CSV (%v):\n%s", err, data)
+	}
+}
+
+func TestSimDeadlockExitCode(t *testing.T) {
+	path := writeTsim(t, 2, func(b *tracefmt.Builder) {
+		for r := range 2 {
+			b.Add(r, tracefmt.Send(0, 1-r, 0, 0, 100))
+			b.Add(r, tracefmt.Recv(0, 1-r, 0, 0, 100))
+		}
+	})
+	code, out, _ := simRun(t, path, "--send", "synchronous", "--json")
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	var res struct {
+		Deadlock struct {
+			Cycle   []int `json:"cycle"`
+			Blocked []struct {
+				Rank     int   `json:"rank"`
+				WaitsFor []int `json:"waits_for"`
+			} `json:"blocked"`
+		} `json:"deadlock"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Deadlock.Cycle) != 3 || len(res.Deadlock.Blocked) != 2 {
+		t.Errorf("deadlock: %s", out)
+	}
+	code, out, _ = simRun(t, path, "--send", "synchronous")
+	if code != exitFindings || !strings.Contains(out, "DEADLOCK") || !strings.Contains(out, "cycle 0 → 1 → 0") {
+		t.Errorf("human output (exit %d):\n%s", code, out)
+	}
+	code, out, _ = simRun(t, path)
+	if code != exitOK || !strings.Contains(out, "makespan") || !strings.Contains(out, "rank") {
+		t.Errorf("buffered run (exit %d):\n%s", code, out)
+	}
+}
+
+// writeGen writes a generated trace as a .tsim file.
+func writeGen(t *testing.T, o gen.Options) string {
+	t.Helper()
+	if _, err := formats.Lookup("tsim"); err != nil {
+		t.Skip("tsim is not registered in tracefmt/formats yet")
+	}
+	tr, err := gen.Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tsim.Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), o.Pattern+".tsim")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The packet model runs generated traces on a torus, a fat tree and a
+// dragonfly, and reports the network in --json.
+func TestSimPacketModelTopologies(t *testing.T) {
+	path := writeGen(t, gen.Options{Pattern: "cg", Ranks: 64, Iters: 2, Compute: -1})
+	tests := []struct {
+		topology, routing, wantRouting string
+		levels                         int
+	}{
+		{"torus:8x8", "dor", "dor", 0},
+		{"fattree:k=4,levels=3", "", "updown", 3},
+		{"dragonfly:p=2,a=4,h=2", "", "minimal", 0},
+		{"dragonfly:p=2,a=4,h=2", "ugal", "ugal", 0},
+	}
+	for _, tc := range tests {
+		args := []string{path, "--model", "packet", "--topology", tc.topology, "--packet-size", "256B", "--json"}
+		if tc.routing != "" {
+			args = append(args, "--routing", tc.routing)
+		}
+		if tc.routing == "ugal" {
+			args = append(args, "--vcs", "3")
+		}
+		code, out, errs := simRun(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var res struct {
+			Makespan float64 `json:"makespan_s"`
+			Complete bool    `json:"complete"`
+			Network  struct {
+				Topology   string    `json:"topology"`
+				Routing    string    `json:"routing"`
+				Packets    uint64    `json:"packets"`
+				Hops       uint64    `json:"packet_hops"`
+				LevelShare []float64 `json:"level_share"`
+				Links      []struct {
+					Bytes       int64   `json:"bytes"`
+					Utilisation float64 `json:"mean_utilisation"`
+				} `json:"links"`
+				Queues []struct {
+					Max      int `json:"max"`
+					Capacity int `json:"capacity"`
+				} `json:"queues"`
+			} `json:"network"`
+			Config map[string]string `json:"config"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		n := res.Network
+		if !res.Complete || res.Makespan <= 0 || n.Topology != tc.topology || n.Routing != tc.wantRouting ||
+			n.Packets == 0 || n.Hops <= n.Packets || len(n.Links) == 0 || len(n.Queues) == 0 || len(n.LevelShare) != tc.levels ||
+			res.Config["topology"] != tc.topology {
+			t.Errorf("%s: makespan %v complete %v, network %s/%s %d packets %d hops, %d links, %d queues, levels %v",
+				tc.topology, res.Makespan, res.Complete, n.Topology, n.Routing, n.Packets, n.Hops, len(n.Links), len(n.Queues), n.LevelShare)
+		}
+		sum := 0.0
+		for _, s := range n.LevelShare {
+			sum += s
+		}
+		if tc.levels > 0 && (sum < 0.999 || sum > 1.001) {
+			t.Errorf("%s: level shares %v do not add up to 1", tc.topology, n.LevelShare)
+		}
+		for _, q := range n.Queues {
+			if q.Max < 1 || q.Max > q.Capacity {
+				t.Errorf("%s: queue %+v", tc.topology, q)
+			}
+		}
+	}
+	// The human summary names the network and its busiest parts.
+	code, out, _ := simRun(t, path, "--model", "packet", "--topology", "fattree:k=4,levels=3")
+	for _, want := range []string{"on packet (fattree:k=4,levels=3, routing updown, 2 VCs of 4 packets)", "packets ", "busiest router link", "fat-tree levels"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("summary (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+// --metrics-out writes the samples as CSV.
+func TestSimMetricsOut(t *testing.T) {
+	path := writeGen(t, gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 2, Compute: -1})
+	csvPath := filepath.Join(t.TempDir(), "metrics.csv")
+	code, _, errs := simRun(t, path, "--model", "packet", "--topology", "torus:4x4", "--sample-period", "20us", "--metrics-out", csvPath)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || strings.Join(rows[0], ",") != "time_s,kind,object,metric,value" {
+		t.Fatalf("header %v, %d rows", rows[0], len(rows))
+	}
+	kinds := map[string]bool{}
+	times := map[string]bool{}
+	var delivered int
+	for _, r := range rows[1:] {
+		kinds[r[1]] = true
+		times[r[0]] = true
+		if r[1] == "network" && r[3] == "messages_delivered" {
+			n, _ := strconv.Atoi(r[4])
+			delivered += n
+		}
+		if r[1] == "link" && r[3] == "utilisation" {
+			if u, err := strconv.ParseFloat(r[4], 64); err != nil || u <= 0 || u > 1 {
+				t.Errorf("link utilisation %v", r)
+			}
+		}
+	}
+	// 16 ranks on a 4×4 stencil: 48 messages per iteration, 2
+	// iterations, plus the allreduces' messages.
+	for _, k := range []string{"network", "group", "link", "queue"} {
+		if !kinds[k] {
+			t.Errorf("no %s rows", k)
+		}
+	}
+	if delivered < 96 || len(times) < 3 {
+		t.Errorf("%d messages delivered over %d samples", delivered, len(times))
+	}
+	// Usage errors.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{path, "--metrics-out", csvPath}, "--metrics-out needs --model packet"},
+		{[]string{path, "--model", "packet", "--topology", "torus:0x4"}, "--topology"},
+		{[]string{path, "--model", "packet", "--topology", "torus:4x4", "--routing", "updown"}, "not valid on torus:4x4"},
+		{[]string{path, "--placement", "nowhere"}, "unknown placement"},
+	} {
+		code, _, errs := simRun(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// A network deadlock exits with status 3 and shows the cycle of buffers.
+func TestSimPacketDeadlock(t *testing.T) {
+	path := writeTsim(t, 8, func(b *tracefmt.Builder) {
+		for r := range 8 {
+			b.Add(r, tracefmt.Send(0, (r+3)%8, 0, 0, 4096))
+			b.Add(r, tracefmt.Recv(0, (r+5)%8, 0, 0, 4096))
+		}
+	})
+	args := []string{path, "--model", "packet", "--topology", "ring:8", "--vcs", "1", "--buffer", "2", "--packet-size", "64B"}
+	code, out, _ := simRun(t, append(args, "--routing", "dor:none")...)
+	if code != exitFindings || !strings.Contains(out, "DEADLOCK") || !strings.Contains(out, "network: deadlock: a cycle of 8 buffers") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if code, out, _ := simRun(t, append(args, "--routing", "dor:bubble")...); code != exitOK {
+		t.Errorf("bubble: exit %d:\n%s", code, out)
+	}
+}
