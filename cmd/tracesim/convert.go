@@ -24,7 +24,7 @@ func runConvert(e *env, args []string) int {
 	}
 	if *out == "" {
 		fmt.Fprintln(e.stderr, "tracesim convert: -o OUT is required")
-		fs.Usage()
+		usageHint(e, fs)
 		return exitUsage
 	}
 	if *to == "" && formats.ByExtension(*out) == nil {

@@ -161,10 +161,18 @@ func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]strin
 	}
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		// The flag package would print its error and then the whole usage,
+		// which for `sim` is a hundred lines that scroll the error away:
+		// print the error alone, in our own words, and point to --help.
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(args)
+		fs.SetOutput(e.stderr)
+		if err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, exitOK
 			}
+			fmt.Fprintf(e.stderr, "tracesim %s: %s\n", fs.Name(), flagError(err))
+			usageHint(e, fs)
 			return nil, exitUsage
 		}
 		args = fs.Args()
@@ -187,7 +195,7 @@ func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]strin
 		default:
 			fmt.Fprintf(fs.Output(), "tracesim %s: expected %d to %d arguments, got %d\n", fs.Name(), minPos, maxPos, len(pos))
 		}
-		fs.Usage()
+		usageHint(e, fs)
 		return nil, exitUsage
 	}
 	return pos, -1
@@ -197,4 +205,19 @@ func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]strin
 func fail(e *env, name string, err error) int {
 	fmt.Fprintf(e.stderr, "tracesim %s: %v\n", name, err)
 	return exitFail
+}
+
+// flagError rewrites the flag package's messages with the double-dash
+// spelling the help and the docs use ("flag --bandwidth", not "-bandwidth").
+func flagError(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"for flag -", "not defined: -", "needs an argument: -"} {
+		msg = strings.Replace(msg, p, p+"-", 1)
+	}
+	return msg
+}
+
+// usageHint tells where the full help of the command is.
+func usageHint(e *env, fs *flag.FlagSet) {
+	fmt.Fprintf(e.stderr, "Run 'tracesim %s --help' for usage.\n", fs.Name())
 }

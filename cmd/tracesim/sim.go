@@ -79,7 +79,7 @@ func runSim(e *env, args []string) int {
 	}
 	if len(pos) == 0 && !*printConfig {
 		fmt.Fprintln(e.stderr, "tracesim sim: expected a trace FILE")
-		fs.Usage()
+		usageHint(e, fs)
 		return exitUsage
 	}
 	cfg := replay.Default()
