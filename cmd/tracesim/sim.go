@@ -212,14 +212,21 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
 		}
 		def := replay.Default()
-		group := ""
+		// Groups in the order they first appear, each listed whole: the
+		// settings table is ordered by topic, not strictly by group.
+		var groups []string
 		for i := range all {
-			s := &all[i]
-			if s.Group != group {
-				group = s.Group
-				fmt.Fprintf(w, "\nSettings (%s):\n", group)
+			if !slices.Contains(groups, all[i].Group) {
+				groups = append(groups, all[i].Group)
 			}
-			fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, s.Get(&def))
+		}
+		for _, g := range groups {
+			fmt.Fprintf(w, "\nSettings (%s):\n", g)
+			for i := range all {
+				if s := &all[i]; s.Group == g {
+					fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, s.Get(&def))
+				}
+			}
 		}
 	}
 }
