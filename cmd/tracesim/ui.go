@@ -1,7 +1,64 @@
 package main
 
-// runUI opens the terminal UI. Until it lands, it prints the help.
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tui"
+	"github.com/tracesim/tracesim/tui/demo"
+)
+
+// runUI opens the terminal UI on FILE, or on the built-in demo trace when
+// there is none. The file is loaded inside the UI, with progress and esc to
+// cancel.
 func runUI(e *env, args []string) int {
-	usage(e.stdout)
+	fs := newFlags(e, "", "[FILE] [flags]",
+		"Open the terminal UI on a trace file, or on a built-in demo trace.")
+	format := fs.String("format", "", "format of FILE (default: detected from its content)")
+	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
+	noColor := fs.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
+	library := fs.String("library", "", "directory the file picker (o) may browse; files outside are refused")
+	pos, code := parse(e, fs, args, 0, 1)
+	if code >= 0 {
+		return code
+	}
+	if *theme != "" {
+		if _, err := themes.ByName(*theme); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim: %v\n", err)
+			return exitUsage
+		}
+	}
+	opts := tui.Options{
+		Format:  *format,
+		Theme:   *theme,
+		NoColor: *noColor,
+		Environ: os.Environ(),
+		Library: *library,
+		Context: e.ctx,
+	}
+	if len(pos) == 1 {
+		if st, err := os.Stat(pos[0]); err != nil {
+			return fail(e, "ui", err)
+		} else if st.IsDir() {
+			// A directory is a library to pick from.
+			opts.Library = pos[0]
+		} else {
+			opts.Path = pos[0]
+		}
+	} else {
+		tr, err := demo.Trace()
+		if err != nil {
+			return fail(e, "ui", err)
+		}
+		opts.Trace, opts.Path = tr, demo.Name
+	}
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
+	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
+		return fail(e, "ui", err)
+	}
 	return exitOK
 }

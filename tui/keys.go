@@ -1,0 +1,44 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the application's global key bindings.
+type KeyMap struct {
+	Quit, ForceQuit key.Binding
+	Help            key.Binding
+	NextTab         key.Binding
+	PrevTab         key.Binding
+	Tab             key.Binding // documents the number keys; matched by digit
+	Open            key.Binding
+	Theme           key.Binding
+	Cancel          key.Binding
+}
+
+// DefaultKeyMap returns the default global bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		NextTab:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Tab:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1–9", "go to tab")),
+		Open:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open a trace")),
+		Theme:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/close")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.NextTab, k.Open, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Tab, k.NextTab, k.PrevTab},
+		{k.Open, k.Theme, k.Help},
+		{k.Cancel, k.Quit, k.ForceQuit},
+	}
+}

@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/units"
+)
+
+// loading is a trace load in progress.
+type loading struct {
+	seq         int
+	path        string
+	done, total int64
+	cancel      context.CancelFunc
+	ch          chan tea.Msg
+}
+
+// loadProgressMsg reports bytes read so far.
+type loadProgressMsg struct {
+	seq         int
+	done, total int64
+}
+
+// loadDoneMsg ends a load with a trace or an error.
+type loadDoneMsg struct {
+	seq  int
+	path string
+	tr   *tracefmt.Trace
+	err  error
+}
+
+// startLoad reads path in a goroutine; progress and the result come back
+// as messages through a channel, so Update never blocks on the file.
+func (m *Model) startLoad(path string) tea.Cmd {
+	if err := m.allowed(path); err != nil {
+		m.err = err.Error()
+		return nil
+	}
+	m.cancelLoad()
+	m.loadSeq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	l := &loading{seq: m.loadSeq, path: path, cancel: cancel, ch: make(chan tea.Msg, 1)}
+	m.load = l
+	format := m.opts.Format
+	go func() {
+		defer close(l.ch)
+		tr, _, err := formats.Open(ctx, path, format, func(done, total int64) {
+			// Drop progress the UI has not taken yet: it only needs
+			// the latest figure.
+			select {
+			case l.ch <- loadProgressMsg{l.seq, done, total}:
+			default:
+			}
+		})
+		select {
+		case l.ch <- loadDoneMsg{l.seq, path, tr, err}:
+		case <-ctx.Done():
+		}
+	}()
+	return l.next
+}
+
+// next waits for the load's next message.
+func (l *loading) next() tea.Msg {
+	msg, ok := <-l.ch
+	if !ok {
+		return nil
+	}
+	return msg
+}
+
+// cancelLoad abandons the load in progress, if any.
+func (m *Model) cancelLoad() {
+	if m.load != nil {
+		m.load.cancel()
+		m.load = nil
+	}
+}
+
+func (m *Model) loadProgress(msg loadProgressMsg) tea.Cmd {
+	if m.load == nil || msg.seq != m.load.seq {
+		return nil
+	}
+	m.load.done, m.load.total = msg.done, msg.total
+	return m.load.next
+}
+
+func (m *Model) loadDone(msg loadDoneMsg) tea.Cmd {
+	if m.load == nil || msg.seq != m.load.seq {
+		return nil
+	}
+	m.load.cancel()
+	m.load = nil
+	if msg.err != nil {
+		m.err = msg.err.Error()
+		return m.setStatus("could not open " + filepath.Base(msg.path))
+	}
+	return tea.Batch(m.setTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
+}
+
+// loadView shows the load's progress.
+func (m *Model) loadView(w, h int) string {
+	st := m.common.Theme.Styles
+	l := m.load
+	frac := 0.0
+	if l.total > 0 {
+		frac = float64(l.done) / float64(l.total)
+	}
+	barW := max(min(w-4, 60), 1)
+	n := int(frac * float64(barW))
+	bar := st.Title.Render(strings.Repeat("█", n)) + st.Dim.Render(strings.Repeat("░", barW-n))
+	lines := []string{
+		"",
+		"  " + st.Title.Render("Loading ") + filepath.Base(l.path),
+		"",
+		"  " + bar,
+		"  " + fmt.Sprintf("%3.0f%%  %s of %s", 100*frac, units.FormatBytes(l.done), units.FormatBytes(l.total)),
+		"",
+		"  " + st.HelpKey.Render("esc") + st.HelpDesc.Render(" cancel"),
+	}
+	return fit(lines, w, h)
+}

@@ -1,0 +1,632 @@
+// Package tui is tracesim's terminal application: the root Bubble Tea
+// model that holds the loaded trace, the tab bar of views (Timeline,
+// Matrix, Sizes, Stats, …), the status bar, the help overlay, the file
+// picker and trace loading with progress.
+//
+// Everything lives in the Model: one Model per program, so that many SSH
+// sessions can run side by side in one process. Keys go first to whatever
+// has focus (the loading screen, the picker, the help overlay, a view's
+// text input), then to the global bindings, then to the active view.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// Model is the application's root model.
+type Model struct {
+	opts   Options
+	ctx    context.Context
+	keys   KeyMap
+	common *component.Common // shared by every view: the view area and theme
+	dark   bool              // the terminal's background, as last reported
+
+	tabs   []Tab
+	views  []component.Model // nil until a tab is first shown
+	active int
+
+	tr    *tracefmt.Trace
+	path  string
+	sum   string // "16 ranks · 4608 events", computed once per trace
+	alt   *tracefmt.Trace
+	label string // alt's label
+
+	width, height int
+
+	showHelp bool
+	help     help.Model
+	picker   *picker
+	load     *loading
+	loadSeq  int
+	status   string // transient message
+	statusID int
+	err      string // the last load error, shown until the next key
+
+	// frame cache: the whole screen is recomposed only when one of its
+	// parts changed.
+	frame    string
+	frameKey frameKey
+	frames   int // recompositions, for tests
+}
+
+// frameKey is what the composed frame depends on.
+type frameKey struct {
+	body, top, bottom string
+}
+
+// New returns the application model for one session.
+func New(opts Options) *Model {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	tabs := opts.Tabs
+	if tabs == nil {
+		tabs = DefaultTabs()
+	}
+	m := &Model{
+		opts: opts, ctx: ctx, keys: DefaultKeyMap(), dark: true,
+		tabs: tabs, views: make([]component.Model, len(tabs)),
+		help: help.New(),
+	}
+	m.common = &component.Common{Theme: opts.theme(true)}
+	m.styleHelp()
+	// A sensible size until the terminal reports its own, so that a View
+	// before the first WindowSizeMsg (tests, benchmarks) draws something.
+	m.resize(80, 24)
+	if opts.Trace != nil {
+		m.setTrace(opts.Trace, opts.Path)
+	}
+	return m
+}
+
+// Init implements tea.Model: ask the terminal for its background colour
+// (to pick dark or light) and start loading Path if no trace was given.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.tr == nil && m.opts.Path != "" {
+		cmds = append(cmds, m.startLoad(m.opts.Path))
+	}
+	if v := m.views[m.active]; v != nil {
+		cmds = append(cmds, v.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Trace returns the loaded trace (nil while none is).
+func (m *Model) Trace() *tracefmt.Trace { return m.tr }
+
+// Active returns the index of the active tab.
+func (m *Model) Active() int { return m.active }
+
+// TabNames returns the names of the tabs in order.
+func (m *Model) TabNames() []string {
+	out := make([]string, len(m.tabs))
+	for i, t := range m.tabs {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// ViewOf returns tab i's view, building it if needed (nil when no trace
+// is loaded).
+func (m *Model) ViewOf(i int) component.Model {
+	if i < 0 || i >= len(m.tabs) {
+		return nil
+	}
+	return m.build(i)
+}
+
+// setTrace makes tr the loaded trace: every view is rebuilt lazily.
+func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
+	m.tr, m.path = tr, path
+	m.alt, m.label = nil, ""
+	for i := range m.views {
+		m.views[i] = nil
+	}
+	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
+	if v := m.build(m.active); v != nil {
+		return v.Init()
+	}
+	return nil
+}
+
+// build returns tab i's view, constructing it on first use.
+func (m *Model) build(i int) component.Model {
+	if m.tr == nil {
+		return nil
+	}
+	if m.views[i] == nil {
+		v := m.tabs[i].New(m.common, m.tr)
+		v.SetSize(m.common.Width, m.common.Height)
+		if m.alt != nil {
+			if a, ok := v.(AltSetter); ok {
+				a.SetAlt(m.alt, m.label)
+			}
+		}
+		m.views[i] = v
+		m.syncWindow()
+	}
+	return m.views[i]
+}
+
+// resize lays the screen out: the tab bar, the view area, the status bar.
+func (m *Model) resize(w, h int) {
+	m.width, m.height = max(w, 0), max(h, 0)
+	vh := max(m.height-2, 0)
+	m.common.SetSize(m.width, vh)
+	m.help.SetWidth(m.width)
+	for _, v := range m.views {
+		if v != nil {
+			v.SetSize(m.width, vh)
+		}
+	}
+	if m.picker != nil {
+		m.picker.height = vh
+	}
+}
+
+// styleHelp styles the help overlay from the theme.
+func (m *Model) styleHelp() {
+	st := m.common.Theme.Styles
+	m.help.Styles = help.Styles{
+		Ellipsis: st.HelpSep, ShortKey: st.HelpKey, ShortDesc: st.HelpDesc, ShortSeparator: st.HelpSep,
+		FullKey: st.HelpKey, FullDesc: st.HelpDesc, FullSeparator: st.HelpSep,
+	}
+}
+
+// setTheme switches the session's theme and tells the views.
+func (m *Model) setTheme(t *themes.Theme) tea.Cmd {
+	m.common.Theme = t
+	m.styleHelp()
+	return m.broadcast(tea.BackgroundColorMsg{})
+}
+
+// statusTTL is how long a transient status message stays.
+const statusTTL = 4 * time.Second
+
+// clearStatusMsg removes the transient status message unless a newer one
+// replaced it.
+type clearStatusMsg struct{ id int }
+
+// setStatus shows a transient status message.
+func (m *Model) setStatus(s string) tea.Cmd {
+	m.status = s
+	m.statusID++
+	id := m.statusID
+	return tea.Tick(statusTTL, func(time.Time) tea.Msg { return clearStatusMsg{id} })
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.syncWindow()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return nil
+	case tea.BackgroundColorMsg:
+		m.dark = msg.IsDark()
+		return m.setTheme(m.opts.theme(m.dark))
+	case tea.KeyPressMsg:
+		return m.key(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg)
+	case loadProgressMsg:
+		return m.loadProgress(msg)
+	case loadDoneMsg:
+		return m.loadDone(msg)
+	case clearStatusMsg:
+		if msg.id == m.statusID {
+			m.status = ""
+		}
+		return nil
+	case component.StatusMsg:
+		return m.setStatus(string(msg))
+	case component.OpenTraceMsg:
+		if msg.Trace == nil {
+			return nil
+		}
+		return m.setTrace(msg.Trace, msg.Path)
+	case component.FocusEventMsg:
+		i := m.tabIndex(TimelineTab)
+		v := m.build(i)
+		if v == nil {
+			return nil
+		}
+		m.active = i
+		if f, ok := v.(Focuser); ok {
+			f.Focus(msg.Event)
+			return nil
+		}
+		_, cmd := v.Update(msg)
+		return m.replace(i, v, cmd)
+	case component.AltTraceMsg:
+		m.alt, m.label = msg.Trace, msg.Label
+		if m.alt == nil {
+			m.label = ""
+		}
+		var cmds []tea.Cmd
+		for i, v := range m.views {
+			if v == nil {
+				continue
+			}
+			if a, ok := v.(AltSetter); ok {
+				a.SetAlt(msg.Trace, msg.Label)
+				continue
+			}
+			nv, cmd := v.Update(msg)
+			cmds = append(cmds, m.replace(i, nv, cmd))
+		}
+		return tea.Batch(cmds...)
+	}
+	// Anything else (a view's own timer or result) goes to every view
+	// that exists: a simulation may report while another tab is shown.
+	return m.broadcast(msg)
+}
+
+// replace stores the model a view's Update returned.
+func (m *Model) replace(i int, v component.Model, cmd tea.Cmd) tea.Cmd {
+	m.views[i] = v
+	return cmd
+}
+
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, v := range m.views {
+		if v != nil {
+			nv, cmd := v.Update(msg)
+			cmds = append(cmds, m.replace(i, nv, cmd))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) tabIndex(name string) int {
+	for i, t := range m.tabs {
+		if t.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+// syncWindow passes the Timeline's visible window to the views that
+// follow it.
+func (m *Model) syncWindow() {
+	var w Windower
+	for _, v := range m.views {
+		if x, ok := v.(Windower); ok && v != nil {
+			w = x
+			break
+		}
+	}
+	if w == nil {
+		return
+	}
+	s, e := w.Window()
+	for _, v := range m.views {
+		if x, ok := v.(WindowSetter); ok && v != nil {
+			x.SetWindow(s, e)
+		}
+	}
+}
+
+// key routes a key press: focused things first, then global keys, then
+// the active view.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if key.Matches(msg, k.ForceQuit) {
+		m.cancelLoad()
+		return tea.Quit
+	}
+	m.err = ""
+	switch {
+	case m.load != nil:
+		if key.Matches(msg, k.Cancel) {
+			m.cancelLoad()
+			return m.setStatus("loading cancelled")
+		}
+		return nil
+	case m.picker != nil:
+		return m.pickerKey(msg)
+	case m.showHelp:
+		switch {
+		case key.Matches(msg, k.Quit):
+			return tea.Quit
+		case key.Matches(msg, k.Help), key.Matches(msg, k.Cancel):
+			m.showHelp = false
+		}
+		return nil
+	}
+	v := m.build(m.active)
+	if c, ok := v.(InputCapturer); ok && v != nil && c.CapturesInput() {
+		nv, cmd := v.Update(msg)
+		return m.replace(m.active, nv, cmd)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, k.NextTab):
+		return m.switchTab((m.active + 1) % len(m.tabs))
+	case key.Matches(msg, k.PrevTab):
+		return m.switchTab((m.active + len(m.tabs) - 1) % len(m.tabs))
+	case key.Matches(msg, k.Tab):
+		if i := int(msg.String()[0] - '1'); i < len(m.tabs) {
+			return m.switchTab(i)
+		}
+		return nil
+	case key.Matches(msg, k.Open):
+		return m.openPicker()
+	case key.Matches(msg, k.Theme):
+		return m.nextTheme()
+	}
+	if v == nil {
+		return nil
+	}
+	nv, cmd := v.Update(msg)
+	return m.replace(m.active, nv, cmd)
+}
+
+// switchTab makes tab i active, building its view on first use.
+func (m *Model) switchTab(i int) tea.Cmd {
+	if i == m.active {
+		return nil
+	}
+	m.active = i
+	fresh := m.tr != nil && m.views[i] == nil
+	v := m.build(i)
+	if fresh && v != nil {
+		return v.Init()
+	}
+	return nil
+}
+
+// nextTheme cycles through the themes, for trying them out.
+func (m *Model) nextTheme() tea.Cmd {
+	names := themes.Names()
+	cur := m.common.Theme.Name
+	next := names[0]
+	for i, n := range names {
+		if n == cur {
+			next = names[(i+1)%len(names)]
+		}
+	}
+	m.opts.Theme, m.opts.NoColor, m.opts.Environ = next, false, nil
+	return tea.Batch(m.setTheme(m.opts.theme(m.dark)), m.setStatus("theme "+next))
+}
+
+// mouse routes mouse events: clicks on the tab bar switch tabs, the rest
+// goes to the active view in its own coordinates.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.load != nil || m.showHelp {
+		return nil
+	}
+	ms := msg.Mouse()
+	if m.picker != nil {
+		if w, ok := msg.(tea.MouseWheelMsg); ok {
+			switch w.Button {
+			case tea.MouseWheelUp:
+				m.picker.move(-3)
+			case tea.MouseWheelDown:
+				m.picker.move(3)
+			}
+		}
+		return nil
+	}
+	if _, ok := msg.(tea.MouseClickMsg); ok && ms.Y == 0 {
+		if i := m.tabAt(ms.X); i >= 0 {
+			return m.switchTab(i)
+		}
+		return nil
+	}
+	v := m.build(m.active)
+	if v == nil || ms.Y < 1 || ms.Y > m.common.Height {
+		return nil
+	}
+	ms.Y--
+	var out tea.Msg
+	switch msg.(type) {
+	case tea.MouseClickMsg:
+		out = tea.MouseClickMsg(ms)
+	case tea.MouseReleaseMsg:
+		out = tea.MouseReleaseMsg(ms)
+	case tea.MouseWheelMsg:
+		out = tea.MouseWheelMsg(ms)
+	case tea.MouseMotionMsg:
+		out = tea.MouseMotionMsg(ms)
+	default:
+		return nil
+	}
+	nv, cmd := v.Update(out)
+	return m.replace(m.active, nv, cmd)
+}
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Frame())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "tracesim"
+	if m.path != "" {
+		v.WindowTitle = "tracesim — " + filepath.Base(m.path)
+	}
+	return v
+}
+
+// Frame returns the screen's content: exactly the terminal's height in
+// lines, none wider than its width.
+func (m *Model) Frame() string {
+	key := frameKey{body: m.body(), top: m.tabBar(), bottom: m.statusBar()}
+	if key == m.frameKey && m.frame != "" {
+		return m.frame
+	}
+	m.frames++
+	m.frameKey = key
+	parts := make([]string, 0, 3)
+	if m.height >= 1 {
+		parts = append(parts, key.top)
+	}
+	if m.height >= 3 {
+		parts = append(parts, key.body)
+	}
+	if m.height >= 2 {
+		parts = append(parts, key.bottom)
+	}
+	m.frame = strings.Join(parts, "\n")
+	return m.frame
+}
+
+// body renders the view area: an overlay when one is open, else the
+// active view.
+func (m *Model) body() string {
+	w, h := m.common.Width, m.common.Height
+	switch {
+	case m.load != nil:
+		return m.loadView(w, h)
+	case m.picker != nil:
+		return m.picker.view(m.common.Theme, w, h)
+	case m.showHelp:
+		return m.helpView(w, h)
+	}
+	v := m.build(m.active)
+	if v == nil {
+		st := m.common.Theme.Styles
+		lines := []string{"", st.Title.Render("  No trace loaded."), "",
+			"  Press " + st.HelpKey.Render("o") + " to open a trace file, " + st.HelpKey.Render("q") + " to quit."}
+		if m.err != "" {
+			lines = append(lines, "", "  "+st.Error.Render(m.err))
+		}
+		return fit(lines, w, h)
+	}
+	return v.View()
+}
+
+// tabBar renders the first line: the tabs and a help hint.
+func (m *Model) tabBar() string {
+	st := m.common.Theme.Styles
+	var b strings.Builder
+	b.WriteString(st.Title.Render(" tracesim "))
+	for i, t := range m.tabs {
+		label := fmt.Sprintf("%d %s", i+1, t.Name)
+		if i == m.active {
+			b.WriteString(st.TabActive.Render(label))
+		} else {
+			b.WriteString(st.TabInactive.Render(label))
+		}
+	}
+	hint := st.Dim.Render("? help ")
+	line := b.String()
+	gap := m.width - ansi.StringWidth(line) - ansi.StringWidth(hint)
+	if gap > 0 {
+		line += strings.Repeat(" ", gap) + hint
+	}
+	return fitLine(line, m.width)
+}
+
+// tabAt returns the tab under column x of the tab bar, or −1.
+func (m *Model) tabAt(x int) int {
+	st := m.common.Theme.Styles
+	at := ansi.StringWidth(st.Title.Render(" tracesim "))
+	for i, t := range m.tabs {
+		label := fmt.Sprintf("%d %s", i+1, t.Name)
+		st := st.TabInactive
+		if i == m.active {
+			st = m.common.Theme.Styles.TabActive
+		}
+		w := ansi.StringWidth(st.Render(label))
+		if x >= at && x < at+w {
+			return i
+		}
+		at += w
+	}
+	return -1
+}
+
+// statusBar renders the last line: file, size, window, selection and any
+// transient message.
+func (m *Model) statusBar() string {
+	st := m.common.Theme.Styles
+	var parts []string
+	kv := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusValue.Render(v) }
+	if m.tr == nil {
+		parts = append(parts, st.Dim.Render("no trace"))
+	} else {
+		name := filepath.Base(m.path)
+		if m.path == "" {
+			name = "(unnamed)"
+		}
+		parts = append(parts, st.StatusValue.Render(name), st.StatusBar.Render(m.sum))
+		if m.label != "" {
+			parts = append(parts, kv("alt ", m.label))
+		}
+		for _, v := range m.views {
+			if w, ok := v.(Windower); ok && v != nil {
+				s, e := w.Window()
+				sec := m.tr.Unit.Seconds()
+				parts = append(parts, kv("window ", units.FormatDuration(s*sec)+"–"+units.FormatDuration(e*sec)))
+				break
+			}
+		}
+		if s, ok := m.views[m.active].(Selector); ok && m.views[m.active] != nil {
+			if sel := s.Selection(); sel != "" {
+				parts = append(parts, st.Selected.Render(sel))
+			}
+		}
+	}
+	if m.status != "" {
+		parts = append(parts, st.Warn.Render(m.status))
+	}
+	if m.err != "" && m.tr != nil {
+		parts = append(parts, st.Error.Render(m.err))
+	}
+	return fitLine(" "+strings.Join(parts, st.Dim.Render(" │ ")), m.width)
+}
+
+// fitLine truncates or pads s to exactly w cells.
+func fitLine(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+}
+
+// fit makes lines exactly w cells wide and h lines tall.
+func fit(lines []string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		out[i] = fitLine(s, w)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"context"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/matrix"
+	"github.com/tracesim/tracesim/views/sizes"
+	"github.com/tracesim/tracesim/views/stats"
+	"github.com/tracesim/tracesim/views/timeline"
+)
+
+// Options configure one session of the application.
+type Options struct {
+	// Trace is the trace to show at start. When it is nil and Path is set,
+	// the application loads Path itself (with progress, cancellable);
+	// when both are empty it starts empty and offers the file picker.
+	Trace *tracefmt.Trace
+	// Path names the trace: the file to load, or the label of Trace in
+	// the status bar.
+	Path string
+	// Format forces the format of Path and of files opened in the picker
+	// ("" detects it from the content).
+	Format string
+	// Theme is a theme name (themes.Names); "" chooses dark or light from
+	// the terminal's background.
+	Theme string
+	// NoColor selects the monochrome theme whatever Theme says.
+	NoColor bool
+	// Environ is the session's environment (os.Environ() locally, the SSH
+	// session's environment when served); NO_COLOR in it selects the
+	// monochrome theme.
+	Environ []string
+	// Library is the directory the file picker starts in and may not
+	// leave: files outside it are refused, symbolic links included. Empty
+	// means no restriction (the picker starts in the current directory).
+	// A server must set it.
+	Library string
+	// Context cancels loads in progress when done (the session ended);
+	// nil means context.Background().
+	Context context.Context
+	// Tabs replaces the application's tabs; nil means DefaultTabs().
+	Tabs []Tab
+}
+
+// Tab is one tab of the application: a name for the tab bar and a
+// constructor for its view.
+type Tab struct {
+	// Name is shown in the tab bar and the help.
+	Name string
+	// New builds the tab's view of a trace, drawing in c's area. The
+	// application calls it the first time the tab is shown, and again
+	// after another trace is opened; tr is never nil.
+	New func(c *component.Common, tr *tracefmt.Trace) component.Model
+}
+
+// DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
+// select them. Adding a view is adding one line here.
+func DefaultTabs() []Tab {
+	return []Tab{
+		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
+		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
+		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
+		{"Stats", func(c *component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
+	}
+}
+
+// TimelineTab is the name of the tab that FocusEventMsg switches to.
+const TimelineTab = "Timeline"
+
+// Optional interfaces a tab's view may implement; the application checks
+// for them after every message.
+type (
+	// Windower reports the visible time window (trace units); the
+	// Timeline does, and the application passes it to WindowSetters.
+	Windower interface{ Window() (start, end float64) }
+	// WindowSetter follows the Timeline's visible window.
+	WindowSetter interface{ SetWindow(start, end float64) }
+	// Selector describes the current selection for the status bar.
+	Selector interface{ Selection() string }
+	// Focuser selects an event (component.FocusEventMsg).
+	Focuser interface{ Focus(tracefmt.EventRef) }
+	// AltSetter shows an alternative version of the trace
+	// (component.AltTraceMsg).
+	AltSetter interface {
+		SetAlt(tr *tracefmt.Trace, label string)
+	}
+	// InputCapturer is a view with a focused text input (a search box):
+	// while CapturesInput is true it gets every key before the global
+	// bindings, so typing "q" does not quit.
+	InputCapturer interface{ CapturesInput() bool }
+)
+
+// theme picks the session's theme from the options and the terminal's
+// background.
+func (o *Options) theme(dark bool) *themes.Theme {
+	if o.NoColor || themes.NoColor(o.Environ) {
+		return themes.Mono()
+	}
+	switch o.Theme {
+	case "":
+		return themes.Default(nil, dark)
+	case "colorblind", "colourblind", "cb":
+		return themes.ColorBlind(dark)
+	}
+	t, err := themes.ByName(o.Theme)
+	if err != nil {
+		return themes.Default(nil, dark)
+	}
+	return t
+}

@@ -1,0 +1,353 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+)
+
+// ErrOutsideLibrary is returned for a trace name that would leave the
+// library: an absolute path, a path with "..", or a symbolic link whose
+// target lies outside the library directory.
+var ErrOutsideLibrary = errors.New("outside the library")
+
+// ErrNotInLibrary is returned for a trace name that names no file of the
+// library.
+var ErrNotInLibrary = errors.New("no such trace in the library")
+
+// Library is a directory of traces shared by every session of a server.
+// Each trace is loaded once, on first use, and the same *tracefmt.Trace is
+// returned to every caller until the file changes on disk; callers must
+// treat it as read-only.
+//
+// A Library is safe for concurrent use.
+type Library struct {
+	dir    string   // absolute, symbolic links resolved
+	root   *os.Root // every file is opened through it, so it cannot escape dir
+	format string
+
+	// ctx bounds the loads: they run detached from the session that asked
+	// first, so that a student who disconnects does not fail the load for
+	// the others waiting on it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu    sync.Mutex
+	cache map[string]*libEntry // by clean path relative to dir
+	loads int                  // loads started, for tests and logs
+}
+
+// libEntry is one trace of the cache; done is closed when trace or err is
+// set.
+type libEntry struct {
+	done  chan struct{}
+	trace *tracefmt.Trace
+	err   error
+	// The file's modification time and size when it was loaded: a teacher
+	// who replaces a trace during a class gets the new one in the next
+	// sessions, while open sessions keep the version they have.
+	mod  time.Time
+	size int64
+	took time.Duration
+}
+
+// OpenLibrary opens the library directory dir. Format forces the format
+// of every trace ("" detects it from the content).
+func OpenLibrary(dir, format string) (*Library, error) {
+	if dir == "" {
+		return nil, errors.New("library: no directory given")
+	}
+	if format != "" {
+		if _, err := formats.Lookup(format); err != nil {
+			return nil, fmt.Errorf("library: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", dir, err)
+	}
+	// Resolve the directory's own links once, so that the containment
+	// check below compares real paths with a real path.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", dir, err)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("library %s: not a directory", dir)
+	}
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", dir, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Library{
+		dir:    real,
+		root:   root,
+		format: format,
+		ctx:    ctx,
+		cancel: cancel,
+		cache:  make(map[string]*libEntry),
+	}, nil
+}
+
+// Dir returns the library's directory: absolute, symbolic links resolved.
+func (l *Library) Dir() string { return l.dir }
+
+// Close cancels loads in progress and releases the directory. Traces
+// already returned stay valid.
+func (l *Library) Close() error {
+	l.cancel()
+	if err := l.root.Close(); err != nil {
+		return fmt.Errorf("library %s: %w", l.dir, err)
+	}
+	return nil
+}
+
+// Resolve checks that name is a trace file inside the library and returns
+// its clean path relative to the library directory. A name without an
+// extension matches the one file of its directory with that base name
+// ("ring" finds "ring.tsim").
+func (l *Library) Resolve(name string) (string, error) {
+	rel, _, err := l.resolve(name)
+	return rel, err
+}
+
+// resolve does Resolve and returns the file's information too.
+func (l *Library) resolve(name string) (string, fs.FileInfo, error) {
+	if name == "" {
+		return "", nil, fmt.Errorf("library: %w: empty trace name", ErrNotInLibrary)
+	}
+	if strings.ContainsRune(name, 0) || strings.ContainsFunc(name, isControl) {
+		return "", nil, fmt.Errorf("library: %q: %w: control characters in the name", name, ErrOutsideLibrary)
+	}
+	// IsLocal refuses absolute paths, "..", and on Windows reserved names
+	// and volume names: the lexical half of the check.
+	if !filepath.IsLocal(filepath.FromSlash(name)) {
+		return "", nil, fmt.Errorf("library: %q: %w", name, ErrOutsideLibrary)
+	}
+	rel := filepath.Clean(filepath.FromSlash(name))
+	st, err := l.contained(rel)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Ext(rel) == "" {
+		if alt, ok := l.byBaseName(rel); ok {
+			rel = alt
+			st, err = l.contained(rel)
+		}
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("library: %q: %w: not a regular file", name, ErrNotInLibrary)
+	}
+	return rel, st, nil
+}
+
+// contained is the physical half of the check: it follows symbolic links
+// and refuses a file whose real path lies outside the library. os.Root
+// enforces the same rule when the file is opened; checking here too gives
+// a clear error before any session state is set up.
+func (l *Library) contained(rel string) (fs.FileInfo, error) {
+	real, err := filepath.EvalSymlinks(filepath.Join(l.dir, rel))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
+		}
+		return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), err)
+	}
+	inside, err := filepath.Rel(l.dir, real)
+	if err != nil || !filepath.IsLocal(inside) {
+		return nil, fmt.Errorf("library: %q: %w (a link to %s)", filepath.ToSlash(rel), ErrOutsideLibrary, real)
+	}
+	st, err := l.root.Stat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
+		}
+		return nil, fmt.Errorf("library: %q: %w: %v", filepath.ToSlash(rel), ErrOutsideLibrary, err)
+	}
+	return st, nil
+}
+
+// byBaseName finds the only file next to rel whose name without its
+// extension is rel's base name.
+func (l *Library) byBaseName(rel string) (string, bool) {
+	dir, base := filepath.Split(rel)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := fs.ReadDir(l.root.FS(), filepath.ToSlash(filepath.Clean(dir)))
+	if err != nil {
+		return "", false
+	}
+	found := ""
+	for _, e := range entries {
+		n := e.Name()
+		if strings.TrimSuffix(n, filepath.Ext(n)) != base || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if found != "" {
+			return "", false // ambiguous: make the user say which
+		}
+		found = n
+	}
+	if found == "" {
+		return "", false
+	}
+	return filepath.Join(filepath.Clean(dir), found), true
+}
+
+// maxListed bounds List so that a huge directory cannot make an error
+// message or a walk expensive.
+const maxListed = 200
+
+// List returns the library's trace files (by extension, hidden files and
+// directories skipped), relative to its directory with forward slashes,
+// sorted; at most 200.
+func (l *Library) List() ([]string, error) {
+	var out []string
+	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable subdirectory hides its traces, no more
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && formats.ByExtension(p) != nil {
+			out = append(out, p)
+			if len(out) >= maxListed {
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("library %s: %w", l.dir, err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Load returns the trace name designates (see Resolve) and its clean
+// relative path. Concurrent calls for the same file share one load and
+// get the same pointer; ctx bounds only this caller's wait.
+func (l *Library) Load(ctx context.Context, name string) (*tracefmt.Trace, string, error) {
+	rel, st, err := l.resolve(name)
+	if err != nil {
+		return nil, "", err
+	}
+	l.mu.Lock()
+	e := l.cache[rel]
+	if e != nil && isDone(e) && (e.err != nil || !e.mod.Equal(st.ModTime()) || e.size != st.Size()) {
+		e = nil // failed, or changed on disk since: load it again
+	}
+	if e == nil {
+		e = &libEntry{done: make(chan struct{}), mod: st.ModTime(), size: st.Size()}
+		l.cache[rel] = e
+		l.loads++
+		go l.load(rel, e)
+	}
+	l.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return nil, "", fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), ctx.Err())
+	case <-e.done:
+	}
+	if e.err != nil {
+		return nil, "", e.err
+	}
+	return e.trace, filepath.ToSlash(rel), nil
+}
+
+func isDone(e *libEntry) bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// load reads one trace into e.
+func (l *Library) load(rel string, e *libEntry) {
+	start := time.Now()
+	e.trace, e.err = l.read(rel)
+	e.took = time.Since(start)
+	close(e.done)
+}
+
+// read parses the trace at rel. It opens the file through the os.Root, not
+// by path (formats.Open), so that the file read is the one checked even if
+// a link is swapped in between; formats made of several files (a SimGrid
+// index) open their parts by path, which the library's owner controls.
+func (l *Library) read(rel string) (*tracefmt.Trace, error) {
+	f, err := l.root.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
+	}
+	defer f.Close()
+	path := filepath.Join(l.dir, rel)
+	head := make([]byte, formats.SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
+	}
+	head = head[:n]
+	var fm *formats.Format
+	if l.format != "" {
+		fm, err = formats.Lookup(l.format)
+	} else {
+		fm, err = formats.Detect(path, head)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("library: %w", err)
+	}
+	r := &ctxReader{ctx: l.ctx, r: io.MultiReader(bytes.NewReader(head), f)}
+	t, err := fm.Read(path, r)
+	if err != nil {
+		if l.ctx.Err() != nil {
+			return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), l.ctx.Err())
+		}
+		if strings.Contains(err.Error(), path) {
+			return nil, fmt.Errorf("library: %w", err)
+		}
+		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
+	}
+	if t.Format == "" {
+		t.Format = fm.Name
+	}
+	return t, nil
+}
+
+// ctxReader stops a parse when the library closes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -1,0 +1,459 @@
+// Package matrix is the traffic matrix view: a sender × receiver heat map
+// of point-to-point bytes, message counts or mean message size on a
+// logarithmic colour scale, with row and column totals, a legend and a
+// cursor that names the pair under it. Ranks are binned when there are
+// more of them than cells, and the matrix can be shown in node space
+// (k consecutive ranks per node) as a simulated machine would see it.
+package matrix
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// Mode is the quantity the matrix shows.
+type Mode int
+
+// Modes, in the order the mode key cycles them.
+const (
+	Bytes Mode = iota
+	Count
+	MeanSize
+	numModes
+)
+
+// String names the mode.
+func (m Mode) String() string {
+	switch m {
+	case Count:
+		return "messages"
+	case MeanSize:
+		return "mean size"
+	}
+	return "bytes"
+}
+
+// Model is the matrix view.
+type Model struct {
+	common *component.Common
+	keys   KeyMap
+
+	ranks   *Traffic // rank space
+	shown   *Traffic // rank or node space, what is drawn
+	perNode int      // ranks per node; 1 is rank space
+
+	mode   Mode
+	cx, cy int // cursor, in display cells
+
+	// layout, recomputed when the size, grouping or data change
+	lay layout
+
+	cache   string
+	dirty   bool
+	theme   *themes.Theme
+	w, h    int
+	renders int
+}
+
+// layout is the display-space aggregation of the shown matrix.
+type layout struct {
+	bin        int // shown rows per display cell
+	n          int // display cells per side
+	cellW      int
+	labelW     int
+	totalW     int
+	bytes      [][]int64
+	count      [][]int64
+	rowB, colB []int64
+	rowC, colC []int64
+}
+
+// New returns a matrix view of tr's point-to-point traffic.
+func New(c *component.Common, tr *tracefmt.Trace) *Model {
+	return NewFromTraffic(c, ComputeTraffic(tr))
+}
+
+// NewFromTraffic returns a matrix view of an already computed matrix.
+func NewFromTraffic(c *component.Common, t *Traffic) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1, dirty: true}
+	return m
+}
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetTrace replaces the trace the matrix shows.
+func (m *Model) SetTrace(tr *tracefmt.Trace) {
+	m.ranks = ComputeTraffic(tr)
+	m.perNode = 1
+	m.shown = m.ranks
+	m.cx, m.cy = 0, 0
+	m.relayout()
+}
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	m.common.SetSize(width, height)
+	m.relayout()
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Mode returns the quantity shown.
+func (m *Model) Mode() Mode { return m.mode }
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		m.key(msg)
+	case tea.MouseClickMsg:
+		m.click(msg.Mouse())
+	case tea.BackgroundColorMsg:
+		m.dirty = true
+	}
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) {
+	x, y := m.cx, m.cy
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		y--
+	case key.Matches(msg, m.keys.Down):
+		y++
+	case key.Matches(msg, m.keys.Left):
+		x--
+	case key.Matches(msg, m.keys.Right):
+		x++
+	case key.Matches(msg, m.keys.Home):
+		x, y = 0, 0
+	case key.Matches(msg, m.keys.Mode):
+		m.mode = (m.mode + 1) % numModes
+		m.dirty = true
+		return
+	case key.Matches(msg, m.keys.Nodes):
+		m.cycleNodes()
+		return
+	default:
+		return
+	}
+	m.moveTo(x, y)
+}
+
+func (m *Model) moveTo(x, y int) {
+	n := m.lay.n
+	x = max(0, min(x, n-1))
+	y = max(0, min(y, n-1))
+	if x != m.cx || y != m.cy {
+		m.cx, m.cy = x, y
+		m.dirty = true
+	}
+}
+
+// cycleNodes moves to the next ranks-per-node setting: 1 (rank space),
+// 2, 4, … up to half the ranks, then back to rank space.
+func (m *Model) cycleNodes() {
+	k := m.perNode * 2
+	var t *Traffic
+	if k <= m.ranks.Ranks/2 {
+		t = m.ranks.Nodes(k)
+	}
+	if t == nil {
+		k, t = 1, m.ranks
+	}
+	m.perNode, m.shown = k, t
+	m.cx, m.cy = 0, 0
+	m.relayout()
+}
+
+// click moves the cursor to the clicked cell.
+func (m *Model) click(ms tea.Mouse) {
+	l := &m.lay
+	if l.cellW == 0 {
+		return
+	}
+	x := (ms.X - l.labelW - 1) / l.cellW
+	y := ms.Y - gridTop
+	if ms.X < l.labelW+1 || x >= l.n || y < 0 || y >= l.n {
+		return
+	}
+	m.moveTo(x, y)
+}
+
+// Lines above the grid: the title and the column header.
+const (
+	gridTop   = 2
+	fixedRows = gridTop + 3 // + column totals, legend, cursor line
+)
+
+// relayout bins the shown matrix into the cells the size allows.
+func (m *Model) relayout() {
+	m.dirty = true
+	t := m.shown
+	size := t.Size()
+	w, h := m.common.Width, m.common.Height
+	l := layout{}
+	l.labelW = max(len(strconv.Itoa(t.Ranks-1)), 2)
+	l.totalW = 9
+	rowsAvail := max(h-fixedRows, 1)
+	colsAvail := max(w-l.labelW-1-1-l.totalW, 1)
+	l.bin = max(ceilDiv(size, rowsAvail), ceilDiv(size, colsAvail), 1)
+	l.n = ceilDiv(size, l.bin)
+	// Cells about twice as wide as tall look square; wider ones only
+	// stretch the picture.
+	l.cellW = max(1, min(4, colsAvail/max(l.n, 1)))
+	l.bytes, l.count = square(l.n), square(l.n)
+	l.rowB, l.colB = make([]int64, l.n), make([]int64, l.n)
+	l.rowC, l.colC = make([]int64, l.n), make([]int64, l.n)
+	for i := 0; i < size; i++ {
+		for j := 0; j < size; j++ {
+			b, c := t.Bytes[i][j], t.Count[i][j]
+			if c == 0 && b == 0 {
+				continue
+			}
+			y, x := i/l.bin, j/l.bin
+			l.bytes[y][x] += b
+			l.count[y][x] += c
+			l.rowB[y] += b
+			l.colB[x] += b
+			l.rowC[y] += c
+			l.colC[x] += c
+		}
+	}
+	m.lay = l
+	m.cx = max(0, min(m.cx, l.n-1))
+	m.cy = max(0, min(m.cy, l.n-1))
+}
+
+func ceilDiv(a, b int) int {
+	if b <= 0 {
+		return a
+	}
+	return (a + b - 1) / b
+}
+
+// value returns the quantity of the current mode for bytes b in c
+// messages.
+func (m *Model) value(b, c int64) float64 {
+	switch m.mode {
+	case Count:
+		return float64(c)
+	case MeanSize:
+		if c == 0 {
+			return 0
+		}
+		return float64(b) / float64(c)
+	}
+	return float64(b)
+}
+
+func (m *Model) format(v float64) string {
+	switch m.mode {
+	case Count:
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return units.FormatBytes(int64(math.Round(v)))
+}
+
+// span names the ranks (or nodes) of display cell i.
+func (m *Model) span(i int) string {
+	t := m.shown
+	first := i * m.lay.bin * t.Scale
+	last := min((i+1)*m.lay.bin*t.Scale, t.Ranks) - 1
+	unit := "rank"
+	if m.perNode > 1 {
+		unit = "node"
+		first, last = i*m.lay.bin, min((i+1)*m.lay.bin, t.Size())-1
+	}
+	if first == last {
+		return fmt.Sprintf("%s %d", unit, first)
+	}
+	return fmt.Sprintf("%ss %d–%d", unit, first, last)
+}
+
+// Renders returns how many times the view has been drawn (not served from
+// its cache); tests use it to check that idle keys cost nothing.
+func (m *Model) Renders() int { return m.renders }
+
+// View implements component.Model.
+func (m *Model) View() string {
+	w, h := m.common.Width, m.common.Height
+	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
+		return m.cache
+	}
+	if w != m.w || h != m.h {
+		m.relayout()
+	}
+	m.renders++
+	m.theme, m.w, m.h = m.common.Theme, w, h
+	m.cache = fit(m.render(), w, h)
+	m.dirty = false
+	return m.cache
+}
+
+func (m *Model) render() []string {
+	th := m.common.Theme
+	st := th.Styles
+	l := &m.lay
+	lines := make([]string, 0, l.n+fixedRows)
+
+	space := "rank space"
+	if m.perNode > 1 {
+		space = fmt.Sprintf("node space, block:%d (%d nodes)", m.perNode, m.shown.Size())
+	}
+	title := st.Title.Render("Traffic "+m.mode.String()) + st.Dim.Render(" · rows send, columns receive · "+space)
+	if l.bin*m.shown.Scale > 1 && m.perNode == 1 {
+		title += st.Dim.Render(fmt.Sprintf(" · %d ranks per cell", l.bin*m.shown.Scale))
+	}
+	lines = append(lines, title)
+
+	// Column header: a label every few cells, where it fits.
+	hdr := []byte(strings.Repeat(" ", l.labelW+1+l.n*l.cellW))
+	step := max(1, ceilDiv(l.labelW+1, l.cellW))
+	for x := 0; x < l.n; x += step {
+		s := strconv.Itoa(x * l.bin * m.shown.Scale)
+		if m.perNode > 1 {
+			s = strconv.Itoa(x * l.bin)
+		}
+		at := l.labelW + 1 + x*l.cellW
+		if at+len(s) <= len(hdr) && (x == 0 || hdr[at-1] == ' ') {
+			copy(hdr[at:], s)
+		}
+	}
+	lines = append(lines, st.Dim.Render(string(hdr)+" "+fmt.Sprintf("%*s", l.totalW, "sent")))
+
+	var maxCell, maxCol float64
+	for y := 0; y < l.n; y++ {
+		for x := 0; x < l.n; x++ {
+			maxCell = math.Max(maxCell, m.value(l.bytes[y][x], l.count[y][x]))
+		}
+		maxCol = math.Max(maxCol, m.value(l.colB[y], l.colC[y]))
+	}
+	scale := func(v, top float64) float64 {
+		if v <= 0 || top <= 0 {
+			return 0
+		}
+		return math.Log1p(v) / math.Log1p(top)
+	}
+	cell := func(rw *runWriter, v, top float64, cursor bool) {
+		f := scale(v, top)
+		switch {
+		case cursor:
+			g := "◆"
+			if l.cellW >= 2 {
+				g = "[" + strings.Repeat(" ", l.cellW-2) + "]"
+			}
+			rw.raw(st.Selected.Render(g))
+		case th.Mono:
+			g := string(themes.HeatGlyph(f))
+			if v > 0 && g == " " {
+				g = "·"
+			}
+			rw.write(nil, strings.Repeat(g, l.cellW))
+		case v <= 0:
+			rw.write(th.Subtle, "·"+strings.Repeat(" ", l.cellW-1))
+		default:
+			rw.write(th.HeatColor(0.15+0.85*f), strings.Repeat("█", l.cellW))
+		}
+	}
+	for y := 0; y < l.n; y++ {
+		var rw runWriter
+		lab := strconv.Itoa(y * l.bin * m.shown.Scale)
+		if m.perNode > 1 {
+			lab = strconv.Itoa(y * l.bin)
+		}
+		if y == 0 || l.bin > 1 || y%max(1, ceilDiv(l.n, 16)) == 0 || y == m.cy {
+			rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, lab)))
+		} else {
+			rw.raw(strings.Repeat(" ", l.labelW+1))
+		}
+		for x := 0; x < l.n; x++ {
+			cell(&rw, m.value(l.bytes[y][x], l.count[y][x]), maxCell, x == m.cx && y == m.cy)
+		}
+		rw.raw(" " + fmt.Sprintf("%*s", l.totalW, m.format(m.value(l.rowB[y], l.rowC[y]))))
+		lines = append(lines, rw.String())
+	}
+	// Column totals as their own heat row: their numbers do not fit under
+	// cells one or two characters wide; the cursor line gives the value.
+	var rw runWriter
+	rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, "Σ")))
+	for x := 0; x < l.n; x++ {
+		cell(&rw, m.value(l.colB[x], l.colC[x]), maxCol, false)
+	}
+	var totB, totC int64
+	for _, b := range l.rowB {
+		totB += b
+	}
+	for _, c := range l.rowC {
+		totC += c
+	}
+	rw.raw(" " + st.Bold.Render(fmt.Sprintf("%*s", l.totalW, m.format(m.value(totB, totC)))))
+	lines = append(lines, rw.String(), m.legend(maxCell))
+
+	if l.n > 0 {
+		y, x := m.cy, m.cx
+		v := m.value(l.bytes[y][x], l.count[y][x])
+		info := fmt.Sprintf("%s → %s: ", m.span(y), m.span(x))
+		detail := fmt.Sprintf("%s in %d msgs", units.FormatBytes(l.bytes[y][x]), l.count[y][x])
+		if m.mode != Bytes {
+			detail = m.format(v) + " (" + detail + ")"
+		}
+		lines = append(lines, st.Bold.Render(info)+detail+
+			st.Dim.Render(fmt.Sprintf(" · row %s · col %s", m.format(m.value(l.rowB[y], l.rowC[y])), m.format(m.value(l.colB[x], l.colC[x])))))
+	}
+	return lines
+}
+
+// legend shows the colour (or glyph) ramp with its end values.
+func (m *Model) legend(top float64) string {
+	th := m.common.Theme
+	var rw runWriter
+	rw.raw(th.Styles.Dim.Render("scale: · none, low "))
+	const steps = 8
+	for i := 0; i < steps; i++ {
+		f := float64(i) / float64(steps-1)
+		if th.Mono {
+			rw.write(nil, string(themes.HeatGlyph(f)))
+		} else {
+			rw.write(th.HeatColor(0.15+0.85*f), "█")
+		}
+	}
+	mid := math.Expm1(math.Log1p(top) / 2)
+	rw.raw(th.Styles.Dim.Render(" high " + m.format(top) + " (log; middle ≈ " + m.format(mid) + ")"))
+	return rw.String()
+}
+
+// fit makes lines exactly w cells wide and h lines tall.
+func fit(lines []string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return strings.Repeat("\n", max(h-1, 0))
+	}
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		if ansi.StringWidth(s) > w {
+			s = ansi.Truncate(s, w, "")
+		}
+		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	}
+	return strings.Join(out, "\n")
+}

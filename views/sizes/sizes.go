@@ -1,0 +1,289 @@
+// Package sizes is the message size view: a histogram of point-to-point
+// message sizes in log2 bins, by count or by bytes, for every rank or one,
+// over the whole run or the window the timeline shows.
+package sizes
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// Model is the sizes view.
+type Model struct {
+	common *component.Common
+	keys   KeyMap
+
+	sends *Sends
+	unit  tracefmt.Unit
+
+	rank       int // −1: every rank
+	byBytes    bool
+	windowed   bool
+	start, end float64 // the timeline's window, trace units
+	hasWindow  bool
+
+	hist    Histogram
+	stale   bool // hist needs recomputing
+	cache   string
+	dirty   bool
+	theme   *themes.Theme
+	w, h    int
+	renders int
+}
+
+// New returns a sizes view of tr's point-to-point messages.
+func New(c *component.Common, tr *tracefmt.Trace) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap(), rank: -1}
+	m.SetTrace(tr)
+	return m
+}
+
+// SetTrace replaces the trace the view shows.
+func (m *Model) SetTrace(tr *tracefmt.Trace) {
+	m.sends = IndexSends(tr)
+	m.unit = tr.Unit
+	m.rank = -1
+	m.hasWindow = false
+	m.stale, m.dirty = true, true
+}
+
+// SetWindow gives the view the timeline's visible window (trace units);
+// it is used when the view is in window mode.
+func (m *Model) SetWindow(start, end float64) {
+	if m.hasWindow && start == m.start && end == m.end {
+		return
+	}
+	m.start, m.end, m.hasWindow = start, end, true
+	if m.windowed {
+		m.stale, m.dirty = true, true
+	}
+}
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	m.common.SetSize(width, height)
+	m.dirty = true
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Rank returns the rank shown, or −1 for every rank.
+func (m *Model) Rank() int { return m.rank }
+
+// Histogram returns the histogram shown.
+func (m *Model) Histogram() Histogram {
+	m.refresh()
+	return m.hist
+}
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		n := m.sends.Ranks()
+		switch {
+		case key.Matches(msg, m.keys.PrevRank):
+			// −1 (all) sits between the last rank and rank 0.
+			m.rank--
+			if m.rank < -1 {
+				m.rank = n - 1
+			}
+		case key.Matches(msg, m.keys.NextRank):
+			m.rank++
+			if m.rank >= n {
+				m.rank = -1
+			}
+		case key.Matches(msg, m.keys.AllRanks):
+			if m.rank == -1 {
+				return m, nil
+			}
+			m.rank = -1
+		case key.Matches(msg, m.keys.Mode):
+			m.byBytes = !m.byBytes
+			m.dirty = true
+			return m, nil
+		case key.Matches(msg, m.keys.Window):
+			m.windowed = !m.windowed
+		default:
+			return m, nil
+		}
+		m.stale, m.dirty = true, true
+	case tea.BackgroundColorMsg:
+		m.dirty = true
+	}
+	return m, nil
+}
+
+func (m *Model) refresh() {
+	if !m.stale {
+		return
+	}
+	start, end := 1.0, 0.0 // whole run
+	if m.windowed && m.hasWindow {
+		start, end = m.start, m.end
+	}
+	m.hist = m.sends.Histogram(m.rank, start, end)
+	m.stale = false
+}
+
+// Renders returns how many times the view has been drawn (not served from
+// its cache).
+func (m *Model) Renders() int { return m.renders }
+
+// View implements component.Model.
+func (m *Model) View() string {
+	w, h := m.common.Width, m.common.Height
+	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
+		return m.cache
+	}
+	m.refresh()
+	m.renders++
+	m.theme, m.w, m.h = m.common.Theme, w, h
+	m.cache = fit(m.render(w, h), w, h)
+	m.dirty = false
+	return m.cache
+}
+
+// binLabel names bin k's size range.
+func binLabel(k int) string {
+	if k == 0 {
+		return "0 B"
+	}
+	lo, hi := BinRange(k)
+	if lo == hi {
+		return units.FormatBytes(lo)
+	}
+	return units.FormatBytes(lo) + "–" + units.FormatBytes(hi+1)
+}
+
+func (m *Model) render(w, h int) []string {
+	th := m.common.Theme
+	st := th.Styles
+	who := "all ranks"
+	if m.rank >= 0 {
+		who = fmt.Sprintf("rank %d", m.rank)
+	}
+	when := "whole run"
+	if m.windowed {
+		if m.hasWindow {
+			when = fmt.Sprintf("window %s–%s", units.FormatDuration(m.start*m.unit.Seconds()), units.FormatDuration(m.end*m.unit.Seconds()))
+		} else {
+			when = "window (none yet: whole run)"
+		}
+	}
+	what := "messages"
+	if m.byBytes {
+		what = "bytes"
+	}
+	lines := []string{st.Title.Render("Message sizes") + st.Dim.Render(" · "+who+" · "+when+" · by "+what)}
+
+	count, bytes := m.hist.Total()
+	if count == 0 {
+		lines = append(lines, "", st.Dim.Render("No point-to-point messages here."))
+		return lines
+	}
+	lo, hi := NumBins, -1
+	var top int64
+	for k := 0; k < NumBins; k++ {
+		if m.hist.Count[k] == 0 {
+			continue
+		}
+		lo, hi = min(lo, k), max(hi, k)
+		top = max(top, m.val(k))
+	}
+	rows := max(h-3, 1)
+	more := 0
+	if hi-lo+1 > rows {
+		more = hi - lo + 1 - rows
+		hi = lo + rows - 1
+	}
+	labelW := 0
+	for k := lo; k <= hi; k++ {
+		labelW = max(labelW, ansi.StringWidth(binLabel(k)))
+	}
+	total := count
+	if m.byBytes {
+		total = bytes
+	}
+	const valW = 18
+	barW := max(w-labelW-valW-3, 1)
+	bar := st.Title
+	if !th.Mono && len(th.Series) > 0 {
+		bar = st.Bold.Foreground(th.Series[0])
+	}
+	for k := lo; k <= hi; k++ {
+		v := m.val(k)
+		val := fmt.Sprintf("%d", v)
+		if m.byBytes {
+			val = units.FormatBytes(v)
+		}
+		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
+		lines = append(lines, fmt.Sprintf("%*s ", labelW, binLabel(k))+
+			bar.Render(barOf(float64(v)/float64(top), barW))+
+			fmt.Sprintf(" %*s", valW, val))
+	}
+	if more > 0 {
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("… %d more bins", more)))
+	}
+	lines = append(lines, "", st.Dim.Render(fmt.Sprintf("%d messages, %s, mean %s",
+		count, units.FormatBytes(bytes), units.FormatBytes(bytes/count))))
+	return lines
+}
+
+func (m *Model) val(k int) int64 {
+	if m.byBytes {
+		return m.hist.Bytes[k]
+	}
+	return m.hist.Count[k]
+}
+
+// barOf draws a bar of f ∈ [0, 1] of width w with eighth-block precision,
+// padded to w.
+func barOf(f float64, w int) string {
+	eighths := int(f*float64(w*8) + 0.5)
+	if f > 0 && eighths == 0 {
+		eighths = 1 // a bin with messages is never invisible
+	}
+	full, part := eighths/8, eighths%8
+	s := strings.Repeat("█", full)
+	if part > 0 {
+		s += string([]rune("▏▎▍▌▋▊▉")[part-1])
+		full++
+	}
+	return s + strings.Repeat(" ", max(0, w-full))
+}
+
+// fit makes lines exactly w cells wide and h lines tall.
+func fit(lines []string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return strings.Repeat("\n", max(h-1, 0))
+	}
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		if ansi.StringWidth(s) > w {
+			s = ansi.Truncate(s, w, "")
+		}
+		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,32 @@
+package stats
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the stats view's key bindings.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown key.Binding
+	Sort, Reverse, Switch      key.Binding
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", " "), key.WithHelp("pgdn", "page down")),
+		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
+		Reverse:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
+		Switch:   key.NewBinding(key.WithKeys("f", "left", "right", "h", "l"), key.WithHelp("f/←/→", "other table")),
+	}
+}
+
+// ShortHelp returns the bindings shown in the status line help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Sort, k.Reverse, k.Switch}
+}
+
+// FullHelp returns all bindings, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch}}
+}

@@ -1,0 +1,423 @@
+// Package stats is the statistics view: a per-rank profile (computation,
+// MPI, waiting and I/O time as stacked horizontal bars) and a summary of
+// the MPI functions (calls, total, mean and maximum time), both sortable.
+package stats
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// Table names one of the view's two tables.
+type Table int
+
+// The tables.
+const (
+	Ranks Table = iota
+	Functions
+)
+
+// Columns of the rank table: the rank, then one per Activity.
+var rankCols = []string{"rank", "compute", "MPI", "waiting", "I/O"}
+
+// Columns of the function table.
+var funcCols = []string{"function", "calls", "total", "mean", "max", "%"}
+
+// sortState is a table's sort column, direction and scroll offset.
+type sortState struct {
+	col    int
+	desc   bool
+	offset int
+}
+
+// Model is the stats view.
+type Model struct {
+	common *component.Common
+	keys   KeyMap
+
+	prof    *Profile
+	allTime float64 // sum of the ranks' spans, for percentages
+
+	focus Table
+	sorts [2]sortState
+	order [2][]int // row order of each table
+
+	cache   string
+	dirty   bool
+	theme   *themes.Theme
+	w, h    int
+	rows    [2]int // rows each table showed at the last render, for paging
+	renders int
+}
+
+// New returns a stats view of tr.
+func New(c *component.Common, tr *tracefmt.Trace) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap()}
+	m.sorts[Functions] = sortState{col: 2, desc: true}
+	m.SetTrace(tr)
+	return m
+}
+
+// NewFromProfile returns a stats view of an already computed profile.
+func NewFromProfile(c *component.Common, p *Profile) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap()}
+	m.sorts[Functions] = sortState{col: 2, desc: true}
+	m.setProfile(p)
+	return m
+}
+
+// SetTrace replaces the trace the view shows.
+func (m *Model) SetTrace(tr *tracefmt.Trace) { m.setProfile(ComputeProfile(tr)) }
+
+func (m *Model) setProfile(p *Profile) {
+	m.prof = p
+	m.allTime = 0
+	for _, r := range p.Ranks {
+		m.allTime += r.Span
+	}
+	m.sorts[Ranks].offset, m.sorts[Functions].offset = 0, 0
+	m.resort()
+}
+
+// Profile returns the statistics shown.
+func (m *Model) Profile() *Profile { return m.prof }
+
+// Sort returns the focused table, its sort column and direction.
+func (m *Model) Sort() (t Table, col int, desc bool) {
+	s := m.sorts[m.focus]
+	return m.focus, s.col, s.desc
+}
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	m.common.SetSize(width, height)
+	m.dirty = true
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scroll(-3)
+		case tea.MouseWheelDown:
+			m.scroll(3)
+		}
+	case tea.BackgroundColorMsg:
+		m.dirty = true
+	}
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) {
+	s := &m.sorts[m.focus]
+	page := max(m.rows[m.focus]-1, 1)
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		m.scroll(-1)
+	case key.Matches(msg, m.keys.Down):
+		m.scroll(1)
+	case key.Matches(msg, m.keys.PageUp):
+		m.scroll(-page)
+	case key.Matches(msg, m.keys.PageDown):
+		m.scroll(page)
+	case key.Matches(msg, m.keys.Sort):
+		n := len(rankCols)
+		if m.focus == Functions {
+			n = len(funcCols)
+		}
+		s.col = (s.col + 1) % n
+		// Names and ranks read best ascending, quantities descending.
+		s.desc = s.col != 0
+		s.offset = 0
+		m.resort()
+	case key.Matches(msg, m.keys.Reverse):
+		s.desc = !s.desc
+		s.offset = 0
+		m.resort()
+	case key.Matches(msg, m.keys.Switch):
+		m.focus = 1 - m.focus
+		m.dirty = true
+	}
+}
+
+func (m *Model) scroll(d int) {
+	s := &m.sorts[m.focus]
+	n := len(m.order[m.focus])
+	o := max(0, min(s.offset+d, n-max(m.rows[m.focus], 1)))
+	if o != s.offset {
+		s.offset = o
+		m.dirty = true
+	}
+}
+
+// resort orders both tables by their sort columns.
+func (m *Model) resort() {
+	m.dirty = true
+	p := m.prof
+	rs := m.sorts[Ranks]
+	m.order[Ranks] = sortedIndex(len(p.Ranks), rs.desc, func(a, b int) int {
+		if rs.col == 0 {
+			return cmp.Compare(a, b)
+		}
+		return cmp.Compare(p.Ranks[a].Time[rs.col-1], p.Ranks[b].Time[rs.col-1])
+	})
+	fs := m.sorts[Functions]
+	var used []int
+	for i, f := range p.Funcs {
+		if f.Calls > 0 {
+			used = append(used, i)
+		}
+	}
+	m.order[Functions] = sortedIndex(len(used), fs.desc, func(a, b int) int {
+		x, y := &p.Funcs[used[a]], &p.Funcs[used[b]]
+		switch fs.col {
+		case 0:
+			return cmp.Compare(x.Name, y.Name)
+		case 1:
+			return cmp.Compare(x.Calls, y.Calls)
+		case 3:
+			return cmp.Compare(x.Mean(), y.Mean())
+		case 4:
+			return cmp.Compare(x.Max, y.Max)
+		}
+		return cmp.Compare(x.Total, y.Total)
+	})
+	for i, j := range m.order[Functions] {
+		m.order[Functions][i] = used[j]
+	}
+}
+
+// sortedIndex returns 0..n−1 sorted stably by c, ties in index order.
+func sortedIndex(n int, desc bool, c func(a, b int) int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		r := c(a, b)
+		if desc {
+			r = -r
+		}
+		if r == 0 {
+			return cmp.Compare(a, b)
+		}
+		return r
+	})
+	return idx
+}
+
+// Renders returns how many times the view has been drawn (not served from
+// its cache).
+func (m *Model) Renders() int { return m.renders }
+
+// View implements component.Model.
+func (m *Model) View() string {
+	w, h := m.common.Width, m.common.Height
+	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
+		return m.cache
+	}
+	m.renders++
+	m.theme, m.w, m.h = m.common.Theme, w, h
+	m.cache = m.render(w, h)
+	m.dirty = false
+	return m.cache
+}
+
+func (m *Model) render(w, h int) string {
+	if w >= 130 {
+		lw := w / 2
+		left := m.rankTable(lw-1, h)
+		right := m.funcTable(w-lw, h)
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right)
+	}
+	// The function table is short and fixed; the rank table scrolls.
+	funcNeed := len(m.order[Functions]) + 2
+	top := h - min(funcNeed, h/2)
+	if rankNeed := len(m.prof.Ranks) + 2; rankNeed < top {
+		top = rankNeed
+	}
+	parts := []string{}
+	if top > 0 {
+		parts = append(parts, m.rankTable(w, top))
+	}
+	if h-top > 0 {
+		parts = append(parts, m.funcTable(w, h-top))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// header renders a table's title and column headings.
+func (m *Model) header(t Table, title string, cols []string, widths []int) (string, string) {
+	st := m.common.Theme.Styles
+	ts := st.Dim
+	if m.focus == t {
+		ts = st.Title
+	}
+	s := m.sorts[t]
+	dir := "▲"
+	if s.desc {
+		dir = "▼"
+	}
+	var hb strings.Builder
+	for i, c := range cols {
+		if i == s.col {
+			c += dir
+		}
+		if i == 0 {
+			hb.WriteString(fmt.Sprintf("%-*s", widths[i], c))
+		} else {
+			hb.WriteString(fmt.Sprintf(" %*s", widths[i], c))
+		}
+	}
+	return ts.Render(title), st.TableHeader.Render(hb.String())
+}
+
+func (m *Model) rankTable(w, h int) string {
+	th := m.common.Theme
+	widths := []int{6, 9, 9, 9, 9}
+	title, hdr := m.header(Ranks, "Per-rank profile", rankCols, widths)
+	lines := []string{title + th.Styles.Dim.Render("  (s sort · r reverse · f other table)"), hdr}
+	rows := max(h-2, 0)
+	m.rows[Ranks] = rows
+	fixed := 6 + 4*10
+	barW := max(w-fixed-1, 0)
+	order := m.order[Ranks]
+	s := m.sorts[Ranks]
+	for i := s.offset; i < len(order) && len(lines) < h; i++ {
+		rp := &m.prof.Ranks[order[i]]
+		line := fmt.Sprintf("%-6d", rp.Rank)
+		for a := Activity(0); a < NumActivities; a++ {
+			line += fmt.Sprintf(" %9s", units.FormatDuration(rp.Time[a]))
+		}
+		if barW > 0 {
+			line += " " + m.bar(rp, barW)
+		}
+		lines = append(lines, line)
+	}
+	return fit(lines, w, h)
+}
+
+// activityColor is the colour of an activity's bar segment.
+func activityColor(th *themes.Theme, a Activity) (color.Color, rune) {
+	cat := [...]tracefmt.Category{tracefmt.CatCompute, tracefmt.CatP2P, tracefmt.CatWait, tracefmt.CatIO}[a]
+	return th.Categories[cat], th.Fill(cat)
+}
+
+// bar draws a rank's time shares as a stacked bar of width w.
+func (m *Model) bar(rp *RankProfile, w int) string {
+	th := m.common.Theme
+	var total float64
+	for _, t := range rp.Time {
+		total += t
+	}
+	if total <= 0 {
+		return strings.Repeat(" ", w)
+	}
+	var b strings.Builder
+	used, acc := 0, 0.0
+	for a := Activity(0); a < NumActivities; a++ {
+		acc += rp.Time[a]
+		end := int(acc/total*float64(w) + 0.5)
+		n := end - used
+		if n <= 0 {
+			continue
+		}
+		c, g := activityColor(th, a)
+		if th.Mono {
+			// Compute fills with spaces in the mono theme; mark it.
+			if g == ' ' {
+				g = '·'
+			}
+			b.WriteString(strings.Repeat(string(g), n))
+		} else {
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n)))
+		}
+		used = end
+	}
+	b.WriteString(strings.Repeat(" ", max(0, w-used)))
+	return b.String()
+}
+
+func (m *Model) funcTable(w, h int) string {
+	th := m.common.Theme
+	nameW := max(w-(6+1+10+1+10+1+10+1+10+1+6), 12)
+	widths := []int{nameW, 6, 10, 10, 10, 6}
+	title, hdr := m.header(Functions, "Functions", funcCols, widths)
+	legend := ""
+	for a := Activity(0); a < NumActivities; a++ {
+		c, g := activityColor(th, a)
+		sw := string(g)
+		if th.Mono && g == ' ' {
+			sw = "·"
+		}
+		if !th.Mono {
+			sw = lipgloss.NewStyle().Foreground(c).Render("█")
+		}
+		legend += " " + sw + " " + a.String()
+	}
+	lines := []string{title + th.Styles.Dim.Render("  bars:") + legend, hdr}
+	m.rows[Functions] = max(h-2, 0)
+	order := m.order[Functions]
+	s := m.sorts[Functions]
+	for i := s.offset; i < len(order) && len(lines) < h; i++ {
+		f := &m.prof.Funcs[order[i]]
+		pct := 0.0
+		if m.allTime > 0 {
+			pct = 100 * f.Total / m.allTime
+		}
+		lines = append(lines, fmt.Sprintf("%-*s %6s %10s %10s %10s %6s",
+			nameW, ansi.Truncate(f.Name, nameW, "…"), strconv.Itoa(f.Calls),
+			units.FormatDuration(f.Total), units.FormatDuration(f.Mean()), units.FormatDuration(f.Max),
+			fmt.Sprintf("%.1f", pct)))
+	}
+	if len(order) == 0 && len(lines) < h {
+		lines = append(lines, th.Styles.Dim.Render("No states in this trace."))
+	}
+	return fit(lines, w, h)
+}
+
+// fit makes lines exactly w cells wide and h lines tall.
+func fit(lines []string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return strings.Repeat("\n", max(h-1, 0))
+	}
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		if ansi.StringWidth(s) > w {
+			s = ansi.Truncate(s, w, "")
+		}
+		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	}
+	return strings.Join(out, "\n")
+}
