@@ -51,14 +51,20 @@ func (m *Model) startLoad(path string) tea.Cmd {
 	format := m.opts.Format
 	go func() {
 		defer close(l.ch)
-		tr, _, err := formats.Open(ctx, path, format, func(done, total int64) {
-			// Drop progress the UI has not taken yet: it only needs
-			// the latest figure.
-			select {
-			case l.ch <- loadProgressMsg{l.seq, done, total}:
-			default:
-			}
-		})
+		var tr *tracefmt.Trace
+		var err error
+		if open := m.opts.Open; open != nil {
+			tr, err = open(ctx, path)
+		} else {
+			tr, _, err = formats.Open(ctx, path, format, func(done, total int64) {
+				// Drop progress the UI has not taken yet: it only
+				// needs the latest figure.
+				select {
+				case l.ch <- loadProgressMsg{l.seq, done, total}:
+				default:
+				}
+			})
+		}
 		select {
 		case l.ch <- loadDoneMsg{l.seq, path, tr, err}:
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -43,6 +44,27 @@ type Options struct {
 	Context context.Context
 	// Tabs replaces the application's tabs; nil means DefaultTabs().
 	Tabs []Tab
+	// Open, when set, loads the traces the application opens (Path and
+	// the picker's choices) instead of formats.Open: an SSH server passes
+	// its shared library cache, so that every session gets the same
+	// read-only trace instead of a copy. Paths have passed the Library
+	// check first.
+	Open func(ctx context.Context, path string) (*tracefmt.Trace, error)
+	// SimBudget limits each simulation the session runs; the zero value
+	// means no limit. An SSH server sets it so that one student cannot
+	// take the machine from a classroom.
+	SimBudget SimBudget
+}
+
+// SimBudget bounds the simulations of one session. The Simulate tab
+// stops a run that reaches a limit and says which one.
+type SimBudget struct {
+	// WallTime is the host time one simulation may use (time spent
+	// paused does not count); 0 means no limit.
+	WallTime time.Duration
+	// Events is the number of engine events one simulation may process;
+	// 0 means no limit.
+	Events int64
 }
 
 // Tab is one tab of the application: a name for the tab bar and a
