@@ -1,78 +1,203 @@
 package tracefmt
 
-// msgKey identifies a message channel under MPI's non-overtaking rule: two
-// messages on the same channel are received in the order they were sent.
-type msgKey struct {
-	src, dst int32
-	tag      int32
-	comm     uint16
-}
-
-// fifo is a queue of event indices on one sender's stream.
-type fifo struct {
-	items []int32
-	head  int
-}
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // MatchMessages pairs every receive with a send, FIFO per (communicator,
 // source, destination, tag), and sets Match on both. A wildcard receive
 // carries its actual source and tag, so it matches like any other. Sends
 // and receives left without a partner keep Match = -1. Existing matches are
 // discarded first, so the function can be run again after editing a trace.
+//
+// Large traces are matched on all available CPUs; the result does not
+// depend on how the work is scheduled.
 func MatchMessages(t *Trace) {
-	queues := map[msgKey]*fifo{}
-	for r := range t.Ranks {
-		ev := t.Ranks[r].Events
-		var last msgKey
-		var lastQ *fifo
-		for i := range ev {
-			e := &ev[i]
-			if e.Kind != KindSend {
-				if e.Kind == KindRecv {
-					e.Match = -1
-				}
-				continue
-			}
-			e.Match = -1
-			k := msgKey{int32(r), e.Peer, e.Tag, e.Comm}
-			q := lastQ
-			if q == nil || k != last {
-				q = queues[k]
-				if q == nil {
-					q = &fifo{}
-					queues[k] = q
-				}
-				last, lastQ = k, q
-			}
-			q.items = append(q.items, int32(i))
-		}
+	p := len(t.Ranks)
+	if p == 0 {
+		return
 	}
-	for r := range t.Ranks {
-		ev := t.Ranks[r].Events
-		// Consecutive receives mostly come from the same channel (a halo
-		// from one neighbour, a stream from a master): remembering the
-		// last queue saves most map lookups.
-		var last msgKey
-		var lastQ *fifo
-		for i := range ev {
-			e := &ev[i]
-			if e.Kind != KindRecv {
-				continue
-			}
-			k := msgKey{e.Peer, int32(r), e.Tag, e.Comm}
-			q := lastQ
-			if q == nil || k != last {
-				q = queues[k]
-				last, lastQ = k, q
-			}
-			if q == nil || q.head == len(q.items) {
-				continue
-			}
-			j := q.items[q.head]
-			q.head++
-			e.Match = j
-			t.Ranks[e.Peer].Events[j].Match = int32(i)
+	workers := 1
+	if t.NumEvents() >= parallelMatchEvents {
+		workers = min(runtime.GOMAXPROCS(0), p)
+	}
+	m := matcher{t: t, senders: make([]sendTable, p)}
+	// Sends first, each rank's into its own table; receives then read the
+	// senders' tables, and only the receiver of a channel advances it.
+	m.run(workers, m.sends)
+	m.run(workers, m.recvs)
+}
+
+// parallelMatchEvents is the trace size from which MatchMessages starts
+// goroutines: below it they cost more than they save.
+const parallelMatchEvents = 1 << 16
+
+// matcher holds the send queues of every channel while MatchMessages runs.
+type matcher struct {
+	t       *Trace
+	senders []sendTable
+}
+
+// sendTable holds the channels of one sending rank. A channel is keyed by
+// its communicator and by chanKey(destination, tag); its queue is a list
+// linked through the rank's sends, so that no channel allocates.
+type sendTable struct {
+	// world holds the channels of communicator 0, by far the most used;
+	// comms those of the others.
+	world map[uint64]int32
+	comms map[uint16]map[uint64]int32
+	chans []channel
+	sends []queuedSend
+}
+
+// queuedSend is one send of a sendTable, by ordinal: its event index and
+// the ordinal of the next send on the same channel (-1 for none). They sit
+// together because the receive pass reads both.
+type queuedSend struct {
+	idx, next int32
+}
+
+// channel is one FIFO of sends, as send ordinals (-1 when empty).
+type channel struct {
+	head, tail int32
+}
+
+// chanKey packs a destination (or source) and a tag into the key of a
+// channel within a communicator. A uint64 key takes the map's fast 64-bit
+// path; hashing a struct key was most of the matcher's time.
+func chanKey(peer, tag int32) uint64 { return uint64(uint32(peer))<<32 | uint64(uint32(tag)) }
+
+// table returns the channels of communicator c (nil when it has none).
+func (st *sendTable) table(c uint16) map[uint64]int32 {
+	if c == 0 {
+		return st.world
+	}
+	return st.comms[c]
+}
+
+// newTable returns the channels of communicator c, creating the table.
+func (st *sendTable) newTable(c uint16) map[uint64]int32 {
+	if tbl := st.table(c); tbl != nil {
+		return tbl
+	}
+	tbl := map[uint64]int32{}
+	if c == 0 {
+		st.world = tbl
+	} else {
+		if st.comms == nil {
+			st.comms = map[uint16]map[uint64]int32{}
 		}
+		st.comms[c] = tbl
+	}
+	return tbl
+}
+
+// run calls fn for every rank, spreading the ranks over the given number
+// of goroutines.
+func (m *matcher) run(workers int, fn func(r int)) {
+	p := len(m.t.Ranks)
+	if workers <= 1 {
+		for r := range p {
+			fn(r)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= p {
+					return
+				}
+				fn(r)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// sends queues rank r's sends on their channels.
+func (m *matcher) sends(r int) {
+	ev := m.t.Ranks[r].Events
+	st := &m.senders[r]
+	var tbl map[uint64]int32
+	lastComm := -1
+	// Consecutive sends often share a channel (a stream to one rank).
+	var lastKey uint64
+	lastCh := int32(-1)
+	for i := range ev {
+		e := &ev[i]
+		if e.Kind != KindSend {
+			continue
+		}
+		e.Match = -1
+		if int(e.Comm) != lastComm {
+			tbl = st.newTable(e.Comm)
+			lastComm, lastCh = int(e.Comm), -1
+		}
+		k := chanKey(e.Peer, e.Tag)
+		ci := lastCh
+		if ci < 0 || k != lastKey {
+			var ok bool
+			ci, ok = tbl[k]
+			if !ok {
+				ci = int32(len(st.chans))
+				st.chans = append(st.chans, channel{-1, -1})
+				tbl[k] = ci
+			}
+			lastKey, lastCh = k, ci
+		}
+		n := int32(len(st.sends))
+		st.sends = append(st.sends, queuedSend{int32(i), -1})
+		ch := &st.chans[ci]
+		if ch.tail < 0 {
+			ch.head = n
+		} else {
+			st.sends[ch.tail].next = n
+		}
+		ch.tail = n
+	}
+}
+
+// recvs matches rank r's receives with the queued sends.
+func (m *matcher) recvs(r int) {
+	ev := m.t.Ranks[r].Events
+	// Consecutive receives mostly come from the same channel (a halo
+	// from one neighbour, a stream from a master): remembering the last
+	// one saves most map lookups.
+	lastSrc, lastComm, lastTag := int32(-1), uint16(0), int32(0)
+	var ch *channel
+	var st *sendTable
+	for i := range ev {
+		e := &ev[i]
+		if e.Kind != KindRecv {
+			continue
+		}
+		e.Match = -1
+		src := e.Peer
+		if src != lastSrc || e.Comm != lastComm || e.Tag != lastTag || st == nil {
+			lastSrc, lastComm, lastTag = src, e.Comm, e.Tag
+			st, ch = nil, nil
+			if src < 0 || int(src) >= len(m.senders) {
+				continue
+			}
+			st = &m.senders[src]
+			if ci, ok := st.table(e.Comm)[chanKey(int32(r), e.Tag)]; ok {
+				ch = &st.chans[ci]
+			}
+		}
+		if ch == nil || ch.head < 0 {
+			continue
+		}
+		q := st.sends[ch.head]
+		j := q.idx
+		ch.head = q.next
+		e.Match = j
+		m.t.Ranks[src].Events[j].Match = int32(i)
 	}
 }
 

@@ -1,0 +1,168 @@
+package tracefmt
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// matchReference is the plain definition of MatchMessages: one FIFO per
+// (communicator, source, destination, tag), sends queued in rank order.
+func matchReference(t *Trace) {
+	type key struct {
+		src, dst, tag int32
+		comm          uint16
+	}
+	queues := map[key][]int32{}
+	for r := range t.Ranks {
+		for i := range t.Ranks[r].Events {
+			e := &t.Ranks[r].Events[i]
+			if e.Kind == KindSend {
+				e.Match = -1
+				k := key{int32(r), e.Peer, e.Tag, e.Comm}
+				queues[k] = append(queues[k], int32(i))
+			}
+		}
+	}
+	for r := range t.Ranks {
+		for i := range t.Ranks[r].Events {
+			e := &t.Ranks[r].Events[i]
+			if e.Kind != KindRecv {
+				continue
+			}
+			e.Match = -1
+			k := key{e.Peer, int32(r), e.Tag, e.Comm}
+			if q := queues[k]; len(q) > 0 {
+				e.Match = q[0]
+				t.Ranks[e.Peer].Events[q[0]].Match = int32(i)
+				queues[k] = q[1:]
+			}
+		}
+	}
+}
+
+// randomTrace returns n events per rank of point-to-point traffic over a
+// few communicators and tags, with stale matches, wildcard receives and
+// other kinds mixed in.
+func randomTrace(rng *rand.Rand, ranks, n int) *Trace {
+	t := &Trace{Ranks: make([]Rank, ranks), Comms: []Comm{{Name: "MPI_COMM_WORLD"}, {Name: "dup"}, {Name: "other"}}}
+	for r := range t.Ranks {
+		ev := make([]Event, n)
+		for i := range ev {
+			peer := rng.IntN(ranks)
+			tag := int32(rng.IntN(4))
+			if rng.IntN(50) == 0 {
+				tag = int32(rng.Uint32()) // negative and large tags too
+			}
+			comm := uint16(0)
+			if rng.IntN(8) == 0 {
+				comm = uint16(1 + rng.IntN(2))
+			}
+			switch rng.IntN(5) {
+			case 0, 1:
+				ev[i] = Send(float64(i), peer, tag, comm, 8)
+			case 2, 3:
+				ev[i] = Recv(float64(i), peer, tag, comm, 8)
+				if rng.IntN(10) == 0 {
+					ev[i].Flags |= FlagAnySource
+				}
+			default:
+				ev[i] = Collective(float64(i), OpBarrier, -1, 0, 0, 0)
+			}
+			ev[i].Match = int32(rng.IntN(n)) // stale, must be discarded
+		}
+		t.Ranks[r].Events = ev
+	}
+	return t
+}
+
+func cloneTrace(t *Trace) *Trace {
+	c := *t
+	c.Ranks = make([]Rank, len(t.Ranks))
+	for r := range t.Ranks {
+		c.Ranks[r].Events = append([]Event(nil), t.Ranks[r].Events...)
+	}
+	return &c
+}
+
+func TestMatchMessagesAgreesWithReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tests := []struct {
+		name     string
+		ranks, n int
+	}{
+		{"one rank", 1, 200},
+		{"small", 3, 50},
+		{"many ranks", 40, 100},
+		// Above parallelMatchEvents: the concurrent path.
+		{"parallel", 16, parallelMatchEvents/16 + 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := randomTrace(rng, tt.ranks, tt.n)
+			want := cloneTrace(got)
+			MatchMessages(got)
+			matchReference(want)
+			for r := range want.Ranks {
+				for i, w := range want.Ranks[r].Events {
+					if g := got.Ranks[r].Events[i]; g.Match != w.Match {
+						t.Fatalf("rank %d event %d (%s): Match = %d, want %d", r, i, w.Kind, g.Match, w.Match)
+					}
+				}
+			}
+			if err := got.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			// Matching again gives the same result.
+			MatchMessages(got)
+			for r := range want.Ranks {
+				for i, w := range want.Ranks[r].Events {
+					if g := got.Ranks[r].Events[i]; g.Match != w.Match {
+						t.Fatalf("second run: rank %d event %d: Match = %d, want %d", r, i, g.Match, w.Match)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMatchMessagesBadPeers: peers outside the world (a trace being
+// edited) leave events unmatched instead of panicking.
+func TestMatchMessagesBadPeers(t *testing.T) {
+	tr := &Trace{Ranks: make([]Rank, 2), Comms: []Comm{{}}}
+	tr.Ranks[0].Events = []Event{Send(0, 7, 0, 0, 1), Recv(1, -3, 0, 0, 1), Recv(2, 9, 0, 0, 1), Send(3, 1, 0, 0, 1)}
+	tr.Ranks[1].Events = []Event{Recv(0, 0, 0, 0, 1), Recv(1, 5, 0, 0, 1)}
+	MatchMessages(tr)
+	want := [][]int32{{-1, -1, -1, 0}, {3, -1}}
+	for r, w := range want {
+		for i, m := range w {
+			if got := tr.Ranks[r].Events[i].Match; got != m {
+				t.Errorf("rank %d event %d: Match = %d, want %d", r, i, got, m)
+			}
+		}
+	}
+}
+
+// benchMatchTrace is a ring exchange like the CLOG2 benchmark's: each rank
+// sends to one of 7 neighbours per step, tags cycling over 16.
+func benchMatchTrace(ranks, steps int) *Trace {
+	t := &Trace{Ranks: make([]Rank, ranks), Comms: []Comm{{Name: "MPI_COMM_WORLD"}}}
+	for r := range t.Ranks {
+		ev := make([]Event, 0, 2*steps)
+		for s := range steps {
+			dst, src := (r+1+s%7)%ranks, (r+ranks-1-s%7)%ranks
+			ev = append(ev, Send(0, dst, int32(s%16), 0, 8), Recv(0, src, int32(s%16), 0, 8))
+		}
+		t.Ranks[r].Events = ev
+	}
+	return t
+}
+
+func BenchmarkMatchMessages(b *testing.B) {
+	t := benchMatchTrace(64, 1<<15)
+	b.SetBytes(int64(t.NumEvents()) * 40)
+	b.ReportAllocs()
+	for b.Loop() {
+		MatchMessages(t)
+	}
+	b.ReportMetric(float64(t.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
