@@ -1,0 +1,399 @@
+package causality
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// maxExitScan bounds how far after a collective event its call's leave is
+// looked for, so that a bare collective inside a long user state costs a
+// constant, not the rest of the rank.
+const maxExitScan = 64
+
+// collInst is one collective call: the k-th collective of every member of
+// a communicator.
+type collInst struct {
+	op    tracefmt.CollOp
+	comm  uint16
+	root  int32 // world rank, −1 for none
+	shape tracefmt.Shape
+	// enters holds, per local rank, the member's collective event;
+	// exits the leave of the MPI state around it (the end of the call).
+	// Rank −1 when the member has no such call or the call no leave.
+	enters, exits []tracefmt.EventRef
+	// sources are the enters the exits in sinks wait for; both empty
+	// when the call defines no edge (ShapeNone, a member missing, an exit
+	// missing).
+	sources, sinks []tracefmt.EventRef
+}
+
+// collRef places an instance's source or sink in a rank's stream.
+type collRef struct {
+	index int32
+	inst  int32
+}
+
+// Graph is the happens-before structure of a trace: program order, the
+// matched messages (tracefmt's Match) and the logical edges of collective
+// calls. It is built once, in O(events), and read by Lamport, Cone,
+// Correct and the checks; it does not copy the trace, which must not
+// change while the graph is used. A Graph is safe for concurrent reads.
+type Graph struct {
+	t     *tracefmt.Trace
+	colls []collInst
+	// srcAt and sinkAt list, per rank in stream order, the events that
+	// are sources (collective enters) and sinks (collective exits) of
+	// collective edges.
+	srcAt, sinkAt [][]collRef
+	// mismatches are the collective calls the members disagree on.
+	mismatches []Finding
+}
+
+// NewGraph builds the happens-before graph of t.
+func NewGraph(t *tracefmt.Trace) *Graph {
+	g := &Graph{t: t, srcAt: make([][]collRef, t.Size()), sinkAt: make([][]collRef, t.Size())}
+	g.buildColls()
+	return g
+}
+
+// Trace returns the trace the graph describes.
+func (g *Graph) Trace() *tracefmt.Trace { return g.t }
+
+// Collectives returns the number of collective calls (instances over all
+// members) the graph found.
+func (g *Graph) Collectives() int { return len(g.colls) }
+
+// buildColls groups the collective events into calls: the k-th
+// collective of each member of a communicator belong together, as MPI
+// requires collectives to be called in the same order on every member.
+func (g *Graph) buildColls() {
+	t := g.t
+	P := t.Size()
+	type commState struct {
+		members []int32 // world rank of each local rank
+		local   []int32 // local rank of each world rank, −1 if none
+		count   []int32 // collectives seen per world rank
+		insts   []int32 // instance id of the k-th call
+	}
+	comms := make([]*commState, len(t.Comms))
+	commOf := func(c uint16) *commState {
+		if cs := comms[c]; cs != nil {
+			return cs
+		}
+		cs := &commState{local: make([]int32, P), count: make([]int32, P)}
+		for i := range cs.local {
+			cs.local[i] = -1
+		}
+		if rs := t.Comms[c].Ranks; rs != nil {
+			cs.members = rs
+		} else {
+			cs.members = make([]int32, P)
+			for i := range cs.members {
+				cs.members[i] = int32(i)
+			}
+		}
+		for l, w := range cs.members {
+			if cs.local[w] < 0 {
+				cs.local[w] = int32(l)
+			}
+		}
+		comms[c] = cs
+		return cs
+	}
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		for i := range ev {
+			e := &ev[i]
+			if e.Kind != tracefmt.KindCollective {
+				continue
+			}
+			cs := commOf(e.Comm)
+			me := cs.local[r]
+			k := cs.count[r]
+			cs.count[r]++
+			if me < 0 {
+				g.mismatches = append(g.mismatches, g.single(tracefmt.EventRef{Rank: int32(r), Index: int32(i)},
+					fmt.Sprintf("rank %d calls %s on communicator %d, which it is not a member of", r, e.Op(), e.Comm)))
+				continue
+			}
+			if int(k) == len(cs.insts) {
+				n := len(cs.members)
+				in := collInst{op: e.Op(), comm: e.Comm, root: e.Peer, shape: e.Op().Shape(),
+					enters: make([]tracefmt.EventRef, n), exits: make([]tracefmt.EventRef, n)}
+				for j := range n {
+					in.enters[j], in.exits[j] = NoEvent, NoEvent
+				}
+				cs.insts = append(cs.insts, int32(len(g.colls)))
+				g.colls = append(g.colls, in)
+			}
+			in := &g.colls[cs.insts[k]]
+			ref := tracefmt.EventRef{Rank: int32(r), Index: int32(i)}
+			if in.enters[me].Rank >= 0 {
+				continue // a communicator listing a rank twice
+			}
+			if e.Op() != in.op || (in.op.Rooted() && e.Peer != in.root) {
+				first := g.firstEnter(in)
+				f := g.pair(first, ref, fmt.Sprintf("collective call %d on communicator %d: rank %d calls %s (root %d) where rank %d calls %s (root %d)",
+					k, e.Comm, r, e.Op(), e.Peer, first.Rank, in.op, in.root))
+				g.mismatches = append(g.mismatches, f)
+				in.shape = tracefmt.ShapeNone // the edges would be guesses
+			}
+			in.enters[me] = ref
+			in.exits[me] = exitOf(t, r, i)
+		}
+	}
+	// Members with fewer calls than others leave holes.
+	for c, cs := range comms {
+		if cs == nil {
+			continue
+		}
+		for _, w := range cs.members {
+			if n := int(cs.count[w]); n < len(cs.insts) {
+				in := &g.colls[cs.insts[n]]
+				in.shape = tracefmt.ShapeNone
+				f := g.single(g.firstEnter(in), fmt.Sprintf("rank %d makes %d collective calls on communicator %d, others %d: it never calls this %s",
+					w, n, c, len(cs.insts), in.op))
+				g.mismatches = append(g.mismatches, f)
+			}
+		}
+	}
+	for id := range g.colls {
+		g.edges(int32(id))
+	}
+	for r := range P {
+		slices.SortFunc(g.srcAt[r], func(a, b collRef) int { return int(a.index - b.index) })
+		slices.SortFunc(g.sinkAt[r], func(a, b collRef) int { return int(a.index - b.index) })
+	}
+}
+
+func (g *Graph) firstEnter(in *collInst) tracefmt.EventRef {
+	for _, e := range in.enters {
+		if e.Rank >= 0 {
+			return e
+		}
+	}
+	return NoEvent
+}
+
+// edges fills the sources and sinks of instance id from its shape.
+func (g *Graph) edges(id int32) {
+	in := &g.colls[id]
+	var root = -1
+	if in.op.Rooted() {
+		for j, e := range in.enters {
+			if e.Rank == in.root {
+				root = j
+			}
+		}
+		if root < 0 {
+			return
+		}
+	}
+	for j := range in.enters {
+		if in.enters[j].Rank < 0 {
+			return
+		}
+	}
+	switch in.shape {
+	case tracefmt.ShapeAllToAll:
+		in.sources, in.sinks = in.enters, in.exits
+	case tracefmt.ShapeOneToAll:
+		in.sources, in.sinks = in.enters[root:root+1], in.exits
+	case tracefmt.ShapeAllToOne:
+		in.sources, in.sinks = in.enters, in.exits[root:root+1]
+	default:
+		return
+	}
+	// A call without a recorded end cannot be checked: its "exit" would
+	// be its enter, and an exit that must follow its own enter by l_min
+	// is a cycle.
+	for _, x := range in.sinks {
+		if x.Rank < 0 {
+			in.sources, in.sinks = nil, nil
+			return
+		}
+	}
+	for _, s := range in.sources {
+		g.srcAt[s.Rank] = append(g.srcAt[s.Rank], collRef{s.Index, id})
+	}
+	for _, x := range in.sinks {
+		g.sinkAt[x.Rank] = append(g.sinkAt[x.Rank], collRef{x.Index, id})
+	}
+}
+
+// exitOf returns the end of the call around collective event i of rank
+// r: the leave of the innermost MPI state enclosing it, or NoEvent.
+func exitOf(t *tracefmt.Trace, r, i int) tracefmt.EventRef {
+	ev := t.Ranks[r].Events
+	for j := i + 1; j < len(ev) && j <= i+maxExitScan; j++ {
+		e := &ev[j]
+		switch e.Kind {
+		case tracefmt.KindCollective:
+			return NoEvent // two collectives in one call: whose end is it?
+		case tracefmt.KindLeave:
+			if e.Match < 0 || int(e.Match) > i {
+				continue
+			}
+			if s := e.State(); int(s) < len(t.States) && t.States[s].Category.IsMPI() {
+				return tracefmt.EventRef{Rank: int32(r), Index: int32(j)}
+			}
+			return NoEvent
+		}
+	}
+	return NoEvent
+}
+
+// single returns a collective-mismatch finding about one event.
+func (g *Graph) single(e tracefmt.EventRef, detail string) Finding {
+	f := Finding{Kind: KindCollectiveMismatch, Events: [2]tracefmt.EventRef{e, NoEvent}, Detail: detail}
+	if e.Rank >= 0 {
+		f.Times[0] = g.seconds(e)
+	}
+	return f
+}
+
+func (g *Graph) pair(a, b tracefmt.EventRef, detail string) Finding {
+	f := Finding{Kind: KindCollectiveMismatch, Events: [2]tracefmt.EventRef{a, b}, Detail: detail}
+	if a.Rank >= 0 {
+		f.Times[0] = g.seconds(a)
+	}
+	f.Times[1] = g.seconds(b)
+	return f
+}
+
+func (g *Graph) seconds(e tracefmt.EventRef) float64 {
+	if !g.t.Timed {
+		return 0
+	}
+	return g.t.Seconds(g.t.Event(e).Time)
+}
+
+// visitFunc is called by walk for event i of rank r once every event it
+// depends on has been visited. msg is false for a receive whose message
+// edge was broken to escape a causal cycle (or that has no send); sink and
+// src are the collective instances the event ends and enters, or −1.
+type visitFunc func(r, i int, msg bool, sink, src int32)
+
+// walk visits every event of the trace in a topological order of the
+// graph: a rank runs until it reaches a receive whose send, or a
+// collective exit whose enters, have not been visited, and waits. When
+// every rank waits the graph has a cycle (impossible in a real run, but
+// cut or mis-matched traces have them): the lowest waiting rank's edge is
+// broken, recorded in the result, and the walk goes on.
+func (g *Graph) walk(ctx context.Context, visit visitFunc) ([]tracefmt.EventRef, error) {
+	t := g.t
+	P := t.Size()
+	pos := make([]int32, P)
+	srcCur := make([]int32, P)
+	sinkCur := make([]int32, P)
+	waiters := make([][]int32, P)
+	queued := make([]bool, P)
+	force := make([]bool, P)
+	pending := make([]int32, len(g.colls))
+	instWait := make([][]int32, len(g.colls))
+	for id := range g.colls {
+		pending[id] = int32(len(g.colls[id].sources))
+	}
+	queue := make([]int32, 0, P)
+	for r := range P {
+		queue = append(queue, int32(r))
+		queued[r] = true
+	}
+	var broken []tracefmt.EventRef
+	done := 0
+	steps := 0
+	for {
+		for len(queue) > 0 {
+			r := queue[0]
+			queue = queue[1:]
+			queued[r] = false
+			ev := t.Ranks[r].Events
+			srcs, sinks := g.srcAt[r], g.sinkAt[r]
+			start := pos[r]
+			i := pos[r]
+		run:
+			for ; int(i) < len(ev); i++ {
+				if steps++; steps&0xffff == 0 {
+					if err := ctx.Err(); err != nil {
+						return nil, err
+					}
+				}
+				e := &ev[i]
+				msg := false
+				sink, src := int32(-1), int32(-1)
+				if e.Kind == tracefmt.KindRecv && e.Match >= 0 {
+					msg = true
+					if p := e.Peer; pos[p] <= e.Match {
+						if force[r] {
+							force[r] = false
+							msg = false
+							broken = append(broken, tracefmt.EventRef{Rank: r, Index: i})
+						} else {
+							waiters[p] = append(waiters[p], r)
+							break run
+						}
+					}
+				}
+				if c := sinkCur[r]; int(c) < len(sinks) && sinks[c].index == i {
+					sink = sinks[c].inst
+					if pending[sink] > 0 {
+						if !force[r] {
+							instWait[sink] = append(instWait[sink], r)
+							break run
+						}
+						force[r] = false
+						broken = append(broken, tracefmt.EventRef{Rank: r, Index: i})
+						sink = -1
+					}
+					sinkCur[r]++
+				}
+				if c := srcCur[r]; int(c) < len(srcs) && srcs[c].index == i {
+					src = srcs[c].inst
+					srcCur[r]++
+				}
+				force[r] = false
+				visit(int(r), int(i), msg, sink, src)
+				pos[r] = i + 1
+				if src >= 0 {
+					if pending[src]--; pending[src] == 0 {
+						for _, w := range instWait[src] {
+							if !queued[w] {
+								queued[w] = true
+								queue = append(queue, w)
+							}
+						}
+						instWait[src] = nil
+					}
+				}
+			}
+			pos[r] = i
+			if int(i) == len(ev) && (start < i || len(ev) == 0) {
+				done++
+			}
+			if i > start {
+				for _, w := range waiters[r] {
+					if !queued[w] {
+						queued[w] = true
+						queue = append(queue, w)
+					}
+				}
+				waiters[r] = waiters[r][:0]
+			}
+		}
+		if done == P {
+			return broken, nil
+		}
+		// Every rank left waits: a cycle. Break the lowest rank's edge.
+		for r := range P {
+			if int(pos[r]) < len(t.Ranks[r].Events) {
+				force[r] = true
+				queued[r] = true
+				queue = append(queue, int32(r))
+				break
+			}
+		}
+	}
+}
