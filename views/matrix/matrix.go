@@ -338,21 +338,18 @@ func (m *Model) render() []string {
 	}
 	lines = append(lines, st.Dim.Render(string(hdr)+" "+fmt.Sprintf("%*s", l.totalW, "sent")))
 
-	var maxCell, maxCol float64
+	// The colour scale is logarithmic between the smallest and the
+	// largest non-zero value, so that a few large messages do not wash
+	// out everything else.
+	cells, cols := newRange(), newRange()
 	for y := 0; y < l.n; y++ {
 		for x := 0; x < l.n; x++ {
-			maxCell = math.Max(maxCell, m.value(l.bytes[y][x], l.count[y][x]))
+			cells.add(m.value(l.bytes[y][x], l.count[y][x]))
 		}
-		maxCol = math.Max(maxCol, m.value(l.colB[y], l.colC[y]))
+		cols.add(m.value(l.colB[y], l.colC[y]))
 	}
-	scale := func(v, top float64) float64 {
-		if v <= 0 || top <= 0 {
-			return 0
-		}
-		return math.Log1p(v) / math.Log1p(top)
-	}
-	cell := func(rw *runWriter, v, top float64, cursor bool) {
-		f := scale(v, top)
+	cell := func(rw *runWriter, v float64, r valueRange, cursor bool) {
+		f := r.scale(v)
 		switch {
 		case cursor:
 			g := "◆"
@@ -361,11 +358,11 @@ func (m *Model) render() []string {
 			}
 			rw.raw(st.Selected.Render(g))
 		case th.Mono:
-			g := string(themes.HeatGlyph(f))
-			if v > 0 && g == " " {
-				g = "·"
+			if v > 0 {
+				rw.write(nil, strings.Repeat(string(themes.HeatGlyph(0.4+0.6*f)), l.cellW))
+			} else {
+				rw.write(nil, "·"+strings.Repeat(" ", l.cellW-1))
 			}
-			rw.write(nil, strings.Repeat(g, l.cellW))
 		case v <= 0:
 			rw.write(th.Subtle, "·"+strings.Repeat(" ", l.cellW-1))
 		default:
@@ -384,7 +381,7 @@ func (m *Model) render() []string {
 			rw.raw(strings.Repeat(" ", l.labelW+1))
 		}
 		for x := 0; x < l.n; x++ {
-			cell(&rw, m.value(l.bytes[y][x], l.count[y][x]), maxCell, x == m.cx && y == m.cy)
+			cell(&rw, m.value(l.bytes[y][x], l.count[y][x]), cells, x == m.cx && y == m.cy)
 		}
 		rw.raw(" " + fmt.Sprintf("%*s", l.totalW, m.format(m.value(l.rowB[y], l.rowC[y]))))
 		lines = append(lines, rw.String())
@@ -394,7 +391,7 @@ func (m *Model) render() []string {
 	var rw runWriter
 	rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, "Σ")))
 	for x := 0; x < l.n; x++ {
-		cell(&rw, m.value(l.colB[x], l.colC[x]), maxCol, false)
+		cell(&rw, m.value(l.colB[x], l.colC[x]), cols, false)
 	}
 	var totB, totC int64
 	for _, b := range l.rowB {
@@ -404,7 +401,7 @@ func (m *Model) render() []string {
 		totC += c
 	}
 	rw.raw(" " + st.Bold.Render(fmt.Sprintf("%*s", l.totalW, m.format(m.value(totB, totC)))))
-	lines = append(lines, rw.String(), m.legend(maxCell))
+	lines = append(lines, rw.String(), m.legend(cells))
 
 	if l.n > 0 {
 		y, x := m.cy, m.cx
@@ -420,22 +417,47 @@ func (m *Model) render() []string {
 	return lines
 }
 
+// valueRange is the smallest and largest non-zero value of a set.
+type valueRange struct{ lo, hi float64 }
+
+func newRange() valueRange { return valueRange{math.Inf(1), 0} }
+
+func (r *valueRange) add(v float64) {
+	if v > 0 {
+		r.lo, r.hi = math.Min(r.lo, v), math.Max(r.hi, v)
+	}
+}
+
+// scale maps v to [0, 1] on a log scale from lo to hi (0 for v ≤ 0, 1
+// when every value is the same).
+func (r valueRange) scale(v float64) float64 {
+	switch {
+	case v <= 0 || r.hi <= 0:
+		return 0
+	case r.hi <= r.lo:
+		return 1
+	}
+	return math.Max(0, math.Min(1, math.Log(v/r.lo)/math.Log(r.hi/r.lo)))
+}
+
 // legend shows the colour (or glyph) ramp with its end values.
-func (m *Model) legend(top float64) string {
+func (m *Model) legend(r valueRange) string {
 	th := m.common.Theme
+	if r.hi <= 0 {
+		return th.Styles.Dim.Render("no point-to-point messages")
+	}
 	var rw runWriter
-	rw.raw(th.Styles.Dim.Render("scale: · none, low "))
+	rw.raw(th.Styles.Dim.Render("scale (log): · none  " + m.format(r.lo) + " "))
 	const steps = 8
 	for i := 0; i < steps; i++ {
 		f := float64(i) / float64(steps-1)
 		if th.Mono {
-			rw.write(nil, string(themes.HeatGlyph(f)))
+			rw.write(nil, string(themes.HeatGlyph(0.4+0.6*f)))
 		} else {
 			rw.write(th.HeatColor(0.15+0.85*f), "█")
 		}
 	}
-	mid := math.Expm1(math.Log1p(top) / 2)
-	rw.raw(th.Styles.Dim.Render(" high " + m.format(top) + " (log; middle ≈ " + m.format(mid) + ")"))
+	rw.raw(th.Styles.Dim.Render(" " + m.format(r.hi)))
 	return rw.String()
 }
 

@@ -35,7 +35,7 @@ type Histogram struct {
 }
 
 // Total returns the number of messages and bytes in h.
-func (h *Histogram) Total() (count, bytes int64) {
+func (h Histogram) Total() (count, bytes int64) {
 	for k := range h.Count {
 		count += h.Count[k]
 		bytes += h.Bytes[k]

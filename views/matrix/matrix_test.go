@@ -1,0 +1,217 @@
+package matrix
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// testTrace is the small fixed trace every test of the package draws.
+func testTrace(t testing.TB) *tracefmt.Trace {
+	t.Helper()
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 12, Iters: 3, Seed: 1, Compute: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
+	c := &component.Common{Theme: th}
+	m := New(c, testTrace(t))
+	m.SetSize(w, h)
+	return m
+}
+
+// ascii renders a view as a terminal without colours would show it, so
+// golden files are stable and readable.
+func ascii(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
+	if _, err := w.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "up":
+			msg = tea.KeyPressMsg{Code: tea.KeyUp}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		case "left":
+			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
+		case "right":
+			msg = tea.KeyPressMsg{Code: tea.KeyRight}
+		default:
+			msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		}
+		m.Update(msg)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, mode := range []string{"bytes", "count", "mean"} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], mode), func(t *testing.T) {
+				m := newModel(t, themes.Mono(), sz[0], sz[1])
+				switch mode {
+				case "count":
+					press(m, "m")
+				case "mean":
+					press(m, "m", "m")
+				}
+				press(m, "down", "down", "right", "right", "right")
+				golden.RequireEqual(t, ascii(t, m.View()))
+			})
+		}
+	}
+	t.Run("nodes", func(t *testing.T) {
+		m := newModel(t, themes.Mono(), 80, 24)
+		press(m, "n", "n")
+		golden.RequireEqual(t, ascii(t, m.View()))
+	})
+}
+
+func TestLayout(t *testing.T) {
+	for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
+		for w := 40; w <= 300; w += 37 {
+			for h := 12; h <= 100; h += 11 {
+				m := newModel(t, th, w, h)
+				press(m, "right", "down", "m", "n")
+				checkSize(t, m.View(), w, h)
+			}
+		}
+	}
+	// Tiny and empty areas must not panic either.
+	for _, sz := range [][2]int{{0, 0}, {1, 1}, {5, 3}, {40, 1}} {
+		m := newModel(t, themes.Dark(), sz[0], sz[1])
+		checkSize(t, m.View(), sz[0], sz[1])
+	}
+}
+
+func checkSize(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if h > 0 && len(lines) != h {
+		t.Errorf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got > w {
+			t.Errorf("%dx%d: line %d is %d wide", w, h, i, got)
+		}
+	}
+}
+
+func TestTraffic(t *testing.T) {
+	tr := testTrace(t)
+	tm := ComputeTraffic(tr)
+	if tm.Size() != 12 || tm.Scale != 1 {
+		t.Fatalf("size %d scale %d", tm.Size(), tm.Scale)
+	}
+	// Sum over the matrix equals the trace's point-to-point bytes.
+	var b, c int64
+	for i := range tm.Bytes {
+		for j := range tm.Bytes[i] {
+			b += tm.Bytes[i][j]
+			c += tm.Count[i][j]
+		}
+	}
+	s := tracefmt.Summarize(tr)
+	if b != s.Bytes || c != int64(s.Messages.Matched) {
+		t.Errorf("matrix %d B %d msgs, summary %d B %d msgs", b, c, s.Bytes, s.Messages.Matched)
+	}
+	// A 2D stencil only talks to grid neighbours: rank 0 (a corner of a
+	// 4×3 grid) sends to 1 and 3 only.
+	for j, v := range tm.Count[0] {
+		if want := j == 1 || j == 3; (v > 0) != want {
+			t.Errorf("rank 0 → %d: %d messages", j, v)
+		}
+	}
+	n := tm.Nodes(4)
+	if n.Size() != 3 {
+		t.Fatalf("node matrix size %d", n.Size())
+	}
+	var nb int64
+	for i := range n.Bytes {
+		for j := range n.Bytes[i] {
+			nb += n.Bytes[i][j]
+		}
+	}
+	if nb != b {
+		t.Errorf("node space %d B, rank space %d B", nb, b)
+	}
+}
+
+func TestFolding(t *testing.T) {
+	tr := &tracefmt.Trace{Ranks: make([]tracefmt.Rank, 3*MaxResolution)}
+	tr.Ranks[0].Events = []tracefmt.Event{tracefmt.Send(0, len(tr.Ranks)-1, 0, 0, 100)}
+	tm := ComputeTraffic(tr)
+	if tm.Scale != 3 || tm.Size() != MaxResolution || tm.Bytes[0][MaxResolution-1] != 100 {
+		t.Errorf("scale %d size %d", tm.Scale, tm.Size())
+	}
+}
+
+func TestKeys(t *testing.T) {
+	m := newModel(t, themes.Dark(), 80, 24)
+	press(m, "m")
+	if m.Mode() != Count {
+		t.Errorf("mode %v after m", m.Mode())
+	}
+	press(m, "m", "m")
+	if m.Mode() != Bytes {
+		t.Errorf("mode %v after m m m", m.Mode())
+	}
+	press(m, "right", "right", "down", "l", "j")
+	if m.cx != 3 || m.cy != 2 {
+		t.Errorf("cursor %d,%d", m.cx, m.cy)
+	}
+	press(m, "up", "up", "up", "up", "left", "left", "left", "left", "left")
+	if m.cx != 0 || m.cy != 0 {
+		t.Errorf("cursor %d,%d, want clamped to 0,0", m.cx, m.cy)
+	}
+	if !strings.Contains(ansi.Strip(m.View()), "rank 0 → rank 0") {
+		t.Error("cursor line missing")
+	}
+	// An unbound key renders nothing new.
+	n := m.Renders()
+	press(m, "z")
+	m.View()
+	if m.Renders() != n {
+		t.Error("unbound key re-rendered the view")
+	}
+	// Clicking a cell moves the cursor there.
+	l := m.lay
+	m.Update(tea.MouseClickMsg{X: l.labelW + 1 + 2*l.cellW, Y: gridTop + 4, Button: tea.MouseLeft})
+	if m.cx != 2 || m.cy != 4 {
+		t.Errorf("click moved cursor to %d,%d", m.cx, m.cy)
+	}
+}
+
+func BenchmarkView(b *testing.B) {
+	tr, err := gen.Generate(gen.Options{Pattern: "random-pairs", Ranks: 256, Iters: 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(&component.Common{Theme: themes.Dark()}, tr)
+	m.SetSize(300, 100)
+	for b.Loop() {
+		m.dirty = true
+		m.View()
+	}
+}

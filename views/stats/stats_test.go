@@ -1,0 +1,183 @@
+package stats
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+func testTrace(t testing.TB) *tracefmt.Trace {
+	t.Helper()
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 12, Iters: 3, Seed: 1, Compute: -1, Jitter: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
+	m := New(&component.Common{Theme: th}, testTrace(t))
+	m.SetSize(w, h)
+	return m
+}
+
+func ascii(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
+	if _, err := w.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+		if k == "down" {
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		}
+		m.Update(msg)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, c := range []struct {
+			name string
+			keys []string
+		}{
+			{"default", nil},
+			{"compute-desc", []string{"s"}},
+			{"functions-by-max-ascending", []string{"f", "s", "s", "r"}},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], c.name), func(t *testing.T) {
+				m := newModel(t, themes.Mono(), sz[0], sz[1])
+				press(m, c.keys...)
+				golden.RequireEqual(t, ascii(t, m.View()))
+			})
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
+		for w := 40; w <= 300; w += 37 {
+			for h := 12; h <= 100; h += 11 {
+				m := newModel(t, th, w, h)
+				press(m, "s", "down")
+				checkSize(t, m.View(), w, h)
+			}
+		}
+	}
+	for _, sz := range [][2]int{{0, 0}, {1, 1}, {5, 3}, {40, 1}, {200, 2}} {
+		m := newModel(t, themes.Dark(), sz[0], sz[1])
+		checkSize(t, m.View(), sz[0], sz[1])
+	}
+}
+
+func checkSize(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if h > 0 && len(lines) != h {
+		t.Errorf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got > w {
+			t.Errorf("%dx%d: line %d is %d wide", w, h, i, got)
+		}
+	}
+}
+
+func TestProfile(t *testing.T) {
+	tr := testTrace(t)
+	p := ComputeProfile(tr)
+	// Exclusive times of a rank add up to its span.
+	for _, r := range p.Ranks {
+		var sum float64
+		for _, x := range r.Time {
+			sum += x
+		}
+		if math.Abs(sum-r.Span) > 1e-12 {
+			t.Errorf("rank %d: activities %g s, span %g s", r.Rank, sum, r.Span)
+		}
+		if r.Time[Compute] <= 0 || r.Time[MPI] <= 0 {
+			t.Errorf("rank %d: %v", r.Rank, r.Time)
+		}
+	}
+	// Function totals agree with the trace summary.
+	s := tracefmt.Summarize(tr)
+	for _, ss := range s.States {
+		for _, f := range p.Funcs {
+			if f.Name == ss.Name && (f.Calls != ss.Count || math.Abs(f.Total-ss.Total) > 1e-12) {
+				t.Errorf("%s: %d calls %g s, summary %d calls %g s", f.Name, f.Calls, f.Total, ss.Count, ss.Total)
+			}
+		}
+	}
+}
+
+func TestNesting(t *testing.T) {
+	// A user state around an MPI call: the call's time counts as MPI, the
+	// rest as compute; the gap before the first state is compute too.
+	tr := &tracefmt.Trace{Unit: tracefmt.Second, Timed: true, Comms: []tracefmt.Comm{{}},
+		States: []tracefmt.StateDef{{Name: "phase", Category: tracefmt.CatUser}, {Name: "MPI_Send", Category: tracefmt.CatP2P}}}
+	tr.Ranks = []tracefmt.Rank{{Events: []tracefmt.Event{
+		tracefmt.Enter(0, 0), tracefmt.Enter(1, 1), tracefmt.Leave(3, 1), tracefmt.Leave(4, 0), tracefmt.Enter(4, 1), tracefmt.Leave(6, 1),
+	}}}
+	tr.Ranks[0].Events[0].Match, tr.Ranks[0].Events[3].Match = 3, 0
+	tr.Ranks[0].Events[1].Match, tr.Ranks[0].Events[2].Match = 2, 1
+	tr.Ranks[0].Events[4].Match, tr.Ranks[0].Events[5].Match = 5, 4
+	p := ComputeProfile(tr)
+	if got := p.Ranks[0].Time; got[Compute] != 2 || got[MPI] != 4 {
+		t.Errorf("times %v", got)
+	}
+	if f := p.Funcs[1]; f.Calls != 2 || f.Total != 4 || f.Max != 2 || f.Mean() != 2 {
+		t.Errorf("MPI_Send %+v", f)
+	}
+}
+
+func TestSort(t *testing.T) {
+	m := newModel(t, themes.Dark(), 80, 24)
+	if tb, col, desc := m.Sort(); tb != Ranks || col != 0 || desc {
+		t.Errorf("initial sort %v %d %v", tb, col, desc)
+	}
+	press(m, "s")
+	_, col, desc := m.Sort()
+	if col != 1 || !desc {
+		t.Errorf("after s: col %d desc %v", col, desc)
+	}
+	o := m.order[Ranks]
+	for i := 1; i < len(o); i++ {
+		if m.prof.Ranks[o[i-1]].Time[Compute] < m.prof.Ranks[o[i]].Time[Compute] {
+			t.Fatal("ranks not sorted by compute time, descending")
+		}
+	}
+	press(m, "r")
+	o = m.order[Ranks]
+	if m.prof.Ranks[o[0]].Time[Compute] > m.prof.Ranks[o[len(o)-1]].Time[Compute] {
+		t.Error("r did not reverse")
+	}
+	press(m, "f", "s")
+	if tb, col, _ := m.Sort(); tb != Functions || col != 3 {
+		t.Errorf("f s: table %v col %d", tb, col)
+	}
+	m.View()
+	n := m.Renders()
+	press(m, "z")
+	m.View()
+	if m.Renders() != n {
+		t.Error("unbound key re-rendered")
+	}
+}
