@@ -1,86 +1,809 @@
-// Package timeline is the Timeline view: one row per rank showing its
-// states over time, messages between ranks, a time ruler, an overview of
-// the whole run, a legend and a details pane.
+// Package timeline is the Timeline view: a row per rank showing its states
+// over time, messages between ranks as arrows (or as send/receive marks
+// when zoomed out), a time ruler, an overview of the whole run with the
+// visible window marked, a legend with per-state counts and times in the
+// window, and a details pane for the selected state or message.
+//
+// Drawing costs rows × columns whatever the size of the trace: when a
+// trace is set, each rank gets a multi-resolution summary (power-of-two
+// time bins holding the states that fill them and message counts), and a
+// frame reads the level whose bins match the columns. Frames are cached:
+// a message that changes nothing the view shows re-renders nothing.
+//
+// Untimed traces (SimGrid time-independent traces) are drawn by event
+// order: an event's position in its rank's stream stands in for its time.
 package timeline
 
 import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 )
 
-// Model is the Timeline component.
+// Model is the Timeline component. Create it with New.
 type Model struct {
 	*component.Common
+	keys KeyMap
+
 	tr         *tracefmt.Trace
-	alt        *tracefmt.Trace
+	orig, alt  *index
+	altTrace   *tracefmt.Trace
 	altLabel   string
-	start, end float64
+	useAlt     bool
+	altGen     int
+	loadErr    string
+	a, b       float64 // visible window
+	cur        float64 // cursor time
+	history    []window
+	ranks      []int // ranks shown, in order (all, or the filter's)
+	filterText string
+	row, top   int // cursor rank and first visible rank, as positions in ranks
+	hidden     []bool
+	hiddenGen  int
+	legend     bool // legend has the focus
+	legendRow  int
+	msgMode    msgMode
+	sel        selection
+	prompt     prompt
+	query      *query
+	status     string
+	offX, offY int
+
+	buf     *cellbuf.Buffer
+	frame   string
+	dirty   bool
+	renders int
+	lay     layout
+	arrows  []drawnArrow
+	acc     accum
+	over    overviewCache
+	stats   statsCache
+	// plain renders without escape sequences (golden files).
+	plain bool
 }
 
 var _ component.Model = (*Model)(nil)
 
-// New returns a Timeline of tr (which may be nil) drawing in c's area.
+// window is a visible time range, kept in the zoom history.
+type window struct{ a, b float64 }
+
+// msgMode says how messages are drawn.
+type msgMode uint8
+
+const (
+	msgAuto   msgMode = iota // arrows when few enough, marks otherwise
+	msgArrows                // arrows always (up to a limit)
+	msgMarks                 // send/receive marks
+	msgOff                   // nothing
+)
+
+var msgModeNames = [...]string{"auto", "arrows", "marks", "off"}
+
+// selKind is what the selection holds.
+type selKind uint8
+
+const (
+	selNone  selKind = iota
+	selState         // a state interval; ref is its enter event
+	selMsg           // a message; ref is the send (or a lone receive), peer the other end
+	selEvent         // another event (collective, wait, marker...)
+)
+
+// selection is the selected item, by reference so that it survives a
+// switch between original and alternative times.
+type selection struct {
+	kind selKind
+	ref  tracefmt.EventRef
+	peer tracefmt.EventRef // Rank -1 when there is none
+}
+
+// New returns a Timeline of tr (nil for none) drawing in c's area. It
+// builds tr's summary at once (about a second for 10 M events).
 func New(c *component.Common, tr *tracefmt.Trace) *Model {
-	m := &Model{Common: c}
+	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), dirty: true}
 	m.SetTrace(tr)
 	return m
 }
 
-// SetTrace shows a new trace and fits the view to it.
+// Keys returns the Timeline's key map (for the application's help).
+func (m *Model) Keys() KeyMap { return m.keys }
+
+// SetTrace shows a new trace, withdraws any alternative times, and fits
+// the view to the whole run. It builds the trace's summary.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
-	m.tr, m.alt = tr, nil
+	m.tr, m.orig, m.alt, m.altTrace, m.altLabel, m.useAlt = tr, nil, nil, nil, "", false
+	m.history, m.sel, m.query, m.status, m.filterText = nil, selection{}, nil, "", ""
+	m.ranks, m.row, m.top, m.legend, m.legendRow = nil, 0, 0, false, 0
+	m.prompt = prompt{}
+	m.over, m.stats = overviewCache{}, statsCache{}
 	if tr != nil {
-		m.start, m.end = tr.Span()
+		m.orig = newIndex(tr)
+		m.hidden = make([]bool, len(tr.States))
+		m.ranks = make([]int, len(tr.Ranks))
+		for i := range m.ranks {
+			m.ranks[i] = i
+		}
 	}
+	m.hiddenGen++
+	m.fit()
+	m.dirty = true
 }
 
-// Focus brings the event into view and selects it.
-func (m *Model) Focus(ref tracefmt.EventRef) {}
+// SetAlt gives the Timeline alternative times for the same events (times
+// corrected by the causality checker, a simulated replay); label names
+// them. The view switches to them; the AltTimes key switches back and
+// forth. A nil trace, or one whose ranks and events do not line up with
+// the loaded trace, withdraws them.
+func (m *Model) SetAlt(tr *tracefmt.Trace, label string) {
+	m.alt, m.altTrace, m.altLabel, m.useAlt = nil, nil, "", false
+	m.altGen++
+	m.dirty = true
+	m.stats, m.over = statsCache{}, overviewCache{}
+	if tr == nil || m.tr == nil {
+		return
+	}
+	if !sameShape(m.tr, tr) {
+		m.status = "alternative times ignored: the events do not match the loaded trace"
+		return
+	}
+	m.alt, m.altTrace, m.altLabel, m.useAlt = newIndex(tr), tr, label, true
+	m.clampWindow()
+}
 
-// SetAlt sets alternative times for the same events; nil withdraws them.
-func (m *Model) SetAlt(tr *tracefmt.Trace, label string) { m.alt, m.altLabel = tr, label }
+// sameShape reports whether b has the ranks and events of a, so that an
+// EventRef means the same event in both.
+func sameShape(a, b *tracefmt.Trace) bool {
+	if len(a.Ranks) != len(b.Ranks) {
+		return false
+	}
+	for r := range a.Ranks {
+		if len(a.Ranks[r].Events) != len(b.Ranks[r].Events) {
+			return false
+		}
+	}
+	return true
+}
 
-// Window returns the visible time window in trace units.
-func (m *Model) Window() (start, end float64) { return m.start, m.end }
+// ix returns the index of the times in use.
+func (m *Model) ix() *index {
+	if m.useAlt && m.alt != nil {
+		return m.alt
+	}
+	return m.orig
+}
 
-// Selection describes the selected state or message in one line.
-func (m *Model) Selection() string { return "" }
+// Window returns the visible time window in trace units (event positions
+// for untimed traces).
+func (m *Model) Window() (start, end float64) { return m.a, m.b }
+
+// Cursor returns the cursor's time in trace units.
+func (m *Model) Cursor() float64 { return m.cur }
+
+// Capturing reports whether the Timeline is reading text (search, go to,
+// rank filter), so that the application should not treat keys as global
+// shortcuts.
+func (m *Model) Capturing() bool { return m.prompt.kind != promptNone }
+
+// SetOffset tells the Timeline where its top-left cell is on the screen,
+// so that it can map mouse positions to its own cells.
+func (m *Model) SetOffset(x, y int) { m.offX, m.offY = x, y }
+
+// Renders returns how many frames the Timeline has rendered, for tests and
+// benchmarks of the frame cache.
+func (m *Model) Renders() int { return m.renders }
 
 // Init implements component.Model.
 func (m *Model) Init() tea.Cmd { return nil }
 
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	if width != m.Width || height != m.Height {
+		m.dirty = true
+	}
+	m.Common.SetSize(width, height)
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	kb := m.keys.ShortHelp()
+	if m.alt != nil {
+		kb = append(kb, m.keys.AltTimes)
+	}
+	return kb
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// viewState is everything a frame depends on besides the trace and the
+// size: Update compares it before and after a message to decide whether
+// the frame must be drawn again.
+type viewState struct {
+	a, b, cur          float64
+	row, top           int
+	hiddenGen, altGen  int
+	useAlt, legend     bool
+	legendRow          int
+	msgMode            msgMode
+	sel                selection
+	promptKind         promptKind
+	promptText, status string
+	filter             string
+}
+
+func (m *Model) state() viewState {
+	return viewState{
+		a: m.a, b: m.b, cur: m.cur, row: m.row, top: m.top,
+		hiddenGen: m.hiddenGen, altGen: m.altGen, useAlt: m.useAlt, legend: m.legend,
+		legendRow: m.legendRow, msgMode: m.msgMode, sel: m.sel,
+		promptKind: m.prompt.kind, promptText: string(m.prompt.text), status: m.status,
+		filter: m.filterText,
+	}
+}
+
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	before := m.state()
 	switch msg := msg.(type) {
 	case component.FocusEventMsg:
 		m.Focus(msg.Event)
 	case component.AltTraceMsg:
 		m.SetAlt(msg.Trace, msg.Label)
+	case tea.KeyPressMsg:
+		m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+	case tea.MouseClickMsg:
+		m.handleClick(msg.Mouse())
+	}
+	if m.state() != before {
+		m.dirty = true
 	}
 	return m, nil
 }
 
-// View implements component.Model.
-func (m *Model) View() string {
-	w, h := max(m.Width, 0), max(m.Height, 0)
-	line := strings.Repeat(" ", w)
-	lines := make([]string, h)
-	for i := range lines {
-		lines[i] = line
+// handleKey handles a key press: the open prompt gets it first, then the
+// legend when it has the focus, then the view.
+func (m *Model) handleKey(k tea.KeyPressMsg) {
+	if m.prompt.kind != promptNone {
+		m.promptKey(k)
+		return
 	}
-	return strings.Join(lines, "\n")
+	if m.tr == nil {
+		return
+	}
+	m.status = ""
+	if m.legend && m.legendKey(k) {
+		return
+	}
+	ks := m.keys
+	switch {
+	case key.Matches(k, ks.ZoomIn):
+		m.zoom(0.5)
+	case key.Matches(k, ks.ZoomOut):
+		m.zoom(2)
+	case key.Matches(k, ks.Fit):
+		m.pushHistory()
+		m.fit()
+	case key.Matches(k, ks.Back):
+		m.back()
+	case key.Matches(k, ks.PanLeft):
+		m.pan(-0.125)
+	case key.Matches(k, ks.PanRight):
+		m.pan(0.125)
+	case key.Matches(k, ks.PageLeft):
+		m.pan(-1)
+	case key.Matches(k, ks.PageRight):
+		m.pan(1)
+	case key.Matches(k, ks.CursorLeft):
+		m.moveCursor(-1)
+	case key.Matches(k, ks.CursorRight):
+		m.moveCursor(1)
+	case key.Matches(k, ks.Up):
+		m.moveRow(-1)
+	case key.Matches(k, ks.Down):
+		m.moveRow(1)
+	case key.Matches(k, ks.PageUp):
+		m.moveRow(-max(m.lay.nvis, 1))
+	case key.Matches(k, ks.PageDown):
+		m.moveRow(max(m.lay.nvis, 1))
+	case key.Matches(k, ks.NextItem):
+		m.stepItem(1)
+	case key.Matches(k, ks.PrevItem):
+		m.stepItem(-1)
+	case key.Matches(k, ks.Select):
+		m.selectAtCursor()
+	case key.Matches(k, ks.Clear):
+		m.sel = selection{}
+	case key.Matches(k, ks.Search):
+		m.prompt = prompt{kind: promptSearch}
+	case key.Matches(k, ks.SearchNext):
+		m.searchNext(1)
+	case key.Matches(k, ks.SearchPrev):
+		m.searchNext(-1)
+	case key.Matches(k, ks.GoTo):
+		m.prompt = prompt{kind: promptGoTo}
+	case key.Matches(k, ks.RankFilter):
+		m.prompt = prompt{kind: promptRanks, text: []rune(m.filterText)}
+	case key.Matches(k, ks.Legend):
+		m.legend = len(m.ix().states) > 0
+	case key.Matches(k, ks.AltTimes):
+		if m.alt != nil {
+			m.useAlt = !m.useAlt
+			m.over, m.stats = overviewCache{}, statsCache{}
+			m.clampWindow()
+		} else {
+			m.status = "no alternative times (run the causality check or a simulation)"
+		}
+	case key.Matches(k, ks.Messages):
+		m.msgMode = (m.msgMode + 1) % msgMode(len(msgModeNames))
+		m.status = "messages: " + msgModeNames[m.msgMode]
+	}
 }
 
-// SetSize implements component.Model.
-func (m *Model) SetSize(width, height int) { m.Common.SetSize(width, height) }
+// legendKey handles keys while the legend has the focus and reports
+// whether it used the key.
+func (m *Model) legendKey(k tea.KeyPressMsg) bool {
+	ks := m.keys
+	n := len(m.ix().states)
+	switch {
+	case key.Matches(k, ks.Up):
+		m.legendRow = max(m.legendRow-1, 0)
+	case key.Matches(k, ks.Down):
+		m.legendRow = min(m.legendRow+1, n-1)
+	case key.Matches(k, ks.Toggle), key.Matches(k, ks.Select):
+		if m.legendRow < n {
+			s := m.ix().states[m.legendRow]
+			m.hidden[s] = !m.hidden[s]
+			m.hiddenGen++
+			m.over = overviewCache{}
+		}
+	case key.Matches(k, ks.Legend), key.Matches(k, ks.Clear):
+		m.legend = false
+	default:
+		return false
+	}
+	return true
+}
 
-// ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding { return nil }
+// SetHidden shows or hides a state (by id) in the rank rows and overview.
+func (m *Model) SetHidden(s tracefmt.StateID, hide bool) {
+	if int(s) < 0 || int(s) >= len(m.hidden) || m.hidden[s] == hide {
+		return
+	}
+	m.hidden[s] = hide
+	m.hiddenGen++
+	m.over = overviewCache{}
+	m.dirty = true
+}
 
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding { return nil }
+// span returns the trace's extent in the times in use.
+func (m *Model) span() (float64, float64) {
+	ix := m.ix()
+	if ix == nil {
+		return 0, 1
+	}
+	return ix.start, ix.end
+}
+
+// minWidth is the narrowest window: a fraction of the run small enough to
+// separate nanosecond events in a day-long trace, wide enough to keep
+// float64 times distinct.
+func (m *Model) minWidth() float64 {
+	s, e := m.span()
+	return max((e-s)*math.Exp2(-36), math.Abs(e)*1e-12, 1e-12)
+}
+
+// fit shows the whole run with the cursor in the middle.
+func (m *Model) fit() {
+	m.a, m.b = m.span()
+	m.cur = (m.a + m.b) / 2
+}
+
+// setWindow sets the window to [a, a+w), keeping it inside the run.
+func (m *Model) setWindow(a, w float64) {
+	s, e := m.span()
+	w = min(max(w, m.minWidth()), e-s)
+	a = min(max(a, s), e-w)
+	m.a, m.b = a, a+w
+	m.cur = min(max(m.cur, m.a), m.b)
+}
+
+// clampWindow keeps the window inside the run after the times change.
+func (m *Model) clampWindow() { m.setWindow(m.a, m.b-m.a) }
+
+func (m *Model) pushHistory() {
+	w := window{m.a, m.b}
+	if n := len(m.history); n > 0 && m.history[n-1] == w {
+		return
+	}
+	// A bounded history: old entries are of little use and the model
+	// should not grow without limit over a long session.
+	if len(m.history) == 256 {
+		m.history = slices.Delete(m.history, 0, 1)
+	}
+	m.history = append(m.history, w)
+}
+
+// back returns to the window before the last zoom.
+func (m *Model) back() {
+	n := len(m.history)
+	if n == 0 {
+		m.status = "zoom history is empty"
+		return
+	}
+	w := m.history[n-1]
+	m.history = m.history[:n-1]
+	m.setWindow(w.a, w.b-w.a)
+}
+
+// zoom scales the window width by f around the cursor: the cursor keeps
+// its time and its place on the screen.
+func (m *Model) zoom(f float64) {
+	w := m.b - m.a
+	nw := w * f
+	s, e := m.span()
+	nw = min(max(nw, m.minWidth()), e-s)
+	if nw == w {
+		return
+	}
+	m.pushHistory()
+	frac := (m.cur - m.a) / w
+	m.setWindow(m.cur-frac*nw, nw)
+}
+
+// zoomAt zooms around the time under column col, which becomes the
+// cursor.
+func (m *Model) zoomAt(col int, f float64) {
+	m.cur = m.colTime(col)
+	m.zoom(f)
+}
+
+// pan moves the window (and the cursor with it) by f window widths.
+func (m *Model) pan(f float64) {
+	w := m.b - m.a
+	old := m.a
+	m.setWindow(m.a+f*w, w)
+	m.cur = min(max(m.cur+m.a-old, m.a), m.b)
+}
+
+// colTime returns the time at the middle of time column col.
+func (m *Model) colTime(col int) float64 {
+	cols := max(m.lay.cols, 1)
+	return m.a + (float64(col)+0.5)*(m.b-m.a)/float64(cols)
+}
+
+// curCol returns the cursor's time column.
+func (m *Model) curCol() int {
+	cols := max(m.lay.cols, 1)
+	c := int((m.cur - m.a) / (m.b - m.a) * float64(cols))
+	return min(max(c, 0), cols-1)
+}
+
+// moveCursor moves the cursor by n columns, panning at the edges.
+func (m *Model) moveCursor(n int) {
+	cols := max(m.lay.cols, 1)
+	c := m.curCol() + n
+	if c < 0 || c >= cols {
+		m.pan(float64(n) / float64(cols))
+		return
+	}
+	m.cur = m.colTime(c)
+}
+
+// moveRow moves the rank cursor by n rows.
+func (m *Model) moveRow(n int) {
+	if len(m.ranks) == 0 {
+		return
+	}
+	m.row = min(max(m.row+n, 0), len(m.ranks)-1)
+	m.scrollToRow()
+}
+
+// scrollToRow scrolls the rank rows so that the cursor rank shows.
+func (m *Model) scrollToRow() {
+	vis := max(m.lay.nvis, 1)
+	if m.row < m.top {
+		m.top = m.row
+	}
+	if m.row >= m.top+vis {
+		m.top = m.row - vis + 1
+	}
+	m.top = min(max(m.top, 0), max(len(m.ranks)-vis, 0))
+}
+
+// Focus brings the event into view and selects it: a send or receive
+// selects its message (both ends), an enter or leave its state interval.
+func (m *Model) Focus(ref tracefmt.EventRef) {
+	if m.tr == nil || ref.Rank < 0 || int(ref.Rank) >= len(m.tr.Ranks) ||
+		ref.Index < 0 || int(ref.Index) >= len(m.tr.Ranks[ref.Rank].Events) {
+		return
+	}
+	m.dirty = true
+	m.sel = m.selectionOf(ref)
+	m.showSelection(true)
+}
+
+// selectionOf returns the selection an event stands for.
+func (m *Model) selectionOf(ref tracefmt.EventRef) selection {
+	e := m.tr.Event(ref)
+	none := tracefmt.EventRef{Rank: -1, Index: -1}
+	switch e.Kind {
+	case tracefmt.KindSend, tracefmt.KindRecv:
+		peer := none
+		if e.Match >= 0 {
+			peer = tracefmt.EventRef{Rank: e.Peer, Index: e.Match}
+		}
+		if e.Kind == tracefmt.KindRecv && peer.Rank >= 0 {
+			ref, peer = peer, ref
+		}
+		return selection{kind: selMsg, ref: ref, peer: peer}
+	case tracefmt.KindEnter, tracefmt.KindLeave:
+		if e.Kind == tracefmt.KindLeave && e.Match >= 0 {
+			ref.Index = e.Match
+		}
+		if m.tr.Event(ref).Match >= 0 {
+			return selection{kind: selState, ref: ref, peer: none}
+		}
+	}
+	return selection{kind: selEvent, ref: ref, peer: none}
+}
+
+// selRange returns the times the selection spans, in order.
+func (m *Model) selRange() (t0, t1 float64, ok bool) {
+	ix := m.ix()
+	s := m.sel
+	switch s.kind {
+	case selNone:
+		return 0, 0, false
+	case selState:
+		e := m.tr.Event(s.ref)
+		t0, t1 = ix.time(int(s.ref.Rank), int(s.ref.Index)), ix.time(int(s.ref.Rank), int(e.Match))
+	default:
+		t0 = ix.time(int(s.ref.Rank), int(s.ref.Index))
+		t1 = t0
+		if s.peer.Rank >= 0 {
+			t1 = ix.time(int(s.peer.Rank), int(s.peer.Index))
+		}
+	}
+	return min(t0, t1), max(t0, t1), true
+}
+
+// showSelection makes the selection visible: its rank becomes the cursor
+// rank (clearing a rank filter that hides it), and the window moves (and
+// with zoom, narrows) to show the whole item. The cursor goes to the
+// item's start.
+func (m *Model) showSelection(zoom bool) {
+	t0, t1, ok := m.selRange()
+	if !ok {
+		return
+	}
+	r := int(m.sel.ref.Rank)
+	if !slices.Contains(m.ranks, r) {
+		m.setFilter("")
+	}
+	m.row = max(slices.Index(m.ranks, r), 0)
+	m.scrollToRow()
+	w := m.b - m.a
+	inView := t0 >= m.a && t1 <= m.b
+	if zoom && (t1-t0)*8 < w && m.tooDense(t0, t1) {
+		// Arrows and short states only show when zoomed in.
+		w = max((t1-t0)*8, m.minWidth())
+		inView = false
+	}
+	if (t1 - t0) > w {
+		w = (t1 - t0) * 1.25
+		inView = false
+	}
+	if !inView {
+		m.pushHistory()
+		m.setWindow((t0+t1)/2-w/2, w)
+	}
+	m.cur = min(max(t0, m.a), m.b)
+}
+
+// tooDense reports whether the item spanning [t0, t1] would be hard to see
+// in the current window: shorter than two columns.
+func (m *Model) tooDense(t0, t1 float64) bool {
+	cols := max(m.lay.cols, 1)
+	return (t1-t0)/(m.b-m.a)*float64(cols) < 2
+}
+
+// Selection describes the selected item in one line for the status bar;
+// "" when nothing is selected.
+func (m *Model) Selection() string {
+	if m.tr == nil || m.sel.kind == selNone {
+		return ""
+	}
+	return m.describe(m.sel)
+}
+
+// fmtTime formats a time of the run relative to its start.
+func (m *Model) fmtTime(t float64) string {
+	ix := m.ix()
+	if !ix.timed {
+		return "#" + strconv.FormatInt(int64(math.Round(t)), 10)
+	}
+	return fmtSeconds(m.tr.Seconds(t - ix.start))
+}
+
+// fmtDur formats a duration in trace units.
+func (m *Model) fmtDur(d float64) string {
+	if !m.ix().timed {
+		return strconv.FormatInt(int64(math.Round(d)), 10) + " ev"
+	}
+	return fmtSeconds(m.tr.Seconds(d))
+}
+
+// describe returns the one-line description of a selection.
+func (m *Model) describe(s selection) string {
+	ix := m.ix()
+	tr := m.tr
+	e := tr.Event(s.ref)
+	r := int(s.ref.Rank)
+	t := ix.time(r, int(s.ref.Index))
+	var b strings.Builder
+	switch s.kind {
+	case selState:
+		t1 := ix.time(r, int(e.Match))
+		d := &tr.States[e.State()]
+		fmt.Fprintf(&b, "rank %d  %s  %s → %s  (%s)  %s", r, d.Name, m.fmtTime(t), m.fmtTime(t1), m.fmtDur(t1-t), d.Category)
+		if txt := tr.Text(e); txt != "" {
+			fmt.Fprintf(&b, "  %q", txt)
+		}
+	case selMsg:
+		src, dst := r, int(e.Peer)
+		if e.Kind == tracefmt.KindRecv {
+			src, dst = dst, src
+		}
+		fmt.Fprintf(&b, "message %d→%d  tag %d  %s  %s", src, dst, e.Tag, fmtBytes(e.Size), m.commName(e.Comm))
+		if s.peer.Rank >= 0 {
+			t2 := ix.time(int(s.peer.Rank), int(s.peer.Index))
+			fmt.Fprintf(&b, "  send %s  recv %s  (%s)", m.fmtTime(t), m.fmtTime(t2), m.fmtSignedDur(t2-t))
+			if t2 < t {
+				b.WriteString("  REVERSED: received before sent")
+			}
+		} else if e.Kind == tracefmt.KindSend {
+			fmt.Fprintf(&b, "  send %s  (unmatched)", m.fmtTime(t))
+		} else {
+			fmt.Fprintf(&b, "  recv %s  (unmatched)", m.fmtTime(t))
+		}
+		if e.Flags.Has(tracefmt.FlagNonBlocking) {
+			b.WriteString("  non-blocking")
+		}
+		if st := m.enclosing(s.ref); st != "" {
+			b.WriteString("  in " + st)
+		}
+	default:
+		fmt.Fprintf(&b, "rank %d  %s at %s", r, e.Kind, m.fmtTime(t))
+		switch e.Kind {
+		case tracefmt.KindCollective:
+			fmt.Fprintf(&b, "  %s  %s  sent %s  recvd %s", e.Op(), m.commName(e.Comm), fmtBytes(e.Size), fmtBytes(e.RecvBytes()))
+			if e.Root() >= 0 {
+				fmt.Fprintf(&b, "  root %d", e.Root())
+			}
+		case tracefmt.KindMarker:
+			if int(e.Marker()) < len(tr.Markers) {
+				b.WriteString("  " + tr.Markers[e.Marker()].Name)
+			}
+			if txt := tr.Text(e); txt != "" {
+				fmt.Fprintf(&b, "  %q", txt)
+			}
+		case tracefmt.KindCompute:
+			if e.Flags.Has(tracefmt.FlagWork) {
+				fmt.Fprintf(&b, "  %g flops", e.Amount())
+			} else {
+				b.WriteString("  " + m.fmtDur(e.Amount()))
+			}
+		case tracefmt.KindWait:
+			if e.Flags.Has(tracefmt.FlagAll) {
+				b.WriteString("  all requests")
+			} else {
+				fmt.Fprintf(&b, "  request %d", e.Request())
+			}
+		}
+	}
+	return b.String()
+}
+
+// fmtSignedDur formats a duration that may be negative.
+func (m *Model) fmtSignedDur(d float64) string {
+	if d < 0 {
+		return "-" + m.fmtDur(-d)
+	}
+	return "+" + m.fmtDur(d)
+}
+
+// enclosing names the state that holds event ref on its rank.
+func (m *Model) enclosing(ref tracefmt.EventRef) string {
+	ix := m.ix()
+	r := int(ref.Rank)
+	k := ix.segAt(r, ix.time(r, int(ref.Index)), 0)
+	if k < 0 {
+		return ""
+	}
+	return m.tr.StateName(tracefmt.StateID(ix.ranks[r].segs[k].state))
+}
+
+func (m *Model) commName(c uint16) string {
+	if int(c) < len(m.tr.Comms) && m.tr.Comms[c].Name != "" {
+		return m.tr.Comms[c].Name
+	}
+	if c == 0 {
+		return "WORLD"
+	}
+	return "comm " + strconv.Itoa(int(c))
+}
+
+// setFilter shows only the ranks spec lists ("0-3,8"); "" shows all.
+func (m *Model) setFilter(spec string) error {
+	var ranks []int
+	if strings.TrimSpace(spec) == "" {
+		ranks = make([]int, len(m.tr.Ranks))
+		for i := range ranks {
+			ranks[i] = i
+		}
+		spec = ""
+	} else {
+		var err error
+		if ranks, err = parseRanks(spec, len(m.tr.Ranks)); err != nil {
+			return err
+		}
+	}
+	var curRank = -1
+	if m.row < len(m.ranks) {
+		curRank = m.ranks[m.row]
+	}
+	m.ranks, m.filterText = ranks, spec
+	m.stats = statsCache{}
+	m.row = max(slices.Index(m.ranks, curRank), 0)
+	m.top = 0
+	m.scrollToRow()
+	return nil
+}
+
+// parseRanks parses a list of ranks and ranges: "0-3, 8, 12-".
+func parseRanks(spec string, n int) ([]int, error) {
+	seen := make([]bool, n)
+	for _, part := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ' ' }) {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("rank filter: %q is not a rank or a range like 0-3", part)
+		}
+		b := a
+		if isRange {
+			b = n - 1
+			if hi != "" {
+				if b, err = strconv.Atoi(hi); err != nil {
+					return nil, fmt.Errorf("rank filter: %q is not a rank or a range like 0-3", part)
+				}
+			}
+		}
+		if a < 0 || b >= n || a > b {
+			return nil, fmt.Errorf("rank filter: %q outside 0..%d", part, n-1)
+		}
+		for r := a; r <= b; r++ {
+			seen[r] = true
+		}
+	}
+	var out []int
+	for r, ok := range seen {
+		if ok {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("rank filter: no ranks in %q", spec)
+	}
+	return out, nil
+}

@@ -1,0 +1,911 @@
+package timeline
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
+)
+
+// layout places the parts of the view in Width×Height cells.
+type layout struct {
+	w, h          int
+	gutter        int // rank labels, left of the time area
+	x0, cols      int // the time area's first column and width
+	rulerY, overY int // -1 when there is no room
+	areaY, areaH  int // rank rows
+	per           int // lines per rank: 2 leaves a line for arrows and marks
+	nvis          int // ranks shown
+	legX, legW    int // legend panel (legW 0: none)
+	footY, footH  int // details and status lines
+}
+
+// legendHeader is the number of legend lines above the first state.
+const legendHeader = 1
+
+// layout computes the layout for the current size and ranks.
+func (m *Model) layout() layout {
+	w, h := max(m.Width, 0), max(m.Height, 0)
+	l := layout{w: w, h: h, rulerY: -1, overY: -1, per: 1}
+	y := 0
+	if h >= 3 {
+		l.rulerY, y = 0, 1
+	}
+	if h >= 8 {
+		l.overY, y = y, y+1
+	}
+	switch {
+	case h >= 30:
+		l.footH = 3
+	case h >= 12:
+		l.footH = 2
+	case h >= 5:
+		l.footH = 1
+	}
+	l.footY = h - l.footH
+	l.areaY, l.areaH = y, max(l.footY-y, 0)
+	nr := 1
+	if m.tr != nil {
+		nr = len(m.tr.Ranks)
+	}
+	l.gutter = len(strconv.Itoa(max(nr-1, 0))) + 2
+	if w >= 70 {
+		l.legW = min(40, w/4)
+	}
+	l.cols = w - l.gutter - l.legW
+	if l.cols < 8 {
+		l.legW = 0
+		l.cols = w - l.gutter
+	}
+	if l.cols < 8 {
+		l.gutter, l.cols = 0, w
+	}
+	l.x0 = l.gutter
+	l.legX = l.x0 + l.cols
+	n := len(m.ranks)
+	if n > 0 && 2*n <= l.areaH {
+		l.per = 2
+	}
+	l.nvis = min(l.areaH/l.per, n)
+	return l
+}
+
+// palette holds the cell styles of a frame, derived from the theme.
+type palette struct {
+	mono                                 bool
+	text, muted, accent, sel, warn, bord cellbuf.Style
+	states                               []cellbuf.Color
+	fills                                []rune
+}
+
+func (m *Model) palette() palette {
+	th := m.Theme
+	if th == nil {
+		th = themes.Mono()
+	}
+	fg := func(c color.Color) cellbuf.Style { return cellbuf.Style{Fg: cellbuf.FromColor(c)} }
+	p := palette{
+		mono: th.Mono,
+		text: fg(th.Foreground), muted: fg(th.Muted), accent: fg(th.Accent),
+		sel: fg(th.Selection), warn: fg(th.Error), bord: fg(th.Border),
+	}
+	p.sel.Attrs |= cellbuf.Bold
+	p.accent.Attrs |= cellbuf.Bold
+	if th.Mono {
+		p.muted.Attrs |= cellbuf.Faint
+	}
+	if m.tr != nil {
+		p.states = make([]cellbuf.Color, len(m.tr.States))
+		p.fills = make([]rune, len(m.tr.States))
+		for i := range m.tr.States {
+			d := &m.tr.States[i]
+			p.states[i] = cellbuf.FromColor(th.StateColor(d))
+			p.fills[i] = th.Fill(d.Category)
+		}
+	}
+	return p
+}
+
+// View implements component.Model. It returns the cached frame unless
+// something the frame shows has changed.
+func (m *Model) View() string {
+	if !m.dirty && m.lay.w == m.Width && m.lay.h == m.Height {
+		return m.frame
+	}
+	m.lay = m.layout()
+	m.frame = m.render()
+	m.dirty = false
+	m.renders++
+	return m.frame
+}
+
+// render draws a frame.
+func (m *Model) render() string {
+	l := m.lay
+	buf := m.buf
+	buf.Resize(l.w, l.h)
+	buf.Mode = cellbuf.ModeColor
+	if m.Theme == nil || m.Theme.Mono {
+		buf.Mode = cellbuf.ModeNoColor
+	}
+	if m.plain {
+		buf.Mode = cellbuf.ModePlain
+	}
+	if l.w == 0 || l.h == 0 {
+		return buf.Render()
+	}
+	p := m.palette()
+	if m.tr == nil || len(m.tr.Ranks) == 0 {
+		msg := "no trace loaded"
+		buf.SetString(max((l.w-len(msg))/2, 0), l.h/2, msg, p.muted, -1)
+		return buf.Render()
+	}
+	m.scrollToRow()
+	m.drawRuler(&p)
+	m.drawOverview(&p)
+	m.drawRanks(&p)
+	m.drawLegend(&p)
+	m.drawFooter(&p)
+	return buf.Render()
+}
+
+// stateCell returns the cell showing samples left and right (state id + 1,
+// 0 for none): a half block gives two samples per cell in colour, the
+// theme's fill glyph one sample in monochrome.
+func (p *palette) stateCell(left, right int32) cellbuf.Cell {
+	if p.mono {
+		s := left
+		if s == 0 {
+			s = right
+		}
+		if s == 0 {
+			return cellbuf.Cell{Rune: ' '}
+		}
+		return cellbuf.Cell{Rune: p.fills[s-1]}
+	}
+	col := func(s int32) cellbuf.Color {
+		if s == 0 {
+			return cellbuf.NoColor
+		}
+		return p.states[s-1]
+	}
+	switch {
+	case left == right && left == 0:
+		return cellbuf.Cell{Rune: ' '}
+	case left == right:
+		return cellbuf.Cell{Rune: ' ', Style: cellbuf.Style{Bg: col(left)}}
+	case right == 0:
+		return cellbuf.Cell{Rune: '▌', Style: cellbuf.Style{Fg: col(left)}}
+	case left == 0:
+		return cellbuf.Cell{Rune: '▐', Style: cellbuf.Style{Fg: col(right)}}
+	}
+	return cellbuf.Cell{Rune: '▌', Style: cellbuf.Style{Fg: col(left), Bg: col(right)}}
+}
+
+// niceStep returns the smallest of 1, 2, 5 × 10^k at least x.
+func niceStep(x float64) float64 {
+	if !(x > 0) {
+		return 1
+	}
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, f := range []float64{1, 2, 5, 10} {
+		if f*e >= x*(1-1e-9) {
+			return f * e
+		}
+	}
+	return 10 * e
+}
+
+// drawRuler draws the time axis: ticks about every 12 columns, labelled
+// relative to the start of the run in the unit that suits the step.
+func (m *Model) drawRuler(p *palette) {
+	l := m.lay
+	if l.rulerY < 0 || l.cols <= 0 {
+		return
+	}
+	ix := m.ix()
+	buf := m.buf
+	w := m.b - m.a
+	cw := w / float64(l.cols)
+	unitSec := 1.0
+	if ix.timed {
+		unitSec = m.tr.Unit.Seconds()
+	}
+	step := niceStep(cw * 12 * unitSec) // seconds (or events)
+	if !ix.timed {
+		step = max(step, 1)
+	}
+	// The unit suits the largest label; the decimals suit the step.
+	scale, suffix := 1.0, ""
+	if ix.timed {
+		far := max(math.Abs(m.a-ix.start), math.Abs(m.b-ix.start)) * unitSec
+		scale, suffix = 1e-12, "ps"
+		for _, u := range []struct {
+			s    float64
+			name string
+		}{{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}} {
+			if far >= u.s*(1-1e-9) || step >= u.s*(1-1e-9) {
+				scale, suffix = u.s, u.name
+				break
+			}
+		}
+	}
+	dec := max(0, int(math.Ceil(-math.Log10(step/scale)-1e-9)))
+	rel0 := (m.a - ix.start) * unitSec
+	k := math.Ceil(rel0/step - 1e-9)
+	lastEnd := -1
+	for ; ; k++ {
+		rel := k * step
+		t := ix.start + rel/unitSec
+		c := int(math.Floor((t - m.a) / cw))
+		if c >= l.cols {
+			break
+		}
+		if c < 0 {
+			continue
+		}
+		var lab string
+		if ix.timed {
+			v := rel / scale
+			if math.Abs(v) < step/scale/2 {
+				v = 0 // no "-0"
+			}
+			lab = strconv.FormatFloat(v, 'f', dec, 64) + suffix
+		} else {
+			lab = "#" + strconv.FormatFloat(rel, 'f', 0, 64)
+		}
+		if c <= lastEnd {
+			continue
+		}
+		buf.Set(l.x0+c, l.rulerY, '|', p.muted)
+		n := buf.SetString(l.x0+c+1, l.rulerY, lab, p.text, l.cols-c-1)
+		lastEnd = c + n
+	}
+	if c := m.curCol(); c >= 0 {
+		buf.Set(l.x0+c, l.rulerY, '▼', p.sel)
+	}
+	if l.gutter > 0 && !ix.timed {
+		buf.SetString(0, l.rulerY, "ev", p.muted, l.gutter-1)
+	}
+}
+
+// overviewCache keeps the overview's samples, which depend only on the
+// trace, the width, the shown ranks and the hidden states.
+type overviewCache struct {
+	valid     bool
+	cols      int
+	hiddenGen int
+	filter    string
+	cells     []int32
+}
+
+// drawOverview draws the whole run in one line, each cell the state most
+// ranks are in, with the visible window bracketed.
+func (m *Model) drawOverview(p *palette) {
+	l := m.lay
+	if l.overY < 0 || l.cols <= 0 {
+		return
+	}
+	ix := m.ix()
+	oc := &m.over
+	if !oc.valid || oc.cols != l.cols || oc.hiddenGen != m.hiddenGen || oc.filter != m.filterText {
+		*oc = overviewCache{valid: true, cols: l.cols, hiddenGen: m.hiddenGen, filter: m.filterText}
+		oc.cells = make([]int32, l.cols)
+		// Sample at most 256 ranks: the overview is a sketch, and its cost
+		// must not grow with the world size.
+		stride := max(1, len(m.ranks)/256)
+		votes := make(map[int32]int, 8)
+		w := (ix.end - ix.start) / float64(l.cols)
+		for c := range oc.cells {
+			clear(votes)
+			a := ix.start + float64(c)*w
+			for i := 0; i < len(m.ranks); i += stride {
+				if s := ix.sample(m.ranks[i], a, a+w, m.hidden, &m.acc); s != 0 {
+					votes[s]++
+				}
+			}
+			var best int32
+			bn := 0
+			for s, n := range votes {
+				if n > bn || (n == bn && s < best) {
+					best, bn = s, n
+				}
+			}
+			oc.cells[c] = best
+		}
+	}
+	buf := m.buf
+	for c, s := range oc.cells {
+		cell := p.stateCell(s, s)
+		buf.Set(l.x0+c, l.overY, cell.Rune, cell.Style)
+	}
+	if l.gutter > 3 {
+		buf.SetString(0, l.overY, "all", p.muted, l.gutter-1)
+	}
+	span := ix.end - ix.start
+	ca := int(math.Floor((m.a - ix.start) / span * float64(l.cols)))
+	cb := int(math.Ceil((m.b-ix.start)/span*float64(l.cols))) - 1
+	ca, cb = min(max(ca, 0), l.cols-1), min(max(cb, 0), l.cols-1)
+	for c := ca; c <= cb; c++ {
+		if cl := buf.Ptr(l.x0+c, l.overY); cl != nil {
+			cl.Attrs |= cellbuf.Underline
+		}
+	}
+	if ca == cb {
+		overlay(buf, l.x0+ca, l.overY, '|', p.accent)
+	} else {
+		overlay(buf, l.x0+ca, l.overY, '[', p.accent)
+		overlay(buf, l.x0+cb, l.overY, ']', p.accent)
+	}
+}
+
+// overlay draws glyph r over a cell, keeping its background so that a
+// state stays visible under an arrow.
+func overlay(buf *cellbuf.Buffer, x, y int, r rune, st cellbuf.Style) {
+	c := buf.Ptr(x, y)
+	if c == nil {
+		return
+	}
+	c.Rune = r
+	c.Fg = st.Fg
+	c.Attrs |= st.Attrs
+}
+
+// rowY returns the screen line of the bar of the rank at position i of
+// m.ranks (possibly outside the rank area).
+func (m *Model) rowY(i int) int { return m.lay.areaY + (i-m.top)*m.lay.per }
+
+// drawRanks draws the rank labels, the state bars, the messages, the
+// selection and the cursor.
+func (m *Model) drawRanks(p *palette) {
+	l := m.lay
+	if l.nvis == 0 || l.cols <= 0 {
+		return
+	}
+	ix := m.ix()
+	buf := m.buf
+	samples := 2 * l.cols
+	if p.mono {
+		samples = l.cols
+	}
+	sw := (m.b - m.a) / float64(samples)
+	for v := 0; v < l.nvis; v++ {
+		i := m.top + v
+		r := m.ranks[i]
+		y := m.rowY(i)
+		if l.gutter > 0 {
+			lab := strconv.Itoa(r)
+			st := p.muted
+			mark := " "
+			if i == m.row {
+				st, mark = p.accent, ">"
+				st.Attrs |= cellbuf.Reverse
+			}
+			switch {
+			case v == 0 && m.top > 0 && i != m.row:
+				mark = "↑"
+			case v == l.nvis-1 && i < len(m.ranks)-1 && i != m.row:
+				mark = "↓"
+			}
+			buf.SetString(0, y, mark, p.accent, 1)
+			buf.SetString(l.gutter-1-len(lab), y, lab, st, -1)
+		}
+		for c := range l.cols {
+			var left, right int32
+			if p.mono {
+				a := m.a + float64(c)*sw
+				left = ix.sample(r, a, a+sw, m.hidden, &m.acc)
+			} else {
+				a := m.a + float64(2*c)*sw
+				left = ix.sample(r, a, a+sw, m.hidden, &m.acc)
+				right = ix.sample(r, a+sw, a+2*sw, m.hidden, &m.acc)
+			}
+			cell := p.stateCell(left, right)
+			buf.Set(l.x0+c, y, cell.Rune, cell.Style)
+		}
+	}
+	m.drawMessages(p)
+	m.drawSelection(p)
+	// The cursor: a guide in the empty cells of its column, and the cell
+	// on the cursor rank underlined.
+	c := m.curCol()
+	for y := l.areaY; y < l.areaY+l.nvis*l.per; y++ {
+		if cl := buf.Ptr(l.x0+c, y); cl != nil && cl.Rune == ' ' && cl.Bg == cellbuf.NoColor {
+			cl.Rune, cl.Style = '┆', p.muted
+		}
+	}
+	if cl := buf.Ptr(l.x0+c, m.rowY(m.row)); cl != nil && m.row >= m.top && m.row < m.top+l.nvis {
+		cl.Attrs |= cellbuf.Underline | cellbuf.Bold
+	}
+}
+
+// drawnArrow is an arrow of the last frame, kept to select it under the
+// cursor.
+type drawnArrow struct {
+	sel    selection
+	c1, c2 int // columns of the send and receive ends
+}
+
+// maxArrows bounds the arrows of one frame so that a dense window costs
+// no more than marks would.
+const maxArrows = 4000
+
+// drawMessages draws the messages of the window on the shown ranks: as
+// arrows from send to receive when they are few enough to tell apart (or
+// when asked), else as send/receive marks.
+func (m *Model) drawMessages(p *palette) {
+	l := m.lay
+	ix := m.ix()
+	m.arrows = m.arrows[:0]
+	if m.msgMode == msgOff {
+		m.drawSelectedArrow(p)
+		return
+	}
+	n := 0
+	for v := 0; v < l.nvis; v++ {
+		r := m.ranks[m.top+v]
+		s, rc := ix.msgCounts(r, m.a, m.b)
+		n += s + rc
+	}
+	limit := max(16, l.cols*l.nvis/10)
+	arrows := m.msgMode == msgArrows && n <= 2*maxArrows || m.msgMode == msgAuto && n <= limit
+	if !arrows {
+		m.drawMarks(p)
+		m.drawSelectedArrow(p)
+		return
+	}
+	pos := m.rankPositions()
+	for v := 0; v < l.nvis; v++ {
+		r := m.ranks[m.top+v]
+		ri := &ix.ranks[r]
+		lo, hi := ix.rangeIn(r, ri.sends, m.a, m.b)
+		for _, i := range ri.sends[lo:hi] {
+			m.drawMessage(p, pos, tracefmt.EventRef{Rank: int32(r), Index: i})
+		}
+		lo, hi = ix.rangeIn(r, ri.recvs, m.a, m.b)
+		for _, i := range ri.recvs[lo:hi] {
+			e := &m.tr.Ranks[r].Events[i]
+			if e.Match >= 0 {
+				// Drawn from its send when that is in the window on a
+				// shown rank.
+				sp := int(e.Peer)
+				if k := pos[sp]; k >= m.top && k < m.top+l.nvis {
+					if t := ix.time(sp, int(e.Match)); t >= m.a && t < m.b {
+						continue
+					}
+				}
+			}
+			m.drawMessage(p, pos, tracefmt.EventRef{Rank: int32(r), Index: i})
+		}
+	}
+	m.drawSelectedArrow(p)
+}
+
+// rankPositions maps world ranks to positions in m.ranks (-1: hidden by
+// the filter).
+func (m *Model) rankPositions() []int {
+	pos := make([]int, len(m.tr.Ranks))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, r := range m.ranks {
+		pos[r] = i
+	}
+	return pos
+}
+
+// drawSelectedArrow draws the selected message on top of everything.
+func (m *Model) drawSelectedArrow(p *palette) {
+	if m.sel.kind == selMsg {
+		m.drawMessage(p, m.rankPositions(), m.sel.ref)
+	}
+}
+
+// drawMessage draws the message one of whose ends is ref.
+func (m *Model) drawMessage(p *palette, pos []int, ref tracefmt.EventRef) {
+	ix := m.ix()
+	l := m.lay
+	sel := m.selectionOf(ref)
+	if len(m.arrows) >= maxArrows && sel != m.sel {
+		return
+	}
+	cw := (m.b - m.a) / float64(l.cols)
+	x := func(r tracefmt.EventRef) float64 { return (ix.time(int(r.Rank), int(r.Index)) - m.a) / cw }
+	style := p.text
+	selected := sel == m.sel
+	if selected {
+		style = p.sel
+	}
+	if sel.peer.Rank < 0 {
+		// An unmatched end: a mark that says which end it is.
+		k := pos[sel.ref.Rank]
+		if k < 0 {
+			return
+		}
+		e := m.tr.Event(sel.ref)
+		g := '▸'
+		if e.Kind == tracefmt.KindRecv {
+			g = '◂'
+		}
+		c := int(math.Floor(x(sel.ref)))
+		if c >= 0 && c < l.cols && m.inArea(m.rowY(k)) {
+			overlay(m.buf, l.x0+c, m.rowY(k), g, p.warn)
+		}
+		return
+	}
+	k1, k2 := pos[sel.ref.Rank], pos[sel.peer.Rank]
+	if k1 < 0 || k2 < 0 {
+		return
+	}
+	x1, x2 := x(sel.ref), x(sel.peer)
+	reversed := x2 < x1
+	if reversed && !selected {
+		style = p.warn
+	}
+	y1, y2 := m.rowY(k1), m.rowY(k2)
+	m.drawArrow(x1, x2, y1, y2, style, reversed)
+	m.arrows = append(m.arrows, drawnArrow{sel: sel, c1: int(math.Floor(x1)), c2: int(math.Floor(x2))})
+}
+
+// inArea reports whether line y shows ranks.
+func (m *Model) inArea(y int) bool {
+	return y >= m.lay.areaY && y < m.lay.areaY+m.lay.nvis*m.lay.per
+}
+
+// drawArrow draws a line from (x1, y1) to (x2, y2), x in fractional time
+// columns, y in lines, with a dot at the send end and a head at the
+// receive end that points the way the message went in time: a message
+// received before it was sent points left. Reversed messages are dashed
+// so that they stand out without colour.
+func (m *Model) drawArrow(x1, x2 float64, y1, y2 int, st cellbuf.Style, reversed bool) {
+	l := m.lay
+	set := func(c, y int, r rune) {
+		if c >= 0 && c < l.cols && m.inArea(y) {
+			overlay(m.buf, l.x0+c, y, r, st)
+		}
+	}
+	horiz, vert := '─', '│'
+	if reversed {
+		horiz, vert = '┄', '┆'
+	}
+	fl := func(x float64) int { return int(math.Floor(x)) }
+	// Clip far-away ends so that loops stay short.
+	lim := float64(l.cols + 2)
+	cx := func(x float64) float64 { return min(max(x, -2), lim) }
+	if y1 == y2 {
+		lo, hi := fl(cx(min(x1, x2))), fl(cx(max(x1, x2)))
+		for c := lo; c <= hi; c++ {
+			set(c, y1, horiz)
+		}
+	} else {
+		n := y2 - y1
+		dy := 1
+		if n < 0 {
+			n, dy = -n, -1
+		}
+		top, bot := l.areaY, l.areaY+l.nvis*l.per-1
+		for k := 0; k <= n; k++ {
+			y := y1 + k*dy
+			if y < top || y > bot {
+				continue
+			}
+			ka, kb := max(float64(k)-0.5, 0), min(float64(k)+0.5, float64(n))
+			xa := x1 + (x2-x1)*ka/float64(n)
+			xb := x1 + (x2-x1)*kb/float64(n)
+			ca, cb := fl(cx(min(xa, xb))), fl(cx(max(xa, xb)))
+			if ca == cb {
+				g := vert
+				if d := xb - xa; math.Abs(d) >= 0.35 {
+					g = '╱'
+					if (d > 0) == (dy > 0) {
+						g = '╲'
+					}
+				}
+				set(ca, y, g)
+				continue
+			}
+			for c := ca; c <= cb; c++ {
+				set(c, y, horiz)
+			}
+		}
+	}
+	c1, c2 := fl(cx(x1)), fl(cx(x2))
+	head := '▶'
+	switch {
+	case c1 == c2 && y2 > y1:
+		head = '▼'
+	case c1 == c2 && y2 < y1:
+		head = '▲'
+	case x2 < x1:
+		head = '◀'
+	}
+	set(c1, y1, '•')
+	set(c2, y2, head)
+}
+
+// drawMarks marks, in each column, the sends (▸), receives (◂) or both (◆)
+// of each shown rank: on the spare line under the bar when ranks have two
+// lines, over the bar otherwise.
+func (m *Model) drawMarks(p *palette) {
+	l := m.lay
+	ix := m.ix()
+	cw := (m.b - m.a) / float64(l.cols)
+	for v := 0; v < l.nvis; v++ {
+		r := m.ranks[m.top+v]
+		y := m.rowY(m.top + v)
+		if l.per == 2 {
+			y++
+		}
+		ri := &ix.ranks[r]
+		// Column edges are increasing, so each search starts where the
+		// last one ended.
+		s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
+		r0, _ := ix.rangeIn(r, ri.recvs, m.a, m.a)
+		for c := range l.cols {
+			b := m.a + float64(c+1)*cw
+			if c == l.cols-1 {
+				b = m.b
+			}
+			_, s1 := ix.rangeIn(r, ri.sends[s0:], b, b)
+			_, r1 := ix.rangeIn(r, ri.recvs[r0:], b, b)
+			ns, nr := s1, r1
+			s0 += s1
+			r0 += r1
+			var g rune
+			switch {
+			case ns > 0 && nr > 0:
+				g = '◆'
+			case ns > 0:
+				g = '▸'
+			case nr > 0:
+				g = '◂'
+			default:
+				continue
+			}
+			overlay(m.buf, l.x0+c, y, g, p.text)
+		}
+	}
+}
+
+// drawSelection brackets the selected state or marks the selected event.
+func (m *Model) drawSelection(p *palette) {
+	l := m.lay
+	if m.sel.kind != selState && m.sel.kind != selEvent {
+		return
+	}
+	k := indexOf(m.ranks, int(m.sel.ref.Rank))
+	if k < 0 || !m.inArea(m.rowY(k)) {
+		return
+	}
+	y := m.rowY(k)
+	t0, t1, _ := m.selRange()
+	cw := (m.b - m.a) / float64(l.cols)
+	c0 := int(math.Floor((t0 - m.a) / cw))
+	c1 := int(math.Ceil((t1-m.a)/cw)) - 1
+	c1 = max(c1, c0)
+	set := func(c int, r rune) {
+		if c >= 0 && c < l.cols {
+			overlay(m.buf, l.x0+c, y, r, p.sel)
+		}
+	}
+	if c0 == c1 {
+		set(c0, '|')
+		return
+	}
+	set(c0, '[')
+	set(c1, ']')
+}
+
+// statsCache keeps the legend's numbers for one window.
+type statsCache struct {
+	valid  bool
+	a, b   float64
+	filter string
+	count  []int
+	total  []float64
+	sends  int
+	recvs  int
+}
+
+// drawLegend draws the legend panel: per state, a swatch, the name, and
+// the number of intervals and time in the visible window on the shown
+// ranks. A hidden state's swatch is a dot.
+func (m *Model) drawLegend(p *palette) {
+	l := m.lay
+	if l.legW <= 1 {
+		return
+	}
+	ix := m.ix()
+	buf := m.buf
+	sc := &m.stats
+	if !sc.valid || sc.a != m.a || sc.b != m.b || sc.filter != m.filterText {
+		*sc = statsCache{valid: true, a: m.a, b: m.b, filter: m.filterText,
+			count: make([]int, len(m.tr.States)), total: make([]float64, len(m.tr.States))}
+		for _, r := range m.ranks {
+			ix.stateStats(r, m.a, m.b, sc.count, sc.total)
+			s, rc := ix.msgCounts(r, m.a, m.b)
+			sc.sends += s
+			sc.recvs += rc
+		}
+	}
+	for y := 0; y < l.footY; y++ {
+		buf.Set(l.legX, y, '│', p.bord)
+	}
+	x, w := l.legX+1, l.legW-1
+	title := "States"
+	if m.alt != nil {
+		if m.useAlt {
+			title += " · " + m.altLabel
+		} else {
+			title += " · original"
+		}
+	}
+	st := p.accent
+	if !m.legend {
+		st = p.text
+	}
+	buf.SetString(x, 0, title, st, w)
+	if l.footY-legendHeader > 2 {
+		// The last line counts the messages.
+		buf.SetString(x, l.footY-1, "sends "+strconv.Itoa(sc.sends)+"  recvs "+strconv.Itoa(sc.recvs), p.muted, w)
+	}
+	items, per := m.legendRows()
+	top := m.legendTop()
+	for i := 0; i < items && top+i < len(ix.states); i++ {
+		s := ix.states[top+i]
+		y := legendHeader + i*per
+		line := cellbuf.Style{}
+		if m.legend && top+i == m.legendRow {
+			line.Attrs |= cellbuf.Reverse
+			buf.Set(x, y, '>', p.accent)
+		}
+		sw := p.stateCell(s+1, s+1)
+		if !p.mono {
+			sw = cellbuf.Cell{Rune: '█', Style: cellbuf.Style{Fg: p.states[s]}}
+		}
+		name := p.text
+		if m.hidden[s] {
+			sw = cellbuf.Cell{Rune: '·', Style: p.muted}
+			name = p.muted
+		}
+		buf.Set(x+1, y, sw.Rune, sw.Style)
+		name.Attrs |= line.Attrs
+		// One line (name, count, time) when wide, else the numbers go on
+		// a second line.
+		nums := strconv.Itoa(sc.count[s]) + " " + strings.ReplaceAll(m.fmtDur(sc.total[s]), " ", "")
+		nameW := w - 3
+		ny := y + 1
+		if per == 1 {
+			nameW = w - 3 - len([]rune(nums)) - 1
+			ny = y
+		}
+		buf.SetString(x+3, y, clip(m.tr.States[s].Name, nameW), name, nameW)
+		n := len([]rune(nums))
+		buf.SetString(x+w-n, ny, nums, p.muted, n)
+	}
+}
+
+// legendRows returns how many states the legend shows and the lines each
+// takes.
+func (m *Model) legendRows() (items, per int) {
+	lines := m.lay.footY - legendHeader
+	if lines > 2 {
+		lines--
+	}
+	per = 1
+	if m.lay.legW-1 < 34 {
+		per = 2
+	}
+	return max(lines/per, 1), per
+}
+
+// legendTop returns the first legend row shown, so that the legend
+// cursor stays visible.
+func (m *Model) legendTop() int {
+	items, _ := m.legendRows()
+	return max(0, m.legendRow-items+1)
+}
+
+// clip shortens s to w cells with an ellipsis.
+func clip(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	if w <= 1 {
+		return string(r[:max(w, 0)])
+	}
+	return string(r[:w-1]) + "…"
+}
+
+// drawFooter draws the details of the selection and the status line
+// (prompt, messages, a summary of the window).
+func (m *Model) drawFooter(p *palette) {
+	l := m.lay
+	if l.footH == 0 {
+		return
+	}
+	buf := m.buf
+	status, sst := m.statusLine()
+	if m.prompt.kind != promptNone {
+		status, sst = promptLabels[m.prompt.kind]+string(m.prompt.text)+"█", p.accent
+	}
+	details := ""
+	if m.sel.kind != selNone {
+		details = m.describe(m.sel)
+	}
+	if l.footH == 1 {
+		if m.prompt.kind == promptNone && details != "" {
+			status, sst = details, p.sel
+		}
+		buf.SetString(0, l.footY, status, sst, l.w)
+		return
+	}
+	lines := wrap(details, l.w, l.footH-1)
+	for i, s := range lines {
+		buf.SetString(0, l.footY+i, s, p.sel, l.w)
+	}
+	buf.SetString(0, l.h-1, status, sst, l.w)
+}
+
+// statusLine returns the status text: a message, else the window, the
+// times in use and a note for untimed traces.
+func (m *Model) statusLine() (string, cellbuf.Style) {
+	p := cellbuf.Style{}
+	if m.status != "" {
+		return m.status, p
+	}
+	ix := m.ix()
+	var b strings.Builder
+	b.WriteString(m.fmtTime(m.a) + " – " + m.fmtTime(m.b) + " (" + m.fmtDur(m.b-m.a) + ")")
+	if m.filterText != "" {
+		b.WriteString("  ranks " + m.filterText)
+	}
+	if m.alt != nil {
+		lab := "original"
+		if m.useAlt {
+			lab = m.altLabel
+		}
+		b.WriteString("  times: " + lab + " (a)")
+	}
+	if !ix.timed {
+		b.WriteString("  untimed trace: positions are event order")
+	}
+	if m.msgMode != msgAuto {
+		b.WriteString("  messages: " + msgModeNames[m.msgMode])
+	}
+	return b.String(), p
+}
+
+// wrap breaks s into at most n lines of w cells at spaces.
+func wrap(s string, w, n int) []string {
+	var out []string
+	for s != "" && len(out) < n && w > 0 {
+		r := []rune(s)
+		if len(r) <= w {
+			out = append(out, s)
+			break
+		}
+		cut := w
+		for i := w; i > w/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		out = append(out, string(r[:cut]))
+		s = strings.TrimLeft(string(r[cut:]), " ")
+	}
+	return out
+}
+
+// fmtSeconds formats seconds with an adaptive unit.
+func fmtSeconds(s float64) string { return units.FormatDuration(s) }
+
+// fmtBytes formats a byte count.
+func fmtBytes(n int64) string { return units.FormatBytes(n) }

@@ -1,0 +1,497 @@
+package timeline
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// An index holds what the Timeline needs to draw one version of a trace
+// (original or alternative times) in time proportional to the number of
+// cells rather than the number of events: per rank, the rank's flattened
+// state segments, its state intervals grouped by state (for the legend's
+// counts and totals), its point-to-point events in time order (for
+// arrows), and a multi-resolution summary (for zoomed-out views). It is
+// built once per trace and never changes, so frames only read it.
+type index struct {
+	tr *tracefmt.Trace
+	// timed is false for untimed traces, whose pseudo-time is the event's
+	// position in its rank's stream.
+	timed bool
+	// start and end bound the trace; end > start even for a trace whose
+	// events share one timestamp, so that widths never divide by zero.
+	start, end float64
+	ranks      []rankIndex
+	// states lists the states that occur, in id order: the legend's rows.
+	states []int32
+}
+
+// seg is a stretch of time a rank spends in one state, the innermost of
+// the states open at that time. Segments of a rank do not overlap.
+type seg struct {
+	t0, t1 float64
+	state  int32
+	// enter is the index of the state's enter event.
+	enter int32
+}
+
+// runs are the intervals of one state on one rank, sorted by start, with
+// prefix sums of their durations: the count and time in any window take
+// two binary searches.
+type runs struct {
+	state  int32
+	starts []float64
+	// cum[i] is the total duration of the first i intervals.
+	cum []float64
+}
+
+// bin is one cell of the multi-resolution summary: the three states that
+// fill most of the bin (state id + 1, 0 for none) with the fraction of the
+// bin each fills, and the messages sent and received in the bin. Keeping
+// three lets a hidden state give way to the next one.
+type bin struct {
+	st           [3]int32
+	fr           [3]float32
+	sends, recvs uint32
+}
+
+// rankIndex is the index of one rank.
+type rankIndex struct {
+	segs []seg
+	runs []runs // sorted by state
+	// sends and recvs are event indices in time order.
+	sends, recvs []int32
+	// levels[k] has len(levels[0])>>k bins of width w0<<k from the trace
+	// start.
+	levels [][]bin
+	w0     float64
+}
+
+// time returns the (pseudo-)time of event i of rank r.
+func (ix *index) time(r, i int) float64 {
+	if ix.timed {
+		return ix.tr.Ranks[r].Events[i].Time
+	}
+	return float64(i)
+}
+
+// newIndex builds the index of tr, ranks in parallel.
+func newIndex(tr *tracefmt.Trace) *index {
+	ix := &index{tr: tr, timed: tr.Timed, ranks: make([]rankIndex, len(tr.Ranks))}
+	if ix.timed {
+		ix.start, ix.end = tr.Span()
+	} else {
+		for r := range tr.Ranks {
+			ix.end = max(ix.end, float64(len(tr.Ranks[r].Events)))
+		}
+	}
+	if !(ix.end > ix.start) {
+		// One timestamp (or none): give the run a nominal width of one
+		// unit so that it still shows.
+		ix.end = ix.start + 1
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(tr.Ranks)))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for r := range next {
+				ix.buildRank(r)
+			}
+		})
+	}
+	for r := range tr.Ranks {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	seen := make([]bool, len(tr.States))
+	for r := range ix.ranks {
+		for _, ru := range ix.ranks[r].runs {
+			if int(ru.state) < len(seen) {
+				seen[ru.state] = true
+			}
+		}
+	}
+	for s, ok := range seen {
+		if ok {
+			ix.states = append(ix.states, int32(s))
+		}
+	}
+	return ix
+}
+
+// buildRank fills ix.ranks[r].
+func (ix *index) buildRank(r int) {
+	ev := ix.tr.Ranks[r].Events
+	ri := &ix.ranks[r]
+	var stack []int32 // enter indices of the open states, innermost last
+	var open float64  // start of the innermost open state's current segment
+	emit := func(enter int32, t0, t1 float64) {
+		if t1 < t0 {
+			t1 = t0 // a clock running backwards: keep the segment, empty
+		}
+		ri.segs = append(ri.segs, seg{t0: t0, t1: t1, state: ev[enter].Peer, enter: enter})
+	}
+	type iv struct{ start, dur float64 }
+	byState := map[int32][]iv{}
+	for i := range ev {
+		e := &ev[i]
+		t := ix.time(r, i)
+		switch e.Kind {
+		case tracefmt.KindEnter:
+			if e.Match < 0 || int(e.Match) >= len(ev) {
+				continue // never left: no interval to draw
+			}
+			byState[e.Peer] = append(byState[e.Peer], iv{t, max(ix.time(r, int(e.Match))-t, 0)})
+			if n := len(stack); n > 0 {
+				emit(stack[n-1], open, t)
+			}
+			stack = append(stack, int32(i))
+			open = t
+		case tracefmt.KindLeave:
+			if e.Match < 0 {
+				continue
+			}
+			k := slices.Index(stack, e.Match)
+			switch {
+			case k < 0:
+			case k == len(stack)-1:
+				emit(stack[k], open, t)
+				stack = stack[:k]
+				open = t
+			default:
+				// Badly nested: an outer state ends first. Drop it; the
+				// inner one goes on being drawn.
+				stack = slices.Delete(stack, k, k+1)
+			}
+		case tracefmt.KindSend:
+			ri.sends = append(ri.sends, int32(i))
+		case tracefmt.KindRecv:
+			ri.recvs = append(ri.recvs, int32(i))
+		}
+	}
+	if !slices.IsSortedFunc(ri.segs, func(a, b seg) int { return cmpFloat(a.t0, b.t0) }) {
+		slices.SortStableFunc(ri.segs, func(a, b seg) int { return cmpFloat(a.t0, b.t0) })
+	}
+	byTime := func(a, b int32) int { return cmpFloat(ix.time(r, int(a)), ix.time(r, int(b))) }
+	if !slices.IsSortedFunc(ri.sends, byTime) {
+		slices.SortStableFunc(ri.sends, byTime)
+	}
+	if !slices.IsSortedFunc(ri.recvs, byTime) {
+		slices.SortStableFunc(ri.recvs, byTime)
+	}
+	ri.sends = slices.Clip(ri.sends)
+	ri.recvs = slices.Clip(ri.recvs)
+	ri.segs = slices.Clip(ri.segs)
+	for s, ivs := range byState {
+		slices.SortStableFunc(ivs, func(a, b iv) int { return cmpFloat(a.start, b.start) })
+		ru := runs{state: s, starts: make([]float64, len(ivs)), cum: make([]float64, len(ivs)+1)}
+		for i, v := range ivs {
+			ru.starts[i] = v.start
+			ru.cum[i+1] = ru.cum[i] + v.dur
+		}
+		ri.runs = append(ri.runs, ru)
+	}
+	slices.SortFunc(ri.runs, func(a, b runs) int { return int(a.state - b.state) })
+	ix.buildLevels(r)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// binsPerItem sets the finest level's resolution: about one bin per eight
+// segments or messages. Finer windows are drawn from the segments
+// themselves, which then number a few per sample.
+const binsPerItem = 8
+
+// maxLevel0 bounds the finest level (4 Mi bins, 128 MiB) for pathological
+// ranks.
+const maxLevel0 = 1 << 22
+
+// buildLevels builds the multi-resolution summary of rank r: level 0 from
+// the segments and messages, each coarser level by merging pairs.
+func (ix *index) buildLevels(r int) {
+	ri := &ix.ranks[r]
+	items := len(ri.segs) + len(ri.sends) + len(ri.recvs)
+	n := 1
+	if items > binsPerItem {
+		n = 1 << bits.Len(uint(items/binsPerItem-1))
+	}
+	n = min(n, maxLevel0)
+	ri.w0 = (ix.end - ix.start) / float64(n)
+	l0 := make([]bin, n)
+	var acc accum
+	cur := -1
+	flush := func() {
+		if cur >= 0 {
+			for _, a := range l0[cur].entries() {
+				acc.add(a.st, a.t)
+			}
+			l0[cur].setTop(&acc, 1)
+		}
+		acc.reset()
+	}
+	binOf := func(t float64) int {
+		b := int((t - ix.start) / ri.w0)
+		return min(max(b, 0), n-1)
+	}
+	for _, s := range ri.segs {
+		b0, b1 := binOf(s.t0), binOf(s.t1)
+		for b := b0; b <= b1; b++ {
+			if b != cur {
+				flush()
+				cur = b
+			}
+			lo := ix.start + float64(b)*ri.w0
+			ov := min(s.t1, lo+ri.w0) - max(s.t0, lo)
+			if ov > 0 {
+				acc.add(s.state+1, ov/ri.w0)
+			}
+		}
+	}
+	flush()
+	for _, i := range ri.sends {
+		b := &l0[binOf(ix.time(r, int(i)))]
+		b.sends = satAdd(b.sends, 1)
+	}
+	for _, i := range ri.recvs {
+		b := &l0[binOf(ix.time(r, int(i)))]
+		b.recvs = satAdd(b.recvs, 1)
+	}
+	ri.levels = [][]bin{l0}
+	for prev := l0; len(prev) > 1; {
+		next := make([]bin, len(prev)/2)
+		for i := range next {
+			acc.reset()
+			for _, c := range [2]*bin{&prev[2*i], &prev[2*i+1]} {
+				for _, a := range c.entries() {
+					acc.add(a.st, a.t/2)
+				}
+				next[i].sends = satAdd(next[i].sends, c.sends)
+				next[i].recvs = satAdd(next[i].recvs, c.recvs)
+			}
+			next[i].setTop(&acc, 1)
+		}
+		ri.levels = append(ri.levels, next)
+		prev = next
+	}
+}
+
+func satAdd(a, b uint32) uint32 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint32
+}
+
+// stateTime is an amount of time (or of a bin's width) spent in a state,
+// the state as id + 1.
+type stateTime struct {
+	st int32
+	t  float64
+}
+
+// accum sums time per state over a few entries (a sample spans at most a
+// handful of bins or segments, so a slice beats a map).
+type accum struct {
+	e []stateTime
+}
+
+func (a *accum) reset() { a.e = a.e[:0] }
+
+func (a *accum) add(st int32, t float64) {
+	for i := range a.e {
+		if a.e[i].st == st {
+			a.e[i].t += t
+			return
+		}
+	}
+	a.e = append(a.e, stateTime{st, t})
+}
+
+// best returns the state (id + 1) with the most time that is not hidden,
+// and its time; 0 when there is none.
+func (a *accum) best(hidden []bool) (int32, float64) {
+	var st int32
+	bt := -1.0
+	for _, e := range a.e {
+		s := e.st - 1
+		if s >= 0 && int(s) < len(hidden) && hidden[s] {
+			continue
+		}
+		if e.t > bt {
+			st, bt = e.st, e.t
+		}
+	}
+	return st, max(bt, 0)
+}
+
+// entries returns the bin's states with their fractions.
+func (b *bin) entries() []stateTime {
+	var out [3]stateTime
+	n := 0
+	for i, s := range b.st {
+		if s != 0 {
+			out[n] = stateTime{s, float64(b.fr[i])}
+			n++
+		}
+	}
+	return out[:n]
+}
+
+// setTop stores the three largest entries of acc, scaled by k.
+func (b *bin) setTop(acc *accum, k float64) {
+	b.st, b.fr = [3]int32{}, [3]float32{}
+	for _, e := range acc.e {
+		t := float32(e.t * k)
+		for i := range 3 {
+			if b.st[i] == 0 || t > b.fr[i] {
+				copy(b.st[i+1:], b.st[i:2])
+				copy(b.fr[i+1:], b.fr[i:2])
+				b.st[i], b.fr[i] = e.st, t
+				break
+			}
+		}
+	}
+}
+
+// sample returns the state (id + 1, 0 for none) that fills most of [a, b)
+// on rank r, ignoring hidden states. It reads the summary level whose bins
+// are at most half the sample wide, or the segments when no level is that
+// fine, so its cost does not grow with the trace.
+func (ix *index) sample(r int, a, b float64, hidden []bool, acc *accum) int32 {
+	ri := &ix.ranks[r]
+	acc.reset()
+	w := b - a
+	if w < 2*ri.w0 || len(ri.levels) == 0 {
+		segs := ri.segs
+		j := sort.Search(len(segs), func(i int) bool { return segs[i].t0 >= a })
+		if j > 0 && segs[j-1].t1 > a {
+			j--
+		}
+		for ; j < len(segs) && segs[j].t0 < b; j++ {
+			s := &segs[j]
+			acc.add(s.state+1, max(min(s.t1, b)-max(s.t0, a), 0))
+		}
+	} else {
+		k := min(bits.Len(uint(w/(2*ri.w0)))-1, len(ri.levels)-1)
+		lv := ri.levels[k]
+		bw := ri.w0 * float64(int(1)<<k)
+		i0 := max(int((a-ix.start)/bw), 0)
+		i1 := min(int(math.Ceil((b-ix.start)/bw)), len(lv))
+		for i := i0; i < i1; i++ {
+			lo := ix.start + float64(i)*bw
+			ov := (min(b, lo+bw) - max(a, lo)) / bw
+			if ov <= 0 {
+				continue
+			}
+			for _, e := range lv[i].entries() {
+				acc.add(e.st, e.t*ov*bw)
+			}
+		}
+	}
+	st, _ := acc.best(hidden)
+	return st
+}
+
+// msgCounts returns the number of sends and receives of rank r in [a, b).
+func (ix *index) msgCounts(r int, a, b float64) (sends, recvs int) {
+	ri := &ix.ranks[r]
+	return ix.countIn(r, ri.sends, a, b), ix.countIn(r, ri.recvs, a, b)
+}
+
+// countIn counts the events of list (time-sorted indices of rank r) in
+// [a, b).
+func (ix *index) countIn(r int, list []int32, a, b float64) int {
+	lo, hi := ix.rangeIn(r, list, a, b)
+	return hi - lo
+}
+
+// rangeIn returns the positions in list of the events in [a, b).
+func (ix *index) rangeIn(r int, list []int32, a, b float64) (lo, hi int) {
+	lo = sort.Search(len(list), func(i int) bool { return ix.time(r, int(list[i])) >= a })
+	hi = lo + sort.Search(len(list)-lo, func(i int) bool { return ix.time(r, int(list[lo+i])) >= b })
+	return lo, hi
+}
+
+// stateStats returns the number of intervals of each state that overlap
+// [a, b) on rank r and the time they spend in it, adding to count and
+// total (indexed by state id).
+func (ix *index) stateStats(r int, a, b float64, count []int, total []float64) {
+	for _, ru := range ix.ranks[r].runs {
+		if int(ru.state) >= len(count) {
+			continue
+		}
+		n := len(ru.starts)
+		i0 := sort.SearchFloat64s(ru.starts, a)
+		i1 := i0 + sort.SearchFloat64s(ru.starts[i0:], b)
+		c := i1 - i0
+		t := ru.cum[i1] - ru.cum[i0]
+		if c > 0 {
+			// The last interval may run past b.
+			last := i1 - 1
+			if end := ru.starts[last] + ru.cum[last+1] - ru.cum[last]; end > b {
+				t -= end - b
+			}
+		}
+		if i0 > 0 && i0 <= n {
+			// The interval before a may run into the window.
+			p := i0 - 1
+			if end := ru.starts[p] + ru.cum[p+1] - ru.cum[p]; end > a {
+				c++
+				t += min(end, b) - a
+			}
+		}
+		count[ru.state] += c
+		total[ru.state] += t
+	}
+}
+
+// segAt returns the position of the segment of rank r that holds time t,
+// or of the nearest one within tol; -1 when there is none.
+func (ix *index) segAt(r int, t, tol float64) int {
+	segs := ix.ranks[r].segs
+	j := sort.Search(len(segs), func(i int) bool { return segs[i].t0 > t })
+	best, bd := -1, math.Inf(1)
+	for _, k := range [2]int{j - 1, j} {
+		if k < 0 || k >= len(segs) {
+			continue
+		}
+		if d := max(segs[k].t0-t, t-segs[k].t1, 0); d < bd {
+			best, bd = k, d
+		}
+	}
+	if bd > tol {
+		return -1
+	}
+	return best
+}
+
+// memory returns the bytes the index holds beyond the trace.
+func (ix *index) memory() int {
+	n := 0
+	for r := range ix.ranks {
+		ri := &ix.ranks[r]
+		n += cap(ri.segs)*24 + (cap(ri.sends)+cap(ri.recvs))*4
+		for _, ru := range ri.runs {
+			n += (cap(ru.starts) + cap(ru.cum)) * 8
+		}
+		for _, lv := range ri.levels {
+			n += cap(lv) * 32
+		}
+	}
+	return n
+}

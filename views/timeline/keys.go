@@ -1,0 +1,72 @@
+package timeline
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds the Timeline's key bindings.
+type KeyMap struct {
+	ZoomIn, ZoomOut, Fit, Back             key.Binding
+	PanLeft, PanRight                      key.Binding
+	PageLeft, PageRight                    key.Binding
+	CursorLeft, CursorRight                key.Binding
+	Up, Down, PageUp, PageDown             key.Binding
+	NextItem, PrevItem, Select, Clear      key.Binding
+	Search, SearchNext, SearchPrev         key.Binding
+	GoTo, RankFilter, Legend, Toggle       key.Binding
+	AltTimes, Messages                     key.Binding
+	promptAccept, promptCancel, promptBack key.Binding
+}
+
+// DefaultKeyMap returns the Timeline's default bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		ZoomIn:       b("+", "zoom in", "+", "="),
+		ZoomOut:      b("-", "zoom out", "-", "_"),
+		Fit:          b("f/0", "fit", "f", "0"),
+		Back:         b("u/⌫", "zoom back", "u", "backspace"),
+		PanLeft:      b("←/h", "pan left", "left", "h"),
+		PanRight:     b("→/l", "pan right", "right", "l"),
+		PageLeft:     b("[", "page left", "[", "shift+left"),
+		PageRight:    b("]", "page right", "]", "shift+right"),
+		CursorLeft:   b(",", "cursor left", ","),
+		CursorRight:  b(".", "cursor right", "."),
+		Up:           b("↑/k", "rank up", "up", "k"),
+		Down:         b("↓/j", "rank down", "down", "j"),
+		PageUp:       b("pgup", "ranks up", "pgup"),
+		PageDown:     b("pgdn", "ranks down", "pgdown"),
+		NextItem:     b("tab", "next event", "tab"),
+		PrevItem:     b("shift+tab", "prev event", "shift+tab"),
+		Select:       b("enter", "select", "enter"),
+		Clear:        b("esc", "clear", "esc"),
+		Search:       b("/", "search", "/"),
+		SearchNext:   b("n", "next match", "n"),
+		SearchPrev:   b("N", "prev match", "N"),
+		GoTo:         b("g", "go to time", "g"),
+		RankFilter:   b("r", "rank filter", "r"),
+		Legend:       b("L", "legend", "L"),
+		Toggle:       b("space", "show/hide state", "space"),
+		AltTimes:     b("a", "alt times", "a"),
+		Messages:     b("m", "message mode", "m"),
+		promptAccept: key.NewBinding(key.WithKeys("enter")),
+		promptCancel: key.NewBinding(key.WithKeys("esc", "ctrl+c")),
+		promptBack:   key.NewBinding(key.WithKeys("backspace")),
+	}
+}
+
+// ShortHelp returns the bindings shown in the one-line help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.ZoomIn, k.ZoomOut, k.Fit, k.PanLeft, k.PanRight, k.NextItem, k.Search, k.Legend}
+}
+
+// FullHelp returns every binding, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.ZoomIn, k.ZoomOut, k.Fit, k.Back, k.GoTo},
+		{k.PanLeft, k.PanRight, k.PageLeft, k.PageRight, k.CursorLeft, k.CursorRight},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.RankFilter},
+		{k.NextItem, k.PrevItem, k.Select, k.Clear, k.Search, k.SearchNext, k.SearchPrev},
+		{k.Legend, k.Toggle, k.AltTimes, k.Messages},
+	}
+}
