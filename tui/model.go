@@ -358,7 +358,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	v := m.build(m.active)
-	if c, ok := v.(InputCapturer); ok && v != nil && c.CapturesInput() {
+	if c, ok := v.(InputCapturer); ok && v != nil && c.Capturing() {
 		nv, cmd := v.Update(msg)
 		return m.replace(m.active, nv, cmd)
 	}

@@ -110,9 +110,9 @@ type (
 		SetAlt(tr *tracefmt.Trace, label string)
 	}
 	// InputCapturer is a view with a focused text input (a search box):
-	// while CapturesInput is true it gets every key before the global
+	// while Capturing is true it gets every key before the global
 	// bindings, so typing "q" does not quit.
-	InputCapturer interface{ CapturesInput() bool }
+	InputCapturer interface{ Capturing() bool }
 )
 
 // theme picks the session's theme from the options and the terminal's

@@ -270,7 +270,7 @@ func (f *fakeView) View() string {
 func (f *fakeView) SetSize(w, h int)                   { f.w, f.h = w, h }
 func (f *fakeView) ShortHelp() []key.Binding           { return nil }
 func (f *fakeView) FullHelp() [][]key.Binding          { return nil }
-func (f *fakeView) CapturesInput() bool                { return f.capture }
+func (f *fakeView) Capturing() bool                    { return f.capture }
 func (f *fakeView) Window() (float64, float64)         { return f.start, f.end }
 func (f *fakeView) Selection() string                  { return "fake selection" }
 func (f *fakeView) Focus(r tracefmt.EventRef)          { f.focused = &r }
