@@ -3,6 +3,7 @@ package timeline
 import (
 	"image/color"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -299,24 +300,19 @@ func (m *Model) drawOverview(p *palette) {
 		// Sample at most 256 ranks: the overview is a sketch, and its cost
 		// must not grow with the world size.
 		stride := max(1, len(m.ranks)/256)
-		votes := make(map[int32]int, 8)
+		votes := make([]accum, l.cols)
+		row := make([]int32, l.cols)
 		w := (ix.end - ix.start) / float64(l.cols)
+		for i := 0; i < len(m.ranks); i += stride {
+			ix.sampleRow(m.ranks[i], ix.start, w, row, m.hidden, &m.acc)
+			for c, s := range row {
+				if s != 0 {
+					votes[c].add(s, 1)
+				}
+			}
+		}
 		for c := range oc.cells {
-			clear(votes)
-			a := ix.start + float64(c)*w
-			for i := 0; i < len(m.ranks); i += stride {
-				if s := ix.sample(m.ranks[i], a, a+w, m.hidden, &m.acc); s != 0 {
-					votes[s]++
-				}
-			}
-			var best int32
-			bn := 0
-			for s, n := range votes {
-				if n > bn || (n == bn && s < best) {
-					best, bn = s, n
-				}
-			}
-			oc.cells[c] = best
+			oc.cells[c], _ = votes[c].best(nil)
 		}
 	}
 	buf := m.buf
@@ -374,6 +370,9 @@ func (m *Model) drawRanks(p *palette) {
 		samples = l.cols
 	}
 	sw := (m.b - m.a) / float64(samples)
+	if cap(m.row32) < samples {
+		m.row32 = make([]int32, samples)
+	}
 	for v := 0; v < l.nvis; v++ {
 		i := m.top + v
 		r := m.ranks[i]
@@ -395,17 +394,15 @@ func (m *Model) drawRanks(p *palette) {
 			buf.SetString(0, y, mark, p.accent, 1)
 			buf.SetString(l.gutter-1-len(lab), y, lab, st, -1)
 		}
+		row := m.row32[:samples]
+		ix.sampleRow(r, m.a, sw, row, m.hidden, &m.acc)
 		for c := range l.cols {
-			var left, right int32
+			var cell cellbuf.Cell
 			if p.mono {
-				a := m.a + float64(c)*sw
-				left = ix.sample(r, a, a+sw, m.hidden, &m.acc)
+				cell = p.stateCell(row[c], 0)
 			} else {
-				a := m.a + float64(2*c)*sw
-				left = ix.sample(r, a, a+sw, m.hidden, &m.acc)
-				right = ix.sample(r, a+sw, a+2*sw, m.hidden, &m.acc)
+				cell = p.stateCell(row[2*c], row[2*c+1])
 			}
-			cell := p.stateCell(left, right)
 			buf.Set(l.x0+c, y, cell.Rune, cell.Style)
 		}
 	}
@@ -642,6 +639,26 @@ func (m *Model) drawMarks(p *palette) {
 			y++
 		}
 		ri := &ix.ranks[r]
+		if k := bits.Len(uint(cw/ri.w0)) - 1; k >= 0 && len(ri.levels) > 0 {
+			// Columns wider than the finest bins: read the counts from
+			// the summary level whose bins are at most a column wide,
+			// each bin in the column where it starts.
+			k = min(k, len(ri.levels)-1)
+			lv := ri.levels[k]
+			bw := ri.w0 * float64(int(1)<<k)
+			i0 := max(int(math.Ceil((m.a-ix.start)/bw)), 0)
+			for i := i0; i < len(lv); i++ {
+				t := ix.start + float64(i)*bw
+				c := int((t - m.a) / cw)
+				if c >= l.cols {
+					break
+				}
+				if lv[i].sends > 0 || lv[i].recvs > 0 {
+					m.mark(p, l.x0+c, y, lv[i].sends > 0, lv[i].recvs > 0)
+				}
+			}
+			continue
+		}
 		// Column edges are increasing, so each search starts where the
 		// last one ended.
 		s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
@@ -651,25 +668,38 @@ func (m *Model) drawMarks(p *palette) {
 			if c == l.cols-1 {
 				b = m.b
 			}
-			_, s1 := ix.rangeIn(r, ri.sends[s0:], b, b)
-			_, r1 := ix.rangeIn(r, ri.recvs[r0:], b, b)
-			ns, nr := s1, r1
-			s0 += s1
-			r0 += r1
-			var g rune
-			switch {
-			case ns > 0 && nr > 0:
-				g = '◆'
-			case ns > 0:
-				g = '▸'
-			case nr > 0:
-				g = '◂'
-			default:
-				continue
-			}
-			overlay(m.buf, l.x0+c, y, g, p.text)
+			_, ns := ix.rangeIn(r, ri.sends[s0:], b, b)
+			_, nr := ix.rangeIn(r, ri.recvs[r0:], b, b)
+			s0 += ns
+			r0 += nr
+			m.mark(p, l.x0+c, y, ns > 0, nr > 0)
 		}
 	}
+}
+
+// mark draws the message mark of a cell that holds sends, receives or
+// both, merging with a mark already there.
+func (m *Model) mark(p *palette, x, y int, send, recv bool) {
+	c := m.buf.Ptr(x, y)
+	if c == nil || (!send && !recv) {
+		return
+	}
+	switch c.Rune {
+	case '▸':
+		send = true
+	case '◂':
+		recv = true
+	case '◆':
+		send, recv = true, true
+	}
+	g := '◆'
+	switch {
+	case !recv:
+		g = '▸'
+	case !send:
+		g = '◂'
+	}
+	overlay(m.buf, x, y, g, p.text)
 }
 
 // drawSelection brackets the selected state or marks the selected event.

@@ -126,10 +126,39 @@ func newIndex(tr *tracefmt.Trace) *index {
 	return ix
 }
 
-// buildRank fills ix.ranks[r].
+// buildRank fills ix.ranks[r]. A first pass counts, so that the second
+// allocates every slice once at its final size: for 10 M events, growing
+// slices by appending would allocate several times the index's size.
 func (ix *index) buildRank(r int) {
 	ev := ix.tr.Ranks[r].Events
 	ri := &ix.ranks[r]
+	nst := len(ix.tr.States)
+	perState := make([]int, nst)
+	nEnter, nSend, nRecv := 0, 0, 0
+	for i := range ev {
+		e := &ev[i]
+		switch e.Kind {
+		case tracefmt.KindEnter:
+			if e.Match >= 0 && int(e.Match) < len(ev) && e.Peer >= 0 && int(e.Peer) < nst {
+				perState[e.Peer]++
+				nEnter++
+			}
+		case tracefmt.KindSend:
+			nSend++
+		case tracefmt.KindRecv:
+			nRecv++
+		}
+	}
+	ri.segs = make([]seg, 0, nEnter)
+	ri.sends = make([]int32, 0, nSend)
+	ri.recvs = make([]int32, 0, nRecv)
+	byState := make([]int, nst) // state → position in ri.runs
+	for s, n := range perState {
+		if n > 0 {
+			byState[s] = len(ri.runs)
+			ri.runs = append(ri.runs, runs{state: int32(s), starts: make([]float64, 0, n), cum: make([]float64, 1, n+1)})
+		}
+	}
 	var stack []int32 // enter indices of the open states, innermost last
 	var open float64  // start of the innermost open state's current segment
 	emit := func(enter int32, t0, t1 float64) {
@@ -138,17 +167,21 @@ func (ix *index) buildRank(r int) {
 		}
 		ri.segs = append(ri.segs, seg{t0: t0, t1: t1, state: ev[enter].Peer, enter: enter})
 	}
-	type iv struct{ start, dur float64 }
-	byState := map[int32][]iv{}
+	sorted := true
 	for i := range ev {
 		e := &ev[i]
 		t := ix.time(r, i)
 		switch e.Kind {
 		case tracefmt.KindEnter:
-			if e.Match < 0 || int(e.Match) >= len(ev) {
+			if e.Match < 0 || int(e.Match) >= len(ev) || e.Peer < 0 || int(e.Peer) >= nst {
 				continue // never left: no interval to draw
 			}
-			byState[e.Peer] = append(byState[e.Peer], iv{t, max(ix.time(r, int(e.Match))-t, 0)})
+			ru := &ri.runs[byState[e.Peer]]
+			if n := len(ru.starts); n > 0 && ru.starts[n-1] > t {
+				sorted = false
+			}
+			ru.starts = append(ru.starts, t)
+			ru.cum = append(ru.cum, ru.cum[len(ru.cum)-1]+max(ix.time(r, int(e.Match))-t, 0))
 			if n := len(stack); n > 0 {
 				emit(stack[n-1], open, t)
 			}
@@ -176,6 +209,23 @@ func (ix *index) buildRank(r int) {
 			ri.recvs = append(ri.recvs, int32(i))
 		}
 	}
+	if !sorted {
+		// Clocks that run backwards: sort each state's intervals by start
+		// and sum again.
+		for k := range ri.runs {
+			ru := &ri.runs[k]
+			type iv struct{ start, dur float64 }
+			ivs := make([]iv, len(ru.starts))
+			for i := range ivs {
+				ivs[i] = iv{ru.starts[i], ru.cum[i+1] - ru.cum[i]}
+			}
+			slices.SortStableFunc(ivs, func(a, b iv) int { return cmpFloat(a.start, b.start) })
+			for i, v := range ivs {
+				ru.starts[i] = v.start
+				ru.cum[i+1] = ru.cum[i] + v.dur
+			}
+		}
+	}
 	if !slices.IsSortedFunc(ri.segs, func(a, b seg) int { return cmpFloat(a.t0, b.t0) }) {
 		slices.SortStableFunc(ri.segs, func(a, b seg) int { return cmpFloat(a.t0, b.t0) })
 	}
@@ -186,19 +236,7 @@ func (ix *index) buildRank(r int) {
 	if !slices.IsSortedFunc(ri.recvs, byTime) {
 		slices.SortStableFunc(ri.recvs, byTime)
 	}
-	ri.sends = slices.Clip(ri.sends)
-	ri.recvs = slices.Clip(ri.recvs)
 	ri.segs = slices.Clip(ri.segs)
-	for s, ivs := range byState {
-		slices.SortStableFunc(ivs, func(a, b iv) int { return cmpFloat(a.start, b.start) })
-		ru := runs{state: s, starts: make([]float64, len(ivs)), cum: make([]float64, len(ivs)+1)}
-		for i, v := range ivs {
-			ru.starts[i] = v.start
-			ru.cum[i+1] = ru.cum[i] + v.dur
-		}
-		ri.runs = append(ri.runs, ru)
-	}
-	slices.SortFunc(ri.runs, func(a, b runs) int { return int(a.state - b.state) })
 	ix.buildLevels(r)
 }
 
@@ -368,43 +406,57 @@ func (b *bin) setTop(acc *accum, k float64) {
 	}
 }
 
-// sample returns the state (id + 1, 0 for none) that fills most of [a, b)
-// on rank r, ignoring hidden states. It reads the summary level whose bins
-// are at most half the sample wide, or the segments when no level is that
-// fine, so its cost does not grow with the trace.
-func (ix *index) sample(r int, a, b float64, hidden []bool, acc *accum) int32 {
+// sampleRow fills out with the states (id + 1, 0 for none) that fill
+// most of each of len(out) samples of width sw from a on rank r, ignoring
+// hidden states. It reads the summary level whose bins are at most half a
+// sample wide, or the segments when no level is that fine, walking either
+// once from left to right: its cost is the samples plus the bins or
+// segments in the window, not the size of the trace.
+func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc *accum) {
 	ri := &ix.ranks[r]
-	acc.reset()
-	w := b - a
-	if w < 2*ri.w0 || len(ri.levels) == 0 {
+	if sw < 2*ri.w0 || len(ri.levels) == 0 {
 		segs := ri.segs
 		j := sort.Search(len(segs), func(i int) bool { return segs[i].t0 >= a })
 		if j > 0 && segs[j-1].t1 > a {
 			j--
 		}
-		for ; j < len(segs) && segs[j].t0 < b; j++ {
-			s := &segs[j]
-			acc.add(s.state+1, max(min(s.t1, b)-max(s.t0, a), 0))
+		for k := range out {
+			lo, hi := a+float64(k)*sw, a+float64(k+1)*sw
+			for j < len(segs) && segs[j].t1 < lo {
+				j++
+			}
+			acc.reset()
+			for q := j; q < len(segs) && segs[q].t0 < hi; q++ {
+				s := &segs[q]
+				acc.add(s.state+1, max(min(s.t1, hi)-max(s.t0, lo), 0))
+			}
+			out[k], _ = acc.best(hidden)
 		}
-	} else {
-		k := min(bits.Len(uint(w/(2*ri.w0)))-1, len(ri.levels)-1)
-		lv := ri.levels[k]
-		bw := ri.w0 * float64(int(1)<<k)
-		i0 := max(int((a-ix.start)/bw), 0)
-		i1 := min(int(math.Ceil((b-ix.start)/bw)), len(lv))
+		return
+	}
+	lvl := min(bits.Len(uint(sw/(2*ri.w0)))-1, len(ri.levels)-1)
+	lv := ri.levels[lvl]
+	bw := ri.w0 * float64(int(1)<<lvl)
+	for k := range out {
+		lo, hi := a+float64(k)*sw, a+float64(k+1)*sw
+		i0 := max(int((lo-ix.start)/bw), 0)
+		i1 := min(int(math.Ceil((hi-ix.start)/bw)), len(lv))
+		acc.reset()
 		for i := i0; i < i1; i++ {
-			lo := ix.start + float64(i)*bw
-			ov := (min(b, lo+bw) - max(a, lo)) / bw
+			b0 := ix.start + float64(i)*bw
+			ov := min(hi, b0+bw) - max(lo, b0)
 			if ov <= 0 {
 				continue
 			}
-			for _, e := range lv[i].entries() {
-				acc.add(e.st, e.t*ov*bw)
+			b := &lv[i]
+			for e := range b.st {
+				if b.st[e] != 0 {
+					acc.add(b.st[e], float64(b.fr[e])*ov)
+				}
 			}
 		}
+		out[k], _ = acc.best(hidden)
 	}
-	st, _ := acc.best(hidden)
-	return st
 }
 
 // msgCounts returns the number of sends and receives of rank r in [a, b).

@@ -65,6 +65,7 @@ type Model struct {
 	lay     layout
 	arrows  []drawnArrow
 	acc     accum
+	row32   []int32 // samples of one rank row
 	over    overviewCache
 	stats   statsCache
 	// plain renders without escape sequences (golden files).

@@ -1,0 +1,95 @@
+package timeline
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// trace10M generates a stencil2d trace of about 10 M events, the size the
+// done-when benchmarks name.
+func trace10M(b *testing.B) *tracefmt.Trace {
+	b.Helper()
+	o := gen.Options{Pattern: "stencil2d", Ranks: 64, Compute: -1, Skew: 10e-6, Jitter: 0.1}
+	c, err := gen.Expect(gen.Options{Pattern: o.Pattern, Ranks: o.Ranks, Iters: 1, Compute: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Iters = 10_000_000 / c.Events
+	tr, err := gen.Generate(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr
+}
+
+// BenchmarkIndex10M measures building the summary of a 10 M-event trace
+// and reports the bytes it holds.
+func BenchmarkIndex10M(b *testing.B) {
+	tr := trace10M(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var ix *index
+	for b.Loop() {
+		ix = newIndex(tr)
+	}
+	b.ReportMetric(float64(ix.memory()), "index-bytes")
+	b.ReportMetric(float64(tr.NumEvents()), "events")
+}
+
+// BenchmarkFrame10M renders full 200×60 frames of a 10 M-event trace: the
+// whole run, and zoomed in far enough to draw arrows.
+func BenchmarkFrame10M(b *testing.B) {
+	tr := trace10M(b)
+	for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
+		c := &component.Common{Width: 200, Height: 60, Theme: th}
+		m := New(c, tr)
+		m.View()
+		b.Run("fit-"+th.Name, func(b *testing.B) {
+			m.fit()
+			b.ReportAllocs()
+			for b.Loop() {
+				m.dirty = true
+				m.View()
+			}
+		})
+		b.Run("zoomed-"+th.Name, func(b *testing.B) {
+			m.fit()
+			for range 14 {
+				m.zoom(0.5)
+			}
+			m.dirty = true
+			m.View()
+			b.ReportMetric(float64(len(m.arrows)), "arrows")
+			b.ReportAllocs()
+			for b.Loop() {
+				m.dirty = true
+				m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkNoopKey presses a key that changes nothing: the frame must come
+// from the cache.
+func BenchmarkNoopKey(b *testing.B) {
+	tr := trace10M(b)
+	c := &component.Common{Width: 200, Height: 60, Theme: themes.Dark()}
+	m := New(c, tr)
+	m.View()
+	n := m.Renders()
+	k := tea.KeyPressMsg{Code: 'z', Text: "z"}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Update(k)
+		m.View()
+	}
+	if m.Renders() != n {
+		b.Fatalf("a key that changes nothing rendered %d frames", m.Renders()-n)
+	}
+}
