@@ -1,0 +1,32 @@
+package simulate
+
+import (
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGoldenLive draws the live pane of a 16-rank stencil on torus:4x4
+// (packet model) stopped at 620 µs of simulated time, without colour.
+func TestGoldenLive(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 110, 34)
+	drive(t, m, press(m, "t", "6", "2", "0", "u", "s", "enter"))
+	if m.Status() != Paused {
+		t.Fatalf("status %v err %q", m.Status(), m.err)
+	}
+	m.router = 5
+	m.dirty = true
+	golden.RequireEqual(t, m.View())
+}
+
+// TestGoldenResults draws the results pane of the same run, finished.
+func TestGoldenResults(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 100, 30)
+	drive(t, m, press(m, "r"))
+	// Host time varies: take it out of the frame.
+	m.runs[0].Results.Wall, m.runs[0].Results.EventsPerSec = 0, 0
+	m.dirty = true
+	golden.RequireEqual(t, m.View())
+}

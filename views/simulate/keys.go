@@ -1,0 +1,49 @@
+package simulate
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is the Simulate tab's key bindings.
+type KeyMap struct {
+	Pause, Run, Step, StepMessage, StepDelta, RunTo, Reset key.Binding
+	Faster, Slower, Pane                                   key.Binding
+	Up, Down, Left, Right                                  key.Binding
+	Compare                                                key.Binding
+	Confirm, Cancel                                        key.Binding
+}
+
+// DefaultKeyMap returns the default bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Pause:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/resume")),
+		Run:         key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to the end")),
+		Step:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "step one event")),
+		StepMessage: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "step one message")),
+		StepDelta:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "step Δt")),
+		RunTo:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "run to a time")),
+		Reset:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reset")),
+		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "speed")),
+		Slower:      key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		Pane:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "live/results/history")),
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓←→", "router/run")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		Compare:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare with selected run")),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	}
+}
+
+// ShortHelp returns the bindings shown in the status line help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Pause, k.Run, k.Step, k.Reset, k.Pane}
+}
+
+// FullHelp returns all bindings, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Run, k.Reset, k.RunTo},
+		{k.Step, k.StepMessage, k.StepDelta, k.Faster},
+		{k.Pane, k.Up, k.Compare},
+	}
+}

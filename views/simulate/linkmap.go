@@ -1,0 +1,418 @@
+package simulate
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/views/cellbuf"
+)
+
+// The link heatmap draws the topology itself where it has a geometry:
+// meshes and tori as a grid of routers with each link between two
+// neighbours coloured by its utilisation over the last metrics period
+// (one cell per direction), 3-D grids as z slices side by side, fat trees
+// by level; networks without a drawable geometry (dragonflies, crossbars,
+// buses, custom graphs, hypercubes of more than three dimensions) as a
+// links × time strip.
+
+// linkHistory keeps the utilisation of every link over the snapshots
+// seen, for the links × time strip.
+type linkHistory struct {
+	cols [][]float32 // one column per snapshot, indexed like Net.Links
+	last float64     // time of the latest column
+}
+
+const maxHistory = 300
+
+func (h *linkHistory) add(sn *replay.Snapshot) {
+	links := sn.Net.Links
+	if len(links) == 0 || (len(h.cols) > 0 && sn.Net.Time <= h.last) {
+		return
+	}
+	if len(h.cols) > 0 && len(h.cols[0]) != len(links) {
+		h.cols = nil
+	}
+	col := make([]float32, len(links))
+	for i := range links {
+		col[i] = float32(links[i].Utilisation)
+	}
+	if len(h.cols) == maxHistory {
+		h.cols = append(h.cols[:0], h.cols[1:]...)
+	}
+	h.cols = append(h.cols, col)
+	h.last = sn.Net.Time
+}
+
+// gridUtil indexes the network links of a grid by router, dimension and
+// direction: util[(r·dims + d)·2 + s], s = 0 for + (and the single link of
+// a dimension of size 2), 1 for −.
+func gridUtil(net *netmodel.Metrics, routers, dims int) []float64 {
+	u := make([]float64, routers*dims*2)
+	for i := range net.Links {
+		l := &net.Links[i]
+		if l.FromNode || l.ToNode || int(l.Level) >= dims || int(l.From) >= routers {
+			continue
+		}
+		s := 0
+		if l.Dir < 0 {
+			s = 1
+		}
+		u[(int(l.From)*dims+int(l.Level))*2+s] = l.Utilisation
+	}
+	return u
+}
+
+// drawLinks draws the link heatmap of sn in the rectangle x, y, w×h.
+func (m *Model) drawLinks(p *painter, x, y, w, h int) {
+	sn := m.snap
+	if sn == nil || sn.Net.Layout == nil || sn.Net.Topology == nil {
+		msg := "no link data: the packet model (model = packet) measures links"
+		if m.status == Idle {
+			msg = "links appear once the run starts (space or r)"
+		}
+		for i, l := range wrap(msg, w) {
+			if i < h {
+				p.text(x, y+i, w, l, p.dim)
+			}
+		}
+		return
+	}
+	lay := sn.Net.Layout
+	switch {
+	case lay.Style == topology.LayoutGrid && len(lay.Dims) <= 3:
+		m.drawGrid(p, x, y, w, h)
+	case lay.Style == topology.LayoutLevels:
+		m.drawLevels(p, x, y, w, h)
+	default:
+		m.drawStrip(p, x, y, w, h)
+	}
+}
+
+// dims3 returns a grid's sizes as X, Y, Z and the wraparound flags of X
+// and Y.
+func dims3(lay *netmodel.Layout) (xs, ys, zs int, wx, wy bool) {
+	xs, ys, zs = 1, 1, 1
+	d := lay.Dims
+	if len(d) > 0 {
+		xs, wx = d[0], lay.Wrap[0] && d[0] > 2
+	}
+	if len(d) > 1 {
+		ys, wy = d[1], lay.Wrap[1] && d[1] > 2
+	}
+	if len(d) > 2 {
+		zs = d[2]
+	}
+	return
+}
+
+func (m *Model) drawGrid(p *painter, x, y, w, h int) {
+	net := &m.snap.Net
+	lay := net.Layout
+	nd := len(lay.Dims)
+	xs, ys, zs, wx, wy := dims3(lay)
+	routers := xs * ys * zs
+	u := gridUtil(net, routers, nd)
+	at := func(r, d, s int) float64 {
+		if d >= nd {
+			return -1
+		}
+		if lay.Dims[d] == 2 {
+			s = 0
+		}
+		return u[(r*nd+d)*2+s]
+	}
+	// Full drawing: a router every 3 columns and 2 rows, with a cell per
+	// link direction between them and the wraparound links past the
+	// last router.
+	sw, sh := 3*xs-2, 2*ys-1
+	if wx {
+		sw += 2
+	}
+	if wy {
+		sh++
+	}
+	label := 0
+	if zs > 1 {
+		label = 1
+	}
+	if zs*sw+(zs-1)*2 <= w && sh+label <= h {
+		for z := 0; z < zs; z++ {
+			ox := x + z*(sw+2)
+			if zs > 1 {
+				p.text(ox, y, sw, fmt.Sprintf("z=%d", z), p.dim)
+			}
+			oy := y + label
+			for yy := 0; yy < ys; yy++ {
+				for xx := 0; xx < xs; xx++ {
+					r := xx + xs*(yy+ys*z)
+					px, py := ox+3*xx, oy+2*yy
+					st := p.norm
+					g := '●'
+					if p.mono {
+						g, st = 'o', cellbuf.Style{}
+					}
+					if r == m.router {
+						st.Attrs |= cellbuf.Reverse
+					}
+					p.b.Set(px, py, g, st)
+					if xx+1 < xs || wx {
+						nb := (xx+1)%xs + xs*(yy+ys*z)
+						p.heat(px+1, py, at(r, 0, 0), '-')
+						p.heat(px+2, py, at(nb, 0, 1), '-')
+					}
+					if nd > 1 && (yy+1 < ys || wy) {
+						nb := xx + xs*((yy+1)%ys+ys*z)
+						p.heat(px, py+1, at(r, 1, 0), '|')
+						p.heat(px+1, py+1, at(nb, 1, 1), '|')
+					}
+				}
+			}
+		}
+		if sh+label+1 < h {
+			p.legend(x, y+sh+label+1, w)
+		}
+		return
+	}
+	// Compact: one cell per router (or per block of routers when the
+	// grid is larger than the area), showing its busiest outgoing link.
+	cw := zs*xs + (zs - 1)
+	bx := max(1, (cw+w-1)/max(w, 1))
+	by := max(1, (ys+h-1)/max(h, 1))
+	for z := 0; z < zs; z++ {
+		for yy := 0; yy < ys; yy += by {
+			for xx := 0; xx < xs; xx += bx {
+				v := 0.0
+				for dy := 0; dy < by && yy+dy < ys; dy++ {
+					for dx := 0; dx < bx && xx+dx < xs; dx++ {
+						r := xx + dx + xs*(yy+dy+ys*z)
+						for d := 0; d < nd; d++ {
+							v = max(v, at(r, d, 0), at(r, d, 1))
+						}
+					}
+				}
+				cx := x + (z*(xs+1)+xx)/bx
+				p.heat(cx, y+yy/by, v, '.')
+			}
+		}
+	}
+}
+
+// drawLevels draws a fat tree: one row per level, the top level first,
+// each switch as two cells (its busiest up link, its busiest down link).
+func (m *Model) drawLevels(p *painter, x, y, w, h int) {
+	net := &m.snap.Net
+	lay := net.Layout
+	levels := len(lay.Dims)
+	up := make(map[int32]float64)
+	down := make(map[int32]float64)
+	for i := range net.Links {
+		l := &net.Links[i]
+		if l.FromNode {
+			continue
+		}
+		switch l.Class {
+		case "up":
+			up[l.From] = max(up[l.From], l.Utilisation)
+		case "down":
+			down[l.From] = max(down[l.From], l.Utilisation)
+		}
+	}
+	// index[level][i] is the router at position i of a level.
+	index := make([][]int32, levels)
+	for l := range index {
+		index[l] = make([]int32, lay.Dims[l])
+	}
+	n := len(lay.Coords) / max(lay.Stride, 1)
+	for r := 0; r < n; r++ {
+		c := lay.RouterCoords(r)
+		if int(c[0]) < levels && int(c[1]) < len(index[c[0]]) {
+			index[c[0]][c[1]] = int32(r)
+		}
+	}
+	lw := 4
+	row := 0
+	for l := levels - 1; l >= 0 && row < h; l-- {
+		p.text(x, y+row, lw, fmt.Sprintf("L%d", l), p.dim)
+		cnt := len(index[l])
+		per := max(1, (cnt*3+(w-lw)-1)/max(w-lw, 1))
+		for i := 0; i < cnt; i += per {
+			vu, vd := 0.0, 0.0
+			for j := i; j < i+per && j < cnt; j++ {
+				vu = max(vu, up[index[l][j]])
+				vd = max(vd, down[index[l][j]])
+			}
+			cx := x + lw + (i/per)*3
+			if l < levels-1 {
+				p.heat(cx, y+row, vu, '^')
+			}
+			if l > 0 {
+				p.heat(cx+1, y+row, vd, 'v')
+			}
+		}
+		row += 2
+	}
+	if row < h {
+		p.text(x, y+row, w, "^ up links  v down links", p.dim)
+		if row+1 < h {
+			p.legend(x, y+row+1, w)
+		}
+	}
+}
+
+// drawStrip draws the busiest links as rows and the snapshots as columns.
+func (m *Model) drawStrip(p *painter, x, y, w, h int) {
+	links := m.snap.Net.Links
+	if len(links) == 0 || h < 2 {
+		return
+	}
+	p.text(x, y, w, "busiest links over time →", p.dim)
+	y++
+	h--
+	order := make([]int, len(links))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return links[order[a]].Bytes > links[order[b]].Bytes })
+	lw := 14
+	cols := m.hist.cols
+	cw := w - lw
+	if len(cols) > cw {
+		cols = cols[len(cols)-max(cw, 0):]
+	}
+	for row := 0; row < h && row < len(order); row++ {
+		i := order[row]
+		p.text(x, y+row, lw-1, linkName(&links[i]), p.dim)
+		for c, col := range cols {
+			if i < len(col) {
+				p.heat(x+lw+c, y+row, float64(col[i]), ' ')
+			}
+		}
+	}
+}
+
+// linkName names a link as the metrics CSV does, shortened.
+func linkName(l *netmodel.LinkMetric) string {
+	if l.Class == "medium" {
+		return "medium"
+	}
+	end := func(id int32, node bool) string {
+		if node {
+			return fmt.Sprintf("n%d", id)
+		}
+		return fmt.Sprintf("r%d", id)
+	}
+	return end(l.From, l.FromNode) + "→" + end(l.To, l.ToNode)
+}
+
+// routerGrid returns the number of routers and the width of the grid the
+// queue map draws them in (the X size of grids).
+func (m *Model) routerGrid() (n, cols int) {
+	if m.snap == nil || m.snap.Net.Topology == nil {
+		return 0, 1
+	}
+	n = m.snap.Net.Topology.NumRouters()
+	lay := m.snap.Net.Layout
+	if lay != nil && lay.Style == topology.LayoutGrid && len(lay.Dims) > 0 && len(lay.Dims) <= 3 {
+		return n, lay.Dims[0]
+	}
+	return n, min(n, 16)
+}
+
+// drawQueues draws the occupancy of every router's input buffers (one
+// cell pair per router, the fullest share of its buffers) and the ports
+// and virtual channels of the selected router.
+func (m *Model) drawQueues(p *painter, x, y, w, h int) {
+	if m.snap == nil || len(m.snap.Net.Queues) == 0 {
+		p.text(x, y, w, "no router queues (packet model only)", p.dim)
+		return
+	}
+	qs := m.snap.Net.Queues
+	n, cols := m.routerGrid()
+	used := make([]int32, n)
+	capa := make([]int32, n)
+	for i := range qs {
+		r := qs[i].Router
+		if int(r) < n {
+			used[r] += qs[i].Cur
+			capa[r] += qs[i].Capacity
+		}
+	}
+	rows := (n + cols - 1) / cols
+	gridH := min(rows, max(h/2, 1))
+	cw := 2
+	if cols*2 > w {
+		cw = 1
+	}
+	for r := 0; r < n; r++ {
+		cx, cy := x+(r%cols)*cw, y+r/cols
+		if r/cols >= gridH || (r%cols)*cw >= w {
+			continue
+		}
+		v := 0.0
+		if capa[r] > 0 {
+			v = float64(used[r]) / float64(capa[r])
+		}
+		for i := 0; i < cw; i++ {
+			p.heat(cx+i, cy, v, '.')
+		}
+		if r == m.router {
+			for i := 0; i < cw; i++ {
+				if c := p.b.Ptr(cx+i, cy); c != nil {
+					c.Attrs |= cellbuf.Reverse
+					if c.Rune == '.' || c.Rune == ' ' {
+						c.Rune = '+'
+					}
+				}
+			}
+		}
+	}
+	y += gridH
+	h -= gridH
+	if h < 2 || m.router >= n {
+		return
+	}
+	// The selected router's ports and virtual channels.
+	var mine []netmodel.QueueMetric
+	for i := range qs {
+		if int(qs[i].Router) == m.router {
+			mine = append(mine, qs[i])
+		}
+	}
+	topo := m.snap.Net.Topology
+	head := fmt.Sprintf("router %d", m.router)
+	if lay := m.snap.Net.Layout; lay != nil && m.router*lay.Stride < len(lay.Coords) {
+		head += fmt.Sprintf(" %v", lay.RouterCoords(m.router))
+	}
+	p.text(x, y, w, head+"  port/vc: cur/cap", p.bold)
+	row := 1
+	for i := 0; i < len(mine) && row < h; {
+		port := mine[i].Port
+		from := ""
+		if int(port) < topo.NumPorts(m.router) {
+			pe := topo.Peer(m.router, int(port))
+			switch pe.Kind {
+			case topology.PeerRouter:
+				from = fmt.Sprintf("←r%d", pe.ID)
+			case topology.PeerNode:
+				from = fmt.Sprintf("←n%d", pe.ID)
+			}
+		}
+		cx := x + p.text(x, y+row, w, fmt.Sprintf("p%-2d%-5s", port, from), p.dim)
+		for ; i < len(mine) && mine[i].Port == port; i++ {
+			q := mine[i]
+			v := 0.0
+			if q.Capacity > 0 {
+				v = float64(q.Cur) / float64(q.Capacity)
+			}
+			if cx+7 > x+w {
+				continue
+			}
+			p.heat(cx, y+row, v, '.')
+			cx += 2 + p.text(cx+2, y+row, x+w-cx-2, fmt.Sprintf("%d/%d", q.Cur, q.Capacity), p.norm) + 1
+		}
+		row++
+	}
+}

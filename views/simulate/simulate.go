@@ -1,0 +1,516 @@
+// Package simulate is the Simulate tab: it replays the loaded trace on the
+// machine the Machine tab describes, live. The user runs it to the end,
+// pauses and resumes, steps by one event, one message or Δt of simulated
+// time, runs to a given time, changes the speed and resets; meanwhile the
+// tab shows the simulated clock, the engine's rate and progress, the
+// network's links and router queues as heatmaps drawn on the topology,
+// throughput and latency charts, what every rank is doing, and a banner
+// when the engine reports a deadlock or the network saturates. Finished
+// runs go to a history with their configuration, and any two can be
+// compared; each one is offered to the Timeline as an alternative run.
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+// Status is where the current run stands.
+type Status uint8
+
+// Run states.
+const (
+	// Idle: nothing simulated yet (or just reset).
+	Idle Status = iota
+	// Running: slices follow each other until the end, the target time
+	// or a pause.
+	Running
+	// Paused: the run stopped part way and can be resumed.
+	Paused
+	// Finished: every rank finished, or the run deadlocked.
+	Finished
+	// Failed: the engine returned an error (a bad configuration for this
+	// trace, such as ranks that do not fit on the topology).
+	Failed
+)
+
+func (s Status) String() string {
+	return [...]string{"ready", "running", "paused", "finished", "failed"}[s]
+}
+
+// Pane is what the body of the tab shows.
+type Pane uint8
+
+// Panes, cycled with v.
+const (
+	PaneLive Pane = iota
+	PaneResults
+	PaneHistory
+	numPanes
+)
+
+// numRates is the number of speeds; rate(0) is as fast as the engine
+// goes.
+const numRates = 8
+
+// rate returns speed i in simulated seconds per host second.
+func rate(i int) float64 {
+	return [numRates]float64{0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1}[i]
+}
+
+// Run is one finished simulation kept in the history.
+type Run struct {
+	// N numbers runs from 1 in the order they finished.
+	N int
+	// Name is the configuration's name (a preset, "custom"), Label a
+	// short description of the machine.
+	Name, Label string
+	Config      replay.Config
+	Results     *replay.Results
+	// Trace is the simulated run as a timed trace (nil if it could not be
+	// built).
+	Trace *tracefmt.Trace
+}
+
+// Model is the Simulate tab.
+type Model struct {
+	common *component.Common
+	keys   KeyMap
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	tr      *tracefmt.Trace
+	cfg     replay.Config
+	cfgName string
+
+	eng     *engine
+	gen     int
+	busy    bool // a slice is in flight
+	status  Status
+	target  des.Time // end of the current run-to, des.Never for the end
+	pending []op     // steps asked for while a slice was in flight
+	speed   int      // index in rates
+	dt      des.Time // step of opDelta
+	err     string
+
+	snap     *replay.Snapshot
+	pts      []point
+	evRate   float64 // kernel events per host second, last slice
+	hist     linkHistory
+	maxQueue int32 // deepest buffer seen, for the queue scale
+
+	pane   Pane
+	router int // selected router
+	scroll int // per-rank table offset
+	runs   []Run
+	sel    int // selected run in the history
+	base   int // run compared against the selected one (-1: the previous)
+
+	prompt    textinput.Model
+	prompting bool
+
+	buf     cellbuf.Buffer
+	plain   bool // no escape sequences (golden tests)
+	dirty   bool
+	cache   string
+	cw, ch  int
+	theme   *themes.Theme
+	renders int
+}
+
+var _ component.Model = (*Model)(nil)
+
+// New returns a Simulate tab for tr drawing in c's area, with the default
+// configuration until the Machine tab sends one.
+func New(c *component.Common, tr *tracefmt.Trace) *Model {
+	ctx, cancel := context.WithCancel(context.Background())
+	ti := textinput.New()
+	ti.Prompt = "run to time: "
+	ti.Placeholder = "e.g. 250us"
+	m := &Model{
+		common: c, keys: DefaultKeyMap(), ctx: ctx, cancel: cancel,
+		cfg: replay.Default(), cfgName: "default", dt: 10 * des.Time(1e6),
+		base: -1, prompt: ti, dirty: true,
+	}
+	m.SetTrace(tr)
+	return m
+}
+
+// SetTrace replaces the trace to simulate; the current run is dropped,
+// the history kept.
+func (m *Model) SetTrace(tr *tracefmt.Trace) {
+	m.tr = tr
+	m.reset()
+}
+
+// SetConfig sets the configuration of the next run. When nothing has
+// been simulated since the last reset the run is prepared with it at
+// once.
+func (m *Model) SetConfig(cfg replay.Config, name string) {
+	m.cfg, m.cfgName = cfg, name
+	if m.status == Idle && !m.busy {
+		m.reset()
+	}
+	m.dirty = true
+}
+
+// Config returns the configuration of the next run.
+func (m *Model) Config() replay.Config { return m.cfg }
+
+// Close stops the simulation in flight. The application calls it when
+// the session ends; a slice in progress returns within one frame.
+func (m *Model) Close() { m.cancel() }
+
+// Status returns where the current run stands.
+func (m *Model) Status() Status { return m.status }
+
+// Snapshot returns the latest snapshot of the current run, or nil.
+func (m *Model) Snapshot() *replay.Snapshot { return m.snap }
+
+// Runs returns the finished runs, oldest first.
+func (m *Model) Runs() []Run { return m.runs }
+
+// CapturesInput reports whether the run-to-time prompt is open: it takes
+// every key then.
+func (m *Model) CapturesInput() bool { return m.prompting }
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	m.common.SetSize(width, height)
+	m.dirty = true
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// reset drops the current run and prepares a new one with the current
+// configuration. A slice in flight is cancelled and its result ignored.
+func (m *Model) reset() {
+	m.gen++
+	if m.eng != nil && m.busy {
+		// The in-flight slice owns the old engine; cancelling makes it
+		// return quickly, and its message is recognised as stale.
+		m.cancel()
+		m.ctx, m.cancel = context.WithCancel(context.Background())
+	}
+	m.eng = &engine{gen: m.gen, tr: m.tr, cfg: m.cfg, name: m.cfgName}
+	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
+	m.snap, m.pts, m.evRate, m.err = nil, nil, 0, ""
+	m.hist = linkHistory{}
+	m.maxQueue = 0
+	m.router, m.scroll = 0, 0
+	m.dirty = true
+}
+
+// start sends the engine off on one slice of kind o.
+func (m *Model) start(o op) tea.Cmd {
+	if m.tr == nil || m.busy {
+		return nil
+	}
+	m.busy = true
+	return m.eng.slice(m.ctx, o, m.target, rate(m.speed), m.dt)
+}
+
+// request asks for a step or a run, now or after the slice in flight.
+func (m *Model) request(o op) tea.Cmd {
+	switch m.status {
+	case Finished, Failed:
+		if o != opRun {
+			return m.statusMsg("the run has ended: R resets, r runs again")
+		}
+		m.reset()
+	}
+	if o == opRun {
+		m.status = Running
+	} else {
+		m.status = Paused
+	}
+	if m.busy {
+		if o != opRun {
+			m.pending = append(m.pending[:0], o)
+		}
+		return nil
+	}
+	return m.start(o)
+}
+
+func (m *Model) statusMsg(s string) tea.Cmd {
+	return func() tea.Msg { return component.StatusMsg(s) }
+}
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case sliceMsg:
+		return m, m.sliceDone(msg)
+	case whatif.ConfigMsg:
+		m.SetConfig(msg.Config, msg.Name)
+	case component.OpenTraceMsg:
+		if msg.Trace != nil {
+			m.SetTrace(msg.Trace)
+		}
+	case tea.BackgroundColorMsg:
+		m.dirty = true
+	case tea.KeyPressMsg:
+		m.dirty = true
+		if m.prompting {
+			return m, m.promptKey(msg)
+		}
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Pause):
+		switch m.status {
+		case Running:
+			m.status = Paused
+			m.pending = nil
+			return nil
+		case Finished, Failed:
+			return m.statusMsg("the run has ended: R resets, r runs again")
+		}
+		return m.request(opRun)
+	case key.Matches(msg, k.Run):
+		if m.status == Finished || m.status == Failed {
+			m.reset()
+		}
+		m.target = des.Never
+		return m.request(opRun)
+	case key.Matches(msg, k.Step):
+		return m.request(opEvent)
+	case key.Matches(msg, k.StepMessage):
+		return m.request(opMessage)
+	case key.Matches(msg, k.StepDelta):
+		return m.request(opDelta)
+	case key.Matches(msg, k.RunTo):
+		m.prompting = true
+		m.prompt.SetValue("")
+		return m.prompt.Focus()
+	case key.Matches(msg, k.Reset):
+		m.reset()
+		return m.statusMsg("simulation reset")
+	case key.Matches(msg, k.Faster):
+		if m.speed == 0 {
+			return nil
+		}
+		if m.speed++; m.speed == numRates {
+			m.speed = 0 // past the fastest pace: unlimited
+		}
+	case key.Matches(msg, k.Slower):
+		if m.speed == 0 {
+			m.speed = numRates - 1
+		} else if m.speed > 1 {
+			m.speed--
+		}
+	case key.Matches(msg, k.Pane):
+		m.pane = (m.pane + 1) % numPanes
+	case key.Matches(msg, k.Compare):
+		if m.pane == PaneHistory && len(m.runs) > 0 {
+			m.base = m.sel
+		}
+	case key.Matches(msg, k.Up):
+		m.move(0, -1)
+	case key.Matches(msg, k.Down):
+		m.move(0, 1)
+	case key.Matches(msg, k.Left):
+		m.move(-1, 0)
+	case key.Matches(msg, k.Right):
+		m.move(1, 0)
+	}
+	return nil
+}
+
+// move moves the selection of the pane shown: the router in the live
+// view, the rank table in the results, the run in the history.
+func (m *Model) move(dx, dy int) {
+	switch m.pane {
+	case PaneLive:
+		n, cols := m.routerGrid()
+		if n == 0 {
+			return
+		}
+		m.router = min(max(m.router+dx+dy*cols, 0), n-1)
+	case PaneResults:
+		m.scroll = max(m.scroll+dy, 0)
+	case PaneHistory:
+		if len(m.runs) > 0 {
+			m.sel = min(max(m.sel+dy, 0), len(m.runs)-1)
+		}
+	}
+}
+
+func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel):
+		m.prompting = false
+		m.prompt.Blur()
+		return nil
+	case key.Matches(msg, m.keys.Confirm):
+		v := strings.TrimSpace(m.prompt.Value())
+		t, err := replay.ParseTime(v)
+		if err != nil {
+			return m.statusMsg(fmt.Sprintf("run to %q: %v", v, err))
+		}
+		m.prompting = false
+		m.prompt.Blur()
+		m.target = t
+		if m.status == Finished || m.status == Failed || (m.snap != nil && m.snap.Time > t) {
+			m.reset()
+			m.target = t
+		}
+		return m.request(opRun)
+	}
+	var cmd tea.Cmd
+	m.prompt, cmd = m.prompt.Update(msg)
+	return cmd
+}
+
+// sliceDone takes a slice's result and starts the next one if the run
+// goes on.
+func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil // a slice of a run that was reset
+	}
+	m.busy = false
+	m.dirty = true
+	if msg.snap != nil {
+		if m.snap != nil && msg.wall > 0 && msg.snap.Events >= m.snap.Events {
+			m.evRate = float64(msg.snap.Events-m.snap.Events) / msg.wall.Seconds()
+		}
+		m.snap = msg.snap
+		m.hist.add(msg.snap)
+		for i := range msg.snap.Net.Queues {
+			m.maxQueue = max(m.maxQueue, msg.snap.Net.Queues[i].Capacity)
+		}
+	}
+	m.pts = append(m.pts, msg.pts...)
+	if over := len(m.pts) - maxPoints; over > 0 {
+		m.pts = append(m.pts[:0], m.pts[over:]...)
+	}
+	switch {
+	case msg.done:
+		return m.finish(msg)
+	case msg.err != nil:
+		m.status, m.err = Failed, msg.err.Error()
+		return m.statusMsg("simulation failed: " + m.err)
+	}
+	if len(m.pending) > 0 {
+		o := m.pending[0]
+		m.pending = m.pending[1:]
+		return m.start(o)
+	}
+	if m.status == Running {
+		if msg.reached {
+			m.status, m.target = Paused, des.Never
+			return nil
+		}
+		return m.start(opRun)
+	}
+	return nil
+}
+
+// maxRuns bounds the history; the oldest runs (and their traces) go.
+const maxRuns = 32
+
+// finish records an ended run in the history and offers its simulated
+// trace to the Timeline.
+func (m *Model) finish(msg sliceMsg) tea.Cmd {
+	m.status = Finished
+	m.pending = nil
+	if msg.err != nil {
+		m.status, m.err = Failed, msg.err.Error()
+	}
+	n := 1
+	if len(m.runs) > 0 {
+		n = m.runs[len(m.runs)-1].N + 1
+	}
+	run := Run{N: n, Name: m.eng.name, Label: Describe(&m.eng.cfg),
+		Config: m.eng.cfg, Results: msg.results}
+	if msg.trErr == nil {
+		run.Trace = msg.trace
+	}
+	m.runs = append(m.runs, run)
+	if len(m.runs) > maxRuns {
+		m.runs = append(m.runs[:0], m.runs[len(m.runs)-maxRuns:]...)
+	}
+	m.sel, m.base = len(m.runs)-1, -1
+	m.pane = PaneResults
+	m.scroll = 0
+	label := fmt.Sprintf("sim #%d", n)
+	status := fmt.Sprintf("%s: predicted makespan %s", label, fmtSeconds(msg.results.Makespan))
+	if msg.results.Deadlock != nil {
+		status = label + ": deadlock — see the banner"
+	}
+	cmds := []tea.Cmd{m.statusMsg(status)}
+	if run.Trace != nil {
+		tr := run.Trace
+		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} })
+	}
+	return tea.Batch(cmds...)
+}
+
+// Describe summarises a configuration in a few words for the history:
+// "packet torus:4x4 dor 10Gb/s predict".
+func Describe(c *replay.Config) string {
+	get := func(k string) string {
+		s, err := c.Get(k)
+		if err != nil {
+			return "?"
+		}
+		return s
+	}
+	parts := []string{get("model")}
+	if c.Topology != "" {
+		parts = append(parts, c.Topology)
+	}
+	if c.Model == replay.ModelPacket && c.Routing != "" {
+		parts = append(parts, c.Routing)
+	}
+	switch c.Model {
+	case replay.ModelLogGOPS:
+		parts = append(parts, "L="+get("L"))
+	default:
+		parts = append(parts, get("bandwidth"))
+	}
+	parts = append(parts, get("mode"))
+	return strings.Join(parts, " ")
+}
+
+// fmtSeconds writes a time in seconds with a readable unit and enough
+// digits to tell close runs apart: "333.8692us".
+func fmtSeconds(s float64) string {
+	for _, u := range []struct {
+		name  string
+		scale float64
+	}{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}} {
+		if s >= u.scale {
+			return strconv.FormatFloat(s/u.scale, 'f', -1, 64)[:min(len(strconv.FormatFloat(s/u.scale, 'f', -1, 64)), 9)] + u.name
+		}
+	}
+	return strconv.FormatFloat(s*1e12, 'f', 0, 64) + "ps"
+}

@@ -1,0 +1,218 @@
+package simulate
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+func stencil(t testing.TB, ranks int) *tracefmt.Trace {
+	t.Helper()
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: 2, Seed: 1, Compute: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func packetConfig(t testing.TB, topo string) replay.Config {
+	t.Helper()
+	cfg := replay.Default()
+	for k, v := range map[string]string{"model": "packet", "topology": topo, "packet-size": "256B"} {
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func newModel(t testing.TB, tr *tracefmt.Trace, cfg replay.Config, w, h int) *Model {
+	t.Helper()
+	c := &component.Common{Theme: themes.Mono()}
+	m := New(c, tr)
+	m.plain = true
+	m.SetSize(w, h)
+	m.Update(whatif.ConfigMsg{Config: cfg, Name: "test"})
+	t.Cleanup(m.Close)
+	return m
+}
+
+// drive runs cmd and every command its messages lead to, synchronously,
+// as Bubble Tea's loop would, and returns the messages meant for others.
+func drive(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	var out []tea.Msg
+	queue := []tea.Cmd{cmd}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(queue) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("simulation did not settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case sliceMsg:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		default:
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+func press(m *Model, keys ...string) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "space":
+			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "up":
+			msg = tea.KeyPressMsg{Code: tea.KeyUp}
+		case "down":
+			msg = tea.KeyPressMsg{Code: tea.KeyDown}
+		default:
+			r := []rune(k)[0]
+			msg = tea.KeyPressMsg{Code: r, Text: k}
+		}
+		_, cmd := m.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+func TestRunToEndRecordsHistory(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 120, 40)
+	out := drive(t, m, press(m, "r"))
+	if m.Status() != Finished {
+		t.Fatalf("status %v, err %q", m.Status(), m.err)
+	}
+	if len(m.Runs()) != 1 {
+		t.Fatalf("%d runs, want 1", len(m.Runs()))
+	}
+	var alt *component.AltTraceMsg
+	for _, msg := range out {
+		if a, ok := msg.(component.AltTraceMsg); ok {
+			alt = &a
+		}
+	}
+	if alt == nil || alt.Trace == nil || alt.Label != "sim #1" {
+		t.Fatalf("no AltTraceMsg for the run: %v", out)
+	}
+	res := m.Runs()[0].Results
+	if res.Makespan <= 0 || !res.Complete {
+		t.Fatalf("makespan %g complete %v", res.Makespan, res.Complete)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "predicted makespan "+fmtSeconds(res.Makespan)) {
+		t.Fatalf("results pane lacks the makespan:\n%s", v)
+	}
+	// A second run with slower links is kept too, and compared.
+	cfg := packetConfig(t, "torus:4x4")
+	if err := cfg.Set("bandwidth", "1Gb/s"); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(whatif.ConfigMsg{Config: cfg, Name: "slow"})
+	drive(t, m, press(m, "r"))
+	if len(m.Runs()) != 2 {
+		t.Fatalf("%d runs, want 2", len(m.Runs()))
+	}
+	if a, b := m.Runs()[0].Results.Makespan, m.Runs()[1].Results.Makespan; !(b > a) {
+		t.Errorf("1 Gb/s makespan %g not above 10 Gb/s %g", b, a)
+	}
+	drive(t, m, press(m, "v"))
+	if m.pane != PaneHistory {
+		t.Fatalf("pane %v, want history", m.pane)
+	}
+	v := ansi.Strip(m.View())
+	for _, want := range []string{"Compare #1 (A) with #2 (B)", "makespan  A", "1Gb/s"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("history lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestPauseStepReset(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 100, 30)
+	drive(t, m, press(m, "s"))
+	if m.Status() != Paused || m.Snapshot() == nil || m.Snapshot().Events == 0 {
+		t.Fatalf("after a step: status %v snap %v", m.Status(), m.Snapshot())
+	}
+	ev := m.Snapshot().Events
+	drive(t, m, press(m, "m"))
+	if m.Snapshot().Messages < 1 || m.Snapshot().Events <= ev {
+		t.Fatalf("message step: %d messages, %d events", m.Snapshot().Messages, m.Snapshot().Events)
+	}
+	t0 := m.Snapshot().Time
+	drive(t, m, press(m, "d"))
+	if got := m.Snapshot().Time; got < t0 {
+		t.Fatalf("Δt step went back: %v < %v", got, t0)
+	}
+	drive(t, m, press(m, "R"))
+	if m.Status() != Idle || m.Snapshot() != nil {
+		t.Fatalf("after reset: %v %v", m.Status(), m.Snapshot())
+	}
+	// Run to a time: the clock stops at or just past it, paused.
+	drive(t, m, press(m, "t", "7", "0", "0", "u", "s", "enter"))
+	if m.Status() != Paused {
+		t.Fatalf("run to: status %v err %q", m.Status(), m.err)
+	}
+	if got := m.Snapshot().Time.Seconds(); got > 700e-6 || got < 500e-6 {
+		t.Fatalf("run to 700us stopped at %v", got)
+	}
+}
+
+func TestSpaceTogglesRun(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "alltoall", Ranks: 64, Iters: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, tr, packetConfig(t, "torus:8x8"), 100, 30)
+	cmd := press(m, "space")
+	if m.Status() != Running || cmd == nil {
+		t.Fatalf("space: status %v", m.Status())
+	}
+	press(m, "space") // pause before the slice returns
+	drive(t, m, cmd)
+	if m.Status() != Paused {
+		t.Fatalf("status %v, want paused", m.Status())
+	}
+}
+
+func TestBadConfigFails(t *testing.T) {
+	tr := stencil(t, 16)
+	cfg := packetConfig(t, "torus:2x2") // 16 ranks on 4 nodes
+	m := newModel(t, tr, cfg, 100, 30)
+	drive(t, m, press(m, "r"))
+	if m.Status() != Failed || m.err == "" {
+		t.Fatalf("status %v err %q", m.Status(), m.err)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "ERROR") {
+		t.Fatalf("no error banner:\n%s", v)
+	}
+}

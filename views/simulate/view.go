@@ -1,0 +1,521 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/views/cellbuf"
+)
+
+// Renders is how many frames were drawn (not served from the cache), for
+// tests.
+func (m *Model) Renders() int { return m.renders }
+
+// View implements component.Model. The frame is drawn into a cell buffer
+// (one SGR sequence per run of cells) and cached until something changes:
+// View runs after every message, and snapshots arrive 30 times a second.
+func (m *Model) View() string {
+	w, h := max(m.common.Width, 0), max(m.common.Height, 0)
+	if !m.dirty && w == m.cw && h == m.ch && m.theme == m.common.Theme {
+		return m.cache
+	}
+	m.renders++
+	m.cw, m.ch, m.theme = w, h, m.common.Theme
+	m.dirty = false
+	if m.buf.Width() != w || m.buf.Height() != h {
+		m.buf.Resize(w, h)
+	} else {
+		m.buf.Clear(cellbuf.Style{})
+	}
+	switch {
+	case m.plain:
+		m.buf.Mode = cellbuf.ModePlain
+	case m.common.Theme.Mono:
+		m.buf.Mode = cellbuf.ModeNoColor
+	default:
+		m.buf.Mode = cellbuf.ModeColor
+	}
+	if w > 0 && h > 0 {
+		p := newPainter(&m.buf, m.common.Theme, m.plain)
+		m.draw(p, w, h)
+	}
+	m.cache = m.buf.Render()
+	return m.cache
+}
+
+func (m *Model) draw(p *painter, w, h int) {
+	y := 0
+	m.drawHeader(p, 0, w)
+	y++
+	if h > 1 {
+		m.drawProgress(p, 1, w)
+		y++
+	}
+	if m.prompting && y < h {
+		p.text(0, y, w, m.prompt.Value(), p.norm)
+		p.text(0, y, w, m.prompt.Prompt, p.title)
+		p.text(len([]rune(m.prompt.Prompt)), y, w, m.prompt.Value()+"▏", p.norm)
+		y++
+	}
+	for _, l := range m.banner(w) {
+		if y >= h-1 {
+			break
+		}
+		p.text(0, y, w, l.text, l.st)
+		y++
+	}
+	if y >= h {
+		return
+	}
+	switch m.pane {
+	case PaneLive:
+		m.drawLive(p, 0, y, w, h-y)
+	case PaneResults:
+		m.drawResults(p, 0, y, w, h-y)
+	case PaneHistory:
+		m.drawHistory(p, 0, y, w, h-y)
+	}
+}
+
+func (m *Model) drawHeader(p *painter, y, w int) {
+	st := p.title
+	icon := map[Status]string{Idle: "■", Running: "▶", Paused: "‖", Finished: "✓", Failed: "✗"}[m.status]
+	x := p.text(0, y, w, icon+" "+m.status.String(), st)
+	t, evs := 0.0, ""
+	if m.snap != nil {
+		t = m.snap.Time.Seconds()
+	}
+	if m.status == Running && m.evRate > 0 {
+		evs = " · " + fmtCount(m.evRate) + " ev/s"
+	}
+	speed := "max"
+	if r := rate(m.speed); r > 0 {
+		speed = fmtDur(r) + "/s"
+	}
+	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s", fmtDur(t), evs, speed), p.norm)
+	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
+	if m.eng != nil && m.eng.sim != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
+		cfg += " (next run; R applies)"
+	}
+	p.text(x, y, w-x, cfg, p.dim)
+	if tabs := []string{"live", "results", "history"}; w-x > 60 {
+		s := "[" + tabs[m.pane] + "]"
+		p.text(w-len(s), y, len(s), s, p.dim)
+	}
+}
+
+func sameConfig(a, b *replay.Config) bool {
+	av, bv := a.Values(), b.Values()
+	if len(av) != len(bv) {
+		return false
+	}
+	for i := range av {
+		if av[i] != bv[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) drawProgress(p *painter, y, w int) {
+	var done, total uint64
+	msgs, inflight := uint64(0), 0
+	if m.snap != nil {
+		done, total = m.snap.TraceEvents, m.snap.TotalTraceEvents
+		msgs, inflight = m.snap.Messages, m.snap.InFlight
+	} else if m.tr != nil {
+		total = uint64(m.tr.NumEvents())
+	}
+	f := 0.0
+	if total > 0 {
+		f = float64(done) / float64(total)
+	}
+	if m.status == Finished {
+		f = 1
+	}
+	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight", f*100, done, total, msgs, inflight)
+	bw := min(max(w-len([]rune(tail)), 0), max(w/2, 10))
+	p.bar(0, y, bw, f, p.okSt)
+	p.text(bw, y, w-bw, tail, p.norm)
+}
+
+type line struct {
+	text string
+	st   cellbuf.Style
+}
+
+// banner explains a deadlock, a failure or a saturated network, in at
+// most three lines.
+func (m *Model) banner(w int) []line {
+	var s string
+	st := p0(m).errSt
+	switch {
+	case m.err != "":
+		s = "ERROR: " + m.err
+	case m.snap != nil && m.snap.Deadlock != nil:
+		s = "DEADLOCK: " + m.snap.Deadlock.Message
+	default:
+		s = m.saturation()
+		st = p0(m).warnSt
+	}
+	if s == "" {
+		return nil
+	}
+	var out []line
+	for i, l := range wrap(s, w) {
+		if i == 3 {
+			break
+		}
+		out = append(out, line{l, st})
+	}
+	return out
+}
+
+// p0 returns a painter's styles without a buffer, for the banner.
+func p0(m *Model) *painter { return newPainter(&m.buf, m.common.Theme, m.plain) }
+
+// saturation says whether the network is saturated: its busiest link was
+// busy almost all of the last period while packets pile up in the network
+// interfaces.
+func (m *Model) saturation() string {
+	if m.snap == nil || m.status == Finished {
+		return ""
+	}
+	net := &m.snap.Net
+	best, bi := 0.0, -1
+	for i := range net.Links {
+		if !net.Links[i].FromNode && net.Links[i].Utilisation > best {
+			best, bi = net.Links[i].Utilisation, i
+		}
+	}
+	var queued int64
+	for i := range net.NICs {
+		queued += net.NICs[i].Queued
+	}
+	if bi < 0 || best < 0.95 || queued <= int64(len(net.NICs)) {
+		return ""
+	}
+	return fmt.Sprintf("SATURATED: link %s is busy %.0f%% of the last period and %d packets wait in the network interfaces (%d in flight); the offered load exceeds what the network carries",
+		linkName(&net.Links[bi]), best*100, queued, net.PacketsInFlight)
+}
+
+// drawLive lays out the live views: links, queues, charts and ranks.
+func (m *Model) drawLive(p *painter, x, y, w, h int) {
+	charts := 0
+	if h >= 10 {
+		charts = 3
+	} else if h >= 7 {
+		charts = 1
+	}
+	body := h - charts
+	if w >= 90 && body >= 6 {
+		lw := w * 11 / 20
+		rw := w - lw - 1
+		p.text(x, y, lw, "Links · utilisation, last period", p.title)
+		m.drawLinks(p, x, y+1, lw, body-1)
+		qh := body / 2
+		p.text(x+lw+1, y, rw, "Queues · buffer occupancy (←↑↓→ router)", p.title)
+		m.drawQueues(p, x+lw+1, y+1, rw, qh-1)
+		m.drawRanks(p, x+lw+1, y+qh, rw, body-qh)
+	} else {
+		lh := body / 2
+		p.text(x, y, w, "Links · utilisation", p.title)
+		m.drawLinks(p, x, y+1, w, lh-1)
+		m.drawRanks(p, x, y+lh, w, body-lh)
+	}
+	m.drawCharts(p, x, y+body, w, charts)
+}
+
+func (m *Model) drawCharts(p *painter, x, y, w, h int) {
+	if h <= 0 {
+		return
+	}
+	type series struct {
+		name string
+		val  func(point) float64
+		fmt  func(float64) string
+	}
+	all := []series{
+		{"throughput", func(q point) float64 { return q.throughput }, fmtRate},
+		{"latency", func(q point) float64 { return q.latency }, fmtDur},
+		{"link use", func(q point) float64 { return q.util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
+	}
+	for i := 0; i < h && i < len(all); i++ {
+		s := all[i]
+		vals := make([]float64, len(m.pts))
+		last := math.NaN()
+		for j, q := range m.pts {
+			vals[j] = s.val(q)
+			if vals[j] >= 0 {
+				last = vals[j]
+			}
+		}
+		val := "–"
+		if !math.IsNaN(last) {
+			val = s.fmt(last)
+		}
+		lw, vw := 11, 11
+		p.text(x, y+i, lw, s.name, p.dim)
+		p.spark(x+lw, y+i, w-lw-vw-1, vals)
+		p.text(x+w-vw, y+i, vw, fmt.Sprintf("%*s", vw, val), p.norm)
+	}
+}
+
+// drawRanks shows what each rank is doing: a strip with one cell per rank
+// and, below, the ranks in words.
+func (m *Model) drawRanks(p *painter, x, y, w, h int) {
+	if h <= 0 || w <= 0 {
+		return
+	}
+	if m.snap == nil {
+		p.text(x, y, w, "Ranks", p.title)
+		return
+	}
+	ranks := m.snap.Ranks
+	var cnt [4]int
+	for _, r := range ranks {
+		cnt[r.State]++
+	}
+	p.text(x, y, w, fmt.Sprintf("Ranks · %d computing, %d blocked, %d ready, %d done", cnt[replay.StateComputing], cnt[replay.StateBlocked], cnt[replay.StateReady], cnt[replay.StateDone]), p.title)
+	row := 1
+	for i := 0; i < len(ranks) && row < h; row++ {
+		for c := 0; c < w && i < len(ranks); c, i = c+1, i+1 {
+			g, st := rankGlyph(p, ranks[i].State)
+			p.b.Set(x+c, y+row, g, st)
+		}
+	}
+	for i := 0; i < len(ranks) && row < h; i, row = i+1, row+1 {
+		p.text(x, y+row, w, fmt.Sprintf("%3d %s", i, ranks[i].Describe()), p.norm)
+	}
+}
+
+func rankGlyph(p *painter, s replay.RankState) (rune, cellbuf.Style) {
+	switch s {
+	case replay.StateComputing:
+		return '█', p.okSt
+	case replay.StateBlocked:
+		return '▒', p.warnSt
+	case replay.StateDone:
+		return '✓', p.dim
+	}
+	return '·', p.norm
+}
+
+// drawResults summarises the latest finished run: predicted against
+// recorded makespan and the per-rank times.
+func (m *Model) drawResults(p *painter, x, y, w, h int) {
+	if len(m.runs) == 0 {
+		p.text(x, y, w, "Results", p.title)
+		if h > 1 {
+			p.text(x, y+1, w, "No finished run yet: r runs the simulation to the end.", p.dim)
+		}
+		return
+	}
+	run := &m.runs[len(m.runs)-1]
+	res := run.Results
+	p.text(x, y, w, fmt.Sprintf("Results · sim #%d · %s: %s", run.N, run.Name, run.Label), p.title)
+	lines := []line{{fmt.Sprintf("predicted makespan %s", fmtSeconds(res.Makespan)), p.bold}}
+	if res.Recorded > 0 {
+		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", fmtSeconds(res.Recorded), res.Makespan/res.Recorded), p.norm})
+	}
+	lines = append(lines,
+		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, fmtBytes(res.Messages.Bytes), fmtDur(res.Messages.Latency.Mean), fmtDur(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
+		line{fmt.Sprintf("%d events in %s host time (%s ev/s)", res.Events, fmtDur(res.Wall), fmtCount(res.EventsPerSec)), p.dim})
+	if res.Deadlock != nil {
+		for _, l := range wrap("DEADLOCK: "+res.Deadlock.Message, w) {
+			lines = append(lines, line{l, p.errSt})
+		}
+	}
+	row := 1
+	for _, l := range lines {
+		if row >= h {
+			return
+		}
+		p.text(x, y+row, w, l.text, l.st)
+		row++
+	}
+	if row+1 >= h {
+		return
+	}
+	row++
+	p.text(x, y+row, w, fmt.Sprintf("%4s %4s %10s %10s %10s %10s %5s", "rank", "node", "finish", "compute", "blocked", "cpu wait", "util"), p.bold)
+	row++
+	tw := 4 + 1 + 4 + 4*11 + 6 + 1
+	m.scroll = min(m.scroll, max(len(res.Ranks)-(h-row), 0))
+	for i := m.scroll; i < len(res.Ranks) && row < h; i, row = i+1, row+1 {
+		r := res.Ranks[i]
+		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, fmtDur(r.Finish), fmtDur(r.Compute), fmtDur(r.Blocked), fmtDur(r.CPUWait), r.Utilisation*100), p.norm)
+		if bw := w - tw - 1; bw >= 6 && res.Makespan > 0 {
+			p.stack(x+tw+1, y+row, bw, res.Makespan, r.Compute, r.Blocked+r.Overhead, r.CPUWait)
+		}
+	}
+}
+
+// stack draws a bar of w cells for a span of total: compute, then
+// communication, then CPU wait.
+func (p *painter) stack(x, y, w int, total float64, parts ...float64) {
+	glyphs := []rune{'█', '▒', '░'}
+	sts := []cellbuf.Style{p.okSt, p.warnSt, p.dim}
+	c := 0
+	acc := 0.0
+	for i, v := range parts {
+		acc += v
+		end := int(math.Round(acc / total * float64(w)))
+		for ; c < end && c < w; c++ {
+			p.b.Set(x+c, y, glyphs[i], sts[i])
+		}
+	}
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// drawHistory lists the finished runs and compares the selected one with
+// another (the previous one, or the one marked with c).
+func (m *Model) drawHistory(p *painter, x, y, w, h int) {
+	p.text(x, y, w, "Run history · ↑↓ select, c compare with the selected", p.title)
+	if len(m.runs) == 0 {
+		if h > 1 {
+			p.text(x, y+1, w, "No finished run yet.", p.dim)
+		}
+		return
+	}
+	listH := min(len(m.runs), max((h-1)/3, 1))
+	first := max(0, min(m.sel-listH+1, len(m.runs)-listH))
+	for i := 0; i < listH; i++ {
+		k := first + i
+		r := &m.runs[k]
+		mark := "  "
+		if k == m.base {
+			mark = "B "
+		}
+		st := p.norm
+		if k == m.sel {
+			st = p.sel
+		}
+		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, fmtSeconds(r.Results.Makespan), r.Name, r.Label)
+		if r.Results.Deadlock != nil {
+			s += "  DEADLOCK"
+		}
+		p.text(x, y+1+i, w, s, st)
+	}
+	a, b := m.compared()
+	if a < 0 {
+		return
+	}
+	m.drawCompare(p, x, y+2+listH, w, h-2-listH, &m.runs[a], &m.runs[b])
+}
+
+// compared returns the runs being compared: the base and the selected
+// run, or the selected and the one before it; -1 when there are fewer
+// than two runs.
+func (m *Model) compared() (a, b int) {
+	if len(m.runs) < 2 {
+		return -1, -1
+	}
+	b = m.sel
+	a = m.base
+	if a < 0 || a >= len(m.runs) || a == b {
+		a = b - 1
+		if a < 0 {
+			a = 1
+		}
+	}
+	return a, b
+}
+
+// linkStats returns the mean and the largest whole-run utilisation of the
+// router-to-router links of a run.
+func linkStats(r *replay.Results) (mean, peak float64, ok bool) {
+	if r.Network == nil {
+		return 0, 0, false
+	}
+	n := 0
+	for i := range r.Network.Links {
+		l := &r.Network.Links[i]
+		if l.FromNode || l.ToNode {
+			continue
+		}
+		mean += l.MeanUtilisation
+		peak = max(peak, l.MeanUtilisation)
+		n++
+	}
+	if n > 0 {
+		mean /= float64(n)
+	}
+	return mean, peak, true
+}
+
+func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
+	if h <= 0 {
+		return
+	}
+	ra, rb := a.Results, b.Results
+	p.text(x, y, w, fmt.Sprintf("Compare #%d (A) with #%d (B)", a.N, b.N), p.title)
+	rows := []line{
+		{fmt.Sprintf("A #%d %s", a.N, a.Label), p.dim},
+		{fmt.Sprintf("B #%d %s", b.N, b.Label), p.dim},
+		{fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", fmtSeconds(ra.Makespan), fmtSeconds(rb.Makespan), ratio(rb.Makespan, ra.Makespan)), p.bold},
+	}
+	ma, pa, oka := linkStats(ra)
+	mb, pb, okb := linkStats(rb)
+	if oka || okb {
+		rows = append(rows, line{fmt.Sprintf("link use  A mean %.1f%% peak %.1f%%  B mean %.1f%% peak %.1f%%", ma*100, pa*100, mb*100, pb*100), p.norm})
+	} else {
+		rows = append(rows, line{"link use  (analytic models measure no links)", p.dim})
+	}
+	row := 1
+	for _, l := range rows {
+		if row >= h {
+			return
+		}
+		p.text(x, y+row, w, l.text, l.st)
+		row++
+	}
+	if row >= h {
+		return
+	}
+	// Per-rank finish times, A above B, on one scale.
+	p.text(x, y+row, w, "per-rank finish  A ▒  B █", p.bold)
+	row++
+	span := math.Max(ra.Makespan, rb.Makespan)
+	n := min(len(ra.Ranks), len(rb.Ranks))
+	bw := w - 30
+	for i := 0; i < n && row < h; i, row = i+1, row+1 {
+		fa, fb := ra.Ranks[i].Finish, rb.Ranks[i].Finish
+		p.text(x, y+row, w, fmt.Sprintf("%4d %10s %10s", i, fmtDur(fa), fmtDur(fb)), p.norm)
+		if bw >= 4 && span > 0 {
+			ca := int(math.Round(fa / span * float64(bw)))
+			cb := int(math.Round(fb / span * float64(bw)))
+			for c := 0; c < bw; c++ {
+				g, st := ' ', p.norm
+				switch {
+				case c < ca && c < cb:
+					g, st = '█', p.okSt
+				case c < cb:
+					g, st = '▀', p.okSt
+				case c < ca:
+					g, st = '▒', p.warnSt
+				}
+				p.b.Set(x+30+c, y+row, g, st)
+			}
+		}
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
