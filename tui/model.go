@@ -61,6 +61,29 @@ type Model struct {
 	frame    string
 	frameKey frameKey
 	frames   int // recompositions, for tests
+
+	// The bars are cached too: most messages change neither.
+	tabKey     barKey
+	tabLine    string
+	statusKey  statusKey
+	statusLine string
+}
+
+// barKey is what the tab bar depends on.
+type barKey struct {
+	active, width int
+	theme         *themes.Theme
+}
+
+// statusKey is what the status bar depends on.
+type statusKey struct {
+	width            int
+	theme            *themes.Theme
+	tr               *tracefmt.Trace
+	path, label      string
+	status, err, sel string
+	win              int // the Windower's tab, or −1
+	start, end       float64
 }
 
 // frameKey is what the composed frame depends on.
@@ -525,6 +548,16 @@ func (m *Model) body() string {
 
 // tabBar renders the first line: the tabs and a help hint.
 func (m *Model) tabBar() string {
+	k := barKey{active: m.active, width: m.width, theme: m.common.Theme}
+	if k == m.tabKey {
+		return m.tabLine
+	}
+	m.tabKey = k
+	m.tabLine = m.renderTabBar()
+	return m.tabLine
+}
+
+func (m *Model) renderTabBar() string {
 	st := m.common.Theme.Styles
 	var b strings.Builder
 	b.WriteString(st.Title.Render(" tracesim "))
@@ -567,6 +600,27 @@ func (m *Model) tabAt(x int) int {
 // statusBar renders the last line: file, size, window, selection and any
 // transient message.
 func (m *Model) statusBar() string {
+	k := statusKey{width: m.width, theme: m.common.Theme, tr: m.tr, path: m.path, label: m.label,
+		status: m.status, err: m.err, win: -1}
+	for i, v := range m.views {
+		if w, ok := v.(Windower); ok && v != nil {
+			k.win = i
+			k.start, k.end = w.Window()
+			break
+		}
+	}
+	if s, ok := m.views[m.active].(Selector); ok && m.views[m.active] != nil {
+		k.sel = s.Selection()
+	}
+	if k == m.statusKey {
+		return m.statusLine
+	}
+	m.statusKey = k
+	m.statusLine = m.renderStatusBar(k)
+	return m.statusLine
+}
+
+func (m *Model) renderStatusBar(k statusKey) string {
 	st := m.common.Theme.Styles
 	var parts []string
 	kv := func(k, v string) string { return st.StatusKey.Render(k) + st.StatusValue.Render(v) }
@@ -581,18 +635,12 @@ func (m *Model) statusBar() string {
 		if m.label != "" {
 			parts = append(parts, kv("alt ", m.label))
 		}
-		for _, v := range m.views {
-			if w, ok := v.(Windower); ok && v != nil {
-				s, e := w.Window()
-				sec := m.tr.Unit.Seconds()
-				parts = append(parts, kv("window ", units.FormatDuration(s*sec)+"–"+units.FormatDuration(e*sec)))
-				break
-			}
+		if k.win >= 0 {
+			sec := m.tr.Unit.Seconds()
+			parts = append(parts, kv("window ", units.FormatDuration(k.start*sec)+"–"+units.FormatDuration(k.end*sec)))
 		}
-		if s, ok := m.views[m.active].(Selector); ok && m.views[m.active] != nil {
-			if sel := s.Selection(); sel != "" {
-				parts = append(parts, st.Selected.Render(sel))
-			}
+		if k.sel != "" {
+			parts = append(parts, st.Selected.Render(k.sel))
 		}
 	}
 	if m.status != "" {
