@@ -49,6 +49,7 @@ func commands() []command {
 		{"gen", "generate a synthetic trace of a communication pattern", runGen},
 		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},
+		{"serve", "serve the terminal UI over SSH to a classroom", runServe},
 		{"bench", "run the project's benchmarks and print a table", runBench},
 		{"version", "print the version", runVersion},
 	}

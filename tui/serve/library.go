@@ -45,7 +45,7 @@ type Library struct {
 	cancel context.CancelFunc
 
 	mu    sync.Mutex
-	cache map[string]*libEntry // by clean path relative to dir
+	cache map[string]*libEntry // by real path (links followed) relative to dir
 	loads int                  // loads started, for tests and logs
 }
 
@@ -124,64 +124,67 @@ func (l *Library) Close() error {
 // extension matches the one file of its directory with that base name
 // ("ring" finds "ring.tsim").
 func (l *Library) Resolve(name string) (string, error) {
-	rel, _, err := l.resolve(name)
+	rel, _, _, err := l.resolve(name)
 	return rel, err
 }
 
-// resolve does Resolve and returns the file's information too.
-func (l *Library) resolve(name string) (string, fs.FileInfo, error) {
+// resolve does Resolve and returns the file's real path relative to the
+// library (links followed: the cache key, so that a link and its target
+// share one trace) and its information too.
+func (l *Library) resolve(name string) (rel, real string, st fs.FileInfo, err error) {
 	if name == "" {
-		return "", nil, fmt.Errorf("library: %w: empty trace name", ErrNotInLibrary)
+		return "", "", nil, fmt.Errorf("library: %w: empty trace name", ErrNotInLibrary)
 	}
 	if strings.ContainsRune(name, 0) || strings.ContainsFunc(name, isControl) {
-		return "", nil, fmt.Errorf("library: %q: %w: control characters in the name", name, ErrOutsideLibrary)
+		return "", "", nil, fmt.Errorf("library: %q: %w: control characters in the name", name, ErrOutsideLibrary)
 	}
 	// IsLocal refuses absolute paths, "..", and on Windows reserved names
 	// and volume names: the lexical half of the check.
 	if !filepath.IsLocal(filepath.FromSlash(name)) {
-		return "", nil, fmt.Errorf("library: %q: %w", name, ErrOutsideLibrary)
+		return "", "", nil, fmt.Errorf("library: %q: %w", name, ErrOutsideLibrary)
 	}
-	rel := filepath.Clean(filepath.FromSlash(name))
-	st, err := l.contained(rel)
+	rel = filepath.Clean(filepath.FromSlash(name))
+	real, st, err = l.contained(rel)
 	if errors.Is(err, fs.ErrNotExist) && filepath.Ext(rel) == "" {
 		if alt, ok := l.byBaseName(rel); ok {
 			rel = alt
-			st, err = l.contained(rel)
+			real, st, err = l.contained(rel)
 		}
 	}
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("library: %q: %w: not a regular file", name, ErrNotInLibrary)
+		return "", "", nil, fmt.Errorf("library: %q: %w: not a regular file", name, ErrNotInLibrary)
 	}
-	return rel, st, nil
+	return rel, real, st, nil
 }
 
 // contained is the physical half of the check: it follows symbolic links
 // and refuses a file whose real path lies outside the library. os.Root
 // enforces the same rule when the file is opened; checking here too gives
-// a clear error before any session state is set up.
-func (l *Library) contained(rel string) (fs.FileInfo, error) {
+// a clear error before any session state is set up. It returns the real
+// path relative to the library.
+func (l *Library) contained(rel string) (string, fs.FileInfo, error) {
 	real, err := filepath.EvalSymlinks(filepath.Join(l.dir, rel))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
+			return "", nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
 		}
-		return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), err)
+		return "", nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), err)
 	}
 	inside, err := filepath.Rel(l.dir, real)
 	if err != nil || !filepath.IsLocal(inside) {
-		return nil, fmt.Errorf("library: %q: %w (a link to %s)", filepath.ToSlash(rel), ErrOutsideLibrary, real)
+		return "", nil, fmt.Errorf("library: %q: %w (a link to %s)", filepath.ToSlash(rel), ErrOutsideLibrary, real)
 	}
 	st, err := l.root.Stat(rel)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
+			return "", nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), errors.Join(ErrNotInLibrary, fs.ErrNotExist))
 		}
-		return nil, fmt.Errorf("library: %q: %w: %v", filepath.ToSlash(rel), ErrOutsideLibrary, err)
+		return "", nil, fmt.Errorf("library: %q: %w: %v", filepath.ToSlash(rel), ErrOutsideLibrary, err)
 	}
-	return st, nil
+	return inside, st, nil
 }
 
 // byBaseName finds the only file next to rel whose name without its
@@ -247,23 +250,24 @@ func (l *Library) List() ([]string, error) {
 }
 
 // Load returns the trace name designates (see Resolve) and its clean
-// relative path. Concurrent calls for the same file share one load and
-// get the same pointer; ctx bounds only this caller's wait.
+// relative path. Concurrent calls for the same file (whatever the link
+// used to name it) share one load and get the same pointer; ctx bounds
+// only this caller's wait.
 func (l *Library) Load(ctx context.Context, name string) (*tracefmt.Trace, string, error) {
-	rel, st, err := l.resolve(name)
+	rel, real, st, err := l.resolve(name)
 	if err != nil {
 		return nil, "", err
 	}
 	l.mu.Lock()
-	e := l.cache[rel]
+	e := l.cache[real]
 	if e != nil && isDone(e) && (e.err != nil || !e.mod.Equal(st.ModTime()) || e.size != st.Size()) {
 		e = nil // failed, or changed on disk since: load it again
 	}
 	if e == nil {
 		e = &libEntry{done: make(chan struct{}), mod: st.ModTime(), size: st.Size()}
-		l.cache[rel] = e
+		l.cache[real] = e
 		l.loads++
-		go l.load(rel, e)
+		go l.load(real, e)
 	}
 	l.mu.Unlock()
 	select {

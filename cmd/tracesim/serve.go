@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"charm.land/log/v2"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tui"
+	"github.com/tracesim/tracesim/tui/serve"
+)
+
+// runServe serves the TUI over SSH (docs/serve.md).
+func runServe(e *env, args []string) int {
+	fs := newFlags(e, "serve", "--library DIR (--authorized-keys FILE | --allow-anonymous) [flags]",
+		`Serve the terminal UI over SSH to a classroom or a remote what-if session.
+Each connection gets its own UI and simulations; traces in the library are
+loaded once and shared. Students connect with
+  ssh -t -p PORT HOST [TRACE]
+where TRACE names a file in the library. No shell, no commands, no files
+outside the library. See docs/serve.md.`)
+	listen := fs.String("listen", "127.0.0.1:2222", "address to listen on (\":2222\" for every interface)")
+	hostKey := fs.String("host-key", defaultHostKey(), "host key file; an ed25519 key is generated there on first start")
+	authorized := fs.String("authorized-keys", "", "OpenSSH authorized_keys file of the keys allowed in (re-read when it changes)")
+	anonymous := fs.Bool("allow-anonymous", false, "let anyone in without a key (closed classroom networks only)")
+	library := fs.String("library", "", "directory of the traces sessions may open (required)")
+	format := fs.String("format", "", "format of every trace in the library (default: detected from content)")
+	maxSessions := fs.Int("max-sessions", serve.DefaultMaxSessions, "most sessions open at once")
+	idle := fs.Duration("idle-timeout", 30*time.Minute, "close a session after this long without input (0: never)")
+	grace := fs.Duration("grace", serve.DefaultGrace, "on SIGINT/SIGTERM, time sessions get between the notice and being closed")
+	simWall := fs.Duration("sim-wall", 2*time.Minute, "host time one simulation of a session may use (0: no limit)")
+	simEvents := fs.Int64("sim-events", 200_000_000, "engine events one simulation of a session may process (0: no limit)")
+	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")
+	noColor := fs.Bool("no-color", false, "monochrome display for every session")
+	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
+	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
+		return code
+	}
+	usageErr := func(msg string) int {
+		fmt.Fprintf(e.stderr, "tracesim serve: %s\nRun 'tracesim serve --help' for the flags.\n", msg)
+		return exitUsage
+	}
+	switch {
+	case *library == "":
+		return usageErr("--library is required")
+	case *authorized == "" && !*anonymous:
+		return usageErr("give --authorized-keys FILE, or --allow-anonymous on a closed network")
+	case *authorized != "" && *anonymous:
+		return usageErr("--authorized-keys and --allow-anonymous exclude each other")
+	case *hostKey == "":
+		return usageErr("--host-key is required (no user configuration directory to default to)")
+	case *maxSessions < 1:
+		return usageErr("--max-sessions must be at least 1")
+	case *idle < 0 || *grace < 0 || *simWall < 0 || *simEvents < 0:
+		return usageErr("durations and limits must not be negative")
+	case *logFormat != "text" && *logFormat != "json":
+		return usageErr(fmt.Sprintf("--log-format %q: expected text or json", *logFormat))
+	}
+	if *theme != "" {
+		if _, err := themes.ByName(*theme); err != nil {
+			return usageErr(err.Error())
+		}
+	}
+	logger := newServeLogger(e.stderr, *logFormat)
+
+	key, created, err := serve.LoadHostKey(*hostKey)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	if created {
+		logger.Info("generated host key", "file", *hostKey, "fingerprint", gossh.FingerprintSHA256(key.PublicKey()))
+	}
+	lib, err := serve.OpenLibrary(*library, *format)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	defer lib.Close()
+	srv, err := serve.New(serve.Config{
+		HostKey:        key,
+		AuthorizedKeys: *authorized,
+		AllowAnonymous: *anonymous,
+		Library:        lib,
+		MaxSessions:    *maxSessions,
+		IdleTimeout:    *idle,
+		Grace:          *grace,
+		SimBudget:      tui.SimBudget{WallTime: *simWall, Events: *simEvents},
+		Theme:          *theme,
+		NoColor:        *noColor,
+		Logger:         logger,
+	})
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	if *anonymous {
+		logger.Warn("anonymous access: anyone who reaches " + *listen + " gets a session")
+	}
+	// After the first signal starts the graceful shutdown, a second one
+	// should end the process at once, as users expect of ^C ^C.
+	ctx := e.ctx
+	go func() {
+		<-ctx.Done()
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+	}()
+	if err := srv.ListenAndServe(ctx, *listen); err != nil {
+		return fail(e, "serve", err)
+	}
+	return exitOK
+}
+
+// defaultHostKey is where the host key lives unless --host-key says
+// otherwise: kept across runs, so students' known_hosts stay valid.
+func defaultHostKey() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "tracesim", "ssh_host_ed25519_key")
+}
+
+// newServeLogger returns the server's structured logger: charm's
+// readable text or JSON lines for a log collector.
+func newServeLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(log.NewWithOptions(w, log.Options{ReportTimestamp: true, TimeFormat: time.DateTime}))
+}
