@@ -369,7 +369,7 @@ func (m *Model) searchNext(dir int) {
 		m.status += " (wrapped)"
 	}
 	m.sel = m.selectionOf(tracefmt.EventRef{Rank: int32(best.r), Index: int32(best.i)})
-	m.showSelection(true)
+	m.showSelection(true, best.r)
 }
 
 // isItem reports whether event i of rank r can be stepped to: the start of
@@ -404,11 +404,7 @@ func (m *Model) stepItem(dir int) {
 	for ; i >= 0 && i < len(ev); i += dir {
 		if m.isItem(r, i) {
 			m.sel = m.selectionOf(tracefmt.EventRef{Rank: int32(r), Index: int32(i)})
-			m.showSelection(false)
-			// Stay on this rank even when a message is selected from its
-			// receiving end.
-			m.row = max(indexOf(m.ranks, r), 0)
-			m.scrollToRow()
+			m.showSelection(false, r)
 			m.cur = min(max(ix.time(r, i), m.a), m.b)
 			return
 		}

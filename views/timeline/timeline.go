@@ -40,7 +40,6 @@ type Model struct {
 	altLabel   string
 	useAlt     bool
 	altGen     int
-	loadErr    string
 	a, b       float64 // visible window
 	cur        float64 // cursor time
 	history    []window
@@ -531,7 +530,7 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 	}
 	m.dirty = true
 	m.sel = m.selectionOf(ref)
-	m.showSelection(true)
+	m.showSelection(true, int(ref.Rank))
 }
 
 // selectionOf returns the selection an event stands for.
@@ -580,16 +579,16 @@ func (m *Model) selRange() (t0, t1 float64, ok bool) {
 }
 
 // showSelection makes the selection visible: its rank becomes the cursor
-// rank (clearing a rank filter that hides it), and the window moves (and
+// rank (clearing a rank filter that hides either end), and the window moves (and
 // with zoom, narrows) to show the whole item. The cursor goes to the
-// item's start.
-func (m *Model) showSelection(zoom bool) {
+// item's start. Rank r becomes the cursor rank.
+func (m *Model) showSelection(zoom bool, r int) {
 	t0, t1, ok := m.selRange()
 	if !ok {
 		return
 	}
-	r := int(m.sel.ref.Rank)
-	if !slices.Contains(m.ranks, r) {
+	if !slices.Contains(m.ranks, int(m.sel.ref.Rank)) ||
+		(m.sel.peer.Rank >= 0 && !slices.Contains(m.ranks, int(m.sel.peer.Rank))) {
 		m.setFilter("")
 	}
 	m.row = max(slices.Index(m.ranks, r), 0)

@@ -1,0 +1,526 @@
+package timeline
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// layoutTraces are the awkward traces every size must cope with.
+func layoutTraces(t *testing.T) map[string]*tracefmt.Trace {
+	one := newBuilder(t, 1, true)
+	one.state(0, "work", 0, 5)
+	zero := newBuilder(t, 2, true)
+	zero.state(0, "MPI_Send", 3, 3)
+	zero.add(0, tracefmt.Send(3, 1, 0, 0, 8))
+	zero.add(1, tracefmt.Recv(3, 0, 0, 0, 8))
+	untimed := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 3})
+	for r := range untimed.Ranks {
+		for i := range untimed.Ranks[r].Events {
+			untimed.Ranks[r].Events[i].Time = 0
+		}
+	}
+	untimed.Timed = false
+	orig, _ := reversedTrace(t)
+	return map[string]*tracefmt.Trace{
+		"nil":      nil,
+		"empty":    {Timed: true, Comms: []tracefmt.Comm{{}}},
+		"one-rank": one.finish(),
+		"zero-dur": zero.finish(),
+		"untimed":  untimed,
+		"reversed": orig,
+		"ring":     genTrace(t, gen.Options{Pattern: "ring", Ranks: 8, Iters: 4}),
+		"many":     genTrace(t, gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 2}),
+	}
+}
+
+// TestLayoutSizes renders every awkward trace at sizes from 20×6 to
+// 300×100, in colour and in monochrome, before and after zooming,
+// selecting and opening the legend and a prompt: every frame must be
+// exactly Width×Height cells.
+func TestLayoutSizes(t *testing.T) {
+	widths := []int{20, 21, 33, 50, 69, 70, 80, 101, 160, 200, 300}
+	heights := []int{6, 7, 8, 11, 12, 24, 29, 30, 48, 100}
+	for name, tr := range layoutTraces(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
+				for _, w := range widths {
+					for _, h := range heights {
+						m := New(&component.Common{Width: w, Height: h, Theme: th}, tr)
+						checkFrame(t, m.View(), w, h)
+						press(m, "+", "+", "+", "tab", "tab", "L", "down", "space")
+						checkFrame(t, m.View(), w, h)
+						press(m, "L", "-", "m", "shift+tab", "/", `"MPI"`)
+						checkFrame(t, m.View(), w, h)
+						press(m, "enter", "n", "end", "f", "j", "j", "j")
+						checkFrame(t, m.View(), w, h)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestZoomKeepsCursorTime zooms around cursors at several places: the
+// cursor keeps its time, and where the window need not be clamped to the
+// run, its place on the screen.
+func TestZoomKeepsCursorTime(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20})
+	tests := []struct {
+		name  string
+		frac  float64 // cursor position in the fitted window
+		keys  []string
+		exact bool // no clamping: the screen fraction is kept too
+	}{
+		{"in middle", 0.5, []string{"+"}, true},
+		{"in middle, twice", 0.5, []string{"+", "+"}, true},
+		{"left third", 0.33, []string{"+", "+", "+"}, true},
+		{"near right", 0.9, []string{"=", "+"}, true},
+		{"in, in, out", 0.25, []string{"+", "+", "-"}, true},
+		{"at start", 0, []string{"+"}, true},
+		{"out from fit", 0.5, []string{"-"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(t, 120, 30, tr)
+			m.cur = m.a + tc.frac*(m.b-m.a)
+			cur := m.cur
+			frac := (m.cur - m.a) / (m.b - m.a)
+			press(m, tc.keys...)
+			if m.cur != cur {
+				t.Errorf("cursor moved from %v to %v", cur, m.cur)
+			}
+			if got := (m.cur - m.a) / (m.b - m.a); tc.exact && math.Abs(got-frac) > 1e-9 {
+				t.Errorf("cursor at %.4f of the window, was %.4f", got, frac)
+			}
+		})
+	}
+	t.Run("mouse wheel zooms at the pointer", func(t *testing.T) {
+		m := newModel(t, 120, 30, tr)
+		m.SetOffset(3, 2)
+		col := 40
+		m.Update(tea.MouseWheelMsg{X: 3 + m.lay.x0 + col, Y: 2 + m.lay.areaY, Button: tea.MouseWheelUp})
+		want := m.history[0].a + (float64(col)+0.5)*(m.history[0].b-m.history[0].a)/float64(m.lay.cols)
+		if m.cur != want {
+			t.Errorf("cursor %v, want the pointer's time %v", m.cur, want)
+		}
+		if w0, w1 := m.history[0].b-m.history[0].a, m.b-m.a; math.Abs(w1-w0/2) > 1e-9*w0 {
+			t.Errorf("width %v after wheel up, want %v", w1, w0/2)
+		}
+	})
+}
+
+// TestZoomHistory walks back through zooms, fits and go-tos.
+func TestZoomHistory(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20})
+	m := newModel(t, 120, 30, tr)
+	var seen []window
+	step := func(keys ...string) {
+		seen = append(seen, window{m.a, m.b})
+		press(m, keys...)
+	}
+	step("+")
+	step("+")
+	step("l") // a pan is not a zoom: not in the history
+	seen = seen[:len(seen)-1]
+	step("-")
+	step("g", `"100us"`, "enter")
+	step("f")
+	for i := len(seen) - 1; i >= 0; i-- {
+		press(m, "backspace")
+		if got := (window{m.a, m.b}); i != len(seen)-1 && got != seen[i] {
+			// The pan moved the window between two zooms; the window
+			// before each zoom is what comes back.
+			t.Errorf("back %d: window %v, want %v", len(seen)-i, got, seen[i])
+		}
+	}
+	press(m, "u")
+	if m.status == "" {
+		t.Error("going back past the start should say the history is empty")
+	}
+	if got, want := (window{m.a, m.b}), seen[0]; got != want {
+		t.Errorf("after all the way back: %v, want the fitted %v", got, want)
+	}
+}
+
+// TestSearch searches states and messages forwards and backwards.
+func TestSearch(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "stencil2d", Ranks: 4, Iters: 3, Size: 2048})
+	tests := []struct {
+		query string
+		want  func(e *tracefmt.Event, r int) bool
+	}{
+		{"waitall", func(e *tracefmt.Event, r int) bool {
+			return e.Kind == tracefmt.KindEnter && tr.StateName(e.State()) == "MPI_Waitall"
+		}},
+		{"tag=0", func(e *tracefmt.Event, r int) bool { return e.Kind == tracefmt.KindSend && e.Tag == 0 }},
+		{"size>1000", func(e *tracefmt.Event, r int) bool { return e.Kind == tracefmt.KindSend && e.Size > 1000 }},
+		{"peer=3", func(e *tracefmt.Event, r int) bool {
+			return e.Kind == tracefmt.KindSend && (e.Peer == 3 || r == 3)
+		}},
+		{"to=2 size>=2KiB", func(e *tracefmt.Event, r int) bool {
+			return e.Kind == tracefmt.KindSend && e.Peer == 2 && e.Size >= 2048
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			m := newModel(t, 160, 40, tr)
+			m.cur = m.a
+			// Every hit, in (time, rank, index) order.
+			var hits []pos
+			for r := range tr.Ranks {
+				for i := range tr.Ranks[r].Events {
+					if tc.want(&tr.Ranks[r].Events[i], r) {
+						hits = append(hits, pos{tr.Ranks[r].Events[i].Time, r, i})
+					}
+				}
+			}
+			slices.SortFunc(hits, func(a, b pos) int {
+				if a.less(b) {
+					return -1
+				}
+				return 1
+			})
+			if len(hits) < 3 {
+				t.Fatalf("only %d hits: a poor test", len(hits))
+			}
+			press(m, "/", `"`+tc.query+`"`, "enter")
+			for i, want := range hits[:3] {
+				if i > 0 {
+					press(m, "n")
+				}
+				if got := m.here(); got.r != want.r || got.i != want.i {
+					t.Fatalf("hit %d: selected rank %d event %d, want rank %d event %d (%s)", i, got.r, got.i, want.r, want.i, m.status)
+				}
+				if m.Selection() == "" {
+					t.Fatal("a hit must be described")
+				}
+				if t0, t1, _ := m.selRange(); t0 < m.a || t1 > m.b {
+					t.Errorf("hit %d not in view", i)
+				}
+			}
+			press(m, "N")
+			if got := m.here(); got.r != hits[1].r || got.i != hits[1].i {
+				t.Errorf("N: selected rank %d event %d, want the previous hit", got.r, got.i)
+			}
+		})
+	}
+	t.Run("no match and bad queries", func(t *testing.T) {
+		m := newModel(t, 160, 40, tr)
+		press(m, "/", `"nosuchstate"`, "enter")
+		if !strings.Contains(m.status, "no match") || m.sel.kind != selNone {
+			t.Errorf("status %q, selection %v", m.status, m.sel)
+		}
+		for _, q := range []string{"tag=x", "colour=red", "size>lots"} {
+			if _, err := parseQuery(q); err == nil {
+				t.Errorf("parseQuery(%q) accepted", q)
+			}
+		}
+	})
+}
+
+// TestGoTo goes to times given with units.
+func TestGoTo(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20}) // about 2 ms
+	tests := []struct {
+		in   string
+		want float64 // µs from the start; < 0: an error
+	}{
+		{"100us", 100},
+		{"1.5ms", 1500},
+		{"0.0002", 200},
+		{"250 µs", 250},
+		{"1h", -1},
+		{"soon", -1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			m := newModel(t, 120, 30, tr)
+			press(m, "+", "+", "+")
+			w := m.b - m.a
+			press(m, "g", `"`+tc.in+`"`, "enter")
+			if tc.want < 0 {
+				if m.status == "" {
+					t.Error("no error shown")
+				}
+				return
+			}
+			if math.Abs(m.cur-(m.orig.start+tc.want)) > 1e-9 {
+				t.Errorf("cursor at %v, want %v", m.cur-m.orig.start, tc.want)
+			}
+			if m.cur < m.a || m.cur > m.b || math.Abs((m.b-m.a)-w) > 1e-9*w {
+				t.Errorf("window %v..%v does not keep its width around the cursor", m.a, m.b)
+			}
+		})
+	}
+}
+
+// TestFocus focuses events of each kind: they are selected, their rank
+// becomes the cursor rank and they come into view.
+func TestFocus(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 20})
+	find := func(r int, k tracefmt.Kind, nth int) tracefmt.EventRef {
+		for i := range tr.Ranks[r].Events {
+			if tr.Ranks[r].Events[i].Kind == k {
+				if nth == 0 {
+					return tracefmt.EventRef{Rank: int32(r), Index: int32(i)}
+				}
+				nth--
+			}
+		}
+		t.Fatalf("no %v on rank %d", k, r)
+		return tracefmt.EventRef{}
+	}
+	tests := []struct {
+		name string
+		ref  tracefmt.EventRef
+		kind selKind
+	}{
+		{"send", find(5, tracefmt.KindSend, 40), selMsg},
+		{"recv", find(13, tracefmt.KindRecv, 30), selMsg},
+		{"enter", find(2, tracefmt.KindEnter, 30), selState},
+		{"leave", find(15, tracefmt.KindLeave, 3), selState},
+		{"collective", find(7, tracefmt.KindCollective, 1), selEvent},
+	}
+	for _, tc := range tests {
+		for _, viaMsg := range []bool{false, true} {
+			m := newModel(t, 100, 12, tr) // room for few ranks: must scroll
+			press(m, "r", `"0-3,13"`, "enter")
+			if viaMsg {
+				m.Update(component.FocusEventMsg{Event: tc.ref})
+			} else {
+				m.Focus(tc.ref)
+			}
+			if m.sel.kind != tc.kind || m.Selection() == "" {
+				t.Errorf("%s: selection %v %q", tc.name, m.sel, m.Selection())
+			}
+			if m.ranks[m.row] != int(tc.ref.Rank) {
+				t.Errorf("%s: cursor rank %d, want %d", tc.name, m.ranks[m.row], tc.ref.Rank)
+			}
+			m.View()
+			if m.row < m.top || m.row >= m.top+m.lay.nvis {
+				t.Errorf("%s: cursor rank row %d not among the %d shown from %d", tc.name, m.row, m.lay.nvis, m.top)
+			}
+			t0, t1, _ := m.selRange()
+			if t0 < m.a || t1 > m.b {
+				t.Errorf("%s: %v..%v not in window %v..%v", tc.name, t0, t1, m.a, m.b)
+			}
+			if tc.kind == selMsg {
+				if len(m.arrows) == 0 || m.arrows[len(m.arrows)-1].sel != m.sel {
+					t.Errorf("%s: the selected message is not drawn as an arrow", tc.name)
+				}
+			}
+		}
+	}
+}
+
+// TestToggleHidesState hides a state from the legend: no sample shows it
+// any more, in the rows or the overview, and showing it again restores
+// the frame.
+func TestToggleHidesState(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 5})
+	m := newModel(t, 120, 30, tr)
+	before := m.View()
+	idx := -1
+	for i, s := range m.ix().states {
+		if tr.States[s].Name == "MPI_Sendrecv" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatal("no MPI_Sendrecv in the legend")
+	}
+	press(m, "L")
+	for range idx {
+		press(m, "down")
+	}
+	press(m, "space")
+	s := m.ix().states[idx]
+	if !m.hidden[s] {
+		t.Fatal("space in the legend did not hide the state")
+	}
+	frame := m.View()
+	row := make([]int32, 200)
+	for r := range tr.Ranks {
+		m.ix().sampleRow(r, m.a, (m.b-m.a)/200, row, m.hidden, &m.acc)
+		if slices.Contains(row, s+1) {
+			t.Errorf("rank %d still shows the hidden state", r)
+		}
+	}
+	if slices.Contains(m.over.cells, s+1) {
+		t.Error("the overview still shows the hidden state")
+	}
+	// MPI_Sendrecv is the only p2p state: its monochrome fill is gone.
+	fill := themes.Mono().Fill(tracefmt.CatP2P)
+	for _, l := range strings.Split(frame, "\n")[m.lay.areaY : m.lay.areaY+m.lay.nvis*m.lay.per] {
+		if strings.ContainsRune(l[:min(len(l), m.lay.x0+m.lay.cols)], fill) {
+			t.Errorf("hidden state still drawn: %q", l)
+		}
+	}
+	press(m, "space", "esc")
+	if got := m.View(); got != before {
+		t.Error("showing the state again did not restore the frame")
+	}
+}
+
+// TestAltTimesReverseArrow shows a message received before it was sent
+// (the arrow points back in time), switches to corrected times (it points
+// forward) and back.
+func TestAltTimesReverseArrow(t *testing.T) {
+	orig, alt := reversedTrace(t)
+	m := newModel(t, 80, 24, orig)
+	m.Focus(tracefmt.EventRef{Rank: 0, Index: 3})
+	heads := func() (back, fwd int) {
+		f := m.View()
+		return strings.Count(f, "◀"), strings.Count(f, "▶")
+	}
+	if b, f := heads(); b != 1 || f != 0 {
+		t.Fatalf("original times: %d backward and %d forward heads, want 1 and 0:\n%s", b, f, m.View())
+	}
+	if !strings.Contains(m.Selection(), "REVERSED") {
+		t.Errorf("details do not say the message is reversed: %q", m.Selection())
+	}
+	m.Update(component.AltTraceMsg{Trace: alt, Label: "corrected"})
+	if b, f := heads(); b != 0 || f != 1 {
+		t.Fatalf("corrected times: %d backward and %d forward heads, want 0 and 1:\n%s", b, f, m.View())
+	}
+	if !strings.Contains(m.View(), "corrected") {
+		t.Error("the alternative's label is not shown")
+	}
+	press(m, "a")
+	if b, f := heads(); b != 1 || f != 0 {
+		t.Errorf("back to original: %d backward and %d forward heads", b, f)
+	}
+	press(m, "a")
+	if b, f := heads(); b != 0 || f != 1 {
+		t.Errorf("corrected again: %d backward and %d forward heads", b, f)
+	}
+	m.Update(component.AltTraceMsg{})
+	if b, _ := heads(); b != 1 || m.alt != nil {
+		t.Error("withdrawing the alternative did not restore the original times")
+	}
+	m.SetAlt(genTrace(t, gen.Options{Pattern: "ring", Ranks: 2, Iters: 3}), "other")
+	if m.alt != nil || m.status == "" {
+		t.Error("an alternative with other events must be refused with a message")
+	}
+}
+
+// TestFrameCache checks that messages that change nothing do not render.
+func TestFrameCache(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 5})
+	m := newModel(t, 120, 30, tr)
+	n := m.Renders()
+	frame := m.View()
+	for _, k := range []string{"z", "Q", "h", "[", "-", "f", "0", "up", "k"} {
+		press(m, k) // at the start, fitted, on the first rank: nothing moves
+		if got := m.View(); got != frame || m.Renders() != n {
+			t.Fatalf("key %q re-rendered (%d renders)", k, m.Renders()-n)
+		}
+	}
+	m.Update(tea.MouseMotionMsg{X: 5, Y: 5})
+	m.View()
+	if m.Renders() != n {
+		t.Error("mouse motion re-rendered")
+	}
+	press(m, "+")
+	m.View()
+	m.View()
+	if m.Renders() != n+1 {
+		t.Errorf("a zoom rendered %d frames, want 1", m.Renders()-n)
+	}
+	m.SetSize(100, 20)
+	checkFrame(t, m.View(), 100, 20)
+}
+
+// TestRankFilterAndScroll filters ranks and scrolls through many.
+func TestRankFilterAndScroll(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 2})
+	m := newModel(t, 80, 24, tr)
+	if m.lay.nvis >= 64 {
+		t.Fatal("all ranks fit: a poor test")
+	}
+	press(m, "pgdown", "pgdown")
+	m.View()
+	if m.top == 0 || m.row < m.top || m.row >= m.top+m.lay.nvis {
+		t.Errorf("paging down: row %d top %d shown %d", m.row, m.top, m.lay.nvis)
+	}
+	press(m, "r", `"3-5, 60-"`, "enter")
+	if want := []int{3, 4, 5, 60, 61, 62, 63}; !slices.Equal(m.ranks, want) {
+		t.Errorf("filtered ranks %v, want %v", m.ranks, want)
+	}
+	if f := m.View(); !strings.Contains(f, "ranks 3-5, 60-") {
+		t.Error("the filter is not shown")
+	}
+	press(m, "r", `"99"`, "enter")
+	if !strings.Contains(m.status, "outside") || len(m.ranks) != 7 {
+		t.Errorf("bad filter: status %q, ranks %v", m.status, m.ranks)
+	}
+	press(m, "r", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+		"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "enter")
+	if len(m.ranks) != 64 {
+		t.Errorf("clearing the filter left %d ranks", len(m.ranks))
+	}
+}
+
+// TestUntimed shows an untimed trace by event order.
+func TestUntimed(t *testing.T) {
+	b := newBuilder(t, 2, false)
+	b.state(0, "MPI_Send", 0, 0)
+	b.add(0, tracefmt.ComputeWork(0, 1e6))
+	b.add(0, tracefmt.Send(0, 1, 0, 0, 100))
+	b.add(1, tracefmt.Recv(0, 0, 0, 0, 100))
+	b.state(1, "MPI_Recv", 0, 0)
+	tr := b.finish()
+	m := newModel(t, 80, 24, tr)
+	f := m.View()
+	if !strings.Contains(f, "untimed") {
+		t.Errorf("no note about untimed traces:\n%s", f)
+	}
+	press(m, "g", `"#2"`, "enter")
+	if m.cur != 2 {
+		t.Errorf("go to #2: cursor %v", m.cur)
+	}
+	m.Focus(tracefmt.EventRef{Rank: 0, Index: 3})
+	if !strings.Contains(m.Selection(), "#3") {
+		t.Errorf("selection %q should give event positions", m.Selection())
+	}
+	checkFrame(t, m.View(), 80, 24)
+}
+
+// TestStepAndSelect steps through events with tab and selects under the
+// cursor.
+func TestStepAndSelect(t *testing.T) {
+	orig, _ := reversedTrace(t)
+	m := newModel(t, 80, 24, orig)
+	m.cur = m.a
+	press(m, "tab")
+	if m.sel.kind != selState || m.sel.ref != (tracefmt.EventRef{Rank: 0, Index: 0}) {
+		t.Fatalf("first tab: %v", m.sel)
+	}
+	press(m, "tab", "tab")
+	if m.sel.kind != selMsg || m.sel.ref != (tracefmt.EventRef{Rank: 0, Index: 3}) {
+		t.Fatalf("third tab: %v, want the message", m.sel)
+	}
+	press(m, "shift+tab")
+	if m.sel.kind != selState || m.sel.ref.Index != 2 {
+		t.Errorf("shift+tab: %v, want MPI_Send", m.sel)
+	}
+	press(m, "esc")
+	if m.Selection() != "" {
+		t.Error("esc must clear the selection")
+	}
+	// Click on the compute state of rank 1 near the end.
+	m.View()
+	m.Update(tea.MouseClickMsg{X: m.lay.x0 + m.lay.cols - 2, Y: m.rowY(1), Button: tea.MouseLeft})
+	if m.sel.kind != selState || m.sel.ref.Rank != 1 || !strings.Contains(m.Selection(), "Compute") {
+		t.Errorf("click: %v %q", m.sel, m.Selection())
+	}
+}
