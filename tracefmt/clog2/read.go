@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -39,12 +40,22 @@ const (
 // process, either byte order) into a trace in seconds. It reads the file
 // one block at a time. Errors name the byte offset and what was expected.
 func Read(r io.Reader) (*tracefmt.Trace, error) {
-	rd := &reader{
+	return newReader(r, parallelResolveEvents, runtime.GOMAXPROCS(0)).read()
+}
+
+// newReader returns a reader of r that resolves ranks on the given number
+// of goroutines when the file has at least parMin events.
+func newReader(r io.Reader, parMin, workers int) *reader {
+	return &reader{
 		src: r, textIdx: map[string]int32{}, cargoIdx: map[[cargoLen]byte]int32{},
 		markerIdx: map[string]int32{}, consts: map[string]int32{}, commMap: map[uint64]int32{},
 		commEtype: map[int32]int32{}, exc: map[uint64]rawExtra{},
 		fillStale: true, fillZero: true, packOK: true,
+		parMin: parMin, workers: workers,
 	}
+}
+
+func (rd *reader) read() (*tracefmt.Trace, error) {
 	if err := rd.readPreamble(); err != nil {
 		return nil, err
 	}
@@ -61,20 +72,26 @@ func Read(r io.Reader) (*tracefmt.Trace, error) {
 // rank's stream in the trace (converted in place), so it is sized from an
 // estimate of the rank's final count rather than by doubling.
 type rankBuf struct {
-	ev    []tracefmt.Event
+	ev []tracefmt.Event
+}
+
+// rankState is what the decoding of records keeps per rank: the number of
+// events so far (the index of the next one) and the clock shift.
+type rankState struct {
+	n     int
 	tdiff float64
 }
 
-// grow makes room for one more event of rb, read at offset u of the
-// current block. When the preamble says how many blocks the file has, the
-// rank's count so far is extrapolated to the end of the file (1% more: the
-// builder keeps a slice whose spare room is under 1/32); otherwise, or
-// while too little is known, capacity doubles.
-func (rd *reader) grow(rb *rankBuf, u int) {
+// grow makes room for one more event of rb, read at offset u of block blk.
+// When the preamble says how many blocks the file has, the rank's count so
+// far is extrapolated to the end of the file (1% more: the builder keeps a
+// slice whose spare room is under 1/32); otherwise, or while too little is
+// known, capacity doubles.
+func (rd *reader) grow(rb *rankBuf, blk, u int) {
 	n := len(rb.ev)
 	want := max(2*n, 16)
-	if nb := rd.p.numBlocks(); nb > 0 && rd.block >= 4 && int64(rd.block) >= nb/32 {
-		done := float64(rd.block) + float64(u)/float64(rd.p.blockSize)
+	if nb := rd.p.numBlocks(); nb > 0 && blk >= 4 && int64(blk) >= nb/32 {
+		done := float64(blk) + float64(u)/float64(rd.p.blockSize)
 		est := float64(n) * float64(nb) / done * 1.01
 		want = max(int(min(est, 1<<31)), n+n/64+16)
 	}
@@ -117,8 +134,18 @@ type reader struct {
 	block  int
 	buf    []byte
 	prev   []byte
-	ranks  []rankBuf
 	nBlock int64
+
+	// Decoded events go to their ranks' buffers through a pipeline (see
+	// scatter): seen is the decoder's view of the ranks, ranks belongs to
+	// the scatter goroutine until readBlocks returns.
+	seen  []rankState
+	ranks []rankBuf
+	out   *batch
+	full  chan *batch
+	free  chan *batch
+	nBat  int
+	done  chan struct{}
 
 	texts    []string
 	textIdx  map[string]int32
@@ -160,6 +187,9 @@ type reader struct {
 	table    []commEntry
 	hasTable bool
 	tableOff int64
+
+	// Resolution runs on workers goroutines from parMin events on.
+	parMin, workers int
 }
 
 const fnvPrime = 1099511628211
@@ -231,6 +261,8 @@ func (rd *reader) readBlock() (int, error) {
 }
 
 func (rd *reader) readBlocks() error {
+	rd.startScatter()
+	defer rd.stopScatter()
 	nb := rd.p.numBlocks()
 	B := rd.p.blockSize
 	for k := int64(0); nb < 0 || k < nb; k++ {
@@ -249,6 +281,7 @@ func (rd *reader) readBlocks() error {
 		if err != nil {
 			return err
 		}
+		rd.flush()
 		rd.nBlock = k + 1
 		if last {
 			if nb >= 0 && k != nb-1 {
@@ -414,12 +447,12 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 			return err
 		}
 	}
-	if int(w) >= len(rd.ranks) {
-		ranks := make([]rankBuf, min(max(int(w)+1, 2*len(rd.ranks), 16), rd.P))
-		copy(ranks, rd.ranks)
-		rd.ranks = ranks
+	if int(w) >= len(rd.seen) {
+		seen := make([]rankState, min(max(int(w)+1, 2*len(rd.seen), 16), rd.P))
+		copy(seen, rd.seen)
+		rd.seen = seen
 	}
-	rb := &rd.ranks[w]
+	rb := &rd.seen[w]
 	if rd.apply {
 		if rt == recTimeShift {
 			rb.tdiff = rd.f64(rec[24:])
@@ -464,13 +497,118 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 		if p != 0 {
 			copy(x.pad[:], rec[p:p+4])
 		}
-		rd.exc[uint64(w)<<32|uint64(len(rb.ev))] = x
+		rd.exc[uint64(w)<<32|uint64(rb.n)] = x
 	}
-	if len(rb.ev) == cap(rb.ev) {
-		rd.grow(rb, u)
-	}
-	rb.ev = append(rb.ev, e)
+	rb.n++
+	rd.emit(&e, w, u)
 	return nil
+}
+
+// batch carries decoded events of one block from the decoder to the
+// scatter goroutine.
+type batch struct {
+	block int
+	ev    []pendingEvent
+}
+
+// pendingEvent is a decoded event of world rank w, read at offset u of its
+// block.
+type pendingEvent struct {
+	e tracefmt.Event
+	w int32
+	u int32
+}
+
+// Pipeline bounds: at most maxBatches batches of at most batchLen events
+// are in flight, so the pipeline's memory does not grow with the file.
+const (
+	maxBatches = 4
+	batchLen   = 2048
+)
+
+// startScatter starts the goroutine that appends decoded events to their
+// ranks' buffers. Decoding is sequential (the checks of the global order
+// and of the block layout follow the file), but writing ~40 bytes per
+// record into freshly allocated per-rank buffers is about as costly: on
+// two cores, the two overlap.
+func (rd *reader) startScatter() {
+	rd.full = make(chan *batch, maxBatches)
+	rd.free = make(chan *batch, maxBatches)
+	rd.done = make(chan struct{})
+	go rd.scatter()
+}
+
+// stopScatter sends the last batch and waits until every event is in its
+// rank's buffer; rd.ranks belongs to the caller again.
+func (rd *reader) stopScatter() {
+	rd.flush()
+	close(rd.full)
+	<-rd.done
+	rd.out = nil
+}
+
+// scatter appends the events of every batch, in order, to their ranks'
+// buffers, and hands the batch back.
+func (rd *reader) scatter() {
+	defer close(rd.done)
+	for b := range rd.full {
+		for i := range b.ev {
+			p := &b.ev[i]
+			if int(p.w) >= len(rd.ranks) {
+				ranks := make([]rankBuf, min(max(int(p.w)+1, 2*len(rd.ranks), 16), rd.P))
+				copy(ranks, rd.ranks)
+				rd.ranks = ranks
+			}
+			rb := &rd.ranks[p.w]
+			if len(rb.ev) == cap(rb.ev) {
+				rd.grow(rb, b.block, int(p.u))
+			}
+			rb.ev = append(rb.ev, p.e)
+		}
+		b.ev = b.ev[:0]
+		rd.free <- b
+	}
+}
+
+// emit queues event e of world rank w, read at offset u of the current
+// block, for its rank's buffer.
+func (rd *reader) emit(e *tracefmt.Event, w int32, u int) {
+	b := rd.out
+	if b == nil {
+		b = rd.newBatch()
+	}
+	b.ev = append(b.ev, pendingEvent{*e, w, int32(u)})
+	if len(b.ev) == cap(b.ev) {
+		rd.flush()
+	}
+}
+
+// newBatch returns an empty batch for the current block: a recycled one,
+// or a new one while fewer than maxBatches exist.
+func (rd *reader) newBatch() *batch {
+	var b *batch
+	select {
+	case b = <-rd.free:
+	default:
+		if rd.nBat < maxBatches {
+			rd.nBat++
+			// A block holds at most blockSize/32 records.
+			b = &batch{ev: make([]pendingEvent, 0, min(batchLen, rd.p.blockSize/32+1))}
+		} else {
+			b = <-rd.free
+		}
+	}
+	b.block = rd.block
+	rd.out = b
+	return b
+}
+
+// flush sends the current batch to the scatter goroutine.
+func (rd *reader) flush() {
+	if b := rd.out; b != nil {
+		rd.out = nil
+		rd.full <- b
+	}
 }
 
 // checkOrder follows the global order: in a merged file of time-sorted
@@ -482,8 +620,8 @@ func (rd *reader) checkOrder(t float64, w int32) {
 	if rd.sorted && rd.nrec > 0 && !(t > rd.lastT || (t == rd.lastT && (w == rd.lastW || rd.postBefore(rd.lastW, w)))) {
 		rd.sorted = false
 		rd.order = &orderSpec{prefix: make([]int64, rd.P)}
-		for r := range rd.ranks {
-			rd.order.prefix[r] = int64(len(rd.ranks[r].ev))
+		for r := range rd.seen {
+			rd.order.prefix[r] = int64(rd.seen[r].n)
 		}
 	}
 	if !rd.sorted {
@@ -635,7 +773,7 @@ func (rd *reader) msgEvt(e *tracefmt.Event, rec []byte, w int32, off int64) erro
 		if mc == 0 && partner >= 0 {
 			return errAt(off, rd.block, "MSGEVT partner rank %d outside the world of %d ranks", partner, rd.P)
 		}
-		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(len(rd.ranks[w].ev)), off: off, blk: rd.block})
+		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(rd.seen[w].n), off: off, blk: rd.block})
 	}
 	return nil
 }
@@ -676,7 +814,7 @@ func (rd *reader) collEvt(e *tracefmt.Event, rec []byte, hc, w int32, off int64)
 		if hc == 0 && root >= 0 {
 			return errAt(off, rd.block, "COLLEVT root rank %d outside the world of %d ranks", root, rd.P)
 		}
-		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(len(rd.ranks[w].ev)), off: off, blk: rd.block})
+		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(rd.seen[w].n), off: off, blk: rd.block})
 	}
 	return nil
 }

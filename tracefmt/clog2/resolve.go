@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -27,7 +29,6 @@ type resolver struct {
 	etypeMark  map[int32]tracefmt.MarkerID
 	undefSt    []int32
 	undefEv    []int32
-	open       []openRef
 	// dense caches classify for event types 0..denseEtypes-1.
 	dense       []etypeClass
 	excCount    map[int32]int
@@ -114,12 +115,8 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	rs.pl = &plan{t: t}
 	rs.pl.assignIDs()
 	rs.pl.setCommIDs(rs.ids)
-	for w := range P {
-		if w < len(rd.ranks) {
-			if err := rs.rank(int32(w)); err != nil {
-				return nil, err
-			}
-		}
+	if err := rs.resolveRanks(); err != nil {
+		return nil, err
 	}
 	rs.setAttrs()
 	tr, err := b.Finish()
@@ -449,54 +446,154 @@ func (rs *resolver) classifySlow(etype int32) (stateRef, tracefmt.MarkerID, bool
 	return stateRef{}, id, false
 }
 
-// rank resolves the provisional events of world rank w into the builder,
-// in place: the builder appends into the slice that holds them, behind
-// the one being read. A "CLOG2 record" marker takes a slot of its own; if
-// no slot is free, the events not read yet move to a copy first.
-func (rs *resolver) rank(w int32) error {
+// rankJob is one rank's resolution in progress: the provisional events
+// are converted in place (the builder appends into the slice that holds
+// them, behind the one being read), so a job can stop at any event and be
+// resumed there.
+type rankJob struct {
+	w      int32
+	src    []tracefmt.Event
+	j      int  // next event to read in src
+	idx    int  // index of that event among all of the rank's records
+	shared bool // the builder writes into src's array
+	open   []openRef
+	err    error
+}
+
+// startRank hands rank w's provisional events to the builder's stream.
+func (rs *resolver) startRank(w int32) *rankJob {
 	rb := &rs.rd.ranks[w]
 	src := rb.ev
 	rb.ev = nil
-	if extra := rs.extra(w); extra > 0 {
+	if extra := rs.excCount[w]; extra > 0 {
+		// Room for the "CLOG2 record" markers, for the builder's exact
+		// allocation.
 		src = slices.Grow(src, extra)
 	}
 	rs.t.Ranks[w].Events = src[:0]
-	rs.open = rs.open[:0]
-	shared := true // the builder writes into src's array
-	idx := 0       // index of the event being read among all of the rank's
-	for j := 0; j < len(src); j, idx = j+1, idx+1 {
-		pe := src[j]
-		err := rs.event(w, idx, &pe, func(i int) {
-			// The marker goes to slot i, the event to i+1: slot j+1 is
-			// not read yet.
-			if shared && i+1 > j {
-				src, j, shared = slices.Clone(src[j+1:]), -1, false
+	return &rankJob{w: w, src: src, shared: true}
+}
+
+// run resolves the job's remaining events. With frozen set it resolves
+// only events that need nothing but frozen (a snapshot of event type
+// classes) and stops before the first that would define a state, marker
+// or text; it touches nothing shared with other ranks but the builder's
+// rank, so jobs of different ranks can run at once. Without frozen it
+// resolves every event, defining as it goes.
+func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
+	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
+		pe := jb.src[jb.j]
+		done, err := rs.event(jb, &pe, frozen)
+		if err != nil {
+			jb.err = err
+			return
+		}
+		if !done {
+			return
+		}
+	}
+}
+
+// resolveRanks resolves every rank's events, in parallel when the trace is
+// large: workers resolve ranks as far as frozen classes allow, and this
+// goroutine finishes each rank in rank order, so that definitions get the
+// same ids, in the same order, as when resolving one rank after another.
+func (rs *resolver) resolveRanks() error {
+	rd := rs.rd
+	rs.excCount = map[int32]int{}
+	for k := range rd.exc {
+		rs.excCount[int32(k>>32)]++
+	}
+	n := min(rd.P, len(rd.ranks))
+	total := 0
+	for w := range n {
+		total += len(rd.ranks[w].ev)
+	}
+	workers := min(rd.workers, n)
+	if total < rd.parMin || workers < 2 {
+		for w := range n {
+			jb := rs.startRank(int32(w))
+			rs.run(jb, nil)
+			if jb.err != nil {
+				return jb.err
+			}
+		}
+		return nil
+	}
+	frozen := rs.freeze()
+	var next atomic.Int64
+	results := make(chan *rankJob, workers)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				w := int32(next.Add(1) - 1)
+				if int(w) >= n {
+					return
+				}
+				jb := rs.startRank(w)
+				rs.run(jb, frozen)
+				select {
+				case results <- jb:
+				case <-stop:
+					return
+				}
 			}
 		})
-		if err != nil {
-			return err
+	}
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	// Workers take ranks in order, so few jobs wait here.
+	ready := map[int32]*rankJob{}
+	for w := range int32(n) {
+		jb := ready[w]
+		for jb == nil {
+			r := <-results
+			if r.w == w {
+				jb = r
+			} else {
+				ready[r.w] = r
+			}
+		}
+		delete(ready, w)
+		if jb.err == nil {
+			rs.run(jb, nil)
+		}
+		if jb.err != nil {
+			return jb.err
 		}
 	}
 	return nil
 }
 
-// extra estimates how many "CLOG2 record" markers rank w needs beyond its
-// records, for the builder's exact allocation.
-func (rs *resolver) extra(w int32) int {
-	if rs.excCount == nil {
-		rs.excCount = map[int32]int{}
-		for k := range rs.rd.exc {
-			rs.excCount[int32(k>>32)]++
+// parallelResolveEvents is the number of events from which resolveRanks
+// starts workers.
+const parallelResolveEvents = 1 << 16
+
+// freeze returns the classes of the event types 0..denseEtypes-1 that are
+// known without defining anything (from STATEDEF and EVENTDEF records);
+// the others are left not ok.
+func (rs *resolver) freeze() []etypeClass {
+	f := make([]etypeClass, denseEtypes)
+	for et := range int32(denseEtypes) {
+		_, state := rs.etypeState[et]
+		_, mark := rs.etypeMark[et]
+		if _, _, inRange := rs.rd.p.stateRange(et); state || mark && !inRange {
+			f[et] = rs.classifyFull(et)
 		}
 	}
-	return rs.excCount[w]
+	return f
 }
 
-// event resolves provisional event i of rank w and adds it, preceded by a
-// "CLOG2 record" marker when the writer could not derive all its fields
-// (after calling beforeInsert with the index the marker will take).
-func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(int)) error {
-	rd, b := rs.rd, rs.b
+// event resolves provisional event pe, the next of job jb, and adds it,
+// preceded by a "CLOG2 record" marker when the writer could not derive all
+// its fields. With frozen set (see run), it returns false, having changed
+// nothing, when the event needs a definition.
+func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) (bool, error) {
+	rd, b, w := rs.rd, rs.b, jb.w
 	hdrComm, hdrRank := int32(pe.Comm), pe.Match
 	ci := rs.commIndex(hdrComm)
 	// fast: nothing the writer derives can differ from the file.
@@ -506,10 +603,19 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 	rawEtype, rawMcomm, rawPeer := int32(0), int32(0), int32(0)
 	checkMsg, checkPeer := false, false
 	leaveText := -1
+	var c etypeClass
+	openAt := -1
 	switch pe.Kind {
 	case provEvent:
 		rawEtype, checkEtype = pe.Peer, true
-		c := rs.classify(pe.Peer)
+		if frozen == nil {
+			c = rs.classify(pe.Peer)
+		} else if uint32(pe.Peer) < denseEtypes {
+			c = frozen[pe.Peer]
+		}
+		if !c.ok {
+			return false, nil
+		}
 		fast = fast && c.exact
 		switch {
 		case !c.isState:
@@ -518,14 +624,12 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 		case c.ref.start:
 			e = tracefmt.Enter(pe.Time, c.ref.id)
 			e.SetTextRef(pe.TextRef())
-			rs.open = append(rs.open, openRef{c.ref.id, pe.TextRef()})
 		default:
 			e = tracefmt.Leave(pe.Time, c.ref.id)
 			isLeave = true
-			for k, op := range rs.open {
+			for k, op := range jb.open {
 				if op.state == c.ref.id {
-					leaveText = op.text
-					rs.open = slices.Delete(rs.open, k, k+1)
+					leaveText, openAt = op.text, k
 					break
 				}
 			}
@@ -539,6 +643,9 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 			etype = etypeRecv
 		}
 		if pe.Peer < 0 {
+			if frozen != nil {
+				return false, nil
+			}
 			var f fields
 			f.int("etype", int64(etype)).int("icomm", int64(mc)).int("peer", int64(partner)).int("tag", int64(pe.Tag)).int("size", pe.Size)
 			e = tracefmt.Mark(pe.Time, rs.marker(markMsgEvt))
@@ -556,6 +663,9 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 	case provColl:
 		root := int32(pe.Request())
 		if pe.Peer == peerNoRank {
+			if frozen != nil {
+				return false, nil
+			}
 			var f fields
 			f.int("etype", int64(pe.Tag)).int("root", int64(root)).int("size", pe.Size)
 			e = tracefmt.Mark(pe.Time, rs.marker(markCollEvt))
@@ -574,9 +684,12 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 	var x rawExtra
 	hasX := false
 	if len(rd.exc) > 0 {
-		x, hasX = rd.exc[uint64(w)<<32|uint64(i)]
+		x, hasX = rd.exc[uint64(w)<<32|uint64(jb.idx)]
 	}
 	if !fast || hasX {
+		if frozen != nil {
+			return false, nil
+		}
 		d := rs.pl.derive(&e, w)
 		if hasX || d.icomm != hdrComm || d.rank != hdrRank || checkEtype && d.etype != rawEtype ||
 			checkMsg && d.mcomm != rawMcomm || checkPeer && d.peer != rawPeer || isLeave && leaveText != pe.TextRef() {
@@ -598,14 +711,26 @@ func (rs *resolver) event(w int32, i int, pe *tracefmt.Event, beforeInsert func(
 			}
 			m := tracefmt.Mark(pe.Time, rs.marker(markRecord))
 			m.SetTextRef(b.Text(o.text()))
-			beforeInsert(len(rs.t.Ranks[w].Events))
+			// The marker goes to slot i, the event to i+1: if slot j+1
+			// is not read yet, the events not read yet move to a copy.
+			if i := len(rs.t.Ranks[w].Events); jb.shared && i+1 > jb.j {
+				jb.src, jb.j, jb.shared = slices.Clone(jb.src[jb.j+1:]), -1, false
+			}
 			if _, err := b.Add(int(w), m); err != nil {
-				return fmt.Errorf("clog2: %w", err)
+				return false, fmt.Errorf("clog2: %w", err)
 			}
 		}
 	}
-	if _, err := b.Add(int(w), e); err != nil {
-		return fmt.Errorf("clog2: %w", err)
+	// The event is taken: update the open states.
+	if pe.Kind == provEvent && c.isState {
+		if c.ref.start {
+			jb.open = append(jb.open, openRef{c.ref.id, pe.TextRef()})
+		} else if openAt >= 0 {
+			jb.open = slices.Delete(jb.open, openAt, openAt+1)
+		}
 	}
-	return nil
+	if _, err := b.Add(int(w), e); err != nil {
+		return false, fmt.Errorf("clog2: %w", err)
+	}
+	return true, nil
 }

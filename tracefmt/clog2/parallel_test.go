@@ -1,0 +1,89 @@
+package clog2
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// TestParallelResolveSame: resolving ranks on several goroutines gives the
+// trace (ids, texts, "CLOG2 record" markers, attributes) that resolving
+// them one after another gives, also when workers must stop mid-rank.
+func TestParallelResolveSame(t *testing.T) {
+	inputs := map[string][]byte{}
+	if b, err := os.ReadFile(cpilogPath); err == nil {
+		inputs["cpilog"] = b
+	}
+	small := newCraft(true, 3, 256)
+	small.auto, small.stale = true, true
+	inputs["kitchen sink"] = kitchenSink(small)
+	un := newCraft(false, 2, 256)
+	un.auto = true
+	inputs["per-process kitchen sink"] = kitchenSink(un)
+	for name, o := range map[string]synthOptions{
+		"five ranks":   {ranks: 5, steps: 40, unit: tracefmt.Second, markers: true},
+		"sub-comm":     {ranks: 13, steps: 30, unit: tracefmt.Second, subComm: true, markers: true},
+		"nested":       {ranks: 3, steps: 30, unit: tracefmt.Nanosecond, nested: true},
+		"microseconds": {ranks: 4, steps: 30, unit: tracefmt.Microsecond, subComm: true},
+	} {
+		inputs[name] = writeBytes(t, synth(t, o))
+	}
+	inputs["definitions mid-rank"] = midRankDefinitions()
+	for name, data := range inputs {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := newReader(bytes.NewReader(data), math.MaxInt, 1).read()
+			for _, workers := range []int{2, 3, 8} {
+				got, err := newReader(bytes.NewReader(data), 0, workers).read()
+				if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+					t.Fatalf("%d workers: error %v, want %v", workers, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%d workers: the trace differs from the sequential one", workers)
+				}
+			}
+		})
+	}
+}
+
+// midRankDefinitions is a file whose ranks each need definitions (an
+// undefined state, an unknown event type, a record the writer would not
+// derive, a message to no rank) part way through, in different orders.
+func midRankDefinitions() []byte {
+	const P = 4
+	c := newCraft(true, P, 512)
+	c.auto = true
+	c.worldCommEvts(P, 0)
+	c.rec(0.001, 0, 0, recConstDef, constdef(-1, "MPI_PROC_NULL")...)
+	tm := 0.01
+	for step := range 6 {
+		for r := range int32(P) {
+			tm += 0.001
+			c.rec(tm, 0, r, recBareEvt, bare(160)...)
+			c.rec(tm, 0, r, recMsgEvt, msg(etypeSend, 0, (r+1)%P, 1, 8)...)
+			c.rec(tm, 0, r, recBareEvt, bare(161)...)
+			switch (int(r) + step) % 5 {
+			case 0:
+				c.rec(tm, 0, r, recBareEvt, bare(5000+int32(step))...) // unknown event type
+			case 1:
+				c.rec(tm, 0, r, recBareEvt, bare(600+2*int32(step))...) // undefined user state
+				c.rec(tm, 0, r, recBareEvt, bare(601+2*int32(step))...)
+			case 2:
+				c.thread = 3 // a field the writer does not derive
+				c.rec(tm, 0, r, recBareEvt, bare(154)...)
+				c.thread = 0
+			case 3:
+				c.rec(tm, 0, r, recMsgEvt, msg(etypeSend, 0, -1, 1, 8)...) // to MPI_PROC_NULL
+			}
+			c.rec(tm, 0, r, recBareEvt, bare(154)...)
+			c.rec(tm, 0, r, recMsgEvt, msg(etypeRecv, 0, (r+P-1)%P, 1, 8)...)
+			c.rec(tm, 0, r, recBareEvt, bare(155)...)
+		}
+	}
+	c.rec(tm+1, 0, 0, recStateDef, statedef(80, 160, 161, "blue", "MPI_Send")...)
+	c.rec(tm+1, 0, 0, recStateDef, statedef(77, 154, 155, "green", "MPI_Recv")...)
+	return c.end(recEndLog, maxTime).worldTable(P).bytes()
+}
