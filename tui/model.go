@@ -635,9 +635,13 @@ func (m *Model) renderStatusBar(k statusKey) string {
 		if m.label != "" {
 			parts = append(parts, kv("alt ", m.label))
 		}
-		if k.win >= 0 {
+		switch {
+		case k.win >= 0 && m.tr.Timed:
 			sec := m.tr.Unit.Seconds()
 			parts = append(parts, kv("window ", units.FormatDuration(k.start*sec)+"–"+units.FormatDuration(k.end*sec)))
+		case k.win >= 0:
+			// An untimed trace's window is in event positions.
+			parts = append(parts, kv("window ", fmt.Sprintf("#%.0f–#%.0f", k.start, k.end)))
 		}
 		if k.sel != "" {
 			parts = append(parts, st.Selected.Render(k.sel))

@@ -24,6 +24,7 @@ type Model struct {
 
 	sends *Sends
 	unit  tracefmt.Unit
+	timed bool // untimed traces have no times to window by
 
 	rank       int // −1: every rank
 	byBytes    bool
@@ -51,6 +52,7 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.sends = IndexSends(tr)
 	m.unit = tr.Unit
+	m.timed = tr.Timed
 	m.rank = -1
 	m.hasWindow = false
 	m.stale, m.dirty = true, true
@@ -135,7 +137,7 @@ func (m *Model) refresh() {
 		return
 	}
 	start, end := 1.0, 0.0 // whole run
-	if m.windowed && m.hasWindow {
+	if m.windowed && m.hasWindow && m.timed {
 		start, end = m.start, m.end
 	}
 	m.hist = m.sends.Histogram(m.rank, start, end)
@@ -181,9 +183,12 @@ func (m *Model) render(w, h int) []string {
 	}
 	when := "whole run"
 	if m.windowed {
-		if m.hasWindow {
+		switch {
+		case !m.timed:
+			when = "whole run (untimed trace: no window)"
+		case m.hasWindow:
 			when = fmt.Sprintf("window %s–%s", units.FormatDuration(m.start*m.unit.Seconds()), units.FormatDuration(m.end*m.unit.Seconds()))
-		} else {
+		default:
 			when = "window (none yet: whole run)"
 		}
 	}

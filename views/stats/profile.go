@@ -7,10 +7,11 @@ type Activity int
 
 // Activities, in bar order.
 const (
-	// Compute is computation: compute and user states, and time outside
-	// any state (MPE logs only MPI calls; the gaps are the program's own
-	// work).
+	// Compute is computation: compute states, and time outside any state
+	// (MPE logs only MPI calls; the gaps are the program's own work).
 	Compute Activity = iota
+	// User is time in user-defined states (MPE_Log_event phases).
+	User
 	// MPI is time inside point-to-point, collective and other MPI calls.
 	MPI
 	// Waiting is time in wait and test calls.
@@ -23,7 +24,7 @@ const (
 
 // String names the activity.
 func (a Activity) String() string {
-	return [...]string{"compute", "MPI", "waiting", "I/O"}[a]
+	return [...]string{"compute", "user", "MPI", "waiting", "I/O"}[a]
 }
 
 // activityOf maps a state category to an activity.
@@ -35,6 +36,8 @@ func activityOf(c tracefmt.Category) Activity {
 		return Waiting
 	case tracefmt.CatIO:
 		return IO
+	case tracefmt.CatUser:
+		return User
 	}
 	return Compute
 }
@@ -45,6 +48,12 @@ type RankProfile struct {
 	Time [NumActivities]float64
 	// Span is the time from the rank's first to its last event.
 	Span float64
+	// Burst is the computation its compute events declare, in seconds,
+	// and Work the work (flops) of those that declare work instead: all
+	// an untimed trace says about computation.
+	Burst, Work float64
+	// Sends and Bytes count its point-to-point sends.
+	Sends, Bytes int64
 }
 
 // FuncStat summarises the calls of one state (an MPI function).
@@ -66,6 +75,9 @@ func (f *FuncStat) Mean() float64 {
 
 // Profile is the statistics the view shows.
 type Profile struct {
+	// Timed is false for traces that record only the order of events:
+	// their ranks have no times, only compute amounts and messages.
+	Timed bool
 	Ranks []RankProfile
 	Funcs []FuncStat
 }
@@ -75,7 +87,7 @@ type Profile struct {
 // state. Calls that were entered but never left count as calls of
 // unknown duration.
 func ComputeProfile(tr *tracefmt.Trace) *Profile {
-	p := &Profile{Ranks: make([]RankProfile, tr.Size()), Funcs: make([]FuncStat, len(tr.States))}
+	p := &Profile{Timed: tr.Timed, Ranks: make([]RankProfile, tr.Size()), Funcs: make([]FuncStat, len(tr.States))}
 	for i, d := range tr.States {
 		p.Funcs[i] = FuncStat{Name: d.Name, Category: d.Category}
 	}
@@ -102,6 +114,15 @@ func ComputeProfile(tr *tracefmt.Trace) *Profile {
 			}
 			prev = e.Time
 			switch e.Kind {
+			case tracefmt.KindCompute:
+				if e.Flags.Has(tracefmt.FlagWork) {
+					rp.Work += e.Amount()
+				} else {
+					rp.Burst += e.Amount() * sec
+				}
+			case tracefmt.KindSend:
+				rp.Sends++
+				rp.Bytes += e.Size
 			case tracefmt.KindEnter:
 				s := e.State()
 				stack = append(stack, s)

@@ -31,8 +31,12 @@ const (
 	Functions
 )
 
-// Columns of the rank table: the rank, then one per Activity.
-var rankCols = []string{"rank", "compute", "MPI", "waiting", "I/O"}
+// Columns of the rank table: the rank, then one per Activity; for
+// untimed traces, what they record instead of times.
+var (
+	rankCols        = []string{"rank", "compute", "user", "MPI", "waiting", "I/O"}
+	untimedRankCols = []string{"rank", "compute", "work", "sends", "bytes"}
+)
 
 // Columns of the function table.
 var funcCols = []string{"function", "calls", "total", "mean", "max", "%"}
@@ -148,7 +152,7 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.PageDown):
 		m.scroll(page)
 	case key.Matches(msg, m.keys.Sort):
-		n := len(rankCols)
+		n := len(m.rankCols())
 		if m.focus == Functions {
 			n = len(funcCols)
 		}
@@ -186,7 +190,7 @@ func (m *Model) resort() {
 		if rs.col == 0 {
 			return cmp.Compare(a, b)
 		}
-		return cmp.Compare(p.Ranks[a].Time[rs.col-1], p.Ranks[b].Time[rs.col-1])
+		return cmp.Compare(m.rankValue(&p.Ranks[a], rs.col), m.rankValue(&p.Ranks[b], rs.col))
 	})
 	fs := m.sorts[Functions]
 	var used []int
@@ -299,25 +303,105 @@ func (m *Model) header(t Table, title string, cols []string, widths []int) (stri
 	return ts.Render(title), st.TableHeader.Render(hb.String())
 }
 
+// rankCols returns the rank table's columns.
+func (m *Model) rankCols() []string {
+	if m.prof.Timed {
+		return rankCols
+	}
+	return untimedRankCols
+}
+
+// rankValue is what column col of the rank table sorts by.
+func (m *Model) rankValue(rp *RankProfile, col int) float64 {
+	if m.prof.Timed {
+		return rp.Time[col-1]
+	}
+	switch col {
+	case 1:
+		return rp.Burst
+	case 2:
+		return rp.Work
+	case 3:
+		return float64(rp.Sends)
+	}
+	return float64(rp.Bytes)
+}
+
+// rankCell formats column col of the rank table.
+func (m *Model) rankCell(rp *RankProfile, col int) string {
+	if m.prof.Timed {
+		return units.FormatDuration(rp.Time[col-1])
+	}
+	switch col {
+	case 1:
+		return units.FormatDuration(rp.Burst)
+	case 2:
+		return formatFlops(rp.Work)
+	case 3:
+		return strconv.FormatInt(rp.Sends, 10)
+	}
+	return units.FormatBytes(rp.Bytes)
+}
+
+// formatFlops formats an amount of work: "1.5 Gf".
+func formatFlops(f float64) string {
+	switch {
+	case f >= 1e12:
+		return strconv.FormatFloat(f/1e12, 'g', 4, 64) + " Tf"
+	case f >= 1e9:
+		return strconv.FormatFloat(f/1e9, 'g', 4, 64) + " Gf"
+	case f >= 1e6:
+		return strconv.FormatFloat(f/1e6, 'g', 4, 64) + " Mf"
+	case f >= 1e3:
+		return strconv.FormatFloat(f/1e3, 'g', 4, 64) + " kf"
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64) + " f"
+}
+
 func (m *Model) rankTable(w, h int) string {
 	th := m.common.Theme
-	widths := []int{6, 9, 9, 9, 9}
-	title, hdr := m.header(Ranks, "Per-rank profile", rankCols, widths)
-	lines := []string{title + th.Styles.Dim.Render("  (s sort · r reverse · f other table)"), hdr}
+	cols := m.rankCols()
+	widths := make([]int, len(cols))
+	widths[0] = 6
+	for i := 1; i < len(cols); i++ {
+		widths[i] = 9
+	}
+	title, hdr := m.header(Ranks, "Per-rank profile", cols, widths)
+	note := "  (s sort · r reverse · f other table)"
+	if !m.prof.Timed {
+		note = "  untimed trace: amounts, not times"
+	}
+	lines := []string{title + th.Styles.Dim.Render(note), hdr}
 	rows := max(h-2, 0)
 	m.rows[Ranks] = rows
-	fixed := 6 + 4*10
+	fixed := 6 + (len(cols)-1)*10
 	barW := max(w-fixed-1, 0)
 	order := m.order[Ranks]
 	s := m.sorts[Ranks]
+	var top float64 // the largest work, for untimed bars
+	for i := range m.prof.Ranks {
+		top = max(top, m.prof.Ranks[i].Work, m.prof.Ranks[i].Burst)
+	}
 	for i := s.offset; i < len(order) && len(lines) < h; i++ {
 		rp := &m.prof.Ranks[order[i]]
 		line := fmt.Sprintf("%-6d", rp.Rank)
-		for a := Activity(0); a < NumActivities; a++ {
-			line += fmt.Sprintf(" %9s", units.FormatDuration(rp.Time[a]))
+		for c := 1; c < len(cols); c++ {
+			line += fmt.Sprintf(" %9s", m.rankCell(rp, c))
 		}
 		if barW > 0 {
-			line += " " + m.bar(rp, barW)
+			if m.prof.Timed {
+				line += " " + m.bar(rp, barW)
+			} else if top > 0 {
+				n := int(max(rp.Work, rp.Burst) / top * float64(barW))
+				c, g := activityColor(th, Compute)
+				bar := strings.Repeat(string(g), n)
+				if !th.Mono {
+					bar = lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n))
+				} else if g == ' ' {
+					bar = strings.Repeat("·", n)
+				}
+				line += " " + bar
+			}
 		}
 		lines = append(lines, line)
 	}
@@ -326,7 +410,7 @@ func (m *Model) rankTable(w, h int) string {
 
 // activityColor is the colour of an activity's bar segment.
 func activityColor(th *themes.Theme, a Activity) (color.Color, rune) {
-	cat := [...]tracefmt.Category{tracefmt.CatCompute, tracefmt.CatP2P, tracefmt.CatWait, tracefmt.CatIO}[a]
+	cat := [...]tracefmt.Category{tracefmt.CatCompute, tracefmt.CatUser, tracefmt.CatP2P, tracefmt.CatWait, tracefmt.CatIO}[a]
 	return th.Categories[cat], th.Fill(cat)
 }
 

@@ -130,7 +130,7 @@ func TestProfile(t *testing.T) {
 
 func TestNesting(t *testing.T) {
 	// A user state around an MPI call: the call's time counts as MPI, the
-	// rest as compute; the gap before the first state is compute too.
+	// rest of the state as user time.
 	tr := &tracefmt.Trace{Unit: tracefmt.Second, Timed: true, Comms: []tracefmt.Comm{{}},
 		States: []tracefmt.StateDef{{Name: "phase", Category: tracefmt.CatUser}, {Name: "MPI_Send", Category: tracefmt.CatP2P}}}
 	tr.Ranks = []tracefmt.Rank{{Events: []tracefmt.Event{
@@ -140,11 +140,29 @@ func TestNesting(t *testing.T) {
 	tr.Ranks[0].Events[1].Match, tr.Ranks[0].Events[2].Match = 2, 1
 	tr.Ranks[0].Events[4].Match, tr.Ranks[0].Events[5].Match = 5, 4
 	p := ComputeProfile(tr)
-	if got := p.Ranks[0].Time; got[Compute] != 2 || got[MPI] != 4 {
+	if got := p.Ranks[0].Time; got[User] != 2 || got[MPI] != 4 || got[Compute] != 0 {
 		t.Errorf("times %v", got)
 	}
 	if f := p.Funcs[1]; f.Calls != 2 || f.Total != 4 || f.Max != 2 || f.Mean() != 2 {
 		t.Errorf("MPI_Send %+v", f)
+	}
+}
+
+func TestUntimed(t *testing.T) {
+	tr := &tracefmt.Trace{Comms: []tracefmt.Comm{{}}, Ranks: make([]tracefmt.Rank, 2)}
+	tr.Ranks[0].Events = []tracefmt.Event{tracefmt.ComputeWork(0, 2e9), tracefmt.Send(0, 1, 0, 0, 100)}
+	tr.Ranks[1].Events = []tracefmt.Event{tracefmt.Recv(0, 0, 0, 0, 100), tracefmt.ComputeWork(0, 1e9)}
+	m := New(&component.Common{Theme: themes.Mono()}, tr)
+	m.SetSize(80, 12)
+	out := ansi.Strip(m.View())
+	for _, want := range []string{"untimed", "2 Gf", "1 Gf", "100 B"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("untimed view lacks %q:\n%s", want, out)
+		}
+	}
+	press(m, "s", "s")
+	if o := m.order[Ranks]; o[0] != 0 {
+		t.Errorf("by work, descending: %v", o)
 	}
 }
 
