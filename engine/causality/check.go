@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -52,9 +54,9 @@ type Report struct {
 	// Events, Messages (matched) and Collectives (calls over all members)
 	// count what was checked.
 	Events, Messages, Collectives int
-	// Findings lists every finding, grouped by kind in Kind order, each
-	// kind in rank then event order.
-	Findings []Finding
+	// ByKind lists the findings of each kind, in rank then event order
+	// (collective findings in call order).
+	ByKind [NumKinds][]Finding
 	// Counts counts the findings of each kind.
 	Counts [NumKinds]int
 	// Replayed reports whether a causal replay ran; Deadlock is its
@@ -63,6 +65,91 @@ type Report struct {
 	Replayed    bool
 	Deadlock    *replay.Deadlock
 	ReplayError string
+
+	t     *tracefmt.Trace
+	notes []string
+}
+
+// note attaches text to f and returns it.
+func (r *Report) note(f Finding, text string) Finding {
+	r.notes = append(r.notes, text)
+	f.note = int32(len(r.notes))
+	return f
+}
+
+// Detail describes finding f of the report in a short phrase: the
+// message of a clock finding, the sizes of a size mismatch, the
+// operations of a collective mismatch, the explanation of a deadlock
+// (Report.Deadlock has all of it).
+func (r *Report) Detail(f *Finding) string {
+	if f.note > 0 && int(f.note) <= len(r.notes) {
+		return r.notes[f.note-1]
+	}
+	t := r.t
+	if t == nil || f.Events[0].Rank < 0 {
+		return ""
+	}
+	e := t.Event(f.Events[0])
+	switch f.Kind {
+	case KindReversal, KindLatency:
+		return fmt.Sprintf("message %d → %d, tag %d, %d B", f.Events[0].Rank, e.Peer, e.Tag, e.Size)
+	case KindSizeMismatch:
+		return fmt.Sprintf("%d B sent, %d B received", e.Size, t.Event(f.Events[1]).Size)
+	case KindCollective:
+		return fmt.Sprintf("%s (%s) on communicator %d", e.Op(), shapeName(e.Op().Shape()), e.Comm)
+	case KindUnmatchedSend:
+		return fmt.Sprintf("send to rank %d, tag %d, %d B: no such receive", e.Peer, e.Tag, e.Size)
+	case KindUnmatchedRecv:
+		return fmt.Sprintf("receive from rank %d, tag %d, %d B: no such send", e.Peer, e.Tag, e.Size)
+	case KindTagMismatch:
+		return fmt.Sprintf("sent with tag %d, received with tag %d", e.Tag, t.Event(f.Events[1]).Tag)
+	case KindWildcard:
+		what := "MPI_ANY_SOURCE"
+		switch {
+		case e.Flags.Has(tracefmt.FlagAnySource | tracefmt.FlagAnyTag):
+			what = "MPI_ANY_SOURCE and MPI_ANY_TAG"
+		case e.Flags.Has(tracefmt.FlagAnyTag):
+			what = "MPI_ANY_TAG"
+		}
+		return fmt.Sprintf("receive posted with %s matched rank %d, tag %d", what, e.Peer, e.Tag)
+	case KindNondeterministic:
+		if e.Kind == tracefmt.KindEnter {
+			return t.StateName(e.State())
+		}
+		return "MPI_Test"
+	case KindBackwards:
+		return "the clock steps back"
+	}
+	return ""
+}
+
+// JSON returns finding f as the JSON output shows it.
+func (r *Report) JSON(f *Finding) FindingJSON {
+	j := FindingJSON{Kind: f.Kind, Class: f.Kind.Class().String(), Ranks: f.Ranks(), Events: []EventJSON{},
+		Amount: f.Amount, Unit: f.Kind.AmountUnit(), Detail: r.Detail(f)}
+	if j.Ranks == nil {
+		j.Ranks = []int{}
+	}
+	for i, e := range f.Events {
+		if e.Rank >= 0 {
+			j.Events = append(j.Events, EventJSON{e.Rank, e.Index, f.Times[i]})
+		}
+	}
+	return j
+}
+
+// Findings returns every finding in one new slice, grouped by kind in
+// Kind order.
+func (r *Report) Findings() []Finding {
+	n := 0
+	for k := range r.ByKind {
+		n += len(r.ByKind[k])
+	}
+	out := make([]Finding, 0, n)
+	for k := range r.ByKind {
+		out = append(out, r.ByKind[k]...)
+	}
+	return out
 }
 
 // Violations returns the number of findings that are violations (clock
@@ -131,26 +218,33 @@ func before(a, b *Finding) bool {
 // every finding.
 func (r *Report) Top(n int, keep func(*Finding) bool) []Finding {
 	var out []Finding
-	for i := range r.Findings {
-		f := &r.Findings[i]
-		if keep != nil && !keep(f) {
-			continue
+	for k := range r.ByKind {
+		for i := range r.ByKind[k] {
+			out = r.top(out, &r.ByKind[k][i], n, keep)
 		}
-		if n > 0 && len(out) == n && !before(f, &out[n-1]) {
-			continue
-		}
-		j := len(out)
-		for j > 0 && before(f, &out[j-1]) {
-			j--
-		}
-		if n > 0 && len(out) == n {
-			copy(out[j+1:], out[j:n-1])
-		} else {
-			out = append(out, Finding{})
-			copy(out[j+1:], out[j:])
-		}
-		out[j] = *f
 	}
+	return out
+}
+
+// top inserts f into out, the first n findings in display order so far.
+func (r *Report) top(out []Finding, f *Finding, n int, keep func(*Finding) bool) []Finding {
+	if keep != nil && !keep(f) {
+		return out
+	}
+	if n > 0 && len(out) == n && !before(f, &out[n-1]) {
+		return out
+	}
+	j := len(out)
+	for j > 0 && before(f, &out[j-1]) {
+		j--
+	}
+	if n > 0 && len(out) == n {
+		copy(out[j+1:], out[j:n-1])
+	} else {
+		out = append(out, Finding{})
+		copy(out[j+1:], out[j:])
+	}
+	out[j] = *f
 	return out
 }
 
@@ -170,22 +264,20 @@ func (g *Graph) Check(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("causality: minimum latency %v s: want a duration of 0 or more", o.LMin)
 	}
 	t := g.t
-	rep := &Report{Timed: t.Timed, LMin: o.LMin, Events: t.NumEvents(), Collectives: len(g.colls)}
-	var byKind [NumKinds][]Finding
-	sc := scanner{t: t, lmin: o.LMin / t.Unit.Seconds(), byKind: &byKind}
-	for r := range t.Ranks {
-		if r&63 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		rep.Messages += sc.rank(r)
+	rep := &Report{Timed: t.Timed, LMin: o.LMin, Events: t.NumEvents(), Collectives: len(g.colls), t: t}
+	sc, err := g.scan(ctx, o.LMin/t.Unit.Seconds())
+	if err != nil {
+		return nil, err
 	}
+	rep.Messages = sc.msgs
 	sc.unmatched()
 	if t.Timed {
 		sc.collectives(g)
 	}
-	byKind[KindCollectiveMismatch] = append(byKind[KindCollectiveMismatch], g.mismatches...)
+	byKind := &sc.byKind
+	for i, f := range g.mismatches {
+		byKind[KindCollectiveMismatch] = append(byKind[KindCollectiveMismatch], rep.note(f, g.texts[i]))
+	}
 	if runReplay(o.Replay, rep.Events) {
 		d, err := deadlock(ctx, t, o.ReplayConfig)
 		switch {
@@ -197,20 +289,89 @@ func (g *Graph) Check(ctx context.Context, o Options) (*Report, error) {
 			rep.Replayed = true
 			rep.Deadlock = d
 			if d != nil {
-				byKind[KindDeadlock] = append(byKind[KindDeadlock], deadlockFinding(t, d))
+				byKind[KindDeadlock] = append(byKind[KindDeadlock], rep.note(deadlockFinding(t, d), d.Message))
 			}
 		}
 	}
-	n := 0
-	for k := range byKind {
-		n += len(byKind[k])
-	}
-	rep.Findings = make([]Finding, 0, n)
+	rep.ByKind = *byKind
 	for k := range byKind {
 		rep.Counts[k] = len(byKind[k])
-		rep.Findings = append(rep.Findings, byKind[k]...)
 	}
 	return rep, nil
+}
+
+// minScanEvents is the fewest events worth a goroutine of their own.
+const minScanEvents = 1 << 18
+
+// scan runs the per-rank checks, on several goroutines for large
+// traces: each takes a contiguous block of ranks, and their findings are
+// concatenated in rank order so that the result does not depend on the
+// number of goroutines.
+func (g *Graph) scan(ctx context.Context, lmin float64) (*scanner, error) {
+	t := g.t
+	events := t.NumEvents()
+	workers := max(1, min(runtime.GOMAXPROCS(0), t.Size(), events/minScanEvents))
+	scs := make([]*scanner, workers)
+	errs := make([]error, workers)
+	// Block w holds ranks bounds[w] to bounds[w+1]−1, about events/workers
+	// events each.
+	bounds := make([]int, workers+1)
+	acc, w := 0, 1
+	for r := range t.Ranks {
+		acc += len(t.Ranks[r].Events)
+		for w < workers && acc >= events*w/workers {
+			bounds[w] = r + 1
+			w++
+		}
+	}
+	for ; w <= workers; w++ {
+		bounds[w] = t.Size()
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		scs[w] = newScanner(t, lmin)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := scs[w]
+			for r := bounds[w]; r < bounds[w+1]; r++ {
+				if r&15 == 0 {
+					if err := ctx.Err(); err != nil {
+						errs[w] = err
+						return
+					}
+				}
+				sc.msgs += sc.rank(r)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, ctx.Err()
+	}
+	if workers == 1 {
+		return scs[0], nil
+	}
+	m := newScanner(t, lmin)
+	for k := range m.byKind {
+		n := 0
+		for _, sc := range scs {
+			n += len(sc.byKind[k])
+		}
+		if n == 0 {
+			continue
+		}
+		m.byKind[k] = make([]Finding, 0, n)
+		for _, sc := range scs {
+			m.byKind[k] = append(m.byKind[k], sc.byKind[k]...)
+		}
+	}
+	for _, sc := range scs {
+		m.msgs += sc.msgs
+		m.sends = append(m.sends, sc.sends...)
+		m.recvs = append(m.recvs, sc.recvs...)
+	}
+	return m, nil
 }
 
 func runReplay(p ReplayPolicy, events int) bool {
@@ -227,11 +388,25 @@ func runReplay(p ReplayPolicy, events int) bool {
 type scanner struct {
 	t      *tracefmt.Trace
 	lmin   float64 // trace units
-	byKind *[NumKinds][]Finding
+	byKind [NumKinds][]Finding
+	msgs   int
 	nondet []bool // per state
+	// anyNondet is false when no state is a non-deterministic call, so
+	// that enters and leaves need no look-up.
+	anyNondet bool
 	// Unmatched sends and receives, paired up later to find tag
 	// mismatches.
 	sends, recvs []tracefmt.EventRef
+	batch        []int32
+}
+
+func newScanner(t *tracefmt.Trace, lmin float64) *scanner {
+	s := &scanner{t: t, lmin: lmin, batch: make([]int32, 0, messageBatch), nondet: make([]bool, len(t.States))}
+	for i, d := range t.States {
+		s.nondet[i] = nondeterministic(d.Name)
+		s.anyNondet = s.anyNondet || s.nondet[i]
+	}
+	return s
 }
 
 func (s *scanner) add(f Finding) { s.byKind[f.Kind] = append(s.byKind[f.Kind], f) }
@@ -246,18 +421,16 @@ func (s *scanner) sec(x float64) float64 {
 // rank scans rank r's events and returns its matched sends.
 func (s *scanner) rank(r int) int {
 	t := s.t
-	if s.nondet == nil {
-		s.nondet = make([]bool, len(t.States))
-		for i, d := range t.States {
-			s.nondet[i] = nondeterministic(d.Name)
-		}
-	}
 	timed := t.Timed
-	lmin := s.lmin
 	ev := t.Ranks[r].Events
 	messages := 0
 	inNondet := 0
 	r32 := int32(r)
+	// Matched sends are checked in batches: the receives they load are
+	// scattered over other ranks' streams, and loading a batch of them
+	// in a tight loop lets the processor wait for many cache misses at
+	// once instead of one after the other.
+	batch := s.batch[:0]
 	for i := range ev {
 		e := &ev[i]
 		if timed && i > 0 && e.Time < ev[i-1].Time {
@@ -273,41 +446,23 @@ func (s *scanner) rank(r int) int {
 				continue
 			}
 			messages++
-			re := &t.Ranks[e.Peer].Events[e.Match]
-			if timed && re.Time < e.Time+lmin {
-				k := KindLatency
-				if re.Time < e.Time {
-					k = KindReversal
-				}
-				s.add(Finding{Kind: k,
-					Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, {Rank: e.Peer, Index: e.Match}},
-					Times:  [2]float64{t.Seconds(e.Time), t.Seconds(re.Time)},
-					Amount: t.Seconds(e.Time + lmin - re.Time)})
-			}
-			if re.Size != e.Size {
-				s.add(Finding{Kind: KindSizeMismatch,
-					Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, {Rank: e.Peer, Index: e.Match}},
-					Times:  [2]float64{s.sec(e.Time), s.sec(re.Time)},
-					Amount: float64(re.Size - e.Size),
-					Detail: fmt.Sprintf("%d B sent, %d B received", e.Size, re.Size)})
+			batch = append(batch, int32(i))
+			if len(batch) == cap(batch) {
+				s.messages(r, ev, batch)
+				batch = batch[:0]
 			}
 		case tracefmt.KindRecv:
 			if e.Match < 0 {
 				s.recvs = append(s.recvs, tracefmt.EventRef{Rank: r32, Index: int32(i)})
 			}
 			if e.Flags&(tracefmt.FlagAnySource|tracefmt.FlagAnyTag) != 0 {
-				what := "MPI_ANY_SOURCE"
-				switch {
-				case e.Flags.Has(tracefmt.FlagAnySource | tracefmt.FlagAnyTag):
-					what = "MPI_ANY_SOURCE and MPI_ANY_TAG"
-				case e.Flags.Has(tracefmt.FlagAnyTag):
-					what = "MPI_ANY_TAG"
-				}
 				s.add(Finding{Kind: KindWildcard, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times:  [2]float64{s.sec(e.Time), 0},
-					Detail: fmt.Sprintf("receive posted with %s matched rank %d, tag %d", what, e.Peer, e.Tag)})
+					Times: [2]float64{s.sec(e.Time), 0}})
 			}
 		case tracefmt.KindEnter, tracefmt.KindLeave:
+			if !s.anyNondet {
+				continue
+			}
 			if st := e.State(); int(st) < len(s.nondet) && s.nondet[st] {
 				if e.Kind == tracefmt.KindLeave {
 					inNondet = max(0, inNondet-1)
@@ -315,18 +470,56 @@ func (s *scanner) rank(r int) int {
 				}
 				inNondet++
 				s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times: [2]float64{s.sec(e.Time), 0}, Detail: t.States[st].Name})
+					Times: [2]float64{s.sec(e.Time), 0}})
 			}
 		case tracefmt.KindWait:
 			// A test recorded as a wait event, outside a state that
 			// already said so.
 			if e.Flags.Has(tracefmt.FlagTest) && inNondet == 0 {
 				s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times: [2]float64{s.sec(e.Time), 0}, Detail: "MPI_Test"})
+					Times: [2]float64{s.sec(e.Time), 0}})
 			}
 		}
 	}
+	s.messages(r, ev, batch)
+	s.batch = batch[:0]
 	return messages
+}
+
+// messageBatch is the number of sends checked together.
+const messageBatch = 128
+
+// messages checks the messages of rank r's sends at the indices in batch.
+func (s *scanner) messages(r int, ev []tracefmt.Event, batch []int32) {
+	t := s.t
+	ranks := t.Ranks
+	var rt [messageBatch]float64
+	var rs [messageBatch]int64
+	for k, i := range batch {
+		e := &ev[i]
+		re := &ranks[e.Peer].Events[e.Match]
+		rt[k], rs[k] = re.Time, re.Size
+	}
+	timed, lmin, r32 := t.Timed, s.lmin, int32(r)
+	for k, i := range batch {
+		e := &ev[i]
+		if timed && rt[k] < e.Time+lmin {
+			kind := KindLatency
+			if rt[k] < e.Time {
+				kind = KindReversal
+			}
+			s.add(Finding{Kind: kind,
+				Events: [2]tracefmt.EventRef{{Rank: r32, Index: i}, {Rank: e.Peer, Index: e.Match}},
+				Times:  [2]float64{t.Seconds(e.Time), t.Seconds(rt[k])},
+				Amount: t.Seconds(e.Time + lmin - rt[k])})
+		}
+		if rs[k] != e.Size {
+			s.add(Finding{Kind: KindSizeMismatch,
+				Events: [2]tracefmt.EventRef{{Rank: r32, Index: i}, {Rank: e.Peer, Index: e.Match}},
+				Times:  [2]float64{s.sec(e.Time), s.sec(rt[k])},
+				Amount: float64(rs[k] - e.Size)})
+		}
+	}
 }
 
 // nondeterministic reports whether a state names a call whose outcome
@@ -361,13 +554,11 @@ func (s *scanner) unmatched() {
 			se := t.Event(q[0])
 			open[k] = q[1:]
 			s.add(Finding{Kind: KindTagMismatch, Events: [2]tracefmt.EventRef{q[0], ref},
-				Times:  [2]float64{s.sec(se.Time), s.sec(e.Time)},
-				Detail: fmt.Sprintf("sent with tag %d, received with tag %d", se.Tag, e.Tag)})
+				Times: [2]float64{s.sec(se.Time), s.sec(e.Time)}})
 			continue
 		}
 		s.add(Finding{Kind: KindUnmatchedRecv, Events: [2]tracefmt.EventRef{ref, NoEvent},
-			Times:  [2]float64{s.sec(e.Time), 0},
-			Detail: fmt.Sprintf("receive from rank %d, tag %d, %d B: no such send", e.Peer, e.Tag, e.Size)})
+			Times: [2]float64{s.sec(e.Time), 0}})
 	}
 	taken := map[tracefmt.EventRef]bool{}
 	for _, q := range open {
@@ -382,8 +573,7 @@ func (s *scanner) unmatched() {
 		}
 		e := t.Event(ref)
 		s.add(Finding{Kind: KindUnmatchedSend, Events: [2]tracefmt.EventRef{ref, NoEvent},
-			Times:  [2]float64{s.sec(e.Time), 0},
-			Detail: fmt.Sprintf("send to rank %d, tag %d, %d B: no such receive", e.Peer, e.Tag, e.Size)})
+			Times: [2]float64{s.sec(e.Time), 0}})
 	}
 }
 
@@ -408,8 +598,7 @@ func (s *scanner) collectives(g *Graph) {
 			if xt < v+s.lmin {
 				s.add(Finding{Kind: KindCollective, Events: [2]tracefmt.EventRef{latest, x},
 					Times:  [2]float64{t.Seconds(v), t.Seconds(xt)},
-					Amount: t.Seconds(v + s.lmin - xt),
-					Detail: fmt.Sprintf("%s (%s) on communicator %d", in.op, shapeName(in.shape), in.comm)})
+					Amount: t.Seconds(v + s.lmin - xt)})
 			}
 		}
 	}
@@ -453,14 +642,13 @@ func deadlock(ctx context.Context, t *tracefmt.Trace, cfg *replay.Config) (*repl
 // events are where the first two ranks of the cycle (or the first two
 // blocked ranks) stopped.
 func deadlockFinding(t *tracefmt.Trace, d *replay.Deadlock) Finding {
-	f := Finding{Kind: KindDeadlock, Events: [2]tracefmt.EventRef{NoEvent, NoEvent}, Detail: d.Message}
+	f := Finding{Kind: KindDeadlock, Events: [2]tracefmt.EventRef{NoEvent, NoEvent}}
 	ranks := d.Cycle
 	if len(ranks) == 0 {
 		for _, b := range d.Blocked {
 			ranks = append(ranks, b.Rank)
 		}
 	}
-	f.Cycle = append([]int{}, ranks...)
 	at := map[int]int{}
 	for _, b := range d.Blocked {
 		at[b.Rank] = b.Event

@@ -1,7 +1,6 @@
 package causality
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -162,15 +161,20 @@ func (k Kind) AmountUnit() string {
 // NoEvent marks an unused entry of Finding.Events.
 var NoEvent = tracefmt.EventRef{Rank: -1, Index: -1}
 
-// Finding is one problem found in a trace.
+// Finding is one problem found in a trace. It holds no pointers, so
+// that a report of millions of findings costs the garbage collector
+// nothing; Report.Detail describes it in words.
 type Finding struct {
 	Kind Kind
+	// note is 1 + the index of the finding's text in Report.notes, 0
+	// when Report.Detail derives the text from the trace.
+	note int32
 	// Events are the events involved, cause first: the send then the
 	// receive of a message, the latest enter then the exit of a
 	// collective, the earlier then the later event of a clock that runs
 	// backwards, the first member's call then the disagreeing one of a
-	// collective mismatch. Findings about one event leave Events[1] as
-	// NoEvent.
+	// collective mismatch, the two first ranks of a deadlock where they
+	// are blocked. Findings about one event leave Events[1] as NoEvent.
 	Events [2]tracefmt.EventRef
 	// Times are the events' timestamps in seconds (0 for NoEvent and in
 	// untimed traces).
@@ -180,27 +184,10 @@ type Finding struct {
 	// message), for size mismatches the bytes received minus the bytes
 	// sent; 0 otherwise. See Kind.AmountUnit.
 	Amount float64
-	// Detail says more in a short phrase when the kind needs it: the
-	// operations of a collective mismatch, the explanation of a deadlock.
-	Detail string
-	// Cycle lists the ranks of a deadlock's wait-for cycle (first rank
-	// repeated at the end) or, when there is none, its blocked ranks;
-	// nil for other kinds.
-	Cycle []int
 }
 
-// Ranks returns the ranks the finding involves, without repeats: the
-// deadlock's ranks, else the ranks of its events.
+// Ranks returns the ranks of the finding's events, without repeats.
 func (f *Finding) Ranks() []int {
-	if f.Cycle != nil {
-		var out []int
-		for _, r := range f.Cycle {
-			if !containsInt(out, r) {
-				out = append(out, r)
-			}
-		}
-		return out
-	}
 	var out []int
 	for _, e := range f.Events {
 		if e.Rank >= 0 && !containsInt(out, int(e.Rank)) {
@@ -219,35 +206,21 @@ func containsInt(s []int, x int) bool {
 	return false
 }
 
-// jsonEvent is an event as the JSON output shows it.
-type jsonEvent struct {
+// EventJSON is an event of a finding as the JSON output shows it.
+type EventJSON struct {
 	Rank  int32   `json:"rank"`
 	Index int32   `json:"index"`
 	Time  float64 `json:"time_s"`
 }
 
-type jsonFinding struct {
+// FindingJSON is a finding as the JSON output shows it (documented in
+// docs/causality.md).
+type FindingJSON struct {
 	Kind   Kind        `json:"kind"`
 	Class  string      `json:"class"`
 	Ranks  []int       `json:"ranks"`
-	Events []jsonEvent `json:"events"`
+	Events []EventJSON `json:"events"`
 	Amount float64     `json:"amount"`
 	Unit   string      `json:"unit"`
-	Detail string      `json:"detail,omitempty"`
-}
-
-// MarshalJSON writes the finding as documented in docs/causality.md:
-// kind, class, ranks, events (rank, index, time_s), amount, unit, detail.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	j := jsonFinding{Kind: f.Kind, Class: f.Kind.Class().String(), Ranks: f.Ranks(), Amount: f.Amount, Unit: f.Kind.AmountUnit(), Detail: f.Detail}
-	if j.Ranks == nil {
-		j.Ranks = []int{}
-	}
-	j.Events = []jsonEvent{}
-	for i, e := range f.Events {
-		if e.Rank >= 0 {
-			j.Events = append(j.Events, jsonEvent{e.Rank, e.Index, f.Times[i]})
-		}
-	}
-	return json.Marshal(j)
+	Detail string      `json:"detail"`
 }

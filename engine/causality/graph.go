@@ -48,8 +48,10 @@ type Graph struct {
 	// are sources (collective enters) and sinks (collective exits) of
 	// collective edges.
 	srcAt, sinkAt [][]collRef
-	// mismatches are the collective calls the members disagree on.
+	// mismatches are the collective calls the members disagree on, and
+	// the text of each.
 	mismatches []Finding
+	texts      []string
 }
 
 // NewGraph builds the happens-before graph of t.
@@ -115,8 +117,8 @@ func (g *Graph) buildColls() {
 			k := cs.count[r]
 			cs.count[r]++
 			if me < 0 {
-				g.mismatches = append(g.mismatches, g.single(tracefmt.EventRef{Rank: int32(r), Index: int32(i)},
-					fmt.Sprintf("rank %d calls %s on communicator %d, which it is not a member of", r, e.Op(), e.Comm)))
+				g.mismatch(tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, NoEvent,
+					fmt.Sprintf("rank %d calls %s on communicator %d, which it is not a member of", r, e.Op(), e.Comm))
 				continue
 			}
 			if int(k) == len(cs.insts) {
@@ -136,9 +138,8 @@ func (g *Graph) buildColls() {
 			}
 			if e.Op() != in.op || (in.op.Rooted() && e.Peer != in.root) {
 				first := g.firstEnter(in)
-				f := g.pair(first, ref, fmt.Sprintf("collective call %d on communicator %d: rank %d calls %s (root %d) where rank %d calls %s (root %d)",
+				g.mismatch(first, ref, fmt.Sprintf("collective call %d on communicator %d: rank %d calls %s (root %d) where rank %d calls %s (root %d)",
 					k, e.Comm, r, e.Op(), e.Peer, first.Rank, in.op, in.root))
-				g.mismatches = append(g.mismatches, f)
 				in.shape = tracefmt.ShapeNone // the edges would be guesses
 			}
 			in.enters[me] = ref
@@ -154,9 +155,8 @@ func (g *Graph) buildColls() {
 			if n := int(cs.count[w]); n < len(cs.insts) {
 				in := &g.colls[cs.insts[n]]
 				in.shape = tracefmt.ShapeNone
-				f := g.single(g.firstEnter(in), fmt.Sprintf("rank %d makes %d collective calls on communicator %d, others %d: it never calls this %s",
+				g.mismatch(g.firstEnter(in), NoEvent, fmt.Sprintf("rank %d makes %d collective calls on communicator %d, others %d: it never calls this %s",
 					w, n, c, len(cs.insts), in.op))
-				g.mismatches = append(g.mismatches, f)
 			}
 		}
 	}
@@ -246,22 +246,17 @@ func exitOf(t *tracefmt.Trace, r, i int) tracefmt.EventRef {
 	return NoEvent
 }
 
-// single returns a collective-mismatch finding about one event.
-func (g *Graph) single(e tracefmt.EventRef, detail string) Finding {
-	f := Finding{Kind: KindCollectiveMismatch, Events: [2]tracefmt.EventRef{e, NoEvent}, Detail: detail}
-	if e.Rank >= 0 {
-		f.Times[0] = g.seconds(e)
+// mismatch records a collective mismatch about events a and b (b may be
+// NoEvent).
+func (g *Graph) mismatch(a, b tracefmt.EventRef, text string) {
+	f := Finding{Kind: KindCollectiveMismatch, Events: [2]tracefmt.EventRef{a, b}}
+	for i, e := range f.Events {
+		if e.Rank >= 0 {
+			f.Times[i] = g.seconds(e)
+		}
 	}
-	return f
-}
-
-func (g *Graph) pair(a, b tracefmt.EventRef, detail string) Finding {
-	f := Finding{Kind: KindCollectiveMismatch, Events: [2]tracefmt.EventRef{a, b}, Detail: detail}
-	if a.Rank >= 0 {
-		f.Times[0] = g.seconds(a)
-	}
-	f.Times[1] = g.seconds(b)
-	return f
+	g.mismatches = append(g.mismatches, f)
+	g.texts = append(g.texts, text)
 }
 
 func (g *Graph) seconds(e tracefmt.EventRef) float64 {
