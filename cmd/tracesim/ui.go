@@ -16,8 +16,18 @@ import (
 // there is none. The file is loaded inside the UI, with progress and esc to
 // cancel.
 func runUI(e *env, args []string) int {
-	fs := newFlags(e, "", "[FILE] [flags]",
-		"Open the terminal UI on a trace file, or on a built-in demo trace.")
+	fs := newFlags(e, "", "", "")
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprint(w, `Usage: tracesim [FILE|DIR] [flags]
+
+Open the terminal UI on a trace file, on the trace files of a directory
+(picked with o), or on a built-in demo trace. Press ? in the UI for keys.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	format := fs.String("format", "", "format of FILE (default: detected from its content)")
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
