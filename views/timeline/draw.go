@@ -41,7 +41,7 @@ func (m *Model) layout() layout {
 		l.overY, y = y, y+1
 	}
 	switch {
-	case h >= 30:
+	case h >= 20:
 		l.footH = 3
 	case h >= 12:
 		l.footH = 2
@@ -115,10 +115,11 @@ func (m *Model) palette() palette {
 // View implements component.Model. It returns the cached frame unless
 // something the frame shows has changed.
 func (m *Model) View() string {
-	if !m.dirty && m.lay.w == m.Width && m.lay.h == m.Height {
+	if !m.dirty && m.lay.w == m.Width && m.lay.h == m.Height && m.theme == m.Theme {
 		return m.frame
 	}
 	m.lay = m.layout()
+	m.theme = m.Theme
 	m.frame = m.render()
 	m.dirty = false
 	m.renders++
@@ -240,6 +241,7 @@ func (m *Model) drawRuler(p *palette) {
 	rel0 := (m.a - ix.start) * unitSec
 	k := math.Ceil(rel0/step - 1e-9)
 	lastEnd := -1
+	cc := m.curCol()
 	for ; ; k++ {
 		rel := k * step
 		t := ix.start + rel/unitSec
@@ -263,13 +265,15 @@ func (m *Model) drawRuler(p *palette) {
 		if c <= lastEnd {
 			continue
 		}
+		if n := len([]rune(lab)); cc >= c && cc <= c+n {
+			// The cursor's mark would cut the label: leave it out.
+			lab = ""
+		}
 		buf.Set(l.x0+c, l.rulerY, '|', p.muted)
 		n := buf.SetString(l.x0+c+1, l.rulerY, lab, p.text, l.cols-c-1)
 		lastEnd = c + n
 	}
-	if c := m.curCol(); c >= 0 {
-		buf.Set(l.x0+c, l.rulerY, '▼', p.sel)
-	}
+	buf.Set(l.x0+cc, l.rulerY, '▼', p.sel)
 	if l.gutter > 0 && !ix.timed {
 		buf.SetString(0, l.rulerY, "ev", p.muted, l.gutter-1)
 	}
@@ -439,6 +443,8 @@ func (m *Model) drawMessages(p *palette) {
 	l := m.lay
 	ix := m.ix()
 	m.arrows = m.arrows[:0]
+	m.resetArrows()
+	defer m.flushArrows(p)
 	if m.msgMode == msgOff {
 		m.drawSelectedArrow(p)
 		return
@@ -513,11 +519,7 @@ func (m *Model) drawMessage(p *palette, pos []int, ref tracefmt.EventRef) {
 	}
 	cw := (m.b - m.a) / float64(l.cols)
 	x := func(r tracefmt.EventRef) float64 { return (ix.time(int(r.Rank), int(r.Index)) - m.a) / cw }
-	style := p.text
 	selected := sel == m.sel
-	if selected {
-		style = p.sel
-	}
 	if sel.peer.Rank < 0 {
 		// An unmatched end: a mark that says which end it is.
 		k := pos[sel.ref.Rank]
@@ -540,12 +542,14 @@ func (m *Model) drawMessage(p *palette, pos []int, ref tracefmt.EventRef) {
 		return
 	}
 	x1, x2 := x(sel.ref), x(sel.peer)
-	reversed := x2 < x1
-	if reversed && !selected {
-		style = p.warn
+	class := arrowNormal
+	switch {
+	case selected:
+		class = arrowSelected
+	case x2 < x1:
+		class = arrowReversed
 	}
-	y1, y2 := m.rowY(k1), m.rowY(k2)
-	m.drawArrow(x1, x2, y1, y2, style, reversed)
+	m.drawArrow(x1, x2, m.rowY(k1), m.rowY(k2), class, x2 < x1)
 	m.arrows = append(m.arrows, drawnArrow{sel: sel, c1: int(math.Floor(x1)), c2: int(math.Floor(x2))})
 }
 
@@ -554,64 +558,75 @@ func (m *Model) inArea(y int) bool {
 	return y >= m.lay.areaY && y < m.lay.areaY+m.lay.nvis*m.lay.per
 }
 
-// drawArrow draws a line from (x1, y1) to (x2, y2), x in fractional time
-// columns, y in lines, with a dot at the send end and a head at the
-// receive end that points the way the message went in time: a message
-// received before it was sent points left. Reversed messages are dashed
-// so that they stand out without colour.
-func (m *Model) drawArrow(x1, x2 float64, y1, y2 int, st cellbuf.Style, reversed bool) {
+// Arrow classes, in increasing priority where arrows cross.
+const (
+	arrowNormal uint8 = iota + 1
+	arrowReversed
+	arrowSelected
+)
+
+// arrowEnd is a glyph at an end of an arrow, drawn after the lines.
+type arrowEnd struct {
+	x, y  int
+	r     rune
+	class uint8
+}
+
+// resetArrows clears the braille layer of the rank area.
+func (m *Model) resetArrows() {
+	n := m.lay.cols * m.lay.nvis * m.lay.per
+	if cap(m.dots) < n {
+		m.dots = make([]uint8, n)
+		m.dotClass = make([]uint8, n)
+	}
+	m.dots, m.dotClass = m.dots[:n], m.dotClass[:n]
+	clear(m.dots)
+	clear(m.dotClass)
+	m.ends = m.ends[:0]
+}
+
+// brailleBit is the bit of the braille dot at (x, y) of a cell, x in 0..1,
+// y in 0..3 (Unicode's dot numbering).
+var brailleBit = [2][4]uint8{{0x01, 0x02, 0x04, 0x40}, {0x08, 0x10, 0x20, 0x80}}
+
+// drawArrow draws a message from (x1, y1) to (x2, y2), x in fractional
+// time columns, y in lines, as a braille line (2×4 dots a cell, so that
+// crossing arrows stay apart) with a dot at the send end and a head at
+// the receive end pointing the way the message went in time: a message
+// received before it was sent points left, and its line is dashed so that
+// it stands out without colour.
+func (m *Model) drawArrow(x1, x2 float64, y1, y2 int, class uint8, reversed bool) {
 	l := m.lay
-	set := func(c, y int, r rune) {
-		if c >= 0 && c < l.cols && m.inArea(y) {
-			overlay(m.buf, l.x0+c, y, r, st)
-		}
-	}
-	horiz, vert := '─', '│'
-	if reversed {
-		horiz, vert = '┄', '┆'
-	}
-	fl := func(x float64) int { return int(math.Floor(x)) }
-	// Clip far-away ends so that loops stay short.
-	lim := float64(l.cols + 2)
-	cx := func(x float64) float64 { return min(max(x, -2), lim) }
-	if y1 == y2 {
-		lo, hi := fl(cx(min(x1, x2))), fl(cx(max(x1, x2)))
-		for c := lo; c <= hi; c++ {
-			set(c, y1, horiz)
-		}
-	} else {
-		n := y2 - y1
-		dy := 1
-		if n < 0 {
-			n, dy = -n, -1
-		}
-		top, bot := l.areaY, l.areaY+l.nvis*l.per-1
+	rows := l.nvis * l.per
+	// Dot coordinates: two a column, four a line, ends mid-line.
+	X1, X2 := x1*2, x2*2
+	Y1 := float64(y1-l.areaY)*4 + 1.5
+	Y2 := float64(y2-l.areaY)*4 + 1.5
+	W, H := float64(2*l.cols), float64(4*rows)
+	if t0, t1, ok := clipSegment(X1, Y1, X2, Y2, W, H); ok {
+		dx, dy := X2-X1, Y2-Y1
+		ax, ay := X1+t0*dx, Y1+t0*dy
+		bx, by := X1+t1*dx, Y1+t1*dy
+		n := int(math.Ceil(max(math.Abs(bx-ax), math.Abs(by-ay))))
 		for k := 0; k <= n; k++ {
-			y := y1 + k*dy
-			if y < top || y > bot {
+			f := 0.0
+			if n > 0 {
+				f = float64(k) / float64(n)
+			}
+			if reversed && (k/2)%2 == 1 {
+				continue // dashes
+			}
+			px, py := int(ax+f*(bx-ax)), int(ay+f*(by-ay))
+			if px < 0 || py < 0 || px >= 2*l.cols || py >= 4*rows {
 				continue
 			}
-			ka, kb := max(float64(k)-0.5, 0), min(float64(k)+0.5, float64(n))
-			xa := x1 + (x2-x1)*ka/float64(n)
-			xb := x1 + (x2-x1)*kb/float64(n)
-			ca, cb := fl(cx(min(xa, xb))), fl(cx(max(xa, xb)))
-			if ca == cb {
-				g := vert
-				if d := xb - xa; math.Abs(d) >= 0.35 {
-					g = '╱'
-					if (d > 0) == (dy > 0) {
-						g = '╲'
-					}
-				}
-				set(ca, y, g)
-				continue
-			}
-			for c := ca; c <= cb; c++ {
-				set(c, y, horiz)
-			}
+			i := (py/4)*l.cols + px/2
+			m.dots[i] |= brailleBit[px%2][py%4]
+			m.dotClass[i] = max(m.dotClass[i], class)
 		}
 	}
-	c1, c2 := fl(cx(x1)), fl(cx(x2))
+	fl := func(x float64) int { return int(math.Floor(min(max(x, -2), float64(l.cols+2)))) }
+	c1, c2 := fl(x1), fl(x2)
 	head := '▶'
 	switch {
 	case c1 == c2 && y2 > y1:
@@ -621,8 +636,66 @@ func (m *Model) drawArrow(x1, x2 float64, y1, y2 int, st cellbuf.Style, reversed
 	case x2 < x1:
 		head = '◀'
 	}
-	set(c1, y1, '•')
-	set(c2, y2, head)
+	tail := '•'
+	if class == arrowSelected {
+		tail = '●'
+	}
+	m.ends = append(m.ends, arrowEnd{c1, y1, tail, class}, arrowEnd{c2, y2, head, class})
+}
+
+// clipSegment clips the segment from (x1, y1) to (x2, y2) to the box
+// [0, w) × [0, h) (Liang–Barsky) and returns the parameters of the part
+// inside.
+func clipSegment(x1, y1, x2, y2, w, h float64) (t0, t1 float64, ok bool) {
+	t0, t1 = 0, 1
+	dx, dy := x2-x1, y2-y1
+	for _, pq := range [4][2]float64{{-dx, x1}, {dx, w - 1e-9 - x1}, {-dy, y1}, {dy, h - 1e-9 - y1}} {
+		p, q := pq[0], pq[1]
+		if p == 0 {
+			if q < 0 {
+				return 0, 0, false
+			}
+			continue
+		}
+		r := q / p
+		if p < 0 {
+			t0 = max(t0, r)
+		} else {
+			t1 = min(t1, r)
+		}
+		if t0 > t1 {
+			return 0, 0, false
+		}
+	}
+	return t0, t1, true
+}
+
+// flushArrows draws the braille layer and then the arrow ends over the
+// rank area, keeping the states' backgrounds.
+func (m *Model) flushArrows(p *palette) {
+	l := m.lay
+	style := func(class uint8) cellbuf.Style {
+		switch class {
+		case arrowSelected:
+			return p.sel
+		case arrowReversed:
+			return p.warn
+		}
+		return p.text
+	}
+	for i, d := range m.dots {
+		if d != 0 {
+			overlay(m.buf, l.x0+i%l.cols, l.areaY+i/l.cols, rune(0x2800+int(d)), style(m.dotClass[i]))
+		}
+	}
+	// Ends by increasing class, so that the selection's are on top.
+	for _, class := range []uint8{arrowNormal, arrowReversed, arrowSelected} {
+		for _, e := range m.ends {
+			if e.class == class && e.x >= 0 && e.x < l.cols && m.inArea(e.y) {
+				overlay(m.buf, l.x0+e.x, e.y, e.r, style(class))
+			}
+		}
+	}
 }
 
 // drawMarks marks, in each column, the sends (▸), receives (◂) or both (◆)
@@ -807,7 +880,7 @@ func (m *Model) drawLegend(p *palette) {
 		name.Attrs |= line.Attrs
 		// One line (name, count, time) when wide, else the numbers go on
 		// a second line.
-		nums := strconv.Itoa(sc.count[s]) + " " + strings.ReplaceAll(m.fmtDur(sc.total[s]), " ", "")
+		nums := strconv.Itoa(sc.count[s]) + " " + m.fmtDur(sc.total[s])
 		nameW := w - 3
 		ny := y + 1
 		if per == 1 {
@@ -892,7 +965,7 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 	}
 	ix := m.ix()
 	var b strings.Builder
-	b.WriteString(m.fmtTime(m.a) + " – " + m.fmtTime(m.b) + " (" + m.fmtDur(m.b-m.a) + ")")
+	b.WriteString(m.fmtTime(m.a) + " – " + m.fmtTime(m.b) + " (" + m.fmtDur(m.b-m.a) + ")  cursor " + m.fmtTime(m.cur))
 	if m.filterText != "" {
 		b.WriteString("  ranks " + m.filterText)
 	}
@@ -935,7 +1008,8 @@ func wrap(s string, w, n int) []string {
 }
 
 // fmtSeconds formats seconds with an adaptive unit.
-func fmtSeconds(s float64) string { return units.FormatDuration(s) }
+// without the space, so that a duration never breaks across lines.
+func fmtSeconds(s float64) string { return strings.Replace(units.FormatDuration(s), " ", "", 1) }
 
 // fmtBytes formats a byte count.
 func fmtBytes(n int64) string { return units.FormatBytes(n) }

@@ -459,9 +459,11 @@ func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc
 	}
 }
 
-// msgCounts returns the number of sends and receives of rank r in [a, b).
+// msgCounts returns the number of sends and receives of rank r in [a, b]
+// (closed, so that a window on the whole run counts its last event).
 func (ix *index) msgCounts(r int, a, b float64) (sends, recvs int) {
 	ri := &ix.ranks[r]
+	b = math.Nextafter(b, math.Inf(1))
 	return ix.countIn(r, ri.sends, a, b), ix.countIn(r, ri.recvs, a, b)
 }
 

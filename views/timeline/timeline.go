@@ -24,6 +24,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
@@ -61,12 +62,17 @@ type Model struct {
 	frame   string
 	dirty   bool
 	renders int
+	theme   *themes.Theme // the theme of the cached frame
 	lay     layout
 	arrows  []drawnArrow
-	acc     accum
-	row32   []int32 // samples of one rank row
-	over    overviewCache
-	stats   statsCache
+	// dots and dotClass are the braille layer of arrows over the rank
+	// area, a cell each; ends are the arrows' end glyphs.
+	dots, dotClass []uint8
+	ends           []arrowEnd
+	acc            accum
+	row32          []int32 // samples of one rank row
+	over           overviewCache
+	stats          statsCache
 	// plain renders without escape sequences (golden files).
 	plain bool
 }
@@ -639,7 +645,7 @@ func (m *Model) fmtTime(t float64) string {
 // fmtDur formats a duration in trace units.
 func (m *Model) fmtDur(d float64) string {
 	if !m.ix().timed {
-		return strconv.FormatInt(int64(math.Round(d)), 10) + " ev"
+		return strconv.FormatInt(int64(math.Round(d)), 10) + "ev"
 	}
 	return fmtSeconds(m.tr.Seconds(d))
 }

@@ -1,0 +1,59 @@
+package timeline
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+// TestGolden renders a small fixed trace in plain text (monochrome theme,
+// no escape sequences, so that the files are stable and readable): fitted,
+// zoomed in far enough for arrows, and with a message selected. Run with
+// -update to rewrite the files after an intended change.
+func TestGolden(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 6, Iters: 6, Seed: 1, Jitter: 0.2})
+	// The 3rd send of rank 2: a message to rank 3 in the middle of the run.
+	var send tracefmt.EventRef
+	for i, n := 0, 0; i < len(tr.Ranks[2].Events); i++ {
+		if tr.Ranks[2].Events[i].Kind == tracefmt.KindSend {
+			if n++; n == 3 {
+				send = tracefmt.EventRef{Rank: 2, Index: int32(i)}
+				break
+			}
+		}
+	}
+	orig, alt := reversedTrace(t)
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			t.Run("fit", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], tr)
+				golden.RequireEqual(t, m.View())
+			})
+			t.Run("zoomed", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], tr)
+				m.cur = tr.Event(send).Time
+				press(m, "+", "+", "+", "+")
+				golden.RequireEqual(t, m.View())
+			})
+			t.Run("selected", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], tr)
+				m.Focus(send)
+				golden.RequireEqual(t, m.View())
+			})
+			t.Run("reversed", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], orig)
+				m.Focus(tracefmt.EventRef{Rank: 1, Index: 3})
+				golden.RequireEqual(t, m.View())
+			})
+			t.Run("corrected", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], orig)
+				m.SetAlt(alt, "corrected")
+				golden.RequireEqual(t, m.View())
+			})
+		})
+	}
+}
