@@ -135,18 +135,23 @@ type Model struct {
 
 var _ component.Model = (*Model)(nil)
 
-// New returns a Simulate tab for tr drawing in c's area, with the default
-// configuration until the Machine tab sends one.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+// New returns a Simulate tab for tr drawing in c's area. It runs the
+// configuration sh holds (the Machine tab's; nil: the default machine)
+// and then each one a whatif.ConfigMsg brings.
+func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
+	if sh == nil {
+		sh = whatif.NewShared()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ti := textinput.New()
 	ti.Prompt = "run to time: "
 	ti.Placeholder = "e.g. 250us"
 	m := &Model{
 		common: c, keys: DefaultKeyMap(), ctx: ctx, cancel: cancel,
-		cfg: replay.Default(), cfgName: "default", dt: 10 * des.Time(1e6),
+		dt:   10 * des.Time(1e6),
 		base: -1, prompt: ti, dirty: true,
 	}
+	m.cfg, m.cfgName = sh.Config()
 	m.SetTrace(tr)
 	return m
 }

@@ -42,7 +42,7 @@ func packetConfig(t testing.TB, topo string) replay.Config {
 func newModel(t testing.TB, tr *tracefmt.Trace, cfg replay.Config, w, h int) *Model {
 	t.Helper()
 	c := &component.Common{Theme: themes.Mono()}
-	m := New(c, tr)
+	m := New(c, tr, nil)
 	m.plain = true
 	m.SetSize(w, h)
 	m.Update(whatif.ConfigMsg{Config: cfg, Name: "test"})

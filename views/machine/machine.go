@@ -1,0 +1,642 @@
+// Package machine is the Machine tab: a form of every simulation setting
+// (replay.Settings, the same keys as `tracesim sim` flags and its
+// --config files), the machine-describing ones first — topology and its
+// parameters, links, packets and buffers, virtual channels, routing
+// (filtered by the topology), placement, network model, replay mode, CPU,
+// eager threshold, collectives — with presets, inline validation by the
+// engine's own checks, and saving and loading of configuration files.
+//
+// The list is drawn by the tab; each value is edited in a huh form (an
+// input with validation, or a select) that opens below it. Every valid
+// change goes to the Simulate tab as a whatif.ConfigMsg.
+package machine
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/routing"
+	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+// mainKeys are the settings that describe the machine, listed first in
+// the order a user thinks of them; the others follow by group.
+func mainKeys() []string {
+	return []string{
+		"topology", "routing", "vcs", "buffer", "packet-size", "header",
+		"bandwidth", "link-latency", "router-delay", "latency",
+		"placement", "ranks-per-node", "map",
+		"model", "switching", "startup", "mode",
+		"cpu-scale", "cpu-speed", "eager-threshold", "collectives", "coll-alg",
+	}
+}
+
+// row is one line of the list: a section header or a setting.
+type row struct {
+	header string
+	key    string
+	set    *replay.Setting
+}
+
+// edKind is what the open editor edits.
+type edKind uint8
+
+const (
+	edSetting edKind = iota
+	edTopology
+	edRouting
+	edPreset
+	edSave
+	edLoad
+)
+
+// editor is the huh form open below the list, with the values its
+// fields are bound to (it lives on the heap so the bindings stay valid).
+type editor struct {
+	kind edKind
+	key  string
+	form *huh.Form
+	a, b string
+}
+
+// Model is the Machine tab.
+type Model struct {
+	common *component.Common
+	keys   KeyMap
+	shared *whatif.Shared
+
+	ranks  int // of the loaded trace, for the placement check
+	cfg    replay.Config
+	name   string
+	err    error  // what is wrong with cfg as a whole, if anything
+	errKey string // the setting err names
+	note   string // the outcome of the last preset, save or load
+
+	rows []row
+	cur  int // selected row (always a setting)
+	top  int // first list line shown
+	ed   *editor
+	root string // save/load directory ("" = the working directory)
+
+	cache  string
+	dirty  bool
+	cw, ch int
+	theme  *themes.Theme
+}
+
+var _ component.Model = (*Model)(nil)
+
+// New returns a Machine tab for tr (used for its number of ranks) drawing
+// in c's area. It edits the configuration sh holds and records every
+// valid change there (nil: a private default machine).
+func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
+	if sh == nil {
+		sh = whatif.NewShared()
+	}
+	m := &Model{common: c, keys: DefaultKeyMap(), shared: sh, dirty: true}
+	m.cfg, m.name = sh.Config()
+	if tr != nil {
+		m.ranks = len(tr.Ranks)
+	}
+	seen := map[string]bool{}
+	m.rows = append(m.rows, row{header: "Machine"})
+	for _, k := range mainKeys() {
+		if s, ok := replay.LookupSetting(k); ok {
+			m.rows = append(m.rows, row{key: k, set: s})
+			seen[k] = true
+		}
+	}
+	group := ""
+	for _, s := range replay.Settings() {
+		if seen[s.Key] {
+			continue
+		}
+		if s.Group != group {
+			group = s.Group
+			m.rows = append(m.rows, row{header: "More: " + group})
+		}
+		s := s
+		m.rows = append(m.rows, row{key: s.Key, set: &s})
+	}
+	m.cur = 1
+	m.check()
+	return m
+}
+
+// SetRoot confines saving and loading to dir: paths are taken relative
+// to it and cannot leave it. A server sets it (as the file picker's
+// library) so that sessions cannot write anywhere.
+func (m *Model) SetRoot(dir string) { m.root = dir }
+
+// Config returns the configuration the form shows and whether it is valid.
+func (m *Model) Config() (replay.Config, error) { return m.cfg, m.err }
+
+// CapturesInput reports whether an editor is open: it takes every key.
+func (m *Model) CapturesInput() bool { return m.ed != nil }
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) {
+	m.common.SetSize(width, height)
+	m.dirty = true
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// check validates the whole configuration.
+func (m *Model) check() {
+	m.err = Validate(m.cfg, m.ranks)
+	m.errKey = culprit(m.err)
+}
+
+// publish records a valid configuration and tells the other tabs.
+func (m *Model) publish() tea.Cmd {
+	if m.err != nil {
+		return nil
+	}
+	msg := m.shared.SetConfig(m.cfg, m.name)
+	return func() tea.Msg { return msg }
+}
+
+// apply sets one setting from the form.
+func (m *Model) apply(key, value string) tea.Cmd {
+	m.dirty = true
+	s, ok := replay.LookupSetting(key)
+	if !ok {
+		return nil
+	}
+	next := m.cfg
+	if err := s.Set(&next, value); err != nil {
+		// The editors validate as the user types, so this is rare (a
+		// preset or default that no longer parses); keep the old value.
+		m.err, m.errKey = fmt.Errorf("%s: %w", key, err), key
+		return nil
+	}
+	m.cfg, m.name = next, "custom"
+	m.check()
+	return m.publish()
+}
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.BackgroundColorMsg:
+		m.dirty = true
+	case component.OpenTraceMsg:
+		if msg.Trace != nil {
+			m.ranks = len(msg.Trace.Ranks)
+			m.check()
+			m.dirty = true
+		}
+		return m, nil
+	case whatif.ConfigMsg:
+		return m, nil
+	case tea.KeyPressMsg:
+		m.dirty = true
+		if m.ed == nil {
+			return m, m.key(msg)
+		}
+	}
+	if m.ed == nil {
+		return m, nil
+	}
+	// The open form gets everything else: keys, its own messages
+	// (next field, next group) and cursor blinks.
+	m.dirty = true
+	f, cmd := m.ed.form.Update(msg)
+	if f, ok := f.(*huh.Form); ok {
+		m.ed.form = f
+	}
+	switch m.ed.form.State {
+	case huh.StateCompleted:
+		ed := m.ed
+		m.ed = nil
+		return m, tea.Batch(cmd, m.finish(ed))
+	case huh.StateAborted:
+		m.ed = nil
+	}
+	return m, cmd
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.move(-max(m.common.Height-4, 1))
+	case key.Matches(msg, k.PageDown):
+		m.move(max(m.common.Height-4, 1))
+	case key.Matches(msg, k.Edit):
+		return m.edit(m.rows[m.cur].key)
+	case key.Matches(msg, k.Default):
+		r := m.rows[m.cur]
+		def := replay.Default()
+		m.note = r.key + " reset to its default"
+		return m.apply(r.key, r.set.Get(&def))
+	case key.Matches(msg, k.Presets):
+		return m.openPresets()
+	case key.Matches(msg, k.Save):
+		return m.openPath(edSave, "Save the configuration to", "machine.toml")
+	case key.Matches(msg, k.Load):
+		return m.openPath(edLoad, "Load a configuration from", "machine.toml")
+	}
+	return nil
+}
+
+// move selects the setting d rows away, skipping headers.
+func (m *Model) move(d int) {
+	i := min(max(m.cur+d, 0), len(m.rows)-1)
+	step := 1
+	if d < 0 {
+		step = -1
+	}
+	for i >= 0 && i < len(m.rows) && m.rows[i].set == nil {
+		i += step
+	}
+	if i < 0 || i >= len(m.rows) {
+		return
+	}
+	m.cur = i
+}
+
+// Select moves the selection to the setting key, for tests and for
+// other tabs that want to point at one.
+func (m *Model) Select(key string) bool {
+	for i, r := range m.rows {
+		if r.key == key {
+			m.cur = i
+			m.dirty = true
+			return true
+		}
+	}
+	return false
+}
+
+// formKeys are huh's bindings with esc cancelling the editor (huh's own
+// quit key is ctrl+c, which the application keeps for quitting).
+func formKeys() *huh.KeyMap {
+	km := huh.NewDefaultKeyMap()
+	km.Quit = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+	return km
+}
+
+func (m *Model) open(ed *editor, fields ...huh.Field) tea.Cmd {
+	theme := huh.ThemeFunc(huh.ThemeCharm)
+	if m.common.Theme != nil && m.common.Theme.Mono {
+		theme = huh.ThemeFunc(huh.ThemeBase)
+	}
+	ed.form = huh.NewForm(huh.NewGroup(fields...)).
+		WithShowHelp(false).
+		WithKeyMap(formKeys()).
+		WithTheme(theme).
+		WithWidth(max(m.common.Width-2, 20))
+	m.ed = ed
+	m.dirty = true
+	return ed.form.Init()
+}
+
+// edit opens the editor of a setting.
+func (m *Model) edit(k string) tea.Cmd {
+	s, ok := replay.LookupSetting(k)
+	if !ok {
+		return nil
+	}
+	ed := &editor{kind: edSetting, key: k, a: s.Get(&m.cfg)}
+	switch {
+	case k == "topology":
+		return m.editTopology(ed)
+	case k == "routing":
+		return m.editRouting(ed)
+	case s.Kind == replay.KindChoice:
+		opts := make([]huh.Option[string], len(s.Choices))
+		for i, c := range s.Choices {
+			opts[i] = huh.NewOption(c, c)
+		}
+		return m.open(ed, huh.NewSelect[string]().Title(k).Description(s.Help).Options(opts...).Value(&ed.a))
+	}
+	return m.open(ed, huh.NewInput().Title(k).Description(s.Help).Value(&ed.a).
+		Validate(func(v string) error {
+			c := m.cfg
+			return s.Set(&c, v)
+		}))
+}
+
+// editTopology edits the topology as a kind and its parameters.
+func (m *Model) editTopology(ed *editor) tea.Cmd {
+	ed.kind = edTopology
+	ed.a, ed.b, _ = strings.Cut(m.cfg.Topology, ":")
+	examples := map[string]string{}
+	for _, e := range topology.Examples() {
+		k, p, _ := strings.Cut(e, ":")
+		examples[k] = p
+	}
+	opts := []huh.Option[string]{huh.NewOption("none (complete graph; crossbar for the packet model)", "")}
+	for _, k := range topology.Kinds() {
+		opts = append(opts, huh.NewOption(k.String(), k.String()))
+	}
+	kind := huh.NewSelect[string]().Title("topology kind").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 8))
+	params := huh.NewInput().Title("parameters").Value(&ed.b).
+		DescriptionFunc(func() string {
+			if ed.a == "" {
+				return "none needed"
+			}
+			return "e.g. " + ed.a + ":" + examples[ed.a] + " (see docs/topology.md)"
+		}, &ed.a).
+		Validate(func(p string) error {
+			_, err := topology.Parse(joinSpec(ed.a, p))
+			if ed.a == "" {
+				return nil
+			}
+			return err
+		})
+	return m.open(ed, kind, params)
+}
+
+func joinSpec(kind, params string) string {
+	if kind == "" {
+		return ""
+	}
+	return kind + ":" + strings.TrimSpace(params)
+}
+
+// editRouting offers the routings valid on the configured topology, with
+// the virtual channels each needs.
+func (m *Model) editRouting(ed *editor) tea.Cmd {
+	ed.kind = edRouting
+	t, err := m.cfg.ParseTopology()
+	if err != nil {
+		m.note = "fix the topology first: " + err.Error()
+		return nil
+	}
+	if t == nil {
+		t, _ = topology.Parse("crossbar:2") // the packet model's network without a topology
+	}
+	def, _ := routing.Default(t, m.cfg.VCs)
+	opts := []huh.Option[string]{huh.NewOption(fmt.Sprintf("default for %d VCs (%s)", m.cfg.VCs, def), "")}
+	for _, in := range routing.Available(t) {
+		free := "may deadlock"
+		if in.DeadlockFree {
+			free = "deadlock-free"
+		}
+		label := fmt.Sprintf("%-15s ≥%d VC, %s", in.Name, in.MinVCs, free)
+		if in.MinVCs > m.cfg.VCs {
+			label += fmt.Sprintf(" (needs %d VCs, have %d)", in.MinVCs, m.cfg.VCs)
+		}
+		// One line per choice: huh wraps long options, which makes the
+		// list jump; the summary is cut to the width.
+		label = ansi.Truncate(label+": "+in.Summary, max(m.common.Width-8, 20), "…")
+		opts = append(opts, huh.NewOption(label, in.Name))
+	}
+	return m.open(ed, huh.NewSelect[string]().Title("routing on "+t.Spec()).Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 10)))
+}
+
+func (m *Model) openPresets() tea.Cmd {
+	ed := &editor{kind: edPreset}
+	var opts []huh.Option[string]
+	for _, p := range Presets() {
+		opts = append(opts, huh.NewOption(ansi.Truncate(p.Name+" — "+p.Description, max(m.common.Width-8, 20), "…"), p.Name))
+	}
+	return m.open(ed, huh.NewSelect[string]().Title("preset machine").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 10)))
+}
+
+func (m *Model) openPath(kind edKind, title, def string) tea.Cmd {
+	ed := &editor{kind: kind, a: def}
+	desc := "TOML or JSON by extension, as `tracesim sim --config` reads"
+	return m.open(ed, huh.NewInput().Title(title).Description(desc).Value(&ed.a).
+		Validate(func(p string) error {
+			if strings.TrimSpace(p) == "" {
+				return fmt.Errorf("a file name is needed")
+			}
+			return nil
+		}))
+}
+
+// finish applies what a completed editor produced.
+func (m *Model) finish(ed *editor) tea.Cmd {
+	switch ed.kind {
+	case edSetting, edRouting:
+		m.note = ""
+		if ed.kind == edRouting {
+			ed.key = "routing"
+		}
+		return m.apply(ed.key, strings.TrimSpace(ed.a))
+	case edTopology:
+		m.note = ""
+		return m.apply("topology", joinSpec(ed.a, ed.b))
+	case edPreset:
+		return m.applyPreset(ed.a)
+	case edSave:
+		return m.save(ed.a)
+	case edLoad:
+		return m.load(ed.a)
+	}
+	return nil
+}
+
+// ApplyPreset replaces the configuration with the named preset.
+func (m *Model) applyPreset(name string) tea.Cmd {
+	i := slices.IndexFunc(Presets(), func(p Preset) bool { return p.Name == name })
+	if i < 0 {
+		return nil
+	}
+	cfg, err := Presets()[i].Config()
+	if err != nil {
+		m.note = err.Error()
+		return nil
+	}
+	m.cfg, m.name = cfg, name
+	m.note = "preset " + name
+	m.check()
+	return m.publish()
+}
+
+// path resolves a file name for saving or loading, inside the root when
+// one is set.
+func (m *Model) path(p string) string {
+	p = strings.TrimSpace(p)
+	if m.root == "" {
+		return p
+	}
+	return filepath.Join(m.root, filepath.Clean("/"+p))
+}
+
+func (m *Model) save(name string) tea.Cmd {
+	p := m.path(name)
+	format := "toml"
+	if strings.EqualFold(filepath.Ext(p), ".json") {
+		format = "json"
+	}
+	data, err := m.cfg.Encode(format)
+	if err == nil {
+		err = atomicfile.Write(p, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		})
+	}
+	if err != nil {
+		m.note = "save: " + err.Error()
+	} else {
+		m.note = "saved " + p
+	}
+	return nil
+}
+
+func (m *Model) load(name string) tea.Cmd {
+	p := m.path(name)
+	c := replay.Default()
+	if err := c.LoadFile(p); err != nil {
+		m.note = "load: " + err.Error()
+		return nil
+	}
+	m.cfg, m.name = c, filepath.Base(p)
+	m.note = "loaded " + p
+	m.check()
+	return m.publish()
+}
+
+// View implements component.Model.
+func (m *Model) View() string {
+	w, h := max(m.common.Width, 0), max(m.common.Height, 0)
+	if !m.dirty && m.ed == nil && w == m.cw && h == m.ch && m.theme == m.common.Theme {
+		return m.cache
+	}
+	m.cw, m.ch, m.theme = w, h, m.common.Theme
+	m.dirty = false
+	m.cache = fit(m.render(w, h), w, h)
+	return m.cache
+}
+
+func (m *Model) render(w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	st := m.common.Theme.Styles
+	sum := "complete graph"
+	if t, err := m.cfg.ParseTopology(); err == nil && t != nil {
+		sum = topology.Summary(t)
+	}
+	lines := []string{st.Title.Render("Machine") + st.Dim.Render(" · "+m.name+" · "+sum)}
+
+	var edit []string
+	if m.ed != nil {
+		edit = strings.Split(strings.TrimRight(m.ed.form.View(), "\n"), "\n")
+		edit = append([]string{st.Dim.Render(strings.Repeat("─", w))}, edit...)
+		edit = edit[:min(len(edit), max(h/2, 3))]
+	}
+	footer := m.footer(st, w)
+	listH := max(h-1-len(edit)-len(footer), 0)
+	lines = append(lines, m.list(st, w, listH)...)
+	lines = append(lines, edit...)
+	lines = append(lines, footer...)
+	return lines
+}
+
+// list renders the settings, scrolled so that the selection shows.
+func (m *Model) list(st themes.Styles, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	kw := 16
+	vw := min(max(w/4, 12), 32)
+	var out []string
+	sel := 0
+	for i, r := range m.rows {
+		if r.set == nil {
+			out = append(out, st.PanelTitle.Render(r.header))
+			continue
+		}
+		if i == m.cur {
+			sel = len(out)
+		}
+		v := r.set.Get(&m.cfg)
+		if v == "" {
+			v = "(none)"
+		}
+		mark := "  "
+		ks := st.Bold
+		if i == m.cur {
+			mark = "▸ "
+			ks = st.Selected
+		}
+		line := mark + ks.Render(pad(r.key, kw)) + " " + pad(v, vw) + " " + st.Dim.Render(r.set.Help)
+		out = append(out, line)
+		if r.key == m.errKey && m.err != nil {
+			out = append(out, "    "+st.Error.Render("✗ "+m.err.Error()))
+		}
+	}
+	// Scroll: keep the selection (and its error line) in view.
+	if sel < m.top {
+		m.top = sel
+	}
+	if sel+1 >= m.top+h {
+		m.top = sel + 2 - h
+	}
+	m.top = min(max(m.top, 0), max(len(out)-h, 0))
+	return out[m.top:min(len(out), m.top+h)]
+}
+
+func (m *Model) footer(st themes.Styles, w int) []string {
+	var out []string
+	switch {
+	case m.err != nil && m.errKey == "":
+		out = append(out, st.Error.Render("✗ not applied: "+m.err.Error()))
+	case m.err != nil:
+		out = append(out, st.Error.Render("✗ not applied: fix "+m.errKey+" (marked above)"))
+	default:
+		out = append(out, st.Dim.Render("✓ valid: the Simulate tab runs this machine next"))
+	}
+	if m.note != "" && m.common.Height >= 8 {
+		out = append(out, st.Dim.Render(m.note))
+	}
+	return out
+}
+
+func pad(s string, w int) string {
+	if n := lipgloss.Width(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// fit makes lines exactly w×h: truncated or padded, cut or filled.
+func fit(lines []string, w, h int) string {
+	out := make([]string, h)
+	for i := range out {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		if lipgloss.Width(l) > w {
+			l = ansi.Truncate(l, w, "")
+		}
+		if n := lipgloss.Width(l); n < w {
+			l += strings.Repeat(" ", w-n)
+		}
+		out[i] = l
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,360 @@
+package machine
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+func TestCheck(t *testing.T) {
+	base := replay.Default()
+	packet := replay.Default()
+	for k, v := range map[string]string{"model": "packet", "topology": "torus:8x8", "vcs": "2"} {
+		if err := packet.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name       string
+		cfg        replay.Config
+		key, value string
+		ranks      int
+		wantErr    string // "" for none
+		wantKey    string // the setting the error names
+	}{
+		{"good bandwidth", base, "bandwidth", "1Gb/s", 0, "", ""},
+		{"bandwidth without a number", base, "bandwidth", "fast", 0, "bandwidth: ", "bandwidth"},
+		{"bandwidth with a bad unit", base, "bandwidth", "10Gx/s", 0, "bandwidth: ", "bandwidth"},
+		{"latency with a size unit", base, "link-latency", "10KiB", 0, "link-latency: ", "link-latency"},
+		{"packet size with a time unit", base, "packet-size", "5us", 0, "packet-size: ", "packet-size"},
+		{"negative cpu scale", base, "cpu-scale", "-1", 0, "cpu-scale", "cpu-scale"},
+		{"unknown choice", base, "model", "quantum", 0, "model: ", "model"},
+		{"torus with a zero dimension", base, "topology", "torus:0x8", 0, "topology", "topology"},
+		{"unknown topology kind", base, "topology", "moebius:8", 0, "topology", "topology"},
+		{"fat tree without k", base, "topology", "fattree:levels=3", 0, "topology", "topology"},
+		{"too many ranks for the torus", packet, "topology", "torus:4x4", 64, "placement", ""},
+		{"ranks that fit", packet, "topology", "torus:4x4", 16, "", ""},
+		{"updown is not for tori", packet, "routing", "updown", 0, `routing "updown" is not valid on torus:8x8`, "routing"},
+		{"dor needs 2 VCs on a torus", packet, "vcs", "1", 0, "", ""},
+		{"adaptive on a torus", packet, "routing", "adaptive", 0, "", ""},
+		{"dor with 1 VC", func() replay.Config { c := packet; c.VCs = 1; return c }(), "routing", "dor", 0, "needs at least 2 virtual channels", "routing"},
+		{"minimal on a fat tree", func() replay.Config { c := packet; c.Topology = "fattree:k=4,levels=3"; return c }(), "routing", "minimal", 0, "is not valid on fattree", "routing"},
+		{"placement with ranks-per-node", func() replay.Config { c := base; c.RanksPerNode = 2; return c }(), "placement", "block:2", 0, "placement", "placement"},
+		{"unknown key", base, "bandwith", "1Gb/s", 0, "unknown setting", "bandwith"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Check(tt.cfg, tt.key, tt.value, tt.ranks)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Check(%s=%q): %v", tt.key, tt.value, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Check(%s=%q) = %v, want an error containing %q", tt.key, tt.value, err, tt.wantErr)
+			}
+			if tt.wantKey != "" && tt.key != "bandwith" {
+				if got := culprit(err); got != tt.wantKey {
+					t.Errorf("culprit(%q) = %q, want %q", err, got, tt.wantKey)
+				}
+			}
+		})
+	}
+}
+
+func TestPresetsValid(t *testing.T) {
+	for _, p := range Presets() {
+		c, err := p.Config()
+		if err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+			continue
+		}
+		if p.Name == "1996 Ethernet bus" {
+			if got, _ := c.Get("startup"); got != "1449.848us" {
+				t.Errorf("Ethernet startup %s", got)
+			}
+			if got, _ := c.Get("switching"); got != "store-and-forward" {
+				t.Errorf("Ethernet switching %s", got)
+			}
+		}
+	}
+}
+
+// drive runs cmd and what its messages lead to through m, as Bubble Tea
+// would. Commands that take long (cursor blinks) are dropped.
+func drive(m *Model, cmd tea.Cmd) []tea.Msg {
+	var out []tea.Msg
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0 && n < 1000; n++ {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		ch := make(chan tea.Msg, 1)
+		go func() { ch <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-ch:
+		case <-time.After(30 * time.Millisecond):
+			continue
+		}
+		if msg == nil {
+			continue
+		}
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().ConvertibleTo(reflect.TypeFor[[]tea.Cmd]()) {
+			queue = append(queue, v.Convert(reflect.TypeFor[[]tea.Cmd]()).Interface().([]tea.Cmd)...)
+			continue
+		}
+		switch msg.(type) {
+		case whatif.ConfigMsg, component.StatusMsg:
+			out = append(out, msg)
+			continue
+		}
+		_, next := m.Update(msg)
+		queue = append(queue, next)
+	}
+	return out
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// typeKeys sends keys one by one; a key of several runes other than the
+// named ones is typed rune by rune.
+func typeKeys(m *Model, keys ...string) []tea.Msg {
+	var out []tea.Msg
+	for _, k := range keys {
+		switch k {
+		case "enter", "esc", "down", "up", "tab", "backspace":
+			_, cmd := m.Update(keyMsg(k))
+			out = append(out, drive(m, cmd)...)
+			continue
+		}
+		for _, r := range k {
+			_, cmd := m.Update(keyMsg(string(r)))
+			out = append(out, drive(m, cmd)...)
+		}
+	}
+	return out
+}
+
+func newMachine(t *testing.T, ranks int) (*Model, *whatif.Shared) {
+	t.Helper()
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := whatif.NewShared()
+	m := New(&component.Common{Theme: themes.Mono()}, tr, sh)
+	m.SetSize(100, 30)
+	_ = drive(m, m.Init())
+	return m, sh
+}
+
+func lastConfig(t *testing.T, msgs []tea.Msg) *whatif.ConfigMsg {
+	t.Helper()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if c, ok := msgs[i].(whatif.ConfigMsg); ok {
+			return &c
+		}
+	}
+	return nil
+}
+
+func TestEditBandwidthInline(t *testing.T) {
+	m, sh := newMachine(t, 16)
+	if !m.Select("bandwidth") {
+		t.Fatal("no bandwidth row")
+	}
+	out := typeKeys(m, "enter")
+	if !m.CapturesInput() {
+		t.Fatal("editor did not open")
+	}
+	// Clear the field, type a bad unit: the form shows huh's inline
+	// error and stays open.
+	for range 10 {
+		out = append(out, typeKeys(m, "backspace")...)
+	}
+	out = append(out, typeKeys(m, "10Gx/s", "enter")...)
+	if !m.CapturesInput() {
+		t.Fatal("a bad value closed the editor")
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "expected") {
+		t.Errorf("no inline error for 10Gx/s:\n%s", v)
+	}
+	for range 10 {
+		typeKeys(m, "backspace")
+	}
+	out = append(out, typeKeys(m, "1Gb/s", "enter")...)
+	if m.CapturesInput() {
+		t.Fatalf("editor still open:\n%s", ansi.Strip(m.View()))
+	}
+	c := lastConfig(t, out)
+	if c == nil {
+		t.Fatal("no ConfigMsg")
+	}
+	if got, _ := c.Config.Get("bandwidth"); got != "1Gb/s" {
+		t.Errorf("bandwidth %s", got)
+	}
+	if cfg, _ := sh.Config(); cfg.PerByte != c.Config.PerByte {
+		t.Error("shared config not updated")
+	}
+}
+
+func TestEditTopologyAndRouting(t *testing.T) {
+	m, _ := newMachine(t, 16)
+	m.Select("model")
+	out := typeKeys(m, "enter")
+	// Choices: puppet loggops simgrid packet.
+	out = append(out, typeKeys(m, "down", "down", "down", "enter")...)
+	if got, _ := m.cfg.Get("model"); got != "packet" {
+		t.Fatalf("model %s:\n%s", got, ansi.Strip(m.View()))
+	}
+	m.Select("topology")
+	typeKeys(m, "enter")
+	// Kinds: none ring mesh torus …: three downs for torus, then the
+	// parameters.
+	typeKeys(m, "down", "down", "down", "enter")
+	out = append(out, typeKeys(m, "4x4", "enter")...)
+	if m.cfg.Topology != "torus:4x4" || m.err != nil {
+		t.Fatalf("topology %q err %v:\n%s", m.cfg.Topology, m.err, ansi.Strip(m.View()))
+	}
+	if c := lastConfig(t, out); c == nil || c.Config.Topology != "torus:4x4" {
+		t.Fatalf("ConfigMsg %+v", c)
+	}
+	// An impossible topology is refused inline.
+	typeKeys(m, "enter", "enter")
+	for range 5 {
+		typeKeys(m, "backspace")
+	}
+	typeKeys(m, "0x4", "enter")
+	if !m.CapturesInput() {
+		t.Fatal("torus:0x4 accepted")
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, `topology "torus:0x4"`) {
+		t.Errorf("no inline topology error:\n%s", v)
+	}
+	typeKeys(m, "esc")
+	if m.CapturesInput() || m.cfg.Topology != "torus:4x4" {
+		t.Fatalf("esc: open %v topology %q", m.CapturesInput(), m.cfg.Topology)
+	}
+	// A routing not valid on the torus, set through the file form of
+	// the setting, is marked on its row and not sent.
+	out = nil
+	if cmd := m.apply("routing", "updown"); cmd != nil {
+		t.Fatal("an invalid configuration was published")
+	}
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, `✗ routing "updown" is not valid on torus:4x4`) || !strings.Contains(v, "not applied") {
+		t.Errorf("routing error not shown:\n%s", v)
+	}
+	// The routing editor offers only the torus's routings.
+	m.Select("routing")
+	typeKeys(m, "enter")
+	v = ansi.Strip(m.View())
+	_, form, _ := strings.Cut(v, "───")
+	if !strings.Contains(form, "dor:bubble") || strings.Contains(form, "updown") {
+		t.Errorf("routing choices not filtered:\n%s", v)
+	}
+	out = typeKeys(m, "enter") // the default
+	if m.err != nil || m.cfg.Routing != "" || lastConfig(t, out) == nil {
+		t.Fatalf("routing default: %q %v", m.cfg.Routing, m.err)
+	}
+}
+
+func TestPresetSaveLoad(t *testing.T) {
+	m, _ := newMachine(t, 64)
+	dir := t.TempDir()
+	m.SetRoot(dir)
+	typeKeys(m, "p", "down", "enter") // INSEE 8×8 torus
+	if m.cfg.Topology != "torus:8x8" || m.cfg.VCs != 3 || m.cfg.Routing != "adaptive" || m.err != nil {
+		t.Fatalf("preset: %q %d %q %v", m.cfg.Topology, m.cfg.VCs, m.cfg.Routing, m.err)
+	}
+	typeKeys(m, "w")
+	for range 20 {
+		typeKeys(m, "backspace")
+	}
+	typeKeys(m, "insee.toml", "enter")
+	data, err := os.ReadFile(filepath.Join(dir, "insee.toml"))
+	if err != nil {
+		t.Fatalf("%v (note %q)", err, m.note)
+	}
+	var back replay.Config = replay.Default()
+	if err := back.Decode(data, "toml"); err != nil {
+		t.Fatal(err)
+	}
+	if back.Topology != "torus:8x8" || back.VCs != 3 {
+		t.Fatalf("saved file reads back as %q %d", back.Topology, back.VCs)
+	}
+	// Load it into a default form.
+	m2, _ := newMachine(t, 64)
+	m2.SetRoot(dir)
+	typeKeys(m2, "l")
+	for range 20 {
+		typeKeys(m2, "backspace")
+	}
+	out := typeKeys(m2, "../../insee.toml", "enter") // confined to the root
+	if m2.cfg.Topology != "torus:8x8" || lastConfig(t, out) == nil {
+		t.Fatalf("load: %q, note %q", m2.cfg.Topology, m2.note)
+	}
+}
+
+func TestLayoutSizes(t *testing.T) {
+	m, _ := newMachine(t, 16)
+	for _, sz := range [][2]int{{40, 12}, {60, 20}, {80, 24}, {120, 40}, {200, 60}, {300, 100}} {
+		for _, editing := range []bool{false, true} {
+			m.SetSize(sz[0], sz[1])
+			if editing {
+				m.Select("topology")
+				typeKeys(m, "enter")
+			}
+			checkSize(t, m.View(), sz[0], sz[1])
+			if editing {
+				typeKeys(m, "esc")
+			}
+		}
+	}
+}
+
+func checkSize(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			t.Fatalf("%dx%d: line %d is %d wide: %q", w, h, i, got, ansi.Strip(l))
+		}
+	}
+}
