@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
 )
 
 // helpView is the help overlay: the global bindings, then the active
@@ -11,17 +12,60 @@ import (
 func (m *Model) helpView(w, h int) string {
 	st := m.common.Theme.Styles
 	lines := []string{st.Title.Render("Keys") + st.Dim.Render("  (? or esc closes)"), "", st.Bold.Render("Everywhere")}
-	lines = append(lines, strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")...)
+	lines = append(lines, m.helpBlocks(m.keys.FullHelp(), w-2)...)
 	if v := m.views[m.active]; v != nil {
-		if groups := nonEmpty(v.FullHelp()); len(groups) > 0 {
+		if groups := nonEmpty(m.unshadowed(v.FullHelp())); len(groups) > 0 {
 			lines = append(lines, "", st.Bold.Render(m.tabs[m.active].Name))
-			lines = append(lines, strings.Split(m.help.FullHelpView(groups), "\n")...)
+			lines = append(lines, m.helpBlocks(groups, w-2)...)
 		}
 	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]
 	}
 	return fit(lines, w, h)
+}
+
+// helpBlocks renders groups of bindings as columns, starting a new row
+// of columns whenever the next one would not fit in w cells, so that a
+// view with many bindings is not cut off on a narrow terminal.
+func (m *Model) helpBlocks(groups [][]key.Binding, w int) []string {
+	var out []string
+	for len(groups) > 0 {
+		n := 1
+		for n < len(groups) && lipgloss.Width(m.help.FullHelpView(groups[:n+1])) <= w {
+			n++
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, strings.Split(m.help.FullHelpView(groups[:n]), "\n")...)
+		groups = groups[n:]
+	}
+	return out
+}
+
+// unshadowed drops the view bindings whose every key is a global key:
+// global keys are matched first, so those bindings can never fire and
+// the help must not promise them.
+func (m *Model) unshadowed(groups [][]key.Binding) [][]key.Binding {
+	global := map[string]bool{}
+	for _, b := range m.keys.global() {
+		for _, k := range b.Keys() {
+			global[k] = true
+		}
+	}
+	out := make([][]key.Binding, len(groups))
+	for i, g := range groups {
+		for _, b := range g {
+			for _, k := range b.Keys() {
+				if !global[k] {
+					out[i] = append(out[i], b)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // nonEmpty drops empty groups, which would render as empty columns.

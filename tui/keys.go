@@ -42,3 +42,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Cancel, k.Quit, k.ForceQuit},
 	}
 }
+
+// global lists the bindings matched before the active view sees a key
+// (esc is not one: it closes overlays, and otherwise belongs to the view).
+func (k KeyMap) global() []key.Binding {
+	return []key.Binding{k.Quit, k.ForceQuit, k.Help, k.NextTab, k.PrevTab, k.Tab, k.Open, k.Theme}
+}

@@ -192,7 +192,8 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
 	vh := max(m.height-2, 0)
 	m.common.SetSize(m.width, vh)
-	m.help.SetWidth(m.width)
+	// The overlay wraps columns itself; a help width would only truncate.
+	m.help.SetWidth(0)
 	for _, v := range m.views {
 		if v != nil {
 			v.SetSize(m.width, vh)

@@ -500,3 +500,25 @@ func mustEval(t *testing.T, p string) string {
 	}
 	return p
 }
+
+func TestHelpHidesShadowedKeys(t *testing.T) {
+	fv := &fakeHelpView{fakeView: fakeView{}}
+	m := newModel(t, 100, 30, func(o *Options) { o.Tabs = []Tab{{"Fake", fv.new}} })
+	press(m, "?")
+	s := ansi.Strip(m.Frame())
+	if strings.Contains(s, "shadowed") || !strings.Contains(s, "reachable") {
+		t.Errorf("help shows a binding the global keys shadow, or hides a reachable one:\n%s", s)
+	}
+}
+
+// fakeHelpView has one binding the global tab key shadows and one it
+// does not.
+type fakeHelpView struct{ fakeView }
+
+func (f *fakeHelpView) new(c *component.Common, tr *tracefmt.Trace) component.Model { return f }
+func (f *fakeHelpView) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{
+		key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "shadowed")),
+		key.NewBinding(key.WithKeys("x", "tab"), key.WithHelp("x", "reachable")),
+	}}
+}
