@@ -83,28 +83,39 @@ func newLibraryDir(t testing.TB) (lib, outside string) {
 	return lib, outside
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and many readers.
+// syncBuffer is a byte buffer safe for one writer and many readers. With
+// max > 0 it keeps only the last max bytes (the load test's clients
+// would otherwise hold every frame of every session), while Len still
+// counts every byte received.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     []byte
+	total int
+	max   int
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	s.total += len(p)
+	s.b = append(s.b, p...)
+	if s.max > 0 && len(s.b) > s.max {
+		s.b = append(s.b[:0], s.b[len(s.b)-s.max:]...)
+	}
+	return len(p), nil
 }
 
 func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.String()
+	return string(s.b)
 }
 
+// Len returns the number of bytes written so far.
 func (s *syncBuffer) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Len()
+	return s.total
 }
 
 // testServer is a server on a loopback port.
@@ -227,7 +238,7 @@ type terminal struct {
 // SSH command ("" for a shell request).
 func openTerminal(t testing.TB, c *gossh.Client, cmd string, w, h int) *terminal {
 	t.Helper()
-	tm, err := tryTerminal(c, cmd, w, h)
+	tm, err := tryTerminal(c, cmd, w, h, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,12 +246,14 @@ func openTerminal(t testing.TB, c *gossh.Client, cmd string, w, h int) *terminal
 	return tm
 }
 
-func tryTerminal(c *gossh.Client, cmd string, w, h int) (*terminal, error) {
+// tryTerminal is openTerminal returning the error; keep > 0 bounds the
+// output kept (see syncBuffer).
+func tryTerminal(c *gossh.Client, cmd string, w, h, keep int) (*terminal, error) {
 	sess, err := c.NewSession()
 	if err != nil {
 		return nil, err
 	}
-	tm := &terminal{sess: sess, out: &syncBuffer{}, ended: make(chan error, 1)}
+	tm := &terminal{sess: sess, out: &syncBuffer{max: keep}, ended: make(chan error, 1)}
 	sess.Stdout, sess.Stderr = tm.out, tm.out
 	if tm.in, err = sess.StdinPipe(); err != nil {
 		return nil, err

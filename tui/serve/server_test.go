@@ -118,6 +118,13 @@ func (l *modelLog) all() []*tui.Model {
 	return slices.Clone(l.models)
 }
 
+// reset forgets the models.
+func (l *modelLog) reset() {
+	l.mu.Lock()
+	l.models = nil
+	l.mu.Unlock()
+}
+
 // waitGone waits until the server has no session left. Taking the
 // server's lock after the sessions left also orders the test's reads of
 // their models after the programs' writes, for the race detector.
@@ -290,7 +297,7 @@ func TestCommandsRefused(t *testing.T) {
 	ts := startServer(t, nil)
 	t.Run("command line", func(t *testing.T) {
 		c := ts.connect(t)
-		if _, err := tryTerminal(c, "cat /etc/passwd", 80, 24); err == nil {
+		if _, err := tryTerminal(c, "cat /etc/passwd", 80, 24, 0); err == nil {
 			t.Fatal("a command line was accepted")
 		}
 	})

@@ -1,0 +1,262 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
+	"github.com/tracesim/tracesim/tui"
+)
+
+// heapAlloc returns the live heap after a full collection.
+func heapAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestLoad50Sessions opens 50 concurrent sessions on loopback, all on the
+// same trace, each interacting (and running a simulation when the
+// application has a Simulate tab). Every session must receive frames for
+// every key; the server must hand all of them the library's one trace (no
+// copies: pointer identity, and a heap growth per session well below the
+// trace's size), must not change the trace, and must give the memory
+// back when the sessions end. The figures are logged (go test -v).
+func TestLoad50Sessions(t *testing.T) {
+	const n = 50
+	const w, h = 60, 16 // small frames keep 50 sessions cheap under -race
+	var models modelLog
+	ts := startServer(t, func(c *Config) {
+		models.capture(c)
+		c.MaxSessions = n
+	})
+	// A trace big enough that one copy per session would dwarf the
+	// sessions' own state, small enough to simulate 50 times under -race.
+	writeTrace(t, ts.libDir, "cg.tsim", gen.Options{Pattern: "cg", Ranks: 64, Iters: 20, Compute: -1, Seed: 3})
+
+	h0 := heapAlloc()
+	shared, _, err := ts.lib.Load(t.Context(), "cg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := heapAlloc()
+	traceBytes := int64(h1) - int64(h0)
+	goroutines0 := runtime.NumGoroutine()
+
+	simKey := simulateTab()
+	start := time.Now()
+	var (
+		ready    sync.WaitGroup // every session connected and interacted
+		release  = make(chan struct{})
+		finished sync.WaitGroup
+		mu       sync.Mutex
+		failures []string
+		received = make([]int, n)
+	)
+	fail := func(i int, format string, args ...any) {
+		mu.Lock()
+		failures = append(failures, fmt.Sprintf("session %d: ", i)+fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	ready.Add(n)
+	finished.Add(n)
+	for i := range n {
+		go func() {
+			defer finished.Done()
+			readied := false
+			defer func() {
+				if !readied {
+					ready.Done()
+				}
+			}()
+			c, err := ts.dial(fmt.Sprintf("student%02d", i), gossh.PublicKeys(ts.key))
+			if err != nil {
+				fail(i, "dial: %v", err)
+				return
+			}
+			defer c.Close()
+			tm, err := tryTerminal(c, "cg", w, h, 16<<10)
+			if err != nil {
+				fail(i, "session: %v", err)
+				return
+			}
+			defer tm.sess.Close()
+			if err := tm.waitUntil(func() bool { return strings.Contains(tm.screen(), "Timeline") }); err != nil {
+				fail(i, "first frame: %v", err)
+				return
+			}
+			// Every key must bring a frame.
+			for _, k := range []string{"2", "3", "4", "1"} {
+				before := tm.out.Len()
+				if _, err := tm.in.Write([]byte(k)); err != nil {
+					fail(i, "key %s: %v", k, err)
+					return
+				}
+				if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
+					fail(i, "no frame after key %s: %v", k, err)
+					return
+				}
+			}
+			if simKey != "" {
+				tm.in.Write([]byte(simKey + "r"))
+				if err := tm.waitUntil(func() bool { return strings.Contains(tm.screen(), "finished") }); err != nil {
+					fail(i, "simulation: %v", err)
+					return
+				}
+			}
+			readied = true
+			ready.Done()
+			<-release
+			tm.in.Write([]byte("q"))
+			select {
+			case err := <-tm.ended:
+				if exitStatus(err) != 0 {
+					fail(i, "exit: %v", err)
+				}
+			case <-time.After(wait):
+				fail(i, "did not end after q")
+			}
+			mu.Lock()
+			received[i] = tm.out.Len()
+			mu.Unlock()
+		}()
+	}
+	ready.Wait()
+	connected := time.Since(start)
+	mu.Lock()
+	bad := len(failures)
+	mu.Unlock()
+
+	// With every session open: count them, check what they were given,
+	// weigh them.
+	open := ts.srv.Sessions()
+	ts.srv.mu.Lock()
+	var copies int
+	for _, se := range ts.srv.sessions {
+		se.mu.Lock()
+		if se.trace != shared {
+			copies++
+		}
+		se.mu.Unlock()
+	}
+	ts.srv.mu.Unlock()
+	h2 := heapAlloc()
+	goroutines1 := runtime.NumGoroutine()
+
+	close(release)
+	finished.Wait()
+	waitGone(t, ts)
+	modelsBuilt, foreign := foreignTraces(models.all(), shared)
+	models.reset() // the log would keep every session's views alive
+	// A program's last timer (the status line's, 4 s) keeps its
+	// goroutine, and through it the program and its model, alive a little
+	// after the session: wait for them to go before weighing the heap.
+	deadline := time.Now().Add(wait)
+	for runtime.NumGoroutine() > goroutines0+8 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	h3 := heapAlloc()
+	goroutines2 := runtime.NumGoroutine()
+
+	for _, f := range failures {
+		t.Error(f)
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d sessions failed", bad, n)
+	}
+	if len(open) != n {
+		t.Errorf("%d sessions open at the peak, want %d", len(open), n)
+	}
+	if modelsBuilt != n {
+		t.Errorf("%d models built, want %d", modelsBuilt, n)
+	}
+	if foreign != 0 {
+		t.Errorf("%d models hold another trace than the library's", foreign)
+	}
+	if copies != 0 {
+		t.Errorf("%d sessions were handed another trace than the library's", copies)
+	}
+	// Read-only: the shared trace equals a fresh parse of the file.
+	data, err := os.ReadFile(filepath.Join(ts.libDir, "cg.tsim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := tsim.Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Format == "" {
+		fresh.Format = "tsim"
+	}
+	if !reflect.DeepEqual(fresh, shared) {
+		t.Error("the shared trace was changed by the sessions")
+	}
+
+	perSession := (int64(h2) - int64(h1)) / n
+	var total int
+	minRecv := -1
+	for _, r := range received {
+		total += r
+		if minRecv < 0 || r < minRecv {
+			minRecv = r
+		}
+	}
+	t.Logf("%d sessions of %d×%d on %s: all connected and interacted in %v (simulation: %v)",
+		n, w, h, traceDesc(shared), connected.Round(time.Millisecond), simKey != "")
+	t.Logf("heap: %s before the trace, %s with it (trace %s), %s with %d sessions open, %s after they closed",
+		mib(h0), mib(h1), kib(traceBytes), mib(h2), n, mib(h3))
+	t.Logf("per session: %s of heap (server and client ends together), %.2f× the trace; %d goroutines before, %d with the sessions open",
+		kib(perSession), float64(perSession)/float64(max(traceBytes, 1)), goroutines0, goroutines1)
+	t.Logf("after: %d goroutines", goroutines2)
+	t.Logf("frames: %s received by the clients in all, at least %s by each", kib(int64(total)), kib(int64(minRecv)))
+
+	// Bounded: a session's own state (its views' indexes, the renderer,
+	// the SSH channel) stays within a few MiB whatever the class size.
+	if perSession > 8<<20 {
+		t.Errorf("each session costs %s of heap", kib(perSession))
+	}
+	// And the memory comes back: within a few MiB of the level before.
+	if grow := int64(h3) - int64(h1); grow > 8<<20 {
+		t.Errorf("heap %s above the start after every session closed", kib(grow))
+	}
+	if goroutines2 > goroutines0+8 {
+		t.Errorf("%d goroutines after the sessions closed, %d before", goroutines2, goroutines0)
+	}
+}
+
+// foreignTraces counts the models and those that hold another trace
+// than shared.
+func foreignTraces(ms []*tui.Model, shared *tracefmt.Trace) (built, foreign int) {
+	for _, m := range ms {
+		if m.Trace() != shared {
+			foreign++
+		}
+	}
+	return len(ms), foreign
+}
+
+func traceDesc(tr *tracefmt.Trace) string {
+	events := 0
+	for _, r := range tr.Ranks {
+		events += len(r.Events)
+	}
+	return fmt.Sprintf("%d ranks, %d events", len(tr.Ranks), events)
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func kib(b int64) string { return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10)) }
