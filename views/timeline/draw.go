@@ -643,6 +643,17 @@ func (m *Model) drawArrow(x1, x2 float64, y1, y2 int, class uint8, reversed bool
 	m.ends = append(m.ends, arrowEnd{c1, y1, tail, class}, arrowEnd{c2, y2, head, class})
 }
 
+// contrast returns black or white, whichever is easier to read on bg.
+func contrast(bg cellbuf.Color) cellbuf.Color {
+	r, g, b, _ := bg.RGB()
+	// Rec. 709 luma of the gamma-encoded components: rough, and enough
+	// to choose between two extremes.
+	if 0.2126*float64(r)+0.7152*float64(g)+0.0722*float64(b) > 140 {
+		return cellbuf.RGB(0, 0, 0)
+	}
+	return cellbuf.RGB(255, 255, 255)
+}
+
 // clipSegment clips the segment from (x1, y1) to (x2, y2) to the box
 // [0, w) × [0, h) (Liang–Barsky) and returns the parameters of the part
 // inside.
@@ -683,16 +694,25 @@ func (m *Model) flushArrows(p *palette) {
 		}
 		return p.text
 	}
+	draw := func(x, y int, r rune, class uint8) {
+		st := style(class)
+		if c := m.buf.Ptr(x, y); c != nil && class == arrowNormal && c.Bg != cellbuf.NoColor {
+			// Over a state's colour, the plain arrow colour may not
+			// show: black or white, whichever stands out.
+			st.Fg = contrast(c.Bg)
+		}
+		overlay(m.buf, x, y, r, st)
+	}
 	for i, d := range m.dots {
 		if d != 0 {
-			overlay(m.buf, l.x0+i%l.cols, l.areaY+i/l.cols, rune(0x2800+int(d)), style(m.dotClass[i]))
+			draw(l.x0+i%l.cols, l.areaY+i/l.cols, rune(0x2800+int(d)), m.dotClass[i])
 		}
 	}
 	// Ends by increasing class, so that the selection's are on top.
 	for _, class := range []uint8{arrowNormal, arrowReversed, arrowSelected} {
 		for _, e := range m.ends {
 			if e.class == class && e.x >= 0 && e.x < l.cols && m.inArea(e.y) {
-				overlay(m.buf, l.x0+e.x, e.y, e.r, style(class))
+				draw(l.x0+e.x, e.y, e.r, class)
 			}
 		}
 	}

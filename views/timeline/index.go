@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -52,13 +53,21 @@ type runs struct {
 
 // bin is one cell of the multi-resolution summary: the three states that
 // fill most of the bin (state id + 1, 0 for none) with the fraction of the
-// bin each fills, and the messages sent and received in the bin. Keeping
-// three lets a hidden state give way to the next one.
+// bin each fills (in 1/65535ths: drawing needs no more), and the messages
+// sent and received in the bin (saturating: marks need only presence).
+// Keeping three states lets a hidden state give way to the next one. 24
+// bytes.
 type bin struct {
 	st           [3]int32
-	fr           [3]float32
-	sends, recvs uint32
+	fr           [3]uint16
+	sends, recvs uint16
 }
+
+// frScale converts a fraction of a bin to bin.fr units.
+const frScale = math.MaxUint16
+
+// frac returns entry i's fraction of the bin.
+func (b *bin) frac(i int) float64 { return float64(b.fr[i]) / frScale }
 
 // rankIndex is the index of one rank.
 type rankIndex struct {
@@ -250,12 +259,12 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// binsPerItem sets the finest level's resolution: about one bin per eight
+// binsPerItem sets the finest level's resolution: about one bin per 16
 // segments or messages. Finer windows are drawn from the segments
 // themselves, which then number a few per sample.
-const binsPerItem = 8
+const binsPerItem = 16
 
-// maxLevel0 bounds the finest level (4 Mi bins, 128 MiB) for pathological
+// maxLevel0 bounds the finest level (4 Mi bins, 96 MiB) for pathological
 // ranks.
 const maxLevel0 = 1 << 22
 
@@ -328,11 +337,11 @@ func (ix *index) buildLevels(r int) {
 	}
 }
 
-func satAdd(a, b uint32) uint32 {
+func satAdd(a, b uint16) uint16 {
 	if s := a + b; s >= a {
 		return s
 	}
-	return math.MaxUint32
+	return math.MaxUint16
 }
 
 // stateTime is an amount of time (or of a bin's width) spent in a state,
@@ -383,7 +392,7 @@ func (b *bin) entries() []stateTime {
 	n := 0
 	for i, s := range b.st {
 		if s != 0 {
-			out[n] = stateTime{s, float64(b.fr[i])}
+			out[n] = stateTime{s, b.frac(i)}
 			n++
 		}
 	}
@@ -392,9 +401,9 @@ func (b *bin) entries() []stateTime {
 
 // setTop stores the three largest entries of acc, scaled by k.
 func (b *bin) setTop(acc *accum, k float64) {
-	b.st, b.fr = [3]int32{}, [3]float32{}
+	b.st, b.fr = [3]int32{}, [3]uint16{}
 	for _, e := range acc.e {
-		t := float32(e.t * k)
+		t := uint16(min(max(e.t*k, 0), 1)*frScale + 0.5)
 		for i := range 3 {
 			if b.st[i] == 0 || t > b.fr[i] {
 				copy(b.st[i+1:], b.st[i:2])
@@ -451,7 +460,7 @@ func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc
 			b := &lv[i]
 			for e := range b.st {
 				if b.st[e] != 0 {
-					acc.add(b.st[e], float64(b.fr[e])*ov)
+					acc.add(b.st[e], b.frac(e)*ov)
 				}
 			}
 		}
@@ -544,7 +553,7 @@ func (ix *index) memory() int {
 			n += (cap(ru.starts) + cap(ru.cum)) * 8
 		}
 		for _, lv := range ri.levels {
-			n += cap(lv) * 32
+			n += cap(lv) * int(unsafe.Sizeof(bin{}))
 		}
 	}
 	return n

@@ -149,20 +149,62 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 // them. The view switches to them; the AltTimes key switches back and
 // forth. A nil trace, or one whose ranks and events do not line up with
 // the loaded trace, withdraws them.
+//
+// SetAlt builds the alternative's summary before it returns (about a
+// second for 10 M events); Update handles component.AltTraceMsg without
+// blocking, building it in a command.
 func (m *Model) SetAlt(tr *tracefmt.Trace, label string) {
+	if m.withdrawAlt(tr) {
+		m.installAlt(newIndex(tr), tr, label)
+	}
+}
+
+// withdrawAlt drops the current alternative and reports whether tr can
+// replace it.
+func (m *Model) withdrawAlt(tr *tracefmt.Trace) bool {
 	m.alt, m.altTrace, m.altLabel, m.useAlt = nil, nil, "", false
 	m.altGen++
 	m.dirty = true
 	m.stats, m.over = statsCache{}, overviewCache{}
 	if tr == nil || m.tr == nil {
-		return
+		return false
 	}
 	if !sameShape(m.tr, tr) {
 		m.status = "alternative times ignored: the events do not match the loaded trace"
-		return
+		return false
 	}
-	m.alt, m.altTrace, m.altLabel, m.useAlt = newIndex(tr), tr, label, true
+	return true
+}
+
+// installAlt switches to alternative times whose index is built.
+func (m *Model) installAlt(ix *index, tr *tracefmt.Trace, label string) {
+	m.alt, m.altTrace, m.altLabel, m.useAlt = ix, tr, label, true
+	m.stats, m.over = statsCache{}, overviewCache{}
+	m.dirty = true
+	m.status = ""
 	m.clampWindow()
+}
+
+// altReadyMsg carries an alternative's index built by altCmd. gen and
+// base tell whether it is still wanted when it arrives.
+type altReadyMsg struct {
+	ix       *index
+	tr, base *tracefmt.Trace
+	label    string
+	gen      int
+}
+
+// altCmd withdraws the current alternative and returns a command that
+// builds the summary of tr off the event loop.
+func (m *Model) altCmd(tr *tracefmt.Trace, label string) tea.Cmd {
+	if !m.withdrawAlt(tr) {
+		return nil
+	}
+	gen, base := m.altGen, m.tr
+	m.status = "building " + label + " times…"
+	return func() tea.Msg {
+		return altReadyMsg{ix: newIndex(tr), tr: tr, base: base, label: label, gen: gen}
+	}
 }
 
 // sameShape reports whether b has the ranks and events of a, so that an
@@ -263,7 +305,11 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case component.FocusEventMsg:
 		m.Focus(msg.Event)
 	case component.AltTraceMsg:
-		m.SetAlt(msg.Trace, msg.Label)
+		return m, m.altCmd(msg.Trace, msg.Label)
+	case altReadyMsg:
+		if msg.gen == m.altGen && msg.base == m.tr {
+			m.installAlt(msg.ix, msg.tr, msg.label)
+		}
 	case tea.KeyPressMsg:
 		m.handleKey(msg)
 	case tea.MouseWheelMsg:

@@ -388,7 +388,11 @@ func TestAltTimesReverseArrow(t *testing.T) {
 	if !strings.Contains(m.Selection(), "REVERSED") {
 		t.Errorf("details do not say the message is reversed: %q", m.Selection())
 	}
-	m.Update(component.AltTraceMsg{Trace: alt, Label: "corrected"})
+	_, cmd := m.Update(component.AltTraceMsg{Trace: alt, Label: "corrected"})
+	if cmd == nil {
+		t.Fatal("AltTraceMsg must build the alternative in a command")
+	}
+	m.Update(cmd())
 	if b, f := heads(); b != 0 || f != 1 {
 		t.Fatalf("corrected times: %d backward and %d forward heads, want 0 and 1:\n%s", b, f, m.View())
 	}
