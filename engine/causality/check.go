@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -152,6 +153,15 @@ func (r *Report) Findings() []Finding {
 	return out
 }
 
+// Total returns the number of findings of every kind.
+func (r *Report) Total() int {
+	n := 0
+	for _, c := range r.Counts {
+		n += c
+	}
+	return n
+}
+
 // Violations returns the number of findings that are violations (clock
 // condition and defects), as opposed to notes.
 func (r *Report) Violations() int {
@@ -214,10 +224,32 @@ func before(a, b *Finding) bool {
 
 // Top returns the first n findings keep accepts in display order (the
 // largest clock violations first, then defects, then notes); n ≤ 0 means
-// all of them. It costs O(findings × n) for small n rather than a sort of
-// every finding.
+// all of them. A small n costs O(findings × n), not a sort of every
+// finding.
 func (r *Report) Top(n int, keep func(*Finding) bool) []Finding {
 	var out []Finding
+	if n <= 0 || n > 64 {
+		for k := range r.ByKind {
+			for i := range r.ByKind[k] {
+				if f := &r.ByKind[k][i]; keep == nil || keep(f) {
+					out = append(out, *f)
+				}
+			}
+		}
+		slices.SortStableFunc(out, func(a, b Finding) int {
+			switch {
+			case before(&a, &b):
+				return -1
+			case before(&b, &a):
+				return 1
+			}
+			return 0
+		})
+		if n > 0 && len(out) > n {
+			out = out[:n:n]
+		}
+		return out
+	}
 	for k := range r.ByKind {
 		for i := range r.ByKind[k] {
 			out = r.top(out, &r.ByKind[k][i], n, keep)
