@@ -48,6 +48,8 @@ func commands() []command {
 		{"convert", "convert a trace between formats", runConvert},
 		{"gen", "generate a synthetic trace of a communication pattern", runGen},
 		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},
+		{"check", "check causality: reversed messages, clock skew, unmatched messages, deadlocks", runCheck},
+		{"fix", "correct timestamps so that every message is received after it was sent", runFix},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},
 		{"serve", "serve the terminal UI over SSH to a classroom", runServe},
 		{"bench", "run the project's benchmarks and print a table", runBench},
