@@ -6,6 +6,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Up, Down, PageUp, PageDown key.Binding
 	Sort, Reverse, Switch      key.Binding
+	Window                     key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -18,15 +19,16 @@ func DefaultKeyMap() KeyMap {
 		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
 		Reverse:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
 		Switch:   key.NewBinding(key.WithKeys("f", "left", "right", "h", "l"), key.WithHelp("f/←/→", "other table")),
+		Window:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "whole run/visible window")),
 	}
 }
 
 // ShortHelp returns the bindings shown in the status line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Sort, k.Reverse, k.Switch}
+	return []key.Binding{k.Sort, k.Reverse, k.Switch, k.Window}
 }
 
 // FullHelp returns all bindings, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch, k.Window}}
 }

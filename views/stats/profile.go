@@ -1,6 +1,10 @@
 package stats
 
-import "github.com/tracesim/tracesim/tracefmt"
+import (
+	"math"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
 
 // Activity is what a rank is doing, as the profile bars show it.
 type Activity int
@@ -82,16 +86,28 @@ type Profile struct {
 	Funcs []FuncStat
 }
 
-// ComputeProfile profiles a trace: exclusive time per activity and rank (nested
-// states count for the innermost one) and inclusive call statistics per
-// state. Calls that were entered but never left count as calls of
-// unknown duration.
+// ComputeProfile profiles a trace: exclusive time per activity and rank
+// (nested states count for the innermost one) and inclusive call
+// statistics per state. Calls that were entered but never left count as
+// calls of unknown duration.
 func ComputeProfile(tr *tracefmt.Trace) *Profile {
+	return ComputeProfileIn(tr, math.Inf(-1), math.Inf(1))
+}
+
+// ComputeProfileIn profiles the part of a timed trace inside [start, end]
+// (trace units): times are clipped to the window, and a call counts when
+// it overlaps the window, with the part inside as its duration.
+func ComputeProfileIn(tr *tracefmt.Trace, start, end float64) *Profile {
 	p := &Profile{Timed: tr.Timed, Ranks: make([]RankProfile, tr.Size()), Funcs: make([]FuncStat, len(tr.States))}
 	for i, d := range tr.States {
 		p.Funcs[i] = FuncStat{Name: d.Name, Category: d.Category}
 	}
 	sec := tr.Unit.Seconds()
+	// overlap is the length of [a, b] inside the window, in seconds.
+	overlap := func(a, b float64) float64 {
+		return max(0, min(b, end)-max(a, start)) * sec
+	}
+	inside := func(t float64) bool { return t >= start && t <= end }
 	var stack []tracefmt.StateID
 	for r := range tr.Ranks {
 		ev := tr.Ranks[r].Events
@@ -102,34 +118,45 @@ func ComputeProfile(tr *tracefmt.Trace) *Profile {
 			continue
 		}
 		prev := ev[0].Time
-		rp.Span = (ev[len(ev)-1].Time - ev[0].Time) * sec
+		rp.Span = overlap(ev[0].Time, ev[len(ev)-1].Time)
 		for i := range ev {
 			e := &ev[i]
-			if d := e.Time - prev; d > 0 {
+			if d := overlap(prev, e.Time); d > 0 {
 				a := Compute
 				if n := len(stack); n > 0 {
 					a = activityOf(tr.States[stack[n-1]].Category)
 				}
-				rp.Time[a] += d * sec
+				rp.Time[a] += d
 			}
 			prev = e.Time
 			switch e.Kind {
 			case tracefmt.KindCompute:
+				if !inside(e.Time) {
+					break
+				}
 				if e.Flags.Has(tracefmt.FlagWork) {
 					rp.Work += e.Amount()
 				} else {
 					rp.Burst += e.Amount() * sec
 				}
 			case tracefmt.KindSend:
-				rp.Sends++
-				rp.Bytes += e.Size
+				if inside(e.Time) {
+					rp.Sends++
+					rp.Bytes += e.Size
+				}
 			case tracefmt.KindEnter:
 				s := e.State()
 				stack = append(stack, s)
 				f := &p.Funcs[s]
-				f.Calls++
-				if e.Match >= 0 {
-					d := (ev[e.Match].Time - e.Time) * sec
+				if e.Match < 0 {
+					if inside(e.Time) {
+						f.Calls++
+					}
+					break
+				}
+				t1 := ev[e.Match].Time
+				if d := overlap(e.Time, t1); d > 0 || (inside(e.Time) && inside(t1)) {
+					f.Calls++
 					f.Total += d
 					f.Max = max(f.Max, d)
 				}

@@ -53,8 +53,15 @@ type Model struct {
 	common *component.Common
 	keys   KeyMap
 
+	tr      *tracefmt.Trace
 	prof    *Profile
 	allTime float64 // sum of the ranks' spans, for percentages
+
+	// The Timeline's window, and whether the view profiles only it.
+	windowed   bool
+	start, end float64
+	hasWindow  bool
+	stale      bool // prof must be recomputed for the window setting
 
 	focus Table
 	sorts [2]sortState
@@ -76,16 +83,41 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 	return m
 }
 
-// NewFromProfile returns a stats view of an already computed profile.
-func NewFromProfile(c *component.Common, p *Profile) *Model {
-	m := &Model{common: c, keys: DefaultKeyMap()}
-	m.sorts[Functions] = sortState{col: 2, desc: true}
-	m.setProfile(p)
-	return m
+// SetTrace replaces the trace the view shows.
+func (m *Model) SetTrace(tr *tracefmt.Trace) {
+	m.tr = tr
+	m.windowed, m.hasWindow, m.stale = false, false, false
+	m.setProfile(ComputeProfile(tr))
 }
 
-// SetTrace replaces the trace the view shows.
-func (m *Model) SetTrace(tr *tracefmt.Trace) { m.setProfile(ComputeProfile(tr)) }
+// SetWindow gives the view the Timeline's visible window (trace units),
+// profiled instead of the whole run in window mode.
+func (m *Model) SetWindow(start, end float64) {
+	if m.hasWindow && start == m.start && end == m.end {
+		return
+	}
+	m.start, m.end, m.hasWindow = start, end, true
+	if m.windowed {
+		m.stale, m.dirty = true, true
+	}
+}
+
+// refresh recomputes the profile after the window setting changed; it
+// waits until the view is drawn so that panning the Timeline costs
+// nothing while another tab is shown.
+func (m *Model) refresh() {
+	if !m.stale {
+		return
+	}
+	m.stale = false
+	offsets := [2]int{m.sorts[Ranks].offset, m.sorts[Functions].offset}
+	if m.windowed && m.hasWindow && m.tr.Timed {
+		m.setProfile(ComputeProfileIn(m.tr, m.start, m.end))
+	} else {
+		m.setProfile(ComputeProfile(m.tr))
+	}
+	m.sorts[Ranks].offset, m.sorts[Functions].offset = offsets[0], offsets[1]
+}
 
 func (m *Model) setProfile(p *Profile) {
 	m.prof = p
@@ -168,6 +200,9 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.Switch):
 		m.focus = 1 - m.focus
 		m.dirty = true
+	case key.Matches(msg, m.keys.Window):
+		m.windowed = !m.windowed
+		m.stale, m.dirty = true, true
 	}
 }
 
@@ -244,9 +279,10 @@ func (m *Model) Renders() int { return m.renders }
 // View implements component.Model.
 func (m *Model) View() string {
 	w, h := m.common.Width, m.common.Height
-	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
+	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
 		return m.cache
 	}
+	m.refresh()
 	m.renders++
 	m.theme, m.w, m.h = m.common.Theme, w, h
 	m.cache = m.render(w, h)
@@ -367,9 +403,13 @@ func (m *Model) rankTable(w, h int) string {
 		widths[i] = 9
 	}
 	title, hdr := m.header(Ranks, "Per-rank profile", cols, widths)
-	note := "  (s sort · r reverse · f other table)"
-	if !m.prof.Timed {
+	note := "  whole run (w: window) · s sort · r reverse · f other table"
+	switch {
+	case !m.prof.Timed:
 		note = "  untimed trace: amounts, not times"
+	case m.windowed && m.hasWindow:
+		sec := m.tr.Unit.Seconds()
+		note = fmt.Sprintf("  window %s–%s (w: whole run)", units.FormatDuration(m.start*sec), units.FormatDuration(m.end*sec))
 	}
 	lines := []string{title + th.Styles.Dim.Render(note), hdr}
 	rows := max(h-2, 0)

@@ -62,9 +62,12 @@ func TestGolden(t *testing.T) {
 			{"default", nil},
 			{"compute-desc", []string{"s"}},
 			{"functions-by-max-ascending", []string{"f", "s", "s", "r"}},
+			{"window", []string{"w"}},
 		} {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], c.name), func(t *testing.T) {
 				m := newModel(t, themes.Mono(), sz[0], sz[1])
+				start, end := testTrace(t).Span()
+				m.SetWindow(start, (start+end)/2)
 				press(m, c.keys...)
 				golden.RequireEqual(t, ascii(t, m.View()))
 			})
@@ -125,6 +128,41 @@ func TestProfile(t *testing.T) {
 				t.Errorf("%s: %d calls %g s, summary %d calls %g s", f.Name, f.Calls, f.Total, ss.Count, ss.Total)
 			}
 		}
+	}
+}
+
+func TestWindow(t *testing.T) {
+	tr := testTrace(t)
+	start, end := tr.Span()
+	mid := (start + end) / 2
+	whole, a, b := ComputeProfile(tr), ComputeProfileIn(tr, start, mid), ComputeProfileIn(tr, mid, end)
+	for r := range whole.Ranks {
+		for act := Activity(0); act < NumActivities; act++ {
+			w, s := whole.Ranks[r].Time[act], a.Ranks[r].Time[act]+b.Ranks[r].Time[act]
+			if math.Abs(w-s) > 1e-12 {
+				t.Errorf("rank %d %v: whole %g, halves %g", r, act, w, s)
+			}
+		}
+	}
+	for i := range whole.Funcs {
+		if w, s := whole.Funcs[i].Total, a.Funcs[i].Total+b.Funcs[i].Total; math.Abs(w-s) > 1e-12 {
+			t.Errorf("%s: whole %g, halves %g", whole.Funcs[i].Name, w, s)
+		}
+		if a.Funcs[i].Calls > whole.Funcs[i].Calls || a.Funcs[i].Calls == 0 {
+			t.Errorf("%s: %d calls in the first half of %d", whole.Funcs[i].Name, a.Funcs[i].Calls, whole.Funcs[i].Calls)
+		}
+	}
+	// The view follows the window only in window mode, and lazily.
+	m := newModel(t, themes.Dark(), 100, 30)
+	m.SetWindow(start, mid)
+	m.View()
+	if m.Profile().Ranks[0].Span != whole.Ranks[0].Span {
+		t.Error("window applied outside window mode")
+	}
+	press(m, "w")
+	m.View()
+	if got := m.Profile().Ranks[0].Time; got != a.Ranks[0].Time {
+		t.Errorf("window mode: %v, want %v", got, a.Ranks[0].Time)
 	}
 }
 
