@@ -1,0 +1,207 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+func openTestLibrary(t *testing.T) (*Library, string, string) {
+	t.Helper()
+	dir, outside := newLibraryDir(t)
+	lib, err := OpenLibrary(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return lib, dir, outside
+}
+
+func TestLibraryResolve(t *testing.T) {
+	lib, _, outside := openTestLibrary(t)
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{"ring.tsim", "ring.tsim", nil},
+		{"ring", "ring.tsim", nil},
+		{"./ring.tsim", "ring.tsim", nil},
+		{"week2/pingpong.tsim", "week2/pingpong.tsim", nil},
+		{"week2/pingpong", "week2/pingpong.tsim", nil},
+		{"week2/../ring.tsim", "ring.tsim", nil},
+		{"alias.tsim", "alias.tsim", nil}, // a link that stays inside
+		{"../../etc/passwd", "", ErrOutsideLibrary},
+		{"/etc/passwd", "", ErrOutsideLibrary},
+		{outside, "", ErrOutsideLibrary},
+		{"..", "", ErrOutsideLibrary},
+		{"week2/../../secret.tsim", "", ErrOutsideLibrary},
+		{"escape.tsim", "", ErrOutsideLibrary},
+		{"escape", "", ErrOutsideLibrary},
+		{"etc/passwd", "", ErrOutsideLibrary},
+		{"ring.tsim\x00", "", ErrOutsideLibrary},
+		{"ring\n.tsim", "", ErrOutsideLibrary},
+		{"", "", ErrNotInLibrary},
+		{"missing.tsim", "", ErrNotInLibrary},
+		{"missing", "", ErrNotInLibrary},
+		{"week2", "", ErrNotInLibrary},
+		{".", "", ErrNotInLibrary},
+	} {
+		got, err := lib.Resolve(tc.name)
+		switch {
+		case tc.err == nil && err != nil:
+			t.Errorf("Resolve(%q): %v", tc.name, err)
+		case tc.err != nil && !errors.Is(err, tc.err):
+			t.Errorf("Resolve(%q) = %q, %v; want %v", tc.name, got, err, tc.err)
+		case filepath.ToSlash(got) != tc.want:
+			t.Errorf("Resolve(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLibraryAmbiguousBaseName: a bare name that fits two files is not
+// guessed.
+func TestLibraryAmbiguousBaseName(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	writeTrace(t, dir, "two.tsim", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	writeTrace(t, dir, "two.txt", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	if _, err := lib.Resolve("two"); !errors.Is(err, ErrNotInLibrary) {
+		t.Errorf("Resolve(two) = %v, want not found", err)
+	}
+}
+
+// TestLibraryLoadOnce: concurrent loads of one file, by any of its names,
+// read it once and share one trace.
+func TestLibraryLoadOnce(t *testing.T) {
+	lib, _, _ := openTestLibrary(t)
+	const n = 16
+	got := make([]*tracefmt.Trace, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			name := []string{"ring.tsim", "ring", "alias.tsim", "./ring.tsim"}[i%4]
+			tr, _, err := lib.Load(context.Background(), name)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = tr
+		})
+	}
+	wg.Wait()
+	for i, tr := range got {
+		if tr == nil || tr != got[0] {
+			t.Fatalf("load %d returned another trace", i)
+		}
+	}
+	if lib.loads != 1 {
+		t.Errorf("%d loads, want 1", lib.loads)
+	}
+	if len(got[0].Ranks) != 4 {
+		t.Errorf("%d ranks, want 4", len(got[0].Ranks))
+	}
+}
+
+// TestLibraryReloadsChangedFile: a trace replaced on disk is read again
+// for new sessions; the old one stays valid for the sessions holding it.
+func TestLibraryReloadsChangedFile(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	old, _, err := lib.Load(context.Background(), "ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, dir, "ring.tsim", gen.Options{Pattern: "ring", Ranks: 6, Iters: 2, Compute: -1, Seed: 1})
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "ring.tsim"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := lib.Load(context.Background(), "ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr == old || len(tr.Ranks) != 6 || len(old.Ranks) != 4 {
+		t.Errorf("after the change: %d ranks (old %d), same pointer %v", len(tr.Ranks), len(old.Ranks), tr == old)
+	}
+}
+
+// TestLibraryBadTrace: a file that does not parse is an error naming it,
+// and is tried again next time (it may have been fixed).
+func TestLibraryBadTrace(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	bad := filepath.Join(dir, "bad.tsim")
+	if err := os.WriteFile(bad, []byte("tsim 1\nthis is not a trace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, _, err := lib.Load(context.Background(), "bad.tsim"); err == nil {
+			t.Fatal("a bad trace loaded")
+		}
+	}
+	if lib.loads != 2 {
+		t.Errorf("%d loads, want 2 (errors are not cached)", lib.loads)
+	}
+}
+
+// TestLibraryWaiterCancelled: a caller that gives up does not fail the
+// load for the others.
+func TestLibraryWaiterCancelled(t *testing.T) {
+	lib, _, _ := openTestLibrary(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := lib.Load(ctx, "ring"); !errors.Is(err, context.Canceled) {
+		// The load may have been fast enough to win the race with the
+		// cancelled wait; either way it must not poison the cache.
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+	}
+	if _, _, err := lib.Load(context.Background(), "ring"); err != nil {
+		t.Fatalf("after a cancelled wait: %v", err)
+	}
+}
+
+func TestLibraryList(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, filepath.Join(dir, ".git"), "hidden.tsim", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	got, err := lib.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Links are listed only as what they are (WalkDir does not follow
+	// them), so the ones pointing outside never show.
+	want := []string{"ring.tsim", "week2/pingpong.tsim"}
+	if !slices.Equal(got, want) {
+		t.Errorf("List() = %q, want %q", got, want)
+	}
+}
+
+func TestOpenLibraryErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, format string }{
+		{"", ""},
+		{filepath.Join(dir, "missing"), ""},
+		{file, ""},
+		{dir, "nosuchformat"},
+	} {
+		if lib, err := OpenLibrary(tc.dir, tc.format); err == nil {
+			lib.Close()
+			t.Errorf("OpenLibrary(%q, %q) succeeded", tc.dir, tc.format)
+		}
+	}
+}
