@@ -65,12 +65,12 @@ func BenchmarkFrame10M(b *testing.B) {
 			}
 			m.dirty = true
 			m.View()
-			b.ReportMetric(float64(len(m.arrows)), "arrows")
 			b.ReportAllocs()
 			for b.Loop() {
 				m.dirty = true
 				m.View()
 			}
+			b.ReportMetric(float64(len(m.arrows)), "arrows")
 		})
 	}
 }
@@ -91,5 +91,28 @@ func BenchmarkNoopKey(b *testing.B) {
 	}
 	if m.Renders() != n {
 		b.Fatalf("a key that changes nothing rendered %d frames", m.Renders()-n)
+	}
+}
+
+// BenchmarkSearch10M steps through hits of a message search and of a
+// state search in a 10 M-event trace: each n costs the events between
+// the cursor and the next hit.
+func BenchmarkSearch10M(b *testing.B) {
+	tr := trace10M(b)
+	for _, q := range []string{"size>1000", "allreduce"} {
+		b.Run(q, func(b *testing.B) {
+			m := New(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr)
+			q, err := parseQuery(q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.query = q
+			for b.Loop() {
+				m.searchNext(1)
+			}
+			if m.sel.kind == selNone {
+				b.Fatal("nothing found")
+			}
+		})
 	}
 }

@@ -79,6 +79,9 @@ type rankIndex struct {
 	// start.
 	levels [][]bin
 	w0     float64
+	// sorted says the rank's events are in time order, so that searches
+	// can start at a time by binary search.
+	sorted bool
 }
 
 // time returns the (pseudo-)time of event i of rank r.
@@ -144,8 +147,12 @@ func (ix *index) buildRank(r int) {
 	nst := len(ix.tr.States)
 	perState := make([]int, nst)
 	nEnter, nSend, nRecv := 0, 0, 0
+	ri.sorted = true
 	for i := range ev {
 		e := &ev[i]
+		if i > 0 && e.Time < ev[i-1].Time {
+			ri.sorted = false
+		}
 		switch e.Kind {
 		case tracefmt.KindEnter:
 			if e.Match >= 0 && int(e.Match) < len(ev) && e.Peer >= 0 && int(e.Peer) < nst {
