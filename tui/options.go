@@ -7,10 +7,13 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/matrix"
+	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/sizes"
 	"github.com/tracesim/tracesim/views/stats"
 	"github.com/tracesim/tracesim/views/timeline"
+	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // Options configure one session of the application.
@@ -81,11 +84,16 @@ type Tab struct {
 // DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
 // select them. Adding a view is adding one line here.
 func DefaultTabs() []Tab {
+	// The Machine tab's configuration, which the Simulate tab runs; per
+	// session, and kept when another trace rebuilds the views.
+	wi := whatif.NewShared()
 	return []Tab{
 		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
 		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
 		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
 		{"Stats", func(c *component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
+		{"Machine", func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, wi) }},
+		{"Simulate", func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, wi) }},
 	}
 }
 

@@ -17,7 +17,7 @@ func DefaultKeyMap() KeyMap {
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
 		Edit:     key.NewBinding(key.WithKeys("enter", "e"), key.WithHelp("enter", "edit")),
-		Default:  key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x", "default value")),
+		Default:  key.NewBinding(key.WithKeys("delete", "backspace"), key.WithHelp("del", "default value")),
 		Presets:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
 		Save:     key.NewBinding(key.WithKeys("w", "ctrl+s"), key.WithHelp("w", "save config")),
 		Load:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "load config")),

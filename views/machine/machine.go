@@ -146,8 +146,8 @@ func (m *Model) SetRoot(dir string) { m.root = dir }
 // Config returns the configuration the form shows and whether it is valid.
 func (m *Model) Config() (replay.Config, error) { return m.cfg, m.err }
 
-// CapturesInput reports whether an editor is open: it takes every key.
-func (m *Model) CapturesInput() bool { return m.ed != nil }
+// Capturing reports whether an editor is open: it takes every key.
+func (m *Model) Capturing() bool { return m.ed != nil }
 
 // Init implements component.Model.
 func (m *Model) Init() tea.Cmd { return nil }
@@ -213,7 +213,6 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case whatif.ConfigMsg:
 		return m, nil
 	case tea.KeyPressMsg:
-		m.dirty = true
 		if m.ed == nil {
 			return m, m.key(msg)
 		}
@@ -241,6 +240,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	m.dirty = true
 	switch {
 	case key.Matches(msg, k.Up):
 		m.move(-1)
@@ -263,6 +263,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openPath(edSave, "Save the configuration to", "machine.toml")
 	case key.Matches(msg, k.Load):
 		return m.openPath(edLoad, "Load a configuration from", "machine.toml")
+	default:
+		m.dirty = false // keys nobody binds must not cost a frame
 	}
 	return nil
 }

@@ -197,7 +197,7 @@ func TestEditBandwidthInline(t *testing.T) {
 		t.Fatal("no bandwidth row")
 	}
 	out := typeKeys(m, "enter")
-	if !m.CapturesInput() {
+	if !m.Capturing() {
 		t.Fatal("editor did not open")
 	}
 	// Clear the field, type a bad unit: the form shows huh's inline
@@ -206,7 +206,7 @@ func TestEditBandwidthInline(t *testing.T) {
 		out = append(out, typeKeys(m, "backspace")...)
 	}
 	out = append(out, typeKeys(m, "10Gx/s", "enter")...)
-	if !m.CapturesInput() {
+	if !m.Capturing() {
 		t.Fatal("a bad value closed the editor")
 	}
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "expected") {
@@ -216,7 +216,7 @@ func TestEditBandwidthInline(t *testing.T) {
 		typeKeys(m, "backspace")
 	}
 	out = append(out, typeKeys(m, "1Gb/s", "enter")...)
-	if m.CapturesInput() {
+	if m.Capturing() {
 		t.Fatalf("editor still open:\n%s", ansi.Strip(m.View()))
 	}
 	c := lastConfig(t, out)
@@ -258,15 +258,15 @@ func TestEditTopologyAndRouting(t *testing.T) {
 		typeKeys(m, "backspace")
 	}
 	typeKeys(m, "0x4", "enter")
-	if !m.CapturesInput() {
+	if !m.Capturing() {
 		t.Fatal("torus:0x4 accepted")
 	}
 	if v := ansi.Strip(m.View()); !strings.Contains(v, `topology "torus:0x4"`) {
 		t.Errorf("no inline topology error:\n%s", v)
 	}
 	typeKeys(m, "esc")
-	if m.CapturesInput() || m.cfg.Topology != "torus:4x4" {
-		t.Fatalf("esc: open %v topology %q", m.CapturesInput(), m.cfg.Topology)
+	if m.Capturing() || m.cfg.Topology != "torus:4x4" {
+		t.Fatalf("esc: open %v topology %q", m.Capturing(), m.cfg.Topology)
 	}
 	// A routing not valid on the torus, set through the file form of
 	// the setting, is marked on its row and not sent.

@@ -190,9 +190,9 @@ func (m *Model) Snapshot() *replay.Snapshot { return m.snap }
 // Runs returns the finished runs, oldest first.
 func (m *Model) Runs() []Run { return m.runs }
 
-// CapturesInput reports whether the run-to-time prompt is open: it takes
+// Capturing reports whether the run-to-time prompt is open: it takes
 // every key then.
-func (m *Model) CapturesInput() bool { return m.prompting }
+func (m *Model) Capturing() bool { return m.prompting }
 
 // Init implements component.Model.
 func (m *Model) Init() tea.Cmd { return nil }
@@ -278,8 +278,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		m.dirty = true
 	case tea.KeyPressMsg:
-		m.dirty = true
 		if m.prompting {
+			m.dirty = true
 			return m, m.promptKey(msg)
 		}
 		return m, m.key(msg)
@@ -289,6 +289,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	// Keys nobody binds must not cost a frame.
+	m.dirty = true
 	switch {
 	case key.Matches(msg, k.Pause):
 		switch m.status {
@@ -346,6 +348,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.move(-1, 0)
 	case key.Matches(msg, k.Right):
 		m.move(1, 0)
+	default:
+		m.dirty = false
 	}
 	return nil
 }

@@ -193,6 +193,7 @@ func TestSpaceTogglesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newModel(t, tr, packetConfig(t, "torus:8x8"), 100, 30)
+	m.speed = 1 // 1 µs of simulated time per second: the run cannot end in one slice
 	cmd := press(m, "space")
 	if m.Status() != Running || cmd == nil {
 		t.Fatalf("space: status %v", m.Status())

@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// whatifTerm drives the real binary in a private tmux server for the
+// what-if flow (helpers of its own so that this test does not depend on
+// the other end-to-end test's).
+type whatifTerm struct {
+	t      *testing.T
+	socket string
+}
+
+func (x *whatifTerm) tmux(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (x *whatifTerm) keys(keys ...string) {
+	x.t.Helper()
+	x.tmux(append([]string{"send-keys", "-t", "whatif"}, keys...)...)
+}
+
+func (x *whatifTerm) text(s string) {
+	x.t.Helper()
+	x.tmux("send-keys", "-t", "whatif", "-l", s)
+}
+
+func (x *whatifTerm) waitFor(what string, want ...string) string {
+	x.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = x.tmux("capture-pane", "-p", "-t", "whatif")
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(screen, w)
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	x.t.Fatalf("%s: screen never showed %q:\n%s", what, want, screen)
+	return ""
+}
+
+// TestEndToEndWhatIf opens the demo, switches the topology to torus:4x4
+// in the Machine tab, runs the simulation to the end in the Simulate tab
+// and reads the predicted makespan, then lowers the link bandwidth, runs
+// again and finds both runs in the comparison.
+func TestEndToEndWhatIf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (scripts/test installs it)")
+	}
+	tab := map[string]string{}
+	for i, tb := range DefaultTabs() {
+		tab[tb.Name] = fmt.Sprint(i + 1)
+	}
+	if tab["Machine"] == "" || tab["Simulate"] == "" {
+		t.Fatalf("no Machine or Simulate tab in %v", tab)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tracesim")
+	build := exec.Command("go", "build", "-o", bin, "github.com/tracesim/tracesim/cmd/tracesim")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-whatif-%d", os.Getpid())}
+	x.tmux("new-session", "-d", "-s", "whatif", "-x", "160", "-y", "48", "cd "+dir+" && "+bin)
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	x.waitFor("demo", "1 Timeline", "Machine", "Simulate")
+
+	// Machine: the topology is the first setting; its editor asks for a
+	// kind (none, ring, mesh, torus, …) and then the parameters.
+	x.keys(tab["Machine"])
+	x.waitFor("machine tab", "Machine · default", "topology")
+	x.keys("Enter")
+	x.waitFor("topology editor", "topology kind")
+	x.keys("Down", "Down", "Down", "Enter")
+	x.waitFor("parameters", "parameters", "e.g. torus:8x8")
+	x.text("4x4")
+	x.keys("Enter")
+	x.waitFor("torus set", "torus 4×4: 16 routers", "✓ valid")
+
+	x.keys(tab["Simulate"])
+	x.waitFor("simulate tab", "ready", "torus:4x4")
+	x.keys("r")
+	screen := x.waitFor("first run", "sim #1", "predicted makespan")
+	first := makespan(t, screen)
+	t.Logf("torus:4x4 at 10 Gb/s: %s\n%s", first, screen)
+
+	// Back to the Machine tab: bandwidth is six settings below topology.
+	x.keys(tab["Machine"])
+	x.waitFor("machine tab again", "torus 4×4")
+	x.keys("Down", "Down", "Down", "Down", "Down", "Down", "Enter")
+	x.waitFor("bandwidth editor", "link bandwidth")
+	for range 8 {
+		x.keys("BSpace")
+	}
+	x.text("100Mb/s")
+	x.keys("Enter")
+	x.waitFor("bandwidth set", "100Mb/s", "✓ valid")
+
+	x.keys(tab["Simulate"])
+	x.waitFor("simulate tab again", "100Mb/s")
+	x.keys("r")
+	screen = x.waitFor("second run", "sim #2", "predicted makespan")
+	second := makespan(t, screen)
+	if second == first {
+		t.Errorf("100 Mb/s links predict the same makespan as 10 Gb/s: %s", first)
+	}
+	x.keys("v")
+	screen = x.waitFor("comparison", "Compare #1 (A) with #2 (B)", "makespan  A "+first+"  B "+second)
+	t.Logf("comparison:\n%s", screen)
+	x.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command("tmux", "-L", x.socket, "has-session", "-t", "whatif").Run() != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Error("q did not quit")
+}
+
+func makespan(t *testing.T, screen string) string {
+	t.Helper()
+	m := regexp.MustCompile(`predicted makespan (\S+)`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no makespan on screen:\n%s", screen)
+	}
+	return m[1]
+}
