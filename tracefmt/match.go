@@ -25,9 +25,11 @@ func MatchMessages(t *Trace) {
 	}
 	m := matcher{t: t, senders: make([]sendTable, p)}
 	// Sends first, each rank's into its own table; receives then read the
-	// senders' tables, and only the receiver of a channel advances it.
+	// senders' tables, and only the receiver of a channel advances it;
+	// last, each sender unlinks the sends left in its queues.
 	m.run(workers, m.sends)
 	m.run(workers, m.recvs)
+	m.run(workers, m.unmatched)
 }
 
 // parallelMatchEvents is the trace size from which MatchMessages starts
@@ -41,25 +43,20 @@ type matcher struct {
 }
 
 // sendTable holds the channels of one sending rank. A channel is keyed by
-// its communicator and by chanKey(destination, tag); its queue is a list
-// linked through the rank's sends, so that no channel allocates.
+// its communicator and by chanKey(destination, tag).
 type sendTable struct {
 	// world holds the channels of communicator 0, by far the most used;
 	// comms those of the others.
 	world map[uint64]int32
 	comms map[uint16]map[uint64]int32
 	chans []channel
-	sends []queuedSend
 }
 
-// queuedSend is one send of a sendTable, by ordinal: its event index and
-// the ordinal of the next send on the same channel (-1 for none). They sit
-// together because the receive pass reads both.
-type queuedSend struct {
-	idx, next int32
-}
-
-// channel is one FIFO of sends, as send ordinals (-1 when empty).
+// channel is one FIFO of sends: the event indices of its first and last
+// unreceived sends (-1 when empty). While matching runs, the Match field
+// of a queued send links it to the next send of its channel (-1 for none):
+// no channel allocates, and the receive that takes a send finds the link
+// in the event it writes anyway.
 type channel struct {
 	head, tail int32
 }
@@ -151,15 +148,13 @@ func (m *matcher) sends(r int) {
 			}
 			lastKey, lastCh = k, ci
 		}
-		n := int32(len(st.sends))
-		st.sends = append(st.sends, queuedSend{int32(i), -1})
 		ch := &st.chans[ci]
 		if ch.tail < 0 {
-			ch.head = n
+			ch.head = int32(i)
 		} else {
-			st.sends[ch.tail].next = n
+			ev[ch.tail].Match = int32(i)
 		}
-		ch.tail = n
+		ch.tail = int32(i)
 	}
 }
 
@@ -193,11 +188,21 @@ func (m *matcher) recvs(r int) {
 		if ch == nil || ch.head < 0 {
 			continue
 		}
-		q := st.sends[ch.head]
-		j := q.idx
-		ch.head = q.next
+		j := ch.head
+		s := &m.t.Ranks[src].Events[j]
+		ch.head = s.Match
+		s.Match = int32(i)
 		e.Match = j
-		m.t.Ranks[src].Events[j].Match = int32(i)
+	}
+}
+
+// unmatched clears the links of rank r's sends that no receive took.
+func (m *matcher) unmatched(r int) {
+	ev := m.t.Ranks[r].Events
+	for _, ch := range m.senders[r].chans {
+		for j := ch.head; j >= 0; {
+			j, ev[j].Match = ev[j].Match, -1
+		}
 	}
 }
 
