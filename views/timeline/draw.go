@@ -115,11 +115,11 @@ func (m *Model) palette() palette {
 // View implements component.Model. It returns the cached frame unless
 // something the frame shows has changed.
 func (m *Model) View() string {
-	if !m.dirty && m.lay.w == m.Width && m.lay.h == m.Height && m.theme == m.Theme {
+	if !m.dirty && m.frameW == m.Width && m.frameH == m.Height && m.theme == m.Theme {
 		return m.frame
 	}
 	m.lay = m.layout()
-	m.theme = m.Theme
+	m.theme, m.frameW, m.frameH = m.Theme, m.Width, m.Height
 	m.frame = m.render()
 	m.dirty = false
 	m.renders++

@@ -16,7 +16,9 @@ type KeyMap struct {
 	promptAccept, promptCancel, promptBack key.Binding
 }
 
-// DefaultKeyMap returns the Timeline's default bindings.
+// DefaultKeyMap returns the Timeline's default bindings. They avoid the
+// application's global keys (tab, shift+tab, 1–9, q, ?, o, T), which the
+// application handles before the view.
 func DefaultKeyMap() KeyMap {
 	b := func(help, desc string, keys ...string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
@@ -36,8 +38,8 @@ func DefaultKeyMap() KeyMap {
 		Down:         b("↓/j", "rank down", "down", "j"),
 		PageUp:       b("pgup", "ranks up", "pgup"),
 		PageDown:     b("pgdn", "ranks down", "pgdown"),
-		NextItem:     b("tab", "next event", "tab"),
-		PrevItem:     b("shift+tab", "prev event", "shift+tab"),
+		NextItem:     b("w", "next event", "w"),
+		PrevItem:     b("b", "prev event", "b"),
 		Select:       b("enter", "select", "enter"),
 		Clear:        b("esc", "clear", "esc"),
 		Search:       b("/", "search", "/"),

@@ -62,9 +62,12 @@ type Model struct {
 	frame   string
 	dirty   bool
 	renders int
-	theme   *themes.Theme // the theme of the cached frame
-	lay     layout
-	arrows  []drawnArrow
+	// theme, frameW and frameH are the theme and size of the cached
+	// frame: the application may change them behind SetSize's back.
+	theme          *themes.Theme
+	frameW, frameH int
+	lay            layout
+	arrows         []drawnArrow
 	// dots and dotClass are the braille layer of arrows over the rank
 	// area, a cell each; ends are the arrows' end glyphs.
 	dots, dotClass []uint8
@@ -140,6 +143,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 		}
 	}
 	m.hiddenGen++
+	m.lay = m.layout()
 	m.fit()
 	m.dirty = true
 }
@@ -258,6 +262,7 @@ func (m *Model) SetSize(width, height int) {
 		m.dirty = true
 	}
 	m.Common.SetSize(width, height)
+	m.lay = m.layout()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -300,6 +305,9 @@ func (m *Model) state() viewState {
 
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	// Keys and the mouse work in the current layout, even before the
+	// first frame or after a size change not yet drawn.
+	m.lay = m.layout()
 	before := m.state()
 	switch msg := msg.(type) {
 	case component.FocusEventMsg:
@@ -581,6 +589,7 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 		return
 	}
 	m.dirty = true
+	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
 	m.showSelection(true, int(ref.Rank))
 }

@@ -56,9 +56,9 @@ func TestLayoutSizes(t *testing.T) {
 					for _, h := range heights {
 						m := New(&component.Common{Width: w, Height: h, Theme: th}, tr)
 						checkFrame(t, m.View(), w, h)
-						press(m, "+", "+", "+", "tab", "tab", "L", "down", "space")
+						press(m, "+", "+", "+", "w", "w", "L", "down", "space")
 						checkFrame(t, m.View(), w, h)
-						press(m, "L", "-", "m", "shift+tab", "/", `"MPI"`)
+						press(m, "L", "-", "m", "b", "/", `"MPI"`)
 						checkFrame(t, m.View(), w, h)
 						press(m, "enter", "n", "end", "f", "j", "j", "j")
 						checkFrame(t, m.View(), w, h)
@@ -497,23 +497,23 @@ func TestUntimed(t *testing.T) {
 	checkFrame(t, m.View(), 80, 24)
 }
 
-// TestStepAndSelect steps through events with tab and selects under the
+// TestStepAndSelect steps through events with w and b and selects under the
 // cursor.
 func TestStepAndSelect(t *testing.T) {
 	orig, _ := reversedTrace(t)
 	m := newModel(t, 80, 24, orig)
 	m.cur = m.a
-	press(m, "tab")
+	press(m, "w")
 	if m.sel.kind != selState || m.sel.ref != (tracefmt.EventRef{Rank: 0, Index: 0}) {
-		t.Fatalf("first tab: %v", m.sel)
+		t.Fatalf("first w: %v", m.sel)
 	}
-	press(m, "tab", "tab")
+	press(m, "w", "w")
 	if m.sel.kind != selMsg || m.sel.ref != (tracefmt.EventRef{Rank: 0, Index: 3}) {
-		t.Fatalf("third tab: %v, want the message", m.sel)
+		t.Fatalf("third w: %v, want the message", m.sel)
 	}
-	press(m, "shift+tab")
+	press(m, "b")
 	if m.sel.kind != selState || m.sel.ref.Index != 2 {
-		t.Errorf("shift+tab: %v, want MPI_Send", m.sel)
+		t.Errorf("b: %v, want MPI_Send", m.sel)
 	}
 	press(m, "esc")
 	if m.Selection() != "" {
