@@ -473,7 +473,9 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 	}
 	rd.inBlock++
 
-	e := tracefmt.Event{Time: t, Comm: uint16(icomm), Match: hrank}
+	// The event is built in its batch slot; it counts once emitted.
+	e := rd.slot(w, u)
+	*e = tracefmt.Event{Time: t, Comm: uint16(icomm), Match: hrank}
 	switch rt {
 	case recBareEvt:
 		e.Kind, e.Peer = provEvent, rd.i32(rec[24:])
@@ -481,15 +483,15 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 		e.Kind, e.Peer = provEvent, rd.i32(rec[24:])
 		e.SetTextRef(int(rd.cargoText(rec[32:64])))
 	case recMsgEvt:
-		if err := rd.msgEvt(&e, rec, w, off); err != nil {
+		if err := rd.msgEvt(e, rec, w, off); err != nil {
 			return err
 		}
 	case recCollEvt:
-		if err := rd.collEvt(&e, rec, icomm, w, off); err != nil {
+		if err := rd.collEvt(e, rec, icomm, w, off); err != nil {
 			return err
 		}
 	default:
-		rd.bookkeeping(&e, rec, rt)
+		rd.bookkeeping(e, rec, rt)
 	}
 	if p := padAt[rt]; thread != 0 || (p != 0 && binary.LittleEndian.Uint32(rec[p:]) != 0) {
 		var x rawExtra
@@ -500,14 +502,15 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 		rd.exc[uint64(w)<<32|uint64(rb.n)] = x
 	}
 	rb.n++
-	rd.emit(&e, w, u)
+	rd.emit()
 	return nil
 }
 
 // batch carries decoded events of one block from the decoder to the
-// scatter goroutine.
+// scatter goroutine: the first n of ev.
 type batch struct {
 	block int
+	n     int
 	ev    []pendingEvent
 }
 
@@ -552,7 +555,7 @@ func (rd *reader) stopScatter() {
 func (rd *reader) scatter() {
 	defer close(rd.done)
 	for b := range rd.full {
-		for i := range b.ev {
+		for i := range b.ev[:b.n] {
 			p := &b.ev[i]
 			if int(p.w) >= len(rd.ranks) {
 				ranks := make([]rankBuf, min(max(int(p.w)+1, 2*len(rd.ranks), 16), rd.P))
@@ -565,26 +568,37 @@ func (rd *reader) scatter() {
 			}
 			rb.ev = append(rb.ev, p.e)
 		}
-		b.ev = b.ev[:0]
+		b.n = 0
 		rd.free <- b
 	}
 }
 
-// emit queues event e of world rank w, read at offset u of the current
-// block, for its rank's buffer.
-func (rd *reader) emit(e *tracefmt.Event, w int32, u int) {
+// slot returns the place of the next event, of world rank w read at
+// offset u of the current block; emit queues it.
+func (rd *reader) slot(w int32, u int) *tracefmt.Event {
 	b := rd.out
 	if b == nil {
 		b = rd.newBatch()
 	}
-	b.ev = append(b.ev, pendingEvent{*e, w, int32(u)})
-	if len(b.ev) == cap(b.ev) {
+	if b.n == 0 {
+		b.block = rd.block
+	}
+	p := &b.ev[b.n]
+	p.w, p.u = w, int32(u)
+	return &p.e
+}
+
+// emit queues the event built in the slot for its rank's buffer.
+func (rd *reader) emit() {
+	b := rd.out
+	b.n++
+	if b.n == len(b.ev) {
 		rd.flush()
 	}
 }
 
-// newBatch returns an empty batch for the current block: a recycled one,
-// or a new one while fewer than maxBatches exist.
+// newBatch returns an empty batch: a recycled one, or a new one while
+// fewer than maxBatches exist.
 func (rd *reader) newBatch() *batch {
 	var b *batch
 	select {
@@ -593,19 +607,18 @@ func (rd *reader) newBatch() *batch {
 		if rd.nBat < maxBatches {
 			rd.nBat++
 			// A block holds at most blockSize/32 records.
-			b = &batch{ev: make([]pendingEvent, 0, min(batchLen, rd.p.blockSize/32+1))}
+			b = &batch{ev: make([]pendingEvent, min(batchLen, rd.p.blockSize/32+1))}
 		} else {
 			b = <-rd.free
 		}
 	}
-	b.block = rd.block
 	rd.out = b
 	return b
 }
 
 // flush sends the current batch to the scatter goroutine.
 func (rd *reader) flush() {
-	if b := rd.out; b != nil {
+	if b := rd.out; b != nil && b.n > 0 {
 		rd.out = nil
 		rd.full <- b
 	}
