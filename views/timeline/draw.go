@@ -455,7 +455,9 @@ func (m *Model) drawMessages(p *palette) {
 		s, rc := ix.msgCounts(r, m.a, m.b)
 		n += s + rc
 	}
-	limit := max(16, l.cols*l.nvis/10)
+	// Braille arrows stay readable up to about one per four cells of the
+	// rank area; beyond that marks say more.
+	limit := max(16, l.cols*l.nvis/4)
 	arrows := m.msgMode == msgArrows && n <= 2*maxArrows || m.msgMode == msgAuto && n <= limit
 	if !arrows {
 		m.drawMarks(p)
@@ -875,7 +877,7 @@ func (m *Model) drawLegend(p *palette) {
 	buf.SetString(x, 0, title, st, w)
 	if l.footY-legendHeader > 2 {
 		// The last line counts the messages.
-		buf.SetString(x, l.footY-1, "sends "+strconv.Itoa(sc.sends)+"  recvs "+strconv.Itoa(sc.recvs), p.muted, w)
+		buf.SetString(x, l.footY-1, "sends "+strconv.Itoa(sc.sends)+" recvs "+strconv.Itoa(sc.recvs), p.muted, w)
 	}
 	items, per := m.legendRows()
 	top := m.legendTop()

@@ -11,8 +11,9 @@ import (
 )
 
 // TestGolden renders a small fixed trace in plain text (monochrome theme,
-// no escape sequences, so that the files are stable and readable): fitted,
-// zoomed in far enough for arrows, and with a message selected. Run with
+// no escape sequences, so that the files are stable and readable): fitted
+// (arrows), with send/receive marks, zoomed in, with a message selected,
+// and a reversed message before and after correction. Run with
 // -update to rewrite the files after an intended change.
 func TestGolden(t *testing.T) {
 	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 6, Iters: 6, Seed: 1, Jitter: 0.2})
@@ -31,6 +32,11 @@ func TestGolden(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			t.Run("fit", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], tr)
+				golden.RequireEqual(t, m.View())
+			})
+			t.Run("marks", func(t *testing.T) {
+				m := newModel(t, sz[0], sz[1], tr)
+				press(m, "m", "m") // auto → arrows → marks
 				golden.RequireEqual(t, m.View())
 			})
 			t.Run("zoomed", func(t *testing.T) {

@@ -526,3 +526,47 @@ func TestStepAndSelect(t *testing.T) {
 		t.Errorf("click: %v %q", m.sel, m.Selection())
 	}
 }
+
+// TestMouseAndModes clicks the legend and the overview and cycles the
+// message modes.
+func TestMouseAndModes(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20})
+	m := newModel(t, 120, 30, tr)
+	s := m.ix().states[0]
+	m.Update(tea.MouseClickMsg{X: m.lay.legX + 3, Y: legendHeader, Button: tea.MouseLeft})
+	if !m.hidden[s] {
+		t.Error("clicking a legend row did not hide its state")
+	}
+	m.Update(tea.MouseClickMsg{X: m.lay.legX + 3, Y: legendHeader, Button: tea.MouseLeft})
+	if m.hidden[s] {
+		t.Error("clicking it again did not show it")
+	}
+	press(m, "+", "+", "+")
+	w := m.b - m.a
+	m.Update(tea.MouseClickMsg{X: m.lay.x0 + m.lay.cols - 1, Y: m.lay.overY, Button: tea.MouseLeft})
+	if m.b != m.orig.end || math.Abs((m.b-m.a)-w) > 1e-9*w {
+		t.Errorf("clicking the end of the overview: window %v..%v, want the last %v of the run", m.a, m.b, w)
+	}
+	m.Update(tea.MouseWheelMsg{X: m.lay.x0 + 5, Y: m.lay.areaY, Button: tea.MouseWheelLeft})
+	if m.b >= m.orig.end {
+		t.Error("wheel left did not pan")
+	}
+	// Fitted, the ring's 80 messages are too many for arrows at this
+	// size: marks. Cycling: arrows, marks, off, auto.
+	press(m, "f")
+	count := func() (arrows, marks int) {
+		f := m.View()
+		return len(m.arrows), strings.Count(f, "▸") + strings.Count(f, "◂") + strings.Count(f, "◆")
+	}
+	if a, k := count(); a != 0 || k == 0 {
+		t.Errorf("auto, fitted: %d arrows %d marks", a, k)
+	}
+	want := []struct{ arrows, marks bool }{{true, false}, {false, true}, {false, false}, {false, true}}
+	for i, w := range want {
+		press(m, "m")
+		a, k := count()
+		if (a > 0) != w.arrows || (k > 0) != w.marks {
+			t.Errorf("mode %s: %d arrows %d marks", msgModeNames[(i+1)%len(msgModeNames)], a, k)
+		}
+	}
+}
