@@ -47,6 +47,8 @@ func benchRows() []benchRow {
 		{"gen/stencil2d", "generate a trace", []string{"Mevents/s"}, benchGen},
 		{"sim/causal", "causal replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("causal")},
 		{"sim/predict", "predict replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("predict")},
+		{"causality/check", "causality checks of a skewed trace (no replay)", []string{"Mmsgs/s", "Mevents/s"}, benchCausalityCheck},
+		{"causality/fix", "offsets + controlled logical clock on a skewed trace", []string{"ns/event", "Mevents/s"}, benchCausalityFix},
 	}
 }
 

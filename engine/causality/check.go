@@ -292,12 +292,18 @@ func Check(ctx context.Context, t *tracefmt.Trace, o Options) (*Report, error) {
 
 // Check is the package-level Check on a graph already built.
 func (g *Graph) Check(ctx context.Context, o Options) (*Report, error) {
+	return g.check(ctx, o, false)
+}
+
+// check is Check; with countOnly the report counts the findings of the
+// per-event checks without listing them, for Correct's before and after.
+func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, error) {
 	if o.LMin < 0 || math.IsNaN(o.LMin) || math.IsInf(o.LMin, 0) {
 		return nil, fmt.Errorf("causality: minimum latency %v s: want a duration of 0 or more", o.LMin)
 	}
 	t := g.t
 	rep := &Report{Timed: t.Timed, LMin: o.LMin, Events: t.NumEvents(), Collectives: len(g.colls), t: t}
-	sc, err := g.scan(ctx, o.LMin/t.Unit.Seconds())
+	sc, err := g.scan(ctx, o.LMin/t.Unit.Seconds(), countOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +333,7 @@ func (g *Graph) Check(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.ByKind = *byKind
 	for k := range byKind {
-		rep.Counts[k] = len(byKind[k])
+		rep.Counts[k] = sc.counts[k] + len(byKind[k])
 	}
 	return rep, nil
 }
@@ -339,7 +345,7 @@ const minScanEvents = 1 << 18
 // traces: each takes a contiguous block of ranks, and their findings are
 // concatenated in rank order so that the result does not depend on the
 // number of goroutines.
-func (g *Graph) scan(ctx context.Context, lmin float64) (*scanner, error) {
+func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanner, error) {
 	t := g.t
 	events := t.NumEvents()
 	workers := max(1, min(runtime.GOMAXPROCS(0), t.Size(), events/minScanEvents))
@@ -361,7 +367,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64) (*scanner, error) {
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		scs[w] = newScanner(t, lmin)
+		scs[w] = newScanner(t, lmin, countOnly)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -384,7 +390,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64) (*scanner, error) {
 	if workers == 1 {
 		return scs[0], nil
 	}
-	m := newScanner(t, lmin)
+	m := newScanner(t, lmin, countOnly)
 	for k := range m.byKind {
 		n := 0
 		for _, sc := range scs {
@@ -399,6 +405,9 @@ func (g *Graph) scan(ctx context.Context, lmin float64) (*scanner, error) {
 		}
 	}
 	for _, sc := range scs {
+		for k := range m.counts {
+			m.counts[k] += sc.counts[k]
+		}
 		m.msgs += sc.msgs
 		m.sends = append(m.sends, sc.sends...)
 		m.recvs = append(m.recvs, sc.recvs...)
@@ -421,8 +430,12 @@ type scanner struct {
 	t      *tracefmt.Trace
 	lmin   float64 // trace units
 	byKind [NumKinds][]Finding
-	msgs   int
-	nondet []bool // per state
+	// countOnly makes add count findings in counts instead of listing
+	// them.
+	countOnly bool
+	counts    [NumKinds]int
+	msgs      int
+	nondet    []bool // per state
 	// anyNondet is false when no state is a non-deterministic call, so
 	// that enters and leaves need no look-up.
 	anyNondet bool
@@ -432,8 +445,8 @@ type scanner struct {
 	batch        []int32
 }
 
-func newScanner(t *tracefmt.Trace, lmin float64) *scanner {
-	s := &scanner{t: t, lmin: lmin, batch: make([]int32, 0, messageBatch), nondet: make([]bool, len(t.States))}
+func newScanner(t *tracefmt.Trace, lmin float64, countOnly bool) *scanner {
+	s := &scanner{t: t, lmin: lmin, countOnly: countOnly, batch: make([]int32, 0, messageBatch), nondet: make([]bool, len(t.States))}
 	for i, d := range t.States {
 		s.nondet[i] = nondeterministic(d.Name)
 		s.anyNondet = s.anyNondet || s.nondet[i]
@@ -441,7 +454,13 @@ func newScanner(t *tracefmt.Trace, lmin float64) *scanner {
 	return s
 }
 
-func (s *scanner) add(f Finding) { s.byKind[f.Kind] = append(s.byKind[f.Kind], f) }
+func (s *scanner) add(f Finding) {
+	if s.countOnly {
+		s.counts[f.Kind]++
+		return
+	}
+	s.byKind[f.Kind] = append(s.byKind[f.Kind], f)
+}
 
 func (s *scanner) sec(x float64) float64 {
 	if !s.t.Timed {

@@ -23,8 +23,8 @@ type jump struct {
 	by    float64
 }
 
-// pass runs one forward pass over in, writing the logical clocks into
-// out (a copy of in), then amortises each jump backwards. It returns the
+// pass runs one forward pass over tr, replacing its times by the
+// logical clocks, then amortises each jump backwards. It returns the
 // number of jumps and the edges broken to escape causal cycles.
 //
 // Forward, for event i of a rank with original times t:
@@ -45,30 +45,33 @@ type jump struct {
 // it. A send moves no further than its receive (minus l_min) allows, a
 // collective enter no further than the exits waiting for it, and no
 // interval shrinks.
-func (c *clc) pass(ctx context.Context, g *Graph, in, out *tracefmt.Trace) (int, []tracefmt.EventRef, error) {
-	P := in.Size()
+func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace) (int, []tracefmt.EventRef, error) {
+	P := out.Size()
 	jumps := make([][]jump, P)
+	// The pass works in place: prev keeps each rank's previous original
+	// time, the only one it still needs once overwritten.
+	prev := make([]float64, P)
 	inst := make([]float64, len(g.colls))
 	for i := range inst {
 		inst[i] = math.Inf(-1)
 	}
 	n := 0
 	broken, err := g.walk(ctx, func(r, i int, msg bool, sink, src int32) {
-		iev := in.Ranks[r].Events
 		oev := out.Ranks[r].Events
-		ti := iev[i].Time
+		e := &oev[i]
+		ti := e.Time
 		lc := ti
 		if i > 0 {
-			prev := oev[i-1].Time
-			if d := ti - iev[i-1].Time; d > 0 {
-				lc = max(lc, prev+min(c.delta, d), prev+c.gamma*d)
+			last := oev[i-1].Time
+			if d := ti - prev[r]; d > 0 {
+				lc = max(lc, last+min(c.delta, d), last+c.gamma*d)
 			} else {
-				lc = max(lc, prev)
+				lc = max(lc, last)
 			}
 		}
+		prev[r] = ti
 		own := lc
 		if msg {
-			e := &iev[i]
 			lc = max(lc, out.Ranks[e.Peer].Events[e.Match].Time+c.lmin)
 		}
 		if sink >= 0 {
@@ -78,7 +81,7 @@ func (c *clc) pass(ctx context.Context, g *Graph, in, out *tracefmt.Trace) (int,
 			jumps[r] = append(jumps[r], jump{int32(i), lc - own})
 			n++
 		}
-		oev[i].Time = lc
+		e.Time = lc
 		if src >= 0 {
 			inst[src] = max(inst[src], lc)
 		}
@@ -88,8 +91,7 @@ func (c *clc) pass(ctx context.Context, g *Graph, in, out *tracefmt.Trace) (int,
 	}
 	// The margin keeps rounding from undoing a limit: shifted times stay
 	// a few units in the last place inside them.
-	_, end := out.Span()
-	start, _ := out.Span()
+	start, end := out.Span()
 	big := max(math.Abs(start), math.Abs(end)) + c.lmin
 	margin := 8 * (math.Nextafter(big, math.Inf(1)) - big)
 	var shift []float64

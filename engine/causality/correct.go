@@ -190,6 +190,8 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 		return nil, err
 	}
 	c.Before = before
+	// One copy of the events is all the work needs: offsets and the CLC
+	// passes change its times in place.
 	out := cloneTrace(t)
 	og := g.on(out)
 	lmin := o.LMin / unit
@@ -216,32 +218,28 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 			c.NegativeCycle = res.cycle
 		}
 	}
+	if c.After, err = og.clockCounts(ctx, out, o.LMin); err != nil {
+		return nil, err
+	}
 	if o.Method != MethodOffsets {
 		cl := clc{lmin: lmin, gamma: o.Gamma, delta: o.MinSpacing / unit, slope: o.Slope}
-		for c.Passes < o.MaxPasses {
+		// On a trace without violations (or once the offsets removed
+		// them) the CLC would change nothing: every clock equals its
+		// original timestamp and no receive jumps.
+		for c.Passes < o.MaxPasses && sumClock(&c.After) > 0 {
 			c.Passes++
-			in := out
-			out = cloneTrace(in)
-			og = g.on(out)
-			jumps, broken, err := cl.pass(ctx, g, in, out)
+			jumps, broken, err := cl.pass(ctx, g, out)
 			if err != nil {
 				return nil, err
 			}
 			c.Jumps, c.Broken = jumps, broken
-			after, err := og.clockCounts(ctx, out, o.LMin)
-			if err != nil {
+			if c.After, err = og.clockCounts(ctx, out, o.LMin); err != nil {
 				return nil, err
-			}
-			if sumClock(&after) == 0 {
-				break
 			}
 			cl.gamma = 1 - 10*(1-cl.gamma)
 		}
 	}
 	c.Trace = out
-	if c.After, err = og.clockCounts(ctx, out, o.LMin); err != nil {
-		return nil, err
-	}
 	for r := range t.Ranks {
 		a, b := t.Ranks[r].Events, out.Ranks[r].Events
 		for i := range a {
@@ -297,7 +295,7 @@ func (g *Graph) on(u *tracefmt.Trace) *Graph {
 // clockCounts counts the clock-condition findings of u, which has g's
 // structure.
 func (g *Graph) clockCounts(ctx context.Context, u *tracefmt.Trace, lmin float64) ([NumKinds]int, error) {
-	rep, err := g.on(u).Check(ctx, Options{LMin: lmin, Replay: ReplayOff})
+	rep, err := g.on(u).check(ctx, Options{LMin: lmin, Replay: ReplayOff}, true)
 	if err != nil {
 		return [NumKinds]int{}, err
 	}

@@ -2,6 +2,7 @@ package causality
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -102,29 +103,32 @@ func bellmanFord(ctx context.Context, n, P int, from, to []int32, weight []float
 			dist[i] = math.Inf(1)
 		}
 	}
-	last := int32(-1)
-	for iter := 0; iter <= n; iter++ {
+	// A cycle in the predecessor graph is a negative cycle: looking for
+	// one after every round stops an infeasible system after a few
+	// rounds instead of n, which would make the work quadratic in the
+	// number of collectives.
+	stamp := make([]int32, n)
+	x := int32(-1)
+	for iter := 0; iter <= n && x < 0; iter++ {
 		if err := ctx.Err(); err != nil {
 			return offsetResult{}, err
 		}
-		last = -1
+		changed := false
 		for k := range from {
 			a, b := from[k], to[k]
 			if d := dist[a] + weight[k] - eps; d < dist[b] {
 				dist[b] = d
 				pred[b] = a
-				last = b
+				changed = true
 			}
 		}
-		if last < 0 {
+		if !changed {
 			return offsetResult{theta: dist[:P:P]}, nil
 		}
+		x = predCycle(pred, stamp, int32(iter+1))
 	}
-	// Still relaxing after n rounds: last leads back into a negative
-	// cycle. Walk n predecessors to be on it, then around it once.
-	x := last
-	for range n {
-		x = pred[x]
+	if x < 0 {
+		return offsetResult{}, fmt.Errorf("causality: offsets did not converge") // unreachable: n rounds leave a cycle
 	}
 	var nodes []int32
 	for y := x; y >= 0; y = pred[y] {
@@ -148,4 +152,30 @@ func bellmanFord(ctx context.Context, n, P int, from, to []int32, weight []float
 		cycle = append(cycle, cycle[0])
 	}
 	return offsetResult{cycle: cycle}, nil
+}
+
+// predCycle returns a node on a cycle of the predecessor graph, or −1.
+// stamp is scratch space of the graph's size; round must differ from
+// the values it holds (the round number does).
+func predCycle(pred, stamp []int32, round int32) int32 {
+	for v := range pred {
+		if stamp[v] == round || stamp[v] == -round {
+			continue
+		}
+		// Walk back from v, marking the path with −round; meeting the
+		// path again closes a cycle.
+		u := int32(v)
+		for u >= 0 && stamp[u] != round && stamp[u] != -round {
+			stamp[u] = -round
+			u = pred[u]
+		}
+		found := u >= 0 && stamp[u] == -round
+		for w := int32(v); w >= 0 && stamp[w] == -round; w = pred[w] {
+			stamp[w] = round
+		}
+		if found {
+			return u
+		}
+	}
+	return -1
 }
