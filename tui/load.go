@@ -48,12 +48,13 @@ func (m *Model) startLoad(path string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	l := &loading{seq: m.loadSeq, path: path, cancel: cancel, ch: make(chan tea.Msg, 1)}
 	m.load = l
-	format := m.opts.Format
+	// The goroutine must not read the model, which Update owns.
+	format, open := m.opts.Format, m.opts.Open
 	go func() {
 		defer close(l.ch)
 		var tr *tracefmt.Trace
 		var err error
-		if open := m.opts.Open; open != nil {
+		if open != nil {
 			tr, err = open(ctx, path)
 		} else {
 			tr, _, err = formats.Open(ctx, path, format, func(done, total int64) {

@@ -102,8 +102,8 @@ func checkFrame(t *testing.T, what string, s string, w, h int) {
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
-		for i, name := range []string{"timeline", "matrix", "sizes", "stats"} {
-			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], name), func(t *testing.T) {
+		for i, tab := range DefaultTabs() {
+			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], strings.ToLower(tab.Name)), func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1])
 				press(m, fmt.Sprint(i+1))
 				golden.RequireEqual(t, ascii(t, m.Frame()))
@@ -183,7 +183,7 @@ func TestTabs(t *testing.T) {
 	for _, c := range []struct {
 		key  string
 		want int
-	}{{"3", 2}, {"tab", 3}, {"tab", 0}, {"shift+tab", 3}, {"2", 1}, {"9", 1}} {
+	}{{"3", 2}, {"4", 3}, {"tab", 4 % len(m.tabs)}, {"1", 0}, {"shift+tab", len(m.tabs) - 1}, {"tab", 0}, {"2", 1}, {string(rune('1' + len(m.tabs))), 1}} {
 		press(m, c.key)
 		if m.Active() != c.want {
 			t.Errorf("after %s: tab %d, want %d", c.key, m.Active(), c.want)
