@@ -143,7 +143,6 @@ func New(cfg Config) (*Server, error) {
 		// A backstop for connections that died without a FIN; the
 		// application-level idle timeout (input only) comes first.
 		IdleTimeout:              idleBackstop(cfg.IdleTimeout),
-		PtyCallback:              s.allowPty,
 		SessionRequestCallback:   s.allowRequest,
 		ConnCallback:             s.openConn,
 		ConnectionCloseCallback:  s.closeConn,
@@ -327,11 +326,6 @@ func (s *Server) allowKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	return true
 }
 
-// allowPty accepts a terminal of sane size.
-func (s *Server) allowPty(_ ssh.Context, p ssh.Pty) bool {
-	return p.Window.Width > 0 && p.Window.Height > 0
-}
-
 // allowRequest accepts a shell request, or an exec request whose command
 // is one word: the name of a trace. Anything else (a command line, a
 // subsystem such as sftp) is refused at the protocol level.
@@ -494,7 +488,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	// the student's terminal. The options after it override its filter
 	// and initial size.
 	opts := append(bubbletea.MakeOptions(sess),
-		tea.WithWindowSize(min(pty.Window.Width, maxWidth), min(pty.Window.Height, maxHeight)),
+		tea.WithWindowSize(clampSize(pty.Window.Width, pty.Window.Height)),
 		tea.WithFilter(filter),
 		// A signal to the server process must not quit every session at
 		// once: shutdown goes through the notice and the grace period.
@@ -518,12 +512,21 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 func filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		msg.Width, msg.Height = min(max(msg.Width, 1), maxWidth), min(max(msg.Height, 1), maxHeight)
+		msg.Width, msg.Height = clampSize(msg.Width, msg.Height)
 		return msg
 	case tea.SuspendMsg:
 		return tea.ResumeMsg{}
 	}
 	return msg
+}
+
+// clampSize bounds a terminal size the client claims; an unknown size
+// (0×0: ssh -tt from a pipe) is taken as 80×24.
+func clampSize(w, h int) (int, int) {
+	if w <= 0 || h <= 0 {
+		return 80, 24
+	}
+	return min(w, maxWidth), min(h, maxHeight)
 }
 
 // watchIdle warns a session that has had no input for most of the idle
