@@ -65,6 +65,7 @@ type Model struct {
 	// The bars are cached too: most messages change neither.
 	tabKey     barKey
 	tabLine    string
+	tabX       [][2]int // each tab's columns in the tab bar, for clicks
 	statusKey  statusKey
 	statusLine string
 }
@@ -560,40 +561,50 @@ func (m *Model) tabBar() string {
 
 func (m *Model) renderTabBar() string {
 	st := m.common.Theme.Styles
-	var b strings.Builder
-	b.WriteString(st.Title.Render(" tracesim "))
-	for i, t := range m.tabs {
-		label := fmt.Sprintf("%d %s", i+1, t.Name)
-		if i == m.active {
-			b.WriteString(st.TabActive.Render(label))
-		} else {
-			b.WriteString(st.TabInactive.Render(label))
+	title := st.Title.Render(" tracesim ")
+	hint := st.Dim.Render("? help ")
+	// On narrow terminals the title goes first, then the inactive tabs'
+	// names (their digits stay: they are the keys).
+	for compact := 0; compact < 3; compact++ {
+		var b strings.Builder
+		at := 0
+		if compact < 1 {
+			b.WriteString(title)
+			at = ansi.StringWidth(title)
+		}
+		m.tabX = m.tabX[:0]
+		for i, t := range m.tabs {
+			label := fmt.Sprintf("%d %s", i+1, t.Name)
+			s := st.TabInactive
+			if i == m.active {
+				s = st.TabActive
+			} else if compact == 2 {
+				label = fmt.Sprint(i + 1)
+			}
+			r := s.Render(label)
+			b.WriteString(r)
+			w := ansi.StringWidth(r)
+			m.tabX = append(m.tabX, [2]int{at, at + w})
+			at += w
+		}
+		line := b.String()
+		if gap := m.width - at - ansi.StringWidth(hint); gap > 0 {
+			return line + strings.Repeat(" ", gap) + hint
+		}
+		if at <= m.width || compact == 2 {
+			return fitLine(line, m.width)
 		}
 	}
-	hint := st.Dim.Render("? help ")
-	line := b.String()
-	gap := m.width - ansi.StringWidth(line) - ansi.StringWidth(hint)
-	if gap > 0 {
-		line += strings.Repeat(" ", gap) + hint
-	}
-	return fitLine(line, m.width)
+	return ""
 }
 
 // tabAt returns the tab under column x of the tab bar, or −1.
 func (m *Model) tabAt(x int) int {
-	st := m.common.Theme.Styles
-	at := ansi.StringWidth(st.Title.Render(" tracesim "))
-	for i, t := range m.tabs {
-		label := fmt.Sprintf("%d %s", i+1, t.Name)
-		st := st.TabInactive
-		if i == m.active {
-			st = m.common.Theme.Styles.TabActive
-		}
-		w := ansi.StringWidth(st.Render(label))
-		if x >= at && x < at+w {
+	m.tabBar()
+	for i, r := range m.tabX {
+		if x >= r[0] && x < r[1] {
 			return i
 		}
-		at += w
 	}
 	return -1
 }
