@@ -19,22 +19,28 @@ func MatchMessages(t *Trace) {
 	if p == 0 {
 		return
 	}
-	workers := 1
-	if t.NumEvents() >= parallelMatchEvents {
-		workers = min(runtime.GOMAXPROCS(0), p)
-	}
+	workers := t.rankWorkers()
 	m := matcher{t: t, senders: make([]sendTable, p)}
 	// Sends first, each rank's into its own table; receives then read the
 	// senders' tables, and only the receiver of a channel advances it;
 	// last, each sender unlinks the sends left in its queues.
-	m.run(workers, m.sends)
-	m.run(workers, m.recvs)
-	m.run(workers, m.unmatched)
+	forRanks(p, workers, m.sends)
+	forRanks(p, workers, m.recvs)
+	forRanks(p, workers, m.unmatched)
 }
 
-// parallelMatchEvents is the trace size from which MatchMessages starts
-// goroutines: below it they cost more than they save.
-const parallelMatchEvents = 1 << 16
+// parallelEvents is the trace size from which whole-trace passes
+// (MatchMessages, Validate) start goroutines: below it they cost more than
+// they save.
+const parallelEvents = 1 << 16
+
+// rankWorkers returns how many goroutines a whole-trace pass over t uses.
+func (t *Trace) rankWorkers() int {
+	if t.NumEvents() < parallelEvents {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), len(t.Ranks))
+}
 
 // matcher holds the send queues of every channel while MatchMessages runs.
 type matcher struct {
@@ -91,10 +97,9 @@ func (st *sendTable) newTable(c uint16) map[uint64]int32 {
 	return tbl
 }
 
-// run calls fn for every rank, spreading the ranks over the given number
-// of goroutines.
-func (m *matcher) run(workers int, fn func(r int)) {
-	p := len(m.t.Ranks)
+// forRanks calls fn for ranks 0..p-1, spreading them over the given
+// number of goroutines.
+func forRanks(p, workers int, fn func(r int)) {
 	if workers <= 1 {
 		for r := range p {
 			fn(r)

@@ -93,8 +93,8 @@ func TestMatchMessagesAgreesWithReference(t *testing.T) {
 		{"one rank", 1, 200},
 		{"small", 3, 50},
 		{"many ranks", 40, 100},
-		// Above parallelMatchEvents: the concurrent path.
-		{"parallel", 16, parallelMatchEvents/16 + 100},
+		// Above parallelEvents: the concurrent path.
+		{"parallel", 16, parallelEvents/16 + 100},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -343,64 +343,86 @@ func (t *Trace) Validate() error {
 			}
 		}
 	}
-	for r := range t.Ranks {
-		ev := t.Ranks[r].Events
-		for i := range ev {
-			e := &ev[i]
-			bad := func(format string, args ...any) error {
-				return fmt.Errorf("rank %d event %d (%s): %s", r, i, e.Kind, fmt.Sprintf(format, args...))
+	// Ranks are checked concurrently in large traces; the error reported
+	// is still the first in rank order.
+	workers := t.rankWorkers()
+	if workers <= 1 {
+		for r := range t.Ranks {
+			if err := t.validateRank(r); err != nil {
+				return err
 			}
-			if int(e.Comm) >= len(t.Comms) {
-				return bad("communicator %d not defined", e.Comm)
+		}
+		return nil
+	}
+	errs := make([]error, p)
+	forRanks(p, workers, func(r int) { errs[r] = t.validateRank(r) })
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateRank checks the events of rank r (see Validate).
+func (t *Trace) validateRank(r int) error {
+	p := len(t.Ranks)
+	ev := t.Ranks[r].Events
+	for i := range ev {
+		e := &ev[i]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("rank %d event %d (%s): %s", r, i, e.Kind, fmt.Sprintf(format, args...))
+		}
+		if int(e.Comm) >= len(t.Comms) {
+			return bad("communicator %d not defined", e.Comm)
+		}
+		switch e.Kind {
+		case KindEnter, KindLeave:
+			if e.Peer < 0 || int(e.Peer) >= len(t.States) {
+				return bad("state %d not defined", e.Peer)
 			}
-			switch e.Kind {
-			case KindEnter, KindLeave:
-				if e.Peer < 0 || int(e.Peer) >= len(t.States) {
-					return bad("state %d not defined", e.Peer)
-				}
-				if e.Kind == KindEnter && e.TextRef() >= len(t.Texts) {
-					return bad("text %d not defined", e.TextRef())
-				}
-				if e.Match >= 0 {
-					if int(e.Match) >= len(ev) || ev[e.Match].Match != int32(i) || ev[e.Match].Peer != e.Peer {
-						return bad("state pairing broken")
-					}
-				}
-			case KindSend, KindRecv:
-				if e.Peer < 0 || int(e.Peer) >= p {
-					return bad("peer %d outside 0..%d", e.Peer, p-1)
-				}
-				if e.Size < 0 {
-					return bad("negative size %d", e.Size)
-				}
-				if e.Match >= 0 {
-					pe := t.Ranks[e.Peer].Events
-					if int(e.Match) >= len(pe) || pe[e.Match].Match != int32(i) || int(pe[e.Match].Peer) != r {
-						return bad("message match broken")
-					}
-				}
-			case KindCollective:
-				if e.Peer < -1 || int(e.Peer) >= p {
-					return bad("root %d outside 0..%d", e.Peer, p-1)
-				}
-				if e.Size < 0 || e.RecvBytes() < 0 {
-					return bad("negative size")
-				}
-			case KindMarker:
-				if e.Peer < 0 || int(e.Peer) >= len(t.Markers) {
-					return bad("marker %d not defined", e.Peer)
-				}
-				if e.TextRef() >= len(t.Texts) {
-					return bad("text %d not defined", e.TextRef())
-				}
-			case KindCompute:
-				if a := e.Amount(); a < 0 || math.IsNaN(a) || math.IsInf(a, 0) {
-					return bad("compute amount %v", a)
-				}
-			case KindWait:
-			default:
-				return bad("unknown kind")
+			if e.Kind == KindEnter && e.TextRef() >= len(t.Texts) {
+				return bad("text %d not defined", e.TextRef())
 			}
+			if e.Match >= 0 {
+				if int(e.Match) >= len(ev) || ev[e.Match].Match != int32(i) || ev[e.Match].Peer != e.Peer {
+					return bad("state pairing broken")
+				}
+			}
+		case KindSend, KindRecv:
+			if e.Peer < 0 || int(e.Peer) >= p {
+				return bad("peer %d outside 0..%d", e.Peer, p-1)
+			}
+			if e.Size < 0 {
+				return bad("negative size %d", e.Size)
+			}
+			if e.Match >= 0 {
+				pe := t.Ranks[e.Peer].Events
+				if int(e.Match) >= len(pe) || pe[e.Match].Match != int32(i) || int(pe[e.Match].Peer) != r {
+					return bad("message match broken")
+				}
+			}
+		case KindCollective:
+			if e.Peer < -1 || int(e.Peer) >= p {
+				return bad("root %d outside 0..%d", e.Peer, p-1)
+			}
+			if e.Size < 0 || e.RecvBytes() < 0 {
+				return bad("negative size")
+			}
+		case KindMarker:
+			if e.Peer < 0 || int(e.Peer) >= len(t.Markers) {
+				return bad("marker %d not defined", e.Peer)
+			}
+			if e.TextRef() >= len(t.Texts) {
+				return bad("text %d not defined", e.TextRef())
+			}
+		case KindCompute:
+			if a := e.Amount(); a < 0 || math.IsNaN(a) || math.IsInf(a, 0) {
+				return bad("compute amount %v", a)
+			}
+		case KindWait:
+		default:
+			return bad("unknown kind")
 		}
 	}
 	return nil
