@@ -444,7 +444,11 @@ func (r valueRange) scale(v float64) float64 {
 func (m *Model) legend(r valueRange) string {
 	th := m.common.Theme
 	if r.hi <= 0 {
-		return th.Styles.Dim.Render("no point-to-point messages")
+		msg := "no point-to-point messages"
+		if t := m.shown; t.Collectives > 0 {
+			msg += fmt.Sprintf("; %d collective calls (%s) not shown", t.Collectives, units.FormatBytes(t.CollectiveBytes))
+		}
+		return th.Styles.Dim.Render(msg)
 	}
 	var rw runWriter
 	rw.raw(th.Styles.Dim.Render("scale (log): · none  " + m.format(r.lo) + " "))

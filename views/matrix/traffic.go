@@ -21,6 +21,10 @@ type Traffic struct {
 	Scale int
 	// Bytes and Count are square, with ⌈Ranks/Scale⌉ rows.
 	Bytes, Count [][]int64
+	// Collectives and CollectiveBytes count the collective calls and the
+	// bytes ranks sent in them, which the matrix does not show.
+	Collectives     int64
+	CollectiveBytes int64
 }
 
 // Size returns the number of rows (and columns) of the matrix.
@@ -42,6 +46,10 @@ func ComputeTraffic(tr *tracefmt.Trace) *Traffic {
 		row := r / scale
 		for i := range ev {
 			e := &ev[i]
+			if e.Kind == tracefmt.KindCollective {
+				t.Collectives++
+				t.CollectiveBytes += e.Size
+			}
 			if e.Kind != tracefmt.KindSend || e.Peer < 0 || int(e.Peer) >= p {
 				continue
 			}
@@ -84,5 +92,5 @@ func (t *Traffic) Nodes(k int) *Traffic {
 	if err != nil {
 		return nil
 	}
-	return &Traffic{Ranks: t.Ranks, Scale: k, Bytes: b, Count: c}
+	return &Traffic{Ranks: t.Ranks, Scale: k, Bytes: b, Count: c, Collectives: t.Collectives, CollectiveBytes: t.CollectiveBytes}
 }

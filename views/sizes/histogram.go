@@ -54,6 +54,9 @@ type send struct {
 // search and one pass over the sends inside.
 type Sends struct {
 	ranks [][]send
+	// Collectives counts the collective calls, which are not messages
+	// here.
+	Collectives int64
 }
 
 // IndexSends builds the index from a trace's send events.
@@ -63,8 +66,11 @@ func IndexSends(tr *tracefmt.Trace) *Sends {
 		ev := tr.Ranks[r].Events
 		var out []send
 		for i := range ev {
-			if ev[i].Kind == tracefmt.KindSend {
+			switch ev[i].Kind {
+			case tracefmt.KindSend:
 				out = append(out, send{ev[i].Time, ev[i].Size})
+			case tracefmt.KindCollective:
+				s.Collectives++
 			}
 		}
 		// Broken clocks can run backwards; the index must be sorted.

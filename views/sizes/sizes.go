@@ -201,6 +201,9 @@ func (m *Model) render(w, h int) []string {
 	count, bytes := m.hist.Total()
 	if count == 0 {
 		lines = append(lines, "", st.Dim.Render("No point-to-point messages here."))
+		if n := m.sends.Collectives; n > 0 {
+			lines = append(lines, st.Dim.Render(fmt.Sprintf("The trace has %d collective calls; they are not expanded into messages.", n)))
+		}
 		return lines
 	}
 	lo, hi := NumBins, -1
