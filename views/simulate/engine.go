@@ -43,6 +43,15 @@ type point struct {
 	throughput float64 // bytes per second entering the network
 	latency    float64 // mean message latency, seconds (NaN: none)
 	util       float64 // mean utilisation of the router links
+	// links are the links busy in the period (packet model), for the
+	// links × time strip.
+	links []linkUtil
+}
+
+// linkUtil is one link's utilisation over one metrics period.
+type linkUtil struct {
+	id   int32
+	util float32
 }
 
 // engine owns one replay.Sim. Its fields other than gen are touched only
@@ -136,9 +145,21 @@ func (e *engine) advance(ctx context.Context, o op, target des.Time, rate float6
 	case opEvent:
 		s.Step()
 	case opMessage:
+		// Event by event first (Step publishes a snapshot each time, so
+		// this is exact but slow); then windows of simulated time that
+		// double, so that a message far ahead is reached in a few dozen
+		// calls, at the price of overshooting by at most the last window.
 		before := s.Snapshot().Messages
 		deadline := time.Now().Add(10 * frame)
-		for s.Step() && s.Snapshot().Messages == before && time.Now().Before(deadline) {
+		moved := func() bool { return s.Done() || s.Snapshot().Messages != before || time.Now().After(deadline) }
+		for i := 0; i < 200 && !moved(); i++ {
+			s.Step()
+		}
+		for win := des.Time(1000); !moved(); win *= 2 {
+			if err := s.RunUntil(ctx, s.Now()+win); err != nil {
+				msg.err = err
+				break
+			}
 		}
 	case opDelta:
 		cctx, cancel := context.WithTimeout(ctx, 10*frame)
@@ -169,6 +190,11 @@ func (e *engine) onSample(sm *netmodel.Sample) {
 	}
 	if sm.MessageLatency.Count > 0 {
 		p.latency = sm.MessageLatency.Mean
+	}
+	// The Sample is reused after the call: copy what the strip needs.
+	p.links = make([]linkUtil, len(sm.Links))
+	for i, l := range sm.Links {
+		p.links[i] = linkUtil{l.ID, float32(l.Utilisation)}
 	}
 	if len(e.samples) < maxPoints {
 		e.samples = append(e.samples, p)

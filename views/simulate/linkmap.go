@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/tracesim/tracesim/engine/netmodel"
-	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
@@ -18,32 +17,25 @@ import (
 // buses, custom graphs, hypercubes of more than three dimensions) as a
 // links × time strip.
 
-// linkHistory keeps the utilisation of every link over the snapshots
-// seen, for the links × time strip.
+// linkHistory keeps the utilisation of the busy links of every metrics
+// period, for the links × time strip: one column per period, in
+// simulated time, whatever the pace of the snapshots.
 type linkHistory struct {
-	cols [][]float32 // one column per snapshot, indexed like Net.Links
-	last float64     // time of the latest column
+	cols [][]linkUtil
 }
 
 const maxHistory = 300
 
-func (h *linkHistory) add(sn *replay.Snapshot) {
-	links := sn.Net.Links
-	if len(links) == 0 || (len(h.cols) > 0 && sn.Net.Time <= h.last) {
-		return
+func (h *linkHistory) add(pts []point) {
+	for _, p := range pts {
+		if p.links == nil {
+			continue
+		}
+		if len(h.cols) == maxHistory {
+			h.cols = append(h.cols[:0], h.cols[1:]...)
+		}
+		h.cols = append(h.cols, p.links)
 	}
-	if len(h.cols) > 0 && len(h.cols[0]) != len(links) {
-		h.cols = nil
-	}
-	col := make([]float32, len(links))
-	for i := range links {
-		col[i] = float32(links[i].Utilisation)
-	}
-	if len(h.cols) == maxHistory {
-		h.cols = append(h.cols[:0], h.cols[1:]...)
-	}
-	h.cols = append(h.cols, col)
-	h.last = sn.Net.Time
 }
 
 // gridUtil indexes the network links of a grid by router, dimension and
@@ -282,12 +274,16 @@ func (m *Model) drawStrip(p *painter, x, y, w, h int) {
 	if len(cols) > cw {
 		cols = cols[len(cols)-max(cw, 0):]
 	}
+	rowOf := make(map[int32]int, h)
 	for row := 0; row < h && row < len(order); row++ {
-		i := order[row]
-		p.text(x, y+row, lw-1, linkName(&links[i]), p.dim)
-		for c, col := range cols {
-			if i < len(col) {
-				p.heat(x+lw+c, y+row, float64(col[i]), ' ')
+		l := &links[order[row]]
+		rowOf[l.ID] = row
+		p.text(x, y+row, lw-1, linkName(l), p.dim)
+	}
+	for c, col := range cols {
+		for _, lu := range col {
+			if row, ok := rowOf[lu.id]; ok {
+				p.heat(x+lw+c, y+row, float64(lu.util), ' ')
 			}
 		}
 	}

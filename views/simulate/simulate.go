@@ -412,11 +412,11 @@ func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
 			m.evRate = float64(msg.snap.Events-m.snap.Events) / msg.wall.Seconds()
 		}
 		m.snap = msg.snap
-		m.hist.add(msg.snap)
 		for i := range msg.snap.Net.Queues {
 			m.maxQueue = max(m.maxQueue, msg.snap.Net.Queues[i].Capacity)
 		}
 	}
+	m.hist.add(msg.pts)
 	m.pts = append(m.pts, msg.pts...)
 	if over := len(m.pts) - maxPoints; over > 0 {
 		m.pts = append(m.pts[:0], m.pts[over:]...)

@@ -12,6 +12,7 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/whatif"
 )
@@ -215,5 +216,76 @@ func TestBadConfigFails(t *testing.T) {
 	}
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "ERROR") {
 		t.Fatalf("no error banner:\n%s", v)
+	}
+}
+
+// Two ranks that both send first, with synchronous sends: the engine
+// reports a wait-for cycle and the tab shows its explanation.
+func TestDeadlockBanner(t *testing.T) {
+	src := `tsim 1
+ranks 2
+unit us
+0 0 enter MPI_Send
+1 0 send to=1 tag=0 size=1KiB
+2 0 leave MPI_Send
+2 0 enter MPI_Recv
+5 0 recv from=1 tag=0 size=1KiB
+6 0 leave MPI_Recv
+0 1 enter MPI_Send
+1 1 send to=0 tag=0 size=1KiB
+2 1 leave MPI_Send
+2 1 enter MPI_Recv
+5 1 recv from=0 tag=0 size=1KiB
+6 1 leave MPI_Recv
+`
+	tr, err := tsim.Read(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := replay.Default()
+	if err := cfg.Set("send", "synchronous"); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, tr, cfg, 100, 20)
+	drive(t, m, press(m, "r"))
+	if m.Status() != Finished || m.Snapshot().Deadlock == nil {
+		t.Fatalf("status %v, deadlock %v", m.Status(), m.Snapshot().Deadlock)
+	}
+	m.pane = PaneLive
+	m.dirty = true
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "DEADLOCK: ") || !strings.Contains(v, "0 → 1 → 0") {
+		t.Fatalf("no deadlock banner:\n%s", v)
+	}
+	if len(m.Runs()) != 1 || m.Runs()[0].Results.Deadlock == nil {
+		t.Fatal("the deadlocked run is not in the history")
+	}
+}
+
+// An all-to-all on a torus with slow router links saturates the network: the
+// banner says so while the run is under way.
+func TestSaturationBanner(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "alltoall", Ranks: 16, Iters: 4, Size: 65536, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Router links ten times slower than the nodes' links: the network,
+	// not the interfaces, limits the traffic.
+	cfg := packetConfig(t, "torus:4x4,bw=1Gb/s,nbw=10Gb/s")
+	if err := cfg.Set("mode", "inject"); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, tr, cfg, 120, 30)
+	seen := false
+	for i := 0; i < 40 && m.Status() != Finished; i++ {
+		drive(t, m, press(m, "d"))
+		if v := ansi.Strip(m.View()); strings.Contains(v, "SATURATED") {
+			t.Log(strings.SplitN(v, "\n", 6)[2:5])
+			seen = true
+			break
+		}
+	}
+	if !seen {
+		t.Fatalf("no saturation banner; last frame:\n%s", ansi.Strip(m.View()))
 	}
 }

@@ -175,29 +175,38 @@ func (m *Model) banner(w int) []line {
 // p0 returns a painter's styles without a buffer, for the banner.
 func p0(m *Model) *painter { return newPainter(&m.buf, m.common.Theme, m.plain) }
 
-// saturation says whether the network is saturated: its busiest link was
-// busy almost all of the last period while packets pile up in the network
-// interfaces.
+// saturation says whether the network is saturated: back-pressure
+// reaches the network interfaces, which hold packets but cannot inject
+// them although their own link is free (a burst that merely queues
+// behind a busy injection link is not saturation).
 func (m *Model) saturation() string {
 	if m.snap == nil || m.status == Finished {
 		return ""
 	}
 	net := &m.snap.Net
+	inject := make(map[int32]float64, len(net.NICs))
 	best, bi := 0.0, -1
 	for i := range net.Links {
-		if !net.Links[i].FromNode && net.Links[i].Utilisation > best {
-			best, bi = net.Links[i].Utilisation, i
+		l := &net.Links[i]
+		if l.FromNode {
+			inject[l.From] = l.Utilisation
+		} else if l.Utilisation > best {
+			best, bi = l.Utilisation, i
 		}
 	}
-	var queued int64
+	blocked, queued := 0, int64(0)
 	for i := range net.NICs {
-		queued += net.NICs[i].Queued
+		n := &net.NICs[i]
+		queued += n.Queued
+		if n.Queued > 0 && inject[n.Node] < 0.5 {
+			blocked++
+		}
 	}
-	if bi < 0 || best < 0.95 || queued <= int64(len(net.NICs)) {
+	if bi < 0 || blocked == 0 || blocked < len(net.NICs)/4 {
 		return ""
 	}
-	return fmt.Sprintf("SATURATED: link %s is busy %.0f%% of the last period and %d packets wait in the network interfaces (%d in flight); the offered load exceeds what the network carries",
-		linkName(&net.Links[bi]), best*100, queued, net.PacketsInFlight)
+	return fmt.Sprintf("SATURATED: %d of %d network interfaces hold packets they cannot inject (back-pressure; %d packets wait, %d in flight); busiest link %s at %.0f%%: the offered load exceeds what the network carries",
+		blocked, len(net.NICs), queued, net.PacketsInFlight, linkName(&net.Links[bi]), best*100)
 }
 
 // drawLive lays out the live views: links, queues, charts and ranks.
