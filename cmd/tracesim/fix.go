@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/causality"
-	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
@@ -33,22 +32,28 @@ func (m methodValue) Set(s string) error {
 
 // fixJSON is the output of `tracesim fix --json` (docs/causality.md).
 type fixJSON struct {
-	File             string             `json:"file"`
-	Output           string             `json:"output"`
-	OutputFormat     string             `json:"output_format"`
-	Method           string             `json:"method"`
-	LMin             float64            `json:"lmin_s"`
-	ViolationsBefore int                `json:"violations_before"`
-	ViolationsAfter  int                `json:"violations_after"`
-	Before           map[string]int     `json:"before"`
-	After            map[string]int     `json:"after"`
-	Offsets          []float64          `json:"offsets_s"`
-	NegativeCycle    []int              `json:"negative_cycle"`
-	Passes           int                `json:"passes"`
-	Jumps            int                `json:"jumps"`
-	MaxShift         float64            `json:"max_shift_s"`
-	MaxShiftAt       *tracefmt.EventRef `json:"max_shift_at"`
-	Broken           int                `json:"broken_edges"`
+	File             string         `json:"file"`
+	Output           string         `json:"output"`
+	OutputFormat     string         `json:"output_format"`
+	Method           string         `json:"method"`
+	LMin             float64        `json:"lmin_s"`
+	ViolationsBefore int            `json:"violations_before"`
+	ViolationsAfter  int            `json:"violations_after"`
+	Before           map[string]int `json:"before"`
+	After            map[string]int `json:"after"`
+	Offsets          []float64      `json:"offsets_s"`
+	NegativeCycle    []int          `json:"negative_cycle"`
+	Passes           int            `json:"passes"`
+	Jumps            int            `json:"jumps"`
+	MaxShift         float64        `json:"max_shift_s"`
+	MaxShiftAt       *eventRefJSON  `json:"max_shift_at"`
+	Broken           int            `json:"broken_edges"`
+}
+
+// eventRefJSON is a tracefmt.EventRef in JSON.
+type eventRefJSON struct {
+	Rank  int32 `json:"rank"`
+	Index int32 `json:"index"`
 }
 
 func runFix(e *env, args []string) int {
@@ -114,7 +119,10 @@ func runFix(e *env, args []string) int {
 			MaxShift: c.MaxShift, Broken: len(c.Broken),
 		}
 		if c.MaxShift > 0 {
-			j.MaxShiftAt = &c.MaxShiftAt
+			j.MaxShiftAt = &eventRefJSON{c.MaxShiftAt.Rank, c.MaxShiftAt.Index}
+		}
+		if j.NegativeCycle == nil {
+			j.NegativeCycle = []int{}
 		}
 		if code := writeJSON(e, "fix", j); code != exitOK {
 			return code
@@ -160,7 +168,11 @@ func printFix(w io.Writer, in, out, format string, c *causality.Correction) {
 	case c.Method != causality.MethodCLC:
 		fmt.Fprintf(w, "offsets:    none exist (negative cycle through ranks %v: the clocks drift)\n", c.NegativeCycle)
 	}
-	if c.Method != causality.MethodOffsets {
+	switch {
+	case c.Method == causality.MethodOffsets:
+	case c.Passes == 0:
+		fmt.Fprintln(w, "clc:        not needed")
+	default:
 		fmt.Fprintf(w, "clc:        %d pass(es), %d receives and collective exits moved later\n", c.Passes, c.Jumps)
 	}
 	if c.MaxShift > 0 {

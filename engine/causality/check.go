@@ -309,9 +309,6 @@ func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, 
 	}
 	rep.Messages = sc.msgs
 	sc.unmatched()
-	if t.Timed {
-		sc.collectives(g)
-	}
 	byKind := &sc.byKind
 	for i, f := range g.mismatches {
 		byKind[KindCollectiveMismatch] = append(byKind[KindCollectiveMismatch], rep.note(f, g.texts[i]))
@@ -367,7 +364,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		scs[w] = newScanner(t, lmin, countOnly)
+		scs[w] = newScanner(g, lmin, countOnly)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -381,6 +378,12 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 				}
 				sc.msgs += sc.rank(r)
 			}
+			// Each goroutine also takes a block of the collective calls,
+			// in call order.
+			if t.Timed {
+				n := len(g.colls)
+				sc.collectives(n*w/workers, n*(w+1)/workers)
+			}
 		}()
 	}
 	wg.Wait()
@@ -390,7 +393,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	if workers == 1 {
 		return scs[0], nil
 	}
-	m := newScanner(t, lmin, countOnly)
+	m := newScanner(g, lmin, countOnly)
 	for k := range m.byKind {
 		n := 0
 		for _, sc := range scs {
@@ -427,31 +430,23 @@ func runReplay(p ReplayPolicy, events int) bool {
 
 // scanner is the one pass of Check over the events.
 type scanner struct {
+	g      *Graph
 	t      *tracefmt.Trace
 	lmin   float64 // trace units
+	unit   float64 // seconds per trace unit
 	byKind [NumKinds][]Finding
 	// countOnly makes add count findings in counts instead of listing
 	// them.
 	countOnly bool
 	counts    [NumKinds]int
 	msgs      int
-	nondet    []bool // per state
-	// anyNondet is false when no state is a non-deterministic call, so
-	// that enters and leaves need no look-up.
-	anyNondet bool
 	// Unmatched sends and receives, paired up later to find tag
 	// mismatches.
 	sends, recvs []tracefmt.EventRef
-	batch        []int32
 }
 
-func newScanner(t *tracefmt.Trace, lmin float64, countOnly bool) *scanner {
-	s := &scanner{t: t, lmin: lmin, countOnly: countOnly, batch: make([]int32, 0, messageBatch), nondet: make([]bool, len(t.States))}
-	for i, d := range t.States {
-		s.nondet[i] = nondeterministic(d.Name)
-		s.anyNondet = s.anyNondet || s.nondet[i]
-	}
-	return s
+func newScanner(g *Graph, lmin float64, countOnly bool) *scanner {
+	return &scanner{g: g, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
 }
 
 func (s *scanner) add(f Finding) {
@@ -469,72 +464,57 @@ func (s *scanner) sec(x float64) float64 {
 	return s.t.Seconds(x)
 }
 
-// rank scans rank r's events and returns its matched sends.
+// rank checks rank r's events and returns its number of matched sends.
 func (s *scanner) rank(r int) int {
 	t := s.t
-	timed := t.Timed
 	ev := t.Ranks[r].Events
-	messages := 0
-	inNondet := 0
 	r32 := int32(r)
+	if t.Timed {
+		for i := 1; i < len(ev); i++ {
+			if ev[i].Time < ev[i-1].Time {
+				s.add(Finding{Kind: KindBackwards,
+					Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i - 1)}, {Rank: r32, Index: int32(i)}},
+					Times:  [2]float64{ev[i-1].Time * s.unit, ev[i].Time * s.unit},
+					Amount: (ev[i-1].Time - ev[i].Time) * s.unit})
+			}
+		}
+	}
 	// Matched sends are checked in batches: the receives they load are
 	// scattered over other ranks' streams, and loading a batch of them
 	// in a tight loop lets the processor wait for many cache misses at
 	// once instead of one after the other.
-	batch := s.batch[:0]
-	for i := range ev {
+	sends := s.g.sends[r]
+	for a := 0; a < len(sends); a += messageBatch {
+		s.messages(r, ev, sends[a:min(a+messageBatch, len(sends))])
+	}
+	inNondet := 0
+	for _, i := range s.g.marks[r] {
 		e := &ev[i]
-		if timed && i > 0 && e.Time < ev[i-1].Time {
-			s.add(Finding{Kind: KindBackwards,
-				Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i - 1)}, {Rank: r32, Index: int32(i)}},
-				Times:  [2]float64{t.Seconds(ev[i-1].Time), t.Seconds(e.Time)},
-				Amount: t.Seconds(ev[i-1].Time - e.Time)})
-		}
+		ref := tracefmt.EventRef{Rank: r32, Index: i}
 		switch e.Kind {
 		case tracefmt.KindSend:
-			if e.Match < 0 {
-				s.sends = append(s.sends, tracefmt.EventRef{Rank: r32, Index: int32(i)})
-				continue
-			}
-			messages++
-			batch = append(batch, int32(i))
-			if len(batch) == cap(batch) {
-				s.messages(r, ev, batch)
-				batch = batch[:0]
-			}
+			s.sends = append(s.sends, ref)
 		case tracefmt.KindRecv:
 			if e.Match < 0 {
-				s.recvs = append(s.recvs, tracefmt.EventRef{Rank: r32, Index: int32(i)})
+				s.recvs = append(s.recvs, ref)
 			}
 			if e.Flags&(tracefmt.FlagAnySource|tracefmt.FlagAnyTag) != 0 {
-				s.add(Finding{Kind: KindWildcard, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times: [2]float64{s.sec(e.Time), 0}})
+				s.add(Finding{Kind: KindWildcard, Events: [2]tracefmt.EventRef{ref, NoEvent}, Times: [2]float64{s.sec(e.Time), 0}})
 			}
-		case tracefmt.KindEnter, tracefmt.KindLeave:
-			if !s.anyNondet {
-				continue
-			}
-			if st := e.State(); int(st) < len(s.nondet) && s.nondet[st] {
-				if e.Kind == tracefmt.KindLeave {
-					inNondet = max(0, inNondet-1)
-					continue
-				}
-				inNondet++
-				s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times: [2]float64{s.sec(e.Time), 0}})
-			}
+		case tracefmt.KindEnter:
+			inNondet++
+			s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{ref, NoEvent}, Times: [2]float64{s.sec(e.Time), 0}})
+		case tracefmt.KindLeave:
+			inNondet = max(0, inNondet-1)
 		case tracefmt.KindWait:
 			// A test recorded as a wait event, outside a state that
 			// already said so.
-			if e.Flags.Has(tracefmt.FlagTest) && inNondet == 0 {
-				s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i)}, NoEvent},
-					Times: [2]float64{s.sec(e.Time), 0}})
+			if inNondet == 0 {
+				s.add(Finding{Kind: KindNondeterministic, Events: [2]tracefmt.EventRef{ref, NoEvent}, Times: [2]float64{s.sec(e.Time), 0}})
 			}
 		}
 	}
-	s.messages(r, ev, batch)
-	s.batch = batch[:0]
-	return messages
+	return len(sends)
 }
 
 // messageBatch is the number of sends checked together.
@@ -561,8 +541,8 @@ func (s *scanner) messages(r int, ev []tracefmt.Event, batch []int32) {
 			}
 			s.add(Finding{Kind: kind,
 				Events: [2]tracefmt.EventRef{{Rank: r32, Index: i}, {Rank: e.Peer, Index: e.Match}},
-				Times:  [2]float64{t.Seconds(e.Time), t.Seconds(rt[k])},
-				Amount: t.Seconds(e.Time + lmin - rt[k])})
+				Times:  [2]float64{e.Time * s.unit, rt[k] * s.unit},
+				Amount: (e.Time + lmin - rt[k]) * s.unit})
 		}
 		if rs[k] != e.Size {
 			s.add(Finding{Kind: KindSizeMismatch,
@@ -628,12 +608,12 @@ func (s *scanner) unmatched() {
 	}
 }
 
-// collectives checks every collective edge: each sink must come l_min
-// after the latest of its sources.
-func (s *scanner) collectives(g *Graph) {
+// collectives checks the edges of collective calls from to to−1: each
+// sink must come l_min after the latest of its sources.
+func (s *scanner) collectives(from, to int) {
 	t := s.t
-	for id := range g.colls {
-		in := &g.colls[id]
+	for id := from; id < to; id++ {
+		in := &s.g.colls[id]
 		if len(in.sinks) == 0 {
 			continue
 		}
@@ -648,8 +628,8 @@ func (s *scanner) collectives(g *Graph) {
 			xt := t.Event(x).Time
 			if xt < v+s.lmin {
 				s.add(Finding{Kind: KindCollective, Events: [2]tracefmt.EventRef{latest, x},
-					Times:  [2]float64{t.Seconds(v), t.Seconds(xt)},
-					Amount: t.Seconds(v + s.lmin - xt)})
+					Times:  [2]float64{v * s.unit, xt * s.unit},
+					Amount: (v + s.lmin - xt) * s.unit})
 			}
 		}
 	}

@@ -243,7 +243,9 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 	for r := range t.Ranks {
 		a, b := t.Ranks[r].Events, out.Ranks[r].Events
 		for i := range a {
-			if d := math.Abs(b[i].Time - a[i].Time); d*unit > c.MaxShift {
+			// Constant offsets shift a rank's events by the same amount
+			// up to rounding: report the first of them.
+			if d := math.Abs(b[i].Time - a[i].Time); d*unit > c.MaxShift*(1+1e-9) {
 				c.MaxShift = d * unit
 				c.MaxShiftAt = tracefmt.EventRef{Rank: int32(r), Index: int32(i)}
 			}

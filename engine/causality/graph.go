@@ -48,6 +48,14 @@ type Graph struct {
 	// are sources (collective enters) and sinks (collective exits) of
 	// collective edges.
 	srcAt, sinkAt [][]collRef
+	// sends lists, per rank, the indices of its matched sends, and marks
+	// the events the other per-event checks look at: unmatched sends and
+	// receives, wildcard receives, enters and leaves of non-deterministic
+	// calls, waits flagged as tests. With them a check touches only the
+	// events it needs.
+	sends, marks [][]int32
+	// nondet says which states are non-deterministic calls.
+	nondet []bool
 	// mismatches are the collective calls the members disagree on, and
 	// the text of each.
 	mismatches []Finding
@@ -56,7 +64,12 @@ type Graph struct {
 
 // NewGraph builds the happens-before graph of t.
 func NewGraph(t *tracefmt.Trace) *Graph {
-	g := &Graph{t: t, srcAt: make([][]collRef, t.Size()), sinkAt: make([][]collRef, t.Size())}
+	P := t.Size()
+	g := &Graph{t: t, srcAt: make([][]collRef, P), sinkAt: make([][]collRef, P),
+		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States))}
+	for i, d := range t.States {
+		g.nondet[i] = nondeterministic(d.Name)
+	}
 	g.buildColls()
 	return g
 }
@@ -109,7 +122,31 @@ func (g *Graph) buildColls() {
 		ev := t.Ranks[r].Events
 		for i := range ev {
 			e := &ev[i]
-			if e.Kind != tracefmt.KindCollective {
+			switch e.Kind {
+			case tracefmt.KindSend:
+				if e.Match >= 0 {
+					g.sends[r] = append(g.sends[r], int32(i))
+				} else {
+					g.marks[r] = append(g.marks[r], int32(i))
+				}
+				continue
+			case tracefmt.KindRecv:
+				if e.Match < 0 || e.Flags&(tracefmt.FlagAnySource|tracefmt.FlagAnyTag) != 0 {
+					g.marks[r] = append(g.marks[r], int32(i))
+				}
+				continue
+			case tracefmt.KindEnter, tracefmt.KindLeave:
+				if st := e.State(); int(st) < len(g.nondet) && g.nondet[st] {
+					g.marks[r] = append(g.marks[r], int32(i))
+				}
+				continue
+			case tracefmt.KindWait:
+				if e.Flags.Has(tracefmt.FlagTest) {
+					g.marks[r] = append(g.marks[r], int32(i))
+				}
+				continue
+			case tracefmt.KindCollective:
+			default:
 				continue
 			}
 			cs := commOf(e.Comm)
