@@ -7,6 +7,18 @@
 // sessions can run side by side in one process. Keys go first to whatever
 // has focus (the loading screen, the picker, the help overlay, a view's
 // text input), then to the global bindings, then to the active view.
+//
+// # Adding a view
+//
+// A tab is a name and a constructor (Tab); DefaultTabs lists them in
+// tab-bar order, so a new view is one line there. Views are built the
+// first time their tab is shown and rebuilt when another trace is opened;
+// they share one component.Common (the view area and the session's
+// theme). Besides component.Model a view may implement the optional
+// interfaces Windower, WindowSetter, Selector, Focuser, AltSetter and
+// InputCapturer. Messages the application does not know are passed to
+// every view that exists, so a view's background work can report while
+// another tab is shown.
 package tui
 
 import (
