@@ -242,13 +242,16 @@ func (m *Model) drawRuler(p *palette) {
 	k := math.Ceil(rel0/step - 1e-9)
 	lastEnd := -1
 	cc := m.curCol()
-	for ; ; k++ {
+	// A tick every 12 columns: the bound only guards against times so
+	// large that k*step stops changing.
+	for n := 0; n < l.cols+2; n, k = n+1, k+1 {
 		rel := k * step
 		t := ix.start + rel/unitSec
-		c := int(math.Floor((t - m.a) / cw))
-		if c >= l.cols {
+		fc := math.Floor((t - m.a) / cw)
+		if fc >= float64(l.cols) || math.IsNaN(fc) {
 			break
 		}
+		c := int(fc)
 		if c < 0 {
 			continue
 		}

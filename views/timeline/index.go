@@ -96,16 +96,29 @@ func (ix *index) time(r, i int) float64 {
 func newIndex(tr *tracefmt.Trace) *index {
 	ix := &index{tr: tr, timed: tr.Timed, ranks: make([]rankIndex, len(tr.Ranks))}
 	if ix.timed {
-		ix.start, ix.end = tr.Span()
+		// Like tr.Span, but over finite times only: a corrupt timestamp
+		// must not make the run infinitely long.
+		ix.start, ix.end = math.Inf(1), math.Inf(-1)
+		for r := range tr.Ranks {
+			for i := range tr.Ranks[r].Events {
+				if t := tr.Ranks[r].Events[i].Time; !math.IsInf(t, 0) && !math.IsNaN(t) {
+					ix.start, ix.end = min(ix.start, t), max(ix.end, t)
+				}
+			}
+		}
+		if ix.start > ix.end {
+			ix.start, ix.end = 0, 0
+		}
 	} else {
 		for r := range tr.Ranks {
 			ix.end = max(ix.end, float64(len(tr.Ranks[r].Events)))
 		}
 	}
-	if !(ix.end > ix.start) {
+	if !(ix.end > ix.start) || math.IsInf(ix.end-ix.start, 0) {
 		// One timestamp (or none): give the run a nominal width of one
-		// unit so that it still shows.
-		ix.end = ix.start + 1
+		// unit so that it still shows. (A span too wide for float64 is
+		// cut to the same.)
+		ix.end = ix.start + max(1, math.Abs(ix.start)*1e-9)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(tr.Ranks)))
 	var wg sync.WaitGroup

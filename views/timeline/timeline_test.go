@@ -570,3 +570,39 @@ func TestMouseAndModes(t *testing.T) {
 		}
 	}
 }
+
+// TestOddTimes draws traces with times no real run has (huge, negative,
+// infinite, NaN, running backwards): no panic, no endless loop, frames of
+// the right size.
+func TestOddTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		times []float64
+	}{
+		{"huge", []float64{0, 1e300, 2e300, 3e300}},
+		{"negative", []float64{-5e9, -4e9, -1, 0}},
+		{"backwards", []float64{10, 5, 7, 1}},
+		{"infinite", []float64{0, math.Inf(1), 1, 2}},
+		{"nan", []float64{0, math.NaN(), 1, 2}},
+		{"tiny", []float64{1e-300, 2e-300, 3e-300, 4e-300}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBuilder(t, 2, true)
+			ts := tc.times
+			b.state(0, "a", ts[0], ts[1])
+			b.add(0, tracefmt.Send(ts[1], 1, 0, 0, 1))
+			b.state(0, "b", ts[2], ts[3])
+			b.state(1, "a", ts[0], ts[2])
+			b.add(1, tracefmt.Recv(ts[3], 0, 0, 0, 1))
+			tr := b.finish()
+			for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
+				m := New(&component.Common{Width: 90, Height: 20, Theme: th}, tr)
+				checkFrame(t, m.View(), 90, 20)
+				press(m, "+", "+", "w", "w", "w", "enter", "-", "l", "m", "/", `"a"`, "enter", "n", "g", `"1s"`, "enter")
+				checkFrame(t, m.View(), 90, 20)
+				m.Focus(tracefmt.EventRef{Rank: 1, Index: 2})
+				checkFrame(t, m.View(), 90, 20)
+			}
+		})
+	}
+}
