@@ -74,7 +74,7 @@ func runCheck(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "read as this format instead of detecting it (see 'tracesim formats')")
 	var o causality.Options
-	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency, e.g. 1us: also report messages faster than it (default 0: only reversals)")
+	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency, e.g. 1us: also report messages faster than it; 0 reports only reversals")
 	fs.Var(replayPolicyValue{&o.Replay}, "replay", fmt.Sprintf("replay the trace causally to find deadlocks: auto (traces up to %d events), on, off", causality.AutoReplayEvents))
 	limit := fs.Int("limit", -1, fmt.Sprintf("list at most N violations, 0 for all (default %d in the table, all in JSON)", defaultCheckLimit))
 	pos, code := parse(e, fs, args, 1, 1)

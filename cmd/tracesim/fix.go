@@ -72,7 +72,7 @@ func runFix(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	var o causality.CorrectOptions
 	fs.Var(methodValue{&o.Method}, "method", "correction method: offsets, clc or both")
-	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency, e.g. 1us (default 0)")
+	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency every corrected message respects, e.g. 1us")
 	pos, code := parse(e, fs, args, 1, 1)
 	if code >= 0 {
 		return code
