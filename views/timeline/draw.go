@@ -467,7 +467,7 @@ func (m *Model) drawMessages(p *palette) {
 		m.drawSelectedArrow(p)
 		return
 	}
-	pos := m.rankPositions()
+	pos := m.pos
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
 		ri := &ix.ranks[r]
@@ -494,23 +494,10 @@ func (m *Model) drawMessages(p *palette) {
 	m.drawSelectedArrow(p)
 }
 
-// rankPositions maps world ranks to positions in m.ranks (-1: hidden by
-// the filter).
-func (m *Model) rankPositions() []int {
-	pos := make([]int, len(m.tr.Ranks))
-	for i := range pos {
-		pos[i] = -1
-	}
-	for i, r := range m.ranks {
-		pos[r] = i
-	}
-	return pos
-}
-
 // drawSelectedArrow draws the selected message on top of everything.
 func (m *Model) drawSelectedArrow(p *palette) {
 	if m.sel.kind == selMsg {
-		m.drawMessage(p, m.rankPositions(), m.sel.ref)
+		m.drawMessage(p, m.pos, m.sel.ref)
 	}
 }
 

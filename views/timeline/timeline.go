@@ -1,17 +1,3 @@
-// Package timeline is the Timeline view: a row per rank showing its states
-// over time, messages between ranks as arrows (or as send/receive marks
-// when zoomed out), a time ruler, an overview of the whole run with the
-// visible window marked, a legend with per-state counts and times in the
-// window, and a details pane for the selected state or message.
-//
-// Drawing costs rows × columns whatever the size of the trace: when a
-// trace is set, each rank gets a multi-resolution summary (power-of-two
-// time bins holding the states that fill them and message counts), and a
-// frame reads the level whose bins match the columns. Frames are cached:
-// a message that changes nothing the view shows re-renders nothing.
-//
-// Untimed traces (SimGrid time-independent traces) are drawn by event
-// order: an event's position in its rank's stream stands in for its time.
 package timeline
 
 import (
@@ -45,6 +31,7 @@ type Model struct {
 	cur        float64 // cursor time
 	history    []window
 	ranks      []int // ranks shown, in order (all, or the filter's)
+	pos        []int // world rank → position in ranks, -1 when filtered out
 	filterText string
 	row, top   int // cursor rank and first visible rank, as positions in ranks
 	hidden     []bool
@@ -141,6 +128,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 		for i := range m.ranks {
 			m.ranks[i] = i
 		}
+		m.pos = positions(m.ranks, len(tr.Ranks))
 	}
 	m.hiddenGen++
 	m.lay = m.layout()
@@ -825,11 +813,25 @@ func (m *Model) setFilter(spec string) error {
 		curRank = m.ranks[m.row]
 	}
 	m.ranks, m.filterText = ranks, spec
+	m.pos = positions(ranks, len(m.tr.Ranks))
 	m.stats = statsCache{}
 	m.row = max(slices.Index(m.ranks, curRank), 0)
 	m.top = 0
 	m.scrollToRow()
 	return nil
+}
+
+// positions maps world ranks to their positions in ranks (-1 for ranks
+// not in it).
+func positions(ranks []int, n int) []int {
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, r := range ranks {
+		pos[r] = i
+	}
+	return pos
 }
 
 // parseRanks parses a list of ranks and ranges: "0-3, 8, 12-".
