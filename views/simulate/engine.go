@@ -67,6 +67,10 @@ type engine struct {
 	// samples collects the packet model's metrics periods between slices
 	// (OnSample runs on the slice's goroutine).
 	samples []point
+	// clock is the simulated time reached: the engine's, or later when
+	// the user ran to a time at which nothing happened.
+	clock des.Time
+
 	// last* are the counters of the previous slice, for the charts of
 	// models without metrics samples.
 	lastTime  des.Time
@@ -82,6 +86,8 @@ type sliceMsg struct {
 	err  error
 	// reached reports that an opRun got to its target time.
 	reached bool
+	// clock is the simulated time to show.
+	clock des.Time
 	// The final results, set once the run has ended.
 	done    bool
 	results *replay.Results
@@ -129,7 +135,9 @@ func (e *engine) advance(ctx context.Context, o op, target des.Time, rate float6
 	case opRun:
 		until := target
 		if rate > 0 {
-			if t := s.Now() + des.Time(rate*frame.Seconds()*1e12); t < until {
+			// Paced from the clock, not from the last event: during a
+			// long computation no event happens, yet time flows.
+			if t := max(e.clock, s.Now()) + des.Time(rate*frame.Seconds()*1e12); t < until {
 				until = t
 			}
 		}
@@ -139,6 +147,9 @@ func (e *engine) advance(ctx context.Context, o op, target des.Time, rate float6
 		switch {
 		case err == nil:
 			msg.reached = until == target
+			if until != des.Never {
+				e.clock = until
+			}
 		case !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled):
 			msg.err = err
 		}
@@ -162,13 +173,24 @@ func (e *engine) advance(ctx context.Context, o op, target des.Time, rate float6
 			}
 		}
 	case opDelta:
+		until := max(e.clock, s.Now()) + dt
 		cctx, cancel := context.WithTimeout(ctx, 10*frame)
-		if err := s.RunUntil(cctx, s.Now()+dt); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		switch err := s.RunUntil(cctx, until); {
+		case err == nil:
+			e.clock = until
+		case !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled):
 			msg.err = err
 		}
 		cancel()
 	}
 	msg.snap = s.Snapshot()
+	// The clock shows the time the user asked to reach even when no
+	// event happened at it; the engine's time once it is ahead or done.
+	e.clock = max(e.clock, s.Now())
+	if s.Done() {
+		e.clock = s.Now()
+	}
+	msg.clock = e.clock
 	msg.pts = e.takePoints(msg.snap)
 	if s.Done() {
 		msg.done = true

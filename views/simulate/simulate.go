@@ -109,6 +109,7 @@ type Model struct {
 	err     string
 
 	snap     *replay.Snapshot
+	clock    des.Time // simulated time reached (see engine.clock)
 	pts      []point
 	evRate   float64 // kernel events per host second, last slice
 	hist     linkHistory
@@ -221,7 +222,7 @@ func (m *Model) reset() {
 	}
 	m.eng = &engine{gen: m.gen, tr: m.tr, cfg: m.cfg, name: m.cfgName}
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
-	m.snap, m.pts, m.evRate, m.err = nil, nil, 0, ""
+	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
 	m.hist = linkHistory{}
 	m.maxQueue = 0
 	m.router, m.scroll = 0, 0
@@ -388,7 +389,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.prompting = false
 		m.prompt.Blur()
 		m.target = t
-		if m.status == Finished || m.status == Failed || (m.snap != nil && m.snap.Time > t) {
+		if m.status == Finished || m.status == Failed || m.clock > t {
 			m.reset()
 			m.target = t
 		}
@@ -412,6 +413,7 @@ func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
 			m.evRate = float64(msg.snap.Events-m.snap.Events) / msg.wall.Seconds()
 		}
 		m.snap = msg.snap
+		m.clock = msg.clock
 		for i := range msg.snap.Net.Queues {
 			m.maxQueue = max(m.maxQueue, msg.snap.Net.Queues[i].Capacity)
 		}

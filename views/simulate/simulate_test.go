@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -185,6 +186,22 @@ func TestPauseStepReset(t *testing.T) {
 	}
 	if got := m.Snapshot().Time.Seconds(); got > 700e-6 || got < 500e-6 {
 		t.Fatalf("run to 700us stopped at %v", got)
+	}
+	if m.clock != 700*des.Time(1e6) {
+		t.Errorf("clock %v after running to 700us", m.clock)
+	}
+	// A paced run moves the clock through a computation with no events.
+	drive(t, m, press(m, "R"))
+	m.speed = 3 // 100 µs per second
+	cmd := press(m, "space")
+	var slices int
+	for ; slices < 3; slices++ {
+		msg := cmd()
+		_, cmd = m.Update(msg)
+	}
+	press(m, "space")
+	if m.clock < 3*des.Time(3.3e6) || m.Snapshot().Time != 0 {
+		t.Errorf("paced: clock %v, engine %v after %d slices", m.clock, m.Snapshot().Time, slices)
 	}
 }
 

@@ -82,10 +82,7 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	st := p.title
 	icon := map[Status]string{Idle: "■", Running: "▶", Paused: "‖", Finished: "✓", Failed: "✗"}[m.status]
 	x := p.text(0, y, w, icon+" "+m.status.String(), st)
-	t, evs := 0.0, ""
-	if m.snap != nil {
-		t = m.snap.Time.Seconds()
-	}
+	t, evs := m.clock.Seconds(), ""
 	if m.status == Running && m.evRate > 0 {
 		evs = " · " + fmtCount(m.evRate) + " ev/s"
 	}
@@ -221,7 +218,7 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 	if w >= 90 && body >= 6 {
 		lw := w * 11 / 20
 		rw := w - lw - 1
-		p.text(x, y, lw, "Links · utilisation, last period", p.title)
+		p.text(x, y, lw, m.linksTitle(), p.title)
 		m.drawLinks(p, x, y+1, lw, body-1)
 		qh := body / 2
 		p.text(x+lw+1, y, rw, "Queues · buffer occupancy (←↑↓→ router)", p.title)
@@ -229,11 +226,25 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 		m.drawRanks(p, x+lw+1, y+qh, rw, body-qh)
 	} else {
 		lh := body / 2
-		p.text(x, y, w, "Links · utilisation", p.title)
+		p.text(x, y, w, m.linksTitle(), p.title)
 		m.drawLinks(p, x, y+1, w, lh-1)
 		m.drawRanks(p, x, y+lh, w, body-lh)
 	}
 	m.drawCharts(p, x, y+body, w, charts)
+}
+
+// linksTitle says which period the link map shows: the network skips
+// periods without traffic, so during a long computation the map keeps
+// the last busy one.
+func (m *Model) linksTitle() string {
+	if m.snap == nil || m.snap.Net.SamplePeriod == 0 || m.snap.Net.LastSample == 0 {
+		return "Links · utilisation"
+	}
+	net := &m.snap.Net
+	if m.clock.Seconds() > net.LastSample+2*net.SamplePeriod {
+		return "Links · idle since " + fmtDur(net.LastSample) + " (last busy period)"
+	}
+	return "Links · utilisation, last " + fmtDur(net.SamplePeriod)
 }
 
 func (m *Model) drawCharts(p *painter, x, y, w, h int) {
