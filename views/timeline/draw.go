@@ -977,7 +977,8 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 	}
 	ix := m.ix()
 	var b strings.Builder
-	b.WriteString(m.fmtTime(m.a) + " – " + m.fmtTime(m.b) + " (" + m.fmtDur(m.b-m.a) + ")  cursor " + m.fmtTime(m.cur))
+	res := (m.b - m.a) / float64(max(m.lay.cols, 1))
+	b.WriteString(m.fmtTimeRes(m.a, res) + " – " + m.fmtTimeRes(m.b, res) + " (" + m.fmtDur(m.b-m.a) + ")  cursor " + m.fmtTimeRes(m.cur, res))
 	if m.filterText != "" {
 		b.WriteString("  ranks " + m.filterText)
 	}

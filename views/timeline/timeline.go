@@ -676,13 +676,35 @@ func (m *Model) Selection() string {
 	return m.describe(m.sel)
 }
 
-// fmtTime formats a time of the run relative to its start.
-func (m *Model) fmtTime(t float64) string {
+// fmtTime formats a time of the run relative to its start, with about
+// four significant digits.
+func (m *Model) fmtTime(t float64) string { return m.fmtTimeRes(t, 0) }
+
+// fmtTimeRes formats a time of the run relative to its start precisely
+// enough to tell apart times res apart (trace units; 0: four significant
+// digits), so that the two ends of a 500 ns state late in a run do not
+// print alike.
+func (m *Model) fmtTimeRes(t, res float64) string {
 	ix := m.ix()
 	if !ix.timed {
 		return "#" + strconv.FormatInt(int64(math.Round(t)), 10)
 	}
-	return fmtSeconds(m.tr.Seconds(t - ix.start))
+	sec, r := m.tr.Seconds(t-ix.start), math.Abs(m.tr.Seconds(res))
+	a := math.Abs(sec)
+	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
+		return fmtSeconds(sec)
+	}
+	scale, suffix := 1e-9, "ns"
+	switch {
+	case a >= 1:
+		scale, suffix = 1, "s"
+	case a >= 1e-3:
+		scale, suffix = 1e-3, "ms"
+	case a >= 1e-6:
+		scale, suffix = 1e-6, "µs"
+	}
+	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 9)
+	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + suffix
 }
 
 // fmtDur formats a duration in trace units.
@@ -705,7 +727,8 @@ func (m *Model) describe(s selection) string {
 	case selState:
 		t1 := ix.time(r, int(e.Match))
 		d := &tr.States[e.State()]
-		fmt.Fprintf(&b, "rank %d  %s  %s → %s  (%s)  %s", r, d.Name, m.fmtTime(t), m.fmtTime(t1), m.fmtDur(t1-t), d.Category)
+		res := (t1 - t) / 10
+		fmt.Fprintf(&b, "rank %d  %s  %s → %s  (%s)  %s", r, d.Name, m.fmtTimeRes(t, res), m.fmtTimeRes(t1, res), m.fmtDur(t1-t), d.Category)
 		if txt := tr.Text(e); txt != "" {
 			fmt.Fprintf(&b, "  %q", txt)
 		}
@@ -717,7 +740,8 @@ func (m *Model) describe(s selection) string {
 		fmt.Fprintf(&b, "message %d→%d  tag %d  %s  %s", src, dst, e.Tag, fmtBytes(e.Size), m.commName(e.Comm))
 		if s.peer.Rank >= 0 {
 			t2 := ix.time(int(s.peer.Rank), int(s.peer.Index))
-			fmt.Fprintf(&b, "  send %s  recv %s  (%s)", m.fmtTime(t), m.fmtTime(t2), m.fmtSignedDur(t2-t))
+			res := math.Abs(t2-t) / 10
+			fmt.Fprintf(&b, "  send %s  recv %s  (%s)", m.fmtTimeRes(t, res), m.fmtTimeRes(t2, res), m.fmtSignedDur(t2-t))
 			if t2 < t {
 				b.WriteString("  REVERSED: received before sent")
 			}

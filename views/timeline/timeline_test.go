@@ -606,3 +606,29 @@ func TestOddTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeFormat checks that times print precisely enough to tell apart
+// the ends of a short interval late in a run.
+func TestTimeFormat(t *testing.T) {
+	b := newBuilder(t, 1, true)
+	b.state(0, "x", 0, 10e6) // a 10 s run in µs
+	m := newModel(t, 80, 24, b.finish())
+	tests := []struct {
+		t, res float64
+		want   string
+	}{
+		{5942.1, 0, "5.942ms"},
+		{5942.1, 50, "5.942ms"},
+		{5942.1, 0.05, "5.94210ms"},
+		{5942.6, 0.05, "5.94260ms"},
+		{2.5e6, 1, "2.500000s"},
+		{12.3456, 0.001, "12.346µs"},
+		{12.3456, 0.0001, "12.3456µs"},
+		{0, 0.001, "0s"},
+	}
+	for _, tc := range tests {
+		if got := m.fmtTimeRes(tc.t, tc.res); got != tc.want {
+			t.Errorf("fmtTimeRes(%v, %v) = %q, want %q", tc.t, tc.res, got, tc.want)
+		}
+	}
+}
