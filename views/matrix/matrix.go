@@ -318,8 +318,11 @@ func (m *Model) render() []string {
 		space = fmt.Sprintf("node space, block:%d (%d nodes)", m.perNode, m.shown.Size())
 	}
 	title := st.Title.Render("Traffic "+m.mode.String()) + st.Dim.Render(" · rows send, columns receive · "+space)
-	if l.bin*m.shown.Scale > 1 && m.perNode == 1 {
+	switch {
+	case l.bin*m.shown.Scale > 1 && m.perNode == 1:
 		title += st.Dim.Render(fmt.Sprintf(" · %d ranks per cell", l.bin*m.shown.Scale))
+	case l.bin > 1 && m.perNode > 1:
+		title += st.Dim.Render(fmt.Sprintf(" · %d nodes per cell", l.bin))
 	}
 	lines = append(lines, title)
 
