@@ -31,15 +31,17 @@ const (
 	Functions
 )
 
-// Columns of the rank table: the rank, then one per Activity; for
-// untimed traces, what they record instead of times.
-var (
-	rankCols        = []string{"rank", "compute", "user", "MPI", "waiting", "I/O"}
-	untimedRankCols = []string{"rank", "compute", "work", "sends", "bytes"}
-)
+// rankColumns returns the rank table's headings: the rank, then one per
+// Activity; for untimed traces, what they record instead of times.
+func rankColumns(timed bool) []string {
+	if timed {
+		return []string{"rank", "compute", "user", "MPI", "waiting", "I/O"}
+	}
+	return []string{"rank", "compute", "work", "sends", "bytes"}
+}
 
 // Columns of the function table.
-var funcCols = []string{"function", "calls", "total", "mean", "max", "%"}
+func funcColumns() []string { return []string{"function", "calls", "total", "mean", "max", "%"} }
 
 // sortState is a table's sort column, direction and scroll offset.
 type sortState struct {
@@ -186,7 +188,7 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.Sort):
 		n := len(m.rankCols())
 		if m.focus == Functions {
-			n = len(funcCols)
+			n = len(funcColumns())
 		}
 		s.col = (s.col + 1) % n
 		// Names and ranks read best ascending, quantities descending.
@@ -341,10 +343,7 @@ func (m *Model) header(t Table, title string, cols []string, widths []int) (stri
 
 // rankCols returns the rank table's columns.
 func (m *Model) rankCols() []string {
-	if m.prof.Timed {
-		return rankCols
-	}
-	return untimedRankCols
+	return rankColumns(m.prof.Timed)
 }
 
 // rankValue is what column col of the rank table sorts by.
@@ -493,7 +492,7 @@ func (m *Model) funcTable(w, h int) string {
 	th := m.common.Theme
 	nameW := max(w-(6+1+10+1+10+1+10+1+10+1+6), 12)
 	widths := []int{nameW, 6, 10, 10, 10, 6}
-	title, hdr := m.header(Functions, "Functions", funcCols, widths)
+	title, hdr := m.header(Functions, "Functions", funcColumns(), widths)
 	legend := ""
 	for a := Activity(0); a < NumActivities; a++ {
 		c, g := activityColor(th, a)
