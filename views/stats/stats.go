@@ -40,7 +40,7 @@ func rankColumns(timed bool) []string {
 	return []string{"rank", "compute", "work", "sends", "bytes"}
 }
 
-// Columns of the function table.
+// funcColumns returns the function table's headings.
 func funcColumns() []string { return []string{"function", "calls", "total", "mean", "max", "%"} }
 
 // sortState is a table's sort column, direction and scroll offset.
