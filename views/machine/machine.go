@@ -60,6 +60,7 @@ const (
 	edSetting edKind = iota
 	edTopology
 	edRouting
+	edPlacement
 	edPreset
 	edSave
 	edLoad
@@ -333,6 +334,8 @@ func (m *Model) edit(k string) tea.Cmd {
 		return m.editTopology(ed)
 	case k == "routing":
 		return m.editRouting(ed)
+	case k == "placement":
+		return m.editPlacement(ed)
 	case s.Kind == replay.KindChoice:
 		opts := make([]huh.Option[string], len(s.Choices))
 		for i, c := range s.Choices {
@@ -376,6 +379,50 @@ func (m *Model) editTopology(ed *editor) tea.Cmd {
 			return err
 		})
 	return m.open(ed, kind, params)
+}
+
+// editPlacement edits the placement as a strategy and its parameters
+// (K ranks per node, a seed, a wrap map, a map file), checked against the
+// loaded trace's ranks and the topology's nodes as the user types.
+func (m *Model) editPlacement(ed *editor) tea.Cmd {
+	ed.kind = edPlacement
+	ed.a, ed.b, _ = strings.Cut(m.cfg.Placement, ":")
+	hints := map[string]string{
+		"":           "ranks-per-node and map place the ranks",
+		"linear":     "no parameters: rank i on node i",
+		"block":      "K: K consecutive ranks per node (empty: as few nodes as fit)",
+		"roundrobin": "no parameters: rank i on node i mod nodes",
+		"random":     "seed=S[,per=K]: a random placement, the same for the same seed",
+		"map":        "P1,P2,…: rank j on node P[j mod n] (PUPPET's wrap map)",
+		"file":       "PATH: a map file (RANK NODE lines, see docs/topology.md)",
+	}
+	opts := []huh.Option[string]{huh.NewOption("none (ranks-per-node, map)", "")}
+	for _, k := range []string{"linear", "block", "roundrobin", "random", "map", "file"} {
+		opts = append(opts, huh.NewOption(k, k))
+	}
+	kind := huh.NewSelect[string]().Title("placement strategy").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 9))
+	params := huh.NewInput().Title("parameters").Value(&ed.b).
+		DescriptionFunc(func() string { return hints[ed.a] }, &ed.a).
+		Validate(func(p string) error {
+			_, err := Check(m.cfg, "placement", joinPlacement(ed.a, p), m.ranks)
+			switch culprit(err) {
+			case "", "placement", "ranks-per-node", "map":
+			default:
+				return nil // another setting's problem: shown on its row
+			}
+			return err
+		})
+	return m.open(ed, kind, params)
+}
+
+// joinPlacement writes a placement spec; strategies without parameters
+// take none.
+func joinPlacement(kind, params string) string {
+	params = strings.TrimSpace(params)
+	if kind == "" || params == "" {
+		return kind
+	}
+	return kind + ":" + params
 }
 
 func joinSpec(kind, params string) string {
@@ -449,6 +496,9 @@ func (m *Model) finish(ed *editor) tea.Cmd {
 	case edTopology:
 		m.note = ""
 		return m.apply("topology", joinSpec(ed.a, ed.b))
+	case edPlacement:
+		m.note = ""
+		return m.apply("placement", joinPlacement(ed.a, ed.b))
 	case edPreset:
 		return m.applyPreset(ed.a)
 	case edSave:
@@ -547,9 +597,11 @@ func (m *Model) render(w, h int) []string {
 	if m.ed != nil {
 		edit = strings.Split(strings.TrimRight(m.ed.form.View(), "\n"), "\n")
 		edit = append([]string{st.Dim.Render(strings.Repeat("─", w))}, edit...)
-		edit = edit[:min(len(edit), max(h/2, 3))]
 	}
 	footer := m.footer(st, w)
+	// The editor may take all but the title, the footer and three lines
+	// of the list (the edited setting stays in view).
+	edit = edit[:min(len(edit), max(h-1-len(footer)-3, 3))]
 	listH := max(h-1-len(edit)-len(footer), 0)
 	lines = append(lines, m.list(st, w, listH)...)
 	lines = append(lines, edit...)

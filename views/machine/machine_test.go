@@ -358,3 +358,33 @@ func checkSize(t *testing.T, v string, w, h int) {
 		}
 	}
 }
+
+func TestEditPlacement(t *testing.T) {
+	m, _ := newMachine(t, 16)
+	m.Select("placement")
+	typeKeys(m, "enter")
+	// none linear block roundrobin random map file
+	typeKeys(m, "down", "down", "enter", "x", "enter")
+	if !m.Capturing() {
+		t.Fatalf("block:x accepted: %q", m.cfg.Placement)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "placement") || !strings.Contains(v, "block:x") && !strings.Contains(v, "expected") {
+		t.Errorf("no inline placement error:\n%s", v)
+	}
+	typeKeys(m, "backspace", "4", "enter")
+	if m.Capturing() || m.cfg.Placement != "block:4" || m.err != nil {
+		t.Fatalf("placement %q err %v open %v", m.cfg.Placement, m.err, m.Capturing())
+	}
+	// Four ranks per node on a 2×2 torus fit; one per node does not.
+	if _, err := Check(m.cfg, "topology", "torus:2x2", 16); err != nil {
+		t.Errorf("block:4 on torus:2x2: %v", err)
+	}
+	if _, err := Check(m.cfg, "placement", "linear", 16); err != nil {
+		t.Errorf("linear on the complete graph: %v", err)
+	}
+	c := m.cfg
+	c.Topology = "torus:2x2"
+	if _, err := Check(c, "placement", "linear", 16); err == nil || culprit(err) != "placement" {
+		t.Errorf("linear with 16 ranks on 4 nodes: %v", err)
+	}
+}
