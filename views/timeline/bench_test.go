@@ -50,6 +50,17 @@ func BenchmarkFrame10M(b *testing.B) {
 		c := &component.Common{Width: 200, Height: 60, Theme: th}
 		m := New(c, tr)
 		m.View()
+		if th.Name == "dark" {
+			b.Run("fit-300x100-dark", func(b *testing.B) {
+				m.SetSize(300, 100)
+				b.ReportAllocs()
+				for b.Loop() {
+					m.dirty = true
+					m.View()
+				}
+				m.SetSize(200, 60)
+			})
+		}
 		b.Run("fit-"+th.Name, func(b *testing.B) {
 			m.fit()
 			b.ReportAllocs()

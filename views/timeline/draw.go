@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"math/bits"
@@ -972,10 +973,19 @@ func (m *Model) drawFooter(p *palette) {
 // times in use and a note for untimed traces.
 func (m *Model) statusLine() (string, cellbuf.Style) {
 	p := cellbuf.Style{}
+	ix := m.ix()
+	if m.legend && m.lay.legW == 0 && m.legendRow < len(ix.states) {
+		// No room for the legend panel: the status line stands in.
+		s := ix.states[m.legendRow]
+		vis := "shown"
+		if m.hidden[s] {
+			vis = "hidden"
+		}
+		return fmt.Sprintf("legend %d/%d: %s (%s)  ↑↓ space", m.legendRow+1, len(ix.states), m.tr.States[s].Name, vis), p
+	}
 	if m.status != "" {
 		return m.status, p
 	}
-	ix := m.ix()
 	var b strings.Builder
 	res := (m.b - m.a) / float64(max(m.lay.cols, 1))
 	b.WriteString(m.fmtTimeRes(m.a, res) + " – " + m.fmtTimeRes(m.b, res) + " (" + m.fmtDur(m.b-m.a) + ")  cursor " + m.fmtTimeRes(m.cur, res))

@@ -411,9 +411,11 @@ func (m *Model) legendKey(k tea.KeyPressMsg) bool {
 	case key.Matches(k, ks.Toggle), key.Matches(k, ks.Select):
 		if m.legendRow < n {
 			s := m.ix().states[m.legendRow]
-			m.hidden[s] = !m.hidden[s]
-			m.hiddenGen++
-			m.over = overviewCache{}
+			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
+			m.status = m.tr.States[s].Name + " shown"
+			if m.hidden[s] {
+				m.status = m.tr.States[s].Name + " hidden"
+			}
 		}
 	case key.Matches(k, ks.Legend), key.Matches(k, ks.Clear):
 		m.legend = false

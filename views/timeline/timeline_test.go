@@ -632,3 +632,22 @@ func TestTimeFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestLegendWithoutPanel uses the legend keys in a view too narrow for the
+// legend panel: the status line shows the legend row.
+func TestLegendWithoutPanel(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 5})
+	m := newModel(t, 50, 12, tr)
+	if m.lay.legW != 0 {
+		t.Fatal("the legend panel fits: a poor test")
+	}
+	press(m, "L")
+	if f := m.View(); !strings.Contains(f, "legend 1/2: Compute (shown)") {
+		t.Errorf("no legend row in the status line:\n%s", f)
+	}
+	press(m, "space")
+	if f := m.View(); !strings.Contains(f, "Compute (hidden)") {
+		t.Errorf("hiding is not shown:\n%s", f)
+	}
+	checkFrame(t, m.View(), 50, 12)
+}
