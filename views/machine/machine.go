@@ -115,7 +115,7 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 		m.ranks = len(tr.Ranks)
 	}
 	seen := map[string]bool{}
-	m.rows = append(m.rows, row{header: "Machine"})
+	m.rows = append(m.rows, row{header: "The machine"})
 	for _, k := range mainKeys() {
 		if s, ok := replay.LookupSetting(k); ok {
 			m.rows = append(m.rows, row{key: k, set: s})
@@ -639,7 +639,14 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 		line := mark + ks.Render(pad(r.key, kw)) + " " + pad(v, vw) + " " + st.Dim.Render(r.set.Help)
 		out = append(out, line)
 		if r.key == m.errKey && m.err != nil {
-			out = append(out, "    "+st.Error.Render("✗ "+m.err.Error()))
+			// Up to three lines: the engine's messages end with what
+			// would be valid, the useful part.
+			for i, l := range wrapText("✗ "+m.err.Error(), max(w-6, 10)) {
+				if i == 3 {
+					break
+				}
+				out = append(out, "    "+st.Error.Render(l))
+			}
 		}
 	}
 	// Scroll: keep the selection (and its error line) in view.
@@ -693,4 +700,25 @@ func fit(lines []string, w, h int) string {
 		out[i] = l
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapText splits s into lines of at most w cells at spaces.
+func wrapText(s string, w int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
+			cur += " " + word
+		default:
+			lines = append(lines, cur)
+			cur = word
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
