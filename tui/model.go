@@ -265,6 +265,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.setTheme(m.opts.theme(m.dark))
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg, tea.PasteStartMsg, tea.PasteEndMsg, tea.KeyReleaseMsg:
+		// Input belongs to the view on screen, never to hidden ones.
+		if m.load != nil || m.picker != nil || m.showHelp {
+			return nil
+		}
+		if v := m.build(m.active); v != nil {
+			nv, cmd := v.Update(msg)
+			return m.replace(m.active, nv, cmd)
+		}
+		return nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case loadProgressMsg:

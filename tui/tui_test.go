@@ -311,6 +311,18 @@ func TestRouting(t *testing.T) {
 	if !strings.Contains(ansi.Strip(m.Frame()), "hello there") {
 		t.Error("status message not shown")
 	}
+	// Pasted text goes to the view on screen only.
+	n := len(fv.msgs)
+	press(m, "2")
+	m.Update(tea.PasteMsg{Content: "hello"})
+	press(m, "1")
+	if len(fv.msgs) != n {
+		t.Error("a paste reached a hidden view")
+	}
+	m.Update(tea.PasteMsg{Content: "hello"})
+	if len(fv.msgs) != n+1 {
+		t.Error("a paste did not reach the view on screen")
+	}
 	// Unknown messages reach every view that exists.
 	type ping struct{}
 	m.Update(ping{})

@@ -179,7 +179,7 @@ func (m *Model) render(w, h int) []string {
 	st := th.Styles
 	who := "all ranks"
 	if m.rank >= 0 {
-		who = fmt.Sprintf("rank %d", m.rank)
+		who = fmt.Sprintf("sent by rank %d", m.rank)
 	}
 	when := "whole run"
 	if m.windowed {
