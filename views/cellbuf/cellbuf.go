@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/tracesim/tracesim/themes"
 )
 
 // Color is a packed terminal colour: 0 means the terminal's default,
@@ -88,6 +90,16 @@ const (
 	// for golden files and for pipes.
 	ModePlain
 )
+
+// ModeOf returns the mode for a theme: ModeNoColor for the monochrome
+// theme (NO_COLOR, --no-color), whose views tell things apart by glyphs
+// (themes.Theme.Fill) and attributes, ModeColor otherwise.
+func ModeOf(t *themes.Theme) Mode {
+	if t == nil || t.Mono {
+		return ModeNoColor
+	}
+	return ModeColor
+}
 
 // Buffer is a Width×Height grid of cells. The zero value is an empty
 // buffer; Resize gives it a size.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/themes"
 )
 
 func TestRenderRuns(t *testing.T) {
@@ -58,6 +60,25 @@ func TestRenderRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestModeOf(t *testing.T) {
+	for _, tc := range []struct {
+		th   *themes.Theme
+		want Mode
+	}{{themes.Dark(), ModeColor}, {themes.ColorBlind(false), ModeColor}, {themes.Mono(), ModeNoColor}, {nil, ModeNoColor}} {
+		if got := ModeOf(tc.th); got != tc.want {
+			t.Errorf("ModeOf(%v) = %v, want %v", tc.th, got, tc.want)
+		}
+	}
+	// NO_COLOR: the default theme is monochrome and the buffer emits no
+	// colour.
+	b := New(3, 1)
+	b.Mode = ModeOf(themes.Default([]string{"NO_COLOR=1"}, true))
+	b.Fill(0, 0, 3, 1, '#', Style{Fg: RGB(1, 2, 3), Bg: RGB(4, 5, 6), Attrs: Reverse})
+	if got, want := b.Render(), "\x1b[0;7m###\x1b[m"; got != want {
+		t.Errorf("NO_COLOR render = %q, want %q", got, want)
 	}
 }
 

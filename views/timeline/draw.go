@@ -132,10 +132,7 @@ func (m *Model) render() string {
 	l := m.lay
 	buf := m.buf
 	buf.Resize(l.w, l.h)
-	buf.Mode = cellbuf.ModeColor
-	if m.Theme == nil || m.Theme.Mono {
-		buf.Mode = cellbuf.ModeNoColor
-	}
+	buf.Mode = cellbuf.ModeOf(m.Theme)
 	if m.plain {
 		buf.Mode = cellbuf.ModePlain
 	}
