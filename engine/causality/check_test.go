@@ -446,3 +446,48 @@ func TestKindNamesAndJSON(t *testing.T) {
 		t.Error("unknown kind accepted")
 	}
 }
+
+// TestSubCommunicator: collectives on a communicator of some ranks, in
+// another order than the world's, pair their members' calls and map the
+// root by world rank.
+func TestSubCommunicator(t *testing.T) {
+	const text = `tsim 1
+ranks 4
+unit us
+comm odd ranks=3,1
+10 1 enter MPI_Bcast
+10 1 coll bcast root=1 comm=odd
+12 1 leave MPI_Bcast
+5 3 enter MPI_Bcast
+5 3 coll bcast root=1 comm=odd
+8 3 leave MPI_Bcast
+20 1 enter MPI_Barrier
+20 1 coll barrier comm=odd
+21 1 leave MPI_Barrier
+30 3 enter MPI_Barrier
+30 3 coll barrier comm=odd
+31 3 leave MPI_Barrier
+40 2 coll barrier comm=odd
+`
+	rep := check(t, parse(t, text), Options{Replay: ReplayOff})
+	want := map[Kind]int{KindCollective: 2, KindCollectiveMismatch: 1}
+	if got := counts(rep); !reflect.DeepEqual(got, want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+	fs := rep.ByKind[KindCollective]
+	// The bcast: rank 3 leaves at 8, before root 1 entered at 10.
+	if fs[0].Events != [2]tracefmt.EventRef{ref(1, 1), ref(3, 2)} || math.Abs(fs[0].Amount-2e-6) > 1e-12 {
+		t.Errorf("bcast finding %+v", fs[0])
+	}
+	// The barrier: rank 1 leaves at 21, before rank 3 entered at 30.
+	if fs[1].Events != [2]tracefmt.EventRef{ref(3, 4), ref(1, 5)} || math.Abs(fs[1].Amount-9e-6) > 1e-12 {
+		t.Errorf("barrier finding %+v", fs[1])
+	}
+	if d := rep.Detail(&rep.ByKind[KindCollectiveMismatch][0]); !strings.Contains(d, "not a member") {
+		t.Errorf("mismatch detail %q", d)
+	}
+	c := correct(t, parse(t, text), CorrectOptions{})
+	if c.ViolationsAfter() != 0 {
+		t.Errorf("violations after correction: %v", c.After)
+	}
+}

@@ -215,3 +215,22 @@ func TestConeRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyRank: a rank without events neither blocks a walk nor a
+// correction.
+func TestEmptyRank(t *testing.T) {
+	tr := parse(t, "tsim 1\nranks 3\nunit us\n5 0 send to=1\n2 1 recv from=0\n")
+	g := NewGraph(tr)
+	l, err := g.Lamport(context.Background())
+	if err != nil || !reflect.DeepEqual(l.Clock, [][]uint64{{1}, {2}, {}}) {
+		t.Fatalf("Lamport %v %v", l, err)
+	}
+	c, err := g.Correct(context.Background(), CorrectOptions{Method: MethodCLC})
+	if err != nil || c.ViolationsAfter() != 0 || c.Trace.Ranks[1].Events[0].Time != 5 {
+		t.Fatalf("correct: %v %+v", err, c)
+	}
+	cone, err := g.Cone(ref(0, 0))
+	if err != nil || !reflect.DeepEqual(cone.Future, []int32{0, 0, -1}) || !reflect.DeepEqual(cone.Past, []int32{0, -1, -1}) {
+		t.Fatalf("cone %+v %v", cone, err)
+	}
+}
