@@ -131,11 +131,16 @@ func New(opts Options) *Model {
 }
 
 // Init implements tea.Model: ask the terminal for its background colour
-// (to pick dark or light) and start loading Path if no trace was given.
+// (to pick dark or light) and start loading Path if no trace was given,
+// or open the picker on the Library if there is no Path either.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
-	if m.tr == nil && m.opts.Path != "" {
+	switch {
+	case m.tr == nil && m.opts.Path != "":
 		cmds = append(cmds, m.startLoad(m.opts.Path))
+	case m.tr == nil && m.opts.Library != "":
+		// Nothing to show yet but a library to choose from.
+		cmds = append(cmds, m.openPicker())
 	}
 	if v := m.views[m.active]; v != nil {
 		cmds = append(cmds, v.Init())

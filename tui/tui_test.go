@@ -505,6 +505,16 @@ func TestPickerLibrary(t *testing.T) {
 	}
 }
 
+func TestLibraryOnlyOpensPicker(t *testing.T) {
+	lib := t.TempDir()
+	writeTrace(t, lib, "a.tsim", gen.Options{Pattern: "ring", Ranks: 3, Iters: 1, Seed: 1})
+	m := New(Options{Library: lib, NoColor: true})
+	m.Init()
+	if m.picker == nil || !strings.Contains(ansi.Strip(m.Frame()), "a.tsim") {
+		t.Errorf("no picker on the library at start:\n%s", ansi.Strip(m.Frame()))
+	}
+}
+
 func mustEval(t *testing.T, p string) string {
 	p, err := filepath.EvalSymlinks(p)
 	if err != nil {
