@@ -214,7 +214,7 @@ func (m *Model) drawRuler(p *palette) {
 	cw := w / float64(l.cols)
 	unitSec := 1.0
 	if ix.timed {
-		unitSec = m.tr.Unit.Seconds()
+		unitSec = ix.tr.Unit.Seconds()
 	}
 	step := niceStep(cw * 12 * unitSec) // seconds (or events)
 	if !ix.timed {

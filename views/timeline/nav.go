@@ -83,7 +83,7 @@ func (m *Model) goTo(s string) error {
 		if err != nil {
 			return fmt.Errorf("go to: %v", err)
 		}
-		t = ix.start + sec/m.tr.Unit.Seconds()
+		t = ix.start + sec/ix.tr.Unit.Seconds()
 	}
 	if t < ix.start || t > ix.end {
 		return fmt.Errorf("go to: %s is outside the run (0 to %s)", s, m.fmtDur(ix.end-ix.start))
@@ -113,7 +113,14 @@ type cond struct {
 	sec     bool // v is seconds, to convert to trace units
 }
 
-var msgKeys = map[string]bool{"tag": true, "size": true, "peer": true, "from": true, "to": true, "comm": true}
+// isMsgKey reports whether a search key is about messages.
+func isMsgKey(k string) bool {
+	switch k {
+	case "tag", "size", "peer", "from", "to", "comm":
+		return true
+	}
+	return false
+}
 
 // parseQuery compiles a search.
 func parseQuery(s string) (*query, error) {
@@ -150,7 +157,7 @@ func parseQuery(s string) (*query, error) {
 		case k == "dur" || k == "duration" || k == "time":
 			c.key, c.sec = "dur", true
 			c.v, err = units.ParseDuration(val)
-		case msgKeys[k] || k == "rank":
+		case isMsgKey(k) || k == "rank":
 			var n int
 			n, err = strconv.Atoi(val)
 			c.v = float64(n)
@@ -160,7 +167,7 @@ func parseQuery(s string) (*query, error) {
 		if err != nil {
 			return nil, fmt.Errorf("search: %q: %v", f, err)
 		}
-		if msgKeys[c.key] {
+		if isMsgKey(c.key) {
 			q.msgs = true
 		}
 		q.conds = append(q.conds, c)
@@ -234,7 +241,7 @@ func (m *Model) match(q *query, ix *index, r, i int) bool {
 				if e.Match < 0 {
 					return false
 				}
-				x = m.tr.Seconds(ix.time(int(e.Peer), int(e.Match)) - ix.time(r, i))
+				x = ix.tr.Seconds(ix.time(int(e.Peer), int(e.Match)) - ix.time(r, i))
 			}
 			if !c.test(x) {
 				return false
@@ -269,7 +276,7 @@ func (m *Model) match(q *query, ix *index, r, i int) bool {
 		case "dur":
 			d := ix.time(r, int(e.Match)) - ix.time(r, i)
 			if c.sec && ix.timed {
-				x = m.tr.Seconds(d)
+				x = ix.tr.Seconds(d)
 			} else {
 				x = d
 			}

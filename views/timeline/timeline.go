@@ -691,7 +691,7 @@ func (m *Model) fmtTimeRes(t, res float64) string {
 	if !ix.timed {
 		return "#" + strconv.FormatInt(int64(math.Round(t)), 10)
 	}
-	sec, r := m.tr.Seconds(t-ix.start), math.Abs(m.tr.Seconds(res))
+	sec, r := ix.tr.Seconds(t-ix.start), math.Abs(ix.tr.Seconds(res))
 	a := math.Abs(sec)
 	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
 		return fmtSeconds(sec)
@@ -714,7 +714,7 @@ func (m *Model) fmtDur(d float64) string {
 	if !m.ix().timed {
 		return strconv.FormatInt(int64(math.Round(d)), 10) + "ev"
 	}
-	return fmtSeconds(m.tr.Seconds(d))
+	return fmtSeconds(m.ix().tr.Seconds(d))
 }
 
 // describe returns the one-line description of a selection.
