@@ -29,7 +29,7 @@ func DefaultKeyMap() KeyMap {
 		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
 		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
 		Compare:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare with selected run")),
-		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run to Timeline")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}
 }
@@ -44,6 +44,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Run, k.Reset, k.RunTo},
 		{k.Step, k.StepMessage, k.StepDelta, k.Faster},
-		{k.Pane, k.Up, k.Compare},
+		{k.Pane, k.Up, k.Compare, k.Confirm},
 	}
 }

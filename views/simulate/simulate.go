@@ -108,12 +108,11 @@ type Model struct {
 	dt      des.Time // step of opDelta
 	err     string
 
-	snap     *replay.Snapshot
-	clock    des.Time // simulated time reached (see engine.clock)
-	pts      []point
-	evRate   float64 // kernel events per host second, last slice
-	hist     linkHistory
-	maxQueue int32 // deepest buffer seen, for the queue scale
+	snap   *replay.Snapshot
+	clock  des.Time // simulated time reached (see engine.clock)
+	pts    []point
+	evRate float64 // kernel events per host second, last slice
+	hist   linkHistory
 
 	pane   Pane
 	router int // selected router
@@ -224,7 +223,6 @@ func (m *Model) reset() {
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
 	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
 	m.hist = linkHistory{}
-	m.maxQueue = 0
 	m.router, m.scroll = 0, 0
 	m.dirty = true
 }
@@ -341,6 +339,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.pane == PaneHistory && len(m.runs) > 0 {
 			m.base = m.sel
 		}
+	case key.Matches(msg, k.Confirm):
+		// In the history, show the selected run in the Timeline.
+		if m.pane == PaneHistory && m.sel < len(m.runs) && m.runs[m.sel].Trace != nil {
+			r := &m.runs[m.sel]
+			tr, label := r.Trace, fmt.Sprintf("sim #%d", r.N)
+			return tea.Batch(
+				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} },
+				m.statusMsg(label+" is the Timeline's alternative run"))
+		}
+		m.dirty = false
 	case key.Matches(msg, k.Up):
 		m.move(0, -1)
 	case key.Matches(msg, k.Down):
@@ -414,9 +422,6 @@ func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
 		}
 		m.snap = msg.snap
 		m.clock = msg.clock
-		for i := range msg.snap.Net.Queues {
-			m.maxQueue = max(m.maxQueue, msg.snap.Net.Queues[i].Capacity)
-		}
 	}
 	m.hist.add(msg.pts)
 	m.pts = append(m.pts, msg.pts...)

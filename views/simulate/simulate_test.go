@@ -156,6 +156,18 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 			t.Errorf("history lacks %q:\n%s", want, v)
 		}
 	}
+	// Enter on the first run offers it to the Timeline again.
+	press(m, "up")
+	out = drive(t, m, press(m, "enter"))
+	var label string
+	for _, msg := range out {
+		if a, ok := msg.(component.AltTraceMsg); ok {
+			label = a.Label
+		}
+	}
+	if label != "sim #1" {
+		t.Errorf("enter on run #1 sent %q", label)
+	}
 }
 
 func TestPauseStepReset(t *testing.T) {

@@ -403,7 +403,7 @@ func fmtBytes(n int64) string {
 // drawHistory lists the finished runs and compares the selected one with
 // another (the previous one, or the one marked with c).
 func (m *Model) drawHistory(p *painter, x, y, w, h int) {
-	p.text(x, y, w, "Run history · ↑↓ select, c compare with the selected", p.title)
+	p.text(x, y, w, "Run history · ↑↓ select, c compare with the selected, enter show in the Timeline", p.title)
 	if len(m.runs) == 0 {
 		if h > 1 {
 			p.text(x, y+1, w, "No finished run yet.", p.dim)
