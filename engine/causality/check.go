@@ -388,7 +388,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, ctx.Err()
+		return nil, err
 	}
 	if workers == 1 {
 		return scs[0], nil
