@@ -45,7 +45,7 @@ type jump struct {
 // it. A send moves no further than its receive (minus l_min) allows, a
 // collective enter no further than the exits waiting for it, and no
 // interval shrinks.
-func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace) (int, []tracefmt.EventRef, error) {
+func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace, progress func(done, total int)) (int, []tracefmt.EventRef, error) {
 	P := out.Size()
 	jumps := make([][]jump, P)
 	// The pass works in place: prev keeps each rank's previous original
@@ -85,7 +85,7 @@ func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace) (int, []t
 		if src >= 0 {
 			inst[src] = max(inst[src], lc)
 		}
-	})
+	}, progress)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -48,7 +48,7 @@ func (g *Graph) Lamport(ctx context.Context) (*Lamport, error) {
 		if src >= 0 {
 			inst[src] = max(inst[src], c)
 		}
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,10 @@ type CorrectOptions struct {
 	// MaxPasses bounds the CLC passes; a pass is repeated, with a
 	// smaller γ, only when violations remain after it.
 	MaxPasses int
+	// Progress, when not nil, is called from Correct's goroutine every
+	// 65536 events of a CLC pass with the events done and the total, for
+	// a progress bar on large traces.
+	Progress func(done, total int)
 }
 
 func (o *CorrectOptions) normalize() error {
@@ -228,7 +232,7 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 		// original timestamp and no receive jumps.
 		for c.Passes < o.MaxPasses && sumClock(&c.After) > 0 {
 			c.Passes++
-			jumps, broken, err := cl.pass(ctx, g, out)
+			jumps, broken, err := cl.pass(ctx, g, out, o.Progress)
 			if err != nil {
 				return nil, err
 			}

@@ -393,3 +393,29 @@ func TestPropertyRandomFix(t *testing.T) {
 		})
 	}
 }
+
+func TestCorrectProgressAndCancel(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 8, Iters: 3000, Compute: -1, Skew: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, last int
+	c := correct(t, tr, CorrectOptions{Method: MethodCLC, Progress: func(done, total int) {
+		if done <= last || done > total || total != tr.NumEvents() {
+			t.Errorf("progress %d of %d after %d", done, total, last)
+		}
+		calls++
+		last = done
+	}})
+	if calls == 0 || c.ViolationsAfter() != 0 {
+		t.Errorf("%d progress calls, %d violations after", calls, c.ViolationsAfter())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Correct(ctx, tr, CorrectOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled correction: %v", err)
+	}
+	if _, err := Check(ctx, tr, Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled check: %v", err)
+	}
+}

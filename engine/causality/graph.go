@@ -315,7 +315,10 @@ type visitFunc func(r, i int, msg bool, sink, src int32)
 // every rank waits the graph has a cycle (impossible in a real run, but
 // cut or mis-matched traces have them): the lowest waiting rank's edge is
 // broken, recorded in the result, and the walk goes on.
-func (g *Graph) walk(ctx context.Context, visit visitFunc) ([]tracefmt.EventRef, error) {
+//
+// progress, when not nil, is called every 65536 events with the number
+// visited so far and the total.
+func (g *Graph) walk(ctx context.Context, visit visitFunc, progress func(done, total int)) ([]tracefmt.EventRef, error) {
 	t := g.t
 	P := t.Size()
 	pos := make([]int32, P)
@@ -336,7 +339,7 @@ func (g *Graph) walk(ctx context.Context, visit visitFunc) ([]tracefmt.EventRef,
 	}
 	var broken []tracefmt.EventRef
 	done := 0
-	steps := 0
+	steps, total := 0, t.NumEvents()
 	for {
 		for len(queue) > 0 {
 			r := queue[0]
@@ -351,6 +354,9 @@ func (g *Graph) walk(ctx context.Context, visit visitFunc) ([]tracefmt.EventRef,
 				if steps++; steps&0xffff == 0 {
 					if err := ctx.Err(); err != nil {
 						return nil, err
+					}
+					if progress != nil {
+						progress(steps, total)
 					}
 				}
 				e := &ev[i]
