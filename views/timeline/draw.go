@@ -21,7 +21,8 @@ type layout struct {
 	x0, cols      int // the time area's first column and width
 	rulerY, overY int // -1 when there is no room
 	areaY, areaH  int // rank rows
-	per           int // lines per rank: 2 leaves a line for arrows and marks
+	per           int // lines per rank: more than bar leaves lines for arrows and marks
+	bar           int // lines of a rank's state bar
 	nvis          int // ranks shown
 	legX, legW    int // legend panel (legW 0: none)
 	footY, footH  int // details and status lines
@@ -70,9 +71,12 @@ func (m *Model) layout() layout {
 	l.x0 = l.gutter
 	l.legX = l.x0 + l.cols
 	n := len(m.ranks)
-	if n > 0 && 2*n <= l.areaH {
-		l.per = 2
+	if n > 0 {
+		// Spare lines go to the ranks, up to four each: a second line for
+		// arrows and marks, more to make bars thicker and arrows steeper.
+		l.per = min(max(l.areaH/n, 1), 4)
 	}
+	l.bar = max(l.per/2, 1)
 	l.nvis = min(l.areaH/l.per, n)
 	return l
 }
@@ -408,7 +412,9 @@ func (m *Model) drawRanks(p *palette) {
 			} else {
 				cell = p.stateCell(row[2*c], row[2*c+1])
 			}
-			buf.Set(l.x0+c, y, cell.Rune, cell.Style)
+			for j := range l.bar {
+				buf.Set(l.x0+c, y+j, cell.Rune, cell.Style)
+			}
 		}
 	}
 	m.drawMessages(p)
@@ -709,8 +715,8 @@ func (m *Model) flushArrows(p *palette) {
 }
 
 // drawMarks marks, in each column, the sends (▸), receives (◂) or both (◆)
-// of each shown rank: on the spare line under the bar when ranks have two
-// lines, over the bar otherwise.
+// of each shown rank: on the first line under the bar when ranks have
+// spare lines, over the bar otherwise.
 func (m *Model) drawMarks(p *palette) {
 	l := m.lay
 	ix := m.ix()
@@ -718,8 +724,8 @@ func (m *Model) drawMarks(p *palette) {
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
 		y := m.rowY(m.top + v)
-		if l.per == 2 {
-			y++
+		if l.per > l.bar {
+			y += l.bar
 		}
 		ri := &ix.ranks[r]
 		if k := bits.Len(uint(cw/ri.w0)) - 1; k >= 0 && len(ri.levels) > 0 {
