@@ -355,7 +355,7 @@ func (t *Trace) Validate() error {
 		return nil
 	}
 	errs := make([]error, p)
-	forRanks(p, workers, func(r int) { errs[r] = t.validateRank(r) })
+	forRanks(p, workers, func(_, r int) { errs[r] = t.validateRank(r) })
 	for _, err := range errs {
 		if err != nil {
 			return err
