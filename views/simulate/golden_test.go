@@ -30,3 +30,19 @@ func TestGoldenResults(t *testing.T) {
 	m.dirty = true
 	golden.RequireEqual(t, m.View())
 }
+
+// TestGoldenHistory draws the history with two runs of the same trace,
+// 10 Gb/s and 1 Gb/s links, compared.
+func TestGoldenHistory(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 100, 34)
+	drive(t, m, press(m, "r"))
+	slow := packetConfig(t, "torus:4x4")
+	if err := slow.Set("bandwidth", "1Gb/s"); err != nil {
+		t.Fatal(err)
+	}
+	m.SetConfig(slow, "slow links")
+	drive(t, m, press(m, "r"))
+	drive(t, m, press(m, "v")) // results → history
+	golden.RequireEqual(t, m.View())
+}

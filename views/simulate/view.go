@@ -491,6 +491,9 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	mb, pb, okb := linkStats(rb)
 	if oka || okb {
 		rows = append(rows, line{fmt.Sprintf("link use  A mean %.1f%% peak %.1f%%  B mean %.1f%% peak %.1f%%", ma*100, pa*100, mb*100, pb*100), p.norm})
+		if g := groupCompare(ra, rb); g != "" {
+			rows = append(rows, line{g, p.norm})
+		}
 	} else {
 		rows = append(rows, line{"link use  (analytic models measure no links)", p.dim})
 	}
@@ -506,7 +509,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 		return
 	}
 	// Per-rank finish times, A above B, on one scale.
-	p.text(x, y+row, w, "per-rank finish  A ▒  B █", p.bold)
+	p.text(x, y+row, w, "per-rank finish: █ both runs, ▀ B only, ▒ A only", p.bold)
 	row++
 	span := math.Max(ra.Makespan, rb.Makespan)
 	n := min(len(ra.Ranks), len(rb.Ranks))
@@ -538,4 +541,40 @@ func ratio(a, b float64) float64 {
 		return math.NaN()
 	}
 	return a / b
+}
+
+// groupCompare lists the whole-run utilisation of each link group (x+,
+// up0, global…) in run A and run B: "by group  x+ 12→30%  x- 11→29% …".
+func groupCompare(a, b *replay.Results) string {
+	use := func(r *replay.Results) map[string]float64 {
+		out := map[string]float64{}
+		if r.Network != nil {
+			for _, g := range r.Network.Groups {
+				out[g.Name] = g.MeanUtilisation
+			}
+		}
+		return out
+	}
+	ua, ub := use(a), use(b)
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range []*replay.Results{a, b} {
+		if r.Network == nil {
+			continue
+		}
+		for _, g := range r.Network.Groups {
+			if !seen[g.Name] {
+				seen[g.Name] = true
+				names = append(names, g.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	s := "by group "
+	for _, n := range names {
+		s += fmt.Sprintf(" %s %.0f→%.0f%%", n, ua[n]*100, ub[n]*100)
+	}
+	return s
 }
