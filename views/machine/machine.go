@@ -509,7 +509,7 @@ func (m *Model) finish(ed *editor) tea.Cmd {
 	return nil
 }
 
-// ApplyPreset replaces the configuration with the named preset.
+// applyPreset replaces the configuration with the named preset.
 func (m *Model) applyPreset(name string) tea.Cmd {
 	i := slices.IndexFunc(Presets(), func(p Preset) bool { return p.Name == name })
 	if i < 0 {

@@ -48,6 +48,7 @@ const (
 	Failed
 )
 
+// String names the status as the header shows it.
 func (s Status) String() string {
 	return [...]string{"ready", "running", "paused", "finished", "failed"}[s]
 }
