@@ -157,6 +157,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
 	m.dirty = true
+	if m.ed != nil {
+		m.ed.form = m.ed.form.WithWidth(max(width-2, 20))
+	}
 }
 
 // ShortHelp implements help.KeyMap.
