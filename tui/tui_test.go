@@ -103,6 +103,11 @@ func checkFrame(t *testing.T, what string, s string, w, h int) {
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		for i, tab := range DefaultTabs() {
+			// The shell with the views of this issue; the other views
+			// have goldens of their own, and TestLayout checks them here.
+			if i >= 4 {
+				break
+			}
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], strings.ToLower(tab.Name)), func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1])
 				press(m, fmt.Sprint(i+1))
