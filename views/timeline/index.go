@@ -437,13 +437,13 @@ func (b *bin) setTop(acc *accum, k float64) {
 
 // sampleRow fills out with the states (id + 1, 0 for none) that fill
 // most of each of len(out) samples of width sw from a on rank r, ignoring
-// hidden states. It reads the summary level whose bins are at most half a
+// hidden states. It reads the summary level whose bins are at most a
 // sample wide, or the segments when no level is that fine, walking either
 // once from left to right: its cost is the samples plus the bins or
 // segments in the window, not the size of the trace.
 func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc *accum) {
 	ri := &ix.ranks[r]
-	if sw < 2*ri.w0 || len(ri.levels) == 0 {
+	if sw < ri.w0 || len(ri.levels) == 0 {
 		segs := ri.segs
 		j := sort.Search(len(segs), func(i int) bool { return segs[i].t0 >= a })
 		if j > 0 && segs[j-1].t1 > a {
@@ -463,17 +463,32 @@ func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc
 		}
 		return
 	}
-	lvl := min(bits.Len(uint(sw/(2*ri.w0)))-1, len(ri.levels)-1)
+	// Bins at most a sample wide: two or three to a sample, weighted by
+	// how much of each the sample covers.
+	lvl := min(bits.Len(uint(sw/ri.w0))-1, len(ri.levels)-1)
 	lv := ri.levels[lvl]
-	bw := ri.w0 * float64(int(1)<<lvl)
+	inv := 1 / (ri.w0 * float64(int(1)<<lvl))
 	for k := range out {
-		lo, hi := a+float64(k)*sw, a+float64(k+1)*sw
-		i0 := max(int((lo-ix.start)/bw), 0)
-		i1 := min(int(math.Ceil((hi-ix.start)/bw)), len(lv))
+		f0 := (a + float64(k)*sw - ix.start) * inv // sample edges in bins
+		f1 := f0 + sw*inv
+		i0 := max(int(f0), 0)
+		i1 := min(int(math.Ceil(f1)), len(lv))
+		// When one state leads every bin the sample touches, it leads
+		// the sample: no need to add anything up.
+		if i0 < i1 {
+			top := lv[i0].st[0]
+			same := top != 0 && !(int(top-1) < len(hidden) && hidden[top-1])
+			for i := i0 + 1; same && i < i1; i++ {
+				same = lv[i].st[0] == top
+			}
+			if same {
+				out[k] = top
+				continue
+			}
+		}
 		acc.reset()
 		for i := i0; i < i1; i++ {
-			b0 := ix.start + float64(i)*bw
-			ov := min(hi, b0+bw) - max(lo, b0)
+			ov := min(f1, float64(i+1)) - max(f0, float64(i))
 			if ov <= 0 {
 				continue
 			}
