@@ -163,15 +163,9 @@ type reader struct {
 	exc       map[uint64]rawExtra
 	deferred  []deferredRef
 
-	// Global order: sorted stays true while records follow MPE's merge
-	// order of time-sorted streams; hash covers every record's rank.
-	sorted bool
-	lastT  float64
-	lastW  int32
-	nrec   int64
-	hash   uint64
-	order  *orderSpec
-	post   []int32
+	// ord follows the global order; the scatter goroutine owns it until
+	// readBlocks returns.
+	ord *orderCheck
 
 	// Block layout checks (merged files).
 	blockRecs  []int64
@@ -229,7 +223,7 @@ func (rd *reader) readPreamble() error {
 	}
 	rd.p, rd.le, rd.apply, rd.P = p, !p.bigEndian, !p.finalized, p.worldSize
 	rd.pos = preambleLen
-	rd.sorted = true
+	rd.ord = &orderCheck{sorted: true}
 	rd.endU = -1
 	rd.usedComm = make([]bool, maxComms)
 	rd.usedComm[0] = true
@@ -459,13 +453,6 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 		}
 		t += rb.tdiff
 	}
-	// The global order (see checkOrder), inlined for the common case.
-	rd.hash = (rd.hash ^ uint64(uint32(w))) * fnvPrime
-	if !rd.sorted || !(t > rd.lastT || t == rd.lastT && w == rd.lastW) {
-		rd.checkOrder(t, w)
-	}
-	rd.lastT, rd.lastW = t, w
-	rd.nrec++
 	if rd.p.finalized {
 		if u+len(rec)+headerSize >= rd.p.blockSize || rd.endU >= 0 {
 			rd.checkPacking(t, u, len(rec))
@@ -504,6 +491,22 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 	rb.n++
 	rd.emit()
 	return nil
+}
+
+// orderCheck follows the global record order: sorted stays true while
+// records follow MPE's merge order of time-sorted streams; hash covers
+// every record's rank. It lives apart from the reader, whose fields the
+// decoder writes all the time, so that the two goroutines do not share
+// cache lines.
+type orderCheck struct {
+	sorted bool
+	lastT  float64
+	lastW  int32
+	nrec   int64
+	hash   uint64
+	order  *orderSpec
+	post   []int32
+	_      [64]byte
 }
 
 // batch carries decoded events of one block from the decoder to the
@@ -547,13 +550,15 @@ func (rd *reader) stopScatter() {
 	rd.flush()
 	close(rd.full)
 	<-rd.done
-	rd.out = nil
+	// The batches are garbage from here on.
+	rd.out, rd.full, rd.free = nil, nil, nil
 }
 
 // scatter appends the events of every batch, in order, to their ranks'
 // buffers, and hands the batch back.
 func (rd *reader) scatter() {
 	defer close(rd.done)
+	o := rd.ord
 	for b := range rd.full {
 		for i := range b.ev[:b.n] {
 			p := &b.ev[i]
@@ -562,7 +567,17 @@ func (rd *reader) scatter() {
 				copy(ranks, rd.ranks)
 				rd.ranks = ranks
 			}
-			rb := &rd.ranks[p.w]
+			// The global order (see checkOrder), inlined for the common
+			// case. It is followed here rather than in the decoder, which
+			// is the longer stage.
+			t, w := p.e.Time, p.w
+			o.hash = (o.hash ^ uint64(uint32(w))) * fnvPrime
+			if !o.sorted || !(t > o.lastT || t == o.lastT && w == o.lastW) {
+				rd.checkOrder(t, w)
+			}
+			o.lastT, o.lastW = t, w
+			o.nrec++
+			rb := &rd.ranks[w]
 			if len(rb.ev) == cap(rb.ev) {
 				rd.grow(rb, b.block, int(p.u))
 			}
@@ -628,20 +643,22 @@ func (rd *reader) flush() {
 // streams MPE's merge gives non-decreasing times, equal times in the
 // post-order of its tree. The first record that breaks this starts a
 // stored order (kept only if the merge replay disagrees with the file).
-// record has hashed the rank and handles the common cases itself.
+// scatter has hashed the rank and handles the common cases itself; it
+// calls checkOrder before it appends the event.
 func (rd *reader) checkOrder(t float64, w int32) {
-	if rd.sorted && rd.nrec > 0 && !(t > rd.lastT || (t == rd.lastT && (w == rd.lastW || rd.postBefore(rd.lastW, w)))) {
-		rd.sorted = false
-		rd.order = &orderSpec{prefix: make([]int64, rd.P)}
-		for r := range rd.seen {
-			rd.order.prefix[r] = int64(rd.seen[r].n)
+	o := rd.ord
+	if o.sorted && o.nrec > 0 && !(t > o.lastT || (t == o.lastT && (w == o.lastW || rd.postBefore(o.lastW, w)))) {
+		o.sorted = false
+		o.order = &orderSpec{prefix: make([]int64, rd.P)}
+		for r := range rd.ranks {
+			o.order.prefix[r] = int64(len(rd.ranks[r].ev))
 		}
 	}
-	if !rd.sorted {
-		if n := len(rd.order.runs); n > 0 && rd.order.runs[n-1].rank == w {
-			rd.order.runs[n-1].n++
+	if !o.sorted {
+		if n := len(o.order.runs); n > 0 && o.order.runs[n-1].rank == w {
+			o.order.runs[n-1].n++
 		} else {
-			rd.order.runs = append(rd.order.runs, orderRun{rank: w, n: 1})
+			o.order.runs = append(o.order.runs, orderRun{rank: w, n: 1})
 		}
 	}
 }
@@ -649,10 +666,11 @@ func (rd *reader) checkOrder(t float64, w int32) {
 // postBefore is postLess through a table of post-order positions, built
 // on the first tie.
 func (rd *reader) postBefore(a, b int32) bool {
-	if rd.post == nil {
-		rd.post = postOrder(rd.P)
+	o := rd.ord
+	if o.post == nil {
+		o.post = postOrder(rd.P)
 	}
-	return rd.post[a] < rd.post[b]
+	return o.post[a] < o.post[b]
 }
 
 // checkPacking compares the block layout with MPE's rule: a record goes

@@ -127,9 +127,9 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clog2: %w", err)
 	}
-	if rd.order != nil {
-		if h, err := mergedOrderHash(tr); err != nil || h != rd.hash {
-			tr.SetAttr(attrOrder, rd.order.encode())
+	if o := rd.ord; o.order != nil {
+		if h, err := mergedOrderHash(tr); err != nil || h != o.hash {
+			tr.SetAttr(attrOrder, o.order.encode())
 		}
 	}
 	return tr, nil
