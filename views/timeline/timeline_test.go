@@ -47,8 +47,10 @@ func layoutTraces(t *testing.T) map[string]*tracefmt.Trace {
 // selecting and opening the legend and a prompt: every frame must be
 // exactly Width×Height cells.
 func TestLayoutSizes(t *testing.T) {
-	widths := []int{20, 21, 33, 50, 69, 70, 80, 101, 160, 200, 300}
-	heights := []int{6, 7, 8, 11, 12, 24, 29, 30, 48, 100}
+	// Sizes at and around every layout threshold (legend at 70 columns;
+	// overview at 8 lines, details at 12 and 20; ranks 1–4 lines high).
+	widths := []int{20, 21, 33, 69, 70, 80, 161, 300}
+	heights := []int{6, 7, 8, 11, 12, 19, 20, 24, 37, 100}
 	for name, tr := range layoutTraces(t) {
 		t.Run(name, func(t *testing.T) {
 			for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
