@@ -29,6 +29,7 @@
 //
 //	zoom in around the cursor  + =        zoom out               - _
 //	fit the whole run          f 0        back in zoom history   u ⌫
+//	zoom to the selection      z
 //	pan an eighth              ← h  → l   page                   [ ] shift+←/→
 //	cursor a column            , .        go to a time ("1.5ms") g
 //	cursor rank (scrolls)      ↑ k  ↓ j   a page of ranks        pgup pgdn

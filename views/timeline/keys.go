@@ -4,7 +4,7 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap holds the Timeline's key bindings.
 type KeyMap struct {
-	ZoomIn, ZoomOut, Fit, Back             key.Binding
+	ZoomIn, ZoomOut, Fit, Back, ZoomSel    key.Binding
 	PanLeft, PanRight                      key.Binding
 	PageLeft, PageRight                    key.Binding
 	CursorLeft, CursorRight                key.Binding
@@ -28,6 +28,7 @@ func DefaultKeyMap() KeyMap {
 		ZoomOut:      b("-", "zoom out", "-", "_"),
 		Fit:          b("f/0", "fit", "f", "0"),
 		Back:         b("u/⌫", "zoom back", "u", "backspace"),
+		ZoomSel:      b("z", "zoom to selection", "z"),
 		PanLeft:      b("←/h", "pan left", "left", "h"),
 		PanRight:     b("→/l", "pan right", "right", "l"),
 		PageLeft:     b("[", "page left", "[", "shift+left"),
@@ -65,7 +66,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp returns every binding, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.ZoomIn, k.ZoomOut, k.Fit, k.Back, k.GoTo},
+		{k.ZoomIn, k.ZoomOut, k.Fit, k.Back, k.ZoomSel, k.GoTo},
 		{k.PanLeft, k.PanRight, k.PageLeft, k.PageRight, k.CursorLeft, k.CursorRight},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.RankFilter},
 		{k.NextItem, k.PrevItem, k.Select, k.Clear, k.Search, k.SearchNext, k.SearchPrev},

@@ -345,6 +345,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 		m.fit()
 	case key.Matches(k, ks.Back):
 		m.back()
+	case key.Matches(k, ks.ZoomSel):
+		m.zoomToSelection()
 	case key.Matches(k, ks.PanLeft):
 		m.pan(-0.125)
 	case key.Matches(k, ks.PanRight):
@@ -510,6 +512,23 @@ func (m *Model) zoom(f float64) {
 	m.pushHistory()
 	frac := (m.cur - m.a) / w
 	m.setWindow(m.cur-frac*nw, nw)
+}
+
+// zoomToSelection fits the window to the selected item with a margin (a
+// point event gets the width of eight columns of the current window).
+func (m *Model) zoomToSelection() {
+	t0, t1, ok := m.selRange()
+	if !ok {
+		m.status = "nothing selected"
+		return
+	}
+	w := (t1 - t0) * 1.5
+	if w == 0 {
+		w = (m.b - m.a) / float64(max(m.lay.cols, 1)) * 8
+	}
+	m.pushHistory()
+	m.setWindow((t0+t1)/2-w/2, w)
+	m.cur = min(max(t0, m.a), m.b)
 }
 
 // zoomAt zooms around the time under column col, which becomes the

@@ -423,7 +423,7 @@ func TestFrameCache(t *testing.T) {
 	m := newModel(t, 120, 30, tr)
 	n := m.Renders()
 	frame := m.View()
-	for _, k := range []string{"z", "Q", "h", "[", "-", "f", "0", "up", "k"} {
+	for _, k := range []string{"x", "Q", "h", "[", "-", "f", "0", "up", "k"} {
 		press(m, k) // at the start, fitted, on the first rank: nothing moves
 		if got := m.View(); got != frame || m.Renders() != n {
 			t.Fatalf("key %q re-rendered (%d renders)", k, m.Renders()-n)
@@ -652,4 +652,24 @@ func TestLegendWithoutPanel(t *testing.T) {
 		t.Errorf("hiding is not shown:\n%s", f)
 	}
 	checkFrame(t, m.View(), 50, 12)
+}
+
+// TestZoomToSelection fits the window to the selected state.
+func TestZoomToSelection(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20})
+	m := newModel(t, 120, 30, tr)
+	press(m, "z")
+	if m.status == "" {
+		t.Error("z without a selection should say so")
+	}
+	press(m, "w")
+	t0, t1, _ := m.selRange()
+	press(m, "z")
+	if m.a > t0 || m.b < t1 || m.b-m.a > 2*(t1-t0) {
+		t.Errorf("window %v..%v does not fit the selection %v..%v", m.a, m.b, t0, t1)
+	}
+	press(m, "u")
+	if m.b-m.a == (t1-t0)*1.5 {
+		t.Error("u did not undo the zoom")
+	}
 }
