@@ -24,6 +24,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/engine/collective"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/routing"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -61,6 +62,7 @@ const (
 	edTopology
 	edRouting
 	edPlacement
+	edCollectives
 	edPreset
 	edSave
 	edLoad
@@ -73,6 +75,13 @@ type editor struct {
 	key  string
 	form *huh.Form
 	a, b string
+	ops  []opChoice // the collectives editor's choices
+}
+
+// opChoice is the algorithm chosen for one collective operation.
+type opChoice struct {
+	op  tracefmt.CollOp
+	alg string
 }
 
 // Model is the Machine tab.
@@ -339,6 +348,8 @@ func (m *Model) edit(k string) tea.Cmd {
 		return m.editRouting(ed)
 	case k == "placement":
 		return m.editPlacement(ed)
+	case k == "coll-alg":
+		return m.editCollectives(ed)
 	case s.Kind == replay.KindChoice:
 		opts := make([]huh.Option[string], len(s.Choices))
 		for i, c := range s.Choices {
@@ -416,6 +427,53 @@ func (m *Model) editPlacement(ed *editor) tea.Cmd {
 			return err
 		})
 	return m.open(ed, kind, params)
+}
+
+// editCollectives offers one choice per collective operation: MPICH's
+// automatic choice or one of the algorithms engine/collective has for it.
+func (m *Model) editCollectives(ed *editor) tea.Cmd {
+	ed.kind = edCollectives
+	for op := tracefmt.OpBarrier; op <= tracefmt.OpExscan; op++ {
+		if len(collective.Algorithms(op)) == 0 {
+			continue
+		}
+		cur := "auto"
+		if a := m.cfg.CollAlg[op]; a != collective.Auto {
+			cur = a.String()
+		}
+		ed.ops = append(ed.ops, opChoice{op: op, alg: cur})
+	}
+	// The fields bind to the elements of ed.ops, which no longer move.
+	var fields []huh.Field
+	for i := range ed.ops {
+		c := &ed.ops[i]
+		opts := []huh.Option[string]{huh.NewOption("auto", "auto")}
+		for _, a := range collective.Algorithms(c.op) {
+			if a != collective.Auto { // listed first already
+				opts = append(opts, huh.NewOption(a.String(), a.String()))
+			}
+		}
+		fields = append(fields, huh.NewSelect[string]().Title(fmt.Sprintf("%-14s", c.op.String())).
+			Options(opts...).Value(&c.alg).Inline(true))
+	}
+	cmd := m.open(ed, fields...)
+	// Fifteen operations: the form scrolls within the editor's area.
+	ed.form = ed.form.WithHeight(max(m.common.Height-8, 6))
+	return cmd
+}
+
+// collAlgSpec writes the choices as the coll-alg setting reads them.
+func collAlgSpec(ops []opChoice) string {
+	var parts []string
+	for _, c := range ops {
+		if c.alg != "auto" {
+			parts = append(parts, c.op.String()+"="+c.alg)
+		}
+	}
+	if len(parts) == 0 {
+		return "auto"
+	}
+	return strings.Join(parts, ",")
 }
 
 // joinPlacement writes a placement spec; strategies without parameters
@@ -502,6 +560,9 @@ func (m *Model) finish(ed *editor) tea.Cmd {
 	case edPlacement:
 		m.note = ""
 		return m.apply("placement", joinPlacement(ed.a, ed.b))
+	case edCollectives:
+		m.note = ""
+		return m.apply("coll-alg", collAlgSpec(ed.ops))
 	case edPreset:
 		return m.applyPreset(ed.a)
 	case edSave:

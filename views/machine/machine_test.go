@@ -140,6 +140,10 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "up":
 		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
 	case "backspace":
@@ -155,7 +159,7 @@ func typeKeys(m *Model, keys ...string) []tea.Msg {
 	var out []tea.Msg
 	for _, k := range keys {
 		switch k {
-		case "enter", "esc", "down", "up", "tab", "backspace":
+		case "enter", "esc", "down", "up", "tab", "backspace", "right", "left":
 			_, cmd := m.Update(keyMsg(k))
 			out = append(out, drive(m, cmd)...)
 			continue
@@ -386,5 +390,35 @@ func TestEditPlacement(t *testing.T) {
 	c.Topology = "torus:2x2"
 	if _, err := Check(c, "placement", "linear", 16); err == nil || culprit(err) != "placement" {
 		t.Errorf("linear with 16 ranks on 4 nodes: %v", err)
+	}
+}
+
+func TestEditCollectives(t *testing.T) {
+	m, _ := newMachine(t, 16)
+	m.Select("coll-alg")
+	typeKeys(m, "enter")
+	if !m.Capturing() {
+		t.Fatal("no editor")
+	}
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "barrier") || !strings.Contains(v, "auto") {
+		t.Fatalf("collectives editor:\n%s", v)
+	}
+	// barrier: one step right is its first algorithm; then accept every
+	// other operation as it is.
+	typeKeys(m, "right")
+	var out []tea.Msg
+	for i := 0; i < 20 && m.Capturing(); i++ {
+		out = append(out, typeKeys(m, "enter")...)
+	}
+	if m.Capturing() {
+		t.Fatalf("editor still open:\n%s", ansi.Strip(m.View()))
+	}
+	got, _ := m.cfg.Get("coll-alg")
+	if got != "barrier=linear" {
+		t.Fatalf("coll-alg = %q", got)
+	}
+	if lastConfig(t, out) == nil || m.err != nil {
+		t.Fatalf("not applied: %v", m.err)
 	}
 }
