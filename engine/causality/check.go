@@ -309,7 +309,7 @@ func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, 
 	}
 	rep.Messages = sc.msgs
 	sc.unmatched()
-	byKind := &sc.byKind
+	byKind := sc.gather()
 	for i, f := range g.mismatches {
 		byKind[KindCollectiveMismatch] = append(byKind[KindCollectiveMismatch], rep.note(f, g.texts[i]))
 	}
@@ -328,7 +328,7 @@ func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, 
 			}
 		}
 	}
-	rep.ByKind = *byKind
+	rep.ByKind = byKind
 	for k := range byKind {
 		rep.Counts[k] = sc.counts[k] + len(byKind[k])
 	}
@@ -394,20 +394,10 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 		return scs[0], nil
 	}
 	m := newScanner(g, lmin, countOnly)
-	for k := range m.byKind {
-		n := 0
-		for _, sc := range scs {
-			n += len(sc.byKind[k])
-		}
-		if n == 0 {
-			continue
-		}
-		m.byKind[k] = make([]Finding, 0, n)
-		for _, sc := range scs {
-			m.byKind[k] = append(m.byKind[k], sc.byKind[k]...)
-		}
-	}
 	for _, sc := range scs {
+		for k := range m.chunks {
+			m.chunks[k] = append(m.chunks[k], sc.chunks[k]...)
+		}
 		for k := range m.counts {
 			m.counts[k] += sc.counts[k]
 		}
@@ -434,7 +424,11 @@ type scanner struct {
 	t      *tracefmt.Trace
 	lmin   float64 // trace units
 	unit   float64 // seconds per trace unit
-	byKind [NumKinds][]Finding
+	// chunks collect the findings of each kind in fixed-size slices:
+	// growing one slice would copy and clear it again and again, and
+	// checks can find millions. gather puts them in one slice per kind
+	// at the end.
+	chunks [NumKinds][][]Finding
 	// countOnly makes add count findings in counts instead of listing
 	// them.
 	countOnly bool
@@ -454,7 +448,40 @@ func (s *scanner) add(f Finding) {
 		s.counts[f.Kind]++
 		return
 	}
-	s.byKind[f.Kind] = append(s.byKind[f.Kind], f)
+	c := s.chunks[f.Kind]
+	if n := len(c); n == 0 || len(c[n-1]) == cap(c[n-1]) {
+		size := 16 // a few findings need no more
+		if n > 0 {
+			size = min(2*cap(c[n-1]), maxFindingChunk)
+		}
+		c = append(c, make([]Finding, 0, size))
+		s.chunks[f.Kind] = c
+	}
+	last := &c[len(c)-1]
+	*last = append(*last, f)
+}
+
+// maxFindingChunk is the largest number of findings per chunk: 192 KiB.
+const maxFindingChunk = 4096
+
+// gather concatenates the chunks into one slice per kind.
+func (s *scanner) gather() [NumKinds][]Finding {
+	var out [NumKinds][]Finding
+	for k := range out {
+		n := 0
+		for _, c := range s.chunks[k] {
+			n += len(c)
+		}
+		if n == 0 {
+			continue
+		}
+		out[k] = make([]Finding, 0, n)
+		for _, c := range s.chunks[k] {
+			out[k] = append(out[k], c...)
+		}
+		s.chunks[k] = nil
+	}
+	return out
 }
 
 func (s *scanner) sec(x float64) float64 {
