@@ -420,10 +420,10 @@ func runReplay(p ReplayPolicy, events int) bool {
 
 // scanner is the one pass of Check over the events.
 type scanner struct {
-	g      *Graph
-	t      *tracefmt.Trace
-	lmin   float64 // trace units
-	unit   float64 // seconds per trace unit
+	g    *Graph
+	t    *tracefmt.Trace
+	lmin float64 // trace units
+	unit float64 // seconds per trace unit
 	// chunks collect the findings of each kind in fixed-size slices:
 	// growing one slice would copy and clear it again and again, and
 	// checks can find millions. gather puts them in one slice per kind
