@@ -24,6 +24,7 @@
 // line dashed and, in colour, in the error colour), ▼/▲ when both ends
 // share a column. When the window holds more messages than arrows can
 // show, each column shows a mark instead: ▸ sends, ◂ receives, ◆ both.
+// Marker events (MPE user events) show as ◇ when few enough.
 //
 // # Keys
 //

@@ -417,6 +417,7 @@ func (m *Model) drawRanks(p *palette) {
 			}
 		}
 	}
+	m.drawMarkers(p)
 	m.drawMessages(p)
 	m.drawSelection(p)
 	// The cursor: a guide in the empty cells of its column, and the cell
@@ -429,6 +430,26 @@ func (m *Model) drawRanks(p *palette) {
 	}
 	if cl := buf.Ptr(l.x0+c, m.rowY(m.row)); cl != nil && m.row >= m.top && m.row < m.top+l.nvis {
 		cl.Attrs |= cellbuf.Underline | cellbuf.Bold
+	}
+}
+
+// drawMarkers draws marker events (MPE user events) as ◇ on the bars,
+// when the window holds few enough of them on a rank to tell apart.
+func (m *Model) drawMarkers(p *palette) {
+	l := m.lay
+	ix := m.ix()
+	cw := (m.b - m.a) / float64(l.cols)
+	for v := 0; v < l.nvis; v++ {
+		r := m.ranks[m.top+v]
+		list := ix.ranks[r].marks
+		lo, hi := ix.rangeIn(r, list, m.a, m.b)
+		if hi-lo > l.cols/2 {
+			continue
+		}
+		for _, i := range list[lo:hi] {
+			c := int((ix.time(r, int(i)) - m.a) / cw)
+			overlay(m.buf, l.x0+min(c, l.cols-1), m.rowY(m.top+v), '◇', p.accent)
+		}
 	}
 }
 

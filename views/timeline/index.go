@@ -75,6 +75,8 @@ type rankIndex struct {
 	runs []runs // sorted by state
 	// sends and recvs are event indices in time order.
 	sends, recvs []int32
+	// marks are the marker events (MPE user events), in time order.
+	marks []int32
 	// levels[k] has len(levels[0])>>k bins of width w0<<k from the trace
 	// start.
 	levels [][]bin
@@ -159,7 +161,7 @@ func (ix *index) buildRank(r int) {
 	ri := &ix.ranks[r]
 	nst := len(ix.tr.States)
 	perState := make([]int, nst)
-	nEnter, nSend, nRecv := 0, 0, 0
+	nEnter, nSend, nRecv, nMark := 0, 0, 0, 0
 	ri.sorted = true
 	for i := range ev {
 		e := &ev[i]
@@ -176,11 +178,14 @@ func (ix *index) buildRank(r int) {
 			nSend++
 		case tracefmt.KindRecv:
 			nRecv++
+		case tracefmt.KindMarker:
+			nMark++
 		}
 	}
 	ri.segs = make([]seg, 0, nEnter)
 	ri.sends = make([]int32, 0, nSend)
 	ri.recvs = make([]int32, 0, nRecv)
+	ri.marks = make([]int32, 0, nMark)
 	byState := make([]int, nst) // state → position in ri.runs
 	for s, n := range perState {
 		if n > 0 {
@@ -236,6 +241,8 @@ func (ix *index) buildRank(r int) {
 			ri.sends = append(ri.sends, int32(i))
 		case tracefmt.KindRecv:
 			ri.recvs = append(ri.recvs, int32(i))
+		case tracefmt.KindMarker:
+			ri.marks = append(ri.marks, int32(i))
 		}
 	}
 	if !sorted {
@@ -264,6 +271,9 @@ func (ix *index) buildRank(r int) {
 	}
 	if !slices.IsSortedFunc(ri.recvs, byTime) {
 		slices.SortStableFunc(ri.recvs, byTime)
+	}
+	if !slices.IsSortedFunc(ri.marks, byTime) {
+		slices.SortStableFunc(ri.marks, byTime)
 	}
 	ri.segs = slices.Clip(ri.segs)
 	ix.buildLevels(r)
@@ -583,7 +593,7 @@ func (ix *index) memory() int {
 	n := 0
 	for r := range ix.ranks {
 		ri := &ix.ranks[r]
-		n += cap(ri.segs)*24 + (cap(ri.sends)+cap(ri.recvs))*4
+		n += cap(ri.segs)*24 + (cap(ri.sends)+cap(ri.recvs)+cap(ri.marks))*4
 		for _, ru := range ri.runs {
 			n += (cap(ru.starts) + cap(ru.cum)) * 8
 		}

@@ -420,10 +420,10 @@ func (m *Model) findHit(dir int, from pos) (pos, bool) {
 }
 
 // isItem reports whether event i of rank r can be stepped to: the start of
-// a state or a message end.
+// a state, a message end or a marker.
 func (m *Model) isItem(r, i int) bool {
 	e := &m.tr.Ranks[r].Events[i]
-	return e.Kind == tracefmt.KindSend || e.Kind == tracefmt.KindRecv ||
+	return e.Kind == tracefmt.KindSend || e.Kind == tracefmt.KindRecv || e.Kind == tracefmt.KindMarker ||
 		(e.Kind == tracefmt.KindEnter && e.Match >= 0)
 }
 
@@ -469,7 +469,8 @@ func indexOf(s []int, v int) int {
 }
 
 // selectAtCursor selects what is under the cursor on the cursor rank: an
-// arrow end, else a message end in the cursor's column, else the state.
+// arrow end, else a message end or marker in the cursor's column, else the
+// state.
 func (m *Model) selectAtCursor() {
 	if len(m.ranks) == 0 {
 		return
@@ -491,7 +492,7 @@ func (m *Model) selectAtCursor() {
 	cw := (m.b - m.a) / float64(max(m.lay.cols, 1))
 	lo, hi := m.a+float64(col)*cw, m.a+float64(col+1)*cw
 	best, bd := -1, math.Inf(1)
-	for _, list := range [2][]int32{ix.ranks[r].sends, ix.ranks[r].recvs} {
+	for _, list := range [3][]int32{ix.ranks[r].sends, ix.ranks[r].recvs, ix.ranks[r].marks} {
 		i0, i1 := ix.rangeIn(r, list, lo, hi)
 		for _, i := range list[i0:i1] {
 			if d := math.Abs(ix.time(r, int(i)) - m.cur); d < bd {

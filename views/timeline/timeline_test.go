@@ -673,3 +673,23 @@ func TestZoomToSelection(t *testing.T) {
 		t.Error("u did not undo the zoom")
 	}
 }
+
+// TestMarkers draws marker events and selects one.
+func TestMarkers(t *testing.T) {
+	b := newBuilder(t, 2, true)
+	b.state(0, "work", 0, 10)
+	mk := b.b.Marker("checkpoint")
+	e := tracefmt.Mark(5, mk)
+	e.SetTextRef(b.b.Text("iteration 7"))
+	b.add(0, e)
+	b.state(1, "work", 0, 10)
+	m := newModel(t, 80, 24, b.finish())
+	if f := m.View(); strings.Count(f, "◇") != 1 {
+		t.Errorf("want one marker drawn:\n%s", f)
+	}
+	m.cur = 5
+	press(m, "enter")
+	if got := m.Selection(); !strings.Contains(got, "checkpoint") || !strings.Contains(got, "iteration 7") {
+		t.Errorf("selection %q should name the marker and its text", got)
+	}
+}
