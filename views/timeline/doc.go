@@ -32,6 +32,7 @@
 //	fit the whole run          f 0        back in zoom history   u ⌫
 //	zoom to the selection      z
 //	pan an eighth              ← h  → l   page                   [ ] shift+←/→
+//	to the start, the end      home end
 //	cursor a column            , .        go to a time ("1.5ms") g
 //	cursor rank (scrolls)      ↑ k  ↓ j   a page of ranks        pgup pgdn
 //	next/previous event        w  b       (states and messages on the cursor rank)

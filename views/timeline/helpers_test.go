@@ -43,6 +43,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		"left": tea.KeyLeft, "right": tea.KeyRight, "up": tea.KeyUp, "down": tea.KeyDown,
 		"backspace": tea.KeyBackspace, "tab": tea.KeyTab, "enter": tea.KeyEnter,
 		"esc": tea.KeyEscape, "space": tea.KeySpace, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+		"home": tea.KeyHome, "end": tea.KeyEnd,
 	}
 	var mod tea.KeyMod
 	name := k

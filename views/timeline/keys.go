@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	ZoomIn, ZoomOut, Fit, Back, ZoomSel    key.Binding
 	PanLeft, PanRight                      key.Binding
-	PageLeft, PageRight                    key.Binding
+	PageLeft, PageRight, Home, End         key.Binding
 	CursorLeft, CursorRight                key.Binding
 	Up, Down, PageUp, PageDown             key.Binding
 	NextItem, PrevItem, Select, Clear      key.Binding
@@ -33,6 +33,8 @@ func DefaultKeyMap() KeyMap {
 		PanRight:     b("→/l", "pan right", "right", "l"),
 		PageLeft:     b("[", "page left", "[", "shift+left"),
 		PageRight:    b("]", "page right", "]", "shift+right"),
+		Home:         b("home", "to the start", "home"),
+		End:          b("end", "to the end", "end"),
 		CursorLeft:   b(",", "cursor left", ","),
 		CursorRight:  b(".", "cursor right", "."),
 		Up:           b("↑/k", "rank up", "up", "k"),
@@ -67,7 +69,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ZoomIn, k.ZoomOut, k.Fit, k.Back, k.ZoomSel, k.GoTo},
-		{k.PanLeft, k.PanRight, k.PageLeft, k.PageRight, k.CursorLeft, k.CursorRight},
+		{k.PanLeft, k.PanRight, k.PageLeft, k.PageRight, k.Home, k.End, k.CursorLeft, k.CursorRight},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.RankFilter},
 		{k.NextItem, k.PrevItem, k.Select, k.Clear, k.Search, k.SearchNext, k.SearchPrev},
 		{k.Legend, k.Toggle, k.AltTimes, k.Messages},

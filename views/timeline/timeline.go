@@ -355,6 +355,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 		m.pan(-1)
 	case key.Matches(k, ks.PageRight):
 		m.pan(1)
+	case key.Matches(k, ks.Home):
+		m.pan(math.Inf(-1))
+	case key.Matches(k, ks.End):
+		m.pan(math.Inf(1))
 	case key.Matches(k, ks.CursorLeft):
 		m.moveCursor(-1)
 	case key.Matches(k, ks.CursorRight):
@@ -538,11 +542,13 @@ func (m *Model) zoomAt(col int, f float64) {
 	m.zoom(f)
 }
 
-// pan moves the window (and the cursor with it) by f window widths.
+// pan moves the window (and the cursor with it) by f window widths (±Inf:
+// to the start or end of the run).
 func (m *Model) pan(f float64) {
 	w := m.b - m.a
 	old := m.a
-	m.setWindow(m.a+f*w, w)
+	s, e := m.span()
+	m.setWindow(min(max(m.a+f*w, s), e), w)
 	m.cur = min(max(m.cur+m.a-old, m.a), m.b)
 }
 

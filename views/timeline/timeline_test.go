@@ -693,3 +693,19 @@ func TestMarkers(t *testing.T) {
 		t.Errorf("selection %q should name the marker and its text", got)
 	}
 }
+
+// TestHomeEnd pans to the ends of the run, keeping the width.
+func TestHomeEnd(t *testing.T) {
+	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 20})
+	m := newModel(t, 120, 30, tr)
+	press(m, "+", "+", "+")
+	w := m.b - m.a
+	press(m, "end")
+	if m.b != m.orig.end || math.Abs(m.b-m.a-w) > 1e-9*w {
+		t.Errorf("end: window %v..%v", m.a, m.b)
+	}
+	press(m, "home")
+	if m.a != m.orig.start || math.Abs(m.b-m.a-w) > 1e-9*w {
+		t.Errorf("home: window %v..%v", m.a, m.b)
+	}
+}
