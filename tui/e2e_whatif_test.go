@@ -6,9 +6,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/machine"
+	"github.com/tracesim/tracesim/views/simulate"
+	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // whatifTerm drives the real binary in a private tmux server for the
@@ -146,4 +156,107 @@ func makespan(t *testing.T, screen string) string {
 		t.Fatalf("no makespan on screen:\n%s", screen)
 	}
 	return m[1]
+}
+
+// BenchmarkWhatIfKeyLatency measures, through the whole application
+// (root Update, the Simulate tab, the composed frame), how long a key
+// press takes to reach the screen while the packet-level simulator runs
+// flat out on an 8×8 torus (INSEE's 3-VC adaptive router, 64 ranks of
+// 8 KiB all-to-all). Commands run on their own goroutines and their
+// messages queue on one channel, as in a Bubble Tea program. Each op is
+// one key press; p50-ms, p99-ms and max-ms report the distribution. The
+// bound asked for is 50 ms.
+func BenchmarkWhatIfKeyLatency(b *testing.B) {
+	tr, err := gen.Generate(gen.Options{Pattern: "alltoall", Ranks: 64, Iters: 50, Size: 8192, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var insee machine.Preset
+	for _, p := range machine.Presets() {
+		if strings.HasPrefix(p.Name, "INSEE") {
+			insee = p
+		}
+	}
+	cfg, err := insee.Config()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sh := whatif.NewShared()
+	sh.SetConfig(cfg, insee.Name)
+	tabs := DefaultTabs()
+	sim := -1
+	for i := range tabs {
+		switch tabs[i].Name {
+		case "Machine":
+			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, sh) }
+		case "Simulate":
+			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, sh) }
+			sim = i
+		}
+	}
+	m := New(Options{Trace: tr, Path: "alltoall64", Tabs: tabs, NoColor: false})
+	msgs := make(chan tea.Msg, 256)
+	var exec func(tea.Cmd)
+	exec = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		go func() {
+			switch msg := cmd().(type) {
+			case nil:
+			case tea.BatchMsg:
+				for _, c := range msg {
+					exec(c)
+				}
+			default:
+				msgs <- msg
+			}
+		}()
+	}
+	update := func(msg tea.Msg) {
+		_, cmd := m.Update(msg)
+		_ = m.View()
+		exec(cmd)
+	}
+	update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	update(tea.KeyPressMsg{Code: rune('1' + sim), Text: fmt.Sprint(sim + 1)})
+	update(tea.KeyPressMsg{Code: 'r', Text: "r"})
+	type stamped struct {
+		key  tea.KeyPressMsg
+		sent time.Time
+	}
+	keys := []tea.KeyPressMsg{{Code: tea.KeyRight}, {Code: tea.KeyLeft}}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		deadline := time.Now().Add(20 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			select {
+			case msg := <-msgs:
+				update(msg)
+			case <-time.After(time.Until(deadline)):
+			}
+		}
+		if st := m.ViewOf(sim).(*simulate.Model).Status(); st != simulate.Running {
+			b.Fatalf("the run is %v before the benchmark ended", st)
+		}
+		msgs <- stamped{keys[i%2], time.Now()}
+		for {
+			msg := <-msgs
+			if k, ok := msg.(stamped); ok {
+				update(k.key)
+				lat = append(lat, time.Since(k.sent))
+				break
+			}
+			update(msg)
+		}
+	}
+	b.StopTimer()
+	m.ViewOf(sim).(*simulate.Model).Close()
+	slices.Sort(lat)
+	if n := len(lat); n > 0 {
+		b.ReportMetric(float64(lat[n/2].Microseconds())/1e3, "p50-ms")
+		b.ReportMetric(float64(lat[n*99/100].Microseconds())/1e3, "p99-ms")
+		b.ReportMetric(float64(lat[n-1].Microseconds())/1e3, "max-ms")
+	}
 }
