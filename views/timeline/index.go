@@ -290,8 +290,8 @@ func cmpFloat(a, b float64) int {
 }
 
 // binsPerItem sets the finest level's resolution: about one bin per 16
-// segments or messages. Finer windows are drawn from the segments
-// themselves, which then number a few per sample.
+// segments or messages. Samples narrower than a bin are drawn from the
+// segments themselves, about 16 or fewer a sample on average.
 const binsPerItem = 16
 
 // maxLevel0 bounds the finest level (4 Mi bins, 96 MiB) for pathological

@@ -709,3 +709,31 @@ func TestHomeEnd(t *testing.T) {
 		t.Errorf("home: window %v..%v", m.a, m.b)
 	}
 }
+
+// TestSearchSpecial searches for reversed messages and by duration.
+func TestSearchSpecial(t *testing.T) {
+	orig, alt := reversedTrace(t)
+	tests := []struct {
+		query string
+		tr    *tracefmt.Trace
+		want  tracefmt.EventRef // Rank -1: no match
+		kind  selKind
+	}{
+		{"reversed", orig, tracefmt.EventRef{Rank: 0, Index: 3}, selMsg},
+		{"reversed", alt, tracefmt.EventRef{Rank: -1}, selNone},
+		{"compute dur>9.5us", orig, tracefmt.EventRef{Rank: 0, Index: 0}, selState},
+		{"dur<2us rank=1", orig, tracefmt.EventRef{Rank: 1, Index: 2}, selState},
+		{"msg dur<0", orig, tracefmt.EventRef{Rank: 0, Index: 3}, selMsg},
+		{"tag!=7", orig, tracefmt.EventRef{Rank: -1}, selNone},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			m := newModel(t, 80, 24, tc.tr)
+			m.cur = m.a
+			press(m, "/", `"`+tc.query+`"`, "enter")
+			if m.sel.kind != tc.kind || (tc.kind != selNone && m.sel.ref != tc.want) {
+				t.Errorf("selected %v, want %v %v (%s)", m.sel, tc.kind, tc.want, m.status)
+			}
+		})
+	}
+}
