@@ -107,7 +107,7 @@ func BenchmarkIdleKey(b *testing.B) {
 			press(m, string(rune('1'+i)))
 			m.View()
 			for b.Loop() {
-				press(m, "z")
+				press(m, "f12")
 				m.View()
 			}
 		})
