@@ -153,6 +153,20 @@ func (r *Report) Findings() []Finding {
 	return out
 }
 
+// Involving returns the findings that name event e, in Kind order: what
+// a view shows for a selected event. It scans every finding.
+func (r *Report) Involving(e tracefmt.EventRef) []Finding {
+	var out []Finding
+	for k := range r.ByKind {
+		for _, f := range r.ByKind[k] {
+			if f.Events[0] == e || f.Events[1] == e {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // Total returns the number of findings of every kind.
 func (r *Report) Total() int {
 	n := 0

@@ -119,6 +119,12 @@ unit us
 			t.Errorf("%s: detail %q, want it to contain %q", tt.kind, d, tt.detail)
 		}
 	}
+	if got := rep.Involving(ref(0, 1)); len(got) != 2 || got[0].Kind != KindSizeMismatch || got[1].Kind != KindWildcard {
+		t.Errorf("Involving(0:1) = %v", got)
+	}
+	if got := rep.Involving(ref(1, 9)); got != nil {
+		t.Errorf("Involving(1:9) = %v", got)
+	}
 	// With l_min = 1 us the second message is 0.5 us short.
 	rep = check(t, tr, Options{LMin: 1e-6, Replay: ReplayOff})
 	if rep.Counts[KindLatency] != 1 || rep.Counts[KindReversal] != 1 {
