@@ -5,7 +5,7 @@ import "charm.land/bubbles/v2/key"
 // KeyMap is the Simulate tab's key bindings.
 type KeyMap struct {
 	Pause, Run, Step, StepMessage, StepDelta, RunTo, Reset key.Binding
-	Faster, Slower, Pane                                   key.Binding
+	Faster, Slower, Shorter, Longer, Pane                  key.Binding
 	Up, Down, Left, Right                                  key.Binding
 	Compare                                                key.Binding
 	Confirm, Cancel                                        key.Binding
@@ -23,6 +23,8 @@ func DefaultKeyMap() KeyMap {
 		Reset:       key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reset")),
 		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "speed")),
 		Slower:      key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower")),
+		Shorter:     key.NewBinding(key.WithKeys("["), key.WithHelp("[/]", "halve/double Δt")),
+		Longer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "double Δt")),
 		Pane:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "live/results/history")),
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓←→", "router/run")),
 		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -43,7 +45,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Run, k.Reset, k.RunTo},
-		{k.Step, k.StepMessage, k.StepDelta, k.Faster},
+		{k.Step, k.StepMessage, k.StepDelta, k.Shorter, k.Faster},
 		{k.Pane, k.Up, k.Compare, k.Confirm},
 	}
 }

@@ -334,6 +334,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		} else if m.speed > 1 {
 			m.speed--
 		}
+	case key.Matches(msg, k.Shorter):
+		m.dt = max(m.dt/2, des.Time(1000)) // 1 ns
+	case key.Matches(msg, k.Longer):
+		m.dt = min(m.dt*2, des.FromSeconds(10))
 	case key.Matches(msg, k.Pane):
 		m.pane = (m.pane + 1) % numPanes
 	case key.Matches(msg, k.Compare):

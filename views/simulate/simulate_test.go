@@ -318,3 +318,19 @@ func TestSaturationBanner(t *testing.T) {
 		t.Fatalf("no saturation banner; last frame:\n%s", ansi.Strip(m.View()))
 	}
 }
+
+func TestDeltaKeys(t *testing.T) {
+	m := newModel(t, stencil(t, 4), replay.Default(), 80, 24)
+	press(m, "]", "]")
+	if m.dt != 40*des.Time(1e6) {
+		t.Fatalf("Δt %v after ] ]", m.dt)
+	}
+	press(m, "[", "[", "[")
+	if m.dt != 5*des.Time(1e6) {
+		t.Fatalf("Δt %v after [ [ [", m.dt)
+	}
+	drive(t, m, press(m, "d"))
+	if m.clock != 5*des.Time(1e6) {
+		t.Fatalf("clock %v after one Δt of 5us", m.clock)
+	}
+}

@@ -90,7 +90,7 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	if r := rate(m.speed); r > 0 {
 		speed = fmtDur(r) + "/s"
 	}
-	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s", fmtDur(t), evs, speed), p.norm)
+	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", fmtDur(t), evs, speed, fmtDur(m.dt.Seconds())), p.norm)
 	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
 	if m.eng != nil && m.eng.sim != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
 		cfg += " (next run; R applies)"
