@@ -41,7 +41,7 @@ const (
 type point struct {
 	t          float64 // simulated time, seconds
 	throughput float64 // bytes per second entering the network
-	latency    float64 // mean message latency, seconds (NaN: none)
+	latency    float64 // mean message latency, seconds (negative: none)
 	util       float64 // mean utilisation of the router links
 	// links are the links busy in the period (packet model), for the
 	// links × time strip.
@@ -54,9 +54,10 @@ type linkUtil struct {
 	util float32
 }
 
-// engine owns one replay.Sim. Its fields other than gen are touched only
-// by the slice in flight (one at a time, handed over through Bubble Tea's
-// message channel, which orders the accesses).
+// engine owns one replay.Sim. gen, tr, cfg and name are set when it is
+// made and only read after; the other fields belong to the slice in
+// flight (one at a time, handed over through Bubble Tea's message
+// channel, which orders the accesses), never to Update.
 type engine struct {
 	gen  int
 	tr   *tracefmt.Trace

@@ -92,7 +92,9 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	}
 	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", fmtDur(t), evs, speed, fmtDur(m.dt.Seconds())), p.norm)
 	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
-	if m.eng != nil && m.eng.sim != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
+	// (eng.cfg never changes once the engine exists; eng.sim belongs to
+	// the slice in flight, so the snapshot tells whether the run began.)
+	if m.eng != nil && m.snap != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
 		cfg += " (next run; R applies)"
 	}
 	p.text(x, y, w-x, cfg, p.dim)
