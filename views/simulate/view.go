@@ -97,11 +97,14 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	if m.eng != nil && m.snap != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
 		cfg += " (next run; R applies)"
 	}
-	p.text(x, y, w-x, cfg, p.dim)
-	if tabs := []string{"live", "results", "history"}; w-x > 60 {
-		s := "[" + tabs[m.pane] + "]"
-		p.text(w-len(s), y, len(s), s, p.dim)
+	tag := "[" + []string{"live", "results", "history"}[m.pane] + "]"
+	if w-x > 60 {
+		// The pane's name at the right; the configuration gives way.
+		p.text(w-len(tag), y, len(tag), tag, p.dim)
+		p.text(x, y, w-x-len(tag)-1, cfg, p.dim)
+		return
 	}
+	p.text(x, y, w-x, cfg, p.dim)
 }
 
 func sameConfig(a, b *replay.Config) bool {
