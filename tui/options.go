@@ -59,8 +59,10 @@ type Options struct {
 	SimBudget SimBudget
 }
 
-// SimBudget bounds the simulations of one session. The Simulate tab
-// stops a run that reaches a limit and says which one.
+// SimBudget bounds the simulations of one session: a run that reaches a
+// limit is paused and says which one. tui/serve enforces it around the
+// Simulate tab (through its Status, Snapshot and pause key) until the tab
+// reads it itself.
 type SimBudget struct {
 	// WallTime is the host time one simulation may use (time spent
 	// paused does not count); 0 means no limit.

@@ -398,6 +398,7 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			Library:   s.lib.Dir(),
 			Context:   ctx,
 			SimBudget: s.cfg.SimBudget,
+			Tabs:      budgetTabs(s.cfg.SimBudget),
 			Open:      s.opener(se, log),
 		}
 		if len(args) == 1 {

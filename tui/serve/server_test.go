@@ -405,3 +405,40 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	waitLog(t, ts, "reason=shutdown")
 }
+
+// TestSimulationBudget: a run that reaches the session's event or time
+// budget is paused and says so, and the keys that would go on do nothing
+// until a reset. The runs are slowed down ("-" five times: 100 µs of
+// simulated time per second, about 3 s for the ring trace) so that the
+// budget, checked after each slice of at most a frame, bites before the
+// end.
+func TestSimulationBudget(t *testing.T) {
+	key := simulateTab()
+	if key == "" {
+		t.Skip("the application has no Simulate tab")
+	}
+	for _, tc := range []struct {
+		budget tui.SimBudget
+		want   string
+	}{
+		{tui.SimBudget{Events: 10}, "10 engine events per run"},
+		{tui.SimBudget{WallTime: 300 * time.Millisecond}, "300ms of host time per run"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			ts := startServer(t, func(c *Config) { c.SimBudget = tc.budget })
+			tm := openTerminal(t, ts.connect(t), "ring", 120, 40)
+			tm.waitFor(t, "Timeline")
+			tm.press(t, key, "-", "-", "-", "-", "-", "r")
+			tm.waitFor(t, "Simulation budget reached ("+tc.want+")")
+			tm.waitFor(t, "paused")
+			before := strings.Count(tm.screen(), "finished")
+			tm.press(t, "r", " ")
+			time.Sleep(200 * time.Millisecond)
+			if strings.Count(tm.screen(), "finished") != before {
+				t.Error("the run went on after the budget was spent")
+			}
+			tm.press(t, "q")
+			tm.exit(t)
+		})
+	}
+}
