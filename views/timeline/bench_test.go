@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,7 +49,7 @@ func BenchmarkFrame10M(b *testing.B) {
 	tr := trace10M(b)
 	for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
 		c := &component.Common{Width: 200, Height: 60, Theme: th}
-		m := New(c, tr)
+		m := newWithAsync(c, tr, math.MaxInt) // build now: frames are measured
 		m.View()
 		if th.Name == "dark" {
 			b.Run("fit-300x100-dark", func(b *testing.B) {
@@ -91,7 +92,7 @@ func BenchmarkFrame10M(b *testing.B) {
 func BenchmarkNoopKey(b *testing.B) {
 	tr := trace10M(b)
 	c := &component.Common{Width: 200, Height: 60, Theme: themes.Dark()}
-	m := New(c, tr)
+	m := newWithAsync(c, tr, math.MaxInt)
 	m.View()
 	n := m.Renders()
 	k := tea.KeyPressMsg{Code: 'x', Text: "x"} // unbound
@@ -112,7 +113,7 @@ func BenchmarkSearch10M(b *testing.B) {
 	tr := trace10M(b)
 	for _, q := range []string{"size>1000", "allreduce"} {
 		b.Run(q, func(b *testing.B) {
-			m := New(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr)
+			m := newWithAsync(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr, math.MaxInt)
 			q, err := parseQuery(q)
 			if err != nil {
 				b.Fatal(err)
@@ -125,5 +126,20 @@ func BenchmarkSearch10M(b *testing.B) {
 				b.Fatal("nothing found")
 			}
 		})
+	}
+}
+
+// BenchmarkNew10M measures New on a 10 M-event trace: it must return at
+// once and leave the summary to the background.
+func BenchmarkNew10M(b *testing.B) {
+	tr := trace10M(b)
+	for b.Loop() {
+		m := New(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr)
+		if m.job == nil {
+			b.Fatal("a 10 M-event summary was built in New")
+		}
+		b.StopTimer()
+		<-m.job.done // do not pile up builds
+		b.StartTimer()
 	}
 }

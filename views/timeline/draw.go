@@ -120,6 +120,7 @@ func (m *Model) palette() palette {
 // View implements component.Model. It returns the cached frame unless
 // something the frame shows has changed.
 func (m *Model) View() string {
+	m.poll()
 	if !m.dirty && m.frameW == m.Width && m.frameH == m.Height && m.theme == m.Theme {
 		return m.frame
 	}
@@ -144,6 +145,11 @@ func (m *Model) render() string {
 		return buf.Render()
 	}
 	p := m.palette()
+	if m.job != nil {
+		msg := fmt.Sprintf("building the timeline of %d events…", m.tr.NumEvents())
+		buf.SetString(max((l.w-len([]rune(msg)))/2, 0), l.h/2, msg, p.muted, -1)
+		return buf.Render()
+	}
 	if m.tr == nil || len(m.tr.Ranks) == 0 {
 		msg := "no trace loaded"
 		buf.SetString(max((l.w-len(msg))/2, 0), l.h/2, msg, p.muted, -1)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unsafe"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -94,34 +96,79 @@ func (ix *index) time(r, i int) float64 {
 	return float64(i)
 }
 
-// newIndex builds the index of tr, ranks in parallel.
-func newIndex(tr *tracefmt.Trace) *index {
-	ix := &index{tr: tr, timed: tr.Timed, ranks: make([]rankIndex, len(tr.Ranks))}
-	if ix.timed {
-		// Like tr.Span, but over finite times only: a corrupt timestamp
-		// must not make the run infinitely long.
-		ix.start, ix.end = math.Inf(1), math.Inf(-1)
+// spanOf returns the extent of tr as the Timeline draws it: like
+// tr.Span, but over finite times only (a corrupt timestamp must not make
+// the run infinitely long), event positions for untimed traces, and never
+// empty.
+func spanOf(tr *tracefmt.Trace) (start, end float64) {
+	if tr.Timed {
+		start, end = math.Inf(1), math.Inf(-1)
 		for r := range tr.Ranks {
 			for i := range tr.Ranks[r].Events {
 				if t := tr.Ranks[r].Events[i].Time; !math.IsInf(t, 0) && !math.IsNaN(t) {
-					ix.start, ix.end = min(ix.start, t), max(ix.end, t)
+					start, end = min(start, t), max(end, t)
 				}
 			}
 		}
-		if ix.start > ix.end {
-			ix.start, ix.end = 0, 0
+		if start > end {
+			start, end = 0, 0
 		}
 	} else {
 		for r := range tr.Ranks {
-			ix.end = max(ix.end, float64(len(tr.Ranks[r].Events)))
+			end = max(end, float64(len(tr.Ranks[r].Events)))
 		}
 	}
-	if !(ix.end > ix.start) || math.IsInf(ix.end-ix.start, 0) {
+	if !(end > start) || math.IsInf(end-start, 0) {
 		// One timestamp (or none): give the run a nominal width of one
 		// unit so that it still shows. (A span too wide for float64 is
 		// cut to the same.)
-		ix.end = ix.start + max(1, math.Abs(ix.start)*1e-9)
+		end = start + max(1, math.Abs(start)*1e-9)
 	}
+	return start, end
+}
+
+// buildJob is an index being built off the event loop.
+type buildJob struct {
+	tr   *tracefmt.Trace
+	done chan struct{} // closed when ix is set
+	ix   *index
+}
+
+// startBuild starts building the index of tr in a goroutine.
+func startBuild(tr *tracefmt.Trace) *buildJob {
+	j := &buildJob{tr: tr, done: make(chan struct{})}
+	go func() {
+		j.ix = newIndex(tr)
+		close(j.done)
+	}()
+	return j
+}
+
+// ready reports whether the index is built.
+func (j *buildJob) ready() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// builtMsg says that a buildJob has finished.
+type builtMsg struct{ job *buildJob }
+
+// wait returns a command that reports when the index is built.
+func (j *buildJob) wait() tea.Cmd {
+	return func() tea.Msg {
+		<-j.done
+		return builtMsg{j}
+	}
+}
+
+// newIndex builds the index of tr, ranks in parallel.
+func newIndex(tr *tracefmt.Trace) *index {
+	ix := &index{tr: tr, timed: tr.Timed, ranks: make([]rankIndex, len(tr.Ranks))}
+	ix.start, ix.end = spanOf(tr)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(tr.Ranks)))
 	var wg sync.WaitGroup
 	next := make(chan int)

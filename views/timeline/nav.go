@@ -515,7 +515,7 @@ func (m *Model) selectAtCursor() {
 // handleWheel zooms around the pointer (wheel up/down) or pans (wheel
 // left/right, or shift with the wheel).
 func (m *Model) handleWheel(mo tea.Mouse) {
-	if m.tr == nil {
+	if m.ix() == nil {
 		return
 	}
 	x, y := mo.X-m.offX, mo.Y-m.offY
@@ -547,7 +547,7 @@ func (m *Model) handleWheel(mo tea.Mouse) {
 // a click in the overview centres the window there, one in the legend
 // shows or hides a state.
 func (m *Model) handleClick(mo tea.Mouse) {
-	if m.tr == nil || mo.Button != tea.MouseLeft {
+	if m.ix() == nil || mo.Button != tea.MouseLeft {
 		return
 	}
 	x, y := mo.X-m.offX, mo.Y-m.offY

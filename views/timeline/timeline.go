@@ -21,29 +21,36 @@ type Model struct {
 	*component.Common
 	keys KeyMap
 
-	tr         *tracefmt.Trace
-	orig, alt  *index
-	altTrace   *tracefmt.Trace
-	altLabel   string
-	useAlt     bool
-	altGen     int
-	a, b       float64 // visible window
-	cur        float64 // cursor time
-	history    []window
-	ranks      []int // ranks shown, in order (all, or the filter's)
-	pos        []int // world rank → position in ranks, -1 when filtered out
-	filterText string
-	row, top   int // cursor rank and first visible rank, as positions in ranks
-	hidden     []bool
-	hiddenGen  int
-	legend     bool // legend has the focus
-	legendRow  int
-	msgMode    msgMode
-	sel        selection
-	prompt     prompt
-	query      *query
-	status     string
-	offX, offY int
+	tr        *tracefmt.Trace
+	orig, alt *index
+	// job builds orig off the event loop for big traces; until it is
+	// done the view says so, and Focus and SetAlt wait in pending*.
+	job          *buildJob
+	asyncEvents  int
+	waiting      bool // a wait command for job is out
+	pendingFocus *tracefmt.EventRef
+	pendingAlt   *altRequest
+	altTrace     *tracefmt.Trace
+	altLabel     string
+	useAlt       bool
+	altGen       int
+	a, b         float64 // visible window
+	cur          float64 // cursor time
+	history      []window
+	ranks        []int // ranks shown, in order (all, or the filter's)
+	pos          []int // world rank → position in ranks, -1 when filtered out
+	filterText   string
+	row, top     int // cursor rank and first visible rank, as positions in ranks
+	hidden       []bool
+	hiddenGen    int
+	legend       bool // legend has the focus
+	legendRow    int
+	msgMode      msgMode
+	sel          selection
+	prompt       prompt
+	query        *query
+	status       string
+	offX, offY   int
 
 	buf     *cellbuf.Buffer
 	frame   string
@@ -102,11 +109,31 @@ type selection struct {
 	peer tracefmt.EventRef // Rank -1 when there is none
 }
 
+// asyncEvents is the size from which a trace's summary is built off the
+// event loop: smaller traces take under about 50 ms, not worth a frame
+// saying "building".
+const asyncEvents = 1 << 20
+
+// altRequest is alternative times waiting for the trace's own summary.
+type altRequest struct {
+	tr    *tracefmt.Trace
+	label string
+}
+
 // New returns a Timeline of tr (nil for none) drawing in c's area. It
-// builds tr's summary at once (about half a second of CPU for 10 M
-// events, on as many cores as GOMAXPROCS allows).
+// builds tr's summary (about half a second of CPU for 10 M events, on as
+// many cores as GOMAXPROCS allows): at once for traces under a million
+// events, else in the background, started here and awaited by the
+// command Init returns (or the next Update), the view saying so
+// meanwhile.
 func New(c *component.Common, tr *tracefmt.Trace) *Model {
-	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), dirty: true}
+	return newWithAsync(c, tr, asyncEvents)
+}
+
+// newWithAsync is New with the size from which summaries are built in the
+// background.
+func newWithAsync(c *component.Common, tr *tracefmt.Trace, async int) *Model {
+	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), dirty: true, asyncEvents: async}
 	m.SetTrace(tr)
 	return m
 }
@@ -115,15 +142,21 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 func (m *Model) Keys() KeyMap { return m.keys }
 
 // SetTrace shows a new trace, withdraws any alternative times, and fits
-// the view to the whole run. It builds the trace's summary.
+// the view to the whole run. It builds the trace's summary, in the
+// background for big traces (see New).
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr, m.orig, m.alt, m.altTrace, m.altLabel, m.useAlt = tr, nil, nil, nil, "", false
+	m.job, m.waiting, m.pendingFocus, m.pendingAlt = nil, false, nil, nil
 	m.history, m.sel, m.query, m.status, m.filterText = nil, selection{}, nil, "", ""
 	m.ranks, m.row, m.top, m.legend, m.legendRow = nil, 0, 0, false, 0
 	m.prompt = prompt{}
 	m.over, m.stats = overviewCache{}, statsCache{}
 	if tr != nil {
-		m.orig = newIndex(tr)
+		if tr.NumEvents() >= m.asyncEvents {
+			m.job = startBuild(tr)
+		} else {
+			m.orig = newIndex(tr)
+		}
 		m.hidden = make([]bool, len(tr.States))
 		m.ranks = make([]int, len(tr.Ranks))
 		for i := range m.ranks {
@@ -134,7 +167,43 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.hiddenGen++
 	m.lay = m.layout()
 	m.fit()
+	if m.job != nil {
+		// Window already answers while the summary is built.
+		m.a, m.b = spanOf(tr)
+		m.cur = (m.a + m.b) / 2
+	}
 	m.dirty = true
+}
+
+// poll installs the background summary when it is built and applies what
+// waited for it; it reports whether it did.
+func (m *Model) poll() bool {
+	if m.job == nil || !m.job.ready() {
+		return false
+	}
+	m.orig, m.job, m.waiting = m.job.ix, nil, false
+	m.over, m.stats = overviewCache{}, statsCache{}
+	m.fit()
+	m.dirty = true
+	if a := m.pendingAlt; a != nil {
+		m.pendingAlt = nil
+		m.SetAlt(a.tr, a.label)
+	}
+	if f := m.pendingFocus; f != nil {
+		m.pendingFocus = nil
+		m.Focus(*f)
+	}
+	return true
+}
+
+// waitCmd returns the command that wakes the view when the background
+// summary is built, once per build.
+func (m *Model) waitCmd() tea.Cmd {
+	if m.job == nil || m.waiting {
+		return nil
+	}
+	m.waiting = true
+	return m.job.wait()
 }
 
 // SetAlt gives the Timeline alternative times for the same events (times
@@ -147,6 +216,13 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 // second for 10 M events); Update handles component.AltTraceMsg without
 // blocking, building it in a command.
 func (m *Model) SetAlt(tr *tracefmt.Trace, label string) {
+	if m.job != nil {
+		m.pendingAlt = &altRequest{tr, label}
+		if tr == nil {
+			m.pendingAlt = nil
+		}
+		return
+	}
 	if m.withdrawAlt(tr) {
 		m.installAlt(newIndex(tr), tr, label)
 	}
@@ -190,6 +266,10 @@ type altReadyMsg struct {
 // altCmd withdraws the current alternative and returns a command that
 // builds the summary of tr off the event loop.
 func (m *Model) altCmd(tr *tracefmt.Trace, label string) tea.Cmd {
+	if m.job != nil {
+		m.SetAlt(tr, label) // kept until the trace's own summary is built
+		return nil
+	}
 	if !m.withdrawAlt(tr) {
 		return nil
 	}
@@ -243,7 +323,8 @@ func (m *Model) SetOffset(x, y int) { m.offX, m.offY = x, y }
 func (m *Model) Renders() int { return m.renders }
 
 // Init implements component.Model.
-func (m *Model) Init() tea.Cmd { return nil }
+// It waits for a summary being built in the background.
+func (m *Model) Init() tea.Cmd { return m.waitCmd() }
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
@@ -297,6 +378,17 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	// Keys and the mouse work in the current layout, even before the
 	// first frame or after a size change not yet drawn.
 	m.lay = m.layout()
+	m.poll()
+	if m.job != nil {
+		// Nothing to act on until the summary is built.
+		if f, ok := msg.(component.FocusEventMsg); ok {
+			m.Focus(f.Event)
+		}
+		if a, ok := msg.(component.AltTraceMsg); ok {
+			m.SetAlt(a.Trace, a.Label)
+		}
+		return m, m.waitCmd()
+	}
 	before := m.state()
 	switch msg := msg.(type) {
 	case component.FocusEventMsg:
@@ -327,7 +419,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 		m.promptKey(k)
 		return
 	}
-	if m.tr == nil {
+	if m.ix() == nil {
 		return
 	}
 	m.status = ""
@@ -604,6 +696,10 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 		ref.Index < 0 || int(ref.Index) >= len(m.tr.Ranks[ref.Rank].Events) {
 		return
 	}
+	if m.job != nil {
+		m.pendingFocus = &ref
+		return
+	}
 	m.dirty = true
 	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
@@ -698,7 +794,7 @@ func (m *Model) tooDense(t0, t1 float64) bool {
 // Selection describes the selected item in one line for the status bar;
 // "" when nothing is selected.
 func (m *Model) Selection() string {
-	if m.tr == nil || m.sel.kind == selNone {
+	if m.tr == nil || m.ix() == nil || m.sel.kind == selNone {
 		return ""
 	}
 	return m.describe(m.sel)

@@ -737,3 +737,49 @@ func TestSearchSpecial(t *testing.T) {
 		})
 	}
 }
+
+// TestBackgroundBuild builds the summary in the background: the view says
+// so, Focus and alternative times given meanwhile wait for it, and the
+// command from Init brings it in.
+func TestBackgroundBuild(t *testing.T) {
+	orig, alt := reversedTrace(t)
+	m := newWithAsync(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, orig, 0)
+	m.plain = true
+	if m.job == nil {
+		t.Fatal("no background build")
+	}
+	if s, e := m.Window(); s != 0 || e != 20 {
+		t.Errorf("window while building: %v..%v, want the run 0..20", s, e)
+	}
+	// Keep the build from finishing before the checks below.
+	<-m.job.done
+	m.job.done = make(chan struct{})
+	if f := m.View(); !strings.Contains(f, "building the timeline") {
+		t.Errorf("no building message:\n%s", f)
+	}
+	checkFrame(t, m.View(), 80, 24)
+	cmd := m.Init()
+	if cmd == nil {
+		t.Fatal("Init returned no wait command")
+	}
+	press(m, "+", "/", `"x"`)
+	m.Focus(tracefmt.EventRef{Rank: 1, Index: 3})
+	m.Update(component.AltTraceMsg{Trace: alt, Label: "corrected"})
+	if m.Selection() != "" || m.Capturing() {
+		t.Error("keys or focus acted before the summary was built")
+	}
+	if _, again := m.Update(keyMsg("x")); again != nil {
+		t.Error("a second wait command was issued")
+	}
+	close(m.job.done)
+	m.Update(cmd())
+	if m.job != nil || m.orig == nil {
+		t.Fatal("the built summary was not installed")
+	}
+	if m.sel.kind != selMsg || m.alt == nil || !m.useAlt {
+		t.Errorf("pending focus %v or alternative %v not applied", m.sel, m.alt != nil)
+	}
+	if f := m.View(); !strings.Contains(f, "corrected") || strings.Contains(f, "building") {
+		t.Errorf("after the build:\n%s", f)
+	}
+}
