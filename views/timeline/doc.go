@@ -64,7 +64,10 @@
 // level whose bins are at most half a sample wide, or the segments when
 // zoomed in further. For a 10 M-event trace (64 ranks) the summary takes
 // about half a second of CPU and 17 bytes an event (the events themselves
-// take 40); a 200×60 frame of the whole run about a millisecond.
+// take 40); a 200×60 frame of the whole run about a millisecond. From a
+// million events the summary is built in the background: New returns at
+// once, the view says it is building, and the command Init returns (or
+// the next Update) brings the summary in.
 // Frames are cached: a message that changes nothing the view shows
 // re-renders nothing.
 //
