@@ -451,7 +451,7 @@ func (rs *resolver) classifySlow(etype int32) (stateRef, tracefmt.MarkerID, bool
 }
 
 // rankJob is one rank's resolution in progress: the provisional events
-// are converted in place (the builder appends into the slice that holds
+// are converted in place (the rank's stream grows in the slice that holds
 // them, behind the one being read), so a job can stop at any event and be
 // resumed there.
 type rankJob struct {
@@ -459,12 +459,12 @@ type rankJob struct {
 	src    []tracefmt.Event
 	j      int  // next event to read in src
 	idx    int  // index of that event among all of the rank's records
-	shared bool // the builder writes into src's array
+	shared bool // the stream is written into src's array
 	open   []openRef
 	err    error
 }
 
-// startRank hands rank w's provisional events to the builder's stream.
+// startRank makes the array of rank w's provisional events its stream's.
 func (rs *resolver) startRank(w int32) *rankJob {
 	rb := &rs.rd.ranks[w]
 	src := rb.ev
@@ -481,8 +481,8 @@ func (rs *resolver) startRank(w int32) *rankJob {
 // run resolves the job's remaining events. With frozen set it resolves
 // only events that need nothing but frozen (a snapshot of event type
 // classes) and stops before the first that would define a state, marker
-// or text; it touches nothing shared with other ranks but the builder's
-// rank, so jobs of different ranks can run at once. Without frozen it
+// or text; it touches nothing shared with other ranks but the rank's
+// stream, so jobs of different ranks can run at once. Without frozen it
 // resolves every event, defining as it goes.
 func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
