@@ -38,6 +38,9 @@ func TestLayoutSizes(t *testing.T) {
 			}
 		}
 		check("idle")
+		press(m, "t", "1", "2")
+		check("prompt")
+		press(m, "esc")
 		drive(t, m, press(m, "t", "6", "2", "0", "u", "s", "enter"))
 		m.router = 3
 		check("mid-run")

@@ -53,9 +53,8 @@ func (m *Model) draw(p *painter, w, h int) {
 		y++
 	}
 	if m.prompting && y < h {
-		p.text(0, y, w, m.prompt.Value(), p.norm)
-		p.text(0, y, w, m.prompt.Prompt, p.title)
-		p.text(len([]rune(m.prompt.Prompt)), y, w, m.prompt.Value()+"▏", p.norm)
+		n := p.text(0, y, w, m.prompt.Prompt, p.title)
+		p.text(n, y, w-n, m.prompt.Value()+"▏  (enter runs, esc cancels)", p.norm)
 		y++
 	}
 	for _, l := range m.banner(w) {
