@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -743,18 +744,21 @@ func (m *Model) flushArrows(p *palette) {
 
 // drawMarks marks, in each column, the sends (▸), receives (◂) or both (◆)
 // of each shown rank: on the first line under the bar when ranks have
-// spare lines, over the bar otherwise.
+// spare lines, over the bar otherwise (and then only where they are
+// sparse).
 func (m *Model) drawMarks(p *palette) {
 	l := m.lay
 	ix := m.ix()
 	cw := (m.b - m.a) / float64(l.cols)
+	if cap(m.markRow) < l.cols {
+		m.markRow = make([]uint8, l.cols)
+	}
+	row := m.markRow[:l.cols]
+	const send, recv = 1, 2
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
-		y := m.rowY(m.top + v)
-		if l.per > l.bar {
-			y += l.bar
-		}
 		ri := &ix.ranks[r]
+		clear(row)
 		if k := bits.Len(uint(cw/ri.w0)) - 1; k >= 0 && len(ri.levels) > 0 {
 			// Columns wider than the finest bins: read the counts from
 			// the summary level whose bins are at most a column wide,
@@ -762,60 +766,54 @@ func (m *Model) drawMarks(p *palette) {
 			k = min(k, len(ri.levels)-1)
 			lv := ri.levels[k]
 			bw := ri.w0 * float64(int(1)<<k)
-			i0 := max(int(math.Ceil((m.a-ix.start)/bw)), 0)
-			for i := i0; i < len(lv); i++ {
-				t := ix.start + float64(i)*bw
-				c := int((t - m.a) / cw)
+			for i := max(int(math.Ceil((m.a-ix.start)/bw)), 0); i < len(lv); i++ {
+				c := int((ix.start + float64(i)*bw - m.a) / cw)
 				if c >= l.cols {
 					break
 				}
-				if lv[i].sends > 0 || lv[i].recvs > 0 {
-					m.mark(p, l.x0+c, y, lv[i].sends > 0, lv[i].recvs > 0)
+				if lv[i].sends > 0 {
+					row[c] |= send
+				}
+				if lv[i].recvs > 0 {
+					row[c] |= recv
 				}
 			}
+		} else {
+			// Column edges are increasing, so each search starts where
+			// the last one ended.
+			s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
+			r0, _ := ix.rangeIn(r, ri.recvs, m.a, m.a)
+			for c := range l.cols {
+				b := m.a + float64(c+1)*cw
+				if c == l.cols-1 {
+					b = m.b
+				}
+				_, ns := ix.rangeIn(r, ri.sends[s0:], b, b)
+				_, nr := ix.rangeIn(r, ri.recvs[r0:], b, b)
+				s0 += ns
+				r0 += nr
+				if ns > 0 {
+					row[c] |= send
+				}
+				if nr > 0 {
+					row[c] |= recv
+				}
+			}
+		}
+		y := m.rowY(m.top + v)
+		if l.per > l.bar {
+			y += l.bar
+		} else if n := l.cols - bytes.Count(row, []byte{0}); n > l.cols/3 {
+			// Over the bar, marks in most cells would hide the states
+			// and say only that messages are everywhere: leave them out.
 			continue
 		}
-		// Column edges are increasing, so each search starts where the
-		// last one ended.
-		s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
-		r0, _ := ix.rangeIn(r, ri.recvs, m.a, m.a)
-		for c := range l.cols {
-			b := m.a + float64(c+1)*cw
-			if c == l.cols-1 {
-				b = m.b
+		for c, k := range row {
+			if k != 0 {
+				overlay(m.buf, l.x0+c, y, [4]rune{0, '▸', '◂', '◆'}[k], p.text)
 			}
-			_, ns := ix.rangeIn(r, ri.sends[s0:], b, b)
-			_, nr := ix.rangeIn(r, ri.recvs[r0:], b, b)
-			s0 += ns
-			r0 += nr
-			m.mark(p, l.x0+c, y, ns > 0, nr > 0)
 		}
 	}
-}
-
-// mark draws the message mark of a cell that holds sends, receives or
-// both, merging with a mark already there.
-func (m *Model) mark(p *palette, x, y int, send, recv bool) {
-	c := m.buf.Ptr(x, y)
-	if c == nil || (!send && !recv) {
-		return
-	}
-	switch c.Rune {
-	case '▸':
-		send = true
-	case '◂':
-		recv = true
-	case '◆':
-		send, recv = true, true
-	}
-	g := '◆'
-	switch {
-	case !recv:
-		g = '▸'
-	case !send:
-		g = '◂'
-	}
-	overlay(m.buf, x, y, g, p.text)
 }
 
 // drawSelection brackets the selected state or marks the selected event.

@@ -68,6 +68,7 @@ type Model struct {
 	ends           []arrowEnd
 	acc            accum
 	row32          []int32 // samples of one rank row
+	markRow        []uint8 // message marks of one rank row
 	over           overviewCache
 	stats          statsCache
 	// plain renders without escape sequences (golden files).
