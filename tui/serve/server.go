@@ -389,8 +389,11 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 		log = log.With("session", se.info.ID)
 		defer s.leave(se)
 
+		// The connection's context outlives the session when a client
+		// keeps the connection open; the session's own ends with it.
 		ctx, cancel := context.WithCancel(sess.Context())
 		defer cancel()
+		se.ctx = ctx
 		opts := tui.Options{
 			Theme:     s.cfg.Theme,
 			NoColor:   s.cfg.NoColor,
@@ -501,7 +504,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	se.program = p
 	se.mu.Unlock()
 	if s.cfg.IdleTimeout > 0 {
-		go s.watchIdle(sess.Context(), se)
+		go s.watchIdle(se.ctx, se)
 	}
 	return p
 }

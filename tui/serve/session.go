@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,7 @@ const (
 // session is the server's record of one SSH session.
 type session struct {
 	info SessionInfo
+	ctx  context.Context // done when the session ends
 
 	lastInput atomic.Int64 // unix nanoseconds of the last key, click or resize
 
