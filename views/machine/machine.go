@@ -682,6 +682,7 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 	vw := min(max(w/4, 12), 32)
 	var out []string
 	sel := 0
+	def := replay.Default()
 	for i, r := range m.rows {
 		if r.set == nil {
 			out = append(out, st.PanelTitle.Render(r.header))
@@ -700,7 +701,13 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 			mark = "▸ "
 			ks = st.Selected
 		}
-		line := mark + ks.Render(pad(r.key, kw)) + " " + pad(v, vw) + " " + st.Dim.Render(r.set.Help)
+		// Values that differ from the defaults stand out: they are the
+		// what-if.
+		vs := pad(v, vw)
+		if r.set.Get(&m.cfg) != r.set.Get(&def) {
+			vs = st.Bold.Render(pad(v+" *", vw))
+		}
+		line := mark + ks.Render(pad(r.key, kw)) + " " + vs + " " + st.Dim.Render(r.set.Help)
 		out = append(out, line)
 		if r.key == m.errKey && m.err != nil {
 			// Up to three lines: the engine's messages end with what
@@ -732,7 +739,7 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 	case m.err != nil:
 		out = append(out, st.Error.Render("✗ not applied: fix "+m.errKey+" (marked above)"))
 	default:
-		out = append(out, st.Dim.Render("✓ valid: the Simulate tab runs this machine next"))
+		out = append(out, st.Dim.Render("✓ valid: the Simulate tab runs this machine next · * differs from the default"))
 	}
 	if m.note != "" && m.common.Height >= 8 {
 		out = append(out, st.Dim.Render(m.note))
