@@ -24,7 +24,8 @@ type Model struct {
 	tr        *tracefmt.Trace
 	orig, alt *index
 	// job builds orig off the event loop for big traces; until it is
-	// done the view says so, and Focus and SetAlt wait in pending*.
+	// done the view says so, and FocusEventMsg and SetAlt wait in
+	// pending*.
 	job          *buildJob
 	asyncEvents  int
 	waiting      bool // a wait command for job is out
@@ -383,7 +384,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	if m.job != nil {
 		// Nothing to act on until the summary is built.
 		if f, ok := msg.(component.FocusEventMsg); ok {
-			m.Focus(f.Event)
+			m.pendingFocus = &f.Event
 		}
 		if a, ok := msg.(component.AltTraceMsg); ok {
 			m.SetAlt(a.Trace, a.Label)
@@ -698,8 +699,10 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 		return
 	}
 	if m.job != nil {
-		m.pendingFocus = &ref
-		return
+		// Called directly, Focus has no command to wait with: the caller
+		// wants the event now, so wait for the summary here.
+		<-m.job.done
+		m.poll()
 	}
 	m.dirty = true
 	m.lay = m.layout()

@@ -763,7 +763,7 @@ func TestBackgroundBuild(t *testing.T) {
 		t.Fatal("Init returned no wait command")
 	}
 	press(m, "+", "/", `"x"`)
-	m.Focus(tracefmt.EventRef{Rank: 1, Index: 3})
+	m.Update(component.FocusEventMsg{Event: tracefmt.EventRef{Rank: 1, Index: 3}})
 	m.Update(component.AltTraceMsg{Trace: alt, Label: "corrected"})
 	if m.Selection() != "" || m.Capturing() {
 		t.Error("keys or focus acted before the summary was built")
@@ -781,5 +781,12 @@ func TestBackgroundBuild(t *testing.T) {
 	}
 	if f := m.View(); !strings.Contains(f, "corrected") || strings.Contains(f, "building") {
 		t.Errorf("after the build:\n%s", f)
+	}
+
+	// Focus called directly has no command to wait with: it waits.
+	m = newWithAsync(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, orig, 0)
+	m.Focus(tracefmt.EventRef{Rank: 0, Index: 3})
+	if m.job != nil || m.sel.kind != selMsg {
+		t.Errorf("direct Focus during the build: job %v, selection %v", m.job != nil, m.sel)
 	}
 }
