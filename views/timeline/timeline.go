@@ -127,7 +127,7 @@ type altRequest struct {
 // many cores as GOMAXPROCS allows): at once for traces under a million
 // events, else in the background, started here and awaited by the
 // command Init returns (or the next Update), the view saying so
-// meanwhile.
+// meanwhile. A direct call of Focus during the build waits for it.
 func New(c *component.Common, tr *tracefmt.Trace) *Model {
 	return newWithAsync(c, tr, asyncEvents)
 }
