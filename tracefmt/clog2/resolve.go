@@ -462,6 +462,9 @@ type rankJob struct {
 	shared bool // the stream is written into src's array
 	open   []openRef
 	err    error
+	// out is the rank's stream; run stores it in the trace when it
+	// returns.
+	out []tracefmt.Event
 }
 
 // startRank makes the array of rank w's provisional events its stream's.
@@ -474,8 +477,7 @@ func (rs *resolver) startRank(w int32) *rankJob {
 		// allocation.
 		src = slices.Grow(src, extra)
 	}
-	rs.t.Ranks[w].Events = src[:0]
-	return &rankJob{w: w, src: src, shared: true}
+	return &rankJob{w: w, src: src, shared: true, out: src[:0]}
 }
 
 // run resolves the job's remaining events. With frozen set it resolves
@@ -485,6 +487,7 @@ func (rs *resolver) startRank(w int32) *rankJob {
 // stream, so jobs of different ranks can run at once. Without frozen it
 // resolves every event, defining as it goes.
 func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
+	defer func() { rs.t.Ranks[jb.w].Events = jb.out }()
 	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
 		pe := jb.src[jb.j]
 		done, err := rs.event(jb, &pe, frozen)
@@ -717,10 +720,10 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			m.SetTextRef(b.Text(o.text()))
 			// The marker goes to slot i, the event to i+1: if slot j+1
 			// is not read yet, the events not read yet move to a copy.
-			if i := len(rs.t.Ranks[w].Events); jb.shared && i+1 > jb.j {
+			if i := len(jb.out); jb.shared && i+1 > jb.j {
 				jb.src, jb.j, jb.shared = slices.Clone(jb.src[jb.j+1:]), -1, false
 			}
-			if err := rs.add(w, &m); err != nil {
+			if err := jb.add(&m); err != nil {
 				return false, err
 			}
 		}
@@ -729,7 +732,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 	// would keep for the rank (MPE pairs an end with the oldest open start
 	// of its state, PairOldest), so the pairing is done here rather than
 	// through Builder.Add, which cost a third of the resolution.
-	ev := rs.t.Ranks[w].Events
+	ev := jb.out
 	e.Match = -1
 	if pe.Kind == provEvent && c.isState {
 		if c.ref.start {
@@ -740,18 +743,17 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			jb.open = slices.Delete(jb.open, openAt, openAt+1)
 		}
 	}
-	if err := rs.add(w, &e); err != nil {
+	if err := jb.add(&e); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// add appends e, paired already, to rank w's stream.
-func (rs *resolver) add(w int32, e *tracefmt.Event) error {
-	ev := &rs.t.Ranks[w].Events
-	if len(*ev) >= math.MaxInt32 {
-		return fmt.Errorf("clog2: rank %d has more than 2^31 events", w)
+// add appends e, paired already, to the rank's stream.
+func (jb *rankJob) add(e *tracefmt.Event) error {
+	if len(jb.out) >= math.MaxInt32 {
+		return fmt.Errorf("clog2: rank %d has more than 2^31 events", jb.w)
 	}
-	*ev = append(*ev, *e)
+	jb.out = append(jb.out, *e)
 	return nil
 }
