@@ -437,6 +437,10 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 
 // admit registers a new session, or says why it cannot open.
 func (s *Server) admit(sess ssh.Session) (*session, error) {
+	comment := ""
+	if s.keys != nil && sess.PublicKey() != nil {
+		comment, _, _ = s.keys.lookup(sess.PublicKey()) // file I/O: not under s.mu
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -447,15 +451,13 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 	}
 	s.nextID++
 	se := &session{info: SessionInfo{
-		ID:      s.nextID,
-		User:    sess.User(),
-		Key:     fingerprint(sess),
-		Remote:  sess.RemoteAddr().String(),
-		Started: time.Now(),
+		ID:         s.nextID,
+		User:       sess.User(),
+		Key:        fingerprint(sess),
+		Remote:     sess.RemoteAddr().String(),
+		KeyComment: comment,
+		Started:    time.Now(),
 	}}
-	if s.keys != nil && sess.PublicKey() != nil {
-		se.info.KeyComment, _, _ = s.keys.lookup(sess.PublicKey())
-	}
 	se.touch()
 	s.sessions[se.info.ID] = se
 	s.bySess[sess] = se
