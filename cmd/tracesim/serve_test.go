@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
+	"github.com/tracesim/tracesim/tui"
 )
 
 func TestServeUsageErrors(t *testing.T) {
@@ -227,8 +229,9 @@ func waitOutput(t *testing.T, out interface{ String() string }, want string) {
 }
 
 // TestServeOpenSSH drives the server with Debian's OpenSSH client, as a
-// student would: the UI with an authorised key, refusal of an unknown
-// key, refusal of a path outside the library.
+// student would: the UI with an authorised key (a tab, a simulation run
+// to the end, quit), refusal of an unknown key, refusal of a path outside
+// the library and of a shell command.
 func TestServeOpenSSH(t *testing.T) {
 	sshBin, err := exec.LookPath("ssh")
 	if err != nil {
@@ -272,7 +275,13 @@ func TestServeOpenSSH(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		waitOutput(t, &out, "Timeline")
-		in.Write([]byte("2q"))
+		in.Write([]byte("2")) // Matrix
+		// Run a simulation to the end on the Simulate tab, if there is one.
+		if i := slices.IndexFunc(tui.DefaultTabs(), func(tb tui.Tab) bool { return tb.Name == "Simulate" }); i >= 0 && i < 9 {
+			in.Write([]byte{byte('1' + i), 'r'})
+			waitOutput(t, &out, "finished")
+		}
+		in.Write([]byte("q"))
 		select {
 		case err := <-done:
 			if err != nil {
