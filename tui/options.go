@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/causality"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/matrix"
@@ -94,6 +95,7 @@ func DefaultTabs() []Tab {
 		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
 		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
 		{"Stats", func(c *component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
+		{"Causality", func(c *component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
 		{"Machine", func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, wi) }},
 		{"Simulate", func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, wi) }},
 	}
