@@ -37,6 +37,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/simulate"
 )
 
 // Model is the application's root model.
@@ -80,6 +81,9 @@ type Model struct {
 	tabX       [][2]int // each tab's columns in the tab bar, for clicks
 	statusKey  statusKey
 	statusLine string
+
+	// sim is the budget used by the simulation under way (simulation.go).
+	sim simUse
 }
 
 // barKey is what the tab bar depends on.
@@ -282,6 +286,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
+	case simulate.AdvanceMsg:
+		return m.advance(msg)
+	case simulate.SliceMsg:
+		m.account(msg)
+		return m.broadcast(msg)
 	case loadProgressMsg:
 		return m.loadProgress(msg)
 	case loadDoneMsg:

@@ -24,7 +24,7 @@ func (l *loop) exec(cmd tea.Cmd) {
 		return
 	}
 	go func() {
-		msg := cmd()
+		msg := runSlice(cmd())
 		if b, ok := msg.(tea.BatchMsg); ok {
 			for _, c := range b {
 				l.exec(c)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
@@ -21,20 +22,20 @@ import (
 // period, for the links × time strip: one column per period, in
 // simulated time, whatever the pace of the snapshots.
 type linkHistory struct {
-	cols [][]linkUtil
+	cols [][]runner.LinkUtil
 }
 
 const maxHistory = 300
 
-func (h *linkHistory) add(pts []point) {
+func (h *linkHistory) add(pts []runner.Point) {
 	for _, p := range pts {
-		if p.links == nil {
+		if p.Links == nil {
 			continue
 		}
 		if len(h.cols) == maxHistory {
 			h.cols = append(h.cols[:0], h.cols[1:]...)
 		}
-		h.cols = append(h.cols, p.links)
+		h.cols = append(h.cols, p.Links)
 	}
 }
 
@@ -282,8 +283,8 @@ func (m *Model) drawStrip(p *painter, x, y, w, h int) {
 	}
 	for c, col := range cols {
 		for _, lu := range col {
-			if row, ok := rowOf[lu.id]; ok {
-				p.heat(x+lw+c, y+row, float64(lu.util), ' ')
+			if row, ok := rowOf[lu.ID]; ok {
+				p.heat(x+lw+c, y+row, float64(lu.Util), ' ')
 			}
 		}
 	}

@@ -1,5 +1,6 @@
-// Package simulate is the Simulate tab: it replays the loaded trace on the
-// machine the Machine tab describes, live. The user runs it to the end,
+// Package simulate is the Simulate tab: it shows the loaded trace replayed
+// on the machine the Machine tab describes, live (the application runs the
+// replay, slice by slice, when the tab asks: see AdvanceMsg). The user runs it to the end,
 // pauses and resumes, steps by one event, one message or Δt of simulated
 // time, runs to a given time, changes the speed and resets; meanwhile the
 // tab shows the simulated clock, the engine's rate and progress, the
@@ -22,6 +23,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
@@ -103,15 +105,15 @@ type Model struct {
 	gen     int
 	busy    bool // a slice is in flight
 	status  Status
-	target  des.Time // end of the current run-to, des.Never for the end
-	pending []op     // steps asked for while a slice was in flight
-	speed   int      // index in rates
-	dt      des.Time // step of opDelta
+	target  des.Time    // end of the current run-to, des.Never for the end
+	pending []runner.Op // steps asked for while a slice was in flight
+	speed   int         // index in rates
+	dt      des.Time    // step of runner.Delta
 	err     string
 
 	snap   *replay.Snapshot
 	clock  des.Time // simulated time reached (see engine.clock)
-	pts    []point
+	pts    []runner.Point
 	evRate float64 // kernel events per host second, last slice
 	hist   linkHistory
 
@@ -220,7 +222,7 @@ func (m *Model) reset() {
 		m.cancel()
 		m.ctx, m.cancel = context.WithCancel(context.Background())
 	}
-	m.eng = &engine{gen: m.gen, tr: m.tr, cfg: m.cfg, name: m.cfgName}
+	m.eng = &engine{gen: m.gen, cfg: m.cfg, name: m.cfgName, run: runner.New(m.tr, m.cfg)}
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
 	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
 	m.hist = linkHistory{}
@@ -229,7 +231,7 @@ func (m *Model) reset() {
 }
 
 // start sends the engine off on one slice of kind o.
-func (m *Model) start(o op) tea.Cmd {
+func (m *Model) start(o runner.Op) tea.Cmd {
 	if m.tr == nil || m.busy {
 		return nil
 	}
@@ -238,21 +240,21 @@ func (m *Model) start(o op) tea.Cmd {
 }
 
 // request asks for a step or a run, now or after the slice in flight.
-func (m *Model) request(o op) tea.Cmd {
+func (m *Model) request(o runner.Op) tea.Cmd {
 	switch m.status {
 	case Finished, Failed:
-		if o != opRun {
+		if o != runner.Run {
 			return m.statusMsg("the run has ended: R resets, r runs again")
 		}
 		m.reset()
 	}
-	if o == opRun {
+	if o == runner.Run {
 		m.status = Running
 	} else {
 		m.status = Paused
 	}
 	if m.busy {
-		if o != opRun {
+		if o != runner.Run {
 			m.pending = append(m.pending[:0], o)
 		}
 		return nil
@@ -267,7 +269,7 @@ func (m *Model) statusMsg(s string) tea.Cmd {
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case sliceMsg:
+	case SliceMsg:
 		return m, m.sliceDone(msg)
 	case whatif.ConfigMsg:
 		m.SetConfig(msg.Config, msg.Name)
@@ -301,19 +303,19 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case Finished, Failed:
 			return m.statusMsg("the run has ended: R resets, r runs again")
 		}
-		return m.request(opRun)
+		return m.request(runner.Run)
 	case key.Matches(msg, k.Run):
 		if m.status == Finished || m.status == Failed {
 			m.reset()
 		}
 		m.target = des.Never
-		return m.request(opRun)
+		return m.request(runner.Run)
 	case key.Matches(msg, k.Step):
-		return m.request(opEvent)
+		return m.request(runner.Event)
 	case key.Matches(msg, k.StepMessage):
-		return m.request(opMessage)
+		return m.request(runner.Message)
 	case key.Matches(msg, k.StepDelta):
-		return m.request(opDelta)
+		return m.request(runner.Delta)
 	case key.Matches(msg, k.RunTo):
 		m.prompting = true
 		m.prompt.SetValue("")
@@ -406,7 +408,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.reset()
 			m.target = t
 		}
-		return m.request(opRun)
+		return m.request(runner.Run)
 	}
 	var cmd tea.Cmd
 	m.prompt, cmd = m.prompt.Update(msg)
@@ -415,29 +417,30 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // sliceDone takes a slice's result and starts the next one if the run
 // goes on.
-func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
-	if msg.gen != m.gen {
+func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
+	if sm.Gen != m.gen {
 		return nil // a slice of a run that was reset
 	}
+	msg := &sm.Slice
 	m.busy = false
 	m.dirty = true
-	if msg.snap != nil {
-		if m.snap != nil && msg.wall > 0 && msg.snap.Events >= m.snap.Events {
-			m.evRate = float64(msg.snap.Events-m.snap.Events) / msg.wall.Seconds()
+	if msg.Snap != nil {
+		if m.snap != nil && msg.Wall > 0 && msg.Snap.Events >= m.snap.Events {
+			m.evRate = float64(msg.Snap.Events-m.snap.Events) / msg.Wall.Seconds()
 		}
-		m.snap = msg.snap
-		m.clock = msg.clock
+		m.snap = msg.Snap
+		m.clock = msg.Clock
 	}
-	m.hist.add(msg.pts)
-	m.pts = append(m.pts, msg.pts...)
-	if over := len(m.pts) - maxPoints; over > 0 {
+	m.hist.add(msg.Points)
+	m.pts = append(m.pts, msg.Points...)
+	if over := len(m.pts) - runner.MaxPoints; over > 0 {
 		m.pts = append(m.pts[:0], m.pts[over:]...)
 	}
 	switch {
-	case msg.done:
+	case msg.Done:
 		return m.finish(msg)
-	case msg.err != nil:
-		m.status, m.err = Failed, msg.err.Error()
+	case msg.Err != nil:
+		m.status, m.err = Failed, msg.Err.Error()
 		return m.statusMsg("simulation failed: " + m.err)
 	}
 	if len(m.pending) > 0 {
@@ -446,11 +449,11 @@ func (m *Model) sliceDone(msg sliceMsg) tea.Cmd {
 		return m.start(o)
 	}
 	if m.status == Running {
-		if msg.reached {
+		if msg.Reached {
 			m.status, m.target = Paused, des.Never
 			return nil
 		}
-		return m.start(opRun)
+		return m.start(runner.Run)
 	}
 	return nil
 }
@@ -460,20 +463,20 @@ const maxRuns = 32
 
 // finish records an ended run in the history and offers its simulated
 // trace to the Timeline.
-func (m *Model) finish(msg sliceMsg) tea.Cmd {
+func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	m.status = Finished
 	m.pending = nil
-	if msg.err != nil {
-		m.status, m.err = Failed, msg.err.Error()
+	if msg.Err != nil {
+		m.status, m.err = Failed, msg.Err.Error()
 	}
 	n := 1
 	if len(m.runs) > 0 {
 		n = m.runs[len(m.runs)-1].N + 1
 	}
 	run := Run{N: n, Name: m.eng.name, Label: Describe(&m.eng.cfg),
-		Config: m.eng.cfg, Results: msg.results}
-	if msg.trErr == nil {
-		run.Trace = msg.trace
+		Config: m.eng.cfg, Results: msg.Results}
+	if msg.TraceErr == nil {
+		run.Trace = msg.Trace
 	}
 	m.runs = append(m.runs, run)
 	if len(m.runs) > maxRuns {
@@ -483,8 +486,8 @@ func (m *Model) finish(msg sliceMsg) tea.Cmd {
 	m.pane = PaneResults
 	m.scroll = 0
 	label := fmt.Sprintf("sim #%d", n)
-	status := fmt.Sprintf("%s: predicted makespan %s", label, fmtSeconds(msg.results.Makespan))
-	if msg.results.Deadlock != nil {
+	status := fmt.Sprintf("%s: predicted makespan %s", label, fmtSeconds(msg.Results.Makespan))
+	if msg.Results.Deadlock != nil {
 		status = label + ": deadlock — see the banner"
 	}
 	cmds := []tea.Cmd{m.statusMsg(status)}

@@ -72,8 +72,8 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case sliceMsg:
-			_, next := m.Update(msg)
+		case AdvanceMsg:
+			_, next := m.Update(runSlice(msg))
 			queue = append(queue, next)
 		default:
 			out = append(out, msg)
@@ -208,8 +208,7 @@ func TestPauseStepReset(t *testing.T) {
 	cmd := press(m, "space")
 	var slices int
 	for ; slices < 3; slices++ {
-		msg := cmd()
-		_, cmd = m.Update(msg)
+		_, cmd = m.Update(runSlice(cmd()))
 	}
 	press(m, "space")
 	if m.clock < 3*des.Time(3.3e6) || m.Snapshot().Time != 0 {
@@ -333,4 +332,14 @@ func TestDeltaKeys(t *testing.T) {
 	if m.clock != 5*des.Time(1e6) {
 		t.Fatalf("clock %v after one Δt of 5us", m.clock)
 	}
+}
+
+// runSlice plays the application's part (package tui): it runs the slice
+// an AdvanceMsg asks for and returns the result for the view. Other
+// messages pass through.
+func runSlice(msg tea.Msg) tea.Msg {
+	if a, ok := msg.(AdvanceMsg); ok {
+		return SliceMsg{Gen: a.Gen, Slice: a.Runner.Advance(a.Ctx, a.Request)}
+	}
+	return msg
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
 
@@ -91,7 +92,7 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	}
 	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", fmtDur(t), evs, speed, fmtDur(m.dt.Seconds())), p.norm)
 	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
-	// (eng.cfg never changes once the engine exists; eng.sim belongs to
+	// (eng.cfg never changes once the engine exists; its Runner belongs to
 	// the slice in flight, so the snapshot tells whether the run began.)
 	if m.eng != nil && m.snap != nil && m.status != Finished && m.status != Failed && !sameConfig(&m.eng.cfg, &m.cfg) {
 		cfg += " (next run; R applies)"
@@ -257,13 +258,13 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 	}
 	type series struct {
 		name string
-		val  func(point) float64
+		val  func(runner.Point) float64
 		fmt  func(float64) string
 	}
 	all := []series{
-		{"throughput", func(q point) float64 { return q.throughput }, fmtRate},
-		{"latency", func(q point) float64 { return q.latency }, fmtDur},
-		{"link use", func(q point) float64 { return q.util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
+		{"throughput", func(q runner.Point) float64 { return q.Throughput }, fmtRate},
+		{"latency", func(q runner.Point) float64 { return q.Latency }, fmtDur},
+		{"link use", func(q runner.Point) float64 { return q.Util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
 	}
 	for i := 0; i < h && i < len(all); i++ {
 		s := all[i]
