@@ -190,21 +190,7 @@ func TestLoad50Sessions(t *testing.T) {
 	if copies != 0 {
 		t.Errorf("%d sessions were handed another trace than the library's", copies)
 	}
-	// Read-only: the shared trace equals a fresh parse of the file.
-	data, err := os.ReadFile(filepath.Join(ts.libDir, "cg.tsim"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := tsim.Read(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fresh.Format == "" {
-		fresh.Format = "tsim"
-	}
-	if !reflect.DeepEqual(fresh, shared) {
-		t.Error("the shared trace was changed by the sessions")
-	}
+	assertUnchanged(t, filepath.Join(ts.libDir, "cg.tsim"), shared)
 
 	perSession := (int64(h2) - int64(h1)) / n
 	var total int
@@ -235,6 +221,26 @@ func TestLoad50Sessions(t *testing.T) {
 	}
 	if goroutines2 > goroutines0+2 {
 		t.Errorf("%d goroutines after the sessions closed, %d before", goroutines2, goroutines0)
+	}
+}
+
+// assertUnchanged checks that the sessions left the shared trace read
+// from the tsim file at path as they found it: equal to a fresh parse.
+func assertUnchanged(t *testing.T, path string, shared *tracefmt.Trace) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := tsim.Read(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Format == "" {
+		fresh.Format = "tsim"
+	}
+	if !reflect.DeepEqual(fresh, shared) {
+		t.Errorf("the sessions changed the shared trace %s", filepath.Base(path))
 	}
 }
 

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,10 +62,14 @@ func TestSessionEndToEnd(t *testing.T) {
 		t.Errorf("session info = %+v", s)
 	}
 
-	before := tm.out.Len()
-	tm.press(t, "2") // Matrix
-	if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
-		t.Fatalf("no frame after a key: %v", err)
+	// Every tab, so that every view gets the shared trace (and none may
+	// change it: checked below).
+	for i := len(tui.DefaultTabs()); i >= 1; i-- {
+		before := tm.out.Len()
+		tm.press(t, strconv.Itoa(i))
+		if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
+			t.Fatalf("no frame after key %d: %v", i, err)
+		}
 	}
 	if k := simulateTab(); k != "" {
 		tm.press(t, k, "r")
@@ -84,6 +89,7 @@ func TestSessionEndToEnd(t *testing.T) {
 	if len(ms) != 1 || ms[0].Trace() != shared {
 		t.Errorf("the UI does not hold the library's trace (%d models)", len(ms))
 	}
+	assertUnchanged(t, filepath.Join(ts.libDir, "ring.tsim"), shared)
 	waitLog(t, ts, "session end")
 	logs := ts.logs.String()
 	for _, want := range []string{"session start", "trace opened", "reason=quit", "user=alice", "key=SHA256:", "remote=127.0.0.1:", "duration="} {
