@@ -60,10 +60,10 @@ type Options struct {
 	SimBudget SimBudget
 }
 
-// SimBudget bounds the simulations of one session: a run that reaches a
-// limit is paused and says which one. tui/serve enforces it around the
-// Simulate tab (through its Status, Snapshot and pause key) until the tab
-// reads it itself.
+// SimBudget bounds the simulations of one session: the application stops
+// a run that reaches a limit and the Simulate tab says which one (limits
+// are checked between slices of about one frame, so a run may overshoot
+// by one slice). R starts a fresh run with a fresh budget.
 type SimBudget struct {
 	// WallTime is the host time one simulation may use (time spent
 	// paused does not count); 0 means no limit.
