@@ -448,3 +448,63 @@ func TestSimulationBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestColourProfile: colours follow the client's terminal, from the TERM
+// of its terminal request and the COLORTERM and NO_COLOR it sends.
+func TestColourProfile(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.NoColor = false })
+	for _, tc := range []struct {
+		name, term string
+		env        map[string]string
+		want, not  []string
+	}{
+		{"256 colours", "xterm-256color", nil, []string{"38;5;"}, []string{"38;2;"}},
+		{"true colour", "xterm-256color", map[string]string{"COLORTERM": "truecolor"}, []string{"38;2;"}, nil},
+		{"NO_COLOR", "xterm-256color", map[string]string{"NO_COLOR": "1"}, nil, []string{"38;5;", "38;2;"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ts.connect(t)
+			sess, err := c.NewSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			for k, v := range tc.env {
+				if err := sess.Setenv(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tm := &terminal{sess: sess, out: &syncBuffer{}, ended: make(chan error, 1)}
+			sess.Stdout = tm.out
+			if tm.in, err = sess.StdinPipe(); err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.RequestPty(tc.term, 24, 80, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := sess.Start("ring"); err != nil {
+				t.Fatal(err)
+			}
+			go func() { tm.ended <- sess.Wait() }()
+			tm.waitFor(t, "Timeline")
+			before := tm.out.Len()
+			tm.press(t, "2") // the Matrix draws in colour
+			if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if err := tm.waitUntil(func() bool { return strings.Contains(tm.out.String(), w) }); err != nil {
+					t.Errorf("no %q in the output: %v", w, err)
+				}
+			}
+			raw := tm.out.String()
+			for _, n := range tc.not {
+				if strings.Contains(raw, n) {
+					t.Errorf("%q in the output", n)
+				}
+			}
+			tm.press(t, "q")
+			tm.exit(t)
+		})
+	}
+}
