@@ -162,6 +162,7 @@ func (m *Model) render() string {
 	m.drawRanks(&p)
 	m.drawLegend(&p)
 	m.drawFooter(&p)
+	m.drawCone(&p)
 	return buf.Render()
 }
 

@@ -34,6 +34,7 @@ type Model struct {
 	altTrace     *tracefmt.Trace
 	altLabel     string
 	useAlt       bool
+	cone         coneState // the causal cone display (cone.go)
 	altGen       int
 	a, b         float64 // visible window
 	cur          float64 // cursor time
@@ -391,6 +392,9 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		}
 		return m, m.waitCmd()
 	}
+	if cmd, ok := m.coneUpdate(msg); ok {
+		return m, cmd
+	}
 	before := m.state()
 	switch msg := msg.(type) {
 	case component.FocusEventMsg:
@@ -411,7 +415,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	if m.state() != before {
 		m.dirty = true
 	}
-	return m, nil
+	return m, m.coneFollow()
 }
 
 // handleKey handles a key press: the open prompt gets it first, then the
