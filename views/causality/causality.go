@@ -25,6 +25,7 @@ import (
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
 )
 
@@ -45,6 +46,10 @@ const (
 )
 
 var sortNames = [...]string{"amount", "kind", "rank"}
+
+// lminSteps are the minimum latencies the LMin key steps through, in
+// seconds, after 0.
+var lminSteps = [...]float64{1e-6, 10e-6, 100e-6}
 
 // String returns the order's name.
 func (k SortKey) String() string { return sortNames[k] }
@@ -414,6 +419,20 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return func() tea.Msg { return component.FocusEventMsg{Event: ev} }
 	case key.Matches(k, ks.Correct):
 		return m.startCorrect()
+	case key.Matches(k, ks.LMin):
+		// l_min steps through the values worth trying: 0 (reversals
+		// only, as `tracesim check` by default), Scalasca's 1 µs, and
+		// larger ones that space corrected messages visibly apart.
+		next := 0.0
+		for _, v := range lminSteps {
+			if v > m.opts.LMin*(1+1e-9) {
+				next = v
+				break
+			}
+		}
+		cmd := m.SetLMin(next)
+		m.status = "l_min " + units.FormatDuration(next) + ": checking again"
+		return cmd
 	case key.Matches(k, ks.Recheck):
 		return m.SetTrace(m.tr)
 	case key.Matches(k, ks.Cancel):

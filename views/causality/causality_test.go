@@ -324,3 +324,43 @@ func TestIdleKey(t *testing.T) {
 		t.Error("down did not re-render")
 	}
 }
+
+func TestLMin(t *testing.T) {
+	tr := skewed(t)
+	m := checked(t, themes.Dark(), tr, 120, 40)
+	cmd := press(m, "l")
+	if !m.Checking() || cmd == nil {
+		t.Fatal("l did not check again")
+	}
+	exec(m, cmd)
+	if r := m.Report(); r == nil || r.LMin != 1e-6 {
+		t.Fatalf("l_min after l: %+v", r)
+	}
+	if !strings.Contains(m.View(), "l_min 1 µs") {
+		t.Errorf("l_min not shown:\n%s", m.View())
+	}
+	// The correction keeps every message at least l_min long.
+	exec(m, press(m, "c"))
+	c := m.Correction()
+	if c == nil || c.LMin != 1e-6 {
+		t.Fatalf("correction %+v", c)
+	}
+	for r := range c.Trace.Ranks {
+		for _, e := range c.Trace.Ranks[r].Events {
+			if e.Kind != tracefmt.KindRecv || e.Match < 0 {
+				continue
+			}
+			s := c.Trace.Event(tracefmt.EventRef{Rank: e.Peer, Index: e.Match})
+			if lat := c.Trace.Seconds(e.Time - s.Time); lat < 1e-6*(1-1e-6) {
+				t.Fatalf("corrected message %d→%d takes %g s", e.Peer, r, lat)
+			}
+		}
+	}
+	// 0 → 1 → 10 → 100 µs → 0.
+	for _, want := range []float64{10e-6, 100e-6, 0} {
+		exec(m, press(m, "l"))
+		if got := m.Report().LMin; got != want {
+			t.Fatalf("l_min %g, want %g", got, want)
+		}
+	}
+}

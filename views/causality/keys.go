@@ -8,7 +8,7 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Home, End key.Binding
 	Sort, Reverse                         key.Binding
 	Focus                                 key.Binding
-	Correct                               key.Binding
+	Correct, LMin                         key.Binding
 	Recheck, Cancel                       key.Binding
 }
 
@@ -28,6 +28,7 @@ func DefaultKeyMap() KeyMap {
 		Reverse:  b("r", "reverse order", "r"),
 		Focus:    b("enter", "show in the timeline", "enter"),
 		Correct:  b("c", "correct the timestamps", "c"),
+		LMin:     b("l", "l_min: 0, 1, 10, 100 µs", "l"),
 		Recheck:  b("R", "check again", "R"),
 		Cancel:   b("esc", "cancel the check or correction", "esc"),
 	}
@@ -43,6 +44,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End},
 		{k.Sort, k.Reverse, k.Focus},
-		{k.Correct, k.Recheck, k.Cancel},
+		{k.Correct, k.LMin, k.Recheck, k.Cancel},
 	}
 }

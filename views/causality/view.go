@@ -154,7 +154,7 @@ func (m *Model) correction() []string {
 		if m.rep.ClockViolations() == 0 {
 			return []string{st.Dim.Render("no clock violations to correct")}
 		}
-		return []string{st.Dim.Render("press c to correct the timestamps")}
+		return []string{st.Dim.Render("press c to correct the timestamps (l sets l_min, the smallest latency a corrected message keeps)")}
 	}
 	c := m.corr
 	var b strings.Builder
@@ -403,7 +403,7 @@ func (m *Model) footer(w int) string {
 	at := 0
 	for i, k := range []struct{ k, d string }{
 		{"↑↓", "select"}, {"enter", "timeline"}, {"s", "sort (" + m.sort.String() + ")"}, {"r", "reverse"},
-		{"c", "correct"}, {"R", "check again"},
+		{"c", "correct"}, {"l", "l_min"}, {"R", "check again"},
 	} {
 		sep := ""
 		if i > 0 {
