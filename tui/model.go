@@ -198,6 +198,9 @@ func (m *Model) build(i int) component.Model {
 	if m.views[i] == nil {
 		v := m.tabs[i].New(m.common, m.tr)
 		v.SetSize(m.common.Width, m.common.Height)
+		if r, ok := v.(Rooted); ok && m.opts.Library != "" {
+			r.SetRoot(m.opts.Library)
+		}
 		if m.alt != nil {
 			if a, ok := v.(AltSetter); ok {
 				a.SetAlt(m.alt, m.label)

@@ -125,6 +125,10 @@ type (
 	// while Capturing is true it gets every key before the global
 	// bindings, so typing "q" does not quit.
 	InputCapturer interface{ Capturing() bool }
+	// Rooted is a view that reads or writes files of its own (the
+	// Machine tab's configurations): with a Library set, the application
+	// confines it there.
+	Rooted interface{ SetRoot(dir string) }
 )
 
 // theme picks the session's theme from the options and the terminal's

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,28 +14,44 @@ import (
 )
 
 // settle runs cmd and every command that follows from it, as a Bubble
-// Tea program would, until nothing is left (ticks excluded).
+// Tea program would, until nothing is left; commands that take longer
+// than a moment (a cursor's blink, timers) are dropped, and so is what is
+// left after a thousand.
 func settle(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(queue) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the program did not settle")
-		}
+	for n := 0; len(queue) > 0 && n < 1000; n++ {
 		c := queue[0]
 		queue = queue[1:]
 		if c == nil {
 			continue
 		}
-		switch msg := c().(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case simulate.AdvanceMsg, simulate.SliceMsg:
-			_, next := m.Update(msg)
-			queue = append(queue, next)
+		ch := make(chan tea.Msg, 1)
+		go func() { ch <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-ch:
+		case <-time.After(400 * time.Millisecond): // under a cursor blink (530 ms)
+			continue
 		}
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().ConvertibleTo(reflect.TypeFor[[]tea.Cmd]()) {
+			queue = append(queue, v.Convert(reflect.TypeFor[[]tea.Cmd]()).Interface().([]tea.Cmd)...)
+			continue
+		}
+		switch msg.(type) {
+		case nil, clearStatusMsg:
+			continue
+		}
+		_, next := m.Update(msg)
+		queue = append(queue, next)
+	}
+}
+
+// keys presses keys, each one settled.
+func keys(t *testing.T, m *Model, ks ...string) {
+	t.Helper()
+	for _, k := range ks {
+		settle(t, m, press(m, k))
 	}
 }
 
@@ -75,5 +94,21 @@ func TestSimulationRunsInTheApplication(t *testing.T) {
 				t.Errorf("stepped to %d events under a budget of %d", v.Snapshot().Events, tc.budget.Events)
 			}
 		})
+	}
+}
+
+// With a library, views that keep files of their own are confined to it.
+func TestLibraryConfinesViews(t *testing.T) {
+	lib := t.TempDir()
+	m := newModel(t, 120, 40, func(o *Options) { o.Library = lib })
+	i := m.tabIndex("Machine")
+	keys(t, m, string(rune('1'+i)), "w")
+	for range 30 {
+		settle(t, m, func() tea.Msg { return tea.KeyPressMsg{Code: tea.KeyBackspace} })
+	}
+	keys(t, m, strings.Split("cfg.toml", "")...)
+	keys(t, m, "enter")
+	if _, err := os.Stat(filepath.Join(lib, "cfg.toml")); err != nil {
+		t.Fatalf("the Machine tab did not save into the library: %v\n%s", err, ascii(t, m.Frame()))
 	}
 }

@@ -591,20 +591,48 @@ func (m *Model) applyPreset(name string) tea.Cmd {
 }
 
 // path resolves a file name for saving or loading, inside the root when
-// one is set.
-func (m *Model) path(p string) string {
+// one is set: ".." cannot climb out of it, and neither can a symbolic link
+// inside it.
+func (m *Model) path(p string) (string, error) {
 	p = strings.TrimSpace(p)
 	if m.root == "" {
-		return p
+		return p, nil
 	}
-	return filepath.Join(m.root, filepath.Clean("/"+p))
+	full := filepath.Join(m.root, filepath.Clean("/"+p))
+	root, err := filepath.EvalSymlinks(m.root)
+	if err != nil {
+		return "", err
+	}
+	// The file may not exist yet (a save): check the deepest part that does.
+	for dir := full; ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return "", fmt.Errorf("%s: outside the library", p)
+			}
+			return full, nil
+		}
+		if dir == m.root || dir == filepath.Dir(dir) {
+			return full, nil
+		}
+	}
 }
 
 func (m *Model) save(name string) tea.Cmd {
-	p := m.path(name)
+	p, err := m.path(name)
+	if err != nil {
+		m.note = "save: " + err.Error()
+		return nil
+	}
 	format := "toml"
 	if strings.EqualFold(filepath.Ext(p), ".json") {
 		format = "json"
+	}
+	if ext := strings.ToLower(filepath.Ext(p)); m.root != "" && ext != ".toml" && ext != ".json" {
+		// In a shared library (a served session) a save may only make
+		// configuration files, never replace a trace someone else reads.
+		m.note = "save: " + name + ": the name must end in .toml or .json"
+		return nil
 	}
 	data, err := m.cfg.Encode(format)
 	if err == nil {
@@ -622,7 +650,11 @@ func (m *Model) save(name string) tea.Cmd {
 }
 
 func (m *Model) load(name string) tea.Cmd {
-	p := m.path(name)
+	p, err := m.path(name)
+	if err != nil {
+		m.note = "load: " + err.Error()
+		return nil
+	}
 	c := replay.Default()
 	if err := c.LoadFile(p); err != nil {
 		m.note = "load: " + err.Error()

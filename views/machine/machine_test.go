@@ -422,3 +422,40 @@ func TestEditCollectives(t *testing.T) {
 		t.Fatalf("not applied: %v", m.err)
 	}
 }
+
+// In a library (a served session) saves make configuration files only,
+// and no path, symbolic links included, leads out of it.
+func TestRootConfinement(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	trace := filepath.Join(dir, "course.tsim")
+	os.WriteFile(trace, []byte("tsim 1\n"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	m, _ := newMachine(t, 16)
+	m.SetRoot(dir)
+	tests := []struct {
+		key, name, note string
+	}{
+		{"w", "course.tsim", "must end in .toml or .json"},
+		{"w", "escape/x.toml", "outside the library"},
+		{"l", "escape/x.toml", "outside the library"},
+		{"w", "ok.json", "saved " + filepath.Join(dir, "ok.json")},
+	}
+	for _, tc := range tests {
+		typeKeys(m, tc.key)
+		for range 30 {
+			typeKeys(m, "backspace")
+		}
+		typeKeys(m, tc.name, "enter")
+		if !strings.Contains(m.note, tc.note) {
+			t.Errorf("%s %s: note %q, want %q", tc.key, tc.name, m.note, tc.note)
+		}
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "tsim 1\n" {
+		t.Errorf("the library's trace was overwritten: %q", data)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("a file was written outside the library: %v", entries)
+	}
+}
