@@ -83,10 +83,12 @@ type Model struct {
 	// indices, computed with the report off the event loop.
 	all   []causality.Finding
 	order [numSortKeys][]int32
-	sort  SortKey
-	rev   bool
-	cur   int // position of the selected finding in the sorted list
-	top   int // first list row shown
+	// largest is the largest amount of each kind, for the counts line.
+	largest [causality.NumKinds]float64
+	sort    SortKey
+	rev     bool
+	cur     int // position of the selected finding in the sorted list
+	top     int // first list row shown
 
 	status string
 
@@ -110,13 +112,14 @@ var _ component.Model = (*Model)(nil)
 
 // checkDoneMsg carries a finished check.
 type checkDoneMsg struct {
-	run   *run
-	g     *causality.Graph
-	rep   *causality.Report
-	all   []causality.Finding
-	order [numSortKeys][]int32
-	start float64
-	err   error
+	run     *run
+	g       *causality.Graph
+	rep     *causality.Report
+	all     []causality.Finding
+	order   [numSortKeys][]int32
+	largest [causality.NumKinds]float64
+	start   float64
+	err     error
 }
 
 // correctDoneMsg carries a finished correction.
@@ -200,6 +203,10 @@ func (m *Model) startCheck() tea.Cmd {
 		if err == nil {
 			msg.all = rep.Findings()
 			msg.order = sortOrders(msg.all)
+			for i := range msg.all {
+				f := &msg.all[i]
+				msg.largest[f.Kind] = max(msg.largest[f.Kind], f.Amount)
+			}
 		}
 		return msg
 	}
@@ -348,7 +355,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			m.checkErr = msg.err
 			return m, nil
 		}
-		m.g, m.rep, m.all, m.order, m.startSec = msg.g, msg.rep, msg.all, msg.order, msg.start
+		m.g, m.rep, m.all, m.order, m.largest, m.startSec = msg.g, msg.rep, msg.all, msg.order, msg.largest, msg.start
 		m.cur, m.top = 0, 0
 	case correctDoneMsg:
 		if msg.run != m.fix {

@@ -2,9 +2,12 @@ package causality
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -362,5 +365,23 @@ func TestLMin(t *testing.T) {
 		if got := m.Report().LMin; got != want {
 			t.Fatalf("l_min %g, want %g", got, want)
 		}
+	}
+}
+
+// TestDroppedViewCancels: the application drops a view without telling
+// it (another trace, the session's end); the view's work is cancelled
+// once it is collected.
+func TestDroppedViewCancels(t *testing.T) {
+	ctx := func() context.Context {
+		m := New(&component.Common{Theme: themes.Dark()}, skewed(t))
+		m.Init()
+		return m.base
+	}()
+	for i := 0; i < 100 && ctx.Err() == nil; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ctx.Err() == nil {
+		t.Fatal("the dropped view's context was not cancelled")
 	}
 }

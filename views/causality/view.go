@@ -125,11 +125,7 @@ func (m *Model) head(w int) []string {
 			}
 			p := fmt.Sprintf("%s %d", k, r.Counts[k])
 			if c == causality.ClassClock {
-				var top float64
-				for i := range r.ByKind[k] {
-					top = max(top, r.ByKind[k][i].Amount)
-				}
-				p += " (max " + units.FormatDuration(top) + ")"
+				p += " (max " + units.FormatDuration(m.largest[k]) + ")"
 			}
 			parts = append(parts, p)
 		}

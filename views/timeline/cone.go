@@ -14,7 +14,8 @@ import (
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
 
-// The causal cone (key K) of the selected event: on each rank, the events
+// The causal cone (key K) of the selected event (a message's send, a
+// state's enter): on each rank, the events
 // that happen before it (its past) and after it (its future) by
 // happens-before, whatever their timestamps say. Everything between the
 // two on a rank is concurrent with the selection and is dimmed, so that

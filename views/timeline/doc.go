@@ -40,6 +40,7 @@
 //	search                     /          next/previous match    n N
 //	rank filter ("0-3,8,60-")  r          legend focus           L (↑↓, space)
 //	original/alternative times a          messages mode          m (auto, arrows, marks, off)
+//	causal cone of the selection K        (events concurrent with it dimmed; see cone.go)
 //
 // The mouse wheel zooms around the pointer (shift or horizontal wheel
 // pans), a click selects, a click in the overview centres the window, a
