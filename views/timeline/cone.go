@@ -15,12 +15,11 @@ import (
 )
 
 // The causal cone (key K) of the selected event (a message's send, a
-// state's enter): on each rank, the events
-// that happen before it (its past) and after it (its future) by
-// happens-before, whatever their timestamps say. Everything between the
-// two on a rank is concurrent with the selection and is dimmed, so that
-// what could have influenced the selected event, and what it could
-// influence, stands out. With skewed clocks the boundaries can sit at odd
+// state's enter): on each rank, the events that happen before it (its
+// past) and after it (its future) by happens-before, whatever their
+// timestamps say. Everything between the two on a rank is concurrent with
+// the selection and is dimmed, so that what could have influenced the
+// selected event, and what it could influence, stands out. With skewed clocks the boundaries can sit at odd
 // times (a past event stamped after a future one); after correction they
 // line up.
 //
@@ -28,7 +27,9 @@ import (
 // the event loop; the Graph is built once per trace, also off the event
 // loop, and shared by every cone computed on that trace. The cone is the
 // same in original and alternative times (same events, same matches):
-// only where it is drawn changes.
+// only where it is drawn changes. A selection made through Focus (the
+// application's FocusEventMsg) gets its cone with the next message the
+// view handles, since Focus cannot return a command.
 
 // coneState is the cone display.
 type coneState struct {
