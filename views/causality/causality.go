@@ -372,6 +372,21 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		return m, func() tea.Msg { return component.AltTraceMsg{Trace: c.Trace, Label: "corrected"} }
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.move(-3)
+		case tea.MouseWheelDown:
+			m.move(3)
+		}
+		m.dirty = true
+	case tea.MouseClickMsg:
+		// A click on a row of the list selects its finding.
+		f := m.layout(m.common.Width, m.common.Height)
+		if i := msg.Y - len(f.head) - 1; msg.Button == tea.MouseLeft && i >= 0 && i < f.rows && m.top+i < m.Len() {
+			m.cur = m.top + i
+			m.dirty = true
+		}
 	case tea.BackgroundColorMsg:
 		m.dirty = true
 	}

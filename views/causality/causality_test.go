@@ -385,3 +385,24 @@ func TestDroppedViewCancels(t *testing.T) {
 		t.Fatal("the dropped view's context was not cancelled")
 	}
 }
+
+func TestMouse(t *testing.T) {
+	m := checked(t, themes.Dark(), skewed(t), 120, 40)
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if f, _ := m.Selected(); f != m.Findings()[3] {
+		t.Errorf("wheel down: selected %v", f)
+	}
+	// The list's header is under the head lines; its first row under it.
+	v := strings.Split(ascii(t, m.View()), "\n")
+	y := -1
+	for i, l := range v {
+		if strings.Contains(l, "KIND") {
+			y = i
+			break
+		}
+	}
+	m.Update(tea.MouseClickMsg{X: 5, Y: y + 2, Button: tea.MouseLeft})
+	if f, _ := m.Selected(); f != m.Findings()[1] {
+		t.Errorf("click on the second row: selected %v", f)
+	}
+}
