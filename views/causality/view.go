@@ -150,7 +150,7 @@ func (m *Model) correction() []string {
 		if m.rep.ClockViolations() == 0 {
 			return []string{st.Dim.Render("no clock violations to correct")}
 		}
-		return []string{st.Dim.Render("press c to correct the timestamps (l sets l_min, the smallest latency a corrected message keeps)")}
+		return []string{st.Dim.Render("press c to correct the timestamps · l sets l_min, the least latency they keep")}
 	}
 	c := m.corr
 	var b strings.Builder
@@ -235,19 +235,21 @@ func (m *Model) render(w, h int) []string {
 // shown.
 func (m *Model) columns(w, rows int) columns {
 	c := columns{kind: len("KIND"), events: len("EVENTS")}
+	times := len("TIMES")
 	for i := m.top; i < min(m.top+rows, m.Len()); i++ {
 		f := m.at(i)
 		c.kind = max(c.kind, len(f.Kind.String()))
 		c.events = max(c.events, ansi.StringWidth(eventsText(f)))
+		times = max(times, ansi.StringWidth(m.timesText(f)))
 	}
 	used := 2 + c.kind + 2 + c.events
 	if used+12 <= w {
 		c.amount = 10
 		used += 12
 	}
-	if used+25 <= w && m.rep != nil && m.rep.Timed {
-		c.times = 23
-		used += 25
+	if used+times+2 <= w && m.rep != nil && m.rep.Timed {
+		c.times = times
+		used += times + 2
 	}
 	if w-used >= 12 {
 		c.detail = w - used
@@ -383,7 +385,7 @@ func (m *Model) eventsPhrase(f *causality.Finding) string {
 		case f.Kind == causality.KindReversal:
 			s += " The receive is stamped " + units.FormatDuration(-d) + " before the send (latency " + signed(d) + ")."
 		case d < 0:
-			s += " The second is stamped " + units.FormatDuration(-d) + " before the first."
+			s += " The " + names[1] + " is stamped " + units.FormatDuration(-d) + " before the " + names[0] + "."
 		}
 	}
 	return s
