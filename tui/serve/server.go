@@ -140,9 +140,11 @@ func New(cfg Config) (*Server, error) {
 		Version:          "tracesim",
 		HostSigners:      []ssh.Signer{cfg.HostKey},
 		HandshakeTimeout: handshakeTimeout,
-		// A backstop for connections that died without a FIN; the
-		// application-level idle timeout (input only) comes first.
-		IdleTimeout:              idleBackstop(cfg.IdleTimeout),
+		// No transport IdleTimeout: charm.land/ssh v0.4.2 then updates
+		// a connection's deadlines from its read loop while handleConn
+		// writes them (a data race -race reports). Idle sessions are
+		// closed by watchIdle; dead peers by TCP keep-alive, which Go
+		// enables on accepted connections.
 		SessionRequestCallback:   s.allowRequest,
 		ConnCallback:             s.openConn,
 		ConnectionCloseCallback:  s.closeConn,
@@ -162,15 +164,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ssh = srv
 	return s, nil
-}
-
-// idleBackstop is the transport's idle timeout: with reads and writes
-// resetting it, it only fires on a connection that is really dead.
-func idleBackstop(idle time.Duration) time.Duration {
-	if idle <= 0 {
-		return 0
-	}
-	return idle + time.Minute
 }
 
 // ListenAndServe listens on the TCP address addr and serves until ctx is
@@ -401,7 +394,6 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			Library:   s.lib.Dir(),
 			Context:   ctx,
 			SimBudget: s.cfg.SimBudget,
-			Tabs:      budgetTabs(s.cfg.SimBudget),
 			Open:      s.opener(se, log),
 		}
 		if len(args) == 1 {
