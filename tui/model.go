@@ -15,8 +15,8 @@
 // first time their tab is shown and rebuilt when another trace is opened;
 // they share one component.Common (the view area and the session's
 // theme). Besides component.Model a view may implement the optional
-// interfaces Windower, WindowSetter, Selector, Focuser, AltSetter and
-// InputCapturer. Messages the application does not know are passed to
+// interfaces Windower, WindowSetter, Selector, AltSetter, InputCapturer and
+// Rooted. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.
 package tui
@@ -317,12 +317,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.active = i
-		if f, ok := v.(Focuser); ok {
-			f.Focus(msg.Event)
-			return nil
-		}
-		_, cmd := v.Update(msg)
-		return m.replace(i, v, cmd)
+		// Through Update: the view may answer with a
+		// command (the Timeline computes the selection's causal cone, or
+		// waits for its summary to be built).
+		nv, cmd := v.Update(msg)
+		return m.replace(i, nv, cmd)
 	case component.AltTraceMsg:
 		m.alt, m.label = msg.Trace, msg.Label
 		if m.alt == nil {
@@ -333,10 +332,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			if v == nil {
 				continue
 			}
-			if a, ok := v.(AltSetter); ok {
-				a.SetAlt(msg.Trace, msg.Label)
-				continue
-			}
+			// Through Update, not AltSetter: the Timeline indexes
+			// the alternative times in the background (half a second for
+			// ten million events) instead of on the event loop.
 			nv, cmd := v.Update(msg)
 			cmds = append(cmds, m.replace(i, nv, cmd))
 		}

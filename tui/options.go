@@ -114,10 +114,10 @@ type (
 	WindowSetter interface{ SetWindow(start, end float64) }
 	// Selector describes the current selection for the status bar.
 	Selector interface{ Selection() string }
-	// Focuser selects an event (component.FocusEventMsg).
-	Focuser interface{ Focus(tracefmt.EventRef) }
-	// AltSetter shows an alternative version of the trace
-	// (component.AltTraceMsg).
+	// AltSetter shows an alternative version of the trace at once: a view
+	// built while one is offered gets it this way (component.AltTraceMsg
+	// reaches the views that exist through Update, where they may index
+	// it in the background).
 	AltSetter interface {
 		SetAlt(tr *tracefmt.Trace, label string)
 	}

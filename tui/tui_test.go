@@ -266,10 +266,15 @@ func (f *fakeView) new(c *component.Common, tr *tracefmt.Trace) component.Model 
 
 func (f *fakeView) Init() tea.Cmd { return nil }
 func (f *fakeView) Update(msg tea.Msg) (component.Model, tea.Cmd) {
-	if _, ok := msg.(tea.KeyPressMsg); ok {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
 		f.keys++
 		f.start++
-	} else {
+	case component.FocusEventMsg:
+		f.focused = &msg.Event
+	case component.AltTraceMsg:
+		f.alt = msg.Label
+	default:
 		f.msgs = append(f.msgs, msg)
 	}
 	return f, nil
@@ -283,7 +288,6 @@ func (f *fakeView) FullHelp() [][]key.Binding          { return nil }
 func (f *fakeView) Capturing() bool                    { return f.capture }
 func (f *fakeView) Window() (float64, float64)         { return f.start, f.end }
 func (f *fakeView) Selection() string                  { return "fake selection" }
-func (f *fakeView) Focus(r tracefmt.EventRef)          { f.focused = &r }
 func (f *fakeView) SetAlt(_ *tracefmt.Trace, l string) { f.alt = l }
 
 func TestRouting(t *testing.T) {
