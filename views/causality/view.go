@@ -11,6 +11,7 @@ import (
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // View implements component.Model. The frame is cached until something
@@ -22,7 +23,7 @@ func (m *Model) View() string {
 	}
 	m.renders++
 	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = fit(m.render(w, h), w, h)
+	m.cache = component.Fit(m.render(w, h), w, h)
 	m.dirty = false
 	return m.cache
 }
@@ -512,23 +513,4 @@ func padLeft(s string, w int) string {
 // pad pads s with spaces to w cells.
 func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
-}
-
-// fit makes lines exactly w cells wide and h lines tall.
-func fit(lines []string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return strings.Repeat("\n", max(h-1, 0))
-	}
-	out := make([]string, h)
-	for i := range out {
-		s := ""
-		if i < len(lines) {
-			s = lines[i]
-		}
-		if ansi.StringWidth(s) > w {
-			s = ansi.Truncate(s, w, "")
-		}
-		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
-	}
-	return strings.Join(out, "\n")
 }

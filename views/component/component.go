@@ -7,8 +7,11 @@
 package component
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/themes"
 )
@@ -39,4 +42,25 @@ type Model interface {
 	View() string
 	// SetSize gives the component its drawing area.
 	SetSize(width, height int)
+}
+
+// Fit lays lines out in exactly w×h cells, as View must: longer lines are
+// cut at w cells (escape sequences kept intact), shorter ones padded with
+// spaces, missing lines added blank and extra ones dropped.
+func Fit(lines []string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return strings.Repeat("\n", max(h-1, 0))
+	}
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		if ansi.StringWidth(s) > w {
+			s = ansi.Truncate(s, w, "")
+		}
+		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	}
+	return strings.Join(out, "\n")
 }

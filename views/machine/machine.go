@@ -674,7 +674,7 @@ func (m *Model) View() string {
 	}
 	m.cw, m.ch, m.theme = w, h, m.common.Theme
 	m.dirty = false
-	m.cache = fit(m.render(w, h), w, h)
+	m.cache = component.Fit(m.render(w, h), w, h)
 	return m.cache
 }
 
@@ -784,25 +784,6 @@ func pad(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return ansi.Truncate(s, w, "…")
-}
-
-// fit makes lines exactly w×h: truncated or padded, cut or filled.
-func fit(lines []string, w, h int) string {
-	out := make([]string, h)
-	for i := range out {
-		l := ""
-		if i < len(lines) {
-			l = lines[i]
-		}
-		if lipgloss.Width(l) > w {
-			l = ansi.Truncate(l, w, "")
-		}
-		if n := lipgloss.Width(l); n < w {
-			l += strings.Repeat(" ", w-n)
-		}
-		out[i] = l
-	}
-	return strings.Join(out, "\n")
 }
 
 // wrapText splits s into lines of at most w cells at spaces.

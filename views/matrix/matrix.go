@@ -14,7 +14,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -302,7 +301,7 @@ func (m *Model) View() string {
 	}
 	m.renders++
 	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = fit(m.render(), w, h)
+	m.cache = component.Fit(m.render(), w, h)
 	m.dirty = false
 	return m.cache
 }
@@ -466,23 +465,4 @@ func (m *Model) legend(r valueRange) string {
 	}
 	rw.raw(th.Styles.Dim.Render(" " + m.format(r.hi)))
 	return rw.String()
-}
-
-// fit makes lines exactly w cells wide and h lines tall.
-func fit(lines []string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return strings.Repeat("\n", max(h-1, 0))
-	}
-	out := make([]string, h)
-	for i := range out {
-		s := ""
-		if i < len(lines) {
-			s = lines[i]
-		}
-		if ansi.StringWidth(s) > w {
-			s = ansi.Truncate(s, w, "")
-		}
-		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
-	}
-	return strings.Join(out, "\n")
 }

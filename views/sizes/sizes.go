@@ -157,7 +157,7 @@ func (m *Model) View() string {
 	m.refresh()
 	m.renders++
 	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = fit(m.render(w, h), w, h)
+	m.cache = component.Fit(m.render(w, h), w, h)
 	m.dirty = false
 	return m.cache
 }
@@ -275,23 +275,4 @@ func barOf(f float64, w int) string {
 		full++
 	}
 	return s + strings.Repeat(" ", max(0, w-full))
-}
-
-// fit makes lines exactly w cells wide and h lines tall.
-func fit(lines []string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return strings.Repeat("\n", max(h-1, 0))
-	}
-	out := make([]string, h)
-	for i := range out {
-		s := ""
-		if i < len(lines) {
-			s = lines[i]
-		}
-		if ansi.StringWidth(s) > w {
-			s = ansi.Truncate(s, w, "")
-		}
-		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
-	}
-	return strings.Join(out, "\n")
 }

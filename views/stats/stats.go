@@ -444,7 +444,7 @@ func (m *Model) rankTable(w, h int) string {
 		}
 		lines = append(lines, line)
 	}
-	return fit(lines, w, h)
+	return component.Fit(lines, w, h)
 }
 
 // activityColor is the colour of an activity's bar segment.
@@ -523,24 +523,5 @@ func (m *Model) funcTable(w, h int) string {
 	if len(order) == 0 && len(lines) < h {
 		lines = append(lines, th.Styles.Dim.Render("No states in this trace."))
 	}
-	return fit(lines, w, h)
-}
-
-// fit makes lines exactly w cells wide and h lines tall.
-func fit(lines []string, w, h int) string {
-	if w <= 0 || h <= 0 {
-		return strings.Repeat("\n", max(h-1, 0))
-	}
-	out := make([]string, h)
-	for i := range out {
-		s := ""
-		if i < len(lines) {
-			s = lines[i]
-		}
-		if ansi.StringWidth(s) > w {
-			s = ansi.Truncate(s, w, "")
-		}
-		out[i] = s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
-	}
-	return strings.Join(out, "\n")
+	return component.Fit(lines, w, h)
 }
