@@ -123,7 +123,7 @@ func New(opts Options) *Model {
 		tabs: tabs, views: make([]component.Model, len(tabs)),
 		help: help.New(),
 	}
-	m.common = &component.Common{Theme: opts.theme(true)}
+	m.common = &component.Common{Theme: opts.theme(true), Derived: opts.Derived}
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.

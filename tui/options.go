@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/causality"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/matrix"
 	"github.com/tracesim/tracesim/views/simulate"
@@ -58,6 +59,12 @@ type Options struct {
 	// means no limit. An SSH server sets it so that one student cannot
 	// take the machine from a classroom.
 	SimBudget SimBudget
+	// Derived, when set, shares the views' derived data (the Timeline's
+	// summary, indexes, the happens-before graph) with the other sessions
+	// given the same cache: a server passes one cache to all of its
+	// sessions so that a class on one trace builds them once. Nil means
+	// the session builds its own.
+	Derived *derived.Cache
 }
 
 // SimBudget bounds the simulations of one session: the application stops

@@ -37,6 +37,27 @@ func heapAlloc() uint64 {
 // trace's size), must not change the trace, and must give the memory
 // back when the sessions end. The figures are logged (go test -v).
 func TestLoad50Sessions(t *testing.T) {
+	// A trace big enough that one copy per session would dwarf the
+	// sessions' own state, small enough to simulate 50 times under -race.
+	loadSessions(t, gen.Options{Pattern: "cg", Ranks: 16, Iters: 8, Compute: -1, Seed: 3}, simulateTab())
+}
+
+// TestLoad50SessionsLarge is TestLoad50Sessions on a 64-rank trace of
+// 57,600 events, where the views' derived data (the Timeline's summary,
+// the sizes index, the traffic matrix) outweigh the rest of a session:
+// the per-session figure shows whether they are shared. Without the
+// simulations, which would take minutes under -race.
+func TestLoad50SessionsLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("50 sessions on a 57,600-event trace")
+	}
+	loadSessions(t, gen.Options{Pattern: "cg", Ranks: 64, Iters: 20, Compute: -1, Seed: 3}, "")
+}
+
+// loadSessions runs the load test on a trace generated from o, running
+// a simulation in each session when simKey (the Simulate tab's key) is
+// set.
+func loadSessions(t *testing.T, o gen.Options, simKey string) {
 	const n = 50
 	const w, h = 60, 16 // small frames keep 50 sessions cheap under -race
 	var models modelLog
@@ -44,9 +65,7 @@ func TestLoad50Sessions(t *testing.T) {
 		models.capture(c)
 		c.MaxSessions = n
 	})
-	// A trace big enough that one copy per session would dwarf the
-	// sessions' own state, small enough to simulate 50 times under -race.
-	writeTrace(t, ts.libDir, "cg.tsim", gen.Options{Pattern: "cg", Ranks: 16, Iters: 8, Compute: -1, Seed: 3})
+	writeTrace(t, ts.libDir, "cg.tsim", o)
 
 	h0 := heapAlloc()
 	shared, _, err := ts.lib.Load(t.Context(), "cg")
@@ -57,7 +76,6 @@ func TestLoad50Sessions(t *testing.T) {
 	traceBytes := int64(h1) - int64(h0)
 	goroutines0 := runtime.NumGoroutine()
 
-	simKey := simulateTab()
 	start := time.Now()
 	var (
 		ready    sync.WaitGroup // every session connected and interacted
@@ -156,6 +174,8 @@ func TestLoad50Sessions(t *testing.T) {
 	ts.srv.mu.Unlock()
 	h2 := heapAlloc()
 	goroutines1 := runtime.NumGoroutine()
+	// The views' derived data of the trace, built once for the class.
+	builds, entries := ts.srv.derived.Builds(), ts.srv.derived.Len()
 
 	close(release)
 	finished.Wait()
@@ -207,9 +227,15 @@ func TestLoad50Sessions(t *testing.T) {
 		mib(h0), mib(h1), kib(traceBytes), mib(h2), n, mib(h3))
 	t.Logf("per session: %s of heap (server and client ends together), %.2f× the trace; %d goroutines before, %d with the sessions open",
 		kib(perSession), float64(perSession)/float64(max(traceBytes, 1)), goroutines0, goroutines1)
+	t.Logf("derived data: %d builds, %d values shared by the %d sessions", builds, entries, n)
 	t.Logf("after: %d goroutines", goroutines2)
 	t.Logf("frames: %s received by the clients in all, at least %s by each", kib(int64(total)), kib(int64(minRecv)))
 
+	// Shared: each kind of derived data (the Timeline's summary, the
+	// sizes index, the traffic matrix, …) is built once, not per session.
+	if builds > 8 {
+		t.Errorf("%d builds of derived data for %d sessions on one trace: not shared", builds, n)
+	}
 	// Bounded: a session's own state (its views' indexes, the renderer,
 	// the SSH channel) stays within a few MiB whatever the class size.
 	if perSession > 8<<20 {

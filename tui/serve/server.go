@@ -19,6 +19,7 @@ import (
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tui"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Defaults for the zero values of Config.
@@ -78,6 +79,10 @@ type Server struct {
 	log  *slog.Logger
 	keys *keyring // nil when anonymous
 	ssh  *ssh.Server
+	// derived is shared by every session: the library hands them one
+	// trace, and this the views' summaries and indexes of it, built once
+	// instead of once per student.
+	derived *derived.Cache
 
 	maxConns int
 
@@ -122,6 +127,7 @@ func New(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		sessions: make(map[uint64]*session),
 		bySess:   make(map[ssh.Session]*session),
+		derived:  derived.New(),
 		// Room for every session plus as many connections again that
 		// are authenticating or being refused.
 		maxConns: 2*cfg.MaxSessions + 8,
@@ -395,6 +401,7 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			Context:   ctx,
 			SimBudget: s.cfg.SimBudget,
 			Open:      s.opener(se, log),
+			Derived:   s.derived,
 		}
 		if len(args) == 1 {
 			// Check the name now, to refuse it with a message before the

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Common is the per-session context shared by the components of one
@@ -23,6 +24,10 @@ type Common struct {
 	Width, Height int
 	// Theme is the session's palette and styles.
 	Theme *themes.Theme
+	// Derived shares the data views derive from a trace (summaries,
+	// indexes, graphs) with the other sessions of the process; nil means
+	// each view builds its own. Views must not change what it returns.
+	Derived *derived.Cache
 }
 
 // SetSize records the component's drawing area.
