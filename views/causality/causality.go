@@ -27,6 +27,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // SortKey is an order of the findings list.
@@ -194,9 +195,15 @@ func (m *Model) startCheck() tea.Cmd {
 	r := &run{cancel: cancel, start: time.Now()}
 	m.check, m.dirty = r, true
 	tr, opts := m.tr, m.opts
+	// The graph is shared with the other sessions (and the Timeline's
+	// cone) through the cache; checks and corrections only read it.
+	var d *derived.Cache
+	if m.common != nil {
+		d = m.common.Derived
+	}
 	return func() tea.Msg {
 		defer cancel()
-		g := causality.NewGraph(tr)
+		g := derived.Graph(d, tr)
 		rep, err := g.Check(ctx, opts)
 		start, _ := tr.Span() // a scan of every event: not on the event loop
 		msg := checkDoneMsg{run: r, g: g, rep: rep, err: err, start: tr.Seconds(start)}

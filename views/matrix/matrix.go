@@ -19,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Mode is the quantity the matrix shows.
@@ -80,7 +81,17 @@ type layout struct {
 
 // New returns a matrix view of tr's point-to-point traffic.
 func New(c *component.Common, tr *tracefmt.Trace) *Model {
-	return NewFromTraffic(c, ComputeTraffic(tr))
+	return NewFromTraffic(c, traffic(c, tr))
+}
+
+// traffic returns tr's matrix, shared with the other sessions through c's
+// cache: the view only reads it (Nodes and relayout make new matrices).
+func traffic(c *component.Common, tr *tracefmt.Trace) *Traffic {
+	var d *derived.Cache
+	if c != nil {
+		d = c.Derived
+	}
+	return derived.Get(d, tr, "matrix.traffic", func() *Traffic { return ComputeTraffic(tr) })
 }
 
 // NewFromTraffic returns a matrix view of an already computed matrix.
@@ -94,7 +105,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // SetTrace replaces the trace the matrix shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
-	m.ranks = ComputeTraffic(tr)
+	m.ranks = traffic(m.common, tr)
 	m.perNode = 1
 	m.shown = m.ranks
 	m.cx, m.cy = 0, 0

@@ -15,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Model is the sizes view.
@@ -50,7 +51,13 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 
 // SetTrace replaces the trace the view shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
-	m.sends = IndexSends(tr)
+	// Shared with the other sessions through the cache: the view only
+	// reads the index.
+	var d *derived.Cache
+	if m.common != nil {
+		d = m.common.Derived
+	}
+	m.sends = derived.Get(d, tr, "sizes.sends", func() *Sends { return IndexSends(tr) })
 	m.unit = tr.Unit
 	m.timed = tr.Timed
 	m.rank = -1
