@@ -9,6 +9,7 @@ import (
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // Results are the outcome of a run. JSON names are those of
@@ -443,7 +444,7 @@ type RankStatus struct {
 func (st RankStatus) Describe() string {
 	switch st.State {
 	case StateDone:
-		return fmt.Sprintf("done at %s", st.Finish)
+		return "done at " + units.FormatDuration(st.Finish.Seconds())
 	case StateReady:
 		return fmt.Sprintf("ready at event %d", st.Event)
 	}

@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/tracesim/tracesim/themes"
@@ -200,6 +201,8 @@ func fmtCount(v float64) string {
 
 // fmtDur writes seconds compactly with three significant digits.
 func fmtDur(s float64) string {
+	// Round first, so that 999.96us is "1ms", not "1e+03us".
+	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 3, 64), 64)
 	a := math.Abs(s)
 	switch {
 	case a == 0:

@@ -14,6 +14,7 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -526,14 +527,21 @@ func Describe(c *replay.Config) string {
 }
 
 // fmtSeconds writes a time in seconds with a readable unit and enough
-// digits to tell close runs apart: "333.8692us".
+// digits (seven significant, rounded) to tell close runs apart:
+// "333.8692us".
 func fmtSeconds(s float64) string {
+	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 7, 64), 64)
 	for _, u := range []struct {
 		name  string
 		scale float64
 	}{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}} {
-		if s >= u.scale {
-			return strconv.FormatFloat(s/u.scale, 'f', -1, 64)[:min(len(strconv.FormatFloat(s/u.scale, 'f', -1, 64)), 9)] + u.name
+		if v := s / u.scale; s >= u.scale {
+			dec := max(0, 6-int(math.Floor(math.Log10(v))))
+			f := strconv.FormatFloat(v, 'f', dec, 64)
+			if strings.Contains(f, ".") {
+				f = strings.TrimRight(strings.TrimRight(f, "0"), ".")
+			}
+			return f + u.name
 		}
 	}
 	return strconv.FormatFloat(s*1e12, 'f', 0, 64) + "ps"

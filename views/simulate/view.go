@@ -346,7 +346,7 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	}
 	lines = append(lines,
 		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, fmtBytes(res.Messages.Bytes), fmtDur(res.Messages.Latency.Mean), fmtDur(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
-		line{fmt.Sprintf("%d events in %s host time (%s ev/s)", res.Events, fmtDur(res.Wall), fmtCount(res.EventsPerSec)), p.dim})
+		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, fmtDur(res.Wall), fmtCount(res.EventsPerSec)), p.dim})
 	if res.Deadlock != nil {
 		for _, l := range wrap("DEADLOCK: "+res.Deadlock.Message, w) {
 			lines = append(lines, line{l, p.errSt})
