@@ -12,6 +12,7 @@ import (
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // The causal cone (key K) of the selected event (a message's send, a
@@ -44,16 +45,18 @@ type coneState struct {
 	err   string
 }
 
-// graphCache builds a trace's happens-before graph once, in whichever
-// goroutine first needs it.
+// graphCache gets a trace's happens-before graph once, in whichever
+// goroutine first needs it, from the session's derived-data cache: the
+// Causality tab and the other sessions use the same graph.
 type graphCache struct {
-	tr   *tracefmt.Trace
-	once sync.Once
-	g    *causality.Graph
+	tr    *tracefmt.Trace
+	cache *derived.Cache // nil: a graph of its own
+	once  sync.Once
+	g     *causality.Graph
 }
 
 func (c *graphCache) get() *causality.Graph {
-	c.once.Do(func() { c.g = causality.NewGraph(c.tr) })
+	c.once.Do(func() { c.g = derived.Graph(c.cache, c.tr) })
 	return c.g
 }
 
@@ -128,7 +131,7 @@ func (m *Model) coneFollow() tea.Cmd {
 		return nil
 	}
 	if m.cone.graph == nil || m.cone.graph.tr != m.tr {
-		m.cone.graph = &graphCache{tr: m.tr}
+		m.cone.graph = &graphCache{tr: m.tr, cache: m.cache()}
 	}
 	m.cone.want, m.cone.busy = ev, true
 	gc := m.cone.graph

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // An index holds what the Timeline needs to draw one version of a trace
@@ -20,7 +21,9 @@ import (
 // state segments, its state intervals grouped by state (for the legend's
 // counts and totals), its point-to-point events in time order (for
 // arrows), and a multi-resolution summary (for zoomed-out views). It is
-// built once per trace and never changes, so frames only read it.
+// built once per trace and never changes, so frames only read it; the
+// index of a trace's own times is shared by every session showing the
+// trace (sharedIndex), so nothing may write to it after newIndex.
 type index struct {
 	tr *tracefmt.Trace
 	// timed is false for untimed traces, whose pseudo-time is the event's
@@ -134,11 +137,23 @@ type buildJob struct {
 	ix   *index
 }
 
-// startBuild starts building the index of tr in a goroutine.
-func startBuild(tr *tracefmt.Trace) *buildJob {
+// indexKind names the index of a trace's own times in a derived.Cache.
+const indexKind = "timeline.index"
+
+// sharedIndex returns the index of tr's own times from c, building it if
+// no session holds it; with a nil c, a private one. Alternative times are
+// per session and never go through it.
+func sharedIndex(c *derived.Cache, tr *tracefmt.Trace) *index {
+	return derived.Get(c, tr, indexKind, func() *index { return newIndex(tr) })
+}
+
+// startBuild starts getting the index of tr from c in a goroutine: a
+// session opening a trace whose index another session is building waits
+// for that build instead of starting its own.
+func startBuild(c *derived.Cache, tr *tracefmt.Trace) *buildJob {
 	j := &buildJob{tr: tr, done: make(chan struct{})}
 	go func() {
-		j.ix = newIndex(tr)
+		j.ix = sharedIndex(c, tr)
 		close(j.done)
 	}()
 	return j

@@ -14,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Model is the Timeline component. Create it with New.
@@ -156,9 +157,9 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.over, m.stats = overviewCache{}, statsCache{}
 	if tr != nil {
 		if tr.NumEvents() >= m.asyncEvents {
-			m.job = startBuild(tr)
+			m.job = startBuild(m.cache(), tr)
 		} else {
-			m.orig = newIndex(tr)
+			m.orig = sharedIndex(m.cache(), tr)
 		}
 		m.hidden = make([]bool, len(tr.States))
 		m.ranks = make([]int, len(tr.Ranks))
@@ -176,6 +177,14 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 		m.cur = (m.a + m.b) / 2
 	}
 	m.dirty = true
+}
+
+// cache returns the session's derived-data cache, nil for none.
+func (m *Model) cache() *derived.Cache {
+	if m.Common == nil {
+		return nil
+	}
+	return m.Derived
 }
 
 // poll installs the background summary when it is built and applies what
