@@ -20,6 +20,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Table names one of the view's two tables.
@@ -89,7 +90,18 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr = tr
 	m.windowed, m.hasWindow, m.stale = false, false, false
-	m.setProfile(ComputeProfile(tr))
+	m.setProfile(m.wholeRun())
+}
+
+// wholeRun returns the profile of the whole run, shared with the other
+// sessions through the derived-data cache: the view only reads it.
+func (m *Model) wholeRun() *Profile {
+	var d *derived.Cache
+	if m.common != nil {
+		d = m.common.Derived
+	}
+	tr := m.tr
+	return derived.Get(d, tr, "stats.profile", func() *Profile { return ComputeProfile(tr) })
 }
 
 // SetWindow gives the view the Timeline's visible window (trace units),
@@ -116,7 +128,7 @@ func (m *Model) refresh() {
 	if m.windowed && m.hasWindow && m.tr.Timed {
 		m.setProfile(ComputeProfileIn(m.tr, m.start, m.end))
 	} else {
-		m.setProfile(ComputeProfile(m.tr))
+		m.setProfile(m.wholeRun())
 	}
 	m.sorts[Ranks].offset, m.sorts[Functions].offset = offsets[0], offsets[1]
 }
@@ -131,7 +143,8 @@ func (m *Model) setProfile(p *Profile) {
 	m.resort()
 }
 
-// Profile returns the statistics shown.
+// Profile returns the statistics shown; they may be shared with other
+// sessions, so the caller must not change them.
 func (m *Model) Profile() *Profile { return m.prof }
 
 // Sort returns the focused table, its sort column and direction.
