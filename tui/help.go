@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -12,12 +14,21 @@ import (
 func (m *Model) helpView(w, h int) string {
 	st := m.common.Theme.Styles
 	lines := []string{st.Title.Render("Keys") + st.Dim.Render("  (? or esc closes)"), "", st.Bold.Render("Everywhere")}
-	lines = append(lines, m.helpBlocks(m.keys.FullHelp(), w-2)...)
+	keys := m.keys
+	if n := len(m.tabs); n > 1 && n < 9 {
+		keys.Tab.SetHelp(fmt.Sprintf("1–%d", n), "go to tab") // the keys past the last tab do nothing
+	}
+	lines = append(lines, m.helpBlocks(keys.FullHelp(), w-2)...)
 	if v := m.views[m.active]; v != nil {
 		if groups := nonEmpty(m.unshadowed(v.FullHelp())); len(groups) > 0 {
 			lines = append(lines, "", st.Bold.Render(m.tabs[m.active].Name))
 			lines = append(lines, m.helpBlocks(groups, w-2)...)
 		}
+	}
+	if len(lines) > h {
+		// Too tall (80×24 and the Timeline's keys): the blank lines go
+		// before any binding is cut off.
+		lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
 	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]

@@ -558,3 +558,16 @@ func (f *fakeHelpView) FullHelp() [][]key.Binding {
 		key.NewBinding(key.WithKeys("x", "tab"), key.WithHelp("x", "reachable")),
 	}}
 }
+
+// At 80×24 the help of the Timeline, the tab with the most keys, is
+// compacted rather than cut off, and names only the tab keys that work.
+func TestHelpFits80x24(t *testing.T) {
+	m := newModel(t, 80, 24)
+	press(m, "?")
+	f := ansi.Strip(m.Frame())
+	for _, want := range []string{"next match", "prev match", "1–7"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("help at 80×24 lacks %q:\n%s", want, f)
+		}
+	}
+}
