@@ -355,13 +355,17 @@ const minScanEvents = 1 << 18
 // scan runs the per-rank checks, on several goroutines for large
 // traces: each takes a contiguous block of ranks, and their findings are
 // concatenated in rank order so that the result does not depend on the
-// number of goroutines.
+// number of goroutines. It runs in two phases. The first streams through
+// each rank's events once, checking its clock and gathering the times and
+// sizes of its messages' ends and collective calls into slots of the
+// graph's numbering; the second checks the messages, by rank, and the
+// collective calls, in call order, reading only those slots: no check
+// loads an event of another rank's stream.
 func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanner, error) {
 	t := g.t
 	events := t.NumEvents()
 	workers := max(1, min(runtime.GOMAXPROCS(0), t.Size(), events/minScanEvents))
 	scs := make([]*scanner, workers)
-	errs := make([]error, workers)
 	// Block w holds ranks bounds[w] to bounds[w+1]−1, about events/workers
 	// events each.
 	bounds := make([]int, workers+1)
@@ -376,38 +380,48 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	for ; w <= workers; w++ {
 		bounds[w] = t.Size()
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		scs[w] = newScanner(g, lmin, countOnly)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := scs[w]
-			for r := bounds[w]; r < bounds[w+1]; r++ {
-				if r&15 == 0 {
-					if err := ctx.Err(); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-				sc.msgs += sc.rank(r)
-			}
-			// Each goroutine also takes a block of the collective calls,
-			// in call order.
-			if t.Timed {
-				n := len(g.colls)
-				sc.collectives(n*w/workers, n*(w+1)/workers)
-			}
-		}()
+	gt := &gathered{msgs: make([]msgEnds, len(g.msgRecv))}
+	if t.Timed {
+		gt.src, gt.sink = make([]float64, g.srcSlots), make([]float64, g.sinkSlots)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	for w := range scs {
+		scs[w] = newScanner(g, gt, lmin, countOnly)
+	}
+	err := parallel(workers, func(w int) error {
+		sc := scs[w]
+		for r := bounds[w]; r < bounds[w+1]; r++ {
+			if r&15 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			sc.rank(r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = parallel(workers, func(w int) error {
+		sc := scs[w]
+		for r := bounds[w]; r < bounds[w+1]; r++ {
+			sc.msgs += sc.messages(r)
+		}
+		// Each goroutine also takes a block of the collective calls, in
+		// call order.
+		if t.Timed {
+			n := len(g.colls)
+			sc.collectives(n*w/workers, n*(w+1)/workers)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
 		return nil, err
 	}
 	if workers == 1 {
 		return scs[0], nil
 	}
-	m := newScanner(g, lmin, countOnly)
+	m := newScanner(g, gt, lmin, countOnly)
 	for _, sc := range scs {
 		for k := range m.chunks {
 			m.chunks[k] = append(m.chunks[k], sc.chunks[k]...)
@@ -420,6 +434,41 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 		m.recvs = append(m.recvs, sc.recvs...)
 	}
 	return m, nil
+}
+
+// parallel runs fn(0) to fn(n−1) on n goroutines (the caller's when n is
+// 1) and returns their errors joined.
+func parallel(n int, fn func(w int) error) error {
+	if n == 1 {
+		return fn(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = fn(w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// msgEnds are the times and sizes of a message's send and receive, as
+// the first phase of a scan gathers them.
+type msgEnds struct {
+	sendT, recvT float64
+	sendS, recvS int64
+}
+
+// gathered is what the first phase of a scan gathers, in the slots of
+// the graph: each slot is written by one goroutine (the send's and the
+// receive's halves of a message by the goroutines of their ranks), and
+// read after every goroutine of the phase is done.
+type gathered struct {
+	msgs      []msgEnds
+	src, sink []float64 // collective sources' and sinks' times
 }
 
 func runReplay(p ReplayPolicy, events int) bool {
@@ -435,6 +484,7 @@ func runReplay(p ReplayPolicy, events int) bool {
 // scanner is the one pass of Check over the events.
 type scanner struct {
 	g    *Graph
+	gt   *gathered
 	t    *tracefmt.Trace
 	lmin float64 // trace units
 	unit float64 // seconds per trace unit
@@ -453,8 +503,8 @@ type scanner struct {
 	sends, recvs []tracefmt.EventRef
 }
 
-func newScanner(g *Graph, lmin float64, countOnly bool) *scanner {
-	return &scanner{g: g, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
+func newScanner(g *Graph, gt *gathered, lmin float64, countOnly bool) *scanner {
+	return &scanner{g: g, gt: gt, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
 }
 
 func (s *scanner) add(f Finding) {
@@ -505,31 +555,67 @@ func (s *scanner) sec(x float64) float64 {
 	return s.t.Seconds(x)
 }
 
-// rank checks rank r's events and returns its number of matched sends.
-func (s *scanner) rank(r int) int {
-	t := s.t
+// scanBlock is the number of events the first phase of a scan checks
+// before it gathers what it needs of them: they are still in the cache.
+const scanBlock = 1024
+
+// rank runs the first phase of a scan on rank r: it checks that its
+// clock never runs backwards, gathers the times and sizes of its matched
+// sends and receives and the times of its collective sources and sinks,
+// and checks the events the graph marks.
+func (s *scanner) rank(r int) {
+	t, g, gt := s.t, s.g, s.gt
 	ev := t.Ranks[r].Events
 	r32 := int32(r)
-	if t.Timed {
-		for i := 1; i < len(ev); i++ {
-			if ev[i].Time < ev[i-1].Time {
-				s.add(Finding{Kind: KindBackwards,
-					Events: [2]tracefmt.EventRef{{Rank: r32, Index: int32(i - 1)}, {Rank: r32, Index: int32(i)}},
-					Times:  [2]float64{ev[i-1].Time * s.unit, ev[i].Time * s.unit},
-					Amount: (ev[i-1].Time - ev[i].Time) * s.unit})
+	timed := t.Timed
+	sends, recvs := g.sends[r], g.recvAt[r]
+	srcs, sinks := g.srcAt[r], g.sinkAt[r]
+	if !timed {
+		srcs, sinks = nil, nil // collective edges are not checked
+	}
+	slot := g.sendSlot[r]
+	msgs := gt.msgs
+	var prev float64
+	if len(ev) > 0 {
+		prev = ev[0].Time
+	}
+	for lo := 0; lo < len(ev); lo += scanBlock {
+		hi := min(lo+scanBlock, len(ev))
+		if timed {
+			blk := ev[lo:hi]
+			for j := range blk {
+				if x := blk[j].Time; x < prev {
+					s.backwards(r32, lo+j, prev, x)
+				}
+				prev = blk[j].Time
 			}
 		}
-	}
-	// Matched sends are checked in batches: the receives they load are
-	// scattered over other ranks' streams, and loading a batch of them
-	// in a tight loop lets the processor wait for many cache misses at
-	// once instead of one after the other.
-	sends := s.g.sends[r]
-	for a := 0; a < len(sends); a += messageBatch {
-		s.messages(r, ev, sends[a:min(a+messageBatch, len(sends))])
+		h := int32(hi)
+		k := 0
+		for ; k < len(sends) && sends[k] < h; k++ {
+			e := &ev[sends[k]]
+			m := &msgs[slot]
+			m.sendT, m.sendS = e.Time, e.Size
+			slot++
+		}
+		sends = sends[k:]
+		for k = 0; k < len(recvs) && recvs[k].index < h; k++ {
+			e := &ev[recvs[k].index]
+			m := &msgs[recvs[k].slot]
+			m.recvT, m.recvS = e.Time, e.Size
+		}
+		recvs = recvs[k:]
+		for k = 0; k < len(srcs) && srcs[k].index < h; k++ {
+			gt.src[srcs[k].slot] = ev[srcs[k].index].Time
+		}
+		srcs = srcs[k:]
+		for k = 0; k < len(sinks) && sinks[k].index < h; k++ {
+			gt.sink[sinks[k].slot] = ev[sinks[k].index].Time
+		}
+		sinks = sinks[k:]
 	}
 	inNondet := 0
-	for _, i := range s.g.marks[r] {
+	for _, i := range g.marks[r] {
 		e := &ev[i]
 		ref := tracefmt.EventRef{Rank: r32, Index: i}
 		switch e.Kind {
@@ -555,43 +641,46 @@ func (s *scanner) rank(r int) int {
 			}
 		}
 	}
-	return len(sends)
 }
 
-// messageBatch is the number of sends checked together.
-const messageBatch = 128
+// backwards reports that event i of rank r, at time x, comes before the
+// event before it, at time prev.
+func (s *scanner) backwards(r int32, i int, prev, x float64) {
+	s.add(Finding{Kind: KindBackwards,
+		Events: [2]tracefmt.EventRef{{Rank: r, Index: int32(i - 1)}, {Rank: r, Index: int32(i)}},
+		Times:  [2]float64{prev * s.unit, x * s.unit},
+		Amount: (prev - x) * s.unit})
+}
 
-// messages checks the messages of rank r's sends at the indices in batch.
-func (s *scanner) messages(r int, ev []tracefmt.Event, batch []int32) {
-	t := s.t
-	ranks := t.Ranks
-	var rt [messageBatch]float64
-	var rs [messageBatch]int64
-	for k, i := range batch {
-		e := &ev[i]
-		re := &ranks[e.Peer].Events[e.Match]
-		rt[k], rs[k] = re.Time, re.Size
-	}
-	timed, lmin, r32 := t.Timed, s.lmin, int32(r)
-	for k, i := range batch {
-		e := &ev[i]
-		if timed && rt[k] < e.Time+lmin {
+// messages checks the messages of rank r's matched sends from the times
+// and sizes gathered, and returns their number.
+func (s *scanner) messages(r int) int {
+	g := s.g
+	lo, hi := g.sendSlot[r], g.sendSlot[r+1]
+	msgs := s.gt.msgs[lo:hi]
+	sends := g.sends[r][:len(msgs)]
+	recvs := g.msgRecv[lo:hi][:len(msgs)]
+	timed, lmin, r32 := s.t.Timed, s.lmin, int32(r)
+	for k := range msgs {
+		m := &msgs[k]
+		if timed && m.recvT < m.sendT+lmin {
 			kind := KindLatency
-			if rt[k] < e.Time {
+			if m.recvT < m.sendT {
 				kind = KindReversal
 			}
 			s.add(Finding{Kind: kind,
-				Events: [2]tracefmt.EventRef{{Rank: r32, Index: i}, {Rank: e.Peer, Index: e.Match}},
-				Times:  [2]float64{e.Time * s.unit, rt[k] * s.unit},
-				Amount: (e.Time + lmin - rt[k]) * s.unit})
+				Events: [2]tracefmt.EventRef{{Rank: r32, Index: sends[k]}, recvs[k]},
+				Times:  [2]float64{m.sendT * s.unit, m.recvT * s.unit},
+				Amount: (m.sendT + lmin - m.recvT) * s.unit})
 		}
-		if rs[k] != e.Size {
+		if m.recvS != m.sendS {
 			s.add(Finding{Kind: KindSizeMismatch,
-				Events: [2]tracefmt.EventRef{{Rank: r32, Index: i}, {Rank: e.Peer, Index: e.Match}},
-				Times:  [2]float64{s.sec(e.Time), s.sec(rt[k])},
-				Amount: float64(rs[k] - e.Size)})
+				Events: [2]tracefmt.EventRef{{Rank: r32, Index: sends[k]}, recvs[k]},
+				Times:  [2]float64{s.sec(m.sendT), s.sec(m.recvT)},
+				Amount: float64(m.recvS - m.sendS)})
 		}
 	}
+	return len(msgs)
 }
 
 // nondeterministic reports whether a state names a call whose outcome
@@ -649,26 +738,27 @@ func (s *scanner) unmatched() {
 	}
 }
 
-// collectives checks the edges of collective calls from to to−1: each
-// sink must come l_min after the latest of its sources.
+// collectives checks the edges of collective calls from to to−1 from the
+// times gathered: each sink must come l_min after the latest of its
+// sources, so a call costs O(members).
 func (s *scanner) collectives(from, to int) {
-	t := s.t
+	colls, src, sink := s.g.colls, s.gt.src, s.gt.sink
 	for id := from; id < to; id++ {
-		in := &s.g.colls[id]
+		in := &colls[id]
 		if len(in.sinks) == 0 {
 			continue
 		}
-		latest := in.sources[0]
-		v := t.Event(latest).Time
-		for _, src := range in.sources[1:] {
-			if x := t.Event(src).Time; x > v {
-				v, latest = x, src
+		st := src[in.srcSlot:][:len(in.sources)]
+		v, latest := st[0], 0
+		for k := 1; k < len(st); k++ {
+			if st[k] > v {
+				v, latest = st[k], k
 			}
 		}
-		for _, x := range in.sinks {
-			xt := t.Event(x).Time
-			if xt < v+s.lmin {
-				s.add(Finding{Kind: KindCollective, Events: [2]tracefmt.EventRef{latest, x},
+		lim := v + s.lmin
+		for k, xt := range sink[in.sinkSlot:][:len(in.sinks)] {
+			if xt < lim {
+				s.add(Finding{Kind: KindCollective, Events: [2]tracefmt.EventRef{in.sources[latest], in.sinks[k]},
 					Times:  [2]float64{v * s.unit, xt * s.unit},
 					Amount: (v + s.lmin - xt) * s.unit})
 			}

@@ -28,12 +28,24 @@ type collInst struct {
 	// when the call defines no edge (ShapeNone, a member missing, an exit
 	// missing).
 	sources, sinks []tracefmt.EventRef
+	// srcSlot and sinkSlot are where the check gathers the times of
+	// sources and sinks (see Graph.srcSlots).
+	srcSlot, sinkSlot int32
 }
 
-// collRef places an instance's source or sink in a rank's stream.
+// collRef places an instance's source or sink in a rank's stream; slot
+// is where the check gathers its time.
 type collRef struct {
 	index int32
 	inst  int32
+	slot  int32
+}
+
+// msgRef places a matched receive in its rank's stream; slot is its
+// message's.
+type msgRef struct {
+	index int32
+	slot  int32
 }
 
 // Graph is the happens-before structure of a trace: program order, the
@@ -54,6 +66,19 @@ type Graph struct {
 	// calls, waits flagged as tests. With them a check touches only the
 	// events it needs.
 	sends, marks [][]int32
+	// Every matched message has a slot, numbered in send order (rank,
+	// then stream): sendSlot[r] is the slot of rank r's first matched
+	// send, recvAt lists per rank in stream order its matched receives,
+	// and msgRecv is the receive of each slot. The check gathers each
+	// message's times there while it streams through each rank's
+	// events, instead of loading the receive of each send from another
+	// rank's stream, a cache miss.
+	sendSlot []int32
+	recvAt   [][]msgRef
+	msgRecv  []tracefmt.EventRef
+	// srcSlots and sinkSlots count the slots of collective sources and
+	// sinks.
+	srcSlots, sinkSlots int32
 	// nondet says which states are non-deterministic calls.
 	nondet []bool
 	// mismatches are the collective calls the members disagree on, and
@@ -66,7 +91,8 @@ type Graph struct {
 func NewGraph(t *tracefmt.Trace) *Graph {
 	P := t.Size()
 	g := &Graph{t: t, srcAt: make([][]collRef, P), sinkAt: make([][]collRef, P),
-		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States))}
+		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States)),
+		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P)}
 	for i, d := range t.States {
 		g.nondet[i] = nondeterministic(d.Name)
 	}
@@ -120,12 +146,15 @@ func (g *Graph) buildColls() {
 	}
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
+		g.sendSlot[r] = int32(len(g.msgRecv))
 		for i := range ev {
 			e := &ev[i]
 			switch e.Kind {
 			case tracefmt.KindSend:
 				if e.Match >= 0 {
 					g.sends[r] = append(g.sends[r], int32(i))
+					g.recvAt[e.Peer] = append(g.recvAt[e.Peer], msgRef{e.Match, int32(len(g.msgRecv))})
+					g.msgRecv = append(g.msgRecv, tracefmt.EventRef{Rank: e.Peer, Index: e.Match})
 				} else {
 					g.marks[r] = append(g.marks[r], int32(i))
 				}
@@ -200,9 +229,59 @@ func (g *Graph) buildColls() {
 	for id := range g.colls {
 		g.edges(int32(id))
 	}
+	g.sendSlot[P] = int32(len(g.msgRecv))
+	var tmp []msgRef
 	for r := range P {
 		slices.SortFunc(g.srcAt[r], func(a, b collRef) int { return int(a.index - b.index) })
 		slices.SortFunc(g.sinkAt[r], func(a, b collRef) int { return int(a.index - b.index) })
+		g.recvAt[r], tmp = sortRuns(g.recvAt[r], tmp)
+	}
+}
+
+// sortRuns sorts refs by index with a natural merge sort and returns
+// them, and tmp, a scratch buffer, for reuse. The receives of a rank are
+// listed by sender, each sender's in order: a few sorted runs, which
+// this merges in O(n log runs).
+func sortRuns(refs, tmp []msgRef) ([]msgRef, []msgRef) {
+	if len(refs) < 2 {
+		return refs, tmp
+	}
+	tmp = slices.Grow(tmp[:0], len(refs))[:len(refs)]
+	for {
+		// One pass merges each pair of adjacent runs of refs into tmp.
+		runs := 0
+		for lo := 0; lo < len(refs); {
+			mid := lo + 1
+			for mid < len(refs) && refs[mid-1].index <= refs[mid].index {
+				mid++
+			}
+			runs++
+			hi := mid
+			if mid < len(refs) {
+				hi = mid + 1
+				for hi < len(refs) && refs[hi-1].index <= refs[hi].index {
+					hi++
+				}
+			}
+			if runs == 1 && hi == len(refs) && mid == hi {
+				return refs, tmp // sorted
+			}
+			a, b, k := lo, mid, lo
+			for a < mid && b < hi {
+				if refs[b].index < refs[a].index {
+					tmp[k] = refs[b]
+					b++
+				} else {
+					tmp[k] = refs[a]
+					a++
+				}
+				k++
+			}
+			k += copy(tmp[k:], refs[a:mid])
+			copy(tmp[k:], refs[b:hi])
+			lo = hi
+		}
+		refs, tmp = tmp, refs
 	}
 }
 
@@ -253,11 +332,14 @@ func (g *Graph) edges(id int32) {
 			return
 		}
 	}
+	in.srcSlot, in.sinkSlot = g.srcSlots, g.sinkSlots
 	for _, s := range in.sources {
-		g.srcAt[s.Rank] = append(g.srcAt[s.Rank], collRef{s.Index, id})
+		g.srcAt[s.Rank] = append(g.srcAt[s.Rank], collRef{s.Index, id, g.srcSlots})
+		g.srcSlots++
 	}
 	for _, x := range in.sinks {
-		g.sinkAt[x.Rank] = append(g.sinkAt[x.Rank], collRef{x.Index, id})
+		g.sinkAt[x.Rank] = append(g.sinkAt[x.Rank], collRef{x.Index, id, g.sinkSlots})
+		g.sinkSlots++
 	}
 }
 
