@@ -278,8 +278,9 @@ func (m *Model) drawRuler(p *palette) {
 		if c <= lastEnd {
 			continue
 		}
-		if n := len([]rune(lab)); cc >= c && cc <= c+n {
-			// The cursor's mark would cut the label: leave it out.
+		if n := len([]rune(lab)); cc >= c && cc <= c+n || c+1+n > l.cols {
+			// The cursor's mark or the right edge would cut the label
+			// ("|15" for 150ms): leave it out.
 			lab = ""
 		}
 		buf.Set(l.x0+c, l.rulerY, '|', p.muted)
