@@ -380,10 +380,8 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	for ; w <= workers; w++ {
 		bounds[w] = t.Size()
 	}
-	gt := &gathered{msgs: make([]msgEnds, len(g.msgRecv))}
-	if t.Timed {
-		gt.src, gt.sink = make([]float64, g.srcSlots), make([]float64, g.sinkSlots)
-	}
+	gt := g.gathered()
+	defer g.bufs.Put(gt)
 	for w := range scs {
 		scs[w] = newScanner(g, gt, lmin, countOnly)
 	}
@@ -469,6 +467,18 @@ type msgEnds struct {
 type gathered struct {
 	msgs      []msgEnds
 	src, sink []float64 // collective sources' and sinks' times
+}
+
+// gathered returns slots for a scan of g: from g.bufs when a previous
+// scan left some, as every slot is written before it is read and the
+// megabytes of a large trace would otherwise be cleared every time.
+func (g *Graph) gathered() *gathered {
+	if gt, ok := g.bufs.Get().(*gathered); ok && len(gt.msgs) == len(g.msgRecv) &&
+		len(gt.src) == int(g.srcSlots) && len(gt.sink) == int(g.sinkSlots) {
+		return gt
+	}
+	return &gathered{msgs: make([]msgEnds, len(g.msgRecv)),
+		src: make([]float64, g.srcSlots), sink: make([]float64, g.sinkSlots)}
 }
 
 func runReplay(p ReplayPolicy, events int) bool {

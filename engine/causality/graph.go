@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -79,6 +80,9 @@ type Graph struct {
 	// srcSlots and sinkSlots count the slots of collective sources and
 	// sinks.
 	srcSlots, sinkSlots int32
+	// bufs keeps the slots of finished checks for the next ones (shared
+	// by the graphs of Correct's copies, which have the same slots).
+	bufs *sync.Pool
 	// nondet says which states are non-deterministic calls.
 	nondet []bool
 	// mismatches are the collective calls the members disagree on, and
@@ -92,7 +96,7 @@ func NewGraph(t *tracefmt.Trace) *Graph {
 	P := t.Size()
 	g := &Graph{t: t, srcAt: make([][]collRef, P), sinkAt: make([][]collRef, P),
 		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States)),
-		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P)}
+		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P), bufs: new(sync.Pool)}
 	for i, d := range t.States {
 		g.nondet[i] = nondeterministic(d.Name)
 	}
