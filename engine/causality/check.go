@@ -593,12 +593,18 @@ func (s *scanner) rank(r int) {
 		hi := min(lo+scanBlock, len(ev))
 		if timed {
 			blk := ev[lo:hi]
-			for j := range blk {
-				if x := blk[j].Time; x < prev {
-					s.backwards(r32, lo+j, prev, x)
+			for j := 0; j < len(blk); j++ {
+				j += ascending(blk[j:], prev)
+				if j == len(blk) {
+					break
 				}
+				if j > 0 {
+					prev = blk[j-1].Time
+				}
+				s.backwards(r32, lo+j, prev, blk[j].Time)
 				prev = blk[j].Time
 			}
+			prev = blk[len(blk)-1].Time
 		}
 		h := int32(hi)
 		k := 0
@@ -651,6 +657,22 @@ func (s *scanner) rank(r int) {
 			}
 		}
 	}
+}
+
+// ascending returns the length of the prefix of ev in which no event is
+// stamped before the one before it, the first before prev. It is the
+// loop that streams through every event of the trace: kept alone so that
+// it runs in registers.
+//go:noinline
+func ascending(ev []tracefmt.Event, prev float64) int {
+	for j := range ev {
+		x := ev[j].Time
+		if x < prev {
+			return j
+		}
+		prev = x
+	}
+	return len(ev)
 }
 
 // backwards reports that event i of rank r, at time x, comes before the
