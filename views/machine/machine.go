@@ -328,7 +328,8 @@ func (m *Model) open(ed *editor, fields ...huh.Field) tea.Cmd {
 		WithShowHelp(false).
 		WithKeyMap(formKeys()).
 		WithTheme(theme).
-		WithWidth(max(m.common.Width-2, 20))
+		WithWidth(max(m.common.Width-2, 20)).
+		WithHeight(12)
 	m.ed = ed
 	m.dirty = true
 	return ed.form.Init()
@@ -692,6 +693,11 @@ func (m *Model) render(w, h int) []string {
 	var edit []string
 	if m.ed != nil {
 		edit = strings.Split(strings.TrimRight(m.ed.form.View(), "\n"), "\n")
+		// The form pads to its height (set so that a wrapped
+		// description does not push the input out): drop the padding.
+		for len(edit) > 1 && strings.TrimSpace(ansi.Strip(edit[len(edit)-1])) == "" {
+			edit = edit[:len(edit)-1]
+		}
 		edit = append([]string{st.Dim.Render(strings.Repeat("─", w))}, edit...)
 	}
 	footer := m.footer(st, w)
@@ -739,7 +745,10 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 		if r.set.Get(&m.cfg) != r.set.Get(&def) {
 			vs = st.Bold.Render(pad(v+" *", vw))
 		}
-		line := mark + ks.Render(pad(r.key, kw)) + " " + vs + " " + st.Dim.Render(r.set.Help)
+		// The help is cut with an ellipsis; the footer shows the
+		// selected setting's in full.
+		help := ansi.Truncate(r.set.Help, max(w-2-kw-1-vw-1, 0), "…")
+		line := mark + ks.Render(pad(r.key, kw)) + " " + vs + " " + st.Dim.Render(help)
 		out = append(out, line)
 		if r.key == m.errKey && m.err != nil {
 			// Up to three lines: the engine's messages end with what
@@ -775,6 +784,21 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 	}
 	if m.note != "" && m.common.Height >= 8 {
 		out = append(out, st.Dim.Render(m.note))
+	}
+	// The selected setting's help, when the list had to cut it.
+	if m.ed == nil && m.cur >= 0 && m.cur < len(m.rows) && m.rows[m.cur].set != nil && m.common.Height >= 16 {
+		kw, vw := 16, min(max(w/4, 12), 32)
+		if help := m.rows[m.cur].set.Help; lipgloss.Width(help) > w-2-kw-1-vw-1 {
+			lines := wrapText(m.rows[m.cur].key+": "+help, max(w, 10))
+			var full []string
+			for i, l := range lines[:min(len(lines), 3)] {
+				if i == 2 && len(lines) > 3 {
+					l = ansi.Truncate(l+" …", w, "…")
+				}
+				full = append(full, st.Dim.Render(l))
+			}
+			out = append(full, out...)
+		}
 	}
 	return out
 }

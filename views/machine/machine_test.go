@@ -459,3 +459,16 @@ func TestRootConfinement(t *testing.T) {
 		t.Errorf("a file was written outside the library: %v", entries)
 	}
 }
+
+// At 80 columns the help of packet-size wraps to two lines; the input
+// line must still show under it.
+func TestEditShowsInputUnderWrappedHelp(t *testing.T) {
+	m, _ := newMachine(t, 16)
+	m.SetSize(80, 24)
+	m.Select("packet-size")
+	typeKeys(m, "enter")
+	typeKeys(m, "7")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "> 0B7") && !strings.Contains(v, "> 7") {
+		t.Errorf("no input line in the editor:\n%s", v)
+	}
+}
