@@ -74,7 +74,8 @@ func (m *Model) head(w int) []string {
 	switch {
 	case m.rep != nil:
 		r := m.rep
-		s := fmt.Sprintf(" · %d ranks · %d events · %d messages · %d collective calls · %s", len(tr.Ranks), r.Events, r.Messages, r.Collectives, lmin)
+		// l_min first: it is the setting (l), and the line is cut at 80.
+		s := fmt.Sprintf(" · %s · %d ranks · %d events · %d messages · %d collective calls", lmin, len(tr.Ranks), r.Events, r.Messages, r.Collectives)
 		switch {
 		case r.ReplayError != "":
 			s += " · replay: " + r.ReplayError
@@ -87,7 +88,7 @@ func (m *Model) head(w int) []string {
 		}
 		lines = append(lines, title+st.Dim.Render(s))
 	default:
-		lines = append(lines, title+st.Dim.Render(fmt.Sprintf(" · %d ranks · %d events · %s", len(tr.Ranks), tr.NumEvents(), lmin)))
+		lines = append(lines, title+st.Dim.Render(fmt.Sprintf(" · %s · %d ranks · %d events", lmin, len(tr.Ranks), tr.NumEvents())))
 	}
 	switch {
 	case m.Checking():
@@ -174,7 +175,7 @@ func (m *Model) correction() []string {
 	if c.ViolationsAfter() > 0 {
 		s = st.Warn
 	}
-	second := fmt.Sprintf("largest shift %s at %d:%d · the Timeline shows the corrected times (a toggles)",
+	second := fmt.Sprintf("largest shift %s at %d:%d · the Timeline shows them (a toggles)",
 		units.FormatDuration(c.MaxShift), c.MaxShiftAt.Rank, c.MaxShiftAt.Index)
 	return []string{s.Render(b.String()), st.Dim.Render(second)}
 }
