@@ -411,6 +411,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 			n := len(g.colls)
 			sc.collectives(n*w/workers, n*(w+1)/workers)
 		}
+		sc.finish()
 		return ctx.Err()
 	})
 	if err != nil {
@@ -500,9 +501,10 @@ type scanner struct {
 	unit float64 // seconds per trace unit
 	// chunks collect the findings of each kind in fixed-size slices:
 	// growing one slice would copy and clear it again and again, and
-	// checks can find millions. gather puts them in one slice per kind
-	// at the end.
+	// checks can find millions. cur is the chunk being filled. gather
+	// puts them in one slice per kind at the end.
 	chunks [NumKinds][][]Finding
+	cur    [NumKinds][]Finding
 	// countOnly makes add count findings in counts instead of listing
 	// them.
 	countOnly bool
@@ -517,22 +519,42 @@ func newScanner(g *Graph, gt *gathered, lmin float64, countOnly bool) *scanner {
 	return &scanner{g: g, gt: gt, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
 }
 
+// add records f.
 func (s *scanner) add(f Finding) {
-	if s.countOnly {
-		s.counts[f.Kind]++
+	c := &s.cur[f.Kind]
+	if len(*c) == cap(*c) && !s.newChunk(f.Kind) {
 		return
 	}
-	c := s.chunks[f.Kind]
-	if n := len(c); n == 0 || len(c[n-1]) == cap(c[n-1]) {
-		size := 16 // a few findings need no more
-		if n > 0 {
-			size = min(2*cap(c[n-1]), maxFindingChunk)
-		}
-		c = append(c, make([]Finding, 0, size))
-		s.chunks[f.Kind] = c
+	*c = append(*c, f)
+}
+
+// newChunk files the full chunk of kind k and starts the next; it
+// returns false when the scanner only counts, having counted a finding
+// of kind k.
+//
+//go:noinline
+func (s *scanner) newChunk(k Kind) bool {
+	if s.countOnly {
+		s.counts[k]++
+		return false
 	}
-	last := &c[len(c)-1]
-	*last = append(*last, f)
+	size := 16 // a few findings need no more
+	if c := s.cur[k]; cap(c) > 0 {
+		s.chunks[k] = append(s.chunks[k], c)
+		size = min(2*cap(c), maxFindingChunk)
+	}
+	s.cur[k] = make([]Finding, 0, size)
+	return true
+}
+
+// finish files the chunks being filled.
+func (s *scanner) finish() {
+	for k, c := range s.cur {
+		if len(c) > 0 {
+			s.chunks[k] = append(s.chunks[k], c)
+		}
+		s.cur[k] = nil
+	}
 }
 
 // maxFindingChunk is the largest number of findings per chunk: 192 KiB.
@@ -540,8 +562,13 @@ const maxFindingChunk = 4096
 
 // gather concatenates the chunks into one slice per kind.
 func (s *scanner) gather() [NumKinds][]Finding {
+	s.finish()
 	var out [NumKinds][]Finding
 	for k := range out {
+		if len(s.chunks[k]) == 1 {
+			out[k], s.chunks[k] = s.chunks[k][0], nil
+			continue
+		}
 		n := 0
 		for _, c := range s.chunks[k] {
 			n += len(c)
@@ -663,6 +690,7 @@ func (s *scanner) rank(r int) {
 // stamped before the one before it, the first before prev. It is the
 // loop that streams through every event of the trace: kept alone so that
 // it runs in registers.
+//
 //go:noinline
 func ascending(ev []tracefmt.Event, prev float64) int {
 	for j := range ev {
