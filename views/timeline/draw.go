@@ -273,6 +273,9 @@ func (m *Model) drawRuler(p *palette) {
 			}
 			lab = strconv.FormatFloat(v, 'f', dec, 64) + suffix
 		} else {
+			if math.Abs(rel) < 0.5 {
+				rel = 0 // no "#-0"
+			}
 			lab = "#" + strconv.FormatFloat(rel, 'f', 0, 64)
 		}
 		if c <= lastEnd {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -788,5 +789,31 @@ func TestBackgroundBuild(t *testing.T) {
 	m.Focus(tracefmt.EventRef{Rank: 0, Index: 3})
 	if m.job != nil || m.sel.kind != selMsg {
 		t.Errorf("direct Focus during the build: job %v, selection %v", m.job != nil, m.sel)
+	}
+}
+
+// The ruler never shows a label the edge cuts nor a negative zero.
+func TestRulerLabelsWhole(t *testing.T) {
+	for name, tr := range layoutTraces(t) {
+		if tr == nil {
+			continue
+		}
+		for _, w := range []int{80, 161} {
+			m := New(&component.Common{Width: w, Height: 24, Theme: themes.Mono()}, tr)
+			for _, keys := range [][]string{nil, {"+", "+", "l"}} {
+				press(m, keys...)
+				v := ansi.Strip(m.View())
+				ruler := strings.Split(v, "\n")[0]
+				if strings.Contains(ruler, "-0") {
+					t.Errorf("%s at %d: negative zero in the ruler %q", name, w, ruler)
+				}
+				for _, lab := range strings.Split(ruler, "|")[1:] {
+					lab = strings.TrimSpace(strings.Split(strings.Split(lab, "│")[0], "▼")[0])
+					if lab != "" && !strings.HasPrefix(lab, "#") && !strings.HasSuffix(lab, "s") {
+						t.Errorf("%s at %d: cut ruler label %q in %q", name, w, lab, ruler)
+					}
+				}
+			}
+		}
 	}
 }
