@@ -901,7 +901,15 @@ func (m *Model) drawLegend(p *palette) {
 	buf.SetString(x, 0, title, st, w)
 	if l.footY-legendHeader > 2 {
 		// The last line counts the messages.
-		buf.SetString(x, l.footY-1, "sends "+strconv.Itoa(sc.sends)+" recvs "+strconv.Itoa(sc.recvs), p.muted, w)
+		counts := "sends " + strconv.Itoa(sc.sends) + " recvs " + strconv.Itoa(sc.recvs)
+		if len(counts) > w {
+			// Narrow legend: the timeline's own send and receive marks.
+			counts = "msgs ▸" + strconv.Itoa(sc.sends) + " ◂" + strconv.Itoa(sc.recvs)
+			if len([]rune(counts)) > w {
+				counts = "▸" + strconv.Itoa(sc.sends) + " ◂" + strconv.Itoa(sc.recvs)
+			}
+		}
+		buf.SetString(x, l.footY-1, counts, p.muted, w)
 	}
 	items, per := m.legendRows()
 	top := m.legendTop()
