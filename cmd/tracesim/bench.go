@@ -49,6 +49,7 @@ func benchRows() []benchRow {
 		{"sim/predict", "predict replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("predict")},
 		{"causality/check", "causality checks of a skewed trace (no replay)", []string{"Mmsgs/s", "Mevents/s"}, benchCausalityCheck},
 		{"causality/fix", "offsets + controlled logical clock on a skewed trace", []string{"ns/event", "Mevents/s"}, benchCausalityFix},
+		{"timeline/frame", "draw a 200×60 Timeline frame of the whole trace", []string{"ms/frame"}, benchTimelineFrame},
 	}
 }
 
