@@ -435,21 +435,22 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	return m, nil
 }
 
-// parallel runs fn(0) to fn(n−1) on n goroutines (the caller's when n is
-// 1) and returns their errors joined.
+// parallel runs fn(0) to fn(n−1) on n goroutines, the caller's and n−1
+// new ones, and returns their errors joined.
 func parallel(n int, fn func(w int) error) error {
 	if n == 1 {
 		return fn(0)
 	}
 	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for w := range n {
+	for w := 1; w < n; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs[w] = fn(w)
 		}()
 	}
+	errs[0] = fn(0)
 	wg.Wait()
 	return errors.Join(errs...)
 }
