@@ -107,7 +107,9 @@ func (m *Model) loadDone(msg loadDoneMsg) tea.Cmd {
 	m.load = nil
 	if msg.err != nil {
 		m.err = msg.err.Error()
-		return m.setStatus("could not open " + filepath.Base(msg.path))
+		// With a trace on screen the status line is the only place the
+		// reason shows: give it, without the path the name repeats.
+		return m.setStatus("could not open " + filepath.Base(msg.path) + ": " + strings.TrimPrefix(m.err, msg.path+": "))
 	}
 	return tea.Batch(m.setTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
 }
