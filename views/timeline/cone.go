@@ -196,7 +196,15 @@ func (m *Model) drawCone(p *palette) {
 	if l.footH > 0 {
 		tag := " cone of " + strconv.Itoa(int(c.Event.Rank)) + ":" + strconv.Itoa(int(c.Event.Index)) + " (K) "
 		n := len([]rune(tag))
-		if n < l.w/2 {
+		// Only over blank cells: a long status line (the cone's own
+		// "… (K hides)") keeps its end.
+		free := n < l.w/2
+		for x := l.w - n; free && x < l.w; x++ {
+			if r := m.buf.At(x, l.h-1).Rune; r != ' ' && r != 0 {
+				free = false
+			}
+		}
+		if free {
 			m.buf.SetString(l.w-n, l.h-1, tag, p.accent, n)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
@@ -165,5 +166,20 @@ func TestConeLayout(t *testing.T) {
 			t.Fatalf("%v: no cone", sz)
 		}
 		checkFrame(t, m.View(), sz[0], sz[1])
+	}
+}
+
+// At 80 columns the status line "causal cone of the selection: …
+// (K hides)" is long: the cone's tag must not be written over it.
+func TestConeTagDoesNotOverwriteStatus(t *testing.T) {
+	tr := skewedTrace(t)
+	m := newModel(t, 80, 24, tr)
+	m.Focus(tracefmt.EventRef{Rank: 1, Index: 1})
+	_, cmd := m.Update(keyMsg("K"))
+	if cmd != nil {
+		update(m, cmd())
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "(K hides)") {
+		t.Errorf("the status line was overwritten:\n%s", v)
 	}
 }
