@@ -13,8 +13,8 @@ import (
 type durationValue struct{ v *float64 }
 
 func (d durationValue) String() string {
-	if d.v == nil {
-		return ""
+	if d.v == nil || *d.v < 0 {
+		return "" // negative: unset (gen --compute: the pattern's), no "(default -1 s)"
 	}
 	return units.FormatDuration(*d.v)
 }

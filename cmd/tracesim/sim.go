@@ -224,7 +224,11 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			fmt.Fprintf(w, "\nSettings (%s):\n", g)
 			for i := range all {
 				if s := &all[i]; s.Group == g {
-					fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, s.Get(&def))
+					if d := s.Get(&def); d != "" {
+						fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, d)
+					} else {
+						fmt.Fprintf(w, "  --%-16s %s\n", s.Key, s.Help)
+					}
 				}
 			}
 		}
