@@ -475,11 +475,11 @@ type gathered struct {
 // scan left some, as every slot is written before it is read and the
 // megabytes of a large trace would otherwise be cleared every time.
 func (g *Graph) gathered() *gathered {
-	if gt, ok := g.bufs.Get().(*gathered); ok && len(gt.msgs) == len(g.msgRecv) &&
+	if gt, ok := g.bufs.Get().(*gathered); ok && len(gt.msgs) == int(g.sendSlot[len(g.sendSlot)-1]) &&
 		len(gt.src) == int(g.srcSlots) && len(gt.sink) == int(g.sinkSlots) {
 		return gt
 	}
-	return &gathered{msgs: make([]msgEnds, len(g.msgRecv)),
+	return &gathered{msgs: make([]msgEnds, g.sendSlot[len(g.sendSlot)-1]),
 		src: make([]float64, g.srcSlots), sink: make([]float64, g.sinkSlots)}
 }
 
@@ -720,7 +720,7 @@ func (s *scanner) messages(r int) int {
 	lo, hi := g.sendSlot[r], g.sendSlot[r+1]
 	msgs := s.gt.msgs[lo:hi]
 	sends := g.sends[r][:len(msgs)]
-	recvs := g.msgRecv[lo:hi][:len(msgs)]
+	recvs := g.msgRecv[r][:len(msgs)]
 	timed, lmin, r32 := s.t.Timed, s.lmin, int32(r)
 	for k := range msgs {
 		m := &msgs[k]

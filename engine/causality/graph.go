@@ -70,13 +70,13 @@ type Graph struct {
 	// Every matched message has a slot, numbered in send order (rank,
 	// then stream): sendSlot[r] is the slot of rank r's first matched
 	// send, recvAt lists per rank in stream order its matched receives,
-	// and msgRecv is the receive of each slot. The check gathers each
+	// and msgRecv per rank the receive of each matched send. The check gathers each
 	// message's times there while it streams through each rank's
 	// events, instead of loading the receive of each send from another
 	// rank's stream, a cache miss.
 	sendSlot []int32
 	recvAt   [][]msgRef
-	msgRecv  []tracefmt.EventRef
+	msgRecv  [][]tracefmt.EventRef
 	// srcSlots and sinkSlots count the slots of collective sources and
 	// sinks.
 	srcSlots, sinkSlots int32
@@ -96,7 +96,7 @@ func NewGraph(t *tracefmt.Trace) *Graph {
 	P := t.Size()
 	g := &Graph{t: t, srcAt: make([][]collRef, P), sinkAt: make([][]collRef, P),
 		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States)),
-		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P), bufs: new(sync.Pool)}
+		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P), msgRecv: make([][]tracefmt.EventRef, P), bufs: new(sync.Pool)}
 	for i, d := range t.States {
 		g.nondet[i] = nondeterministic(d.Name)
 	}
@@ -148,40 +148,28 @@ func (g *Graph) buildColls() {
 		comms[c] = cs
 		return cs
 	}
+	// The events of each rank the graph keeps are listed in buffers
+	// reused from rank to rank, and copied once: growing slices per rank
+	// would allocate and copy them again and again. recvs counts the
+	// matched receives of each rank, for sorting recvAt out of them at
+	// the end.
+	var b rankEvents
+	recvs := make([]int32, P+1)
+	slot := int32(0)
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
-		g.sendSlot[r] = int32(len(g.msgRecv))
-		for i := range ev {
+		g.classify(ev, &b, recvs)
+		g.sendSlot[r] = slot
+		if len(b.sends) > 0 {
+			g.sends[r], g.msgRecv[r] = slices.Clone(b.sends), slices.Clone(b.recvs)
+			slot += int32(len(b.sends))
+		}
+		if len(b.marks) > 0 {
+			g.marks[r] = slices.Clone(b.marks)
+		}
+		for _, i32 := range b.colls {
+			i := int(i32)
 			e := &ev[i]
-			switch e.Kind {
-			case tracefmt.KindSend:
-				if e.Match >= 0 {
-					g.sends[r] = append(g.sends[r], int32(i))
-					g.recvAt[e.Peer] = append(g.recvAt[e.Peer], msgRef{e.Match, int32(len(g.msgRecv))})
-					g.msgRecv = append(g.msgRecv, tracefmt.EventRef{Rank: e.Peer, Index: e.Match})
-				} else {
-					g.marks[r] = append(g.marks[r], int32(i))
-				}
-				continue
-			case tracefmt.KindRecv:
-				if e.Match < 0 || e.Flags&(tracefmt.FlagAnySource|tracefmt.FlagAnyTag) != 0 {
-					g.marks[r] = append(g.marks[r], int32(i))
-				}
-				continue
-			case tracefmt.KindEnter, tracefmt.KindLeave:
-				if st := e.State(); int(st) < len(g.nondet) && g.nondet[st] {
-					g.marks[r] = append(g.marks[r], int32(i))
-				}
-				continue
-			case tracefmt.KindWait:
-				if e.Flags.Has(tracefmt.FlagTest) {
-					g.marks[r] = append(g.marks[r], int32(i))
-				}
-				continue
-			case tracefmt.KindCollective:
-			default:
-				continue
-			}
 			cs := commOf(e.Comm)
 			me := cs.local[r]
 			k := cs.count[r]
@@ -233,12 +221,25 @@ func (g *Graph) buildColls() {
 	for id := range g.colls {
 		g.edges(int32(id))
 	}
-	g.sendSlot[P] = int32(len(g.msgRecv))
+	g.sendSlot[P] = slot
+	// A counting sort by receiving rank, then by index within each rank.
+	at := make([]int32, P+1)
+	for r := range P {
+		at[r+1] = at[r] + recvs[r]
+	}
+	all := make([]msgRef, slot)
+	copy(recvs, at)
+	for r := range P {
+		for k, m := range g.msgRecv[r] {
+			all[recvs[m.Rank]] = msgRef{m.Index, g.sendSlot[r] + int32(k)}
+			recvs[m.Rank]++
+		}
+	}
 	var tmp []msgRef
 	for r := range P {
 		slices.SortFunc(g.srcAt[r], func(a, b collRef) int { return int(a.index - b.index) })
 		slices.SortFunc(g.sinkAt[r], func(a, b collRef) int { return int(a.index - b.index) })
-		g.recvAt[r], tmp = sortRuns(g.recvAt[r], tmp)
+		g.recvAt[r], tmp = sortRuns(all[at[r]:at[r+1]:at[r+1]], tmp)
 	}
 }
 
@@ -286,6 +287,49 @@ func sortRuns(refs, tmp []msgRef) ([]msgRef, []msgRef) {
 			lo = hi
 		}
 		refs, tmp = tmp, refs
+	}
+}
+
+// rankEvents are the events of one rank that the graph keeps.
+type rankEvents struct {
+	// sends are the matched sends, recvs their receives; marks are the
+	// events Graph.marks describes; colls the collective events.
+	sends, marks, colls []int32
+	recvs               []tracefmt.EventRef
+}
+
+// classify lists in b the events of ev that the graph keeps, and counts
+// in recvs the matched receives of each rank. It is the loop over every
+// event of the trace: kept alone so that it runs in registers.
+func (g *Graph) classify(ev []tracefmt.Event, b *rankEvents, recvs []int32) {
+	b.sends, b.marks, b.colls, b.recvs = b.sends[:0], b.marks[:0], b.colls[:0], b.recvs[:0]
+	nondet := g.nondet
+	for i := range ev {
+		e := &ev[i]
+		switch e.Kind {
+		case tracefmt.KindSend:
+			if e.Match >= 0 {
+				b.sends = append(b.sends, int32(i))
+				b.recvs = append(b.recvs, tracefmt.EventRef{Rank: e.Peer, Index: e.Match})
+				recvs[e.Peer]++
+			} else {
+				b.marks = append(b.marks, int32(i))
+			}
+		case tracefmt.KindRecv:
+			if e.Match < 0 || e.Flags&(tracefmt.FlagAnySource|tracefmt.FlagAnyTag) != 0 {
+				b.marks = append(b.marks, int32(i))
+			}
+		case tracefmt.KindEnter, tracefmt.KindLeave:
+			if st := e.State(); int(st) < len(nondet) && nondet[st] {
+				b.marks = append(b.marks, int32(i))
+			}
+		case tracefmt.KindWait:
+			if e.Flags.Has(tracefmt.FlagTest) {
+				b.marks = append(b.marks, int32(i))
+			}
+		case tracefmt.KindCollective:
+			b.colls = append(b.colls, int32(i))
+		}
 	}
 }
 
