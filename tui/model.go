@@ -52,11 +52,14 @@ type Model struct {
 	views  []component.Model // nil until a tab is first shown
 	active int
 
-	tr    *tracefmt.Trace
-	path  string
-	sum   string // "16 ranks · 4608 events", computed once per trace
-	alt   *tracefmt.Trace
-	label string // alt's label
+	tr   *tracefmt.Trace
+	path string
+	sum  string // "16 ranks · 4608 events", computed once per trace
+	// origin is the trace's first timestamp: times shown count from it,
+	// as the Timeline's ruler does.
+	origin float64
+	alt    *tracefmt.Trace
+	label  string // alt's label
 
 	width, height int
 
@@ -184,6 +187,7 @@ func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 		m.views[i] = nil
 	}
 	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
+	m.origin, _ = tr.Span()
 	if v := m.build(m.active); v != nil {
 		return v.Init()
 	}
@@ -687,7 +691,8 @@ func (m *Model) renderStatusBar(k statusKey) string {
 		switch {
 		case k.win >= 0 && m.tr.Timed:
 			sec := m.tr.Unit.Seconds()
-			parts = append(parts, kv("window ", units.FormatDuration(k.start*sec)+"–"+units.FormatDuration(k.end*sec)))
+			// From the start of the run, as the Timeline's ruler counts.
+			parts = append(parts, kv("window ", units.FormatDuration((k.start-m.origin)*sec)+"–"+units.FormatDuration((k.end-m.origin)*sec)))
 		case k.win >= 0:
 			// An untimed trace's window is in event positions.
 			parts = append(parts, kv("window ", fmt.Sprintf("#%.0f–#%.0f", k.start, k.end)))

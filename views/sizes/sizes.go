@@ -31,6 +31,7 @@ type Model struct {
 	byBytes    bool
 	windowed   bool
 	start, end float64 // the timeline's window, trace units
+	origin     float64 // the trace's first timestamp: shown times count from it
 	hasWindow  bool
 
 	hist    Histogram
@@ -60,6 +61,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.sends = derived.Get(d, tr, "sizes.sends", func() *Sends { return IndexSends(tr) })
 	m.unit = tr.Unit
 	m.timed = tr.Timed
+	m.origin, _ = tr.Span()
 	m.rank = -1
 	m.hasWindow = false
 	m.stale, m.dirty = true, true
@@ -194,7 +196,7 @@ func (m *Model) render(w, h int) []string {
 		case !m.timed:
 			when = "whole run (untimed trace: no window)"
 		case m.hasWindow:
-			when = fmt.Sprintf("window %s–%s", units.FormatDuration(m.start*m.unit.Seconds()), units.FormatDuration(m.end*m.unit.Seconds()))
+			when = fmt.Sprintf("window %s–%s", units.FormatDuration((m.start-m.origin)*m.unit.Seconds()), units.FormatDuration((m.end-m.origin)*m.unit.Seconds()))
 		default:
 			when = "window (none yet: whole run)"
 		}

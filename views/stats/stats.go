@@ -63,6 +63,7 @@ type Model struct {
 	// The Timeline's window, and whether the view profiles only it.
 	windowed   bool
 	start, end float64
+	origin     float64 // the trace's first timestamp: shown times count from it
 	hasWindow  bool
 	stale      bool // prof must be recomputed for the window setting
 
@@ -89,6 +90,7 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 // SetTrace replaces the trace the view shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr = tr
+	m.origin, _ = tr.Span()
 	m.windowed, m.hasWindow, m.stale = false, false, false
 	m.setProfile(m.wholeRun())
 }
@@ -421,7 +423,7 @@ func (m *Model) rankTable(w, h int) string {
 		note = "  untimed trace: amounts, not times"
 	case m.windowed && m.hasWindow:
 		sec := m.tr.Unit.Seconds()
-		note = fmt.Sprintf("  window %s–%s (w: whole run)", units.FormatDuration(m.start*sec), units.FormatDuration(m.end*sec))
+		note = fmt.Sprintf("  window %s–%s (w: whole run)", units.FormatDuration((m.start-m.origin)*sec), units.FormatDuration((m.end-m.origin)*sec))
 	}
 	lines := []string{title + th.Styles.Dim.Render(note), hdr}
 	rows := max(h-2, 0)
