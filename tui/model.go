@@ -309,6 +309,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case component.StatusMsg:
 		return m.setStatus(string(msg))
+	case component.ShowTabMsg:
+		for i, t := range m.tabs {
+			if t.Name == msg.Name {
+				return m.switchTab(i)
+			}
+		}
+		return nil
 	case component.OpenTraceMsg:
 		if msg.Trace == nil {
 			return nil

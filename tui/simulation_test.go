@@ -112,3 +112,18 @@ func TestLibraryConfinesViews(t *testing.T) {
 		t.Fatalf("the Machine tab did not save into the library: %v\n%s", err, ascii(t, m.Frame()))
 	}
 }
+
+// Enter on a run in the Simulate tab's history shows it in the Timeline:
+// the run becomes the alternative times and the Timeline comes forward.
+func TestHistoryRunOpensInTimeline(t *testing.T) {
+	m := newModel(t, 120, 40)
+	sim := m.tabIndex("Simulate")
+	keys(t, m, string(rune('1'+sim)), "r")
+	if v := m.ViewOf(sim).(*simulate.Model); v.Status() != simulate.Finished {
+		t.Fatalf("run: %v", v.Status())
+	}
+	keys(t, m, "v", "enter") // results → history; show run #1
+	if m.Active() != m.tabIndex(TimelineTab) || m.label != "sim #1" {
+		t.Fatalf("after enter: tab %d, alternative %q", m.Active(), m.label)
+	}
+}

@@ -32,3 +32,9 @@ type OpenTraceMsg struct {
 
 // StatusMsg shows a short transient message in the status bar.
 type StatusMsg string
+
+// ShowTabMsg asks the application to switch to the tab of that name
+// ("Timeline"), as if the user had pressed its key.
+type ShowTabMsg struct {
+	Name string
+}

@@ -31,7 +31,7 @@ func DefaultKeyMap() KeyMap {
 		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
 		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
 		Compare:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare with selected run")),
-		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run to Timeline")),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show run in Timeline")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}
 }

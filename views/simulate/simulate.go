@@ -352,9 +352,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.pane == PaneHistory && m.sel < len(m.runs) && m.runs[m.sel].Trace != nil {
 			r := &m.runs[m.sel]
 			tr, label := r.Trace, fmt.Sprintf("sim #%d", r.N)
-			return tea.Batch(
+			// In order: the Timeline gets the run, then comes to the front.
+			return tea.Sequence(
 				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} },
-				m.statusMsg(label+" is the Timeline's alternative run"))
+				func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} },
+				m.statusMsg(label+" in the Timeline (a toggles)"))
 		}
 		m.dirty = false
 	case key.Matches(msg, k.Up):

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -68,10 +69,14 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
 		if c == nil {
 			continue
 		}
-		switch msg := c().(type) {
+		msg := c()
+		// Batches and sequences (an unexported type) are lists of commands.
+		if v := reflect.ValueOf(msg); msg != nil && v.Kind() == reflect.Slice && v.Type().ConvertibleTo(reflect.TypeFor[[]tea.Cmd]()) {
+			queue = append(queue, v.Convert(reflect.TypeFor[[]tea.Cmd]()).Interface().([]tea.Cmd)...)
+			continue
+		}
+		switch msg := msg.(type) {
 		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
 		case AdvanceMsg:
 			_, next := m.Update(runSlice(msg))
 			queue = append(queue, next)

@@ -420,6 +420,7 @@ func (m *Model) drawHistory(p *painter, x, y, w, h int) {
 	for i := 0; i < listH; i++ {
 		k := first + i
 		r := &m.runs[k]
+		// Marks as well as colours: the selection must show without colour.
 		mark := "  "
 		if k == m.base {
 			mark = "B "
@@ -427,6 +428,7 @@ func (m *Model) drawHistory(p *painter, x, y, w, h int) {
 		st := p.norm
 		if k == m.sel {
 			st = p.sel
+			mark = mark[:1] + "▸"
 		}
 		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, fmtSeconds(r.Results.Makespan), r.Name, r.Label)
 		if r.Results.Deadlock != nil {
