@@ -212,7 +212,7 @@ func fmtDur(s float64) string {
 	case a >= 1e-3:
 		return fmt.Sprintf("%.3gms", s*1e3)
 	case a >= 1e-6:
-		return fmt.Sprintf("%.3gus", s*1e6)
+		return fmt.Sprintf("%.3gµs", s*1e6)
 	}
 	return fmt.Sprintf("%.3gns", s*1e9)
 }

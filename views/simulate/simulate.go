@@ -536,7 +536,7 @@ func fmtSeconds(s float64) string {
 	for _, u := range []struct {
 		name  string
 		scale float64
-	}{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}} {
+	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}, {"ns", 1e-9}} {
 		if v := s / u.scale; s >= u.scale {
 			dec := max(0, 6-int(math.Floor(math.Log10(v))))
 			f := strconv.FormatFloat(v, 'f', dec, 64)
