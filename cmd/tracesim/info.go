@@ -84,7 +84,24 @@ func printSummary(w io.Writer, path string, s tracefmt.Summary) {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nevents per rank")
-	for r, n := range s.RankEvents {
-		fmt.Fprintf(w, "  %4d %d\n", r, n)
+	if len(s.RankEvents) <= 16 {
+		for r, n := range s.RankEvents {
+			fmt.Fprintf(w, "  %4d %d\n", r, n)
+		}
+		return
 	}
+	// A line per rank would scroll the summary away on big runs: say how
+	// the events spread, and name the extremes (--json lists every rank).
+	lo, hi, sum := 0, 0, 0
+	for r, n := range s.RankEvents {
+		if n < s.RankEvents[lo] {
+			lo = r
+		}
+		if n > s.RankEvents[hi] {
+			hi = r
+		}
+		sum += n
+	}
+	fmt.Fprintf(w, "  min %d (rank %d), mean %.0f, max %d (rank %d); --json lists every rank\n",
+		s.RankEvents[lo], lo, float64(sum)/float64(len(s.RankEvents)), s.RankEvents[hi], hi)
 }
