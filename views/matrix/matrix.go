@@ -131,6 +131,12 @@ func (m *Model) Mode() Mode { return m.mode }
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if key.Matches(msg, m.keys.Nodes) && m.ranks.Ranks < 4 {
+			// No grouping of two ranks or more per node leaves two nodes.
+			return m, func() tea.Msg {
+				return component.StatusMsg(fmt.Sprintf("node space needs 4 ranks or more; this trace has %d", m.ranks.Ranks))
+			}
+		}
 		m.key(msg)
 	case tea.MouseClickMsg:
 		m.click(msg.Mouse())

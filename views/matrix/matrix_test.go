@@ -215,3 +215,20 @@ func BenchmarkView(b *testing.B) {
 		m.View()
 	}
 }
+
+// n on a trace too small to group into nodes says so instead of doing
+// nothing.
+func TestNodesNeedFourRanks(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 3, Iters: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, tr)
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if cmd == nil {
+		t.Fatal("n on 3 ranks: no message")
+	}
+	if msg, ok := cmd().(component.StatusMsg); !ok || !strings.Contains(string(msg), "4 ranks") {
+		t.Errorf("n on 3 ranks: %v", cmd())
+	}
+}
