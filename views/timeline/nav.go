@@ -573,5 +573,6 @@ func (m *Model) handleClick(mo tea.Mouse) {
 		m.row = min(m.top+(y-l.areaY)/l.per, len(m.ranks)-1)
 		m.cur = m.colTime(x - l.x0)
 		m.selectAtCursor()
+		m.startDrag(x - l.x0)
 	}
 }

@@ -36,6 +36,7 @@ type Model struct {
 	altLabel     string
 	useAlt       bool
 	cone         coneState // the causal cone display (cone.go)
+	drag         dragState // a pan by dragging (drag.go)
 	altGen       int
 	a, b         float64 // visible window
 	cur          float64 // cursor time
@@ -420,6 +421,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		m.handleWheel(msg.Mouse())
 	case tea.MouseClickMsg:
 		m.handleClick(msg.Mouse())
+	case tea.MouseMotionMsg:
+		m.handleDrag(msg.Mouse())
+	case tea.MouseReleaseMsg:
+		m.drag.on = false
 	}
 	if m.state() != before {
 		m.dirty = true
