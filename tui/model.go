@@ -545,6 +545,12 @@ func (m *Model) View() tea.View {
 	if m.path != "" {
 		v.WindowTitle = "tracesim — " + filepath.Base(m.path)
 	}
+	// A theme chosen against the terminal's background (--theme light on
+	// a dark terminal, or T) paints its own colours, or its text would be
+	// unreadable; Bubble Tea restores the terminal's on exit.
+	if th := m.common.Theme; th != nil && !th.Mono && th.Dark != m.dark {
+		v.BackgroundColor, v.ForegroundColor = th.Background, th.Foreground
+	}
 	return v
 }
 

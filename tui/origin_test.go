@@ -34,3 +34,29 @@ func TestWindowCountsFromTheRunsStart(t *testing.T) {
 		t.Errorf("status bar window does not count from the run's start (5 s):\n%s", screen)
 	}
 }
+
+// A theme against the terminal's background paints its own background;
+// one that matches it leaves the terminal's alone.
+func TestForcedThemePaintsBackground(t *testing.T) {
+	for _, tc := range []struct {
+		theme string
+		dark  bool // the terminal's background
+		paint bool
+	}{
+		{"light", true, true},
+		{"light", false, false},
+		{"dark", false, true},
+		{"", true, false},
+		{"", false, false},
+		{"mono", false, false},
+	} {
+		m := newModel(t, 80, 24, func(o *Options) { o.Theme, o.NoColor = tc.theme, false })
+		m.dark = tc.dark
+		if tc.theme == "" {
+			m.common.Theme = m.opts.theme(tc.dark)
+		}
+		if v := m.View(); (v.BackgroundColor != nil) != tc.paint {
+			t.Errorf("theme %q on a dark=%v terminal: background %v, want painted=%v", tc.theme, tc.dark, v.BackgroundColor, tc.paint)
+		}
+	}
+}
