@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tracesim/tracesim/internal/linefields"
 )
 
 // Options configure Parse.
@@ -166,37 +168,6 @@ func (e *MapError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-type field struct {
-	s   string
-	col int
-}
-
-func fields(line string) []field {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	var out []field
-	i := 0
-	for i < len(line) {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		j := i
-		for j < len(line) && !isSpace(line[j]) {
-			j++
-		}
-		if j > i {
-			out = append(out, field{line[i:j], i + 1})
-		}
-		i = j
-	}
-	return out
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' || c == ','
-}
-
 // ParseMap reads an explicit placement for ranks ranks on nodes nodes. The
 // format (docs/topology.md): lines "RANK NODE" or "FIRST-LAST NODE", and
 // optionally one "map P1 … Pn" line that places every rank not listed on
@@ -213,13 +184,13 @@ func ParseMap(r io.Reader, name string, ranks, nodes int) (*Placement, error) {
 	errf := func(col int, format string, args ...any) error {
 		return &MapError{File: name, Line: lineNo, Col: col, Msg: fmt.Sprintf(format, args...)}
 	}
-	nodeNum := func(f field) (int, error) {
-		n, err := strconv.Atoi(f.s)
+	nodeNum := func(f linefields.Field) (int, error) {
+		n, err := strconv.Atoi(f.S)
 		if err != nil {
-			return 0, errf(f.col, "%q is not a node number", f.s)
+			return 0, errf(f.Col, "%q is not a node number", f.S)
 		}
 		if n < 0 || n >= nodes {
-			return 0, errf(f.col, "node %d out of range (the machine has nodes 0 to %d)", n, nodes-1)
+			return 0, errf(f.Col, "node %d out of range (the machine has nodes 0 to %d)", n, nodes-1)
 		}
 		return n, nil
 	}
@@ -231,15 +202,15 @@ func ParseMap(r io.Reader, name string, ranks, nodes int) (*Placement, error) {
 			if len(line) > 1<<20 {
 				return nil, errf(1, "line longer than 1 MiB")
 			}
-			fs := fields(line)
+			fs := linefields.Split(line, ",")
 			switch {
 			case len(fs) == 0:
-			case strings.EqualFold(fs[0].s, "map"):
+			case strings.EqualFold(fs[0].S, "map"):
 				if wrapLine != 0 {
-					return nil, errf(fs[0].col, "second map line (the first is on line %d)", wrapLine)
+					return nil, errf(fs[0].Col, "second map line (the first is on line %d)", wrapLine)
 				}
 				if len(fs) == 1 {
-					return nil, errf(fs[0].col+3, "map: expected node numbers")
+					return nil, errf(fs[0].Col+3, "map: expected node numbers")
 				}
 				for _, f := range fs[1:] {
 					n, err := nodeNum(f)
@@ -251,23 +222,23 @@ func ParseMap(r io.Reader, name string, ranks, nodes int) (*Placement, error) {
 				wrapLine = lineNo
 			default:
 				if len(fs) != 2 {
-					col := fs[0].col
+					col := fs[0].Col
 					if len(fs) > 2 {
-						col = fs[2].col
+						col = fs[2].Col
 					}
 					return nil, errf(col, "expected RANK NODE, FIRST-LAST NODE or map P1 … Pn")
 				}
-				lo, hi := fs[0].s, fs[0].s
-				if a, b, ok := strings.Cut(fs[0].s, "-"); ok {
+				lo, hi := fs[0].S, fs[0].S
+				if a, b, ok := strings.Cut(fs[0].S, "-"); ok {
 					lo, hi = a, b
 				}
 				first, err1 := strconv.Atoi(lo)
 				last, err2 := strconv.Atoi(hi)
 				if err1 != nil || err2 != nil || first < 0 || last < first {
-					return nil, errf(fs[0].col, "%q is not a rank or a range FIRST-LAST", fs[0].s)
+					return nil, errf(fs[0].Col, "%q is not a rank or a range FIRST-LAST", fs[0].S)
 				}
 				if last >= ranks {
-					return nil, errf(fs[0].col, "rank %d out of range (the trace has ranks 0 to %d)", last, ranks-1)
+					return nil, errf(fs[0].Col, "rank %d out of range (the trace has ranks 0 to %d)", last, ranks-1)
 				}
 				n, err := nodeNum(fs[1])
 				if err != nil {
@@ -275,7 +246,7 @@ func ParseMap(r io.Reader, name string, ranks, nodes int) (*Placement, error) {
 				}
 				for rk := first; rk <= last; rk++ {
 					if lineOf[rk] != 0 {
-						return nil, errf(fs[0].col, "rank %d is already placed on line %d", rk, lineOf[rk])
+						return nil, errf(fs[0].Col, "rank %d is already placed on line %d", rk, lineOf[rk])
 					}
 					nodeOf[rk], lineOf[rk] = int32(n), int32(lineNo)
 				}

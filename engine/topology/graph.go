@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracesim/tracesim/internal/linefields"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -54,38 +55,6 @@ func (e *GraphError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-// token is a word of a line with its 1-based column.
-type token struct {
-	s   string
-	col int
-}
-
-func tokenize(line string) []token {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
-	}
-	var out []token
-	i := 0
-	for i < len(line) {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		j := i
-		for j < len(line) && !isSpace(line[j]) {
-			j++
-		}
-		if j > i {
-			out = append(out, token{line[i:j], i + 1})
-		}
-		i = j
-	}
-	return out
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
-}
-
 // optProps are link properties that may be unset.
 type optProps struct {
 	bw, lat       float64
@@ -119,28 +88,28 @@ func (b *graphBuilder) errf(col int, format string, args ...any) error {
 }
 
 // expand turns "s[0-3]" into s0..s3; other names stay as they are.
-func (b *graphBuilder) expand(t token) ([]string, error) {
-	open := strings.IndexByte(t.s, '[')
+func (b *graphBuilder) expand(t linefields.Field) ([]string, error) {
+	open := strings.IndexByte(t.S, '[')
 	if open < 0 {
-		if strings.ContainsAny(t.s, "]=") {
-			return nil, b.errf(t.col, "%q is not a name (letters, digits, '_', '-', '.', or a range such as s[0-7])", t.s)
+		if strings.ContainsAny(t.S, "]=") {
+			return nil, b.errf(t.Col, "%q is not a name (letters, digits, '_', '-', '.', or a range such as s[0-7])", t.S)
 		}
-		return []string{t.s}, nil
+		return []string{t.S}, nil
 	}
-	close := strings.IndexByte(t.s, ']')
-	if close < open || close != len(t.s)-1 {
-		return nil, b.errf(t.col+open, "malformed range in %q (expected NAME[FIRST-LAST] at the end of the name)", t.s)
+	close := strings.IndexByte(t.S, ']')
+	if close < open || close != len(t.S)-1 {
+		return nil, b.errf(t.Col+open, "malformed range in %q (expected NAME[FIRST-LAST] at the end of the name)", t.S)
 	}
-	lo, hi, ok := strings.Cut(t.s[open+1:close], "-")
+	lo, hi, ok := strings.Cut(t.S[open+1:close], "-")
 	a, err1 := strconv.Atoi(lo)
 	z, err2 := strconv.Atoi(hi)
 	if !ok || err1 != nil || err2 != nil || a < 0 || z < a {
-		return nil, b.errf(t.col+open, "malformed range %q (expected [FIRST-LAST] with 0 ≤ FIRST ≤ LAST)", t.s[open:])
+		return nil, b.errf(t.Col+open, "malformed range %q (expected [FIRST-LAST] with 0 ≤ FIRST ≤ LAST)", t.S[open:])
 	}
 	if z-a >= MaxPorts {
-		return nil, b.errf(t.col+open, "range %q has more than %d names", t.s[open:], MaxPorts)
+		return nil, b.errf(t.Col+open, "range %q has more than %d names", t.S[open:], MaxPorts)
 	}
-	prefix := t.s[:open]
+	prefix := t.S[:open]
 	out := make([]string, 0, z-a+1)
 	for i := a; i <= z; i++ {
 		out = append(out, prefix+strconv.Itoa(i))
@@ -149,18 +118,18 @@ func (b *graphBuilder) expand(t token) ([]string, error) {
 }
 
 // props parses trailing key=value tokens.
-func (b *graphBuilder) props(toks []token) (optProps, error) {
+func (b *graphBuilder) props(toks []linefields.Field) (optProps, error) {
 	var p optProps
 	for _, t := range toks {
-		k, v, ok := strings.Cut(t.s, "=")
+		k, v, ok := strings.Cut(t.S, "=")
 		if !ok {
-			return p, b.errf(t.col, "unexpected %q (expected bw=RATE or lat=DURATION)", t.s)
+			return p, b.errf(t.Col, "unexpected %q (expected bw=RATE or lat=DURATION)", t.S)
 		}
-		vcol := t.col + len(k) + 1
+		vcol := t.Col + len(k) + 1
 		switch strings.ToLower(k) {
 		case "bw":
 			if p.hasBW {
-				return p, b.errf(t.col, "bw given twice")
+				return p, b.errf(t.Col, "bw given twice")
 			}
 			r, err := units.ParseRate(v)
 			if err != nil {
@@ -172,7 +141,7 @@ func (b *graphBuilder) props(toks []token) (optProps, error) {
 			p.bw, p.hasBW = r, true
 		case "lat":
 			if p.hasLat {
-				return p, b.errf(t.col, "lat given twice")
+				return p, b.errf(t.Col, "lat given twice")
 			}
 			d, err := units.ParseDuration(v)
 			if err != nil {
@@ -183,34 +152,34 @@ func (b *graphBuilder) props(toks []token) (optProps, error) {
 			}
 			p.lat, p.hasLat = d, true
 		default:
-			return p, b.errf(t.col, "unknown property %q (expected bw or lat)", k)
+			return p, b.errf(t.Col, "unknown property %q (expected bw or lat)", k)
 		}
 	}
 	return p, nil
 }
 
-func (b *graphBuilder) declare(t token, name string, id int) error {
+func (b *graphBuilder) declare(t linefields.Field, name string, id int) error {
 	if prev, dup := b.names[name]; dup {
 		what := "router"
 		if prev < 0 {
 			what = "node"
 		}
-		return b.errf(t.col, "%q is already declared as a %s", name, what)
+		return b.errf(t.Col, "%q is already declared as a %s", name, what)
 	}
 	if name == "" {
-		return b.errf(t.col, "empty name")
+		return b.errf(t.Col, "empty name")
 	}
 	b.names[name] = id
 	return nil
 }
 
-func (b *graphBuilder) router(t token, name string) (int, error) {
+func (b *graphBuilder) router(t linefields.Field, name string) (int, error) {
 	id, ok := b.names[name]
 	if !ok {
-		return 0, b.errf(t.col, "unknown router %q (declare it with a router line first)", name)
+		return 0, b.errf(t.Col, "unknown router %q (declare it with a router line first)", name)
 	}
 	if id < 0 {
-		return 0, b.errf(t.col, "%q is a node, expected a router", name)
+		return 0, b.errf(t.Col, "%q is a node, expected a router", name)
 	}
 	return id, nil
 }
@@ -223,17 +192,17 @@ func (b *graphBuilder) addPort(r int, pp pendingPort) (int, error) {
 	return len(b.ports[r]) - 1, nil
 }
 
-func (b *graphBuilder) line(toks []token) error {
-	kw := strings.ToLower(toks[0].s)
+func (b *graphBuilder) line(toks []linefields.Field) error {
+	kw := strings.ToLower(toks[0].S)
 	args := toks[1:]
 	switch kw {
 	case "default":
 		node := false
-		if len(args) > 0 && strings.EqualFold(args[0].s, "node") {
+		if len(args) > 0 && strings.EqualFold(args[0].S, "node") {
 			node, args = true, args[1:]
 		}
 		if len(args) == 0 {
-			return b.errf(toks[0].col, "default: expected bw=RATE and/or lat=DURATION")
+			return b.errf(toks[0].Col, "default: expected bw=RATE and/or lat=DURATION")
 		}
 		p, err := b.props(args)
 		if err != nil {
@@ -241,18 +210,18 @@ func (b *graphBuilder) line(toks []token) error {
 		}
 		if node {
 			if b.hasDefNode {
-				return b.errf(toks[0].col, "second 'default node' line (the first is on line %d)", b.defNodeLine)
+				return b.errf(toks[0].Col, "second 'default node' line (the first is on line %d)", b.defNodeLine)
 			}
 			b.defNode, b.hasDefNode, b.defNodeLine = p, true, b.lineNo
 		} else {
 			if b.hasDef {
-				return b.errf(toks[0].col, "second 'default' line (the first is on line %d)", b.defLine)
+				return b.errf(toks[0].Col, "second 'default' line (the first is on line %d)", b.defLine)
 			}
 			b.def, b.hasDef, b.defLine = p, true, b.lineNo
 		}
 	case "router", "routers", "switch", "switches":
 		if len(args) == 0 {
-			return b.errf(toks[0].col+len(toks[0].s), "router: expected one or more router names")
+			return b.errf(toks[0].Col+len(toks[0].S), "router: expected one or more router names")
 		}
 		for _, t := range args {
 			names, err := b.expand(t)
@@ -260,7 +229,7 @@ func (b *graphBuilder) line(toks []token) error {
 				return err
 			}
 			if len(b.routers)+len(names) > MaxGraphRouters {
-				return b.errf(t.col, "more than %d routers", MaxGraphRouters)
+				return b.errf(t.Col, "more than %d routers", MaxGraphRouters)
 			}
 			for _, n := range names {
 				if err := b.declare(t, n, len(b.routers)); err != nil {
@@ -273,13 +242,13 @@ func (b *graphBuilder) line(toks []token) error {
 		}
 	case "node", "nodes":
 		if len(args) < 2 {
-			return b.errf(toks[0].col+len(toks[0].s), "node: expected NAME ROUTER [bw=RATE] [lat=DURATION]")
+			return b.errf(toks[0].Col+len(toks[0].S), "node: expected NAME ROUTER [bw=RATE] [lat=DURATION]")
 		}
 		names, err := b.expand(args[0])
 		if err != nil {
 			return err
 		}
-		r, err := b.router(args[1], args[1].s)
+		r, err := b.router(args[1], args[1].S)
 		if err != nil {
 			return err
 		}
@@ -288,7 +257,7 @@ func (b *graphBuilder) line(toks []token) error {
 			return err
 		}
 		if len(b.nodes)+len(names) > MaxNodes {
-			return b.errf(args[0].col, "more than %d nodes", MaxNodes)
+			return b.errf(args[0].Col, "more than %d nodes", MaxNodes)
 		}
 		for _, n := range names {
 			if err := b.declare(args[0], n, -1-len(b.nodes)); err != nil {
@@ -306,7 +275,7 @@ func (b *graphBuilder) line(toks []token) error {
 		}
 	case "link", "links":
 		if len(args) < 2 {
-			return b.errf(toks[0].col+len(toks[0].s), "link: expected ROUTER ROUTER [bw=RATE] [lat=DURATION]")
+			return b.errf(toks[0].Col+len(toks[0].S), "link: expected ROUTER ROUTER [bw=RATE] [lat=DURATION]")
 		}
 		left, err := b.expand(args[0])
 		if err != nil {
@@ -317,7 +286,7 @@ func (b *graphBuilder) line(toks []token) error {
 			return err
 		}
 		if len(left) > 1 && len(right) > 1 {
-			return b.errf(args[1].col, "link: at most one side may be a range")
+			return b.errf(args[1].Col, "link: at most one side may be a range")
 		}
 		p, err := b.props(args[2:])
 		if err != nil {
@@ -334,7 +303,7 @@ func (b *graphBuilder) line(toks []token) error {
 					return err
 				}
 				if a == c {
-					return b.errf(args[1].col, "link from %q to itself", ln)
+					return b.errf(args[1].Col, "link from %q to itself", ln)
 				}
 				pa, err := b.addPort(a, pendingPort{props: p, line: b.lineNo})
 				if err != nil {
@@ -349,7 +318,7 @@ func (b *graphBuilder) line(toks []token) error {
 			}
 		}
 	default:
-		return b.errf(toks[0].col, "unknown keyword %q (expected default, router, node or link)", toks[0].s)
+		return b.errf(toks[0].Col, "unknown keyword %q (expected default, router, node or link)", toks[0].S)
 	}
 	return nil
 }
@@ -366,7 +335,7 @@ func ParseGraph(r io.Reader, name string, opt Options) (*Graph, error) {
 			if len(line) > 1<<20 {
 				return nil, b.errf(1, "line longer than 1 MiB")
 			}
-			if toks := tokenize(line); len(toks) > 0 {
+			if toks := linefields.Split(line, ""); len(toks) > 0 {
 				if e := b.line(toks); e != nil {
 					return nil, e
 				}
