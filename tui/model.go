@@ -37,6 +37,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/derived"
 	"github.com/tracesim/tracesim/views/simulate"
 )
 
@@ -126,7 +127,14 @@ func New(opts Options) *Model {
 		tabs: tabs, views: make([]component.Model, len(tabs)),
 		help: help.New(),
 	}
-	m.common = &component.Common{Theme: opts.theme(true), Derived: opts.Derived}
+	// Without a server's cache the session keeps its own, so that its
+	// views still derive each thing once (the Causality tab and the
+	// Timeline's cone share one graph; three views share the span).
+	d := opts.Derived
+	if d == nil {
+		d = derived.New()
+	}
+	m.common = &component.Common{Theme: opts.theme(true), Derived: d}
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.
@@ -187,7 +195,7 @@ func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 		m.views[i] = nil
 	}
 	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
-	m.origin, _ = tr.Span()
+	m.origin = derived.SpanOf(m.common.Derived, tr).Start
 	if v := m.build(m.active); v != nil {
 		return v.Init()
 	}

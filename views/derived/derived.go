@@ -172,3 +172,15 @@ func (c *Cache) forget(k key, e *entry) {
 func Graph(c *Cache, tr *tracefmt.Trace) *causality.Graph {
 	return Get(c, tr, "causality.graph", func() *causality.Graph { return causality.NewGraph(tr) })
 }
+
+// Span is a trace's first and last timestamps (Trace.Span).
+type Span struct{ Start, End float64 }
+
+// SpanOf returns tr's span, shared through c: the status bar, Stats and
+// Sizes count times from its start, and finding it reads every event.
+func SpanOf(c *Cache, tr *tracefmt.Trace) Span {
+	return *Get(c, tr, "span", func() *Span {
+		s, e := tr.Span()
+		return &Span{s, e}
+	})
+}

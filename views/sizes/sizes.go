@@ -61,7 +61,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.sends = derived.Get(d, tr, "sizes.sends", func() *Sends { return IndexSends(tr) })
 	m.unit = tr.Unit
 	m.timed = tr.Timed
-	m.origin, _ = tr.Span()
+	m.origin = derived.SpanOf(d, tr).Start
 	m.rank = -1
 	m.hasWindow = false
 	m.stale, m.dirty = true, true

@@ -90,7 +90,11 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 // SetTrace replaces the trace the view shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr = tr
-	m.origin, _ = tr.Span()
+	var d *derived.Cache
+	if m.common != nil {
+		d = m.common.Derived
+	}
+	m.origin = derived.SpanOf(d, tr).Start
 	m.windowed, m.hasWindow, m.stale = false, false, false
 	m.setProfile(m.wholeRun())
 }
