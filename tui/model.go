@@ -56,11 +56,11 @@ type Model struct {
 	tr   *tracefmt.Trace
 	path string
 	sum  string // "16 ranks · 4608 events", computed once per trace
-	// origin is the trace's first timestamp: times shown count from it,
-	// as the Timeline's ruler does.
-	origin float64
-	alt    *tracefmt.Trace
-	label  string // alt's label
+	// span bounds the trace: times shown count from its start, as the
+	// Timeline's ruler does.
+	span  *derived.Span
+	alt   *tracefmt.Trace
+	label string // alt's label
 
 	width, height int
 
@@ -195,7 +195,7 @@ func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 		m.views[i] = nil
 	}
 	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
-	m.origin = derived.SpanOf(m.common.Derived, tr).Start
+	m.span = derived.SpanOf(m.common.Derived, tr)
 	if v := m.build(m.active); v != nil {
 		return v.Init()
 	}
@@ -713,7 +713,7 @@ func (m *Model) renderStatusBar(k statusKey) string {
 		case k.win >= 0 && m.tr.Timed:
 			sec := m.tr.Unit.Seconds()
 			// From the start of the run, as the Timeline's ruler counts.
-			parts = append(parts, kv("window ", units.FormatDuration((k.start-m.origin)*sec)+"–"+units.FormatDuration((k.end-m.origin)*sec)))
+			parts = append(parts, kv("window ", units.FormatDuration((k.start-m.span.Start)*sec)+"–"+units.FormatDuration((k.end-m.span.Start)*sec)))
 		case k.win >= 0:
 			// An untimed trace's window is in event positions.
 			parts = append(parts, kv("window ", fmt.Sprintf("#%.0f–#%.0f", k.start, k.end)))

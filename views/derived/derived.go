@@ -178,8 +178,10 @@ type Span struct{ Start, End float64 }
 
 // SpanOf returns tr's span, shared through c: the status bar, Stats and
 // Sizes count times from its start, and finding it reads every event.
-func SpanOf(c *Cache, tr *tracefmt.Trace) Span {
-	return *Get(c, tr, "span", func() *Span {
+// Callers keep the pointer as long as they show tr, which keeps it shared
+// (the cache holds values weakly).
+func SpanOf(c *Cache, tr *tracefmt.Trace) *Span {
+	return Get(c, tr, "span", func() *Span {
 		s, e := tr.Span()
 		return &Span{s, e}
 	})

@@ -30,8 +30,8 @@ type Model struct {
 	rank       int // −1: every rank
 	byBytes    bool
 	windowed   bool
-	start, end float64 // the timeline's window, trace units
-	origin     float64 // the trace's first timestamp: shown times count from it
+	start, end float64       // the timeline's window, trace units
+	span       *derived.Span // shown times count from its start
 	hasWindow  bool
 
 	hist    Histogram
@@ -61,7 +61,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.sends = derived.Get(d, tr, "sizes.sends", func() *Sends { return IndexSends(tr) })
 	m.unit = tr.Unit
 	m.timed = tr.Timed
-	m.origin = derived.SpanOf(d, tr).Start
+	m.span = derived.SpanOf(d, tr)
 	m.rank = -1
 	m.hasWindow = false
 	m.stale, m.dirty = true, true
@@ -196,7 +196,7 @@ func (m *Model) render(w, h int) []string {
 		case !m.timed:
 			when = "whole run (untimed trace: no window)"
 		case m.hasWindow:
-			when = fmt.Sprintf("window %s–%s", units.FormatDuration((m.start-m.origin)*m.unit.Seconds()), units.FormatDuration((m.end-m.origin)*m.unit.Seconds()))
+			when = fmt.Sprintf("window %s–%s", units.FormatDuration((m.start-m.span.Start)*m.unit.Seconds()), units.FormatDuration((m.end-m.span.Start)*m.unit.Seconds()))
 		default:
 			when = "window (none yet: whole run)"
 		}

@@ -63,7 +63,7 @@ type Model struct {
 	// The Timeline's window, and whether the view profiles only it.
 	windowed   bool
 	start, end float64
-	origin     float64 // the trace's first timestamp: shown times count from it
+	span       *derived.Span // shown times count from its start
 	hasWindow  bool
 	stale      bool // prof must be recomputed for the window setting
 
@@ -94,7 +94,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	if m.common != nil {
 		d = m.common.Derived
 	}
-	m.origin = derived.SpanOf(d, tr).Start
+	m.span = derived.SpanOf(d, tr)
 	m.windowed, m.hasWindow, m.stale = false, false, false
 	m.setProfile(m.wholeRun())
 }
@@ -427,7 +427,7 @@ func (m *Model) rankTable(w, h int) string {
 		note = "  untimed trace: amounts, not times"
 	case m.windowed && m.hasWindow:
 		sec := m.tr.Unit.Seconds()
-		note = fmt.Sprintf("  window %s–%s (w: whole run)", units.FormatDuration((m.start-m.origin)*sec), units.FormatDuration((m.end-m.origin)*sec))
+		note = fmt.Sprintf("  window %s–%s (w: whole run)", units.FormatDuration((m.start-m.span.Start)*sec), units.FormatDuration((m.end-m.span.Start)*sec))
 	}
 	lines := []string{title + th.Styles.Dim.Render(note), hdr}
 	rows := max(h-2, 0)
