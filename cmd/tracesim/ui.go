@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tui"
@@ -65,6 +66,12 @@ Flags:
 			return fail(e, "ui", err)
 		}
 		opts.Trace, opts.Path = tr, demo.Name
+	}
+	if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+		// Bubble Tea would fail on /dev/tty with a message about TTYs.
+		fmt.Fprintln(e.stderr, "tracesim: the UI needs a terminal; in scripts use the subcommands "+
+			"(tracesim info|check|sim FILE --json; tracesim help)")
+		return exitUsage
 	}
 	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
 	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
