@@ -22,17 +22,33 @@ const (
 // order (ranks may be interleaved). It pairs enters with leaves as events
 // arrive and matches messages in Finish. Readers of every format use it.
 type Builder struct {
-	t       *Trace
+	t *Trace
+	// world is the declared world size; t.Ranks holds only the ranks up
+	// to the highest that has events until Finish, so that a small file
+	// claiming a huge world costs nothing before CheckWorld judges it.
+	world   int
 	pairing Pairing
 	states  map[string]StateID
 	markers map[string]MarkerID
 	texts   map[string]int
-	open    [][]openState
+	// open holds, per rank and state, the indices of the enters not yet
+	// left: a leave takes the newest (a stack) or the oldest (a queue
+	// from head), so that pairing costs O(1) however deep the nesting.
+	open map[openKey]*openList
+	// last caches the list of the latest lookup: a leave usually closes
+	// the state its rank entered just before.
+	lastKey  openKey
+	lastList *openList
 }
 
-type openState struct {
+type openKey struct {
+	rank  int32
 	state StateID
-	index int32
+}
+
+type openList struct {
+	index []int32
+	head  int // first live entry when pairing oldest-first
 }
 
 // NewBuilder returns a builder for a trace of the given world size, timed
@@ -41,21 +57,66 @@ func NewBuilder(ranks int, timed bool, u Unit) *Builder {
 	t := &Trace{
 		Unit:  u,
 		Timed: timed,
-		Ranks: make([]Rank, ranks),
 		Comms: []Comm{{Name: "MPI_COMM_WORLD"}},
 	}
 	return &Builder{
 		t:       t,
+		world:   ranks,
 		states:  map[string]StateID{},
 		markers: map[string]MarkerID{},
 		texts:   map[string]int{},
-		open:    make([][]openState, ranks),
+		open:    map[openKey]*openList{},
 	}
 }
 
 // Trace returns the trace under construction, for setting metadata
-// (Format, Attrs, Comms) directly.
+// (Format, Attrs, Comms) directly. Its Ranks are complete only once
+// Finish returned: add events with Add or SetEvents.
 func (b *Builder) Trace() *Trace { return b.t }
+
+// World returns the declared world size.
+func (b *Builder) World() int { return b.world }
+
+// rank returns rank r's stream, growing the ranks held so far to r+1.
+func (b *Builder) rank(r int) (*Rank, error) {
+	if r < len(b.t.Ranks) {
+		return &b.t.Ranks[r], nil
+	}
+	if r < 0 || r >= b.world {
+		return nil, fmt.Errorf("rank %d outside the world of %d ranks", r, b.world)
+	}
+	if r >= cap(b.t.Ranks) {
+		// Doubling keeps the growth amortised; the cap at the world
+		// keeps a trace whose highest rank has events from doubling
+		// past it.
+		n := min(max(r+1, 2*cap(b.t.Ranks), 64), b.world)
+		b.t.Ranks = slices.Grow(b.t.Ranks, n-len(b.t.Ranks))
+	}
+	b.t.Ranks = b.t.Ranks[:r+1]
+	return &b.t.Ranks[r], nil
+}
+
+// Ranks allocates the streams of every declared rank and returns them, for
+// readers that fill streams in place (from several goroutines at once).
+// It costs memory for every rank, events or not: such readers check the
+// world size against the ranks that have events first (CheckWorld).
+func (b *Builder) Ranks() []Rank {
+	if len(b.t.Ranks) < b.world {
+		b.t.Ranks = slices.Grow(b.t.Ranks, b.world-len(b.t.Ranks))[:b.world]
+	}
+	return b.t.Ranks
+}
+
+// SetEvents makes ev rank r's stream as it is, without pairing its
+// states (for formats whose streams have none to pair).
+func (b *Builder) SetEvents(r int, ev []Event) error {
+	rk, err := b.rank(r)
+	if err != nil {
+		return err
+	}
+	rk.Events = ev
+	return nil
+}
 
 // SetPairing chooses how leaves pair with enters; the default is
 // PairNewest.
@@ -64,7 +125,12 @@ func (b *Builder) SetPairing(p Pairing) { b.pairing = p }
 // Grow reserves room for n more events on rank r, for readers that know
 // the counts in advance.
 func (b *Builder) Grow(r, n int) {
-	b.t.Ranks[r].Events = slices.Grow(b.t.Ranks[r].Events, n)
+	if n <= 0 {
+		return
+	}
+	if rk, err := b.rank(r); err == nil {
+		rk.Events = slices.Grow(rk.Events, n)
+	}
 }
 
 // DefineState adds a state definition, or updates the definition of an
@@ -139,10 +205,11 @@ func (b *Builder) AddComm(c Comm) (uint16, error) {
 // Add appends e to rank r's stream and returns its index there. Enter and
 // leave events are paired as they arrive.
 func (b *Builder) Add(r int, e Event) (int, error) {
-	if r < 0 || r >= len(b.t.Ranks) {
-		return 0, fmt.Errorf("rank %d outside the world of %d ranks", r, len(b.t.Ranks))
+	rk, err := b.rank(r)
+	if err != nil {
+		return 0, err
 	}
-	ev := &b.t.Ranks[r].Events
+	ev := &rk.Events
 	i := len(*ev)
 	if i >= 1<<31-1 {
 		return 0, fmt.Errorf("rank %d has more than 2^31 events", r)
@@ -150,7 +217,8 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 	e.Match = -1
 	switch e.Kind {
 	case KindEnter:
-		b.open[r] = append(b.open[r], openState{e.State(), int32(i)})
+		l := b.openList(openKey{int32(r), e.State()})
+		l.index = append(l.index, int32(i))
 	case KindLeave:
 		if j := b.closeOpen(r, e.State()); j >= 0 {
 			e.Match = j
@@ -161,39 +229,58 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 	return i, nil
 }
 
+// openList returns the open enters of a rank and state.
+func (b *Builder) openList(k openKey) *openList {
+	if b.lastList != nil && b.lastKey == k {
+		return b.lastList
+	}
+	l := b.open[k]
+	if l == nil {
+		l = &openList{}
+		b.open[k] = l
+	}
+	b.lastKey, b.lastList = k, l
+	return l
+}
+
 // closeOpen removes and returns the index of the open enter of state s on
 // rank r that a leave closes, or -1.
 func (b *Builder) closeOpen(r int, s StateID) int32 {
-	open := b.open[r]
-	k := -1
-	if b.pairing == PairOldest {
-		for j := 0; j < len(open); j++ {
-			if open[j].state == s {
-				k = j
-				break
-			}
-		}
-	} else {
-		for j := len(open) - 1; j >= 0; j-- {
-			if open[j].state == s {
-				k = j
-				break
-			}
-		}
-	}
-	if k < 0 {
+	l := b.openList(openKey{int32(r), s})
+	if l.head == len(l.index) {
 		return -1
 	}
-	idx := open[k].index
-	b.open[r] = append(open[:k], open[k+1:]...)
+	var idx int32
+	if b.pairing == PairOldest {
+		idx = l.index[l.head]
+		l.head++
+	} else {
+		idx = l.index[len(l.index)-1]
+		l.index = l.index[:len(l.index)-1]
+	}
+	if l.head == len(l.index) {
+		// Empty: reuse the storage from the start, so that a queue that
+		// drains now and then does not grow without bound.
+		l.index, l.head = l.index[:0], 0
+	}
 	return idx
 }
 
 // Finish matches messages, trims spare capacity, validates the trace and
 // returns it. The builder must not be used afterwards.
 func (b *Builder) Finish() (*Trace, error) {
+	withEvents := 0
+	for i := range b.t.Ranks {
+		if len(b.t.Ranks[i].Events) > 0 {
+			withEvents++
+		}
+	}
+	if err := CheckWorld(b.world, withEvents); err != nil {
+		return nil, err
+	}
+	b.Ranks()
 	t := b.t
-	b.t = nil
+	b.t, b.open, b.lastList = nil, nil, nil
 	for i := range t.Ranks {
 		// Shrinking rank by rank bounds the extra memory to one rank's
 		// stream rather than the whole trace.

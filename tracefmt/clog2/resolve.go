@@ -70,6 +70,7 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	}
 	b := tracefmt.NewBuilder(P, true, tracefmt.Second)
 	b.SetPairing(tracefmt.PairOldest)
+	b.Ranks() // resolveRanks stores each rank's stream in place
 	rs := &resolver{rd: rd, b: b, t: b.Trace(), etypeState: map[int32]stateRef{}, etypeMark: map[int32]tracefmt.MarkerID{}}
 	t := rs.t
 	t.Format = "clog2"
@@ -460,11 +461,52 @@ type rankJob struct {
 	j      int  // next event to read in src
 	idx    int  // index of that event among all of the rank's records
 	shared bool // the stream is written into src's array
-	open   []openRef
-	err    error
+	// open holds the rank's open states, a queue per state: MPE pairs
+	// an end with the oldest open start of its state, and a queue makes
+	// that O(1) however deep the nesting.
+	open map[tracefmt.StateID]*openQueue
+	err  error
 	// out is the rank's stream; run stores it in the trace when it
 	// returns.
 	out []tracefmt.Event
+}
+
+// openQueue is the open starts of one state of a rank, oldest at head.
+type openQueue struct {
+	refs []openRef
+	head int
+}
+
+// push adds an open start of state id.
+func (jb *rankJob) push(id tracefmt.StateID, o openRef) {
+	q := jb.open[id]
+	if q == nil {
+		if jb.open == nil {
+			jb.open = map[tracefmt.StateID]*openQueue{}
+		}
+		q = &openQueue{}
+		jb.open[id] = q
+	}
+	q.refs = append(q.refs, o)
+}
+
+// oldest returns the oldest open start of state id.
+func (jb *rankJob) oldest(id tracefmt.StateID) (openRef, bool) {
+	q := jb.open[id]
+	if q == nil || q.head == len(q.refs) {
+		return openRef{}, false
+	}
+	return q.refs[q.head], true
+}
+
+// pop removes the oldest open start of state id, which must exist.
+func (jb *rankJob) pop(id tracefmt.StateID) {
+	q := jb.open[id]
+	q.head++
+	if q.head == len(q.refs) {
+		// Drained: reuse the storage from the start.
+		q.refs, q.head = q.refs[:0], 0
+	}
 }
 
 // startRank makes the array of rank w's provisional events its stream's.
@@ -634,11 +676,8 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 		default:
 			e = tracefmt.Leave(pe.Time, c.ref.id)
 			isLeave = true
-			for k, op := range jb.open {
-				if op.state == c.ref.id {
-					leaveText, openAt = op.text, k
-					break
-				}
+			if op, ok := jb.oldest(c.ref.id); ok {
+				leaveText, openAt = op.text, int(op.index)
 			}
 			fast = fast && leaveText == pe.TextRef()
 		}
@@ -736,11 +775,11 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 	e.Match = -1
 	if pe.Kind == provEvent && c.isState {
 		if c.ref.start {
-			jb.open = append(jb.open, openRef{c.ref.id, pe.TextRef(), int32(len(ev))})
+			jb.push(c.ref.id, openRef{c.ref.id, pe.TextRef(), int32(len(ev))})
 		} else if openAt >= 0 {
-			j := jb.open[openAt].index
+			j := int32(openAt)
 			e.Match, ev[j].Match = j, int32(len(ev))
-			jb.open = slices.Delete(jb.open, openAt, openAt+1)
+			jb.pop(c.ref.id)
 		}
 	}
 	if err := jb.add(&e); err != nil {

@@ -367,6 +367,16 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 			Msg: fmt.Sprintf("rank %d is outside the world of %d ranks (ranks seen: 0 to %d)", p.peerMax, P, P-1)}
 	}
 	p.world = P // now peers and roots are checked as they are parsed
+	withEvents := 0
+	for _, rs := range p.ranks {
+		if rs != nil { // a rank with only init and finalize counts
+			withEvents++
+		}
+	}
+	// Before the wildcard sweep and the builder allocate per rank.
+	if err := tracefmt.CheckWorld(P, withEvents); err != nil {
+		return nil, fmt.Errorf("simgridti: %w", err)
+	}
 	for i := range p.deferred {
 		if err := p.settle(&p.deferred[i], P); err != nil {
 			return nil, err
@@ -399,7 +409,9 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 			// TI traces have no states for the builder to pair: the
 			// streams go to its trace as they are, unmatched, and
 			// Finish matches the messages.
-			t.Ranks[r].Events = rs.events
+			if err := b.SetEvents(r, rs.events); err != nil {
+				return nil, fmt.Errorf("simgridti: %w", err)
+			}
 			p.ranks[r] = nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,10 @@ type parser struct {
 	t *tracefmt.Trace
 	// firstRecord is the line of the first record.
 	firstRecord int
-	// pending holds each rank's events until the end of the input.
+	// pending holds each rank's events until the end of the input, for
+	// the ranks up to the highest seen so far: the declared world is
+	// judged against the ranks that have events (tracefmt.CheckWorld)
+	// before anything is allocated for all of them.
 	pending []rankBuffer
 }
 
@@ -135,6 +139,15 @@ func (p *parser) run() (*tracefmt.Trace, error) {
 		if err := p.startRecords(); err != nil {
 			return nil, err
 		}
+	}
+	withEvents := 0
+	for i := range p.pending {
+		if p.pending[i].n > 0 {
+			withEvents++
+		}
+	}
+	if err := tracefmt.CheckWorld(p.ranks, withEvents); err != nil {
+		return nil, &ParseError{Line: p.ranksLine, Col: 1, Msg: "ranks " + strconv.Itoa(p.ranks) + ": " + err.Error()}
 	}
 	if err := p.flush(); err != nil {
 		return nil, err
@@ -505,7 +518,6 @@ func (p *parser) startRecords() error {
 	t.Format = "tsim"
 	t.States, t.Markers, t.Comms, t.Attrs = p.states, p.markers, p.comms, p.attrs
 	p.t = t
-	p.pending = make([]rankBuffer, p.ranks)
 	p.commIDs = make(map[string]uint16, len(p.comms))
 	for i, c := range p.comms {
 		if _, ok := p.commIDs[c.Name]; !ok {
@@ -829,6 +841,9 @@ func (p *parser) record() error {
 		e.SetRequest(int64(math.Float64bits(amount)))
 	}
 
+	if int(r) >= len(p.pending) {
+		p.pending = slices.Grow(p.pending, int(r)+1-len(p.pending))[:r+1]
+	}
 	rb := &p.pending[r]
 	if rb.n == maxRankEvents {
 		return s.errAt(rf.off, "expected at most %d records per rank, got more on rank %d", maxRankEvents, r)
@@ -873,6 +888,9 @@ func (rb *rankBuffer) add(e tracefmt.Event) {
 // rank by rank, releasing each rank's chunks once copied.
 func (p *parser) flush() error {
 	for r := range p.pending {
+		if int(r) >= len(p.pending) {
+			p.pending = slices.Grow(p.pending, int(r)+1-len(p.pending))[:r+1]
+		}
 		rb := &p.pending[r]
 		p.b.Grow(r, rb.n)
 		for _, chunk := range append(rb.full, rb.cur) {
