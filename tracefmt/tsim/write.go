@@ -244,53 +244,54 @@ func pairingOf(t *tracefmt.Trace) tracefmt.Pairing {
 	return tracefmt.PairOldest
 }
 
-// pairs reports whether pairing rule p gives the trace's matches.
+// pairs reports whether pairing rule p gives the trace's matches. Open
+// enters are kept per state (a stack, or a queue read from head), so that
+// the check is linear however deep states nest.
 func pairs(t *tracefmt.Trace, p tracefmt.Pairing) bool {
-	type open struct {
-		s tracefmt.StateID
-		i int32
+	type openList struct {
+		index []int32
+		head  int
 	}
-	var stack []open
+	open := map[tracefmt.StateID]*openList{}
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
-		stack = stack[:0]
+		clear(open)
 		for i := range ev {
 			e := &ev[i]
 			switch e.Kind {
 			case tracefmt.KindEnter:
-				stack = append(stack, open{e.State(), int32(i)})
-			case tracefmt.KindLeave:
-				k := -1
-				if p == tracefmt.PairOldest {
-					for j := range stack {
-						if stack[j].s == e.State() {
-							k = j
-							break
-						}
-					}
-				} else {
-					for j := len(stack) - 1; j >= 0; j-- {
-						if stack[j].s == e.State() {
-							k = j
-							break
-						}
-					}
+				l := open[e.State()]
+				if l == nil {
+					l = &openList{}
+					open[e.State()] = l
 				}
-				if k < 0 {
+				l.index = append(l.index, int32(i))
+			case tracefmt.KindLeave:
+				l := open[e.State()]
+				if l == nil || l.head == len(l.index) {
 					if e.Match != -1 {
 						return false
 					}
 					continue
 				}
-				if e.Match != stack[k].i || ev[stack[k].i].Match != int32(i) {
+				var k int32
+				if p == tracefmt.PairOldest {
+					k = l.index[l.head]
+					l.head++
+				} else {
+					k = l.index[len(l.index)-1]
+					l.index = l.index[:len(l.index)-1]
+				}
+				if e.Match != k || ev[k].Match != int32(i) {
 					return false
 				}
-				stack = append(stack[:k], stack[k+1:]...)
 			}
 		}
-		for _, o := range stack {
-			if ev[o.i].Match != -1 {
-				return false
+		for _, l := range open {
+			for _, k := range l.index[l.head:] {
+				if ev[k].Match != -1 {
+					return false
+				}
 			}
 		}
 	}
