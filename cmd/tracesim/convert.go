@@ -32,11 +32,15 @@ func runConvert(e *env, args []string) int {
 			*out, strings.Join(formats.Names(true), ", "))
 		return exitUsage
 	}
+	inputs, err := guardOutputs(pos[0], *format, nil, output{"-o", *out})
+	if err != nil {
+		return fail(e, "convert", err)
+	}
 	t, err := load(e, pos[0], *format)
 	if err != nil {
 		return fail(e, "convert", err)
 	}
-	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu}); err != nil {
+	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs}); err != nil {
 		return fail(e, "convert", err)
 	}
 	return exitOK

@@ -92,6 +92,10 @@ func runFix(e *env, args []string) int {
 			return exitUsage
 		}
 	}
+	inputs, err := guardOutputs(pos[0], *format, nil, output{"-o", *out})
+	if err != nil {
+		return fail(e, "fix", err)
+	}
 	t, fm, err := formats.Open(e.ctx, pos[0], *format, nil)
 	if err != nil {
 		return fail(e, "fix", err)
@@ -107,7 +111,7 @@ func runFix(e *env, args []string) int {
 			outFormat = fm.Name
 		}
 	}
-	if err := formats.Save(*out, outFormat, c.Trace); err != nil {
+	if err := formats.SaveWith(*out, outFormat, c.Trace, formats.WriteOptions{Inputs: inputs}); err != nil {
 		return fail(e, "fix", err)
 	}
 	if *asJSON {

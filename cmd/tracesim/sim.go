@@ -119,6 +119,11 @@ func runSim(e *env, args []string) int {
 		e.stdout.Write(data)
 		return exitOK
 	}
+	inputs, err := guardOutputs(pos[0], *format, []string{*config},
+		output{"--trace-out", *traceOut}, output{"--messages-out", *msgOut}, output{"--metrics-out", *metricsOut})
+	if err != nil {
+		return fail(e, "sim", err)
+	}
 	t, err := load(e, pos[0], *format)
 	if err != nil {
 		return fail(e, "sim", err)
@@ -144,7 +149,7 @@ func runSim(e *env, args []string) int {
 	if *metricsOut != "" {
 		// The samples stream into the file as the run goes; it appears
 		// only once the run has finished.
-		err = atomicfile.Write(*metricsOut, func(w io.Writer) error {
+		err = atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
 			pn, ok := s.Network().(*packet.Network)
 			if !ok {
 				return fmt.Errorf("the network is not the packet model")
@@ -168,14 +173,14 @@ func runSim(e *env, args []string) int {
 	if *traceOut != "" {
 		out, err := s.Trace()
 		if err == nil {
-			err = formats.Save(*traceOut, "", out)
+			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs})
 		}
 		if err != nil {
 			return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))
 		}
 	}
 	if *msgOut != "" {
-		if err := atomicfile.Write(*msgOut, func(w io.Writer) error { return writeMessagesCSV(w, s.Messages()) }); err != nil {
+		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error { return writeMessagesCSV(w, s.Messages()) }); err != nil {
 			return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))
 		}
 	}

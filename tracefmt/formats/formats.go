@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
 // Format describes one trace format.
@@ -116,18 +117,11 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 	if st.IsDir() {
 		return nil, nil, fmt.Errorf("%s: is a directory, not a trace file", path)
 	}
-	head := make([]byte, SniffLen)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	head, err := readHead(f)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	head = head[:n]
-	var fm *Format
-	if format != "" {
-		fm, err = Lookup(format)
-	} else {
-		fm, err = Detect(path, head)
-	}
+	fm, err := pick(path, format, head)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,6 +156,58 @@ type WriteOptions struct {
 	// amounts from its computation time. Zero means: refuse to invent
 	// timestamps, and use the replay format's default speed for work.
 	CPUSpeed float64
+	// Inputs are files the output must not replace (see InputFiles); the
+	// write is refused when the output is one of them.
+	Inputs []string
+}
+
+// InputFiles returns the files a trace at path is read from: path itself
+// and, for a SimGrid TI index, every file it lists. format names the
+// format as for Open (empty: detected).
+func InputFiles(path, format string) ([]string, error) {
+	files := []string{path}
+	fm, err := detectFile(path, format)
+	if err != nil || fm.Name != "ti" {
+		// A file that cannot be read is reported by the reader.
+		return files, nil
+	}
+	listed, err := simgridti.IndexFiles(path)
+	if err != nil {
+		return nil, addPath(path, err)
+	}
+	return append(files, listed...), nil
+}
+
+// detectFile returns the named format, or the format of the file at path.
+func detectFile(path, format string) (*Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head, err := readHead(f)
+	if err != nil {
+		return nil, err
+	}
+	return pick(path, format, head)
+}
+
+// readHead reads the first SniffLen bytes of f (fewer in a short file).
+func readHead(f io.Reader) ([]byte, error) {
+	head := make([]byte, SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return head[:n], nil
+}
+
+// pick returns the named format, or the one detected from head.
+func pick(path, format string, head []byte) (*Format, error) {
+	if format != "" {
+		return Lookup(format)
+	}
+	return Detect(path, head)
 }
 
 // Save writes t to path in the named format (empty: by extension, else
@@ -198,7 +244,7 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 			return fmt.Errorf("%s: assigning times: %w", path, err)
 		}
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
+	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs}, func(w io.Writer) error {
 		if err := fm.Write(path, w, t, o); err != nil {
 			return addPath(path, err)
 		}

@@ -37,11 +37,16 @@ type Opener func(name string) (io.ReadCloser, error)
 // directory smpirun runs in, which is where its tracer writes the index).
 func DirOpener(dir string) Opener {
 	return func(name string) (io.ReadCloser, error) {
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(dir, name)
-		}
-		return os.Open(name)
+		return os.Open(listedPath(dir, name))
 	}
+}
+
+// listedPath resolves a name an index lists against the index's directory.
+func listedPath(dir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
 }
 
 // Read parses a TI trace from r, which holds either the actions of every
@@ -69,14 +74,7 @@ func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
 	sc := newScanner(r)
 	src := &source{name: name, rank: -1}
-	for sc.Scan() {
-		src.line++
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if skipLine(line) {
-			continue
-		}
-		fs := splitFields(line, p.fields[:0])
-		p.fields = fs
+	if fs := p.firstLine(src, sc); fs != nil {
 		if len(fs) == 1 {
 			if _, isRank := parseRank(fs[0].s); !isRank {
 				return p.readIndex(src, sc, fs[0], open)
@@ -95,6 +93,21 @@ func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 		return nil, err
 	}
 	return nil, &ParseError{File: name, Line: src.line + 1, Col: 1, Msg: `no actions found (expected lines such as "0 init" or an index of per-rank files)`}
+}
+
+// firstLine returns the fields of the first line that is not blank or a
+// comment, or nil at the end of the input.
+func (p *parser) firstLine(src *source, sc *bufio.Scanner) []field {
+	for sc.Scan() {
+		src.line++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if skipLine(line) {
+			continue
+		}
+		p.fields = splitFields(line, p.fields[:0])
+		return p.fields
+	}
+	return nil
 }
 
 func newScanner(r io.Reader) *bufio.Scanner {
@@ -176,13 +189,15 @@ type position struct {
 	line, col int
 }
 
-// readIndex reads the rest of an index file whose first path is first.
-func (p *parser) readIndex(src *source, sc *bufio.Scanner, first field, open Opener) (*tracefmt.Trace, error) {
-	type entry struct {
-		path string
-		line int
-	}
-	files := []entry{{first.s, src.line}}
+// indexEntry is a file an index lists, and the index line naming it.
+type indexEntry struct {
+	path string
+	line int
+}
+
+// scanIndex reads the rest of an index file whose first path is first.
+func (p *parser) scanIndex(src *source, sc *bufio.Scanner, first field) ([]indexEntry, error) {
+	files := []indexEntry{{first.s, src.line}}
 	for sc.Scan() {
 		src.line++
 		line := strings.TrimSuffix(sc.Text(), "\r")
@@ -197,9 +212,51 @@ func (p *parser) readIndex(src *source, sc *bufio.Scanner, first field, open Ope
 		if len(files) == MaxRanks {
 			return nil, src.errAt(fs[0], "index lists more than %d files", MaxRanks)
 		}
-		files = append(files, entry{fs[0].s, src.line})
+		files = append(files, indexEntry{fs[0].s, src.line})
 	}
 	if err := scanErr(src, sc); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// IndexFiles returns the files that the TI index at path lists, resolved
+// as ReadFile opens them, or nil when path holds actions rather than an
+// index. Writers use it to refuse an output that would replace a file
+// the trace was read from.
+func IndexFiles(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p := &parser{}
+	sc := newScanner(f)
+	src := &source{name: path, rank: -1}
+	if fs := p.firstLine(src, sc); fs != nil {
+		if len(fs) != 1 {
+			return nil, nil
+		}
+		if _, isRank := parseRank(fs[0].s); isRank {
+			return nil, nil
+		}
+		files, err := p.scanIndex(src, sc, fs[0])
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(files))
+		for i, e := range files {
+			out[i] = listedPath(filepath.Dir(path), e.path)
+		}
+		return out, nil
+	}
+	return nil, scanErr(src, sc)
+}
+
+// readIndex reads the rest of an index file whose first path is first.
+func (p *parser) readIndex(src *source, sc *bufio.Scanner, first field, open Opener) (*tracefmt.Trace, error) {
+	files, err := p.scanIndex(src, sc, first)
+	if err != nil {
 		return nil, err
 	}
 	if open == nil {

@@ -89,7 +89,9 @@ func WriteIndex(path string, t *tracefmt.Trace, opt WriteOptions) error {
 	names := make([]string, len(t.Ranks))
 	for r := range t.Ranks {
 		names[r] = files + "/rank-" + strconv.Itoa(r) + ".txt"
-		err := atomicfile.Write(filepath.Join(dir, filepath.FromSlash(names[r])), func(w io.Writer) error {
+		// One directory gets every rank file: cleaning its stale temporary
+		// files once, at the first, keeps the writes linear.
+		err := atomicfile.WriteWith(filepath.Join(dir, filepath.FromSlash(names[r])), atomicfile.Options{KeepStale: r > 0}, func(w io.Writer) error {
 			return wr.writeRank(w, r, true)
 		})
 		if err != nil {
