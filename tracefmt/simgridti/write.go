@@ -118,7 +118,7 @@ type writer struct {
 	// matrices caches the count matrices of alltoallv calls, collTypes
 	// the datatype of each collective call (-1: not decided yet).
 	matrices  map[int]*a2avMatrix
-	collTypes []Datatype
+	collTypes map[collKey]Datatype
 	args      []arg
 	buf       []byte
 }
@@ -134,7 +134,7 @@ func newWriter(t *tracefmt.Trace, opt WriteOptions) (*writer, error) {
 		return nil, fmt.Errorf("simgridti: CPU speed %v flops/s: expected a positive speed such as 1e9", s)
 	}
 	w := &writer{t: t, opt: opt.Datatype, speed: opt.cpuSpeed(), keep: !opt.ResolveWildcards,
-		colls: make([][]int32, t.Size()), matrices: map[int]*a2avMatrix{}}
+		colls: make([][]int32, t.Size()), matrices: map[int]*a2avMatrix{}, collTypes: map[collKey]Datatype{}}
 	P := t.Size()
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
@@ -324,14 +324,24 @@ func splitLocation(s string) (string, int, bool) {
 // sizes are whole numbers of its elements, else MPI_BYTE.
 func (w *writer) p2pType(e *tracefmt.Event, peer int) Datatype {
 	d := w.opt.Size()
-	ok := e.Size%d == 0
+	// The sizes as written: a receive grows to its send's size, so the
+	// choice is the same when the text is read back and written again.
+	ok := w.writtenSize(e)%d == 0
 	if e.Match >= 0 {
-		ok = ok && w.t.Ranks[peer].Events[e.Match].Size%d == 0
+		ok = ok && w.writtenSize(&w.t.Ranks[peer].Events[e.Match])%d == 0
 	}
 	if ok {
 		return w.opt
 	}
 	return Byte
+}
+
+// writtenSize is the size written for a send or a receive.
+func (w *writer) writtenSize(e *tracefmt.Event) int64 {
+	if e.Kind == tracefmt.KindRecv {
+		return w.recvSize(e)
+	}
+	return e.Size
 }
 
 // recvSize is the size to write for a receive: never less than its
@@ -435,9 +445,14 @@ func (w *writer) event(q, k int) *tracefmt.Event {
 	return nil
 }
 
-// bytesOf returns f of rank q's event of collective call k (0 if none).
-func (w *writer) bytesOf(q, k int, f func(*tracefmt.Event) int64) int64 {
-	if e := w.event(q, k); e != nil {
+// bytesOf returns f of rank q's event of collective call k when it is an
+// op too (0 if not). A rank whose k-th collective is another operation (a
+// trace no MPI program could produce) takes no part in the call: the
+// line of one rank never depends on an unrelated call of another, which
+// rewriting would change, so that the text reaches a fixed point at the
+// first write.
+func (w *writer) bytesOf(q, k int, op tracefmt.CollOp, f func(*tracefmt.Event) int64) int64 {
+	if e := w.event(q, k); e != nil && e.Op() == op {
 		return f(e)
 	}
 	return 0
@@ -471,10 +486,10 @@ func (w *writer) collArgs(k, q int, e *tracefmt.Event, out []arg) (string, []arg
 	case tracefmt.OpAllgather:
 		return "allgather", append(out, cnt(e.Size), cnt(ceilDiv(e.RecvBytes(), P))), 2
 	case tracefmt.OpGather:
-		rc := ceilDiv(w.bytesOf(int(root), k, recvd), P)
+		rc := ceilDiv(w.bytesOf(int(root), k, op, recvd), P)
 		return "gather", append(out, cnt(e.Size), cnt(rc), num(root)), 2
 	case tracefmt.OpScatter:
-		sc := ceilDiv(w.bytesOf(int(root), k, sent), P)
+		sc := ceilDiv(w.bytesOf(int(root), k, op, sent), P)
 		return "scatter", append(out, cnt(sc), cnt(e.RecvBytes()), num(root)), 2
 	case tracefmt.OpGatherv, tracefmt.OpAllgatherv:
 		out = append(out, cnt(e.Size))
@@ -482,7 +497,7 @@ func (w *writer) collArgs(k, q int, e *tracefmt.Event, out []arg) (string, []arg
 			if op == tracefmt.OpGatherv && int64(q) != root {
 				out = append(out, cnt(0)) // only the root's counts matter, as SimGrid's tracer writes
 			} else {
-				out = append(out, cnt(w.bytesOf(p, k, sent)))
+				out = append(out, cnt(w.bytesOf(p, k, op, sent)))
 			}
 		}
 		if op == tracefmt.OpGatherv {
@@ -492,7 +507,7 @@ func (w *writer) collArgs(k, q int, e *tracefmt.Event, out []arg) (string, []arg
 	case tracefmt.OpScatterv:
 		for p := range w.t.Ranks {
 			if int64(q) == root {
-				out = append(out, cnt(w.bytesOf(p, k, recvd)))
+				out = append(out, cnt(w.bytesOf(p, k, op, recvd)))
 			} else {
 				out = append(out, cnt(0))
 			}
@@ -500,7 +515,7 @@ func (w *writer) collArgs(k, q int, e *tracefmt.Event, out []arg) (string, []arg
 		return "scatterv", append(out, cnt(e.RecvBytes()), num(root)), 2
 	case tracefmt.OpReduceScatter:
 		for p := range w.t.Ranks {
-			out = append(out, cnt(w.bytesOf(p, k, recvd)))
+			out = append(out, cnt(w.bytesOf(p, k, op, recvd)))
 		}
 		return "reducescatter", append(out, num(0)), 1
 	case tracefmt.OpAlltoallv:
@@ -531,29 +546,51 @@ func (w *writer) matrix(k int) *a2avMatrix {
 		return m
 	}
 	S, R := make([]int64, w.t.Size()), make([]int64, w.t.Size())
+	var ts, tr int64
 	for q := range S {
-		S[q], R[q] = w.bytesOf(q, k, sent), w.bytesOf(q, k, recvd)
+		S[q], R[q] = w.bytesOf(q, k, tracefmt.OpAlltoallv, sent), w.bytesOf(q, k, tracefmt.OpAlltoallv, recvd)
+		ts += S[q]
+		tr += R[q]
 	}
 	m := newA2avMatrix(S, R, w.pick(S, R))
+	if ts > tr {
+		// More sent than received: the senders send only what the
+		// receivers expect, so the bytes read back are the matrix's row
+		// sums. Building the matrix from those (and their datatype) now
+		// gives the text a rewrite would give.
+		d := int64(m.dt.Size())
+		for q := range S {
+			S[q] = 0
+			for _, c := range m.row(q) {
+				S[q] += c * d
+			}
+		}
+		m = newA2avMatrix(S, R, w.pick(S, R))
+	}
 	w.matrices[k] = m
 	return m
 }
 
-// collType returns the datatype of collective call k: the option's if
-// every count of every rank's line is a whole number of its elements,
-// else MPI_BYTE. It is decided once, so that all ranks agree.
-func (w *writer) collType(k int) Datatype {
-	for len(w.collTypes) <= k {
-		w.collTypes = append(w.collTypes, -1)
-	}
-	if dt := w.collTypes[k]; dt >= 0 {
+// collKey names the ranks of collective call k whose call is op.
+type collKey struct {
+	k  int
+	op tracefmt.CollOp
+}
+
+// collType returns the datatype of collective call k of operation op: the
+// option's if every count of every line of the call is a whole number of
+// its elements, else MPI_BYTE. It is decided once, so that all ranks
+// agree; ranks whose call k is another operation (see bytesOf) are not
+// part of it.
+func (w *writer) collType(k int, op tracefmt.CollOp) Datatype {
+	if dt, ok := w.collTypes[collKey{k, op}]; ok {
 		return dt
 	}
 	dt := w.opt
 	d := w.opt.Size()
 	for q := range w.t.Ranks {
 		e := w.event(q, k)
-		if e == nil {
+		if e == nil || e.Op() != op {
 			continue
 		}
 		_, args, _ := w.collArgs(k, q, e, w.args[:0])
@@ -564,7 +601,7 @@ func (w *writer) collType(k int) Datatype {
 			}
 		}
 	}
-	w.collTypes[k] = dt
+	w.collTypes[collKey{k, op}] = dt
 	return dt
 }
 
@@ -589,7 +626,7 @@ func (w *writer) collective(r, k int, e *tracefmt.Event) {
 	if e.Op() == tracefmt.OpAlltoallv {
 		dt = w.matrix(k).dt
 	} else {
-		dt = w.collType(k)
+		dt = w.collType(k, e.Op())
 	}
 	d := dt.Size()
 	action, args, ndt := w.collArgs(k, r, e, w.args[:0])
