@@ -69,8 +69,12 @@ type plan struct {
 	// start and end event types of each state, event type of each user
 	// marker; markKind tells bookkeeping markers apart (0 for user ones).
 	stStart, stEnd []int32
-	mkEtype        []int32
-	mkKind         []uint8
+	// renamed gives the state id of states whose Source.ID an earlier
+	// state has already (formats without state ids, as ALOG, leave them
+	// all 0): one id for several STATEDEFs would merge them when read.
+	renamed map[int]int32
+	mkEtype []int32
+	mkKind  []uint8
 }
 
 // Bookkeeping marker kinds.
@@ -122,12 +126,30 @@ func (pl *plan) assignIDs() {
 	pl.stStart = make([]int32, len(t.States))
 	pl.stEnd = make([]int32, len(t.States))
 	used := map[int32]bool{}
-	for _, s := range t.States {
+	var dups []int
+	for i, s := range t.States {
 		if hasSource(s.Source) {
+			if used[s.Source.ID] {
+				dups = append(dups, i)
+			}
 			used[s.Source.ID] = true
 		}
 	}
 	next := int32(userStateIDStart)
+	freeID := func() int32 {
+		for used[next] {
+			next++
+		}
+		used[next] = true
+		return next
+	}
+	pl.renamed = nil
+	for _, i := range dups {
+		if pl.renamed == nil {
+			pl.renamed = map[int]int32{}
+		}
+		pl.renamed[i] = freeID()
+	}
 	for i, s := range t.States {
 		switch {
 		case hasSource(s.Source):
@@ -136,10 +158,7 @@ func (pl *plan) assignIDs() {
 		}
 		id := knownStateID(s.Name)
 		if id < 0 || used[id] {
-			for used[next] {
-				next++
-			}
-			id = next
+			id = freeID()
 		}
 		used[id] = true
 		pl.stStart[i], pl.stEnd[i] = 2*id, 2*id+1
@@ -147,9 +166,11 @@ func (pl *plan) assignIDs() {
 	pl.mkEtype = make([]int32, len(t.Markers))
 	pl.mkKind = make([]uint8, len(t.Markers))
 	usedEt := map[int32]bool{}
+	dupEt := map[int]bool{} // markers whose Source.ID an earlier one has
 	for i, m := range t.Markers {
 		pl.mkKind[i] = markerKind(m.Name)
 		if pl.mkKind[i] == mkUser && hasSource(m.Source) {
+			dupEt[i] = usedEt[m.Source.ID]
 			usedEt[m.Source.ID] = true
 		}
 	}
@@ -158,7 +179,7 @@ func (pl *plan) assignIDs() {
 		if pl.mkKind[i] != mkUser {
 			continue
 		}
-		if hasSource(m.Source) {
+		if hasSource(m.Source) && !dupEt[i] {
 			pl.mkEtype[i] = m.Source.ID
 			continue
 		}
@@ -172,6 +193,9 @@ func (pl *plan) assignIDs() {
 
 // stateID returns the CLOG2 state id of state s.
 func (pl *plan) stateID(s int) int32 {
+	if id, ok := pl.renamed[s]; ok {
+		return id
+	}
 	if src := pl.t.States[s].Source; hasSource(src) {
 		return src.ID
 	}

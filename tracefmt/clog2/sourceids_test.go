@@ -1,0 +1,70 @@
+package clog2
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// TestDuplicateSourceIDs: states and markers that share a source id (ALOG
+// has no state ids and gives them all 0) stay distinct when written as
+// CLOG2: each gets its own STATEDEF id, so none is merged into another
+// when read back.
+func TestDuplicateSourceIDs(t *testing.T) {
+	b := tracefmt.NewBuilder(1, true, tracefmt.Second)
+	states := []tracefmt.StateDef{
+		{Name: "task_a", Color: "blue", Category: tracefmt.CatUser, Source: tracefmt.SourceIDs{Start: 1, End: 2}},
+		{Name: "task_b", Color: "red", Category: tracefmt.CatUser, Source: tracefmt.SourceIDs{Start: 3, End: 4}},
+		{Name: "task_c", Color: "cyan", Category: tracefmt.CatUser, Source: tracefmt.SourceIDs{Start: 5, End: 6}},
+	}
+	tm := 0.0
+	add := func(e tracefmt.Event) {
+		if _, err := b.Add(0, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range states {
+		id := b.DefineState(d)
+		tm++
+		add(tracefmt.Enter(tm, id))
+		tm++
+		add(tracefmt.Leave(tm, id))
+	}
+	for _, name := range []string{"first", "second"} {
+		m := b.DefineMarker(tracefmt.MarkerDef{Name: name, Source: tracefmt.SourceIDs{ID: 6000}})
+		tm++
+		add(tracefmt.Mark(tm, m))
+	}
+	tr, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range back.Ranks[0].Events {
+		switch e.Kind {
+		case tracefmt.KindEnter:
+			d := back.States[e.State()]
+			got = append(got, fmt.Sprintf("enter %s %s", d.Name, d.Color))
+		case tracefmt.KindMarker:
+			// The reader's markers of CLOG2's own records are not ours.
+			if name := back.Markers[e.Marker()].Name; !strings.HasPrefix(name, "CLOG2 ") {
+				got = append(got, "marker "+name)
+			}
+		}
+	}
+	want := []string{"enter task_a blue", "enter task_b red", "enter task_c cyan", "marker first", "marker second"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("read back %q, want %q", got, want)
+	}
+}
