@@ -15,13 +15,7 @@ import (
 // size are fuzzed: the reader refuses mostly empty ones before allocating
 // for them (tracefmt.CheckWorld).
 func FuzzRead(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/simgrid-examples/*.txt")
-	more, _ := filepath.Glob("testdata/smpi332/trace.txt_files/*.txt")
-	for _, p := range append(paths, more...) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range realSeeds(f) {
 		f.Add(b)
 	}
 	for _, s := range []string{
@@ -66,6 +60,45 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
+// realSeeds returns real SimGrid traces as single files: the examples and
+// runs checked in, the shared samples when present (../shared beside the
+// repository), and each index's rank files joined, since a fuzz input is
+// one file.
+func realSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, glob := range []string{
+		"testdata/simgrid-examples/*.txt",
+		"testdata/smpi332/trace.txt_files/*.txt",
+		"../../../shared/testdata-external/simgrid-ti/*.txt",
+	} {
+		paths, _ := filepath.Glob(glob)
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, b)
+		}
+	}
+	for _, dir := range []string{"testdata/smpi332/trace.txt_files", "../../testdata/simgrid/*.txt_files"} {
+		dirs, _ := filepath.Glob(dir)
+		for _, d := range dirs {
+			files, _ := filepath.Glob(filepath.Join(d, "*.txt"))
+			var joined []byte
+			for _, p := range files {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					tb.Fatal(err)
+				}
+				joined = append(joined, b...)
+			}
+			out = append(out, joined)
+		}
+	}
+	return out
+}
+
 func writeString(t *testing.T, tr *tracefmt.Trace) ([]byte, bool) {
 	var buf bytes.Buffer
 	if err := Write(&buf, tr, WriteOptions{Datatype: Double}); err != nil {
@@ -92,12 +125,7 @@ func kept(tr *tracefmt.Trace) [tracefmt.KindMarker + 1]int {
 // error or with a timed trace in which times never go back on a rank and
 // no receive precedes its send.
 func FuzzAssignTimes(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/simgrid-examples/*.txt")
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range realSeeds(f) {
 		f.Add(b)
 	}
 	for _, s := range []string{
