@@ -23,10 +23,12 @@ const (
 // arrive and matches messages in Finish. Readers of every format use it.
 type Builder struct {
 	t *Trace
-	// world is the declared world size; t.Ranks holds only the ranks up
-	// to the highest that has events until Finish, so that a small file
-	// claiming a huge world costs nothing before CheckWorld judges it.
+	// world is the declared world size. A lazy builder's t.Ranks holds
+	// only the ranks up to the highest that has events until Finish, so
+	// that a small file claiming a huge world costs nothing before
+	// CheckWorld judges it.
 	world   int
+	lazy    bool
 	pairing Pairing
 	states  map[string]StateID
 	markers map[string]MarkerID
@@ -52,8 +54,20 @@ type openList struct {
 }
 
 // NewBuilder returns a builder for a trace of the given world size, timed
-// or not, with times in unit u.
+// or not, with times in unit u. Its trace has every rank from the start.
 func NewBuilder(ranks int, timed bool, u Unit) *Builder {
+	b := NewLazyBuilder(ranks, timed, u)
+	b.Ranks()
+	b.lazy = false
+	return b
+}
+
+// NewLazyBuilder is NewBuilder for readers, whose files declare a world
+// size they may not live up to: it holds only the ranks up to the highest
+// that has events, and Finish checks the declared world against the ranks
+// that have events (CheckWorld) before allocating the others. Until
+// Finish, Trace().Ranks is partial: add events with Add or SetEvents.
+func NewLazyBuilder(ranks int, timed bool, u Unit) *Builder {
 	t := &Trace{
 		Unit:  u,
 		Timed: timed,
@@ -62,6 +76,7 @@ func NewBuilder(ranks int, timed bool, u Unit) *Builder {
 	return &Builder{
 		t:       t,
 		world:   ranks,
+		lazy:    true,
 		states:  map[string]StateID{},
 		markers: map[string]MarkerID{},
 		texts:   map[string]int{},
@@ -70,8 +85,8 @@ func NewBuilder(ranks int, timed bool, u Unit) *Builder {
 }
 
 // Trace returns the trace under construction, for setting metadata
-// (Format, Attrs, Comms) directly. Its Ranks are complete only once
-// Finish returned: add events with Add or SetEvents.
+// (Format, Attrs, Comms) directly. A lazy builder's Ranks are complete
+// only once Finish returned.
 func (b *Builder) Trace() *Trace { return b.t }
 
 // World returns the declared world size.
@@ -267,18 +282,20 @@ func (b *Builder) closeOpen(r int, s StateID) int32 {
 }
 
 // Finish matches messages, trims spare capacity, validates the trace and
-// returns it. The builder must not be used afterwards.
+// returns it; a lazy builder first checks its world (CheckWorld). The builder must not be used afterwards.
 func (b *Builder) Finish() (*Trace, error) {
-	withEvents := 0
-	for i := range b.t.Ranks {
-		if len(b.t.Ranks[i].Events) > 0 {
-			withEvents++
+	if b.lazy {
+		withEvents := 0
+		for i := range b.t.Ranks {
+			if len(b.t.Ranks[i].Events) > 0 {
+				withEvents++
+			}
 		}
+		if err := CheckWorld(b.world, withEvents); err != nil {
+			return nil, err
+		}
+		b.Ranks()
 	}
-	if err := CheckWorld(b.world, withEvents); err != nil {
-		return nil, err
-	}
-	b.Ranks()
 	t := b.t
 	b.t, b.open, b.lastList = nil, nil, nil
 	for i := range t.Ranks {

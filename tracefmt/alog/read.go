@@ -427,7 +427,7 @@ func (p *reader) build() (*tracefmt.Trace, error) {
 	if int(p.maxPartner) >= world {
 		return nil, errAt(p.partnerAt.line, p.partnerAt.col, "message partner %d outside the world of %d processes", p.maxPartner, world)
 	}
-	b := tracefmt.NewBuilder(world, true, tracefmt.Microsecond)
+	b := tracefmt.NewLazyBuilder(world, true, tracefmt.Microsecond)
 	b.SetPairing(tracefmt.PairOldest)
 	t := b.Trace()
 	t.Format = "alog"

@@ -518,7 +518,7 @@ func (p *reader) build() (*tracefmt.Trace, error) {
 	if int(p.maxPartner) >= world {
 		return nil, errAt(p.partnerOff, "message partner %d outside the world of %d ranks (the largest procid is %d)", p.maxPartner, world, p.maxProc)
 	}
-	b := tracefmt.NewBuilder(world, true, tracefmt.Second)
+	b := tracefmt.NewLazyBuilder(world, true, tracefmt.Second)
 	b.SetPairing(tracefmt.PairOldest)
 	t := b.Trace()
 	t.Format = "clog"

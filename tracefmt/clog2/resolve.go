@@ -70,7 +70,6 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	}
 	b := tracefmt.NewBuilder(P, true, tracefmt.Second)
 	b.SetPairing(tracefmt.PairOldest)
-	b.Ranks() // resolveRanks stores each rank's stream in place
 	rs := &resolver{rd: rd, b: b, t: b.Trace(), etypeState: map[int32]stateRef{}, etypeMark: map[int32]tracefmt.MarkerID{}}
 	t := rs.t
 	t.Format = "clog2"

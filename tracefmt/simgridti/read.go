@@ -449,7 +449,7 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	if p.wildcards {
 		resolveWildcards(p.ranks, P)
 	}
-	b := tracefmt.NewBuilder(P, false, tracefmt.Second)
+	b := tracefmt.NewLazyBuilder(P, false, tracefmt.Second)
 	t := b.Trace()
 	t.Format = "ti"
 	for _, m := range p.markers {

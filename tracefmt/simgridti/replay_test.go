@@ -57,7 +57,7 @@ func (p *patternBuilder) nonBlocking(r int, e tracefmt.Event) int64 {
 }
 
 func (p *patternBuilder) coll(op tracefmt.CollOp, root int, bytes func(r int) (int64, int64)) {
-	for r := range p.b.World() {
+	for r := range p.b.Trace().Ranks {
 		s, rv := bytes(r)
 		p.add(r, tracefmt.Collective(0, op, root, 0, s, rv))
 	}

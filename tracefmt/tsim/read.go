@@ -512,7 +512,7 @@ func (p *parser) startRecords() error {
 		return p.s.errAt(0, "expected ranks N in the header before the first record, got a record")
 	}
 	p.firstRecord = p.s.no
-	p.b = tracefmt.NewBuilder(p.ranks, p.timed, p.unit)
+	p.b = tracefmt.NewLazyBuilder(p.ranks, p.timed, p.unit)
 	p.b.SetPairing(p.pairing)
 	t := p.b.Trace()
 	t.Format = "tsim"
