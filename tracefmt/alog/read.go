@@ -80,6 +80,7 @@ type reader struct {
 	count  []int
 
 	np         int
+	npAt       struct{ line, col int } // of the process count
 	maxProc    int32
 	maxPartner int32
 	partnerAt  pos
@@ -301,6 +302,7 @@ func (p *reader) header(typ, task, data int32, ts uint64, cmt string, ln int, fs
 			return errAt(ln, fs[3].col, "number of processes %d outside 0..%d", data, MaxRanks)
 		}
 		p.np = int(data)
+		p.npAt.line, p.npAt.col = ln, fs[3].col
 	case typeEventName:
 		if _, dup := p.eventNames[data]; !dup {
 			p.eventNames[data] = cmt
@@ -426,6 +428,18 @@ func (p *reader) build() (*tracefmt.Trace, error) {
 	}
 	if int(p.maxPartner) >= world {
 		return nil, errAt(p.partnerAt.line, p.partnerAt.col, "message partner %d outside the world of %d processes", p.maxPartner, world)
+	}
+	if world > int(p.maxProc)+1 {
+		// The -3 header claims more processes than have events.
+		withEvents := 0
+		for _, n := range p.count {
+			if n > 0 {
+				withEvents++
+			}
+		}
+		if err := tracefmt.CheckWorld(world, withEvents); err != nil {
+			return nil, errAt(p.npAt.line, p.npAt.col, "number of processes %d: %v", world, err)
+		}
 	}
 	b := tracefmt.NewLazyBuilder(world, true, tracefmt.Microsecond)
 	b.SetPairing(tracefmt.PairOldest)

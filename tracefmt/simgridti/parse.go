@@ -200,6 +200,9 @@ func (p *parser) parseLine(src *source, fs []field) error {
 	if src.rank >= 0 && r != src.rank {
 		return src.errAt(fs[0], "action for rank %d in the file of rank %d (per-rank files hold one rank each, in index order)", r, src.rank)
 	}
+	if r > p.maxRank {
+		p.rankPos = position{src.name, src.line, fs[0].col}
+	}
 	l := line{p: p, src: src, rank: r, rs: p.rank(r), act: fs[1], args: fs[2:]}
 	name := fs[1].s
 	lower := strings.ToLower(name)
@@ -229,7 +232,10 @@ func (p *parser) parseLine(src *source, fs []field) error {
 		if p.world > 0 && n > p.world {
 			return l.errAt(l.args[0], "comm_size %d but the index lists %d ranks", n, p.world)
 		}
-		p.commSize = max(p.commSize, n)
+		if n > p.commSize {
+			p.commSize = n
+			p.sizePos = position{src.name, src.line, l.args[0].col}
+		}
 	case "comm_split", "comm_dup":
 		// SimGrid's replayer ignores them; so do we.
 	case "compute":

@@ -316,6 +316,9 @@ type parser struct {
 	world    int // world size fixed by an index, 0 when inferred from the ranks seen
 	maxRank  int
 	commSize int
+	// rankPos and sizePos are where the highest rank and the largest
+	// comm_size appear, for an error about the world they imply.
+	rankPos, sizePos position
 	// peerMax is the highest rank named as a peer or root; checked
 	// against the world size once it is known.
 	peerMax int
@@ -412,6 +415,7 @@ func (p *parser) text(s string) int {
 // collectives, wildcard sources) and builds the trace.
 func (p *parser) finish() (*tracefmt.Trace, error) {
 	P := p.world
+	fromIndex := P > 0
 	if P == 0 {
 		P = max(p.maxRank+1, p.commSize)
 	}
@@ -432,7 +436,14 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	}
 	// Before the wildcard sweep and the builder allocate per rank.
 	if err := tracefmt.CheckWorld(P, withEvents); err != nil {
-		return nil, fmt.Errorf("simgridti: %w", err)
+		pos := p.rankPos
+		if p.commSize > p.maxRank+1 {
+			pos = p.sizePos
+		}
+		if fromIndex || pos.line == 0 {
+			return nil, fmt.Errorf("simgridti: %w", err)
+		}
+		return nil, &ParseError{File: pos.file, Line: pos.line, Col: pos.col, Msg: err.Error()}
 	}
 	for i := range p.deferred {
 		if err := p.settle(&p.deferred[i], P); err != nil {
