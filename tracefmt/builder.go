@@ -57,7 +57,7 @@ type openList struct {
 // or not, with times in unit u. Its trace has every rank from the start.
 func NewBuilder(ranks int, timed bool, u Unit) *Builder {
 	b := NewLazyBuilder(ranks, timed, u)
-	b.Ranks()
+	b.allRanks()
 	b.lazy = false
 	return b
 }
@@ -89,9 +89,6 @@ func NewLazyBuilder(ranks int, timed bool, u Unit) *Builder {
 // only once Finish returned.
 func (b *Builder) Trace() *Trace { return b.t }
 
-// World returns the declared world size.
-func (b *Builder) World() int { return b.world }
-
 // rank returns rank r's stream, growing the ranks held so far to r+1.
 func (b *Builder) rank(r int) (*Rank, error) {
 	if r < len(b.t.Ranks) {
@@ -111,15 +108,11 @@ func (b *Builder) rank(r int) (*Rank, error) {
 	return &b.t.Ranks[r], nil
 }
 
-// Ranks allocates the streams of every declared rank and returns them, for
-// readers that fill streams in place (from several goroutines at once).
-// It costs memory for every rank, events or not: such readers check the
-// world size against the ranks that have events first (CheckWorld).
-func (b *Builder) Ranks() []Rank {
+// allRanks gives the trace every declared rank.
+func (b *Builder) allRanks() {
 	if len(b.t.Ranks) < b.world {
 		b.t.Ranks = slices.Grow(b.t.Ranks, b.world-len(b.t.Ranks))[:b.world]
 	}
-	return b.t.Ranks
 }
 
 // SetEvents makes ev rank r's stream as it is, without pairing its
@@ -294,7 +287,7 @@ func (b *Builder) Finish() (*Trace, error) {
 		if err := CheckWorld(b.world, withEvents); err != nil {
 			return nil, err
 		}
-		b.Ranks()
+		b.allRanks()
 	}
 	t := b.t
 	b.t, b.open, b.lastList = nil, nil, nil
