@@ -1,0 +1,137 @@
+package tracefmt
+
+import "strings"
+
+// FlagSizeUnknown marks a collective whose byte counts the trace does not
+// record (MPE logs most collectives as states only): its Size and
+// RecvBytes are 0 and mean "unknown". It shares its bit with FlagWork,
+// which only compute events use.
+const FlagSizeUnknown = FlagWork
+
+// SizeKnown reports whether the byte counts of a collective event are
+// recorded (always true for other kinds).
+func (e *Event) SizeKnown() bool {
+	return e.Kind != KindCollective || !e.Flags.Has(FlagSizeUnknown)
+}
+
+// CollOpOfState returns the collective operation an MPI state stands for,
+// from its name ("MPI_Allreduce", "MPI_Ibcast", "MPI_Reduce_scatter"), and
+// whether it is the non-blocking form; ok is false for other states.
+func CollOpOfState(name string) (op CollOp, nonBlocking, ok bool) {
+	n := strings.ToLower(name)
+	if !strings.HasPrefix(n, "mpi_") {
+		return 0, false, false
+	}
+	n = strings.TrimPrefix(n, "mpi_")
+	look := func(s string) (CollOp, bool) {
+		switch s {
+		case "reduce_scatter", "reduce_scatter_block":
+			return OpReduceScatter, true
+		case "alltoallw":
+			return OpAlltoallv, true
+		case "other":
+			return 0, false
+		}
+		return ParseCollOp(s)
+	}
+	if o, ok := look(n); ok {
+		return o, false, true
+	}
+	if strings.HasPrefix(n, "i") {
+		if o, ok := look(n[1:]); ok {
+			return o, true, true
+		}
+	}
+	return 0, false, false
+}
+
+// CollSizes gives the bytes rank r sends and receives in the collective
+// call whose enter and leave are events enter and leave of its stream;
+// ok is false when the trace does not record them.
+type CollSizes func(r, enter, leave int) (sent, recvd int64, ok bool)
+
+// DeriveCollectives adds a collective event after the enter of every MPI
+// collective state (CollOpOfState) whose interval holds none, for formats
+// that log collectives only as states (MPE's CLOG2, CLOG and ALOG): at
+// the enter's time, on the enter's communicator, with no root (MPE does
+// not log it), FlagNonBlocking for the non-blocking forms, and the bytes
+// sizes gives, else FlagSizeUnknown (a barrier moves no bytes). It
+// returns the number of events added.
+func (t *Trace) DeriveCollectives(sizes CollSizes) int {
+	type stateOp struct {
+		op     CollOp
+		nb, ok bool
+	}
+	ops := make([]stateOp, len(t.States))
+	any := false
+	for i, s := range t.States {
+		if s.Category != CatCollective && s.Category != CatOther {
+			continue
+		}
+		op, nb, ok := CollOpOfState(s.Name)
+		ops[i] = stateOp{op, nb, ok}
+		any = any || ok
+	}
+	if !any {
+		return 0
+	}
+	ins := make([][]Insertion, len(t.Ranks))
+	n := 0
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		for i := range ev {
+			e := &ev[i]
+			if e.Kind != KindEnter || int(e.State()) >= len(ops) || !ops[e.State()].ok {
+				continue
+			}
+			so := ops[e.State()]
+			end := len(ev)
+			if e.Match > int32(i) {
+				end = int(e.Match)
+			}
+			has := false
+			for j := i + 1; j < end && !has; j++ {
+				has = ev[j].Kind == KindCollective
+			}
+			if has {
+				continue
+			}
+			c := Collective(e.Time, so.op, -1, e.Comm, 0, 0)
+			switch {
+			case so.op == OpBarrier:
+			case sizes != nil && e.Match > int32(i):
+				if s, rv, ok := sizes(r, i, int(e.Match)); ok {
+					c.Size, c.aux = s, rv
+					break
+				}
+				c.Flags |= FlagSizeUnknown
+			default:
+				c.Flags |= FlagSizeUnknown
+			}
+			if so.nb {
+				c.Flags |= FlagNonBlocking
+			}
+			ins[r] = append(ins[r], Insertion{Pos: int32(i + 1), Event: c})
+			n++
+		}
+	}
+	if n > 0 {
+		t.Insert(ins)
+	}
+	return n
+}
+
+// UnknownSizeCollectives counts the collective events whose bytes the
+// trace does not record.
+func (t *Trace) UnknownSizeCollectives() int {
+	n := 0
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		for i := range ev {
+			if ev[i].Kind == KindCollective && ev[i].Flags.Has(FlagSizeUnknown) {
+				n++
+			}
+		}
+	}
+	return n
+}
