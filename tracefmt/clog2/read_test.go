@@ -13,9 +13,21 @@ import (
 // rawWalk walks a merged file's records without the reader, counting
 // record types and, per STATEDEF name, the start events logged.
 func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[string]int) {
+	types, starts, _ = rawWalkSpan(tb, data)
+	return types, starts
+}
+
+// rawSpan is the first and last time of a world rank's event records
+// (BAREEVT, CARGOEVT, MSGEVT, COLLEVT) in a file whose communicator
+// ranks are world ranks.
+type rawSpan struct{ first, last float64 }
+
+// rawWalkSpan is rawWalk that also returns, per header rank of
+// MPI_COMM_WORLD records, the times of its first and last event record.
+func rawWalkSpan(tb testing.TB, data []byte) (types map[string]int, starts map[string]int, spans map[int32]rawSpan) {
 	tb.Helper()
 	be := binary.BigEndian
-	types, starts = map[string]int{}, map[string]int{}
+	types, starts, spans = map[string]int{}, map[string]int{}, map[int32]rawSpan{}
 	startOf := map[int32]string{}
 	etypes := map[int32]int{}
 	B := 65536
@@ -30,6 +42,17 @@ func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[strin
 			case recBareEvt, recCargoEvt:
 				etypes[int32(be.Uint32(rec[24:]))]++
 			}
+			switch rt {
+			case recBareEvt, recCargoEvt, recMsgEvt, recCollEvt:
+				tm := math.Float64frombits(be.Uint64(rec))
+				r := int32(be.Uint32(rec[12:]))
+				sp, ok := spans[r]
+				if !ok {
+					sp.first = tm
+				}
+				sp.last = tm
+				spans[r] = sp
+			}
 			if rt == recEndBlock || rt == recEndLog {
 				break
 			}
@@ -39,7 +62,40 @@ func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[strin
 	for et, name := range startOf {
 		starts[name] = etypes[et]
 	}
-	return types, starts
+	return types, starts, spans
+}
+
+// TestRealSpan: on a real MPE file, every rank's stream starts and ends
+// with the rank's first and last event records (the definitions rank 0
+// writes at finalize and the TIMESHIFT records are no events), and the
+// trace's span runs from the first to the last of them.
+func TestRealSpan(t *testing.T) {
+	data := readCpilogBytes(t)
+	tr := readBytes(t, data)
+	_, _, spans := rawWalkSpan(t, data)
+	if len(spans) != tr.Size() {
+		t.Fatalf("raw walk found events of %d ranks, the trace has %d", len(spans), tr.Size())
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for r := range tr.Ranks {
+		ev := tr.Ranks[r].Events
+		sp := spans[int32(r)]
+		lo, hi = min(lo, sp.first), max(hi, sp.last)
+		if len(ev) == 0 {
+			t.Errorf("rank %d has no events", r)
+			continue
+		}
+		first, last := ev[0], ev[len(ev)-1]
+		if first.Time != sp.first || last.Time != sp.last {
+			t.Errorf("rank %d: events from %v to %v, its event records from %v to %v", r, first.Time, last.Time, sp.first, sp.last)
+		}
+		if last.Kind != tracefmt.KindLeave && last.Kind != tracefmt.KindEnter {
+			t.Errorf("rank %d ends with a %s event, want the end of a state", r, last.Kind)
+		}
+	}
+	if start, end := tr.Span(); start != lo || end != hi {
+		t.Errorf("span [%v, %v], want the event records' [%v, %v]", start, end, lo, hi)
+	}
 }
 
 func TestReadCpilog(t *testing.T) {
@@ -66,9 +122,9 @@ func TestReadCpilog(t *testing.T) {
 			kinds[e.Kind]++
 		}
 	}
-	// 124 CARGOEVTs: 65 starts, 59 ends; 26 bookkeeping records and 10
-	// markers keeping end cargo that differs from the start's.
-	wantKinds := map[tracefmt.Kind]int{tracefmt.KindEnter: 65, tracefmt.KindLeave: 59, tracefmt.KindMarker: 36}
+	// 124 CARGOEVTs: 65 starts, 59 ends; the 26 bookkeeping records and
+	// 10 records of end cargo that differs from the start's are no events.
+	wantKinds := map[tracefmt.Kind]int{tracefmt.KindEnter: 65, tracefmt.KindLeave: 59}
 	for k, n := range wantKinds {
 		if kinds[k] != n {
 			t.Errorf("%d %s events, want %d", kinds[k], k, n)
@@ -79,6 +135,9 @@ func TestReadCpilog(t *testing.T) {
 	}
 	if kinds[tracefmt.KindEnter]+kinds[tracefmt.KindLeave] != types["CARGOEVT"] {
 		t.Errorf("enters+leaves %d != CARGOEVT records %d", kinds[tracefmt.KindEnter]+kinds[tracefmt.KindLeave], types["CARGOEVT"])
+	}
+	if len(tr.Meta) != 36 {
+		t.Errorf("%d records kept out of the streams, want 36", len(tr.Meta))
 	}
 	marks := markerCounts(tr)
 	for name, want := range map[string]int{markTimeShift: 5, markCommEvt: 10, markConstDef: 3, markStateDef: 8, markRecord: 10} {
@@ -125,10 +184,12 @@ func TestReadCpilog(t *testing.T) {
 		t.Errorf("%d states, want %d", len(sum.States), len(tests))
 	}
 
-	// ENDLOG's 1e8 is not a time of the trace.
+	// ENDLOG's 1e8 is not a time of the trace, nor are the times of
+	// TIMESHIFT (4.05 µs) and of the definitions rank 0 writes at
+	// finalize (1.1028 s): the span is that of the state records.
 	start, end := tr.Span()
-	if start != 4.0531158447265625e-06 || end != 1.1028001308441162 {
-		t.Errorf("span [%v, %v], want [4.0531158447265625e-06, 1.1028001308441162]", start, end)
+	if start != 3.0994415283203125e-05 || end != 1.102766990661621 {
+		t.Errorf("span [%v, %v], want [3.0994415283203125e-05, 1.102766990661621]", start, end)
 	}
 
 	// Communicators: the world and each rank's MPI_COMM_SELF.
@@ -252,9 +313,9 @@ func TestUnmergedLittleEndian(t *testing.T) {
 	// The TIMESHIFT markers keep what MPE's merge stores: the negated shift,
 	// at the shifted time.
 	var shifts []string
-	for _, e := range tr.Ranks[2].Events {
-		if e.Kind == tracefmt.KindMarker && tr.Markers[e.Marker()].Name == markTimeShift {
-			shifts = append(shifts, formatFloat(e.Time)+" "+tr.Text(&e))
+	for _, m := range tr.Meta {
+		if m.Rank == 2 && m.Name == markTimeShift {
+			shifts = append(shifts, formatFloat(m.Time)+" "+m.Text)
 		}
 	}
 	if len(shifts) != 2 || shifts[0] != "0.5 shift=-0" || shifts[1] != "2.25 shift=-0.25" {

@@ -34,7 +34,14 @@ type resolver struct {
 	dense       []etypeClass
 	excCount    map[int32]int
 	markerNames map[string]bool // names taken, for uniqueMarkerName
+	// cargo lists, per rank, the end events that carried cargo (MPE logs
+	// an MPI_Alltoall's byte counts there).
+	cargo [][]leaveCargo
 }
+
+// leaveCargo is a leave event's index in its rank's stream and the
+// rd.texts index of its cargo.
+type leaveCargo struct{ idx, text int32 }
 
 // denseEtypes covers MPE's known and usual user event types.
 const denseEtypes = 4096
@@ -132,6 +139,12 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 			tr.SetAttr(attrOrder, o.order.encode())
 		}
 	}
+	// MPE logs collectives as states only; a file with COLLEVT records
+	// was written from a model that had collective events (see Write).
+	if !rd.anyColl && tr.DeriveCollectives(rs.cargoSizes) > 0 {
+		tr.SetAttr(attrDerivedColls, "true")
+	}
+	tr.MoveToMeta(func(m *tracefmt.MarkerDef) bool { return IsBookkeeping(m.Name) })
 	return tr, nil
 }
 
@@ -461,6 +474,7 @@ type rankJob struct {
 	idx    int  // index of that event among all of the rank's records
 	shared bool // the stream is written into src's array
 	open   []openRef
+	cargo  []leaveCargo
 	err    error
 	// out is the rank's stream; run stores it in the trace when it
 	// returns.
@@ -487,7 +501,10 @@ func (rs *resolver) startRank(w int32) *rankJob {
 // stream, so jobs of different ranks can run at once. Without frozen it
 // resolves every event, defining as it goes.
 func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
-	defer func() { rs.t.Ranks[jb.w].Events = jb.out }()
+	defer func() {
+		rs.t.Ranks[jb.w].Events = jb.out
+		rs.cargo[jb.w] = jb.cargo
+	}()
 	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
 		pe := jb.src[jb.j]
 		done, err := rs.event(jb, &pe, frozen)
@@ -508,6 +525,7 @@ func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 func (rs *resolver) resolveRanks() error {
 	rd := rs.rd
 	rs.excCount = map[int32]int{}
+	rs.cargo = make([][]leaveCargo, rd.P)
 	for k := range rd.exc {
 		rs.excCount[int32(k>>32)]++
 	}
@@ -741,6 +759,9 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			j := jb.open[openAt].index
 			e.Match, ev[j].Match = j, int32(len(ev))
 			jb.open = slices.Delete(jb.open, openAt, openAt+1)
+		}
+		if isLeave && pe.TextRef() >= 0 {
+			jb.cargo = append(jb.cargo, leaveCargo{int32(len(ev)), int32(pe.TextRef())})
 		}
 	}
 	if err := jb.add(&e); err != nil {
