@@ -15,14 +15,11 @@ func (e *Event) SizeKnown() bool {
 }
 
 // CollOpOfState returns the collective operation an MPI state stands for,
-// from its name ("MPI_Allreduce", "MPI_Ibcast", "MPI_Reduce_scatter"), and
-// whether it is the non-blocking form; ok is false for other states.
+// from its name ("MPI_Allreduce", "MPI_Ibcast", "MPI_Reduce_scatter", or
+// MPE 1.x's "BCAST"), and whether it is the non-blocking form; ok is false
+// for other names.
 func CollOpOfState(name string) (op CollOp, nonBlocking, ok bool) {
-	n := strings.ToLower(name)
-	if !strings.HasPrefix(n, "mpi_") {
-		return 0, false, false
-	}
-	n = strings.TrimPrefix(n, "mpi_")
+	n := strings.TrimPrefix(strings.ToLower(name), "mpi_")
 	look := func(s string) (CollOp, bool) {
 		switch s {
 		case "reduce_scatter", "reduce_scatter_block":
@@ -65,7 +62,11 @@ func (t *Trace) DeriveCollectives(sizes CollSizes) int {
 	ops := make([]stateOp, len(t.States))
 	any := false
 	for i, s := range t.States {
-		if s.Category != CatCollective && s.Category != CatOther {
+		// A user state may be called "Allreduce"; MPI states are
+		// collective, or other when the name guesser did not know the
+		// call (MPI_Iallgather).
+		mpi := s.Category == CatOther && strings.HasPrefix(strings.ToLower(s.Name), "mpi_")
+		if s.Category != CatCollective && !mpi {
 			continue
 		}
 		op, nb, ok := CollOpOfState(s.Name)

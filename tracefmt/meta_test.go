@@ -114,7 +114,8 @@ func TestCollOpOfState(t *testing.T) {
 		{"mpi_gatherv", OpGatherv, false, true},
 		{"MPI_Send", 0, false, false},
 		{"MPI_Irecv", 0, false, false},
-		{"Allreduce", 0, false, false},
+		{"BCAST", OpBcast, false, true},
+		{"compute", 0, false, false},
 		{"MPI_Other", 0, false, false},
 	}
 	for _, tc := range tests {
@@ -130,7 +131,7 @@ func TestDeriveCollectives(t *testing.T) {
 	ar := b.DefineState(StateDef{Name: "MPI_Allreduce", Category: CatCollective})
 	a2a := b.DefineState(StateDef{Name: "MPI_Alltoall", Category: CatCollective})
 	bar := b.DefineState(StateDef{Name: "MPI_Barrier", Category: CatCollective})
-	user := b.DefineState(StateDef{Name: "MPI_Allreduce (user)", Category: CatUser})
+	user := b.DefineState(StateDef{Name: "Allreduce", Category: CatUser})
 	for r := range 2 {
 		mustAdd(t, b, r, Enter(1, ar))
 		mustAdd(t, b, r, Leave(2, ar))
