@@ -1,6 +1,9 @@
 package tracefmt
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // FlagSizeUnknown marks a collective whose byte counts the trace does not
 // record (MPE logs most collectives as states only): its Size and
@@ -120,6 +123,16 @@ func (t *Trace) DeriveCollectives(sizes CollSizes) int {
 		t.Insert(ins)
 	}
 	return n
+}
+
+// SizeUnknownNote says, in the words `info`, `sim` and the Machine tab
+// use, what n collective calls without a recorded size mean.
+func SizeUnknownNote(n int) string {
+	calls := "calls have"
+	if n == 1 {
+		calls = "call has"
+	}
+	return fmt.Sprintf("%d collective %s no recorded size (MPE logs sizes only for MPI_Alltoall and MPI_Alltoallv): they count as 0 bytes, and a replay moves no data for them", n, calls)
 }
 
 // UnknownSizeCollectives counts the collective events whose bytes the

@@ -35,3 +35,29 @@ func TestInfoEventsPerRank(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeUnknownWarnings: on an MPE trace whose collectives have no
+// recorded sizes (fpilog: 12 barriers, 8 broadcasts, 8 reduces), `info`
+// and `sim` say once how many.
+func TestSizeUnknownWarnings(t *testing.T) {
+	const path = "../../tracefmt/clog/testdata/fpilog.clog"
+	const note = "16 collective calls have no recorded size"
+	code, out, errs := tracesim(t, "info", path)
+	if code != exitOK {
+		t.Fatalf("info: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "0 B in 28 collective calls\nwarning     "+note) || strings.Count(out, "no recorded size") != 1 {
+		t.Errorf("info:\n%s\nwant 28 collective calls and one warning %q", out, note)
+	}
+	code, out, errs = tracesim(t, "info", "--json", path)
+	if code != exitOK || !strings.Contains(out, `"collectives": 28,`) || !strings.Contains(out, `"collectives_size_unknown": 16,`) {
+		t.Errorf("info --json (%d):\n%s%s", code, out, errs)
+	}
+	code, out, errs = tracesim(t, "sim", path)
+	if code != exitOK {
+		t.Fatalf("sim: %d %s", code, errs)
+	}
+	if strings.Count(errs, "tracesim sim: warning: "+note) != 1 || strings.Contains(out, "no recorded size") {
+		t.Errorf("sim: stderr %q, want the warning once (and not on stdout)", errs)
+	}
+}
