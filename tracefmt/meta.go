@@ -19,8 +19,10 @@ type MetaRecord struct {
 	Time float64
 	// Comm indexes Trace.Comms: the communicator the record was logged on.
 	Comm uint16
-	// Name says what the record is, e.g. "CLOG2 STATEDEF".
+	// Name says what the record is, e.g. "CLOG2 STATEDEF": the name of
+	// the marker it was read as, whose definition Def holds.
 	Name string
+	Def  MarkerDef
 	// Text lists the record's fields as the reader keeps them.
 	Text string
 }
@@ -169,7 +171,7 @@ func (t *Trace) MoveToMeta(meta func(m *MarkerDef) bool) {
 			return false
 		}
 		t.Meta = append(t.Meta, MetaRecord{Rank: int32(r), Before: before[r], Time: e.Time, Comm: e.Comm,
-			Name: t.Markers[e.Peer].Name, Text: t.Text(e)})
+			Name: t.Markers[e.Peer].Name, Def: t.Markers[e.Peer], Text: t.Text(e)})
 		return true
 	})
 	t.Markers = kept
@@ -217,8 +219,10 @@ func (t *Trace) WithMeta() *Trace {
 		}
 		id, ok := byName[m.Name]
 		if !ok {
+			def := m.Def
+			def.Name = m.Name
 			id = MarkerID(len(c.Markers))
-			c.Markers = append(c.Markers, MarkerDef{Name: m.Name})
+			c.Markers = append(c.Markers, def)
 			byName[m.Name] = id
 		}
 		e := Mark(m.Time, id)

@@ -74,11 +74,12 @@ func TestMoveToMetaAndBack(t *testing.T) {
 	if len(tr.Markers) != 1 || tr.Markers[0].Name != "checkpoint" {
 		t.Errorf("markers %v, want only the user's", tr.Markers)
 	}
+	def := MarkerDef{Name: "X STATEDEF"}
 	wantMeta := []MetaRecord{
-		{Rank: 0, Before: 0, Time: 0, Name: "X STATEDEF", Text: "id=1"},
-		{Rank: 0, Before: 4, Time: 9, Name: "X STATEDEF", Text: "id=2"},
-		{Rank: 1, Before: 0, Time: 0, Name: "X STATEDEF", Text: "id=3"},
-		{Rank: 1, Before: 1, Time: 9, Name: "X STATEDEF"},
+		{Rank: 0, Before: 0, Time: 0, Name: "X STATEDEF", Def: def, Text: "id=1"},
+		{Rank: 0, Before: 4, Time: 9, Name: "X STATEDEF", Def: def, Text: "id=2"},
+		{Rank: 1, Before: 0, Time: 0, Name: "X STATEDEF", Def: def, Text: "id=3"},
+		{Rank: 1, Before: 1, Time: 9, Name: "X STATEDEF", Def: def},
 	}
 	if fmt.Sprint(tr.Meta) != fmt.Sprint(wantMeta) {
 		t.Errorf("meta %v, want %v", tr.Meta, wantMeta)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +60,44 @@ func TestSizeUnknownWarnings(t *testing.T) {
 	}
 	if strings.Count(errs, "tracesim sim: warning: "+note) != 1 || strings.Contains(out, "no recorded size") {
 		t.Errorf("sim: stderr %q, want the warning once (and not on stdout)", errs)
+	}
+}
+
+// TestMPERecordings: on real MPE2 recordings (testdata/mpe), `info --json`
+// counts the MPI_Allreduce, MPI_Alltoall and MPI_Bcast calls MPE logs as
+// states as collectives, with the bytes MPE logs for the alltoalls (4 KiB
+// sent per call and rank); `sim` with a fast network predicts no more than
+// the recorded span, and a slow network makes the alltoalls slower.
+func TestMPERecordings(t *testing.T) {
+	const dir = "../../testdata/mpe/"
+	m := infoJSON(t, dir+"colls.clog2")
+	if m["collectives"] != 120.0 || m["collective_bytes"] != float64(40*4096) || m["collectives_size_unknown"] != 80.0 {
+		t.Errorf("colls: collectives %v, bytes %v, of unknown size %v; want 120, %d, 80",
+			m["collectives"], m["collective_bytes"], m["collectives_size_unknown"], 40*4096)
+	}
+	sim := func(file, bw string) (makespan, recorded float64) {
+		code, out, errs := tracesim(t, "sim", dir+file, "--json", "--bandwidth", bw, "--latency", "1us")
+		if code != exitOK {
+			t.Fatalf("sim %s at %s: exit %d: %s", file, bw, code, errs)
+		}
+		var res struct {
+			Makespan float64 `json:"makespan_s"`
+			Recorded float64 `json:"recorded_s"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return res.Makespan, res.Recorded
+	}
+	for _, f := range []string{"colls.clog2", "allreduce.clog2", "masterworker.clog2"} {
+		fast, rec := sim(f, "100Gb/s")
+		if !(fast > 0 && fast <= rec) {
+			t.Errorf("%s: makespan %v s at 100 Gb/s, recorded %v s: want no more than recorded", f, fast, rec)
+		}
+	}
+	fast, _ := sim("colls.clog2", "10Gb/s")
+	slow, _ := sim("colls.clog2", "10Mb/s")
+	if !(slow > fast) {
+		t.Errorf("colls: %v s at 10 Mb/s, %v s at 10 Gb/s: want the slow network slower", slow, fast)
 	}
 }

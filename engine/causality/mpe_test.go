@@ -2,10 +2,12 @@ package causality
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
@@ -64,6 +66,41 @@ func TestMPECollectives(t *testing.T) {
 			}
 			if after := check(t, c.Trace, Options{Replay: ReplayOff}); after.Counts[KindCollective] != 0 {
 				t.Errorf("the corrected trace still has %d collective findings", after.Counts[KindCollective])
+			}
+		})
+	}
+}
+
+// TestMPERecordings: real MPE2 2.4.6 recordings (testdata/mpe, see its
+// build.sh). allreduce ran on clocks up to 32 ms apart without MPE's
+// synchronisation: its MPI_Allreduce calls, logged as states only, have
+// ranks that leave before another enters; the correction leaves none.
+func TestMPERecordings(t *testing.T) {
+	tests := []struct {
+		file        string
+		collectives int // calls over all members
+		findings    bool
+	}{
+		{"allreduce.clog2", 10, true},
+		{"colls.clog2", 30, true},
+		{"masterworker.clog2", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			tr, _, err := formats.Open(context.Background(), "../../testdata/mpe/"+tt.file, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := check(t, tr, Options{Replay: ReplayOff})
+			if rep.Collectives != tt.collectives {
+				t.Errorf("%d collective calls, want %d", rep.Collectives, tt.collectives)
+			}
+			if got := rep.Counts[KindCollective] > 0; got != tt.findings {
+				t.Errorf("%d collective findings, want some: %v", rep.Counts[KindCollective], tt.findings)
+			}
+			c := correct(t, tr, CorrectOptions{})
+			if c.ViolationsAfter() != 0 {
+				t.Errorf("%d violations left after the correction (%d before)", c.ViolationsAfter(), c.ViolationsBefore())
 			}
 		})
 	}

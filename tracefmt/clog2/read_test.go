@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -44,6 +45,13 @@ func rawWalkSpan(tb testing.TB, data []byte) (types map[string]int, starts map[s
 			}
 			switch rt {
 			case recBareEvt, recCargoEvt, recMsgEvt, recCollEvt:
+				if be.Uint32(rec[8:]) != 0 {
+					break // not MPI_COMM_WORLD: the header rank is another
+				}
+				if et := int32(be.Uint32(rec[24:])); rt == recBareEvt && et >= -10 && et < 0 {
+					types["MPE solo"]++ // MPE_Comm_init, MPE_Comm_finalize
+					break
+				}
 				tm := math.Float64frombits(be.Uint64(rec))
 				r := int32(be.Uint32(rec[12:]))
 				sp, ok := spans[r]
@@ -65,14 +73,49 @@ func rawWalkSpan(tb testing.TB, data []byte) (types map[string]int, starts map[s
 	return types, starts, spans
 }
 
-// TestRealSpan: on a real MPE file, every rank's stream starts and ends
+// TestRealSpan: on real MPE files, every rank's stream starts and ends
 // with the rank's first and last event records (the definitions rank 0
 // writes at finalize and the TIMESHIFT records are no events), and the
-// trace's span runs from the first to the last of them.
+// trace's span runs from the first to the last of them; the bookkeeping
+// records are all in Trace.Meta.
 func TestRealSpan(t *testing.T) {
-	data := readCpilogBytes(t)
+	files := map[string][]byte{"cpilog": readCpilogBytes(t)}
+	for _, name := range []string{"colls", "allreduce", "masterworker"} {
+		b, err := os.ReadFile("../../testdata/mpe/" + name + ".clog2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	for name, data := range files {
+		t.Run(name, func(t *testing.T) { checkRealSpan(t, data) })
+	}
+}
+
+func checkRealSpan(t *testing.T, data []byte) {
 	tr := readBytes(t, data)
-	_, _, spans := rawWalkSpan(t, data)
+	types, _, spans := rawWalkSpan(t, data)
+	defs := 0
+	for _, k := range []string{"TIMESHIFT", "COMMEVT", "CONSTDEF", "STATEDEF", "EVENTDEF", "SRCLOC", "MPE solo"} {
+		defs += types[k]
+	}
+	n := 0
+	for _, m := range tr.Meta {
+		if !IsBookkeeping(m.Name) && m.Name != "MPE_Comm_init" && m.Name != "MPE_Comm_finalize" {
+			t.Errorf("a %q record in Meta", m.Name)
+		}
+		if m.Name != markRecord {
+			n++
+		}
+	}
+	if n != defs {
+		t.Errorf("%d definition and bookkeeping records in Meta, the file has %d", n, defs)
+	}
+	for _, m := range tr.Markers {
+		if IsBookkeeping(m.Name) {
+			t.Errorf("a %q marker", m.Name)
+		}
+	}
 	if len(spans) != tr.Size() {
 		t.Fatalf("raw walk found events of %d ranks, the trace has %d", len(spans), tr.Size())
 	}
@@ -95,6 +138,10 @@ func TestRealSpan(t *testing.T) {
 	}
 	if start, end := tr.Span(); start != lo || end != hi {
 		t.Errorf("span [%v, %v], want the event records' [%v, %v]", start, end, lo, hi)
+	}
+	// What is kept out of the streams still goes back into the file.
+	if out := writeBytes(t, tr); !bytes.Equal(out, data) {
+		t.Errorf("rewrite differs: %s", firstDiff(out, data))
 	}
 }
 

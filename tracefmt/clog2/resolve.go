@@ -144,7 +144,7 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	if !rd.anyColl && tr.DeriveCollectives(rs.cargoSizes) > 0 {
 		tr.SetAttr(attrDerivedColls, "true")
 	}
-	tr.MoveToMeta(func(m *tracefmt.MarkerDef) bool { return IsBookkeeping(m.Name) })
+	tr.MoveToMeta(func(m *tracefmt.MarkerDef) bool { return IsBookkeeping(m.Name) || rd.p.isKnownSolo(m.Source.ID) })
 	return tr, nil
 }
 
