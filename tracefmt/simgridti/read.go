@@ -276,10 +276,15 @@ type parser struct {
 	wildcards       bool
 	removals        bool
 	fields          []field
+	// states are the MPI calls (and Compute) the actions stand for;
+	// stateIDs indexes them by action.
+	states   []tracefmt.StateDef
+	stateIDs map[string]int32
 }
 
 type rankState struct {
 	events    []tracefmt.Event
+	acts      []actSpan // the events of each action, for its state
 	dtDefault Datatype
 	nextReq   int64
 	pending   []pendingReq
@@ -375,6 +380,7 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	if p.removals {
 		for _, rs := range p.ranks {
 			if rs != nil {
+				compactActs(rs.events, rs.acts)
 				rs.events = compact(rs.events)
 			}
 		}
@@ -388,6 +394,9 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	for _, m := range p.markers {
 		b.Marker(m)
 	}
+	for _, s := range p.states {
+		b.DefineState(s)
+	}
 	for _, s := range p.texts {
 		b.Text(s)
 	}
@@ -396,10 +405,10 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	}
 	for r, rs := range p.ranks {
 		if rs != nil {
-			// TI traces have no states for the builder to pair: the
-			// streams go to its trace as they are, unmatched, and
-			// Finish matches the messages.
-			t.Ranks[r].Events = rs.events
+			// The action states are paired as they are added: the
+			// streams go to the builder's trace as they are, and Finish
+			// matches the messages.
+			t.Ranks[r].Events = withStates(rs.events, rs.acts)
 			p.ranks[r] = nil
 		}
 	}
