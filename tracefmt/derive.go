@@ -51,7 +51,8 @@ func CollOpOfState(name string) (op CollOp, nonBlocking, ok bool) {
 type CollSizes func(r, enter, leave int) (sent, recvd int64, ok bool)
 
 // DeriveCollectives adds a collective event after the enter of every MPI
-// collective state (CollOpOfState) whose interval holds none, for formats
+// collective state (CollOpOfState) whose interval holds neither a
+// collective nor the point-to-point messages of its implementation, for formats
 // that log collectives only as states (MPE's CLOG2, CLOG and ALOG): at
 // the enter's time, on the enter's communicator, with no root (MPE does
 // not log it), FlagNonBlocking for the non-blocking forms, and the bytes
@@ -93,9 +94,11 @@ func (t *Trace) DeriveCollectives(sizes CollSizes) int {
 			if e.Match > int32(i) {
 				end = int(e.Match)
 			}
+			// A call that holds its implementation's messages (MPICH-1
+			// logged them inside MPE 1.x's states) is those messages.
 			has := false
 			for j := i + 1; j < end && !has; j++ {
-				has = ev[j].Kind == KindCollective
+				has = ev[j].Kind == KindCollective || ev[j].IsP2P()
 			}
 			if has {
 				continue

@@ -37,21 +37,21 @@ func TestInfoEventsPerRank(t *testing.T) {
 	}
 }
 
-// TestSizeUnknownWarnings: on an MPE trace whose collectives have no
-// recorded sizes (fpilog: 12 barriers, 8 broadcasts, 8 reduces), `info`
-// and `sim` say once how many.
+// TestSizeUnknownWarnings: on an MPE trace whose MPI_Allreduce and
+// MPI_Bcast calls have no recorded sizes (40 of each; MPE logs the sizes
+// of its 40 MPI_Alltoall calls), `info` and `sim` say once how many.
 func TestSizeUnknownWarnings(t *testing.T) {
-	const path = "../../tracefmt/clog/testdata/fpilog.clog"
-	const note = "16 collective calls have no recorded size"
+	const path = "../../testdata/mpe/colls.clog2"
+	const note = "80 collective calls have no recorded size"
 	code, out, errs := tracesim(t, "info", path)
 	if code != exitOK {
 		t.Fatalf("info: %d %s", code, errs)
 	}
-	if !strings.Contains(out, "0 B in 28 collective calls\nwarning     "+note) || strings.Count(out, "no recorded size") != 1 {
-		t.Errorf("info:\n%s\nwant 28 collective calls and one warning %q", out, note)
+	if !strings.Contains(out, "160 KiB in 120 collective calls\nwarning     "+note) || strings.Count(out, "no recorded size") != 1 {
+		t.Errorf("info:\n%s\nwant 120 collective calls and one warning %q", out, note)
 	}
 	code, out, errs = tracesim(t, "info", "--json", path)
-	if code != exitOK || !strings.Contains(out, `"collectives": 28,`) || !strings.Contains(out, `"collectives_size_unknown": 16,`) {
+	if code != exitOK || !strings.Contains(out, `"collectives": 120,`) || !strings.Contains(out, `"collectives_size_unknown": 80,`) {
 		t.Errorf("info --json (%d):\n%s%s", code, out, errs)
 	}
 	code, out, errs = tracesim(t, "sim", path)

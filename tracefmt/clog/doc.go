@@ -58,8 +58,10 @@
 // trace's span runs from its first to its last RAW or MSG event.
 //
 // MPE's wrappers log collectives as states (BARRIER, BCAST, ALLREDUCE,
-// ...) without their sizes: each such call gets a collective event at its
-// start (tracefmt.DeriveCollectives), of unknown size but for barriers.
+// ...) without their sizes. A call that holds the messages of its
+// implementation (MPICH-1 logged them) is those messages; any other gets
+// a collective event at its start (tracefmt.DeriveCollectives), of
+// unknown size but for barriers.
 //
 // # Streaming and memory
 //
