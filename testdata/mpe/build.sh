@@ -59,6 +59,9 @@ build allreduce "$here/skewclock.c"
 MPE_LOGFILE_PREFIX=colls mpiexec -n 4 ./colls
 MPE_LOGFILE_PREFIX=masterworker mpiexec -n 4 ./masterworker
 # allreduce on skewed clocks: no synchronisation, skewclock's offsets.
+# Whether a rank leaves an allreduce before another enters depends on how
+# long the calls take on the recording machine: on a loaded one they may
+# outlast the skew.
 MPE_CLOCKS_SYNC=no MPE_LOGFILE_PREFIX=allreduce mpiexec -n 4 ./allreduce
 cp colls.clog2 masterworker.clog2 allreduce.clog2 "$here/"
 echo "wrote $here/colls.clog2 $here/masterworker.clog2 $here/allreduce.clog2"
