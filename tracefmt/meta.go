@@ -78,10 +78,13 @@ func (t *Trace) Insert(ins [][]Insertion) {
 
 // Remove deletes the events for which drop is true from the ranks'
 // streams, in place, and renumbers the matches of the others (a match to
-// a removed event becomes -1).
+// a removed event becomes -1). drop is called once per event, in stream
+// order within a rank; on large traces ranks run in parallel, so drop may
+// change only what belongs to rank r.
 func (t *Trace) Remove(drop func(r int, e *Event) bool) {
+	workers := t.rankWorkers()
 	newIdx := make([][]int32, len(t.Ranks))
-	for r := range t.Ranks {
+	forRanks(len(t.Ranks), workers, func(_, r int) {
 		ev := t.Ranks[r].Events
 		var idx []int32
 		k := int32(0)
@@ -102,8 +105,8 @@ func (t *Trace) Remove(drop func(r int, e *Event) bool) {
 			k++
 		}
 		newIdx[r] = idx
-	}
-	for r := range t.Ranks {
+	})
+	forRanks(len(t.Ranks), workers, func(_, r int) {
 		ev := t.Ranks[r].Events
 		idx := newIdx[r]
 		out := ev[:0]
@@ -117,7 +120,7 @@ func (t *Trace) Remove(drop func(r int, e *Event) bool) {
 		}
 		clear(ev[len(out):])
 		t.Ranks[r].Events = out
-	}
+	})
 }
 
 // remapMatch renumbers the match of e, an event of rank r, with the index
@@ -159,7 +162,9 @@ func (t *Trace) MoveToMeta(meta func(m *MarkerDef) bool) {
 	if len(kept) == len(t.Markers) {
 		return
 	}
+	// Per rank, as Remove may run ranks in parallel.
 	before := make([]int32, len(t.Ranks))
+	recs := make([][]MetaRecord, len(t.Ranks))
 	t.Remove(func(r int, e *Event) bool {
 		if e.Kind != KindMarker || e.Peer < 0 || int(e.Peer) >= len(isMeta) {
 			before[r]++
@@ -170,10 +175,13 @@ func (t *Trace) MoveToMeta(meta func(m *MarkerDef) bool) {
 			before[r]++
 			return false
 		}
-		t.Meta = append(t.Meta, MetaRecord{Rank: int32(r), Before: before[r], Time: e.Time, Comm: e.Comm,
+		recs[r] = append(recs[r], MetaRecord{Rank: int32(r), Before: before[r], Time: e.Time, Comm: e.Comm,
 			Name: t.Markers[e.Peer].Name, Def: t.Markers[e.Peer], Text: t.Text(e)})
 		return true
 	})
+	for _, m := range recs {
+		t.Meta = append(t.Meta, m...)
+	}
 	t.Markers = kept
 }
 

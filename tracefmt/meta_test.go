@@ -193,3 +193,41 @@ func TestDeriveCollectives(t *testing.T) {
 		t.Errorf("UnknownSizeCollectives = %d, want 2", n)
 	}
 }
+
+// TestMoveToMetaLarge runs MoveToMeta and WithMeta on a trace large enough
+// for Remove to take the ranks in parallel (run with -race).
+func TestMoveToMetaLarge(t *testing.T) {
+	const ranks, pairs = 4, parallelEvents / 4
+	b := NewBuilder(ranks, true, Second)
+	def := b.DefineMarker(MarkerDef{Name: "X COMMEVT"})
+	for r := range ranks {
+		b.Grow(r, 3*pairs+1)
+		mustAdd(t, b, r, Mark(0, def))
+		for i := range pairs {
+			tm := float64(i + 1)
+			mustAdd(t, b, r, Send(tm, (r+1)%ranks, 0, 0, 8))
+			mustAdd(t, b, r, Recv(tm+0.5, (r+ranks-1)%ranks, 0, 0, 8))
+			if i%100 == 0 {
+				mustAdd(t, b, r, Mark(tm+0.7, def))
+			}
+		}
+	}
+	tr, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := describe(tr)
+	tr.MoveToMeta(func(m *MarkerDef) bool { return m.Name == "X COMMEVT" })
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := tr.CountMessages(); c.Matched != ranks*pairs {
+		t.Errorf("%d matched messages, want %d", c.Matched, ranks*pairs)
+	}
+	if n := ranks * (1 + (pairs+99)/100); len(tr.Meta) != n {
+		t.Errorf("%d records in Meta, want %d", len(tr.Meta), n)
+	}
+	if got := describe(tr.WithMeta()); got != want {
+		t.Error("WithMeta does not give the original streams back")
+	}
+}
