@@ -18,6 +18,17 @@
 // traces), in which case only the order of events and the compute amounts
 // carry meaning.
 //
+// Events are what the ranks did. A format's definition and bookkeeping
+// records (MPE's STATEDEF, TIMESHIFT, COMMEVT, ...) are not events: readers
+// keep them in Trace.Meta, out of the streams (Trace.MoveToMeta), so that
+// a trace's span runs from its first to its last real event and no rank
+// seems to compute while the library writes its definitions; a writer of
+// the same format puts them back (Trace.WithMeta).
+//
+// Formats that log MPI collectives only as states (MPE's) get collective
+// events from Trace.DeriveCollectives; a collective whose byte counts the
+// trace does not record carries FlagSizeUnknown.
+//
 // Format readers and writers live in subpackages, one per format; they build
 // traces through a Builder, which pairs states and matches messages.
 package tracefmt

@@ -4,20 +4,23 @@ import "sort"
 
 // Summary describes a trace in numbers: what `tracesim info` prints.
 type Summary struct {
-	Format          string         `json:"format"`
-	Ranks           int            `json:"ranks"`
-	Timed           bool           `json:"timed"`
-	Unit            string         `json:"unit"`
-	Events          int            `json:"events"`
-	Bytes           int64          `json:"bytes"`
-	CollectiveBytes int64          `json:"collective_bytes"`
-	Collectives     int            `json:"collectives"`
-	Start           float64        `json:"start_s"`
-	Duration        float64        `json:"duration_s"`
-	States          []StateSummary `json:"states"`
-	Messages        MessageCounts  `json:"messages"`
-	RankEvents      []int          `json:"rank_events"`
-	Compute         ComputeSummary `json:"compute"`
+	Format          string `json:"format"`
+	Ranks           int    `json:"ranks"`
+	Timed           bool   `json:"timed"`
+	Unit            string `json:"unit"`
+	Events          int    `json:"events"`
+	Bytes           int64  `json:"bytes"`
+	CollectiveBytes int64  `json:"collective_bytes"`
+	Collectives     int    `json:"collectives"`
+	// CollectivesSizeUnknown counts the collective calls whose bytes the
+	// trace does not record (counted as 0 in CollectiveBytes).
+	CollectivesSizeUnknown int            `json:"collectives_size_unknown"`
+	Start                  float64        `json:"start_s"`
+	Duration               float64        `json:"duration_s"`
+	States                 []StateSummary `json:"states"`
+	Messages               MessageCounts  `json:"messages"`
+	RankEvents             []int          `json:"rank_events"`
+	Compute                ComputeSummary `json:"compute"`
 }
 
 // StateSummary counts the intervals of one state.
@@ -70,6 +73,9 @@ func Summarize(t *Trace) Summary {
 			case KindCollective:
 				s.Collectives++
 				s.CollectiveBytes += e.Size
+				if !e.SizeKnown() {
+					s.CollectivesSizeUnknown++
+				}
 			case KindCompute:
 				s.Compute.Bursts++
 				if e.Flags.Has(FlagWork) {

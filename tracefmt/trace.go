@@ -28,6 +28,10 @@ type Trace struct {
 	// a Paraver header) so that a writer of the same format can reproduce
 	// the source; other formats ignore them.
 	Attrs []Attr
+	// Meta keeps the source's records that are not events (definitions,
+	// clock shifts, bookkeeping), for a writer of the same format; no
+	// analysis looks at them.
+	Meta []MetaRecord
 }
 
 // Rank is one process's event stream in recorded order.

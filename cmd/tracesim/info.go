@@ -64,6 +64,9 @@ func printSummary(w io.Writer, path string, s tracefmt.Summary) {
 		m.Matched, m.UnmatchedSends, m.UnmatchedRecvs, m.WildcardRecvs)
 	fmt.Fprintf(w, "bytes       %s point-to-point, %s in %d collective calls\n",
 		units.FormatBytes(s.Bytes), units.FormatBytes(s.CollectiveBytes), s.Collectives)
+	if s.CollectivesSizeUnknown > 0 {
+		fmt.Fprintf(w, "warning     %s\n", tracefmt.SizeUnknownNote(s.CollectivesSizeUnknown))
+	}
 	if s.Compute.Bursts > 0 {
 		fmt.Fprintf(w, "compute     %d bursts", s.Compute.Bursts)
 		if s.Compute.Seconds > 0 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,4 +36,81 @@ func TestInfoEventsPerRank(t *testing.T) {
 			t.Errorf("%s ranks: %d lines of events per rank, want %d", tc.ranks, n, tc.lines)
 		}
 	}
+}
+
+// TestSizeUnknownWarnings: on an MPE trace whose MPI_Allreduce and
+// MPI_Bcast calls have no recorded sizes (40 of each; MPE logs the sizes
+// of its 40 MPI_Alltoall calls), `info` and `sim` say once how many.
+func TestSizeUnknownWarnings(t *testing.T) {
+	const path = "../../testdata/mpe/colls.clog2"
+	const note = "80 collective calls have no recorded size"
+	code, out, errs := tracesim(t, "info", path)
+	if code != exitOK {
+		t.Fatalf("info: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "160 KiB in 120 collective calls\nwarning     "+note) || strings.Count(out, "no recorded size") != 1 {
+		t.Errorf("info:\n%s\nwant 120 collective calls and one warning %q", out, note)
+	}
+	code, out, errs = tracesim(t, "info", "--json", path)
+	if code != exitOK || !strings.Contains(out, `"collectives": 120,`) || !strings.Contains(out, `"collectives_size_unknown": 80,`) {
+		t.Errorf("info --json (%d):\n%s%s", code, out, errs)
+	}
+	code, out, errs = tracesim(t, "sim", path)
+	if code != exitOK {
+		t.Fatalf("sim: %d %s", code, errs)
+	}
+	if strings.Count(errs, "tracesim sim: warning: "+note) != 1 || strings.Contains(out, "no recorded size") {
+		t.Errorf("sim: stderr %q, want the warning once (and not on stdout)", errs)
+	}
+}
+
+// TestMPERecordings: on real MPE2 recordings (testdata/mpe), `info --json`
+// counts the MPI_Allreduce, MPI_Alltoall and MPI_Bcast calls MPE logs as
+// states as collectives, with the bytes MPE logs for the alltoalls (4 KiB
+// sent per call and rank); `sim` with a fast network predicts no more than
+// the recorded span, and a slow network makes the alltoalls slower.
+func TestMPERecordings(t *testing.T) {
+	const dir = "../../testdata/mpe/"
+	m := infoJSON(t, dir+"colls.clog2")
+	if m["collectives"] != 120.0 || m["collective_bytes"] != float64(40*4096) || m["collectives_size_unknown"] != 80.0 {
+		t.Errorf("colls: collectives %v, bytes %v, of unknown size %v; want 120, %d, 80",
+			m["collectives"], m["collective_bytes"], m["collectives_size_unknown"], 40*4096)
+	}
+	sim := func(file, bw string) (makespan, recorded float64) {
+		if !strings.Contains(file, "/") {
+			file = dir + file
+		}
+		code, out, errs := tracesim(t, "sim", file, "--json", "--bandwidth", bw, "--latency", "1us")
+		if code != exitOK {
+			t.Fatalf("sim %s at %s: exit %d: %s", file, bw, code, errs)
+		}
+		var res struct {
+			Makespan float64 `json:"makespan_s"`
+			Recorded float64 `json:"recorded_s"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return res.Makespan, res.Recorded
+	}
+	files := []string{"colls.clog2", "allreduce.clog2", "masterworker.clog2"}
+	if p := filepath.Join("..", "..", "..", "shared", "testdata-external", "clog2", "cpilog.clog2"); fileExists(p) {
+		files = append(files, p)
+	}
+	for _, f := range files {
+		fast, rec := sim(f, "100Gb/s")
+		if !(fast > 0 && fast <= rec) {
+			t.Errorf("%s: makespan %v s at 100 Gb/s, recorded %v s: want no more than recorded", f, fast, rec)
+		}
+	}
+	fast, _ := sim("colls.clog2", "10Gb/s")
+	slow, _ := sim("colls.clog2", "10Mb/s")
+	if !(slow > fast) {
+		t.Errorf("colls: %v s at 10 Mb/s, %v s at 10 Gb/s: want the slow network slower", slow, fast)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
@@ -187,6 +188,10 @@ func runSim(e *env, args []string) int {
 	code = exitOK
 	if res.Deadlock != nil {
 		code = exitFindings
+	}
+	if n := res.CollectivesSizeUnknown; n > 0 {
+		// Once, on stderr, so that --json stays parseable.
+		fmt.Fprintf(e.stderr, "tracesim sim: warning: %s\n", tracefmt.SizeUnknownNote(n))
 	}
 	if *asJSON {
 		vals := map[string]string{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -196,7 +195,7 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 	c.Before = before
 	// One copy of the events is all the work needs: offsets and the CLC
 	// passes change its times in place.
-	out := cloneTrace(t)
+	out := t.Clone()
 	og := g.on(out)
 	lmin := o.LMin / unit
 	if o.Method != MethodCLC {
@@ -312,20 +311,4 @@ func (g *Graph) clockCounts(ctx context.Context, u *tracefmt.Trace, lmin float64
 		}
 	}
 	return out, nil
-}
-
-// cloneTrace copies t with its own event slices, so that times can be
-// changed without touching t.
-func cloneTrace(t *tracefmt.Trace) *tracefmt.Trace {
-	u := *t
-	u.States = slices.Clone(t.States)
-	u.Markers = slices.Clone(t.Markers)
-	u.Comms = slices.Clone(t.Comms)
-	u.Texts = slices.Clone(t.Texts)
-	u.Attrs = slices.Clone(t.Attrs)
-	u.Ranks = make([]tracefmt.Rank, len(t.Ranks))
-	for r := range t.Ranks {
-		u.Ranks[r].Events = slices.Clone(t.Ranks[r].Events)
-	}
-	return &u
 }

@@ -392,9 +392,14 @@ func (g *Graph) edges(id int32) {
 }
 
 // exitOf returns the end of the call around collective event i of rank
-// r: the leave of the innermost MPI state enclosing it, or NoEvent.
+// r: the leave of the innermost MPI state enclosing it, or NoEvent. A
+// non-blocking collective (MPI_Iallreduce) has none: its call returns
+// without waiting for the other members.
 func exitOf(t *tracefmt.Trace, r, i int) tracefmt.EventRef {
 	ev := t.Ranks[r].Events
+	if ev[i].Flags.Has(tracefmt.FlagNonBlocking) {
+		return NoEvent
+	}
 	for j := i + 1; j < len(ev) && j <= i+maxExitScan; j++ {
 		e := &ev[j]
 		switch e.Kind {

@@ -48,6 +48,9 @@ type Results struct {
 	// Skipped counts records the mode ignores (receives in inject mode,
 	// collectives of ranks outside their communicator).
 	Skipped int `json:"skipped"`
+	// CollectivesSizeUnknown counts the collective calls whose bytes the
+	// trace does not record: they were replayed moving no data.
+	CollectivesSizeUnknown int `json:"collectives_size_unknown"`
 	// Network holds the packet model's measurements at the end of the
 	// run (nil for the analytic models): delivery counters, packets,
 	// hops, latencies, long waits, link groups, fat-tree level shares,
@@ -293,18 +296,19 @@ func (s *Sim) Results() Results {
 		makespan = max(makespan, s.stats.lastDeliver)
 	}
 	res := Results{
-		Mode:        [...]string{"inject", "causal", "predict"}[s.cfg.Mode],
-		Model:       s.net.Name(),
-		Makespan:    makespan.Seconds(),
-		Events:      s.k.Events(),
-		TraceEvents: s.stats.traceEvents,
-		Wall:        s.wall.Seconds(),
-		Complete:    complete && s.done,
-		Deadlock:    s.deadlock,
-		Wildcards:   s.wild,
-		Skipped:     s.stats.skipped,
-		Ranks:       make([]RankResult, len(s.ranks)),
-		Nodes:       make([]NodeResult, len(s.nodes)),
+		Mode:                   [...]string{"inject", "causal", "predict"}[s.cfg.Mode],
+		Model:                  s.net.Name(),
+		Makespan:               makespan.Seconds(),
+		Events:                 s.k.Events(),
+		TraceEvents:            s.stats.traceEvents,
+		Wall:                   s.wall.Seconds(),
+		Complete:               complete && s.done,
+		Deadlock:               s.deadlock,
+		Wildcards:              s.wild,
+		Skipped:                s.stats.skipped,
+		CollectivesSizeUnknown: s.sizeUnknown,
+		Ranks:                  make([]RankResult, len(s.ranks)),
+		Nodes:                  make([]NodeResult, len(s.nodes)),
 	}
 	if res.Wildcards == nil {
 		res.Wildcards = []WildcardMismatch{}

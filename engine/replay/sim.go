@@ -98,11 +98,13 @@ type Sim struct {
 	cfg  Config
 	opts Options
 	tr   *tracefmt.Trace
-	k    *des.Kernel
-	net  netmodel.Network
-	ovh  netmodel.Overheads
-	est  netmodel.Estimator
-	host host
+	// sizeUnknown counts tr's collectives without recorded sizes.
+	sizeUnknown int
+	k           *des.Kernel
+	net         netmodel.Network
+	ovh         netmodel.Overheads
+	est         netmodel.Estimator
+	host        host
 
 	ranks []rank
 	nodes []node
@@ -190,6 +192,7 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		atMatch:   cfg.eagerAtMatch(),
 	}
 	s.host.s = s
+	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
 	}

@@ -30,7 +30,11 @@
 // and point events otherwise, named by their -9 record or "event N". A
 // comment on a state start or point event becomes its info text. States
 // pair like MPE's: an end closes the oldest open start of its state on
-// that process (tracefmt.PairOldest).
+// that process (tracefmt.PairOldest). Header records are no events, so a
+// trace's span runs from its first to its last event record. A state
+// named as an MPI collective (BARRIER, MPI_Bcast) that holds no messages
+// of its implementation gets a collective event at its start, of unknown
+// size but for barriers (tracefmt.DeriveCollectives).
 //
 // The world size is the -3 header's count or the largest process number
 // plus one, whichever is larger: MPE's clog2alog counts the processes that

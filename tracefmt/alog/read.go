@@ -527,6 +527,8 @@ func (p *reader) build() (*tracefmt.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("alog: %w", err)
 	}
+	// MPE's wrappers log collectives as states, without their sizes.
+	tr.DeriveCollectives(nil)
 	return tr, nil
 }
 

@@ -28,10 +28,11 @@ type sample struct {
 var samples = []sample{
 	{
 		// MPE 1.x srtest (clog2alog output): a ring of Send/Recv.
-		path:       sharedDir + "srtest.alog",
-		ranks:      3,
-		kinds:      map[tracefmt.Kind]int{tracefmt.KindEnter: 36, tracefmt.KindLeave: 36, tracefmt.KindSend: 15, tracefmt.KindRecv: 15},
-		rankEvents: []int{34, 34, 34},
+		path:  sharedDir + "srtest.alog",
+		ranks: 3,
+		// A collective event in each BARRIER call.
+		kinds:      map[tracefmt.Kind]int{tracefmt.KindEnter: 36, tracefmt.KindLeave: 36, tracefmt.KindSend: 15, tracefmt.KindRecv: 15, tracefmt.KindCollective: 6},
+		rankEvents: []int{36, 36, 36},
 		states: []tracefmt.StateDef{
 			{Name: "BARRIER", Color: "yellow", Category: tracefmt.CatCollective, Source: tracefmt.SourceIDs{Start: 11, End: 12}},
 			{Name: "RECV", Color: "green", Category: tracefmt.CatP2P, Source: tracefmt.SourceIDs{Start: 155, End: 156}},
@@ -135,6 +136,20 @@ func TestSamples(t *testing.T) {
 			}
 			if a, b := tr.Span(); a != s.span[0] || b != s.span[1] {
 				t.Errorf("span %v..%v, want %v..%v", a, b, s.span[0], s.span[1])
+			}
+			// Every rank ends with the end of a state, and the span runs
+			// from the first to the last of the ranks' events: header,
+			// definition and sync records are no events.
+			first, last := s.span[1], s.span[0]
+			for r := range tr.Ranks {
+				ev := tr.Ranks[r].Events
+				if e := ev[len(ev)-1]; e.Kind != tracefmt.KindLeave {
+					t.Errorf("rank %d ends with a %s event, want the end of a state", r, e.Kind)
+				}
+				first, last = min(first, ev[0].Time), max(last, ev[len(ev)-1].Time)
+			}
+			if first != s.span[0] || last != s.span[1] {
+				t.Errorf("ranks' events run from %v to %v, want the span %v..%v", first, last, s.span[0], s.span[1])
 			}
 			if !reflect.DeepEqual(tr.Attrs, s.attrs) {
 				t.Errorf("attrs %v, want %v", tr.Attrs, s.attrs)

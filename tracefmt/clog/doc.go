@@ -53,7 +53,15 @@
 // but its wrappers never write) become messages on MPI_COMM_WORLD when
 // their etype is -101 or -102; COLL records become point events. SHIFT
 // records are ignored: MPE applies the clock offsets to every timestamp
-// while merging. Times are kept as written, in seconds.
+// while merging. Times are kept as written, in seconds. No definition,
+// constant, source-location, shift or terminator record is an event, so a
+// trace's span runs from its first to its last RAW or MSG event.
+//
+// MPE's wrappers log collectives as states (BARRIER, BCAST, ALLREDUCE,
+// ...) without their sizes. A call that holds the messages of its
+// implementation (MPICH-1 logged them) is those messages; any other gets
+// a collective event at its start (tracefmt.DeriveCollectives), of
+// unknown size but for barriers.
 //
 // # Streaming and memory
 //

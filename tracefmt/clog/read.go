@@ -622,5 +622,7 @@ func (p *reader) build() (*tracefmt.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clog: %w", err)
 	}
+	// MPE's wrappers log collectives as states, without their sizes.
+	tr.DeriveCollectives(nil)
 	return tr, nil
 }

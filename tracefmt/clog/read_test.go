@@ -162,7 +162,8 @@ func TestPairOldest(t *testing.T) {
 	if got := pairs(tr); !reflect.DeepEqual(got, want) {
 		t.Errorf("pairs %v, want %v", got, want)
 	}
-	if e := tr.Ranks[0].Events[4]; e.Kind != tracefmt.KindLeave || e.Match != -1 {
+	if ev := tr.Ranks[0].Events; ev[len(ev)-1].Kind != tracefmt.KindLeave || ev[len(ev)-1].Match != -1 {
+		e := ev[len(ev)-1]
 		t.Errorf("the extra end: %+v, want an unmatched leave", e)
 	}
 }

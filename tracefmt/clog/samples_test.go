@@ -28,9 +28,11 @@ type sample struct {
 
 var (
 	fpilog = sample{
-		path:       "testdata/fpilog.clog",
-		ranks:      4,
-		blocks:     "1",
+		path:   "testdata/fpilog.clog",
+		ranks:  4,
+		blocks: "1",
+		// MPICH-1's BARRIER, BCAST and REDUCE calls hold the messages
+		// of their implementation: no collective event is added.
 		kinds:      map[tracefmt.Kind]int{tracefmt.KindEnter: 114, tracefmt.KindLeave: 114, tracefmt.KindSend: 39, tracefmt.KindRecv: 39},
 		rankEvents: []int{84, 69, 84, 69},
 		states: []tracefmt.StateDef{
@@ -157,6 +159,21 @@ func TestSamples(t *testing.T) {
 			}
 			if a, b := tr.Span(); a != s.span[0] || b != s.span[1] {
 				t.Errorf("span %v..%v, want %v..%v", a, b, s.span[0], s.span[1])
+			}
+			// Every rank ends with the end of an MPI call, and the span
+			// runs from the first to the last of the ranks' events: no
+			// definition, shift or ENDLOG record is an event.
+			first, last := s.span[1], s.span[0]
+			for r := range tr.Ranks {
+				ev := tr.Ranks[r].Events
+				e := ev[len(ev)-1]
+				if e.Kind != tracefmt.KindLeave || !tr.States[e.State()].Category.IsMPI() {
+					t.Errorf("rank %d ends with a %s event, want the end of an MPI call", r, e.Kind)
+				}
+				first, last = min(first, ev[0].Time), max(last, e.Time)
+			}
+			if first != s.span[0] || last != s.span[1] {
+				t.Errorf("ranks' events run from %v to %v, want the span %v..%v", first, last, s.span[0], s.span[1])
 			}
 			if s.texts != nil && !reflect.DeepEqual(tr.Texts, s.texts) {
 				t.Errorf("texts %q, want %q", tr.Texts, s.texts)

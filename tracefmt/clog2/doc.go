@@ -25,6 +25,14 @@
 // bytes become the enter's info text), MSGEVT records become sends (-101)
 // and receives (-102) with world-rank peers, COLLEVT records become
 // collectives, other event types become markers (named by EVENTDEF).
+// MPE itself logs collectives as states only: when the file has no
+// COLLEVT record, every state named as an MPI collective (MPI_Allreduce,
+// MPI_Ibcast, ...) gets a collective event at its start, on the state's
+// communicator, with no root (MPE does not log it) and with the sizes MPE
+// logs in the end event's cargo for MPI_Alltoall and MPI_Alltoallv (two
+// big-endian int32: bytes sent, bytes received); the others are marked
+// tracefmt.FlagSizeUnknown (a barrier moves none). Write leaves these
+// derived events out (attribute "clog2.derived_collectives").
 // Communicators come from the communicator table and the COMMEVT records,
 // which map every (communicator, rank) pair to a world rank; Event.Comm of
 // every event, states included, indexes Trace.Comms. A world rank outside
@@ -41,8 +49,11 @@
 //   - preamble values and the communicator table's UUIDs and kinds are trace
 //     Attrs with the prefix "clog2.";
 //   - TIMESHIFT, COMMEVT, CONSTDEF, STATEDEF, EVENTDEF and SRCLOC records are
-//     markers ("CLOG2 TIMESHIFT", ...) at their place in their rank's stream,
-//     whose info text lists the record's fields (see IsBookkeeping); so are
+//     no events: they are kept in Trace.Meta ("CLOG2 TIMESHIFT", ...) with
+//     their place in their rank's stream and an info text listing the
+//     record's fields (see IsBookkeeping), so that they neither stretch the
+//     span (rank 0 writes the definitions at finalize) nor count as time a
+//     rank spends; so are
 //     MSGEVT and COLLEVT records whose peer or root is no rank: a value that
 //     a CONSTDEF names (MPI_PROC_NULL, MPI_ANY_SOURCE), a rank of a
 //     communicator that no COMMEVT maps (a per-process file knows only its
@@ -50,7 +61,8 @@
 //   - record fields that differ from what the writer derives from the model
 //     (a non-zero thread or pad, an end event's cargo that differs from its
 //     start's, a header that does not follow from the communicator table)
-//     are listed by a "CLOG2 record" marker just before the event;
+//     are listed by a "CLOG2 record" record in Trace.Meta just before the
+//     event;
 //   - the global record order of a merged file is not stored: it is MPE's
 //     merge order, which the writer recomputes from the per-rank streams by
 //     replaying MPE's binary-tree merge (ties go to the left subtree, then

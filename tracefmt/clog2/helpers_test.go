@@ -402,8 +402,13 @@ func readBytes(tb testing.TB, b []byte) *tracefmt.Trace {
 }
 
 // markerCounts counts marker events by marker name.
+// markerCounts counts marker events by name, and the records Read kept
+// out of the streams (Trace.Meta) by theirs.
 func markerCounts(t *tracefmt.Trace) map[string]int {
 	m := map[string]int{}
+	for _, x := range t.Meta {
+		m[x.Name]++
+	}
 	for r := range t.Ranks {
 		for _, e := range t.Ranks[r].Events {
 			if e.Kind == tracefmt.KindMarker {

@@ -91,11 +91,9 @@ func TestKitchenSink(t *testing.T) {
 		}
 	}
 	var records []string
-	for r := range tr.Ranks {
-		for _, e := range tr.Ranks[r].Events {
-			if e.Kind == tracefmt.KindMarker && tr.Markers[e.Marker()].Name == markRecord {
-				records = append(records, tr.Text(&e))
-			}
+	for _, m := range tr.Meta {
+		if m.Name == markRecord {
+			records = append(records, m.Text)
 		}
 	}
 	want := []string{"thread=2 pad=61626364", "cargo=627965" + strings.Repeat("00", cargoLen-3), "etype=999"}

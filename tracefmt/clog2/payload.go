@@ -26,10 +26,10 @@ const (
 	markRecord = "CLOG2 record"
 )
 
-// IsBookkeeping reports whether a marker name is one of the markers in
-// which Read keeps CLOG2 records that have no MPI meaning (communicator
-// creation, clock shifts, definitions, record details). Views may hide
-// them.
+// IsBookkeeping reports whether a name is one of those under which Read
+// keeps CLOG2 records that have no MPI meaning (communicator creation,
+// clock shifts, definitions, record details) in Trace.Meta, out of the
+// event streams.
 func IsBookkeeping(name string) bool {
 	switch name {
 	case markTimeShift, markCommEvt, markConstDef, markStateDef, markEventDef,

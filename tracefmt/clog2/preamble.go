@@ -259,6 +259,19 @@ func (p *preamble) stateRange(etype int32) (id, start int32, ok bool) {
 }
 
 // knownStates returns the number of known (MPI and MPE) state ids.
+// isKnownSolo reports whether etype is one of MPE's own solo events
+// (MPE_Comm_init, MPE_Comm_finalize: communicator bookkeeping that MPE's
+// wrappers log, not the user).
+func (p *preamble) isKnownSolo(etype int32) bool {
+	// Older files say nothing of the range: MPE counts it down from -10
+	// to -1.
+	start, n := int64(knownSoloEventIDStart), int64(-knownSoloEventIDStart)
+	if p.ids.hasKnownSoloStart && p.ids.hasKnownSoloCount {
+		start, n = int64(p.ids.knownSoloStart), int64(p.ids.knownSoloCount)
+	}
+	return int64(etype) >= start && int64(etype) < start+n
+}
+
 func (p *preamble) knownStates() int32 {
 	if p.ids.hasKnownStateCount {
 		return int32(p.ids.knownStateCount)

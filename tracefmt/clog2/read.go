@@ -150,6 +150,8 @@ type reader struct {
 	texts    []string
 	textIdx  map[string]int32
 	cargoIdx map[[cargoLen]byte]int32
+	// anyColl is set by the first COLLEVT record.
+	anyColl bool
 
 	markers   []tracefmt.MarkerDef
 	markerIdx map[string]int32
@@ -833,6 +835,7 @@ func (rd *reader) collEvt(e *tracefmt.Event, rec []byte, hc, w int32, off int64)
 		return errAt(off, rd.block, "negative collective size %d", size)
 	}
 	e.Kind, e.Tag, e.Size = provColl, etype, int64(size)
+	rd.anyColl = true
 	e.SetRequest(int64(root))
 	e.Peer = peerNone
 	if root != -1 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -13,9 +14,21 @@ import (
 // rawWalk walks a merged file's records without the reader, counting
 // record types and, per STATEDEF name, the start events logged.
 func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[string]int) {
+	types, starts, _ = rawWalkSpan(tb, data)
+	return types, starts
+}
+
+// rawSpan is the first and last time of a world rank's event records
+// (BAREEVT, CARGOEVT, MSGEVT, COLLEVT) in a file whose communicator
+// ranks are world ranks.
+type rawSpan struct{ first, last float64 }
+
+// rawWalkSpan is rawWalk that also returns, per header rank of
+// MPI_COMM_WORLD records, the times of its first and last event record.
+func rawWalkSpan(tb testing.TB, data []byte) (types map[string]int, starts map[string]int, spans map[int32]rawSpan) {
 	tb.Helper()
 	be := binary.BigEndian
-	types, starts = map[string]int{}, map[string]int{}
+	types, starts, spans = map[string]int{}, map[string]int{}, map[int32]rawSpan{}
 	startOf := map[int32]string{}
 	etypes := map[int32]int{}
 	B := 65536
@@ -30,6 +43,24 @@ func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[strin
 			case recBareEvt, recCargoEvt:
 				etypes[int32(be.Uint32(rec[24:]))]++
 			}
+			switch rt {
+			case recBareEvt, recCargoEvt, recMsgEvt, recCollEvt:
+				if be.Uint32(rec[8:]) != 0 {
+					break // not MPI_COMM_WORLD: the header rank is another
+				}
+				if et := int32(be.Uint32(rec[24:])); rt == recBareEvt && et >= -10 && et < 0 {
+					types["MPE solo"]++ // MPE_Comm_init, MPE_Comm_finalize
+					break
+				}
+				tm := math.Float64frombits(be.Uint64(rec))
+				r := int32(be.Uint32(rec[12:]))
+				sp, ok := spans[r]
+				if !ok {
+					sp.first = tm
+				}
+				sp.last = tm
+				spans[r] = sp
+			}
 			if rt == recEndBlock || rt == recEndLog {
 				break
 			}
@@ -39,7 +70,79 @@ func rawWalk(tb testing.TB, data []byte) (types map[string]int, starts map[strin
 	for et, name := range startOf {
 		starts[name] = etypes[et]
 	}
-	return types, starts
+	return types, starts, spans
+}
+
+// TestRealSpan: on real MPE files, every rank's stream starts and ends
+// with the rank's first and last event records (the definitions rank 0
+// writes at finalize and the TIMESHIFT records are no events), and the
+// trace's span runs from the first to the last of them; the bookkeeping
+// records are all in Trace.Meta.
+func TestRealSpan(t *testing.T) {
+	files := map[string][]byte{"cpilog": readCpilogBytes(t)}
+	for _, name := range []string{"colls", "allreduce", "masterworker"} {
+		b, err := os.ReadFile("../../testdata/mpe/" + name + ".clog2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = b
+	}
+	for name, data := range files {
+		t.Run(name, func(t *testing.T) { checkRealSpan(t, data) })
+	}
+}
+
+func checkRealSpan(t *testing.T, data []byte) {
+	tr := readBytes(t, data)
+	types, _, spans := rawWalkSpan(t, data)
+	defs := 0
+	for _, k := range []string{"TIMESHIFT", "COMMEVT", "CONSTDEF", "STATEDEF", "EVENTDEF", "SRCLOC", "MPE solo"} {
+		defs += types[k]
+	}
+	n := 0
+	for _, m := range tr.Meta {
+		if !IsBookkeeping(m.Name) && m.Name != "MPE_Comm_init" && m.Name != "MPE_Comm_finalize" {
+			t.Errorf("a %q record in Meta", m.Name)
+		}
+		if m.Name != markRecord {
+			n++
+		}
+	}
+	if n != defs {
+		t.Errorf("%d definition and bookkeeping records in Meta, the file has %d", n, defs)
+	}
+	for _, m := range tr.Markers {
+		if IsBookkeeping(m.Name) {
+			t.Errorf("a %q marker", m.Name)
+		}
+	}
+	if len(spans) != tr.Size() {
+		t.Fatalf("raw walk found events of %d ranks, the trace has %d", len(spans), tr.Size())
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for r := range tr.Ranks {
+		ev := tr.Ranks[r].Events
+		sp := spans[int32(r)]
+		lo, hi = min(lo, sp.first), max(hi, sp.last)
+		if len(ev) == 0 {
+			t.Errorf("rank %d has no events", r)
+			continue
+		}
+		first, last := ev[0], ev[len(ev)-1]
+		if first.Time != sp.first || last.Time != sp.last {
+			t.Errorf("rank %d: events from %v to %v, its event records from %v to %v", r, first.Time, last.Time, sp.first, sp.last)
+		}
+		if last.Kind != tracefmt.KindLeave && last.Kind != tracefmt.KindEnter {
+			t.Errorf("rank %d ends with a %s event, want the end of a state", r, last.Kind)
+		}
+	}
+	if start, end := tr.Span(); start != lo || end != hi {
+		t.Errorf("span [%v, %v], want the event records' [%v, %v]", start, end, lo, hi)
+	}
+	// What is kept out of the streams still goes back into the file.
+	if out := writeBytes(t, tr); !bytes.Equal(out, data) {
+		t.Errorf("rewrite differs: %s", firstDiff(out, data))
+	}
 }
 
 func TestReadCpilog(t *testing.T) {
@@ -66,9 +169,9 @@ func TestReadCpilog(t *testing.T) {
 			kinds[e.Kind]++
 		}
 	}
-	// 124 CARGOEVTs: 65 starts, 59 ends; 26 bookkeeping records and 10
-	// markers keeping end cargo that differs from the start's.
-	wantKinds := map[tracefmt.Kind]int{tracefmt.KindEnter: 65, tracefmt.KindLeave: 59, tracefmt.KindMarker: 36}
+	// 124 CARGOEVTs: 65 starts, 59 ends; the 26 bookkeeping records and
+	// 10 records of end cargo that differs from the start's are no events.
+	wantKinds := map[tracefmt.Kind]int{tracefmt.KindEnter: 65, tracefmt.KindLeave: 59}
 	for k, n := range wantKinds {
 		if kinds[k] != n {
 			t.Errorf("%d %s events, want %d", kinds[k], k, n)
@@ -79,6 +182,9 @@ func TestReadCpilog(t *testing.T) {
 	}
 	if kinds[tracefmt.KindEnter]+kinds[tracefmt.KindLeave] != types["CARGOEVT"] {
 		t.Errorf("enters+leaves %d != CARGOEVT records %d", kinds[tracefmt.KindEnter]+kinds[tracefmt.KindLeave], types["CARGOEVT"])
+	}
+	if len(tr.Meta) != 36 {
+		t.Errorf("%d records kept out of the streams, want 36", len(tr.Meta))
 	}
 	marks := markerCounts(tr)
 	for name, want := range map[string]int{markTimeShift: 5, markCommEvt: 10, markConstDef: 3, markStateDef: 8, markRecord: 10} {
@@ -125,10 +231,12 @@ func TestReadCpilog(t *testing.T) {
 		t.Errorf("%d states, want %d", len(sum.States), len(tests))
 	}
 
-	// ENDLOG's 1e8 is not a time of the trace.
+	// ENDLOG's 1e8 is not a time of the trace, nor are the times of
+	// TIMESHIFT (4.05 µs) and of the definitions rank 0 writes at
+	// finalize (1.1028 s): the span is that of the state records.
 	start, end := tr.Span()
-	if start != 4.0531158447265625e-06 || end != 1.1028001308441162 {
-		t.Errorf("span [%v, %v], want [4.0531158447265625e-06, 1.1028001308441162]", start, end)
+	if start != 3.0994415283203125e-05 || end != 1.102766990661621 {
+		t.Errorf("span [%v, %v], want [3.0994415283203125e-05, 1.102766990661621]", start, end)
 	}
 
 	// Communicators: the world and each rank's MPI_COMM_SELF.
@@ -252,9 +360,9 @@ func TestUnmergedLittleEndian(t *testing.T) {
 	// The TIMESHIFT markers keep what MPE's merge stores: the negated shift,
 	// at the shifted time.
 	var shifts []string
-	for _, e := range tr.Ranks[2].Events {
-		if e.Kind == tracefmt.KindMarker && tr.Markers[e.Marker()].Name == markTimeShift {
-			shifts = append(shifts, formatFloat(e.Time)+" "+tr.Text(&e))
+	for _, m := range tr.Meta {
+		if m.Rank == 2 && m.Name == markTimeShift {
+			shifts = append(shifts, formatFloat(m.Time)+" "+m.Text)
 		}
 	}
 	if len(shifts) != 2 || shifts[0] != "0.5 shift=-0" || shifts[1] != "2.25 shift=-0.25" {

@@ -34,7 +34,14 @@ type resolver struct {
 	dense       []etypeClass
 	excCount    map[int32]int
 	markerNames map[string]bool // names taken, for uniqueMarkerName
+	// cargo lists, per rank, the end events that carried cargo (MPE logs
+	// an MPI_Alltoall's byte counts there).
+	cargo [][]leaveCargo
 }
+
+// leaveCargo is a leave event's index in its rank's stream and the
+// rd.texts index of its cargo.
+type leaveCargo struct{ idx, text int32 }
 
 // denseEtypes covers MPE's known and usual user event types.
 const denseEtypes = 4096
@@ -132,6 +139,12 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 			tr.SetAttr(attrOrder, o.order.encode())
 		}
 	}
+	// MPE logs collectives as states only; a file with COLLEVT records
+	// was written from a model that had collective events (see Write).
+	if !rd.anyColl && tr.DeriveCollectives(rs.cargoSizes) > 0 {
+		tr.SetAttr(attrDerivedColls, "true")
+	}
+	tr.MoveToMeta(func(m *tracefmt.MarkerDef) bool { return IsBookkeeping(m.Name) || rd.p.isKnownSolo(m.Source.ID) })
 	return tr, nil
 }
 
@@ -463,8 +476,9 @@ type rankJob struct {
 	// open holds the rank's open states, a queue per state: MPE pairs
 	// an end with the oldest open start of its state, and a queue makes
 	// that O(1) however deep the nesting.
-	open map[tracefmt.StateID]*openQueue
-	err  error
+	open  map[tracefmt.StateID]*openQueue
+	cargo []leaveCargo
+	err   error
 	// out is the rank's stream; run stores it in the trace when it
 	// returns.
 	out []tracefmt.Event
@@ -528,7 +542,10 @@ func (rs *resolver) startRank(w int32) *rankJob {
 // stream, so jobs of different ranks can run at once. Without frozen it
 // resolves every event, defining as it goes.
 func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
-	defer func() { rs.t.Ranks[jb.w].Events = jb.out }()
+	defer func() {
+		rs.t.Ranks[jb.w].Events = jb.out
+		rs.cargo[jb.w] = jb.cargo
+	}()
 	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
 		pe := jb.src[jb.j]
 		done, err := rs.event(jb, &pe, frozen)
@@ -549,6 +566,7 @@ func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 func (rs *resolver) resolveRanks() error {
 	rd := rs.rd
 	rs.excCount = map[int32]int{}
+	rs.cargo = make([][]leaveCargo, rd.P)
 	for k := range rd.exc {
 		rs.excCount[int32(k>>32)]++
 	}
@@ -779,6 +797,9 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			j := int32(openAt)
 			e.Match, ev[j].Match = j, int32(len(ev))
 			jb.pop(c.ref.id)
+		}
+		if isLeave && pe.TextRef() >= 0 {
+			jb.cargo = append(jb.cargo, leaveCargo{int32(len(ev)), int32(pe.TextRef())})
 		}
 	}
 	if err := jb.add(&e); err != nil {

@@ -30,6 +30,7 @@ func Write(w io.Writer, t *tracefmt.Trace) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("clog2: %w", err)
 	}
+	t = recordsOf(t)
 	wr, err := newWriter(t)
 	if err != nil {
 		return err

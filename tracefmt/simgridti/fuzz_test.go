@@ -113,6 +113,11 @@ func kept(tr *tracefmt.Trace) [tracefmt.KindMarker + 1]int {
 	for r := range tr.Ranks {
 		for i := range tr.Ranks[r].Events {
 			e := &tr.Ranks[r].Events[i]
+			// The action states come and go with the actions: the
+			// writer drops markers other than location and their states.
+			if e.Kind == tracefmt.KindEnter || e.Kind == tracefmt.KindLeave {
+				continue
+			}
 			if e.Kind != tracefmt.KindMarker || tr.Markers[e.Marker()].Name == "location" {
 				n[e.Kind]++
 			}

@@ -56,8 +56,20 @@ func describe(t *tracefmt.Trace, e *tracefmt.Event) string {
 	return b.String()
 }
 
-// describeRanks renders every rank's events.
+// actionsOnly returns a copy of t without the states Read wraps around
+// each action, for tests of what the actions themselves become.
+func actionsOnly(t *tracefmt.Trace) *tracefmt.Trace {
+	c := t.Clone()
+	c.Remove(func(_ int, e *tracefmt.Event) bool {
+		return e.Kind == tracefmt.KindEnter || e.Kind == tracefmt.KindLeave
+	})
+	return c
+}
+
+// describeRanks renders every rank's events but the action states (see
+// TestActionStates for those).
 func describeRanks(t *tracefmt.Trace) [][]string {
+	t = actionsOnly(t)
 	out := make([][]string, t.Size())
 	for r := range t.Ranks {
 		out[r] = []string{}
@@ -85,6 +97,7 @@ func mustRead(t *testing.T, s string) *tracefmt.Trace {
 // sameModel reports the first difference between two traces' models:
 // world, markers and texts, and every event field except times.
 func sameModel(a, b *tracefmt.Trace) error {
+	a, b = actionsOnly(a), actionsOnly(b)
 	if a.Size() != b.Size() || a.Timed != b.Timed {
 		return fmt.Errorf("ranks %d/%d timed %v/%v", a.Size(), b.Size(), a.Timed, b.Timed)
 	}

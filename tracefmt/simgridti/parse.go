@@ -188,8 +188,33 @@ const actionNames = "init, finalize, comm_size, comm_split, comm_dup, compute, s
 	"barrier, bcast, reduce, allreduce, alltoall, alltoallv, gather, gatherv, allgather, allgatherv, " +
 	"scatter, scatterv, reducescatter, scan, exscan, waitAny, testany, testall, testsome, Start, Startall"
 
-// parseLine parses one action line split into fields (at least two).
+// parseLine parses one action line split into fields (at least two) and
+// notes the span of events it added, which becomes a state named as the
+// MPI call the action stands for.
 func (p *parser) parseLine(src *source, fs []field) error {
+	r, ok := parseRank(fs[0].s)
+	if !ok || r >= MaxRanks {
+		return p.parseAction(src, fs) // which reports the error
+	}
+	if r > p.maxRank {
+		// Before p.rank raises maxRank: a refused world names this line.
+		p.rankPos = position{src.name, src.line, fs[0].col}
+	}
+	rs := p.rank(r)
+	start := len(rs.events)
+	if err := p.parseAction(src, fs); err != nil {
+		return err
+	}
+	if end := len(rs.events); end > start {
+		if st, ok := p.actionState(strings.ToLower(fs[1].s)); ok {
+			rs.acts = append(rs.acts, actSpan{start: int32(start), end: int32(end), state: st})
+		}
+	}
+	return nil
+}
+
+// parseAction parses one action line split into fields (at least two).
+func (p *parser) parseAction(src *source, fs []field) error {
 	r, ok := parseRank(fs[0].s)
 	if !ok {
 		return src.errAt(fs[0], "expected a rank number or an actor name like p0, got %q", fs[0].s)

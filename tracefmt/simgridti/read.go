@@ -336,10 +336,15 @@ type parser struct {
 	wildcards       bool
 	removals        bool
 	fields          []field
+	// states are the MPI calls (and Compute) the actions stand for;
+	// stateIDs indexes them by action.
+	states   []tracefmt.StateDef
+	stateIDs map[string]int32
 }
 
 type rankState struct {
 	events    []tracefmt.Event
+	acts      []actSpan // the events of each action, for its state
 	dtDefault Datatype
 	nextReq   int64
 	pending   []pendingReq
@@ -453,6 +458,7 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	if p.removals {
 		for _, rs := range p.ranks {
 			if rs != nil {
+				compactActs(rs.events, rs.acts)
 				rs.events = compact(rs.events)
 			}
 		}
@@ -466,6 +472,9 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	for _, m := range p.markers {
 		b.Marker(m)
 	}
+	for _, s := range p.states {
+		b.DefineState(s)
+	}
 	for _, s := range p.texts {
 		b.Text(s)
 	}
@@ -474,10 +483,10 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	}
 	for r, rs := range p.ranks {
 		if rs != nil {
-			// TI traces have no states for the builder to pair: the
-			// streams go to its trace as they are, unmatched, and
-			// Finish matches the messages.
-			if err := b.SetEvents(r, rs.events); err != nil {
+			// The action states are paired as they are added: the
+			// streams go to the builder's trace as they are, and Finish
+			// matches the messages.
+			if err := b.SetEvents(r, withStates(rs.events, rs.acts)); err != nil {
 				return nil, fmt.Errorf("simgridti: %w", err)
 			}
 			p.ranks[r] = nil

@@ -36,6 +36,7 @@ func TestReadErrors(t *testing.T) {
 		{"comm rank out of range", "tsim 1\nranks 2\ncomm row ranks=0,2\n", `tsim: line 3:18: expected ranks from 0 to 1 (the world has 2 ranks), got "2"`},
 		{"comm bad range", "tsim 1\nranks 4\ncomm row ranks=3-1\n", `tsim: line 3:16: expected a range LOW-HIGH with LOW ≤ HIGH, got "3-1"`},
 		{"comm bad list", "tsim 1\nranks 4\ncomm row ranks=0,,1\n", `tsim: line 3:18: expected a rank or a range of ranks (such as 3 or 4-7), got an empty item in "0,,1"`},
+		{"sizeunknown on a send", "tsim 1\nranks 2\n1 0 send to=1 sizeunknown\n", `tsim: line 3:15: expected an argument of send (to=, tag=, size=, comm=, req=) or a flag (nb, sync, sendrecv, anysrc, anytag, all, test), got "sizeunknown"`},
 		{"comm bad arg", "tsim 1\nranks 4\ncomm row size=3\n", `tsim: line 3:10: expected id=N or ranks=LIST in a comm line, got "size=3"`},
 		{"comm name with equals", "tsim 1\nranks 4\ncomm ranks=0\n", `tsim: line 3:6: expected a communicator name after comm, got "ranks=0" (write names containing = in quotes)`},
 		{"state bad category", "tsim 1\nranks 1\nstate S cat=mpi\n", `tsim: line 3:13: expected a category (p2p, collective, wait, compute, io, user, other), got "mpi"`},

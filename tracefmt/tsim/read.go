@@ -730,6 +730,10 @@ func (p *parser) record() error {
 		if err != nil {
 			return err
 		}
+		if k.b == nil && kind == tracefmt.KindCollective && string(v.b) == "sizeunknown" && !v.quoted {
+			e.Flags |= tracefmt.FlagSizeUnknown
+			continue
+		}
 		if k.b == nil {
 			f, ok := flagBit(v.b)
 			if !ok || v.quoted {

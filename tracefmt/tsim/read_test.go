@@ -1,6 +1,7 @@
 package tsim
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
@@ -252,6 +253,12 @@ func TestReadOneRecord(t *testing.T) {
 		name, record string
 		check        func(tr *tracefmt.Trace, e *tracefmt.Event) bool
 	}{
+		{"collective of unknown size", "1 0 coll allreduce sizeunknown", func(_ *tracefmt.Trace, e *tracefmt.Event) bool {
+			return e.Kind == tracefmt.KindCollective && !e.SizeKnown() && e.Size == 0 && e.RecvBytes() == 0
+		}},
+		{"collective of known size", "1 0 coll allreduce sent=8 recv=8", func(_ *tracefmt.Trace, e *tracefmt.Event) bool {
+			return e.SizeKnown() && e.Size == 8 && e.RecvBytes() == 8
+		}},
 		{"defaults of send", "1 0 send to=1", func(tr *tracefmt.Trace, e *tracefmt.Event) bool {
 			return e.Kind == send && e.Peer == 1 && e.Tag == 0 && e.Size == 0 && e.Comm == 0 && e.Request() == 0 && e.Flags == 0
 		}},
@@ -440,5 +447,39 @@ func TestReadLineTooLong(t *testing.T) {
 	want := "tsim: line 3:1: expected lines of at most 64 MiB, got a longer one"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestSizeUnknownRoundTrip: a collective whose bytes the source did not
+// record (MPE's MPI_Allreduce) keeps saying so through tsim.
+func TestSizeUnknownRoundTrip(t *testing.T) {
+	b := tracefmt.NewBuilder(2, true, tracefmt.Microsecond)
+	for r := range 2 {
+		e := tracefmt.Collective(1, tracefmt.OpAllreduce, -1, 0, 0, 0)
+		e.Flags |= tracefmt.FlagSizeUnknown
+		if _, err := b.Add(r, e); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Add(r, tracefmt.Collective(2, tracefmt.OpAlltoall, -1, 0, 16, 16)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "coll allreduce sizeunknown\n"); n != 2 {
+		t.Errorf("%d allreduce lines saying sizeunknown, want 2:\n%s", n, buf.String())
+	}
+	back, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := back.UnknownSizeCollectives(); n != 2 {
+		t.Errorf("%d collectives of unknown size read back, want 2", n)
 	}
 }

@@ -402,6 +402,9 @@ func (w *writer) record(r int, e *tracefmt.Event) {
 			b = strconv.AppendInt(b, e.RecvBytes(), 10)
 		}
 		b = w.appendComm(b, e.Comm)
+		if flags.Has(tracefmt.FlagSizeUnknown) {
+			b = append(b, " sizeunknown"...)
+		}
 	case tracefmt.KindCompute:
 		if flags.Has(tracefmt.FlagWork) {
 			b = append(b, " flops="...)

@@ -107,6 +107,9 @@ type Model struct {
 	dirty  bool
 	cw, ch int
 	theme  *themes.Theme
+	// sizeUnknown counts the trace's collectives without recorded sizes:
+	// no machine setting changes what they cost, which the form says.
+	sizeUnknown int
 }
 
 var _ component.Model = (*Model)(nil)
@@ -122,6 +125,7 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 	m.cfg, m.name = sh.Config()
 	if tr != nil {
 		m.ranks = len(tr.Ranks)
+		m.sizeUnknown = tr.UnknownSizeCollectives()
 	}
 	seen := map[string]bool{}
 	m.rows = append(m.rows, row{header: "The machine"})
@@ -219,6 +223,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case component.OpenTraceMsg:
 		if msg.Trace != nil {
 			m.ranks = len(msg.Trace.Ranks)
+			m.sizeUnknown = msg.Trace.UnknownSizeCollectives()
 			m.check()
 			m.dirty = true
 		}
@@ -689,6 +694,9 @@ func (m *Model) render(w, h int) []string {
 		sum = topology.Summary(t)
 	}
 	lines := []string{st.Title.Render("Machine") + st.Dim.Render(" · "+m.name+" · "+sum)}
+	if m.sizeUnknown > 0 && h > 4 {
+		lines = append(lines, st.Warn.Render(ansi.Truncate("⚠ "+tracefmt.SizeUnknownNote(m.sizeUnknown), w, "…")))
+	}
 
 	var edit []string
 	if m.ed != nil {

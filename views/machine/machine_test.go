@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/whatif"
@@ -470,5 +472,43 @@ func TestEditShowsInputUnderWrappedHelp(t *testing.T) {
 	typeKeys(m, "7")
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "> 0B7") && !strings.Contains(v, "> 7") {
 		t.Errorf("no input line in the editor:\n%s", v)
+	}
+}
+
+// TestSizeUnknownWarning: a trace whose collectives have no recorded size
+// (MPE logs none for MPI_Allreduce) says so, once, under the title, at
+// every size; a trace with sizes says nothing.
+func TestSizeUnknownWarning(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "cg", Ranks: 4, Iters: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := New(&component.Common{Theme: themes.Mono()}, tr, nil)
+	unknown := tr.Clone()
+	n := 0
+	for r := range unknown.Ranks {
+		ev := unknown.Ranks[r].Events
+		for i := range ev {
+			if ev[i].Kind == tracefmt.KindCollective {
+				ev[i] = tracefmt.Collective(ev[i].Time, ev[i].Op(), -1, ev[i].Comm, 0, 0)
+				ev[i].Flags |= tracefmt.FlagSizeUnknown
+				n++
+			}
+		}
+	}
+	m := New(&component.Common{Theme: themes.Mono()}, unknown, nil)
+	want := fmt.Sprintf("⚠ %d collective calls have no recorded size", n)
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		m.SetSize(sz[0], sz[1])
+		v := ansi.Strip(m.View())
+		checkSize(t, m.View(), sz[0], sz[1])
+		lines := strings.Split(v, "\n")
+		if !strings.HasPrefix(lines[1], want) || strings.Count(v, "⚠") != 1 {
+			t.Errorf("%dx%d: line 2 %q, want it to start %q, once", sz[0], sz[1], lines[1], want)
+		}
+		known.SetSize(sz[0], sz[1])
+		if v := ansi.Strip(known.View()); strings.Contains(v, "no recorded size") {
+			t.Errorf("%dx%d: a trace with sizes warns:\n%s", sz[0], sz[1], v)
+		}
 	}
 }

@@ -906,7 +906,11 @@ func (m *Model) describe(s selection) string {
 		fmt.Fprintf(&b, "rank %d  %s at %s", r, e.Kind, m.fmtTime(t))
 		switch e.Kind {
 		case tracefmt.KindCollective:
-			fmt.Fprintf(&b, "  %s  %s  sent %s  recvd %s", e.Op(), m.commName(e.Comm), fmtBytes(e.Size), fmtBytes(e.RecvBytes()))
+			if e.SizeKnown() {
+				fmt.Fprintf(&b, "  %s  %s  sent %s  recvd %s", e.Op(), m.commName(e.Comm), fmtBytes(e.Size), fmtBytes(e.RecvBytes()))
+			} else {
+				fmt.Fprintf(&b, "  %s  %s  size unknown", e.Op(), m.commName(e.Comm))
+			}
 			if e.Root() >= 0 {
 				fmt.Fprintf(&b, "  root %d", e.Root())
 			}
