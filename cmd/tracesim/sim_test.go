@@ -356,3 +356,35 @@ func TestSimPacketDeadlock(t *testing.T) {
 		t.Errorf("bubble: exit %d:\n%s", code, out)
 	}
 }
+
+// A run whose simulated time would pass the end of its range stops with
+// exit 1 and the error instead of printing numbers that wrapped round.
+func TestSimTimeRangeErrors(t *testing.T) {
+	ring := writeGen(t, gen.Options{Pattern: "ring", Compute: -1, Seed: 1})
+	dir := t.TempDir()
+	ti := filepath.Join(dir, "big.txt")
+	if err := os.WriteFile(ti, []byte("0 init\n0 compute 1e16\n0 finalize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gib := filepath.Join(dir, "gib.txt")
+	if err := os.WriteFile(gib, []byte("0 send 1 1073741824\n1 recv 0 1073741824\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{ring, "--cpu-scale", "1e12"}, "tracesim sim: replay: simulated time would exceed 106.75 days (9,223,372 s, 2^63 ps) at rank 0, event 1: " +
+			"compute of 100 µs × cpu-scale 1e+12 lasts 100000000 s (1157 days), starting at 0 s\n"},
+		{[]string{ring, "--cpu-scale", "1e9"}, "at rank 4, event 645: compute of 100 µs × cpu-scale 1e+09 lasts 100000 s (1.157 days), starting at 9200000 s (106.5 days)\n"},
+		{[]string{ring, "--cpu-scale", "1e12", "--cpu-from", "gaps"}, "at rank 0, event 2: the computation before it (100 µs recorded × cpu-scale 1e+12) lasts 100000000 s (1157 days), starting at 0 s\n"},
+		{[]string{ti}, "at rank 0, event 0: compute of 1e+16 flop at 1Gf lasts 10000000 s (115.7 days), starting at 0 s\n"},
+		{[]string{gib, "--model", "packet", "--bandwidth", "1b/s"}, "in the network: the packet network cannot deliver its traffic in time (1 messages in flight, the largest 1 GiB from rank 0 to rank 1)"},
+	}
+	for _, tc := range tests {
+		code, out, errs := simRun(t, tc.args...)
+		if code != exitFail || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("sim %v: exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", tc.args[1:], code, out, errs, tc.want)
+		}
+	}
+}

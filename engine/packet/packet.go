@@ -582,7 +582,8 @@ func (n *Network) freePkt(id int32) {
 	n.freePk = id
 }
 
-// ser is the time link l takes to carry b bytes.
+// ser is the time link l takes to carry b bytes, des.Never past the end
+// of simulated time.
 func (n *Network) ser(b int64, l *link) des.Time {
-	return des.Time(math.Round(float64(b) * l.ps))
+	return des.FromPS(float64(b) * l.ps)
 }
