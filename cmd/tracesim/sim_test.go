@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -386,5 +387,24 @@ func TestSimTimeRangeErrors(t *testing.T) {
 		if code != exitFail || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("sim %v: exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", tc.args[1:], code, out, errs, tc.want)
 		}
+	}
+}
+
+// A topology far too big for its 8 ranks is refused with its memory
+// estimate, before the packet network allocates it.
+func TestSimRefusesTopologyAboveTheMemoryLimit(t *testing.T) {
+	ring := writeGen(t, gen.Options{Pattern: "ring", Compute: -1, Seed: 1})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, out, errs := simRun(t, ring, "--model", "packet", "--topology", "torus:4096x4096")
+	runtime.ReadMemStats(&after)
+	want := "tracesim sim: packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
+		"its packet network (2 VCs × 4-packet buffers) would need about 32.4 GB, above the limit of 4.0 GB\n"
+	if code != exitFail || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errs, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 50<<20 {
+		t.Errorf("refusing the topology allocated %d MB", got>>20)
 	}
 }
