@@ -51,6 +51,9 @@ func (k *Kernel) Schedule(at Time, kind uint8, obj int32, arg int64) {
 // At set to the time it was scheduled; ok is false if there was none.
 func (k *Kernel) Overflow() (e Event, ok bool) { return k.over, k.overflow }
 
+// Grow makes room in the queue for n more events (Queue.Grow).
+func (k *Kernel) Grow(n int) { k.q.Grow(n) }
+
 // Next removes the earliest event, advances the clock to its time and
 // returns it; ok is false when no event is left.
 func (k *Kernel) Next() (e Event, ok bool) {

@@ -284,6 +284,7 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
 	}
+	s.k.Grow(len(s.ranks))
 	for r := range s.ranks {
 		s.k.Schedule(0, evStart, int32(r), 0)
 	}
