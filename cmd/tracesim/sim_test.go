@@ -408,3 +408,45 @@ func TestSimRefusesTopologyAboveTheMemoryLimit(t *testing.T) {
 		t.Errorf("refusing the topology allocated %d MB", got>>20)
 	}
 }
+
+// The deadlock report of 256 ranks each waiting for 255 receives is a
+// few kilobytes, in text and in JSON (2.5 MB of JSON before the bound).
+func TestSimDeadlockReportIsBounded(t *testing.T) {
+	const P = 256
+	path := writeTsim(t, P, func(b *tracefmt.Builder) {
+		for r := range P {
+			for q := range P {
+				if q != r {
+					e := tracefmt.Recv(0, q, 0, 0, 8)
+					e.Flags |= tracefmt.FlagNonBlocking
+					e.SetRequest(int64(q + 1))
+					b.Add(r, e)
+				}
+			}
+			b.Add(r, tracefmt.WaitAll(0))
+		}
+	})
+	code, out, errs := simRun(t, path)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	report, _, _ := strings.Cut(out, "\nmakespan")
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	wantFirst := "  rank 0 in MPI_Waitall (event 255), waits for ranks [1 2 3 4 5 6 7 8 and 247 more]: a message from rank 1 (tag 0); " +
+		"a message from rank 2 (tag 0); a message from rank 3 (tag 0); a message from rank 4 (tag 0); a message from rank 5 (tag 0); " +
+		"a message from rank 6 (tag 0); a message from rank 7 (tag 0); a message from rank 8 (tag 0); and 247 more"
+	wantLast := "  … 240 more blocked ranks: 240 in MPI_Waitall"
+	if len(lines) != 20 || lines[3] != wantFirst || lines[19] != wantLast || len(report) > 8<<10 {
+		t.Errorf("report of %d lines, %d bytes:\n%s\nwant 20 lines, rank 0 as\n%s\nand last\n%s", len(lines), len(report), report, wantFirst, wantLast)
+	}
+	code, out, _ = simRun(t, path, "--json")
+	var res struct {
+		Deadlock json.RawMessage `json:"deadlock"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Deadlock; code != exitFindings || len(d) > 16<<10 || !bytes.Contains(d, []byte(`"blocked_total": 256`)) {
+		t.Errorf("--json: exit %d, the deadlock report is %d bytes:\n%.400s", code, len(d), d)
+	}
+}
