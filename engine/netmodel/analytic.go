@@ -32,7 +32,9 @@ type Analytic struct {
 	dist      Distance
 	serialize bool
 	h         Host
-	// nicFree is when each node's injection port is next free.
+	// nicFree is when each node's injection port is next free, for the
+	// nodes that have sent so far: it grows on demand, as a topology of
+	// millions of nodes may carry the messages of a few ranks.
 	nicFree   []des.Time
 	inFlight  int
 	delivered uint64
@@ -45,7 +47,8 @@ const (
 	evInjected
 )
 
-// NewAnalytic returns a network of nodes nodes driven by model over the
+// NewAnalytic returns a network of nodes nodes (a hint: the per-node state
+// grows with the nodes that send) driven by model over the
 // distances dist. serialize makes every node's messages leave one after
 // the other (each holding the port for the model's Occupancy), as the
 // engine's inject mode needs; models that serialise by themselves do it
@@ -54,7 +57,7 @@ func NewAnalytic(model Model, dist Distance, nodes int, serialize bool) *Analyti
 	return &Analytic{
 		model: model, dist: dist,
 		serialize: serialize || model.Serialized(),
-		nicFree:   make([]des.Time, nodes),
+		nicFree:   make([]des.Time, 0, min(max(nodes, 0), 1024)),
 	}
 }
 
@@ -76,6 +79,9 @@ func (a *Analytic) Send(m Message) {
 	if hops > 0 {
 		occ = a.model.Occupancy(m.Bytes)
 		if a.serialize {
+			if n := int(m.Src) + 1; n > len(a.nicFree) {
+				a.nicFree = append(a.nicFree, make([]des.Time, n-len(a.nicFree))...)
+			}
 			start = max(now, a.nicFree[m.Src])
 			a.nicFree[m.Src] = des.Add(start, occ)
 		}

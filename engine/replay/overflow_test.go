@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -115,5 +116,22 @@ func TestSimulatedTimePastItsRangeIsAnError(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A big topology under an analytic model costs what its ranks use: the
+// models keep no per-node state for nodes that never send.
+func TestAnalyticModelsOnAHugeTopologyAllocateLittle(t *testing.T) {
+	tr := newProg(t, 8).send(0, 7, 0, 1024).recv(7, 0, 0, 1024).trace()
+	for _, model := range []string{"puppet", "loggops", "simgrid"} {
+		cfg := cfgWith(t, "model", model, "topology", "torus:4096x4096")
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, res := simulate(t, tr, cfg, Options{})
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > 50<<20 || res.Messages.Count != 1 {
+			t.Errorf("%s: %d messages, %d MB allocated", model, res.Messages.Count, got>>20)
+		}
 	}
 }
