@@ -3,11 +3,13 @@ package replay
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -133,5 +135,31 @@ func TestAnalyticModelsOnAHugeTopologyAllocateLittle(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > 50<<20 || res.Messages.Count != 1 {
 			t.Errorf("%s: %d messages, %d MB allocated", model, res.Messages.Count, got>>20)
 		}
+	}
+}
+
+// A packet that takes months to cross a slow link is sampled as a few
+// long periods, not as one sample per 10 µs (which never ended).
+func TestPacketSamplesOfASlowLinkAreBounded(t *testing.T) {
+	tr := newProg(t, 2).send(0, 1, 0, 1<<30).recv(1, 0, 0, 1<<30).trace()
+	cfg := cfgWith(t, "model", "packet", "bandwidth", "1Kb/s", "sample-period", "10us")
+	var n int
+	var bytes int64
+	var longest des.Time
+	_, res := simulate(t, tr, cfg, Options{OnSample: func(s *netmodel.Sample) {
+		n++
+		longest = max(longest, s.Period)
+		for _, l := range s.Links {
+			bytes += l.Bytes
+		}
+	}})
+	if want := float64(1<<30+16) * 8 / 1000; math.Abs(res.Makespan-want) > 1 {
+		t.Errorf("makespan %v s, want about %v s", res.Makespan, want)
+	}
+	if n > 20 || longest < des.Second {
+		t.Errorf("%d samples, the longest of %s; want a few, one spanning the transfer", n, longest)
+	}
+	if bytes == 0 {
+		t.Error("the samples carry no bytes")
 	}
 }
