@@ -326,11 +326,21 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		what, _, _ = strings.Cut(what, "; ")
 		fmt.Fprintf(w, "\n%s at %s: %s\n", strings.ToUpper(kind), units.FormatDuration(res.Deadlock.Time), what)
 		for _, b := range res.Deadlock.Blocked {
-			waits := make([]string, len(b.WaitsFor))
+			waits := make([]string, len(b.WaitsFor), len(b.WaitsFor)+1)
 			for i, r := range b.WaitsFor {
 				waits[i] = strconv.Itoa(r)
 			}
-			fmt.Fprintf(w, "  rank %d in %s, waits for ranks [%s]: %s\n", b.Rank, b.Op, strings.Join(waits, " "), strings.Join(b.Waiting, "; "))
+			if b.MoreWaitsFor > 0 {
+				waits = append(waits, fmt.Sprintf("and %d more", b.MoreWaitsFor))
+			}
+			items := b.Waiting
+			if b.MoreWaiting > 0 {
+				items = append(items[:len(items):len(items)], fmt.Sprintf("and %d more", b.MoreWaiting))
+			}
+			fmt.Fprintf(w, "  rank %d in %s, waits for ranks [%s]: %s\n", b.Rank, b.Op, strings.Join(waits, " "), strings.Join(items, "; "))
+		}
+		if d := res.Deadlock; d.BlockedTotal > len(d.Blocked) {
+			fmt.Fprintf(w, "  … %d more blocked ranks: %s\n", d.BlockedTotal-len(d.Blocked), strings.Join(d.MoreBlocked, ", "))
 		}
 		for _, l := range res.Deadlock.Network {
 			fmt.Fprintf(w, "  network: %s\n", l)

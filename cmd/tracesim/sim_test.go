@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -354,5 +355,98 @@ func TestSimPacketDeadlock(t *testing.T) {
 	}
 	if code, out, _ := simRun(t, append(args, "--routing", "dor:bubble")...); code != exitOK {
 		t.Errorf("bubble: exit %d:\n%s", code, out)
+	}
+}
+
+// A run whose simulated time would pass the end of its range stops with
+// exit 1 and the error instead of printing numbers that wrapped round.
+func TestSimTimeRangeErrors(t *testing.T) {
+	ring := writeGen(t, gen.Options{Pattern: "ring", Compute: -1, Seed: 1})
+	dir := t.TempDir()
+	ti := filepath.Join(dir, "big.txt")
+	if err := os.WriteFile(ti, []byte("0 init\n0 compute 1e16\n0 finalize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gib := filepath.Join(dir, "gib.txt")
+	if err := os.WriteFile(gib, []byte("0 send 1 1073741824\n1 recv 0 1073741824\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{ring, "--cpu-scale", "1e12"}, "tracesim sim: replay: simulated time would exceed 106.75 days (9,223,372 s, 2^63 ps) at rank 0, event 1: " +
+			"compute of 100 µs × cpu-scale 1e+12 lasts 100000000 s (1157 days), starting at 0 s\n"},
+		{[]string{ring, "--cpu-scale", "1e9"}, "at rank 4, event 645: compute of 100 µs × cpu-scale 1e+09 lasts 100000 s (1.157 days), starting at 9200000 s (106.5 days)\n"},
+		{[]string{ring, "--cpu-scale", "1e12", "--cpu-from", "gaps"}, "at rank 0, event 2: the computation before it (100 µs recorded × cpu-scale 1e+12) lasts 100000000 s (1157 days), starting at 0 s\n"},
+		{[]string{ti}, "at rank 0, event 0: compute of 1e+16 flop at 1Gf lasts 10000000 s (115.7 days), starting at 0 s\n"},
+		{[]string{gib, "--model", "packet", "--bandwidth", "1b/s"}, "in the network: the packet network cannot deliver its traffic in time (1 messages in flight, the largest 1 GiB from rank 0 to rank 1)"},
+	}
+	for _, tc := range tests {
+		code, out, errs := simRun(t, tc.args...)
+		if code != exitFail || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("sim %v: exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", tc.args[1:], code, out, errs, tc.want)
+		}
+	}
+}
+
+// A topology far too big for its 8 ranks is refused with its memory
+// estimate, before the packet network allocates it.
+func TestSimRefusesTopologyAboveTheMemoryLimit(t *testing.T) {
+	ring := writeGen(t, gen.Options{Pattern: "ring", Compute: -1, Seed: 1})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	code, out, errs := simRun(t, ring, "--model", "packet", "--topology", "torus:4096x4096")
+	runtime.ReadMemStats(&after)
+	want := "tracesim sim: packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
+		"its packet network (2 VCs × 4-packet buffers) would need about 32.4 GB, above the limit of 4.0 GB\n"
+	if code != exitFail || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errs, want)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 50<<20 {
+		t.Errorf("refusing the topology allocated %d MB", got>>20)
+	}
+}
+
+// The deadlock report of 256 ranks each waiting for 255 receives is a
+// few kilobytes, in text and in JSON (2.5 MB of JSON before the bound).
+func TestSimDeadlockReportIsBounded(t *testing.T) {
+	const P = 256
+	path := writeTsim(t, P, func(b *tracefmt.Builder) {
+		for r := range P {
+			for q := range P {
+				if q != r {
+					e := tracefmt.Recv(0, q, 0, 0, 8)
+					e.Flags |= tracefmt.FlagNonBlocking
+					e.SetRequest(int64(q + 1))
+					b.Add(r, e)
+				}
+			}
+			b.Add(r, tracefmt.WaitAll(0))
+		}
+	})
+	code, out, errs := simRun(t, path)
+	if code != exitFindings {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	report, _, _ := strings.Cut(out, "\nmakespan")
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	wantFirst := "  rank 0 in MPI_Waitall (event 255), waits for ranks [1 2 3 4 5 6 7 8 and 247 more]: a message from rank 1 (tag 0); " +
+		"a message from rank 2 (tag 0); a message from rank 3 (tag 0); a message from rank 4 (tag 0); a message from rank 5 (tag 0); " +
+		"a message from rank 6 (tag 0); a message from rank 7 (tag 0); a message from rank 8 (tag 0); and 247 more"
+	wantLast := "  … 240 more blocked ranks: 240 in MPI_Waitall"
+	if len(lines) != 20 || lines[3] != wantFirst || lines[19] != wantLast || len(report) > 8<<10 {
+		t.Errorf("report of %d lines, %d bytes:\n%s\nwant 20 lines, rank 0 as\n%s\nand last\n%s", len(lines), len(report), report, wantFirst, wantLast)
+	}
+	code, out, _ = simRun(t, path, "--json")
+	var res struct {
+		Deadlock json.RawMessage `json:"deadlock"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Deadlock; code != exitFindings || len(d) > 16<<10 || !bytes.Contains(d, []byte(`"blocked_total": 256`)) {
+		t.Errorf("--json: exit %d, the deadlock report is %d bytes:\n%.400s", code, len(d), d)
 	}
 }

@@ -10,6 +10,10 @@ type Kernel struct {
 	events uint64
 	late   uint64
 	rng    *rand.Rand
+	// over is the first event refused for lying at Never; overflow
+	// says there is one.
+	over     Event
+	overflow bool
 }
 
 // NewKernel returns a kernel at time 0 whose random source is a PCG
@@ -25,13 +29,30 @@ func (k *Kernel) Now() Time { return k.now }
 
 // Schedule queues an event at time at. An event in the past is moved to
 // the present (and counted by Late), so that time never runs backwards.
+// An event at Never — the result of Add or Mul past the end of Time's
+// range — is not queued but kept for Overflow: its owner must stop the
+// run with an error rather than report a time that wrapped.
 func (k *Kernel) Schedule(at Time, kind uint8, obj int32, arg int64) {
 	if at < k.now {
 		at = k.now
 		k.late++
 	}
+	if at == Never {
+		if !k.overflow {
+			k.overflow = true
+			k.over = Event{At: k.now, Arg: arg, Obj: obj, Kind: kind}
+		}
+		return
+	}
 	k.q.Push(at, kind, obj, arg)
 }
+
+// Overflow returns the first event that was scheduled at Never, with its
+// At set to the time it was scheduled; ok is false if there was none.
+func (k *Kernel) Overflow() (e Event, ok bool) { return k.over, k.overflow }
+
+// Grow makes room in the queue for n more events (Queue.Grow).
+func (k *Kernel) Grow(n int) { k.q.Grow(n) }
 
 // Next removes the earliest event, advances the clock to its time and
 // returns it; ok is false when no event is left.

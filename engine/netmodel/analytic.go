@@ -2,7 +2,6 @@ package netmodel
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tracesim/tracesim/engine/des"
 )
@@ -33,7 +32,9 @@ type Analytic struct {
 	dist      Distance
 	serialize bool
 	h         Host
-	// nicFree is when each node's injection port is next free.
+	// nicFree is when each node's injection port is next free, for the
+	// nodes that have sent so far: it grows on demand, as a topology of
+	// millions of nodes may carry the messages of a few ranks.
 	nicFree   []des.Time
 	inFlight  int
 	delivered uint64
@@ -46,7 +47,8 @@ const (
 	evInjected
 )
 
-// NewAnalytic returns a network of nodes nodes driven by model over the
+// NewAnalytic returns a network of nodes nodes (a hint: the per-node state
+// grows with the nodes that send) driven by model over the
 // distances dist. serialize makes every node's messages leave one after
 // the other (each holding the port for the model's Occupancy), as the
 // engine's inject mode needs; models that serialise by themselves do it
@@ -55,7 +57,7 @@ func NewAnalytic(model Model, dist Distance, nodes int, serialize bool) *Analyti
 	return &Analytic{
 		model: model, dist: dist,
 		serialize: serialize || model.Serialized(),
-		nicFree:   make([]des.Time, nodes),
+		nicFree:   make([]des.Time, 0, min(max(nodes, 0), 1024)),
 	}
 }
 
@@ -77,17 +79,20 @@ func (a *Analytic) Send(m Message) {
 	if hops > 0 {
 		occ = a.model.Occupancy(m.Bytes)
 		if a.serialize {
+			if n := int(m.Src) + 1; n > len(a.nicFree) {
+				a.nicFree = append(a.nicFree, make([]des.Time, n-len(a.nicFree))...)
+			}
 			start = max(now, a.nicFree[m.Src])
-			a.nicFree[m.Src] = start + occ
+			a.nicFree[m.Src] = des.Add(start, occ)
 		}
 	}
 	arrive := start
 	if hops > 0 {
-		arrive += a.model.Latency(m.Bytes, hops)
+		arrive = des.Add(arrive, a.model.Latency(m.Bytes, hops))
 	}
 	a.inFlight++
 	if m.NotifyInjected {
-		a.h.Schedule(start+occ, evInjected, m.ID, 0)
+		a.h.Schedule(des.Add(start, occ), evInjected, m.ID, 0)
 	}
 	a.h.Schedule(arrive, evDeliver, m.ID, m.Bytes)
 }
@@ -140,20 +145,19 @@ func (a *Analytic) RecvOverhead(bytes int64) des.Time {
 // Estimate returns the time of one message of the given size between
 // neighbours: its one-hop latency plus the models' CPU overheads.
 func (a *Analytic) Estimate(bytes int64) des.Time {
-	return a.model.Latency(bytes, 1) + a.SendOverhead(bytes) + a.RecvOverhead(bytes)
+	return des.Add(des.Add(a.model.Latency(bytes, 1), a.SendOverhead(bytes)), a.RecvOverhead(bytes))
 }
 
 // perByte returns n bytes × t picoseconds per byte, rounded to the nearest
-// picosecond.
+// picosecond, or des.Never past the end of simulated time: the models'
+// times add and multiply with des.Add and des.Mul, so a message too slow
+// to fit ends at des.Never, which the kernel refuses (the run stops with
+// an error) instead of wrapping.
 func perByte(n int64, t float64) des.Time {
 	if n <= 0 || t == 0 {
 		return 0
 	}
-	v := math.Round(float64(n) * t)
-	if v >= math.MaxInt64/2 {
-		return des.Never / 2
-	}
-	return des.Time(v)
+	return des.FromPS(float64(n) * t)
 }
 
 // ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
@@ -232,7 +236,7 @@ func (p *Puppet) Link(k int64) des.Time {
 	if p.PacketSize > 0 && k > 0 {
 		packets = ceilDiv(k, p.PacketSize)
 	}
-	return p.Startup*des.Time(packets) + perByte(k, p.PerByte)
+	return des.Add(des.Mul(packets, p.Startup), perByte(k, p.PerByte))
 }
 
 // Latency returns the no-contention latency of Table 3.1.
@@ -240,23 +244,23 @@ func (p *Puppet) Latency(s int64, d int) des.Time {
 	if d <= 0 {
 		return 0
 	}
-	D := des.Time(d)
+	D := int64(d)
 	switch p.Switching {
 	case CutThrough, Circuit:
-		return D*p.Link(p.Header) + p.Link(s)
+		return des.Add(des.Mul(D, p.Link(p.Header)), p.Link(s))
 	case Wormhole:
 		f := max(p.Flit, 1)
 		flits := max(ceilDiv(s, f), 1)
-		return (D - 1 + des.Time(flits)) * p.Link(f)
+		return des.Mul(D-1+flits, p.Link(f))
 	}
-	return D * p.Link(s)
+	return des.Mul(D, p.Link(s))
 }
 
 // Occupancy is the time the message holds the first link.
 func (p *Puppet) Occupancy(s int64) des.Time {
 	if p.Switching == Wormhole {
 		f := max(p.Flit, 1)
-		return des.Time(max(ceilDiv(s, f), 1)) * p.Link(f)
+		return des.Mul(max(ceilDiv(s, f), 1), p.Link(f))
 	}
 	return p.Link(s)
 }
@@ -287,19 +291,21 @@ func (l *LogGOPS) rest(s int64) int64 { return max(s-1, 0) }
 func (l *LogGOPS) Latency(s int64, d int) des.Time { return l.L }
 
 // Occupancy returns g + (s−1)·G.
-func (l *LogGOPS) Occupancy(s int64) des.Time { return l.Gap + perByte(l.rest(s), l.PerByteGap) }
+func (l *LogGOPS) Occupancy(s int64) des.Time {
+	return des.Add(l.Gap, perByte(l.rest(s), l.PerByteGap))
+}
 
 // Serialized returns true: g and G gap successive messages.
 func (l *LogGOPS) Serialized() bool { return true }
 
 // SendOverhead returns o + (s−1)·O.
 func (l *LogGOPS) SendOverhead(s int64) des.Time {
-	return l.Overhead + perByte(l.rest(s), l.PerByteOverhead)
+	return des.Add(l.Overhead, perByte(l.rest(s), l.PerByteOverhead))
 }
 
 // RecvOverhead returns o + max((s−1)·O, (s−1)·G).
 func (l *LogGOPS) RecvOverhead(s int64) des.Time {
-	return l.Overhead + max(perByte(l.rest(s), l.PerByteOverhead), perByte(l.rest(s), l.PerByteGap))
+	return des.Add(l.Overhead, max(perByte(l.rest(s), l.PerByteOverhead), perByte(l.rest(s), l.PerByteGap)))
 }
 
 // CM02 is SimGrid's CM02 network model on a star cluster (each host a
@@ -320,7 +326,7 @@ func (c *CM02) Name() string { return "simgrid" }
 // Latency returns 2·lat + (s + envelope)/bw; the distance does not
 // matter on a star.
 func (c *CM02) Latency(s int64, d int) des.Time {
-	return 2*c.LinkLatency + perByte(s+c.Envelope, c.PerByte)
+	return des.Add(des.Mul(2, c.LinkLatency), perByte(s+c.Envelope, c.PerByte))
 }
 
 // Occupancy returns (s + envelope)/bw.

@@ -159,15 +159,29 @@ func (s *sampler) init(n *Network) {
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
 
+// maxQuiet is how many periods in a row with packets in flight but no
+// network event (a packet that takes hours to cross a slow link) flush
+// measures one by one; a longer stretch gets one sample, its average.
+const maxQuiet = 1000
+
 // flush measures every period that ended at or before now, before the
-// network changes at now. Periods without traffic are skipped.
+// network changes at now. Periods without traffic are skipped; a stretch
+// of more than maxQuiet periods without an event is measured as one
+// sample spanning it, so that the number of samples stays bounded by the
+// events rather than by the simulated time.
 func (s *sampler) flush(now des.Time) {
 	for s.period > 0 && s.next <= now {
 		if !s.dirty && s.n.inFlight == 0 {
 			s.next = (now/s.period + 1) * s.period
 			return
 		}
-		s.tick(s.next)
+		if !s.dirty && (now-s.next)/s.period >= maxQuiet {
+			end := now / s.period * s.period
+			s.tick(end, true)
+			s.next = end + s.period
+			return
+		}
+		s.tick(s.next, false)
 		s.dirty = false
 		s.next += s.period
 	}
@@ -186,17 +200,18 @@ func (s *sampler) event(now des.Time) {
 func (s *sampler) finish(now des.Time) {
 	s.flush(now)
 	if s.period > 0 && (s.dirty || s.n.inFlight > 0) {
-		s.tick(s.next)
+		s.tick(s.next, false)
 		s.dirty = false
 		s.next += s.period
 	}
 }
 
-// tick measures the period ending at t.
-func (s *sampler) tick(t des.Time) {
+// tick measures the period ending at t; span measures everything since
+// the last sample instead (a quiet stretch: see flush).
+func (s *sampler) tick(t des.Time, span bool) {
 	n := s.n
 	period := t - s.last
-	if s.last == 0 || period > s.period {
+	if !span && (s.last == 0 || period > s.period) {
 		period = s.period
 	}
 	sm := &s.sample

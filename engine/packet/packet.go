@@ -106,6 +106,10 @@ type Config struct {
 	OnSample func(*netmodel.Sample)
 	// Seed seeds the routing algorithm's random choices.
 	Seed uint64
+	// MemoryLimit is the largest MemoryEstimate New accepts, in bytes
+	// (0: DefaultMemoryLimit): a topology too big for the machine is
+	// refused with its estimate before anything is allocated.
+	MemoryLimit int64
 }
 
 // The interfaces the network implements.
@@ -327,6 +331,9 @@ func New(cfg Config) (*Network, error) {
 		return nil, fmt.Errorf("packet: packet size %d and header %d must not be negative", cfg.PacketSize, cfg.Header)
 	case cfg.RouterDelay < 0 || cfg.SamplePeriod < 0 || cfg.WaitThreshold < 0:
 		return nil, fmt.Errorf("packet: router delay, sample period and wait threshold must not be negative")
+	}
+	if err := checkMemory(&cfg); err != nil {
+		return nil, err
 	}
 	name := cfg.Routing
 	if name == "" {
@@ -582,7 +589,8 @@ func (n *Network) freePkt(id int32) {
 	n.freePk = id
 }
 
-// ser is the time link l takes to carry b bytes.
+// ser is the time link l takes to carry b bytes, des.Never past the end
+// of simulated time.
 func (n *Network) ser(b int64, l *link) des.Time {
-	return des.Time(math.Round(float64(b) * l.ps))
+	return des.FromPS(float64(b) * l.ps)
 }

@@ -21,7 +21,7 @@ func (n *Network) push(iv, id int32, now des.Time) {
 	n.fifo[iv*n.nb+slot] = id
 	q.occupancy(now, +1)
 	if q.count == 1 {
-		n.schedule(max(n.pk[id].headArr+n.delay, q.readFree), evRoute, iv)
+		n.schedule(max(des.Add(n.pk[id].headArr, n.delay), q.readFree), evRoute, iv)
 	}
 }
 
@@ -197,18 +197,21 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 	lk := &n.links[out.link]
 	s := max(now, lk.free)
 	lat := lk.lat
-	e := max(s+n.ser(p.bytes, lk), p.tailArr)
+	// Times add with des.Add: at a tiny bandwidth a packet can take
+	// longer than simulated time lasts, and the kernel then refuses the
+	// event at des.Never instead of the time wrapping into the past.
+	e := max(des.Add(s, n.ser(p.bytes, lk)), p.tailArr)
 	if n.medium != nil && n.medium[out.router] >= 0 {
 		// A bus: the packet also holds the shared medium.
 		m := &n.links[n.medium[out.router]]
 		s = max(s, m.free)
-		em := s + n.ser(p.bytes, m)
-		e = max(e, em, s+n.ser(p.bytes, lk))
+		em := des.Add(s, n.ser(p.bytes, m))
+		e = max(e, em, des.Add(s, n.ser(p.bytes, lk)))
 		m.free = em
 		m.busy += em - s
 		m.bytes += p.bytes
 		m.packets++
-		lat += m.lat
+		lat = des.Add(lat, m.lat)
 	}
 	lk.free = e
 	lk.busy += e - s
@@ -228,7 +231,7 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 	q.readFree = e
 	gp := iv / n.nv
 	in := &n.ports[gp]
-	back := e + n.links[in.link].lat
+	back := des.Add(e, n.links[in.link].lat)
 	if up := in.peer; up >= 0 {
 		n.giveCredit(up*n.nv+(iv-gp*n.nv), back)
 	} else {
@@ -236,12 +239,12 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 	}
 	if q.count > 0 {
 		next := &n.pk[n.front(iv)]
-		n.schedule(max(e, next.headArr+n.delay), evRoute, iv)
+		n.schedule(max(e, des.Add(next.headArr, n.delay)), evRoute, iv)
 	}
 
 	if ov < 0 {
 		// Ejection: the destination's interface takes the packet.
-		arr := e + lat
+		arr := des.Add(e, lat)
 		g := &n.msgs[p.msg]
 		g.arrival = max(g.arrival, arr)
 		g.toArr--
@@ -257,8 +260,8 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 		return
 	}
 	n.outs[ov].credits--
-	p.headArr = s + lat
-	p.tailArr = e + lat
+	p.headArr = des.Add(s, lat)
+	p.tailArr = des.Add(e, lat)
 	n.push(out.peer*n.nv+(ov-og*n.nv), id, now)
 }
 
@@ -280,14 +283,14 @@ func (n *Network) pump(node int32) {
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
 		lk := &n.links[c.inject]
 		s := max(now, lk.free)
-		e := s + n.ser(p.bytes, lk)
+		e := des.Add(s, n.ser(p.bytes, lk))
 		lk.free = e
 		lk.busy += e - s
 		lk.bytes += p.bytes
 		lk.packets++
 		n.hops++
-		p.headArr = s + lk.lat
-		p.tailArr = e + lk.lat
+		p.headArr = des.Add(s, lk.lat)
+		p.tailArr = des.Add(e, lk.lat)
 		c.credits--
 		n.pktInFlight++
 		n.smp.injected += payload

@@ -159,7 +159,7 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 				var d des.Time
 				for _, st := range c.steps {
 					if st.Send {
-						d += s.ovh.SendOverhead(st.Bytes)
+						d = des.Add(d, s.ovh.SendOverhead(st.Bytes))
 					}
 				}
 				if d > 0 {
@@ -295,7 +295,7 @@ func (s *Sim) collExit(ci *collInstance, me int) (des.Time, bool) {
 			}
 		}
 	}
-	return at + s.collCost(ci.bytes, P), true
+	return des.Add(at, s.collCost(ci.bytes, P)), true
 }
 
 // collCost is (latency + size/bandwidth) × factor.
@@ -310,5 +310,5 @@ func (s *Sim) collCost(bytes int64, p int) des.Time {
 	} else {
 		one = s.cfg.AnalyticModel().Latency(bytes, 1)
 	}
-	return one * des.Time(f)
+	return des.Mul(f, one)
 }

@@ -217,6 +217,8 @@ func TestFormatting(t *testing.T) {
 		{FormatTime(800), "800ps"},
 		{FormatTime(1500 * des.Millisecond), "1.5s"},
 		{FormatTime(1), "1ps"},
+		{FormatTime(9e6 * des.Second), "9000000s"}, // t×1000 would wrap
+		{FormatTime(9e6*des.Second + des.Millisecond), "9000000.001s"},
 		{FormatSize(65536), "64KiB"},
 		{FormatSize(1000), "1000B"},
 		{FormatSpeed(2.5e9), "2.5Gf"},

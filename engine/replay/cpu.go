@@ -38,6 +38,12 @@ func (s *Sim) burst(r int32, rk *rank, d des.Time, a Activity) {
 	if a == ActCompute && s.rec != nil {
 		rk.burstWrap = s.rec.enter(rk, s.rec.state("Compute", computeCategory), now)
 	}
+	if des.Add(now, d) == des.Never {
+		// Past the end of simulated time: stop with the action named
+		// rather than schedule a time that wrapped.
+		s.err = s.burstRangeError(r, rk, d, a)
+		return
+	}
 	n := &s.nodes[rk.node]
 	if n.ranks <= 1 {
 		s.k.Schedule(now+d, evBurstEnd, r, 0)
@@ -86,7 +92,9 @@ func (s *Sim) nodeSchedule(id int32, n *node, now des.Time) {
 	}
 	dt := math.Ceil((minV - n.v) * float64(len(n.jobs)))
 	n.gen++
-	s.k.Schedule(now+des.Time(max(dt, 0)), evCPU, id, n.gen)
+	// Shared, the bursts stretch: the kernel refuses an end past the
+	// range (des.Kernel.Overflow) and the run stops with an error.
+	s.k.Schedule(des.Add(now, des.FromPS(dt)), evCPU, id, n.gen)
 }
 
 // cpuEvent ends the jobs of node id that have received their work.

@@ -14,8 +14,17 @@ import (
 type Deadlock struct {
 	// Time is when the last event happened, in seconds.
 	Time float64 `json:"time_s"`
-	// Blocked lists every rank that had not finished.
+	// Blocked details the first ListedBlocked ranks that had not
+	// finished, and the first two of Cycle; BlockedTotal counts them all
+	// and MoreBlocked sums up the others, so that the report of a large
+	// world stays readable (and small).
 	Blocked []BlockedRank `json:"blocked"`
+	// BlockedTotal is the number of ranks that had not finished.
+	BlockedTotal int `json:"blocked_total"`
+	// MoreBlocked counts the blocked ranks left out of Blocked by the
+	// operation they are blocked in ("200 in MPI_Waitall"), most
+	// frequent first.
+	MoreBlocked []string `json:"more_blocked"`
 	// Cycle is a wait-for cycle among the blocked ranks, its first rank
 	// repeated at the end ([0, 1, 0]); empty when the ranks wait for
 	// ranks that finished or for messages never sent.
@@ -37,11 +46,27 @@ type BlockedRank struct {
 	Event int `json:"event"`
 	// Op names the operation ("MPI_Recv from 1, tag 0, 1000 B").
 	Op string `json:"op"`
-	// WaitsFor lists the ranks whose progress it needs.
-	WaitsFor []int `json:"waits_for"`
-	// Waiting lists what it waits for, one item per operation.
-	Waiting []string `json:"waiting"`
+	// WaitsFor lists the ranks whose progress it needs, at most
+	// ListedItems of them; MoreWaitsFor counts the others.
+	WaitsFor     []int `json:"waits_for"`
+	MoreWaitsFor int   `json:"more_waits_for"`
+	// Waiting lists what it waits for, one item per operation, at most
+	// ListedItems of them; MoreWaiting counts the others.
+	Waiting     []string `json:"waiting"`
+	MoreWaiting int      `json:"more_waiting"`
 }
+
+// Bounds of a deadlock report: a world of thousands of ranks each
+// waiting for hundreds of messages would otherwise make megabytes of it.
+const (
+	// ListedBlocked is how many blocked ranks a report details.
+	ListedBlocked = 16
+	// ListedItems is how many ranks and operations a blocked rank's
+	// entry lists.
+	ListedItems = 8
+	// listedCycle is how many ranks of the cycle the message names.
+	listedCycle = 16
+)
 
 // analyseDeadlock builds the wait-for graph of the blocked ranks.
 func (s *Sim) analyseDeadlock() *Deadlock {
@@ -54,11 +79,9 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 	}
 	P := len(s.ranks)
 	waits := make([][]int, P)
-	add := func(r, on int) {
-		if !slices.Contains(waits[r], on) {
-			waits[r] = append(waits[r], on)
-		}
-	}
+	// Duplicates are removed once all are in: checking each addition
+	// would be quadratic in the ranks a wildcard receive waits for.
+	add := func(r, on int) { waits[r] = append(waits[r], on) }
 	items := make([][]string, P)
 	// Receives the ranks wait for.
 	for i := range s.ops {
@@ -115,22 +138,37 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 			items[r] = append(items[r], fmt.Sprintf("ranks %s to enter %s", strings.Join(missing, ", "), collStateName(ci.op)))
 		}
 	}
+	for r := range waits {
+		slices.Sort(waits[r])
+		waits[r] = slices.Compact(waits[r])
+	}
+	d.Cycle = findCycle(waits, func(r int) bool { return s.ranks[r].state != StateDone })
+	more := map[string]int{}
 	for r := range s.ranks {
 		rk := &s.ranks[r]
 		if rk.state == StateDone {
 			continue
 		}
-		slices.Sort(waits[r])
-		br := BlockedRank{Rank: r, Event: int(rk.pos), Op: s.describeOp(rk), WaitsFor: waits[r], Waiting: items[r]}
-		if br.WaitsFor == nil {
-			br.WaitsFor = []int{}
+		d.BlockedTotal++
+		// The first ranks, and the first two of the cycle, which
+		// causality's finding points at.
+		if len(d.Blocked) >= ListedBlocked && !slices.Contains(d.Cycle[:min(len(d.Cycle), 2)], r) {
+			op, _, _ := strings.Cut(s.describeOp(rk), " ")
+			more[op]++
+			continue
 		}
-		if br.Waiting == nil {
-			br.Waiting = []string{}
-		}
+		br := BlockedRank{Rank: r, Event: int(rk.pos), Op: s.describeOp(rk), WaitsFor: []int{}, Waiting: []string{}}
+		br.WaitsFor = append(br.WaitsFor, waits[r][:min(len(waits[r]), ListedItems)]...)
+		br.MoreWaitsFor = len(waits[r]) - len(br.WaitsFor)
+		br.Waiting = append(br.Waiting, items[r][:min(len(items[r]), ListedItems)]...)
+		br.MoreWaiting = len(items[r]) - len(br.Waiting)
 		d.Blocked = append(d.Blocked, br)
 	}
-	d.Cycle = findCycle(waits, func(r int) bool { return s.ranks[r].state != StateDone })
+	d.MoreBlocked = summarizeOps(more)
+	if len(d.Network) > ListedBlocked {
+		n := len(d.Network) - ListedBlocked
+		d.Network = append(d.Network[:ListedBlocked:ListedBlocked], fmt.Sprintf("… %d more", n))
+	}
 	var b strings.Builder
 	switch {
 	case d.NetworkStall != nil && len(d.NetworkStall.Cycle) > 0:
@@ -142,17 +180,25 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 		fmt.Fprintf(&b, "deadlock: network packets wait for each other in a cycle of %d full buffers %s (%d packets wait)",
 			len(c)-1, strings.Join(names, " → "), d.NetworkStall.Waiting)
 	case len(d.Cycle) > 0:
-		parts := make([]string, len(d.Cycle))
+		var parts []string
 		for i, r := range d.Cycle {
-			parts[i] = fmt.Sprint(r)
+			if i == listedCycle-1 && len(d.Cycle) > listedCycle {
+				// Its last rank closes it: "0 → 1 → … → 255 → 0".
+				parts = append(parts, "…", fmt.Sprint(d.Cycle[len(d.Cycle)-2]), fmt.Sprint(d.Cycle[0]))
+				break
+			}
+			parts = append(parts, fmt.Sprint(r))
 		}
 		fmt.Fprintf(&b, "deadlock: ranks wait for each other in a cycle %s", strings.Join(parts, " → "))
+		if len(d.Cycle) > listedCycle {
+			fmt.Fprintf(&b, " of %d ranks", len(d.Cycle)-1)
+		}
 	case len(d.Network) > 0:
 		b.WriteString("stall: messages cannot progress through the network")
 	default:
 		b.WriteString("stall: ranks wait for messages that are never sent")
 	}
-	fmt.Fprintf(&b, "; %d of %d ranks blocked", len(d.Blocked), P)
+	fmt.Fprintf(&b, "; %d of %d ranks blocked", d.BlockedTotal, P)
 	if n := s.net.InFlight(); n > 0 {
 		fmt.Fprintf(&b, ", %d messages stuck in the network", n)
 	}
@@ -162,9 +208,32 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 			break
 		}
 		fmt.Fprintf(&b, "; rank %d in %s waits for %s", br.Rank, br.Op, strings.Join(br.Waiting, " and "))
+		if br.MoreWaiting > 0 {
+			fmt.Fprintf(&b, " and %d more", br.MoreWaiting)
+		}
 	}
 	d.Message = b.String()
 	return d
+}
+
+// summarizeOps writes counts of operations, most frequent first, then by
+// name: "200 in MPI_Waitall", "40 in MPI_Recv".
+func summarizeOps(count map[string]int) []string {
+	ops := make([]string, 0, len(count))
+	for op := range count {
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = fmt.Sprintf("%d in %s", count[op], op)
+	}
+	return out
 }
 
 func (s *Sim) finishedNote(r int) string {

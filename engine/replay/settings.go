@@ -417,7 +417,7 @@ func FormatTime(t des.Time) string {
 		return "0s"
 	}
 	for _, u := range timeUnits {
-		if t >= u.ps && (t*1000)%u.ps == 0 {
+		if t >= u.ps && t%u.ps*1000%u.ps == 0 { // t%u.ps first: t*1000 could wrap
 			return strconv.FormatFloat(float64(t)/float64(u.ps), 'f', -1, 64) + u.name
 		}
 	}

@@ -41,7 +41,6 @@ package replay
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -288,6 +287,7 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
 	}
+	s.k.Grow(len(s.ranks))
 	for r := range s.ranks {
 		s.k.Schedule(0, evStart, int32(r), 0)
 	}
@@ -333,6 +333,9 @@ func (s *Sim) step() bool {
 	}
 	s.handle(e)
 	s.drain()
+	if o, ok := s.k.Overflow(); ok && s.err == nil {
+		s.err = s.kernelRangeError(o)
+	}
 	if s.err != nil {
 		s.done = true
 		return false
@@ -517,24 +520,16 @@ func (s *Sim) classifyStates() {
 }
 
 // traceTime converts a duration in trace units to simulated time,
-// scaled by CPUScale.
-func (s *Sim) traceTime(d float64) des.Time {
-	v := math.Round(d * s.unitPS)
-	if !(v > 0) {
-		return 0
-	}
-	return des.Time(min(v, float64(des.Never/4)))
-}
+// scaled by CPUScale; des.Never when it does not fit (burst stops the run
+// with an error then).
+func (s *Sim) traceTime(d float64) des.Time { return des.FromPS(d * s.unitPS) }
 
-// computeTime returns the simulated duration of a compute event.
+// computeTime returns the simulated duration of a compute event, or
+// des.Never when it does not fit.
 func (s *Sim) computeTime(e *tracefmt.Event) des.Time {
 	a := e.Amount()
 	if e.Flags.Has(tracefmt.FlagWork) {
-		v := math.Round(a * s.flopPS)
-		if !(v > 0) {
-			return 0
-		}
-		return des.Time(min(v, float64(des.Never/4)))
+		return des.FromPS(a * s.flopPS)
 	}
 	return s.traceTime(a)
 }

@@ -1,0 +1,83 @@
+package packet
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// allocated returns the bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	fn()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// The estimate is close to what New allocates, on every kind of topology.
+func TestMemoryEstimateMatchesNew(t *testing.T) {
+	for _, spec := range []string{"torus:64x64", "mesh:16x16x8", "ring:4096", "crossbar:4096", "fattree:k=8,levels=3",
+		"dragonfly:p=4,a=8,h=4", "hypercube:12", "torus:32x32,c=4"} {
+		for _, sampling := range []bool{false, true} {
+			topo, err := topology.Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{Topology: topo, VCs: 2, Buffer: 4}
+			if sampling {
+				cfg.SamplePeriod = 1000
+			}
+			est := MemoryEstimate(topo, 2, 4, sampling)
+			var n *Network
+			got := allocated(func() { n, err = New(cfg) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.KeepAlive(n)
+			if r := float64(est) / float64(got); r < 0.7 || r > 1.3 {
+				t.Errorf("%s (sampling %v): estimate %d B, New allocated %d B (ratio %.2f)", spec, sampling, est, got, r)
+			}
+		}
+	}
+}
+
+// A topology too big for the limit is refused with its estimate, quickly
+// and without allocating the network; the 64×32×32 torus of the big
+// benchmark stays under the default limit.
+func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
+	tests := []struct {
+		spec  string
+		limit int64
+		want  string // empty: accepted
+	}{
+		{"torus:4096x4096", 0, "packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
+			"its packet network (2 VCs × 4-packet buffers) would need about 28.1 GB, above the limit of 4.0 GB"},
+		{"torus:64x32x32", 0, ""},
+		{"torus:64x64", 1 << 20, "packet: torus:64x64 has 4,096 nodes, 4,096 routers and 24,576 links; " +
+			"its packet network (2 VCs × 4-packet buffers) would need about 6.9 MB, above the limit of 1.0 MB"},
+	}
+	for _, tc := range tests {
+		topo, err := topology.Parse(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n *Network
+		got := allocated(func() { n, err = New(Config{Topology: topo, VCs: 2, Buffer: 4, MemoryLimit: tc.limit}) })
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.spec, err)
+			}
+			runtime.KeepAlive(n)
+			continue
+		}
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error\n%v\nwant\n%s", tc.spec, err, tc.want)
+		}
+		if got > 50<<20 {
+			t.Errorf("%s: refusing it allocated %d MB", tc.spec, got>>20)
+		}
+	}
+}
