@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/tracesim/tracesim/internal/userfile"
 )
 
 // LoadFile applies the settings of the configuration file at path onto c
-// (see Decode). The format is chosen by the extension (.json, .toml), else
-// by the content.
+// (see Decode), opened with c.Open: a regular file of at most
+// userfile.ConfigLimit bytes. The format is chosen by the extension
+// (.json, .toml), else by the content.
 func (c *Config) LoadFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadAll(c.Open, "configuration", path, userfile.ConfigLimit)
 	if err != nil {
 		return err
 	}
