@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
@@ -355,3 +356,55 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// SavedDir is the library's directory of the students' saves, one
+// subdirectory per student (SaveDir).
+const SavedDir = "saved"
+
+// Space returns the file space of one session: it reads topology graphs,
+// placement maps and configurations from the library through its
+// os.Root, and saves into own (see SaveDir), relative to the library.
+func (l *Library) Space(own string) *userfile.Space {
+	return userfile.NewSpace(l.root, own)
+}
+
+// SaveDir returns a student's save directory relative to the library:
+// saved/NAME-FINGERPRINT, NAME from the key's comment in authorized_keys
+// (for the teacher to find) and FINGERPRINT from the key itself (so that
+// two students with one comment still get two directories). Without a
+// key (anonymous access) the SSH user name is all there is:
+// saved/anonymous-USER.
+func SaveDir(fingerprint, comment, user string) string {
+	if fingerprint == "" {
+		return SavedDir + "/anonymous-" + cleanName(user, "nobody")
+	}
+	_, fp, _ := strings.Cut(fingerprint, ":")
+	fp = strings.NewReplacer("/", "_", "+", "-", "=", "").Replace(fp)
+	if len(fp) > 16 {
+		fp = fp[:16]
+	}
+	return SavedDir + "/" + cleanName(comment, "key") + "-" + fp
+}
+
+// cleanName keeps the letters, digits, '.', '-' and '_' of s (at most 32
+// of them, not starting with '.'), or returns def when none are left.
+func cleanName(s, def string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 32 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == '.' && b.Len() > 0:
+			b.WriteRune(r)
+		case r == '@' || r == ' ':
+			b.WriteRune('_')
+		}
+	}
+	if b.Len() == 0 {
+		return def
+	}
+	return b.String()
+}
