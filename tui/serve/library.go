@@ -386,8 +386,9 @@ func SaveDir(fingerprint, comment, user string) string {
 	return SavedDir + "/" + cleanName(comment, "key") + "-" + fp
 }
 
-// cleanName keeps the letters, digits, '.', '-' and '_' of s (at most 32
-// of them, not starting with '.'), or returns def when none are left.
+// cleanName keeps the letters, digits, '-', '_' and single '.' of s (at
+// most 32 of them, not starting with '.'), or returns def when none are
+// left.
 func cleanName(s, def string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -397,7 +398,7 @@ func cleanName(s, def string) string {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)
-		case r == '.' && b.Len() > 0:
+		case r == '.' && b.Len() > 0 && !strings.HasSuffix(b.String(), "."):
 			b.WriteRune(r)
 		case r == '@' || r == ' ':
 			b.WriteRune('_')
