@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
 // ErrOutsideLibrary is returned for a trace name that would leave the
@@ -220,8 +222,9 @@ func (l *Library) byBaseName(rel string) (string, bool) {
 // message or a walk expensive.
 const maxListed = 200
 
-// List returns the library's trace files (by extension, hidden files and
-// directories skipped), relative to its directory with forward slashes,
+// List returns the library's trace files (by extension, and the SimGrid
+// TI index files among its .txt files; hidden files and directories
+// skipped), relative to its directory with forward slashes,
 // sorted; at most 200.
 func (l *Library) List() ([]string, error) {
 	var out []string
@@ -235,7 +238,7 @@ func (l *Library) List() ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && formats.ByExtension(p) != nil {
+		if d.Type().IsRegular() && l.listable(p) {
 			out = append(out, p)
 			if len(out) >= maxListed {
 				return fs.SkipAll
@@ -248,6 +251,42 @@ func (l *Library) List() ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// listable reports whether the file at p (slash-separated, relative to
+// the library) is a trace to list: by its extension, or a .txt file that
+// is a SimGrid TI index. smpirun -trace-ti writes the index and one file
+// per rank, all .txt; only the index is a whole trace.
+func (l *Library) listable(p string) bool {
+	if formats.ByExtension(p) != nil {
+		return true
+	}
+	if !strings.EqualFold(path.Ext(p), ".txt") {
+		return false
+	}
+	f, err := l.root.Open(filepath.FromSlash(p))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, formats.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	return simgridti.Sniff(head) && tiIndex(head)
+}
+
+// tiIndex reports whether the first line of head that is not blank or a
+// comment is a lone file name, as in an index (a rank's file has actions:
+// "0 send 1 64").
+func tiIndex(head []byte) bool {
+	for _, line := range strings.Split(string(head), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		return len(fs) == 1
+	}
+	return false
 }
 
 // Load returns the trace name designates (see Resolve) and its clean

@@ -179,15 +179,35 @@ func TestLibraryList(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTrace(t, filepath.Join(dir, ".git"), "hidden.tsim", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	// A SimGrid TI trace as smpirun -trace-ti writes it: an index and a
+	// file per rank, all .txt. The index is listed, the rank files not.
+	ti := map[string]string{
+		"week3/app.txt":                  "app.txt_files/rank-0.txt\napp.txt_files/rank-1.txt\n",
+		"week3/app.txt_files/rank-0.txt": "0 init\n0 send 1 64\n0 finalize\n",
+		"week3/app.txt_files/rank-1.txt": "1 init\n1 recv 0 64\n1 finalize\n",
+	}
+	for name, text := range ti {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got, err := lib.List()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Links are listed only as what they are (WalkDir does not follow
 	// them), so the ones pointing outside never show.
-	want := []string{"ring.tsim", "week2/pingpong.tsim"}
+	want := []string{"ring.tsim", "week2/pingpong.tsim", "week3/app.txt"}
 	if !slices.Equal(got, want) {
 		t.Errorf("List() = %q, want %q", got, want)
+	}
+	tr, rel, err := lib.Load(t.Context(), "week3/app.txt")
+	if err != nil || rel != "week3/app.txt" || len(tr.Ranks) != 2 {
+		t.Errorf("Load(week3/app.txt) = %v, %q, %v; want 2 ranks", tr, rel, err)
 	}
 }
 
