@@ -599,6 +599,33 @@ func TestRootConfinement(t *testing.T) {
 	}
 }
 
+// The topology editor checks a graph file as the user types it, through
+// the session's library: a name outside it is refused inline, with no
+// read of the file.
+func TestTopologyEditorConfined(t *testing.T) {
+	dir, _ := confinedLibrary(t)
+	m, _ := newMachineIn(t, 16, userfile.DirSpace(dir, "saved/alice"))
+	m.Select("topology")
+	typeKeys(m, "enter")
+	// Kinds: none and nine kinds, file last.
+	typeKeys(m, "down", "down", "down", "down", "down", "down", "down", "down", "down", "enter")
+	for _, tc := range []struct{ name, want string }{
+		{"/etc/passwd", "topology file /etc/passwd: outside the library"},
+		{"../outside.txt", "topology file ../outside.txt: outside the library"},
+		{"link.txt", "topology file link.txt: outside the library"},
+		{"fifo", "topology file fifo: not a regular file"},
+	} {
+		typeKeys(m, tc.name, "enter")
+		v := ansi.Strip(m.View())
+		if !m.Capturing() || !strings.Contains(v, tc.want) || strings.Contains(v, "root:x") || m.cfg.Topology != "" {
+			t.Errorf("file:%s: open %v topology %q; want the editor open showing %q:\n%s", tc.name, m.Capturing(), m.cfg.Topology, tc.want, v)
+		}
+		for range tc.name {
+			typeKeys(m, "backspace")
+		}
+	}
+}
+
 // Two students saving under one name keep their own files; both can load
 // a configuration the teacher put in the library, and a graph file it
 // names is found from the student's saved copy too.
