@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -385,13 +386,15 @@ func (m *Model) editTopology(ed *editor) tea.Cmd {
 	for _, k := range topology.Kinds() {
 		opts = append(opts, huh.NewOption(k.String(), k.String()))
 	}
-	kind := huh.NewSelect[string]().Title("topology kind").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 8))
+	acc := &lockedString{v: &ed.a}
+	kind := huh.NewSelect[string]().Title("topology kind").Options(opts...).Accessor(acc).Height(min(len(opts)+2, 8))
 	params := huh.NewInput().Title("parameters").Value(&ed.b).
 		DescriptionFunc(func() string {
-			if ed.a == "" {
+			a := acc.Get()
+			if a == "" {
 				return "none needed"
 			}
-			return "e.g. " + ed.a + ":" + examples[ed.a] + " (see docs/topology.md)"
+			return "e.g. " + a + ":" + examples[a] + " (see docs/topology.md)"
 		}, &ed.a).
 		Validate(func(p string) error {
 			_, err := topology.ParseWith(joinSpec(ed.a, p), topology.Options{Open: m.cfg.Open})
@@ -401,6 +404,28 @@ func (m *Model) editTopology(ed *editor) tea.Cmd {
 			return err
 		})
 	return m.open(ed, kind, params)
+}
+
+// lockedString is the value of a form's kind select: huh evaluates the
+// description functions that show it on command goroutines while Update
+// changes it.
+type lockedString struct {
+	mu sync.Mutex
+	v  *string
+}
+
+// Get implements huh.Accessor.
+func (l *lockedString) Get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return *l.v
+}
+
+// Set implements huh.Accessor.
+func (l *lockedString) Set(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.v = s
 }
 
 // editPlacement edits the placement as a strategy and its parameters
@@ -422,9 +447,10 @@ func (m *Model) editPlacement(ed *editor) tea.Cmd {
 	for _, k := range []string{"linear", "block", "roundrobin", "random", "map", "file"} {
 		opts = append(opts, huh.NewOption(k, k))
 	}
-	kind := huh.NewSelect[string]().Title("placement strategy").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 9))
+	acc := &lockedString{v: &ed.a}
+	kind := huh.NewSelect[string]().Title("placement strategy").Options(opts...).Accessor(acc).Height(min(len(opts)+2, 9))
 	params := huh.NewInput().Title("parameters").Value(&ed.b).
-		DescriptionFunc(func() string { return hints[ed.a] }, &ed.a).
+		DescriptionFunc(func() string { return hints[acc.Get()] }, &ed.a).
 		Validate(func(p string) error {
 			_, err := Check(m.cfg, "placement", joinPlacement(ed.a, p), m.ranks)
 			switch culprit(err) {
