@@ -110,6 +110,9 @@ func (s *Space) Save(name string, fn func(w io.Writer) error) (string, error) {
 		native := filepath.FromSlash(rel)
 		if dir := filepath.Dir(native); dir != "." {
 			if err := r.MkdirAll(dir, 0o755); err != nil {
+				if st, serr := r.Stat(dir); serr == nil && !st.IsDir() {
+					return fmt.Errorf("%s is not a directory", filepath.ToSlash(dir))
+				}
 				return err
 			}
 		}

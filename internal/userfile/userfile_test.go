@@ -142,3 +142,53 @@ type statFile struct {
 }
 
 func (s statFile) Stat() (fs.FileInfo, error) { return s.st, nil }
+
+// Save writes into the space's own directory only, atomically, and its
+// errors name files relative to the library, never by absolute path.
+func TestSpaceSave(t *testing.T) {
+	dir, root := library(t)
+	must(t, os.MkdirAll(filepath.Join(dir, "saved", "bob"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "saved", "carol"), []byte("a file, not a directory"), 0o644))
+	must(t, os.Symlink(filepath.Join(filepath.Dir(dir), "secret.txt"), filepath.Join(dir, "saved", "bob", "link.toml")))
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "x = 1\n"); return err }
+	cases := []struct {
+		own, name, rel, err string
+	}{
+		{"saved/alice", "m.toml", "saved/alice/m.toml", ""},
+		{"saved/alice", "sub/m.toml", "saved/alice/sub/m.toml", ""},
+		{"saved/alice", "../bob/m.toml", "", "../bob/m.toml: outside the library"},
+		{"saved/alice", "/tmp/m.toml", "", "/tmp/m.toml: outside the library"},
+		{"saved/bob", "link.toml", "", "saved/bob/link.toml: not a regular file"},
+		{"saved/carol", "m.toml", "", "saved/carol/m.toml: saved/carol is not a directory"},
+	}
+	for _, c := range cases {
+		for _, sp := range []*Space{NewSpace(root, c.own), DirSpace(dir, c.own)} {
+			rel, err := sp.Save(c.name, write)
+			switch {
+			case c.err == "" && (err != nil || rel != c.rel):
+				t.Errorf("%s %s: %q %v, want %q", c.own, c.name, rel, err, c.rel)
+			case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err) || strings.Contains(err.Error(), dir)):
+				t.Errorf("%s %s: error %v, want %q", c.own, c.name, err, c.err)
+			}
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "saved", "alice", "m.toml")); err != nil || string(data) != "x = 1\n" {
+		t.Errorf("saved file: %q %v", data, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(filepath.Dir(dir), "secret.txt")); string(data) != "root:x:0:0:secret\n" {
+		t.Errorf("the file a link points to was written: %q", data)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "saved", "alice"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	// Find prefers the student's own copy, then the library's.
+	sp := NewSpace(root, "saved/alice")
+	for name, want := range map[string]string{"m.toml": "saved/alice/m.toml", "net.txt": "net.txt", "../x": "../x"} {
+		if got := sp.Find(name); got != want {
+			t.Errorf("Find(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
