@@ -15,8 +15,8 @@
 // first time their tab is shown and rebuilt when another trace is opened;
 // they share one component.Common (the view area and the session's
 // theme). Besides component.Model a view may implement the optional
-// interfaces Windower, WindowSetter, Selector, AltSetter, InputCapturer and
-// Rooted. Messages the application does not know are passed to
+// interfaces Windower, WindowSetter, Selector, AltSetter and
+// InputCapturer. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.
 package tui
@@ -33,6 +33,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -134,7 +135,13 @@ func New(opts Options) *Model {
 	if d == nil {
 		d = derived.New()
 	}
-	m.common = &component.Common{Theme: opts.theme(true), Derived: d}
+	// Views open the files a session names (graphs, maps,
+	// configurations) through Files only, so a library confines them.
+	files := opts.Files
+	if files == nil && opts.Library != "" {
+		files = userfile.DirSpace(opts.Library, "")
+	}
+	m.common = &component.Common{Theme: opts.theme(true), Derived: d, Files: files}
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.
@@ -210,9 +217,6 @@ func (m *Model) build(i int) component.Model {
 	if m.views[i] == nil {
 		v := m.tabs[i].New(m.common, m.tr)
 		v.SetSize(m.common.Width, m.common.Height)
-		if r, ok := v.(Rooted); ok && m.opts.Library != "" {
-			r.SetRoot(m.opts.Library)
-		}
 		if m.alt != nil {
 			if a, ok := v.(AltSetter); ok {
 				a.SetAlt(m.alt, m.label)

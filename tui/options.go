@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/causality"
@@ -44,6 +45,12 @@ type Options struct {
 	// means no restriction (the picker starts in the current directory).
 	// A server must set it.
 	Library string
+	// Files opens and saves the files the session names besides traces
+	// (topology graphs, placement maps, configurations): a server gives
+	// each session one on its library with a save directory of the
+	// student's own. Nil with a Library set means the Library, saves
+	// included; nil without one means the file system by path.
+	Files *userfile.Space
 	// Context cancels loads in progress when done (the session ended);
 	// nil means context.Background().
 	Context context.Context
@@ -132,10 +139,6 @@ type (
 	// while Capturing is true it gets every key before the global
 	// bindings, so typing "q" does not quit.
 	InputCapturer interface{ Capturing() bool }
-	// Rooted is a view that reads or writes files of its own (the
-	// Machine tab's configurations): with a Library set, the application
-	// confines it there.
-	Rooted interface{ SetRoot(dir string) }
 )
 
 // theme picks the session's theme from the options and the terminal's

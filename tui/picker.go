@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -103,7 +104,13 @@ func (p *picker) chdir(dir string) {
 	}
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		p.err = err.Error()
+		// Name the directory as the user sees it, not by the server's
+		// absolute path.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		p.err = p.shown(dir) + ": " + err.Error()
 		return
 	}
 	p.dir, p.err, p.cursor, p.offset = dir, "", 0, 0
@@ -132,6 +139,34 @@ func (p *picker) chdir(dir string) {
 		}
 		return a.name < b.name
 	})
+}
+
+// shown names a directory for the user: relative to the library when
+// there is one ("/week2/", "/" for the library itself), so that a served
+// session never shows the server's absolute paths; as it is otherwise.
+func (p *picker) shown(dir string) string {
+	if p.root == "" {
+		return dir
+	}
+	root := p.root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if r, err := filepath.Abs(root); err == nil {
+		root = r
+	}
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	rel, err := filepath.Rel(root, real)
+	switch {
+	case err == nil && rel == ".":
+		return "/"
+	case err != nil || !filepath.IsLocal(rel):
+		return filepath.Base(dir)
+	}
+	return "/" + filepath.ToSlash(rel) + "/"
 }
 
 func (p *picker) canGoUp() bool {
@@ -197,7 +232,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 // view draws the picker in w×h cells.
 func (p *picker) view(th *themes.Theme, w, h int) string {
 	st := th.Styles
-	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+p.dir)}
+	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+p.shown(p.dir))}
 	if p.err != "" {
 		lines = append(lines, st.Error.Render(p.err))
 	} else {

@@ -5,19 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/tracesim/tracesim/internal/linefields"
+	"github.com/tracesim/tracesim/internal/userfile"
 )
 
 // Options configure Parse.
 type Options struct {
-	// Dir is the directory relative file: paths are resolved against
-	// (empty: the working directory).
-	Dir string
+	// Open opens the map file of a "file:" spec (nil: userfile.OS, by
+	// path from the working directory). A server passes one confined to
+	// its library. Whatever opens it, the file must be a regular file of
+	// at most userfile.PlacementLimit bytes.
+	Open userfile.Opener
 }
 
 // SpecError is a malformed placement spec.
@@ -38,7 +39,7 @@ func Kinds() []string {
 }
 
 // Parse places ranks on nodes following spec (see the package
-// documentation); relative files are read from the working directory.
+// documentation); map files are read by path (userfile.OS).
 func Parse(spec string, ranks, nodes int) (*Placement, error) {
 	return ParseWith(spec, ranks, nodes, Options{})
 }
@@ -134,17 +135,17 @@ func ParseWith(spec string, ranks, nodes int, opt Options) (*Placement, error) {
 		if path == "" {
 			return nil, bad(len(spec), "file: expected a file name")
 		}
-		full := path
-		if opt.Dir != "" && !filepath.IsAbs(path) {
-			full = filepath.Join(opt.Dir, path)
-		}
-		f, err := os.Open(full)
+		f, err := userfile.Open(opt.Open, "placement", path, userfile.PlacementLimit)
 		if err != nil {
-			return nil, fmt.Errorf("placement %q: %w", spec, err)
+			return nil, err // "placement file PATH: …"
 		}
 		defer f.Close()
 		p, err := ParseMap(f, path, ranks, nodes)
 		if err != nil {
+			var le *userfile.LimitError
+			if errors.As(err, &le) {
+				return nil, le
+			}
 			return nil, fmt.Errorf("placement %q: %w", spec, err)
 		}
 		return p, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tracesim/tracesim/internal/userfile"
 )
 
 func TestParse(t *testing.T) {
@@ -194,7 +196,7 @@ func TestNodeMatrix(t *testing.T) {
 }
 
 func TestMapFile(t *testing.T) {
-	p, err := ParseWith("file:map.txt", 10, 8, Options{Dir: "testdata"})
+	p, err := ParseWith("file:map.txt", 10, 8, Options{Open: userfile.Dir("testdata")})
 	if err != nil {
 		t.Fatal(err)
 	}

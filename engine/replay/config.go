@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/engine/collective"
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -134,8 +135,17 @@ const numCollOps = int(tracefmt.OpExscan) + 1
 // Config describes the simulated machine and how the trace is replayed.
 // Its zero value is not useful: start from Default. Every field has a
 // setting (see Settings) with the same name as its command-line flag and
-// configuration-file key.
+// configuration-file key, except Open.
 type Config struct {
+	// Open opens the files the configuration names: the graph and map
+	// files of "file:" topology and placement specs, and for LoadFile the
+	// configuration file itself. It is not a setting (Encode and Decode
+	// ignore it). Nil opens them by path from the working directory
+	// (userfile.OS); a server sets one confined to its library. Whatever
+	// opens them, they must be regular files within the size limits of
+	// package userfile.
+	Open userfile.Opener
+
 	Mode Mode
 	// Seed seeds the simulation's random source.
 	Seed uint64

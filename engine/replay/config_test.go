@@ -241,3 +241,30 @@ func TestFormatting(t *testing.T) {
 		t.Errorf("encoded config:\n%s", data)
 	}
 }
+
+// A configuration written to a directory names its files relative to it,
+// so that LoadFile, which reads them from the file's directory, finds the
+// same files.
+func TestRelocated(t *testing.T) {
+	cases := []struct {
+		dir, spec, written string
+	}{
+		{"saved/alice", "file:net.txt", "file:../../net.txt"},
+		{"saved/alice", "file:nets/a.txt", "file:../../nets/a.txt"},
+		{"nets", "file:nets/a.txt", "file:a.txt"},
+		{".", "file:net.txt", "file:net.txt"},
+		{"saved", "file:/srv/net.txt", "file:/srv/net.txt"},
+		{"saved", "torus:4x4", "torus:4x4"},
+	}
+	for _, c := range cases {
+		cfg := Default()
+		cfg.Topology, cfg.Placement = c.spec, c.spec
+		got := cfg.Relocated(c.dir)
+		if got.Topology != c.written || got.Placement != c.written {
+			t.Errorf("Relocated(%q) of %q = %q, %q; want %q", c.dir, c.spec, got.Topology, got.Placement, c.written)
+		}
+		if back := relativeTo(c.dir, got.Topology); back != c.spec && c.dir != "." {
+			t.Errorf("%q read back from %s as %q, want %q", c.written, c.dir, back, c.spec)
+		}
+	}
+}

@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/tracesim/tracesim/internal/userfile"
 )
 
 // LoadFile applies the settings of the configuration file at path onto c
-// (see Decode). The format is chosen by the extension (.json, .toml), else
-// by the content.
+// (see Decode), opened with c.Open: a regular file of at most
+// userfile.ConfigLimit bytes. The format is chosen by the extension
+// (.json, .toml), else by the content.
 func (c *Config) LoadFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := userfile.ReadAll(c.Open, "configuration", path, userfile.ConfigLimit)
 	if err != nil {
 		return err
 	}
@@ -48,6 +50,38 @@ func relativeTo(dir, spec string) string {
 		return spec
 	}
 	return "file:" + filepath.Join(dir, p)
+}
+
+// Relocated returns c with the relative paths of its file: specs
+// rewritten relative to dir, the directory of a configuration file c is
+// about to be written to: LoadFile resolves them against the file's
+// directory, so they read back as the same files.
+func (c Config) Relocated(dir string) Config {
+	c.Topology = relocate(dir, c.Topology)
+	c.Placement = relocate(dir, c.Placement)
+	return c
+}
+
+// relocate is the inverse of relativeTo.
+func relocate(dir, spec string) string {
+	p, ok := strings.CutPrefix(strings.TrimSpace(spec), "file:")
+	if !ok || filepath.IsAbs(p) || dir == "." || dir == "" {
+		return spec
+	}
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		// One is absolute, or dir climbs above p's base: compare them
+		// from the working directory.
+		ad, err1 := filepath.Abs(dir)
+		ap, err2 := filepath.Abs(p)
+		if err1 != nil || err2 != nil {
+			return spec
+		}
+		if rel, err = filepath.Rel(ad, ap); err != nil {
+			return "file:" + ap
+		}
+	}
+	return "file:" + rel
 }
 
 // Decode applies the settings of a configuration file onto c: keys not in

@@ -28,7 +28,7 @@ type Machine struct {
 // topologyOptions gives the topology's links the configured bandwidth and
 // latency where the spec says nothing.
 func (c *Config) topologyOptions() topology.Options {
-	opt := topology.Options{}
+	opt := topology.Options{Open: c.Open}
 	if c.PerByte > 0 {
 		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(c.LinkLatency)}
 	}
@@ -101,7 +101,7 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	var p *placement.Placement
 	switch {
 	case c.Placement != "":
-		p, err = placement.Parse(c.Placement, ranks, nodes)
+		p, err = placement.ParseWith(c.Placement, ranks, nodes, placement.Options{Open: c.Open})
 	case t == nil:
 		// The engine's own placement, on as many nodes as it needs.
 	case len(c.Map) > 0:

@@ -1,13 +1,13 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -19,9 +19,11 @@ type Options struct {
 	Link *LinkProps
 	// Terminal sets the links between nodes and routers (nil: Link).
 	Terminal *LinkProps
-	// Dir is the directory relative file: paths are resolved against
-	// (empty: the working directory).
-	Dir string
+	// Open opens the graph file of a "file:" spec (nil: userfile.OS, by
+	// path from the working directory). A server passes one confined to
+	// its library. Whatever opens it, the file must be a regular file of
+	// at most userfile.TopologyLimit bytes.
+	Open userfile.Opener
 }
 
 // Limits on the size of a topology built from a spec. They keep a typo
@@ -58,17 +60,17 @@ func ParseWith(spec string, opt Options) (Topology, error) {
 		if path == "" {
 			return nil, specErr(spec, base, "expected a file name after file:")
 		}
-		full := path
-		if opt.Dir != "" && !filepath.IsAbs(path) {
-			full = filepath.Join(opt.Dir, path)
-		}
-		f, err := os.Open(full)
+		f, err := userfile.Open(opt.Open, "topology", path, userfile.TopologyLimit)
 		if err != nil {
-			return nil, fmt.Errorf("topology %q: %w", spec, err)
+			return nil, err // "topology file PATH: …"
 		}
 		defer f.Close()
 		g, err := ParseGraph(f, path, opt)
 		if err != nil {
+			var le *userfile.LimitError
+			if errors.As(err, &le) {
+				return nil, le
+			}
 			return nil, fmt.Errorf("topology %q: %w", spec, err)
 		}
 		return g, nil

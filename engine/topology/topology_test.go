@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tracesim/tracesim/internal/userfile"
 )
 
 // smallSpecs covers every kind with instances small enough for exhaustive
@@ -628,7 +630,7 @@ func TestStarAndBus(t *testing.T) {
 }
 
 func TestFileSpec(t *testing.T) {
-	topo, err := ParseWith("file:net.txt", Options{Dir: "testdata"})
+	topo, err := ParseWith("file:net.txt", Options{Open: userfile.Dir("testdata")})
 	if err != nil {
 		t.Fatal(err)
 	}

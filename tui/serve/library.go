@@ -8,14 +8,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
 // ErrOutsideLibrary is returned for a trace name that would leave the
@@ -219,8 +222,9 @@ func (l *Library) byBaseName(rel string) (string, bool) {
 // message or a walk expensive.
 const maxListed = 200
 
-// List returns the library's trace files (by extension, hidden files and
-// directories skipped), relative to its directory with forward slashes,
+// List returns the library's trace files (by extension, and the SimGrid
+// TI index files among its .txt files; hidden files and directories
+// skipped), relative to its directory with forward slashes,
 // sorted; at most 200.
 func (l *Library) List() ([]string, error) {
 	var out []string
@@ -234,7 +238,7 @@ func (l *Library) List() ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && formats.ByExtension(p) != nil {
+		if d.Type().IsRegular() && l.listable(p) {
 			out = append(out, p)
 			if len(out) >= maxListed {
 				return fs.SkipAll
@@ -247,6 +251,42 @@ func (l *Library) List() ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// listable reports whether the file at p (slash-separated, relative to
+// the library) is a trace to list: by its extension, or a .txt file that
+// is a SimGrid TI index. smpirun -trace-ti writes the index and one file
+// per rank, all .txt; only the index is a whole trace.
+func (l *Library) listable(p string) bool {
+	if formats.ByExtension(p) != nil {
+		return true
+	}
+	if !strings.EqualFold(path.Ext(p), ".txt") {
+		return false
+	}
+	f, err := l.root.Open(filepath.FromSlash(p))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, formats.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	return simgridti.Sniff(head) && tiIndex(head)
+}
+
+// tiIndex reports whether the first line of head that is not blank or a
+// comment is a lone file name, as in an index (a rank's file has actions:
+// "0 send 1 64").
+func tiIndex(head []byte) bool {
+	for _, line := range strings.Split(string(head), "\n") {
+		fs := strings.Fields(line)
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		return len(fs) == 1
+	}
+	return false
 }
 
 // Load returns the trace name designates (see Resolve) and its clean
@@ -355,3 +395,56 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// SavedDir is the library's directory of the students' saves, one
+// subdirectory per student (SaveDir).
+const SavedDir = "saved"
+
+// Space returns the file space of one session: it reads topology graphs,
+// placement maps and configurations from the library through its
+// os.Root, and saves into own (see SaveDir), relative to the library.
+func (l *Library) Space(own string) *userfile.Space {
+	return userfile.NewSpace(l.root, own)
+}
+
+// SaveDir returns a student's save directory relative to the library:
+// saved/NAME-FINGERPRINT, NAME from the key's comment in authorized_keys
+// (for the teacher to find) and FINGERPRINT from the key itself (so that
+// two students with one comment still get two directories). Without a
+// key (anonymous access) the SSH user name is all there is:
+// saved/anonymous-USER.
+func SaveDir(fingerprint, comment, user string) string {
+	if fingerprint == "" {
+		return SavedDir + "/anonymous-" + cleanName(user, "nobody")
+	}
+	_, fp, _ := strings.Cut(fingerprint, ":")
+	fp = strings.NewReplacer("/", "_", "+", "-", "=", "").Replace(fp)
+	if len(fp) > 16 {
+		fp = fp[:16]
+	}
+	return SavedDir + "/" + cleanName(comment, "key") + "-" + fp
+}
+
+// cleanName keeps the letters, digits, '-', '_' and single '.' of s (at
+// most 32 of them, not starting with '.'), or returns def when none are
+// left.
+func cleanName(s, def string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 32 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		case r == '.' && b.Len() > 0 && !strings.HasSuffix(b.String(), "."):
+			b.WriteRune(r)
+		case r == '@' || r == ' ':
+			b.WriteRune('_')
+		}
+	}
+	if b.Len() == 0 {
+		return def
+	}
+	return b.String()
+}

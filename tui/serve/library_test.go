@@ -3,12 +3,16 @@ package serve
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -175,15 +179,35 @@ func TestLibraryList(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTrace(t, filepath.Join(dir, ".git"), "hidden.tsim", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	// A SimGrid TI trace as smpirun -trace-ti writes it: an index and a
+	// file per rank, all .txt. The index is listed, the rank files not.
+	ti := map[string]string{
+		"week3/app.txt":                  "app.txt_files/rank-0.txt\napp.txt_files/rank-1.txt\n",
+		"week3/app.txt_files/rank-0.txt": "0 init\n0 send 1 64\n0 finalize\n",
+		"week3/app.txt_files/rank-1.txt": "1 init\n1 recv 0 64\n1 finalize\n",
+	}
+	for name, text := range ti {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got, err := lib.List()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Links are listed only as what they are (WalkDir does not follow
 	// them), so the ones pointing outside never show.
-	want := []string{"ring.tsim", "week2/pingpong.tsim"}
+	want := []string{"ring.tsim", "week2/pingpong.tsim", "week3/app.txt"}
 	if !slices.Equal(got, want) {
 		t.Errorf("List() = %q, want %q", got, want)
+	}
+	tr, rel, err := lib.Load(t.Context(), "week3/app.txt")
+	if err != nil || rel != "week3/app.txt" || len(tr.Ranks) != 2 {
+		t.Errorf("Load(week3/app.txt) = %v, %q, %v; want 2 ranks", tr, rel, err)
 	}
 }
 
@@ -202,6 +226,53 @@ func TestOpenLibraryErrors(t *testing.T) {
 		if lib, err := OpenLibrary(tc.dir, tc.format); err == nil {
 			lib.Close()
 			t.Errorf("OpenLibrary(%q, %q) succeeded", tc.dir, tc.format)
+		}
+	}
+}
+
+// Students save into directories of their own, named after their key's
+// comment and fingerprint, so that one cannot replace another's file of
+// the same name; without a key the SSH user name is all there is.
+func TestSaveDirs(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	a, b := newClientKey(t).PublicKey(), newClientKey(t).PublicKey()
+	fa, fb := gossh.FingerprintSHA256(a), gossh.FingerprintSHA256(b)
+	cases := []struct {
+		fingerprint, comment, user string
+		wantPrefix                 string
+	}{
+		{fa, "alice@laptop", "alice", "saved/alice_laptop-"},
+		{fb, "alice@laptop", "alice", "saved/alice_laptop-"}, // same comment, another key
+		{fa, "../../etc", "x", "saved/etc-"},
+		{fa, "", "x", "saved/key-"},
+		{"", "", "bob/../..", "saved/anonymous-bob"},
+		{"", "", "", "saved/anonymous-nobody"},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		d := SaveDir(c.fingerprint, c.comment, c.user)
+		if !strings.HasPrefix(d, c.wantPrefix) || strings.Contains(d, "..") || strings.Count(d, "/") != 1 {
+			t.Errorf("SaveDir(%q, %q, %q) = %q, want %s…", c.fingerprint, c.comment, c.user, d, c.wantPrefix)
+		}
+		seen[d] = true
+	}
+	if len(seen) != len(cases) {
+		t.Errorf("two students share a directory: %v", seen)
+	}
+	// Two students save one name: two files, each with its content.
+	for _, st := range []struct{ dir, content string }{
+		{SaveDir(fa, "alice@laptop", "alice"), "a"},
+		{SaveDir(fb, "alice@laptop", "alice"), "b"},
+	} {
+		rel, err := lib.Space(st.dir).Save("m.toml", func(w io.Writer) error {
+			_, err := io.WriteString(w, st.content)
+			return err
+		})
+		if err != nil || rel != st.dir+"/m.toml" {
+			t.Fatalf("save: %q %v", rel, err)
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(data) != st.content {
+			t.Errorf("%s: %q %v, want %q", rel, data, err, st.content)
 		}
 	}
 }

@@ -402,6 +402,7 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			SimBudget: s.cfg.SimBudget,
 			Open:      s.opener(se, log),
 			Derived:   s.derived,
+			Files:     s.lib.Space(SaveDir(se.info.Key, se.info.KeyComment, se.info.User)),
 		}
 		if len(args) == 1 {
 			// Check the name now, to refuse it with a message before the

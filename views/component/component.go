@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -28,6 +29,11 @@ type Common struct {
 	// indexes, graphs) with the other sessions of the process; nil means
 	// each view builds its own. Views must not change what it returns.
 	Derived *derived.Cache
+	// Files opens and saves the files the session names besides traces
+	// (topology graphs, placement maps, configurations), confined to a
+	// library; nil means the file system, by path (the command line's
+	// local application).
+	Files *userfile.Space
 }
 
 // SetSize records the component's drawing area.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -101,7 +102,7 @@ type Model struct {
 	cur  int // selected row (always a setting)
 	top  int // first list line shown
 	ed   *editor
-	root string // save/load directory ("" = the working directory)
+	sum  string // the topology's summary, for the title
 
 	cache  string
 	dirty  bool
@@ -152,11 +153,6 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 	return m
 }
 
-// SetRoot confines saving and loading to dir: paths are taken relative
-// to it and cannot leave it. A server sets it (as the file picker's
-// library) so that sessions cannot write anywhere.
-func (m *Model) SetRoot(dir string) { m.root = dir }
-
 // Config returns the configuration the form shows and whether it is valid.
 func (m *Model) Config() (replay.Config, error) { return m.cfg, m.err }
 
@@ -181,10 +177,20 @@ func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 
-// check validates the whole configuration.
+// check validates the whole configuration. It first gives it the
+// session's opener, so that every file the configuration names — now or
+// after a preset or a load replaced it — is read from the session's
+// library and nowhere else.
 func (m *Model) check() {
+	if f := m.common.Files; f != nil {
+		m.cfg.Open = f.Open
+	}
 	m.err = Validate(m.cfg, m.ranks)
 	m.errKey = culprit(m.err)
+	m.sum = "complete graph"
+	if t, err := m.cfg.ParseTopology(); err == nil && t != nil {
+		m.sum = topology.Summary(t)
+	}
 }
 
 // publish records a valid configuration and tells the other tabs.
@@ -230,6 +236,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		return m, nil
 	case whatif.ConfigMsg:
 		return m, nil
+	case fileMsg:
+		return m, m.loaded(msg)
 	case tea.KeyPressMsg:
 		if m.ed == nil {
 			return m, m.key(msg)
@@ -383,22 +391,46 @@ func (m *Model) editTopology(ed *editor) tea.Cmd {
 	for _, k := range topology.Kinds() {
 		opts = append(opts, huh.NewOption(k.String(), k.String()))
 	}
-	kind := huh.NewSelect[string]().Title("topology kind").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 8))
+	acc := &lockedString{v: &ed.a}
+	kind := huh.NewSelect[string]().Title("topology kind").Options(opts...).Accessor(acc).Height(min(len(opts)+2, 8))
 	params := huh.NewInput().Title("parameters").Value(&ed.b).
 		DescriptionFunc(func() string {
-			if ed.a == "" {
+			a := acc.Get()
+			if a == "" {
 				return "none needed"
 			}
-			return "e.g. " + ed.a + ":" + examples[ed.a] + " (see docs/topology.md)"
+			return "e.g. " + a + ":" + examples[a] + " (see docs/topology.md)"
 		}, &ed.a).
 		Validate(func(p string) error {
-			_, err := topology.Parse(joinSpec(ed.a, p))
+			_, err := topology.ParseWith(joinSpec(ed.a, p), topology.Options{Open: m.cfg.Open})
 			if ed.a == "" {
 				return nil
 			}
 			return err
 		})
 	return m.open(ed, kind, params)
+}
+
+// lockedString is the value of a form's kind select: huh evaluates the
+// description functions that show it on command goroutines while Update
+// changes it.
+type lockedString struct {
+	mu sync.Mutex
+	v  *string
+}
+
+// Get implements huh.Accessor.
+func (l *lockedString) Get() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return *l.v
+}
+
+// Set implements huh.Accessor.
+func (l *lockedString) Set(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.v = s
 }
 
 // editPlacement edits the placement as a strategy and its parameters
@@ -420,9 +452,10 @@ func (m *Model) editPlacement(ed *editor) tea.Cmd {
 	for _, k := range []string{"linear", "block", "roundrobin", "random", "map", "file"} {
 		opts = append(opts, huh.NewOption(k, k))
 	}
-	kind := huh.NewSelect[string]().Title("placement strategy").Options(opts...).Value(&ed.a).Height(min(len(opts)+2, 9))
+	acc := &lockedString{v: &ed.a}
+	kind := huh.NewSelect[string]().Title("placement strategy").Options(opts...).Accessor(acc).Height(min(len(opts)+2, 9))
 	params := huh.NewInput().Title("parameters").Value(&ed.b).
-		DescriptionFunc(func() string { return hints[ed.a] }, &ed.a).
+		DescriptionFunc(func() string { return hints[acc.Get()] }, &ed.a).
 		Validate(func(p string) error {
 			_, err := Check(m.cfg, "placement", joinPlacement(ed.a, p), m.ranks)
 			switch culprit(err) {
@@ -596,78 +629,90 @@ func (m *Model) applyPreset(name string) tea.Cmd {
 	return m.publish()
 }
 
-// path resolves a file name for saving or loading, inside the root when
-// one is set: ".." cannot climb out of it, and neither can a symbolic link
-// inside it.
-func (m *Model) path(p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if m.root == "" {
-		return p, nil
-	}
-	full := filepath.Join(m.root, filepath.Clean("/"+p))
-	root, err := filepath.EvalSymlinks(m.root)
-	if err != nil {
-		return "", err
-	}
-	// The file may not exist yet (a save): check the deepest part that does.
-	for dir := full; ; dir = filepath.Dir(dir) {
-		real, err := filepath.EvalSymlinks(dir)
-		if err == nil {
-			if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return "", fmt.Errorf("%s: outside the library", p)
-			}
-			return full, nil
-		}
-		if dir == m.root || dir == filepath.Dir(dir) {
-			return full, nil
-		}
-	}
+// fileMsg is the outcome of a save or a load, done on a command
+// goroutine: file I/O stays out of Update.
+type fileMsg struct {
+	note string
+	cfg  *replay.Config // the configuration loaded; nil for a save or a failure
+	name string
 }
 
+// save writes the configuration to name: into the session's save
+// directory when the session has a library (Files), else by path. The
+// note names the file as the user can find it — relative to the library,
+// never by the server's absolute path.
 func (m *Model) save(name string) tea.Cmd {
-	p, err := m.path(name)
-	if err != nil {
-		m.note = "save: " + err.Error()
-		return nil
-	}
+	name = strings.TrimSpace(name)
 	format := "toml"
-	if strings.EqualFold(filepath.Ext(p), ".json") {
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext == ".json" {
 		format = "json"
 	}
-	if ext := strings.ToLower(filepath.Ext(p)); m.root != "" && ext != ".toml" && ext != ".json" {
+	files := m.common.Files
+	if files != nil && ext != ".toml" && ext != ".json" {
 		// In a shared library (a served session) a save may only make
 		// configuration files, never replace a trace someone else reads.
 		m.note = "save: " + name + ": the name must end in .toml or .json"
 		return nil
 	}
-	data, err := m.cfg.Encode(format)
-	if err == nil {
-		err = atomicfile.Write(p, func(w io.Writer) error {
-			_, err := w.Write(data)
-			return err
-		})
+	cfg := m.cfg
+	return func() tea.Msg {
+		write := func(dir string) func(io.Writer) error {
+			return func(w io.Writer) error {
+				// file: specs are relative to the file's directory when
+				// read back (LoadFile), so write them that way.
+				out := cfg.Relocated(dir)
+				data, err := out.Encode(format)
+				if err != nil {
+					return err
+				}
+				_, err = w.Write(data)
+				return err
+			}
+		}
+		if files == nil {
+			if err := atomicfile.Write(name, write(filepath.Dir(name))); err != nil {
+				return fileMsg{note: "save: " + err.Error()}
+			}
+			return fileMsg{note: "saved " + name}
+		}
+		rel, err := files.SaveName(name)
+		if err == nil {
+			rel, err = files.Save(name, write(filepath.Dir(filepath.FromSlash(rel))))
+		}
+		if err != nil {
+			return fileMsg{note: "save: " + err.Error()}
+		}
+		return fileMsg{note: "saved " + rel}
 	}
-	if err != nil {
-		m.note = "save: " + err.Error()
-	} else {
-		m.note = "saved " + p
-	}
-	return nil
 }
 
+// load reads a configuration: in a served session the student's own copy
+// when there is one, else the library's (a teacher's shared file).
 func (m *Model) load(name string) tea.Cmd {
-	p, err := m.path(name)
-	if err != nil {
-		m.note = "load: " + err.Error()
+	name = strings.TrimSpace(name)
+	files := m.common.Files
+	return func() tea.Msg {
+		c := replay.Default()
+		p := name
+		if files != nil {
+			c.Open = files.Open
+			p = files.Find(name)
+		}
+		if err := c.LoadFile(p); err != nil {
+			return fileMsg{note: "load: " + err.Error()}
+		}
+		return fileMsg{note: "loaded " + p, cfg: &c, name: filepath.Base(p)}
+	}
+}
+
+// loaded applies the outcome of a save or a load.
+func (m *Model) loaded(msg fileMsg) tea.Cmd {
+	m.note, m.dirty = msg.note, true
+	if msg.cfg == nil {
 		return nil
 	}
-	c := replay.Default()
-	if err := c.LoadFile(p); err != nil {
-		m.note = "load: " + err.Error()
-		return nil
-	}
-	m.cfg, m.name = c, filepath.Base(p)
-	m.note = "loaded " + p
+	m.cfg, m.name = *msg.cfg, msg.name
 	m.check()
 	return m.publish()
 }
@@ -689,11 +734,7 @@ func (m *Model) render(w, h int) []string {
 		return nil
 	}
 	st := m.common.Theme.Styles
-	sum := "complete graph"
-	if t, err := m.cfg.ParseTopology(); err == nil && t != nil {
-		sum = topology.Summary(t)
-	}
-	lines := []string{st.Title.Render("Machine") + st.Dim.Render(" · "+m.name+" · "+sum)}
+	lines := []string{st.Title.Render("Machine") + st.Dim.Render(" · "+m.name+" · "+m.sum)}
 	if m.sizeUnknown > 0 && h > 4 {
 		lines = append(lines, st.Warn.Render(ansi.Truncate("⚠ "+tracefmt.SizeUnknownNote(m.sizeUnknown), w, "…")))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -176,12 +178,18 @@ func typeKeys(m *Model, keys ...string) []tea.Msg {
 
 func newMachine(t *testing.T, ranks int) (*Model, *whatif.Shared) {
 	t.Helper()
+	return newMachineIn(t, ranks, nil)
+}
+
+// newMachineIn is newMachine for a session confined to a library.
+func newMachineIn(t *testing.T, ranks int, files *userfile.Space) (*Model, *whatif.Shared) {
+	t.Helper()
 	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sh := whatif.NewShared()
-	m := New(&component.Common{Theme: themes.Mono()}, tr, sh)
+	m := New(&component.Common{Theme: themes.Mono(), Files: files}, tr, sh)
 	m.SetSize(100, 30)
 	_ = drive(m, m.Init())
 	return m, sh
@@ -299,9 +307,8 @@ func TestEditTopologyAndRouting(t *testing.T) {
 }
 
 func TestPresetSaveLoad(t *testing.T) {
-	m, _ := newMachine(t, 64)
 	dir := t.TempDir()
-	m.SetRoot(dir)
+	m, _ := newMachineIn(t, 64, userfile.DirSpace(dir, ""))
 	typeKeys(m, "p", "down", "enter") // INSEE 8×8 torus
 	if m.cfg.Topology != "torus:8x8" || m.cfg.VCs != 3 || m.cfg.Routing != "adaptive" || m.err != nil {
 		t.Fatalf("preset: %q %d %q %v", m.cfg.Topology, m.cfg.VCs, m.cfg.Routing, m.err)
@@ -323,13 +330,20 @@ func TestPresetSaveLoad(t *testing.T) {
 		t.Fatalf("saved file reads back as %q %d", back.Topology, back.VCs)
 	}
 	// Load it into a default form.
-	m2, _ := newMachine(t, 64)
-	m2.SetRoot(dir)
+	m2, _ := newMachineIn(t, 64, userfile.DirSpace(dir, ""))
 	typeKeys(m2, "l")
 	for range 20 {
 		typeKeys(m2, "backspace")
 	}
-	out := typeKeys(m2, "../../insee.toml", "enter") // confined to the root
+	typeKeys(m2, "../../insee.toml", "enter") // confined to the root
+	if want := "load: configuration file ../../insee.toml: outside the library"; !strings.HasPrefix(m2.note, want) || m2.cfg.Topology != "" {
+		t.Fatalf("load of ../../insee.toml: note %q, want %q; topology %q", m2.note, want, m2.cfg.Topology)
+	}
+	typeKeys(m2, "l")
+	for range 20 {
+		typeKeys(m2, "backspace")
+	}
+	out := typeKeys(m2, "insee.toml", "enter")
 	if m2.cfg.Topology != "torus:8x8" || lastConfig(t, out) == nil {
 		t.Fatalf("load: %q, note %q", m2.cfg.Topology, m2.note)
 	}
@@ -425,40 +439,237 @@ func TestEditCollectives(t *testing.T) {
 	}
 }
 
-// In a library (a served session) saves make configuration files only,
-// and no path, symbolic links included, leads out of it.
-func TestRootConfinement(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	trace := filepath.Join(dir, "course.tsim")
-	os.WriteFile(trace, []byte("tsim 1\n"), 0o644)
+// filePrompt answers the save (w) or load (l) prompt with name and waits
+// for the outcome: the file is read or written by a command, which may
+// take longer than drive waits for one.
+func filePrompt(m *Model, key, name string) {
+	typeKeys(m, key)
+	for range len("machine.toml") { // the default answer
+		typeKeys(m, "backspace")
+	}
+	typeKeys(m, name)
+	_, cmd := m.Update(keyMsg("enter"))
+	ch := make(chan tea.Msg, 64)
+	run := func(c tea.Cmd) {
+		if c != nil {
+			go func() { ch <- c() }()
+		}
+	}
+	run(cmd)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-ch:
+			if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().ConvertibleTo(reflect.TypeFor[[]tea.Cmd]()) {
+				for _, c := range v.Convert(reflect.TypeFor[[]tea.Cmd]()).Interface().([]tea.Cmd) {
+					run(c)
+				}
+				continue
+			}
+			switch msg := msg.(type) {
+			case nil, whatif.ConfigMsg, component.StatusMsg:
+			case fileMsg:
+				_, next := m.Update(msg)
+				drive(m, next)
+				return
+			default: // the form's own messages: next field, blinks
+				_, next := m.Update(msg)
+				run(next)
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// confinedLibrary makes a library with a trace, a FIFO, a file over the
+// topology limit and links out of it, beside a directory of secrets.
+func confinedLibrary(t *testing.T) (dir, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	dir, outside = filepath.Join(base, "lib"), filepath.Join(base, "outside")
+	for _, d := range []string{dir, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := []byte("root:x:0:0:root:/root:/bin/bash\n")
+	for _, f := range []string{filepath.Join(base, "outside.txt"), filepath.Join(outside, "x.txt"), filepath.Join(outside, "x.toml")} {
+		if err := os.WriteFile(f, secret, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "course.tsim"), []byte("tsim 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), make([]byte, userfile.PlacementLimit+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	m, _ := newMachine(t, 16)
-	m.SetRoot(dir)
-	tests := []struct {
+	if err := os.Symlink(filepath.Join(base, "outside.txt"), filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, outside
+}
+
+// In a library (a served session) every file the form names — topology
+// graphs, placement maps, configurations loaded or saved — stays inside
+// it: absolute paths, "..", links out, devices and FIFOs are refused,
+// files past their size limit too, and no error shows an outside file's
+// content. Saves go to the session's own directory and make
+// configuration files only.
+func TestRootConfinement(t *testing.T) {
+	dir, outside := confinedLibrary(t)
+	m, _ := newMachineIn(t, 16, userfile.DirSpace(dir, "saved/alice"))
+	outsideErr := func(kind, name string) string {
+		return kind + " file " + name + ": outside the library"
+	}
+	settings := []struct {
+		key, value, err string
+	}{
+		{"topology", "file:/dev/zero", outsideErr("topology", "/dev/zero")},
+		{"topology", "file:/etc/passwd", outsideErr("topology", "/etc/passwd")},
+		{"topology", "file:../outside.txt", outsideErr("topology", "../outside.txt")},
+		{"topology", "file:escape/x.txt", outsideErr("topology", "escape/x.txt")},
+		{"topology", "file:link.txt", outsideErr("topology", "link.txt")},
+		{"topology", "file:fifo", "topology file fifo: not a regular file"},
+		{"topology", "file:big.txt", "topology file big.txt: larger than the 4 MiB limit for topology files"},
+		{"placement", "file:/dev/zero", outsideErr("placement", "/dev/zero")},
+		{"placement", "file:/etc/passwd", outsideErr("placement", "/etc/passwd")},
+		{"placement", "file:../outside.txt", outsideErr("placement", "../outside.txt")},
+		{"placement", "file:escape/x.txt", outsideErr("placement", "escape/x.txt")},
+		{"placement", "file:link.txt", outsideErr("placement", "link.txt")},
+		{"placement", "file:fifo", "placement file fifo: not a regular file"},
+		{"placement", "file:big.txt", "placement file big.txt: larger than the 8 MiB limit for placement files"},
+	}
+	for _, tc := range settings {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if cmd := m.apply(tc.key, tc.value); cmd != nil {
+				t.Errorf("%s %s: published", tc.key, tc.value)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s %s: blocked", tc.key, tc.value)
+		}
+		if m.err == nil || !strings.HasPrefix(m.err.Error(), tc.err) || m.errKey != tc.key {
+			t.Errorf("%s %s: error %v (on %q), want %q", tc.key, tc.value, m.err, m.errKey, tc.err)
+		}
+		if v := ansi.Strip(m.View()); !strings.Contains(v, tc.err) || strings.Contains(v, "root:x") {
+			t.Errorf("%s %s: the view does not show %q, or shows the outside file:\n%s", tc.key, tc.value, tc.err, v)
+		}
+		m.apply(tc.key, "")
+	}
+	files := []struct {
 		key, name, note string
 	}{
-		{"w", "course.tsim", "must end in .toml or .json"},
-		{"w", "escape/x.toml", "outside the library"},
-		{"l", "escape/x.toml", "outside the library"},
-		{"w", "ok.json", "saved " + filepath.Join(dir, "ok.json")},
+		{"w", "course.tsim", "save: course.tsim: the name must end in .toml or .json"},
+		{"w", "../x.toml", "save: ../x.toml: outside the library"},
+		{"w", "/tmp/x.toml", "save: /tmp/x.toml: outside the library"},
+		{"l", "/etc/passwd", "load: " + outsideErr("configuration", "/etc/passwd")},
+		{"l", "/dev/zero", "load: " + outsideErr("configuration", "/dev/zero")},
+		{"l", "../outside.txt", "load: " + outsideErr("configuration", "../outside.txt")},
+		{"l", "escape/x.toml", "load: " + outsideErr("configuration", "escape/x.toml")},
+		{"l", "link.txt", "load: " + outsideErr("configuration", "link.txt")},
+		{"l", "fifo", "load: configuration file fifo: not a regular file"},
+		{"l", "big.txt", "load: configuration file big.txt: larger than the 1 MiB limit for configuration files"},
+		{"w", "ok.json", "saved saved/alice/ok.json"},
+		{"l", "ok.json", "loaded saved/alice/ok.json"},
 	}
-	for _, tc := range tests {
-		typeKeys(m, tc.key)
-		for range 30 {
-			typeKeys(m, "backspace")
-		}
-		typeKeys(m, tc.name, "enter")
-		if !strings.Contains(m.note, tc.note) {
+	for _, tc := range files {
+		filePrompt(m, tc.key, tc.name)
+		if !strings.HasPrefix(m.note, tc.note) || strings.Contains(m.note, "root:x") || strings.Contains(m.note, dir) {
 			t.Errorf("%s %s: note %q, want %q", tc.key, tc.name, m.note, tc.note)
 		}
 	}
-	if data, _ := os.ReadFile(trace); string(data) != "tsim 1\n" {
+	if data, _ := os.ReadFile(filepath.Join(dir, "course.tsim")); string(data) != "tsim 1\n" {
 		t.Errorf("the library's trace was overwritten: %q", data)
 	}
-	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+	if _, err := os.Stat(filepath.Join(dir, "saved", "alice", "ok.json")); err != nil {
+		t.Errorf("not saved in the student's directory: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 2 {
 		t.Errorf("a file was written outside the library: %v", entries)
+	}
+}
+
+// The topology editor checks a graph file as the user types it, through
+// the session's library: a name outside it is refused inline, with no
+// read of the file.
+func TestTopologyEditorConfined(t *testing.T) {
+	dir, _ := confinedLibrary(t)
+	m, _ := newMachineIn(t, 16, userfile.DirSpace(dir, "saved/alice"))
+	m.Select("topology")
+	typeKeys(m, "enter")
+	// Kinds: none and nine kinds, file last.
+	typeKeys(m, "down", "down", "down", "down", "down", "down", "down", "down", "down", "enter")
+	for _, tc := range []struct{ name, want string }{
+		{"/etc/passwd", "topology file /etc/passwd: outside the library"},
+		{"../outside.txt", "topology file ../outside.txt: outside the library"},
+		{"link.txt", "topology file link.txt: outside the library"},
+		{"fifo", "topology file fifo: not a regular file"},
+	} {
+		typeKeys(m, tc.name, "enter")
+		v := ansi.Strip(m.View())
+		if !m.Capturing() || !strings.Contains(v, tc.want) || strings.Contains(v, "root:x") || m.cfg.Topology != "" {
+			t.Errorf("file:%s: open %v topology %q; want the editor open showing %q:\n%s", tc.name, m.Capturing(), m.cfg.Topology, tc.want, v)
+		}
+		for range tc.name {
+			typeKeys(m, "backspace")
+		}
+	}
+}
+
+// Two students saving under one name keep their own files; both can load
+// a configuration the teacher put in the library, and a graph file it
+// names is found from the student's saved copy too.
+func TestSaveSpaces(t *testing.T) {
+	dir := t.TempDir()
+	graph := "router r\nnode n0 r\nnode n1 r\nnode n2 r\nnode n3 r\n"
+	if err := os.WriteFile(filepath.Join(dir, "net.txt"), []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shared.toml"), []byte("topology = \"ring:4\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alice, _ := newMachineIn(t, 4, userfile.DirSpace(dir, "saved/alice"))
+	bob, _ := newMachineIn(t, 4, userfile.DirSpace(dir, "saved/bob"))
+	steps := []struct {
+		m             *Model
+		key, name     string
+		topology      string // set before the step ("" keeps it)
+		note, wantTop string
+	}{
+		{alice, "w", "m.toml", "file:net.txt", "saved saved/alice/m.toml", "file:net.txt"},
+		{bob, "w", "m.toml", "torus:2x2", "saved saved/bob/m.toml", "torus:2x2"},
+		{alice, "l", "shared.toml", "", "loaded shared.toml", "ring:4"},
+		{bob, "l", "shared.toml", "", "loaded shared.toml", "ring:4"},
+		{alice, "l", "m.toml", "", "loaded saved/alice/m.toml", "file:net.txt"},
+		{bob, "l", "m.toml", "", "loaded saved/bob/m.toml", "torus:2x2"},
+	}
+	for i, st := range steps {
+		if st.topology != "" {
+			st.m.apply("topology", st.topology)
+			if st.m.err != nil {
+				t.Fatalf("step %d: %v", i, st.m.err)
+			}
+		}
+		filePrompt(st.m, st.key, st.name)
+		if st.m.note != st.note || st.m.cfg.Topology != st.wantTop || st.m.err != nil {
+			t.Errorf("step %d: note %q topology %q err %v; want %q %q", i, st.m.note, st.m.cfg.Topology, st.m.err, st.note, st.wantTop)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "saved", "alice", "m.toml"))
+	if err != nil || !strings.Contains(string(data), `topology = "file:../../net.txt"`) {
+		t.Errorf("alice's file: %v\n%s", err, data)
 	}
 }
 

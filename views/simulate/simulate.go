@@ -223,6 +223,11 @@ func (m *Model) reset() {
 		m.cancel()
 		m.ctx, m.cancel = context.WithCancel(context.Background())
 	}
+	if f := m.common.Files; f != nil {
+		// Whatever tab built the configuration, the run reads the files
+		// it names from the session's library only.
+		m.cfg.Open = f.Open
+	}
 	m.eng = &engine{gen: m.gen, cfg: m.cfg, name: m.cfgName, run: runner.New(m.tr, m.cfg)}
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
 	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
