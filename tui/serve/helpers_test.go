@@ -129,8 +129,70 @@ type testServer struct {
 	hostKey gossh.PublicKey
 	logs    *syncBuffer
 	keys    string // the authorized_keys file
+	ln      *testListener
 	cancel  context.CancelFunc
 	done    chan error
+}
+
+// testListener accepts the TCP connections of a listener and in-memory
+// ones (net.Pipe: no buffer at all, so a client that stops reading
+// blocks the server's next write at once).
+type testListener struct {
+	net.Listener
+	tcp   chan net.Conn
+	pipes chan net.Conn
+	once  sync.Once
+	done  chan struct{}
+}
+
+func newTestListener(ln net.Listener) *testListener {
+	l := &testListener{Listener: ln, tcp: make(chan net.Conn), pipes: make(chan net.Conn), done: make(chan struct{})}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				l.Close()
+				return
+			}
+			select {
+			case l.tcp <- c:
+			case <-l.done:
+				c.Close()
+				return
+			}
+		}
+	}()
+	return l
+}
+
+func (l *testListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.tcp:
+		return c, nil
+	case c := <-l.pipes:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *testListener) Close() error {
+	l.once.Do(func() {
+		close(l.done)
+		l.Listener.Close()
+	})
+	return nil
+}
+
+// pipe connects to the server in memory and returns the client's end.
+func (l *testListener) pipe() (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.pipes <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
 }
 
 // startServer starts a server with one authorised key; edit adjusts the
@@ -176,10 +238,11 @@ func startServer(t testing.TB, edit func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	ts.addr = ln.Addr().String()
+	ts.ln = newTestListener(ln)
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancel = cancel
 	ts.done = make(chan error, 1)
-	go func() { ts.done <- srv.Serve(ctx, ln) }()
+	go func() { ts.done <- srv.Serve(ctx, ts.ln) }()
 	t.Cleanup(func() {
 		ts.stop(t)
 		lib.Close()

@@ -1,0 +1,325 @@
+package serve
+
+import (
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// TestResizeFlood sends 1,000 window changes a second for 5 s from one
+// client (alternating a small and a large terminal, so that each one
+// asks for a full redraw). Before resizes were coalesced, the SSH request
+// loop waited for the UI, the UI for a screen write, and the write for a
+// window adjustment stuck behind the requests: the session froze for
+// good. Now another student must get in and see frames during the flood,
+// the flooding session must answer a key press afterwards, and the
+// server must shut down within its grace.
+func TestResizeFlood(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MaxSessions = 3 })
+	flooder := openTerminal(t, ts.connect(t), "ring", 80, 24)
+	flooder.waitFor(t, "Timeline")
+
+	const rate, span = 1000, 5 * time.Second
+	var sent atomic.Int64
+	stop := make(chan struct{})
+	flooded := make(chan struct{})
+	go func() {
+		defer close(flooded)
+		start := time.Now()
+		for i := 0; time.Since(start) < span; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			w, h := 80, 24
+			if i%2 == 1 {
+				w, h = 300, 100
+			}
+			if err := flooder.sess.WindowChange(h, w); err != nil {
+				return
+			}
+			sent.Add(1)
+			// Pace to rate: sleep when ahead of schedule.
+			if ahead := time.Duration(i+1)*time.Second/rate - time.Since(start); ahead > 0 {
+				time.Sleep(ahead)
+			}
+		}
+	}()
+
+	// During the flood, a second student gets in and gets frames.
+	time.Sleep(time.Second)
+	other := openTerminal(t, ts.connect(t), "ring", 100, 30)
+	other.waitFor(t, "Timeline")
+	before := other.out.Len()
+	other.press(t, "2")
+	if err := other.waitUntil(func() bool { return other.out.Len() > before }); err != nil {
+		t.Fatalf("the other student got no frame after a key during the flood: %v", err)
+	}
+	otherAt := time.Now()
+
+	// The flood itself must not be held back: a request loop that waits
+	// for the UI stops reading, and the client's writes block.
+	select {
+	case <-flooded:
+	case <-time.After(span + wait):
+		close(stop)
+		t.Fatalf("the flood did not end: %d window changes sent, then the connection stopped taking them", sent.Load())
+	}
+	n := sent.Load()
+	t.Logf("%d window changes sent in %v; the other student had frames %v into it", n, span, otherAt.Sub(time.Now().Add(-span)).Round(time.Millisecond))
+	if n < rate*int64(span/time.Second)/2 {
+		t.Errorf("only %d window changes went through in %v: the server stopped reading them", n, span)
+	}
+
+	// The flooding session answers a key, at its last size.
+	flooder.sess.WindowChange(40, 120)
+	before = flooder.out.Len()
+	flooder.press(t, "3")
+	if err := flooder.waitUntil(func() bool { return flooder.out.Len() > before }); err != nil {
+		t.Fatalf("the flooding session answers no key: %v", err)
+	}
+	if got := len(ts.srv.Sessions()); got != 2 {
+		t.Errorf("%d sessions open after the flood, want 2", got)
+	}
+
+	// And the server shuts down within its grace (2 s) plus the quit wait.
+	start := time.Now()
+	ts.stop(t)
+	if took := time.Since(start); took > 2*time.Second+quitWait+5*time.Second {
+		t.Errorf("shutdown took %v", took)
+	}
+	waitLog(t, ts, "shut down")
+}
+
+// stallingConn is a client's connection that stops reading once stall
+// is closed, as a client that stopped reading would. Until then a
+// goroutine reads on its own (net.Pipe has no buffer: both ends send
+// their SSH version first).
+type stallingConn struct {
+	net.Conn
+	data          chan []byte
+	rest          []byte
+	stall, closed chan struct{}
+	once          sync.Once
+}
+
+func newStallingConn(c net.Conn) *stallingConn {
+	s := &stallingConn{Conn: c, data: make(chan []byte, 64), stall: make(chan struct{}), closed: make(chan struct{})}
+	go func() {
+		defer close(s.data)
+		for {
+			select {
+			case <-s.stall:
+				<-s.closed
+				return
+			default:
+			}
+			b := make([]byte, 32<<10)
+			n, err := c.Read(b)
+			if err != nil {
+				return
+			}
+			select {
+			case s.data <- b[:n]:
+			case <-s.closed:
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func (s *stallingConn) Read(p []byte) (int, error) {
+	if len(s.rest) == 0 {
+		b, ok := <-s.data
+		if !ok {
+			return 0, io.EOF
+		}
+		s.rest = b
+	}
+	n := copy(p, s.rest)
+	s.rest = s.rest[n:]
+	return n, nil
+}
+
+func (s *stallingConn) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return s.Conn.Close()
+}
+
+// TestStalledClientDropped: a client that stops reading its output must
+// not hold a session (and its slot) for ever: once a write has waited
+// WriteTimeout, the server drops the connection. Before, the program
+// blocked in the write for good, and neither the idle timeout nor the
+// shutdown (which waited for that program) could free it. The client is
+// connected in memory (net.Pipe), where no buffer hides the stall.
+func TestStalledClientDropped(t *testing.T) {
+	ts := startServer(t, func(c *Config) {
+		c.WriteTimeout = 2 * time.Second
+		c.MaxSessions = 1
+	})
+	p, err := ts.ln.pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := newStallingConn(p)
+	cc, chans, reqs, err := gossh.NewClientConn(conn, "pipe", &gossh.ClientConfig{
+		User:            "alice",
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(ts.key)},
+		HostKeyCallback: gossh.FixedHostKey(ts.hostKey),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := gossh.NewClient(cc, chans, reqs)
+	defer c.Close()
+	tm := openTerminal(t, c, "ring", 100, 30)
+	tm.waitFor(t, "Timeline")
+	close(conn.stall)
+	// Keys and window changes still reach the server and ask for frames
+	// the client no longer takes.
+	start := time.Now()
+	go func() {
+		for i := 0; len(ts.srv.Sessions()) > 0 && i < 1000; i++ {
+			if tm.sess.WindowChange(30-i%2*10, 100-i%2*20) != nil {
+				return
+			}
+			if _, err := tm.in.Write([]byte{"1234"[i%4]}); err != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	waitGone(t, ts)
+	took := time.Since(start)
+	t.Logf("stalled session dropped %v after the client stopped reading", took.Round(time.Millisecond))
+	if took < 2*time.Second {
+		t.Errorf("dropped after %v, before the write timeout (2s)", took)
+	}
+	waitLog(t, ts, "session end")
+	logs := ts.logs.String()
+	for _, want := range []string{"client stopped reading", "reason=stalled"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %q:\n%s", want, tail(logs, 3000))
+		}
+	}
+	// Its slot is free for the next student.
+	next := openTerminal(t, ts.connect(t), "ring", 80, 24)
+	next.waitFor(t, "Timeline")
+}
+
+// TestSilentSocketsDoNotLockOut holds 30 TCP connections that never send
+// a byte from 127.0.0.2 (Linux routes all of 127/8 to loopback), then
+// connects from 127.0.0.1: every student up to --max-sessions must get a
+// session. Before the startup limits, the silent sockets filled the
+// connection table until their login deadline.
+func TestSilentSocketsDoNotLockOut(t *testing.T) {
+	const maxSessions = 5
+	ts := startServer(t, func(c *Config) {
+		c.MaxSessions = maxSessions
+		c.LoginGrace = time.Minute // the silent sockets outlive the test
+	})
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}, Timeout: 5 * time.Second}
+	var silent []net.Conn
+	for range 30 {
+		c, err := d.Dial("tcp", ts.addr)
+		if err != nil {
+			t.Skipf("cannot connect from 127.0.0.2: %v", err)
+		}
+		silent = append(silent, c)
+	}
+	defer func() {
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
+	// The server closes the refused ones: count those it holds.
+	var held atomic.Int64
+	var wg sync.WaitGroup
+	for _, c := range silent {
+		wg.Go(func() {
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			var b [256]byte
+			for {
+				if _, err := c.Read(b[:]); err != nil {
+					if ne, ok := err.(net.Error); ok && ne.Timeout() {
+						held.Add(1)
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	_, perSource := DefaultStartupLimits()
+	if h := held.Load(); h > int64(perSource.Full) || h < int64(perSource.Start) {
+		t.Errorf("the server holds %d of 30 silent sockets from one address, want %d to %d", h, perSource.Start, perSource.Full)
+	}
+
+	for i := range maxSessions {
+		c, err := ts.dial("student", gossh.PublicKeys(ts.key))
+		if err != nil {
+			t.Fatalf("student %d locked out by silent sockets from another address: %v", i+1, err)
+		}
+		defer c.Close()
+		tm := openTerminal(t, c, "ring", 80, 24)
+		tm.waitFor(t, "Timeline")
+	}
+	t.Logf("%d of 30 silent sockets held; %d students served", held.Load(), maxSessions)
+	if !strings.Contains(ts.logs.String(), "too many unauthenticated connections from this address") {
+		t.Errorf("no refusal logged:\n%s", tail(ts.logs.String(), 2000))
+	}
+}
+
+func TestStartupLimitRefuse(t *testing.T) {
+	l := StartupLimit{Start: 10, Rate: 30, Full: 60}
+	for _, tc := range []struct {
+		pending int
+		roll    int
+		want    bool
+	}{
+		{0, 0, false},
+		{9, 0, false},
+		{10, 29, true}, // 30 % at start
+		{10, 30, false},
+		{35, 64, true}, // halfway: 65 %
+		{35, 65, false},
+		{59, 97, true}, // 98 %
+		{60, 99, true}, // full: always
+		{1000, 99, true},
+	} {
+		if got := l.refuse(tc.pending, func() int { return tc.roll }); got != tc.want {
+			t.Errorf("10:30:60 with %d pending, roll %d: refuse = %v, want %v", tc.pending, tc.roll, got, tc.want)
+		}
+	}
+}
+
+func TestParseStartupLimit(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{"10:30:100", "10:30:100", ""},
+		{"5", "5:100:5", ""},
+		{"10:30:5", "", "0 < start <= full"},
+		{"0:30:10", "", "0 < start <= full"},
+		{"10:130:20", "", "rate <= 100"},
+		{"10:30", "", "expected start:rate:full"},
+		{"a:b:c", "", "non-negative integers"},
+		{"-1", "", "non-negative integers"},
+	} {
+		l, err := ParseStartupLimit(tc.in)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseStartupLimit(%q) error = %v, want one with %q", tc.in, err, tc.err)
+		case tc.err == "" && (err != nil || l.String() != tc.want):
+			t.Errorf("ParseStartupLimit(%q) = %v, %v; want %s", tc.in, l, err, tc.want)
+		}
+	}
+}
