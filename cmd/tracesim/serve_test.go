@@ -56,6 +56,27 @@ func TestServeUsageErrors(t *testing.T) {
 	}
 }
 
+// TestServeRefusesWritableKeys: an authorized_keys file others can
+// write stops the server at start with OpenSSH's message.
+func TestServeRefusesWritableKeys(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ak := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(ak, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(ak, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := tracesim(t, "serve", "--host-key", filepath.Join(dir, "hk"), "--library", dir, "--authorized-keys", ak)
+	want := "Authentication refused: bad ownership or modes for file " + ak + " (writable by others, mode 0666)"
+	if code != exitFail || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitFail, want)
+	}
+}
+
 // lockedBuffer collects a command's stderr while the test reads it.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -89,6 +110,10 @@ type served struct {
 func startServe(t *testing.T, extra ...string) *served {
 	t.Helper()
 	dir := t.TempDir()
+	// The server refuses keys in a directory others can write.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	lib := filepath.Join(dir, "library")
 	if err := os.Mkdir(lib, 0o755); err != nil {
 		t.Fatal(err)

@@ -202,6 +202,11 @@ func startServer(t testing.TB, edit func(*Config)) *testServer {
 	ts := &testServer{logs: &syncBuffer{}, key: newClientKey(t)}
 	ts.libDir, ts.outside = newLibraryDir(t)
 	dir := t.TempDir()
+	// Whatever the umask: the server refuses keys in a directory others
+	// can write (StrictModes).
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	ts.keys = filepath.Join(dir, "authorized_keys")
 	line := "# the class\n" + strings.TrimSpace(string(gossh.MarshalAuthorizedKey(ts.key.PublicKey()))) + " alice@laptop\n"
 	if err := os.WriteFile(ts.keys, []byte(line), 0o600); err != nil {

@@ -390,7 +390,7 @@ func (s *Server) failedConn(c net.Conn, err error) {
 func (s *Server) allowKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	_, ok, err := s.keys.lookup(key)
 	if err != nil {
-		s.log.Error("authorized keys unreadable; using the last good copy", "err", err)
+		s.log.Error("authorized keys not reloaded; using the last good copy", "err", err)
 	}
 	if !ok {
 		s.log.Info("key refused", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "remote", ctx.RemoteAddr().String())
