@@ -255,6 +255,30 @@ func startServer(t testing.TB, edit func(*Config)) *testServer {
 	return ts
 }
 
+// addKey appends key to the authorized_keys file, sets its mode when
+// mode is not 0, and makes the change visible to the server's reload.
+func (ts *testServer) addKey(t testing.TB, key gossh.Signer, mode os.FileMode) {
+	t.Helper()
+	f, err := os.OpenFile(ts.keys, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(gossh.MarshalAuthorizedKey(key.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if mode != 0 {
+		if err := os.Chmod(ts.keys, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Some file systems keep coarse times: make the change visible.
+	future := time.Now().Add(time.Minute)
+	if err := os.Chtimes(ts.keys, future, future); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stop shuts the server down and waits for Serve to return.
 func (ts *testServer) stop(t testing.TB) {
 	t.Helper()

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -93,21 +92,7 @@ func TestStrictModes(t *testing.T) {
 func TestStrictModesOnReload(t *testing.T) {
 	ts := startServer(t, nil)
 	late := newClientKey(t)
-	f, err := os.OpenFile(ts.keys, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(gossh.MarshalAuthorizedKey(late.PublicKey())); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if err := os.Chmod(ts.keys, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	future := time.Now().Add(time.Minute)
-	if err := os.Chtimes(ts.keys, future, future); err != nil {
-		t.Fatal(err)
-	}
+	ts.addKey(t, late, 0o666)
 	if c, err := ts.dial("mallory", gossh.PublicKeys(late)); err == nil {
 		c.Close()
 		t.Fatal("a key added to a file writable by all got in")
