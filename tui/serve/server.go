@@ -73,6 +73,11 @@ type Config struct {
 	// WriteTimeout drops a session whose client has not taken a write
 	// for this long; 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// MaxMemory is the server's memory budget in bytes: a session is
+	// refused when the heap in use plus its estimate (from its terminal
+	// size) would pass it, and a window grown past what is left is shown
+	// smaller; 0 means DefaultMaxMemory.
+	MaxMemory int64
 	// Startups and SourceStartups limit the connections not logged in
 	// yet, in all and per source address (a classroom behind one NAT
 	// address starting at once may need a higher SourceStartups); zero
@@ -113,6 +118,8 @@ type Server struct {
 	mu        sync.Mutex
 	conns     int                      // connections open, authenticated or not
 	pending   int                      // connections not logged in yet
+	baseHeap  int64                    // live heap when the server was made
+	reserved  int64                    // estimated heap of the open sessions
 	pendingBy map[string]int           // the same by source (sourceOf)
 	sessions  map[uint64]*session      // open sessions by ID
 	bySess    map[ssh.Session]*session // the same, for the program handler
@@ -141,6 +148,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
 	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory()
+	}
 	if cfg.LoginGrace <= 0 {
 		cfg.LoginGrace = DefaultLoginGrace
 	}
@@ -162,6 +172,7 @@ func New(cfg Config) (*Server, error) {
 		derived:   derived.New(),
 		pendingBy: make(map[string]int),
 		roll:      roll100,
+		baseHeap:  liveHeap(),
 	}
 	s.global, s.perSource = DefaultStartupLimits()
 	for _, l := range []struct {
@@ -242,6 +253,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"auth", auth,
 		"host_key", gossh.FingerprintSHA256(s.cfg.HostKey.PublicKey()),
 		"max_sessions", s.cfg.MaxSessions,
+		"max_memory_mib", s.cfg.MaxMemory>>20,
 		"idle_timeout", s.cfg.IdleTimeout,
 		"sim_wall", s.cfg.SimBudget.WallTime,
 		"sim_events", s.cfg.SimBudget.Events)
@@ -456,7 +468,7 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "tracesim runs no commands: give at most one argument, the name of a trace in the library")
 			return
 		}
-		se, err := s.admit(sess)
+		se, err := s.admit(sess, pty.Window.Width, pty.Window.Height)
 		if err != nil {
 			log.Warn("session refused", "reason", err.Error())
 			wish.Fatalln(sess, "tracesim: "+err.Error())
@@ -520,8 +532,9 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// admit registers a new session, or says why it cannot open.
-func (s *Server) admit(sess ssh.Session) (*session, error) {
+// admit registers a new session with a w×h terminal, or says why it
+// cannot open.
+func (s *Server) admit(sess ssh.Session, w, h int) (*session, error) {
 	comment := ""
 	if s.keys != nil && sess.PublicKey() != nil {
 		comment, _, _ = s.keys.lookup(sess.PublicKey()) // file I/O: not under s.mu
@@ -534,6 +547,12 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, fmt.Errorf("the server is full (%d sessions); try again later", s.cfg.MaxSessions)
 	}
+	cost := sessionCost(clampSize(w, h))
+	if use := s.memoryUse(); use+cost > s.cfg.MaxMemory {
+		return nil, fmt.Errorf("the server has no memory left for another session (%d MiB in use, %d MiB for a %d×%d terminal, budget %d MiB); try again later, or with a smaller window",
+			use>>20, (cost+1<<20-1)>>20, w, h, s.cfg.MaxMemory>>20)
+	}
+	s.reserved += cost
 	s.nextID++
 	se := &session{info: SessionInfo{
 		ID:         s.nextID,
@@ -542,7 +561,7 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 		Remote:     sess.RemoteAddr().String(),
 		KeyComment: comment,
 		Started:    time.Now(),
-	}, done: make(chan struct{})}
+	}, done: make(chan struct{}), cost: cost}
 	se.touch()
 	s.sessions[se.info.ID] = se
 	s.bySess[sess] = se
@@ -553,6 +572,7 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 // leave unregisters a session.
 func (s *Server) leave(se *session) {
 	s.mu.Lock()
+	s.reserved -= se.cost
 	delete(s.sessions, se.info.ID)
 	for k, v := range s.bySess {
 		if v == se {
@@ -637,7 +657,7 @@ func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
 		tea.WithColorProfile(colorprofile.Env(envs)),
 		tea.WithEnvironment(envs),
 		tea.WithWindowSize(clampSize(se.size[0], se.size[1])),
-		tea.WithFilter(filter),
+		tea.WithFilter(s.filter(se)),
 		// A signal to the server process must not quit every session at
 		// once: shutdown goes through the notice and the grace period.
 		tea.WithoutSignalHandler(),
@@ -650,19 +670,23 @@ func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
 	return p
 }
 
-// filter clamps window sizes (the renderer allocates what the client
-// claims) and keeps a session from suspending, which would stop its
-// program with no terminal to resume it (what MakeOptions' own filter,
-// replaced here, does).
-func filter(_ tea.Model, msg tea.Msg) tea.Msg {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		msg.Width, msg.Height = clampSize(msg.Width, msg.Height)
+// filter returns the session's message filter: it clamps window sizes
+// (the renderer allocates what the client claims) to the cap and to what
+// the memory budget leaves, and keeps a session from suspending, which
+// would stop its program with no terminal to resume it (what
+// MakeOptions' own filter does).
+func (s *Server) filter(se *session) func(tea.Model, tea.Msg) tea.Msg {
+	return func(_ tea.Model, msg tea.Msg) tea.Msg {
+		switch msg := msg.(type) {
+		case tea.WindowSizeMsg:
+			w, h := clampSize(msg.Width, msg.Height)
+			msg.Width, msg.Height = s.fitSize(se, w, h)
+			return msg
+		case tea.SuspendMsg:
+			return tea.ResumeMsg{}
+		}
 		return msg
-	case tea.SuspendMsg:
-		return tea.ResumeMsg{}
 	}
-	return msg
 }
 
 // clampSize bounds a terminal size the client claims; an unknown size

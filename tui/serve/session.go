@@ -58,6 +58,7 @@ type session struct {
 	term  string
 	size  [2]int
 	winch <-chan ssh.Window
+	cost  int64 // the heap reserved for it (sessionCost); Server.mu
 
 	lastInput atomic.Int64 // unix nanoseconds of the last key, click or resize
 
