@@ -142,7 +142,6 @@ func TestLoadClassMemory(t *testing.T) {
 	}
 }
 
-
 // TestMemoryBudget: a session whose estimate does not fit in what the
 // budget leaves is refused with a message saying so; one that leaves
 // frees its share for the next.
