@@ -41,6 +41,9 @@ func TestServeUsageErrors(t *testing.T) {
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--log-format", "xml"},
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--theme", "nosuch"},
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "extra"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--max-startups", "10:30"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--per-source-max-startups", "20:30:10"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--max-memory", "lots"},
 	} {
 		code, _, stderr := tracesim(t, args...)
 		if code != exitUsage || stderr == "" {
