@@ -40,7 +40,7 @@ outside the library. See docs/serve.md.`)
 	simWall := fs.Duration("sim-wall", 2*time.Minute, "host time one simulation of a session may spend computing (0: no limit)")
 	simEvents := fs.Int64("sim-events", 200_000_000, "engine events one simulation of a session may process (0: no limit)")
 	var maxMemory int64
-	fs.Var(sizeValue{&maxMemory}, "max-memory", "memory budget: sessions past it are refused (default: half the machine's memory, or 90% of GOMEMLIMIT)")
+	fs.Var(sizeValue{&maxMemory}, "max-memory", "memory budget, e.g. 4GiB: sessions past it are refused; 0: half the machine's memory, or 90% of GOMEMLIMIT")
 	globalStartups, sourceStartups := serve.DefaultStartupLimits()
 	maxStartups := fs.String("max-startups", globalStartups.String(), "connections not logged in yet, in all: start:rate:full (random early drop from start, all refused at full) or a number")
 	sourceMaxStartups := fs.String("per-source-max-startups", sourceStartups.String(), "the same per source address (raise it for a class behind one NAT address)")
