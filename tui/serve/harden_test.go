@@ -439,3 +439,28 @@ func TestBusyUIKeepsConnection(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestIdleDespiteResizes: window changes are not input, so a client that
+// only resizes (a script holding a seat) is still closed at the idle
+// timeout. Before, every resize reset it.
+func TestIdleDespiteResizes(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.IdleTimeout = 1500 * time.Millisecond })
+	tm := openTerminal(t, ts.connect(t), "ring", 80, 24)
+	tm.waitFor(t, "Timeline")
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if tm.sess.WindowChange(24+i%2, 80+i%2) != nil {
+				return
+			}
+		}
+	}()
+	tm.waitFor(t, "closed after 1.5s without input")
+	waitLog(t, ts, "reason=idle")
+}
