@@ -174,38 +174,7 @@ func TestStalledClientDropped(t *testing.T) {
 		c.WriteTimeout = 2 * time.Second
 		c.MaxSessions = 1
 	})
-	p, err := ts.ln.pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := newStallingConn(p)
-	cc, chans, reqs, err := gossh.NewClientConn(conn, "pipe", &gossh.ClientConfig{
-		User:            "alice",
-		Auth:            []gossh.AuthMethod{gossh.PublicKeys(ts.key)},
-		HostKeyCallback: gossh.FixedHostKey(ts.hostKey),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := gossh.NewClient(cc, chans, reqs)
-	defer c.Close()
-	tm := openTerminal(t, c, "ring", 100, 30)
-	tm.waitFor(t, "Timeline")
-	close(conn.stall)
-	// Keys and window changes still reach the server and ask for frames
-	// the client no longer takes.
-	start := time.Now()
-	go func() {
-		for i := 0; len(ts.srv.Sessions()) > 0 && i < 1000; i++ {
-			if tm.sess.WindowChange(30-i%2*10, 100-i%2*20) != nil {
-				return
-			}
-			if _, err := tm.in.Write([]byte{"1234"[i%4]}); err != nil {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
+	start := stalledSession(t, ts)
 	waitGone(t, ts)
 	took := time.Since(start)
 	t.Logf("stalled session dropped %v after the client stopped reading", took.Round(time.Millisecond))
@@ -222,6 +191,63 @@ func TestStalledClientDropped(t *testing.T) {
 	// Its slot is free for the next student.
 	next := openTerminal(t, ts.connect(t), "ring", 80, 24)
 	next.waitFor(t, "Timeline")
+}
+
+// TestShutdownWithStalledClient: the graceful shutdown must not wait on
+// a session whose client stopped reading (here before its write timeout):
+// it is dropped quitWait after the grace. Before, the shutdown asked its
+// program to quit and waited for good.
+func TestShutdownWithStalledClient(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.WriteTimeout = time.Hour })
+	stalledSession(t, ts)
+	time.Sleep(time.Second) // a write is blocked by now
+	start := time.Now()
+	ts.stop(t)
+	took := time.Since(start)
+	t.Logf("shutdown took %v (grace 2s, quit wait %v)", took.Round(time.Millisecond), quitWait)
+	if limit := 2*time.Second + quitWait + 5*time.Second; took > limit {
+		t.Errorf("shutdown took %v, over %v", took, limit)
+	}
+	waitLog(t, ts, "reason=shutdown")
+}
+
+// stalledSession opens a session over an in-memory connection, waits for
+// its first frame, stops reading, and keeps sending keys and window
+// changes (which ask for frames the client no longer takes) while the
+// server has sessions; it returns when the client stopped reading.
+func stalledSession(t *testing.T, ts *testServer) time.Time {
+	t.Helper()
+	p, err := ts.ln.pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := newStallingConn(p)
+	cc, chans, reqs, err := gossh.NewClientConn(conn, "pipe", &gossh.ClientConfig{
+		User:            "alice",
+		Auth:            []gossh.AuthMethod{gossh.PublicKeys(ts.key)},
+		HostKeyCallback: gossh.FixedHostKey(ts.hostKey),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := gossh.NewClient(cc, chans, reqs)
+	t.Cleanup(func() { c.Close() })
+	tm := openTerminal(t, c, "ring", 100, 30)
+	tm.waitFor(t, "Timeline")
+	close(conn.stall)
+	start := time.Now()
+	go func() {
+		for i := 0; len(ts.srv.Sessions()) > 0 && i < 1000; i++ {
+			if tm.sess.WindowChange(30-i%2*10, 100-i%2*20) != nil {
+				return
+			}
+			if _, err := tm.in.Write([]byte{"1234"[i%4]}); err != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return start
 }
 
 // TestSilentSocketsDoNotLockOut holds 30 TCP connections that never send
