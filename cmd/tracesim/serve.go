@@ -39,6 +39,12 @@ outside the library. See docs/serve.md.`)
 	grace := fs.Duration("grace", serve.DefaultGrace, "on SIGINT/SIGTERM, time sessions get between the notice and being closed")
 	simWall := fs.Duration("sim-wall", 2*time.Minute, "host time one simulation of a session may spend computing (0: no limit)")
 	simEvents := fs.Int64("sim-events", 200_000_000, "engine events one simulation of a session may process (0: no limit)")
+	var maxMemory int64
+	fs.Var(sizeValue{&maxMemory}, "max-memory", "memory budget, e.g. 4GiB: sessions past it are refused; 0: half the machine's memory, or 90% of GOMEMLIMIT")
+	globalStartups, sourceStartups := serve.DefaultStartupLimits()
+	maxStartups := fs.String("max-startups", globalStartups.String(), "connections not logged in yet, in all: start:rate:full (random early drop from start, all refused at full) or a number")
+	sourceMaxStartups := fs.String("per-source-max-startups", sourceStartups.String(), "the same per source address (raise it for a class behind one NAT address)")
+	loginGrace := fs.Duration("login-grace", serve.DefaultLoginGrace, "time a connection has to log in")
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display for every session")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
@@ -60,10 +66,18 @@ outside the library. See docs/serve.md.`)
 		return usageErr("--host-key is required (no user configuration directory to default to)")
 	case *maxSessions < 1:
 		return usageErr("--max-sessions must be at least 1")
-	case *idle < 0 || *grace < 0 || *simWall < 0 || *simEvents < 0:
+	case *idle < 0 || *grace < 0 || *simWall < 0 || *simEvents < 0 || *loginGrace < 0 || maxMemory < 0:
 		return usageErr("durations and limits must not be negative")
 	case *logFormat != "text" && *logFormat != "json":
 		return usageErr(fmt.Sprintf("--log-format %q: expected text or json", *logFormat))
+	}
+	startups, err := serve.ParseStartupLimit(*maxStartups)
+	if err != nil {
+		return usageErr("--max-startups: " + err.Error())
+	}
+	perSource, err := serve.ParseStartupLimit(*sourceMaxStartups)
+	if err != nil {
+		return usageErr("--per-source-max-startups: " + err.Error())
 	}
 	if *theme != "" {
 		if _, err := themes.ByName(*theme); err != nil {
@@ -92,6 +106,10 @@ outside the library. See docs/serve.md.`)
 		MaxSessions:    *maxSessions,
 		IdleTimeout:    *idle,
 		Grace:          *grace,
+		LoginGrace:     *loginGrace,
+		MaxMemory:      maxMemory,
+		Startups:       startups,
+		SourceStartups: perSource,
 		SimBudget:      tui.SimBudget{WallTime: *simWall, Events: *simEvents},
 		Theme:          *theme,
 		NoColor:        *noColor,

@@ -41,6 +41,9 @@ func TestServeUsageErrors(t *testing.T) {
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--log-format", "xml"},
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--theme", "nosuch"},
 		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "extra"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--max-startups", "10:30"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--per-source-max-startups", "20:30:10"},
+		{"serve", "--host-key", hk, "--library", dir, "--allow-anonymous", "--max-memory", "lots"},
 	} {
 		code, _, stderr := tracesim(t, args...)
 		if code != exitUsage || stderr == "" {
@@ -53,6 +56,27 @@ func TestServeUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(hk); err == nil {
 		t.Error("a usage error generated a host key")
+	}
+}
+
+// TestServeRefusesWritableKeys: an authorized_keys file others can
+// write stops the server at start with OpenSSH's message.
+func TestServeRefusesWritableKeys(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ak := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(ak, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(ak, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := tracesim(t, "serve", "--host-key", filepath.Join(dir, "hk"), "--library", dir, "--authorized-keys", ak)
+	want := "Authentication refused: bad ownership or modes for file " + ak + " (writable by others, mode 0666)"
+	if code != exitFail || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitFail, want)
 	}
 }
 
@@ -89,6 +113,10 @@ type served struct {
 func startServe(t *testing.T, extra ...string) *served {
 	t.Helper()
 	dir := t.TempDir()
+	// The server refuses keys in a directory others can write.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	lib := filepath.Join(dir, "library")
 	if err := os.Mkdir(lib, 0o755); err != nil {
 		t.Fatal(err)

@@ -129,8 +129,70 @@ type testServer struct {
 	hostKey gossh.PublicKey
 	logs    *syncBuffer
 	keys    string // the authorized_keys file
+	ln      *testListener
 	cancel  context.CancelFunc
 	done    chan error
+}
+
+// testListener accepts the TCP connections of a listener and in-memory
+// ones (net.Pipe: no buffer at all, so a client that stops reading
+// blocks the server's next write at once).
+type testListener struct {
+	net.Listener
+	tcp   chan net.Conn
+	pipes chan net.Conn
+	once  sync.Once
+	done  chan struct{}
+}
+
+func newTestListener(ln net.Listener) *testListener {
+	l := &testListener{Listener: ln, tcp: make(chan net.Conn), pipes: make(chan net.Conn), done: make(chan struct{})}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				l.Close()
+				return
+			}
+			select {
+			case l.tcp <- c:
+			case <-l.done:
+				c.Close()
+				return
+			}
+		}
+	}()
+	return l
+}
+
+func (l *testListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.tcp:
+		return c, nil
+	case c := <-l.pipes:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *testListener) Close() error {
+	l.once.Do(func() {
+		close(l.done)
+		l.Listener.Close()
+	})
+	return nil
+}
+
+// pipe connects to the server in memory and returns the client's end.
+func (l *testListener) pipe() (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.pipes <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
 }
 
 // startServer starts a server with one authorised key; edit adjusts the
@@ -140,6 +202,11 @@ func startServer(t testing.TB, edit func(*Config)) *testServer {
 	ts := &testServer{logs: &syncBuffer{}, key: newClientKey(t)}
 	ts.libDir, ts.outside = newLibraryDir(t)
 	dir := t.TempDir()
+	// Whatever the umask: the server refuses keys in a directory others
+	// can write (StrictModes).
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	ts.keys = filepath.Join(dir, "authorized_keys")
 	line := "# the class\n" + strings.TrimSpace(string(gossh.MarshalAuthorizedKey(ts.key.PublicKey()))) + " alice@laptop\n"
 	if err := os.WriteFile(ts.keys, []byte(line), 0o600); err != nil {
@@ -176,15 +243,40 @@ func startServer(t testing.TB, edit func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	ts.addr = ln.Addr().String()
+	ts.ln = newTestListener(ln)
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancel = cancel
 	ts.done = make(chan error, 1)
-	go func() { ts.done <- srv.Serve(ctx, ln) }()
+	go func() { ts.done <- srv.Serve(ctx, ts.ln) }()
 	t.Cleanup(func() {
 		ts.stop(t)
 		lib.Close()
 	})
 	return ts
+}
+
+// addKey appends key to the authorized_keys file, sets its mode when
+// mode is not 0, and makes the change visible to the server's reload.
+func (ts *testServer) addKey(t testing.TB, key gossh.Signer, mode os.FileMode) {
+	t.Helper()
+	f, err := os.OpenFile(ts.keys, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(gossh.MarshalAuthorizedKey(key.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if mode != 0 {
+		if err := os.Chmod(ts.keys, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Some file systems keep coarse times: make the change visible.
+	future := time.Now().Add(time.Minute)
+	if err := os.Chtimes(ts.keys, future, future); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // stop shuts the server down and waits for Serve to return.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -56,9 +57,9 @@ func (k *keyring) reload() error {
 	if same {
 		return nil
 	}
-	data, err := os.ReadFile(k.path)
+	data, err := readChecked(k.path)
 	if err != nil {
-		return fmt.Errorf("authorized keys: %w", err)
+		return err
 	}
 	keys, err := parseAuthorizedKeys(k.path, data)
 	if err != nil {
@@ -68,6 +69,35 @@ func (k *keyring) reload() error {
 	k.keys, k.mod, k.size = keys, st.ModTime(), st.Size()
 	k.mu.Unlock()
 	return nil
+}
+
+// maxAuthorizedKeys bounds the file: a classroom's keys are a few
+// hundred bytes each.
+const maxAuthorizedKeys = 4 << 20
+
+// readChecked reads the file after checking, on the file as opened, that
+// only the server's user or root can change it (checkStrictModes).
+func readChecked(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("authorized keys: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("authorized keys: %w", err)
+	}
+	if err := checkStrictModes(path, st); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxAuthorizedKeys+1))
+	if err != nil {
+		return nil, fmt.Errorf("authorized keys: %w", err)
+	}
+	if len(data) > maxAuthorizedKeys {
+		return nil, fmt.Errorf("authorized keys %s: larger than %d MiB", path, maxAuthorizedKeys>>20)
+	}
+	return data, nil
 }
 
 // count returns the number of keys in force.

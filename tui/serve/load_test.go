@@ -64,6 +64,9 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 	ts := startServer(t, func(c *Config) {
 		models.capture(c)
 		c.MaxSessions = n
+		// Every client comes from 127.0.0.1, all at once.
+		c.SourceStartups = StartupLimit{Start: n, Rate: 30, Full: 2 * n}
+		c.Startups = c.SourceStartups
 	})
 	writeTrace(t, ts.libDir, "cg.tsim", o)
 

@@ -14,7 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
 	"charm.land/wish/v2"
-	"charm.land/wish/v2/bubbletea"
+	"github.com/charmbracelet/colorprofile"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -26,10 +26,18 @@ import (
 const (
 	DefaultMaxSessions = 40
 	DefaultGrace       = 30 * time.Second
-	// handshakeTimeout bounds the time a connection may take to
-	// authenticate, so that silent connections cannot hold the slots
-	// that maxConns leaves for real students.
-	handshakeTimeout = 20 * time.Second
+	// DefaultLoginGrace bounds the time a connection may take to log in
+	// (OpenSSH's LoginGraceTime, 120 s there): a real client needs well
+	// under a second on a LAN and a few round trips over the world, so
+	// 10 s only shortens how long a silent socket holds a startup.
+	DefaultLoginGrace = 10 * time.Second
+	// DefaultWriteTimeout is how long a write to a client may block
+	// before the session is dropped: a client that has read nothing for
+	// that long has stopped reading.
+	DefaultWriteTimeout = 15 * time.Second
+	// quitWait is how long a session asked to end (idle, shutdown) has
+	// to quit before its connection is dropped.
+	quitWait = 5 * time.Second
 	// maxWidth and maxHeight clamp the terminal size a client may claim:
 	// the renderer allocates a cell buffer of that size.
 	maxWidth, maxHeight = 1000, 400
@@ -59,6 +67,22 @@ type Config struct {
 	// Grace is how long sessions have between the shutdown notice and
 	// being closed; 0 means DefaultGrace.
 	Grace time.Duration
+	// LoginGrace bounds the SSH handshake and login of a connection; 0
+	// means DefaultLoginGrace.
+	LoginGrace time.Duration
+	// WriteTimeout drops a session whose client has not taken a write
+	// for this long; 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// MaxMemory is the server's memory budget in bytes: a session is
+	// refused when the heap in use plus its estimate (from its terminal
+	// size) would pass it, and a window grown past what is left is shown
+	// smaller; 0 means DefaultMaxMemory.
+	MaxMemory int64
+	// Startups and SourceStartups limit the connections not logged in
+	// yet, in all and per source address (a classroom behind one NAT
+	// address starting at once may need a higher SourceStartups); zero
+	// values mean DefaultStartupLimits.
+	Startups, SourceStartups StartupLimit
 	// SimBudget bounds each simulation of every session.
 	SimBudget tui.SimBudget
 	// Theme and NoColor are passed to every session (tui.Options).
@@ -85,14 +109,23 @@ type Server struct {
 	derived *derived.Cache
 
 	maxConns int
+	// Startup limits of connections not logged in yet, per source
+	// address and in all (OpenSSH's MaxStartups); roll draws the random
+	// early drop.
+	perSource, global StartupLimit
+	roll              func() int
 
-	mu       sync.Mutex
-	conns    int                      // connections open, authenticated or not
-	sessions map[uint64]*session      // open sessions by ID
-	bySess   map[ssh.Session]*session // the same, for the program handler
-	nextID   uint64
-	closing  bool
-	wg       sync.WaitGroup // open sessions
+	mu        sync.Mutex
+	conns     int                      // connections open, authenticated or not
+	pending   int                      // connections not logged in yet
+	baseHeap  int64                    // live heap when the server was made
+	reserved  int64                    // estimated heap of the open sessions
+	pendingBy map[string]int           // the same by source (sourceOf)
+	sessions  map[uint64]*session      // open sessions by ID
+	bySess    map[ssh.Session]*session // the same, for the program handler
+	nextID    uint64
+	closing   bool
+	wg        sync.WaitGroup // open sessions
 }
 
 // New checks cfg and returns a server ready to Serve.
@@ -115,6 +148,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
 	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory()
+	}
+	if cfg.LoginGrace <= 0 {
+		cfg.LoginGrace = DefaultLoginGrace
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
 	if cfg.IdleTimeout < 0 {
 		return nil, fmt.Errorf("serve: negative idle timeout %v", cfg.IdleTimeout)
 	}
@@ -122,16 +164,32 @@ func New(cfg Config) (*Server, error) {
 		cfg.NewModel = func(o tui.Options) tea.Model { return tui.New(o) }
 	}
 	s := &Server{
-		cfg:      cfg,
-		lib:      cfg.Library,
-		log:      cfg.Logger,
-		sessions: make(map[uint64]*session),
-		bySess:   make(map[ssh.Session]*session),
-		derived:  derived.New(),
-		// Room for every session plus as many connections again that
-		// are authenticating or being refused.
-		maxConns: 2*cfg.MaxSessions + 8,
+		cfg:       cfg,
+		lib:       cfg.Library,
+		log:       cfg.Logger,
+		sessions:  make(map[uint64]*session),
+		bySess:    make(map[ssh.Session]*session),
+		derived:   derived.New(),
+		pendingBy: make(map[string]int),
+		roll:      roll100,
+		baseHeap:  liveHeap(),
 	}
+	s.global, s.perSource = DefaultStartupLimits()
+	for _, l := range []struct {
+		cfg StartupLimit
+		to  *StartupLimit
+	}{{cfg.Startups, &s.global}, {cfg.SourceStartups, &s.perSource}} {
+		switch {
+		case l.cfg == StartupLimit{}:
+		case !l.cfg.valid():
+			return nil, fmt.Errorf("serve: startup limit %v: expected 0 < start <= full and rate <= 100", l.cfg)
+		default:
+			*l.to = l.cfg
+		}
+	}
+	// Room for every session, every startup the limits let in, and a
+	// few connections being refused or kept open after their session.
+	s.maxConns = cfg.MaxSessions + s.global.Full + 8
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -145,7 +203,7 @@ func New(cfg Config) (*Server, error) {
 	srv := &ssh.Server{
 		Version:          "tracesim",
 		HostSigners:      []ssh.Signer{cfg.HostKey},
-		HandshakeTimeout: handshakeTimeout,
+		HandshakeTimeout: cfg.LoginGrace,
 		// No transport IdleTimeout: charm.land/ssh v0.4.2 then updates
 		// a connection's deadlines from its read loop while handleConn
 		// writes them (a data race -race reports). Idle sessions are
@@ -153,7 +211,6 @@ func New(cfg Config) (*Server, error) {
 		// enables on accepted connections.
 		SessionRequestCallback:   s.allowRequest,
 		ConnCallback:             s.openConn,
-		ConnectionCloseCallback:  s.closeConn,
 		ConnectionFailedCallback: s.failedConn,
 		// Only session channels, one per connection; no forwarding, no
 		// subsystems (sftp), no agent use: nil callbacks deny them.
@@ -163,7 +220,7 @@ func New(cfg Config) (*Server, error) {
 		srv.PublicKeyHandler = s.allowKey
 	}
 	if err := srv.SetOption(wish.WithMiddleware(
-		bubbletea.MiddlewareWithProgramHandler(s.program),
+		s.run,
 		s.handle,
 	)); err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
@@ -196,6 +253,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"auth", auth,
 		"host_key", gossh.FingerprintSHA256(s.cfg.HostKey.PublicKey()),
 		"max_sessions", s.cfg.MaxSessions,
+		"max_memory_mib", s.cfg.MaxMemory>>20,
 		"idle_timeout", s.cfg.IdleTimeout,
 		"sim_wall", s.cfg.SimBudget.WallTime,
 		"sim_events", s.cfg.SimBudget.Events)
@@ -252,10 +310,11 @@ func (s *Server) shutdown() {
 		for _, se := range open {
 			se.end(endShutdown)
 		}
-		// Let the programs restore the terminals and say goodbye.
+		// Let the programs restore the terminals and say goodbye; end
+		// drops those that cannot within quitWait.
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(quitWait + 5*time.Second):
 		}
 	}
 	// Every session is over: drop the connections that clients keep
@@ -288,23 +347,50 @@ func (s *Server) openSessions() []*session {
 	return out
 }
 
-// openConn counts connections and refuses those over the limit before
-// any cryptography is spent on them.
-func (s *Server) openConn(_ ssh.Context, c net.Conn) net.Conn {
+// connKey holds a connection's trackedConn in its context, for
+// dropping it.
+type connKey struct{}
+
+// openConn counts connections and refuses those over the limits before
+// any cryptography is spent on them: the total, and the startups (not
+// logged in yet) of the source and of all, with random early drop.
+func (s *Server) openConn(ctx ssh.Context, c net.Conn) net.Conn {
+	src := sourceOf(c.RemoteAddr())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conns >= s.maxConns || s.closing {
-		s.log.Warn("connection refused", "remote", c.RemoteAddr().String(), "reason", "too many connections")
+	reason := ""
+	switch {
+	case s.closing:
+		reason = "shutting down"
+	case s.conns >= s.maxConns:
+		reason = "too many connections"
+	case s.perSource.refuse(s.pendingBy[src], s.roll):
+		reason = "too many unauthenticated connections from this address"
+	case s.global.refuse(s.pending, s.roll):
+		reason = "too many unauthenticated connections"
+	}
+	if reason != "" {
+		s.log.Warn("connection refused", "remote", c.RemoteAddr().String(), "reason", reason,
+			"startups", s.pending, "source_startups", s.pendingBy[src])
 		return nil
 	}
 	s.conns++
-	return c
+	s.pending++
+	s.pendingBy[src]++
+	tc := &trackedConn{Conn: c, srv: s, src: src}
+	ctx.SetValue(connKey{}, tc)
+	return tc
 }
 
-func (s *Server) closeConn(net.Conn) {
+// loggedIn releases a connection's startup: it logged in, or closed
+// before.
+func (s *Server) loggedIn(src string) {
 	s.mu.Lock()
-	s.conns--
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.pending--
+	if s.pendingBy[src]--; s.pendingBy[src] <= 0 {
+		delete(s.pendingBy, src)
+	}
 }
 
 func (s *Server) failedConn(c net.Conn, err error) {
@@ -316,7 +402,7 @@ func (s *Server) failedConn(c net.Conn, err error) {
 func (s *Server) allowKey(ctx ssh.Context, key ssh.PublicKey) bool {
 	_, ok, err := s.keys.lookup(key)
 	if err != nil {
-		s.log.Error("authorized keys unreadable; using the last good copy", "err", err)
+		s.log.Error("authorized keys not reloaded; using the last good copy", "err", err)
 	}
 	if !ok {
 		s.log.Info("key refused", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "remote", ctx.RemoteAddr().String())
@@ -367,7 +453,10 @@ func (s *Server) sessionChannel(srv *ssh.Server, conn *gossh.ServerConn, ch goss
 func (s *Server) handle(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		log := s.log.With("user", sess.User(), "key", fingerprint(sess), "remote", sess.RemoteAddr().String())
-		pty, _, ok := sess.Pty()
+		// The terminal is read once: charm.land/ssh updates it without a
+		// lock on every window change, which the session learns through
+		// winch instead.
+		pty, winch, ok := sess.Pty()
 		if !ok {
 			log.Info("session refused", "reason", "no terminal", "command", sess.RawCommand())
 			wish.Fatalln(sess, "tracesim serves an interactive terminal UI: connect with ssh -t (ssh -t -p PORT HOST [TRACE])")
@@ -379,7 +468,7 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "tracesim runs no commands: give at most one argument, the name of a trace in the library")
 			return
 		}
-		se, err := s.admit(sess)
+		se, err := s.admit(sess, pty.Window.Width, pty.Window.Height)
 		if err != nil {
 			log.Warn("session refused", "reason", err.Error())
 			wish.Fatalln(sess, "tracesim: "+err.Error())
@@ -387,6 +476,15 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 		}
 		log = log.With("session", se.info.ID)
 		defer s.leave(se)
+		se.term, se.winch = pty.Term, winch
+		se.size = [2]int{pty.Window.Width, pty.Window.Height}
+		if c, ok := sess.Context().Value(connKey{}).(net.Conn); ok {
+			se.conn = c
+		}
+		se.out = &stallWriter{w: sess, timeout: s.cfg.WriteTimeout, stalled: func() {
+			log.Warn("client stopped reading", "timeout", s.cfg.WriteTimeout)
+			se.drop(endStalled)
+		}}
 
 		// The connection's context outlives the session when a client
 		// keeps the connection open; the session's own ends with it.
@@ -427,16 +525,17 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 		reason := se.endReason()
 		switch reason {
 		case endIdle:
-			wish.Printf(sess, "tracesim: closed after %s without input\n", s.cfg.IdleTimeout)
+			fmt.Fprintf(se.out, "tracesim: closed after %s without input\n", s.cfg.IdleTimeout)
 		case endShutdown:
-			wish.Println(sess, "tracesim: the server shut down")
+			fmt.Fprintln(se.out, "tracesim: the server shut down")
 		}
 		log.Info("session end", "trace", se.info.Trace, "reason", reason, "duration", time.Since(se.info.Started).Round(time.Millisecond))
 	}
 }
 
-// admit registers a new session, or says why it cannot open.
-func (s *Server) admit(sess ssh.Session) (*session, error) {
+// admit registers a new session with a w×h terminal, or says why it
+// cannot open.
+func (s *Server) admit(sess ssh.Session, w, h int) (*session, error) {
 	comment := ""
 	if s.keys != nil && sess.PublicKey() != nil {
 		comment, _, _ = s.keys.lookup(sess.PublicKey()) // file I/O: not under s.mu
@@ -449,6 +548,12 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 	if len(s.sessions) >= s.cfg.MaxSessions {
 		return nil, fmt.Errorf("the server is full (%d sessions); try again later", s.cfg.MaxSessions)
 	}
+	cost := sessionCost(clampSize(w, h))
+	if use := s.memoryUse(); use+cost > s.cfg.MaxMemory {
+		return nil, fmt.Errorf("the server has no memory left for another session (%d MiB in use, %d MiB for a %d×%d terminal, budget %d MiB); try again later, or with a smaller window",
+			use>>20, (cost+1<<20-1)>>20, w, h, s.cfg.MaxMemory>>20)
+	}
+	s.reserved += cost
 	s.nextID++
 	se := &session{info: SessionInfo{
 		ID:         s.nextID,
@@ -457,7 +562,7 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 		Remote:     sess.RemoteAddr().String(),
 		KeyComment: comment,
 		Started:    time.Now(),
-	}}
+	}, done: make(chan struct{}), cost: cost}
 	se.touch()
 	s.sessions[se.info.ID] = se
 	s.bySess[sess] = se
@@ -468,6 +573,7 @@ func (s *Server) admit(sess ssh.Session) (*session, error) {
 // leave unregisters a session.
 func (s *Server) leave(se *session) {
 	s.mu.Lock()
+	s.reserved -= se.cost
 	delete(s.sessions, se.info.ID)
 	for k, v := range s.bySess {
 		if v == se {
@@ -475,55 +581,113 @@ func (s *Server) leave(se *session) {
 		}
 	}
 	s.mu.Unlock()
+	close(se.done)
 	s.wg.Done()
 }
 
-// program builds the session's Bubble Tea program (the wish middleware
-// runs it).
-func (s *Server) program(sess ssh.Session) *tea.Program {
-	s.mu.Lock()
-	se := s.bySess[sess]
-	s.mu.Unlock()
-	if se == nil {
-		return nil
+// run is the inner middleware: it runs the session's program. It does
+// what wish's bubbletea middleware does, except that the client's window
+// changes are coalesced: the SSH request loop hands them over without
+// ever waiting for the UI (which would stall the connection's reading,
+// keys included, behind a busy or blocked program), and the program
+// gets only the latest size when it is ready for one.
+func (s *Server) run(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		s.mu.Lock()
+		se := s.bySess[sess]
+		s.mu.Unlock()
+		if se == nil {
+			next(sess)
+			return
+		}
+		p := s.program(sess, se)
+		ctx, cancel := context.WithCancel(se.ctx)
+		go resizes(ctx, se.winch, p)
+		if s.cfg.IdleTimeout > 0 {
+			go s.watchIdle(ctx, se)
+		}
+		if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+			s.log.Error("session program failed", "session", se.info.ID, "err", err)
+		}
+		cancel()
+		// Restores the terminal after a crash; nothing after a normal end.
+		p.Kill()
+		next(sess)
 	}
-	pty, _, _ := sess.Pty()
-	// MakeOptions wires the session's input and output and, on the
-	// emulated terminal, the colour profile from the client's TERM (and
-	// NO_COLOR/COLORTERM when the client sends them), so colours match
-	// the student's terminal. The options after it override its filter
-	// and initial size.
-	opts := append(bubbletea.MakeOptions(sess),
-		tea.WithWindowSize(clampSize(pty.Window.Width, pty.Window.Height)),
-		tea.WithFilter(filter),
+}
+
+// resizes passes the client's window sizes from winch to p, keeping
+// only the latest while p is busy. Reading winch goes on until the SSH
+// request loop closes it, after the session too: that loop must never
+// block on it.
+func resizes(ctx context.Context, winch <-chan ssh.Window, p *tea.Program) {
+	latest := make(chan ssh.Window, 1)
+	go func() {
+		for w := range winch {
+			select {
+			case <-latest: // stale: replaced by w
+			default:
+			}
+			latest <- w // room: this goroutine is the only sender
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			// The connection closed (or the session ended): a program
+			// left running would write to nobody.
+			p.Quit()
+			return
+		case w := <-latest:
+			p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+		}
+	}
+}
+
+// program builds the session's Bubble Tea program.
+func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
+	// What wish's MakeOptions gives on the emulated terminal (without
+	// reading the terminal again): the session's input, the colour
+	// profile from the client's TERM (and NO_COLOR/COLORTERM when the
+	// client sends them), so colours match the student's terminal.
+	envs := append(sess.Environ(), "TERM="+se.term)
+	opts := []tea.ProgramOption{
+		tea.WithInput(sess),
+		// Every frame goes through the write deadline.
+		tea.WithOutput(se.out),
+		tea.WithColorProfile(colorprofile.Env(envs)),
+		tea.WithEnvironment(envs),
+		tea.WithWindowSize(clampSize(se.size[0], se.size[1])),
+		tea.WithFilter(s.filter(se)),
 		// A signal to the server process must not quit every session at
 		// once: shutdown goes through the notice and the grace period.
 		tea.WithoutSignalHandler(),
 		tea.WithFPS(fps),
-	)
+	}
 	se.mu.Lock()
 	p := tea.NewProgram(se.model, opts...)
 	se.program = p
 	se.mu.Unlock()
-	if s.cfg.IdleTimeout > 0 {
-		go s.watchIdle(se.ctx, se)
-	}
 	return p
 }
 
-// filter clamps window sizes (the renderer allocates what the client
-// claims) and keeps a session from suspending, which would stop its
-// program with no terminal to resume it (what MakeOptions' own filter,
-// replaced here, does).
-func filter(_ tea.Model, msg tea.Msg) tea.Msg {
-	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		msg.Width, msg.Height = clampSize(msg.Width, msg.Height)
+// filter returns the session's message filter: it clamps window sizes
+// (the renderer allocates what the client claims) to the cap and to what
+// the memory budget leaves, and keeps a session from suspending, which
+// would stop its program with no terminal to resume it (what
+// MakeOptions' own filter does).
+func (s *Server) filter(se *session) func(tea.Model, tea.Msg) tea.Msg {
+	return func(_ tea.Model, msg tea.Msg) tea.Msg {
+		switch msg := msg.(type) {
+		case tea.WindowSizeMsg:
+			w, h := clampSize(msg.Width, msg.Height)
+			msg.Width, msg.Height = s.fitSize(se, w, h)
+			return msg
+		case tea.SuspendMsg:
+			return tea.ResumeMsg{}
+		}
 		return msg
-	case tea.SuspendMsg:
-		return tea.ResumeMsg{}
 	}
-	return msg
 }
 
 // clampSize bounds a terminal size the client claims; an unknown size

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -195,19 +194,7 @@ func TestAuthorizedKeysReload(t *testing.T) {
 		c.Close()
 		t.Fatal("a key not yet in the file got in")
 	}
-	f, err := os.OpenFile(ts.keys, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(gossh.MarshalAuthorizedKey(late.PublicKey())); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	// Some file systems keep coarse times: make the change visible.
-	future := time.Now().Add(time.Minute)
-	if err := os.Chtimes(ts.keys, future, future); err != nil {
-		t.Fatal(err)
-	}
+	ts.addKey(t, late, 0)
 	c, err := ts.dial("bob", gossh.PublicKeys(late))
 	if err != nil {
 		t.Fatalf("the added key is refused: %v", err)

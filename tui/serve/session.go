@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"charm.land/ssh"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -39,12 +42,23 @@ const (
 	endQuit     = "quit"
 	endIdle     = "idle"
 	endShutdown = "shutdown"
+	// endStalled: the client stopped reading (or the session did not
+	// quit when asked) and the server dropped its connection.
+	endStalled = "stalled"
 )
 
 // session is the server's record of one SSH session.
 type session struct {
 	info SessionInfo
 	ctx  context.Context // done when the session ends
+	conn net.Conn        // the connection, closed to drop the session
+	out  io.Writer       // the session's output, with a write deadline
+	done chan struct{}   // closed when the server is done with the session
+	// The terminal as the client asked for it, and its later sizes.
+	term  string
+	size  [2]int
+	winch <-chan ssh.Window
+	cost  int64 // the heap reserved for it (sessionCost); Server.mu
 
 	lastInput atomic.Int64 // unix nanoseconds of the last key, click or resize
 
@@ -62,17 +76,45 @@ func (se *session) idleFor(now time.Time) time.Duration {
 }
 
 // end records why the server closes the session and asks its program to
-// quit (the first reason wins).
+// quit (the first reason wins). It does not wait: a program that has not
+// quit after quitWait (busy, or blocked writing to a client that stopped
+// reading) is dropped.
 func (se *session) end(reason string) {
+	if p := se.setReason(reason); p != nil {
+		go p.Quit()
+	}
+	time.AfterFunc(quitWait, func() {
+		select {
+		case <-se.done:
+		default:
+			se.drop(endStalled)
+		}
+	})
+}
+
+// drop ends the session at once: its connection is closed, which fails
+// any write blocked on the client, and its program killed.
+func (se *session) drop(reason string) {
+	p := se.setReason(reason)
+	if se.conn != nil {
+		se.conn.Close()
+	}
+	if p != nil {
+		// Kill waits for the renderer, which the closed connection
+		// lets go.
+		go p.Kill()
+	}
+}
+
+// setReason records reason unless the session has one, and returns its
+// program.
+func (se *session) setReason(reason string) *tea.Program {
 	se.mu.Lock()
+	defer se.mu.Unlock()
 	if se.reason == "" {
 		se.reason = reason
 	}
-	p := se.program
-	se.mu.Unlock()
-	if p != nil {
-		p.Quit()
-	}
+	return se.program
 }
 
 func (se *session) endReason() string {
@@ -143,8 +185,8 @@ func (m *sessionModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice, m.noticeKind = msg.text, msg.kind
 		return m, nil
 	case tea.WindowSizeMsg:
+		// Not input for the idle timeout: a script can resize forever.
 		m.width = msg.Width
-		m.se.touch()
 	case tea.KeyPressMsg, tea.MouseClickMsg, tea.MouseWheelMsg, tea.PasteMsg:
 		m.se.touch()
 		if m.noticeKind == noticeIdle {
