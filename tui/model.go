@@ -61,6 +61,10 @@ type Model struct {
 	span  *derived.Span
 	alt   *tracefmt.Trace
 	label string // alt's label
+	// pred and predLabel are the latest simulated replay, which views
+	// built later get too.
+	pred      *tracefmt.Trace
+	predLabel string
 
 	width, height int
 
@@ -191,6 +195,7 @@ func (m *Model) ViewOf(i int) component.Model {
 func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 	m.tr, m.path = tr, path
 	m.alt, m.label = nil, ""
+	m.pred, m.predLabel = nil, ""
 	for i := range m.views {
 		m.views[i] = nil
 	}
@@ -216,6 +221,11 @@ func (m *Model) build(i int) component.Model {
 		if m.alt != nil {
 			if a, ok := v.(AltSetter); ok {
 				a.SetAlt(m.alt, m.label)
+			}
+		}
+		if m.pred != nil {
+			if a, ok := v.(PredictedSetter); ok {
+				a.SetPredicted(m.pred, m.predLabel)
 			}
 		}
 		m.views[i] = v
@@ -342,9 +352,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		nv, cmd := v.Update(msg)
 		return m.replace(i, nv, cmd)
 	case component.AltTraceMsg:
-		m.alt, m.label = msg.Trace, msg.Label
-		if m.alt == nil {
-			m.label = ""
+		if msg.Predicted {
+			m.pred, m.predLabel = msg.Trace, msg.Label
+		} else {
+			m.alt, m.label = msg.Trace, msg.Label
+			if m.alt == nil {
+				m.label = ""
+			}
 		}
 		var cmds []tea.Cmd
 		for i, v := range m.views {

@@ -351,12 +351,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		// In the history, show the selected run in the Timeline.
 		if m.pane == PaneHistory && m.sel < len(m.runs) && m.runs[m.sel].Trace != nil {
 			r := &m.runs[m.sel]
-			tr, label := r.Trace, fmt.Sprintf("sim #%d", r.N)
+			tr, label := r.Trace, predLabel(r)
 			// In order: the Timeline gets the run, then comes to the front.
 			return tea.Sequence(
-				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} },
+				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
 				func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} },
-				m.statusMsg(label+" in the Timeline (a toggles)"))
+				m.statusMsg(fmt.Sprintf("sim #%d in the Timeline (p: recorded, predicted, both)", r.N)))
 		}
 		m.dirty = false
 	case key.Matches(msg, k.Up):
@@ -495,11 +495,15 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	}
 	cmds := []tea.Cmd{m.statusMsg(status)}
 	if run.Trace != nil {
-		tr := run.Trace
-		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} })
+		tr, plabel := run.Trace, predLabel(&run)
+		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: plabel, Predicted: true} })
 	}
 	return tea.Batch(cmds...)
 }
+
+// predLabel names a run's predicted timeline: "sim #1 on packet torus:4x4
+// dor 10Gb/s".
+func predLabel(r *Run) string { return fmt.Sprintf("sim #%d on %s", r.N, r.Label) }
 
 // Describe summarises a configuration in a few words for the history:
 // "packet torus:4x4 dor 10Gb/s predict".

@@ -128,7 +128,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 			alt = &a
 		}
 	}
-	if alt == nil || alt.Trace == nil || alt.Label != "sim #1" {
+	if alt == nil || alt.Trace == nil || !alt.Predicted || alt.Label != "sim #1 on "+m.Runs()[0].Label {
 		t.Fatalf("no AltTraceMsg for the run: %v", out)
 	}
 	res := m.Runs()[0].Results
@@ -166,11 +166,11 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 	out = drive(t, m, press(m, "enter"))
 	var label string
 	for _, msg := range out {
-		if a, ok := msg.(component.AltTraceMsg); ok {
+		if a, ok := msg.(component.AltTraceMsg); ok && a.Predicted {
 			label = a.Label
 		}
 	}
-	if label != "sim #1" {
+	if label != "sim #1 on "+m.Runs()[0].Label {
 		t.Errorf("enter on run #1 sent %q", label)
 	}
 }

@@ -571,8 +571,13 @@ func (m *Model) handleClick(mo tea.Mouse) {
 		m.cur = t
 	case y >= l.areaY && y < l.areaY+l.nvis*l.per:
 		m.row = min(m.top+(y-l.areaY)/l.per, len(m.ranks)-1)
+		m.lane = 0
+		if l.lanes == 2 && (y-l.areaY)%l.per >= l.bar {
+			m.lane = 1 // the predicted row and the line under it
+		}
 		m.cur = m.colTime(x - l.x0)
-		m.selectAtCursor()
+		m.laneAction(m.selectAtCursor)
+		m.syncLanes()
 		m.startDrag(x - l.x0)
 	}
 }
