@@ -132,7 +132,7 @@ func TestHistoryRunOpensInTimeline(t *testing.T) {
 	// ending with its finish shift.
 	frame := ansi.Strip(m.Frame())
 	rows := predictedRow.FindAllString(frame, -1)
-	if len(rows) < 8 || !strings.Contains(frame, "recorded and predicted") {
+	if len(rows) < 8 || !strings.Contains(frame, "both · sim #1 on ") {
 		t.Fatalf("%d predicted rows with a finish shift:\n%s", len(rows), frame)
 	}
 }

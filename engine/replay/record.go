@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -164,4 +165,18 @@ func (s *Sim) Trace() (*tracefmt.Trace, error) {
 		return nil, fmt.Errorf("replay: simulated trace: %w", err)
 	}
 	return t, nil
+}
+
+// RunToTrace replays t on the machine cfg to the end and returns the
+// simulated run as a timed trace (see Sim.Trace): the predicted timeline.
+// It stops with ctx's error when ctx is cancelled.
+func RunToTrace(ctx context.Context, t *tracefmt.Trace, cfg Config) (*tracefmt.Trace, error) {
+	s, err := New(t, cfg, Options{RecordTrace: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Run(ctx); err != nil {
+		return nil, err
+	}
+	return s.Trace()
 }

@@ -1093,7 +1093,7 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 		b.WriteString("  times: " + lab + " (a)")
 	}
 	if m.pred != nil {
-		b.WriteString("  " + m.modeLabel() + " (p)")
+		b.WriteString("  " + m.modeShort() + " (p)")
 	}
 	if !ix.timed {
 		b.WriteString("  untimed trace: positions are event order")

@@ -138,12 +138,19 @@ func finishShift(rec, pred *tracefmt.Trace) []float64 {
 	fr, fp := rec.FinishTimes(), pred.FinishTimes()
 	r0, _ := rec.Span()
 	p0, _ := pred.Span()
+	_, re := rec.Span()
+	// Shifts below a billionth of the run are the rounding of times
+	// converted between units, not a prediction.
+	tiny := rec.Seconds(re-r0) * 1e-9
 	for r := range out {
 		if !rec.Timed || r >= len(fp) {
 			out[r] = math.NaN()
 			continue
 		}
 		out[r] = pred.Seconds(fp[r]-p0) - rec.Seconds(fr[r]-r0)
+		if math.Abs(out[r]) <= tiny {
+			out[r] = 0
+		}
 	}
 	return out
 }
@@ -170,35 +177,25 @@ func (m *Model) swap() {
 }
 
 // convToOther returns the function that takes a time of the primary run to
-// the other run's units: the same time since the run's start. Between an
-// untimed run and a timed one there is no common axis: times map by the
-// fraction of the run.
-func (m *Model) convToOther() func(float64) float64 {
-	p, o := m.ix(), m.oth.ix
-	if p == nil || o == nil {
-		return func(t float64) float64 { return t }
-	}
-	if !p.timed || !o.timed {
-		k := (o.end - o.start) / (p.end - p.start)
-		return func(t float64) float64 { return o.start + (t-p.start)*k }
-	}
-	k := p.tr.Unit.Seconds() / o.tr.Unit.Seconds()
-	return func(t float64) float64 { return o.start + (t-p.start)*k }
-}
+// the other run's units: the same time since the run's start.
+func (m *Model) convToOther() func(float64) float64 { return convTimes(m.ix(), m.oth.ix) }
 
 // convFromOther returns the function that takes a time of the other run
 // to the primary run's units (the inverse of convToOther).
-func (m *Model) convFromOther() func(float64) float64 {
-	p, o := m.ix(), m.oth.ix
+func (m *Model) convFromOther() func(float64) float64 { return convTimes(m.oth.ix, m.ix()) }
+
+// convTimes returns the function that takes a time of run p to run o's
+// units: the same time since the run's start. Between an untimed run and a
+// timed one there is no common axis: times map by the fraction of the run.
+func convTimes(p, o *index) func(float64) float64 {
 	if p == nil || o == nil {
 		return func(t float64) float64 { return t }
 	}
-	if !p.timed || !o.timed {
-		k := (p.end - p.start) / (o.end - o.start)
-		return func(t float64) float64 { return p.start + (t-o.start)*k }
+	k := (o.end - o.start) / (p.end - p.start)
+	if p.timed && o.timed {
+		k = p.tr.Unit.Seconds() / o.tr.Unit.Seconds()
 	}
-	k := o.tr.Unit.Seconds() / p.tr.Unit.Seconds()
-	return func(t float64) float64 { return p.start + (t-o.start)*k }
+	return func(t float64) float64 { return o.start + (t-p.start)*k }
 }
 
 // inOther runs fn with the other run as primary and swaps back, keeping
@@ -251,6 +248,15 @@ func (m *Model) cycleMode() {
 	}
 	m.setMode(next)
 	m.status = "showing " + m.modeLabel()
+}
+
+// modeShort names what the view shows in a few words, for the status
+// line.
+func (m *Model) modeShort() string {
+	if m.mode == modeRecorded {
+		return "recorded"
+	}
+	return modeNames[m.mode] + " · " + m.pred.label
 }
 
 // modeLabel names what the view shows.
