@@ -111,7 +111,7 @@ func (m *Model) loadDone(msg loadDoneMsg) tea.Cmd {
 		// reason shows: give it, without the path the name repeats.
 		return m.setStatus("could not open " + filepath.Base(msg.path) + ": " + strings.TrimPrefix(m.err, msg.path+": "))
 	}
-	return tea.Batch(m.setTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
+	return tea.Batch(m.openTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
 }
 
 // loadView shows the load's progress.

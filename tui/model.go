@@ -65,6 +65,9 @@ type Model struct {
 	// built later get too.
 	pred      *tracefmt.Trace
 	predLabel string
+	// predicting: the Simulate tab runs the prediction of an untimed
+	// trace that setTrace asked for.
+	predicting bool
 
 	width, height int
 
@@ -164,6 +167,9 @@ func (m *Model) Init() tea.Cmd {
 	if v := m.views[m.active]; v != nil {
 		cmds = append(cmds, v.Init())
 	}
+	if m.tr != nil && !m.tr.Timed && m.pred == nil && !m.predicting {
+		cmds = append(cmds, m.predict())
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -201,10 +207,51 @@ func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 	}
 	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
 	m.span = derived.SpanOf(m.common.Derived, tr)
+	m.predicting = false
 	if v := m.build(m.active); v != nil {
 		return v.Init()
 	}
 	return nil
+}
+
+// openTrace is setTrace for a trace the user opened while the program
+// runs: an untimed trace also starts its prediction (Init does it for the
+// trace New was given).
+func (m *Model) openTrace(tr *tracefmt.Trace, path string) tea.Cmd {
+	cmd := m.setTrace(tr, path)
+	if !tr.Timed {
+		cmd = tea.Batch(cmd, m.predict())
+	}
+	return cmd
+}
+
+// predict asks the Simulate tab to replay the loaded (untimed) trace on
+// the current machine: positions in the file say nothing of time, the
+// prediction does. The run goes on in the background, its progress in
+// the status bar; esc stops it. Its trace opens in the Timeline.
+func (m *Model) predict() tea.Cmd {
+	i := m.tabIndex("Simulate")
+	if i < 0 {
+		return nil
+	}
+	v := m.build(i)
+	if v == nil {
+		return nil
+	}
+	m.predicting = true
+	nv, cmd := v.Update(simulate.PredictMsg{})
+	return m.replace(i, nv, cmd)
+}
+
+// stopPrediction stops the prediction predict started.
+func (m *Model) stopPrediction() tea.Cmd {
+	m.predicting = false
+	i := m.tabIndex("Simulate")
+	if i < 0 || m.views[i] == nil {
+		return nil
+	}
+	nv, cmd := m.views[i].Update(simulate.StopMsg{})
+	return m.replace(i, nv, cmd)
 }
 
 // build returns tab i's view, constructing it on first use.
@@ -338,7 +385,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.Trace == nil {
 			return nil
 		}
-		return m.setTrace(msg.Trace, msg.Path)
+		return m.openTrace(msg.Trace, msg.Path)
 	case component.FocusEventMsg:
 		i := m.tabIndex(TimelineTab)
 		v := m.build(i)
@@ -354,6 +401,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case component.AltTraceMsg:
 		if msg.Predicted {
 			m.pred, m.predLabel = msg.Trace, msg.Label
+			m.predicting = false
 		} else {
 			m.alt, m.label = msg.Trace, msg.Label
 			if m.alt == nil {
@@ -476,6 +524,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openPicker()
 	case key.Matches(msg, k.Theme):
 		return m.nextTheme()
+	case m.predicting && key.Matches(msg, k.Cancel):
+		// esc stops the prediction of an untimed trace first.
+		return m.stopPrediction()
 	}
 	if v == nil {
 		return nil

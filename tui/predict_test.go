@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tui/demo"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/timeline"
 )
 
@@ -87,4 +89,43 @@ func TestGoldenPredicted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An untimed trace (SimGrid TI) opens on its prediction: the Simulate tab
+// replays it on the current machine in the background and the Timeline
+// shows the predicted run, its states coloured, labelled with the
+// machine. esc stops a prediction under way.
+func TestUntimedTraceOpensOnPrediction(t *testing.T) {
+	tr := openTrace(t, filepath.Join("..", "testdata", "simgrid", "halo.txt"))
+	t.Run("opens", func(t *testing.T) {
+		m := newModel(t, 120, 40, func(o *Options) { o.Trace, o.Path = tr, "halo.txt" })
+		settle(t, m, m.Init())
+		frame := ansi.Strip(m.Frame())
+		for _, want := range []string{"States · predicted", "MPI_Waitall", "predicted on "} {
+			if !strings.Contains(frame, want) {
+				t.Errorf("the Timeline does not say %q:\n%s", want, frame)
+			}
+		}
+		if m.Active() != m.tabIndex(TimelineTab) || m.pred == nil {
+			t.Fatalf("tab %d, prediction %v", m.Active(), m.pred != nil)
+		}
+		if strings.Contains(frame, "untimed trace: positions are event order") {
+			t.Errorf("the Timeline still shows event positions:\n%s", frame)
+		}
+	})
+	t.Run("esc stops", func(t *testing.T) {
+		m := newModel(t, 120, 40, func(o *Options) { o.Trace, o.Path = tr, "halo.txt" })
+		m.Init() // the first slice's command is dropped: the run waits on it
+		if !m.predicting {
+			t.Fatal("no prediction under way")
+		}
+		settle(t, m, press(m, "esc"))
+		sim := m.ViewOf(m.tabIndex("Simulate")).(*simulate.Model)
+		if m.predicting || sim.Status() == simulate.Running {
+			t.Fatalf("after esc: predicting %v, simulation %v", m.predicting, sim.Status())
+		}
+		if !strings.Contains(ansi.Strip(m.Frame()), "prediction stopped") {
+			t.Errorf("esc did not say the prediction stopped:\n%s", ansi.Strip(m.Frame()))
+		}
+	})
 }

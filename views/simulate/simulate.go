@@ -97,6 +97,10 @@ type Model struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	// predicting is a run the application asked for with PredictMsg: it
+	// goes flat out whatever the chosen speed, reports its progress in
+	// the status bar, and offers its trace as "predicted on <machine>".
+	predicting bool
 
 	tr      *tracefmt.Trace
 	cfg     replay.Config
@@ -237,7 +241,11 @@ func (m *Model) start(o runner.Op) tea.Cmd {
 		return nil
 	}
 	m.busy = true
-	return m.eng.slice(m.ctx, o, m.target, rate(m.speed), m.dt)
+	r := rate(m.speed)
+	if m.predicting {
+		r = 0
+	}
+	return m.eng.slice(m.ctx, o, m.target, r, m.dt)
 }
 
 // request asks for a step or a run, now or after the slice in flight.
@@ -271,7 +279,24 @@ func (m *Model) statusMsg(s string) tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case SliceMsg:
-		return m, m.sliceDone(msg)
+		cmd := m.sliceDone(msg)
+		if m.predicting && m.status == Running && m.snap != nil && m.snap.TotalTraceEvents > 0 {
+			pc := 100 * float64(m.snap.TraceEvents) / float64(m.snap.TotalTraceEvents)
+			cmd = tea.Batch(cmd, m.statusMsg(fmt.Sprintf("predicting on %s… %.0f%% (esc stops)", Describe(&m.cfg), pc)))
+		}
+		return m, cmd
+	case PredictMsg:
+		// A fresh run to the end on the current machine.
+		m.reset()
+		m.predicting = true
+		return m, tea.Batch(m.request(runner.Run), m.statusMsg("predicting on "+Describe(&m.cfg)+"… (esc stops)"))
+	case StopMsg:
+		if m.predicting && (m.status == Running || m.busy) {
+			m.predicting = false
+			m.reset()
+			return m, m.statusMsg("prediction stopped (Simulate tab: r runs it)")
+		}
+		return m, nil
 	case whatif.ConfigMsg:
 		m.SetConfig(msg.Config, msg.Name)
 	case component.OpenTraceMsg:
@@ -294,6 +319,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// Keys nobody binds must not cost a frame.
 	m.dirty = true
+	if key.Matches(msg, k.Pause, k.Run, k.Reset, k.RunTo) {
+		m.predicting = false // the user's run from now on
+	}
 	switch {
 	case key.Matches(msg, k.Pause):
 		switch m.status {
@@ -467,6 +495,7 @@ const maxRuns = 32
 // finish records an ended run in the history and offers its simulated
 // trace to the Timeline.
 func (m *Model) finish(msg *runner.Slice) tea.Cmd {
+	defer func() { m.predicting = false }()
 	m.status = Finished
 	m.pending = nil
 	if msg.Err != nil {
@@ -496,6 +525,9 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	cmds := []tea.Cmd{m.statusMsg(status)}
 	if run.Trace != nil {
 		tr, plabel := run.Trace, predLabel(&run)
+		if m.predicting {
+			plabel = "predicted on " + run.Label
+		}
 		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: plabel, Predicted: true} })
 	}
 	return tea.Batch(cmds...)

@@ -3,6 +3,7 @@ package timeline
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -255,6 +256,9 @@ func (m *Model) cycleMode() {
 func (m *Model) modeShort() string {
 	if m.mode == modeRecorded {
 		return "recorded"
+	}
+	if strings.HasPrefix(m.pred.label, "predicted") {
+		return m.pred.label // "predicted on packet torus:4x4 …"
 	}
 	return modeNames[m.mode] + " · " + m.pred.label
 }

@@ -333,7 +333,17 @@ func (m *Model) ix() *index {
 
 // Window returns the visible time window in trace units (event positions
 // for untimed traces).
-func (m *Model) Window() (start, end float64) { return m.a, m.b }
+//
+// Showing the prediction alone, it is the recorded trace's window that
+// spans the same times since the start (for an untimed trace, the same
+// fraction of the run), which is what the other views follow.
+func (m *Model) Window() (start, end float64) {
+	if m.swapped {
+		conv := m.convToOther()
+		return conv(m.a), conv(m.b)
+	}
+	return m.a, m.b
+}
 
 // Cursor returns the cursor's time in trace units.
 func (m *Model) Cursor() float64 { return m.cur }
