@@ -48,9 +48,9 @@ type engine struct {
 }
 
 // slice returns the command that asks for one slice of kind o.
-func (e *engine) slice(ctx context.Context, o runner.Op, target des.Time, rate float64, dt des.Time) tea.Cmd {
+func (e *engine) slice(ctx context.Context, o runner.Op, target des.Time, rate float64, dt des.Time, withTrace bool) tea.Cmd {
 	msg := AdvanceMsg{Runner: e.run, Ctx: ctx, Gen: e.gen,
-		Request: runner.Request{Op: o, Target: target, Rate: rate, Dt: dt}}
+		Request: runner.Request{Op: o, Target: target, Rate: rate, Dt: dt, Trace: withTrace}}
 	return func() tea.Msg { return msg }
 }
 

@@ -101,6 +101,9 @@ type Model struct {
 	// goes flat out whatever the chosen speed, reports its progress in
 	// the status bar, and offers its trace as "predicted on <machine>".
 	predicting bool
+	// wantTrace: the user asked for the run so far in the Timeline; the
+	// next slice brings it.
+	wantTrace bool
 
 	tr      *tracefmt.Trace
 	cfg     replay.Config
@@ -245,16 +248,22 @@ func (m *Model) start(o runner.Op) tea.Cmd {
 	if m.predicting {
 		r = 0
 	}
-	return m.eng.slice(m.ctx, o, m.target, r, m.dt)
+	wt := m.wantTrace
+	m.wantTrace = false
+	return m.eng.slice(m.ctx, o, m.target, r, m.dt, wt)
 }
 
 // request asks for a step or a run, now or after the slice in flight.
 func (m *Model) request(o runner.Op) tea.Cmd {
 	switch m.status {
-	case Finished, Failed:
+	case Failed:
 		if o != runner.Run {
-			return m.statusMsg("the run has ended: R resets, r runs again")
+			return m.statusMsg("the run has failed: R resets, r runs again")
 		}
+		m.reset()
+	case Finished:
+		// A new run, on the machine as it is now (it may have changed
+		// since the last one).
 		m.reset()
 	}
 	if o == runner.Run {
@@ -375,6 +384,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.pane == PaneHistory && len(m.runs) > 0 {
 			m.base = m.sel
 		}
+	case key.Matches(msg, k.Confirm) && m.pane != PaneHistory && m.eng != nil && m.snap != nil &&
+		(m.status == Running || m.status == Paused):
+		// A run under way: its timeline so far, brought by the next
+		// slice (a Peek when paused).
+		m.wantTrace = true
+		if m.busy {
+			return m.statusMsg("the run so far goes to the Timeline…")
+		}
+		return m.start(runner.Peek)
 	case key.Matches(msg, k.Confirm):
 		// In the history, show the selected run in the Timeline.
 		if m.pane == PaneHistory && m.sel < len(m.runs) && m.runs[m.sel].Trace != nil {
@@ -447,12 +465,25 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // sliceDone takes a slice's result and starts the next one if the run
-// goes on.
+// goes on; a trace of the run so far goes to the Timeline.
 func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
 	if sm.Gen != m.gen {
 		return nil // a slice of a run that was reset
 	}
-	msg := &sm.Slice
+	next := m.advanced(&sm.Slice)
+	if sm.Slice.Done || sm.Slice.Trace == nil {
+		return next
+	}
+	tr := sm.Slice.Trace
+	label := fmt.Sprintf("run so far (%s) on %s", fmtSeconds(m.clock.Seconds()), Describe(&m.eng.cfg))
+	return tea.Batch(next, tea.Sequence(
+		func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
+		func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} }))
+}
+
+// advanced takes a slice's result and starts the next one if the run
+// goes on.
+func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 	m.busy = false
 	m.dirty = true
 	if msg.Snap != nil {
