@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tui/demo"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/simulate"
@@ -128,4 +130,51 @@ func TestUntimedTraceOpensOnPrediction(t *testing.T) {
 			t.Errorf("esc did not say the prediction stopped:\n%s", ansi.Strip(m.Frame()))
 		}
 	})
+}
+
+// Causality's enter on a finding frames the message: both ends in the
+// window with context, at least a microsecond wide, the same window at
+// every terminal size, in original and in corrected times, and the ruler
+// labelled even at 80×24 (once a corrected finding opened a 20 ps window
+// with a bare ruler, and the zoom depended on the terminal's width).
+func TestFindingZoom(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 4, Iters: 5, Skew: 200e-6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := regexp.MustCompile(`\|-?[0-9.]+(s|ms|µs|ns|ps)|-?[0-9.]+(s|ms|µs|ns|ps)\|`)
+	for _, corrected := range []bool{false, true} {
+		t.Run(fmt.Sprintf("corrected=%v", corrected), func(t *testing.T) {
+			var widths []float64
+			for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+				m := newModel(t, sz[0], sz[1], func(o *Options) { o.Trace, o.Path = tr, "ring.tsim" })
+				caus := m.tabIndex("Causality")
+				keys(t, m, string(rune('1'+caus)))
+				if corrected {
+					keys(t, m, "c")
+				}
+				keys(t, m, "enter")
+				tl, ok := m.ViewOf(m.tabIndex(TimelineTab)).(*timeline.Model)
+				if !ok || m.Active() != m.tabIndex(TimelineTab) {
+					t.Fatalf("%dx%d: enter did not open the Timeline", sz[0], sz[1])
+				}
+				a, b := tl.Window()
+				widths = append(widths, b-a)
+				if sec := tr.Seconds(b - a); sec < 1e-6*(1-1e-9) {
+					t.Errorf("%dx%d: window %gs, want at least 1µs", sz[0], sz[1], sec)
+				}
+				frame := ansi.Strip(m.Frame())
+				ruler := strings.Split(frame, "\n")[1]
+				if n := len(label.FindAllString(ruler, -1)); n < 2 {
+					t.Errorf("%dx%d: ruler %q has %d labels, want at least 2", sz[0], sz[1], ruler, n)
+				}
+				if !strings.Contains(frame, "message ") {
+					t.Errorf("%dx%d: no message selected:\n%s", sz[0], sz[1], frame)
+				}
+			}
+			if widths[0] != widths[1] {
+				t.Errorf("window %g at 80×24 but %g at 200×60", widths[0], widths[1])
+			}
+		})
+	}
 }

@@ -299,14 +299,24 @@ func (m *Model) drawRuler(p *palette) {
 		if c <= lastEnd {
 			continue
 		}
-		if n := len([]rune(lab)); cc >= c && cc <= c+n || c+1+n > l.cols {
-			// The cursor's mark or the right edge would cut the label
-			// ("|15" for 150ms): leave it out.
+		// The label goes right of its tick ("|150ms"), else left of it
+		// ("150ms|") when the cursor's mark or the right edge would cut
+		// it there ("|15" for 150ms), else nowhere.
+		n := len([]rune(lab))
+		x := c + 1
+		switch {
+		case !(cc >= c && cc <= c+n) && c+1+n <= l.cols:
+		case c-n > lastEnd && !(cc >= c-n && cc <= c):
+			x = c - n
+		default:
 			lab = ""
 		}
 		buf.Set(l.x0+c, l.rulerY, '|', p.muted)
-		n := buf.SetString(l.x0+c+1, l.rulerY, lab, p.text, l.cols-c-1)
-		lastEnd = c + n
+		end := c
+		if lab != "" {
+			end = max(c, x+buf.SetString(l.x0+x, l.rulerY, lab, p.text, l.cols-x)-1)
+		}
+		lastEnd = end
 	}
 	buf.Set(l.x0+cc, l.rulerY, '▼', p.sel)
 	if l.gutter > 0 && !ix.timed {

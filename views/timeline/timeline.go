@@ -281,6 +281,7 @@ func (m *Model) installAlt(ix *index, tr *tracefmt.Trace, label string) {
 	m.dirty = true
 	m.status = ""
 	m.clampWindow()
+	m.reframe()
 }
 
 // altReadyMsg carries an alternative's index built by altCmd. gen and
@@ -553,6 +554,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 			m.useAlt = !m.useAlt
 			m.over, m.stats = overviewCache{}, statsCache{}
 			m.clampWindow()
+			m.reframe()
 		} else {
 			m.status = "no alternative times (run the causality check or a simulation)"
 		}
@@ -783,7 +785,44 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 	m.dirty = true
 	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
-	m.showSelection(true, int(ref.Rank))
+	m.frameSelection(int(ref.Rank))
+	m.syncLanes()
+}
+
+// reframe frames the selection again after the times changed (original
+// and corrected times put a finding's ends elsewhere).
+func (m *Model) reframe() {
+	if m.sel.kind != selNone && m.tr != nil {
+		m.frameSelection(int(m.sel.ref.Rank))
+	}
+}
+
+// focusMinWidth is the narrowest window Focus opens on a timed trace, in
+// seconds: a message corrected to a few picoseconds still gets a window
+// in which the ruler has labels and the neighbouring events show.
+const focusMinWidth = 1e-6
+
+// frameSelection shows the selection the way Focus does: the window
+// frames the whole item with one and a half times its span of context on
+// each side, and never narrower than focusMinWidth (eight events on an
+// untimed trace). It depends on the item and the times in use only, not
+// on the terminal's size, so a finding opens the same at 80×24 as at
+// 200×60. Rank r becomes the cursor rank, the cursor the item's start.
+func (m *Model) frameSelection(r int) {
+	t0, t1, ok := m.selRange()
+	if !ok {
+		return
+	}
+	m.showSelection(false, r)
+	ix := m.ix()
+	minW := 8.0
+	if ix.timed {
+		minW = focusMinWidth / ix.tr.Unit.Seconds()
+	}
+	w := max((t1-t0)*4, minW, m.minWidth())
+	m.pushHistory()
+	m.setWindow((t0+t1)/2-w/2, w)
+	m.cur = min(max(t0, m.a), m.b)
 }
 
 // selectionOf returns the selection an event stands for.
