@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/component"
 )
 
@@ -65,5 +68,48 @@ func TestNewRunAfterFinish(t *testing.T) {
 				t.Fatalf("r after the end: %d runs, want 2", len(m.runs))
 			}
 		})
+	}
+}
+
+// Speeds step by ×2, and a session starts at a pace at which the 16-rank
+// demo (about 2 ms simulated) lasts a few seconds; + past the fastest
+// pace is "as fast as the engine goes" (once, + and - jumped ×10 and
+// the demo was over in half a second).
+func TestSpeedSteps(t *testing.T) {
+	m := New(&component.Common{Theme: themes.Mono()}, stencil(t, 16), nil)
+	m.plain = true
+	m.SetSize(100, 30)
+	t.Cleanup(m.Close)
+	if secs := 2e-3 / rate(m.speed); secs < 1 || secs > 5 {
+		t.Errorf("at the default speed %g s/s a 2 ms run lasts %.2f s, want a few seconds", rate(m.speed), secs)
+	}
+	prev := rate(m.speed)
+	press(m, "+")
+	if got := rate(m.speed); got != 2*prev {
+		t.Errorf("+ from %g gives %g, want ×2", prev, got)
+	}
+	press(m, "-", "-")
+	if got := rate(m.speed); got != prev/2 {
+		t.Errorf("- - from %g gives %g, want ÷2", 2*prev, got)
+	}
+	for range numRates {
+		press(m, "+")
+	}
+	if rate(m.speed) != 0 || !strings.Contains(ansi.Strip(m.View()), "speed max") {
+		t.Errorf("+ past the fastest pace: rate %g", rate(m.speed))
+	}
+}
+
+// R (reset) shows the live view, where the new run will be watched (once
+// the pane stayed on the old results).
+func TestResetShowsLiveView(t *testing.T) {
+	m := newModel(t, stencil(t, 16), replay.Default(), 100, 30)
+	drive(t, m, press(m, "r"))
+	if m.pane != PaneResults {
+		t.Fatalf("pane %d after a run, want the results", m.pane)
+	}
+	drive(t, m, press(m, "R"))
+	if m.pane != PaneLive {
+		t.Fatalf("pane %d after R, want the live view", m.pane)
 	}
 }

@@ -68,12 +68,21 @@ const (
 )
 
 // numRates is the number of speeds; rate(0) is as fast as the engine
-// goes.
-const numRates = 8
+// goes, rate(1) to rate(numRates-1) double from 1 µs to about a second of
+// simulated time per second.
+const numRates = 22
+
+// defaultSpeed is the speed a session starts at: about a millisecond of
+// simulated time per second, so that a small run (the 16-rank demo
+// lasts 2 ms) plays over a few seconds and can be watched.
+const defaultSpeed = 11
 
 // rate returns speed i in simulated seconds per host second.
 func rate(i int) float64 {
-	return [numRates]float64{0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1}[i]
+	if i <= 0 || i >= numRates {
+		return 0
+	}
+	return 1e-6 * math.Exp2(float64(i-1))
 }
 
 // Run is one finished simulation kept in the history.
@@ -159,8 +168,9 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 	ti.Placeholder = "e.g. 250us"
 	m := &Model{
 		common: c, keys: DefaultKeyMap(), ctx: ctx, cancel: cancel,
-		dt:   10 * des.Time(1e6),
-		base: -1, prompt: ti, dirty: true,
+		dt:    10 * des.Time(1e6),
+		speed: defaultSpeed,
+		base:  -1, prompt: ti, dirty: true,
 	}
 	m.cfg, m.cfgName = sh.Config()
 	m.SetTrace(tr)
@@ -360,6 +370,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.prompt.Focus()
 	case key.Matches(msg, k.Reset):
 		m.reset()
+		m.pane = PaneLive // the new run is watched there
 		return m.statusMsg("simulation reset")
 	case key.Matches(msg, k.Faster):
 		if m.speed == 0 {

@@ -47,6 +47,7 @@ func newModel(t testing.TB, tr *tracefmt.Trace, cfg replay.Config, w, h int) *Mo
 	c := &component.Common{Theme: themes.Mono()}
 	m := New(c, tr, nil)
 	m.plain = true
+	m.speed = 0 // as fast as the engine goes: tests do not watch
 	m.SetSize(w, h)
 	m.Update(whatif.ConfigMsg{Config: cfg, Name: "test"})
 	t.Cleanup(m.Close)
@@ -209,7 +210,7 @@ func TestPauseStepReset(t *testing.T) {
 	}
 	// A paced run moves the clock through a computation with no events.
 	drive(t, m, press(m, "R"))
-	m.speed = 3 // 100 µs per second
+	m.speed = 8 // 128 µs per second
 	cmd := press(m, "space")
 	var slices int
 	for ; slices < 3; slices++ {
