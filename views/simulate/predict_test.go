@@ -113,3 +113,29 @@ func TestResetShowsLiveView(t *testing.T) {
 		t.Fatalf("pane %d after R, want the live view", m.pane)
 	}
 }
+
+// A run's label lists every setting that differs from the defaults, one
+// the model ignores marked, so that two different runs never read alike
+// (once routing "adaptive" under the puppet model vanished from it).
+func TestDescribeListsChanges(t *testing.T) {
+	tests := []struct {
+		set  [][2]string
+		want string
+	}{
+		{nil, "puppet 10Gb/s predict"},
+		{[][2]string{{"routing", "adaptive"}}, "puppet 10Gb/s predict routing=adaptive(unused)"},
+		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "puppet 10Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
+		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10Gb/s predict"},
+	}
+	for _, tc := range tests {
+		c := replay.Default()
+		for _, kv := range tc.set {
+			if err := c.Set(kv[0], kv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := Describe(&c); got != tc.want {
+			t.Errorf("%v: Describe = %q, want %q", tc.set, got, tc.want)
+		}
+	}
+}

@@ -603,6 +603,21 @@ func Describe(c *replay.Config) string {
 		parts = append(parts, get("bandwidth"))
 	}
 	parts = append(parts, get("mode"))
+	// Every other setting that differs from the defaults, so that two
+	// runs never read alike; one the model ignores says so.
+	shown := map[string]bool{"model": true, "topology": true, "routing": c.Model == replay.ModelPacket,
+		"bandwidth": true, "per-byte": true, "mode": true, "L": c.Model == replay.ModelLogGOPS}
+	def := replay.Default()
+	for _, st := range replay.Settings() {
+		if shown[st.Key] || st.Get(c) == st.Get(&def) {
+			continue
+		}
+		p := st.Key + "=" + st.Get(c)
+		if replay.Unused(c, st.Key) != "" {
+			p += "(unused)"
+		}
+		parts = append(parts, p)
+	}
 	return strings.Join(parts, " ")
 }
 
