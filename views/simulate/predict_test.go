@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +137,38 @@ func TestDescribeListsChanges(t *testing.T) {
 		}
 		if got := Describe(&c); got != tc.want {
 			t.Errorf("%v: Describe = %q, want %q", tc.set, got, tc.want)
+		}
+	}
+}
+
+// The topology map scales to its pane: a 4×4 torus in a 110×50 view
+// spreads its routers over most of the links pane instead of a 12×8
+// corner, and the grid stays regular.
+func TestTopologyMapScales(t *testing.T) {
+	for _, sz := range [][2]int{{110, 50}, {200, 60}} {
+		m := newModel(t, stencil(t, 16), packetConfig(t, "torus:4x4"), sz[0], sz[1])
+		drive(t, m, press(m, "t", "6", "2", "0", "u", "s", "enter"))
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		var xs, ys []int
+		for y, l := range lines {
+			if strings.HasPrefix(l, "0% ") {
+				break // the map's legend: the map is above
+			}
+			for x, r := range []rune(l) {
+				// Routers are 'o' in monochrome, and the map is the
+				// left half of the live pane.
+				if r == 'o' && x < sz[0]/2 && y > 2 {
+					xs, ys = append(xs, x), append(ys, y)
+				}
+			}
+		}
+		if len(xs) != 16 {
+			t.Fatalf("%dx%d: %d routers drawn, want 16", sz[0], sz[1], len(xs))
+		}
+		spanX := slices.Max(xs) - slices.Min(xs)
+		spanY := slices.Max(ys) - slices.Min(ys)
+		if spanX < sz[0]/4 || spanY < sz[1]/4 {
+			t.Errorf("%dx%d: routers span %d×%d cells, want at least a quarter of the pane", sz[0], sz[1], spanX, spanY)
 		}
 	}
 }
