@@ -481,7 +481,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelLoad()
 		return tea.Quit
 	}
-	m.err = ""
+	if m.err != "" && m.load == nil && m.picker == nil && key.Matches(msg, k.Cancel) {
+		// An error stays until dismissed: esc first clears it.
+		m.err = ""
+		return nil
+	}
 	switch {
 	case m.load != nil:
 		if key.Matches(msg, k.Cancel) {
@@ -668,11 +672,62 @@ func (m *Model) body() string {
 		lines := []string{"", st.Title.Render("  No trace loaded."), "",
 			"  Press " + st.HelpKey.Render("o") + " to open a trace file, " + st.HelpKey.Render("q") + " to quit."}
 		if m.err != "" {
-			lines = append(lines, "", "  "+st.Error.Render(m.err))
+			lines = append(lines, "")
+			for _, l := range errorLines(m.err, w-2) {
+				lines = append(lines, "  "+st.Error.Render(l))
+			}
 		}
 		return fit(lines, w, h)
 	}
-	return v.View()
+	body := v.View()
+	if m.err != "" {
+		body = m.overlayError(body, w, h)
+	}
+	return body
+}
+
+// errorLines wraps an error at spaces (or anywhere in a long word) into
+// lines of at most w cells, the last saying how to dismiss it.
+func errorLines(err string, w int) []string {
+	w = max(w, 10)
+	var out []string
+	line := "✗"
+	for _, word := range strings.Fields(err + " (esc dismisses)") {
+		for ansi.StringWidth(word) > w {
+			// A word longer than a line (a path): cut it.
+			if line != "" {
+				out = append(out, line)
+			}
+			cut := ansi.Truncate(word, w, "")
+			out, line, word = append(out, cut), "", word[len(cut):]
+		}
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+			line += " " + word
+		default:
+			out, line = append(out, line), word
+		}
+	}
+	return append(out, line)
+}
+
+// overlayError writes the error, wrapped, over the last lines of the view
+// (h lines of w cells), under a rule.
+func (m *Model) overlayError(body string, w, h int) string {
+	st := m.common.Theme.Styles
+	lines := strings.Split(body, "\n")
+	el := errorLines(m.err, w-1)
+	el = el[max(len(el)-(h-1), 0):]
+	at := max(len(lines)-len(el)-1, 0)
+	lines[at] = st.Dim.Render(strings.Repeat("─", w))
+	for i, l := range el {
+		if at+1+i < len(lines) {
+			lines[at+1+i] = fitLine(" "+st.Error.Render(l), w)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tabBar renders the first line: the tabs and a help hint.
@@ -691,8 +746,10 @@ func (m *Model) renderTabBar() string {
 	title := st.Title.Render(" tracesim ")
 	hint := st.Dim.Render("? help ")
 	// On narrow terminals the title goes first, then the inactive tabs'
-	// names (their digits stay: they are the keys).
-	for compact := 0; compact < 3; compact++ {
+	// names are cut to four letters, then to nothing (their digits stay:
+	// they are the keys); the help hint stays whenever the digits leave
+	// room for it.
+	for compact := 0; compact < 4; compact++ {
 		var b strings.Builder
 		at := 0
 		if compact < 1 {
@@ -703,9 +760,12 @@ func (m *Model) renderTabBar() string {
 		for i, t := range m.tabs {
 			label := fmt.Sprintf("%d %s", i+1, t.Name)
 			s := st.TabInactive
-			if i == m.active {
+			switch {
+			case i == m.active:
 				s = st.TabActive
-			} else if compact == 2 {
+			case compact == 2 && len([]rune(t.Name)) > 4:
+				label = fmt.Sprintf("%d %s", i+1, string([]rune(t.Name)[:4]))
+			case compact == 3:
 				label = fmt.Sprint(i + 1)
 			}
 			r := s.Render(label)
@@ -718,7 +778,7 @@ func (m *Model) renderTabBar() string {
 		if gap := m.width - at - ansi.StringWidth(hint); gap > 0 {
 			return line + strings.Repeat(" ", gap) + hint
 		}
-		if at <= m.width || compact == 2 {
+		if compact == 3 {
 			return fitLine(line, m.width)
 		}
 	}
@@ -790,9 +850,7 @@ func (m *Model) renderStatusBar(k statusKey) string {
 	if m.status != "" {
 		parts = append(parts, st.Warn.Render(m.status))
 	}
-	if m.err != "" && m.tr != nil {
-		parts = append(parts, st.Error.Render(m.err))
-	}
+
 	return fitLine(" "+strings.Join(parts, st.Dim.Render(" │ ")), m.width)
 }
 

@@ -178,3 +178,50 @@ func TestFindingZoom(t *testing.T) {
 		})
 	}
 }
+
+// A load error is shown whole, wrapped over the bottom of the view, and
+// stays until esc (once it was cut at the terminal's width, losing its
+// decisive end, and vanished at the next key).
+func TestLoadErrorWrapsAndStays(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tsim")
+	// A tsim file whose fourth line names a field wrongly: the reader's
+	// message ends with what it got.
+	if err := os.WriteFile(bad, []byte("tsim 1\nranks 2\nunit us\n0 recv 1.0 form=0 tag=1 size=8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{80, 200} {
+		m := newModel(t, w, 24)
+		m.startLoad(bad)
+		finishLoad(t, m)
+		if m.err == "" {
+			t.Fatal("no error for a bad file")
+		}
+		frame := ansi.Strip(m.Frame())
+		joined := strings.Join(strings.Fields(frame), " ")
+		want := strings.Join(strings.Fields(m.err), " ")
+		if !strings.Contains(joined, want) {
+			t.Errorf("%d columns: the error %q is not shown whole:\n%s", w, m.err, frame)
+		}
+		press(m, "right")
+		if !strings.Contains(ansi.Strip(m.Frame()), "esc dismisses") {
+			t.Errorf("%d columns: the error went at the next key", w)
+		}
+		press(m, "esc")
+		if m.err != "" || strings.Contains(ansi.Strip(m.Frame()), "esc dismisses") {
+			t.Errorf("%d columns: esc did not dismiss the error", w)
+		}
+	}
+}
+
+// "? help" is in the tab bar at every width from 60 columns (once it went
+// at 80).
+func TestHelpHintAlwaysShown(t *testing.T) {
+	for _, w := range []int{60, 80, 100, 200} {
+		m := newModel(t, w, 24)
+		top := strings.Split(ansi.Strip(m.Frame()), "\n")[0]
+		if !strings.Contains(top, "? help") {
+			t.Errorf("%d columns: tab bar %q has no help hint", w, top)
+		}
+	}
+}
