@@ -72,6 +72,7 @@ type Model struct {
 	width, height int
 
 	showHelp bool
+	helpTop  int // first line of the help shown, when it scrolls
 	help     help.Model
 	picker   *picker
 	load     *loading
@@ -500,7 +501,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Quit):
 			return tea.Quit
 		case key.Matches(msg, k.Help), key.Matches(msg, k.Cancel):
-			m.showHelp = false
+			m.showHelp, m.helpTop = false, 0
+		case msg.String() == "down" || msg.String() == "j":
+			m.helpTop++
+		case msg.String() == "up" || msg.String() == "k":
+			m.helpTop--
+		case msg.String() == "pgdown" || msg.String() == "space":
+			m.helpTop += max(m.height-4, 1)
+		case msg.String() == "pgup":
+			m.helpTop -= max(m.height-4, 1)
 		}
 		return nil
 	}

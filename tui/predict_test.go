@@ -225,3 +225,27 @@ func TestHelpHintAlwaysShown(t *testing.T) {
 		}
 	}
 }
+
+
+// The help explains the mouse and every glyph, reachable at 80×24 by
+// scrolling (once it had neither).
+func TestHelpHasMouseAndGlyphs(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
+		m := newModel(t, sz[0], sz[1])
+		press(m, "?")
+		seen := ""
+		for range 20 {
+			seen += ansi.Strip(m.Frame())
+			press(m, "down")
+		}
+		for _, want := range []string{"Mouse", "wheel zooms at the pointer", "drag pans", "Glyphs", "◇", "▸ ◂ ◆", "◀ a receive recorded before its send", "predicted row"} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("%dx%d: the help never shows %q", sz[0], sz[1], want)
+			}
+		}
+		press(m, "esc")
+		if m.showHelp {
+			t.Errorf("%dx%d: esc did not close the help", sz[0], sz[1])
+		}
+	}
+}
