@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // helpView is the help overlay: the global bindings, then the active
@@ -69,12 +70,20 @@ func glyphHelp() [][2]string {
 	}
 }
 
-// wrapWords breaks s at spaces into lines of at most w cells.
+// wrapWords breaks s at spaces into lines of at most w cells, cutting a
+// word longer than a line (a path).
 func wrapWords(s string, w int) []string {
 	w = max(w, 10)
 	var out []string
 	line := ""
 	for _, word := range strings.Fields(s) {
+		for lipgloss.Width(word) > w {
+			if line != "" {
+				out, line = append(out, line), ""
+			}
+			cut := ansi.Truncate(word, w, "")
+			out, word = append(out, cut), word[len(cut):]
+		}
 		switch {
 		case line == "":
 			line = word

@@ -695,32 +695,9 @@ func (m *Model) body() string {
 	return body
 }
 
-// errorLines wraps an error at spaces (or anywhere in a long word) into
-// lines of at most w cells, the last saying how to dismiss it.
-func errorLines(err string, w int) []string {
-	w = max(w, 10)
-	var out []string
-	line := "✗"
-	for _, word := range strings.Fields(err + " (esc dismisses)") {
-		for ansi.StringWidth(word) > w {
-			// A word longer than a line (a path): cut it.
-			if line != "" {
-				out = append(out, line)
-			}
-			cut := ansi.Truncate(word, w, "")
-			out, line, word = append(out, cut), "", word[len(cut):]
-		}
-		switch {
-		case line == "":
-			line = word
-		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
-			line += " " + word
-		default:
-			out, line = append(out, line), word
-		}
-	}
-	return append(out, line)
-}
+// errorLines wraps an error into lines of at most w cells, the last
+// saying how to dismiss it.
+func errorLines(err string, w int) []string { return wrapWords("✗ "+err+" (esc dismisses)", w) }
 
 // overlayError writes the error, wrapped, over the last lines of the view
 // (h lines of w cells), under a rule.

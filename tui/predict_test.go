@@ -226,7 +226,6 @@ func TestHelpHintAlwaysShown(t *testing.T) {
 	}
 }
 
-
 // The help explains the mouse and every glyph, reachable at 80×24 by
 // scrolling (once it had neither).
 func TestHelpHasMouseAndGlyphs(t *testing.T) {
