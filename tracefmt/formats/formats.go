@@ -122,6 +122,11 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	head = head[:n]
+	if n == 0 {
+		// Said plainly: "unrecognised format" would send the user
+		// looking for a --format to try.
+		return nil, nil, fmt.Errorf("%s: empty file (0 bytes), not a trace", path)
+	}
 	var fm *Format
 	if format != "" {
 		fm, err = Lookup(format)
