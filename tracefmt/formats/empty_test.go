@@ -25,3 +25,18 @@ func TestOpenEmptyFile(t *testing.T) {
 		}
 	}
 }
+
+// One rank's file of an indexed SimGrid trace, opened alone, points to the
+// index (once it said "rank 2 is outside the world of 2 ranks").
+func TestOpenRankFileOfIndexedTrace(t *testing.T) {
+	rank := filepath.Join("..", "..", "testdata", "simgrid", "halo.txt_files", "rank-1.txt")
+	index := filepath.Join("..", "..", "testdata", "simgrid", "halo.txt")
+	_, _, err := Open(context.Background(), rank, "", nil)
+	want := rank + ": this is one rank's file of an indexed trace: open " + index
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	if _, _, err := Open(context.Background(), index, "", nil); err != nil {
+		t.Fatalf("the index itself: %v", err)
+	}
+}
