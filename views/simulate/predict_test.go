@@ -172,3 +172,21 @@ func TestTopologyMapScales(t *testing.T) {
 		}
 	}
 }
+
+// A comparison says n/a for what a run's model does not measure: link use
+// under an analytic model (once "mean 0.0 % peak 0.0 %").
+func TestCompareSaysNA(t *testing.T) {
+	m := newModel(t, stencil(t, 16), packetConfig(t, "torus:4x4"), 120, 40)
+	drive(t, m, press(m, "r"))
+	m.SetConfig(replay.Default(), "analytic")
+	drive(t, m, press(m, "r"))
+	if len(m.runs) != 2 {
+		t.Fatalf("%d runs", len(m.runs))
+	}
+	drive(t, m, press(m, "v")) // results → history: the comparison
+	m.dirty = true
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "B n/a (no links measured)") || strings.Contains(v, "B mean 0.0%") {
+		t.Errorf("the comparison does not say n/a for the analytic run:\n%s", v)
+	}
+}
