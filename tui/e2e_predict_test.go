@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +53,67 @@ func TestEndToEndPredictedTimeline(t *testing.T) {
 			t.Logf("both-view at %dx%d:\n%s", sz[0], sz[1], screen)
 		})
 	}
+}
+
+// TestEndToEndUntimedAndFinding opens a SimGrid TI trace at 80×24: the
+// Timeline comes up on its prediction with coloured states; then a
+// skewed trace's first finding, after correcting in the Causality tab,
+// opens with a labelled ruler.
+func TestEndToEndUntimedAndFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (scripts/test installs it)")
+	}
+	caus := ""
+	for i, tb := range DefaultTabs() {
+		if tb.Name == "Causality" {
+			caus = fmt.Sprint(i + 1)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tracesim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/tracesim/tracesim/cmd/tracesim").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ti, err := filepath.Abs(filepath.Join("..", "testdata", "simgrid", "halo.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("TI trace", func(t *testing.T) {
+		x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-ti-%d", os.Getpid())}
+		x.tmux("new-session", "-d", "-s", "whatif", "-x", "80", "-y", "24", "env COLORTERM=truecolor TERM=xterm-256color "+bin+" "+ti)
+		t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+		screen := x.waitFor("prediction", "States · predicted", "predicted on ")
+		coloured := x.tmux("capture-pane", "-p", "-e", "-t", "whatif")
+		// A state's colour: a background or foreground colour on the
+		// rank rows (SGR 48;… or 38;…).
+		if !regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`).MatchString(coloured) {
+			t.Errorf("no coloured states:\n%s", screen)
+		}
+		t.Logf("TI trace at 80x24:\n%s", screen)
+	})
+	t.Run("finding", func(t *testing.T) {
+		trace := filepath.Join(dir, "ring.tsim")
+		if out, err := exec.Command(bin, "gen", "ring", "--ranks", "4", "--iters", "5", "--skew", "200us", "-o", trace).CombinedOutput(); err != nil {
+			t.Fatalf("gen: %v\n%s", err, out)
+		}
+		x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-finding-%d", os.Getpid())}
+		x.tmux("new-session", "-d", "-s", "whatif", "-x", "80", "-y", "24", bin+" "+trace)
+		t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+		x.waitFor("first frame", "Timeline", "ring.tsim")
+		x.keys(caus)
+		x.waitFor("causality", "violations")
+		x.keys("c")
+		x.waitFor("corrected", "corrected")
+		x.keys("Enter")
+		screen := x.waitFor("finding", "message ", "States")
+		ruler := strings.Split(screen, "\n")[1]
+		label := regexp.MustCompile(`\|-?[0-9.]+(s|ms|µs|ns|ps)|-?[0-9.]+(s|ms|µs|ns|ps)\|`)
+		if n := len(label.FindAllString(ruler, -1)); n < 2 {
+			t.Errorf("ruler %q has %d labels:\n%s", ruler, n, screen)
+		}
+		t.Logf("finding at 80x24:\n%s", screen)
+	})
 }

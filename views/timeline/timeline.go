@@ -937,7 +937,9 @@ func (m *Model) fmtTimeRes(t, res float64) string {
 	}
 	sec, r := ix.tr.Seconds(t-ix.start), math.Abs(ix.tr.Seconds(res))
 	a := math.Abs(sec)
-	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
+	// Below a picosecond is rounding (a corrected message of zero
+	// length), not a resolution to print.
+	if !(r >= 1e-12) || r >= a*1e-3 || math.IsInf(a, 0) {
 		return fmtSeconds(sec)
 	}
 	scale, suffix := 1e-9, "ns"
