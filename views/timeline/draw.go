@@ -922,14 +922,16 @@ func (m *Model) drawLegend(p *palette) {
 	buf := m.buf
 	sc := &m.stats
 	if !sc.valid || sc.a != m.a || sc.b != m.b || sc.filter != m.filterText {
+		n := len(m.hidden) // covers both runs' states
 		*sc = statsCache{valid: true, a: m.a, b: m.b, filter: m.filterText,
-			count: make([]int, len(m.tr.States)), total: make([]float64, len(m.tr.States))}
+			count: make([]int, n), total: make([]float64, n)}
 		for _, r := range m.ranks {
 			ix.stateStats(r, m.a, m.b, sc.count, sc.total)
 			s, rc := ix.msgCounts(r, m.a, m.b)
 			sc.sends += s
 			sc.recvs += rc
 		}
+		m.otherStateStats(sc.count, sc.total)
 	}
 	for y := 0; y < l.footY; y++ {
 		buf.Set(l.legX, y, '│', p.bord)
@@ -964,8 +966,9 @@ func (m *Model) drawLegend(p *palette) {
 	}
 	items, per := m.legendRows()
 	top := m.legendTop()
-	for i := 0; i < items && top+i < len(ix.states); i++ {
-		s := ix.states[top+i]
+	states := m.legendStates()
+	for i := 0; i < items && top+i < len(states); i++ {
+		s := states[top+i]
 		y := legendHeader + i*per
 		line := cellbuf.Style{}
 		if m.legend && top+i == m.legendRow {
@@ -992,7 +995,7 @@ func (m *Model) drawLegend(p *palette) {
 			nameW = w - 3 - len([]rune(nums)) - 1
 			ny = y
 		}
-		buf.SetString(x+3, y, clip(m.tr.States[s].Name, nameW), name, nameW)
+		buf.SetString(x+3, y, clip(m.stateName(s), nameW), name, nameW)
 		n := len([]rune(nums))
 		buf.SetString(x+w-n, ny, nums, p.muted, n)
 	}
@@ -1077,14 +1080,14 @@ func (m *Model) drawFooter(p *palette) {
 func (m *Model) statusLine() (string, cellbuf.Style) {
 	p := cellbuf.Style{}
 	ix := m.ix()
-	if m.legend && m.lay.legW == 0 && m.legendRow < len(ix.states) {
+	if states := m.legendStates(); m.legend && m.lay.legW == 0 && m.legendRow < len(states) {
 		// No room for the legend panel: the status line stands in.
-		s := ix.states[m.legendRow]
+		s := states[m.legendRow]
 		vis := "shown"
 		if m.hidden[s] {
 			vis = "hidden"
 		}
-		return fmt.Sprintf("legend %d/%d: %s (%s)  ↑↓ space", m.legendRow+1, len(ix.states), m.tr.States[s].Name, vis), p
+		return fmt.Sprintf("legend %d/%d: %s (%s)  ↑↓ space", m.legendRow+1, len(states), m.stateName(s), vis), p
 	}
 	if m.status != "" {
 		return m.status, p

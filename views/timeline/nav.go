@@ -525,7 +525,7 @@ func (m *Model) handleWheel(mo tea.Mouse) {
 		case tea.MouseWheelUp:
 			m.legendRow = max(m.legendRow-1, 0)
 		case tea.MouseWheelDown:
-			m.legendRow = min(m.legendRow+1, len(m.ix().states)-1)
+			m.legendRow = min(m.legendRow+1, len(m.legendStates())-1)
 		}
 		return
 	}
@@ -556,9 +556,9 @@ func (m *Model) handleClick(mo tea.Mouse) {
 	case l.legW > 0 && x > l.legX && y < l.footY:
 		_, per := m.legendRows()
 		i := m.legendTop() + (y-legendHeader)/per
-		if y >= legendHeader && i >= 0 && i < len(m.ix().states) {
+		if states := m.legendStates(); y >= legendHeader && i >= 0 && i < len(states) {
 			m.legendRow = i
-			s := m.ix().states[i]
+			s := states[i]
 			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
 		}
 	case x < l.x0 || x >= l.x0+l.cols:

@@ -397,3 +397,68 @@ func (m *Model) bothDetails() []string {
 	}
 	return out
 }
+
+// legendStates returns the states the legend lists: the run's, and in the
+// both-view those of the prediction too (its Compute bursts, the calls of
+// an untimed trace), in id order.
+func (m *Model) legendStates() []int32 {
+	own := m.ix().states
+	if m.lay.lanes != 2 || m.oth.ix == nil {
+		return own
+	}
+	return mergeIDs(own, m.oth.ix.states)
+}
+
+// mergeIDs returns the sorted union of two sorted lists.
+func mergeIDs(a, b []int32) []int32 {
+	out := make([]int32, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return out
+}
+
+// stateName names state s of either run (a prediction's table extends the
+// recorded trace's).
+func (m *Model) stateName(s int32) string {
+	if int(s) < len(m.tr.States) {
+		return m.tr.States[s].Name
+	}
+	if m.oth.tr != nil && int(s) < len(m.oth.tr.States) {
+		return m.oth.tr.States[s].Name
+	}
+	return "state " + strconv.Itoa(int(s))
+}
+
+// otherStateStats adds to count and total (primary units) the window's
+// intervals of the states only the other run has, for the both-view's
+// legend.
+func (m *Model) otherStateStats(count []int, total []float64) {
+	o := m.oth.ix
+	if m.lay.lanes != 2 || o == nil {
+		return
+	}
+	own := map[int32]bool{}
+	for _, s := range m.ix().states {
+		own[s] = true
+	}
+	conv, back := m.convToOther(), m.convFromOther()
+	oc := make([]int, len(count))
+	ot := make([]float64, len(total))
+	for _, r := range m.ranks {
+		o.stateStats(r, conv(m.a), conv(m.b), oc, ot)
+	}
+	zero := back(0)
+	for s := range count {
+		if !own[int32(s)] {
+			count[s], total[s] = oc[s], back(ot[s])-zero
+		}
+	}
+}

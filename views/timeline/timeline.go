@@ -544,7 +544,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 	case key.Matches(k, ks.RankFilter):
 		m.prompt = prompt{kind: promptRanks, text: []rune(m.filterText)}
 	case key.Matches(k, ks.Legend):
-		m.legend = len(m.ix().states) > 0
+		m.legend = len(m.legendStates()) > 0
 	case key.Matches(k, ks.View):
 		m.cycleMode()
 	case key.Matches(k, ks.AltTimes):
@@ -569,7 +569,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 // whether it used the key.
 func (m *Model) legendKey(k tea.KeyPressMsg) bool {
 	ks := m.keys
-	n := len(m.ix().states)
+	n := len(m.legendStates())
 	switch {
 	case key.Matches(k, ks.Up):
 		m.legendRow = max(m.legendRow-1, 0)
@@ -577,11 +577,11 @@ func (m *Model) legendKey(k tea.KeyPressMsg) bool {
 		m.legendRow = min(m.legendRow+1, n-1)
 	case key.Matches(k, ks.Toggle), key.Matches(k, ks.Select):
 		if m.legendRow < n {
-			s := m.ix().states[m.legendRow]
+			s := m.legendStates()[m.legendRow]
 			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
-			m.status = m.tr.States[s].Name + " shown"
+			m.status = m.stateName(s) + " shown"
 			if m.hidden[s] {
-				m.status = m.tr.States[s].Name + " hidden"
+				m.status = m.stateName(s) + " hidden"
 			}
 		}
 	case key.Matches(k, ks.Legend), key.Matches(k, ks.Clear):
