@@ -306,7 +306,9 @@ func (m *Model) drawRuler(p *palette) {
 		x := c + 1
 		switch {
 		case !(cc >= c && cc <= c+n) && c+1+n <= l.cols:
-		case c-n > lastEnd && !(cc >= c-n && cc <= c):
+		case c-n > lastEnd+2 && !(cc >= c-n && cc <= c):
+			// Two spaces at least after the label before, so that
+			// "|0.5ms 1.0ms|" does not read as one.
 			x = c - n
 		default:
 			lab = ""
