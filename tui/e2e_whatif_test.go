@@ -110,6 +110,11 @@ func TestEndToEndWhatIf(t *testing.T) {
 
 	x.keys(tab["Simulate"])
 	x.waitFor("simulate tab", "ready", "torus:4x4")
+	// As fast as the engine goes: the default pace is for watching.
+	for range 11 {
+		x.keys("+")
+	}
+	x.waitFor("speed max", "speed max")
 	x.keys("r")
 	screen := x.waitFor("first run", "sim #1", "predicted makespan")
 	first := makespan(t, screen)

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // helpView is the help overlay: the global bindings, then the active
@@ -25,15 +26,74 @@ func (m *Model) helpView(w, h int) string {
 			lines = append(lines, m.helpBlocks(groups, w-2)...)
 		}
 	}
+	lines = append(lines, "", st.Bold.Render("Mouse"))
+	for _, l := range wrapWords(mouseHelp, w-2) {
+		lines = append(lines, st.HelpDesc.Render(l))
+	}
+	lines = append(lines, "", st.Bold.Render("Glyphs"))
+	for _, g := range glyphHelp() {
+		lines = append(lines, st.HelpKey.Render(g[0])+" "+st.HelpDesc.Render(g[1]))
+	}
 	if len(lines) > h {
 		// Too tall (80×24 and the Timeline's keys): the blank lines go
 		// before any binding is cut off.
 		lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
 	}
+	if len(lines) > h && h > 1 {
+		// Still too tall: it scrolls, the last line saying so.
+		m.helpTop = min(max(m.helpTop, 0), len(lines)-(h-1))
+		more := st.Dim.Render(fmt.Sprintf("↑↓ scroll · lines %d–%d of %d", m.helpTop+1, m.helpTop+h-1, len(lines)))
+		lines = append(slices.Clone(lines[m.helpTop:m.helpTop+h-1]), more)
+	} else {
+		m.helpTop = 0
+	}
 	for i := range lines {
 		lines[i] = "  " + lines[i]
 	}
 	return fit(lines, w, h)
+}
+
+// mouseHelp says what the mouse does.
+const mouseHelp = "click a tab: switch to it · Timeline: wheel zooms at the pointer, shift+wheel (or the horizontal wheel) pans, drag pans, click selects (a rank's predicted row too), click the overview to jump, click the legend to hide a state · other tabs: click selects"
+
+// glyphHelp explains the glyphs the views draw.
+func glyphHelp() [][2]string {
+	return [][2]string{
+		{"• ●", "a message's send (● the selected message's)"},
+		{"▶ ▼ ▲", "its receive; ◀ a receive recorded before its send (dashed arrow)"},
+		{"▸ ◂ ◆", "sends, receives, both in a cell (zoomed out)"},
+		{"◇", "a marker (MPE user event)"},
+		{"[ ] |", "the selected state; the visible window on the overview"},
+		{"┆ ▼", "the time cursor"},
+		{"p ±1ms", "a rank's predicted row and its finish shift (both-view)"},
+		{"█ ▓ ▒ ░", "states by category (monochrome), utilisation (Simulate)"},
+	}
+}
+
+// wrapWords breaks s at spaces into lines of at most w cells, cutting a
+// word longer than a line (a path).
+func wrapWords(s string, w int) []string {
+	w = max(w, 10)
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		for lipgloss.Width(word) > w {
+			if line != "" {
+				out, line = append(out, line), ""
+			}
+			cut := ansi.Truncate(word, w, "")
+			out, word = append(out, cut), word[len(cut):]
+		}
+		switch {
+		case line == "":
+			line = word
+		case lipgloss.Width(line)+1+lipgloss.Width(word) <= w:
+			line += " " + word
+		default:
+			out, line = append(out, line), word
+		}
+	}
+	return append(out, line)
 }
 
 // helpBlocks renders groups of bindings as columns, starting a new row

@@ -106,12 +106,12 @@ func (m *Model) loadDone(msg loadDoneMsg) tea.Cmd {
 	m.load.cancel()
 	m.load = nil
 	if msg.err != nil {
-		m.err = msg.err.Error()
-		// With a trace on screen the status line is the only place the
-		// reason shows: give it, without the path the name repeats.
-		return m.setStatus("could not open " + filepath.Base(msg.path) + ": " + strings.TrimPrefix(m.err, msg.path+": "))
+		// The whole reason, wrapped over the bottom of the view until
+		// esc dismisses it: the decisive part is often at the end.
+		m.err = "could not open " + filepath.Base(msg.path) + ": " + strings.TrimPrefix(msg.err.Error(), msg.path+": ")
+		return nil
 	}
-	return tea.Batch(m.setTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
+	return tea.Batch(m.openTrace(msg.tr, msg.path), m.setStatus("opened "+filepath.Base(msg.path)))
 }
 
 // loadView shows the load's progress.

@@ -62,10 +62,18 @@ type Model struct {
 	span  *derived.Span
 	alt   *tracefmt.Trace
 	label string // alt's label
+	// pred and predLabel are the latest simulated replay, which views
+	// built later get too.
+	pred      *tracefmt.Trace
+	predLabel string
+	// predicting: the Simulate tab runs the prediction of an untimed
+	// trace that setTrace asked for.
+	predicting bool
 
 	width, height int
 
 	showHelp bool
+	helpTop  int // first line of the help shown, when it scrolls
 	help     help.Model
 	picker   *picker
 	load     *loading
@@ -167,6 +175,9 @@ func (m *Model) Init() tea.Cmd {
 	if v := m.views[m.active]; v != nil {
 		cmds = append(cmds, v.Init())
 	}
+	if m.tr != nil && !m.tr.Timed && m.pred == nil && !m.predicting {
+		cmds = append(cmds, m.predict())
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -198,15 +209,57 @@ func (m *Model) ViewOf(i int) component.Model {
 func (m *Model) setTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 	m.tr, m.path = tr, path
 	m.alt, m.label = nil, ""
+	m.pred, m.predLabel = nil, ""
 	for i := range m.views {
 		m.views[i] = nil
 	}
 	m.sum = fmt.Sprintf("%d ranks · %d events", tr.Size(), tr.NumEvents())
 	m.span = derived.SpanOf(m.common.Derived, tr)
+	m.predicting = false
 	if v := m.build(m.active); v != nil {
 		return v.Init()
 	}
 	return nil
+}
+
+// openTrace is setTrace for a trace the user opened while the program
+// runs: an untimed trace also starts its prediction (Init does it for the
+// trace New was given).
+func (m *Model) openTrace(tr *tracefmt.Trace, path string) tea.Cmd {
+	cmd := m.setTrace(tr, path)
+	if !tr.Timed {
+		cmd = tea.Batch(cmd, m.predict())
+	}
+	return cmd
+}
+
+// predict asks the Simulate tab to replay the loaded (untimed) trace on
+// the current machine: positions in the file say nothing of time, the
+// prediction does. The run goes on in the background, its progress in
+// the status bar; esc stops it. Its trace opens in the Timeline.
+func (m *Model) predict() tea.Cmd {
+	i := m.tabIndex("Simulate")
+	if i < 0 {
+		return nil
+	}
+	v := m.build(i)
+	if v == nil {
+		return nil
+	}
+	m.predicting = true
+	nv, cmd := v.Update(simulate.PredictMsg{})
+	return m.replace(i, nv, cmd)
+}
+
+// stopPrediction stops the prediction predict started.
+func (m *Model) stopPrediction() tea.Cmd {
+	m.predicting = false
+	i := m.tabIndex("Simulate")
+	if i < 0 || m.views[i] == nil {
+		return nil
+	}
+	nv, cmd := m.views[i].Update(simulate.StopMsg{})
+	return m.replace(i, nv, cmd)
 }
 
 // build returns tab i's view, constructing it on first use.
@@ -220,6 +273,11 @@ func (m *Model) build(i int) component.Model {
 		if m.alt != nil {
 			if a, ok := v.(AltSetter); ok {
 				a.SetAlt(m.alt, m.label)
+			}
+		}
+		if m.pred != nil {
+			if a, ok := v.(PredictedSetter); ok {
+				a.SetPredicted(m.pred, m.predLabel)
 			}
 		}
 		m.views[i] = v
@@ -332,7 +390,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.Trace == nil {
 			return nil
 		}
-		return m.setTrace(msg.Trace, msg.Path)
+		return m.openTrace(msg.Trace, msg.Path)
 	case component.FocusEventMsg:
 		i := m.tabIndex(TimelineTab)
 		v := m.build(i)
@@ -346,9 +404,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		nv, cmd := v.Update(msg)
 		return m.replace(i, nv, cmd)
 	case component.AltTraceMsg:
-		m.alt, m.label = msg.Trace, msg.Label
-		if m.alt == nil {
-			m.label = ""
+		if msg.Predicted {
+			m.pred, m.predLabel = msg.Trace, msg.Label
+			m.predicting = false
+		} else {
+			m.alt, m.label = msg.Trace, msg.Label
+			if m.alt == nil {
+				m.label = ""
+			}
 		}
 		var cmds []tea.Cmd
 		for i, v := range m.views {
@@ -423,7 +486,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cancelLoad()
 		return tea.Quit
 	}
-	m.err = ""
+	if m.err != "" && m.load == nil && m.picker == nil && key.Matches(msg, k.Cancel) {
+		// An error stays until dismissed: esc first clears it.
+		m.err = ""
+		return nil
+	}
 	switch {
 	case m.load != nil:
 		if key.Matches(msg, k.Cancel) {
@@ -438,7 +505,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Quit):
 			return tea.Quit
 		case key.Matches(msg, k.Help), key.Matches(msg, k.Cancel):
-			m.showHelp = false
+			m.showHelp, m.helpTop = false, 0
+		case msg.String() == "down" || msg.String() == "j":
+			m.helpTop++
+		case msg.String() == "up" || msg.String() == "k":
+			m.helpTop--
+		case msg.String() == "pgdown" || msg.String() == "space":
+			m.helpTop += max(m.height-4, 1)
+		case msg.String() == "pgup":
+			m.helpTop -= max(m.height-4, 1)
 		}
 		return nil
 	}
@@ -466,6 +541,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openPicker()
 	case key.Matches(msg, k.Theme):
 		return m.nextTheme()
+	case m.predicting && key.Matches(msg, k.Cancel):
+		// esc stops the prediction of an untimed trace first.
+		return m.stopPrediction()
 	}
 	if v == nil {
 		return nil
@@ -607,11 +685,39 @@ func (m *Model) body() string {
 		lines := []string{"", st.Title.Render("  No trace loaded."), "",
 			"  Press " + st.HelpKey.Render("o") + " to open a trace file, " + st.HelpKey.Render("q") + " to quit."}
 		if m.err != "" {
-			lines = append(lines, "", "  "+st.Error.Render(m.err))
+			lines = append(lines, "")
+			for _, l := range errorLines(m.err, w-2) {
+				lines = append(lines, "  "+st.Error.Render(l))
+			}
 		}
 		return fit(lines, w, h)
 	}
-	return v.View()
+	body := v.View()
+	if m.err != "" {
+		body = m.overlayError(body, w, h)
+	}
+	return body
+}
+
+// errorLines wraps an error into lines of at most w cells, the last
+// saying how to dismiss it.
+func errorLines(err string, w int) []string { return wrapWords("✗ "+err+" (esc dismisses)", w) }
+
+// overlayError writes the error, wrapped, over the last lines of the view
+// (h lines of w cells), under a rule.
+func (m *Model) overlayError(body string, w, h int) string {
+	st := m.common.Theme.Styles
+	lines := strings.Split(body, "\n")
+	el := errorLines(m.err, w-1)
+	el = el[max(len(el)-(h-1), 0):]
+	at := max(len(lines)-len(el)-1, 0)
+	lines[at] = st.Dim.Render(strings.Repeat("─", w))
+	for i, l := range el {
+		if at+1+i < len(lines) {
+			lines[at+1+i] = fitLine(" "+st.Error.Render(l), w)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tabBar renders the first line: the tabs and a help hint.
@@ -630,8 +736,10 @@ func (m *Model) renderTabBar() string {
 	title := st.Title.Render(" tracesim ")
 	hint := st.Dim.Render("? help ")
 	// On narrow terminals the title goes first, then the inactive tabs'
-	// names (their digits stay: they are the keys).
-	for compact := 0; compact < 3; compact++ {
+	// names are cut to four letters, then to nothing (their digits stay:
+	// they are the keys); the help hint stays whenever the digits leave
+	// room for it.
+	for compact := 0; compact < 4; compact++ {
 		var b strings.Builder
 		at := 0
 		if compact < 1 {
@@ -642,9 +750,12 @@ func (m *Model) renderTabBar() string {
 		for i, t := range m.tabs {
 			label := fmt.Sprintf("%d %s", i+1, t.Name)
 			s := st.TabInactive
-			if i == m.active {
+			switch {
+			case i == m.active:
 				s = st.TabActive
-			} else if compact == 2 {
+			case compact == 2 && len([]rune(t.Name)) > 4:
+				label = fmt.Sprintf("%d %s", i+1, string([]rune(t.Name)[:4]))
+			case compact == 3:
 				label = fmt.Sprint(i + 1)
 			}
 			r := s.Render(label)
@@ -657,7 +768,7 @@ func (m *Model) renderTabBar() string {
 		if gap := m.width - at - ansi.StringWidth(hint); gap > 0 {
 			return line + strings.Repeat(" ", gap) + hint
 		}
-		if at <= m.width || compact == 2 {
+		if compact == 3 {
 			return fitLine(line, m.width)
 		}
 	}
@@ -729,9 +840,7 @@ func (m *Model) renderStatusBar(k statusKey) string {
 	if m.status != "" {
 		parts = append(parts, st.Warn.Render(m.status))
 	}
-	if m.err != "" && m.tr != nil {
-		parts = append(parts, st.Error.Render(m.err))
-	}
+
 	return fitLine(" "+strings.Join(parts, st.Dim.Render(" │ ")), m.width)
 }
 

@@ -135,6 +135,11 @@ type (
 	AltSetter interface {
 		SetAlt(tr *tracefmt.Trace, label string)
 	}
+	// PredictedSetter is a view that shows a simulated replay of the
+	// loaded trace beside it (the Timeline).
+	PredictedSetter interface {
+		SetPredicted(tr *tracefmt.Trace, label string)
+	}
 	// InputCapturer is a view with a focused text input (a search box):
 	// while Capturing is true it gets every key before the global
 	// bindings, so typing "q" does not quit.

@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/views/simulate"
 )
@@ -123,7 +125,18 @@ func TestHistoryRunOpensInTimeline(t *testing.T) {
 		t.Fatalf("run: %v", v.Status())
 	}
 	keys(t, m, "v", "enter") // results → history; show run #1
-	if m.Active() != m.tabIndex(TimelineTab) || m.label != "sim #1" {
-		t.Fatalf("after enter: tab %d, alternative %q", m.Active(), m.label)
+	if m.Active() != m.tabIndex(TimelineTab) || !strings.HasPrefix(m.predLabel, "sim #1 on ") {
+		t.Fatalf("after enter: tab %d, prediction %q", m.Active(), m.predLabel)
+	}
+	// The Timeline draws both runs: a predicted row under each rank,
+	// ending with its finish shift.
+	frame := ansi.Strip(m.Frame())
+	rows := predictedRow.FindAllString(frame, -1)
+	if len(rows) < 8 || !strings.Contains(frame, "both · sim #1 on ") {
+		t.Fatalf("%d predicted rows with a finish shift:\n%s", len(rows), frame)
 	}
 }
+
+// predictedRow matches a predicted row of the Timeline's both-view: the
+// gutter's "p" and a finish shift at the end of the time area.
+var predictedRow = regexp.MustCompile(`(?m)^ +p .*[+-][0-9.]+(s|ms|µs|ns|ps)│`)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -183,13 +184,21 @@ func printCheck(w io.Writer, path, format string, t *tracefmt.Trace, rep *causal
 	for i := range top {
 		f := &top[i]
 		var evs, times []string
+		// Precise enough that the finding's times differ in print
+		// (a µs-sized reversal late in a run).
+		res := 0.0
+		for j := 1; j < len(f.Times); j++ {
+			if d := math.Abs(f.Times[j] - f.Times[j-1]); d > 0 && (res == 0 || d/10 < res) {
+				res = d / 10
+			}
+		}
 		for j, ref := range f.Events {
 			if ref.Rank < 0 {
 				continue
 			}
 			evs = append(evs, fmt.Sprintf("%d:%d", ref.Rank, ref.Index))
 			if t.Timed {
-				times = append(times, units.FormatDuration(f.Times[j]))
+				times = append(times, units.FormatDurationRes(f.Times[j], res))
 			}
 		}
 		amount := "-"

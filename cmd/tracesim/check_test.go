@@ -416,3 +416,32 @@ func TestBenchCausality(t *testing.T) {
 		}
 	}
 }
+
+// check's TIMES column prints the two ends of a finding precisely enough
+// to differ: µs-sized reversals 400 ms into a run once read
+// "400.1 ms → 400.1 ms".
+func TestCheckTimesDiffer(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "ring.tsim")
+	if code, _, errs := tracesim(t, "gen", "ring", "--iters", "8", "--compute", "50ms", "--skew", "20us", "-o", in); code != exitOK {
+		t.Fatal(errs)
+	}
+	_, out, _ := tracesim(t, "check", in)
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "reversal ") || !strings.Contains(l, "ms → ") {
+			continue
+		}
+		f := strings.Fields(l)
+		// reversal A → B  T1 ms → T2 ms  amount …
+		if len(f) < 9 {
+			t.Fatalf("row %q", l)
+		}
+		if t1, t2 := f[4]+f[5], f[7]+f[8]; t1 == t2 {
+			t.Errorf("the ends print alike: %q", l)
+		}
+		rows++
+	}
+	if rows == 0 {
+		t.Fatalf("no reversal rows:\n%s", out)
+	}
+}

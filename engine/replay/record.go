@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -164,4 +165,51 @@ func (s *Sim) Trace() (*tracefmt.Trace, error) {
 		return nil, fmt.Errorf("replay: simulated trace: %w", err)
 	}
 	return t, nil
+}
+
+// RunToTrace replays t on the machine cfg to the end and returns the
+// simulated run as a timed trace (see Sim.Trace): the predicted timeline.
+// It stops with ctx's error when ctx is cancelled.
+func RunToTrace(ctx context.Context, t *tracefmt.Trace, cfg Config) (*tracefmt.Trace, error) {
+	s, err := New(t, cfg, Options{RecordTrace: true})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Run(ctx); err != nil {
+		return nil, err
+	}
+	return s.Trace()
+}
+
+// TraceSoFar returns the part of the simulated run replayed so far as a
+// timed trace, a copy that the run does not change as it goes on: the
+// predicted timeline of a run in progress. States still open are closed
+// at the current simulated time; messages in flight have no receive yet.
+// It needs Options.RecordTrace. After the end it is the same as Trace.
+func (s *Sim) TraceSoFar() (*tracefmt.Trace, error) {
+	if s.rec == nil {
+		return nil, fmt.Errorf("replay: the run was not recorded (Options.RecordTrace)")
+	}
+	src := s.rec.out
+	t := *src
+	t.States = slices.Clone(src.States)
+	t.Ranks = make([]tracefmt.Rank, len(s.ranks))
+	now := float64(s.k.Now())
+	for r := range s.ranks {
+		ev := slices.Clone(s.ranks[r].out)
+		// Open states close now, innermost first.
+		for i := len(ev) - 1; i >= 0; i-- {
+			if ev[i].Kind == tracefmt.KindEnter && ev[i].Match < 0 {
+				l := tracefmt.Leave(max(now, ev[len(ev)-1].Time), ev[i].State())
+				l.Match = int32(i)
+				ev[i].Match = int32(len(ev))
+				ev = append(ev, l)
+			}
+		}
+		t.Ranks[r].Events = ev
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("replay: simulated trace so far: %w", err)
+	}
+	return &t, nil
 }

@@ -41,6 +41,9 @@ const (
 	Message
 	// Delta runs for Request.Dt of simulated time.
 	Delta
+	// Peek runs nothing: the slice reports the run as it is (with
+	// Request.Trace, the predicted timeline so far).
+	Peek
 )
 
 // Request says what one slice does.
@@ -53,6 +56,9 @@ type Request struct {
 	Rate float64
 	// Dt is the step of a Delta.
 	Dt des.Time
+	// Trace asks for the simulated trace of the run so far in the slice
+	// (Slice.Trace) even when the run has not ended.
+	Trace bool
 }
 
 // Point is one sample of the throughput and latency charts.
@@ -90,7 +96,8 @@ type Slice struct {
 	// the user ran to a time at which nothing happened.
 	Clock des.Time
 	// Done is set once the run has ended, with its results and the
-	// simulated run as a timed trace.
+	// simulated run as a timed trace (before the end, Trace is the run
+	// so far when the request asked for it).
 	Done     bool
 	Results  *replay.Results
 	Trace    *tracefmt.Trace
@@ -224,6 +231,8 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		res := s.Results()
 		out.Results = &res
 		out.Trace, out.TraceErr = s.Trace()
+	} else if q.Trace {
+		out.Trace, out.TraceErr = s.TraceSoFar()
 	}
 	return out
 }

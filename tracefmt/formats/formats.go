@@ -121,6 +121,11 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(head) == 0 {
+		// Said plainly: "unrecognised format" would send the user
+		// looking for a --format to try.
+		return nil, nil, fmt.Errorf("%s: empty file (0 bytes), not a trace", path)
+	}
 	fm, err := pick(path, format, head)
 	if err != nil {
 		return nil, nil, err
@@ -131,12 +136,32 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 		if ctx.Err() != nil {
 			return nil, fm, ctx.Err()
 		}
+		if index, ok := tiIndexOf(path); ok && fm.Name == "ti" {
+			// A rank's file read alone names ranks it does not know of:
+			// the useful message is where the whole trace is.
+			return nil, fm, fmt.Errorf("%s: this is one rank's file of an indexed trace: open %s (%w)", path, index, err)
+		}
 		return nil, fm, addPath(path, err)
 	}
 	if t.Format == "" {
 		t.Format = fm.Name
 	}
 	return t, fm, nil
+}
+
+// tiIndexOf returns the index file of an indexed SimGrid TI trace that
+// path is one rank's file of: SimGrid writes the ranks' files into
+// "<index>_files/" beside the index.
+func tiIndexOf(path string) (string, bool) {
+	dir := filepath.Dir(path)
+	index, ok := strings.CutSuffix(dir, "_files")
+	if !ok || index == "" {
+		return "", false
+	}
+	if st, err := os.Stat(index); err != nil || st.IsDir() {
+		return "", false
+	}
+	return index, true
 }
 
 // addPath prefixes an error with the file name unless the reader already

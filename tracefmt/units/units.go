@@ -191,6 +191,29 @@ func FormatDuration(sec float64) string {
 	return trim(sec*1e12, 4) + " ps"
 }
 
+// FormatDurationRes formats seconds like FormatDuration, with enough
+// decimals that times res seconds apart print differently: two ends of a
+// 3 µs message late in a run read "384.1234 ms → 384.1264 ms", not
+// "384.1 ms → 384.1 ms". A res of 0 is FormatDuration.
+func FormatDurationRes(sec, res float64) string {
+	a, r := math.Abs(sec), math.Abs(res)
+	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
+		return FormatDuration(sec)
+	}
+	scale, suffix := 1e-12, " ps"
+	for _, u := range []struct {
+		s    float64
+		name string
+	}{{1, " s"}, {1e-3, " ms"}, {1e-6, " µs"}, {1e-9, " ns"}} {
+		if a >= u.s {
+			scale, suffix = u.s, u.name
+			break
+		}
+	}
+	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 12)
+	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + suffix
+}
+
 // FormatBytes formats a byte count with binary prefixes: "512 B", "64 KiB",
 // "1.5 MiB".
 func FormatBytes(b int64) string {

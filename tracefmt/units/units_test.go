@@ -122,3 +122,22 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatDurationRes(t *testing.T) {
+	tests := []struct {
+		sec, res float64
+		want     string
+	}{
+		{0.3841234, 3e-7, "384.1234 ms"},
+		{0.3841264, 3e-7, "384.1264 ms"},
+		{0.3841234, 0, "384.1 ms"},
+		{0.3841234, 1e-3, "384.1 ms"},
+		{12.5e-6, 1e-9, "12.500 µs"},
+		{2.000001, 1e-7, "2.0000010 s"},
+	}
+	for _, tc := range tests {
+		if got := FormatDurationRes(tc.sec, tc.res); got != tc.want {
+			t.Errorf("FormatDurationRes(%g, %g) = %q, want %q", tc.sec, tc.res, got, tc.want)
+		}
+	}
+}

@@ -21,6 +21,11 @@ type FocusEventMsg struct {
 type AltTraceMsg struct {
 	Trace *tracefmt.Trace
 	Label string
+	// Predicted says Trace is a simulated replay with events of its own
+	// (a state per CPU burst, the messages of expanded collectives): the
+	// Timeline shows it beside the recorded run, pairing events by rank
+	// and call order, instead of as other times for the same events.
+	Predicted bool
 }
 
 // OpenTraceMsg asks the application to make Trace the loaded trace, as if

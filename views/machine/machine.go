@@ -795,8 +795,16 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 			vs = st.Bold.Render(pad(v+" *", vw))
 		}
 		// The help is cut with an ellipsis; the footer shows the
-		// selected setting's in full.
+		// selected setting's in full. A setting the model ignores is
+		// greyed and says so instead.
 		help := ansi.Truncate(r.set.Help, max(w-2-kw-1-vw-1, 0), "…")
+		if why := replay.Unused(&m.cfg, r.key); why != "" {
+			ks, vs = st.Dim, st.Dim.Render(pad(v, vw))
+			if r.set.Get(&m.cfg) != r.set.Get(&def) {
+				vs = st.Dim.Render(pad(v+" *", vw))
+			}
+			help = ansi.Truncate(why, max(w-2-kw-1-vw-1, 0), "…")
+		}
 		line := mark + ks.Render(pad(r.key, kw)) + " " + vs + " " + st.Dim.Render(help)
 		out = append(out, line)
 		if r.key == m.errKey && m.err != nil {
@@ -829,7 +837,14 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 	case m.err != nil:
 		out = append(out, st.Error.Render("✗ not applied: fix "+m.errKey+" (marked above)"))
 	default:
-		out = append(out, st.Dim.Render("✓ valid: the Simulate tab runs this machine next · * differs from the default"))
+		ok := "✓ valid: the Simulate tab runs this machine next · * differs from the default"
+		if m.cur >= 0 && m.cur < len(m.rows) && m.rows[m.cur].set != nil {
+			if why := replay.Unused(&m.cfg, m.rows[m.cur].key); why != "" {
+				// Valid, and without effect: say so rather than "✓".
+				ok = "✓ valid, but " + m.rows[m.cur].key + " is " + why + ": it changes nothing"
+			}
+		}
+		out = append(out, st.Dim.Render(ok))
 	}
 	if m.note != "" && m.common.Height >= 8 {
 		out = append(out, st.Dim.Render(m.note))

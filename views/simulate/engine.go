@@ -48,8 +48,19 @@ type engine struct {
 }
 
 // slice returns the command that asks for one slice of kind o.
-func (e *engine) slice(ctx context.Context, o runner.Op, target des.Time, rate float64, dt des.Time) tea.Cmd {
+func (e *engine) slice(ctx context.Context, o runner.Op, target des.Time, rate float64, dt des.Time, withTrace bool) tea.Cmd {
 	msg := AdvanceMsg{Runner: e.run, Ctx: ctx, Gen: e.gen,
-		Request: runner.Request{Op: o, Target: target, Rate: rate, Dt: dt}}
+		Request: runner.Request{Op: o, Target: target, Rate: rate, Dt: dt, Trace: withTrace}}
 	return func() tea.Msg { return msg }
 }
+
+// PredictMsg asks the Simulate tab for a fresh run of the whole trace on
+// the current machine, as fast as the host allows, whose simulated trace
+// it then offers to the Timeline as "predicted on <machine>" (the
+// application sends it when an untimed trace is loaded). Progress goes to
+// the status bar.
+type PredictMsg struct{}
+
+// StopMsg stops a run that PredictMsg started (the application sends it on
+// esc); other runs are left alone.
+type StopMsg struct{}

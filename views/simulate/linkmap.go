@@ -117,21 +117,46 @@ func (m *Model) drawGrid(p *painter, x, y, w, h int) {
 		}
 		return u[(r*nd+d)*2+s]
 	}
-	// Full drawing: a router every 3 columns and 2 rows, with a cell per
-	// link direction between them and the wraparound links past the
-	// last router.
-	sw, sh := 3*xs-2, 2*ys-1
-	if wx {
-		sw += 2
-	}
-	if wy {
-		sh++
-	}
+	// Full drawing: a router every sx columns and sy rows (at least 3 and
+	// 2, more to fill the pane: a 4×4 torus is not a stamp in a big
+	// pane), the cells between two routers showing each link direction
+	// (the first half one way, the second the other), the wraparound
+	// links past the last router.
 	label := 0
 	if zs > 1 {
 		label = 1
 	}
-	if zs*sw+(zs-1)*2 <= w && sh+label <= h {
+	size := func(kx, ky int) (sw, sh int) {
+		sx, sy := 3*kx, 2*ky
+		sw, sh = sx*(xs-1)+1, sy*(ys-1)+1
+		if wx {
+			sw += sx - 1
+		}
+		if wy {
+			sh += sy - 1
+		}
+		return sw, sh
+	}
+	fits := func(kx, ky, legend int) bool {
+		sw, sh := size(kx, ky)
+		return zs*sw+(zs-1)*2 <= w && sh+label+legend <= h
+	}
+	kx, ky := 1, 1
+	// Grow while the drawing and its legend fit, keeping the routers'
+	// spacing about as wide as tall on screen (a cell is twice as tall
+	// as wide).
+	for fits(kx+1, ky, 2) && kx+1 <= 2*ky {
+		kx++
+		for fits(kx, ky+1, 2) && ky+1 <= kx {
+			ky++
+		}
+	}
+	for fits(kx, ky+1, 2) && ky+1 <= kx {
+		ky++
+	}
+	sw, sh := size(kx, ky)
+	if fits(kx, ky, 0) {
+		sx, sy := 3*kx, 2*ky
 		for z := 0; z < zs; z++ {
 			ox := x + z*(sw+2)
 			if zs > 1 {
@@ -141,7 +166,7 @@ func (m *Model) drawGrid(p *painter, x, y, w, h int) {
 			for yy := 0; yy < ys; yy++ {
 				for xx := 0; xx < xs; xx++ {
 					r := xx + xs*(yy+ys*z)
-					px, py := ox+3*xx, oy+2*yy
+					px, py := ox+sx*xx, oy+sy*yy
 					st := p.norm
 					g := '●'
 					if p.mono {
@@ -153,13 +178,21 @@ func (m *Model) drawGrid(p *painter, x, y, w, h int) {
 					p.b.Set(px, py, g, st)
 					if xx+1 < xs || wx {
 						nb := (xx+1)%xs + xs*(yy+ys*z)
-						p.heat(px+1, py, at(r, 0, 0), '-')
-						p.heat(px+2, py, at(nb, 0, 1), '-')
+						n := sx - 1
+						for i := range n {
+							if i < (n+1)/2 {
+								p.heat(px+1+i, py, at(r, 0, 0), '-')
+							} else {
+								p.heat(px+1+i, py, at(nb, 0, 1), '-')
+							}
+						}
 					}
 					if nd > 1 && (yy+1 < ys || wy) {
 						nb := xx + xs*((yy+1)%ys+ys*z)
-						p.heat(px, py+1, at(r, 1, 0), '|')
-						p.heat(px+1, py+1, at(nb, 1, 1), '|')
+						for i := 1; i < sy; i++ {
+							p.heat(px, py+i, at(r, 1, 0), '|')
+							p.heat(px+1, py+i, at(nb, 1, 1), '|')
+						}
 					}
 				}
 			}

@@ -68,12 +68,21 @@ const (
 )
 
 // numRates is the number of speeds; rate(0) is as fast as the engine
-// goes.
-const numRates = 8
+// goes, rate(1) to rate(numRates-1) double from 1 µs to about a second of
+// simulated time per second.
+const numRates = 22
+
+// defaultSpeed is the speed a session starts at: about a millisecond of
+// simulated time per second, so that a small run (the 16-rank demo
+// lasts 2 ms) plays over a few seconds and can be watched.
+const defaultSpeed = 11
 
 // rate returns speed i in simulated seconds per host second.
 func rate(i int) float64 {
-	return [numRates]float64{0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1}[i]
+	if i <= 0 || i >= numRates {
+		return 0
+	}
+	return 1e-6 * math.Exp2(float64(i-1))
 }
 
 // Run is one finished simulation kept in the history.
@@ -97,6 +106,13 @@ type Model struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
+	// predicting is a run the application asked for with PredictMsg: it
+	// goes flat out whatever the chosen speed, reports its progress in
+	// the status bar, and offers its trace as "predicted on <machine>".
+	predicting bool
+	// wantTrace: the user asked for the run so far in the Timeline; the
+	// next slice brings it.
+	wantTrace bool
 
 	tr      *tracefmt.Trace
 	cfg     replay.Config
@@ -152,8 +168,9 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 	ti.Placeholder = "e.g. 250us"
 	m := &Model{
 		common: c, keys: DefaultKeyMap(), ctx: ctx, cancel: cancel,
-		dt:   10 * des.Time(1e6),
-		base: -1, prompt: ti, dirty: true,
+		dt:    10 * des.Time(1e6),
+		speed: defaultSpeed,
+		base:  -1, prompt: ti, dirty: true,
 	}
 	m.cfg, m.cfgName = sh.Config()
 	m.SetTrace(tr)
@@ -242,16 +259,26 @@ func (m *Model) start(o runner.Op) tea.Cmd {
 		return nil
 	}
 	m.busy = true
-	return m.eng.slice(m.ctx, o, m.target, rate(m.speed), m.dt)
+	r := rate(m.speed)
+	if m.predicting {
+		r = 0
+	}
+	wt := m.wantTrace
+	m.wantTrace = false
+	return m.eng.slice(m.ctx, o, m.target, r, m.dt, wt)
 }
 
 // request asks for a step or a run, now or after the slice in flight.
 func (m *Model) request(o runner.Op) tea.Cmd {
 	switch m.status {
-	case Finished, Failed:
+	case Failed:
 		if o != runner.Run {
-			return m.statusMsg("the run has ended: R resets, r runs again")
+			return m.statusMsg("the run has failed: R resets, r runs again")
 		}
+		m.reset()
+	case Finished:
+		// A new run, on the machine as it is now (it may have changed
+		// since the last one).
 		m.reset()
 	}
 	if o == runner.Run {
@@ -276,7 +303,24 @@ func (m *Model) statusMsg(s string) tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case SliceMsg:
-		return m, m.sliceDone(msg)
+		cmd := m.sliceDone(msg)
+		if m.predicting && m.status == Running && m.snap != nil && m.snap.TotalTraceEvents > 0 {
+			pc := 100 * float64(m.snap.TraceEvents) / float64(m.snap.TotalTraceEvents)
+			cmd = tea.Batch(cmd, m.statusMsg(fmt.Sprintf("predicting on %s… %.0f%% (esc stops)", Describe(&m.cfg), pc)))
+		}
+		return m, cmd
+	case PredictMsg:
+		// A fresh run to the end on the current machine.
+		m.reset()
+		m.predicting = true
+		return m, tea.Batch(m.request(runner.Run), m.statusMsg("predicting on "+Describe(&m.cfg)+"… (esc stops)"))
+	case StopMsg:
+		if m.predicting && (m.status == Running || m.busy) {
+			m.predicting = false
+			m.reset()
+			return m, m.statusMsg("prediction stopped (Simulate tab: r runs it)")
+		}
+		return m, nil
 	case whatif.ConfigMsg:
 		m.SetConfig(msg.Config, msg.Name)
 	case component.OpenTraceMsg:
@@ -299,6 +343,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// Keys nobody binds must not cost a frame.
 	m.dirty = true
+	if key.Matches(msg, k.Pause, k.Run, k.Reset, k.RunTo) {
+		m.predicting = false // the user's run from now on
+	}
 	switch {
 	case key.Matches(msg, k.Pause):
 		switch m.status {
@@ -328,6 +375,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.prompt.Focus()
 	case key.Matches(msg, k.Reset):
 		m.reset()
+		m.pane = PaneLive // the new run is watched there
 		return m.statusMsg("simulation reset")
 	case key.Matches(msg, k.Faster):
 		if m.speed == 0 {
@@ -352,16 +400,25 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.pane == PaneHistory && len(m.runs) > 0 {
 			m.base = m.sel
 		}
+	case key.Matches(msg, k.Confirm) && m.pane != PaneHistory && m.eng != nil && m.snap != nil &&
+		(m.status == Running || m.status == Paused):
+		// A run under way: its timeline so far, brought by the next
+		// slice (a Peek when paused).
+		m.wantTrace = true
+		if m.busy {
+			return m.statusMsg("the run so far goes to the Timeline…")
+		}
+		return m.start(runner.Peek)
 	case key.Matches(msg, k.Confirm):
 		// In the history, show the selected run in the Timeline.
 		if m.pane == PaneHistory && m.sel < len(m.runs) && m.runs[m.sel].Trace != nil {
 			r := &m.runs[m.sel]
-			tr, label := r.Trace, fmt.Sprintf("sim #%d", r.N)
+			tr, label := r.Trace, predLabel(r)
 			// In order: the Timeline gets the run, then comes to the front.
 			return tea.Sequence(
-				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} },
+				func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
 				func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} },
-				m.statusMsg(label+" in the Timeline (a toggles)"))
+				m.statusMsg(fmt.Sprintf("sim #%d in the Timeline (p: recorded, predicted, both)", r.N)))
 		}
 		m.dirty = false
 	case key.Matches(msg, k.Up):
@@ -424,12 +481,25 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // sliceDone takes a slice's result and starts the next one if the run
-// goes on.
+// goes on; a trace of the run so far goes to the Timeline.
 func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
 	if sm.Gen != m.gen {
 		return nil // a slice of a run that was reset
 	}
-	msg := &sm.Slice
+	next := m.advanced(&sm.Slice)
+	if sm.Slice.Done || sm.Slice.Trace == nil {
+		return next
+	}
+	tr := sm.Slice.Trace
+	label := fmt.Sprintf("run so far (%s) on %s", fmtSeconds(m.clock.Seconds()), Describe(&m.eng.cfg))
+	return tea.Batch(next, tea.Sequence(
+		func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
+		func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} }))
+}
+
+// advanced takes a slice's result and starts the next one if the run
+// goes on.
+func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 	m.busy = false
 	m.dirty = true
 	if msg.Snap != nil {
@@ -472,6 +542,7 @@ const maxRuns = 32
 // finish records an ended run in the history and offers its simulated
 // trace to the Timeline.
 func (m *Model) finish(msg *runner.Slice) tea.Cmd {
+	defer func() { m.predicting = false }()
 	m.status = Finished
 	m.pending = nil
 	if msg.Err != nil {
@@ -500,11 +571,18 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	}
 	cmds := []tea.Cmd{m.statusMsg(status)}
 	if run.Trace != nil {
-		tr := run.Trace
-		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label} })
+		tr, plabel := run.Trace, predLabel(&run)
+		if m.predicting {
+			plabel = "predicted on " + run.Label
+		}
+		cmds = append(cmds, func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: plabel, Predicted: true} })
 	}
 	return tea.Batch(cmds...)
 }
+
+// predLabel names a run's predicted timeline: "sim #1 on packet torus:4x4
+// dor 10Gb/s".
+func predLabel(r *Run) string { return fmt.Sprintf("sim #%d on %s", r.N, r.Label) }
 
 // Describe summarises a configuration in a few words for the history:
 // "packet torus:4x4 dor 10Gb/s predict".
@@ -530,6 +608,21 @@ func Describe(c *replay.Config) string {
 		parts = append(parts, get("bandwidth"))
 	}
 	parts = append(parts, get("mode"))
+	// Every other setting that differs from the defaults, so that two
+	// runs never read alike; one the model ignores says so.
+	shown := map[string]bool{"model": true, "topology": true, "routing": c.Model == replay.ModelPacket,
+		"bandwidth": true, "per-byte": true, "mode": true, "L": c.Model == replay.ModelLogGOPS}
+	def := replay.Default()
+	for _, st := range replay.Settings() {
+		if shown[st.Key] || st.Get(c) == st.Get(&def) {
+			continue
+		}
+		p := st.Key + "=" + st.Get(c)
+		if replay.Unused(c, st.Key) != "" {
+			p += "(unused)"
+		}
+		parts = append(parts, p)
+	}
 	return strings.Join(parts, " ")
 }
 

@@ -47,6 +47,7 @@ func newModel(t testing.TB, tr *tracefmt.Trace, cfg replay.Config, w, h int) *Mo
 	c := &component.Common{Theme: themes.Mono()}
 	m := New(c, tr, nil)
 	m.plain = true
+	m.speed = 0 // as fast as the engine goes: tests do not watch
 	m.SetSize(w, h)
 	m.Update(whatif.ConfigMsg{Config: cfg, Name: "test"})
 	t.Cleanup(m.Close)
@@ -128,7 +129,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 			alt = &a
 		}
 	}
-	if alt == nil || alt.Trace == nil || alt.Label != "sim #1" {
+	if alt == nil || alt.Trace == nil || !alt.Predicted || alt.Label != "sim #1 on "+m.Runs()[0].Label {
 		t.Fatalf("no AltTraceMsg for the run: %v", out)
 	}
 	res := m.Runs()[0].Results
@@ -166,11 +167,11 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 	out = drive(t, m, press(m, "enter"))
 	var label string
 	for _, msg := range out {
-		if a, ok := msg.(component.AltTraceMsg); ok {
+		if a, ok := msg.(component.AltTraceMsg); ok && a.Predicted {
 			label = a.Label
 		}
 	}
-	if label != "sim #1" {
+	if label != "sim #1 on "+m.Runs()[0].Label {
 		t.Errorf("enter on run #1 sent %q", label)
 	}
 }
@@ -209,7 +210,7 @@ func TestPauseStepReset(t *testing.T) {
 	}
 	// A paced run moves the clock through a computation with no events.
 	drive(t, m, press(m, "R"))
-	m.speed = 3 // 100 µs per second
+	m.speed = 8 // 128 µs per second
 	cmd := press(m, "space")
 	var slices int
 	for ; slices < 3; slices++ {

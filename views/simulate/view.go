@@ -497,12 +497,19 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	ma, pa, oka := linkStats(ra)
 	mb, pb, okb := linkStats(rb)
 	if oka || okb {
-		rows = append(rows, line{fmt.Sprintf("link use  A mean %.1f%% peak %.1f%%  B mean %.1f%% peak %.1f%%", ma*100, pa*100, mb*100, pb*100), p.norm})
+		// A run whose model measures no links says n/a, not 0 %.
+		use := func(ok bool, mean, peak float64) string {
+			if !ok {
+				return "n/a (no links measured)"
+			}
+			return fmt.Sprintf("mean %.1f%% peak %.1f%%", mean*100, peak*100)
+		}
+		rows = append(rows, line{"link use  A " + use(oka, ma, pa) + "  B " + use(okb, mb, pb), p.norm})
 		if g := groupCompare(ra, rb); g != "" {
 			rows = append(rows, line{g, p.norm})
 		}
 	} else {
-		rows = append(rows, line{"link use  (analytic models measure no links)", p.dim})
+		rows = append(rows, line{"link use  n/a (analytic models measure no links)", p.dim})
 	}
 	row := 1
 	for _, l := range rows {

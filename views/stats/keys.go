@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 type KeyMap struct {
 	Up, Down, PageUp, PageDown key.Binding
 	Sort, Reverse, Switch      key.Binding
-	Window                     key.Binding
+	Window, Scale              key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -20,15 +20,16 @@ func DefaultKeyMap() KeyMap {
 		Reverse:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
 		Switch:   key.NewBinding(key.WithKeys("f", "left", "right", "h", "l"), key.WithHelp("f/←/→", "other table")),
 		Window:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "whole run/visible window")),
+		Scale:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "bars: one scale/per rank")),
 	}
 }
 
 // ShortHelp returns the bindings shown in the status line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Sort, k.Reverse, k.Switch, k.Window}
+	return []key.Binding{k.Sort, k.Reverse, k.Switch, k.Window, k.Scale}
 }
 
 // FullHelp returns all bindings, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch, k.Window}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch, k.Window, k.Scale}}
 }

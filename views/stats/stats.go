@@ -61,7 +61,11 @@ type Model struct {
 	allTime float64 // sum of the ranks' spans, for percentages
 
 	// The Timeline's window, and whether the view profiles only it.
-	windowed   bool
+	windowed bool
+	// ownScale draws each rank's bar over the full width (shares of its
+	// own time); by default bars share one scale, the longest rank's
+	// time, so that the imbalance they exist to show shows.
+	ownScale   bool
 	start, end float64
 	span       *derived.Span // shown times count from its start
 	hasWindow  bool
@@ -224,6 +228,9 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.Window):
 		m.windowed = !m.windowed
 		m.stale, m.dirty = true, true
+	case key.Matches(msg, m.keys.Scale):
+		m.ownScale = !m.ownScale
+		m.dirty = true
 	}
 }
 
@@ -421,7 +428,11 @@ func (m *Model) rankTable(w, h int) string {
 		widths[i] = 9
 	}
 	title, hdr := m.header(Ranks, "Per-rank profile", cols, widths)
-	note := "  whole run (w: window) · s sort · r reverse · f other table"
+	scale := "one scale (x: per rank)"
+	if m.ownScale {
+		scale = "per-rank scale (x: one scale)"
+	}
+	note := "  whole run (w: window) · bars " + scale + " · s sort · f other table"
 	switch {
 	case !m.prof.Timed:
 		note = "  untimed trace: amounts, not times"
@@ -436,9 +447,15 @@ func (m *Model) rankTable(w, h int) string {
 	barW := max(w-fixed-1, 0)
 	order := m.order[Ranks]
 	s := m.sorts[Ranks]
-	var top float64 // the largest work, for untimed bars
+	var top float64     // the largest work, for untimed bars
+	var longest float64 // the largest total time, for the shared scale
 	for i := range m.prof.Ranks {
-		top = max(top, m.prof.Ranks[i].Work, m.prof.Ranks[i].Burst)
+		rp := &m.prof.Ranks[i]
+		top = max(top, rp.Work, rp.Burst)
+		longest = max(longest, rankTotal(rp))
+	}
+	if m.ownScale {
+		longest = 0
 	}
 	for i := s.offset; i < len(order) && len(lines) < h; i++ {
 		rp := &m.prof.Ranks[order[i]]
@@ -448,7 +465,7 @@ func (m *Model) rankTable(w, h int) string {
 		}
 		if barW > 0 {
 			if m.prof.Timed {
-				line += " " + m.bar(rp, barW)
+				line += " " + m.bar(rp, barW, longest)
 			} else if top > 0 {
 				n := int(max(rp.Work, rp.Burst) / top * float64(barW))
 				c, g := activityColor(th, Compute)
@@ -472,15 +489,26 @@ func activityColor(th *themes.Theme, a Activity) (color.Color, rune) {
 	return th.Categories[cat], th.Fill(cat)
 }
 
-// bar draws a rank's time shares as a stacked bar of width w.
-func (m *Model) bar(rp *RankProfile, w int) string {
-	th := m.common.Theme
+// rankTotal returns the time of a rank's profile over all activities.
+func rankTotal(rp *RankProfile) float64 {
 	var total float64
 	for _, t := range rp.Time {
 		total += t
 	}
+	return total
+}
+
+// bar draws a rank's time shares as a stacked bar of width w: the full
+// width is scale seconds (0: the rank's own time).
+func (m *Model) bar(rp *RankProfile, w int, scale float64) string {
+	th := m.common.Theme
+	total := rankTotal(rp)
 	if total <= 0 {
 		return strings.Repeat(" ", w)
+	}
+	if scale > 0 {
+		// Shares of the longest rank's time: shorter ranks end early.
+		w = int(float64(w)*total/scale + 0.5)
 	}
 	var b strings.Builder
 	used, acc := 0, 0.0

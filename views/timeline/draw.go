@@ -22,8 +22,9 @@ type layout struct {
 	x0, cols      int // the time area's first column and width
 	rulerY, overY int // -1 when there is no room
 	areaY, areaH  int // rank rows
-	per           int // lines per rank: more than bar leaves lines for arrows and marks
+	per           int // lines per rank: more than bar×lanes leaves lines for arrows and marks
 	bar           int // lines of a rank's state bar
+	lanes         int // bars per rank: 2 in the both-view (recorded above predicted)
 	nvis          int // ranks shown
 	legX, legW    int // legend panel (legW 0: none)
 	footY, footH  int // details and status lines
@@ -72,6 +73,17 @@ func (m *Model) layout() layout {
 	l.x0 = l.gutter
 	l.legX = l.x0 + l.cols
 	n := len(m.ranks)
+	l.lanes = 1
+	if m.mode == modeBoth && m.pred != nil {
+		// Two bars a rank, and spare lines up to six in all.
+		l.lanes, l.per = 2, 2
+		if n > 0 {
+			l.per = min(max(l.areaH/n, 2), 6)
+		}
+		l.bar = max((l.per-1)/2, 1)
+		l.nvis = min(l.areaH/l.per, n)
+		return l
+	}
 	if n > 0 {
 		// Spare lines go to the ranks, up to four each: a second line for
 		// arrows and marks, more to make bars thicker and arrows steeper.
@@ -107,10 +119,16 @@ func (m *Model) palette() palette {
 		p.muted.Attrs |= cellbuf.Faint
 	}
 	if m.tr != nil {
-		p.states = make([]cellbuf.Color, len(m.tr.States))
-		p.fills = make([]rune, len(m.tr.States))
-		for i := range m.tr.States {
-			d := &m.tr.States[i]
+		// The longer state table: a prediction's extends the recorded
+		// trace's, and the both-view draws both.
+		states := m.tr.States
+		if m.oth.tr != nil && len(m.oth.tr.States) > len(states) {
+			states = m.oth.tr.States
+		}
+		p.states = make([]cellbuf.Color, len(states))
+		p.fills = make([]rune, len(states))
+		for i := range states {
+			d := &states[i]
 			p.states[i] = cellbuf.FromColor(th.StateColor(d))
 			p.fills[i] = th.Fill(d.Category)
 		}
@@ -281,14 +299,26 @@ func (m *Model) drawRuler(p *palette) {
 		if c <= lastEnd {
 			continue
 		}
-		if n := len([]rune(lab)); cc >= c && cc <= c+n || c+1+n > l.cols {
-			// The cursor's mark or the right edge would cut the label
-			// ("|15" for 150ms): leave it out.
+		// The label goes right of its tick ("|150ms"), else left of it
+		// ("150ms|") when the cursor's mark or the right edge would cut
+		// it there ("|15" for 150ms), else nowhere.
+		n := len([]rune(lab))
+		x := c + 1
+		switch {
+		case !(cc >= c && cc <= c+n) && c+1+n <= l.cols:
+		case c-n > lastEnd+2 && !(cc >= c-n && cc <= c):
+			// Two spaces at least after the label before, so that
+			// "|0.5ms 1.0ms|" does not read as one.
+			x = c - n
+		default:
 			lab = ""
 		}
 		buf.Set(l.x0+c, l.rulerY, '|', p.muted)
-		n := buf.SetString(l.x0+c+1, l.rulerY, lab, p.text, l.cols-c-1)
-		lastEnd = c + n
+		end := c
+		if lab != "" {
+			end = max(c, x+buf.SetString(l.x0+x, l.rulerY, lab, p.text, l.cols-x)-1)
+		}
+		lastEnd = end
 	}
 	buf.Set(l.x0+cc, l.rulerY, '▼', p.sel)
 	if l.gutter > 0 && !ix.timed {
@@ -375,7 +405,7 @@ func overlay(buf *cellbuf.Buffer, x, y int, r rune, st cellbuf.Style) {
 
 // rowY returns the screen line of the bar of the rank at position i of
 // m.ranks (possibly outside the rank area).
-func (m *Model) rowY(i int) int { return m.lay.areaY + (i-m.top)*m.lay.per }
+func (m *Model) rowY(i int) int { return m.lay.areaY + (i-m.top)*m.lay.per + m.laneDY }
 
 // drawRanks draws the rank labels, the state bars, the messages, the
 // selection and the cursor.
@@ -384,6 +414,35 @@ func (m *Model) drawRanks(p *palette) {
 	if l.nvis == 0 || l.cols <= 0 {
 		return
 	}
+	m.drawBars(p, true)
+	m.drawMarkers(p)
+	m.drawMessages(p)
+	m.drawSelection(p)
+	if l.lanes == 2 {
+		m.drawPredRows(p)
+	}
+	// The cursor: a guide in the empty cells of its column, and the cell
+	// on the cursor rank underlined.
+	buf := m.buf
+	c := m.curCol()
+	for y := l.areaY; y < l.areaY+l.nvis*l.per; y++ {
+		if cl := buf.Ptr(l.x0+c, y); cl != nil && cl.Rune == ' ' && cl.Bg == cellbuf.NoColor {
+			cl.Rune, cl.Style = '┆', p.muted
+		}
+	}
+	curY := m.rowY(m.row)
+	if m.lane == 1 && l.lanes == 2 {
+		curY += l.bar
+	}
+	if cl := buf.Ptr(l.x0+c, curY); cl != nil && m.row >= m.top && m.row < m.top+l.nvis {
+		cl.Attrs |= cellbuf.Underline | cellbuf.Bold
+	}
+}
+
+// drawBars draws the state bars of the shown ranks (with labels: and
+// their labels in the gutter).
+func (m *Model) drawBars(p *palette, labels bool) {
+	l := m.lay
 	ix := m.ix()
 	buf := m.buf
 	samples := 2 * l.cols
@@ -398,13 +457,16 @@ func (m *Model) drawRanks(p *palette) {
 		i := m.top + v
 		r := m.ranks[i]
 		y := m.rowY(i)
-		if l.gutter > 0 {
+		if l.gutter > 0 && labels {
 			lab := strconv.Itoa(r)
 			st := p.muted
 			mark := " "
 			if i == m.row {
-				st, mark = p.accent, ">"
-				st.Attrs |= cellbuf.Reverse
+				mark = ">"
+				if l.lanes == 1 || m.lane == 0 {
+					st = p.accent
+					st.Attrs |= cellbuf.Reverse
+				}
 			}
 			switch {
 			case v == 0 && m.top > 0 && i != m.row:
@@ -428,20 +490,6 @@ func (m *Model) drawRanks(p *palette) {
 				buf.Set(l.x0+c, y+j, cell.Rune, cell.Style)
 			}
 		}
-	}
-	m.drawMarkers(p)
-	m.drawMessages(p)
-	m.drawSelection(p)
-	// The cursor: a guide in the empty cells of its column, and the cell
-	// on the cursor rank underlined.
-	c := m.curCol()
-	for y := l.areaY; y < l.areaY+l.nvis*l.per; y++ {
-		if cl := buf.Ptr(l.x0+c, y); cl != nil && cl.Rune == ' ' && cl.Bg == cellbuf.NoColor {
-			cl.Rune, cl.Style = '┆', p.muted
-		}
-	}
-	if cl := buf.Ptr(l.x0+c, m.rowY(m.row)); cl != nil && m.row >= m.top && m.row < m.top+l.nvis {
-		cl.Attrs |= cellbuf.Underline | cellbuf.Bold
 	}
 }
 
@@ -806,8 +854,11 @@ func (m *Model) drawMarks(p *palette) {
 			}
 		}
 		y := m.rowY(m.top + v)
-		if l.per > l.bar {
-			y += l.bar
+		if l.per > l.bar*l.lanes && m.laneDY == 0 {
+			// The spare line under the rank's bars; the predicted row
+			// of the both-view has none of its own, so its marks go
+			// over its bar.
+			y += l.bar * l.lanes
 		} else if n := l.cols - bytes.Count(row, []byte{0}); n > l.cols/3 {
 			// Over the bar, marks in most cells would hide the states
 			// and say only that messages are everywhere: leave them out.
@@ -873,21 +924,25 @@ func (m *Model) drawLegend(p *palette) {
 	buf := m.buf
 	sc := &m.stats
 	if !sc.valid || sc.a != m.a || sc.b != m.b || sc.filter != m.filterText {
+		n := len(m.hidden) // covers both runs' states
 		*sc = statsCache{valid: true, a: m.a, b: m.b, filter: m.filterText,
-			count: make([]int, len(m.tr.States)), total: make([]float64, len(m.tr.States))}
+			count: make([]int, n), total: make([]float64, n)}
 		for _, r := range m.ranks {
 			ix.stateStats(r, m.a, m.b, sc.count, sc.total)
 			s, rc := ix.msgCounts(r, m.a, m.b)
 			sc.sends += s
 			sc.recvs += rc
 		}
+		m.otherStateStats(sc.count, sc.total)
 	}
 	for y := 0; y < l.footY; y++ {
 		buf.Set(l.legX, y, '│', p.bord)
 	}
 	x, w := l.legX+1, l.legW-1
 	title := "States"
-	if m.alt != nil {
+	if m.pred != nil && m.mode != modeRecorded {
+		title += " · " + modeNames[m.mode]
+	} else if m.alt != nil {
 		if m.useAlt {
 			title += " · " + m.altLabel
 		} else {
@@ -913,8 +968,9 @@ func (m *Model) drawLegend(p *palette) {
 	}
 	items, per := m.legendRows()
 	top := m.legendTop()
-	for i := 0; i < items && top+i < len(ix.states); i++ {
-		s := ix.states[top+i]
+	states := m.legendStates()
+	for i := 0; i < items && top+i < len(states); i++ {
+		s := states[top+i]
 		y := legendHeader + i*per
 		line := cellbuf.Style{}
 		if m.legend && top+i == m.legendRow {
@@ -941,7 +997,7 @@ func (m *Model) drawLegend(p *palette) {
 			nameW = w - 3 - len([]rune(nums)) - 1
 			ny = y
 		}
-		buf.SetString(x+3, y, clip(m.tr.States[s].Name, nameW), name, nameW)
+		buf.SetString(x+3, y, clip(m.stateName(s), nameW), name, nameW)
 		n := len([]rune(nums))
 		buf.SetString(x+w-n, ny, nums, p.muted, n)
 	}
@@ -996,6 +1052,17 @@ func (m *Model) drawFooter(p *palette) {
 	if m.sel.kind != selNone {
 		details = m.describe(m.sel)
 	}
+	if l.lanes == 2 {
+		if d := m.bothDetails(); len(d) > 0 && l.footH > 2 {
+			for i, s := range d[:min(len(d), l.footH-1)] {
+				buf.SetString(0, l.footY+i, s, p.sel, l.w)
+			}
+			buf.SetString(0, l.h-1, status, sst, l.w)
+			return
+		} else if len(d) > 0 {
+			details = strings.Join(d, "  ")
+		}
+	}
 	if l.footH == 1 {
 		if m.prompt.kind == promptNone && details != "" {
 			status, sst = details, p.sel
@@ -1015,14 +1082,14 @@ func (m *Model) drawFooter(p *palette) {
 func (m *Model) statusLine() (string, cellbuf.Style) {
 	p := cellbuf.Style{}
 	ix := m.ix()
-	if m.legend && m.lay.legW == 0 && m.legendRow < len(ix.states) {
+	if states := m.legendStates(); m.legend && m.lay.legW == 0 && m.legendRow < len(states) {
 		// No room for the legend panel: the status line stands in.
-		s := ix.states[m.legendRow]
+		s := states[m.legendRow]
 		vis := "shown"
 		if m.hidden[s] {
 			vis = "hidden"
 		}
-		return fmt.Sprintf("legend %d/%d: %s (%s)  ↑↓ space", m.legendRow+1, len(ix.states), m.tr.States[s].Name, vis), p
+		return fmt.Sprintf("legend %d/%d: %s (%s)  ↑↓ space", m.legendRow+1, len(states), m.stateName(s), vis), p
 	}
 	if m.status != "" {
 		return m.status, p
@@ -1033,12 +1100,15 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 	if m.filterText != "" {
 		b.WriteString("  ranks " + m.filterText)
 	}
-	if m.alt != nil {
+	if m.alt != nil && !m.swapped {
 		lab := "original"
 		if m.useAlt {
 			lab = m.altLabel
 		}
 		b.WriteString("  times: " + lab + " (a)")
+	}
+	if m.pred != nil {
+		b.WriteString("  " + m.modeShort() + " (p)")
 	}
 	if !ix.timed {
 		b.WriteString("  untimed trace: positions are event order")

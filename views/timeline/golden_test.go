@@ -18,15 +18,7 @@ import (
 func TestGolden(t *testing.T) {
 	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 6, Iters: 6, Seed: 1, Jitter: 0.2})
 	// The 3rd send of rank 2: a message to rank 3 in the middle of the run.
-	var send tracefmt.EventRef
-	for i, n := 0, 0; i < len(tr.Ranks[2].Events); i++ {
-		if tr.Ranks[2].Events[i].Kind == tracefmt.KindSend {
-			if n++; n == 3 {
-				send = tracefmt.EventRef{Rank: 2, Index: int32(i)}
-				break
-			}
-		}
-	}
+	send := nthSend(tr, 2, 3)
 	orig, alt := reversedTrace(t)
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {

@@ -141,3 +141,15 @@ func reversedTrace(t *testing.T) (orig, alt *tracefmt.Trace) {
 	}
 	return mk(0), mk(10)
 }
+
+// nthSend returns the n-th send (from 1) of rank r.
+func nthSend(tr *tracefmt.Trace, r, n int) tracefmt.EventRef {
+	for i := range tr.Ranks[r].Events {
+		if tr.Ranks[r].Events[i].Kind == tracefmt.KindSend {
+			if n--; n == 0 {
+				return tracefmt.EventRef{Rank: int32(r), Index: int32(i)}
+			}
+		}
+	}
+	return tracefmt.EventRef{Rank: -1, Index: -1}
+}

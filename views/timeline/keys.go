@@ -12,7 +12,7 @@ type KeyMap struct {
 	NextItem, PrevItem, Select, Clear      key.Binding
 	Search, SearchNext, SearchPrev         key.Binding
 	GoTo, RankFilter, Legend, Toggle       key.Binding
-	AltTimes, Messages                     key.Binding
+	AltTimes, Messages, View               key.Binding
 	Cone                                   key.Binding // cone.go
 	promptAccept, promptCancel, promptBack key.Binding
 }
@@ -55,6 +55,7 @@ func DefaultKeyMap() KeyMap {
 		Toggle:       b("space", "show/hide state", "space"),
 		AltTimes:     b("a", "alt times", "a"),
 		Messages:     b("m", "message mode", "m"),
+		View:         b("p", "recorded/predicted/both", "p"),
 		Cone:         b("K", "causal cone", "K"),
 		promptAccept: key.NewBinding(key.WithKeys("enter")),
 		promptCancel: key.NewBinding(key.WithKeys("esc", "ctrl+c")),
@@ -74,6 +75,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.PanLeft, k.PanRight, k.PageLeft, k.PageRight, k.Home, k.End, k.CursorLeft, k.CursorRight},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.RankFilter},
 		{k.NextItem, k.PrevItem, k.Select, k.Clear, k.Search, k.SearchNext, k.SearchPrev},
-		{k.Legend, k.Toggle, k.AltTimes, k.Messages, k.Cone},
+		{k.Legend, k.Toggle, k.AltTimes, k.View, k.Messages, k.Cone},
 	}
 }

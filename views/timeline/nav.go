@@ -525,7 +525,7 @@ func (m *Model) handleWheel(mo tea.Mouse) {
 		case tea.MouseWheelUp:
 			m.legendRow = max(m.legendRow-1, 0)
 		case tea.MouseWheelDown:
-			m.legendRow = min(m.legendRow+1, len(m.ix().states)-1)
+			m.legendRow = min(m.legendRow+1, len(m.legendStates())-1)
 		}
 		return
 	}
@@ -556,9 +556,9 @@ func (m *Model) handleClick(mo tea.Mouse) {
 	case l.legW > 0 && x > l.legX && y < l.footY:
 		_, per := m.legendRows()
 		i := m.legendTop() + (y-legendHeader)/per
-		if y >= legendHeader && i >= 0 && i < len(m.ix().states) {
+		if states := m.legendStates(); y >= legendHeader && i >= 0 && i < len(states) {
 			m.legendRow = i
-			s := m.ix().states[i]
+			s := states[i]
 			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
 		}
 	case x < l.x0 || x >= l.x0+l.cols:
@@ -571,8 +571,13 @@ func (m *Model) handleClick(mo tea.Mouse) {
 		m.cur = t
 	case y >= l.areaY && y < l.areaY+l.nvis*l.per:
 		m.row = min(m.top+(y-l.areaY)/l.per, len(m.ranks)-1)
+		m.lane = 0
+		if l.lanes == 2 && (y-l.areaY)%l.per >= l.bar {
+			m.lane = 1 // the predicted row and the line under it
+		}
 		m.cur = m.colTime(x - l.x0)
-		m.selectAtCursor()
+		m.laneAction(m.selectAtCursor)
+		m.syncLanes()
 		m.startDrag(x - l.x0)
 	}
 }

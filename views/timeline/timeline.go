@@ -32,6 +32,7 @@ type Model struct {
 	waiting      bool // a wait command for job is out
 	pendingFocus *tracefmt.EventRef
 	pendingAlt   *altRequest
+	pendingPred  *altRequest
 	altTrace     *tracefmt.Trace
 	altLabel     string
 	useAlt       bool
@@ -77,6 +78,16 @@ type Model struct {
 	stats          statsCache
 	// plain renders without escape sequences (golden files).
 	plain bool
+
+	// A prediction (predict.go): the view mode, the run not drawn as
+	// primary, which of the two is, the cursor's lane in the both-view (1:
+	// the predicted row) and the line offset of the lane being drawn.
+	pred    *prediction
+	oth     other
+	mode    viewMode
+	swapped bool
+	lane    int
+	laneDY  int
 }
 
 var _ component.Model = (*Model)(nil)
@@ -150,8 +161,9 @@ func (m *Model) Keys() KeyMap { return m.keys }
 // the view to the whole run. It builds the trace's summary, in the
 // background for big traces (see New).
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
+	m.pred, m.oth, m.mode, m.swapped, m.lane = nil, other{}, modeRecorded, false, 0
 	m.tr, m.orig, m.alt, m.altTrace, m.altLabel, m.useAlt = tr, nil, nil, nil, "", false
-	m.job, m.waiting, m.pendingFocus, m.pendingAlt = nil, false, nil, nil
+	m.job, m.waiting, m.pendingFocus, m.pendingAlt, m.pendingPred = nil, false, nil, nil, nil
 	m.history, m.sel, m.query, m.status, m.filterText = nil, selection{}, nil, "", ""
 	m.ranks, m.row, m.top, m.legend, m.legendRow = nil, 0, 0, false, 0
 	m.prompt = prompt{}
@@ -201,6 +213,10 @@ func (m *Model) poll() bool {
 	if a := m.pendingAlt; a != nil {
 		m.pendingAlt = nil
 		m.SetAlt(a.tr, a.label)
+	}
+	if a := m.pendingPred; a != nil {
+		m.pendingPred = nil
+		m.SetPredicted(a.tr, a.label)
 	}
 	if f := m.pendingFocus; f != nil {
 		m.pendingFocus = nil
@@ -265,6 +281,7 @@ func (m *Model) installAlt(ix *index, tr *tracefmt.Trace, label string) {
 	m.dirty = true
 	m.status = ""
 	m.clampWindow()
+	m.reframe()
 }
 
 // altReadyMsg carries an alternative's index built by altCmd. gen and
@@ -309,7 +326,7 @@ func sameShape(a, b *tracefmt.Trace) bool {
 
 // ix returns the index of the times in use.
 func (m *Model) ix() *index {
-	if m.useAlt && m.alt != nil {
+	if m.useAlt && m.alt != nil && !m.swapped {
 		return m.alt
 	}
 	return m.orig
@@ -317,7 +334,17 @@ func (m *Model) ix() *index {
 
 // Window returns the visible time window in trace units (event positions
 // for untimed traces).
-func (m *Model) Window() (start, end float64) { return m.a, m.b }
+//
+// Showing the prediction alone, it is the recorded trace's window that
+// spans the same times since the start (for an untimed trace, the same
+// fraction of the run), which is what the other views follow.
+func (m *Model) Window() (start, end float64) {
+	if m.swapped {
+		conv := m.convToOther()
+		return conv(m.a), conv(m.b)
+	}
+	return m.a, m.b
+}
 
 // Cursor returns the cursor's time in trace units.
 func (m *Model) Cursor() float64 { return m.cur }
@@ -354,6 +381,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.alt != nil {
 		kb = append(kb, m.keys.AltTimes)
 	}
+	if m.pred != nil {
+		kb = append(kb, m.keys.View)
+	}
 	return kb
 }
 
@@ -374,6 +404,9 @@ type viewState struct {
 	promptKind         promptKind
 	promptText, status string
 	filter             string
+	mode               viewMode
+	lane               int
+	osel               selection
 }
 
 func (m *Model) state() viewState {
@@ -382,7 +415,7 @@ func (m *Model) state() viewState {
 		hiddenGen: m.hiddenGen, altGen: m.altGen, useAlt: m.useAlt, legend: m.legend,
 		legendRow: m.legendRow, msgMode: m.msgMode, sel: m.sel,
 		promptKind: m.prompt.kind, promptText: string(m.prompt.text), status: m.status,
-		filter: m.filterText,
+		filter: m.filterText, mode: m.mode, lane: m.lane, osel: m.oth.sel,
 	}
 }
 
@@ -398,7 +431,11 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			m.pendingFocus = &f.Event
 		}
 		if a, ok := msg.(component.AltTraceMsg); ok {
-			m.SetAlt(a.Trace, a.Label)
+			if a.Predicted {
+				m.pendingPred = &altRequest{a.Trace, a.Label}
+			} else {
+				m.SetAlt(a.Trace, a.Label)
+			}
 		}
 		return m, m.waitCmd()
 	}
@@ -410,7 +447,12 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case component.FocusEventMsg:
 		m.Focus(msg.Event)
 	case component.AltTraceMsg:
+		if msg.Predicted {
+			return m, m.predCmd(msg.Trace, msg.Label)
+		}
 		return m, m.altCmd(msg.Trace, msg.Label)
+	case predReadyMsg:
+		m.installPred(msg)
 	case altReadyMsg:
 		if msg.gen == m.altGen && msg.base == m.tr {
 			m.installAlt(msg.ix, msg.tr, msg.label)
@@ -484,13 +526,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 	case key.Matches(k, ks.PageDown):
 		m.moveRow(max(m.lay.nvis, 1))
 	case key.Matches(k, ks.NextItem):
-		m.stepItem(1)
+		m.laneAction(func() { m.stepItem(1) })
 	case key.Matches(k, ks.PrevItem):
-		m.stepItem(-1)
+		m.laneAction(func() { m.stepItem(-1) })
 	case key.Matches(k, ks.Select):
-		m.selectAtCursor()
+		m.laneAction(m.selectAtCursor)
 	case key.Matches(k, ks.Clear):
-		m.sel = selection{}
+		m.sel, m.oth.sel = selection{}, selection{}
 	case key.Matches(k, ks.Search):
 		m.prompt = prompt{kind: promptSearch}
 	case key.Matches(k, ks.SearchNext):
@@ -502,12 +544,17 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 	case key.Matches(k, ks.RankFilter):
 		m.prompt = prompt{kind: promptRanks, text: []rune(m.filterText)}
 	case key.Matches(k, ks.Legend):
-		m.legend = len(m.ix().states) > 0
+		m.legend = len(m.legendStates()) > 0
+	case key.Matches(k, ks.View):
+		m.cycleMode()
 	case key.Matches(k, ks.AltTimes):
-		if m.alt != nil {
+		if m.swapped {
+			m.status = "alternative times apply to the recorded trace (p switches)"
+		} else if m.alt != nil {
 			m.useAlt = !m.useAlt
 			m.over, m.stats = overviewCache{}, statsCache{}
 			m.clampWindow()
+			m.reframe()
 		} else {
 			m.status = "no alternative times (run the causality check or a simulation)"
 		}
@@ -515,13 +562,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 		m.msgMode = (m.msgMode + 1) % msgMode(len(msgModeNames))
 		m.status = "messages: " + msgModeNames[m.msgMode]
 	}
+	m.syncLanes()
 }
 
 // legendKey handles keys while the legend has the focus and reports
 // whether it used the key.
 func (m *Model) legendKey(k tea.KeyPressMsg) bool {
 	ks := m.keys
-	n := len(m.ix().states)
+	n := len(m.legendStates())
 	switch {
 	case key.Matches(k, ks.Up):
 		m.legendRow = max(m.legendRow-1, 0)
@@ -529,11 +577,11 @@ func (m *Model) legendKey(k tea.KeyPressMsg) bool {
 		m.legendRow = min(m.legendRow+1, n-1)
 	case key.Matches(k, ks.Toggle), key.Matches(k, ks.Select):
 		if m.legendRow < n {
-			s := m.ix().states[m.legendRow]
+			s := m.legendStates()[m.legendRow]
 			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
-			m.status = m.tr.States[s].Name + " shown"
+			m.status = m.stateName(s) + " shown"
 			if m.hidden[s] {
-				m.status = m.tr.States[s].Name + " hidden"
+				m.status = m.stateName(s) + " hidden"
 			}
 		}
 	case key.Matches(k, ks.Legend), key.Matches(k, ks.Clear):
@@ -560,6 +608,11 @@ func (m *Model) span() (float64, float64) {
 	ix := m.ix()
 	if ix == nil {
 		return 0, 1
+	}
+	if m.mode == modeBoth && m.oth.ix != nil {
+		// One axis for both runs: as long as the longer.
+		conv := m.convFromOther()
+		return ix.start, max(ix.end, conv(m.oth.ix.end))
 	}
 	return ix.start, ix.end
 }
@@ -693,6 +746,13 @@ func (m *Model) moveRow(n int) {
 	if len(m.ranks) == 0 {
 		return
 	}
+	if m.lay.lanes == 2 && (n == 1 || n == -1) {
+		// The both-view steps through the recorded and predicted rows.
+		at := min(max(2*m.row+m.lane+n, 0), 2*len(m.ranks)-1)
+		m.row, m.lane = at/2, at%2
+		m.scrollToRow()
+		return
+	}
 	m.row = min(max(m.row+n, 0), len(m.ranks)-1)
 	m.scrollToRow()
 }
@@ -725,12 +785,52 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 	m.dirty = true
 	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
-	m.showSelection(true, int(ref.Rank))
+	m.frameSelection(int(ref.Rank))
+	m.syncLanes()
+}
+
+// reframe frames the selection again after the times changed (original
+// and corrected times put a finding's ends elsewhere).
+func (m *Model) reframe() {
+	if m.sel.kind != selNone && m.tr != nil {
+		m.frameSelection(int(m.sel.ref.Rank))
+	}
+}
+
+// focusMinWidth is the narrowest window Focus opens on a timed trace, in
+// seconds: a message corrected to a few picoseconds still gets a window
+// in which the ruler has labels and the neighbouring events show.
+const focusMinWidth = 1e-6
+
+// frameSelection shows the selection the way Focus does: the window
+// frames the whole item with one and a half times its span of context on
+// each side, and never narrower than focusMinWidth (eight events on an
+// untimed trace). It depends on the item and the times in use only, not
+// on the terminal's size, so a finding opens the same at 80×24 as at
+// 200×60. Rank r becomes the cursor rank, the cursor the item's start.
+func (m *Model) frameSelection(r int) {
+	t0, t1, ok := m.selRange()
+	if !ok {
+		return
+	}
+	m.showSelection(false, r)
+	ix := m.ix()
+	minW := 8.0
+	if ix.timed {
+		minW = focusMinWidth / ix.tr.Unit.Seconds()
+	}
+	w := max((t1-t0)*4, minW, m.minWidth())
+	m.pushHistory()
+	m.setWindow((t0+t1)/2-w/2, w)
+	m.cur = min(max(t0, m.a), m.b)
 }
 
 // selectionOf returns the selection an event stands for.
-func (m *Model) selectionOf(ref tracefmt.EventRef) selection {
-	e := m.tr.Event(ref)
+func (m *Model) selectionOf(ref tracefmt.EventRef) selection { return selectionIn(m.tr, ref) }
+
+// selectionIn returns the selection event ref of tr stands for.
+func selectionIn(tr *tracefmt.Trace, ref tracefmt.EventRef) selection {
+	e := tr.Event(ref)
 	none := tracefmt.EventRef{Rank: -1, Index: -1}
 	switch e.Kind {
 	case tracefmt.KindSend, tracefmt.KindRecv:
@@ -746,7 +846,7 @@ func (m *Model) selectionOf(ref tracefmt.EventRef) selection {
 		if e.Kind == tracefmt.KindLeave && e.Match >= 0 {
 			ref.Index = e.Match
 		}
-		if m.tr.Event(ref).Match >= 0 {
+		if tr.Event(ref).Match >= 0 {
 			return selection{kind: selState, ref: ref, peer: none}
 		}
 	}
@@ -837,7 +937,9 @@ func (m *Model) fmtTimeRes(t, res float64) string {
 	}
 	sec, r := ix.tr.Seconds(t-ix.start), math.Abs(ix.tr.Seconds(res))
 	a := math.Abs(sec)
-	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
+	// Below a picosecond is rounding (a corrected message of zero
+	// length), not a resolution to print.
+	if !(r >= 1e-12) || r >= a*1e-3 || math.IsInf(a, 0) {
 		return fmtSeconds(sec)
 	}
 	scale, suffix := 1e-9, "ns"
