@@ -133,7 +133,9 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 				}
 			}
 			if simKey != "" {
-				tm.in.Write([]byte(simKey + "r"))
+				// At the fastest speed ("+" past the last step): the
+				// default pace is one a student can watch, seconds long.
+				tm.in.Write([]byte(simKey + strings.Repeat("+", 24) + "r"))
 				if err := tm.waitUntil(func() bool { return strings.Contains(tm.screen(), "finished") }); err != nil {
 					fail(i, "simulation: %v", err)
 					return
