@@ -108,9 +108,18 @@ func (l *line) count(f field) (int64, error) {
 
 // bytes converts a count of elements of dt to bytes.
 func (l *line) bytes(f field, dt Datatype) (int64, error) {
-	// count < 2^53 and sizes ≤ 32 bytes: no overflow.
+	// count < 2^53 and sizes ≤ 32 bytes: no overflow. The bytes stay
+	// below 2^53 too, so that a writer stating them as a count of
+	// MPI_BYTE writes what this reader accepts.
 	c, err := l.count(f)
-	return c * dt.Size(), err
+	if err != nil {
+		return 0, err
+	}
+	b := c * dt.Size()
+	if b >= 1<<53 {
+		return 0, l.errAt(f, "count %s of %d-byte elements is %d bytes, more than the 2^53 a trace may state", f.s, dt.Size(), b)
+	}
+	return b, nil
 }
 
 // sumBytes converts a list of counts of dt to their total in bytes.
