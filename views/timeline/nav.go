@@ -554,7 +554,7 @@ func (m *Model) handleClick(mo tea.Mouse) {
 	l := m.lay
 	switch {
 	case l.legW > 0 && x > l.legX && y < l.footY:
-		_, per := m.legendRows()
+		_, per, _ := m.legendRows()
 		i := m.legendTop() + (y-legendHeader)/per
 		if states := m.legendStates(); y >= legendHeader && i >= 0 && i < len(states) {
 			m.legendRow = i
