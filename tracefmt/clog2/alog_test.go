@@ -99,3 +99,28 @@ func TestALOGMarkersSurviveCLOG2(t *testing.T) {
 		})
 	}
 }
+
+// TestCLOGMarkerSourceToCLOG2: the CLOG reader gives markers the same
+// Source as ALOG (its event type in Start, no ID); such a marker of type 1
+// (state 0's end event in CLOG2) must come back as itself.
+func TestCLOGMarkerSourceToCLOG2(t *testing.T) {
+	b := tracefmt.NewBuilder(2, true, tracefmt.Second)
+	mk := b.DefineMarker(tracefmt.MarkerDef{Name: "Checkpoint", Source: tracefmt.SourceIDs{Start: 1}})
+	for r := range 2 {
+		if _, err := b.Add(r, tracefmt.Mark(0.5+float64(r), mk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := readBytes(t, writeBytes(t, in))
+	want := []string{"r0 marker t=0.5 Checkpoint text=\"\"", "r1 marker t=1.5 Checkpoint text=\"\""}
+	if got := semantics(back); !slices.Equal(got, want) {
+		t.Errorf("after CLOG2:\n%s", diffLines(want, got))
+	}
+	if len(back.States) != 0 {
+		t.Errorf("states %+v appeared", back.States)
+	}
+}
