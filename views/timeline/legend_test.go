@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -115,5 +116,26 @@ func TestLegendAllStates(t *testing.T) {
 				t.Errorf("legend scrolled to the end does not say how many are above:\n%s", strings.Join(leg, "\n"))
 			}
 		})
+	}
+}
+
+// TestLegendMoreClick: a click on the "+N more" line shows the next state
+// and hides none (it once toggled the state that line covers).
+func TestLegendMoreClick(t *testing.T) {
+	m := newModel(t, 80, 12, manyStatesTrace(t))
+	slots, per, _ := m.legendRows()
+	y := legendHeader + slots*per
+	if line := legendPart(m.View())[y]; !strings.HasPrefix(line, "+") {
+		t.Fatalf("line %d of the legend is %q, want the +N more line", y, line)
+	}
+	m.Update(tea.MouseClickMsg{X: m.lay.legX + 3, Y: y, Button: tea.MouseLeft})
+	for s, h := range m.hidden {
+		if h {
+			t.Errorf("state %d hidden by a click on the more line", s)
+		}
+	}
+	next := legendNames[slots]
+	if leg := legendPart(m.View()); !legendHas(leg, next) {
+		t.Errorf("state %s not shown after the click:\n%s", next, strings.Join(leg, "\n"))
 	}
 }
