@@ -168,7 +168,9 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		if q.Rate > 0 {
 			// Paced from the clock, not from the last event: during a
 			// long computation no event happens, yet time flows.
-			if t := max(r.clock, s.Now()) + des.Time(q.Rate*Frame.Seconds()*1e12); t < until {
+			// Checked: a fast rate late in a long run must saturate at
+			// Never, not wrap into the past.
+			if t := des.Add(max(r.clock, s.Now()), des.FromPS(q.Rate*Frame.Seconds()*1e12)); t < until {
 				until = t
 			}
 		}
@@ -197,14 +199,17 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		for i := 0; i < 200 && !moved(); i++ {
 			s.Step()
 		}
-		for win := des.Time(1000); !moved(); win *= 2 {
-			if err := s.RunUntil(ctx, s.Now()+win); err != nil {
+		for win := des.Time(1000); !moved(); win = des.Mul(2, win) {
+			if err := s.RunUntil(ctx, des.Add(s.Now(), win)); err != nil {
 				out.Err = err
 				break
 			}
 		}
 	case Delta:
-		until := max(r.clock, s.Now()) + q.Dt
+		// A step of Never (or one that would pass the end of Time's
+		// range) runs to the end rather than wrapping to a negative
+		// target that runs nothing.
+		until := des.Add(max(r.clock, s.Now()), max(q.Dt, 0))
 		cctx, cancel := context.WithTimeout(ctx, 10*Frame)
 		switch err := s.RunUntil(cctx, until); {
 		case err == nil:

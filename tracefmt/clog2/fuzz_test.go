@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 )
 
@@ -19,7 +20,7 @@ func FuzzRead(f *testing.F) {
 	if b, err := os.ReadFile(cpilogPath); err == nil {
 		f.Add(b)
 	}
-	// Real MPE logs of the older format, written as CLOG2: MPE's own
+	// Real MPE logs of the older formats (CLOG, ALOG), written as CLOG2: MPE's own
 	// converter turns them into CLOG2 the same way.
 	for _, src := range []struct {
 		path string
@@ -27,9 +28,7 @@ func FuzzRead(f *testing.F) {
 	}{
 		{"../clog/testdata/fpilog.clog", clog.Read},
 		{"../../../shared/testdata-external/clog/pmandel.clog", clog.Read},
-		// Not yet ALOG: its markers keep their event type in
-		// Source.Start, which the CLOG2 writer does not read (a marker
-		// of type 9 comes back as MPI state 0).
+		{"../../../shared/testdata-external/alog/srtest.alog", alog.Read},
 	} {
 		in, err := os.Open(src.path)
 		if err != nil {
@@ -45,6 +44,12 @@ func FuzzRead(f *testing.F) {
 			f.Fatalf("%s: writing as CLOG2: %v", src.path, err)
 		}
 		f.Add(b.Bytes())
+	}
+	// ALOG logs with user markers (see alog_test.go), written as CLOG2.
+	for _, a := range alogSamples {
+		if tr, ok := readALOGSample(f, a.path, a.text); ok {
+			f.Add(writeBytes(f, tr))
+		}
 	}
 	small := newCraft(true, 3, 256)
 	small.auto, small.stale = true, true

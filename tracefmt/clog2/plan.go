@@ -169,9 +169,9 @@ func (pl *plan) assignIDs() {
 	dupEt := map[int]bool{} // markers whose Source.ID an earlier one has
 	for i, m := range t.Markers {
 		pl.mkKind[i] = markerKind(m.Name)
-		if pl.mkKind[i] == mkUser && hasSource(m.Source) {
-			dupEt[i] = usedEt[m.Source.ID]
-			usedEt[m.Source.ID] = true
+		if et, ok := markerSourceEtype(m.Source); pl.mkKind[i] == mkUser && ok {
+			dupEt[i] = usedEt[et]
+			usedEt[et] = true
 		}
 	}
 	nextEt := int32(userSoloEventIDStart)
@@ -179,8 +179,8 @@ func (pl *plan) assignIDs() {
 		if pl.mkKind[i] != mkUser {
 			continue
 		}
-		if hasSource(m.Source) && !dupEt[i] {
-			pl.mkEtype[i] = m.Source.ID
+		if et, ok := markerSourceEtype(m.Source); ok && !dupEt[i] {
+			pl.mkEtype[i] = et
 			continue
 		}
 		for usedEt[nextEt] {
@@ -189,6 +189,16 @@ func (pl *plan) assignIDs() {
 		usedEt[nextEt] = true
 		pl.mkEtype[i] = nextEt
 	}
+}
+
+// markerSourceEtype returns the CLOG2 event type a marker had when it was
+// read from CLOG2 (or written with one in tsim): its Source.ID. CLOG and
+// ALOG markers keep their own format's event type in Source.Start, with
+// no ID; such a type means nothing in CLOG2's ranges (ALOG's 9 is MPI
+// state 4's end there) so those markers get a fresh solo event type, as
+// markers without a source do.
+func markerSourceEtype(s tracefmt.SourceIDs) (int32, bool) {
+	return s.ID, s.ID != 0
 }
 
 // stateID returns the CLOG2 state id of state s.

@@ -344,9 +344,12 @@ func (m *Model) render(w, h int) string {
 // header renders a table's title and column headings.
 func (m *Model) header(t Table, title string, cols []string, widths []int) (string, string) {
 	st := m.common.Theme.Styles
-	ts := st.Dim
+	// The focused table (the one `f` switches to and the sort, scroll
+	// and order keys act on) is marked as the Machine tab marks its
+	// current row: a ▸ and a highlighted title; bold alone did not show.
+	mark, ts := "  ", st.Dim
 	if m.focus == t {
-		ts = st.Title
+		mark, ts = "▸ ", st.TableSelected.Bold(true)
 	}
 	s := m.sorts[t]
 	dir := "▲"
@@ -364,7 +367,7 @@ func (m *Model) header(t Table, title string, cols []string, widths []int) (stri
 			hb.WriteString(fmt.Sprintf(" %*s", widths[i], c))
 		}
 	}
-	return ts.Render(title), st.TableHeader.Render(hb.String())
+	return mark + ts.Render(title), st.TableHeader.Render(hb.String())
 }
 
 // rankCols returns the rank table's columns.

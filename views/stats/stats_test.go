@@ -237,3 +237,35 @@ func TestSort(t *testing.T) {
 		t.Error("unbound key re-rendered")
 	}
 }
+
+// TestFocusMarked: `f` moves the focus between the tables, and the
+// focused one's title carries the ▸ mark (bold alone did not show which
+// table the sort and scroll keys act on).
+func TestFocusMarked(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, c := range []struct {
+			keys  []string
+			focus string // the title that must carry the mark
+			other string
+		}{
+			{nil, "Per-rank profile", "Functions"},
+			{[]string{"f"}, "Functions", "Per-rank profile"},
+			{[]string{"f", "f"}, "Per-rank profile", "Functions"},
+		} {
+			t.Run(fmt.Sprintf("%dx%d/%d×f", sz[0], sz[1], len(c.keys)), func(t *testing.T) {
+				m := newModel(t, themes.Mono(), sz[0], sz[1])
+				press(m, c.keys...)
+				out := ansi.Strip(m.View())
+				if !strings.Contains(out, "▸ "+c.focus) {
+					t.Errorf("focused table %q not marked:\n%s", c.focus, out)
+				}
+				if strings.Contains(out, "▸ "+c.other) {
+					t.Errorf("unfocused table %q marked too:\n%s", c.other, out)
+				}
+				if n := strings.Count(out, "▸ "); n != 1 {
+					t.Errorf("%d focus marks, want 1", n)
+				}
+			})
+		}
+	}
+}

@@ -12,7 +12,9 @@
 // the rank rows (two lines a rank when they fit, the second holding arrows
 // and marks; a scroll mark ↑/↓ when ranks are hidden above or below), and
 // the details and status lines. A legend panel takes the right quarter
-// when the view is at least 70 columns wide. Every frame is exactly
+// when the view is at least 70 columns wide; when its states do not all
+// fit two lines each it lists names only, one a line, and past that it
+// ends with "+N more (L lists all)" and scrolls with its cursor. Every frame is exactly
 // Width×Height cells, from 20×6 up.
 //
 // In colour, a cell shows two time samples (▌ with the left sample as

@@ -954,8 +954,13 @@ func (m *Model) drawLegend(p *palette) {
 		st = p.text
 	}
 	buf.SetString(x, 0, title, st, w)
+	states := m.legendStates()
+	slots, per, compact := m.legendRows()
+	top := m.legendTop()
 	if l.footY-legendHeader > 2 {
-		// The last line counts the messages.
+		// The last line counts the messages; in the compact form, while
+		// the legend has the focus, it gives the cursor state's numbers
+		// instead (the rows have no room for them).
 		counts := "sends " + strconv.Itoa(sc.sends) + " recvs " + strconv.Itoa(sc.recvs)
 		if len(counts) > w {
 			// Narrow legend: the timeline's own send and receive marks.
@@ -964,12 +969,13 @@ func (m *Model) drawLegend(p *palette) {
 				counts = "▸" + strconv.Itoa(sc.sends) + " ◂" + strconv.Itoa(sc.recvs)
 			}
 		}
+		if compact && m.legend && m.legendRow < len(states) {
+			s := states[m.legendRow]
+			counts = strconv.Itoa(sc.count[s]) + " × " + m.fmtDur(sc.total[s])
+		}
 		buf.SetString(x, l.footY-1, counts, p.muted, w)
 	}
-	items, per := m.legendRows()
-	top := m.legendTop()
-	states := m.legendStates()
-	for i := 0; i < items && top+i < len(states); i++ {
+	for i := 0; i < slots && top+i < len(states); i++ {
 		s := states[top+i]
 		y := legendHeader + i*per
 		line := cellbuf.Style{}
@@ -988,6 +994,10 @@ func (m *Model) drawLegend(p *palette) {
 		}
 		buf.Set(x+1, y, sw.Rune, sw.Style)
 		name.Attrs |= line.Attrs
+		if compact {
+			buf.SetString(x+3, y, clip(m.stateName(s), w-3), name, w-3)
+			continue
+		}
 		// One line (name, count, time) when wide, else the numbers go on
 		// a second line.
 		nums := strconv.Itoa(sc.count[s]) + " " + m.fmtDur(sc.total[s])
@@ -1001,27 +1011,74 @@ func (m *Model) drawLegend(p *palette) {
 		n := len([]rune(nums))
 		buf.SetString(x+w-n, ny, nums, p.muted, n)
 	}
+	if more := m.legendMore(len(states), slots, per, top, w); more != "" {
+		buf.SetString(x, legendHeader+slots*per, more, p.muted, w)
+	}
 }
 
-// legendRows returns how many states the legend shows and the lines each
-// takes.
-func (m *Model) legendRows() (items, per int) {
+// legendRows returns how many states the legend shows, the lines each
+// takes, and whether it is in the compact form (one line per state, names
+// only). A narrow legend gives each state two lines (name, then count and
+// time) while they all fit; when they would not, it switches to the
+// compact form, since seeing every state and its colour at once (as in
+// Jumpshot's and Vampir's legends) matters more than the numbers. When
+// even that leaves states out, the last line is kept for a "+N more"
+// line and the legend scrolls with its cursor (L, ↑↓, the wheel).
+func (m *Model) legendRows() (slots, per int, compact bool) {
 	lines := m.lay.footY - legendHeader
 	if lines > 2 {
 		lines--
 	}
+	n := len(m.legendStates())
 	per = 1
 	if m.lay.legW-1 < 34 {
 		per = 2
+		if lines/2 < n {
+			per, compact = 1, true
+		}
 	}
-	return max(lines/per, 1), per
+	slots = max(lines/per, 1)
+	if n > slots && slots > 1 {
+		slots--
+	}
+	return slots, per, compact
+}
+
+// legendMore returns the line under a legend that cannot show all n
+// states, or "" when it can (or has no line to spare): how many are below
+// the shown ones and the key that lists them, or, scrolled to the end,
+// how many are above.
+func (m *Model) legendMore(n, slots, per, top, w int) string {
+	lines := m.lay.footY - legendHeader
+	if lines > 2 {
+		lines--
+	}
+	if n <= slots || slots*per >= lines {
+		return ""
+	}
+	below := n - top - slots
+	var forms []string
+	switch {
+	case below > 0 && m.legend:
+		forms = []string{fmt.Sprintf("↓ %d more", below), fmt.Sprintf("↓%d", below)}
+	case below > 0:
+		forms = []string{fmt.Sprintf("+%d more (L lists all)", below), fmt.Sprintf("+%d more (L)", below), fmt.Sprintf("+%d (L)", below), fmt.Sprintf("+%d", below)}
+	case top > 0:
+		forms = []string{fmt.Sprintf("↑ %d more", top), fmt.Sprintf("↑%d", top)}
+	}
+	for _, f := range forms {
+		if len([]rune(f)) <= w {
+			return f
+		}
+	}
+	return ""
 }
 
 // legendTop returns the first legend row shown, so that the legend
 // cursor stays visible.
 func (m *Model) legendTop() int {
-	items, _ := m.legendRows()
-	return max(0, m.legendRow-items+1)
+	slots, _, _ := m.legendRows()
+	return max(0, m.legendRow-slots+1)
 }
 
 // clip shortens s to w cells with an ellipsis.

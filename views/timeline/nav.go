@@ -554,9 +554,17 @@ func (m *Model) handleClick(mo tea.Mouse) {
 	l := m.lay
 	switch {
 	case l.legW > 0 && x > l.legX && y < l.footY:
-		_, per := m.legendRows()
-		i := m.legendTop() + (y-legendHeader)/per
-		if states := m.legendStates(); y >= legendHeader && i >= 0 && i < len(states) {
+		slots, per, _ := m.legendRows()
+		k := (y - legendHeader) / per
+		i := m.legendTop() + k
+		states := m.legendStates()
+		switch {
+		case y < legendHeader || i < 0 || i >= len(states):
+		case k >= slots:
+			// The "+N more" line (or the counts under it): scroll to the
+			// next state rather than toggle one that is not drawn.
+			m.legendRow = i
+		default:
 			m.legendRow = i
 			s := states[i]
 			m.SetHidden(tracefmt.StateID(s), !m.hidden[s])
