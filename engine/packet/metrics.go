@@ -1,8 +1,6 @@
 package packet
 
 import (
-	"fmt"
-
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -10,92 +8,25 @@ import (
 
 // Link groups of every topology.
 const (
-	groupInject uint8 = iota
-	groupEject
+	groupInject = netmodel.GroupInject
+	groupEject  = netmodel.GroupEject
 )
-
-var dimNames = []string{"x", "y", "z", "w"}
-
-func dimName(d int) string {
-	if d < len(dimNames) {
-		return dimNames[d]
-	}
-	return fmt.Sprintf("d%d", d)
-}
 
 // groups assigns every link a group (see netmodel.Metrics.Groups).
 func (n *Network) groups() {
 	t := n.topo
-	n.groupNames = []string{"inject", "eject"}
-	index := map[string]uint8{"inject": groupInject, "eject": groupEject}
-	id := func(name string) uint8 {
-		g, ok := index[name]
-		if !ok {
-			g = uint8(len(n.groupNames))
-			index[name] = g
-			n.groupNames = append(n.groupNames, name)
-		}
-		return g
-	}
-	// Name the groups in a stable order first: grid directions, levels.
-	switch g := t.(type) {
-	case *topology.Grid:
-		for p := 0; p < g.NetPorts(); p++ {
-			d, dir, _ := g.PortDim(p)
-			id(gridGroup(d, dir))
-		}
-	case *topology.FatTree:
-		for l := 0; l+1 < g.Levels(); l++ {
-			id(fmt.Sprintf("up%d", l))
-			id(fmt.Sprintf("down%d", l))
-		}
-	case *topology.Dragonfly:
-		id("local")
-		id("global")
-	}
-	L := t.NumLinks()
-	n.linkGroup = make([]uint8, L)
-	grid, _ := t.(*topology.Grid)
-	for i := 0; i < L; i++ {
+	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
+	n.groupLinks = make([]int, len(n.groupNames))
+	for i := range n.linkGroup {
 		l := t.Link(topology.LinkID(i))
 		if !l.Valid {
 			continue
 		}
-		var g uint8
-		switch {
-		case l.Class == topology.ClassTerminal && l.From.Kind == topology.PeerNode:
-			g = groupInject
-		case l.Class == topology.ClassTerminal:
-			g = groupEject
-		case grid != nil:
-			d, dir, _ := grid.PortDim(l.From.Port)
-			g = id(gridGroup(d, dir))
-		case l.Class == topology.ClassUp || l.Class == topology.ClassDown:
-			g = id(fmt.Sprintf("%s%d", l.Class, l.Level))
-		default:
-			g = id(l.Class.String())
-		}
 		if l.Class != topology.ClassTerminal {
 			n.routerLinks++
 		}
-		n.linkGroup[i] = g
+		n.groupLinks[n.linkGroup[i]]++
 	}
-	n.groupLinks = make([]int, len(n.groupNames))
-	for i := 0; i < L; i++ {
-		if t.Link(topology.LinkID(i)).Valid {
-			n.groupLinks[n.linkGroup[i]]++
-		}
-	}
-}
-
-func gridGroup(d, dir int) string {
-	switch dir {
-	case +1:
-		return dimName(d) + "+"
-	case -1:
-		return dimName(d) + "-"
-	}
-	return dimName(d)
 }
 
 // busyAt is link l's transmission time up to time t. Reservations made up
