@@ -100,6 +100,25 @@ type Layout struct {
 	Coords []int32
 }
 
+// NewLayout computes t's drawing geometry: its Layout and every router's
+// coordinates.
+func NewLayout(t topology.Topology) *Layout {
+	lay := &Layout{Layout: t.Layout()}
+	var buf []int
+	R := t.NumRouters()
+	for r := 0; r < R; r++ {
+		buf = t.Coords(r, buf[:0])
+		if r == 0 {
+			lay.Stride = len(buf)
+			lay.Coords = make([]int32, 0, R*len(buf))
+		}
+		for _, c := range buf {
+			lay.Coords = append(lay.Coords, int32(c))
+		}
+	}
+	return lay
+}
+
 // RouterCoords returns router r's coordinates (a view into Coords).
 func (l *Layout) RouterCoords(r int) []int32 {
 	return l.Coords[r*l.Stride : (r+1)*l.Stride]
@@ -134,6 +153,11 @@ type LinkMetric struct {
 	// whole run.
 	Utilisation     float64 `json:"utilisation"`
 	MeanUtilisation float64 `json:"mean_utilisation"`
+	// Flows is the number of flows crossing the link now, and
+	// MeanFlows its time average over the last sample period (over the
+	// run without samples): the flow model's measure of sharing.
+	Flows     int32   `json:"flows,omitempty"`
+	MeanFlows float64 `json:"mean_flows,omitempty"`
 }
 
 // QueueMetric measures one input buffer: a router port's virtual
@@ -228,6 +252,9 @@ type LinkSample struct {
 	ID          int32
 	Bytes       int64
 	Utilisation float64
+	// Flows is the time-mean number of flows on the link during the
+	// period (flow model).
+	Flows float64
 }
 
 // QueueSample is one buffer over one sample period: its occupancy at the

@@ -317,23 +317,8 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 
 // Layout returns the drawing geometry of the routers (computed once).
 func (n *Network) Layout() *netmodel.Layout {
-	if n.layout != nil {
-		return n.layout
+	if n.layout == nil {
+		n.layout = netmodel.NewLayout(n.topo)
 	}
-	t := n.topo
-	lay := &netmodel.Layout{Layout: t.Layout()}
-	var buf []int
-	R := t.NumRouters()
-	for r := 0; r < R; r++ {
-		buf = t.Coords(r, buf[:0])
-		if r == 0 {
-			lay.Stride = len(buf)
-			lay.Coords = make([]int32, 0, R*len(buf))
-		}
-		for _, c := range buf {
-			lay.Coords = append(lay.Coords, int32(c))
-		}
-	}
-	n.layout = lay
-	return lay
+	return n.layout
 }
