@@ -75,6 +75,24 @@ func LinkGroups(t topology.Topology) (names []string, of []uint8) {
 	return names, of
 }
 
+// CountGroups returns the number of valid links of each group (of from
+// LinkGroups, ngroups groups) and the number of router-to-router links
+// (the links a mean network utilisation is taken over).
+func CountGroups(t topology.Topology, of []uint8, ngroups int) (links []int, routerLinks int) {
+	links = make([]int, ngroups)
+	for i := range of {
+		l := t.Link(topology.LinkID(i))
+		if !l.Valid {
+			continue
+		}
+		if l.Class != topology.ClassTerminal {
+			routerLinks++
+		}
+		links[of[i]]++
+	}
+	return links, routerLinks
+}
+
 var dimNames = []string{"x", "y", "z", "w"}
 
 // GridGroup names the links of grid dimension d in direction dir (+1,
@@ -92,4 +110,42 @@ func GridGroup(d, dir int) string {
 		return name + "-"
 	}
 	return name
+}
+
+// DescribeLink returns the metric of link id of t with its description
+// filled in (ends, class, level, grid direction) and no measurement.
+func DescribeLink(t topology.Topology, id topology.LinkID) LinkMetric {
+	lk := t.Link(id)
+	lm := LinkMetric{ID: int32(id), From: int32(lk.From.ID), To: int32(lk.To.ID),
+		FromNode: lk.From.Kind == topology.PeerNode, ToNode: lk.To.Kind == topology.PeerNode,
+		Class: lk.Class.String(), Level: int32(lk.Level)}
+	if grid, ok := t.(*topology.Grid); ok && lk.Class == topology.ClassNetwork {
+		_, dir, _ := grid.PortDim(lk.From.Port)
+		lm.Dir = int8(dir)
+	}
+	return lm
+}
+
+// SumGroups aggregates measured links into their groups (names and counts
+// from LinkGroups and CountGroups, of the group of each link id): bytes
+// add up, utilisations are averaged over each group's links.
+func SumGroups(names []string, counts []int, of []uint8, links []LinkMetric) []GroupMetric {
+	groups := make([]GroupMetric, len(names))
+	for g := range groups {
+		groups[g] = GroupMetric{Name: names[g], Links: counts[g]}
+	}
+	for i := range links {
+		lm := &links[i]
+		g := &groups[of[lm.ID]]
+		g.Bytes += lm.Bytes
+		g.Utilisation += lm.Utilisation
+		g.MeanUtilisation += lm.MeanUtilisation
+	}
+	for g := range groups {
+		if k := groups[g].Links; k > 0 {
+			groups[g].Utilisation /= float64(k)
+			groups[g].MeanUtilisation /= float64(k)
+		}
+	}
+	return groups
 }

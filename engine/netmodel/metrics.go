@@ -307,3 +307,82 @@ type Buffer struct {
 	Name  string `json:"name"`
 	Where string `json:"where"`
 }
+
+// LatencyAcc accumulates latencies into a LatencySummary.
+type LatencyAcc struct {
+	n   uint64
+	sum float64
+	max des.Time
+}
+
+// Add counts one latency.
+func (a *LatencyAcc) Add(t des.Time) {
+	a.n++
+	a.sum += float64(t)
+	a.max = max(a.max, t)
+}
+
+// Summary returns the count, mean and maximum in seconds.
+func (a *LatencyAcc) Summary() LatencySummary {
+	if a.n == 0 {
+		return LatencySummary{}
+	}
+	return LatencySummary{Count: a.n, Mean: a.sum / float64(a.n) / 1e12, Max: a.max.Seconds()}
+}
+
+// Ticker measures the sample period that ends at the given time.
+type Ticker interface {
+	Tick(end des.Time)
+}
+
+// SampleClock divides simulated time into the sample periods of a network
+// that measures itself without events of its own: its state only changes
+// at its events, so the sample of a period that ended at T can be taken at
+// the network's first event after T, from the state it was in at T.
+// Periods in which the network had no event and no message in flight are
+// skipped.
+type SampleClock struct {
+	// Period is the length of a period; 0 disables the samples.
+	Period des.Time
+	next   des.Time
+	dirty  bool
+}
+
+// NewSampleClock returns a clock of the given period (0: none).
+func NewSampleClock(period des.Time) SampleClock {
+	return SampleClock{Period: period, next: period}
+}
+
+// Flush measures (t.Tick) every period that ended at or before now, before
+// the network changes at now; busy says whether messages are in flight.
+func (c *SampleClock) Flush(now des.Time, busy bool, t Ticker) {
+	for c.Period > 0 && c.next <= now {
+		if !c.dirty && !busy {
+			c.next = (now/c.Period + 1) * c.Period
+			return
+		}
+		t.Tick(c.next)
+		c.dirty = false
+		c.next += c.Period
+	}
+}
+
+// Event flushes the finished periods and marks the current one active:
+// the network calls it at each of its events.
+func (c *SampleClock) Event(now des.Time, busy bool, t Ticker) {
+	if c.Period > 0 {
+		c.Flush(now, busy, t)
+		c.dirty = true
+	}
+}
+
+// Finish measures the last period once the simulation has ended at now:
+// nothing changes afterwards.
+func (c *SampleClock) Finish(now des.Time, busy bool, t Ticker) {
+	c.Flush(now, busy, t)
+	if c.Period > 0 && (c.dirty || busy) {
+		t.Tick(c.next)
+		c.dirty = false
+		c.next += c.Period
+	}
+}

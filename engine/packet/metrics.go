@@ -16,17 +16,7 @@ const (
 func (n *Network) groups() {
 	t := n.topo
 	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
-	n.groupLinks = make([]int, len(n.groupNames))
-	for i := range n.linkGroup {
-		l := t.Link(topology.LinkID(i))
-		if !l.Valid {
-			continue
-		}
-		if l.Class != topology.ClassTerminal {
-			n.routerLinks++
-		}
-		n.groupLinks[n.linkGroup[i]]++
-	}
+	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
 }
 
 // busyAt is link l's transmission time up to time t. Reservations made up
@@ -49,11 +39,9 @@ func (n *Network) areaAt(iv int, t des.Time) float64 {
 // links busy up to T, buffers' occupancy integrals up to T, the counters
 // of the events up to T.
 type sampler struct {
-	n      *Network
-	period des.Time
-	next   des.Time // end of the current period
-	dirty  bool     // the network had an event during the current period
-	last   des.Time // end of the last period measured
+	n    *Network
+	clk  netmodel.SampleClock
+	last des.Time // end of the last period measured
 	// Marks at the end of the last period.
 	busyMark  []des.Time
 	bytesMark []int64
@@ -66,17 +54,16 @@ type sampler struct {
 	packets   uint64
 	injected  int64
 	longWaits uint64
-	msgLat    latAcc
-	pktLat    latAcc
+	msgLat    netmodel.LatencyAcc
+	pktLat    netmodel.LatencyAcc
 	sample    netmodel.Sample
 	groupBusy []des.Time
 }
 
 func (s *sampler) init(n *Network) {
 	s.n = n
-	s.period = n.cfg.SamplePeriod
-	s.next = s.period
-	if s.period <= 0 {
+	s.clk = netmodel.NewSampleClock(n.cfg.SamplePeriod)
+	if s.clk.Period <= 0 {
 		return
 	}
 	L := len(n.links)
@@ -90,50 +77,26 @@ func (s *sampler) init(n *Network) {
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
 
-// flush measures every period that ended at or before now, before the
-// network changes at now. Periods without traffic are skipped.
-func (s *sampler) flush(now des.Time) {
-	for s.period > 0 && s.next <= now {
-		if !s.dirty && s.n.inFlight == 0 {
-			s.next = (now/s.period + 1) * s.period
-			return
-		}
-		s.tick(s.next)
-		s.dirty = false
-		s.next += s.period
-	}
-}
+// flush measures every period that ended at or before now.
+func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
 
 // event flushes the finished periods and marks the current one active.
-func (s *sampler) event(now des.Time) {
-	if s.period > 0 {
-		s.flush(now)
-		s.dirty = true
-	}
-}
+func (s *sampler) event(now des.Time) { s.clk.Event(now, s.n.inFlight > 0, s) }
 
-// finish measures the last period once the simulation has ended at now:
-// nothing changes afterwards.
-func (s *sampler) finish(now des.Time) {
-	s.flush(now)
-	if s.period > 0 && (s.dirty || s.n.inFlight > 0) {
-		s.tick(s.next)
-		s.dirty = false
-		s.next += s.period
-	}
-}
+// finish measures the last period once the simulation has ended at now.
+func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) }
 
-// tick measures the period ending at t.
-func (s *sampler) tick(t des.Time) {
+// Tick measures the period ending at t.
+func (s *sampler) Tick(t des.Time) {
 	n := s.n
 	period := t - s.last
-	if s.last == 0 || period > s.period {
-		period = s.period
+	if s.last == 0 || period > s.clk.Period {
+		period = s.clk.Period
 	}
 	sm := &s.sample
 	sm.Time, sm.Period = t, period
 	sm.Delivered, sm.Packets, sm.InjectedBytes, sm.LongWaits = s.delivered, s.packets, s.injected, s.longWaits
-	sm.MessageLatency, sm.PacketLatency = s.msgLat.summary(), s.pktLat.summary()
+	sm.MessageLatency, sm.PacketLatency = s.msgLat.Summary(), s.pktLat.Summary()
 	sm.PacketsInFlight = n.pktInFlight
 	sm.Links = sm.Links[:0]
 	sm.Queues = sm.Queues[:0]
@@ -190,7 +153,7 @@ func (s *sampler) tick(t des.Time) {
 		q.pmax = n.ins[iv].count
 	}
 	s.delivered, s.packets, s.injected, s.longWaits = 0, 0, 0, 0
-	s.msgLat, s.pktLat = latAcc{}, latAcc{}
+	s.msgLat, s.pktLat = netmodel.LatencyAcc{}, netmodel.LatencyAcc{}
 	s.last = t
 	if n.cfg.OnSample != nil {
 		n.cfg.OnSample(sm)
@@ -240,34 +203,22 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.Topology, m.Layout = t, n.Layout()
 	m.Spec, m.Routing, m.VCs, m.Buffer = t.Spec(), n.alg.Name(), int(n.nv), int(n.nb)
 	m.Time = now.Seconds()
-	m.SamplePeriod = n.smp.period.Seconds()
+	m.SamplePeriod = n.smp.clk.Period.Seconds()
 	m.LastSample = n.smp.last.Seconds()
 	m.Packets, m.PacketsInFlight, m.Hops = n.packets, n.pktInFlight, n.hops
-	m.PacketLatency, m.MessageLatency = n.pktLat.summary(), n.msgLat.summary()
+	m.PacketLatency, m.MessageLatency = n.pktLat.Summary(), n.msgLat.Summary()
 	m.WaitThreshold, m.LongWaits = n.cfg.WaitThreshold.Seconds(), n.longWaits
 	m.LevelShare = n.levelShare(nil, func(l int) int64 { return n.links[l].bytes })
-	sampled := n.smp.period > 0 && n.smp.last > 0
+	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
 
-	groups := make([]netmodel.GroupMetric, len(n.groupNames))
-	for g := range groups {
-		groups[g] = netmodel.GroupMetric{Name: n.groupNames[g], Links: n.groupLinks[g]}
-	}
 	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
-	grid, _ := t.(*topology.Grid)
 	for l := range n.links {
 		if n.links[l].ps == 0 {
 			continue
 		}
-		lk := t.Link(topology.LinkID(l))
 		busy := n.busyAt(l, now)
-		lm := netmodel.LinkMetric{ID: int32(l), From: int32(lk.From.ID), To: int32(lk.To.ID),
-			FromNode: lk.From.Kind == topology.PeerNode, ToNode: lk.To.Kind == topology.PeerNode,
-			Class: lk.Class.String(), Level: int32(lk.Level),
-			Bytes: n.links[l].bytes, Packets: n.links[l].packets, Busy: busy.Seconds()}
-		if grid != nil && lk.Class == topology.ClassNetwork {
-			_, dir, _ := grid.PortDim(lk.From.Port)
-			lm.Dir = int8(dir)
-		}
+		lm := netmodel.DescribeLink(t, topology.LinkID(l))
+		lm.Bytes, lm.Packets, lm.Busy = n.links[l].bytes, n.links[l].packets, busy.Seconds()
 		if now > 0 {
 			lm.MeanUtilisation = min(float64(busy)/float64(now), 1)
 		}
@@ -275,19 +226,9 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		if sampled {
 			lm.Utilisation = float64(n.smp.lastUtil[l])
 		}
-		g := &groups[n.linkGroup[l]]
-		g.Bytes += lm.Bytes
-		g.Utilisation += lm.Utilisation
-		g.MeanUtilisation += lm.MeanUtilisation
 		m.Links = append(m.Links, lm)
 	}
-	for g := range groups {
-		if k := groups[g].Links; k > 0 {
-			groups[g].Utilisation /= float64(k)
-			groups[g].MeanUtilisation /= float64(k)
-		}
-	}
-	m.Groups = groups
+	m.Groups = netmodel.SumGroups(n.groupNames, n.groupLinks, n.linkGroup, m.Links)
 
 	m.Queues = make([]netmodel.QueueMetric, 0, len(n.ins))
 	for iv := range n.ins {
