@@ -15,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -107,8 +108,8 @@ func runSim(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
 		return exitUsage
 	}
-	if *metricsOut != "" && cfg.Model != replay.ModelPacket {
-		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet (the analytic models have no links or queues to measure)")
+	if *metricsOut != "" && !cfg.Model.Measured() {
+		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet or flow (the analytic models have no links or queues to measure)")
 		return exitUsage
 	}
 	if *printConfig {
@@ -145,9 +146,9 @@ func runSim(e *env, args []string) int {
 		// The samples stream into the file as the run goes; it appears
 		// only once the run has finished.
 		err = atomicfile.Write(*metricsOut, func(w io.Writer) error {
-			pn, ok := s.Network().(*packet.Network)
+			pn, ok := s.Network().(interface{ Topology() topology.Topology })
 			if !ok {
-				return fmt.Errorf("the network is not the packet model")
+				return fmt.Errorf("the network has no topology to measure")
 			}
 			metrics = packet.NewCSVWriter(w, pn.Topology())
 			if err := run(); err != nil {
@@ -250,10 +251,15 @@ func writeMessagesCSV(w io.Writer, recs []replay.MessageRecord) error {
 	return cw.Error()
 }
 
-// printNetwork prints the packet model's measurements.
+// printNetwork prints the packet or flow model's measurements.
 func printNetwork(w io.Writer, n *netmodel.Metrics) {
-	fmt.Fprintf(w, "packets         %d delivered over %d link hops, latency mean %s, max %s\n", n.Packets, n.Hops,
-		units.FormatDuration(n.PacketLatency.Mean), units.FormatDuration(n.PacketLatency.Max))
+	if n.Packets > 0 {
+		fmt.Fprintf(w, "packets         %d delivered over %d link hops, latency mean %s, max %s\n", n.Packets, n.Hops,
+			units.FormatDuration(n.PacketLatency.Mean), units.FormatDuration(n.PacketLatency.Max))
+	} else {
+		fmt.Fprintf(w, "flows           %d delivered, latency mean %s, max %s\n", n.Delivered,
+			units.FormatDuration(n.MessageLatency.Mean), units.FormatDuration(n.MessageLatency.Max))
+	}
 	var busiest *netmodel.LinkMetric
 	for i := range n.Links {
 		if l := &n.Links[i]; l.Class != "terminal" && (busiest == nil || l.MeanUtilisation > busiest.MeanUtilisation) {
@@ -299,6 +305,11 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	case replay.ModelPuppet:
 		sw, _ := cfg.Get("switching")
 		detail = " " + sw
+	case replay.ModelFlow:
+		if n := res.Network; n != nil {
+			ct, _ := cfg.Get("crosstraffic")
+			detail = fmt.Sprintf(" (%s, routing %s, crosstraffic %s)", n.Spec, n.Routing, ct)
+		}
 	case replay.ModelPacket:
 		if n := res.Network; n != nil {
 			vcs := "VCs"

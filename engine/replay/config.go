@@ -99,7 +99,15 @@ const (
 	// ModelPacket is the packet-level network of engine/packet: virtual
 	// cut-through routers on Config.Topology, with contention.
 	ModelPacket
+	// ModelFlow is the flow-level network of engine/flow: SimGrid CM02's
+	// max-min bandwidth sharing on Config.Topology (a star cluster
+	// without one).
+	ModelFlow
 )
+
+// Measured reports whether the model runs on a topology whose links it
+// measures (metrics samples, link heatmaps): the packet and flow models.
+func (m ModelKind) Measured() bool { return m == ModelPacket || m == ModelFlow }
 
 // CollMode says how collective events are replayed.
 type CollMode uint8
@@ -181,8 +189,11 @@ type Config struct {
 	PacketSize int64
 	Header     int64
 	Flit       int64
-	// Envelope is added to every message by the simgrid model.
+	// Envelope is added to every message by the simgrid and flow models.
 	Envelope int64
+	// CrossTraffic is the share of each flow's rate the flow model also
+	// puts on its reverse route (SimGrid's network/crosstraffic: 0.05).
+	CrossTraffic float64
 
 	// LogGOPS parameters: L, o, g in time; G and O in picoseconds per
 	// byte; S the eager limit in bytes (0: EagerThreshold).
@@ -240,6 +251,7 @@ func Default() Config {
 		Header:         16,
 		Flit:           8,
 		Envelope:       16,
+		CrossTraffic:   0.05,
 		L:              2500 * des.Nanosecond,
 		O:              1500 * des.Nanosecond,
 		Gap:            des.Microsecond,
@@ -348,6 +360,10 @@ func (c *Config) Validate() error {
 		return bad("flit", "wormhole switching needs a flit of at least 1 B")
 	case c.Model == ModelSimGrid && c.PerByte == 0:
 		return bad("bandwidth", "the simgrid model needs a finite bandwidth")
+	case c.Model == ModelFlow && c.PerByte == 0:
+		return bad("bandwidth", "the flow model needs a finite bandwidth")
+	case !(c.CrossTraffic >= 0) || c.CrossTraffic > 1:
+		return bad("crosstraffic", "expected a share from 0 to 1, got %g", c.CrossTraffic)
 	}
 	for i, p := range c.Map {
 		if p < 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tracesim/tracesim/engine/flow"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/placement"
@@ -25,12 +26,22 @@ type Machine struct {
 	Network netmodel.Network
 }
 
+// TCPGamma is the flow model's TCP window bound, SimGrid's default
+// network/TCP-gamma (bytes): a flow's rate is at most TCPGamma/(2·route
+// latency).
+const TCPGamma = 4194304
+
 // topologyOptions gives the topology's links the configured bandwidth and
 // latency where the spec says nothing.
 func (c *Config) topologyOptions() topology.Options {
 	opt := topology.Options{}
 	if c.PerByte > 0 {
-		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(c.LinkLatency)}
+		lat := c.LinkLatency
+		if c.Model == ModelFlow {
+			// The flow model's links are SimGrid's: --latency each.
+			lat = c.Latency
+		}
+		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(lat)}
 	}
 	return opt
 }
@@ -64,7 +75,7 @@ func (c *Config) validateMachine() error {
 	if err != nil {
 		return err
 	}
-	if c.Model != ModelPacket || c.Routing == "" {
+	if !c.Model.Measured() || c.Routing == "" {
 		return nil
 	}
 	if t == nil {
@@ -79,11 +90,11 @@ func (c *Config) validateMachine() error {
 
 // Machine builds the topology, the placement and the network of a run of
 // ranks ranks. Without a topology the analytic models see the complete
-// graph of the nodes the placement uses and the packet model a crossbar
-// of them; with one, ranks are placed on its nodes (Placement, else
+// graph of the nodes the placement uses and the packet and flow models a
+// crossbar of them (for the flow model, SimGrid's star cluster); with one, ranks are placed on its nodes (Placement, else
 // RanksPerNode ranks per node in rank order, or Map) and the analytic
 // models use its distances (Topology.Hops) unless Hops is set. OnSample
-// receives the packet model's metrics samples (nil: none). c must be
+// receives the packet and flow models' metrics samples (nil: none). c must be
 // valid (Validate).
 func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, error) {
 	m := &Machine{}
@@ -127,7 +138,7 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		}
 	}
 	m.Nodes = nodes
-	if c.Model != ModelPacket {
+	if !c.Model.Measured() {
 		var dist netmodel.Distance
 		if t != nil {
 			dist = t
@@ -141,6 +152,18 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 			return nil, err
 		}
 		m.Topology = t
+	}
+	if c.Model == ModelFlow {
+		fn, err := flow.New(flow.Config{
+			Topology: t, Routing: c.Routing, VCs: c.VCs, Envelope: c.Envelope,
+			CrossTraffic: c.CrossTraffic, TCPGamma: TCPGamma,
+			SamplePeriod: c.SamplePeriod, OnSample: onSample, Seed: c.Seed,
+		})
+		if err != nil {
+			return nil, err
+		}
+		m.Network = fn
+		return m, nil
 	}
 	pn, err := packet.New(packet.Config{
 		Topology: t, Routing: c.Routing, VCs: c.VCs, Buffer: c.Buffer,

@@ -52,7 +52,7 @@ type Setting struct {
 	// Key is the flag name and the configuration-file key.
 	Key string
 	// Group gathers related settings: "replay", "cpu", "mpi",
-	// "collectives", "network", "packet", "puppet", "loggops",
+	// "collectives", "network", "packet", "flow", "puppet", "loggops",
 	// "simgrid".
 	Group string
 	Kind  Kind
@@ -235,8 +235,8 @@ func Settings() []Setting {
 				}
 				return err
 			}},
-		choice("model", "network", "network model: puppet (switching formulas), loggops (L o g G O S), simgrid (SimGrid's CM02 on a star cluster, without contention), packet (packet-level virtual cut-through routers on the topology, with contention)",
-			[]string{"puppet", "loggops", "simgrid", "packet"}, func(c *Config) int { return int(c.Model) }, func(c *Config, i int) { c.Model = ModelKind(i) }),
+		choice("model", "network", "network model: puppet (switching formulas), loggops (L o g G O S), simgrid (SimGrid's CM02 on a star cluster, without contention), packet (packet-level virtual cut-through routers on the topology, with contention), flow (flows sharing the topology's links by max-min fairness, as SimGrid's CM02)",
+			[]string{"puppet", "loggops", "simgrid", "packet", "flow"}, func(c *Config) int { return int(c.Model) }, func(c *Config, i int) { c.Model = ModelKind(i) }),
 		spec("topology", "network", "network topology: ring:16, mesh:4x4x4, torus:8x8, hypercube:6, crossbar:64, bus:8, fattree:k=4,levels=3[,taper=0.5], dragonfly:p=2,a=4,h=2, file:net.txt (empty: the complete graph; packet model: a crossbar)",
 			func(c *Config) *string { return &c.Topology }, checkTopology),
 		spec("routing", "network", "packet model routing: dor, dor:bubble, dor:none, adaptive, minimal[:random|rr|queue], valiant, updown[:random|rr|adaptive], ugal (empty: the topology's default deadlock-free routing)",
@@ -261,6 +261,16 @@ func Settings() []Setting {
 			}},
 		perByte("per-byte", "network", "link time per byte, PUPPET's t1 (ps, ns, us, ms, s per byte); the inverse of bandwidth", func(c *Config) *float64 { return &c.PerByte }),
 		dur("latency", "simgrid", "latency of one link (ps, ns, us, ms, s)", func(c *Config) *des.Time { return &c.Latency }),
+		{Key: "crosstraffic", Group: "flow", Kind: KindFloat, Help: "flow model: share of each flow's rate also loading its reverse route, as TCP acknowledgements (SimGrid: 0.05; 0 = off)",
+			get: func(c *Config) string { return formatFloat(c.CrossTraffic) },
+			set: func(c *Config, v string) error {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil || !(f >= 0) || f > 1 {
+					return fmt.Errorf("%q: expected a share from 0 to 1", v)
+				}
+				c.CrossTraffic = f
+				return nil
+			}},
 		intSetting("vcs", "packet", "virtual channels per router port", func(c *Config) *int { return &c.VCs }),
 		intSetting("buffer", "packet", "capacity of each virtual channel's input buffer, in packets", func(c *Config) *int { return &c.Buffer }),
 		dur("router-delay", "packet", "router pipeline delay from a packet's head arrival to its earliest departure (ps, ns, us, ms, s)", func(c *Config) *des.Time { return &c.RouterDelay }),

@@ -257,7 +257,7 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	switch {
 	case opts.Network != nil:
 		s.net = opts.Network
-	case cfg.Model == ModelPacket:
+	case cfg.Model.Measured():
 		if nNodes > mach.Nodes {
 			return nil, fmt.Errorf("replay: placement uses node %d; the network has %d nodes", nNodes-1, mach.Nodes)
 		}
