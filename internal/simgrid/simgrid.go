@@ -129,6 +129,9 @@ type Replay struct {
 	// Dir receives the platform and hostfile; empty means a temporary
 	// directory removed afterwards.
 	Dir string
+	// Precise asks SimGrid to print the makespan with 12 decimals (its
+	// "Simulation time" line has 6) through the smpi_replay log format.
+	Precise bool
 }
 
 // Result is what a replay printed.
@@ -147,7 +150,10 @@ func Path() (string, error) {
 	return exec.LookPath("smpirun")
 }
 
-var simTime = regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`)
+var (
+	simTime     = regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`)
+	preciseTime = regexp.MustCompile(`Simulation time [0-9.eE+-]+ @([0-9.eE+-]+)`)
+)
 
 // Run replays r.Index with smpirun and returns the simulated time. It
 // fails when smpirun exits with an error or prints no simulated time; the
@@ -190,6 +196,9 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	for _, c := range r.Config {
 		args = append(args, "--cfg="+c)
 	}
+	if r.Precise {
+		args = append(args, "--log=smpi_replay.fmt:%m%e@%.12r%n")
+	}
 	args = append(args, "-replay", filepath.Base(index))
 	cmd := exec.CommandContext(ctx, smpirun, args...)
 	cmd.Dir = filepath.Dir(index)
@@ -209,6 +218,13 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	m := simTime.FindAllStringSubmatch(res.Output, -1)
 	if len(m) == 0 {
 		return res, errors.New("simgrid: smpirun printed no simulated time:\n" + tail(res.Output, 20))
+	}
+	if r.Precise {
+		// "Simulation time 0.013635 @0.013635280000": the replay's end
+		// time follows the @.
+		if p := preciseTime.FindAllStringSubmatch(res.Output, -1); len(p) > 0 {
+			m = p
+		}
 	}
 	res.SimulatedTime, err = strconv.ParseFloat(m[len(m)-1][1], 64)
 	if err != nil {

@@ -1,0 +1,246 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
+)
+
+// flowSGConfig models sgCluster under SimGrid's CM02 with the flow model:
+// the star cluster's 5 µs, 125 MB/s links, 1 Gflop/s hosts, SMPI's 64 KiB
+// detached threshold and transfers that start once both sides are
+// posted, SMPI's barrier and allreduce, and the given crosstraffic.
+func flowSGConfig(t testing.TB, crosstraffic string) Config {
+	return cfgWith(t, "model", "flow", "latency", "5us", "bandwidth", "125MB/s", "cpu-speed", "1Gf",
+		"eager-threshold", "64KiB", "eager-start", "match", "coll-alg", "barrier=linear,allreduce=binomial",
+		"crosstraffic", crosstraffic)
+}
+
+// tiPattern writes a time-independent trace of ranks ranks (one file per
+// rank, lines from actions without the rank prefix) and returns its index.
+func tiPattern(t *testing.T, dir, name string, ranks int, actions func(r int) []string) string {
+	t.Helper()
+	var index strings.Builder
+	for r := range ranks {
+		file := fmt.Sprintf("%s-%d.txt", name, r)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d init\n", r)
+		for _, a := range actions(r) {
+			fmt.Fprintf(&b, "%d %s\n", r, a)
+		}
+		fmt.Fprintf(&b, "%d finalize\n", r)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		index.WriteString(file + "\n")
+	}
+	path := filepath.Join(dir, name+".txt")
+	if err := os.WriteFile(path, []byte(index.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sharingPatterns are the generated cases in which flows share links on
+// the star: each returns the actions of rank r of 8.
+var sharingPatterns = []struct {
+	name    string
+	actions func(r int) []string
+}{
+	// incast: ranks 1–7 send 1 MB to rank 0 at once (rank 0 posts every
+	// receive first): seven flows share rank 0's down-link. Then 20 KB
+	// eager messages (detached sends) the same way.
+	{"incast", func(r int) []string {
+		var a []string
+		for _, size := range []int{1000000, 20000} {
+			if r == 0 {
+				for s := 1; s < 8; s++ {
+					a = append(a, fmt.Sprintf("irecv %d 0 %d 6", s, size))
+				}
+				a = append(a, "waitall 7")
+			} else {
+				a = append(a, fmt.Sprintf("compute %d", 100000*r), fmt.Sprintf("send 0 0 %d 6", size))
+			}
+		}
+		return a
+	}},
+	// alltoall: every rank posts receives from and sends 200 KB to every
+	// other rank, then waits: 56 flows, seven per up-link and down-link.
+	{"alltoall", func(r int) []string {
+		var a []string
+		for it := range 2 {
+			a = append(a, fmt.Sprintf("compute %d", 1000000*(1+(r+it)%3)))
+			for s := range 8 {
+				if s != r {
+					a = append(a, fmt.Sprintf("irecv %d 0 200000 6", s))
+				}
+			}
+			for d := 1; d < 8; d++ {
+				a = append(a, fmt.Sprintf("isend %d 0 200000 6", (r+d)%8))
+			}
+			a = append(a, "waitall 14")
+		}
+		return a
+	}},
+	// master-worker: rank 0 sends a 300 KB task to every worker at once
+	// (the first tasks share its up-link), workers compute for different
+	// times and send 100 KB results back, which rank 0 collects as they
+	// come (posted receives from every worker); then a second round.
+	{"master-worker", func(r int) []string {
+		var a []string
+		for round := range 2 {
+			if r == 0 {
+				for w := 1; w < 8; w++ {
+					a = append(a, fmt.Sprintf("isend %d %d 300000 6", w, round))
+				}
+				for w := 1; w < 8; w++ {
+					a = append(a, fmt.Sprintf("irecv %d %d 100000 6", w, 10+round))
+				}
+				a = append(a, "waitall 14")
+			} else {
+				a = append(a, fmt.Sprintf("recv 0 %d 300000 6", round),
+					fmt.Sprintf("compute %d", 500000*((r+round)%4+1)),
+					fmt.Sprintf("send 0 %d 100000 6", 10+round))
+			}
+		}
+		return a
+	}},
+	// halo on a ring of 8 with fat messages: every rank exchanges 500 KB
+	// with both neighbours at once, so each up-link carries two flows.
+	{"halo-ring", func(r int) []string {
+		var a []string
+		l, rt := (r+7)%8, (r+1)%8
+		for it := range 3 {
+			a = append(a, fmt.Sprintf("compute %d", 2000000+500000*((r+it)%2)),
+				fmt.Sprintf("irecv %d 0 500000 6", l), fmt.Sprintf("irecv %d 0 500000 6", rt),
+				fmt.Sprintf("isend %d 0 500000 6", l), fmt.Sprintf("isend %d 0 500000 6", rt),
+				"waitall 4")
+		}
+		return a
+	}},
+}
+
+// flowSGCase is one trace of the validation.
+type flowSGCase struct {
+	name  string
+	index string
+	ranks int
+	// shared: some link carries two flows at once even without
+	// crosstraffic.
+	shared bool
+}
+
+// flowSGCases lists the recorded patterns of testdata/simgrid and the
+// generated sharingPatterns (written to dir).
+func flowSGCases(t *testing.T, dir string) []flowSGCase {
+	var cases []flowSGCase
+	for _, p := range []struct {
+		name   string
+		ranks  int
+		shared bool
+	}{{"pingpong", 2, false}, {"ring", 8, false}, {"shift", 8, false}, {"pairs", 8, false},
+		{"tokens", 8, false}, {"coll2", 2, false}, {"halo", 8, true}} {
+		cases = append(cases, flowSGCase{p.name, filepath.Join(sgDir, p.name+".txt"), p.ranks, p.shared})
+	}
+	for _, p := range sharingPatterns {
+		cases = append(cases, flowSGCase{p.name, tiPattern(t, dir, p.name, 8, p.actions), 8, true})
+	}
+	return cases
+}
+
+// flowMakespan replays a validation case with the flow model.
+func flowMakespan(t *testing.T, tc flowSGCase, cross string) float64 {
+	t.Helper()
+	tr, err := simgridti.ReadFile(tc.index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := simulate(t, tr, flowSGConfig(t, cross), Options{})
+	if !res.Complete {
+		t.Fatalf("incomplete: %+v", res.Deadlock)
+	}
+	return res.Makespan
+}
+
+// TestFlowSimGridValidation replays traces under SimGrid's CM02 (smpirun
+// -replay on sgCluster) and with the flow model, with and without
+// crosstraffic: the recorded patterns of testdata/simgrid and generated
+// ones whose flows share links (incast, alltoall, master-worker, halo).
+// The issue asks for 1 %, and 0.01 % where no link is shared; the models
+// agree to SimGrid's 12 printed decimals, so 0.001 % guards regressions.
+// Run with -v for the table (docs/sim.md has it).
+func TestFlowSimGridValidation(t *testing.T) {
+	if _, err := simgrid.Path(); err != nil {
+		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
+	}
+	if testing.Short() {
+		t.Skip("runs smpirun")
+	}
+	var table []string
+	cases := flowSGCases(t, t.TempDir())
+	for _, cross := range []string{"0", "0.05"} {
+		for _, tc := range cases {
+			name := tc.name + "/crosstraffic=" + cross
+			t.Run(name, func(t *testing.T) {
+				ours := flowMakespan(t, tc, cross)
+				ct := "network/crosstraffic:0"
+				if cross != "0" {
+					ct = "network/crosstraffic:1"
+				}
+				sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: tc.index, Ranks: tc.ranks, Cluster: sgCluster,
+					Config: []string{"network/model:CM02", ct, "smpi/test:0"}, Precise: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
+				table = append(table, fmt.Sprintf("| %s | %s | %s | %.9f | %.9f | %+.5f |", tc.name, yesNo(tc.shared), cross, sg.SimulatedTime, ours, 100*diff))
+				if math.Abs(diff) > 1e-5 {
+					t.Errorf("%s: flow model %.9f s, SimGrid %.9f s: %+.5f %% (more than 0.001 %%)", name, ours, sg.SimulatedTime, 100*diff)
+				}
+			})
+		}
+	}
+	t.Logf("\n| case | shared without crosstraffic | crosstraffic | SimGrid (s) | flow model (s) | error %% |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// TestFlowSimGridPinned checks the validation set without SimGrid: the
+// flow model reproduces, to the nanosecond, the makespans SimGrid 3.32
+// printed (12 decimals) for it under CM02.
+func TestFlowSimGridPinned(t *testing.T) {
+	if _, err := os.Stat(sgDir); err != nil {
+		t.Skip("testdata/simgrid absent")
+	}
+	want := map[string][2]float64{ // crosstraffic 0, 0.05
+		"pingpong": {0.204927360, 0.204927360}, "ring": {0.072245984, 0.072245984},
+		"shift": {0.037550112, 0.037722618}, "pairs": {0.013495184, 0.013761443},
+		"tokens": {0.030108768, 0.030564501}, "coll2": {0.009655408, 0.009655408},
+		"halo": {0.013635280, 0.013814544}, "incast": {0.057241792, 0.057241792},
+		"alltoall": {0.028421792, 0.029541882}, "master-worker": {0.045843584, 0.045843584},
+		"halo-ring": {0.031530768, 0.032730806},
+	}
+	for _, tc := range flowSGCases(t, t.TempDir()) {
+		for i, cross := range []string{"0", "0.05"} {
+			w, ok := want[tc.name]
+			if !ok {
+				t.Fatalf("%s: no pinned makespan", tc.name)
+			}
+			if got := flowMakespan(t, tc, cross); math.Abs(got-w[i]) > 1e-9 {
+				t.Errorf("%s, crosstraffic %s: makespan %.9f s, SimGrid %.9f s", tc.name, cross, got, w[i])
+			}
+		}
+	}
+}
