@@ -126,6 +126,7 @@ type Network struct {
 	alg     routing.Algorithm
 	h       netmodel.Host
 	choices []routing.Choice
+	st      routing.State
 	maxHops int
 
 	links []link
@@ -147,6 +148,7 @@ type Network struct {
 	compLinks    []int32
 	compFlows    []int32
 	done         []int32
+	ids          []int32 // (message id, notify) of the flows done, for the callbacks
 
 	// Link groups and the drawing layout, for the metrics.
 	groupNames  []string
@@ -326,8 +328,8 @@ func (n *Network) Occupancy(r, p, vc int) int {
 // route appends the links from node src to node dst to out.
 func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 	t := n.topo
-	var st routing.State
-	n.alg.Init(&st, src, dst)
+	st := &n.st // a field: a local would escape through the interface calls
+	n.alg.Init(st, src, dst)
 	out = append(out, int32(t.InjectLink(src)))
 	r, port := t.Attach(src)
 	vc := 0
@@ -335,7 +337,7 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		if m := t.Medium(r); m != topology.NoLink {
 			out = append(out, int32(m))
 		}
-		ch := n.alg.Route(r, port, vc, &st, n.choices[:0])
+		ch := n.alg.Route(r, port, vc, st, n.choices[:0])
 		if len(ch) == 0 {
 			return out, false
 		}
@@ -507,7 +509,7 @@ func (n *Network) complete(now des.Time) {
 	}
 	n.solve(now)
 	// Free the slots before the callbacks, which may send again.
-	ids := make([]int32, 0, 2*len(done))
+	ids := n.ids[:0]
 	for _, fi := range done {
 		f := &n.flows[fi]
 		notify := int32(0)
@@ -520,7 +522,7 @@ func (n *Network) complete(now des.Time) {
 		n.smp.msgLat.Add(lat)
 		n.freeFlow(fi)
 	}
-	n.done = done
+	n.done, n.ids = done, ids
 	for i := 0; i < len(ids); i += 2 {
 		n.inFlight--
 		n.delivered++
