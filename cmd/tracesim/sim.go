@@ -64,7 +64,7 @@ func runSim(e *env, args []string) int {
 	format := fs.String("format", "", "read the trace as this format instead of detecting it")
 	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
 	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
-	metricsOut := fs.String("metrics-out", "", "write the packet model's network metrics, sampled every --sample-period, as CSV to this file")
+	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, as CSV to this file")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
