@@ -104,6 +104,8 @@ func TestFlowTimes(t *testing.T) {
 			[]send{{0, 0, 1, S}, {0, 1, 0, S}}, []float64{2*L + S/bw, 2*L + S/bw}},
 		{"same node: at once", Config{Envelope: 16},
 			[]send{{sec(1e-3), 2, 2, S}}, []float64{1e-3}},
+		{"SMPI factors: latency ×2, rate ×0.5", Config{Factors: func(int64) (float64, float64) { return 2, 0.5 }},
+			[]send{{0, 0, 1, S}}, []float64{2*2*L + S/(0.5*bw)}},
 		{"TCP gamma bounds the rate by gamma/(2·latency)", Config{TCPGamma: 1000},
 			[]send{{0, 0, 1, S}}, []float64{2*L + S/(1000/(2*2*L))}},
 	}
