@@ -207,7 +207,48 @@ func TestFlowSimGridValidation(t *testing.T) {
 			})
 		}
 	}
+	// TCP-gamma: over 50 ms links the window bounds a flow at
+	// 4194304 B / (2 × 100 ms) = 21 MB/s, below the links' 125 MB/s.
+	t.Run("tcp-gamma", func(t *testing.T) {
+		index := tiPattern(t, t.TempDir(), "gamma", 2, gammaPattern)
+		cluster := sgCluster
+		cluster.Hosts, cluster.Latency = 2, 50e-3
+		sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 2, Cluster: cluster,
+			Config: []string{"network/model:CM02", "smpi/test:0"}, Precise: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := gammaMakespan(t, index)
+		diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
+		table = append(table, fmt.Sprintf("| tcp-gamma (50 ms links) | no | 0.05 | %.9f | %.9f | %+.5f |", sg.SimulatedTime, ours, 100*diff))
+		if math.Abs(diff) > 1e-5 {
+			t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
+		}
+	})
 	t.Logf("\n| case | shared without crosstraffic | crosstraffic | SimGrid (s) | flow model (s) | error %% |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
+
+// gammaPattern sends 1 MB from rank 0 to 1 and 100 KB back.
+func gammaPattern(r int) []string {
+	if r == 0 {
+		return []string{"send 1 0 1000000 6", "recv 1 0 100000 6"}
+	}
+	return []string{"recv 0 0 1000000 6", "send 0 0 100000 6"}
+}
+
+// gammaMakespan replays gammaPattern on 50 ms links with the flow model.
+func gammaMakespan(t *testing.T, index string) float64 {
+	t.Helper()
+	tr, err := simgridti.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := flowSGConfig(t, "0.05")
+	if err := cfg.Set("latency", "50ms"); err != nil {
+		t.Fatal(err)
+	}
+	_, res := simulate(t, tr, cfg, Options{})
+	return res.Makespan
 }
 
 func yesNo(b bool) string {
@@ -231,6 +272,11 @@ func TestFlowSimGridPinned(t *testing.T) {
 		"halo": {0.013635280, 0.013814544}, "incast": {0.057241792, 0.057241792},
 		"alltoall": {0.028421792, 0.029541882}, "master-worker": {0.045843584, 0.045843584},
 		"halo-ring": {0.031530768, 0.032730806},
+	}
+	// SimGrid: 0.252453613281 s; without the window bound it would be
+	// 0.208800256 s.
+	if got := gammaMakespan(t, tiPattern(t, t.TempDir(), "gamma", 2, gammaPattern)); math.Abs(got-0.252453613) > 1e-9 {
+		t.Errorf("tcp-gamma: makespan %.9f s, SimGrid 0.252453613 s", got)
 	}
 	for _, tc := range flowSGCases(t, t.TempDir()) {
 		for i, cross := range []string{"0", "0.05"} {
