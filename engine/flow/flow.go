@@ -57,6 +57,7 @@ package flow
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
@@ -74,7 +75,7 @@ type Config struct {
 	// routing.Default for the topology and VCs.
 	Routing string
 	// VCs is the number of virtual channels the routing is built for
-	// (0: 1); flows do not use them, but some routings need several.
+	// (0: 1; more when the routing needs more, see RoutingVCs).
 	VCs int
 	// Envelope is added to every message's bytes (SMPI: 16).
 	Envelope int64
@@ -233,7 +234,7 @@ func New(cfg Config) (*Network, error) {
 	if !(cfg.TCPGamma >= 0) || !(cfg.WeightS >= 0) {
 		return nil, fmt.Errorf("flow: TCP gamma %v and weight-S %v must not be negative", cfg.TCPGamma, cfg.WeightS)
 	}
-	vcs := max(cfg.VCs, 1)
+	vcs := RoutingVCs(t, cfg.Routing, cfg.VCs)
 	name := cfg.Routing
 	if name == "" {
 		var err error
@@ -276,6 +277,22 @@ func New(cfg Config) (*Network, error) {
 	}
 	n.smp.init(n)
 	return n, nil
+}
+
+// RoutingVCs is the number of virtual channels the flow model builds the
+// named routing with on t: vcs, or more when the routing needs more.
+// Flows do not use virtual channels, so a routing that needs several (a
+// Valiant route's phases, a torus's datelines) is built with them rather
+// than refused.
+func RoutingVCs(t topology.Topology, name string, vcs int) int {
+	vcs = max(vcs, 1)
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, in := range routing.Available(t) {
+		if in.Name == key {
+			vcs = max(vcs, in.MinVCs)
+		}
+	}
+	return min(vcs, routing.MaxVCs)
 }
 
 // Name returns "flow".

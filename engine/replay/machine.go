@@ -82,7 +82,11 @@ func (c *Config) validateMachine() error {
 		// The packet model's default network: a crossbar, whatever size.
 		t, _ = topology.Parse("crossbar:2")
 	}
-	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: c.VCs}); err != nil {
+	vcs := c.VCs
+	if c.Model == ModelFlow {
+		vcs = flow.RoutingVCs(t, c.Routing, vcs)
+	}
+	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: vcs}); err != nil {
 		return err
 	}
 	return nil
