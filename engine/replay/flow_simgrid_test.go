@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
@@ -225,6 +226,26 @@ func TestFlowSimGridValidation(t *testing.T) {
 			t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
 		}
 	})
+	// A 64-rank 2-D stencil (gen stencil2d, 10 iterations, its
+	// allreduces left out: SMPI's allreduce on 64 ranks is not the
+	// engine's binomial one) on a 64-host star: four flows in and out of
+	// every host, crossing each other's crosstraffic.
+	t.Run("stencil64", func(t *testing.T) {
+		index := stencil64(t, t.TempDir())
+		cluster := sgCluster
+		cluster.Hosts = 64
+		sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 64, Cluster: cluster,
+			Config: []string{"network/model:CM02", "smpi/test:0"}, Precise: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours := flowMakespan(t, flowSGCase{name: "stencil64", index: index, ranks: 64}, "0.05")
+		diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
+		table = append(table, fmt.Sprintf("| stencil64 (64 hosts, no allreduce) | yes | 0.05 | %.9f | %.9f | %+.5f |", sg.SimulatedTime, ours, 100*diff))
+		if math.Abs(diff) > 1e-5 {
+			t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
+		}
+	})
 	t.Logf("\n| case | shared without crosstraffic | crosstraffic | SimGrid (s) | flow model (s) | error %% |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
 
@@ -249,6 +270,37 @@ func gammaMakespan(t *testing.T, index string) float64 {
 	}
 	_, res := simulate(t, tr, cfg, Options{})
 	return res.Makespan
+}
+
+// stencil64 writes the TI trace of a 64-rank stencil2d without its
+// allreduces and returns its index.
+func stencil64(t *testing.T, dir string) string {
+	t.Helper()
+	tr := generate(t, gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 10, Seed: 1})
+	index := filepath.Join(dir, "stencil64.txt")
+	if err := simgridti.WriteIndex(index, tr, simgridti.WriteOptions{Datatype: simgridti.Byte}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "stencil64.txt_files", "*.txt"))
+	if err != nil || len(files) != 64 {
+		t.Fatalf("%d rank files: %v", len(files), err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []string
+		for _, line := range strings.SplitAfter(string(data), "\n") {
+			if !strings.Contains(line, " allreduce ") {
+				keep = append(keep, line)
+			}
+		}
+		if err := os.WriteFile(f, []byte(strings.Join(keep, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return index
 }
 
 func yesNo(b bool) string {
@@ -277,6 +329,10 @@ func TestFlowSimGridPinned(t *testing.T) {
 	// 0.208800256 s.
 	if got := gammaMakespan(t, tiPattern(t, t.TempDir(), "gamma", 2, gammaPattern)); math.Abs(got-0.252453613) > 1e-9 {
 		t.Errorf("tcp-gamma: makespan %.9f s, SimGrid 0.252453613 s", got)
+	}
+	// SimGrid: 0.011115424 s.
+	if got := flowMakespan(t, flowSGCase{name: "stencil64", index: stencil64(t, t.TempDir()), ranks: 64}, "0.05"); math.Abs(got-0.011115424) > 1e-9 {
+		t.Errorf("stencil64: makespan %.9f s, SimGrid 0.011115424 s", got)
 	}
 	for _, tc := range flowSGCases(t, t.TempDir()) {
 		for i, cross := range []string{"0", "0.05"} {
