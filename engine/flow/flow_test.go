@@ -233,4 +233,10 @@ func TestMetrics(t *testing.T) {
 	if g := s.Groups[netmodel.GroupInject]; g.Name != "inject" || math.Abs(g.Utilisation-0.25) > 1e-9 {
 		t.Errorf("inject group %+v; want utilisation 0.25 (one of four up-links full)", g)
 	}
+	// The crossbar has no router links: the network's utilisation is
+	// that of all eight node links, of which one up-link is full and two
+	// down-links half full.
+	if math.Abs(s.Utilisation-2.0/8) > 1e-9 {
+		t.Errorf("network utilisation %.6f, want 0.25", s.Utilisation)
+	}
 }

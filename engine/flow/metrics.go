@@ -77,7 +77,7 @@ func (s *sampler) Tick(t des.Time) {
 		s.groupBusy[g] = 0
 		sm.Groups[g] = netmodel.GroupSample{Name: n.groupNames[g]}
 	}
-	var routerBusy float64
+	var routerBusy, allBusy float64
 	sm.MaxUtilisation = 0
 	for l := range n.links {
 		lk := &n.links[l]
@@ -94,6 +94,7 @@ func (s *sampler) Tick(t des.Time) {
 		}
 		g := n.linkGroup[l]
 		s.groupBusy[g] += dbusy
+		allBusy += dbusy
 		sm.Groups[g].Bytes += int64(db + 0.5)
 		if g != netmodel.GroupInject && g != netmodel.GroupEject {
 			routerBusy += dbusy
@@ -109,6 +110,10 @@ func (s *sampler) Tick(t des.Time) {
 	sm.Utilisation = 0
 	if n.routerLinks > 0 {
 		sm.Utilisation = routerBusy / ps / float64(n.routerLinks)
+	} else if all := n.groupLinks[netmodel.GroupInject] + n.groupLinks[netmodel.GroupEject]; all > 0 {
+		// A star (SimGrid's cluster, the default network) has only
+		// node links: they are the network.
+		sm.Utilisation = allBusy / ps / float64(all)
 	}
 	s.delivered, s.injected = 0, 0
 	s.msgLat = netmodel.LatencyAcc{}

@@ -226,7 +226,8 @@ type Sample struct {
 	// after waiting longer than the threshold.
 	LongWaits uint64
 	// Utilisation is the mean busy fraction of the router-to-router
-	// links, MaxUtilisation the largest of any link.
+	// links (the flow model: of every link on a topology without router
+	// links, such as its star), MaxUtilisation the largest of any link.
 	Utilisation    float64
 	MaxUtilisation float64
 	// LevelShare is, for fat trees, the share of the bytes delivered in
