@@ -189,9 +189,12 @@ type link struct {
 	used  bool // carried a flow at some time
 }
 
-// elem is a flow's use of a link: element k of flow f's links.
+// elem is a flow's use of a link: element k of flow f's links, which
+// consumes c times the flow's rate (1 on the route, the crosstraffic
+// share on the way back).
 type elem struct {
 	f, k int32
+	c    float64
 }
 
 // flowRec is a message in the network.
@@ -502,7 +505,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 		lk := &n.links[l]
 		n.account(lk, now)
 		f.pos[k] = int32(len(lk.el))
-		lk.el = append(lk.el, elem{fi, int32(k)})
+		lk.el = append(lk.el, elem{fi, int32(k), n.coeff(f, k)})
 		lk.used = true
 		if int32(k) < f.nfwd {
 			lk.fwd++

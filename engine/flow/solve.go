@@ -34,15 +34,24 @@ func (n *Network) solve(now des.Time) {
 	}
 	n.pending = n.pending[:0]
 	// The connected component: flows on these links, their other links,
-	// and so on.
+	// and so on. Each link is prepared for the solver as it is reached,
+	// each flow brought up to date.
 	flows := n.compFlows[:0]
 	for i := 0; i < len(links); i++ {
-		for _, e := range n.links[links[i]].el {
+		lk := &n.links[links[i]]
+		n.account(lk, now)
+		lk.rem, lk.usage, lk.unfixed = lk.cap, 0, int32(len(lk.el))
+		for _, e := range lk.el {
 			f := &n.flows[e.f]
+			lk.usage += e.c * f.w
 			if f.mark == ep {
 				continue
 			}
 			f.mark = ep
+			if dt := (now - f.last).Seconds(); dt > 0 {
+				f.remain -= f.value * f.factor * dt
+			}
+			f.last, f.fixed, f.prev = now, false, f.value
 			flows = append(flows, e.f)
 			for _, l := range f.links {
 				if lk := &n.links[l]; lk.mark != ep {
@@ -50,22 +59,6 @@ func (n *Network) solve(now des.Time) {
 					links = append(links, l)
 				}
 			}
-		}
-	}
-	for _, fi := range flows {
-		f := &n.flows[fi]
-		if dt := (now - f.last).Seconds(); dt > 0 {
-			f.remain -= f.value * f.factor * dt
-		}
-		f.last, f.fixed, f.prev = now, false, f.value
-	}
-	for _, l := range links {
-		lk := &n.links[l]
-		n.account(lk, now)
-		lk.rem, lk.usage, lk.unfixed = lk.cap, 0, int32(len(lk.el))
-		for _, e := range lk.el {
-			f := &n.flows[e.f]
-			lk.usage += n.coeff(f, int(e.k)) * f.w
 		}
 	}
 	n.fill(links, flows)
