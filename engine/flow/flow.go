@@ -332,12 +332,9 @@ func (n *Network) Estimate(bytes int64) des.Time {
 }
 
 // Occupancy is the number of flows on the link leaving router r through
-// port p (all virtual channels count as one): the load adaptive routings
-// compare.
+// port p, whatever the virtual channel (flows have none): the load
+// adaptive routings compare.
 func (n *Network) Occupancy(r, p, vc int) int {
-	if vc != 0 {
-		return 0
-	}
 	l := n.topo.OutLink(r, p)
 	if l == topology.NoLink {
 		return 0

@@ -240,3 +240,42 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("network utilisation %.6f, want 0.25", s.Utilisation)
 	}
 }
+
+// TestAdaptiveRouting checks that an adaptive routing chooses a flow's
+// path when it starts from the flows already on the links: on a 4×4 torus
+// a second flow from node 0 to node 5 (one hop in x and one in y) avoids
+// the first hop of a flow already sharing, while dimension order sends
+// both the same way.
+func TestAdaptiveRouting(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 1e9, Latency: 1000}
+	tp, err := topology.ParseWith("torus:4x4", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		routing string
+		same    bool
+	}{{"adaptive", false}, {"dor", true}} {
+		t.Run(tc.routing, func(t *testing.T) {
+			n, err := New(Config{Topology: tp, Routing: tc.routing})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
+			n.Attach(h)
+			n.Send(netmodel.Message{ID: 0, Src: 0, Dst: 5, Bytes: 1 << 20})
+			for h.k.Pending() > 0 && len(n.heap) == 0 {
+				e, _ := h.k.Next()
+				n.Handle(e)
+			}
+			n.Send(netmodel.Message{ID: 1, Src: 0, Dst: 5, Bytes: 1 << 20})
+			a, b := n.flows[0].links, n.flows[1].links
+			if len(a) != 4 || len(b) != 4 {
+				t.Fatalf("routes %v and %v: want inject, two router links, eject", a, b)
+			}
+			if same := a[1] == b[1]; same != tc.same {
+				t.Errorf("first router links %d and %d: same %v, want %v", a[1], b[1], same, tc.same)
+			}
+		})
+	}
+}
