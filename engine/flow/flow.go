@@ -488,7 +488,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	f.active, f.last = true, now
 	if len(f.links) == 0 || f.remain <= 0 {
-		// Nothing to carry (or no route): done once the latency is paid.
+		// Nothing to carry (or no route): done once the latency is paid,
+		// without joining the links.
+		f.links, f.nfwd = f.links[:0], 0
 		f.finish = now
 		n.heapPush(fi)
 		n.wake()

@@ -102,6 +102,8 @@ func TestFlowTimes(t *testing.T) {
 			[]send{{0, 0, 1, S}, {0, 1, 0, S}}, []float64{2*L + 1.05*S/bw, 2*L + 1.05*S/bw}},
 		{"no crosstraffic: opposite flows do not meet", Config{},
 			[]send{{0, 0, 1, S}, {0, 1, 0, S}}, []float64{2*L + S/bw, 2*L + S/bw}},
+		{"empty message without envelope: the latency only", Config{},
+			[]send{{0, 0, 1, 0}, {0, 2, 1, S}}, []float64{2 * L, 2*L + S/bw}},
 		{"same node: at once", Config{Envelope: 16},
 			[]send{{sec(1e-3), 2, 2, S}}, []float64{1e-3}},
 		{"SMPI factors: latency ×2, rate ×0.5", Config{Factors: func(int64) (float64, float64) { return 2, 0.5 }},
