@@ -281,3 +281,91 @@ func TestAdaptiveRouting(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxMinProperties checks the solver on random sets of flows on
+// small tori and rings, with and without crosstraffic: every link's
+// capacity holds, and every flow is either at its bound or has a
+// bottleneck — a saturated link on which no flow has a higher level
+// (rate × sharing penalty), the condition that characterises weighted
+// max-min fairness.
+func TestMaxMinProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	shared := 0 // flows held below their bound by a shared link
+	for trial := range 60 {
+		spec := []string{"torus:3x3", "ring:6", "fattree:k=4,levels=2", "crossbar:5"}[trial%4]
+		lp := topology.LinkProps{Bandwidth: 1e9, Latency: 1000 * int64(1+trial%3)}
+		tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cross := []float64{0, 0.05, 0.5}[trial%3]
+		n, err := New(Config{Topology: tp, CrossTraffic: cross})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
+		n.Attach(h)
+		N := tp.NumNodes()
+		flows := 2 + rng.IntN(12)
+		for i := range flows {
+			src := rng.IntN(N)
+			dst := (src + 1 + rng.IntN(N-1)) % N
+			n.Send(netmodel.Message{ID: int32(i), Src: int32(src), Dst: int32(dst), Bytes: 1 << 30})
+		}
+		for h.k.Pending() > 0 && len(n.heap) < flows {
+			e, _ := h.k.Next()
+			n.Handle(e)
+		}
+		// Let the last activations be solved.
+		for h.k.Pending() > 0 && h.k.NextTime() == h.k.Now() {
+			e, _ := h.k.Next()
+			n.Handle(e)
+		}
+		if len(n.heap) != flows {
+			t.Fatalf("trial %d: %d of %d flows sharing", trial, len(n.heap), flows)
+		}
+		used := make([]float64, len(n.links))
+		for fi := range n.flows[:flows] {
+			f := &n.flows[fi]
+			for k, l := range f.links {
+				used[l] += n.coeff(f, k) * f.value
+			}
+		}
+		for l := range n.links {
+			if used[l] > n.links[l].cap*(1+1e-9) {
+				t.Errorf("trial %d (%s): link %d carries %.6g B/s over its %.6g", trial, spec, l, used[l], n.links[l].cap)
+			}
+		}
+		for fi := range n.flows[:flows] {
+			f := &n.flows[fi]
+			if f.bound > 0 && f.value >= f.bound*(1-1e-9) {
+				continue
+			}
+			level := f.value * f.penalty
+			bottleneck := false
+			for _, l := range f.links {
+				if used[l] < n.links[l].cap*(1-1e-9) {
+					continue
+				}
+				highest := true
+				for _, e := range n.links[l].el {
+					g := &n.flows[e.f]
+					if g.value*g.penalty > level*(1+1e-9) {
+						highest = false
+					}
+				}
+				if highest {
+					bottleneck = true
+				}
+			}
+			if !bottleneck {
+				t.Errorf("trial %d (%s, crosstraffic %g): flow %d at %.6g B/s (penalty %g) has no bottleneck", trial, spec, cross, fi, f.value, f.penalty)
+			}
+			shared++
+		}
+	}
+	if shared < 100 {
+		t.Errorf("only %d flows were limited by sharing: the trials test little", shared)
+	}
+	t.Logf("%d flows limited by a shared link", shared)
+}
