@@ -228,12 +228,14 @@ type Config struct {
 	WaitThreshold des.Time
 }
 
-// Default returns the default configuration: predict mode on a
-// cut-through PUPPET network of 10 Gb/s links with 1 µs start-up, one rank
+// Default returns the default configuration: predict mode on the flow
+// model (links shared by max-min fairness, as SimGrid's CM02) over a star
+// of 10 Gb/s, 1 µs links (the topology's links when one is set), one rank
 // per node at 1 Gflop/s, MPI send semantics with a 64 KiB eager
-// threshold, expanded collectives with MPICH's algorithms. The packet
-// model's defaults: 2 VCs of 4 packets, 20 ns routers, 10 ns links,
-// samples every 10 µs, long waits above 1 µs.
+// threshold, expanded collectives with MPICH's algorithms. PUPPET's
+// defaults: cut-through, 1 µs start-up. The packet model's: 2 VCs of 4
+// packets, 20 ns routers, 10 ns links, samples every 10 µs, long waits
+// above 1 µs.
 func Default() Config {
 	return Config{
 		Mode:           Predict,
@@ -243,7 +245,7 @@ func Default() Config {
 		RanksPerNode:   1,
 		EagerThreshold: 64 << 10,
 		CollFactor:     collective.FactorLog2P,
-		Model:          ModelPuppet,
+		Model:          ModelFlow,
 		Switching:      netmodel.CutThrough,
 		Startup:        des.Microsecond,
 		PerByte:        800, // 10 Gb/s

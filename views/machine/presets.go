@@ -19,7 +19,7 @@ type Preset struct {
 // sessions.
 func Presets() []Preset {
 	return []Preset{
-		{Name: "default", Description: "10 Gb/s cut-through links, 1 µs start-up (PUPPET model), complete graph"},
+		{Name: "default", Description: "flow model: 10 Gb/s, 1 µs links shared by max-min fairness, star"},
 		{
 			Name:        "INSEE 8×8 torus, 3 VC adaptive",
 			Description: "INSEE's router study: 48 B packets + 16 B headers, 4-packet buffers, 32 Gb/s, 1 ns links and routers",
