@@ -306,25 +306,38 @@ func (l *LogGOPS) RecvOverhead(s int64) des.Time {
 // private link of bandwidth Bandwidth and latency Latency to one switch)
 // without contention: a message between two hosts crosses two links and
 // takes 2·Latency + (s + Envelope)/Bandwidth; SMPI adds a 16-byte
-// envelope to every message.
+// envelope to every message. With SMPI's size-dependent factors (the
+// default "SMPI" network model of smpirun) the latency is multiplied by
+// LatFactor and the bandwidth by BwFactor, both looked up at s + Envelope.
 type CM02 struct {
 	LinkLatency des.Time
 	// PerByte is 1/bandwidth, in picoseconds per byte.
 	PerByte  float64
 	Envelope int64
+	// BwFactor and LatFactor are SMPI's correction factors; nil is 1.
+	BwFactor, LatFactor SizeFactors
 }
 
 // Name returns "simgrid".
 func (c *CM02) Name() string { return "simgrid" }
 
-// Latency returns 2·lat + (s + envelope)/bw; the distance does not
-// matter on a star.
+// Latency returns 2·lat·latfactor + (s + envelope)/(bw·bwfactor); the
+// distance does not matter on a star.
 func (c *CM02) Latency(s int64, d int) des.Time {
-	return 2*c.LinkLatency + perByte(s+c.Envelope, c.PerByte)
+	lat := 2 * c.LinkLatency
+	if c.LatFactor != nil {
+		lat = des.Time(math.Round(float64(lat) * c.LatFactor.At(s+c.Envelope)))
+	}
+	return lat + c.Occupancy(s)
 }
 
-// Occupancy returns (s + envelope)/bw.
-func (c *CM02) Occupancy(s int64) des.Time { return perByte(s+c.Envelope, c.PerByte) }
+// Occupancy returns (s + envelope)/(bw·bwfactor).
+func (c *CM02) Occupancy(s int64) des.Time {
+	if c.BwFactor != nil {
+		return perByte(s+c.Envelope, c.PerByte/c.BwFactor.At(s+c.Envelope))
+	}
+	return perByte(s+c.Envelope, c.PerByte)
+}
 
 // Serialized returns false: SimGrid shares links rather than queueing.
 func (c *CM02) Serialized() bool { return false }
