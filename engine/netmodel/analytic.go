@@ -316,6 +316,10 @@ type CM02 struct {
 	Envelope int64
 	// BwFactor and LatFactor are SMPI's correction factors; nil is 1.
 	BwFactor, LatFactor SizeFactors
+	// TCPGamma is SimGrid's network/TCP-gamma, the largest TCP window in
+	// bytes: a flow's rate is at most TCPGamma/(2·route latency) (before
+	// the latency factor); 0 is no bound.
+	TCPGamma float64
 }
 
 // Name returns "simgrid".
@@ -331,12 +335,18 @@ func (c *CM02) Latency(s int64, d int) des.Time {
 	return lat + c.Occupancy(s)
 }
 
-// Occupancy returns (s + envelope)/(bw·bwfactor).
+// Occupancy returns (s + envelope)/(rate·bwfactor), the rate being the
+// bandwidth or, when lower, TCPGamma/(2·route latency).
 func (c *CM02) Occupancy(s int64) des.Time {
-	if c.BwFactor != nil {
-		return perByte(s+c.Envelope, c.PerByte/c.BwFactor.At(s+c.Envelope))
+	ps := c.PerByte
+	if c.TCPGamma > 0 && c.LinkLatency > 0 {
+		// The window bound in picoseconds per byte: 2·(2·lat)/gamma.
+		ps = max(ps, float64(4*c.LinkLatency)/c.TCPGamma)
 	}
-	return perByte(s+c.Envelope, c.PerByte)
+	if c.BwFactor != nil {
+		ps /= c.BwFactor.At(s + c.Envelope)
+	}
+	return perByte(s+c.Envelope, ps)
 }
 
 // Serialized returns false: SimGrid shares links rather than queueing.

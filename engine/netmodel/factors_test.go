@@ -65,3 +65,18 @@ func TestParseSizeFactors(t *testing.T) {
 		}
 	}
 }
+
+// TestCM02TCPGamma: with 1 ms links the 4 MiB TCP window binds (4194304 B
+// / 4 ms = 1.048576 GB/s, below the 100 GB/s links): 20016 B take 19.09 µs
+// after the 2 ms of latency, as smpirun -replay measured (0.002019 s).
+func TestCM02TCPGamma(t *testing.T) {
+	m := &CM02{LinkLatency: des.Millisecond, PerByte: 10, Envelope: 16, TCPGamma: 4194304}
+	want := 2*des.Millisecond + 19_088_745 // 20016 B × 4e9 ps / 4194304 B
+	if got := m.Latency(20000, 2); got != want {
+		t.Errorf("%d ps, want %d", got, want)
+	}
+	m.TCPGamma = 0
+	if got := m.Latency(20000, 2); got != 2*des.Millisecond+200160 {
+		t.Errorf("without the window: %d ps", got)
+	}
+}

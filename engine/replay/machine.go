@@ -58,6 +58,9 @@ func (c *Config) validateMachine() error {
 	case c.Model == ModelPacket && c.PerByte == 0:
 		return fmt.Errorf("bandwidth: the packet model needs a finite bandwidth")
 	}
+	if err := c.validatePlatform(); err != nil {
+		return err
+	}
 	// The errors of the three packages name the setting already
 	// (topology "torus:0x8": …, routing "x" is not valid …, placement …).
 	t, err := c.ParseTopology()
@@ -91,6 +94,13 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	if err != nil {
 		return nil, err
 	}
+	plat, slots, err := c.LoadPlatform()
+	if err != nil {
+		return nil, err
+	}
+	if plat != nil {
+		t = plat.Topology
+	}
 	m.Topology = t
 	nodes := c.Nodes(ranks)
 	if t != nil {
@@ -100,6 +110,18 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	}
 	var p *placement.Placement
 	switch {
+	case plat != nil:
+		nodeOf, err := plat.Place(slots, ranks)
+		if err != nil {
+			return nil, err
+		}
+		if err := sharedHosts(plat, nodeOf); err != nil {
+			return nil, err
+		}
+		p, err = placement.Map(ranks, nodes, nodeOf)
+		if err != nil {
+			return nil, err
+		}
 	case c.Placement != "":
 		p, err = placement.Parse(c.Placement, ranks, nodes)
 	case t == nil:

@@ -170,6 +170,10 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
 	if t == nil || t.Size() == 0 {
 		return nil, fmt.Errorf("replay: the trace has no ranks")
 	}

@@ -1,0 +1,152 @@
+package replay
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
+)
+
+var sgTraces = []string{"pingpong", "ring", "shift", "pairs", "tokens", "coll2"}
+
+// TestPlatformEqualsSettings: the cluster of testdata/simgrid/platform.xml
+// read as a platform gives the same run as the same machine set by hand
+// (sgConfig), whatever cpu-speed says (the platform's hosts run at 1Gf).
+func TestPlatformEqualsSettings(t *testing.T) {
+	if _, err := os.Stat(sgDir); err != nil {
+		t.Skip("testdata/simgrid absent")
+	}
+	withPlatform := cfgWith(t, "model", "simgrid", "platform", filepath.Join(sgDir, "platform.xml"),
+		"hostfile", filepath.Join(sgDir, "hostfile"), "cpu-speed", "3Gf", "latency", "1ms", "bandwidth", "1Gb/s",
+		"coll-alg", "barrier=linear,allreduce=binomial")
+	for _, name := range sgTraces {
+		tr, err := simgridti.ReadFile(filepath.Join(sgDir, name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want := simulate(t, tr, sgConfig(t), Options{})
+		_, got := simulate(t, tr, withPlatform, Options{})
+		if got.Makespan != want.Makespan {
+			t.Errorf("%s: %.12f s with the platform, %.12f s with the settings", name, got.Makespan, want.Makespan)
+		}
+	}
+}
+
+// TestSMPIFactorsAgainstSimGrid replays the committed traces with
+// smpirun's default network model (SMPI: CM02 plus SimGrid 3.32's
+// factors) and with the simgrid model and factors=smpi.
+func TestSMPIFactorsAgainstSimGrid(t *testing.T) {
+	if _, err := simgrid.Path(); err != nil {
+		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
+	}
+	if testing.Short() {
+		t.Skip("runs smpirun")
+	}
+	cfg := sgConfig(t)
+	if err := cfg.Set("factors", "smpi"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range sgTraces {
+		index := filepath.Join(sgDir, name+".txt")
+		tr, err := simgridti.ReadFile(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, res := simulate(t, tr, cfg, Options{})
+		sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: tr.Size(), Cluster: sgCluster,
+			Config: []string{"network/crosstraffic:0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff := (res.Makespan - sg.SimulatedTime) / sg.SimulatedTime
+		t.Logf("%s: engine %.9f s, SimGrid (SMPI model) %.9f s (%+.4f %%)", name, res.Makespan, sg.SimulatedTime, 100*diff)
+		if math.Abs(diff) > 0.005 {
+			t.Errorf("%s: differ by %.3f %%", name, 100*diff)
+		}
+	}
+}
+
+func TestPlatformErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	head := `<?xml version='1.0'?>
+<platform version="4.1">
+`
+	star := write("star.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" sharing_policy="SHARED" loopback_bw="10GBps"/>
+</platform>`)
+	torus := write("torus.xml", head+`<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,2"/>
+</platform>`)
+	hosts := write("hosts", "h0:2\nh1\n")
+	bad := write("bad.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" bb_bw="1GBps"/>
+</platform>`)
+	factors := write("factors", "# mine\nbw-factor: 0:0.5;1000:0.9\nlatency 2\n")
+	for _, c := range []struct {
+		kv   []string
+		want string
+	}{
+		{[]string{"platform", star, "topology", "torus:4x4"}, `platform: cannot be combined with topology "torus:4x4"`},
+		{[]string{"hostfile", hosts}, "hostfile: needs a platform"},
+		{[]string{"platform", star, "model", "packet"}, "platform: sharing_policy SHARED (" + star + ":3): the packet model's links have one channel per direction"},
+		{[]string{"platform", torus}, "platform: the simgrid model is SimGrid's star cluster; cluster t: TORUS 2,2 (torus:2x2)"},
+		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: bb_bw="1GBps": a backbone link is not modelled`},
+		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},
+		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform: open " + filepath.Join(dir, "none.xml")},
+		{[]string{"factors", factors}, "factors: " + factors + `:3: unknown key "latency" (expected bw-factor or lat-factor)`},
+	} {
+		cfg := Default()
+		cfg.Model = ModelSimGrid
+		var err error
+		for i := 0; i < len(c.kv) && err == nil; i += 2 {
+			err = cfg.Set(c.kv[i], c.kv[i+1])
+		}
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v\nwant %s", c.kv, err, c.want)
+		}
+	}
+	// Two ranks on one host with a loopback link: not modelled.
+	cfg := cfgWith(t, "model", "simgrid", "platform", star, "hostfile", hosts)
+	if _, err := cfg.Machine(3, nil); err == nil || !strings.Contains(err.Error(), "hostfile: ranks 0 and 1 share host h0: messages over a loopback link ("+star+":3) are not modelled") {
+		t.Errorf("shared host: %v", err)
+	}
+	// The hostfile's placement: h3, h1, then around again.
+	cfg = cfgWith(t, "model", "simgrid", "platform", torus, "hostfile", write("h2", "h3\nh1\n"), "model", "packet")
+	m, err := cfg.Machine(2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.NodeOf; len(got) != 2 || got[0] != 3 || got[1] != 1 {
+		t.Errorf("placement %v, want [3 1]", got)
+	}
+	if _, err := cfg.Machine(3, nil); err == nil || !strings.Contains(err.Error(), "hostfile: ranks 0 and 2 share host h3: messages within a host of cluster t: TORUS 2,2") {
+		t.Errorf("shared torus host: %v", err)
+	}
+}
+
+func TestFactorsFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("smpi/bw-factor = 0:0.5;1000:0.9 # comment\nlat-factor 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := cfgWith(t, "factors", p)
+	bw, lat, err := cfg.SizeFactors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bw.At(1000) != 0.5 || bw.At(1001) != 0.9 || lat.At(0) != 3 {
+		t.Errorf("bw %v lat %v", bw, lat)
+	}
+}
