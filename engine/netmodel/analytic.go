@@ -320,6 +320,10 @@ type CM02 struct {
 	// bytes: a flow's rate is at most TCPGamma/(2·route latency) (before
 	// the latency factor); 0 is no bound.
 	TCPGamma float64
+	// Routed takes a route of d links of LinkLatency each (the distance
+	// the topology gives) instead of the star's two: SimGrid's TORUS and
+	// FAT_TREE clusters without contention.
+	Routed bool
 }
 
 // Name returns "simgrid".
@@ -328,20 +332,30 @@ func (c *CM02) Name() string { return "simgrid" }
 // Latency returns 2·lat·latfactor + (s + envelope)/(bw·bwfactor); the
 // distance does not matter on a star.
 func (c *CM02) Latency(s int64, d int) des.Time {
-	lat := 2 * c.LinkLatency
+	lat := c.route(d)
 	if c.LatFactor != nil {
 		lat = des.Time(math.Round(float64(lat) * c.LatFactor.At(s+c.Envelope)))
 	}
-	return lat + c.Occupancy(s)
+	return lat + c.transfer(s, d)
+}
+
+// route is the latency of a route between nodes at distance d.
+func (c *CM02) route(d int) des.Time {
+	if c.Routed {
+		return des.Time(d) * c.LinkLatency
+	}
+	return 2 * c.LinkLatency
 }
 
 // Occupancy returns (s + envelope)/(rate·bwfactor), the rate being the
-// bandwidth or, when lower, TCPGamma/(2·route latency).
-func (c *CM02) Occupancy(s int64) des.Time {
+// bandwidth or, when lower, TCPGamma/(2·route latency) on a star.
+func (c *CM02) Occupancy(s int64) des.Time { return c.transfer(s, 2) }
+
+func (c *CM02) transfer(s int64, d int) des.Time {
 	ps := c.PerByte
-	if c.TCPGamma > 0 && c.LinkLatency > 0 {
-		// The window bound in picoseconds per byte: 2·(2·lat)/gamma.
-		ps = max(ps, float64(4*c.LinkLatency)/c.TCPGamma)
+	if r := c.route(d); c.TCPGamma > 0 && r > 0 {
+		// The window bound in picoseconds per byte: 2·route/gamma.
+		ps = max(ps, float64(2*r)/c.TCPGamma)
 	}
 	if c.BwFactor != nil {
 		ps /= c.BwFactor.At(s + c.Envelope)

@@ -327,7 +327,8 @@ func (c *Config) AnalyticModel() netmodel.Model {
 		// Validate has read the factors file; an error here means it
 		// changed since, and the run goes on without factors.
 		bw, lat, _ := c.SizeFactors()
-		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma)}
+		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma),
+			Routed: c.Platform != ""}
 	}
 	return &netmodel.Puppet{
 		Switching: c.Switching, Startup: c.Startup, PerByte: c.PerByte,

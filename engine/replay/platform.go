@@ -10,7 +10,6 @@ import (
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/platform"
-	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -124,9 +123,6 @@ func (c *Config) validatePlatform() error {
 	if !p.Uniform {
 		return fmt.Errorf("platform: its host links differ in bandwidth or latency; the %s model has one link kind (use --model packet)", c.modelName())
 	}
-	if c.Model == ModelSimGrid && p.Topology.Kind() != topology.KindCrossbar {
-		return fmt.Errorf("platform: the simgrid model is SimGrid's star cluster; %s needs a model that follows routes (packet)", p.Summary)
-	}
 	return nil
 }
 
@@ -223,11 +219,11 @@ func readFactors(path string) (bw, lat netmodel.SizeFactors, err error) {
 	return bw, lat, nil
 }
 
-// sharedHosts rejects placements that put two ranks on one host where
-// SimGrid's intra-host route is not what the engine does: SimGrid sends
-// them through the host's loopback link when the platform has one, and
-// on a star without one through the host's own link up and down, which
-// only the simgrid model costs the same way.
+// sharedHosts rejects placements that put two ranks on one host: SimGrid
+// sends their messages through the host's loopback link when the
+// platform has one, through the host's own link up and down on a star
+// without one, and over no link at all on a torus or fat tree, while the
+// engine's models deliver messages within a node at once.
 func sharedHosts(p *platform.Platform, nodeOf []int) error {
 	first := map[int]int{}
 	for r, n := range nodeOf {
@@ -236,12 +232,10 @@ func sharedHosts(p *platform.Platform, nodeOf []int) error {
 			first[n] = r
 			continue
 		}
-		switch {
-		case p.Loopback != nil:
+		if p.Loopback != nil {
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over a loopback link (%s:%d) are not modelled", f, r, p.Hosts[n], p.File, p.LoopbackLine)
-		case p.Topology.Kind() != topology.KindCrossbar:
-			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages within a host of %s are not modelled", f, r, p.Hosts[n], p.Summary)
 		}
+		return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages within a host of %s are not modelled (give each rank its own host)", f, r, p.Hosts[n], p.Summary)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,7 +99,6 @@ func TestPlatformErrors(t *testing.T) {
 		{[]string{"platform", star, "topology", "torus:4x4"}, `platform: cannot be combined with topology "torus:4x4"`},
 		{[]string{"hostfile", hosts}, "hostfile: needs a platform"},
 		{[]string{"platform", star, "model", "packet"}, "platform: sharing_policy SHARED (" + star + ":3): the packet model's links have one channel per direction"},
-		{[]string{"platform", torus}, "platform: the simgrid model is SimGrid's star cluster; cluster t: TORUS 2,2 (torus:2x2)"},
 		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: bb_bw="1GBps": a backbone link is not modelled`},
 		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},
 		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform: open " + filepath.Join(dir, "none.xml")},
@@ -148,5 +148,82 @@ func TestFactorsFile(t *testing.T) {
 	}
 	if bw.At(1000) != 0.5 || bw.At(1001) != 0.9 || lat.At(0) != 3 {
 		t.Errorf("bw %v lat %v", bw, lat)
+	}
+}
+
+// TestRoutedClustersAgainstSimGrid: messages one at a time between hosts
+// of SimGrid TORUS and FAT_TREE clusters, read with --platform, under the
+// simgrid model (route latency = links on the route × lat, no contention)
+// and under smpirun -replay (CM02, no crosstraffic): the routes have as
+// many links in both, so the makespans agree.
+func TestRoutedClustersAgainstSimGrid(t *testing.T) {
+	if _, err := simgrid.Path(); err != nil {
+		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
+	}
+	if testing.Short() {
+		t.Skip("runs smpirun")
+	}
+	for _, c := range []struct {
+		name, attrs string
+		a, b        int
+	}{
+		{"torus 4x4 far", `topology="TORUS" topo_parameters="4,4"`, 0, 10},
+		{"torus 4x4 wrap", `topology="TORUS" topo_parameters="4,4"`, 1, 15},
+		{"torus 2x2x4", `topology="TORUS" topo_parameters="2,2,4"`, 3, 12},
+		{"fat tree across", `topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"`, 0, 13},
+		{"fat tree leaf", `topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"`, 4, 6},
+		{"tapered fat tree", `topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,1"`, 2, 11},
+		{"star", ``, 3, 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			plat := filepath.Join(dir, "p.xml")
+			xml := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="host" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="50us" ` + c.attrs + `/>
+</platform>
+`
+			var hosts, index strings.Builder
+			for r := 0; r < 16; r++ {
+				fmt.Fprintf(&hosts, "host%d\n", r)
+				var body string
+				switch r {
+				case c.a:
+					for _, n := range []int{8, 4096, 70000, 1 << 20} {
+						body += fmt.Sprintf("%d send %d 0 %d 6\n%d recv %d 0 %d 6\n", r, c.b, n, r, c.b, n)
+					}
+				case c.b:
+					for _, n := range []int{8, 4096, 70000, 1 << 20} {
+						body += fmt.Sprintf("%d recv %d 0 %d 6\n%d send %d 0 %d 6\n", r, c.a, n, r, c.a, n)
+					}
+				}
+				name := fmt.Sprintf("r%d.txt", r)
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("%d init\n%s%d finalize\n", r, body, r)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				index.WriteString(name + "\n")
+			}
+			hostfile := filepath.Join(dir, "hosts")
+			idx := filepath.Join(dir, "index.txt")
+			for path, text := range map[string]string{plat: xml, hostfile: hosts.String(), idx: index.String()} {
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tr, err := simgridti.ReadFile(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, res := simulate(t, tr, cfgWith(t, "model", "simgrid", "platform", plat, "hostfile", hostfile), Options{})
+			sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: idx, Ranks: 16, Platform: plat, Hostfile: hostfile, Config: sgOptions})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s, hosts %d and %d: engine %.9f s, SimGrid %.6f s", c.name, c.a, c.b, res.Makespan, sg.SimulatedTime)
+			if d := math.Abs(res.Makespan - sg.SimulatedTime); d > 1e-6 {
+				t.Errorf("engine %.9f s, SimGrid %.6f s", res.Makespan, sg.SimulatedTime)
+			}
+		})
 	}
 }
