@@ -18,7 +18,7 @@ import (
 // settings of each model stay together.
 func platformSettings() []Setting {
 	path := func(key, help string, p func(*Config) *string) Setting {
-		return Setting{Key: key, Group: "platform", Kind: KindSpec, Help: help,
+		return Setting{Key: key, Group: "simgrid", Kind: KindSpec, Help: help,
 			get: func(c *Config) string { return *p(c) },
 			set: func(c *Config, v string) error { *p(c) = v; return nil }}
 	}
@@ -27,22 +27,19 @@ func platformSettings() []Setting {
 			func(c *Config) *string { return &c.Platform }),
 		path("hostfile", "smpirun hostfile placing the ranks on the platform's hosts (HOST or HOST:SLOTS a line; rank r on slot r mod slots); empty: the hosts sorted by name",
 			func(c *Config) *string { return &c.Hostfile }),
-		{Key: "factors", Group: "platform", Kind: KindSpec,
+		{Key: "factors", Group: "simgrid", Kind: KindSpec,
 			Help: "size-dependent bandwidth and latency factors of the simgrid model: none, smpi (SimGrid 3.32's SMPI defaults) or a file of bw-factor and lat-factor lines",
 			get:  func(c *Config) string { return c.Factors },
 			set: func(c *Config, v string) error {
+				// A file is read by Validate, once a configuration
+				// file's path has been resolved against its directory.
 				if v == "" {
 					v = "none"
-				}
-				if v != "none" && v != "smpi" {
-					if _, _, err := readFactors(v); err != nil {
-						return err
-					}
 				}
 				c.Factors = v
 				return nil
 			}},
-		{Key: "tcp-gamma", Group: "platform", Kind: KindSize,
+		{Key: "tcp-gamma", Group: "simgrid", Kind: KindSize,
 			Help: "SimGrid's network/TCP-gamma: the simgrid model bounds a message's rate by this window over twice its route latency (B, KiB, MiB; 0: no bound)",
 			get:  func(c *Config) string { return FormatSize(c.TCPGamma) },
 			set: func(c *Config, v string) error {

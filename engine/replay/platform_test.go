@@ -227,3 +227,40 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigFilePaths: a configuration file's platform, hostfile and
+// factors file are read from its directory.
+func TestConfigFilePaths(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "machine")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"p.xml":       `<platform version="4.1"><cluster id="c" prefix="h" suffix="" radical="0-1" speed="2Gf" bw="1GBps" lat="1us"/></platform>`,
+		"hosts":       "h1\nh0\n",
+		"f":           "lat-factor 2\n",
+		"config.toml": "model = \"simgrid\"\n[simgrid]\nplatform = \"p.xml\"\nhostfile = \"hosts\"\nfactors = \"f\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Default()
+	if err := cfg.LoadFile(filepath.Join(sub, "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Platform != filepath.Join(sub, "p.xml") || cfg.Hostfile != filepath.Join(sub, "hosts") || cfg.Factors != filepath.Join(sub, "f") {
+		t.Errorf("paths %q %q %q", cfg.Platform, cfg.Hostfile, cfg.Factors)
+	}
+	m, err := cfg.Machine(2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NodeOf[0] != 1 || m.NodeOf[1] != 0 {
+		t.Errorf("placement %v, want [1 0]", m.NodeOf)
+	}
+}
