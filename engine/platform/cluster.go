@@ -155,7 +155,7 @@ func (p *parser) cluster(a *attrs, line int) error {
 	case "FAT_TREE":
 		t, shape, err = fatTree(params, len(nums), link)
 	case "DRAGONFLY":
-		return bad("topology=DRAGONFLY is not modelled yet: SimGrid's dragonfly (chassis and blades, one global link per router) is not tracesim's balanced dragonfly")
+		t, shape, err = dragonfly(params, len(nums), link, p.file+"#"+id)
 	default:
 		return bad("topology=%q (expected FLAT, TORUS, FAT_TREE or DRAGONFLY)", kind)
 	}
@@ -297,4 +297,81 @@ func formatSeconds(s float64) string {
 		return strconv.FormatFloat(s*1e6, 'g', 6, 64) + "us"
 	}
 	return strconv.FormatFloat(s*1e9, 'g', 6, 64) + "ns"
+}
+
+// dragonfly builds SimGrid's DRAGONFLY "G,B;C,K;R,N;H" as a custom graph:
+// G groups of C chassis of R routers (blades), H hosts per router;
+// routers of a chassis all-to-all ("green" links, N parallel cables, so
+// N× the bandwidth), routers of the same blade index in the chassis of a
+// group all-to-all ("black", K cables), and one "blue" link of B cables
+// between each pair of groups i < j, from router index j of group i to
+// router index i of group j (SimGrid's DragonflyZone; it routes through
+// chassis 0, so it needs G ≤ R). Hosts are numbered group, chassis,
+// blade, host. This is not tracesim's balanced dragonfly (whose routers
+// each have h global links), hence the graph.
+func dragonfly(params string, hosts int, link topology.LinkProps, name string) (topology.Topology, string, error) {
+	parts := strings.Split(params, ";")
+	if len(parts) != 4 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: DRAGONFLY takes GROUPS,LINKS;CHASSIS,LINKS;ROUTERS,LINKS;HOSTS", params)
+	}
+	var lv [3][]int
+	for i, what := range []string{"groups", "chassis", "routers"} {
+		v, err := positiveInts(parts[i], ",", what)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(v) != 2 {
+			return nil, "", fmt.Errorf("topo_parameters=%q: the %s level takes COUNT,LINKS", params, what)
+		}
+		lv[i] = v
+	}
+	nodes, err := positiveInts(parts[3], ",", "hosts per router")
+	if err != nil || len(nodes) != 1 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: the last part is the number of hosts per router", params)
+	}
+	g, blue, c, black, r, green, n := lv[0][0], lv[0][1], lv[1][0], lv[1][1], lv[2][0], lv[2][1], nodes[0]
+	routers := g * c * r
+	if routers > topology.MaxGraphRouters || routers*n > topology.MaxNodes {
+		return nil, "", fmt.Errorf("DRAGONFLY %s: %d routers and %d hosts, above the limits of %d and %d", params, routers, routers*n, topology.MaxGraphRouters, topology.MaxNodes)
+	}
+	if routers*n != hosts {
+		return nil, "", fmt.Errorf("DRAGONFLY %s has %d hosts, the radical gives %d", params, routers*n, hosts)
+	}
+	if g > r {
+		return nil, "", fmt.Errorf("DRAGONFLY %s: %d groups but %d routers per chassis: SimGrid attaches group j's blue link to router j of chassis 0 and needs groups ≤ routers", params, g, r)
+	}
+	bw := func(cables int) string { return strconv.FormatFloat(link.Bandwidth*float64(cables), 'g', -1, 64) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "default bw=%s lat=%dps\n", bw(1), link.Latency)
+	fmt.Fprintf(&b, "router r[0-%d]\n", routers-1)
+	for i := 0; i < routers; i++ {
+		fmt.Fprintf(&b, "node h[%d-%d] r%d\n", i*n, i*n+n-1, i)
+	}
+	at := func(grp, ch, bl int) int { return (grp*c+ch)*r + bl }
+	for grp := 0; grp < g; grp++ {
+		for ch := 0; ch < c; ch++ {
+			for x := 0; x < r; x++ {
+				for y := x + 1; y < r; y++ {
+					fmt.Fprintf(&b, "link r%d r%d bw=%s\n", at(grp, ch, x), at(grp, ch, y), bw(green))
+				}
+			}
+		}
+		for x := 0; x < c; x++ {
+			for y := x + 1; y < c; y++ {
+				for bl := 0; bl < r; bl++ {
+					fmt.Fprintf(&b, "link r%d r%d bw=%s\n", at(grp, x, bl), at(grp, y, bl), bw(black))
+				}
+			}
+		}
+	}
+	for i := 0; i < g; i++ {
+		for j := i + 1; j < g; j++ {
+			fmt.Fprintf(&b, "link r%d r%d bw=%s\n", i*c*r+j, j*c*r+i, bw(blue))
+		}
+	}
+	t, err := topology.ParseGraph(strings.NewReader(b.String()), name, topology.Options{Link: &link, Terminal: &link})
+	if err != nil {
+		return nil, "", err
+	}
+	return t, fmt.Sprintf("DRAGONFLY %s (a graph of %d routers)", params, routers), nil
 }

@@ -2,13 +2,15 @@
 // simulator's machine: a topology (engine/topology) with the links'
 // bandwidths and latencies, the hosts' names in node order, and the CPU
 // speed. It covers what SMPI studies use: one <cluster> (STAR, TORUS,
-// FAT_TREE) or one zone of explicit <host>, <link> and <route> elements
-// that describe a star (each host a private link, every route the
-// source's link then the destination's), possibly inside <zone> elements.
+// FAT_TREE as a k-ary tree, DRAGONFLY as a custom graph) or one zone of
+// explicit <host>, <link> and <route> elements that describe a star (each
+// host a private link, every route the source's link then the
+// destination's), possibly inside <zone> elements.
 //
-// Anything else a file uses — a backbone, a DRAGONFLY cluster, routes that
-// are not a star, properties, traces, several clusters — is an error that
-// names the element and its line: a platform is never read partially.
+// Anything else a file uses — a backbone, a fat tree that is not k-ary,
+// routes that are not a star, properties, traces, several clusters — is an
+// error that names the element and its line: a platform is never read
+// partially.
 // docs/platform.md has the support table.
 package platform
 

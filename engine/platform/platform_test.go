@@ -254,7 +254,8 @@ func TestErrors(t *testing.T) {
 </zone>`
 	}
 	for _, c := range []struct{ name, xml, want string }{
-		{"dragonfly", cluster(`topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;2"`), "p.xml:5: <cluster>: topology=DRAGONFLY is not modelled yet"},
+		{"dragonfly groups", cluster(`topology="DRAGONFLY" topo_parameters="4,1;1,1;2,1;2"`), "p.xml:5: <cluster>: DRAGONFLY 4,1;1,1;2,1;2: 4 groups but 2 routers per chassis"},
+		{"dragonfly size", cluster(`topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;1"`), "p.xml:5: <cluster>: DRAGONFLY 2,1;2,1;2,1;1 has 8 hosts, the radical gives 16"},
 		{"backbone", cluster(`bb_bw="10GBps"`), `p.xml:5: <cluster>: bb_bw="10GBps": a backbone link is not modelled`},
 		{"unknown attribute", cluster(`availability_file="a.txt"`), "p.xml:5: <cluster>: attribute availability_file is not supported by tracesim"},
 		{"cores", cluster(`core="4"`), `p.xml:5: <cluster>: core="4" is not modelled`},
@@ -343,6 +344,45 @@ func TestHostfile(t *testing.T) {
 	} {
 		if _, err := ParseHostfile(strings.NewReader(c.in), "hosts"); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// TestDragonfly: SimGrid's DRAGONFLY 2,1;2,3;2,2;2 as a graph: 8 routers
+// of 2 hosts; green links (2 cables) join the blades of a chassis, black
+// ones (3 cables) the same blade of the two chassis, one blue link router
+// 1 of group 0 to router 0 of group 1.
+func TestDragonfly(t *testing.T) {
+	p, err := parseString(t, `<cluster id="d" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="2,1;2,3;2,2;2"/>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Topology.(*topology.Graph)
+	if g.NumRouters() != 8 || g.NumNodes() != 16 || p.Summary != "cluster d: DRAGONFLY 2,1;2,3;2,2;2 (a graph of 8 routers) of 16 hosts, 1GBps, 1us links" {
+		t.Fatalf("%d routers %d nodes, %s", g.NumRouters(), g.NumNodes(), p.Summary)
+	}
+	// Bandwidth of the link between two routers, 0 when none.
+	between := func(a, b int) float64 {
+		for port := 0; port < g.NumPorts(a); port++ {
+			if pe := g.Peer(a, port); pe.Kind == topology.PeerRouter && pe.ID == b {
+				return g.Link(g.OutLink(a, port)).Props.Bandwidth
+			}
+		}
+		return 0
+	}
+	for _, c := range []struct {
+		a, b int
+		bw   float64
+	}{
+		{0, 1, 2e9}, {2, 3, 2e9}, {0, 2, 3e9}, {1, 3, 3e9}, {0, 3, 0}, {1, 4, 1e9}, {0, 4, 0}, {5, 7, 3e9},
+	} {
+		if got := between(c.a, c.b); got != c.bw {
+			t.Errorf("routers %d–%d: %g B/s, want %g", c.a, c.b, got, c.bw)
+		}
+	}
+	for _, c := range []struct{ a, b, hops int }{{0, 1, 0}, {0, 15, 4}, {0, 3, 1}, {2, 9, 1}} {
+		if got := g.RouterHops(c.a, c.b); got != c.hops {
+			t.Errorf("hosts %d–%d: %d router hops, want %d", c.a, c.b, got, c.hops)
 		}
 	}
 }
