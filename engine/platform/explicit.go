@@ -39,9 +39,8 @@ func (p *parser) linkCtn(a *attrs, line int) error {
 
 // explicit turns a zone of hosts, links and routes into a star: it must
 // give each host a private link and route every pair of distinct hosts
-// through the source's link then the destination's (as smpirun's own
-// generated platform does), and a host to itself through at most one
-// loopback link.
+// through the source's link then the destination's, and a host to itself
+// through at most one loopback link.
 func (p *parser) explicit(z *zoneDecl) error {
 	bad := func(line int, elem, format string, args ...any) error {
 		return p.errAt(line, elem, format, args...)
@@ -70,10 +69,13 @@ func (p *parser) explicit(z *zoneDecl) error {
 	}
 	routes := map[[2]int]directed{}
 	add := func(r routeDecl, src, dst int, links []hop) error {
-		// A later route replaces an earlier one, as in SimGrid's release
-		// builds (smpirun's own platform declares both directions of
-		// every pair, each symmetrical).
-		routes[[2]int{src, dst}] = directed{links: links, line: r.line}
+		// SimGrid 3.32 aborts on a second route between the same hosts,
+		// the reverse of a symmetrical one included.
+		key := [2]int{src, dst}
+		if prev, dup := routes[key]; dup {
+			return bad(r.line, "route", "the route from %q to %q already exists (line %d; routes are symmetrical by default)", z.hosts[src].name, z.hosts[dst].name, prev.line)
+		}
+		routes[key] = directed{links: links, line: r.line}
 		return nil
 	}
 	for _, r := range z.routes {

@@ -177,9 +177,10 @@ func TestClusterOptions(t *testing.T) {
 	}
 }
 
-// smpirunPlatform is the platform smpirun writes when given only a
-// hostfile: hosts, private links and loopbacks, and a route for every
-// ordered pair.
+// smpirunPlatform is a star like the one smpirun writes when given only a
+// hostfile: hosts, private links and loopbacks, and a symmetrical route
+// for every pair (smpirun 3.32 declares both directions, which SimGrid
+// then refuses).
 func smpirunPlatform(n int, bw func(i int) string) string {
 	var b strings.Builder
 	b.WriteString(`<zone id="AS0" routing="Full">` + "\n")
@@ -189,7 +190,7 @@ func smpirunPlatform(n int, bw func(i int) string) string {
 		fmt.Fprintf(&b, "  <link id=\"link%d\" bandwidth=\"%s\" latency=\"5us\"/>\n", i, bw(i))
 	}
 	for i := n; i > 0; i-- {
-		for j := n; j > 0; j-- {
+		for j := i; j > 0; j-- {
 			if i == j {
 				fmt.Fprintf(&b, "  <route src=\"host%d\" dst=\"host%d\"><link_ctn id=\"loop%d\"/></route>\n", i, j, i)
 			} else {
@@ -293,6 +294,12 @@ func TestErrors(t *testing.T) {
   <host id="b" speed="2Gf"/>
 </zone>`, `p.xml:6: <host>: host "b" runs at 2e+09 flop/s, host "a" at 1e+09: hosts of different speeds are not modelled`},
 		{"vivaldi", `<zone id="z" routing="Vivaldi"/>`, `p.xml:4: <zone>: routing="Vivaldi" is not modelled`},
+		{"duplicate route", `<zone id="z" routing="Full">
+  <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+  <link id="la" bandwidth="1GBps"/><link id="lb" bandwidth="1GBps"/>
+  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+  <route src="b" dst="a"><link_ctn id="lb"/><link_ctn id="la"/></route>
+</zone>`, `p.xml:8: <route>: the route from "b" to "a" already exists (line 7; routes are symmetrical by default)`},
 		{"malformed", `<zone id="z" routing="Full">
   <host id="a" speed="1Gf">
 </zone>`, "p.xml:6: malformed XML"},

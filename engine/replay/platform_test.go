@@ -178,6 +178,7 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 		{"fat tree leaf", `topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"`, 4, 6, 0},
 		{"tapered fat tree", `topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,1"`, 2, 11, 0},
 		{"star", ``, 3, 9, 0},
+		{"explicit star", "explicit", 3, 9, 0},
 		// DRAGONFLY 2,1;2,1;2,1;2: hosts 0 and 15 are group 0 chassis 0
 		// blade 0 and group 1 chassis 1 blade 1 (green, blue, black);
 		// 0 and 7 share a group (green, then black).
@@ -196,10 +197,14 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plat := filepath.Join(dir, "p.xml")
+			body := `  <cluster id="c" prefix="host" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="50us" ` + c.attrs + `/>`
+			if c.attrs == "explicit" {
+				body = explicitStar(16)
+			}
 			xml := `<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
-  <cluster id="c" prefix="host" suffix="" radical="0-15" speed="1Gf" bw="125MBps" lat="50us" ` + c.attrs + `/>
+` + body + `
 </platform>
 `
 			var hosts, index strings.Builder
@@ -282,4 +287,27 @@ func TestConfigFilePaths(t *testing.T) {
 	if m.NodeOf[0] != 1 || m.NodeOf[1] != 0 {
 		t.Errorf("placement %v, want [1 0]", m.NodeOf)
 	}
+}
+
+// explicitStar is a star of explicit hosts, 125 MBps, 50 µs links and
+// loopbacks, one symmetrical route for every pair.
+func explicitStar(n int) string {
+	var b strings.Builder
+	b.WriteString(`<zone id="AS0" routing="Full">` + "\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "<host id=\"host%d\" speed=\"1Gf\"/>\n", i)
+		fmt.Fprintf(&b, "<link id=\"loop%d\" bandwidth=\"10GBps\" latency=\"0ms\"/>\n", i)
+		fmt.Fprintf(&b, "<link id=\"link%d\" bandwidth=\"125MBps\" latency=\"50us\"/>\n", i)
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if i == j {
+				fmt.Fprintf(&b, "<route src=\"host%d\" dst=\"host%d\"><link_ctn id=\"loop%d\"/></route>\n", i, j, i)
+			} else {
+				fmt.Fprintf(&b, "<route src=\"host%d\" dst=\"host%d\"><link_ctn id=\"link%d\"/><link_ctn id=\"link%d\"/></route>\n", i, j, i, j)
+			}
+		}
+	}
+	b.WriteString("</zone>")
+	return b.String()
 }
