@@ -80,6 +80,10 @@ func TestSimPlatform(t *testing.T) {
 		t.Errorf("makespan %.9f s, cpu-speed %s, latency %s (want 0.217640 s, the platform's 1Gf and 5us)",
 			res.Makespan, res.Config["cpu-speed"], res.Config["latency"])
 	}
+	code, out, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--model", "simgrid", "--platform", filepath.Join(dir, "platform.xml"))
+	if want := "platform        cluster cluster: star of 8 hosts, 125MBps, 5us links (" + filepath.Join(dir, "platform.xml") + ")\n"; code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("exit %d %s\n%s\nwant a line %q", code, errs, out, want)
+	}
 	code, _, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--platform", filepath.Join(dir, "platform.xml"), "--topology", "ring:8")
 	if code != exitUsage || !strings.Contains(errs, `platform: cannot be combined with topology "ring:8"`) {
 		t.Errorf("platform and topology: exit %d %q", code, errs)

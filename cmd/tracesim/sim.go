@@ -324,6 +324,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		}
 	}
 	fmt.Fprintf(w, "%s: %s replay on %s%s, %d ranks, %d events\n", filepath.Base(path), res.Mode, model, detail, ranks, events)
+	if p, _, err := cfg.LoadPlatform(); err == nil && p != nil {
+		fmt.Fprintf(w, "platform        %s (%s)\n", p.Summary, p.File)
+	}
 	if res.Deadlock != nil {
 		// The message reads "deadlock: a cycle …; rank …": the list below
 		// details the ranks.

@@ -120,8 +120,10 @@ const MaxFileSize = 256 << 20
 
 // Free is the property of a link that costs nothing: the terminal links
 // of a TORUS cluster, whose hosts drive their torus links directly in
-// SimGrid, have infinite bandwidth and no latency.
-var Free = topology.LinkProps{Bandwidth: math.Inf(1), Latency: 0}
+// SimGrid, have no latency and a bandwidth (10^30 B/s) at which a
+// petabyte takes less than the engine's picosecond — finite, so that no
+// model meets an infinity.
+var Free = topology.LinkProps{Bandwidth: 1e30, Latency: 0}
 
 type frame struct {
 	name string

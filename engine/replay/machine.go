@@ -70,6 +70,9 @@ func (c *Config) validateMachine() error {
 	if c.Model != ModelPacket || c.Routing == "" {
 		return nil
 	}
+	if p, _, err := c.LoadPlatform(); err == nil && p != nil {
+		t = p.Topology
+	}
 	if t == nil {
 		// The packet model's default network: a crossbar, whatever size.
 		t, _ = topology.Parse("crossbar:2")

@@ -311,3 +311,30 @@ func explicitStar(n int) string {
 	b.WriteString("</zone>")
 	return b.String()
 }
+
+// TestPlatformRouting: the packet model's routing is checked against the
+// platform's topology.
+func TestPlatformRouting(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.xml")
+	if err := os.WriteFile(p, []byte(`<platform version="4.1"><cluster id="t" prefix="h" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="4,4"/></platform>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dor := cfgWith(t, "model", "packet", "platform", p, "routing", "dor")
+	if err := dor.Validate(); err != nil {
+		t.Errorf("dor on a torus platform: %v", err)
+	}
+	// The packet model runs on it: the hosts' terminal links are free,
+	// the torus links 1 GB/s, 1 µs.
+	tr, err := simgridti.ReadFile(filepath.Join(sgDir, "pingpong.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res := simulate(t, tr, dor, Options{})
+	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8000000000000000000Tb/s,nlat=0ps" {
+		t.Errorf("packet model on the platform: complete %v, makespan %g s, network %+v", res.Complete, res.Makespan, res.Network)
+	}
+	updown := cfgWith(t, "model", "packet", "platform", p, "routing", "updown")
+	if err := updown.Validate(); err == nil || !strings.Contains(err.Error(), "updown") {
+		t.Errorf("updown on a torus platform: %v", err)
+	}
+}
