@@ -80,3 +80,26 @@ func TestCM02TCPGamma(t *testing.T) {
 		t.Errorf("without the window: %d ps", got)
 	}
 }
+
+// FuzzParseSizeFactors: no input panics, and an accepted table reads back
+// from its String form to the same factors.
+func FuzzParseSizeFactors(f *testing.F) {
+	f.Add(SMPIBandwidthFactors)
+	f.Add("13.01")
+	f.Add("0:1;5:2")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseSizeFactors(s)
+		if err != nil {
+			return
+		}
+		b, err := ParseSizeFactors(a.String())
+		if err != nil || len(a) != len(b) {
+			t.Fatalf("%q → %q: %v", s, a.String(), err)
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("%q: step %d %+v, read back %+v", s, i, a[i], b[i])
+			}
+		}
+	})
+}
