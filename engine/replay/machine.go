@@ -23,6 +23,9 @@ type Machine struct {
 	Nodes int
 	// Network is the network model serving those nodes.
 	Network netmodel.Network
+	// Distance, when set, replaces the topology's distances for the
+	// analytic models (a platform's routes within a host).
+	Distance netmodel.Distance
 }
 
 // topologyOptions gives the topology's links the configured bandwidth and
@@ -118,8 +121,11 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		if err != nil {
 			return nil, err
 		}
-		if err := sharedHosts(plat, nodeOf); err != nil {
+		if err := sharedHosts(plat, nodeOf, c.Model); err != nil {
 			return nil, err
+		}
+		if plat.Topology.Kind() == topology.KindCrossbar {
+			m.Distance = starRoutes{t}
 		}
 		p, err = placement.Map(ranks, nodes, nodeOf)
 		if err != nil {
@@ -156,6 +162,9 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		var dist netmodel.Distance
 		if t != nil {
 			dist = t
+		}
+		if m.Distance != nil {
+			dist = m.Distance
 		}
 		m.Network = c.Network(nodes, dist)
 		return m, nil

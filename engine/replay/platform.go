@@ -10,6 +10,7 @@ import (
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/platform"
+	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -216,12 +217,26 @@ func readFactors(path string) (bw, lat netmodel.SizeFactors, err error) {
 	return bw, lat, nil
 }
 
-// sharedHosts rejects placements that put two ranks on one host: SimGrid
-// sends their messages through the host's loopback link when the
-// platform has one, through the host's own link up and down on a star
-// without one, and over no link at all on a torus or fat tree, while the
-// engine's models deliver messages within a node at once.
-func sharedHosts(p *platform.Platform, nodeOf []int) error {
+// starRoutes are the distances of a SimGrid star without loopback links:
+// a message between two ranks of one host goes up the host's link and
+// down again, two links like any other.
+type starRoutes struct{ t topology.Topology }
+
+func (s starRoutes) Hops(a, b int) int {
+	if a == b {
+		return 2
+	}
+	return s.t.Hops(a, b)
+}
+
+// sharedHosts rejects placements that put two ranks on one host where the
+// engine cannot follow SimGrid: SimGrid sends their messages through the
+// host's loopback link when the platform has one, and over no link at all
+// on a torus, fat tree or dragonfly; on a star without loopback they go up
+// the host's link and down again, which the simgrid model follows
+// (starRoutes) and the packet model, which delivers within a node at
+// once, does not.
+func sharedHosts(p *platform.Platform, nodeOf []int, model ModelKind) error {
 	first := map[int]int{}
 	for r, n := range nodeOf {
 		f, seen := first[n]
@@ -229,10 +244,14 @@ func sharedHosts(p *platform.Platform, nodeOf []int) error {
 			first[n] = r
 			continue
 		}
-		if p.Loopback != nil {
+		switch {
+		case p.Loopback != nil:
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over a loopback link (%s:%d) are not modelled", f, r, p.Hosts[n], p.File, p.LoopbackLine)
+		case p.Topology.Kind() != topology.KindCrossbar:
+			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages within a host of %s are not modelled (give each rank its own host)", f, r, p.Hosts[n], p.Summary)
+		case model == ModelPacket:
+			return fmt.Errorf("hostfile: ranks %d and %d share host %s: the packet model delivers messages within a host at once, SimGrid sends them up and down its link (use --model simgrid, or one rank per host)", f, r, p.Hosts[n])
 		}
-		return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages within a host of %s are not modelled (give each rank its own host)", f, r, p.Hosts[n], p.Summary)
 	}
 	return nil
 }

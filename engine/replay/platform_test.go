@@ -338,3 +338,45 @@ func TestPlatformRouting(t *testing.T) {
 		t.Errorf("updown on a torus platform: %v", err)
 	}
 }
+
+// TestSharedHostsAgainstSimGrid: with a hostfile of two slots per host on
+// a star cluster, SimGrid sends the messages of two ranks of one host up
+// the host's link and down again; the simgrid model follows it.
+func TestSharedHostsAgainstSimGrid(t *testing.T) {
+	if _, err := simgrid.Path(); err != nil {
+		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
+	}
+	if testing.Short() {
+		t.Skip("runs smpirun")
+	}
+	dir := t.TempDir()
+	hosts := filepath.Join(dir, "hosts")
+	for _, c := range []struct {
+		trace, hostfile string
+	}{
+		{"pingpong", "host3:2\n"},
+		{"ring", "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
+	} {
+		if err := os.WriteFile(hosts, []byte(c.hostfile), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		index := filepath.Join(sgDir, c.trace+".txt")
+		tr, err := simgridti.ReadFile(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := cfgWith(t, "model", "simgrid", "platform", filepath.Join(sgDir, "platform.xml"), "hostfile", hosts,
+			"coll-alg", "all=smpi")
+		_, res := simulate(t, tr, cfg, Options{})
+		// smpirun unrolls HOST:N itself.
+		sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: tr.Size(),
+			Platform: filepath.Join(sgDir, "platform.xml"), Hostfile: hosts, Config: sgOptions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s on %q: engine %.9f s, SimGrid %.6f s", c.trace, c.hostfile, res.Makespan, sg.SimulatedTime)
+		if d := math.Abs(res.Makespan-sg.SimulatedTime) / sg.SimulatedTime; d > 0.005 {
+			t.Errorf("%s: engine %.9f s, SimGrid %.6f s (%.2f %%)", c.trace, res.Makespan, sg.SimulatedTime, 100*d)
+		}
+	}
+}

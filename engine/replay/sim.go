@@ -268,6 +268,9 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		s.net = mach.Network
 	default:
 		dist := opts.Distance
+		if dist == nil && mach != nil && mach.Distance != nil {
+			dist = mach.Distance
+		}
 		if dist == nil && mach != nil && mach.Topology != nil {
 			dist = mach.Topology
 		}
