@@ -38,8 +38,16 @@ func (c *Config) topologyOptions() topology.Options {
 	return opt
 }
 
-// ParseTopology parses the configured topology; nil when none is set.
+// ParseTopology parses the configured topology, or reads the platform
+// file's; nil when neither is set.
 func (c *Config) ParseTopology() (topology.Topology, error) {
+	if c.Platform != "" {
+		p, _, err := c.LoadPlatform()
+		if err != nil {
+			return nil, err
+		}
+		return p.Topology, nil
+	}
 	if strings.TrimSpace(c.Topology) == "" {
 		return nil, nil
 	}
@@ -72,9 +80,6 @@ func (c *Config) validateMachine() error {
 	}
 	if c.Model != ModelPacket || c.Routing == "" {
 		return nil
-	}
-	if p, _, err := c.LoadPlatform(); err == nil && p != nil {
-		t = p.Topology
 	}
 	if t == nil {
 		// The packet model's default network: a crossbar, whatever size.

@@ -380,3 +380,13 @@ func TestSharedHostsAgainstSimGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTopologyReadsPlatform: what shows or checks the topology (the
+// Machine tab's summary, its routing menu) sees the platform's.
+func TestParseTopologyReadsPlatform(t *testing.T) {
+	cfg := cfgWith(t, "platform", filepath.Join(sgDir, "platform.xml"))
+	tp, err := cfg.ParseTopology()
+	if err != nil || tp == nil || tp.Spec() != "crossbar:8,bw=1Gb/s,lat=5us" {
+		t.Fatalf("%v, %v", tp, err)
+	}
+}
