@@ -25,12 +25,16 @@ type Preset struct {
 // CM02 network model (docs/platform.md): max-min link sharing with 5 %
 // crosstraffic, sends below 65536 B detached, a transfer started once
 // both sides are posted, wildcard receives matched as messages arrive,
-// SMPI's collective algorithms, its 16-byte envelope and 4 MiB TCP window.
-var smpirun = [][2]string{
-	{"model", "flow"}, {"crosstraffic", "0.05"},
-	{"send", "auto"}, {"eager-threshold", "64KiB"}, {"eager-start", "match"}, {"handshake", "none"},
-	{"any-source", "free"}, {"collectives", "expand"}, {"coll-alg", "all=smpi"},
-	{"envelope", "16B"}, {"tcp-gamma", "4MiB"}, {"factors", "none"},
+// SMPI's collective algorithms, its 16-byte envelope and 4 MiB TCP
+// window, and the given factors ("none" for CM02, "smpi" for smpirun's
+// default model).
+func smpirun(factors string) [][2]string {
+	return [][2]string{
+		{"model", "flow"}, {"crosstraffic", "0.05"},
+		{"send", "auto"}, {"eager-threshold", "64KiB"}, {"eager-start", "match"}, {"handshake", "none"},
+		{"any-source", "free"}, {"collectives", "expand"}, {"coll-alg", "all=smpi"},
+		{"envelope", "16B"}, {"tcp-gamma", "4MiB"}, {"factors", factors},
+	}
 }
 
 // All returns the presets, the default first. It builds a fresh slice on
@@ -97,12 +101,12 @@ func All() []Preset {
 		{
 			Key: "simgrid", Name: "SimGrid smpirun -replay (CM02)",
 			Description: "what smpirun -replay --cfg=network/model:CM02 does: flow model, 5 % crosstraffic, detached sends below 64 KiB, SMPI's collectives",
-			Settings:    smpirun,
+			Settings:    smpirun("none"),
 		},
 		{
 			Key: "smpi", Name: "SimGrid smpirun -replay (SMPI)",
 			Description: "smpirun's default model: the simgrid preset plus SimGrid 3.32's size-dependent bandwidth and latency factors",
-			Settings:    append(append([][2]string(nil), smpirun[:len(smpirun)-1]...), [2]string{"factors", "smpi"}),
+			Settings:    smpirun("smpi"),
 		},
 	}
 }
