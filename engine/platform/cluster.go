@@ -174,7 +174,7 @@ func (p *parser) cluster(a *attrs, line int) error {
 
 // torus maps TORUS "d1,d2,…" onto topology torus:d1xd2x…. SimGrid's hosts
 // have no link of their own: each drives its torus links directly, so the
-// terminal links are Free. A dimension of size 1 adds nothing; one of
+// terminal links are free (FreeBandwidth). A dimension of size 1 adds nothing; one of
 // size 2 is one cable in SimGrid (the second host's link is never routed)
 // as in ours.
 func torus(params string, hosts int, link topology.LinkProps) (topology.Topology, string, error) {
@@ -200,7 +200,7 @@ func torus(params string, hosts int, link topology.LinkProps) (topology.Topology
 		return nil, "", fmt.Errorf("TORUS %s has a single host", params)
 	}
 	spec := "torus:" + strings.Join(keep, "x")
-	free := Free
+	free := topology.LinkProps{Bandwidth: FreeBandwidth}
 	t, err := topology.ParseWith(spec, topology.Options{Link: &link, Terminal: &free})
 	return t, "TORUS " + params + " (" + spec + ")", err
 }

@@ -118,12 +118,12 @@ func (e *Error) Error() string {
 // megabytes of explicit routes.
 const MaxFileSize = 256 << 20
 
-// Free is the property of a link that costs nothing: the terminal links
-// of a TORUS cluster, whose hosts drive their torus links directly in
-// SimGrid, have no latency and a bandwidth (10^30 B/s) at which a
-// petabyte takes less than the engine's picosecond — finite, so that no
-// model meets an infinity.
-var Free = topology.LinkProps{Bandwidth: 1e30, Latency: 0}
+// FreeBandwidth is the bandwidth of a link that costs nothing: the
+// terminal links of a TORUS cluster, whose hosts drive their torus links
+// directly in SimGrid, have no latency and 10^30 B/s, at which a petabyte
+// takes less than the engine's picosecond — finite, so that no model
+// meets an infinity.
+const FreeBandwidth = 1e30
 
 type frame struct {
 	name string

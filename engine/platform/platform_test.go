@@ -99,7 +99,7 @@ func mustParse(t *testing.T, spec string, opt topology.Options) topology.Topolog
 
 func TestClusters(t *testing.T) {
 	link := topology.LinkProps{Bandwidth: 125e6, Latency: 50_000_000}
-	free := Free
+	free := topology.LinkProps{Bandwidth: FreeBandwidth}
 	for _, c := range []struct {
 		name, xml string
 		want      topology.Topology
