@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
+	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/internal/atomicfile"
@@ -61,6 +62,7 @@ func runSim(e *env, args []string) int {
 			"and the JSON output. Exit status 3 when the replay deadlocks.")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	config := fs.String("config", "", "read settings from this JSON or TOML file (flags override it)")
+	presetName := fs.String("preset", "", "start from a Machine-tab preset ("+strings.Join(preset.Keys(), ", ")+"); --config and flags override it")
 	format := fs.String("format", "", "read the trace as this format instead of detecting it")
 	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
 	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
@@ -84,6 +86,16 @@ func runSim(e *env, args []string) int {
 		return exitUsage
 	}
 	cfg := replay.Default()
+	if *presetName != "" {
+		p, err := preset.Lookup(*presetName)
+		if err == nil {
+			err = p.Apply(&cfg)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: --preset %v\n", err)
+			return exitUsage
+		}
+	}
 	if *config != "" {
 		if err := cfg.LoadFile(*config); err != nil {
 			fmt.Fprintf(e.stderr, "tracesim sim: --config %v\n", err)
@@ -184,6 +196,9 @@ func runSim(e *env, args []string) int {
 	if res.Deadlock != nil {
 		code = exitFindings
 	}
+	// The settings the run used: a platform's CPU speed and links
+	// replace the configured ones.
+	cfg = s.Config()
 	if *asJSON {
 		vals := map[string]string{}
 		for _, kv := range cfg.Values() {
@@ -208,7 +223,7 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			"units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s, times ps ns us ms s,\n"+
 			"CPU speeds f Mf Gf. docs/sim.md documents the settings, the models and the JSON output.\n"+
 			"Exit status: 0 done, 1 failure, 2 usage error, 3 the replay deadlocked.\n\nFlags:\n")
-		for _, n := range []string{"config", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
+		for _, n := range []string{"config", "preset", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
 			f := fs.Lookup(n)
 			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
 		}
@@ -320,6 +335,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		}
 	}
 	fmt.Fprintf(w, "%s: %s replay on %s%s, %d ranks, %d events\n", filepath.Base(path), res.Mode, model, detail, ranks, events)
+	if p, _, err := cfg.LoadPlatform(); err == nil && p != nil {
+		fmt.Fprintf(w, "platform        %s (%s)\n", p.Summary, p.File)
+	}
 	if res.Deadlock != nil {
 		// The message reads "deadlock: a cycle …; rank …": the list below
 		// details the ranks.

@@ -226,6 +226,17 @@ type Config struct {
 	// counts as a long wait.
 	SamplePeriod  des.Time
 	WaitThreshold des.Time
+
+	// Platform is a SimGrid platform file giving the topology, the links
+	// and the CPU speed (engine/platform); Hostfile an smpirun hostfile
+	// placing the ranks on its hosts. Factors names SMPI's size-dependent
+	// bandwidth and latency factors: "none", "smpi" or a file.
+	Platform string
+	Hostfile string
+	Factors  string
+	// TCPGamma is SimGrid's network/TCP-gamma in bytes (the simgrid
+	// model's rate bound gamma/(2·route latency)); 0 is none.
+	TCPGamma int64
 }
 
 // Default returns the default configuration: predict mode on the flow
@@ -264,6 +275,8 @@ func Default() Config {
 		LinkLatency:    10 * des.Nanosecond,
 		SamplePeriod:   10 * des.Microsecond,
 		WaitThreshold:  des.Microsecond,
+		Factors:        "none",
+		TCPGamma:       4194304,
 	}
 }
 
@@ -325,7 +338,11 @@ func (c *Config) AnalyticModel() netmodel.Model {
 	case ModelLogGOPS:
 		return &netmodel.LogGOPS{L: c.L, Overhead: c.O, Gap: c.Gap, PerByteGap: c.G, PerByteOverhead: c.OPerByte}
 	case ModelSimGrid:
-		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope}
+		// Validate has read the factors file; an error here means it
+		// changed since, and the run goes on without factors.
+		bw, lat, _ := c.SizeFactors()
+		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma),
+			Routed: c.Platform != ""}
 	}
 	return &netmodel.Puppet{
 		Switching: c.Switching, Startup: c.Startup, PerByte: c.PerByte,
@@ -373,6 +390,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateMachine(); err != nil {
+		return err
+	}
+	if _, _, err := c.SizeFactors(); err != nil {
 		return err
 	}
 	for op, a := range c.CollAlg {

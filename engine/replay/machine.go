@@ -24,6 +24,9 @@ type Machine struct {
 	Nodes int
 	// Network is the network model serving those nodes.
 	Network netmodel.Network
+	// Distance, when set, replaces the topology's distances for the
+	// analytic models (a platform's routes within a host).
+	Distance netmodel.Distance
 }
 
 // TCPGamma is the flow model's TCP window bound, SimGrid's default
@@ -46,8 +49,16 @@ func (c *Config) topologyOptions() topology.Options {
 	return opt
 }
 
-// ParseTopology parses the configured topology; nil when none is set.
+// ParseTopology parses the configured topology, or reads the platform
+// file's; nil when neither is set.
 func (c *Config) ParseTopology() (topology.Topology, error) {
+	if c.Platform != "" {
+		p, _, err := c.LoadPlatform()
+		if err != nil {
+			return nil, err
+		}
+		return p.Topology, nil
+	}
 	if strings.TrimSpace(c.Topology) == "" {
 		return nil, nil
 	}
@@ -68,6 +79,9 @@ func (c *Config) validateMachine() error {
 		return fmt.Errorf("placement: cannot be combined with ranks-per-node %d (use placement block:%d)", c.RanksPerNode, c.RanksPerNode)
 	case c.Model == ModelPacket && c.PerByte == 0:
 		return fmt.Errorf("bandwidth: the packet model needs a finite bandwidth")
+	}
+	if err := c.validatePlatform(); err != nil {
+		return err
 	}
 	// The errors of the three packages name the setting already
 	// (topology "torus:0x8": …, routing "x" is not valid …, placement …).
@@ -106,6 +120,13 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	if err != nil {
 		return nil, err
 	}
+	plat, slots, err := c.LoadPlatform()
+	if err != nil {
+		return nil, err
+	}
+	if plat != nil {
+		t = plat.Topology
+	}
 	m.Topology = t
 	nodes := c.Nodes(ranks)
 	if t != nil {
@@ -115,6 +136,21 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	}
 	var p *placement.Placement
 	switch {
+	case plat != nil:
+		nodeOf, err := plat.Place(slots, ranks)
+		if err != nil {
+			return nil, err
+		}
+		if err := sharedHosts(plat, nodeOf, c.Model); err != nil {
+			return nil, err
+		}
+		if plat.Topology.Kind() == topology.KindCrossbar {
+			m.Distance = starRoutes{t}
+		}
+		p, err = placement.Map(ranks, nodes, nodeOf)
+		if err != nil {
+			return nil, err
+		}
 	case c.Placement != "":
 		p, err = placement.Parse(c.Placement, ranks, nodes)
 	case t == nil:
@@ -146,6 +182,9 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		var dist netmodel.Distance
 		if t != nil {
 			dist = t
+		}
+		if m.Distance != nil {
+			dist = m.Distance
 		}
 		m.Network = c.Network(nodes, dist)
 		return m, nil

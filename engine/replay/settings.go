@@ -150,7 +150,7 @@ func Settings() []Setting {
 				return nil
 			}}
 	}
-	return []Setting{
+	base := []Setting{
 		choice("mode", "replay", "replay mode: inject (sends only, as fast as the network accepts), causal (recorded order, no computation), predict (causal plus computation)",
 			[]string{"inject", "causal", "predict"}, func(c *Config) int { return int(c.Mode) }, func(c *Config, i int) { c.Mode = Mode(i) }),
 		{Key: "seed", Group: "replay", Kind: KindInt, Help: "seed of the simulation's random choices",
@@ -299,6 +299,7 @@ func Settings() []Setting {
 		perByte("O", "loggops", "LogGOPS CPU overhead per byte O (time per byte)", func(c *Config) *float64 { return &c.OPerByte }),
 		size("S", "loggops", "LogGOPS eager limit S (0: eager-threshold)", func(c *Config) *int64 { return &c.S }),
 	}
+	return append(base, platformSettings()...)
 }
 
 // checkTopology checks a topology spec's syntax (a custom graph file is

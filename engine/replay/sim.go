@@ -170,6 +170,10 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
 	if t == nil || t.Size() == 0 {
 		return nil, fmt.Errorf("replay: the trace has no ranks")
 	}
@@ -264,6 +268,9 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		s.net = mach.Network
 	default:
 		dist := opts.Distance
+		if dist == nil && mach != nil && mach.Distance != nil {
+			dist = mach.Distance
+		}
 		if dist == nil && mach != nil && mach.Topology != nil {
 			dist = mach.Topology
 		}

@@ -123,6 +123,9 @@ type Replay struct {
 	// Ranks is the number of MPI processes (smpirun -np).
 	Ranks   int
 	Cluster Cluster
+	// Platform and Hostfile, when set, are files used instead of the
+	// ones written from Cluster.
+	Platform, Hostfile string
 	// Config lists extra SimGrid settings as "key:value", passed as
 	// --cfg=key:value (e.g. "network/model:CM02").
 	Config []string
@@ -184,11 +187,22 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	}
 	platform := filepath.Join(dir, "platform.xml")
 	hostfile := filepath.Join(dir, "hostfile")
-	if err := writeFile(platform, r.Cluster.WritePlatform); err != nil {
+	if r.Platform != "" {
+		if platform, err = filepath.Abs(r.Platform); err != nil {
+			return Result{}, err
+		}
+	} else if err := writeFile(platform, r.Cluster.WritePlatform); err != nil {
 		return Result{}, err
 	}
-	if err := writeFile(hostfile, func(w io.Writer) error { return r.Cluster.WriteHostfile(w, r.Ranks) }); err != nil {
+	if r.Hostfile != "" {
+		if hostfile, err = filepath.Abs(r.Hostfile); err != nil {
+			return Result{}, err
+		}
+	} else if err := writeFile(hostfile, func(w io.Writer) error { return r.Cluster.WriteHostfile(w, r.Ranks) }); err != nil {
 		return Result{}, err
+	}
+	if !safePath(platform) || !safePath(hostfile) {
+		return Result{}, fmt.Errorf("simgrid: %s, %s: SimGrid's option parser needs paths without blanks, commas or colons", platform, hostfile)
 	}
 	args := []string{"-np", strconv.Itoa(r.Ranks), "-platform", platform, "-hostfile", hostfile,
 		// Replay runs no user code: no need to copy the binary per rank.
