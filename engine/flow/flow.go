@@ -93,6 +93,35 @@ type Config struct {
 	// smpi/bw-factor): the flow waits lat × its route latency, and it
 	// progresses at bw × the rate the sharing gives it.
 	Factors func(bytes int64) (lat, bw float64)
+	// Sharing is how every link of the topology shares its bandwidth
+	// (SimGrid's sharing_policy): SplitDuplex (the zero value) gives each
+	// direction its own capacity, Shared one capacity for both
+	// directions, FatPipe none to share: each flow is bounded by the
+	// bandwidth alone.
+	Sharing Sharing
+	// Limiter, when positive, is the bandwidth in bytes/s of a link of
+	// each node that everything the node sends and receives crosses, in
+	// both directions at once (SimGrid's limiter_link: SHARED, no
+	// latency).
+	Limiter float64
+	// Loopback, when set, is the link a message between two ranks of one
+	// node crosses: its latency, and its bandwidth as a bound that is not
+	// shared (SimGrid's loopback links are FATPIPE).
+	Loopback *topology.LinkProps
+	// SelfRoute sends a message between two ranks of one node without
+	// Loopback up the node's link and down again (SimGrid's star cluster)
+	// rather than delivering it at once.
+	SelfRoute bool
+	// Hops, when set, replaces the routing algorithm: it appends to buf
+	// the router-to-router links a message from node src to node dst
+	// crosses between src's injection link and dst's ejection link, as
+	// (from, to) pairs of adjacent routers (SimGrid's own routes on a
+	// platform, which need not be paths); with a Limiter, (-1, n) pairs
+	// add node n's limiter and (-2, r) pairs router r's.
+	Hops func(src, dst int, buf []int) []int
+	// RouterLimiters gives every router a limiter of bandwidth Limiter
+	// too, which Hops names (SimGrid 3.32's DRAGONFLY).
+	RouterLimiters bool
 	// SamplePeriod is the period of the metrics samples; 0 disables them.
 	SamplePeriod des.Time
 	// OnSample, when set, receives every sample on the simulation
@@ -108,6 +137,19 @@ var (
 	_ netmodel.Estimator = (*Network)(nil)
 	_ netmodel.Finisher  = (*Network)(nil)
 	_ routing.Queues     = (*Network)(nil)
+)
+
+// Sharing is a link sharing policy (SimGrid's sharing_policy).
+type Sharing uint8
+
+// Sharing policies.
+const (
+	// SplitDuplex links have one capacity per direction.
+	SplitDuplex Sharing = iota
+	// Shared links have one capacity for both directions.
+	Shared
+	// FatPipe links bound each flow to their bandwidth and share nothing.
+	FatPipe
 )
 
 // Event kinds of the network (netmodel.Host.Schedule kinds).
@@ -130,10 +172,21 @@ type Network struct {
 	st      routing.State
 	maxHops int
 
-	links []link
-	flows []flowRec
-	free  int32 // free list of flow slots (-1: none)
-	seq   uint64
+	// links are the constraints: the topology's links (by link id), then
+	// with a limiter one per node, with a loopback one per node, with
+	// router limiters one per router.
+	// alias maps a topology link to its constraint (a SHARED link's two
+	// directions are one).
+	links     []link
+	alias     []int32
+	topoLinks int
+	limiter   int32 // first limiter constraint; -1: none
+	loopback  int32 // first loopback constraint; -1: none
+	flows     []flowRec
+	hops      []int // Config.Hops scratch
+	rlimiter  int32 // first router limiter constraint; -1: none
+	free      int32 // free list of flow slots (-1: none)
+	seq       uint64
 
 	// heap orders the sharing flows by completion time.
 	heap []int32
@@ -173,8 +226,10 @@ type Network struct {
 type link struct {
 	cap float64 // bytes per second
 	lat des.Time
-	el  []elem
-	fwd int32 // flows routed over the link (not counting crosstraffic)
+	// fatpipe links bound their flows without sharing (no constraint).
+	fatpipe bool
+	el      []elem
+	fwd     int32 // flows routed over the link (not counting crosstraffic)
 	// Solver scratch.
 	mark    uint32
 	rem     float64
@@ -254,8 +309,27 @@ func New(cfg Config) (*Network, error) {
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	n.maxHops = 4*t.NumRouters() + 8
 	L := t.NumLinks()
-	n.links = make([]link, L)
-	for i := range n.links {
+	N := t.NumNodes()
+	extra := 0
+	n.limiter, n.loopback = -1, -1
+	if cfg.Limiter > 0 {
+		n.limiter = int32(L + extra)
+		extra += N
+	}
+	if cfg.Loopback != nil {
+		n.loopback = int32(L + extra)
+		extra += N
+	}
+	n.rlimiter = -1
+	if cfg.Limiter > 0 && cfg.RouterLimiters {
+		n.rlimiter = int32(L + extra)
+		extra += t.NumRouters()
+	}
+	n.links = make([]link, L+extra)
+	n.alias = make([]int32, L)
+	n.topoLinks = L
+	for i := 0; i < L; i++ {
+		n.alias[i] = int32(i)
 		l := t.Link(topology.LinkID(i))
 		if !l.Valid {
 			continue
@@ -265,6 +339,24 @@ func New(cfg Config) (*Network, error) {
 		}
 		n.links[i].cap = l.Props.Bandwidth
 		n.links[i].lat = des.Time(l.Props.Latency)
+		n.links[i].fatpipe = cfg.Sharing == FatPipe
+		if cfg.Sharing == Shared && l.Reverse != topology.NoLink && l.Reverse < l.ID {
+			n.alias[i] = int32(l.Reverse)
+		}
+	}
+	for i := int32(0); n.rlimiter >= 0 && i < int32(t.NumRouters()); i++ {
+		n.links[n.rlimiter+i] = link{cap: cfg.Limiter}
+	}
+	for i := 0; i < N; i++ {
+		if n.limiter >= 0 {
+			n.links[n.limiter+int32(i)] = link{cap: cfg.Limiter}
+		}
+		if lb := cfg.Loopback; lb != nil {
+			if !(lb.Bandwidth > 0) || math.IsInf(lb.Bandwidth, 0) {
+				return nil, fmt.Errorf("flow: loopback bandwidth %v B/s: the flow model needs a finite positive bandwidth", lb.Bandwidth)
+			}
+			n.links[n.loopback+int32(i)] = link{cap: lb.Bandwidth, lat: des.Time(lb.Latency), fatpipe: true}
+		}
 	}
 	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
 	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
@@ -339,11 +431,78 @@ func (n *Network) Occupancy(r, p, vc int) int {
 	if l == topology.NoLink {
 		return 0
 	}
-	return int(n.links[l].fwd)
+	return int(n.links[n.alias[l]].fwd)
 }
 
-// route appends the links from node src to node dst to out.
+// route appends the constraints from node src to node dst to out: the
+// node's loopback between two ranks of one node when there is one, else
+// the source's limiter, the links of the route, the destination's
+// limiter.
 func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
+	if src == dst && n.loopback >= 0 {
+		return append(out, n.loopback+int32(src)), true
+	}
+	if n.cfg.Hops != nil {
+		return n.platformRoute(src, dst, out)
+	}
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(src))
+	}
+	start := len(out)
+	out, ok := n.topoRoute(src, dst, out)
+	for i := start; i < len(out); i++ {
+		out[i] = n.alias[out[i]]
+	}
+	if ok && n.limiter >= 0 {
+		out = append(out, n.limiter+int32(dst))
+	}
+	return out, ok
+}
+
+// platformRoute appends the constraints of the route Config.Hops gives
+// from node src to node dst; false when a hop joins routers that no link
+// joins.
+func (n *Network) platformRoute(src, dst int, out []int32) ([]int32, bool) {
+	t := n.topo
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(src))
+	}
+	out = append(out, n.alias[t.InjectLink(src)])
+	n.hops = n.cfg.Hops(src, dst, n.hops[:0])
+	for i := 0; i+1 < len(n.hops); i += 2 {
+		a, b := n.hops[i], n.hops[i+1]
+		switch {
+		case a == -1 && n.limiter >= 0:
+			out = append(out, n.limiter+int32(b))
+			continue
+		case a == -2 && n.rlimiter >= 0:
+			out = append(out, n.rlimiter+int32(b))
+			continue
+		case a < 0:
+			continue
+		}
+		l := topology.NoLink
+		for p := 0; p < t.NumPorts(a); p++ {
+			if pr := t.Peer(a, p); pr.Kind == topology.PeerRouter && pr.ID == b {
+				l = t.OutLink(a, p)
+				break
+			}
+		}
+		if l == topology.NoLink {
+			return out, false
+		}
+		out = append(out, n.alias[l])
+	}
+	r, port := t.Attach(dst)
+	out = append(out, n.alias[t.OutLink(r, port)])
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(dst))
+	}
+	return out, true
+}
+
+// topoRoute appends the topology links from node src to node dst to out.
+func (n *Network) topoRoute(src, dst int, out []int32) ([]int32, bool) {
 	t := n.topo
 	st := &n.st // a field: a local would escape through the interface calls
 	n.alg.Init(st, src, dst)
@@ -398,7 +557,7 @@ func (n *Network) Send(m netmodel.Message) {
 	n.smp.event(now)
 	n.inFlight++
 	n.smp.injected += m.Bytes
-	if m.Src == m.Dst {
+	if m.Src == m.Dst && n.loopback < 0 && !n.cfg.SelfRoute {
 		arg := m.Bytes << 1
 		if m.NotifyInjected {
 			arg |= 1

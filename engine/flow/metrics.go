@@ -79,7 +79,7 @@ func (s *sampler) Tick(t des.Time) {
 	}
 	var routerBusy, allBusy float64
 	sm.MaxUtilisation = 0
-	for l := range n.links {
+	for l := range n.links[:n.topoLinks] {
 		lk := &n.links[l]
 		if !lk.used {
 			continue
@@ -138,7 +138,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.MessageLatency = n.msgLat.Summary()
 	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
 	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
-	for l := range n.links {
+	for l := range n.links[:n.topoLinks] {
 		lk := &n.links[l]
 		if !t.Link(topology.LinkID(l)).Valid {
 			continue

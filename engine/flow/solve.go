@@ -93,7 +93,7 @@ func (n *Network) fill(links, flows []int32) {
 	for unfixed > 0 {
 		x := math.Inf(1)
 		for _, l := range links {
-			if lk := &n.links[l]; lk.unfixed > 0 && lk.usage > 0 {
+			if lk := &n.links[l]; lk.unfixed > 0 && lk.usage > 0 && !lk.fatpipe {
 				x = min(x, lk.rem/lk.usage)
 			}
 		}
@@ -127,7 +127,7 @@ func (n *Network) fill(links, flows []int32) {
 		thr := x * (1 + levelTol)
 		for _, l := range links {
 			lk := &n.links[l]
-			if lk.unfixed == 0 || lk.usage <= 0 || lk.rem/lk.usage > thr {
+			if lk.unfixed == 0 || lk.usage <= 0 || lk.fatpipe || lk.rem/lk.usage > thr {
 				continue
 			}
 			for _, e := range lk.el {

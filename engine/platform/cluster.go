@@ -98,6 +98,12 @@ func (p *parser) cluster(a *attrs, line int) error {
 	if pl.Sharing, err = a.sharing(SplitDuplex); err != nil {
 		return err
 	}
+	if pl.Sharing == FatPipe {
+		// SimGrid 3.32 builds a cluster's links as one link of the
+		// default policy unless they are SPLITDUPLEX: a cluster's
+		// FATPIPE links are SHARED (smpirun gives the same times).
+		pl.Sharing = Shared
+	}
 	// A backbone is a link every message between two hosts crosses; the
 	// star topologies have none.
 	if v, ok := a.get("bb_bw"); ok && v != "" {
@@ -130,7 +136,7 @@ func (p *parser) cluster(a *attrs, line int) error {
 				return err
 			}
 		}
-		pl.Loopback, pl.LoopbackLine = &lp, line
+		pl.Loopback, pl.LoopbackLine, pl.LoopbackFatPipe = &lp, line, true
 	}
 	kind, hasKind := a.get("topology")
 	if !hasKind {
@@ -152,10 +158,23 @@ func (p *parser) cluster(a *attrs, line int) error {
 		shape = "star"
 	case "TORUS":
 		t, shape, err = torus(params, len(nums), link)
+		if err == nil {
+			dims, _ := positiveInts(params, ",", "topo_parameters")
+			pl.Hops = torusHops(dims, pl.Limiter > 0)
+		}
 	case "FAT_TREE":
 		t, shape, err = fatTree(params, len(nums), link)
 	case "DRAGONFLY":
 		t, shape, err = dragonfly(params, len(nums), link, p.file+"#"+id)
+		if err == nil {
+			// dragonfly checked the parameters: G,B;C,K;R,N;H.
+			parts := strings.Split(params, ";")
+			c, _ := positiveInts(parts[1], ",", "chassis")
+			r, _ := positiveInts(parts[2], ",", "routers")
+			n, _ := positiveInts(parts[3], ",", "hosts")
+			pl.Hops = dragonflyHops(c[0], r[0], n[0], pl.Limiter > 0)
+			pl.RouterLimiters = pl.Limiter > 0
+		}
 	default:
 		return bad("topology=%q (expected FLAT, TORUS, FAT_TREE or DRAGONFLY)", kind)
 	}

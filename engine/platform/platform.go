@@ -81,6 +81,21 @@ type Platform struct {
 	// the file sets none.
 	Loopback     *topology.LinkProps
 	LoopbackLine int
+	// LoopbackFatPipe reports that each host has its own loopback link
+	// and that it is not shared (a cluster's loopback_bw: FATPIPE);
+	// an explicit zone's loopback is a link of its own policy.
+	LoopbackFatPipe bool
+	// Hops, when set, gives SimGrid's route from host src to host dst
+	// where the topology's routing would not: the router-to-router links
+	// after src's link and before dst's, appended to buf as (from, to)
+	// router pairs, not always a path, and the limiters it crosses
+	// besides its source's and destination's as (HostLimiter, host) and
+	// (RouterLimiter, router) pairs (routes.go). Nil on a star and a
+	// FAT_TREE, whose shortest paths are SimGrid's routes.
+	Hops func(src, dst int, buf []int) []int
+	// RouterLimiters: every router has a limiter link of bandwidth
+	// Limiter too (SimGrid 3.32's DRAGONFLY).
+	RouterLimiters bool
 	// Summary describes what was read in one line.
 	Summary string
 }

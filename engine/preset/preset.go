@@ -26,14 +26,14 @@ type Preset struct {
 // crosstraffic, sends below 65536 B detached, a transfer started once
 // both sides are posted, wildcard receives matched as messages arrive,
 // SMPI's collective algorithms, its 16-byte envelope and 4 MiB TCP
-// window, and the given factors ("none" for CM02, "smpi" for smpirun's
-// default model).
-func smpirun(factors string) [][2]string {
+// window, and the given factors and weight-S ("none" and 0 for CM02,
+// "smpi" and 8775 for smpirun's default model).
+func smpirun(factors, weightS string) [][2]string {
 	return [][2]string{
 		{"model", "flow"}, {"crosstraffic", "0.05"},
 		{"send", "auto"}, {"eager-threshold", "64KiB"}, {"eager-start", "match"}, {"handshake", "none"},
 		{"any-source", "free"}, {"collectives", "expand"}, {"coll-alg", "all=smpi"},
-		{"envelope", "16B"}, {"tcp-gamma", "4MiB"}, {"factors", factors},
+		{"envelope", "16B"}, {"tcp-gamma", "4MiB"}, {"factors", factors}, {"weight-s", weightS},
 	}
 }
 
@@ -101,12 +101,12 @@ func All() []Preset {
 		{
 			Key: "simgrid", Name: "SimGrid smpirun -replay (CM02)",
 			Description: "what smpirun -replay --cfg=network/model:CM02 does: flow model, 5 % crosstraffic, detached sends below 64 KiB, SMPI's collectives",
-			Settings:    smpirun("none"),
+			Settings:    smpirun("none", "0"),
 		},
 		{
 			Key: "smpi", Name: "SimGrid smpirun -replay (SMPI)",
-			Description: "smpirun's default model: the simgrid preset plus SimGrid 3.32's size-dependent bandwidth and latency factors",
-			Settings:    smpirun("smpi"),
+			Description: "smpirun's default model: the simgrid preset plus SimGrid 3.32's size-dependent bandwidth and latency factors and weight-S 8775",
+			Settings:    smpirun("smpi", "8775"),
 		},
 	}
 }

@@ -237,6 +237,10 @@ type Config struct {
 	// TCPGamma is SimGrid's network/TCP-gamma in bytes (the simgrid
 	// model's rate bound gamma/(2·route latency)); 0 is none.
 	TCPGamma int64
+	// WeightS is SimGrid's network/weight-S in bytes: the flow model adds
+	// WeightS/bandwidth for every link of a message's route to its
+	// sharing penalty (SMPI's model: 8775; CM02: 0).
+	WeightS int64
 }
 
 // Default returns the default configuration: predict mode on the flow

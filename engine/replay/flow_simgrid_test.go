@@ -28,22 +28,8 @@ func flowSGConfig(t testing.TB, crosstraffic string) Config {
 // rank, lines from actions without the rank prefix) and returns its index.
 func tiPattern(t *testing.T, dir, name string, ranks int, actions func(r int) []string) string {
 	t.Helper()
-	var index strings.Builder
-	for r := range ranks {
-		file := fmt.Sprintf("%s-%d.txt", name, r)
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d init\n", r)
-		for _, a := range actions(r) {
-			fmt.Fprintf(&b, "%d %s\n", r, a)
-		}
-		fmt.Fprintf(&b, "%d finalize\n", r)
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		index.WriteString(file + "\n")
-	}
-	path := filepath.Join(dir, name+".txt")
-	if err := os.WriteFile(path, []byte(index.String()), 0o644); err != nil {
+	path, err := simgrid.WriteRanks(dir, name, ranks, actions)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -55,77 +41,10 @@ var sharingPatterns = []struct {
 	name    string
 	actions func(r int) []string
 }{
-	// incast: ranks 1–7 send 1 MB to rank 0 at once (rank 0 posts every
-	// receive first): seven flows share rank 0's down-link. Then 20 KB
-	// eager messages (detached sends) the same way.
-	{"incast", func(r int) []string {
-		var a []string
-		for _, size := range []int{1000000, 20000} {
-			if r == 0 {
-				for s := 1; s < 8; s++ {
-					a = append(a, fmt.Sprintf("irecv %d 0 %d 6", s, size))
-				}
-				a = append(a, "waitall 7")
-			} else {
-				a = append(a, fmt.Sprintf("compute %d", 100000*r), fmt.Sprintf("send 0 0 %d 6", size))
-			}
-		}
-		return a
-	}},
-	// alltoall: every rank posts receives from and sends 200 KB to every
-	// other rank, then waits: 56 flows, seven per up-link and down-link.
-	{"alltoall", func(r int) []string {
-		var a []string
-		for it := range 2 {
-			a = append(a, fmt.Sprintf("compute %d", 1000000*(1+(r+it)%3)))
-			for s := range 8 {
-				if s != r {
-					a = append(a, fmt.Sprintf("irecv %d 0 200000 6", s))
-				}
-			}
-			for d := 1; d < 8; d++ {
-				a = append(a, fmt.Sprintf("isend %d 0 200000 6", (r+d)%8))
-			}
-			a = append(a, "waitall 14")
-		}
-		return a
-	}},
-	// master-worker: rank 0 sends a 300 KB task to every worker at once
-	// (the first tasks share its up-link), workers compute for different
-	// times and send 100 KB results back, which rank 0 collects as they
-	// come (posted receives from every worker); then a second round.
-	{"master-worker", func(r int) []string {
-		var a []string
-		for round := range 2 {
-			if r == 0 {
-				for w := 1; w < 8; w++ {
-					a = append(a, fmt.Sprintf("isend %d %d 300000 6", w, round))
-				}
-				for w := 1; w < 8; w++ {
-					a = append(a, fmt.Sprintf("irecv %d %d 100000 6", w, 10+round))
-				}
-				a = append(a, "waitall 14")
-			} else {
-				a = append(a, fmt.Sprintf("recv 0 %d 300000 6", round),
-					fmt.Sprintf("compute %d", 500000*((r+round)%4+1)),
-					fmt.Sprintf("send 0 %d 100000 6", 10+round))
-			}
-		}
-		return a
-	}},
-	// halo on a ring of 8 with fat messages: every rank exchanges 500 KB
-	// with both neighbours at once, so each up-link carries two flows.
-	{"halo-ring", func(r int) []string {
-		var a []string
-		l, rt := (r+7)%8, (r+1)%8
-		for it := range 3 {
-			a = append(a, fmt.Sprintf("compute %d", 2000000+500000*((r+it)%2)),
-				fmt.Sprintf("irecv %d 0 500000 6", l), fmt.Sprintf("irecv %d 0 500000 6", rt),
-				fmt.Sprintf("isend %d 0 500000 6", l), fmt.Sprintf("isend %d 0 500000 6", rt),
-				"waitall 4")
-		}
-		return a
-	}},
+	{"incast", simgrid.Incast8},
+	{"alltoall", simgrid.Alltoall8},
+	{"master-worker", simgrid.MasterWorker8(false)},
+	{"halo-ring", simgrid.HaloRing8},
 }
 
 // flowSGCase is one trace of the validation.

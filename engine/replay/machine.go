@@ -29,11 +29,6 @@ type Machine struct {
 	Distance netmodel.Distance
 }
 
-// TCPGamma is the flow model's TCP window bound, SimGrid's default
-// network/TCP-gamma (bytes): a flow's rate is at most TCPGamma/(2·route
-// latency).
-const TCPGamma = 4194304
-
 // topologyOptions gives the topology's links the configured bandwidth and
 // latency where the spec says nothing.
 func (c *Config) topologyOptions() topology.Options {
@@ -197,11 +192,26 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		m.Topology = t
 	}
 	if c.Model == ModelFlow {
-		fn, err := flow.New(flow.Config{
+		fc := flow.Config{
 			Topology: t, Routing: c.Routing, VCs: c.VCs, Envelope: c.Envelope,
-			CrossTraffic: c.CrossTraffic, TCPGamma: TCPGamma,
+			CrossTraffic: c.CrossTraffic, TCPGamma: float64(c.TCPGamma), WeightS: float64(c.WeightS),
 			SamplePeriod: c.SamplePeriod, OnSample: onSample, Seed: c.Seed,
-		})
+		}
+		bw, lat, err := c.SizeFactors()
+		if err != nil {
+			return nil, err
+		}
+		if bw != nil || lat != nil {
+			env := c.Envelope
+			// SMPI looks the factors up at the size with its envelope.
+			fc.Factors = func(bytes int64) (float64, float64) {
+				return lat.At(bytes + env), bw.At(bytes + env)
+			}
+		}
+		if plat != nil {
+			platformFlow(&fc, plat)
+		}
+		fn, err := flow.New(fc)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/flow"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/platform"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -47,6 +48,16 @@ func platformSettings() []Setting {
 				n, err := units.ParseSize(v)
 				if err == nil {
 					c.TCPGamma = n
+				}
+				return err
+			}},
+		{Key: "weight-s", Group: "simgrid", Kind: KindSize,
+			Help: "SimGrid's network/weight-S: the flow model adds this over each route link's bandwidth to a message's sharing penalty (SMPI's model 8775 B, CM02 0)",
+			get:  func(c *Config) string { return FormatSize(c.WeightS) },
+			set: func(c *Config, v string) error {
+				n, err := units.ParseSize(v)
+				if err == nil {
+					c.WeightS = n
 				}
 				return err
 			}},
@@ -118,8 +129,8 @@ func (c *Config) validatePlatform() error {
 		}
 		return nil
 	}
-	if !p.Uniform {
-		return fmt.Errorf("platform: its host links differ in bandwidth or latency; the %s model has one link kind (use --model packet)", c.modelName())
+	if !p.Uniform && c.Model != ModelFlow {
+		return fmt.Errorf("platform: its host links differ in bandwidth or latency; the %s model has one link kind (use --model flow or packet)", c.modelName())
 	}
 	return nil
 }
@@ -245,13 +256,35 @@ func sharedHosts(p *platform.Platform, nodeOf []int, model ModelKind) error {
 			continue
 		}
 		switch {
+		case model == ModelFlow && p.Loopback != nil && p.LoopbackFatPipe:
+			// flow.Config.Loopback: the cluster's loopback links.
 		case p.Loopback != nil:
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over a loopback link (%s:%d) are not modelled", f, r, p.Hosts[n], p.File, p.LoopbackLine)
 		case p.Topology.Kind() != topology.KindCrossbar:
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages within a host of %s are not modelled (give each rank its own host)", f, r, p.Hosts[n], p.Summary)
 		case model == ModelPacket:
-			return fmt.Errorf("hostfile: ranks %d and %d share host %s: the packet model delivers messages within a host at once, SimGrid sends them up and down its link (use --model simgrid, or one rank per host)", f, r, p.Hosts[n])
+			return fmt.Errorf("hostfile: ranks %d and %d share host %s: the packet model delivers messages within a host at once, SimGrid sends them up and down its link (use --model flow or simgrid, or one rank per host)", f, r, p.Hosts[n])
 		}
 	}
 	return nil
+}
+
+// platformFlow gives the flow model the platform's link sharing, limiter
+// and loopback links: SimGrid's cluster routes. Between two ranks of one
+// host a message crosses the host's loopback link, or on a star without
+// one the host's link up and down again (sharedHosts rejects the rest).
+func platformFlow(fc *flow.Config, p *platform.Platform) {
+	switch p.Sharing {
+	case platform.Shared:
+		fc.Sharing = flow.Shared
+	case platform.FatPipe:
+		fc.Sharing = flow.FatPipe
+	}
+	fc.Limiter = p.Limiter
+	if p.Loopback != nil && p.LoopbackFatPipe {
+		lb := *p.Loopback
+		fc.Loopback = &lb
+	}
+	fc.SelfRoute = p.Topology.Kind() == topology.KindCrossbar
+	fc.Hops, fc.RouterLimiters = p.Hops, p.RouterLimiters
 }

@@ -278,3 +278,26 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// WriteRanks writes a time-independent trace of ranks ranks into dir, one
+// file per rank (NAME-R.txt: "R init", the lines of actions(r) each
+// prefixed by the rank, "R finalize"), and its index NAME.txt, whose
+// path it returns.
+func WriteRanks(dir, name string, ranks int, actions func(r int) []string) (string, error) {
+	var index strings.Builder
+	for r := range ranks {
+		file := fmt.Sprintf("%s-%d.txt", name, r)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d init\n", r)
+		for _, a := range actions(r) {
+			fmt.Fprintf(&b, "%d %s\n", r, a)
+		}
+		fmt.Fprintf(&b, "%d finalize\n", r)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
+		index.WriteString(file + "\n")
+	}
+	path := filepath.Join(dir, name+".txt")
+	return path, os.WriteFile(path, []byte(index.String()), 0o644)
+}
