@@ -116,6 +116,25 @@ func runSim(e *env, args []string) int {
 			}
 		}
 	}
+	if cfg.Model == replay.ModelPacket && set["latency"] {
+		// The packet model's links take a given --latency.
+		if set["link-latency"] {
+			fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
+			return exitUsage
+		}
+		v, _ := cfg.Get("latency")
+		if err := cfg.Set("link-latency", v); err != nil {
+			return fail(e, "sim", err)
+		}
+	}
+	for _, f := range flags {
+		// A flag the model ignores is a mistake the user should hear of
+		// (presets and configuration files may set them for others).
+		if why := replay.Unused(&cfg, f.s.Key); set[f.s.Key] && why != "" {
+			fmt.Fprintf(e.stderr, "tracesim sim: --%s: %s\n", f.s.Key, why)
+			return exitUsage
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
 		return exitUsage
@@ -178,6 +197,11 @@ func runSim(e *env, args []string) int {
 		return fail(e, "sim", err)
 	}
 	res := s.Results()
+	for _, n := range res.Notes {
+		// A choice the user did not make: said once, on stderr, so
+		// that --json output stays one document.
+		fmt.Fprintf(e.stderr, "tracesim sim: %s\n", n)
+	}
 	if *traceOut != "" {
 		out, err := s.Trace()
 		if err == nil {

@@ -56,7 +56,25 @@ const (
 	// AnyFree lets any sender match; records that become inconsistent
 	// with the trace are reported.
 	AnyFree
+	// AnyAuto is AnyFree for a trace whose wildcard receives carry no
+	// recorded sender (tracefmt.AttrUnrecordedSources), else AnyRecorded.
+	AnyAuto
 )
+
+// resolveAnySource turns AnyAuto into the policy for trace t, and says
+// why when it chose AnyFree.
+func (c *Config) resolveAnySource(t *tracefmt.Trace) string {
+	if c.AnySource != AnyAuto {
+		return ""
+	}
+	n, ok := t.Attr(tracefmt.AttrUnrecordedSources)
+	if !ok {
+		c.AnySource = AnyRecorded
+		return ""
+	}
+	c.AnySource = AnyFree
+	return "any-source free: the trace's " + n + " wildcard receives record no sender (SimGrid -555), so they match whichever message comes first; --any-source recorded replays the senders the reader guessed"
+}
 
 // EagerStart says when the data of an eager message starts to move.
 type EagerStart uint8
@@ -261,6 +279,7 @@ func Default() Config {
 		EagerThreshold: 64 << 10,
 		CollFactor:     collective.FactorLog2P,
 		Model:          ModelFlow,
+		AnySource:      AnyAuto,
 		Switching:      netmodel.CutThrough,
 		Startup:        des.Microsecond,
 		PerByte:        800, // 10 Gb/s

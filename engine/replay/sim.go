@@ -98,11 +98,13 @@ type Sim struct {
 	cfg  Config
 	opts Options
 	tr   *tracefmt.Trace
-	k    *des.Kernel
-	net  netmodel.Network
-	ovh  netmodel.Overheads
-	est  netmodel.Estimator
-	host host
+	// notes are the choices made for the trace (Results.Notes).
+	notes []string
+	k     *des.Kernel
+	net   netmodel.Network
+	ovh   netmodel.Overheads
+	est   netmodel.Estimator
+	host  host
 
 	ranks []rank
 	nodes []node
@@ -177,12 +179,16 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if t == nil || t.Size() == 0 {
 		return nil, fmt.Errorf("replay: the trace has no ranks")
 	}
+	var notes []string
+	if note := cfg.resolveAnySource(t); note != "" {
+		notes = append(notes, note)
+	}
 	P := t.Size()
 	if opts.CheckEvery <= 0 {
 		opts.CheckEvery = 4096
 	}
 	s := &Sim{
-		cfg: cfg, opts: opts, tr: t,
+		cfg: cfg, opts: opts, tr: t, notes: notes,
 		k:       des.NewKernel(cfg.Seed),
 		ranks:   make([]rank, P),
 		pairs:   map[uint64]*uint64{},
