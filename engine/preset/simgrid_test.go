@@ -172,8 +172,9 @@ var pin = flag.Bool("pin", false, "TestPresetsAgainstSimGrid: rewrite "+pinFile+
 // knownDeviations are the cases where the presets are not exact, with
 // their error bound (the 1 %); elsewhere they agree within
 // 0.01 %. Master-worker with MPI_ANY_SOURCE on TORUS 2,4 with
-// crosstraffic: the results' arrival order at the master differs from
-// SimGrid's (exact without crosstraffic).
+// crosstraffic: workers that compute alike post their results at the
+// same instant and SimGrid matches the ties in another order (exact
+// without crosstraffic, and with the ties broken; docs/sim.md).
 var knownDeviations = map[string]float64{
 	"master-worker any-source/torus 2x4/simgrid":        0.01,
 	"master-worker any-source/torus 2x4/smpi":           0.01,
