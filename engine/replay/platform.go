@@ -129,6 +129,9 @@ func (c *Config) validatePlatform() error {
 		}
 		return nil
 	}
+	if c.Model == ModelFlow && p.Hops != nil && c.Routing != "" {
+		return fmt.Errorf("platform: routing %q: the flow model follows SimGrid's own routes on %s (leave routing empty)", c.Routing, p.Summary)
+	}
 	if !p.Uniform && c.Model != ModelFlow {
 		return fmt.Errorf("platform: its host links differ in bandwidth or latency; the %s model has one link kind (use --model flow or packet)", c.modelName())
 	}

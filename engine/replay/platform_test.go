@@ -333,6 +333,12 @@ func TestPlatformRouting(t *testing.T) {
 	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8000000000000000000Tb/s,nlat=0ps" {
 		t.Errorf("packet model on the platform: complete %v, makespan %g s, network %+v", res.Complete, res.Makespan, res.Network)
 	}
+	// The flow model follows SimGrid's own TORUS routes: a routing is
+	// an error rather than ignored.
+	flowDor := cfgWith(t, "model", "flow", "platform", p, "routing", "dor")
+	if err := flowDor.Validate(); err == nil || err.Error() != `platform: routing "dor": the flow model follows SimGrid's own routes on cluster t: TORUS 4,4 (torus:4x4) of 16 hosts, 1GBps, 1us links (leave routing empty)` {
+		t.Errorf("dor under the flow model: %v", err)
+	}
 	updown := cfgWith(t, "model", "packet", "platform", p, "routing", "updown")
 	if err := updown.Validate(); err == nil || !strings.Contains(err.Error(), "updown") {
 		t.Errorf("updown on a torus platform: %v", err)
