@@ -44,6 +44,12 @@ type Attr struct {
 	Key, Value string
 }
 
+// AttrUnrecordedSources is the trace attribute a reader sets to the
+// number of wildcard receives whose sender the format does not record
+// (SimGrid's TI "-555"): the senders the reader gave them are a guess,
+// and a replay lets them match any sender.
+const AttrUnrecordedSources = "unrecorded_sources"
+
 // Attr returns the value of the named attribute and whether it is present.
 func (t *Trace) Attr(key string) (string, bool) {
 	for _, a := range t.Attrs {

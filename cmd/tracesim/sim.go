@@ -14,7 +14,9 @@ import (
 
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
+	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
@@ -61,10 +63,11 @@ func runSim(e *env, args []string) int {
 			"and the JSON output. Exit status 3 when the replay deadlocks.")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	config := fs.String("config", "", "read settings from this JSON or TOML file (flags override it)")
+	presetName := fs.String("preset", "", "start from a Machine-tab preset ("+strings.Join(preset.Keys(), ", ")+"); --config and flags override it")
 	format := fs.String("format", "", "read the trace as this format instead of detecting it")
 	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
 	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
-	metricsOut := fs.String("metrics-out", "", "write the packet model's network metrics, sampled every --sample-period, as CSV to this file")
+	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, as CSV to this file")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
@@ -84,6 +87,16 @@ func runSim(e *env, args []string) int {
 		return exitUsage
 	}
 	cfg := replay.Default()
+	if *presetName != "" {
+		p, err := preset.Lookup(*presetName)
+		if err == nil {
+			err = p.Apply(&cfg)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: --preset %v\n", err)
+			return exitUsage
+		}
+	}
 	if *config != "" {
 		if err := cfg.LoadFile(*config); err != nil {
 			fmt.Fprintf(e.stderr, "tracesim sim: --config %v\n", err)
@@ -104,12 +117,31 @@ func runSim(e *env, args []string) int {
 			}
 		}
 	}
+	if cfg.Model == replay.ModelPacket && set["latency"] {
+		// The packet model's links take a given --latency.
+		if set["link-latency"] {
+			fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
+			return exitUsage
+		}
+		v, _ := cfg.Get("latency")
+		if err := cfg.Set("link-latency", v); err != nil {
+			return fail(e, "sim", err)
+		}
+	}
+	for _, f := range flags {
+		// A flag the model ignores is a mistake the user should hear of
+		// (presets and configuration files may set them for others).
+		if why := replay.Unused(&cfg, f.s.Key); set[f.s.Key] && why != "" {
+			fmt.Fprintf(e.stderr, "tracesim sim: --%s: %s\n", f.s.Key, why)
+			return exitUsage
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
 		return exitUsage
 	}
-	if *metricsOut != "" && cfg.Model != replay.ModelPacket {
-		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet (the analytic models have no links or queues to measure)")
+	if *metricsOut != "" && !cfg.Model.Measured() {
+		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet or flow (the analytic models have no links or queues to measure)")
 		return exitUsage
 	}
 	if *printConfig {
@@ -151,9 +183,9 @@ func runSim(e *env, args []string) int {
 		// The samples stream into the file as the run goes; it appears
 		// only once the run has finished.
 		err = atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
-			pn, ok := s.Network().(*packet.Network)
+			pn, ok := s.Network().(interface{ Topology() topology.Topology })
 			if !ok {
-				return fmt.Errorf("the network is not the packet model")
+				return fmt.Errorf("the network has no topology to measure")
 			}
 			metrics = packet.NewCSVWriter(w, pn.Topology())
 			if err := run(); err != nil {
@@ -171,6 +203,11 @@ func runSim(e *env, args []string) int {
 		return fail(e, "sim", err)
 	}
 	res := s.Results()
+	for _, n := range res.Notes {
+		// A choice the user did not make: said once, on stderr, so
+		// that --json output stays one document.
+		fmt.Fprintf(e.stderr, "tracesim sim: %s\n", n)
+	}
 	if *traceOut != "" {
 		out, err := s.Trace()
 		if err == nil {
@@ -193,6 +230,9 @@ func runSim(e *env, args []string) int {
 		// Once, on stderr, so that --json stays parseable.
 		fmt.Fprintf(e.stderr, "tracesim sim: warning: %s\n", tracefmt.SizeUnknownNote(n))
 	}
+	// The settings the run used: a platform's CPU speed and links
+	// replace the configured ones.
+	cfg = s.Config()
 	if *asJSON {
 		vals := map[string]string{}
 		for _, kv := range cfg.Values() {
@@ -217,7 +257,7 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			"units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s, times ps ns us ms s,\n"+
 			"CPU speeds f Mf Gf. docs/sim.md documents the settings, the models and the JSON output.\n"+
 			"Exit status: 0 done, 1 failure, 2 usage error, 3 the replay deadlocked.\n\nFlags:\n")
-		for _, n := range []string{"config", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
+		for _, n := range []string{"config", "preset", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
 			f := fs.Lookup(n)
 			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
 		}
@@ -260,10 +300,15 @@ func writeMessagesCSV(w io.Writer, recs []replay.MessageRecord) error {
 	return cw.Error()
 }
 
-// printNetwork prints the packet model's measurements.
+// printNetwork prints the packet or flow model's measurements.
 func printNetwork(w io.Writer, n *netmodel.Metrics) {
-	fmt.Fprintf(w, "packets         %d delivered over %d link hops, latency mean %s, max %s\n", n.Packets, n.Hops,
-		units.FormatDuration(n.PacketLatency.Mean), units.FormatDuration(n.PacketLatency.Max))
+	if n.Packets > 0 {
+		fmt.Fprintf(w, "packets         %d delivered over %d link hops, latency mean %s, max %s\n", n.Packets, n.Hops,
+			units.FormatDuration(n.PacketLatency.Mean), units.FormatDuration(n.PacketLatency.Max))
+	} else {
+		fmt.Fprintf(w, "flows           %d delivered, latency mean %s, max %s\n", n.Delivered,
+			units.FormatDuration(n.MessageLatency.Mean), units.FormatDuration(n.MessageLatency.Max))
+	}
 	var busiest *netmodel.LinkMetric
 	for i := range n.Links {
 		if l := &n.Links[i]; l.Class != "terminal" && (busiest == nil || l.MeanUtilisation > busiest.MeanUtilisation) {
@@ -309,6 +354,11 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	case replay.ModelPuppet:
 		sw, _ := cfg.Get("switching")
 		detail = " " + sw
+	case replay.ModelFlow:
+		if n := res.Network; n != nil {
+			ct, _ := cfg.Get("crosstraffic")
+			detail = fmt.Sprintf(" (%s, routing %s, crosstraffic %s)", n.Spec, n.Routing, ct)
+		}
 	case replay.ModelPacket:
 		if n := res.Network; n != nil {
 			vcs := "VCs"
@@ -319,6 +369,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		}
 	}
 	fmt.Fprintf(w, "%s: %s replay on %s%s, %d ranks, %d events\n", filepath.Base(path), res.Mode, model, detail, ranks, events)
+	if p, _, err := cfg.LoadPlatform(); err == nil && p != nil {
+		fmt.Fprintf(w, "platform        %s (%s)\n", p.Summary, p.File)
+	}
 	if res.Deadlock != nil {
 		// The message reads "deadlock: a cycle …; rank …": the list below
 		// details the ranks.

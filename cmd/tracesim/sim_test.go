@@ -328,7 +328,7 @@ func TestSimMetricsOut(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{path, "--metrics-out", csvPath}, "--metrics-out needs --model packet"},
+		{[]string{path, "--model", "puppet", "--metrics-out", csvPath}, "--metrics-out needs --model packet"},
 		{[]string{path, "--model", "packet", "--topology", "torus:0x4"}, "--topology"},
 		{[]string{path, "--model", "packet", "--topology", "torus:4x4", "--routing", "updown"}, "not valid on torus:4x4"},
 		{[]string{path, "--placement", "nowhere"}, "unknown placement"},

@@ -41,7 +41,7 @@ type Options struct {
 	// Replay says whether to run a causal replay looking for deadlocks.
 	Replay ReplayPolicy
 	// ReplayConfig is the machine of that replay; nil means
-	// replay.Default() in causal mode.
+	// replay.Default() in causal mode with the PUPPET model.
 	ReplayConfig *replay.Config
 }
 
@@ -846,7 +846,9 @@ func deadlock(ctx context.Context, t *tracefmt.Trace, cfg *replay.Config) (*repl
 	if cfg != nil {
 		c = *cfg
 	} else {
-		c.Mode = replay.Causal
+		// Finding a deadlock needs the order of events, not link
+		// sharing: the cheapest model does.
+		c.Mode, c.Model = replay.Causal, replay.ModelPuppet
 	}
 	s, err := replay.New(t, c, replay.Options{})
 	if err != nil {

@@ -37,6 +37,10 @@ const (
 	Ring
 	Pairwise
 	Dissemination
+	// SMPI is SimGrid 3.32's SMPI default for every operation (its
+	// "default" collective selector, which smpirun -replay uses): see
+	// smpiPlan.
+	SMPI
 	numAlgorithms
 )
 
@@ -48,6 +52,7 @@ var algNames = [...]string{
 	Ring:              "ring",
 	Pairwise:          "pairwise",
 	Dissemination:     "dissemination",
+	SMPI:              "smpi",
 }
 
 // String returns the algorithm's name as the --coll-alg flag spells it.
@@ -107,8 +112,10 @@ func Algorithms(op tracefmt.CollOp) []Algorithm {
 //	reducescatter  linear, pairwise, ring
 //	scan, exscan   linear (a chain), recursive-doubling
 //	other          as barrier
+//
+// smpi runs every operation as SimGrid 3.32's SMPI does (smpiPlan).
 func Applicable(op tracefmt.CollOp, a Algorithm) bool {
-	if a == Auto || a == Linear {
+	if a == Auto || a == Linear || a == SMPI {
 		return true
 	}
 	switch op {
@@ -249,6 +256,7 @@ const (
 	linScatter
 	linAlltoall
 	linScan
+	linScanAll // every rank sends to every higher rank (SMPI's iscan)
 	binBcast
 	binReduce
 	binGather
@@ -293,6 +301,13 @@ func NewPlan(c Call) Plan {
 	op := c.Op
 	if op == tracefmt.OpOther {
 		op = tracefmt.OpBarrier
+	}
+	if c.Alg == SMPI {
+		if op == tracefmt.OpBarrier && op == c.Op {
+			n = 0
+		}
+		smpiPlan(op, c, n, add)
+		return pl
 	}
 	switch op {
 	case tracefmt.OpBarrier:
@@ -476,7 +491,7 @@ func primRounds(prim primitive, p int) int {
 		return 0
 	}
 	switch prim {
-	case linBcast, linGather, linScatter, linAlltoall:
+	case linBcast, linGather, linScatter, linAlltoall, linScanAll:
 		return 1
 	case linScan, binBcast, binReduce, binGather, binScatter:
 		return 2
@@ -530,6 +545,13 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
 		}
 		for i := 1; i < P; i++ {
 			recv(int32((me - i + P) % P))
+		}
+	case linScanAll:
+		for i := me + 1; i < P; i++ {
+			send(int32(i), n)
+		}
+		for i := 0; i < me; i++ {
+			recv(int32(i))
 		}
 	case linScan:
 		if k == 0 && me > 0 {
@@ -707,4 +729,96 @@ func (f Factor) Times(p int) int64 {
 		return int64(p)
 	}
 	return 0
+}
+
+// smpiPlan adds the phases of SimGrid 3.32's SMPI collectives ("default"
+// selector, src/smpi/colls/smpi_default_selector.cpp, and the
+// non-blocking linear versions it calls):
+//
+//	barrier        all to rank 0, then 0 to all (ompi_basic_linear)
+//	bcast          binomial tree (as MPICH's binomial)
+//	reduce         linear: every rank to the root (ireduce)
+//	allreduce      linear reduce to rank 0, then binomial broadcast
+//	gather(v), scatter(v)   linear (igather, iscatter)
+//	allgather(v), alltoallv linear: every rank to every other
+//	alltoall       Open MPI's decision table (alltoall__ompi): linear,
+//	               pairwise or Bruck by ranks and block size
+//	reducescatter  linear reduce of the whole buffer to 0, then linear
+//	               scatter of the blocks
+//	scan, exscan   every rank to every higher rank (iscan)
+func smpiPlan(op tracefmt.CollOp, c Call, n int64, add func(primitive, int64)) {
+	switch op {
+	case tracefmt.OpBarrier:
+		add(linGather, n)
+		add(linBcast, n)
+	case tracefmt.OpBcast:
+		add(binBcast, n)
+	case tracefmt.OpReduce, tracefmt.OpGather, tracefmt.OpGatherv:
+		add(linGather, n)
+	case tracefmt.OpAllreduce:
+		add(linGather, n)
+		add(binBcast, n)
+	case tracefmt.OpScatter, tracefmt.OpScatterv:
+		add(linScatter, n)
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv, tracefmt.OpAlltoallv:
+		add(linAlltoall, n)
+	case tracefmt.OpAlltoall:
+		add(ompiAlltoall(c.P, n), n)
+	case tracefmt.OpReduceScatter:
+		add(linGather, c.Sent)
+		add(linScatter, n)
+	case tracefmt.OpScan, tracefmt.OpExscan:
+		add(linScanAll, n)
+	}
+}
+
+// ompiAlltoall is alltoall__ompi's choice for p ranks and blocks of b
+// bytes: rows of (ranks below, then block sizes below → algorithm), where
+// 1, 4 and 5 are the linear algorithm, 2 pairwise and 3 (modified) Bruck.
+func ompiAlltoall(p int, b int64) primitive {
+	type step struct {
+		below int64
+		alg   int
+	}
+	var table []step
+	switch {
+	case p == 2:
+		table = []step{{2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}, {-1, 2}}
+	case p < 8:
+		table = []step{{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {-1, 1}}
+	case p < 16:
+		table = []step{{262144, 4}, {-1, 1}}
+	case p < 32:
+		table = []step{{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {-1, 4}}
+	case p < 64:
+		table = []step{{512, 3}, {524288, 1}, {-1, 4}}
+	case p < 128:
+		table = []step{{1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}, {-1, 2}}
+	case p < 256:
+		table = []step{{1024, 3}, {2048, 4}, {262144, 1}, {-1, 2}}
+	case p < 512:
+		table = []step{{1024, 3}, {8192, 4}, {32768, 1}, {-1, 2}}
+	case p < 1024:
+		table = []step{{512, 3}, {8192, 4}, {16384, 1}, {131072, 4}, {262144, 1}, {-1, 2}}
+	case p < 2048:
+		table = []step{{512, 3}, {1024, 4}, {2048, 1}, {16384, 4}, {262144, 1}, {-1, 4}}
+	case p < 4096:
+		table = []step{{1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}, {-1, 1}}
+	default:
+		table = []step{{2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}, {-1, 4}}
+	}
+	alg := 1
+	for _, st := range table {
+		if st.below < 0 || b < st.below {
+			alg = st.alg
+			break
+		}
+	}
+	switch alg {
+	case 2:
+		return pairXchg
+	case 3:
+		return bruckAlltoall
+	}
+	return linAlltoall
 }

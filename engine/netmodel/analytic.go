@@ -2,6 +2,7 @@ package netmodel
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tracesim/tracesim/engine/des"
 )
@@ -312,25 +313,62 @@ func (l *LogGOPS) RecvOverhead(s int64) des.Time {
 // private link of bandwidth Bandwidth and latency Latency to one switch)
 // without contention: a message between two hosts crosses two links and
 // takes 2·Latency + (s + Envelope)/Bandwidth; SMPI adds a 16-byte
-// envelope to every message.
+// envelope to every message. With SMPI's size-dependent factors (the
+// default "SMPI" network model of smpirun) the latency is multiplied by
+// LatFactor and the bandwidth by BwFactor, both looked up at s + Envelope.
 type CM02 struct {
 	LinkLatency des.Time
 	// PerByte is 1/bandwidth, in picoseconds per byte.
 	PerByte  float64
 	Envelope int64
+	// BwFactor and LatFactor are SMPI's correction factors; nil is 1.
+	BwFactor, LatFactor SizeFactors
+	// TCPGamma is SimGrid's network/TCP-gamma, the largest TCP window in
+	// bytes: a flow's rate is at most TCPGamma/(2·route latency) (before
+	// the latency factor); 0 is no bound.
+	TCPGamma float64
+	// Routed takes a route of d links of LinkLatency each (the distance
+	// the topology gives) instead of the star's two: SimGrid's TORUS and
+	// FAT_TREE clusters without contention.
+	Routed bool
 }
 
 // Name returns "simgrid".
 func (c *CM02) Name() string { return "simgrid" }
 
-// Latency returns 2·lat + (s + envelope)/bw; the distance does not
-// matter on a star.
+// Latency returns 2·lat·latfactor + (s + envelope)/(bw·bwfactor); the
+// distance does not matter on a star.
 func (c *CM02) Latency(s int64, d int) des.Time {
-	return des.Add(des.Mul(2, c.LinkLatency), perByte(s+c.Envelope, c.PerByte))
+	lat := c.route(d)
+	if c.LatFactor != nil {
+		lat = des.Time(math.Round(float64(lat) * c.LatFactor.At(s+c.Envelope)))
+	}
+	return des.Add(lat, c.transfer(s, d))
 }
 
-// Occupancy returns (s + envelope)/bw.
-func (c *CM02) Occupancy(s int64) des.Time { return perByte(s+c.Envelope, c.PerByte) }
+// route is the latency of a route between nodes at distance d.
+func (c *CM02) route(d int) des.Time {
+	if c.Routed {
+		return des.Mul(int64(d), c.LinkLatency)
+	}
+	return des.Mul(2, c.LinkLatency)
+}
+
+// Occupancy returns (s + envelope)/(rate·bwfactor), the rate being the
+// bandwidth or, when lower, TCPGamma/(2·route latency) on a star.
+func (c *CM02) Occupancy(s int64) des.Time { return c.transfer(s, 2) }
+
+func (c *CM02) transfer(s int64, d int) des.Time {
+	ps := c.PerByte
+	if r := c.route(d); c.TCPGamma > 0 && r > 0 {
+		// The window bound in picoseconds per byte: 2·route/gamma.
+		ps = max(ps, float64(2*r)/c.TCPGamma)
+	}
+	if c.BwFactor != nil {
+		ps /= c.BwFactor.At(s + c.Envelope)
+	}
+	return perByte(s+c.Envelope, ps)
+}
 
 // Serialized returns false: SimGrid shares links rather than queueing.
 func (c *CM02) Serialized() bool { return false }

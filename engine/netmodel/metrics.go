@@ -100,6 +100,25 @@ type Layout struct {
 	Coords []int32
 }
 
+// NewLayout computes t's drawing geometry: its Layout and every router's
+// coordinates.
+func NewLayout(t topology.Topology) *Layout {
+	lay := &Layout{Layout: t.Layout()}
+	var buf []int
+	R := t.NumRouters()
+	for r := 0; r < R; r++ {
+		buf = t.Coords(r, buf[:0])
+		if r == 0 {
+			lay.Stride = len(buf)
+			lay.Coords = make([]int32, 0, R*len(buf))
+		}
+		for _, c := range buf {
+			lay.Coords = append(lay.Coords, int32(c))
+		}
+	}
+	return lay
+}
+
 // RouterCoords returns router r's coordinates (a view into Coords).
 func (l *Layout) RouterCoords(r int) []int32 {
 	return l.Coords[r*l.Stride : (r+1)*l.Stride]
@@ -134,6 +153,11 @@ type LinkMetric struct {
 	// whole run.
 	Utilisation     float64 `json:"utilisation"`
 	MeanUtilisation float64 `json:"mean_utilisation"`
+	// Flows is the number of flows crossing the link now, and
+	// MeanFlows its time average over the last sample period (over the
+	// run without samples): the flow model's measure of sharing.
+	Flows     int32   `json:"flows,omitempty"`
+	MeanFlows float64 `json:"mean_flows,omitempty"`
 }
 
 // QueueMetric measures one input buffer: a router port's virtual
@@ -202,7 +226,8 @@ type Sample struct {
 	// after waiting longer than the threshold.
 	LongWaits uint64
 	// Utilisation is the mean busy fraction of the router-to-router
-	// links, MaxUtilisation the largest of any link.
+	// links (the flow model: of every link on a topology without router
+	// links, such as its star), MaxUtilisation the largest of any link.
 	Utilisation    float64
 	MaxUtilisation float64
 	// LevelShare is, for fat trees, the share of the bytes delivered in
@@ -228,6 +253,9 @@ type LinkSample struct {
 	ID          int32
 	Bytes       int64
 	Utilisation float64
+	// Flows is the time-mean number of flows on the link during the
+	// period (flow model).
+	Flows float64
 }
 
 // QueueSample is one buffer over one sample period: its occupancy at the
@@ -279,4 +307,100 @@ type Buffer struct {
 	// at (3,0), port 0 (x+, from router 4), VC 1").
 	Name  string `json:"name"`
 	Where string `json:"where"`
+}
+
+// LatencyAcc accumulates latencies into a LatencySummary.
+type LatencyAcc struct {
+	n   uint64
+	sum float64
+	max des.Time
+}
+
+// Add counts one latency.
+func (a *LatencyAcc) Add(t des.Time) {
+	a.n++
+	a.sum += float64(t)
+	a.max = max(a.max, t)
+}
+
+// Summary returns the count, mean and maximum in seconds.
+func (a *LatencyAcc) Summary() LatencySummary {
+	if a.n == 0 {
+		return LatencySummary{}
+	}
+	return LatencySummary{Count: a.n, Mean: a.sum / float64(a.n) / 1e12, Max: a.max.Seconds()}
+}
+
+// Ticker measures the sample period that ends at the given time; with
+// span, everything since its previous sample, which may be many periods
+// (see SampleClock).
+type Ticker interface {
+	Tick(end des.Time, span bool)
+}
+
+// maxQuiet is how many periods in a row with messages in flight but no
+// network event (a message that takes hours to cross a slow link) Flush
+// measures one by one; a longer stretch gets one sample, its average.
+const maxQuiet = 1000
+
+// SampleClock divides simulated time into the sample periods of a network
+// that measures itself without events of its own: its state only changes
+// at its events, so the sample of a period that ended at T can be taken at
+// the network's first event after T, from the state it was in at T.
+// Periods in which the network had no event and no message in flight are
+// skipped.
+type SampleClock struct {
+	// Period is the length of a period; 0 disables the samples.
+	Period des.Time
+	next   des.Time
+	dirty  bool
+}
+
+// NewSampleClock returns a clock of the given period (0: none).
+func NewSampleClock(period des.Time) SampleClock {
+	return SampleClock{Period: period, next: period}
+}
+
+// Flush measures (t.Tick) every period that ended at or before now, before
+// the network changes at now; busy says whether messages are in flight.
+//
+// A stretch of more than maxQuiet periods without an event is measured as
+// one sample spanning it, so that the number of samples stays bounded by
+// the events rather than by the simulated time.
+func (c *SampleClock) Flush(now des.Time, busy bool, t Ticker) {
+	for c.Period > 0 && c.next <= now {
+		if !c.dirty && !busy {
+			c.next = (now/c.Period + 1) * c.Period
+			return
+		}
+		if !c.dirty && (now-c.next)/c.Period >= maxQuiet {
+			end := now / c.Period * c.Period
+			t.Tick(end, true)
+			c.next = end + c.Period
+			return
+		}
+		t.Tick(c.next, false)
+		c.dirty = false
+		c.next += c.Period
+	}
+}
+
+// Event flushes the finished periods and marks the current one active:
+// the network calls it at each of its events.
+func (c *SampleClock) Event(now des.Time, busy bool, t Ticker) {
+	if c.Period > 0 {
+		c.Flush(now, busy, t)
+		c.dirty = true
+	}
+}
+
+// Finish measures the last period once the simulation has ended at now:
+// nothing changes afterwards.
+func (c *SampleClock) Finish(now des.Time, busy bool, t Ticker) {
+	c.Flush(now, busy, t)
+	if c.Period > 0 && (c.dirty || busy) {
+		t.Tick(c.next, false)
+		c.dirty = false
+		c.next += c.Period
+	}
 }

@@ -1,8 +1,6 @@
 package packet
 
 import (
-	"fmt"
-
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -10,92 +8,15 @@ import (
 
 // Link groups of every topology.
 const (
-	groupInject uint8 = iota
-	groupEject
+	groupInject = netmodel.GroupInject
+	groupEject  = netmodel.GroupEject
 )
-
-var dimNames = []string{"x", "y", "z", "w"}
-
-func dimName(d int) string {
-	if d < len(dimNames) {
-		return dimNames[d]
-	}
-	return fmt.Sprintf("d%d", d)
-}
 
 // groups assigns every link a group (see netmodel.Metrics.Groups).
 func (n *Network) groups() {
 	t := n.topo
-	n.groupNames = []string{"inject", "eject"}
-	index := map[string]uint8{"inject": groupInject, "eject": groupEject}
-	id := func(name string) uint8 {
-		g, ok := index[name]
-		if !ok {
-			g = uint8(len(n.groupNames))
-			index[name] = g
-			n.groupNames = append(n.groupNames, name)
-		}
-		return g
-	}
-	// Name the groups in a stable order first: grid directions, levels.
-	switch g := t.(type) {
-	case *topology.Grid:
-		for p := 0; p < g.NetPorts(); p++ {
-			d, dir, _ := g.PortDim(p)
-			id(gridGroup(d, dir))
-		}
-	case *topology.FatTree:
-		for l := 0; l+1 < g.Levels(); l++ {
-			id(fmt.Sprintf("up%d", l))
-			id(fmt.Sprintf("down%d", l))
-		}
-	case *topology.Dragonfly:
-		id("local")
-		id("global")
-	}
-	L := t.NumLinks()
-	n.linkGroup = make([]uint8, L)
-	grid, _ := t.(*topology.Grid)
-	for i := 0; i < L; i++ {
-		l := t.Link(topology.LinkID(i))
-		if !l.Valid {
-			continue
-		}
-		var g uint8
-		switch {
-		case l.Class == topology.ClassTerminal && l.From.Kind == topology.PeerNode:
-			g = groupInject
-		case l.Class == topology.ClassTerminal:
-			g = groupEject
-		case grid != nil:
-			d, dir, _ := grid.PortDim(l.From.Port)
-			g = id(gridGroup(d, dir))
-		case l.Class == topology.ClassUp || l.Class == topology.ClassDown:
-			g = id(fmt.Sprintf("%s%d", l.Class, l.Level))
-		default:
-			g = id(l.Class.String())
-		}
-		if l.Class != topology.ClassTerminal {
-			n.routerLinks++
-		}
-		n.linkGroup[i] = g
-	}
-	n.groupLinks = make([]int, len(n.groupNames))
-	for i := 0; i < L; i++ {
-		if t.Link(topology.LinkID(i)).Valid {
-			n.groupLinks[n.linkGroup[i]]++
-		}
-	}
-}
-
-func gridGroup(d, dir int) string {
-	switch dir {
-	case +1:
-		return dimName(d) + "+"
-	case -1:
-		return dimName(d) + "-"
-	}
-	return dimName(d)
+	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
+	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
 }
 
 // busyAt is link l's transmission time up to time t. Reservations made up
@@ -118,11 +39,9 @@ func (n *Network) areaAt(iv int, t des.Time) float64 {
 // links busy up to T, buffers' occupancy integrals up to T, the counters
 // of the events up to T.
 type sampler struct {
-	n      *Network
-	period des.Time
-	next   des.Time // end of the current period
-	dirty  bool     // the network had an event during the current period
-	last   des.Time // end of the last period measured
+	n    *Network
+	clk  netmodel.SampleClock
+	last des.Time // end of the last period measured
 	// Marks at the end of the last period.
 	busyMark  []des.Time
 	bytesMark []int64
@@ -135,17 +54,16 @@ type sampler struct {
 	packets   uint64
 	injected  int64
 	longWaits uint64
-	msgLat    latAcc
-	pktLat    latAcc
+	msgLat    netmodel.LatencyAcc
+	pktLat    netmodel.LatencyAcc
 	sample    netmodel.Sample
 	groupBusy []des.Time
 }
 
 func (s *sampler) init(n *Network) {
 	s.n = n
-	s.period = n.cfg.SamplePeriod
-	s.next = s.period
-	if s.period <= 0 {
+	s.clk = netmodel.NewSampleClock(n.cfg.SamplePeriod)
+	if s.clk.Period <= 0 {
 		return
 	}
 	L := len(n.links)
@@ -159,65 +77,27 @@ func (s *sampler) init(n *Network) {
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
 
-// maxQuiet is how many periods in a row with packets in flight but no
-// network event (a packet that takes hours to cross a slow link) flush
-// measures one by one; a longer stretch gets one sample, its average.
-const maxQuiet = 1000
-
-// flush measures every period that ended at or before now, before the
-// network changes at now. Periods without traffic are skipped; a stretch
-// of more than maxQuiet periods without an event is measured as one
-// sample spanning it, so that the number of samples stays bounded by the
-// events rather than by the simulated time.
-func (s *sampler) flush(now des.Time) {
-	for s.period > 0 && s.next <= now {
-		if !s.dirty && s.n.inFlight == 0 {
-			s.next = (now/s.period + 1) * s.period
-			return
-		}
-		if !s.dirty && (now-s.next)/s.period >= maxQuiet {
-			end := now / s.period * s.period
-			s.tick(end, true)
-			s.next = end + s.period
-			return
-		}
-		s.tick(s.next, false)
-		s.dirty = false
-		s.next += s.period
-	}
-}
+// flush measures every period that ended at or before now.
+func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
 
 // event flushes the finished periods and marks the current one active.
-func (s *sampler) event(now des.Time) {
-	if s.period > 0 {
-		s.flush(now)
-		s.dirty = true
-	}
-}
+func (s *sampler) event(now des.Time) { s.clk.Event(now, s.n.inFlight > 0, s) }
 
-// finish measures the last period once the simulation has ended at now:
-// nothing changes afterwards.
-func (s *sampler) finish(now des.Time) {
-	s.flush(now)
-	if s.period > 0 && (s.dirty || s.n.inFlight > 0) {
-		s.tick(s.next, false)
-		s.dirty = false
-		s.next += s.period
-	}
-}
+// finish measures the last period once the simulation has ended at now.
+func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) }
 
-// tick measures the period ending at t; span measures everything since
-// the last sample instead (a quiet stretch: see flush).
-func (s *sampler) tick(t des.Time, span bool) {
+// Tick measures the period ending at t; span measures everything since
+// the last sample instead (a quiet stretch: see netmodel.SampleClock).
+func (s *sampler) Tick(t des.Time, span bool) {
 	n := s.n
 	period := t - s.last
-	if !span && (s.last == 0 || period > s.period) {
-		period = s.period
+	if !span && (s.last == 0 || period > s.clk.Period) {
+		period = s.clk.Period
 	}
 	sm := &s.sample
 	sm.Time, sm.Period = t, period
 	sm.Delivered, sm.Packets, sm.InjectedBytes, sm.LongWaits = s.delivered, s.packets, s.injected, s.longWaits
-	sm.MessageLatency, sm.PacketLatency = s.msgLat.summary(), s.pktLat.summary()
+	sm.MessageLatency, sm.PacketLatency = s.msgLat.Summary(), s.pktLat.Summary()
 	sm.PacketsInFlight = n.pktInFlight
 	sm.Links = sm.Links[:0]
 	sm.Queues = sm.Queues[:0]
@@ -274,7 +154,7 @@ func (s *sampler) tick(t des.Time, span bool) {
 		q.pmax = n.ins[iv].count
 	}
 	s.delivered, s.packets, s.injected, s.longWaits = 0, 0, 0, 0
-	s.msgLat, s.pktLat = latAcc{}, latAcc{}
+	s.msgLat, s.pktLat = netmodel.LatencyAcc{}, netmodel.LatencyAcc{}
 	s.last = t
 	if n.cfg.OnSample != nil {
 		n.cfg.OnSample(sm)
@@ -324,34 +204,22 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.Topology, m.Layout = t, n.Layout()
 	m.Spec, m.Routing, m.VCs, m.Buffer = t.Spec(), n.alg.Name(), int(n.nv), int(n.nb)
 	m.Time = now.Seconds()
-	m.SamplePeriod = n.smp.period.Seconds()
+	m.SamplePeriod = n.smp.clk.Period.Seconds()
 	m.LastSample = n.smp.last.Seconds()
 	m.Packets, m.PacketsInFlight, m.Hops = n.packets, n.pktInFlight, n.hops
-	m.PacketLatency, m.MessageLatency = n.pktLat.summary(), n.msgLat.summary()
+	m.PacketLatency, m.MessageLatency = n.pktLat.Summary(), n.msgLat.Summary()
 	m.WaitThreshold, m.LongWaits = n.cfg.WaitThreshold.Seconds(), n.longWaits
 	m.LevelShare = n.levelShare(nil, func(l int) int64 { return n.links[l].bytes })
-	sampled := n.smp.period > 0 && n.smp.last > 0
+	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
 
-	groups := make([]netmodel.GroupMetric, len(n.groupNames))
-	for g := range groups {
-		groups[g] = netmodel.GroupMetric{Name: n.groupNames[g], Links: n.groupLinks[g]}
-	}
 	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
-	grid, _ := t.(*topology.Grid)
 	for l := range n.links {
 		if n.links[l].ps == 0 {
 			continue
 		}
-		lk := t.Link(topology.LinkID(l))
 		busy := n.busyAt(l, now)
-		lm := netmodel.LinkMetric{ID: int32(l), From: int32(lk.From.ID), To: int32(lk.To.ID),
-			FromNode: lk.From.Kind == topology.PeerNode, ToNode: lk.To.Kind == topology.PeerNode,
-			Class: lk.Class.String(), Level: int32(lk.Level),
-			Bytes: n.links[l].bytes, Packets: n.links[l].packets, Busy: busy.Seconds()}
-		if grid != nil && lk.Class == topology.ClassNetwork {
-			_, dir, _ := grid.PortDim(lk.From.Port)
-			lm.Dir = int8(dir)
-		}
+		lm := netmodel.DescribeLink(t, topology.LinkID(l))
+		lm.Bytes, lm.Packets, lm.Busy = n.links[l].bytes, n.links[l].packets, busy.Seconds()
 		if now > 0 {
 			lm.MeanUtilisation = min(float64(busy)/float64(now), 1)
 		}
@@ -359,19 +227,9 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		if sampled {
 			lm.Utilisation = float64(n.smp.lastUtil[l])
 		}
-		g := &groups[n.linkGroup[l]]
-		g.Bytes += lm.Bytes
-		g.Utilisation += lm.Utilisation
-		g.MeanUtilisation += lm.MeanUtilisation
 		m.Links = append(m.Links, lm)
 	}
-	for g := range groups {
-		if k := groups[g].Links; k > 0 {
-			groups[g].Utilisation /= float64(k)
-			groups[g].MeanUtilisation /= float64(k)
-		}
-	}
-	m.Groups = groups
+	m.Groups = netmodel.SumGroups(n.groupNames, n.groupLinks, n.linkGroup, m.Links)
 
 	m.Queues = make([]netmodel.QueueMetric, 0, len(n.ins))
 	for iv := range n.ins {
@@ -401,23 +259,8 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 
 // Layout returns the drawing geometry of the routers (computed once).
 func (n *Network) Layout() *netmodel.Layout {
-	if n.layout != nil {
-		return n.layout
+	if n.layout == nil {
+		n.layout = netmodel.NewLayout(n.topo)
 	}
-	t := n.topo
-	lay := &netmodel.Layout{Layout: t.Layout()}
-	var buf []int
-	R := t.NumRouters()
-	for r := 0; r < R; r++ {
-		buf = t.Coords(r, buf[:0])
-		if r == 0 {
-			lay.Stride = len(buf)
-			lay.Coords = make([]int32, 0, R*len(buf))
-		}
-		for _, c := range buf {
-			lay.Coords = append(lay.Coords, int32(c))
-		}
-	}
-	n.layout = lay
-	return lay
+	return n.layout
 }

@@ -197,8 +197,8 @@ type Network struct {
 	packets     uint64
 	hops        uint64
 	longWaits   uint64
-	pktLat      latAcc
-	msgLat      latAcc
+	pktLat      netmodel.LatencyAcc
+	msgLat      netmodel.LatencyAcc
 
 	smp sampler
 
@@ -286,25 +286,6 @@ type msg struct {
 	left    int64 // payload not yet packetised
 	sent    des.Time
 	arrival des.Time
-}
-
-type latAcc struct {
-	n   uint64
-	sum float64
-	max des.Time
-}
-
-func (a *latAcc) add(t des.Time) {
-	a.n++
-	a.sum += float64(t)
-	a.max = max(a.max, t)
-}
-
-func (a *latAcc) summary() netmodel.LatencySummary {
-	if a.n == 0 {
-		return netmodel.LatencySummary{}
-	}
-	return netmodel.LatencySummary{Count: a.n, Mean: a.sum / float64(a.n) / 1e12, Max: a.max.Seconds()}
 }
 
 // New builds a network on cfg.Topology.
@@ -551,8 +532,8 @@ func (n *Network) Handle(e des.Event) {
 		n.delivered++
 		n.bytes += g.bytes
 		lat := e.At - g.sent
-		n.msgLat.add(lat)
-		n.smp.msgLat.add(lat)
+		n.msgLat.Add(lat)
+		n.smp.msgLat.Add(lat)
 		n.smp.delivered++
 		n.freeMsg(e.Obj)
 		n.h.Delivered(id)

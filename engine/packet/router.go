@@ -248,8 +248,8 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 		g := &n.msgs[p.msg]
 		g.arrival = max(g.arrival, arr)
 		g.toArr--
-		n.pktLat.add(arr - p.born)
-		n.smp.pktLat.add(arr - p.born)
+		n.pktLat.Add(arr - p.born)
+		n.smp.pktLat.Add(arr - p.born)
 		n.packets++
 		n.pktInFlight--
 		n.smp.packets++

@@ -169,7 +169,7 @@ func (n *Network) portLabel(r, p int) string {
 	switch t := n.topo.(type) {
 	case *topology.Grid:
 		if d, dir, ok := t.PortDim(p); ok {
-			kind = gridGroup(d, dir) + " side, "
+			kind = netmodel.GridGroup(d, dir) + " side, "
 		}
 	case *topology.FatTree:
 		if p < t.K() {

@@ -21,6 +21,43 @@ func benchTrace(b *testing.B, n int) *tracefmt.Trace {
 	return generate(b, o)
 }
 
+// BenchmarkReplayFlow replays a 1 M-event stencil2d trace (64 ranks)
+// with the flow model on SimGrid's star and on a torus, and reports trace
+// events per second of one core.
+func BenchmarkReplayFlow(b *testing.B) {
+	tr := benchTrace(b, 1_000_000)
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"predict/simgrid", []string{"mode", "predict", "model", "simgrid"}},
+		{"predict/flow", []string{"mode", "predict", "model", "flow", "sample-period", "0"}},
+		{"predict/flow-sampled", []string{"mode", "predict", "model", "flow"}},
+		{"predict/flow-torus", []string{"mode", "predict", "model", "flow", "topology", "torus:8x8", "sample-period", "0"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := cfgWith(b, tc.kv...)
+			b.ReportAllocs()
+			var events uint64
+			for b.Loop() {
+				s, err := New(tr, cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				res := s.Results()
+				if !res.Complete {
+					b.Fatalf("incomplete: %+v", res.Deadlock)
+				}
+				events += res.TraceEvents
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+		})
+	}
+}
+
 // BenchmarkReplay replays a 10 M-event stencil2d trace (64 ranks) with
 // the analytic PUPPET model and reports trace events per second of one
 // core, and the memory the engine allocates beyond the trace.

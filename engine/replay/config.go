@@ -57,7 +57,25 @@ const (
 	// AnyFree lets any sender match; records that become inconsistent
 	// with the trace are reported.
 	AnyFree
+	// AnyAuto is AnyFree for a trace whose wildcard receives carry no
+	// recorded sender (tracefmt.AttrUnrecordedSources), else AnyRecorded.
+	AnyAuto
 )
+
+// resolveAnySource turns AnyAuto into the policy for trace t, and says
+// why when it chose AnyFree.
+func (c *Config) resolveAnySource(t *tracefmt.Trace) string {
+	if c.AnySource != AnyAuto {
+		return ""
+	}
+	n, ok := t.Attr(tracefmt.AttrUnrecordedSources)
+	if !ok {
+		c.AnySource = AnyRecorded
+		return ""
+	}
+	c.AnySource = AnyFree
+	return "any-source free: the trace's " + n + " wildcard receives record no sender (SimGrid -555), so they match whichever message comes first; --any-source recorded replays the senders the reader guessed"
+}
 
 // EagerStart says when the data of an eager message starts to move.
 type EagerStart uint8
@@ -100,7 +118,15 @@ const (
 	// ModelPacket is the packet-level network of engine/packet: virtual
 	// cut-through routers on Config.Topology, with contention.
 	ModelPacket
+	// ModelFlow is the flow-level network of engine/flow: SimGrid CM02's
+	// max-min bandwidth sharing on Config.Topology (a star cluster
+	// without one).
+	ModelFlow
 )
+
+// Measured reports whether the model runs on a topology whose links it
+// measures (metrics samples, link heatmaps): the packet and flow models.
+func (m ModelKind) Measured() bool { return m == ModelPacket || m == ModelFlow }
 
 // CollMode says how collective events are replayed.
 type CollMode uint8
@@ -191,8 +217,11 @@ type Config struct {
 	PacketSize int64
 	Header     int64
 	Flit       int64
-	// Envelope is added to every message by the simgrid model.
+	// Envelope is added to every message by the simgrid and flow models.
 	Envelope int64
+	// CrossTraffic is the share of each flow's rate the flow model also
+	// puts on its reverse route (SimGrid's network/crosstraffic: 0.05).
+	CrossTraffic float64
 
 	// LogGOPS parameters: L, o, g in time; G and O in picoseconds per
 	// byte; S the eager limit in bytes (0: EagerThreshold).
@@ -225,14 +254,31 @@ type Config struct {
 	// counts as a long wait.
 	SamplePeriod  des.Time
 	WaitThreshold des.Time
+
+	// Platform is a SimGrid platform file giving the topology, the links
+	// and the CPU speed (engine/platform); Hostfile an smpirun hostfile
+	// placing the ranks on its hosts. Factors names SMPI's size-dependent
+	// bandwidth and latency factors: "none", "smpi" or a file.
+	Platform string
+	Hostfile string
+	Factors  string
+	// TCPGamma is SimGrid's network/TCP-gamma in bytes (the simgrid
+	// model's rate bound gamma/(2·route latency)); 0 is none.
+	TCPGamma int64
+	// WeightS is SimGrid's network/weight-S in bytes: the flow model adds
+	// WeightS/bandwidth for every link of a message's route to its
+	// sharing penalty (SMPI's model: 8775; CM02: 0).
+	WeightS int64
 }
 
-// Default returns the default configuration: predict mode on a
-// cut-through PUPPET network of 10 Gb/s links with 1 µs start-up, one rank
+// Default returns the default configuration: predict mode on the flow
+// model (links shared by max-min fairness, as SimGrid's CM02) over a star
+// of 10 Gb/s, 1 µs links (the topology's links when one is set), one rank
 // per node at 1 Gflop/s, MPI send semantics with a 64 KiB eager
-// threshold, expanded collectives with MPICH's algorithms. The packet
-// model's defaults: 2 VCs of 4 packets, 20 ns routers, 10 ns links,
-// samples every 10 µs, long waits above 1 µs.
+// threshold, expanded collectives with MPICH's algorithms. PUPPET's
+// defaults: cut-through, 1 µs start-up. The packet model's: 2 VCs of 4
+// packets, 20 ns routers, 10 ns links, samples every 10 µs, long waits
+// above 1 µs.
 func Default() Config {
 	return Config{
 		Mode:           Predict,
@@ -242,7 +288,8 @@ func Default() Config {
 		RanksPerNode:   1,
 		EagerThreshold: 64 << 10,
 		CollFactor:     collective.FactorLog2P,
-		Model:          ModelPuppet,
+		Model:          ModelFlow,
+		AnySource:      AnyAuto,
 		Switching:      netmodel.CutThrough,
 		Startup:        des.Microsecond,
 		PerByte:        800, // 10 Gb/s
@@ -250,6 +297,7 @@ func Default() Config {
 		Header:         16,
 		Flit:           8,
 		Envelope:       16,
+		CrossTraffic:   0.05,
 		L:              2500 * des.Nanosecond,
 		O:              1500 * des.Nanosecond,
 		Gap:            des.Microsecond,
@@ -260,6 +308,8 @@ func Default() Config {
 		LinkLatency:    10 * des.Nanosecond,
 		SamplePeriod:   10 * des.Microsecond,
 		WaitThreshold:  des.Microsecond,
+		Factors:        "none",
+		TCPGamma:       4194304,
 	}
 }
 
@@ -321,7 +371,11 @@ func (c *Config) AnalyticModel() netmodel.Model {
 	case ModelLogGOPS:
 		return &netmodel.LogGOPS{L: c.L, Overhead: c.O, Gap: c.Gap, PerByteGap: c.G, PerByteOverhead: c.OPerByte}
 	case ModelSimGrid:
-		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope}
+		// Validate has read the factors file; an error here means it
+		// changed since, and the run goes on without factors.
+		bw, lat, _ := c.SizeFactors()
+		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma),
+			Routed: c.Platform != ""}
 	}
 	return &netmodel.Puppet{
 		Switching: c.Switching, Startup: c.Startup, PerByte: c.PerByte,
@@ -358,6 +412,10 @@ func (c *Config) Validate() error {
 		return bad("flit", "wormhole switching needs a flit of at least 1 B")
 	case c.Model == ModelSimGrid && c.PerByte == 0:
 		return bad("bandwidth", "the simgrid model needs a finite bandwidth")
+	case c.Model == ModelFlow && c.PerByte == 0:
+		return bad("bandwidth", "the flow model needs a finite bandwidth")
+	case !(c.CrossTraffic >= 0) || c.CrossTraffic > 1:
+		return bad("crosstraffic", "expected a share from 0 to 1, got %g", c.CrossTraffic)
 	}
 	for i, p := range c.Map {
 		if p < 0 {
@@ -365,6 +423,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.validateMachine(); err != nil {
+		return err
+	}
+	if _, _, err := c.SizeFactors(); err != nil {
 		return err
 	}
 	for op, a := range c.CollAlg {

@@ -104,7 +104,8 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{"map with ranks per node", func(c *Config) { c.Map = []int{0, 1}; c.RanksPerNode = 2 }, "map:"},
-		{"wormhole without flit", func(c *Config) { c.Switching = netmodel.Wormhole; c.Flit = 0 }, "flit:"},
+		{"wormhole without flit", func(c *Config) { c.Model = ModelPuppet; c.Switching = netmodel.Wormhole; c.Flit = 0 }, "flit:"},
+		{"flow without bandwidth", func(c *Config) { c.PerByte = 0 }, "bandwidth:"},
 		{"simgrid without bandwidth", func(c *Config) { c.Model = ModelSimGrid; c.PerByte = 0 }, "bandwidth:"},
 		{"zero ranks per node", func(c *Config) { c.RanksPerNode = 0 }, "ranks-per-node:"},
 		{"bad algorithm", func(c *Config) { c.CollAlg[tracefmt.OpGather] = collective.Pairwise }, "coll-alg:"},

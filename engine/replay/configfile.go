@@ -29,6 +29,7 @@ func (c *Config) LoadFile(path string) error {
 		format = ""
 	}
 	topo, place := c.Topology, c.Placement
+	plat, hosts, factors := c.Platform, c.Hostfile, c.Factors
 	if err := c.Decode(data, format); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -39,6 +40,15 @@ func (c *Config) LoadFile(path string) error {
 	}
 	if c.Placement != place {
 		c.Placement = relativeTo(dir, c.Placement)
+	}
+	// So are the platform, the hostfile and a factors file.
+	for _, f := range []struct {
+		p   *string
+		old string
+	}{{&c.Platform, plat}, {&c.Hostfile, hosts}, {&c.Factors, factors}} {
+		if v := *f.p; v != f.old && v != "" && v != "none" && v != "smpi" && !filepath.IsAbs(v) && dir != "." {
+			*f.p = filepath.Join(dir, v)
+		}
 	}
 	return nil
 }

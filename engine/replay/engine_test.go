@@ -23,54 +23,65 @@ func generate(t testing.TB, o gen.Options) *tracefmt.Trace {
 }
 
 // Every generated pattern replays to completion in every mode, and the
-// simulated run is a valid trace with every message matched.
+// simulated run is a valid trace with every message matched, with the
+// default model and with the flow model (also with two ranks per node,
+// whose messages between them cross no link).
 func TestGeneratedPatterns(t *testing.T) {
+	models := []struct {
+		name string
+		kv   []string
+	}{{"", nil}, {"/flow", []string{"model", "flow"}}, {"/flow-2pernode", []string{"model", "flow", "ranks-per-node", "2", "topology", "torus:2x2"}}}
 	for _, name := range gen.PatternNames() {
-		o := gen.Options{Pattern: name, Ranks: 8, Iters: 3, Compute: -1}
-		if name == "pingpong" {
-			o.Ranks = 2
-		}
-		tr := generate(t, o)
-		want := tr.CountMessages().Matched
-		for _, mode := range []string{"causal", "predict"} {
-			for _, anySource := range []string{"recorded", "free"} {
-				t.Run(name+"/"+mode+"/"+anySource, func(t *testing.T) {
-					cfg := cfgWith(t, "mode", mode, "any-source", anySource)
-					s, res := simulate(t, tr, cfg, Options{RecordTrace: true, RecordMessages: true})
-					if !res.Complete || res.Deadlock != nil {
-						t.Fatalf("incomplete: %+v", res.Deadlock)
-					}
-					if res.TraceEvents != uint64(tr.NumEvents()) {
-						t.Errorf("replayed %d of %d events", res.TraceEvents, tr.NumEvents())
-					}
-					user := 0
-					for _, m := range s.Messages() {
-						if !m.Collective {
-							user++
+		for _, model := range models {
+			if name == "pingpong" && model.name == "/flow-2pernode" {
+				continue // both ranks on one node: no network
+			}
+			o := gen.Options{Pattern: name, Ranks: 8, Iters: 3, Compute: -1}
+			if name == "pingpong" {
+				o.Ranks = 2
+			}
+			tr := generate(t, o)
+			want := tr.CountMessages().Matched
+			for _, mode := range []string{"causal", "predict"} {
+				for _, anySource := range []string{"recorded", "free"} {
+					t.Run(name+model.name+"/"+mode+"/"+anySource, func(t *testing.T) {
+						cfg := cfgWith(t, append([]string{"mode", mode, "any-source", anySource}, model.kv...)...)
+						s, res := simulate(t, tr, cfg, Options{RecordTrace: true, RecordMessages: true})
+						if !res.Complete || res.Deadlock != nil {
+							t.Fatalf("incomplete: %+v", res.Deadlock)
 						}
-					}
-					if user != want || res.Messages.Unmatched != 0 {
-						t.Errorf("%d point-to-point messages, want %d (unmatched %d)", user, want, res.Messages.Unmatched)
-					}
-					out, err := s.Trace()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if c := out.CountMessages(); c.UnmatchedSends+c.UnmatchedRecvs != 0 || uint64(c.Matched) != res.Messages.Count {
-						t.Errorf("simulated trace: %+v, engine counted %d", c, res.Messages.Count)
-					}
-					if _, end := out.Span(); !near(out.Seconds(end), res.Makespan) {
-						t.Errorf("simulated trace ends at %v, makespan %v", out.Seconds(end), res.Makespan)
-					}
-				})
+						if res.TraceEvents != uint64(tr.NumEvents()) {
+							t.Errorf("replayed %d of %d events", res.TraceEvents, tr.NumEvents())
+						}
+						user := 0
+						for _, m := range s.Messages() {
+							if !m.Collective {
+								user++
+							}
+						}
+						if user != want || res.Messages.Unmatched != 0 {
+							t.Errorf("%d point-to-point messages, want %d (unmatched %d)", user, want, res.Messages.Unmatched)
+						}
+						out, err := s.Trace()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if c := out.CountMessages(); c.UnmatchedSends+c.UnmatchedRecvs != 0 || uint64(c.Matched) != res.Messages.Count {
+							t.Errorf("simulated trace: %+v, engine counted %d", c, res.Messages.Count)
+						}
+						if _, end := out.Span(); !near(out.Seconds(end), res.Makespan) {
+							t.Errorf("simulated trace ends at %v, makespan %v", out.Seconds(end), res.Makespan)
+						}
+					})
+				}
 			}
+			t.Run(name+model.name+"/inject", func(t *testing.T) {
+				_, res := simulate(t, tr, cfgWith(t, append([]string{"mode", "inject"}, model.kv...)...), Options{})
+				if !res.Complete || res.Messages.Count == 0 || res.Makespan <= 0 {
+					t.Errorf("inject: %+v", res)
+				}
+			})
 		}
-		t.Run(name+"/inject", func(t *testing.T) {
-			_, res := simulate(t, tr, cfgWith(t, "mode", "inject"), Options{})
-			if !res.Complete || res.Messages.Count == 0 || res.Makespan <= 0 {
-				t.Errorf("inject: %+v", res)
-			}
-		})
 	}
 }
 

@@ -90,6 +90,8 @@ func (p *prog) trace() *tracefmt.Trace {
 func cfgWith(t testing.TB, kv ...string) Config {
 	t.Helper()
 	c := Default()
+	// The worked cases are PUPPET's unless they say otherwise.
+	c.Model = ModelPuppet
 	for i := 0; i+1 < len(kv); i += 2 {
 		if err := c.Set(kv[i], kv[i+1]); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tracesim/tracesim/engine/flow"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/placement"
@@ -23,6 +24,9 @@ type Machine struct {
 	Nodes int
 	// Network is the network model serving those nodes.
 	Network netmodel.Network
+	// Distance, when set, replaces the topology's distances for the
+	// analytic models (a platform's routes within a host).
+	Distance netmodel.Distance
 }
 
 // topologyOptions gives the topology's links the configured bandwidth and
@@ -30,13 +34,26 @@ type Machine struct {
 func (c *Config) topologyOptions() topology.Options {
 	opt := topology.Options{Open: c.Open}
 	if c.PerByte > 0 {
-		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(c.LinkLatency)}
+		lat := c.LinkLatency
+		if c.Model == ModelFlow {
+			// The flow model's links are SimGrid's: --latency each.
+			lat = c.Latency
+		}
+		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(lat)}
 	}
 	return opt
 }
 
-// ParseTopology parses the configured topology; nil when none is set.
+// ParseTopology parses the configured topology, or reads the platform
+// file's; nil when neither is set.
 func (c *Config) ParseTopology() (topology.Topology, error) {
+	if c.Platform != "" {
+		p, _, err := c.LoadPlatform()
+		if err != nil {
+			return nil, err
+		}
+		return p.Topology, nil
+	}
 	if strings.TrimSpace(c.Topology) == "" {
 		return nil, nil
 	}
@@ -58,20 +75,27 @@ func (c *Config) validateMachine() error {
 	case c.Model == ModelPacket && c.PerByte == 0:
 		return fmt.Errorf("bandwidth: the packet model needs a finite bandwidth")
 	}
+	if err := c.validatePlatform(); err != nil {
+		return err
+	}
 	// The errors of the three packages name the setting already
 	// (topology "torus:0x8": …, routing "x" is not valid …, placement …).
 	t, err := c.ParseTopology()
 	if err != nil {
 		return err
 	}
-	if c.Model != ModelPacket || c.Routing == "" {
+	if !c.Model.Measured() || c.Routing == "" {
 		return nil
 	}
 	if t == nil {
 		// The packet model's default network: a crossbar, whatever size.
 		t, _ = topology.Parse("crossbar:2")
 	}
-	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: c.VCs}); err != nil {
+	vcs := c.VCs
+	if c.Model == ModelFlow {
+		vcs = flow.RoutingVCs(t, c.Routing, vcs)
+	}
+	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: vcs}); err != nil {
 		return err
 	}
 	return nil
@@ -79,17 +103,24 @@ func (c *Config) validateMachine() error {
 
 // Machine builds the topology, the placement and the network of a run of
 // ranks ranks. Without a topology the analytic models see the complete
-// graph of the nodes the placement uses and the packet model a crossbar
-// of them; with one, ranks are placed on its nodes (Placement, else
+// graph of the nodes the placement uses and the packet and flow models a
+// crossbar of them (for the flow model, SimGrid's star cluster); with one, ranks are placed on its nodes (Placement, else
 // RanksPerNode ranks per node in rank order, or Map) and the analytic
 // models use its distances (Topology.Hops) unless Hops is set. OnSample
-// receives the packet model's metrics samples (nil: none). c must be
+// receives the packet and flow models' metrics samples (nil: none). c must be
 // valid (Validate).
 func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, error) {
 	m := &Machine{}
 	t, err := c.ParseTopology()
 	if err != nil {
 		return nil, err
+	}
+	plat, slots, err := c.LoadPlatform()
+	if err != nil {
+		return nil, err
+	}
+	if plat != nil {
+		t = plat.Topology
 	}
 	m.Topology = t
 	nodes := c.Nodes(ranks)
@@ -100,6 +131,21 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	}
 	var p *placement.Placement
 	switch {
+	case plat != nil:
+		nodeOf, err := plat.Place(slots, ranks)
+		if err != nil {
+			return nil, err
+		}
+		if err := sharedHosts(plat, nodeOf, c.Model); err != nil {
+			return nil, err
+		}
+		if plat.Topology.Kind() == topology.KindCrossbar {
+			m.Distance = starRoutes{t}
+		}
+		p, err = placement.Map(ranks, nodes, nodeOf)
+		if err != nil {
+			return nil, err
+		}
 	case c.Placement != "":
 		p, err = placement.ParseWith(c.Placement, ranks, nodes, placement.Options{Open: c.Open})
 	case t == nil:
@@ -127,10 +173,13 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		}
 	}
 	m.Nodes = nodes
-	if c.Model != ModelPacket {
+	if !c.Model.Measured() {
 		var dist netmodel.Distance
 		if t != nil {
 			dist = t
+		}
+		if m.Distance != nil {
+			dist = m.Distance
 		}
 		m.Network = c.Network(nodes, dist)
 		return m, nil
@@ -141,6 +190,33 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 			return nil, err
 		}
 		m.Topology = t
+	}
+	if c.Model == ModelFlow {
+		fc := flow.Config{
+			Topology: t, Routing: c.Routing, VCs: c.VCs, Envelope: c.Envelope,
+			CrossTraffic: c.CrossTraffic, TCPGamma: float64(c.TCPGamma), WeightS: float64(c.WeightS),
+			SamplePeriod: c.SamplePeriod, OnSample: onSample, Seed: c.Seed,
+		}
+		bw, lat, err := c.SizeFactors()
+		if err != nil {
+			return nil, err
+		}
+		if bw != nil || lat != nil {
+			env := c.Envelope
+			// SMPI looks the factors up at the size with its envelope.
+			fc.Factors = func(bytes int64) (float64, float64) {
+				return lat.At(bytes + env), bw.At(bytes + env)
+			}
+		}
+		if plat != nil {
+			platformFlow(&fc, plat)
+		}
+		fn, err := flow.New(fc)
+		if err != nil {
+			return nil, err
+		}
+		m.Network = fn
+		return m, nil
 	}
 	pn, err := packet.New(packet.Config{
 		Topology: t, Routing: c.Routing, VCs: c.VCs, Buffer: c.Buffer,

@@ -45,6 +45,12 @@ type Results struct {
 	// Wildcards lists wildcard receives that matched another sender than
 	// the recorded one (any-source free).
 	Wildcards []WildcardMismatch `json:"wildcard_mismatches"`
+	// AnySource is how wildcard receives matched: "recorded" or "free"
+	// (any-source auto resolved for the trace).
+	AnySource string `json:"any_source"`
+	// Notes are choices the run made for the trace that the user did not
+	// ask for, one sentence each (any-source auto choosing free).
+	Notes []string `json:"notes"`
 	// Skipped counts records the mode ignores (receives in inject mode,
 	// collectives of ranks outside their communicator).
 	Skipped int `json:"skipped"`
@@ -305,6 +311,8 @@ func (s *Sim) Results() Results {
 		Complete:               complete && s.done,
 		Deadlock:               s.deadlock,
 		Wildcards:              s.wild,
+		AnySource:              [...]string{"recorded", "free", "auto"}[s.cfg.AnySource],
+		Notes:                  s.notes,
 		Skipped:                s.stats.skipped,
 		CollectivesSizeUnknown: s.sizeUnknown,
 		Ranks:                  make([]RankResult, len(s.ranks)),

@@ -52,7 +52,7 @@ type Setting struct {
 	// Key is the flag name and the configuration-file key.
 	Key string
 	// Group gathers related settings: "replay", "cpu", "mpi",
-	// "collectives", "network", "packet", "puppet", "loggops",
+	// "collectives", "network", "packet", "flow", "puppet", "loggops",
 	// "simgrid".
 	Group string
 	Kind  Kind
@@ -150,7 +150,7 @@ func Settings() []Setting {
 				return nil
 			}}
 	}
-	return []Setting{
+	base := []Setting{
 		choice("mode", "replay", "replay mode: inject (sends only, as fast as the network accepts), causal (recorded order, no computation), predict (causal plus computation)",
 			[]string{"inject", "causal", "predict"}, func(c *Config) int { return int(c.Mode) }, func(c *Config, i int) { c.Mode = Mode(i) }),
 		{Key: "seed", Group: "replay", Kind: KindInt, Help: "seed of the simulation's random choices",
@@ -218,8 +218,8 @@ func Settings() []Setting {
 			[]string{"auto", "send", "match"}, func(c *Config) int { return int(c.EagerStart) }, func(c *Config, i int) { c.EagerStart = EagerStart(i) }),
 		choice("handshake", "mpi", "rendezvous control traffic: none (transfer starts when both sides are posted) or rts-cts (request and clear-to-send through the network)",
 			[]string{"none", "rts-cts"}, func(c *Config) int { return int(c.Handshake) }, func(c *Config, i int) { c.Handshake = Handshake(i) }),
-		choice("any-source", "mpi", "wildcard receives: recorded (match the sender the trace recorded) or free (any sender; inconsistencies with the trace are reported)",
-			[]string{"recorded", "free"}, func(c *Config) int { return int(c.AnySource) }, func(c *Config, i int) { c.AnySource = AnySource(i) }),
+		choice("any-source", "mpi", "wildcard receives: recorded (match the sender the trace recorded), free (any sender; inconsistencies with the trace are reported) or auto (free when the trace records no sender for them, as SimGrid's -555, else recorded)",
+			[]string{"recorded", "free", "auto"}, func(c *Config) int { return int(c.AnySource) }, func(c *Config, i int) { c.AnySource = AnySource(i) }),
 		choice("collectives", "collectives", "collective events: expand (point-to-point messages of an algorithm) or analytic ((latency + size/bandwidth) × factor)",
 			[]string{"expand", "analytic"}, func(c *Config) int { return int(c.Collectives) }, func(c *Config, i int) { c.Collectives = CollMode(i) }),
 		{Key: "coll-alg", Group: "collectives", Kind: KindAlgorithms, Help: "algorithms by operation, e.g. bcast=binomial,allreduce=ring (all=linear sets every operation; auto = MPICH's choice)",
@@ -235,8 +235,8 @@ func Settings() []Setting {
 				}
 				return err
 			}},
-		choice("model", "network", "network model: puppet (switching formulas), loggops (L o g G O S), simgrid (SimGrid's CM02 on a star cluster, without contention), packet (packet-level virtual cut-through routers on the topology, with contention)",
-			[]string{"puppet", "loggops", "simgrid", "packet"}, func(c *Config) int { return int(c.Model) }, func(c *Config, i int) { c.Model = ModelKind(i) }),
+		choice("model", "network", "network model: puppet (switching formulas), loggops (L o g G O S), simgrid (SimGrid's CM02 on a star cluster, without contention), packet (packet-level virtual cut-through routers on the topology, with contention), flow (flows sharing the topology's links by max-min fairness, as SimGrid's CM02)",
+			[]string{"puppet", "loggops", "simgrid", "packet", "flow"}, func(c *Config) int { return int(c.Model) }, func(c *Config, i int) { c.Model = ModelKind(i) }),
 		spec("topology", "network", "network topology: ring:16, mesh:4x4x4, torus:8x8, hypercube:6, crossbar:64, bus:8, fattree:k=4,levels=3[,taper=0.5], dragonfly:p=2,a=4,h=2, file:net.txt (empty: the complete graph; packet model: a crossbar)",
 			func(c *Config) *string { return &c.Topology }, checkTopology),
 		spec("routing", "network", "packet model routing: dor, dor:bubble, dor:none, adaptive, minimal[:random|rr|queue], valiant, updown[:random|rr|adaptive], ugal (empty: the topology's default deadlock-free routing)",
@@ -261,6 +261,16 @@ func Settings() []Setting {
 			}},
 		perByte("per-byte", "network", "link time per byte, PUPPET's t1 (ps, ns, us, ms, s per byte); the inverse of bandwidth", func(c *Config) *float64 { return &c.PerByte }),
 		dur("latency", "simgrid", "latency of one link (ps, ns, us, ms, s)", func(c *Config) *des.Time { return &c.Latency }),
+		{Key: "crosstraffic", Group: "flow", Kind: KindFloat, Help: "flow model: share of each flow's rate also loading its reverse route, as TCP acknowledgements (SimGrid: 0.05; 0 = off)",
+			get: func(c *Config) string { return formatFloat(c.CrossTraffic) },
+			set: func(c *Config, v string) error {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil || !(f >= 0) || f > 1 {
+					return fmt.Errorf("%q: expected a share from 0 to 1", v)
+				}
+				c.CrossTraffic = f
+				return nil
+			}},
 		intSetting("vcs", "packet", "virtual channels per router port", func(c *Config) *int { return &c.VCs }),
 		intSetting("buffer", "packet", "capacity of each virtual channel's input buffer, in packets", func(c *Config) *int { return &c.Buffer }),
 		dur("router-delay", "packet", "router pipeline delay from a packet's head arrival to its earliest departure (ps, ns, us, ms, s)", func(c *Config) *des.Time { return &c.RouterDelay }),
@@ -289,6 +299,7 @@ func Settings() []Setting {
 		perByte("O", "loggops", "LogGOPS CPU overhead per byte O (time per byte)", func(c *Config) *float64 { return &c.OPerByte }),
 		size("S", "loggops", "LogGOPS eager limit S (0: eager-threshold)", func(c *Config) *int64 { return &c.S }),
 	}
+	return append(base, platformSettings()...)
 }
 
 // checkTopology checks a topology spec's syntax (a custom graph file is

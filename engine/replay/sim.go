@@ -99,11 +99,13 @@ type Sim struct {
 	tr   *tracefmt.Trace
 	// sizeUnknown counts tr's collectives without recorded sizes.
 	sizeUnknown int
-	k           *des.Kernel
-	net         netmodel.Network
-	ovh         netmodel.Overheads
-	est         netmodel.Estimator
-	host        host
+	// notes are the choices made for the trace (Results.Notes).
+	notes []string
+	k     *des.Kernel
+	net   netmodel.Network
+	ovh   netmodel.Overheads
+	est   netmodel.Estimator
+	host  host
 
 	ranks []rank
 	nodes []node
@@ -171,15 +173,23 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg, err := cfg.Resolve()
+	if err != nil {
+		return nil, err
+	}
 	if t == nil || t.Size() == 0 {
 		return nil, fmt.Errorf("replay: the trace has no ranks")
+	}
+	var notes []string
+	if note := cfg.resolveAnySource(t); note != "" {
+		notes = append(notes, note)
 	}
 	P := t.Size()
 	if opts.CheckEvery <= 0 {
 		opts.CheckEvery = 4096
 	}
 	s := &Sim{
-		cfg: cfg, opts: opts, tr: t,
+		cfg: cfg, opts: opts, tr: t, notes: notes,
 		k:       des.NewKernel(cfg.Seed),
 		ranks:   make([]rank, P),
 		pairs:   map[uint64]*uint64{},
@@ -259,13 +269,16 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	switch {
 	case opts.Network != nil:
 		s.net = opts.Network
-	case cfg.Model == ModelPacket:
+	case cfg.Model.Measured():
 		if nNodes > mach.Nodes {
 			return nil, fmt.Errorf("replay: placement uses node %d; the network has %d nodes", nNodes-1, mach.Nodes)
 		}
 		s.net = mach.Network
 	default:
 		dist := opts.Distance
+		if dist == nil && mach != nil && mach.Distance != nil {
+			dist = mach.Distance
+		}
 		if dist == nil && mach != nil && mach.Topology != nil {
 			dist = mach.Topology
 		}

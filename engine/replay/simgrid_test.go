@@ -142,7 +142,8 @@ func sgRing(t testing.TB, ranks, iters int) *tracefmt.Trace {
 	return tr
 }
 
-// TestSimGridSpeed times smpirun -replay and the engine on the same TI
+// TestSimGridSpeed times smpirun -replay and the engine (simgrid and flow
+// models) on the same TI
 // trace (16 ranks × 20,000 iterations of compute + sendRecv, 960,000
 // actions) and logs both; run it with -run SimGridSpeed -v.
 func TestSimGridSpeed(t *testing.T) {
@@ -166,17 +167,22 @@ func TestSimGridSpeed(t *testing.T) {
 	cluster := sgCluster
 	cluster.Hosts = ranks
 	start := time.Now()
-	_, res := simulate(t, back, sgConfig(t), Options{})
-	ours := time.Since(start)
-	start = time.Now()
 	sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: ranks, Cluster: cluster, Config: sgOptions})
 	theirs := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d trace events: engine %v (makespan %.6f s), smpirun -replay %v (makespan %.6f s): %.0f× faster",
-		back.NumEvents(), ours, res.Makespan, theirs, sg.SimulatedTime, theirs.Seconds()/ours.Seconds())
-	if d := math.Abs(res.Makespan-sg.SimulatedTime) / sg.SimulatedTime; d > 0.05 {
-		t.Errorf("makespans differ by %.2f %%", 100*d)
+	for _, m := range []struct {
+		name string
+		cfg  Config
+	}{{"simgrid model", sgConfig(t)}, {"flow model", flowSGConfig(t, "0")}} {
+		start = time.Now()
+		_, res := simulate(t, back, m.cfg, Options{})
+		ours := time.Since(start)
+		t.Logf("%d trace events: %s %v (makespan %.6f s), smpirun -replay %v (makespan %.6f s): %.1f× faster",
+			back.NumEvents(), m.name, ours, res.Makespan, theirs, sg.SimulatedTime, theirs.Seconds()/ours.Seconds())
+		if d := math.Abs(res.Makespan-sg.SimulatedTime) / sg.SimulatedTime; d > 0.05 {
+			t.Errorf("%s: makespans differ by %.2f %%", m.name, 100*d)
+		}
 	}
 }

@@ -1,28 +1,51 @@
 package replay
 
-// modelOnly returns the one network model that reads the setting named
-// key, and false for the settings every model (or several) read.
-func modelOnly(key string) (ModelKind, bool) {
+import "strings"
+
+// readers lists the network models that read each model-specific
+// setting; settings not listed are read by every model (or depend on the
+// mode, the trace or the collectives).
+func readers(key string) []ModelKind {
 	switch key {
-	case "routing", "vcs", "buffer", "router-delay", "sample-period", "wait-threshold":
-		return ModelPacket, true
-	case "L", "o", "g", "G", "O", "S":
-		return ModelLogGOPS, true
+	case "routing", "vcs", "sample-period":
+		return []ModelKind{ModelPacket, ModelFlow}
+	case "buffer", "router-delay", "wait-threshold", "link-latency":
+		return []ModelKind{ModelPacket}
+	case "packet-size", "header":
+		return []ModelKind{ModelPacket, ModelPuppet}
+	case "crosstraffic", "weight-s":
+		return []ModelKind{ModelFlow}
+	case "envelope", "factors", "tcp-gamma":
+		return []ModelKind{ModelSimGrid, ModelFlow}
+	case "latency":
+		// The packet model takes a given --latency as its links'
+		// latency (cmd/tracesim).
+		return []ModelKind{ModelSimGrid, ModelFlow, ModelPacket}
+	case "hops":
+		return []ModelKind{ModelPuppet, ModelLogGOPS, ModelSimGrid}
 	case "switching", "startup", "flit":
-		return ModelPuppet, true
-	case "envelope":
-		return ModelSimGrid, true
+		return []ModelKind{ModelPuppet}
+	case "L", "o", "g", "G", "O", "S":
+		return []ModelKind{ModelLogGOPS}
 	}
-	return 0, false
+	return nil
 }
 
 // Unused says why the setting named key has no effect on a simulation of
-// c ("not used by puppet", "not used by analytic collectives"), or ""
-// when it may have one. It errs on the side of "": a setting it does not
-// know of, or that several models read, counts as used.
+// c ("not used by puppet (read by packet and flow)", "not used by
+// analytic collectives"), or "" when it may have one. It errs on the side
+// of "": a setting it does not know of, or that every model reads, counts
+// as used.
 func Unused(c *Config, key string) string {
-	if m, ok := modelOnly(key); ok && m != c.Model {
-		return "not used by " + modelName(c.Model)
+	if ms := readers(key); len(ms) > 0 {
+		names := make([]string, 0, len(ms))
+		for _, m := range ms {
+			if m == c.Model {
+				return ""
+			}
+			names = append(names, modelName(m))
+		}
+		return "not used by " + modelName(c.Model) + " (read by " + strings.Join(names, ", ") + ")"
 	}
 	switch {
 	case key == "coll-alg" && c.Collectives == CollAnalytic:
@@ -34,10 +57,4 @@ func Unused(c *Config, key string) string {
 }
 
 // modelName returns the model's name as the "model" setting writes it.
-func modelName(m ModelKind) string {
-	c := Config{Model: m}
-	if v, err := c.Get("model"); err == nil {
-		return v
-	}
-	return "this model"
-}
+func modelName(m ModelKind) string { return (&Config{Model: m}).modelName() }

@@ -2,34 +2,38 @@ package replay
 
 import "testing"
 
+// TestUnused: what the Machine tab greys and the CLI rejects, for each
+// model, and "" for settings every model reads.
 func TestUnused(t *testing.T) {
-	tests := []struct {
-		set  [][2]string
-		key  string
-		want string
+	for _, tc := range []struct {
+		model ModelKind
+		key   string
+		want  string
 	}{
-		{[][2]string{{"model", "puppet"}}, "routing", "not used by puppet"},
-		{[][2]string{{"model", "packet"}}, "routing", ""},
-		{[][2]string{{"model", "puppet"}}, "L", "not used by puppet"},
-		{[][2]string{{"model", "loggops"}}, "L", ""},
-		{[][2]string{{"model", "loggops"}}, "switching", "not used by loggops"},
-		{[][2]string{{"model", "simgrid"}}, "envelope", ""},
-		{[][2]string{{"model", "packet"}}, "envelope", "not used by packet"},
-		{[][2]string{{"collectives", "analytic"}}, "coll-alg", "not used by analytic collectives"},
-		{[][2]string{{"collectives", "expand"}}, "coll-factor", "not used by expanded collectives"},
-		{[][2]string{{"collectives", "expand"}}, "coll-alg", ""},
-		{[][2]string{{"model", "puppet"}}, "bandwidth", ""},
-		{[][2]string{{"model", "puppet"}}, "no-such-setting", ""},
-	}
-	for _, tc := range tests {
+		{ModelPuppet, "routing", "not used by puppet (read by packet, flow)"},
+		{ModelFlow, "routing", ""},
+		{ModelPacket, "routing", ""},
+		{ModelLogGOPS, "factors", "not used by loggops (read by simgrid, flow)"},
+		{ModelFlow, "factors", ""},
+		{ModelSimGrid, "tcp-gamma", ""},
+		{ModelSimGrid, "crosstraffic", "not used by simgrid (read by flow)"},
+		{ModelFlow, "buffer", "not used by flow (read by packet)"},
+		{ModelPacket, "latency", ""},
+		{ModelPuppet, "latency", "not used by puppet (read by simgrid, flow, packet)"},
+		{ModelFlow, "hops", "not used by flow (read by puppet, loggops, simgrid)"},
+		{ModelPuppet, "L", "not used by puppet (read by loggops)"},
+		{ModelPuppet, "bandwidth", ""},
+		{ModelPuppet, "eager-threshold", ""},
+	} {
 		c := Default()
-		for _, kv := range tc.set {
-			if err := c.Set(kv[0], kv[1]); err != nil {
-				t.Fatal(err)
-			}
-		}
+		c.Model = tc.model
 		if got := Unused(&c, tc.key); got != tc.want {
-			t.Errorf("%v: Unused(%q) = %q, want %q", tc.set, tc.key, got, tc.want)
+			t.Errorf("%s under %s: %q, want %q", tc.key, modelName(tc.model), got, tc.want)
 		}
+	}
+	c := Default()
+	c.Collectives = CollAnalytic
+	if got := Unused(&c, "coll-alg"); got != "not used by analytic collectives" {
+		t.Errorf("coll-alg under analytic collectives: %q", got)
 	}
 }

@@ -265,7 +265,7 @@ func (r *Runner) onSample(sm *netmodel.Sample) {
 // metrics samples when the model has them, else one point from the
 // counters of the snapshot.
 func (r *Runner) takePoints(sn *replay.Snapshot) []Point {
-	if r.cfg.Model == replay.ModelPacket && r.cfg.SamplePeriod > 0 {
+	if r.cfg.Model.Measured() && r.cfg.SamplePeriod > 0 {
 		// The metrics periods are the points; they depend on simulated
 		// time only, not on how the run was sliced.
 		pts := r.samples

@@ -123,12 +123,18 @@ type Replay struct {
 	// Ranks is the number of MPI processes (smpirun -np).
 	Ranks   int
 	Cluster Cluster
+	// Platform and Hostfile, when set, are files used instead of the
+	// ones written from Cluster.
+	Platform, Hostfile string
 	// Config lists extra SimGrid settings as "key:value", passed as
 	// --cfg=key:value (e.g. "network/model:CM02").
 	Config []string
 	// Dir receives the platform and hostfile; empty means a temporary
 	// directory removed afterwards.
 	Dir string
+	// Precise asks SimGrid to print the makespan with 12 decimals (its
+	// "Simulation time" line has 6) through the smpi_replay log format.
+	Precise bool
 }
 
 // Result is what a replay printed.
@@ -147,7 +153,10 @@ func Path() (string, error) {
 	return exec.LookPath("smpirun")
 }
 
-var simTime = regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`)
+var (
+	simTime     = regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`)
+	preciseTime = regexp.MustCompile(`Simulation time [0-9.eE+-]+ @([0-9.eE+-]+)`)
+)
 
 // Run replays r.Index with smpirun and returns the simulated time. It
 // fails when smpirun exits with an error or prints no simulated time; the
@@ -178,17 +187,31 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	}
 	platform := filepath.Join(dir, "platform.xml")
 	hostfile := filepath.Join(dir, "hostfile")
-	if err := writeFile(platform, r.Cluster.WritePlatform); err != nil {
+	if r.Platform != "" {
+		if platform, err = filepath.Abs(r.Platform); err != nil {
+			return Result{}, err
+		}
+	} else if err := writeFile(platform, r.Cluster.WritePlatform); err != nil {
 		return Result{}, err
 	}
-	if err := writeFile(hostfile, func(w io.Writer) error { return r.Cluster.WriteHostfile(w, r.Ranks) }); err != nil {
+	if r.Hostfile != "" {
+		if hostfile, err = filepath.Abs(r.Hostfile); err != nil {
+			return Result{}, err
+		}
+	} else if err := writeFile(hostfile, func(w io.Writer) error { return r.Cluster.WriteHostfile(w, r.Ranks) }); err != nil {
 		return Result{}, err
+	}
+	if !safePath(platform) || !safePath(hostfile) {
+		return Result{}, fmt.Errorf("simgrid: %s, %s: SimGrid's option parser needs paths without blanks, commas or colons", platform, hostfile)
 	}
 	args := []string{"-np", strconv.Itoa(r.Ranks), "-platform", platform, "-hostfile", hostfile,
 		// Replay runs no user code: no need to copy the binary per rank.
 		"--cfg=smpi/privatization:no"}
 	for _, c := range r.Config {
 		args = append(args, "--cfg="+c)
+	}
+	if r.Precise {
+		args = append(args, "--log=smpi_replay.fmt:%m%e@%.12r%n")
 	}
 	args = append(args, "-replay", filepath.Base(index))
 	cmd := exec.CommandContext(ctx, smpirun, args...)
@@ -209,6 +232,13 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	m := simTime.FindAllStringSubmatch(res.Output, -1)
 	if len(m) == 0 {
 		return res, errors.New("simgrid: smpirun printed no simulated time:\n" + tail(res.Output, 20))
+	}
+	if r.Precise {
+		// "Simulation time 0.013635 @0.013635280000": the replay's end
+		// time follows the @.
+		if p := preciseTime.FindAllStringSubmatch(res.Output, -1); len(p) > 0 {
+			m = p
+		}
 	}
 	res.SimulatedTime, err = strconv.ParseFloat(m[len(m)-1][1], 64)
 	if err != nil {
@@ -247,4 +277,27 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// WriteRanks writes a time-independent trace of ranks ranks into dir, one
+// file per rank (NAME-R.txt: "R init", the lines of actions(r) each
+// prefixed by the rank, "R finalize"), and its index NAME.txt, whose
+// path it returns.
+func WriteRanks(dir, name string, ranks int, actions func(r int) []string) (string, error) {
+	var index strings.Builder
+	for r := range ranks {
+		file := fmt.Sprintf("%s-%d.txt", name, r)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d init\n", r)
+		for _, a := range actions(r) {
+			fmt.Fprintf(&b, "%d %s\n", r, a)
+		}
+		fmt.Fprintf(&b, "%d finalize\n", r)
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644); err != nil {
+			return "", err
+		}
+		index.WriteString(file + "\n")
+	}
+	path := filepath.Join(dir, name+".txt")
+	return path, os.WriteFile(path, []byte(index.String()), 0o644)
 }

@@ -446,6 +446,7 @@ func (l *line) recv(lower string) error {
 	if peer == anySource {
 		e.Flags |= tracefmt.FlagAnySource
 		l.p.wildcards = true
+		l.p.anySources++
 	}
 	if tag == anyTag {
 		e.Flags |= tracefmt.FlagAnyTag
@@ -502,6 +503,7 @@ func (l *line) sendRecv() error {
 		if src == anySource {
 			e.Flags |= tracefmt.FlagAnySource
 			l.p.wildcards = true
+			l.p.anySources++
 		}
 		l.add(e)
 	}

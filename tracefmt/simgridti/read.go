@@ -334,6 +334,7 @@ type parser struct {
 	textIDs         map[string]int
 	ignoredWaits    int
 	wildcards       bool
+	anySources      int // MPI_ANY_SOURCE receives (-555): no sender recorded
 	removals        bool
 	fields          []field
 	// states are the MPI calls (and Compute) the actions stand for;
@@ -480,6 +481,10 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	}
 	if p.ignoredWaits > 0 {
 		t.SetAttr("ti.ignored_waits", strconv.Itoa(p.ignoredWaits))
+	}
+	if p.anySources > 0 {
+		// The senders the reader chose for them are a guess.
+		t.SetAttr(tracefmt.AttrUnrecordedSources, strconv.Itoa(p.anySources))
 	}
 	for r, rs := range p.ranks {
 		if rs != nil {

@@ -249,8 +249,9 @@ func TestEditTopologyAndRouting(t *testing.T) {
 	m, _ := newMachine(t, 16)
 	m.Select("model")
 	out := typeKeys(m, "enter")
-	// Choices: puppet loggops simgrid packet.
-	out = append(out, typeKeys(m, "down", "down", "down", "enter")...)
+	// Choices: puppet loggops simgrid packet flow, the cursor on the
+	// current one (flow, the default).
+	out = append(out, typeKeys(m, "up", "enter")...)
 	if got, _ := m.cfg.Get("model"); got != "packet" {
 		t.Fatalf("model %s:\n%s", got, ansi.Strip(m.View()))
 	}

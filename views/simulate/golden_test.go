@@ -46,3 +46,22 @@ func TestGoldenHistory(t *testing.T) {
 	drive(t, m, press(m, "v")) // results → history
 	golden.RequireEqual(t, m.View())
 }
+
+// TestGoldenLiveFlow draws the live pane of the same stencil with the
+// flow model, stopped at 620 µs: the link heatmap and the utilisation
+// strip show the flows' shares of the links.
+func TestGoldenLiveFlow(t *testing.T) {
+	tr := stencil(t, 16)
+	cfg := packetConfig(t, "torus:4x4")
+	if err := cfg.Set("model", "flow"); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, tr, cfg, 110, 34)
+	drive(t, m, press(m, "t", "6", "2", "0", "u", "s", "enter"))
+	if m.Status() != Paused {
+		t.Fatalf("status %v err %q", m.Status(), m.err)
+	}
+	m.router = 5
+	m.dirty = true
+	golden.RequireEqual(t, m.View())
+}

@@ -123,9 +123,9 @@ func TestDescribeListsChanges(t *testing.T) {
 		set  [][2]string
 		want string
 	}{
-		{nil, "puppet 10Gb/s predict"},
-		{[][2]string{{"routing", "adaptive"}}, "puppet 10Gb/s predict routing=adaptive(unused)"},
-		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "puppet 10Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
+		{nil, "flow 10Gb/s predict"},
+		{[][2]string{{"model", "puppet"}, {"routing", "adaptive"}}, "puppet 10Gb/s predict routing=adaptive(unused)"},
+		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "flow 10Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
 		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10Gb/s predict"},
 	}
 	for _, tc := range tests {
@@ -178,7 +178,11 @@ func TestTopologyMapScales(t *testing.T) {
 func TestCompareSaysNA(t *testing.T) {
 	m := newModel(t, stencil(t, 16), packetConfig(t, "torus:4x4"), 120, 40)
 	drive(t, m, press(m, "r"))
-	m.SetConfig(replay.Default(), "analytic")
+	analytic := replay.Default()
+	if err := analytic.Set("model", "puppet"); err != nil {
+		t.Fatal(err)
+	}
+	m.SetConfig(analytic, "analytic")
 	drive(t, m, press(m, "r"))
 	if len(m.runs) != 2 {
 		t.Fatalf("%d runs", len(m.runs))

@@ -598,7 +598,7 @@ func Describe(c *replay.Config) string {
 	if c.Topology != "" {
 		parts = append(parts, c.Topology)
 	}
-	if c.Model == replay.ModelPacket && c.Routing != "" {
+	if c.Model.Measured() && c.Routing != "" {
 		parts = append(parts, c.Routing)
 	}
 	switch c.Model {

@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/whatif"
@@ -348,4 +351,32 @@ func runSlice(msg tea.Msg) tea.Msg {
 		return SliceMsg{Gen: a.Gen, Slice: a.Runner.Advance(a.Ctx, a.Request)}
 	}
 	return msg
+}
+
+// A TI trace whose wildcard receives record no sender replays with
+// any-source free (the default auto), and the Results pane says so.
+func TestResultsNoteUnrecordedSources(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"idx.txt": "r0.txt\nr1.txt\nr2.txt\n",
+		"r0.txt":  "0 init\n0 recv -555 0 1000 6\n0 recv -555 0 1000 6\n0 finalize\n",
+		"r1.txt":  "1 init\n1 compute 1000000\n1 send 0 0 1000 6\n1 finalize\n",
+		"r2.txt":  "2 init\n2 send 0 0 1000 6\n2 finalize\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := simgridti.ReadFile(filepath.Join(dir, "idx.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, tr, replay.Default(), 120, 20)
+	drive(t, m, press(m, "r"))
+	m.pane = PaneResults
+	m.dirty = true
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, "note: any-source free: the trace's 2 wildcard receives record no sender (SimGrid -555)") {
+		t.Fatalf("no note:\n%s", v)
+	}
 }

@@ -352,6 +352,13 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 			lines = append(lines, line{l, p.errSt})
 		}
 	}
+	for _, n := range res.Notes {
+		// Choices the run made that the user did not (any-source free
+		// for a trace without recorded senders).
+		for _, l := range wrap("note: "+n, w) {
+			lines = append(lines, line{l, p.warnSt})
+		}
+	}
 	row := 1
 	for _, l := range lines {
 		if row >= h {

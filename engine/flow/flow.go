@@ -1,0 +1,756 @@
+// Package flow is the flow-level network model of the simulator
+// (`--model flow`): every message is a flow over the route its topology
+// and routing give it, and the flows active at an instant share each
+// link's bandwidth by weighted max-min fairness, re-solved whenever a flow
+// starts or finishes. It follows SimGrid's CM02 model (Casanova and
+// Marchal 2002, as in SimGrid's network_cm02.cpp and its LMM solver), so
+// that its predictions can be checked against `smpirun -replay`. It
+// implements netmodel.Network.
+//
+// # Model
+//
+// A message of s bytes from node a to node b is a flow of s + Envelope
+// bytes over the links of its route: a's injection link, the router
+// links the routing algorithm chooses (its first choice at every hop;
+// adaptive routings order their choices by the number of flows on each
+// output, so a flow's path is chosen when it starts from the current
+// loads; Valiant picks its intermediate at random from the seeded
+// source), and b's ejection link. Without a topology the engine gives the
+// model a crossbar: SimGrid's star cluster, where every node has a private
+// full-duplex link to one switch and a route is the sender's link up and
+// the receiver's link down.
+//
+// A flow first waits its route latency λ (the sum of its links'
+// latencies, times the latency factor), carrying nothing; then it shares
+// bandwidth until its bytes are through, and the message is delivered.
+// Every link direction is a constraint of capacity its bandwidth; every
+// flow a variable x_f of weight 1/p_f, where p_f, CM02's "sharing
+// penalty", is the route latency λ in seconds (plus WeightS/bw for each
+// link when WeightS is set): a flow with a shorter route gets a larger
+// share. The rates are the weighted max-min fair allocation — progressive
+// filling: all unfixed rates grow as level/p_f until a link saturates,
+// whose flows are then fixed — and each flow is bounded by the smallest
+// bandwidth of its route and, when TCPGamma is set, by TCPGamma/(2λ), the
+// TCP window over the round-trip time. A flow whose route latency is 0
+// has penalty 1, as in SimGrid. With CrossTraffic c > 0 every flow also
+// consumes c times its rate on the links of the route back from b to a
+// (the acknowledgements of a TCP stream; SimGrid's default is 0.05).
+//
+// The solver is incremental: a change (a flow starting to share, a flow
+// finishing) re-solves only the flows connected to it through shared
+// links; the others keep their rates and their completion times. Changes
+// at one instant are solved together. Bytes are accounted in float64 and
+// completion times rounded up to the picosecond; runs are deterministic.
+//
+// Messages between ranks of one node cross no link and arrive at once.
+//
+// # Metrics
+//
+// Metrics gives per-link bytes, busy time (the integral of the used
+// fraction of the bandwidth), utilisation and flow counts, the link
+// groups of netmodel.LinkGroups and the message latencies; with
+// SamplePeriod set, the network measures every period in which it
+// carries traffic and hands the Sample to OnSample, like the packet
+// model.
+package flow
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/routing"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// Config describes a flow-level network.
+type Config struct {
+	// Topology is the network; every node is an endpoint. Its links'
+	// bandwidths are the constraints' capacities, their latencies the
+	// flows' latencies.
+	Topology topology.Topology
+	// Routing names the routing algorithm (routing.Parse); empty means
+	// routing.Default for the topology and VCs.
+	Routing string
+	// VCs is the number of virtual channels the routing is built for
+	// (0: 1; more when the routing needs more, see RoutingVCs).
+	VCs int
+	// Envelope is added to every message's bytes (SMPI: 16).
+	Envelope int64
+	// CrossTraffic is the share of each flow's rate that it also
+	// consumes on its reverse route (SimGrid: 0.05; 0: none).
+	CrossTraffic float64
+	// TCPGamma bounds each flow's rate by TCPGamma/(2·route latency), in
+	// bytes (SimGrid's network/TCP-gamma, 4194304); 0: no bound.
+	TCPGamma float64
+	// WeightS adds WeightS/bandwidth per link of the route to a flow's
+	// sharing penalty (SimGrid's network/weight-S; 0 under CM02).
+	WeightS float64
+	// Factors, when set, gives the latency and bandwidth factors of a
+	// message of the given payload size (SMPI's smpi/lat-factor and
+	// smpi/bw-factor): the flow waits lat × its route latency, and it
+	// progresses at bw × the rate the sharing gives it.
+	Factors func(bytes int64) (lat, bw float64)
+	// Sharing is how every link of the topology shares its bandwidth
+	// (SimGrid's sharing_policy): SplitDuplex (the zero value) gives each
+	// direction its own capacity, Shared one capacity for both
+	// directions, FatPipe none to share: each flow is bounded by the
+	// bandwidth alone.
+	Sharing Sharing
+	// Limiter, when positive, is the bandwidth in bytes/s of a link of
+	// each node that everything the node sends and receives crosses, in
+	// both directions at once (SimGrid's limiter_link: SHARED, no
+	// latency).
+	Limiter float64
+	// Loopback, when set, is the link a message between two ranks of one
+	// node crosses: its latency, and its bandwidth as a bound that is not
+	// shared (SimGrid's loopback links are FATPIPE).
+	Loopback *topology.LinkProps
+	// SelfRoute sends a message between two ranks of one node without
+	// Loopback up the node's link and down again (SimGrid's star cluster)
+	// rather than delivering it at once.
+	SelfRoute bool
+	// Hops, when set, replaces the routing algorithm: it appends to buf
+	// the router-to-router links a message from node src to node dst
+	// crosses between src's injection link and dst's ejection link, as
+	// (from, to) pairs of adjacent routers (SimGrid's own routes on a
+	// platform, which need not be paths); with a Limiter, (-1, n) pairs
+	// add node n's limiter and (-2, r) pairs router r's.
+	Hops func(src, dst int, buf []int) []int
+	// RouterLimiters gives every router a limiter of bandwidth Limiter
+	// too, which Hops names (SimGrid 3.32's DRAGONFLY).
+	RouterLimiters bool
+	// SamplePeriod is the period of the metrics samples; 0 disables them.
+	SamplePeriod des.Time
+	// OnSample, when set, receives every sample on the simulation
+	// goroutine. The Sample and its slices are reused afterwards.
+	OnSample func(*netmodel.Sample)
+	// Seed seeds the routing algorithm's random choices.
+	Seed uint64
+}
+
+// The interfaces the network implements.
+var (
+	_ netmodel.Network   = (*Network)(nil)
+	_ netmodel.Estimator = (*Network)(nil)
+	_ netmodel.Finisher  = (*Network)(nil)
+	_ routing.Queues     = (*Network)(nil)
+)
+
+// Sharing is a link sharing policy (SimGrid's sharing_policy).
+type Sharing uint8
+
+// Sharing policies.
+const (
+	// SplitDuplex links have one capacity per direction.
+	SplitDuplex Sharing = iota
+	// Shared links have one capacity for both directions.
+	Shared
+	// FatPipe links bound each flow to their bandwidth and share nothing.
+	FatPipe
+)
+
+// Event kinds of the network (netmodel.Host.Schedule kinds).
+const (
+	evActivate uint8 = iota // obj: flow whose latency has elapsed
+	evSolve                 // the changes of this instant are solved
+	evWake                  // arg: wake generation; flows due now finish
+	evLocal                 // obj: message id delivered without the network; arg: bytes<<1 | 1 to report injection
+)
+
+// Network is a flow-level network, driven by one simulation goroutine
+// (netmodel.Host). Its Metrics are copies safe to hand to other
+// goroutines.
+type Network struct {
+	cfg     Config
+	topo    topology.Topology
+	alg     routing.Algorithm
+	h       netmodel.Host
+	choices []routing.Choice
+	st      routing.State
+	maxHops int
+
+	// links are the constraints: the topology's links (by link id), then
+	// with a limiter one per node, with a loopback one per node, with
+	// router limiters one per router.
+	// alias maps a topology link to its constraint (a SHARED link's two
+	// directions are one).
+	links     []link
+	alias     []int32
+	topoLinks int
+	limiter   int32 // first limiter constraint; -1: none
+	loopback  int32 // first loopback constraint; -1: none
+	flows     []flowRec
+	hops      []int // Config.Hops scratch
+	rlimiter  int32 // first router limiter constraint; -1: none
+	free      int32 // free list of flow slots (-1: none)
+	seq       uint64
+
+	// heap orders the sharing flows by completion time.
+	heap []int32
+	// wakeAt is the time of the pending wake event (des.Never: none);
+	// wakeGen tells the current wake from superseded ones.
+	wakeAt  des.Time
+	wakeGen int64
+
+	// Changes waiting for the solver: the links whose flows changed.
+	pending      []int32
+	solvePending bool
+	epoch        uint32
+	compLinks    []int32
+	compFlows    []int32
+	done         []int32
+	ids          []int32 // (message id, notify) of the flows done, for the callbacks
+
+	// Link groups and the drawing layout, for the metrics.
+	groupNames  []string
+	linkGroup   []uint8
+	groupLinks  []int
+	routerLinks int
+	layout      *netmodel.Layout
+	estimate    des.Time // uncontended one-byte time between nodes 0 and 1
+	estPerByte  float64  // its time per byte, ps
+
+	// Counters.
+	inFlight   int
+	delivered  uint64
+	bytes      int64
+	unroutable int
+	msgLat     netmodel.LatencyAcc
+	smp        sampler
+}
+
+// link is one direction of a link: an LMM constraint.
+type link struct {
+	cap float64 // bytes per second
+	lat des.Time
+	// fatpipe links bound their flows without sharing (no constraint).
+	fatpipe bool
+	el      []elem
+	fwd     int32 // flows routed over the link (not counting crosstraffic)
+	// Solver scratch.
+	mark    uint32
+	rem     float64
+	usage   float64
+	unfixed int32
+	// Measurements, integrated up to last.
+	load  float64 // bytes per second consumed now
+	bytes float64
+	busy  float64 // seconds at full bandwidth
+	flowS float64 // flow·seconds
+	last  des.Time
+	used  bool // carried a flow at some time
+}
+
+// elem is a flow's use of a link: element k of flow f's links, which
+// consumes c times the flow's rate (1 on the route, the crosstraffic
+// share on the way back).
+type elem struct {
+	f, k int32
+	c    float64
+}
+
+// flowRec is a message in the network.
+type flowRec struct {
+	id     int32
+	notify bool
+	active bool
+	fixed  bool
+	// links holds the route, then (crosstraffic) the reverse route; pos
+	// the position of each in its link's element list.
+	links   []int32
+	pos     []int32
+	nfwd    int32
+	penalty float64 // CM02 sharing penalty, seconds
+	w       float64 // 1/penalty
+	bound   float64 // bytes per second; 0: none
+	factor  float64 // progress = value × factor
+	remain  float64 // bytes left
+	value   float64 // rate on the links, bytes per second
+	prev    float64 // value before the current solve
+	last    des.Time
+	finish  des.Time
+	start   des.Time
+	bytes   int64
+	seq     uint64
+	hi      int32 // index in the heap, -1 outside
+	mark    uint32
+	next    int32 // free list
+}
+
+// New builds a flow-level network on cfg.Topology.
+func New(cfg Config) (*Network, error) {
+	t := cfg.Topology
+	if t == nil {
+		return nil, fmt.Errorf("flow: no topology")
+	}
+	if !(cfg.CrossTraffic >= 0) || math.IsInf(cfg.CrossTraffic, 0) {
+		return nil, fmt.Errorf("flow: crosstraffic %v must be a number ≥ 0", cfg.CrossTraffic)
+	}
+	if !(cfg.TCPGamma >= 0) || !(cfg.WeightS >= 0) {
+		return nil, fmt.Errorf("flow: TCP gamma %v and weight-S %v must not be negative", cfg.TCPGamma, cfg.WeightS)
+	}
+	vcs := RoutingVCs(t, cfg.Routing, cfg.VCs)
+	name := cfg.Routing
+	if name == "" {
+		var err error
+		if name, err = routing.Default(t, vcs); err != nil {
+			return nil, err
+		}
+	}
+	n := &Network{cfg: cfg, topo: t, free: -1, wakeAt: des.Never}
+	alg, err := routing.Parse(name, t, routing.Options{VCs: vcs, Seed: cfg.Seed, Queues: n})
+	if err != nil {
+		return nil, err
+	}
+	n.alg = alg
+	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
+	n.maxHops = 4*t.NumRouters() + 8
+	L := t.NumLinks()
+	N := t.NumNodes()
+	extra := 0
+	n.limiter, n.loopback = -1, -1
+	if cfg.Limiter > 0 {
+		n.limiter = int32(L + extra)
+		extra += N
+	}
+	if cfg.Loopback != nil {
+		n.loopback = int32(L + extra)
+		extra += N
+	}
+	n.rlimiter = -1
+	if cfg.Limiter > 0 && cfg.RouterLimiters {
+		n.rlimiter = int32(L + extra)
+		extra += t.NumRouters()
+	}
+	n.links = make([]link, L+extra)
+	n.alias = make([]int32, L)
+	n.topoLinks = L
+	for i := 0; i < L; i++ {
+		n.alias[i] = int32(i)
+		l := t.Link(topology.LinkID(i))
+		if !l.Valid {
+			continue
+		}
+		if !(l.Props.Bandwidth > 0) || math.IsInf(l.Props.Bandwidth, 0) {
+			return nil, fmt.Errorf("flow: link %d (%s → %s) has bandwidth %v B/s: the flow model needs a finite positive bandwidth", i, l.From, l.To, l.Props.Bandwidth)
+		}
+		n.links[i].cap = l.Props.Bandwidth
+		n.links[i].lat = des.Time(l.Props.Latency)
+		n.links[i].fatpipe = cfg.Sharing == FatPipe
+		if cfg.Sharing == Shared && l.Reverse != topology.NoLink && l.Reverse < l.ID {
+			n.alias[i] = int32(l.Reverse)
+		}
+	}
+	for i := int32(0); n.rlimiter >= 0 && i < int32(t.NumRouters()); i++ {
+		n.links[n.rlimiter+i] = link{cap: cfg.Limiter}
+	}
+	for i := 0; i < N; i++ {
+		if n.limiter >= 0 {
+			n.links[n.limiter+int32(i)] = link{cap: cfg.Limiter}
+		}
+		if lb := cfg.Loopback; lb != nil {
+			if !(lb.Bandwidth > 0) || math.IsInf(lb.Bandwidth, 0) {
+				return nil, fmt.Errorf("flow: loopback bandwidth %v B/s: the flow model needs a finite positive bandwidth", lb.Bandwidth)
+			}
+			n.links[n.loopback+int32(i)] = link{cap: lb.Bandwidth, lat: des.Time(lb.Latency), fatpipe: true}
+		}
+	}
+	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
+	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
+	if t.NumNodes() > 1 {
+		if r, ok := n.route(0, 1, nil); ok {
+			minBW := math.Inf(1)
+			for _, l := range r {
+				n.estimate += n.links[l].lat
+				minBW = min(minBW, n.links[l].cap)
+			}
+			n.estPerByte = 1e12 / minBW
+		}
+	}
+	n.smp.init(n)
+	return n, nil
+}
+
+// RoutingVCs is the number of virtual channels the flow model builds the
+// named routing with on t: vcs, or more when the routing needs more.
+// Flows do not use virtual channels, so a routing that needs several (a
+// Valiant route's phases, a torus's datelines) is built with them rather
+// than refused.
+func RoutingVCs(t topology.Topology, name string, vcs int) int {
+	vcs = max(vcs, 1)
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, in := range routing.Available(t) {
+		if in.Name == key {
+			vcs = max(vcs, in.MinVCs)
+		}
+	}
+	return min(vcs, routing.MaxVCs)
+}
+
+// Name returns "flow".
+func (n *Network) Name() string { return "flow" }
+
+// Topology returns the network's topology.
+func (n *Network) Topology() topology.Topology { return n.topo }
+
+// Routing returns the routing algorithm.
+func (n *Network) Routing() routing.Algorithm { return n.alg }
+
+// Attach connects the network to the engine.
+func (n *Network) Attach(h netmodel.Host) { n.h = h }
+
+// InFlight returns the number of messages sent and not yet delivered.
+func (n *Network) InFlight() int { return n.inFlight }
+
+// Finish takes the last measurements.
+func (n *Network) Finish() { n.smp.finish(n.h.Now()) }
+
+// Explain reports messages that could not be routed; flows otherwise
+// always progress.
+func (n *Network) Explain() []string {
+	if n.unroutable == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("flow: %d messages found no route with routing %s on %s and were delivered at once", n.unroutable, n.alg.Name(), n.topo.Spec())}
+}
+
+// Estimate returns the uncontended time of a message of the given size
+// between nodes 0 and 1: route latency plus bytes over the slowest link.
+func (n *Network) Estimate(bytes int64) des.Time {
+	return n.estimate + des.Time(math.Ceil(float64(bytes+n.cfg.Envelope)*n.estPerByte))
+}
+
+// Occupancy is the number of flows on the link leaving router r through
+// port p, whatever the virtual channel (flows have none): the load
+// adaptive routings compare.
+func (n *Network) Occupancy(r, p, vc int) int {
+	l := n.topo.OutLink(r, p)
+	if l == topology.NoLink {
+		return 0
+	}
+	return int(n.links[n.alias[l]].fwd)
+}
+
+// route appends the constraints from node src to node dst to out: the
+// node's loopback between two ranks of one node when there is one, else
+// the source's limiter, the links of the route, the destination's
+// limiter.
+func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
+	if src == dst && n.loopback >= 0 {
+		return append(out, n.loopback+int32(src)), true
+	}
+	if n.cfg.Hops != nil {
+		return n.platformRoute(src, dst, out)
+	}
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(src))
+	}
+	start := len(out)
+	out, ok := n.topoRoute(src, dst, out)
+	for i := start; i < len(out); i++ {
+		out[i] = n.alias[out[i]]
+	}
+	if ok && n.limiter >= 0 {
+		out = append(out, n.limiter+int32(dst))
+	}
+	return out, ok
+}
+
+// platformRoute appends the constraints of the route Config.Hops gives
+// from node src to node dst; false when a hop joins routers that no link
+// joins.
+func (n *Network) platformRoute(src, dst int, out []int32) ([]int32, bool) {
+	t := n.topo
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(src))
+	}
+	out = append(out, n.alias[t.InjectLink(src)])
+	n.hops = n.cfg.Hops(src, dst, n.hops[:0])
+	for i := 0; i+1 < len(n.hops); i += 2 {
+		a, b := n.hops[i], n.hops[i+1]
+		switch {
+		case a == -1 && n.limiter >= 0:
+			out = append(out, n.limiter+int32(b))
+			continue
+		case a == -2 && n.rlimiter >= 0:
+			out = append(out, n.rlimiter+int32(b))
+			continue
+		case a < 0:
+			continue
+		}
+		l := topology.NoLink
+		for p := 0; p < t.NumPorts(a); p++ {
+			if pr := t.Peer(a, p); pr.Kind == topology.PeerRouter && pr.ID == b {
+				l = t.OutLink(a, p)
+				break
+			}
+		}
+		if l == topology.NoLink {
+			return out, false
+		}
+		out = append(out, n.alias[l])
+	}
+	r, port := t.Attach(dst)
+	out = append(out, n.alias[t.OutLink(r, port)])
+	if n.limiter >= 0 {
+		out = append(out, n.limiter+int32(dst))
+	}
+	return out, true
+}
+
+// topoRoute appends the topology links from node src to node dst to out.
+func (n *Network) topoRoute(src, dst int, out []int32) ([]int32, bool) {
+	t := n.topo
+	st := &n.st // a field: a local would escape through the interface calls
+	n.alg.Init(st, src, dst)
+	out = append(out, int32(t.InjectLink(src)))
+	r, port := t.Attach(src)
+	vc := 0
+	for hop := 0; hop < n.maxHops; hop++ {
+		if m := t.Medium(r); m != topology.NoLink {
+			out = append(out, int32(m))
+		}
+		ch := n.alg.Route(r, port, vc, st, n.choices[:0])
+		if len(ch) == 0 {
+			return out, false
+		}
+		c := ch[0]
+		l := t.OutLink(r, int(c.Port))
+		if l == topology.NoLink {
+			return out, false
+		}
+		out = append(out, int32(l))
+		if c.Flags.Has(routing.Eject) {
+			return out, true
+		}
+		p := t.Peer(r, int(c.Port))
+		if p.Kind != topology.PeerRouter {
+			return out, false
+		}
+		r, port, vc = p.ID, p.Port, int(c.VC)
+	}
+	return out, false
+}
+
+func (n *Network) allocFlow() int32 {
+	if n.free >= 0 {
+		i := n.free
+		n.free = n.flows[i].next
+		return i
+	}
+	n.flows = append(n.flows, flowRec{})
+	return int32(len(n.flows) - 1)
+}
+
+func (n *Network) freeFlow(i int32) {
+	f := &n.flows[i]
+	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free, hi: -1}
+	n.free = i
+}
+
+// Send starts message m's flow: it waits its route latency, then shares.
+func (n *Network) Send(m netmodel.Message) {
+	now := n.h.Now()
+	n.smp.event(now)
+	n.inFlight++
+	n.smp.injected += m.Bytes
+	if m.Src == m.Dst && n.loopback < 0 && !n.cfg.SelfRoute {
+		arg := m.Bytes << 1
+		if m.NotifyInjected {
+			arg |= 1
+		}
+		n.h.Schedule(now, evLocal, m.ID, arg)
+		return
+	}
+	fi := n.allocFlow()
+	f := &n.flows[fi]
+	f.id, f.notify, f.start, f.bytes, f.hi = m.ID, m.NotifyInjected, now, m.Bytes, -1
+	f.seq = n.seq
+	n.seq++
+	var ok bool
+	f.links, ok = n.route(int(m.Src), int(m.Dst), f.links[:0])
+	if !ok {
+		n.unroutable++
+		f.links = f.links[:0]
+	}
+	f.nfwd = int32(len(f.links))
+	var lat des.Time
+	penalty := 0.0
+	bound := math.Inf(1)
+	for _, l := range f.links {
+		lk := &n.links[l]
+		lat += lk.lat
+		bound = min(bound, lk.cap)
+		if n.cfg.WeightS > 0 {
+			penalty += n.cfg.WeightS / lk.cap
+		}
+	}
+	penalty += lat.Seconds()
+	if n.cfg.TCPGamma > 0 && lat > 0 {
+		bound = min(bound, n.cfg.TCPGamma/(2*lat.Seconds()))
+	}
+	if ok && n.cfg.CrossTraffic > 0 {
+		f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
+	}
+	latF, bwF := 1.0, 1.0
+	if n.cfg.Factors != nil {
+		latF, bwF = n.cfg.Factors(m.Bytes)
+	}
+	wait := des.Time(math.Round(float64(lat) * latF))
+	if wait == 0 {
+		penalty = 1 // SimGrid: a flow without latency starts at penalty 1
+	}
+	f.penalty, f.w = penalty, 1/penalty
+	if math.IsInf(bound, 1) {
+		bound = 0
+	}
+	f.bound, f.factor = bound, bwF
+	f.remain = float64(m.Bytes + n.cfg.Envelope)
+	f.finish = des.Never
+	n.h.Schedule(now+wait, evActivate, fi, 0)
+}
+
+// Handle processes the network's events.
+func (n *Network) Handle(e des.Event) {
+	now := n.h.Now()
+	n.smp.event(now)
+	switch e.Kind {
+	case evActivate:
+		n.activate(e.Obj, now)
+	case evSolve:
+		n.solve(now)
+	case evWake:
+		if e.Arg != n.wakeGen {
+			return // superseded by an earlier wake
+		}
+		n.wakeAt = des.Never
+		n.complete(now)
+	case evLocal:
+		n.inFlight--
+		n.delivered++
+		n.smp.delivered++
+		n.bytes += e.Arg >> 1
+		n.msgLat.Add(0)
+		n.smp.msgLat.Add(0)
+		if e.Arg&1 == 1 {
+			n.h.Injected(e.Obj)
+		}
+		n.h.Delivered(e.Obj)
+	}
+}
+
+// activate makes flow fi share its links from now on.
+func (n *Network) activate(fi int32, now des.Time) {
+	f := &n.flows[fi]
+	f.active, f.last = true, now
+	if len(f.links) == 0 || f.remain <= 0 {
+		// Nothing to carry (or no route): done once the latency is paid,
+		// without joining the links.
+		f.links, f.nfwd = f.links[:0], 0
+		f.finish = now
+		n.heapPush(fi)
+		n.wake()
+		return
+	}
+	if cap(f.pos) < len(f.links) {
+		f.pos = make([]int32, len(f.links))
+	}
+	f.pos = f.pos[:len(f.links)]
+	for k, l := range f.links {
+		lk := &n.links[l]
+		n.account(lk, now)
+		f.pos[k] = int32(len(lk.el))
+		lk.el = append(lk.el, elem{fi, int32(k), n.coeff(f, k)})
+		lk.used = true
+		if int32(k) < f.nfwd {
+			lk.fwd++
+		}
+		n.pending = append(n.pending, l)
+	}
+	if !n.solvePending {
+		n.solvePending = true
+		n.h.Schedule(now, evSolve, 0, 0)
+	}
+}
+
+// complete finishes the flows due now, re-solves their neighbours and
+// reports the deliveries.
+func (n *Network) complete(now des.Time) {
+	done := n.done[:0]
+	for len(n.heap) > 0 && n.flows[n.heap[0]].finish <= now {
+		fi := n.heapPop()
+		n.detach(fi, now)
+		done = append(done, fi)
+	}
+	n.solve(now)
+	// Free the slots before the callbacks, which may send again.
+	ids := n.ids[:0]
+	for _, fi := range done {
+		f := &n.flows[fi]
+		notify := int32(0)
+		if f.notify {
+			notify = 1
+		}
+		ids = append(ids, f.id, notify)
+		lat := now - f.start
+		n.msgLat.Add(lat)
+		n.smp.msgLat.Add(lat)
+		n.freeFlow(fi)
+	}
+	n.done, n.ids = done, ids
+	for i := 0; i < len(ids); i += 2 {
+		n.inFlight--
+		n.delivered++
+		n.smp.delivered++
+		if ids[i+1] == 1 {
+			n.h.Injected(ids[i])
+		}
+		n.h.Delivered(ids[i])
+	}
+}
+
+// detach removes flow fi from its links.
+func (n *Network) detach(fi int32, now des.Time) {
+	f := &n.flows[fi]
+	n.bytes += f.bytes
+	for k, l := range f.links {
+		lk := &n.links[l]
+		n.account(lk, now)
+		p := f.pos[k]
+		last := int32(len(lk.el) - 1)
+		moved := lk.el[last]
+		lk.el[p] = moved
+		n.flows[moved.f].pos[moved.k] = p
+		lk.el = lk.el[:last]
+		if int32(k) < f.nfwd {
+			lk.fwd--
+		}
+		lk.load -= n.coeff(f, k) * f.value
+		if len(lk.el) == 0 {
+			lk.load = 0 // no rounding residue on an idle link
+		}
+		n.pending = append(n.pending, l)
+	}
+}
+
+// coeff is how much of flow f's rate its element k consumes: all of it
+// on the route, the crosstraffic share on the way back.
+func (n *Network) coeff(f *flowRec, k int) float64 {
+	if int32(k) < f.nfwd {
+		return 1
+	}
+	return n.cfg.CrossTraffic
+}
+
+// account integrates link lk's measurements up to now.
+func (n *Network) account(lk *link, now des.Time) {
+	if dt := (now - lk.last).Seconds(); dt > 0 {
+		lk.bytes += lk.load * dt
+		lk.busy += min(lk.load/lk.cap, 1) * dt
+		lk.flowS += float64(lk.fwd) * dt
+	}
+	lk.last = now
+}

@@ -1,0 +1,169 @@
+package flow
+
+import (
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// sampler measures the network every period in which it carries traffic.
+// Like the packet model's, it needs no events: link loads only change at
+// the network's events, so the sample of a period that ended at T is
+// taken at the next event after T from the state the network was in at T.
+type sampler struct {
+	n    *Network
+	clk  netmodel.SampleClock
+	last des.Time
+	// Marks at the end of the last period, per link.
+	busyMark  []float64
+	bytesMark []float64
+	flowMark  []float64
+	lastUtil  []float32
+	lastFlows []float32
+	// Accumulated during the current period.
+	delivered uint64
+	injected  int64
+	msgLat    netmodel.LatencyAcc
+	sample    netmodel.Sample
+	groupBusy []float64
+}
+
+func (s *sampler) init(n *Network) {
+	s.n = n
+	s.clk = netmodel.NewSampleClock(n.cfg.SamplePeriod)
+	if s.clk.Period <= 0 {
+		return
+	}
+	L := len(n.links)
+	s.busyMark = make([]float64, L)
+	s.bytesMark = make([]float64, L)
+	s.flowMark = make([]float64, L)
+	s.lastUtil = make([]float32, L)
+	s.lastFlows = make([]float32, L)
+	s.groupBusy = make([]float64, len(n.groupNames))
+	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
+}
+
+// flush measures every period that ended at or before now.
+func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
+
+// event flushes the finished periods and marks the current one active.
+func (s *sampler) event(now des.Time) { s.clk.Event(now, s.n.inFlight > 0, s) }
+
+// finish measures the last period once the simulation has ended at now.
+func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) }
+
+// at returns link l's integrals (bytes, busy seconds, flow·seconds) up
+// to t, which is not before the link's last change.
+func (lk *link) at(t des.Time) (bytes, busy, flowS float64) {
+	dt := max((t - lk.last).Seconds(), 0)
+	return lk.bytes + lk.load*dt, lk.busy + min(lk.load/lk.cap, 1)*dt, lk.flowS + float64(lk.fwd)*dt
+}
+
+// Tick measures the period ending at t; span measures everything since
+// the last sample instead (a quiet stretch: see netmodel.SampleClock).
+func (s *sampler) Tick(t des.Time, span bool) {
+	n := s.n
+	period := t - s.last
+	if !span && (s.last == 0 || period > s.clk.Period) {
+		period = s.clk.Period
+	}
+	ps := period.Seconds()
+	sm := &s.sample
+	sm.Time, sm.Period = t, period
+	sm.Delivered, sm.InjectedBytes = s.delivered, s.injected
+	sm.MessageLatency = s.msgLat.Summary()
+	sm.Links = sm.Links[:0]
+	for g := range s.groupBusy {
+		s.groupBusy[g] = 0
+		sm.Groups[g] = netmodel.GroupSample{Name: n.groupNames[g]}
+	}
+	var routerBusy, allBusy float64
+	sm.MaxUtilisation = 0
+	for l := range n.links[:n.topoLinks] {
+		lk := &n.links[l]
+		if !lk.used {
+			continue
+		}
+		b, busy, fs := lk.at(t)
+		db, dbusy, dfs := b-s.bytesMark[l], busy-s.busyMark[l], fs-s.flowMark[l]
+		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
+		u := min(dbusy/ps, 1)
+		s.lastUtil[l], s.lastFlows[l] = float32(u), float32(dfs/ps)
+		if dbusy <= 0 && dfs <= 0 {
+			continue
+		}
+		g := n.linkGroup[l]
+		s.groupBusy[g] += dbusy
+		allBusy += dbusy
+		sm.Groups[g].Bytes += int64(db + 0.5)
+		if g != netmodel.GroupInject && g != netmodel.GroupEject {
+			routerBusy += dbusy
+		}
+		sm.MaxUtilisation = max(sm.MaxUtilisation, u)
+		sm.Links = append(sm.Links, netmodel.LinkSample{ID: int32(l), Bytes: int64(db + 0.5), Utilisation: u, Flows: dfs / ps})
+	}
+	for g := range s.groupBusy {
+		if k := n.groupLinks[g]; k > 0 {
+			sm.Groups[g].Utilisation = s.groupBusy[g] / ps / float64(k)
+		}
+	}
+	sm.Utilisation = 0
+	if n.routerLinks > 0 {
+		sm.Utilisation = routerBusy / ps / float64(n.routerLinks)
+	} else if all := n.groupLinks[netmodel.GroupInject] + n.groupLinks[netmodel.GroupEject]; all > 0 {
+		// A star (SimGrid's cluster, the default network) has only
+		// node links: they are the network.
+		sm.Utilisation = allBusy / ps / float64(all)
+	}
+	s.delivered, s.injected = 0, 0
+	s.msgLat = netmodel.LatencyAcc{}
+	s.last = t
+	if n.cfg.OnSample != nil {
+		n.cfg.OnSample(sm)
+	}
+}
+
+// Metrics reports the network's counters, every link that carried a flow
+// and the link groups (see netmodel.Metrics).
+func (n *Network) Metrics(m *netmodel.Metrics) {
+	now := n.h.Now()
+	n.smp.flush(now)
+	t := n.topo
+	m.Delivered, m.Bytes, m.InFlight = n.delivered, n.bytes, n.inFlight
+	m.Topology, m.Layout = t, n.Layout()
+	m.Spec, m.Routing = t.Spec(), n.alg.Name()
+	m.Time = now.Seconds()
+	m.SamplePeriod = n.smp.clk.Period.Seconds()
+	m.LastSample = n.smp.last.Seconds()
+	m.MessageLatency = n.msgLat.Summary()
+	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
+	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
+	for l := range n.links[:n.topoLinks] {
+		lk := &n.links[l]
+		if !t.Link(topology.LinkID(l)).Valid {
+			continue
+		}
+		bytes, busy, fs := lk.at(now)
+		lm := netmodel.DescribeLink(t, topology.LinkID(l))
+		lm.Bytes, lm.Busy, lm.Flows = int64(bytes+0.5), busy, lk.fwd
+		if s := now.Seconds(); s > 0 {
+			lm.MeanUtilisation = min(busy/s, 1)
+			lm.MeanFlows = fs / s
+		}
+		lm.Utilisation = lm.MeanUtilisation
+		if sampled {
+			lm.Utilisation, lm.MeanFlows = float64(n.smp.lastUtil[l]), float64(n.smp.lastFlows[l])
+		}
+		m.Links = append(m.Links, lm)
+	}
+	m.Groups = netmodel.SumGroups(n.groupNames, n.groupLinks, n.linkGroup, m.Links)
+}
+
+// Layout returns the drawing geometry of the routers (computed once).
+func (n *Network) Layout() *netmodel.Layout {
+	if n.layout == nil {
+		n.layout = netmodel.NewLayout(n.topo)
+	}
+	return n.layout
+}

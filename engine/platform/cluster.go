@@ -1,0 +1,396 @@
+package platform
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// radicals expands SimGrid's radical list "0-15" or "1-4,6,9-11".
+func radicals(s string) ([]int, error) {
+	var out []int
+	for _, group := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(group, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number or a range FIRST-LAST", group)
+		}
+		z := a
+		if isRange {
+			if z, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				return nil, fmt.Errorf("%q is not a range FIRST-LAST", group)
+			}
+		}
+		if z < a {
+			return nil, fmt.Errorf("range %q ends before it starts", group)
+		}
+		if len(out)+z-a+1 > topology.MaxNodes {
+			return nil, fmt.Errorf("more than %d hosts", topology.MaxNodes)
+		}
+		for i := a; i <= z; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// positiveInts reads "4,4" or "2,4" (split on sep): SimGrid's topology
+// parameter vectors.
+func positiveInts(s, sep, what string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, sep) {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: %q is not a whole number ≥ 1", what, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (p *parser) cluster(a *attrs, line int) error {
+	bad := func(format string, args ...any) error { return p.errAt(line, "cluster", format, args...) }
+	if err := p.claim(line, "cluster"); err != nil {
+		return err
+	}
+	id, err := a.required("id")
+	if err != nil {
+		return err
+	}
+	prefix, err := a.required("prefix")
+	if err != nil {
+		return err
+	}
+	suffix, err := a.required("suffix")
+	if err != nil {
+		return err
+	}
+	rad, err := a.required("radical")
+	if err != nil {
+		return err
+	}
+	nums, err := radicals(rad)
+	if err != nil {
+		return bad("radical: %v", err)
+	}
+	speed, err := a.speed("speed")
+	if err != nil {
+		return err
+	}
+	bw, err := a.bandwidth("bw")
+	if err != nil {
+		return err
+	}
+	lat, err := a.latency("lat")
+	if err != nil {
+		return err
+	}
+	link := topology.LinkProps{Bandwidth: bw, Latency: lat}
+	if err := a.defaulted("core", "one core per host: place several ranks on a host with the hostfile", "1"); err != nil {
+		return err
+	}
+	pl := &Platform{File: p.file, Speed: speed, Link: link, Uniform: true}
+	if _, ok := a.m["sharing_policy"]; ok {
+		pl.SharingLine = line
+	}
+	if pl.Sharing, err = a.sharing(SplitDuplex); err != nil {
+		return err
+	}
+	if pl.Sharing == FatPipe {
+		// SimGrid 3.32 builds a cluster's links as one link of the
+		// default policy unless they are SPLITDUPLEX: a cluster's
+		// FATPIPE links are SHARED (smpirun gives the same times).
+		pl.Sharing = Shared
+	}
+	// A backbone is a link every message between two hosts crosses; the
+	// star topologies have none.
+	if v, ok := a.get("bb_bw"); ok && v != "" {
+		return bad("bb_bw=%q: a backbone link is not modelled (remove it: without it the cluster is a star of private links)", v)
+	}
+	if err := a.defaulted("bb_lat", "a backbone link is not modelled", "0s", "0", ""); err != nil {
+		return err
+	}
+	if err := a.defaulted("bb_sharing_policy", "a backbone link is not modelled", "SHARED", "FATPIPE"); err != nil {
+		return err
+	}
+	a.get("router_id") // a name only: the cluster's router is the topology's switch
+	if v, ok := a.get("limiter_link"); ok && v != "" {
+		if pl.Limiter, err = a.bandwidth("limiter_link"); err != nil {
+			return err
+		}
+		pl.LimiterLine = line
+	}
+	lbw, hasLBW := a.get("loopback_bw")
+	llat, hasLLat := a.get("loopback_lat")
+	if (hasLBW && lbw != "") || (hasLLat && llat != "") {
+		lp := topology.LinkProps{}
+		if hasLBW && lbw != "" {
+			if lp.Bandwidth, err = a.bandwidth("loopback_bw"); err != nil {
+				return err
+			}
+		}
+		if hasLLat && llat != "" {
+			if lp.Latency, err = a.latency("loopback_lat"); err != nil {
+				return err
+			}
+		}
+		pl.Loopback, pl.LoopbackLine, pl.LoopbackFatPipe = &lp, line, true
+	}
+	kind, hasKind := a.get("topology")
+	if !hasKind {
+		kind = "FLAT"
+	}
+	params, _ := a.get("topo_parameters")
+	if err := a.finish(); err != nil {
+		return err
+	}
+	var t topology.Topology
+	var shape string
+	opt := topology.Options{Link: &link, Terminal: &link}
+	switch kind {
+	case "FLAT", "STAR":
+		if params != "" {
+			return bad("topo_parameters=%q: a FLAT cluster takes none", params)
+		}
+		t, err = topology.ParseWith("crossbar:"+strconv.Itoa(len(nums)), opt)
+		shape = "star"
+	case "TORUS":
+		t, shape, err = torus(params, len(nums), link)
+		if err == nil {
+			dims, _ := positiveInts(params, ",", "topo_parameters")
+			pl.Hops = torusHops(dims, pl.Limiter > 0)
+		}
+	case "FAT_TREE":
+		t, shape, err = fatTree(params, len(nums), link)
+	case "DRAGONFLY":
+		t, shape, err = dragonfly(params, len(nums), link, p.file+"#"+id)
+		if err == nil {
+			// dragonfly checked the parameters: G,B;C,K;R,N;H.
+			parts := strings.Split(params, ";")
+			c, _ := positiveInts(parts[1], ",", "chassis")
+			r, _ := positiveInts(parts[2], ",", "routers")
+			n, _ := positiveInts(parts[3], ",", "hosts")
+			pl.Hops = dragonflyHops(c[0], r[0], n[0], pl.Limiter > 0)
+			pl.RouterLimiters = pl.Limiter > 0
+		}
+	default:
+		return bad("topology=%q (expected FLAT, TORUS, FAT_TREE or DRAGONFLY)", kind)
+	}
+	if err != nil {
+		return bad("%v", err)
+	}
+	pl.Topology = t
+	pl.Hosts = make([]string, len(nums))
+	for i, r := range nums {
+		pl.Hosts[i] = prefix + strconv.Itoa(r) + suffix
+	}
+	pl.Summary = fmt.Sprintf("cluster %s: %s of %d hosts, %s, %s links", id, shape, len(nums), formatBandwidth(bw), formatSeconds(float64(lat)/1e12))
+	p.network = pl
+	return nil
+}
+
+// torus maps TORUS "d1,d2,…" onto topology torus:d1xd2x…. SimGrid's hosts
+// have no link of their own: each drives its torus links directly, so the
+// terminal links are free (FreeBandwidth). A dimension of size 1 adds nothing; one of
+// size 2 is one cable in SimGrid (the second host's link is never routed)
+// as in ours.
+func torus(params string, hosts int, link topology.LinkProps) (topology.Topology, string, error) {
+	dims, err := positiveInts(params, ",", "topo_parameters")
+	if err != nil {
+		return nil, "", err
+	}
+	n := 1
+	var keep []string
+	for _, d := range dims {
+		n *= d
+		if n > topology.MaxNodes {
+			return nil, "", fmt.Errorf("topo_parameters=%q: more than %d hosts", params, topology.MaxNodes)
+		}
+		if d > 1 {
+			keep = append(keep, strconv.Itoa(d))
+		}
+	}
+	if n != hosts {
+		return nil, "", fmt.Errorf("TORUS %s has %d hosts, the radical gives %d", params, n, hosts)
+	}
+	if len(keep) == 0 {
+		return nil, "", fmt.Errorf("TORUS %s has a single host", params)
+	}
+	spec := "torus:" + strings.Join(keep, "x")
+	free := topology.LinkProps{Bandwidth: FreeBandwidth}
+	t, err := topology.ParseWith(spec, topology.Options{Link: &link, Terminal: &free})
+	return t, "TORUS " + params + " (" + spec + ")", err
+}
+
+// fatTree maps FAT_TREE "levels;down…;up…;count…" (SimGrid's XGFT: the
+// children and parents of a switch at each level, and the parallel links
+// between two switches) onto topology fattree:k=K,levels=L when the tree
+// is a k-ary tree: every down count K, hosts with one parent (up[0] = 1),
+// single links, and each higher level's up count at most K (fewer is our
+// taperby=count).
+func fatTree(params string, hosts int, link topology.LinkProps) (topology.Topology, string, error) {
+	parts := strings.Split(params, ";")
+	if len(parts) != 4 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: FAT_TREE takes LEVELS;DOWN;UP;COUNT (4 parts separated by ';')", params)
+	}
+	levels, err := strconv.Atoi(strings.TrimSpace(parts[0]))
+	if err != nil || levels < 1 || levels > 16 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: levels %q is not a number from 1 to 16", params, parts[0])
+	}
+	var vec [3][]int
+	for i, what := range []string{"down counts", "up counts", "link counts"} {
+		if vec[i], err = positiveInts(parts[i+1], ",", what); err != nil {
+			return nil, "", err
+		}
+		if len(vec[i]) != levels {
+			return nil, "", fmt.Errorf("topo_parameters=%q: %d levels but %d %s", params, levels, len(vec[i]), what)
+		}
+	}
+	down, up, count := vec[0], vec[1], vec[2]
+	n := 1
+	for _, d := range down {
+		n *= d
+		if n > topology.MaxNodes {
+			return nil, "", fmt.Errorf("topo_parameters=%q: more than %d hosts", params, topology.MaxNodes)
+		}
+	}
+	if n != hosts {
+		return nil, "", fmt.Errorf("FAT_TREE %s has %d hosts, the radical gives %d", params, n, hosts)
+	}
+	k := down[0]
+	for i := range down {
+		switch {
+		case down[i] != k:
+			return nil, "", fmt.Errorf("FAT_TREE %s: down counts differ between levels; only k-ary trees (all down counts equal) are modelled", params)
+		case count[i] != 1:
+			return nil, "", fmt.Errorf("FAT_TREE %s: %d parallel links at level %d are not modelled (link counts must be 1)", params, count[i], i+1)
+		case i == 0 && up[0] != 1:
+			return nil, "", fmt.Errorf("FAT_TREE %s: hosts with %d parents are not modelled (the first up count must be 1)", params, up[0])
+		case up[i] > k:
+			return nil, "", fmt.Errorf("FAT_TREE %s: up count %d above the down count %d at level %d is not modelled", params, up[i], k, i+1)
+		}
+	}
+	if k < 2 {
+		return nil, "", fmt.Errorf("FAT_TREE %s: switches with one child are not modelled", params)
+	}
+	spec := fmt.Sprintf("fattree:k=%d,levels=%d", k, levels)
+	var taper []string
+	tapered := false
+	for i := 1; i < levels; i++ {
+		// Our level i-1 switches have w = round(k·f) up ports.
+		taper = append(taper, strconv.FormatFloat(float64(up[i])/float64(k), 'g', -1, 64))
+		if up[i] != k {
+			tapered = true
+		}
+	}
+	if tapered {
+		spec += ",taper=" + strings.Join(taper, "/") + ",taperby=count"
+	}
+	t, err := topology.ParseWith(spec, topology.Options{Link: &link, Terminal: &link})
+	return t, "FAT_TREE " + params + " (" + spec + ")", err
+}
+
+func formatBandwidth(bps float64) string {
+	for _, u := range []struct {
+		s string
+		m float64
+	}{{"GBps", 1e9}, {"MBps", 1e6}, {"kBps", 1e3}} {
+		if bps >= u.m {
+			return strconv.FormatFloat(bps/u.m, 'g', 6, 64) + u.s
+		}
+	}
+	return strconv.FormatFloat(bps, 'g', 6, 64) + "Bps"
+}
+
+func formatSeconds(s float64) string {
+	switch {
+	case s == 0:
+		return "0s"
+	case s >= 1:
+		return strconv.FormatFloat(s, 'g', 6, 64) + "s"
+	case s >= 1e-3:
+		return strconv.FormatFloat(s*1e3, 'g', 6, 64) + "ms"
+	case s >= 1e-6:
+		return strconv.FormatFloat(s*1e6, 'g', 6, 64) + "us"
+	}
+	return strconv.FormatFloat(s*1e9, 'g', 6, 64) + "ns"
+}
+
+// dragonfly builds SimGrid's DRAGONFLY "G,B;C,K;R,N;H" as a custom graph:
+// G groups of C chassis of R routers (blades), H hosts per router;
+// routers of a chassis all-to-all ("green" links, N parallel cables, so
+// N× the bandwidth), routers of the same blade index in the chassis of a
+// group all-to-all ("black", K cables), and one "blue" link of B cables
+// between each pair of groups i < j, from router index j of group i to
+// router index i of group j (SimGrid's DragonflyZone; it routes through
+// chassis 0, so it needs G ≤ R). Hosts are numbered group, chassis,
+// blade, host. This is not tracesim's balanced dragonfly (whose routers
+// each have h global links), hence the graph.
+func dragonfly(params string, hosts int, link topology.LinkProps, name string) (topology.Topology, string, error) {
+	parts := strings.Split(params, ";")
+	if len(parts) != 4 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: DRAGONFLY takes GROUPS,LINKS;CHASSIS,LINKS;ROUTERS,LINKS;HOSTS", params)
+	}
+	var lv [3][]int
+	for i, what := range []string{"groups", "chassis", "routers"} {
+		v, err := positiveInts(parts[i], ",", what)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(v) != 2 {
+			return nil, "", fmt.Errorf("topo_parameters=%q: the %s level takes COUNT,LINKS", params, what)
+		}
+		lv[i] = v
+	}
+	nodes, err := positiveInts(parts[3], ",", "hosts per router")
+	if err != nil || len(nodes) != 1 {
+		return nil, "", fmt.Errorf("topo_parameters=%q: the last part is the number of hosts per router", params)
+	}
+	g, blue, c, black, r, green, n := lv[0][0], lv[0][1], lv[1][0], lv[1][1], lv[2][0], lv[2][1], nodes[0]
+	routers := g * c * r
+	if routers > topology.MaxGraphRouters || routers*n > topology.MaxNodes {
+		return nil, "", fmt.Errorf("DRAGONFLY %s: %d routers and %d hosts, above the limits of %d and %d", params, routers, routers*n, topology.MaxGraphRouters, topology.MaxNodes)
+	}
+	if routers*n != hosts {
+		return nil, "", fmt.Errorf("DRAGONFLY %s has %d hosts, the radical gives %d", params, routers*n, hosts)
+	}
+	if g > r {
+		return nil, "", fmt.Errorf("DRAGONFLY %s: %d groups but %d routers per chassis: SimGrid attaches group j's blue link to router j of chassis 0 and needs groups ≤ routers", params, g, r)
+	}
+	bw := func(cables int) string { return strconv.FormatFloat(link.Bandwidth*float64(cables), 'g', -1, 64) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "default bw=%s lat=%dps\n", bw(1), link.Latency)
+	fmt.Fprintf(&b, "router r[0-%d]\n", routers-1)
+	for i := 0; i < routers; i++ {
+		fmt.Fprintf(&b, "node h[%d-%d] r%d\n", i*n, i*n+n-1, i)
+	}
+	at := func(grp, ch, bl int) int { return (grp*c+ch)*r + bl }
+	for grp := 0; grp < g; grp++ {
+		for ch := 0; ch < c; ch++ {
+			for x := 0; x < r; x++ {
+				for y := x + 1; y < r; y++ {
+					fmt.Fprintf(&b, "link r%d r%d bw=%s\n", at(grp, ch, x), at(grp, ch, y), bw(green))
+				}
+			}
+		}
+		for x := 0; x < c; x++ {
+			for y := x + 1; y < c; y++ {
+				for bl := 0; bl < r; bl++ {
+					fmt.Fprintf(&b, "link r%d r%d bw=%s\n", at(grp, x, bl), at(grp, y, bl), bw(black))
+				}
+			}
+		}
+	}
+	for i := 0; i < g; i++ {
+		for j := i + 1; j < g; j++ {
+			fmt.Fprintf(&b, "link r%d r%d bw=%s\n", i*c*r+j, j*c*r+i, bw(blue))
+		}
+	}
+	t, err := topology.ParseGraph(strings.NewReader(b.String()), name, topology.Options{Link: &link, Terminal: &link})
+	if err != nil {
+		return nil, "", err
+	}
+	return t, fmt.Sprintf("DRAGONFLY %s (a graph of %d routers)", params, routers), nil
+}

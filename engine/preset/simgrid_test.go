@@ -1,0 +1,269 @@
+package preset
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
+)
+
+// sgPlatforms are the platforms of the validation: eight 1 Gflop/s hosts
+// with 125 MB/s, 5 µs links in each of SimGrid's cluster topologies, and
+// the star's sharing policies and limiter. hostfile places the ranks
+// ("" = one rank per host, host i for rank i).
+var sgPlatforms = []struct {
+	name, attrs, hostfile string
+}{
+	{"star", ``, ""},
+	{"star SHARED", `sharing_policy="SHARED"`, ""},
+	{"star FATPIPE", `sharing_policy="FATPIPE"`, ""},
+	{"star limiter 200MBps", `limiter_link="200MBps"`, ""},
+	{"star 2 ranks/host", ``, "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
+	{"star loopback, 2 ranks/host", `loopback_bw="500MBps" loopback_lat="1us"`, "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
+	{"torus 2x4", `topology="TORUS" topo_parameters="2,4"`, ""},
+	{"torus 2x2x2", `topology="TORUS" topo_parameters="2,2,2"`, ""},
+	{"fat tree 2-ary 3-tree", `topology="FAT_TREE" topo_parameters="3;2,2,2;1,2,2;1,1,1"`, ""},
+	{"torus 2x4 SHARED", `topology="TORUS" topo_parameters="2,4" sharing_policy="SHARED"`, ""},
+	{"torus 8 limiter 100MBps", `topology="TORUS" topo_parameters="8" limiter_link="100MBps"`, ""},
+	{"dragonfly 2,1;2,1;2,1;1", `topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;1"`, ""},
+	{"dragonfly 2,2;2,1;2,2;1 SHARED", `topology="DRAGONFLY" topo_parameters="2,2;2,1;2,2;1" sharing_policy="SHARED"`, ""},
+	{"dragonfly 1,1;2,1;4,1;1", `topology="DRAGONFLY" topo_parameters="1,1;2,1;4,1;1"`, ""},
+	{"dragonfly 1,1;2,1;4,1;1 limiter", `topology="DRAGONFLY" topo_parameters="1,1;2,1;4,1;1" limiter_link="200MBps"`, ""},
+}
+
+// sgModes are smpirun's network models and the preset that stands for
+// each: CM02 with and without crosstraffic, and the default SMPI model.
+var sgModes = []struct {
+	name, preset, crosstraffic string
+	cfg                        []string
+}{
+	{"simgrid", "simgrid", "", []string{"network/model:CM02"}},
+	{"simgrid --crosstraffic 0", "simgrid", "0", []string{"network/model:CM02", "network/crosstraffic:0"}},
+	{"smpi", "smpi", "", nil},
+}
+
+// sgPatterns are the programs of the validation, as time-independent
+// traces of 8 ranks (rank r's actions).
+var sgPatterns = []struct {
+	name    string
+	actions func(r int) []string
+}{
+	{"halo", simgrid.HaloRing8},
+	{"alltoall", simgrid.Alltoall8},
+	{"master-worker any-source", simgrid.MasterWorker8(true)},
+	// cg: a CG-like iteration: 1-D halo of 80 KB with both neighbours,
+	// then two allreduces of one double, five times.
+	{"cg", func(r int) []string {
+		var a []string
+		l, rt := (r+7)%8, (r+1)%8
+		for it := range 5 {
+			a = append(a, fmt.Sprintf("compute %d", 1000000+100000*((r*3+it)%4)),
+				fmt.Sprintf("irecv %d 0 80000 6", l), fmt.Sprintf("irecv %d 0 80000 6", rt),
+				fmt.Sprintf("isend %d 0 80000 6", l), fmt.Sprintf("isend %d 0 80000 6", rt),
+				"waitall 4", "allreduce 1 1000 6", "compute 200000", "allreduce 1 1000 6")
+		}
+		return a
+	}},
+	// pipeline: ten 100 KB chunks flow from rank 0 through every rank to
+	// rank 7, each rank computing on a chunk before passing it on.
+	{"pipeline", func(r int) []string {
+		var a []string
+		for k := range 10 {
+			if r > 0 {
+				a = append(a, fmt.Sprintf("recv %d %d 100000 6", r-1, k))
+			}
+			a = append(a, fmt.Sprintf("compute %d", 300000+50000*(r%3)))
+			if r < 7 {
+				a = append(a, fmt.Sprintf("send %d %d 100000 6", r+1, k))
+			}
+		}
+		return a
+	}},
+	{"incast", simgrid.Incast8},
+}
+
+// writePlatform writes an 8-host cluster with the given attributes and
+// its hostfile into dir.
+func writePlatform(t *testing.T, dir string, i int, attrs, hostfile string) (platform, hosts string) {
+	t.Helper()
+	platform = filepath.Join(dir, fmt.Sprintf("platform%d.xml", i))
+	xml := fmt.Sprintf(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="host" suffix="" radical="0-7" speed="1Gf" bw="125MBps" lat="5us" %s/>
+</platform>
+`, attrs)
+	if hostfile == "" {
+		for h := range 8 {
+			hostfile += fmt.Sprintf("host%d\n", h)
+		}
+	}
+	hosts = filepath.Join(dir, fmt.Sprintf("hostfile%d", i))
+	if err := os.WriteFile(platform, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hosts, []byte(hostfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return platform, hosts
+}
+
+// presetMakespan is `tracesim sim INDEX --platform P --hostfile H
+// --preset NAME [--crosstraffic C]`.
+func presetMakespan(t *testing.T, index, platform, hostfile, name, crosstraffic string) float64 {
+	t.Helper()
+	p, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := replay.Default()
+	if err := p.Apply(&c); err != nil {
+		t.Fatal(err)
+	}
+	kv := []string{"platform", platform, "hostfile", hostfile}
+	if crosstraffic != "" {
+		kv = append(kv, "crosstraffic", crosstraffic)
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if err := c.Set(kv[i], kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = c.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := simgridti.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := replay.New(tr, c, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := s.Results()
+	if !res.Complete {
+		t.Fatalf("incomplete: %+v", res.Deadlock)
+	}
+	return res.Makespan
+}
+
+// pinFile holds the makespans smpirun -replay (SimGrid 3.32) gave for the
+// cases of TestPresetsAgainstSimGrid, so that machines without SimGrid
+// check the presets against them: "pattern|platform|mode|seconds" lines.
+const pinFile = "testdata/smpirun.txt"
+
+var pin = flag.Bool("pin", false, "TestPresetsAgainstSimGrid: rewrite "+pinFile+" from smpirun")
+
+// knownDeviations are the cases where the presets are not exact, with
+// their error bound (the issue's 1 %); elsewhere they agree within
+// 0.01 %. Master-worker with MPI_ANY_SOURCE on TORUS 2,4 with
+// crosstraffic: workers that compute alike post their results at the
+// same instant and SimGrid matches the ties in another order (exact
+// without crosstraffic, and with the ties broken; docs/sim.md).
+var knownDeviations = map[string]float64{
+	"master-worker any-source/torus 2x4/simgrid":        0.01,
+	"master-worker any-source/torus 2x4/smpi":           0.01,
+	"master-worker any-source/torus 2x4 SHARED/simgrid": 0.01,
+	"master-worker any-source/torus 2x4 SHARED/smpi":    0.01,
+}
+
+func readPins(t *testing.T) map[string]float64 {
+	data, err := os.ReadFile(pinFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := map[string]float64{}
+	for n, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, "|")
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if len(f) != 4 || err != nil {
+			t.Fatalf("%s:%d: expected pattern|platform|mode|seconds", pinFile, n+1)
+		}
+		pins[strings.Join(f[:3], "/")] = v
+	}
+	return pins
+}
+
+// TestPresetsAgainstSimGrid replays every pattern on every platform with
+// the simgrid and smpi presets (`tracesim sim TRACE --platform P
+// --hostfile H --preset simgrid|smpi [--crosstraffic 0]`) and compares
+// the makespans with smpirun -replay's under CM02 with and without
+// crosstraffic and under its default model: run when smpirun is
+// installed, else against the makespans it gave (pinFile). -v prints the
+// table docs/sim.md shows.
+func TestPresetsAgainstSimGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("270 replays")
+	}
+	live := true
+	if _, err := simgrid.Path(); err != nil {
+		live = false
+	}
+	if *pin && !live {
+		t.Fatal("-pin needs smpirun")
+	}
+	var pins map[string]float64
+	if !live {
+		pins = readPins(t)
+	}
+	dir := t.TempDir()
+	var table, pinned []string
+	for pi, pl := range sgPlatforms {
+		platform, hostfile := writePlatform(t, dir, pi, pl.attrs, pl.hostfile)
+		for _, pat := range sgPatterns {
+			index, err := simgrid.WriteRanks(dir, strings.ReplaceAll(pat.name, " ", "-"), 8, pat.actions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range sgModes {
+				name := pat.name + "/" + pl.name + "/" + m.name
+				t.Run(name, func(t *testing.T) {
+					sg, ok := pins[name]
+					if live {
+						res, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 8,
+							Platform: platform, Hostfile: hostfile, Config: m.cfg, Precise: true})
+						if err != nil {
+							t.Fatal(err)
+						}
+						sg, ok = res.SimulatedTime, true
+					}
+					if !ok {
+						t.Fatalf("no makespan pinned in %s", pinFile)
+					}
+					pinned = append(pinned, fmt.Sprintf("%s|%s|%s|%.12g", pat.name, pl.name, m.name, sg))
+					ours := presetMakespan(t, index, platform, hostfile, m.preset, m.crosstraffic)
+					diff := (ours - sg) / sg
+					table = append(table, fmt.Sprintf("| %s | %s | %s | %.9f | %.9f | %+.4f |", pat.name, pl.name, m.name, sg, ours, 100*diff))
+					tol, known := knownDeviations[name]
+					if !known {
+						tol = 1e-4
+					}
+					if math.Abs(diff) > tol {
+						t.Errorf("ours %.9f s, SimGrid %.9f s: %+.4f %% (bound %g %%)", ours, sg, 100*diff, 100*tol)
+					}
+				})
+			}
+		}
+	}
+	if *pin {
+		if err := os.WriteFile(pinFile, []byte(strings.Join(pinned, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("\n| case | platform | preset | SimGrid (s) | ours (s) | error %% |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
