@@ -73,6 +73,10 @@ type plan struct {
 	// state has already (formats without state ids, as ALOG, leave them
 	// all 0): one id for several STATEDEFs would merge them when read.
 	renamed map[int]int32
+	// ownIDs are the state ids the trace's own CLOG2 records define (its
+	// STATEDEF records and clog2.undefined_states); the writer adds no
+	// STATEDEF for them, so states sharing one are the file's and keep it.
+	ownIDs  map[int32]bool
 	mkEtype []int32
 	mkKind  []uint8
 }
@@ -129,7 +133,7 @@ func (pl *plan) assignIDs() {
 	var dups []int
 	for i, s := range t.States {
 		if hasSource(s.Source) {
-			if used[s.Source.ID] {
+			if used[s.Source.ID] && !pl.ownIDs[s.Source.ID] {
 				dups = append(dups, i)
 			}
 			used[s.Source.ID] = true

@@ -68,3 +68,45 @@ func TestDuplicateSourceIDs(t *testing.T) {
 		t.Errorf("read back %q, want %q", got, want)
 	}
 }
+
+// TestStateDefSharingUndefinedID: a file whose STATEDEF gives MPE's state
+// id 80 (MPI_Send) other event types than MPE's, and whose events use
+// MPE's types of id 80 too, reads as two states of id 80; writing it adds
+// no STATEDEF for the second, so each event keeps its state when read back.
+func TestStateDefSharingUndefinedID(t *testing.T) {
+	c := newCraft(true, 1, 256)
+	c.auto = true
+	c.worldCommEvts(1, 0)
+	c.rec(0.5, 0, 0, recStateDef, statedef(80, 160, 14906, "blue", "MPI_Send")...)
+	c.rec(1, 0, 0, recBareEvt, bare(160)...)
+	c.rec(2, 0, 0, recBareEvt, bare(161)...)
+	file := c.end(recEndLog, 2).worldTable(1).bytes()
+	describe := func(tr *tracefmt.Trace) []string {
+		var got []string
+		for _, e := range tr.Ranks[0].Events {
+			if e.Kind == tracefmt.KindEnter || e.Kind == tracefmt.KindLeave {
+				d := tr.States[e.State()]
+				got = append(got, fmt.Sprintf("%v %s %q %v", e.Kind, d.Name, d.Color, d.Category))
+			}
+		}
+		return got
+	}
+	tr := readBytes(t, file)
+	written := writeBytes(t, tr)
+	back := readBytes(t, written)
+	want := []string{
+		fmt.Sprintf("%v MPI_Send \"blue\" %v", tracefmt.KindEnter, tracefmt.CatP2P),
+		fmt.Sprintf("%v MPI_Send (state 80) \"\" %v", tracefmt.KindLeave, tracefmt.CatP2P),
+	}
+	for _, c := range []struct {
+		name string
+		tr   *tracefmt.Trace
+	}{{"read", tr}, {"written and read back", back}} {
+		if got := describe(c.tr); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %q, want %q", c.name, got, want)
+		}
+	}
+	if !bytes.Equal(written, file) {
+		t.Errorf("rewrite differs from the file: %s", firstDiff(file, written))
+	}
+}
