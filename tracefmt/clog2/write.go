@@ -108,7 +108,9 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 				}
 				rd := p.reader()
 				if kind[e.Marker()] == mkStateDef {
-					wr.stateDefs[rd.int32("id")] = true
+					id, start, end := rd.int32("id"), rd.int32("start"), rd.int32("end")
+					wr.stateDefs[id] = true
+					wr.pl.zeroDef = wr.pl.zeroDef || id == 0 && start == 0 && end == 0
 				} else {
 					wr.eventDefs[rd.int32("etype")] = true
 				}
