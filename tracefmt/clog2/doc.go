@@ -81,8 +81,15 @@
 // COMMEVT WORLD_CREATE/SELF_CREATE records for every rank (INTRA_CREATE for
 // its other communicators), CONSTDEFs, and STATEDEF/EVENTDEF records at the
 // end of rank 0's stream. MPI states keep MPE's own ids (start 2·id, end
-// 2·id+1); other states get ids from 300 on. Compute and wait events have
-// no CLOG2 record and are left out; collectives are COLLEVT records (which
-// MPE itself never writes) whose event type is the start event of the
-// matching MPI state, and whose single size is the bytes the rank sends.
+// 2·id+1); other states get ids from 300 on, as do states whose source id
+// an earlier state has (ALOG gives them all 0) unless the trace's own
+// CLOG2 records define that id (a STATEDEF, or an id the file used without
+// one): those are written as read, with no STATEDEF added for them. A
+// STATEDEF of id 0 with start and end 0 leaves its state a Source of zeros,
+// which the model reads as none: the first state without a Source is that
+// one when the trace holds such a record.
+// Compute and wait events have no CLOG2 record and are left out;
+// collectives are COLLEVT records (which MPE itself never writes) whose
+// event type is the start event of the matching MPI state, and whose
+// single size is the bytes the rank sends.
 package clog2

@@ -73,6 +73,14 @@ type plan struct {
 	// state has already (formats without state ids, as ALOG, leave them
 	// all 0): one id for several STATEDEFs would merge them when read.
 	renamed map[int]int32
+	// ownIDs are the state ids the trace's own CLOG2 records define (its
+	// STATEDEF records and clog2.undefined_states); the writer adds no
+	// STATEDEF for them, so states sharing one are the file's and keep it.
+	ownIDs map[int32]bool
+	// zeroDef says a STATEDEF record defines state 0 with start and end
+	// event type 0: the model reads that Source as none, so the first
+	// state without one is that state, and keeps those ids.
+	zeroDef bool
 	mkEtype []int32
 	mkKind  []uint8
 }
@@ -126,10 +134,15 @@ func (pl *plan) assignIDs() {
 	pl.stStart = make([]int32, len(t.States))
 	pl.stEnd = make([]int32, len(t.States))
 	used := map[int32]bool{}
+	zero := -1
 	var dups []int
 	for i, s := range t.States {
+		if pl.zeroDef && zero < 0 && !hasSource(s.Source) {
+			zero = i
+			used[0] = true
+		}
 		if hasSource(s.Source) {
-			if used[s.Source.ID] {
+			if used[s.Source.ID] && !pl.ownIDs[s.Source.ID] {
 				dups = append(dups, i)
 			}
 			used[s.Source.ID] = true
@@ -155,6 +168,8 @@ func (pl *plan) assignIDs() {
 		case hasSource(s.Source):
 			pl.stStart[i], pl.stEnd[i] = s.Source.Start, s.Source.End
 			continue
+		case i == zero:
+			continue // ids 0, as the zero values left them
 		}
 		id := knownStateID(s.Name)
 		if id < 0 || used[id] {

@@ -124,6 +124,9 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 		t.SetAttr(attrCommTable, strings.Join(lines, "\n"))
 	}
 	rs.pl = &plan{t: t}
+	for _, d := range rd.stateDefs {
+		rs.pl.zeroDef = rs.pl.zeroDef || d.id == 0 && d.start == 0 && d.end == 0
+	}
 	rs.pl.assignIDs()
 	rs.pl.setCommIDs(rs.ids)
 	if err := rs.resolveRanks(); err != nil {

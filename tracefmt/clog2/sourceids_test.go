@@ -68,3 +68,79 @@ func TestDuplicateSourceIDs(t *testing.T) {
 		t.Errorf("read back %q, want %q", got, want)
 	}
 }
+
+// TestStateDefsKeptWhenWritten: the states of a file's STATEDEF records
+// come back as they were read when written, with no STATEDEF added, and
+// the file is rewritten byte for byte:
+//   - a STATEDEF giving MPE's state id 80 (MPI_Send) other event types than
+//     MPE's, with events of MPE's types of id 80 too, reads as two states
+//     of id 80; the second must not get a STATEDEF of a new id, which would
+//     take over the first one's start event when read back;
+//   - a STATEDEF of id 0 with start and end 0 gives a Source of zeros,
+//     which the model reads as none; it must not get a new id either.
+func TestStateDefsKeptWhenWritten(t *testing.T) {
+	enter, leave := tracefmt.KindEnter, tracefmt.KindLeave
+	for _, c := range []struct {
+		name  string
+		def   []any
+		types []int32 // BAREEVT event types, at times 1, 2, ...
+		want  []string
+	}{
+		{
+			name:  "STATEDEF and MPE's range share id 80",
+			def:   statedef(80, 160, 14906, "blue", "MPI_Send"),
+			types: []int32{160, 161},
+			want: []string{
+				fmt.Sprintf("%v MPI_Send \"blue\" %v", enter, tracefmt.CatP2P),
+				fmt.Sprintf("%v MPI_Send (state 80) \"\" %v", leave, tracefmt.CatP2P),
+			},
+		},
+		{
+			name:  "STATEDEF of id 0, start 0, end 0",
+			def:   statedef(0, 0, 0, "red", "phase"),
+			types: []int32{0, 0},
+			want: []string{
+				fmt.Sprintf("%v phase \"red\" %v", leave, tracefmt.CatUser),
+				fmt.Sprintf("%v phase \"red\" %v", leave, tracefmt.CatUser),
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cr := newCraft(true, 1, 256)
+			cr.auto = true
+			cr.worldCommEvts(1, 0)
+			cr.rec(0.5, 0, 0, recStateDef, c.def...)
+			for i, et := range c.types {
+				cr.rec(float64(i+1), 0, 0, recBareEvt, bare(et)...)
+			}
+			file := cr.end(recEndLog, float64(len(c.types))).worldTable(1).bytes()
+			tr := readBytes(t, file)
+			written := writeBytes(t, tr)
+			back := readBytes(t, written)
+			for _, r := range []struct {
+				name string
+				tr   *tracefmt.Trace
+			}{{"read", tr}, {"written and read back", back}} {
+				if got := describeStates(r.tr); fmt.Sprint(got) != fmt.Sprint(c.want) {
+					t.Errorf("%s: %q, want %q", r.name, got, c.want)
+				}
+			}
+			if !bytes.Equal(written, file) {
+				t.Errorf("rewrite differs from the file: %s", firstDiff(file, written))
+			}
+		})
+	}
+}
+
+// describeStates lists rank 0's enter and leave events with their state's
+// name, colour and category.
+func describeStates(tr *tracefmt.Trace) []string {
+	var got []string
+	for _, e := range tr.Ranks[0].Events {
+		if e.Kind == tracefmt.KindEnter || e.Kind == tracefmt.KindLeave {
+			d := tr.States[e.State()]
+			got = append(got, fmt.Sprintf("%v %s %q %v", e.Kind, d.Name, d.Color, d.Category))
+		}
+	}
+	return got
+}

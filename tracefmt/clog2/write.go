@@ -73,13 +73,18 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 		needCommEvt: make([]bool, P), hasShift: make([]bool, P),
 		stateDefs: map[int32]bool{}, eventDefs: map[int32]bool{},
 	}
-	wr.pl.assignIDs()
 	var err error
 	if wr.undefStates, err = intSet(t, attrUndefStates); err != nil {
 		return nil, err
 	}
 	if wr.undefEvents, err = intSet(t, attrUndefEvents); err != nil {
 		return nil, err
+	}
+	// The marker kinds before the ids: which state ids the trace's own
+	// records define decides which states sharing an id get a new one.
+	kind := make([]uint8, len(t.Markers))
+	for i, m := range t.Markers {
+		kind[i] = markerKind(m.Name)
 	}
 	for r := range t.Ranks {
 		hasComm := false
@@ -89,7 +94,7 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 			if e.Kind != tracefmt.KindMarker {
 				continue
 			}
-			switch wr.pl.mkKind[e.Marker()] {
+			switch kind[e.Marker()] {
 			case mkCommEvt:
 				hasComm = true
 			case mkTimeShift:
@@ -102,8 +107,10 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 					return nil, wr.markerErr(r, i, err)
 				}
 				rd := p.reader()
-				if wr.pl.mkKind[e.Marker()] == mkStateDef {
-					wr.stateDefs[rd.int32("id")] = true
+				if kind[e.Marker()] == mkStateDef {
+					id, start, end := rd.int32("id"), rd.int32("start"), rd.int32("end")
+					wr.stateDefs[id] = true
+					wr.pl.zeroDef = wr.pl.zeroDef || id == 0 && start == 0 && end == 0
 				} else {
 					wr.eventDefs[rd.int32("etype")] = true
 				}
@@ -114,6 +121,13 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 		}
 		wr.needCommEvt[r] = !hasComm
 	}
+	wr.pl.ownIDs = make(map[int32]bool, len(wr.stateDefs)+len(wr.undefStates))
+	for _, ids := range []map[int32]bool{wr.stateDefs, wr.undefStates} {
+		for id := range ids {
+			wr.pl.ownIDs[id] = true
+		}
+	}
+	wr.pl.assignIDs()
 	// A trace read from CLOG2 is written as it was read: its bookkeeping
 	// records are all in its markers. Other traces get MPE's.
 	_, fromCLOG2 := t.Attr(attrVersion)
