@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // NumBins is the number of log2 size bins: bin 0 holds empty messages,
@@ -26,6 +27,19 @@ func BinRange(k int) (lo, hi int64) {
 	}
 	lo = int64(1) << (k - 1)
 	return lo, lo*2 - 1
+}
+
+// BinLabel names bin k's size range as the Sizes tab shows it: "0 B",
+// "1 B", "2 B–4 B" (the upper bound excluded).
+func BinLabel(k int) string {
+	if k == 0 {
+		return "0 B"
+	}
+	lo, hi := BinRange(k)
+	if lo == hi {
+		return units.FormatBytes(lo)
+	}
+	return units.FormatBytes(lo) + "–" + units.FormatBytes(hi+1)
 }
 
 // Histogram counts messages and bytes per log2 size bin.

@@ -125,6 +125,11 @@ func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 
+// Shown returns the matrix drawn, in rank space or in node space, and
+// the ranks per node (1: rank space). It may be shared with other
+// sessions: the caller must not change it.
+func (m *Model) Shown() (t *analysis.Traffic, perNode int) { return m.shown, m.perNode }
+
 // Mode returns the quantity shown.
 func (m *Model) Mode() Mode { return m.mode }
 

@@ -176,18 +176,6 @@ func (m *Model) View() string {
 	return m.cache
 }
 
-// binLabel names bin k's size range.
-func binLabel(k int) string {
-	if k == 0 {
-		return "0 B"
-	}
-	lo, hi := analysis.BinRange(k)
-	if lo == hi {
-		return units.FormatBytes(lo)
-	}
-	return units.FormatBytes(lo) + "–" + units.FormatBytes(hi+1)
-}
-
 func (m *Model) render(w, h int) []string {
 	th := m.common.Theme
 	st := th.Styles
@@ -237,7 +225,7 @@ func (m *Model) render(w, h int) []string {
 	}
 	labelW := 0
 	for k := lo; k <= hi; k++ {
-		labelW = max(labelW, ansi.StringWidth(binLabel(k)))
+		labelW = max(labelW, ansi.StringWidth(analysis.BinLabel(k)))
 	}
 	total := count
 	if m.byBytes {
@@ -256,7 +244,7 @@ func (m *Model) render(w, h int) []string {
 			val = units.FormatBytes(v)
 		}
 		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
-		lines = append(lines, fmt.Sprintf("%*s ", labelW, binLabel(k))+
+		lines = append(lines, fmt.Sprintf("%*s ", labelW, analysis.BinLabel(k))+
 			bar.Render(barOf(float64(v)/float64(top), barW))+
 			fmt.Sprintf(" %*s", valW, val))
 	}
