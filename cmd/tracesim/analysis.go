@@ -270,7 +270,7 @@ func printStats(w io.Writer, s StatsJSON, scope string) {
 	} else {
 		fmt.Fprintln(tw, "rank\tcompute\twork\tsends\tbytes\t")
 		for _, r := range s.Ranks {
-			fmt.Fprintf(tw, "%d\t%s\t%.4g f\t%d\t%s\t\n", r.Rank, units.FormatDuration(r.Burst), r.Work, r.Sends, units.FormatBytes(r.Bytes))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t\n", r.Rank, units.FormatDuration(r.Burst), units.FormatFlops(r.Work), r.Sends, units.FormatBytes(r.Bytes))
 		}
 	}
 	tw.Flush()

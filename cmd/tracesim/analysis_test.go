@@ -260,6 +260,11 @@ func TestAnalysisTables(t *testing.T) {
 			fmt.Sprintf("%d  %s", r0.Rank, units.FormatDuration(r0.Compute)),
 			fmt.Sprintf("%s  %d  %s", f0.Name, f0.Calls, units.FormatDuration(f0.Total)),
 		}},
+		{[]string{"stats", untimedFile(t)}, []string{
+			"rank  compute  work  sends  bytes",
+			"0  0 s  2 Gf  1  100 B",
+			"1  0 s  1 Gf  0  0 B",
+		}},
 		{[]string{"matrix", path, "--ranks", "0-3"}, []string{
 			"bytes sent, rank × rank (rows send, columns receive) · ranks 0-3 · whole run",
 			"0  1  2  3  total",

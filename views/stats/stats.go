@@ -316,26 +316,11 @@ func (m *Model) rankCell(rp *analysis.RankProfile, col int) string {
 	case 1:
 		return units.FormatDuration(rp.Burst)
 	case 2:
-		return formatFlops(rp.Work)
+		return units.FormatFlops(rp.Work)
 	case 3:
 		return strconv.FormatInt(rp.Sends, 10)
 	}
 	return units.FormatBytes(rp.Bytes)
-}
-
-// formatFlops formats an amount of work: "1.5 Gf".
-func formatFlops(f float64) string {
-	switch {
-	case f >= 1e12:
-		return strconv.FormatFloat(f/1e12, 'g', 4, 64) + " Tf"
-	case f >= 1e9:
-		return strconv.FormatFloat(f/1e9, 'g', 4, 64) + " Gf"
-	case f >= 1e6:
-		return strconv.FormatFloat(f/1e6, 'g', 4, 64) + " Mf"
-	case f >= 1e3:
-		return strconv.FormatFloat(f/1e3, 'g', 4, 64) + " kf"
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64) + " f"
 }
 
 func (m *Model) rankTable(w, h int) string {
