@@ -39,7 +39,7 @@ type windowJSON struct {
 
 func addScopeFlags(fs *flag.FlagSet) *scope {
 	s := &scope{}
-	fs.StringVar(&s.window, "window", "", "only the window `START:END`, durations from the trace's start as the Timeline's ruler shows them (1ms:2.5ms; either side may be empty)")
+	fs.StringVar(&s.window, "window", "", "only the window `START:END`: durations from the trace's start, as the Timeline's\nruler shows them (1ms:2.5ms; either side may be empty)")
 	fs.StringVar(&s.ranks, "ranks", "", "only these ranks: a `LIST` of ranks and ranges (0-3,8,12-)")
 	fs.BoolVar(&s.asJSON, "json", false, "print JSON")
 	fs.StringVar(&s.format, "format", "", "read as this format instead of detecting it (see 'tracesim formats')")
@@ -199,7 +199,7 @@ func runStats(e *env, args []string) int {
 			"The JSON output is documented in docs/cli.md.")
 	s := addScopeFlags(fs)
 	sortBy := "rank"
-	fs.Var(choice{&sortBy, statsSortNames()}, "sort", "sort the rank table by rank, compute, user, mpi, waiting, io (untimed: work, sends, bytes),\nor the function table by name, calls, total, mean, max (`COLUMN`); names ascending, quantities descending")
+	fs.Var(choice{&sortBy, statsSortNames()}, "sort", "sort by `COLUMN`: of the rank table rank, compute, user, mpi, waiting, io (untimed: work,\nsends, bytes), or of the function table name, calls, total, mean, max; names ascending,\nquantities descending")
 	reverse := fs.Bool("reverse", false, "reverse the sort order")
 	tr, path, code := loadScoped(e, fs, s, args)
 	if code >= 0 {
@@ -316,8 +316,8 @@ func runMatrix(e *env, args []string) int {
 			"The JSON output is documented in docs/cli.md.")
 	s := addScopeFlags(fs)
 	metric, space := "bytes", "rank"
-	fs.Var(choice{&metric, []string{"bytes", "messages"}}, "metric", "what each cell counts: bytes or messages (`METRIC`)")
-	fs.Var(choice{&space, []string{"rank", "node"}}, "space", "rank: one row per rank; node: one per node of --ranks-per-node ranks (`SPACE`)")
+	fs.Var(choice{&metric, []string{"bytes", "messages"}}, "metric", "count `METRIC` in each cell: bytes or messages")
+	fs.Var(choice{&space, []string{"rank", "node"}}, "space", "one row per rank or per node of --ranks-per-node ranks (`SPACE`: rank or node)")
 	perNode := fs.Int("ranks-per-node", 2, "ranks per node in node space (placement block:K, as the tab's n key)")
 	tr, path, code := loadScoped(e, fs, s, args)
 	if code >= 0 {
@@ -446,7 +446,7 @@ func runSizes(e *env, args []string) int {
 			"The JSON output is documented in docs/cli.md.")
 	s := addScopeFlags(fs)
 	by := "messages"
-	fs.Var(choice{&by, []string{"messages", "bytes"}}, "by", "what the bars of the table measure: messages or bytes (`WHAT`)")
+	fs.Var(choice{&by, []string{"messages", "bytes"}}, "by", "the `MEASURE` of the table's bars: messages or bytes")
 	tr, path, code := loadScoped(e, fs, s, args)
 	if code >= 0 {
 		return code
