@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -304,7 +305,7 @@ func TestRouting(t *testing.T) {
 	press(m, "2")
 	// The Timeline's window reaches the Sizes view.
 	press(m, "w", "1", "x", "x")
-	full := sizes.IndexSends(m.Trace()).Histogram(-1, 2, 100)
+	full := analysis.SizeHistogram(m.Trace(), analysis.Window{Start: 2, End: 100}, nil)
 	if got, want := sz.Histogram(), full; got != want {
 		t.Error("sizes view does not follow the timeline window")
 	}

@@ -45,6 +45,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"info", "summarise a trace (format, ranks, events, states, messages)", runInfo},
+		{"stats", "print the Stats tab: per-rank profile and MPI function summary", runStats},
+		{"matrix", "print the Matrix tab: point-to-point traffic by sender and receiver", runMatrix},
+		{"sizes", "print the Sizes tab: histogram of message sizes", runSizes},
 		{"convert", "convert a trace between formats", runConvert},
 		{"gen", "generate a synthetic trace of a communication pattern", runGen},
 		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},

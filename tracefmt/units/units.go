@@ -249,6 +249,22 @@ func FormatRate(bps float64) string {
 	return trim(b, 4) + " b/s"
 }
 
+// FormatFlops formats an amount of work in flops with four significant
+// digits: "1.5 Gf", "2 Mf", "12 f".
+func FormatFlops(f float64) string {
+	switch {
+	case f >= 1e12:
+		return strconv.FormatFloat(f/1e12, 'g', 4, 64) + " Tf"
+	case f >= 1e9:
+		return strconv.FormatFloat(f/1e9, 'g', 4, 64) + " Gf"
+	case f >= 1e6:
+		return strconv.FormatFloat(f/1e6, 'g', 4, 64) + " Mf"
+	case f >= 1e3:
+		return strconv.FormatFloat(f/1e3, 'g', 4, 64) + " kf"
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64) + " f"
+}
+
 // trim formats v with at most sig significant digits and no trailing zeros.
 func trim(v float64, sig int) string {
 	a := math.Abs(v)

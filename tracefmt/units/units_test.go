@@ -115,6 +115,10 @@ func TestFormat(t *testing.T) {
 		{FormatBytes(1572864), "1.5 MiB"},
 		{FormatRate(12.5e6), "100 Mb/s"},
 		{FormatRate(1.25e9), "10 Gb/s"},
+		{FormatFlops(2e9), "2 Gf"},
+		{FormatFlops(1.5e6), "1.5 Mf"},
+		{FormatFlops(123456), "123.5 kf"},
+		{FormatFlops(12), "12 f"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

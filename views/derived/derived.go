@@ -18,6 +18,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -171,6 +172,28 @@ func (c *Cache) forget(k key, e *entry) {
 // Causality tab checks with it and the Timeline's causal cone walks it.
 func Graph(c *Cache, tr *tracefmt.Trace) *causality.Graph {
 	return Get(c, tr, "causality.graph", func() *causality.Graph { return causality.NewGraph(tr) })
+}
+
+// Profile returns tr's whole-run profile (engine/analysis), shared
+// through c: the Stats tab shows it until asked for a window.
+func Profile(c *Cache, tr *tracefmt.Trace) *analysis.Profile {
+	return Get(c, tr, "analysis.profile", func() *analysis.Profile {
+		return analysis.ComputeProfile(tr, analysis.All(), nil)
+	})
+}
+
+// Traffic returns tr's whole-run traffic matrix in rank space, shared
+// through c: the Matrix tab reads it and derives node space from it.
+func Traffic(c *Cache, tr *tracefmt.Trace) *analysis.Traffic {
+	return Get(c, tr, "analysis.traffic", func() *analysis.Traffic {
+		return analysis.ComputeTraffic(tr, analysis.All(), nil)
+	})
+}
+
+// Sends returns tr's index of point-to-point sends, shared through c:
+// the Sizes tab bins any rank and window from it.
+func Sends(c *Cache, tr *tracefmt.Trace) *analysis.Sends {
+	return Get(c, tr, "analysis.sends", func() *analysis.Sends { return analysis.IndexSends(tr) })
 }
 
 // Span is a trace's first and last timestamps (Trace.Span).

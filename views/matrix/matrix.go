@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -49,9 +50,9 @@ type Model struct {
 	common *component.Common
 	keys   KeyMap
 
-	ranks   *Traffic // rank space
-	shown   *Traffic // rank or node space, what is drawn
-	perNode int      // ranks per node; 1 is rank space
+	ranks   *analysis.Traffic // rank space
+	shown   *analysis.Traffic // rank or node space, what is drawn
+	perNode int               // ranks per node; 1 is rank space
 
 	mode   Mode
 	cx, cy int // cursor, in display cells
@@ -86,16 +87,16 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 
 // traffic returns tr's matrix, shared with the other sessions through c's
 // cache: the view only reads it (Nodes and relayout make new matrices).
-func traffic(c *component.Common, tr *tracefmt.Trace) *Traffic {
+func traffic(c *component.Common, tr *tracefmt.Trace) *analysis.Traffic {
 	var d *derived.Cache
 	if c != nil {
 		d = c.Derived
 	}
-	return derived.Get(d, tr, "matrix.traffic", func() *Traffic { return ComputeTraffic(tr) })
+	return derived.Traffic(d, tr)
 }
 
 // NewFromTraffic returns a matrix view of an already computed matrix.
-func NewFromTraffic(c *component.Common, t *Traffic) *Model {
+func NewFromTraffic(c *component.Common, t *analysis.Traffic) *Model {
 	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1, dirty: true}
 	return m
 }
@@ -123,6 +124,11 @@ func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Shown returns the matrix drawn, in rank space or in node space, and
+// the ranks per node (1: rank space). It may be shared with other
+// sessions: the caller must not change it.
+func (m *Model) Shown() (t *analysis.Traffic, perNode int) { return m.shown, m.perNode }
 
 // Mode returns the quantity shown.
 func (m *Model) Mode() Mode { return m.mode }
@@ -186,7 +192,7 @@ func (m *Model) moveTo(x, y int) {
 // 2, 4, … up to half the ranks, then back to rank space.
 func (m *Model) cycleNodes() {
 	k := m.perNode * 2
-	var t *Traffic
+	var t *analysis.Traffic
 	if k <= m.ranks.Ranks/2 {
 		t = m.ranks.Nodes(k)
 	}
@@ -234,7 +240,7 @@ func (m *Model) relayout() {
 	// Cells about twice as wide as tall look square; wider ones only
 	// stretch the picture.
 	l.cellW = max(1, min(4, colsAvail/max(l.n, 1)))
-	l.bytes, l.count = square(l.n), square(l.n)
+	l.bytes, l.count = analysis.Square(l.n), analysis.Square(l.n)
 	l.rowB, l.colB = make([]int64, l.n), make([]int64, l.n)
 	l.rowC, l.colC = make([]int64, l.n), make([]int64, l.n)
 	for i := 0; i < size; i++ {

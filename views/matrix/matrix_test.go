@@ -118,55 +118,6 @@ func checkSize(t *testing.T, s string, w, h int) {
 	}
 }
 
-func TestTraffic(t *testing.T) {
-	tr := testTrace(t)
-	tm := ComputeTraffic(tr)
-	if tm.Size() != 12 || tm.Scale != 1 {
-		t.Fatalf("size %d scale %d", tm.Size(), tm.Scale)
-	}
-	// Sum over the matrix equals the trace's point-to-point bytes.
-	var b, c int64
-	for i := range tm.Bytes {
-		for j := range tm.Bytes[i] {
-			b += tm.Bytes[i][j]
-			c += tm.Count[i][j]
-		}
-	}
-	s := tracefmt.Summarize(tr)
-	if b != s.Bytes || c != int64(s.Messages.Matched) {
-		t.Errorf("matrix %d B %d msgs, summary %d B %d msgs", b, c, s.Bytes, s.Messages.Matched)
-	}
-	// A 2D stencil only talks to grid neighbours: rank 0 (a corner of a
-	// 4×3 grid) sends to 1 and 3 only.
-	for j, v := range tm.Count[0] {
-		if want := j == 1 || j == 3; (v > 0) != want {
-			t.Errorf("rank 0 → %d: %d messages", j, v)
-		}
-	}
-	n := tm.Nodes(4)
-	if n.Size() != 3 {
-		t.Fatalf("node matrix size %d", n.Size())
-	}
-	var nb int64
-	for i := range n.Bytes {
-		for j := range n.Bytes[i] {
-			nb += n.Bytes[i][j]
-		}
-	}
-	if nb != b {
-		t.Errorf("node space %d B, rank space %d B", nb, b)
-	}
-}
-
-func TestFolding(t *testing.T) {
-	tr := &tracefmt.Trace{Ranks: make([]tracefmt.Rank, 3*MaxResolution)}
-	tr.Ranks[0].Events = []tracefmt.Event{tracefmt.Send(0, len(tr.Ranks)-1, 0, 0, 100)}
-	tm := ComputeTraffic(tr)
-	if tm.Scale != 3 || tm.Size() != MaxResolution || tm.Bytes[0][MaxResolution-1] != 100 {
-		t.Errorf("scale %d size %d", tm.Scale, tm.Size())
-	}
-}
-
 func TestKeys(t *testing.T) {
 	m := newModel(t, themes.Dark(), 80, 24)
 	press(m, "m")

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -23,7 +24,7 @@ type Model struct {
 	common *component.Common
 	keys   KeyMap
 
-	sends *Sends
+	sends *analysis.Sends
 	unit  tracefmt.Unit
 	timed bool // untimed traces have no times to window by
 
@@ -34,7 +35,7 @@ type Model struct {
 	span       *derived.Span // shown times count from its start
 	hasWindow  bool
 
-	hist    Histogram
+	hist    analysis.Histogram
 	stale   bool // hist needs recomputing
 	cache   string
 	dirty   bool
@@ -58,7 +59,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	if m.common != nil {
 		d = m.common.Derived
 	}
-	m.sends = derived.Get(d, tr, "sizes.sends", func() *Sends { return IndexSends(tr) })
+	m.sends = derived.Sends(d, tr)
 	m.unit = tr.Unit
 	m.timed = tr.Timed
 	m.span = derived.SpanOf(d, tr)
@@ -98,7 +99,7 @@ func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 func (m *Model) Rank() int { return m.rank }
 
 // Histogram returns the histogram shown.
-func (m *Model) Histogram() Histogram {
+func (m *Model) Histogram() analysis.Histogram {
 	m.refresh()
 	return m.hist
 }
@@ -145,11 +146,15 @@ func (m *Model) refresh() {
 	if !m.stale {
 		return
 	}
-	start, end := 1.0, 0.0 // whole run
+	w := analysis.All()
 	if m.windowed && m.hasWindow && m.timed {
-		start, end = m.start, m.end
+		w = analysis.Window{Start: m.start, End: m.end}
 	}
-	m.hist = m.sends.Histogram(m.rank, start, end)
+	var ranks []int // every rank
+	if m.rank >= 0 {
+		ranks = []int{m.rank}
+	}
+	m.hist = m.sends.Histogram(ranks, w)
 	m.stale = false
 }
 
@@ -169,18 +174,6 @@ func (m *Model) View() string {
 	m.cache = component.Fit(m.render(w, h), w, h)
 	m.dirty = false
 	return m.cache
-}
-
-// binLabel names bin k's size range.
-func binLabel(k int) string {
-	if k == 0 {
-		return "0 B"
-	}
-	lo, hi := BinRange(k)
-	if lo == hi {
-		return units.FormatBytes(lo)
-	}
-	return units.FormatBytes(lo) + "–" + units.FormatBytes(hi+1)
 }
 
 func (m *Model) render(w, h int) []string {
@@ -215,9 +208,9 @@ func (m *Model) render(w, h int) []string {
 		}
 		return lines
 	}
-	lo, hi := NumBins, -1
+	lo, hi := analysis.NumBins, -1
 	var top int64
-	for k := 0; k < NumBins; k++ {
+	for k := 0; k < analysis.NumBins; k++ {
 		if m.hist.Count[k] == 0 {
 			continue
 		}
@@ -232,7 +225,7 @@ func (m *Model) render(w, h int) []string {
 	}
 	labelW := 0
 	for k := lo; k <= hi; k++ {
-		labelW = max(labelW, ansi.StringWidth(binLabel(k)))
+		labelW = max(labelW, ansi.StringWidth(analysis.BinLabel(k)))
 	}
 	total := count
 	if m.byBytes {
@@ -251,7 +244,7 @@ func (m *Model) render(w, h int) []string {
 			val = units.FormatBytes(v)
 		}
 		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
-		lines = append(lines, fmt.Sprintf("%*s ", labelW, binLabel(k))+
+		lines = append(lines, fmt.Sprintf("%*s ", labelW, analysis.BinLabel(k))+
 			bar.Render(barOf(float64(v)/float64(top), barW))+
 			fmt.Sprintf(" %*s", valW, val))
 	}

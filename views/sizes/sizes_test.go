@@ -121,53 +121,6 @@ func checkSize(t *testing.T, s string, w, h int) {
 	}
 }
 
-func TestBins(t *testing.T) {
-	for _, c := range []struct {
-		size int64
-		bin  int
-	}{{0, 0}, {1, 1}, {2, 2}, {3, 2}, {4, 3}, {1023, 10}, {1024, 11}, {1 << 40, 41}} {
-		if got := Bin(c.size); got != c.bin {
-			t.Errorf("Bin(%d) = %d, want %d", c.size, got, c.bin)
-		}
-		lo, hi := BinRange(c.bin)
-		if c.size < lo || c.size > hi {
-			t.Errorf("%d outside BinRange(%d) = [%d, %d]", c.size, c.bin, lo, hi)
-		}
-	}
-}
-
-func TestHistogram(t *testing.T) {
-	tr := testTrace(t)
-	s := IndexSends(tr)
-	all := s.Histogram(-1, 1, 0)
-	count, bytes := all.Total()
-	var wantC, wantB int64
-	var perRank int64
-	for r := range tr.Ranks {
-		for _, e := range tr.Ranks[r].Events {
-			if e.Kind == tracefmt.KindSend {
-				wantC++
-				wantB += e.Size
-			}
-		}
-		h := s.Histogram(r, 1, 0)
-		c, _ := h.Total()
-		perRank += c
-	}
-	if count != wantC || bytes != wantB || perRank != wantC {
-		t.Errorf("histogram %d msgs %d B (per rank %d), trace %d msgs %d B", count, bytes, perRank, wantC, wantB)
-	}
-	// A window keeps exactly the sends inside it.
-	start, end := tr.Span()
-	mid := (start + end) / 2
-	a, b := s.Histogram(-1, start, mid), s.Histogram(-1, mid+1e-9, end)
-	ca, _ := a.Total()
-	cb, _ := b.Total()
-	if ca+cb != count || ca == 0 || cb == 0 {
-		t.Errorf("halves %d + %d, whole %d", ca, cb, count)
-	}
-}
-
 func TestKeys(t *testing.T) {
 	m := newModel(t, themes.Dark(), 80, 24)
 	press(m, "left")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 )
 
@@ -15,12 +16,12 @@ import (
 // hiding the imbalance).
 func TestBarsShareOneScale(t *testing.T) {
 	m := newModel(t, themes.Mono(), 100, 30)
-	long := &RankProfile{Time: [NumActivities]float64{Compute: 2}}
-	short := &RankProfile{Time: [NumActivities]float64{Compute: 0.5, Waiting: 0.5}}
+	long := &analysis.RankProfile{Time: [analysis.NumActivities]float64{analysis.Compute: 2}}
+	short := &analysis.RankProfile{Time: [analysis.NumActivities]float64{analysis.Compute: 0.5, analysis.Waiting: 0.5}}
 	drawn := func(s string) int { return len([]rune(strings.TrimRight(ansi.Strip(s), " "))) }
 	tests := []struct {
 		name  string
-		rp    *RankProfile
+		rp    *analysis.RankProfile
 		scale float64
 		want  int
 	}{

@@ -4,10 +4,8 @@
 package stats
 
 import (
-	"cmp"
 	"fmt"
 	"image/color"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -32,18 +31,6 @@ const (
 	Functions
 )
 
-// rankColumns returns the rank table's headings: the rank, then one per
-// Activity; for untimed traces, what they record instead of times.
-func rankColumns(timed bool) []string {
-	if timed {
-		return []string{"rank", "compute", "user", "MPI", "waiting", "I/O"}
-	}
-	return []string{"rank", "compute", "work", "sends", "bytes"}
-}
-
-// funcColumns returns the function table's headings.
-func funcColumns() []string { return []string{"function", "calls", "total", "mean", "max", "%"} }
-
 // sortState is a table's sort column, direction and scroll offset.
 type sortState struct {
 	col    int
@@ -57,7 +44,7 @@ type Model struct {
 	keys   KeyMap
 
 	tr      *tracefmt.Trace
-	prof    *Profile
+	prof    *analysis.Profile
 	allTime float64 // sum of the ranks' spans, for percentages
 
 	// The Timeline's window, and whether the view profiles only it.
@@ -105,13 +92,12 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 
 // wholeRun returns the profile of the whole run, shared with the other
 // sessions through the derived-data cache: the view only reads it.
-func (m *Model) wholeRun() *Profile {
+func (m *Model) wholeRun() *analysis.Profile {
 	var d *derived.Cache
 	if m.common != nil {
 		d = m.common.Derived
 	}
-	tr := m.tr
-	return derived.Get(d, tr, "stats.profile", func() *Profile { return ComputeProfile(tr) })
+	return derived.Profile(d, m.tr)
 }
 
 // SetWindow gives the view the Timeline's visible window (trace units),
@@ -136,26 +122,23 @@ func (m *Model) refresh() {
 	m.stale = false
 	offsets := [2]int{m.sorts[Ranks].offset, m.sorts[Functions].offset}
 	if m.windowed && m.hasWindow && m.tr.Timed {
-		m.setProfile(ComputeProfileIn(m.tr, m.start, m.end))
+		m.setProfile(analysis.ComputeProfile(m.tr, analysis.Window{Start: m.start, End: m.end}, nil))
 	} else {
 		m.setProfile(m.wholeRun())
 	}
 	m.sorts[Ranks].offset, m.sorts[Functions].offset = offsets[0], offsets[1]
 }
 
-func (m *Model) setProfile(p *Profile) {
+func (m *Model) setProfile(p *analysis.Profile) {
 	m.prof = p
-	m.allTime = 0
-	for _, r := range p.Ranks {
-		m.allTime += r.Span
-	}
+	m.allTime = p.AllTime()
 	m.sorts[Ranks].offset, m.sorts[Functions].offset = 0, 0
 	m.resort()
 }
 
 // Profile returns the statistics shown; they may be shared with other
 // sessions, so the caller must not change them.
-func (m *Model) Profile() *Profile { return m.prof }
+func (m *Model) Profile() *analysis.Profile { return m.prof }
 
 // Sort returns the focused table, its sort column and direction.
 func (m *Model) Sort() (t Table, col int, desc bool) {
@@ -211,7 +194,7 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 	case key.Matches(msg, m.keys.Sort):
 		n := len(m.rankCols())
 		if m.focus == Functions {
-			n = len(funcColumns())
+			n = len(analysis.FuncColumns())
 		}
 		s.col = (s.col + 1) % n
 		// Names and ranks read best ascending, quantities descending.
@@ -247,57 +230,9 @@ func (m *Model) scroll(d int) {
 // resort orders both tables by their sort columns.
 func (m *Model) resort() {
 	m.dirty = true
-	p := m.prof
-	rs := m.sorts[Ranks]
-	m.order[Ranks] = sortedIndex(len(p.Ranks), rs.desc, func(a, b int) int {
-		if rs.col == 0 {
-			return cmp.Compare(a, b)
-		}
-		return cmp.Compare(m.rankValue(&p.Ranks[a], rs.col), m.rankValue(&p.Ranks[b], rs.col))
-	})
-	fs := m.sorts[Functions]
-	var used []int
-	for i, f := range p.Funcs {
-		if f.Calls > 0 {
-			used = append(used, i)
-		}
-	}
-	m.order[Functions] = sortedIndex(len(used), fs.desc, func(a, b int) int {
-		x, y := &p.Funcs[used[a]], &p.Funcs[used[b]]
-		switch fs.col {
-		case 0:
-			return cmp.Compare(x.Name, y.Name)
-		case 1:
-			return cmp.Compare(x.Calls, y.Calls)
-		case 3:
-			return cmp.Compare(x.Mean(), y.Mean())
-		case 4:
-			return cmp.Compare(x.Max, y.Max)
-		}
-		return cmp.Compare(x.Total, y.Total)
-	})
-	for i, j := range m.order[Functions] {
-		m.order[Functions][i] = used[j]
-	}
-}
-
-// sortedIndex returns 0..n−1 sorted stably by c, ties in index order.
-func sortedIndex(n int, desc bool, c func(a, b int) int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		r := c(a, b)
-		if desc {
-			r = -r
-		}
-		if r == 0 {
-			return cmp.Compare(a, b)
-		}
-		return r
-	})
-	return idx
+	rs, fs := m.sorts[Ranks], m.sorts[Functions]
+	m.order[Ranks] = m.prof.RankOrder(rs.col, rs.desc)
+	m.order[Functions] = m.prof.FuncOrder(fs.col, fs.desc)
 }
 
 // Renders returns how many times the view has been drawn (not served from
@@ -372,27 +307,11 @@ func (m *Model) header(t Table, title string, cols []string, widths []int) (stri
 
 // rankCols returns the rank table's columns.
 func (m *Model) rankCols() []string {
-	return rankColumns(m.prof.Timed)
-}
-
-// rankValue is what column col of the rank table sorts by.
-func (m *Model) rankValue(rp *RankProfile, col int) float64 {
-	if m.prof.Timed {
-		return rp.Time[col-1]
-	}
-	switch col {
-	case 1:
-		return rp.Burst
-	case 2:
-		return rp.Work
-	case 3:
-		return float64(rp.Sends)
-	}
-	return float64(rp.Bytes)
+	return analysis.RankColumns(m.prof.Timed)
 }
 
 // rankCell formats column col of the rank table.
-func (m *Model) rankCell(rp *RankProfile, col int) string {
+func (m *Model) rankCell(rp *analysis.RankProfile, col int) string {
 	if m.prof.Timed {
 		return units.FormatDuration(rp.Time[col-1])
 	}
@@ -400,26 +319,11 @@ func (m *Model) rankCell(rp *RankProfile, col int) string {
 	case 1:
 		return units.FormatDuration(rp.Burst)
 	case 2:
-		return formatFlops(rp.Work)
+		return units.FormatFlops(rp.Work)
 	case 3:
 		return strconv.FormatInt(rp.Sends, 10)
 	}
 	return units.FormatBytes(rp.Bytes)
-}
-
-// formatFlops formats an amount of work: "1.5 Gf".
-func formatFlops(f float64) string {
-	switch {
-	case f >= 1e12:
-		return strconv.FormatFloat(f/1e12, 'g', 4, 64) + " Tf"
-	case f >= 1e9:
-		return strconv.FormatFloat(f/1e9, 'g', 4, 64) + " Gf"
-	case f >= 1e6:
-		return strconv.FormatFloat(f/1e6, 'g', 4, 64) + " Mf"
-	case f >= 1e3:
-		return strconv.FormatFloat(f/1e3, 'g', 4, 64) + " kf"
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64) + " f"
 }
 
 func (m *Model) rankTable(w, h int) string {
@@ -455,7 +359,7 @@ func (m *Model) rankTable(w, h int) string {
 	for i := range m.prof.Ranks {
 		rp := &m.prof.Ranks[i]
 		top = max(top, rp.Work, rp.Burst)
-		longest = max(longest, rankTotal(rp))
+		longest = max(longest, rp.Total())
 	}
 	if m.ownScale {
 		longest = 0
@@ -471,7 +375,7 @@ func (m *Model) rankTable(w, h int) string {
 				line += " " + m.bar(rp, barW, longest)
 			} else if top > 0 {
 				n := int(max(rp.Work, rp.Burst) / top * float64(barW))
-				c, g := activityColor(th, Compute)
+				c, g := activityColor(th, analysis.Compute)
 				bar := strings.Repeat(string(g), n)
 				if !th.Mono {
 					bar = lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n))
@@ -487,25 +391,16 @@ func (m *Model) rankTable(w, h int) string {
 }
 
 // activityColor is the colour of an activity's bar segment.
-func activityColor(th *themes.Theme, a Activity) (color.Color, rune) {
+func activityColor(th *themes.Theme, a analysis.Activity) (color.Color, rune) {
 	cat := [...]tracefmt.Category{tracefmt.CatCompute, tracefmt.CatUser, tracefmt.CatP2P, tracefmt.CatWait, tracefmt.CatIO}[a]
 	return th.Categories[cat], th.Fill(cat)
 }
 
-// rankTotal returns the time of a rank's profile over all activities.
-func rankTotal(rp *RankProfile) float64 {
-	var total float64
-	for _, t := range rp.Time {
-		total += t
-	}
-	return total
-}
-
 // bar draws a rank's time shares as a stacked bar of width w: the full
 // width is scale seconds (0: the rank's own time).
-func (m *Model) bar(rp *RankProfile, w int, scale float64) string {
+func (m *Model) bar(rp *analysis.RankProfile, w int, scale float64) string {
 	th := m.common.Theme
-	total := rankTotal(rp)
+	total := rp.Total()
 	if total <= 0 {
 		return strings.Repeat(" ", w)
 	}
@@ -515,7 +410,7 @@ func (m *Model) bar(rp *RankProfile, w int, scale float64) string {
 	}
 	var b strings.Builder
 	used, acc := 0, 0.0
-	for a := Activity(0); a < NumActivities; a++ {
+	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
 		acc += rp.Time[a]
 		end := int(acc/total*float64(w) + 0.5)
 		n := end - used
@@ -542,9 +437,9 @@ func (m *Model) funcTable(w, h int) string {
 	th := m.common.Theme
 	nameW := max(w-(6+1+10+1+10+1+10+1+10+1+6), 12)
 	widths := []int{nameW, 6, 10, 10, 10, 6}
-	title, hdr := m.header(Functions, "Functions", funcColumns(), widths)
+	title, hdr := m.header(Functions, "Functions", analysis.FuncColumns(), widths)
 	legend := ""
-	for a := Activity(0); a < NumActivities; a++ {
+	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
 		c, g := activityColor(th, a)
 		sw := string(g)
 		if th.Mono && g == ' ' {

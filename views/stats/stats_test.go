@@ -3,7 +3,6 @@ package stats
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -104,54 +104,12 @@ func checkSize(t *testing.T, s string, w, h int) {
 	}
 }
 
-func TestProfile(t *testing.T) {
-	tr := testTrace(t)
-	p := ComputeProfile(tr)
-	// Exclusive times of a rank add up to its span.
-	for _, r := range p.Ranks {
-		var sum float64
-		for _, x := range r.Time {
-			sum += x
-		}
-		if math.Abs(sum-r.Span) > 1e-12 {
-			t.Errorf("rank %d: activities %g s, span %g s", r.Rank, sum, r.Span)
-		}
-		if r.Time[Compute] <= 0 || r.Time[MPI] <= 0 {
-			t.Errorf("rank %d: %v", r.Rank, r.Time)
-		}
-	}
-	// Function totals agree with the trace summary.
-	s := tracefmt.Summarize(tr)
-	for _, ss := range s.States {
-		for _, f := range p.Funcs {
-			if f.Name == ss.Name && (f.Calls != ss.Count || math.Abs(f.Total-ss.Total) > 1e-12) {
-				t.Errorf("%s: %d calls %g s, summary %d calls %g s", f.Name, f.Calls, f.Total, ss.Count, ss.Total)
-			}
-		}
-	}
-}
-
 func TestWindow(t *testing.T) {
 	tr := testTrace(t)
 	start, end := tr.Span()
 	mid := (start + end) / 2
-	whole, a, b := ComputeProfile(tr), ComputeProfileIn(tr, start, mid), ComputeProfileIn(tr, mid, end)
-	for r := range whole.Ranks {
-		for act := Activity(0); act < NumActivities; act++ {
-			w, s := whole.Ranks[r].Time[act], a.Ranks[r].Time[act]+b.Ranks[r].Time[act]
-			if math.Abs(w-s) > 1e-12 {
-				t.Errorf("rank %d %v: whole %g, halves %g", r, act, w, s)
-			}
-		}
-	}
-	for i := range whole.Funcs {
-		if w, s := whole.Funcs[i].Total, a.Funcs[i].Total+b.Funcs[i].Total; math.Abs(w-s) > 1e-12 {
-			t.Errorf("%s: whole %g, halves %g", whole.Funcs[i].Name, w, s)
-		}
-		if a.Funcs[i].Calls > whole.Funcs[i].Calls || a.Funcs[i].Calls == 0 {
-			t.Errorf("%s: %d calls in the first half of %d", whole.Funcs[i].Name, a.Funcs[i].Calls, whole.Funcs[i].Calls)
-		}
-	}
+	whole := analysis.ComputeProfile(tr, analysis.All(), nil)
+	a := analysis.ComputeProfile(tr, analysis.Window{Start: start, End: mid}, nil)
 	// The view follows the window only in window mode, and lazily.
 	m := newModel(t, themes.Dark(), 100, 30)
 	m.SetWindow(start, mid)
@@ -163,26 +121,6 @@ func TestWindow(t *testing.T) {
 	m.View()
 	if got := m.Profile().Ranks[0].Time; got != a.Ranks[0].Time {
 		t.Errorf("window mode: %v, want %v", got, a.Ranks[0].Time)
-	}
-}
-
-func TestNesting(t *testing.T) {
-	// A user state around an MPI call: the call's time counts as MPI, the
-	// rest of the state as user time.
-	tr := &tracefmt.Trace{Unit: tracefmt.Second, Timed: true, Comms: []tracefmt.Comm{{}},
-		States: []tracefmt.StateDef{{Name: "phase", Category: tracefmt.CatUser}, {Name: "MPI_Send", Category: tracefmt.CatP2P}}}
-	tr.Ranks = []tracefmt.Rank{{Events: []tracefmt.Event{
-		tracefmt.Enter(0, 0), tracefmt.Enter(1, 1), tracefmt.Leave(3, 1), tracefmt.Leave(4, 0), tracefmt.Enter(4, 1), tracefmt.Leave(6, 1),
-	}}}
-	tr.Ranks[0].Events[0].Match, tr.Ranks[0].Events[3].Match = 3, 0
-	tr.Ranks[0].Events[1].Match, tr.Ranks[0].Events[2].Match = 2, 1
-	tr.Ranks[0].Events[4].Match, tr.Ranks[0].Events[5].Match = 5, 4
-	p := ComputeProfile(tr)
-	if got := p.Ranks[0].Time; got[User] != 2 || got[MPI] != 4 || got[Compute] != 0 {
-		t.Errorf("times %v", got)
-	}
-	if f := p.Funcs[1]; f.Calls != 2 || f.Total != 4 || f.Max != 2 || f.Mean() != 2 {
-		t.Errorf("MPI_Send %+v", f)
 	}
 }
 
@@ -216,13 +154,13 @@ func TestSort(t *testing.T) {
 	}
 	o := m.order[Ranks]
 	for i := 1; i < len(o); i++ {
-		if m.prof.Ranks[o[i-1]].Time[Compute] < m.prof.Ranks[o[i]].Time[Compute] {
+		if m.prof.Ranks[o[i-1]].Time[analysis.Compute] < m.prof.Ranks[o[i]].Time[analysis.Compute] {
 			t.Fatal("ranks not sorted by compute time, descending")
 		}
 	}
 	press(m, "r")
 	o = m.order[Ranks]
-	if m.prof.Ranks[o[0]].Time[Compute] > m.prof.Ranks[o[len(o)-1]].Time[Compute] {
+	if m.prof.Ranks[o[0]].Time[analysis.Compute] > m.prof.Ranks[o[len(o)-1]].Time[analysis.Compute] {
 		t.Error("r did not reverse")
 	}
 	press(m, "f", "s")

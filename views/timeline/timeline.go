@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
@@ -1110,39 +1111,11 @@ func positions(ranks []int, n int) []int {
 	return pos
 }
 
-// parseRanks parses a list of ranks and ranges: "0-3, 8, 12-".
+// parseRanks parses a rank filter: a list of ranks and ranges, "0-3, 8, 12-".
 func parseRanks(spec string, n int) ([]int, error) {
-	seen := make([]bool, n)
-	for _, part := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ' ' }) {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return nil, fmt.Errorf("rank filter: %q is not a rank or a range like 0-3", part)
-		}
-		b := a
-		if isRange {
-			b = n - 1
-			if hi != "" {
-				if b, err = strconv.Atoi(hi); err != nil {
-					return nil, fmt.Errorf("rank filter: %q is not a rank or a range like 0-3", part)
-				}
-			}
-		}
-		if a < 0 || b >= n || a > b {
-			return nil, fmt.Errorf("rank filter: %q outside 0..%d", part, n-1)
-		}
-		for r := a; r <= b; r++ {
-			seen[r] = true
-		}
+	r, err := analysis.ParseRanks(spec, n)
+	if err != nil {
+		return nil, fmt.Errorf("rank filter: %w", err)
 	}
-	var out []int
-	for r, ok := range seen {
-		if ok {
-			out = append(out, r)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("rank filter: no ranks in %q", spec)
-	}
-	return out, nil
+	return r, nil
 }

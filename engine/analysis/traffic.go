@@ -1,4 +1,4 @@
-package matrix
+package analysis
 
 import (
 	"github.com/tracesim/tracesim/engine/placement"
@@ -31,26 +31,40 @@ type Traffic struct {
 func (t *Traffic) Size() int { return len(t.Bytes) }
 
 // ComputeTraffic counts the point-to-point messages of a trace by sender
-// and receiver, from the send events (unmatched sends included: they were
-// sent). Collectives are not expanded into messages.
-func ComputeTraffic(tr *tracefmt.Trace) *Traffic {
+// and receiver, from the send events inside window w (unmatched sends
+// included: they were sent) between the given ranks (nil: every rank;
+// otherwise a message counts when both its sender and its receiver are
+// among them). Collectives are not expanded into messages; those of the
+// given ranks inside the window are counted apart.
+func ComputeTraffic(tr *tracefmt.Trace, w Window, ranks []int) *Traffic {
 	p := tr.Size()
+	in := rankSet(ranks, p)
 	scale := 1
 	if p > MaxResolution {
 		scale = (p + MaxResolution - 1) / MaxResolution
 	}
 	n := (p + scale - 1) / scale
-	t := &Traffic{Ranks: p, Scale: scale, Bytes: square(n), Count: square(n)}
+	t := &Traffic{Ranks: p, Scale: scale, Bytes: Square(n), Count: Square(n)}
+	all := w.IsAll()
 	for r := range tr.Ranks {
+		if in != nil && !in[r] {
+			continue
+		}
 		ev := tr.Ranks[r].Events
 		row := r / scale
 		for i := range ev {
 			e := &ev[i]
+			if !all && !w.Contains(e.Time) {
+				continue
+			}
 			if e.Kind == tracefmt.KindCollective {
 				t.Collectives++
 				t.CollectiveBytes += e.Size
 			}
 			if e.Kind != tracefmt.KindSend || e.Peer < 0 || int(e.Peer) >= p {
+				continue
+			}
+			if in != nil && !in[e.Peer] {
 				continue
 			}
 			col := int(e.Peer) / scale
@@ -61,8 +75,8 @@ func ComputeTraffic(tr *tracefmt.Trace) *Traffic {
 	return t
 }
 
-// square returns an n×n matrix backed by one allocation.
-func square(n int) [][]int64 {
+// Square returns an n×n matrix backed by one allocation.
+func Square(n int) [][]int64 {
 	cells := make([]int64, n*n)
 	m := make([][]int64, n)
 	for i := range m {

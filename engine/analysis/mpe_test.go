@@ -1,4 +1,4 @@
-package stats
+package analysis
 
 import (
 	"cmp"
@@ -50,7 +50,7 @@ func TestMPERankZero(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
 			tr := openMPE(t, tc.path)
-			p := ComputeProfile(tr)
+			p := ComputeProfile(tr, All(), nil)
 			r0 := p.Ranks[0]
 			ev := tr.Ranks[0].Events
 			if span := tr.Seconds(ev[len(ev)-1].Time - ev[0].Time); math.Abs(r0.Span-span) > 1e-12 {

@@ -1,10 +1,11 @@
-package sizes
+package analysis
 
 import (
 	"math/bits"
 	"sort"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // NumBins is the number of log2 size bins: bin 0 holds empty messages,
@@ -26,6 +27,19 @@ func BinRange(k int) (lo, hi int64) {
 	}
 	lo = int64(1) << (k - 1)
 	return lo, lo*2 - 1
+}
+
+// BinLabel names bin k's size range as the Sizes tab shows it: "0 B",
+// "1 B", "2 B–4 B" (the upper bound excluded).
+func BinLabel(k int) string {
+	if k == 0 {
+		return "0 B"
+	}
+	lo, hi := BinRange(k)
+	if lo == hi {
+		return units.FormatBytes(lo)
+	}
+	return units.FormatBytes(lo) + "–" + units.FormatBytes(hi+1)
 }
 
 // Histogram counts messages and bytes per log2 size bin.
@@ -85,14 +99,14 @@ func IndexSends(tr *tracefmt.Trace) *Sends {
 // Ranks returns the number of ranks indexed.
 func (s *Sends) Ranks() int { return len(s.ranks) }
 
-// Histogram bins the sends of rank (−1: every rank) whose time lies in
-// [start, end]; start > end means the whole run.
-func (s *Sends) Histogram(rank int, start, end float64) Histogram {
+// Histogram bins the sends of the given ranks (nil: every rank) whose
+// time lies in window w.
+func (s *Sends) Histogram(ranks []int, w Window) Histogram {
 	var h Histogram
 	add := func(list []send) {
-		if start <= end {
-			lo := sort.Search(len(list), func(i int) bool { return list[i].time >= start })
-			hi := sort.Search(len(list), func(i int) bool { return list[i].time > end })
+		if !w.IsAll() {
+			lo := sort.Search(len(list), func(i int) bool { return list[i].time >= w.Start })
+			hi := sort.Search(len(list), func(i int) bool { return list[i].time > w.End })
 			list = list[lo:hi]
 		}
 		for _, m := range list {
@@ -101,12 +115,22 @@ func (s *Sends) Histogram(rank int, start, end float64) Histogram {
 			h.Bytes[k] += m.size
 		}
 	}
-	if rank >= 0 && rank < len(s.ranks) {
-		add(s.ranks[rank])
+	if ranks == nil {
+		for _, list := range s.ranks {
+			add(list)
+		}
 		return h
 	}
-	for _, list := range s.ranks {
-		add(list)
+	for _, r := range ranks {
+		if r >= 0 && r < len(s.ranks) {
+			add(s.ranks[r])
+		}
 	}
 	return h
+}
+
+// SizeHistogram bins the point-to-point sends of the given ranks (nil:
+// every rank) inside window w by log2 size.
+func SizeHistogram(tr *tracefmt.Trace, w Window, ranks []int) Histogram {
+	return IndexSends(tr).Histogram(ranks, w)
 }

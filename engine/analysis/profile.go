@@ -1,7 +1,8 @@
-package stats
+package analysis
 
 import (
-	"math"
+	"cmp"
+	"slices"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -86,22 +87,29 @@ type Profile struct {
 	Funcs []FuncStat
 }
 
-// ComputeProfile profiles a trace: exclusive time per activity and rank
+// ComputeProfile profiles the part of a trace inside window w, for the
+// given ranks (nil: every rank): exclusive time per activity and rank
 // (nested states count for the innermost one) and inclusive call
-// statistics per state. Calls that were entered but never left count as
-// calls of unknown duration.
-func ComputeProfile(tr *tracefmt.Trace) *Profile {
-	return ComputeProfileIn(tr, math.Inf(-1), math.Inf(1))
-}
-
-// ComputeProfileIn profiles the part of a timed trace inside [start, end]
-// (trace units): times are clipped to the window, and a call counts when
-// it overlaps the window, with the part inside as its duration.
-func ComputeProfileIn(tr *tracefmt.Trace, start, end float64) *Profile {
-	p := &Profile{Timed: tr.Timed, Ranks: make([]RankProfile, tr.Size()), Funcs: make([]FuncStat, len(tr.States))}
+// statistics per state over those ranks. Times are clipped to the window,
+// and a call counts when it overlaps the window, with the part inside as
+// its duration; calls that were entered but never left count as calls of
+// unknown duration. Ranks lists the chosen ranks in increasing order.
+func ComputeProfile(tr *tracefmt.Trace, w Window, ranks []int) *Profile {
+	in := rankSet(ranks, tr.Size())
+	n := tr.Size()
+	if in != nil {
+		n = 0
+		for _, ok := range in {
+			if ok {
+				n++
+			}
+		}
+	}
+	p := &Profile{Timed: tr.Timed, Ranks: make([]RankProfile, 0, n), Funcs: make([]FuncStat, len(tr.States))}
 	for i, d := range tr.States {
 		p.Funcs[i] = FuncStat{Name: d.Name, Category: d.Category}
 	}
+	start, end := w.Start, w.End
 	sec := tr.Unit.Seconds()
 	// overlap is the length of [a, b] inside the window, in seconds.
 	overlap := func(a, b float64) float64 {
@@ -110,9 +118,12 @@ func ComputeProfileIn(tr *tracefmt.Trace, start, end float64) *Profile {
 	inside := func(t float64) bool { return t >= start && t <= end }
 	var stack []tracefmt.StateID
 	for r := range tr.Ranks {
+		if in != nil && !in[r] {
+			continue
+		}
 		ev := tr.Ranks[r].Events
-		rp := &p.Ranks[r]
-		rp.Rank = r
+		p.Ranks = append(p.Ranks, RankProfile{Rank: r})
+		rp := &p.Ranks[len(p.Ranks)-1]
 		stack = stack[:0]
 		if len(ev) == 0 {
 			continue
@@ -173,4 +184,115 @@ func ComputeProfileIn(tr *tracefmt.Trace, start, end float64) *Profile {
 		}
 	}
 	return p
+}
+
+// RankColumns returns the rank table's columns: the rank, then one per
+// Activity; for untimed traces, what they record instead of times.
+func RankColumns(timed bool) []string {
+	if timed {
+		return []string{"rank", "compute", "user", "MPI", "waiting", "I/O"}
+	}
+	return []string{"rank", "compute", "work", "sends", "bytes"}
+}
+
+// FuncColumns returns the function table's columns.
+func FuncColumns() []string { return []string{"function", "calls", "total", "mean", "max", "%"} }
+
+// RankValue is what column col of the rank table (RankColumns) holds
+// for rp, as a number to sort by.
+func (p *Profile) RankValue(rp *RankProfile, col int) float64 {
+	if col == 0 {
+		return float64(rp.Rank)
+	}
+	if p.Timed {
+		return rp.Time[col-1]
+	}
+	switch col {
+	case 1:
+		return rp.Burst
+	case 2:
+		return rp.Work
+	case 3:
+		return float64(rp.Sends)
+	}
+	return float64(rp.Bytes)
+}
+
+// RankOrder returns the indices of p.Ranks sorted by column col of the
+// rank table, ties in rank order.
+func (p *Profile) RankOrder(col int, desc bool) []int {
+	return sortedIndex(len(p.Ranks), desc, func(a, b int) int {
+		if col == 0 {
+			return cmp.Compare(a, b)
+		}
+		return cmp.Compare(p.RankValue(&p.Ranks[a], col), p.RankValue(&p.Ranks[b], col))
+	})
+}
+
+// FuncOrder returns the indices of the functions of p that were called,
+// sorted by column col of the function table (FuncColumns; the share
+// column sorts as the total), ties in state order.
+func (p *Profile) FuncOrder(col int, desc bool) []int {
+	var used []int
+	for i, f := range p.Funcs {
+		if f.Calls > 0 {
+			used = append(used, i)
+		}
+	}
+	order := sortedIndex(len(used), desc, func(a, b int) int {
+		x, y := &p.Funcs[used[a]], &p.Funcs[used[b]]
+		switch col {
+		case 0:
+			return cmp.Compare(x.Name, y.Name)
+		case 1:
+			return cmp.Compare(x.Calls, y.Calls)
+		case 3:
+			return cmp.Compare(x.Mean(), y.Mean())
+		case 4:
+			return cmp.Compare(x.Max, y.Max)
+		}
+		return cmp.Compare(x.Total, y.Total)
+	})
+	for i, j := range order {
+		order[i] = used[j]
+	}
+	return order
+}
+
+// AllTime returns the sum of the ranks' spans, the whole of which a
+// function's share (the % column) is a part.
+func (p *Profile) AllTime() float64 {
+	var t float64
+	for _, r := range p.Ranks {
+		t += r.Span
+	}
+	return t
+}
+
+// Total returns the time of a rank's profile over all activities.
+func (rp *RankProfile) Total() float64 {
+	var total float64
+	for _, t := range rp.Time {
+		total += t
+	}
+	return total
+}
+
+// sortedIndex returns 0..n−1 sorted stably by c, ties in index order.
+func sortedIndex(n int, desc bool, c func(a, b int) int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		r := c(a, b)
+		if desc {
+			r = -r
+		}
+		if r == 0 {
+			return cmp.Compare(a, b)
+		}
+		return r
+	})
+	return idx
 }
