@@ -127,7 +127,7 @@ func TestMPERankZeroComputeFromEvents(t *testing.T) {
 			}
 			want := tr.Seconds(last - first - unionLength(mpi, first, last))
 			inStates := tr.Seconds(unionLength(comp, first, last))
-			r0 := ComputeProfile(tr).Ranks[0]
+			r0 := ComputeProfile(tr, All(), nil).Ranks[0]
 			got := r0.Time[Compute] + r0.Time[User]
 			if math.Abs(got-want) > 1e-9*max(1, want) {
 				t.Errorf("rank 0 computes %v s (compute %v s, user %v s) in the Stats profile; its events say %v s", got, r0.Time[Compute], r0.Time[User], want)
