@@ -2,6 +2,7 @@ package packet
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -128,5 +129,32 @@ func TestOneLinkNodeSerialises(t *testing.T) {
 				t.Errorf("second message delivered at %v, want %v (after the first's 8µs on the shared injection link)", h.delivered[1], want)
 			}
 		})
+	}
+}
+
+// A stalled lane is named in the stall report after its router, the
+// terminal port it stands for and the port it feeds, so a node's lanes
+// are told apart.
+func TestLaneInStallReport(t *testing.T) {
+	h := newHost(t, Config{Topology: parseTopo(t, "ring:8"), Routing: "dor:none", VCs: 1, Buffer: 2, PacketSize: 64})
+	for i := int32(0); i < 8; i++ {
+		h.net.Send(netmodel.Message{ID: i, Src: i, Dst: (i + 3) % 8, Bytes: 4096})
+	}
+	h.run()
+	lines := h.net.Explain()
+	want := map[string]bool{
+		"512 packets wait for buffer space; 16 of 40 input buffers (2 packets each) are full": false,
+		"node 0's interface holds 60 packets waiting for room in r0.p2>p0 (2/2)":              false,
+		"node 3's interface holds 60 packets waiting for room in r3.p2>p0 (2/2)":              false,
+	}
+	for _, l := range lines {
+		if _, ok := want[l]; ok {
+			want[l] = true
+		}
+	}
+	for l, seen := range want {
+		if !seen {
+			t.Errorf("stall report lacks %q; it says:\n%s", l, strings.Join(lines, "\n"))
+		}
 	}
 }

@@ -128,6 +128,14 @@ func (n *Network) buffer(iv int32) netmodel.Buffer {
 	r := n.ports[gp].router
 	p := n.ports[gp].in
 	vc := iv - gp*n.nv
+	if gp >= n.portBase[len(n.portBase)-1] {
+		// An injection lane's buffer: named after the port it feeds, as
+		// the node's lanes share the terminal port's number.
+		c := &n.nics[^n.ports[gp].peer]
+		return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
+			Name:  fmt.Sprintf("r%d.p%d>p%d", r, p, c.out),
+			Where: fmt.Sprintf("router %d%s, node %d's injection lane towards port %d (%s)", r, n.at(int(r)), c.node, c.out, n.portLabel(int(r), int(c.out)))}
+	}
 	return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
 		Name:  fmt.Sprintf("r%d.p%d/vc%d", r, p, vc),
 		Where: fmt.Sprintf("router %d%s, port %d (%s), VC %d", r, n.at(int(r)), p, n.portLabel(int(r), int(p)), vc)}
