@@ -11,7 +11,7 @@ import (
 
 // DefaultMemoryLimit is the largest memory estimate (MemoryEstimate) of a
 // network New builds when Config.MemoryLimit is 0: 4 GB, well above the
-// 65,536-node torus of the project's benchmarks (about 0.17 GB) and below
+// 65,536-node torus of the project's benchmarks (about 0.34 GB) and below
 // what a mistyped size (torus:4096x4096, 16.7 M routers) would take.
 const DefaultMemoryLimit = 4e9
 
@@ -22,20 +22,31 @@ const DefaultMemoryLimit = 4e9
 // nothing, so a size can be refused before the network exists.
 func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 	R := int64(t.NumRouters())
+	L := int64(t.NumLinks())
+	N := int64(t.NumNodes())
+	// Injection lanes (nic): one per node, plus one per port towards a
+	// router for nodes alone on their router — taken here as every node
+	// when there are as many nodes as routers (direct networks).
+	lanes := N
 	ports := int64(0)
 	for r := 0; r < int(R); r++ {
 		ports += int64(t.NumPorts(r))
+		if N == R {
+			if k := routerPorts(t, r); k > 1 {
+				lanes += int64(k)
+			}
+		}
 	}
+	ports += lanes // every lane has a buffer of its own
 	ivs := ports * int64(max(vcs, 1))
 	B := int64(max(buffer, 1))
-	L := int64(t.NumLinks())
-	N := int64(t.NumNodes())
 	const time = int64(unsafe.Sizeof(des.Time(0)))
 	bytes := (R+1)*4 + // portBase
 		ports*(int64(unsafe.Sizeof(port{}))+int64(unsafe.Sizeof([]waiter(nil)))+time) + // ports, waiters, wakeAt
 		L*(int64(unsafe.Sizeof(link{}))+1) + // links, linkGroup
 		ivs*(int64(unsafe.Sizeof(inBuf{}))+int64(unsafe.Sizeof(outVC{}))+B*(4+time)) + // ins, outs, fifo, pend
-		N*(int64(unsafe.Sizeof(nic{}))+B*time) // nics, nicPend
+		lanes*(int64(unsafe.Sizeof(nic{}))+B*time) + // nics, nicPend
+		N*(int64(unsafe.Sizeof(nodeQueue{}))+4) // nq, nodeLane
 	if sampling {
 		bytes += L*(2*time+4) + ivs*(8+4+2)
 	}

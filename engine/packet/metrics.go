@@ -145,10 +145,12 @@ func (s *sampler) Tick(t des.Time, span bool) {
 		mean := (a - s.areaMark[iv]) / float64(period)
 		s.areaMark[iv] = a
 		s.lastMean[iv], s.lastMax[iv] = float32(mean), q.pmax
-		if q.pmax > 0 {
+		// Lanes' buffers (after the routers' ports) are the nodes'
+		// injection queues, reported with the NICs.
+		if q.pmax > 0 && int32(iv) < n.portBase[len(n.portBase)-1]*n.nv {
 			gp := int32(iv) / n.nv
 			r := n.ports[gp].router
-			sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: gp - n.portBase[r], VC: int32(iv) - gp*n.nv,
+			sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv,
 				Cur: int32(n.ins[iv].count), Max: int32(q.pmax), Mean: mean})
 		}
 		q.pmax = n.ins[iv].count
@@ -234,12 +236,12 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.Queues = make([]netmodel.QueueMetric, 0, len(n.ins))
 	for iv := range n.ins {
 		gp := int32(iv) / n.nv
-		if n.ports[gp].peer == noPeer {
+		if n.ports[gp].peer == noPeer || gp >= n.portBase[len(n.portBase)-1] {
 			continue
 		}
 		r := n.ports[gp].router
 		q := &n.ins[iv]
-		qm := netmodel.QueueMetric{Router: r, Port: gp - n.portBase[r], VC: int32(iv) - gp*n.nv, Capacity: n.nb,
+		qm := netmodel.QueueMetric{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv, Capacity: n.nb,
 			Cur: int32(n.ins[iv].count), Max: int32(q.max), LongWaits: uint64(q.long)}
 		if now > 0 {
 			qm.Mean = n.areaAt(iv, now) / float64(now)
@@ -250,9 +252,9 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		}
 		m.Queues = append(m.Queues, qm)
 	}
-	m.NICs = make([]netmodel.NICMetric, len(n.nics))
-	for i := range n.nics {
-		c := &n.nics[i]
+	m.NICs = make([]netmodel.NICMetric, len(n.nq))
+	for i := range n.nq {
+		c := &n.nq[i]
 		m.NICs[i] = netmodel.NICMetric{Node: int32(i), Queued: c.queued, Max: c.maxQueued, QueuedBytes: c.queuedBytes}
 	}
 }

@@ -133,7 +133,7 @@ const (
 const (
 	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed
 	evWake                  // obj: output port whose waiters retry
-	evNIC                   // obj: node whose NIC may inject again
+	evNIC                   // obj: injection lane that may inject again
 	evInjected              // obj: message slot whose last packet left its NIC
 	evDeliver               // obj: message slot whose last packet arrived
 )
@@ -181,8 +181,13 @@ type Network struct {
 	waiters [][]waiter
 	wakeAt  []des.Time
 
-	nics    []nic
-	nicPend []des.Time // node·B + slot
+	// nics are the injection lanes, nodeLane[node] … nodeLane[node+1]−1
+	// those of a node; nicPend[lane·B + slot] the times their credits
+	// come back; nq the nodes' queue statistics.
+	nics     []nic
+	nodeLane []int32
+	nicPend  []des.Time
+	nq       []nodeQueue
 
 	pk     []pkt
 	freePk int32
@@ -210,7 +215,8 @@ type port struct {
 	router int32 // its router
 	base   int32 // the router's first global port
 	link   int32 // the channel leaving through it, -1 if none
-	peer   int32 // the global port at the other end, ^node, or noPeer
+	peer   int32 // the global port at the other end, ^lane, or noPeer
+	in     int32 // its port number at the router (for a lane's buffer, the terminal port's)
 }
 
 // link is the state of a channel.
@@ -248,19 +254,32 @@ type waiter struct {
 	gen uint32
 }
 
+// nic is an injection lane of a node's network interface: a FIFO of
+// messages that injects into one input buffer of the node's router. A node
+// attached to a router of its own (a direct network: torus, mesh, ring,
+// hypercube) has one lane per router port towards another router, each
+// with its own buffer, so that it drives all of those ports at once and a
+// message blocked towards one direction does not hold the messages behind
+// it to other directions; every other node has one lane into its terminal
+// port.
 type nic struct {
-	router      int32
-	iv          int32 // the router's terminal input buffer (VC 0)
-	inject      int32 // link id node → router
-	credits     int32
-	phead       uint16
-	pcount      uint16
-	qhead       int32 // message FIFO (msg.next), -1 when empty
-	qtail       int32
-	at          des.Time // pending evNIC time, des.Never if none
-	queued      int64    // packets not yet injected
-	maxQueued   int64
-	queuedBytes int64
+	node    int32
+	out     int32 // the router port its messages leave by (-1: any)
+	iv      int32 // its input buffer at the router (VC 0)
+	inject  int32 // link id node → router
+	credits int32
+	phead   uint16
+	pcount  uint16
+	qhead   int32 // message FIFO (msg.next), -1 when empty
+	qtail   int32
+	at      des.Time // pending evNIC time, des.Never if none
+	free    des.Time // when its last packet has left the node
+	queued  int64    // packets not yet injected
+}
+
+// nodeQueue is the injection queue of a node, over all its lanes.
+type nodeQueue struct {
+	queued, maxQueued, queuedBytes int64
 }
 
 type pkt struct {
@@ -275,6 +294,7 @@ type pkt struct {
 }
 
 type msg struct {
+	lane    int32
 	id      int32
 	src     int32
 	dst     int32
@@ -364,28 +384,54 @@ func (n *Network) build() error {
 	t := n.topo
 	R := t.NumRouters()
 	V, B := int(n.nv), int(n.nb)
+	N := t.NumNodes()
+	// Nodes alone on their router get one injection lane per port
+	// towards another router (see nic); they are counted first so the
+	// lanes' buffers can follow the routers' ports.
+	alone := make([]int32, R)
+	for i := 0; i < N; i++ {
+		r, _ := t.Attach(i)
+		alone[r]++
+	}
+	n.nodeLane = make([]int32, N+1)
+	lanes := 0
+	for i := 0; i < N; i++ {
+		n.nodeLane[i] = int32(lanes)
+		lanes++
+		if r, _ := t.Attach(i); alone[r] == 1 {
+			if k := routerPorts(t, r); k > 1 {
+				lanes += k
+			}
+		}
+	}
+	n.nodeLane[N] = int32(lanes)
 	n.portBase = make([]int32, R+1)
 	total := 0
 	for r := 0; r < R; r++ {
 		n.portBase[r] = int32(total)
 		total += t.NumPorts(r)
-		if total*V > maxIndex || total*V*B > maxIndex {
+		if (total+lanes)*V > maxIndex || (total+lanes)*V*B > maxIndex {
 			return fmt.Errorf("packet: %s has too many ports × VCs × buffer slots for the model", t.Spec())
 		}
 	}
 	n.portBase[R] = int32(total)
+	routerTotal := total
+	total += lanes
 	n.ports = make([]port, total)
+	for gp := routerTotal; gp < total; gp++ {
+		n.ports[gp] = port{link: -1, peer: noPeer}
+	}
 	hasMedium := false
 	for r := 0; r < R; r++ {
 		np := t.NumPorts(r)
 		for p := 0; p < np; p++ {
 			gp := n.portBase[r] + int32(p)
-			pt := port{router: int32(r), base: n.portBase[r], link: int32(t.OutLink(r, p)), peer: noPeer}
+			pt := port{router: int32(r), base: n.portBase[r], link: int32(t.OutLink(r, p)), peer: noPeer, in: int32(p)}
 			switch pe := t.Peer(r, p); pe.Kind {
 			case topology.PeerRouter:
 				pt.peer = n.portBase[pe.ID] + int32(pe.Port)
 			case topology.PeerNode:
-				pt.peer = ^int32(pe.ID)
+				pt.peer = ^n.nodeLane[pe.ID]
 			}
 			n.ports[gp] = pt
 		}
@@ -428,15 +474,41 @@ func (n *Network) build() error {
 		n.wakeAt[i] = des.Never
 	}
 
-	N := t.NumNodes()
-	n.nics = make([]nic, N)
-	n.nicPend = make([]des.Time, N*B)
-	for i := range n.nics {
+	n.nics = make([]nic, lanes)
+	n.nicPend = make([]des.Time, lanes*B)
+	n.nq = make([]nodeQueue, N)
+	for i := 0; i < N; i++ {
 		r, p := t.Attach(i)
-		n.nics[i] = nic{router: int32(r), iv: (n.portBase[r] + int32(p)) * n.nv, inject: int32(t.InjectLink(i)),
+		term := n.portBase[r] + int32(p)
+		l := n.nodeLane[i]
+		n.nics[l] = nic{node: int32(i), out: -1, iv: term * n.nv, inject: int32(t.InjectLink(i)),
 			credits: n.nb, qhead: -1, qtail: -1, at: des.Never}
+		// A lane's buffer is a copy of the terminal port: same router,
+		// same port number for the routing, same links.
+		for q := 0; q < t.NumPorts(r) && l+1 < n.nodeLane[i+1]; q++ {
+			if t.Peer(r, q).Kind != topology.PeerRouter {
+				continue
+			}
+			l++
+			gp := int32(routerTotal) + l
+			n.ports[gp] = n.ports[term]
+			n.ports[gp].peer = ^l
+			n.nics[l] = n.nics[n.nodeLane[i]]
+			n.nics[l].out, n.nics[l].iv = int32(q), gp*n.nv
+		}
 	}
 	return nil
+}
+
+// routerPorts counts router r's ports that lead to another router.
+func routerPorts(t topology.Topology, r int) int {
+	k := 0
+	for p := 0; p < t.NumPorts(r); p++ {
+		if t.Peer(r, p).Kind == topology.PeerRouter {
+			k++
+		}
+	}
+	return k
 }
 
 // Name returns "packet".
@@ -494,10 +566,14 @@ func (n *Network) Send(m netmodel.Message) {
 		n.schedule(now, evDeliver, slot)
 		return
 	}
-	c := &n.nics[m.Src]
+	q := &n.nq[m.Src]
+	q.queued += g.toEmit
+	q.maxQueued = max(q.maxQueued, q.queued)
+	q.queuedBytes += m.Bytes
+	lane := n.lane(m.Src, m.Dst)
+	g.lane = lane
+	c := &n.nics[lane]
 	c.queued += g.toEmit
-	c.maxQueued = max(c.maxQueued, c.queued)
-	c.queuedBytes += m.Bytes
 	if c.qtail >= 0 {
 		n.msgs[c.qtail].next = slot
 	} else {
@@ -505,8 +581,30 @@ func (n *Network) Send(m netmodel.Message) {
 	}
 	c.qtail = slot
 	if c.qhead == slot {
-		n.pump(m.Src)
+		n.pump(lane)
 	}
+}
+
+// lane picks the injection lane of a message from src to dst: on a node
+// with several, the one towards the first router port of the message's
+// route (the routing's first choice for a fresh packet).
+func (n *Network) lane(src, dst int32) int32 {
+	l0, l1 := n.nodeLane[src], n.nodeLane[src+1]
+	if l1-l0 == 1 {
+		return l0
+	}
+	var st routing.State
+	n.alg.Init(&st, int(src), int(dst))
+	pt := &n.ports[n.nics[l0].iv/n.nv]
+	n.choices = n.alg.Route(int(pt.router), int(pt.in), 0, &st, n.choices[:0])
+	if len(n.choices) > 0 {
+		for l := l0 + 1; l < l1; l++ {
+			if n.nics[l].out == n.choices[0].Port {
+				return l
+			}
+		}
+	}
+	return l0
 }
 
 // Handle processes one of the network's events.

@@ -119,7 +119,7 @@ func (n *Network) try(iv int32) bool {
 	base := pt.base
 	id := n.front(iv)
 	p := &n.pk[id]
-	n.choices = n.alg.Route(int(pt.router), int(gp-base), int(vc), &p.st, n.choices[:0])
+	n.choices = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0])
 	for _, c := range n.choices {
 		og := base + c.Port
 		if c.Flags&routing.Eject != 0 {
@@ -172,7 +172,12 @@ func (n *Network) wake(og int32) {
 		n.wakeAt[og] = des.Never
 	}
 	k := len(n.waiters[og])
-	for i := 0; i < k; i++ {
+	i := 0
+	// Once og has no credit left, the waiters behind keep waiting for
+	// it: retrying them would only fail (a waiter that could leave by
+	// another port is woken by that port's credit). Under load this
+	// saves most of the failed routing attempts.
+	for ; i < k && n.hasCredit(og, now); i++ {
 		w := n.waiters[og][i]
 		if !n.ins[w.iv].waiting || n.ins[w.iv].gen != w.gen {
 			continue
@@ -183,10 +188,21 @@ func (n *Network) wake(og int32) {
 		}
 	}
 	rest := n.waiters[og]
-	n.waiters[og] = rest[:copy(rest, rest[k:])]
+	n.waiters[og] = rest[:copy(rest, rest[i:])]
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
 	}
+}
+
+// hasCredit reports whether any virtual channel of output port og has a
+// credit at now.
+func (n *Network) hasCredit(og int32, now des.Time) bool {
+	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
+		if n.avail(ov, now) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // depart sends input buffer iv's front packet id out of port og, into
@@ -265,12 +281,13 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 	n.push(out.peer*n.nv+(ov-og*n.nv), id, now)
 }
 
-// pump injects the packets of node's queued messages while its router's
-// terminal buffer has room.
-func (n *Network) pump(node int32) {
+// pump injects the packets of the messages queued on injection lane ln
+// while its buffer at the router has room.
+func (n *Network) pump(ln int32) {
 	now := n.h.Now()
-	c := &n.nics[node]
-	for c.qhead >= 0 && n.nicAvail(node, now) > 0 {
+	c := &n.nics[ln]
+	nq := &n.nq[c.node]
+	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
 		slot := c.qhead
 		g := &n.msgs[slot]
 		payload := g.left
@@ -281,11 +298,16 @@ func (n *Network) pump(node int32) {
 		p := &n.pk[id]
 		*p = pkt{msg: slot, next: -1, payload: payload, bytes: payload + n.cfg.Header, born: now}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
+		// The lane has the injection link to itself; the link's busy
+		// time counts the union of its lanes' transmissions.
 		lk := &n.links[c.inject]
-		s := max(now, lk.free)
+		s := max(now, c.free)
 		e := des.Add(s, n.ser(p.bytes, lk))
-		lk.free = e
-		lk.busy += e - s
+		c.free = e
+		if e > lk.free {
+			lk.busy += e - max(s, lk.free)
+			lk.free = e
+		}
 		lk.bytes += p.bytes
 		lk.packets++
 		n.hops++
@@ -297,7 +319,8 @@ func (n *Network) pump(node int32) {
 		g.left -= payload
 		g.toEmit--
 		c.queued--
-		c.queuedBytes -= payload
+		nq.queued--
+		nq.queuedBytes -= payload
 		if g.toEmit == 0 {
 			c.qhead = g.next
 			if c.qhead < 0 {
@@ -310,7 +333,7 @@ func (n *Network) pump(node int32) {
 		n.push(c.iv, id, now)
 	}
 	if c.qhead >= 0 && c.pcount > 0 {
-		n.nicWake(node, n.nicPend[node*n.nb+int32(c.phead)])
+		n.nicWake(ln, n.nicPend[ln*n.nb+int32(c.phead)])
 	}
 }
 

@@ -54,7 +54,7 @@ func (n *Network) blockedOn(iv int32, out []int32) []int32 {
 	base := n.portBase[r]
 	st := n.pk[n.front(iv)].st
 	now := n.h.Now()
-	n.choices = n.alg.Route(int(r), int(gp-base), int(iv-gp*n.nv), &st, n.choices[:0])
+	n.choices = n.alg.Route(int(r), int(n.ports[gp].in), int(iv-gp*n.nv), &st, n.choices[:0])
 	for _, c := range n.choices {
 		if c.Flags&routing.Eject != 0 {
 			continue
@@ -126,8 +126,16 @@ func (n *Network) cycle() []int32 {
 func (n *Network) buffer(iv int32) netmodel.Buffer {
 	gp := iv / n.nv
 	r := n.ports[gp].router
-	p := gp - n.portBase[r]
+	p := n.ports[gp].in
 	vc := iv - gp*n.nv
+	if gp >= n.portBase[len(n.portBase)-1] {
+		// An injection lane's buffer: named after the port it feeds, as
+		// the node's lanes share the terminal port's number.
+		c := &n.nics[^n.ports[gp].peer]
+		return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
+			Name:  fmt.Sprintf("r%d.p%d>p%d", r, p, c.out),
+			Where: fmt.Sprintf("router %d%s, node %d's injection lane towards port %d (%s)", r, n.at(int(r)), c.node, c.out, n.portLabel(int(r), int(c.out)))}
+	}
 	return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
 		Name:  fmt.Sprintf("r%d.p%d/vc%d", r, p, vc),
 		Where: fmt.Sprintf("router %d%s, port %d (%s), VC %d", r, n.at(int(r)), p, n.portLabel(int(r), int(p)), vc)}
@@ -243,7 +251,7 @@ func (n *Network) Explain() []string {
 			}
 			shown++
 			lines = append(lines, fmt.Sprintf("node %d's interface holds %d packets waiting for room in %s (%d/%d)",
-				i, c.queued, n.buffer(c.iv).Name, n.ins[c.iv].count, n.nb))
+				c.node, c.queued, n.buffer(c.iv).Name, n.ins[c.iv].count, n.nb))
 		}
 	}
 	return lines

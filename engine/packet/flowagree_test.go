@@ -1,0 +1,100 @@
+package packet
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/routing"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// flowZeroLoad is the flow model's time for a lone message (engine/flow on
+// branch flow, without SimGrid's factors): the sum of its route's link
+// latencies plus its size over the route's slowest link. The route is the
+// same one: the source's injection link, then the links the routing takes.
+func flowZeroLoad(t *testing.T, alg routing.Algorithm, src, dst int, bytes int64) (des.Time, int) {
+	t.Helper()
+	hops, err := routing.Path(alg, src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo := alg.Topology()
+	links := []topology.LinkID{topo.InjectLink(src)}
+	for _, h := range hops {
+		links = append(links, h.Link)
+	}
+	var lat des.Time
+	bw := 0.0
+	for i, id := range links {
+		l := topo.Link(id)
+		lat += des.Time(l.Props.Latency)
+		if i == 0 || l.Props.Bandwidth < bw {
+			bw = l.Props.Bandwidth
+		}
+	}
+	return lat + des.FromPS(float64(bytes)*1e12/bw), len(hops)
+}
+
+// At zero load (one message in the network) the packet model agrees with
+// the flow model. Without headers and router delay they are equal to the
+// picosecond, whatever the packet size: cut-through pipelines the packets
+// so that only the serialisation on one link counts, as a flow's. With
+// them the packet model is later by exactly what they add — packets ×
+// header / bandwidth plus routers × delay — which the flow model leaves
+// out (for 256 B packets with 16 B headers, 6.25 % of the serialisation).
+func TestZeroLoadAgreesWithFlow(t *testing.T) {
+	const ns = des.Nanosecond
+	tests := []struct {
+		spec, routing string
+		vcs           int
+		src, dst      int
+	}{
+		{"torus:8x8", "dor", 2, 0, 27},
+		{"torus:8x8", "dor", 2, 9, 10},
+		{"mesh:4x4x4", "dor", 1, 0, 63},
+		{"ring:16", "dor", 2, 3, 12},
+		{"hypercube:4", "dor", 1, 0, 15},
+		{"crossbar:8", "minimal", 1, 2, 7},
+		{"fattree:k=4,levels=3", "updown", 1, 0, 63},
+		{"dragonfly:p=2,a=4,h=2", "minimal", 2, 0, 71},
+	}
+	sizes := []int64{1, 1000, 65536, 1 << 20}
+	packetSizes := []int64{0, 256, 4096}
+	for _, tc := range tests {
+		for _, size := range sizes {
+			for _, ps := range packetSizes {
+				for _, extra := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%dB/p%d/header+delay=%v", tc.spec, size, ps, extra)
+					t.Run(name, func(t *testing.T) {
+						cfg := Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: tc.vcs, PacketSize: ps}
+						if extra {
+							cfg.Header, cfg.RouterDelay = 16, 20*ns
+						}
+						h := newHost(t, cfg)
+						h.net.Send(netmodel.Message{ID: 1, Src: int32(tc.src), Dst: int32(tc.dst), Bytes: size})
+						h.run()
+						got, ok := h.delivered[1]
+						if !ok {
+							t.Fatalf("not delivered: %v", h.net.Explain())
+						}
+						flow, routers := flowZeroLoad(t, h.net.Routing(), tc.src, tc.dst, size)
+						var want des.Time
+						if extra {
+							packets := int64(1)
+							if ps > 0 {
+								packets = (size + ps - 1) / ps
+							}
+							// 10 Gb/s: 800 ps a byte.
+							want = des.Time(packets*16*800) + des.Time(routers)*20*ns
+						}
+						if got-flow != want {
+							t.Errorf("packet model %v, flow model %v: packet − flow = %v, want %v", got, flow, got-flow, want)
+						}
+					})
+				}
+			}
+		}
+	}
+}
