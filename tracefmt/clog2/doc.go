@@ -87,7 +87,8 @@
 // one): those are written as read, with no STATEDEF added for them. A
 // STATEDEF of id 0 with start and end 0 leaves its state a Source of zeros,
 // which the model reads as none: the first state without a Source is that
-// one when the trace holds such a record.
+// one when the trace holds such a record. Likewise an EVENTDEF of event
+// type 0: the first user marker without a Source keeps event type 0.
 // Compute and wait events have no CLOG2 record and are left out;
 // collectives are COLLEVT records (which MPE itself never writes) whose
 // event type is the start event of the matching MPI state, and whose

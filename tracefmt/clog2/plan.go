@@ -81,8 +81,13 @@ type plan struct {
 	// event type 0: the model reads that Source as none, so the first
 	// state without one is that state, and keeps those ids.
 	zeroDef bool
-	mkEtype []int32
-	mkKind  []uint8
+	// zeroEvent says the file has event type 0 of its own (an EVENTDEF
+	// record of it, or clog2.undefined_events): its marker's Source is
+	// all zeros, which the model reads as none, so the first user marker
+	// without one is that marker, and keeps event type 0.
+	zeroEvent bool
+	mkEtype   []int32
+	mkKind    []uint8
 }
 
 // Bookkeeping marker kinds.
@@ -182,8 +187,13 @@ func (pl *plan) assignIDs() {
 	pl.mkKind = make([]uint8, len(t.Markers))
 	usedEt := map[int32]bool{}
 	dupEt := map[int]bool{} // markers whose Source.ID an earlier one has
+	zeroMk := -1
 	for i, m := range t.Markers {
 		pl.mkKind[i] = markerKind(m.Name)
+		if pl.zeroEvent && zeroMk < 0 && pl.mkKind[i] == mkUser && !hasSource(m.Source) {
+			zeroMk = i
+			usedEt[0] = true
+		}
 		if et, ok := markerSourceEtype(m.Source); pl.mkKind[i] == mkUser && ok {
 			dupEt[i] = usedEt[et]
 			usedEt[et] = true
@@ -191,8 +201,8 @@ func (pl *plan) assignIDs() {
 	}
 	nextEt := int32(userSoloEventIDStart)
 	for i, m := range t.Markers {
-		if pl.mkKind[i] != mkUser {
-			continue
+		if pl.mkKind[i] != mkUser || i == zeroMk {
+			continue // bookkeeping, or event type 0 as the zero value left it
 		}
 		if et, ok := markerSourceEtype(m.Source); ok && !dupEt[i] {
 			pl.mkEtype[i] = et

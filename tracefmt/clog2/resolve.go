@@ -127,6 +127,9 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	for _, d := range rd.stateDefs {
 		rs.pl.zeroDef = rs.pl.zeroDef || d.id == 0 && d.start == 0 && d.end == 0
 	}
+	for _, d := range rd.eventDefs {
+		rs.pl.zeroEvent = rs.pl.zeroEvent || d.etype == 0
+	}
 	rs.pl.assignIDs()
 	rs.pl.setCommIDs(rs.ids)
 	if err := rs.resolveRanks(); err != nil {

@@ -114,20 +114,7 @@ func TestStateDefsKeptWhenWritten(t *testing.T) {
 				cr.rec(float64(i+1), 0, 0, recBareEvt, bare(et)...)
 			}
 			file := cr.end(recEndLog, float64(len(c.types))).worldTable(1).bytes()
-			tr := readBytes(t, file)
-			written := writeBytes(t, tr)
-			back := readBytes(t, written)
-			for _, r := range []struct {
-				name string
-				tr   *tracefmt.Trace
-			}{{"read", tr}, {"written and read back", back}} {
-				if got := describeStates(r.tr); fmt.Sprint(got) != fmt.Sprint(c.want) {
-					t.Errorf("%s: %q, want %q", r.name, got, c.want)
-				}
-			}
-			if !bytes.Equal(written, file) {
-				t.Errorf("rewrite differs from the file: %s", firstDiff(file, written))
-			}
+			checkRewrite(t, file, describeStates, c.want)
 		})
 	}
 }
@@ -143,4 +130,75 @@ func describeStates(tr *tracefmt.Trace) []string {
 		}
 	}
 	return got
+}
+
+// TestEventDefsKeptWhenWritten: an EVENTDEF record of event type 0 gives
+// its marker a Source of zeros, which the model reads as none; written, the
+// marker must keep event type 0 and get no EVENTDEF of a new type, which
+// read back would be a second marker ("checkpoint (event 5000)") and grow
+// the file at each write (found by FuzzRead).
+func TestEventDefsKeptWhenWritten(t *testing.T) {
+	eventdef := func(etype int32, color, name, format string) []any {
+		return []any{i32(etype), i32(0), str{color, colorLen}, str{name, nameLen}, str{format, formatLen}}
+	}
+	for _, c := range []struct {
+		name string
+		defs [][]any
+		want []string
+	}{
+		{
+			name: "EVENTDEF of event type 0",
+			defs: [][]any{eventdef(0, "white", "checkpoint", "n=%d")},
+			want: []string{`checkpoint "white" "n=%d" 0`},
+		},
+		{
+			name: "EVENTDEFs of event types 0 and 5000",
+			defs: [][]any{eventdef(0, "white", "checkpoint", "n=%d"), eventdef(5000, "red", "restart", "")},
+			want: []string{`checkpoint "white" "n=%d" 0`, `restart "red" "" 5000`},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cr := newCraft(true, 1, 256)
+			cr.auto = true
+			cr.worldCommEvts(1, 0)
+			for _, d := range c.defs {
+				cr.rec(0.5, 0, 0, recEventDef, d...)
+			}
+			cr.rec(1, 0, 0, recBareEvt, bare(5001)...)
+			file := cr.end(recEndLog, 1).worldTable(1).bytes()
+			checkRewrite(t, file, describeMarkers, append(c.want, `event 5001 "" "" 5001`))
+		})
+	}
+}
+
+// describeMarkers lists the trace's marker definitions other than the
+// reader's bookkeeping ones: name, colour, format and source event type.
+func describeMarkers(tr *tracefmt.Trace) []string {
+	var got []string
+	for _, d := range tr.Markers {
+		if !strings.HasPrefix(d.Name, "CLOG2 ") {
+			got = append(got, fmt.Sprintf("%s %q %q %d", d.Name, d.Color, d.Format, d.Source.ID))
+		}
+	}
+	return got
+}
+
+// checkRewrite reads file, writes it and reads that back: describe must
+// give want for both traces, and the rewrite must be the file byte for byte.
+func checkRewrite(t *testing.T, file []byte, describe func(*tracefmt.Trace) []string, want []string) {
+	t.Helper()
+	tr := readBytes(t, file)
+	written := writeBytes(t, tr)
+	back := readBytes(t, written)
+	for _, r := range []struct {
+		name string
+		tr   *tracefmt.Trace
+	}{{"read", tr}, {"written and read back", back}} {
+		if got := describe(r.tr); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %q, want %q", r.name, got, want)
+		}
+	}
+	if !bytes.Equal(written, file) {
+		t.Errorf("rewrite differs from the file: %s", firstDiff(file, written))
+	}
 }

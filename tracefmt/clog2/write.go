@@ -127,6 +127,7 @@ func newWriter(t *tracefmt.Trace) (*writer, error) {
 			wr.pl.ownIDs[id] = true
 		}
 	}
+	wr.pl.zeroEvent = wr.eventDefs[0] || wr.undefEvents[0]
 	wr.pl.assignIDs()
 	// A trace read from CLOG2 is written as it was read: its bookkeeping
 	// records are all in its markers. Other traces get MPE's.
