@@ -35,26 +35,7 @@ func BenchmarkReplayFlow(b *testing.B) {
 		{"predict/flow-sampled", []string{"mode", "predict", "model", "flow"}},
 		{"predict/flow-torus", []string{"mode", "predict", "model", "flow", "topology", "torus:8x8", "sample-period", "0"}},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			cfg := cfgWith(b, tc.kv...)
-			b.ReportAllocs()
-			var events uint64
-			for b.Loop() {
-				s, err := New(tr, cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				res := s.Results()
-				if !res.Complete {
-					b.Fatalf("incomplete: %+v", res.Deadlock)
-				}
-				events += res.TraceEvents
-			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
-		})
+		b.Run(tc.name, func(b *testing.B) { benchReplay(b, tr, cfgWith(b, tc.kv...)) })
 	}
 }
 
@@ -74,27 +55,32 @@ func BenchmarkReplay(b *testing.B) {
 		{"causal/analytic-collectives", []string{"mode", "causal", "collectives", "analytic"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			cfg := cfgWith(b, tc.kv...)
-			b.ReportAllocs()
-			var events uint64
-			for b.Loop() {
-				s, err := New(tr, cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				res := s.Results()
-				if !res.Complete {
-					b.Fatalf("incomplete: %+v", res.Deadlock)
-				}
-				events += res.TraceEvents
-			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+			benchReplay(b, tr, cfgWith(b, tc.kv...))
 			b.ReportMetric(float64(tr.NumEvents()), "events/op")
 		})
 	}
+}
+
+// benchReplay replays tr with cfg to completion once per iteration and
+// reports trace events per second.
+func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config) {
+	b.ReportAllocs()
+	var events uint64
+	for b.Loop() {
+		s, err := New(tr, cfg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		res := s.Results()
+		if !res.Complete {
+			b.Fatalf("incomplete: %+v", res.Deadlock)
+		}
+		events += res.TraceEvents
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
 }
 
 // BenchmarkReplayRanks shows how the engine scales with the number of
