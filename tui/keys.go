@@ -29,6 +29,33 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
+// KeyActions returns the names of the global actions a user's
+// configuration may bind to other keys (Options.Keys). ctrl+c and the
+// number keys stay as they are, so that a configuration cannot lock a
+// user in.
+func KeyActions() []string {
+	return []string{"quit", "help", "next_tab", "prev_tab", "open", "theme", "cancel"}
+}
+
+// Rebind returns k with the actions named in keys (KeyActions) bound to
+// the keys given instead; the help shows the first. Unknown actions and
+// empty lists are ignored (the caller validated them).
+func (k KeyMap) Rebind(keys map[string][]string) KeyMap {
+	bindings := map[string]*key.Binding{
+		"quit": &k.Quit, "help": &k.Help, "next_tab": &k.NextTab, "prev_tab": &k.PrevTab,
+		"open": &k.Open, "theme": &k.Theme, "cancel": &k.Cancel,
+	}
+	for action, ks := range keys {
+		b := bindings[action]
+		if b == nil || len(ks) == 0 {
+			continue
+		}
+		b.SetKeys(ks...)
+		b.SetHelp(ks[0], b.Help().Desc)
+	}
+	return k
+}
+
 // ShortHelp implements help.KeyMap.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Help, k.NextTab, k.Open, k.Quit}

@@ -129,10 +129,10 @@ func New(opts Options) *Model {
 	}
 	tabs := opts.Tabs
 	if tabs == nil {
-		tabs = DefaultTabs()
+		tabs = defaultTabs(presetShared(opts.Preset))
 	}
 	m := &Model{
-		opts: opts, ctx: ctx, keys: DefaultKeyMap(), dark: true,
+		opts: opts, ctx: ctx, keys: DefaultKeyMap().Rebind(opts.Keys), dark: true,
 		tabs: tabs, views: make([]component.Model, len(tabs)),
 		help: help.New(),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -72,6 +73,12 @@ type Options struct {
 	// sessions so that a class on one trace builds them once. Nil means
 	// the session builds its own.
 	Derived *derived.Cache
+	// Keys binds global actions (KeyActions) to other keys, from the
+	// user's configuration; nil keeps DefaultKeyMap.
+	Keys map[string][]string
+	// Preset is the key of the machine preset (engine/preset) the Machine
+	// tab starts from when Tabs is nil; "" is the default machine.
+	Preset string
 }
 
 // SimBudget bounds the simulations of one session: the application stops
@@ -100,10 +107,12 @@ type Tab struct {
 
 // DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
 // select them. Adding a view is adding one line here.
-func DefaultTabs() []Tab {
-	// The Machine tab's configuration, which the Simulate tab runs; per
-	// session, and kept when another trace rebuilds the views.
-	wi := whatif.NewShared()
+func DefaultTabs() []Tab { return defaultTabs(whatif.NewShared()) }
+
+// defaultTabs returns the tabs with wi as the Machine tab's configuration,
+// which the Simulate tab runs; per session, and kept when another trace
+// rebuilds the views.
+func defaultTabs(wi *whatif.Shared) []Tab {
 	return []Tab{
 		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
 		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
@@ -163,4 +172,22 @@ func (o *Options) theme(dark bool) *themes.Theme {
 		return themes.Default(nil, dark)
 	}
 	return t
+}
+
+// presetShared returns a session's what-if state starting from the named
+// preset; an unknown or invalid name (the caller validated it) keeps the
+// default machine.
+func presetShared(name string) *whatif.Shared {
+	wi := whatif.NewShared()
+	if name == "" {
+		return wi
+	}
+	p, err := preset.Lookup(name)
+	if err != nil {
+		return wi
+	}
+	if cfg, err := p.Config(); err == nil {
+		wi.SetConfig(cfg, p.Name)
+	}
+	return wi
 }

@@ -343,8 +343,8 @@ func TestCheckFixUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"check", "--help"}, exitOK, "Usage: tracesim check FILE"},
-		{[]string{"fix", "--help"}, exitOK, "Usage: tracesim fix FILE -o OUT"},
+		{[]string{"check", "--help"}, exitOK, "tracesim check FILE [--json]"},
+		{[]string{"fix", "--help"}, exitOK, "tracesim fix FILE -o OUT"},
 		{[]string{"check"}, exitUsage, "expected 1 argument"},
 		{[]string{"check", in, "--lmin", "fast"}, exitUsage, "invalid value"},
 		{[]string{"check", in, "--replay", "maybe"}, exitUsage, "want auto, on or off"},

@@ -15,6 +15,10 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"charm.land/log/v2"
+
+	"github.com/tracesim/tracesim/internal/userconfig"
 )
 
 // Exit codes shared by every subcommand.
@@ -32,9 +36,25 @@ type env struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+	// config is the user's configuration file, read at start
+	// (internal/userconfig); the zero value when there is none.
+	config userconfig.Config
+	// log receives the --debug-log records; nil logs nothing.
+	log     *log.Logger
+	logFile io.Closer
+	// spec, when set, asks a command to describe itself instead of
+	// running: newFlags and parse record its synopsis, description and
+	// flags there, and parse returns exitOK before the command does
+	// anything (see describe).
+	spec *commandSpec
 }
 
-// command is one subcommand.
+// command is one subcommand. Its run function parses its own flags: it
+// calls newFlags, defines its flags and calls parse before doing
+// anything else, so that the command line can ask it for its flags
+// (describe) and give it cobra's parsing, help and completions. A run
+// function that does not may still be listed: its arguments are then
+// passed to it untouched.
 type command struct {
 	name    string
 	summary string
@@ -70,70 +90,23 @@ func main() {
 	os.Exit(code)
 }
 
-func run(e *env, args []string) int {
-	if len(args) == 0 {
-		return runUI(e, nil)
-	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			for _, c := range commands() {
-				if c.name == args[1] {
-					return c.run(e, []string{"--help"})
-				}
-			}
-		}
-		usage(e.stdout)
-		return exitOK
-	case "-version", "--version":
-		return runVersion(e, nil)
-	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(e, args[1:])
-		}
-	}
-	if strings.HasPrefix(args[0], "-") {
-		return runUI(e, args)
-	}
-	if _, err := os.Stat(args[0]); err == nil {
-		return runUI(e, args)
-	}
-	fmt.Fprintf(e.stderr, "tracesim: %q is neither a subcommand nor a file\n\n", args[0])
-	usage(e.stderr)
-	return exitUsage
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `tracesim explores, checks and replays MPI traces.
-
-Usage:
-  tracesim [FILE]                 open the terminal UI (a demo trace when no FILE)
-  tracesim COMMAND [ARGS] [FLAGS] run a command headless
-
-Commands:
-`)
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
-	}
-	fmt.Fprint(w, `
-Run 'tracesim COMMAND --help' for the flags of a command.
-Exit codes: 0 success, 1 failure, 2 usage error, 3 findings (check).
-`)
-}
-
 func runVersion(e *env, args []string) int {
-	fs := newFlags(e, "version", "", "Print the version of tracesim.")
+	fs := newFlags(e, "version", "", "Print the version of tracesim: the module version the go command\n"+
+		"recorded (a tag, or a pseudo-version naming the commit for 'go install …@COMMIT'),\n"+
+		"and the commit of a build in a git checkout.")
 	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
 		return code
 	}
-	fmt.Fprintf(e.stdout, "tracesim %s\n", version)
+	fmt.Fprintf(e.stdout, "tracesim %s\n", buildVersion())
 	return exitOK
 }
 
 // newFlags returns a flag set whose usage text shows the command's
 // synopsis and description.
 func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
+	if e.spec != nil {
+		e.spec.synopsis, e.spec.description = synopsis, description
+	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
@@ -150,11 +123,17 @@ func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
 }
 
 // parse parses flags placed anywhere among the positional arguments (Go's
-// flag package stops at the first positional one, but users write
-// `tracesim info FILE --json`). It checks the number of positional
-// arguments and returns them, with code -1 to go on, or the exit code to
-// return: 0 after --help, 2 on a usage error.
+// flag package stops at the first positional one). It checks the number
+// of positional arguments and returns them, with code -1 to go on, or the
+// exit code to return: 0 after --help, 2 on a usage error. Commands run
+// from the command line get their arguments from cobra as flags first,
+// then "--", then the positional arguments; the loop over flags after
+// positional arguments serves commands called with raw arguments.
 func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, int) {
+	if e.spec != nil {
+		e.spec.fs, e.spec.minPos, e.spec.maxPos = fs, minPos, maxPos
+		return nil, exitOK
+	}
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -181,12 +160,15 @@ func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]strin
 			usageHint(e, fs)
 			return nil, exitUsage
 		}
-		args = fs.Args()
-		if len(args) == 0 {
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			// The flag package consumed a "--": all that follows is
+			// positional, "-x" included.
+			pos = append(pos, rest...)
 			break
 		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
+		args = rest
+		if len(args) == 0 {
 			break
 		}
 		pos = append(pos, args[0])

@@ -219,7 +219,7 @@ func TestInfoErrors(t *testing.T) {
 		t.Errorf("info without a file: exit %d, want 2", code)
 	}
 	code, out, _ := tracesim(t, "info", "--help")
-	if code != exitOK || !strings.Contains(out, "Usage: tracesim info") {
+	if code != exitOK || !strings.Contains(out, "tracesim info FILE [--json] [--format NAME]") {
 		t.Errorf("info --help: exit %d, %q", code, out)
 	}
 }

@@ -30,7 +30,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	format := fs.String("format", "", "format of FILE (default: detected from its content)")
-	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
+	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
 	library := fs.String("library", "", "directory the file picker (o) may browse; files outside are refused")
 	pos, code := parse(e, fs, args, 0, 1)
@@ -43,9 +43,14 @@ Flags:
 			return exitUsage
 		}
 	}
+	if *theme == "" {
+		*theme = e.config.Theme // checked when the file was read
+	}
 	opts := tui.Options{
 		Format:  *format,
 		Theme:   *theme,
+		Keys:    e.config.Keys,
+		Preset:  e.config.Preset,
 		NoColor: *noColor,
 		Environ: os.Environ(),
 		Library: *library,

@@ -23,7 +23,7 @@ func TestUIFlags(t *testing.T) {
 		code int
 		out  string // in stdout or stderr
 	}{
-		{"help", []string{a, "--help"}, exitOK, "-theme string"},
+		{"help", []string{a, "--help"}, exitOK, "Colour theme: dark, light"},
 		{"help lists the library", []string{"--no-color", "--help"}, exitOK, "library"},
 		{"unknown theme", []string{a, "--theme", "neon"}, exitUsage, `unknown theme "neon"`},
 		{"unknown flag", []string{"--sparkle"}, exitUsage, "sparkle"},
