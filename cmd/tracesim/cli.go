@@ -176,9 +176,9 @@ func (e *env) runCommand(c command, args []string) error {
 	return nil
 }
 
-// newRoot builds the command tree: the UI at the root, then every entry
-// of commands() and a man page.
-func newRoot(e *env, args []string) *cobra.Command {
+// newRoot builds the command tree for the command line args: the UI at
+// the root, then every entry of cmds and a man page.
+func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 	ui := command{name: "tracesim", run: runUI}
 	spec, _ := describe(ui)
 	var recorded []string
@@ -221,7 +221,7 @@ func newRoot(e *env, args []string) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{commandPath(c), err}
 	})
-	for _, c := range commands() {
+	for _, c := range cmds {
 		root.AddCommand(cobraCommand(e, c))
 	}
 	root.AddCommand(manCommand())
@@ -234,8 +234,11 @@ func commandPath(c *cobra.Command) string {
 }
 
 // run runs the command line args and returns the exit code.
-func run(e *env, args []string) int {
-	root := newRoot(e, args)
+func run(e *env, args []string) int { return execute(e, args, commands()) }
+
+// execute runs the command line args with the subcommands cmds.
+func execute(e *env, args []string, cmds []command) int {
+	root := newRoot(e, args, cmds)
 	root.SetArgs(goStyleFlags(root, args))
 	root.SetIn(strings.NewReader(""))
 	root.SetOut(e.stdout)

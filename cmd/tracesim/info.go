@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
@@ -36,8 +37,14 @@ func runInfo(e *env, args []string) int {
 
 // load opens a trace for a headless command.
 func load(e *env, path, format string) (*tracefmt.Trace, error) {
+	start := time.Now()
 	t, _, err := formats.Open(e.ctx, path, format, nil)
-	return t, err
+	if err != nil {
+		e.debug("file not loaded", "path", path, "err", err)
+		return nil, err
+	}
+	e.debug("file loaded", "path", path, "format", t.Format, "ranks", len(t.Ranks), "elapsed", time.Since(start))
+	return t, nil
 }
 
 func writeJSON(e *env, name string, v any) int {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
@@ -171,7 +172,12 @@ func runSim(e *env, args []string) int {
 		return fail(e, "sim", err)
 	}
 	run := func() error {
-		if err := s.Run(e.ctx); err != nil {
+		start := time.Now()
+		model, _ := cfg.Get("model")
+		e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
+		err := s.Run(e.ctx)
+		e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
+		if err != nil {
 			if errors.Is(err, e.ctx.Err()) {
 				return fmt.Errorf("interrupted at simulated time %s", s.Now())
 			}

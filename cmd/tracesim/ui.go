@@ -17,60 +17,20 @@ import (
 // there is none. The file is loaded inside the UI, with progress and esc to
 // cancel.
 func runUI(e *env, args []string) int {
-	fs := newFlags(e, "", "", "")
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprint(w, `Usage: tracesim [FILE|DIR] [flags]
-
-Open the terminal UI on a trace file, on the trace files of a directory
-(picked with o), or on a built-in demo trace. Press ? in the UI for keys.
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	format := fs.String("format", "", "format of FILE (default: detected from its content)")
-	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
-	noColor := fs.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
-	library := fs.String("library", "", "directory the file picker (o) may browse; files outside are refused")
+	fs := newFlags(e, "", "[FILE|DIR]", "Open the terminal UI on a trace file, on the trace files of a directory\n"+
+		"(picked with o), or on a built-in demo trace. Press ? in the UI for keys.")
+	var f uiFlags
+	fs.StringVar(&f.format, "format", "", "format of FILE (default: detected from its content)")
+	fs.StringVar(&f.theme, "theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
+	fs.BoolVar(&f.noColor, "no-color", false, "monochrome display (also when NO_COLOR is set)")
+	fs.StringVar(&f.library, "library", "", "directory the file picker (o) may browse; files outside are refused")
 	pos, code := parse(e, fs, args, 0, 1)
 	if code >= 0 {
 		return code
 	}
-	if *theme != "" {
-		if _, err := themes.ByName(*theme); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim: %v\n", err)
-			return exitUsage
-		}
-	}
-	if *theme == "" {
-		*theme = e.config.Theme // checked when the file was read
-	}
-	opts := tui.Options{
-		Format:  *format,
-		Theme:   *theme,
-		Keys:    e.config.Keys,
-		Preset:  e.config.Preset,
-		NoColor: *noColor,
-		Environ: os.Environ(),
-		Library: *library,
-		Context: e.ctx,
-	}
-	if len(pos) == 1 {
-		if st, err := os.Stat(pos[0]); err != nil {
-			return fail(e, "ui", err)
-		} else if st.IsDir() {
-			// A directory is a library to pick from.
-			opts.Library = pos[0]
-		} else {
-			opts.Path = pos[0]
-		}
-	} else {
-		tr, err := demo.Trace()
-		if err != nil {
-			return fail(e, "ui", err)
-		}
-		opts.Trace, opts.Path = tr, demo.Name
+	opts, code := uiOptions(e, f, pos)
+	if code >= 0 {
+		return code
 	}
 	if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
 		// Bubble Tea would fail on /dev/tty with a message about TTYs.
@@ -83,4 +43,53 @@ Flags:
 		return fail(e, "ui", err)
 	}
 	return exitOK
+}
+
+// uiFlags are the flags of the UI.
+type uiFlags struct {
+	format, theme string
+	noColor       bool
+	library       string
+}
+
+// uiOptions returns the options of the UI for flags f, the user's
+// configuration and the positional arguments, with code -1 to go on, or
+// the exit code to return.
+func uiOptions(e *env, f uiFlags, pos []string) (tui.Options, int) {
+	if f.theme != "" {
+		if _, err := themes.ByName(f.theme); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim: %v\n", err)
+			return tui.Options{}, exitUsage
+		}
+	}
+	if f.theme == "" {
+		f.theme = e.config.Theme // checked when the file was read
+	}
+	opts := tui.Options{
+		Format:  f.format,
+		Theme:   f.theme,
+		Keys:    e.config.Keys,
+		Preset:  e.config.Preset,
+		NoColor: f.noColor,
+		Environ: os.Environ(),
+		Library: f.library,
+		Context: e.ctx,
+	}
+	if len(pos) == 1 {
+		if st, err := os.Stat(pos[0]); err != nil {
+			return opts, fail(e, "ui", err)
+		} else if st.IsDir() {
+			// A directory is a library to pick from.
+			opts.Library = pos[0]
+		} else {
+			opts.Path = pos[0]
+		}
+	} else {
+		tr, err := demo.Trace()
+		if err != nil {
+			return opts, fail(e, "ui", err)
+		}
+		opts.Trace, opts.Path = tr, demo.Name
+	}
+	return opts, -1
 }
