@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -49,11 +50,12 @@ func (m *Model) startLoad(path string) tea.Cmd {
 	l := &loading{seq: m.loadSeq, path: path, cancel: cancel, ch: make(chan tea.Msg, 1)}
 	m.load = l
 	// The goroutine must not read the model, which Update owns.
-	format, open := m.opts.Format, m.opts.Open
+	format, open, lg := m.opts.Format, m.opts.Open, m.opts.Log
 	go func() {
 		defer close(l.ch)
 		var tr *tracefmt.Trace
 		var err error
+		start := time.Now()
 		if open != nil {
 			tr, err = open(ctx, path)
 		} else {
@@ -65,6 +67,11 @@ func (m *Model) startLoad(path string) tea.Cmd {
 				default:
 				}
 			})
+		}
+		if err != nil {
+			debug(lg, "file not loaded", "path", path, "err", err)
+		} else {
+			debug(lg, "file loaded", "path", path, "format", tr.Format, "ranks", len(tr.Ranks), "elapsed", time.Since(start))
 		}
 		select {
 		case l.ch <- loadDoneMsg{l.seq, path, tr, err}:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"charm.land/log/v2"
+
 	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
@@ -79,6 +81,17 @@ type Options struct {
 	// Preset is the key of the machine preset (engine/preset) the Machine
 	// tab starts from when Tabs is nil; "" is the default machine.
 	Preset string
+	// Log receives debug records of the traces loaded and the simulations
+	// run (tracesim --debug-log), written from command goroutines, never
+	// from Update; nil logs nothing.
+	Log *log.Logger
+}
+
+// debug writes a record to l, if there is one.
+func debug(l *log.Logger, msg string, keyvals ...any) {
+	if l != nil {
+		l.Debug(msg, keyvals...)
+	}
 }
 
 // SimBudget bounds the simulations of one session: the application stops

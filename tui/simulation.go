@@ -27,14 +27,23 @@ type simUse struct {
 // session's budget: then the view gets a SliceMsg with an error that says
 // which limit it reached, and the run stops there (R starts a fresh one).
 func (m *Model) advance(a simulate.AdvanceMsg) tea.Cmd {
-	if m.sim.run != a.Runner {
+	first := m.sim.run != a.Runner
+	if first {
 		m.sim = simUse{run: a.Runner}
 	}
 	if err := m.overBudget(); err != nil {
 		return func() tea.Msg { return simulate.SliceMsg{Gen: a.Gen, Slice: runner.Slice{Err: err}} }
 	}
+	lg, path := m.opts.Log, m.path
 	return func() tea.Msg {
-		return simulate.SliceMsg{Gen: a.Gen, Slice: a.Runner.Advance(a.Ctx, a.Request)}
+		if first {
+			debug(lg, "simulation started", "trace", path)
+		}
+		s := a.Runner.Advance(a.Ctx, a.Request)
+		if s.Done || s.Err != nil {
+			debug(lg, "simulation ended", "trace", path, "simulated", s.Clock, "err", s.Err)
+		}
+		return simulate.SliceMsg{Gen: a.Gen, Slice: s}
 	}
 }
 

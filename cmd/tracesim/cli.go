@@ -88,7 +88,7 @@ func (r recordedFlag) Type() string {
 		t = t.Elem()
 	}
 	switch k := t.Kind(); {
-	case t.PkgPath() == "time" || t.Name() == "durationValue":
+	case t.Name() == "durationValue": // ours and the flag package's
 		return "duration"
 	case t.Name() == "sizeValue":
 		return "size"
@@ -240,7 +240,6 @@ func run(e *env, args []string) int { return execute(e, args, commands()) }
 func execute(e *env, args []string, cmds []command) int {
 	root := newRoot(e, args, cmds)
 	root.SetArgs(goStyleFlags(root, args))
-	root.SetIn(strings.NewReader(""))
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	defer e.close()

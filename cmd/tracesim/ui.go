@@ -70,6 +70,7 @@ func uiOptions(e *env, f uiFlags, pos []string) (tui.Options, int) {
 		Theme:   f.theme,
 		Keys:    e.config.Keys,
 		Preset:  e.config.Preset,
+		Log:     e.log,
 		NoColor: f.noColor,
 		Environ: os.Environ(),
 		Library: f.library,

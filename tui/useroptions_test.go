@@ -1,15 +1,21 @@
 package tui
 
 import (
+	"bytes"
 	"reflect"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/log/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/preset"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/machine"
+	"github.com/tracesim/tracesim/views/simulate"
 )
 
 // TestOptionsKeys: a user's key bindings replace the defaults, in the
@@ -86,4 +92,53 @@ func TestOptionsPreset(t *testing.T) {
 			t.Errorf("preset %q: named %q, want %q", tc.preset, name, tc.name)
 		}
 	}
+}
+
+// TestOptionsLog: the debug log records the traces the UI loads and the
+// simulations it runs, start and end.
+func TestOptionsLog(t *testing.T) {
+	var buf syncBuffer
+	lg := log.NewWithOptions(&buf, log.Options{Level: log.DebugLevel, Formatter: log.LogfmtFormatter})
+	p := writeTrace(t, t.TempDir(), "ring.clog2", gen.Options{Pattern: "ring", Ranks: 6, Iters: 4, Seed: 1})
+	m := New(Options{Path: p, NoColor: true, Log: lg})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Init()
+	finishLoad(t, m)
+	sim := m.tabIndex("Simulate")
+	press(m, string(rune('1'+sim)))
+	settle(t, m, press(m, "r"))
+	if v := m.ViewOf(sim).(*simulate.Model); v.Status() != simulate.Finished {
+		t.Fatalf("status %v", v.Status())
+	}
+	var msgs []string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		msg := regexp.MustCompile(`msg="([^"]+)"`).FindStringSubmatch(line)
+		if msg == nil || !strings.Contains(line, "ring.clog2") {
+			t.Errorf("record without msg or path: %q", line)
+			continue
+		}
+		msgs = append(msgs, msg[1])
+	}
+	want := "file loaded|simulation started|simulation ended"
+	if got := strings.Join(msgs, "|"); got != want {
+		t.Errorf("records %s, want %s\n%s", got, want, buf.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer the load goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
