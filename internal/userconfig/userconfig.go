@@ -135,7 +135,7 @@ func Parse(src []byte, allowed Allowed) (Config, error) {
 			if k == "preset" {
 				list = allowed.Presets
 			}
-			if len(list) > 0 && !slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) }) {
+			if len(list) > 0 && !slices.Contains(list, s) {
 				return Config{}, bad(key, "unknown %s %q (expected one of %s)", k, s, strings.Join(list, ", "))
 			}
 			if k == "theme" {
