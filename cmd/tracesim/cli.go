@@ -15,6 +15,10 @@ import (
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/tracesim/tracesim/engine/preset"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
 // The command line is a cobra command tree built per invocation from
@@ -125,11 +129,12 @@ func cobraCommand(e *env, c command) *cobra.Command {
 	cc := &cobra.Command{Use: c.name, Short: c.summary}
 	if !ok {
 		// Not migrated: the command parses its raw arguments, --help
-		// included.
+		// included, and `tracesim help NAME` asks it too.
 		cc.DisableFlagParsing = true
 		cc.RunE = func(_ *cobra.Command, args []string) error {
 			return e.runCommand(c, args)
 		}
+		cc.SetHelpFunc(func(*cobra.Command, []string) { c.run(e, []string{"--help"}) })
 		return cc
 	}
 	// The list of commands shows the positional arguments; the command's
@@ -143,11 +148,33 @@ func cobraCommand(e *env, c command) *cobra.Command {
 	cc.Long = spec.description
 	var recorded []string
 	addFlags(cc.Flags(), spec.fs, &recorded)
+	completeValues(cc)
 	cc.RunE = func(_ *cobra.Command, pos []string) error {
 		args := append(append(recorded, "--"), pos...)
 		return e.runCommand(c, args)
 	}
 	return cc
+}
+
+// completeValues lets the shells complete the values of the flags that
+// take a name from a fixed list, in every command that has them.
+func completeValues(cc *cobra.Command) {
+	lists := map[string]func() []string{
+		"format": func() []string { return formats.Names(false) },
+		"to":     func() []string { return formats.Names(true) },
+		"theme":  themes.Names,
+		"preset": preset.Keys,
+	}
+	for name, list := range lists {
+		if cc.Flags().Lookup(name) == nil {
+			continue
+		}
+		// Registering fails only for an unknown or already registered
+		// flag, which the lookup and the map rule out.
+		_ = cc.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return list(), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
 }
 
 // positional returns the leading positional arguments of a synopsis:
@@ -215,6 +242,7 @@ func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 		},
 	}
 	addFlags(root.Flags(), spec.fs, &recorded)
+	completeValues(root)
 	root.PersistentFlags().StringVar(&debugLog, "debug-log", "", "write a structured log (commands, files loaded, simulations) to this file")
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("tracesim {{.Version}}\n")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,12 +42,19 @@ func TestCLIBuiltins(t *testing.T) {
 		{[]string{"--help"}, []string{"USAGE", "tracesim [command] [FILE|DIR]", "COMMANDS", "check FILE", "Check causality",
 			"stats FILE", "FLAGS", "--debug-log", "--theme"}},
 		{[]string{"help", "sim"}, []string{"Replay a trace on a simulated machine", "tracesim sim FILE [--config FILE]", "--bandwidth", "--preset"}},
+		// Shells complete the values of flags that name a preset, a
+		// format or a theme (":4" is cobra's "no file completion").
+		{[]string{"__complete", "sim", "x.tsim", "--preset", ""}, []string{"default\ninsee-torus\n", ":4\n"}},
+		{[]string{"__complete", "convert", "x.tsim", "--to", ""}, []string{"clog2\ntsim\nti\n:4\n"}},
+		{[]string{"__complete", "--theme", ""}, []string{"dark\nlight\ncolorblind\nmono\n:4\n"}},
+		{[]string{"__complete", "sim", "x.tsim", "--band"}, []string{"--bandwidth\t[network] link bandwidth"}},
 		{[]string{"gen", "-h"}, []string{"tracesim gen PATTERN -o FILE", "-o --o", "Output file (required)", "--seed", "Random seed (1)"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errs := tracesim(t, tc.args...)
-			if code != exitOK || errs != "" {
+			// A completion request tells its directive on stderr.
+			if code != exitOK || errs != "" && tc.args[0] != "__complete" {
 				t.Fatalf("exit %d, stderr %q", code, errs)
 			}
 			rest := out
@@ -154,6 +162,7 @@ func TestCLIUnmigratedCommand(t *testing.T) {
 	var got [][]string
 	raw := func(e *env, args []string) int {
 		if args[0] == "--help" { // panics when described without arguments
+			fmt.Fprintln(e.stdout, "Usage: tracesim raw ANYTHING")
 			return exitOK
 		}
 		got = append(got, args)
@@ -169,8 +178,11 @@ func TestCLIUnmigratedCommand(t *testing.T) {
 	if len(got) != 1 || strings.Join(got[0], " ") != "-weird x --json" {
 		t.Errorf("the command got %q, want its arguments untouched", got)
 	}
-	if code := execute(e, []string{"raw", "--help"}, cmds); code != exitOK || len(got) != 1 {
-		t.Errorf("raw --help: exit %d, runs %d", code, len(got))
+	for _, args := range [][]string{{"raw", "--help"}, {"help", "raw"}} {
+		out.Reset()
+		if code := execute(e, args, cmds); code != exitOK || len(got) != 1 || out.String() != "Usage: tracesim raw ANYTHING\n" {
+			t.Errorf("%v: exit %d, runs %d, stdout %q; want the command's own help", args, code, len(got), out.String())
+		}
 	}
 }
 
