@@ -17,7 +17,7 @@ func runConvert(e *env, args []string) int {
 	to := fs.String("to", "", "output format (default: from OUT's extension)")
 	format := fs.String("format", "", "input format (default: detected from content)")
 	var cpu float64
-	fs.Var(flopsValue{&cpu}, "cpu-speed", "CPU speed converting work and time, e.g. 1Gf: needed to write an untimed trace\n(SimGrid TI) in a timed format; for TI output, the speed turning computation time into flops (default 1Gf)")
+	fs.Var(flopsValue{&cpu}, "cpu-speed", "the CPU speed converting work and time, e.g. 1Gf: needed to write an untimed trace\n(SimGrid TI) in a timed format; for TI output, the speed turning computation time into flops (default 1Gf)")
 	pos, code := parse(e, fs, args, 1, 1)
 	if code >= 0 {
 		return code

@@ -32,7 +32,7 @@ func runGen(e *env, args []string) int {
 	fs.Var(durationValue{&o.Skew}, "skew", "largest per-rank clock offset (adds offset and drift), e.g. 50us")
 	fs.Var(durationValue{&o.Latency}, "latency", "network latency of the timing model, e.g. 2us")
 	fs.Var(rateValue{&o.Bandwidth}, "bandwidth", "network bandwidth of the timing model, e.g. 10Gb/s")
-	fs.Var(durationValue{&o.Overhead}, "overhead", "CPU time of one MPI call, e.g. 500ns")
+	fs.Var(durationValue{&o.Overhead}, "overhead", "the CPU time of one MPI call, e.g. 500ns")
 	fs.Float64Var(&o.Jitter, "jitter", 0, "relative spread of computation times, in [0, 1)")
 	pos, code := parse(e, fs, args, 0, 1)
 	if code >= 0 {
