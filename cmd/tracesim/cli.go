@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,6 @@ import (
 type commandSpec struct {
 	synopsis, description string
 	fs                    *flag.FlagSet // nil: the command did not call parse
-	minPos, maxPos        int
 }
 
 // exitError carries a command's non-zero exit code through cobra; the
@@ -84,8 +84,8 @@ func (r recordedFlag) Set(s string) error {
 	return nil
 }
 
-// Type names the value in help and man pages: "bool", "int", "string",
-// "duration", or "value" for the units-taking values.
+// Type names the value for pflag: "bool", "int", "string", "duration",
+// "size", "rate", "speed", or "value" for the other values.
 func (r recordedFlag) Type() string {
 	t := reflect.TypeOf(r.inner)
 	if t.Kind() == reflect.Pointer {
@@ -150,8 +150,7 @@ func cobraCommand(e *env, c command) *cobra.Command {
 	addFlags(cc.Flags(), spec.fs, &recorded)
 	completeValues(cc)
 	cc.RunE = func(_ *cobra.Command, pos []string) error {
-		args := append(append(recorded, "--"), pos...)
-		return e.runCommand(c, args)
+		return e.runCommand(c, slices.Concat(recorded, []string{"--"}, pos))
 	}
 	return cc
 }
@@ -166,8 +165,12 @@ func completeValues(cc *cobra.Command) {
 		"preset": preset.Keys,
 	}
 	for name, list := range lists {
-		if cc.Flags().Lookup(name) == nil {
+		f := cc.Flags().Lookup(name)
+		if f == nil {
 			continue
+		}
+		if name == "format" && strings.HasPrefix(f.Usage, "output format") {
+			list = lists["to"] // gen writes
 		}
 		// Registering fails only for an unknown or already registered
 		// flag, which the lookup and the map rule out.
@@ -238,7 +241,7 @@ func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 					return usageError{"", errors.New(msg)}
 				}
 			}
-			return e.runCommand(ui, append(append(recorded, "--"), pos...))
+			return e.runCommand(ui, slices.Concat(recorded, []string{"--"}, pos))
 		},
 	}
 	addFlags(root.Flags(), spec.fs, &recorded)

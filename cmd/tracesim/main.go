@@ -131,7 +131,9 @@ func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
 // positional arguments serves commands called with raw arguments.
 func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, int) {
 	if e.spec != nil {
-		e.spec.fs, e.spec.minPos, e.spec.maxPos = fs, minPos, maxPos
+		// The counts of positional arguments are checked when the
+		// command runs, with its own messages.
+		e.spec.fs = fs
 		return nil, exitOK
 	}
 	for _, a := range args {
