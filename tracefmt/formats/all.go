@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/otf2"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -27,6 +28,17 @@ func All() []Format {
 			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return clog2.Read(r) },
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return clog2.Write(w, t)
+			},
+			Timed: true,
+		},
+		{
+			Name:        "otf2",
+			Description: "OTF2 archive (Score-P): the .otf2 anchor file with its .def and per-location files",
+			Extensions:  []string{".otf2"},
+			Sniff:       otf2.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				t, _, err := otf2.Read(path, r, otf2.DirOpener(filepath.Dir(path)))
+				return t, err
 			},
 			Timed: true,
 		},
