@@ -2,7 +2,10 @@ package formats
 
 import (
 	"io"
+	"os"
 	"path/filepath"
+
+	"github.com/tracesim/tracesim/internal/atomicfile"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/alog"
@@ -39,6 +42,9 @@ func All() []Format {
 			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
 				t, _, err := otf2.Read(path, r, otf2.DirOpener(filepath.Dir(path)))
 				return t, err
+			},
+			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
+				return otf2.Write(path, w, t, archiveFiles(filepath.Dir(path)))
 			},
 			Timed: true,
 		},
@@ -80,5 +86,17 @@ func All() []Format {
 				return simgridti.Write(w, t, simgridti.WriteOptions{CPUSpeed: o.CPUSpeed})
 			},
 		},
+	}
+}
+
+// archiveFiles writes the files of a format made of several (an OTF2
+// archive) next to the file the user named, each atomically.
+func archiveFiles(dir string) otf2.Creator {
+	return func(rel string, fn func(io.Writer) error) error {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return atomicfile.Write(path, fn)
 	}
 }

@@ -66,7 +66,38 @@ type scanner struct {
 // newScanner returns a scanner over the chunked file r, named name in
 // errors.
 func newScanner(name string, r io.Reader, chunkSize int) *scanner {
-	return &scanner{name: name, r: r, chunkSize: chunkSize, buf: make([]byte, chunkSize), base: -int64(chunkSize)}
+	return &scanner{name: name, r: r, chunkSize: chunkSize, base: -int64(chunkSize)}
+}
+
+// firstRead is how much of a chunk is read before the buffer grows to
+// the chunk size: definition chunks are 4 MiB by default, and most
+// definition files of a location are a few bytes.
+const firstRead = 64 << 10
+
+// fill reads the next chunk into buf, growing buf only as far as the
+// file has data; it returns io.EOF when no byte is left and
+// io.ErrUnexpectedEOF for a last, shorter chunk.
+func (s *scanner) fill() (int, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, min(s.chunkSize, firstRead))
+	}
+	n := 0
+	for {
+		m, err := io.ReadFull(s.r, s.buf[n:])
+		n += m
+		switch {
+		case err == io.EOF && n == 0:
+			return 0, io.EOF
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return n, io.ErrUnexpectedEOF
+		case err != nil:
+			return n, err
+		}
+		if n == s.chunkSize {
+			return n, nil
+		}
+		s.buf = append(s.buf, make([]byte, min(len(s.buf), s.chunkSize-len(s.buf)))...)
+	}
 }
 
 // errAt returns a FormatError at buffer offset p.
@@ -82,7 +113,7 @@ func (s *scanner) nextChunk() error {
 		return errEnd
 	}
 	s.base += int64(s.chunkSize)
-	n, err := io.ReadFull(s.r, s.buf)
+	n, err := s.fill()
 	switch {
 	case err == io.EOF:
 		s.done = true
