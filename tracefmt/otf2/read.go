@@ -81,8 +81,14 @@ type reader struct {
 	rankOfLoc map[uint64]int
 	comms     map[uint32]*commInfo
 	states    map[stateKey]tracefmt.StateID
-	b         *tracefmt.Builder
-	scale     float64
+	// masterStates caches the states of the master threads' regions by
+	// region id (dense in practice), 0 meaning not yet looked up: the
+	// map above costs a hash per Enter and Leave.
+	masterStates []tracefmt.StateID
+	// commByID holds the communicators of small ids, for the same reason.
+	commByID []*commInfo
+	b        *tracefmt.Builder
+	scale    float64
 }
 
 // commInfo is a communicator resolved to world ranks.
@@ -260,6 +266,12 @@ func (rd *reader) mapComms() error {
 			ci.index = 0xFFFF // assigned when the builder exists
 		}
 		rd.comms[c.ID] = ci
+		if c.ID < maxDenseID {
+			if int(c.ID) >= len(rd.commByID) {
+				rd.commByID = slices.Grow(rd.commByID, int(c.ID)+1-len(rd.commByID))[:c.ID+1]
+			}
+			rd.commByID[c.ID] = ci
+		}
 	}
 	return nil
 }
@@ -374,6 +386,7 @@ func (rd *reader) readRank(r int) error {
 			return err
 		}
 	}
+	rd.b.Grow(r, expectedEvents(locs))
 	rs := &rankState{r: r, reqs: map[reqKey]pendingReq{}, nextReq: 1}
 	for {
 		var next *location
@@ -393,6 +406,25 @@ func (rd *reader) readRank(r int) error {
 		}
 	}
 	return rd.finishRank(rs, locs)
+}
+
+// expectedEvents returns the number of events to reserve room for on a
+// rank: what the location definitions announce, believed only as far as
+// the event files' sizes allow (a record takes two bytes at least), and
+// up to a million per location when a size is unknown.
+func expectedEvents(locs []*location) int {
+	n := 0
+	for _, l := range locs {
+		c := l.Events
+		limit := uint64(1 << 20)
+		if st, ok := l.f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			if fi, err := st.Stat(); err == nil {
+				limit = uint64(fi.Size() / 2)
+			}
+		}
+		n += int(min(c, limit))
+	}
+	return n
 }
 
 // openLocation opens a location's definition and event files; nil when
@@ -428,7 +460,7 @@ func (rd *reader) openLocation(l Location, thread int) (*location, error) {
 // offsets and id mappings.
 func (rd *reader) advance(l *location) error {
 	err := l.ev.next(&l.rec)
-	if errors.Is(err, errEnd) {
+	if err == errEnd {
 		l.done = true
 		return nil
 	}
@@ -566,7 +598,7 @@ func (rd *reader) event(rs *rankState, l *location) error {
 		l.begin = i
 		return nil
 	case evMpiCollectiveEnd:
-		ci, ok := rd.comms[rec.comm]
+		ci, ok := rd.comm(rec.comm)
 		if !ok {
 			return l.errAt("MpiCollectiveEnd: communicator %d is not defined", rec.comm)
 		}
@@ -632,6 +664,9 @@ func (rs *rankState) newReq(k reqKey, recv int) int64 {
 // threads get states of their own ("name (thread 1)"), so that their
 // intervals pair among themselves on the rank's single stream.
 func (rd *reader) state(region uint32, thread int) (tracefmt.StateID, error) {
+	if thread == 0 && int64(region) < int64(len(rd.masterStates)) && rd.masterStates[region] > 0 {
+		return rd.masterStates[region] - 1, nil
+	}
 	k := stateKey{region, thread}
 	if id, ok := rd.states[k]; ok {
 		return id, nil
@@ -646,6 +681,12 @@ func (rd *reader) state(region uint32, thread int) (tracefmt.StateID, error) {
 	}
 	id := rd.b.DefineState(tracefmt.StateDef{Name: name, Category: category(rd.defs.name(g.Name), g)})
 	rd.states[k] = id
+	if thread == 0 && region < maxDenseID {
+		if int(region) >= len(rd.masterStates) {
+			rd.masterStates = slices.Grow(rd.masterStates, int(region)+1-len(rd.masterStates))[:region+1]
+		}
+		rd.masterStates[region] = id + 1
+	}
 	return id, nil
 }
 
@@ -677,7 +718,7 @@ func category(name string, g Region) tracefmt.Category {
 // peer resolves the peer of a point-to-point record: its trace
 // communicator and world rank.
 func (rd *reader) peer(r int, comm, local uint32) (uint16, int, error) {
-	ci, ok := rd.comms[comm]
+	ci, ok := rd.comm(comm)
 	if !ok {
 		return 0, 0, fmt.Errorf("communicator %d is not defined", comm)
 	}
@@ -687,6 +728,18 @@ func (rd *reader) peer(r int, comm, local uint32) (uint16, int, error) {
 	}
 	idx, err := rd.commIndex(r, ci)
 	return idx, w, err
+}
+
+// maxDenseID bounds the region and communicator ids cached in slices.
+const maxDenseID = 1 << 16
+
+// comm returns the communicator of an id.
+func (rd *reader) comm(id uint32) (*commInfo, bool) {
+	if int64(id) < int64(len(rd.commByID)) && rd.commByID[id] != nil {
+		return rd.commByID[id], true
+	}
+	ci, ok := rd.comms[id]
+	return ci, ok
 }
 
 // world returns the world rank of local rank local of a communicator.

@@ -13,7 +13,7 @@ import (
 
 // writeArchive writes t as an archive dir/traces.otf2 and returns the
 // anchor's path.
-func writeArchive(t *testing.T, tr *tracefmt.Trace, dir string) string {
+func writeArchive(t testing.TB, tr *tracefmt.Trace, dir string) string {
 	t.Helper()
 	anchor := filepath.Join(dir, "traces.otf2")
 	f, err := os.Create(anchor)
