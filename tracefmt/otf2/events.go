@@ -92,7 +92,11 @@ func (e *evtScanner) next(rec *record) error {
 		}
 		*rec = record{time: e.time, typ: t, at: s.base + int64(s.rec)}
 		if singleton(t) {
-			v, err := s.u64(s.end, "record field")
+			what := "request id"
+			if t == evEnter || t == evLeave {
+				what = "region"
+			}
+			v, err := s.u64(s.end, what)
 			if err != nil {
 				return err
 			}
