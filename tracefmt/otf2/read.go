@@ -338,10 +338,8 @@ func (rd *reader) readEvents() (*tracefmt.Trace, error) {
 		}
 		ci.index = idx
 	}
-	for r := range rd.ranks {
-		if err := rd.readRank(r); err != nil {
-			return nil, err
-		}
+	if err := rd.readRanks(); err != nil {
+		return nil, err
 	}
 	return rd.b.Finish()
 }
@@ -362,9 +360,103 @@ type location struct {
 	begin int
 }
 
-// readRank merges the event files of rank r's locations by time: its
-// threads' events become one stream.
-func (rd *reader) readRank(r int) error {
+// batchLen is the number of records handed from the decoding goroutine
+// to the building one at a time.
+const batchLen = 2048
+
+// batch is a run of one rank's records, in the order the rank's stream
+// takes them.
+type batch struct {
+	rank int
+	// grow, on a rank's first batch, is the number of events to reserve.
+	grow  int
+	first bool
+	items []item
+	// last marks a rank's last batch; locs are its locations then.
+	last bool
+	locs []*location
+	err  error
+}
+
+// item is one record and the location it comes from.
+type item struct {
+	loc *location
+	rec record
+}
+
+// readRanks decodes the ranks' event files on one goroutine while this
+// one builds the trace from the records: the two halves of the work
+// overlap.
+func (rd *reader) readRanks() error {
+	out := make(chan *batch, 4)
+	free := make(chan *batch, 8)
+	stop := make(chan struct{})
+	go rd.decode(out, free, stop)
+	var rs *rankState
+	var err error
+	for b := range out {
+		if err != nil {
+			continue // drain until the decoder has closed its files
+		}
+		if b.err != nil {
+			err = b.err
+			continue
+		}
+		if b.first {
+			rd.b.Grow(b.rank, b.grow)
+			rs = &rankState{r: b.rank, reqs: map[reqKey]pendingReq{}, nextReq: 1}
+		}
+		for i := range b.items {
+			if err = rd.event(rs, b.items[i].loc, &b.items[i].rec); err != nil {
+				break
+			}
+		}
+		if err == nil && b.last {
+			err = rd.finishRank(rs, b.locs)
+		}
+		if err != nil {
+			close(stop)
+			continue
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return err
+}
+
+// decode reads every rank's locations in turn, merging each rank's files
+// by time, and sends the records in batches; it stops when stop closes.
+func (rd *reader) decode(out chan<- *batch, free chan *batch, stop <-chan struct{}) {
+	defer close(out)
+	send := func(b *batch) bool {
+		select {
+		case out <- b:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	get := func(r int) *batch {
+		select {
+		case b := <-free:
+			*b = batch{rank: r, items: b.items[:0]}
+			return b
+		default:
+			return &batch{rank: r, items: make([]item, 0, batchLen)}
+		}
+	}
+	for r := range rd.ranks {
+		if !rd.decodeRank(r, send, get) {
+			return
+		}
+	}
+}
+
+// decodeRank sends rank r's records; false when the read stops (an
+// error was sent, or the builder stopped).
+func (rd *reader) decodeRank(r int, send func(*batch) bool, get func(int) *batch) bool {
 	var locs []*location
 	defer func() {
 		for _, l := range locs {
@@ -373,39 +465,61 @@ func (rd *reader) readRank(r int) error {
 			}
 		}
 	}()
+	fail := func(err error) bool {
+		send(&batch{err: err})
+		return false
+	}
 	for i, l := range rd.ranks[r] {
 		loc, err := rd.openLocation(l, i)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		if loc == nil {
 			continue
 		}
 		locs = append(locs, loc)
 		if err := rd.advance(loc); err != nil {
-			return err
+			return fail(err)
 		}
 	}
-	rd.b.Grow(r, expectedEvents(locs))
-	rs := &rankState{r: r, reqs: map[reqKey]pendingReq{}, nextReq: 1}
+	b := get(r)
+	b.first, b.grow = true, expectedEvents(locs)
 	for {
-		var next *location
-		for _, l := range locs {
-			if !l.done && (next == nil || l.rec.time < next.rec.time) {
-				next = l
-			}
-		}
+		next := rd.earliest(locs)
 		if next == nil {
 			break
 		}
-		if err := rd.event(rs, next); err != nil {
-			return err
+		if len(b.items) == cap(b.items) {
+			if !send(b) {
+				return false
+			}
+			b = get(r)
 		}
+		b.items = append(b.items, item{loc: next, rec: next.rec})
 		if err := rd.advance(next); err != nil {
-			return err
+			return fail(err)
 		}
 	}
-	return rd.finishRank(rs, locs)
+	b.last, b.locs = true, locs
+	return send(b)
+}
+
+// earliest returns the location whose next record comes first (the
+// master thread on ties), or nil when all are done.
+func (rd *reader) earliest(locs []*location) *location {
+	if len(locs) == 1 {
+		if locs[0].done {
+			return nil
+		}
+		return locs[0]
+	}
+	var next *location
+	for _, l := range locs {
+		if !l.done && (next == nil || l.rec.time < next.rec.time) {
+			next = l
+		}
+	}
+	return next
 }
 
 // expectedEvents returns the number of events to reserve room for on a
@@ -508,20 +622,19 @@ type pendingReq struct {
 	recv int
 }
 
-// errAt returns an error at a location's current record.
-func (l *location) errAt(format string, args ...any) error {
-	return &FormatError{File: l.file, Offset: l.rec.at, Msg: fmt.Sprintf(format, args...)}
+// errAt returns an error at a record of a location.
+func (l *location) errAt(rec *record, format string, args ...any) error {
+	return &FormatError{File: l.file, Offset: rec.at, Msg: fmt.Sprintf(format, args...)}
 }
 
 // event turns a location's current record into trace events.
-func (rd *reader) event(rs *rankState, l *location) error {
-	rec := &l.rec
+func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 	tm := float64(int64(rec.time-rd.defs.Offset)) * rd.scale
 	switch rec.typ {
 	case evEnter, evLeave:
 		st, err := rd.state(rec.a, l.thread)
 		if err != nil {
-			return l.errAt("%v", err)
+			return l.errAt(rec, "%v", err)
 		}
 		e := tracefmt.Enter(tm, st)
 		if rec.typ == evLeave {
@@ -532,7 +645,7 @@ func (rd *reader) event(rs *rankState, l *location) error {
 	case evMpiSend, evMpiIsend:
 		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
 		if err != nil {
-			return l.errAt("%s: %v", recName(rec.typ), err)
+			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
 		e := tracefmt.Send(tm, peer, int32(rec.tag), comm, int64(rec.n))
 		if rec.typ == evMpiIsend {
@@ -565,7 +678,7 @@ func (rd *reader) event(rs *rankState, l *location) error {
 	case evMpiRecv, evMpiIrecv:
 		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
 		if err != nil {
-			return l.errAt("%s: %v", recName(rec.typ), err)
+			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
 		if rec.typ == evMpiIrecv {
 			k := reqKey{l.thread, rec.req}
@@ -600,14 +713,14 @@ func (rd *reader) event(rs *rankState, l *location) error {
 	case evMpiCollectiveEnd:
 		ci, ok := rd.comm(rec.comm)
 		if !ok {
-			return l.errAt("MpiCollectiveEnd: communicator %d is not defined", rec.comm)
+			return l.errAt(rec, "MpiCollectiveEnd: communicator %d is not defined", rec.comm)
 		}
 		op := collOp(rec.op)
 		root := -1
 		if op.Rooted() && rec.a != undefined32 {
 			w, err := rd.world(rs.r, ci, rec.a)
 			if err != nil {
-				return l.errAt("MpiCollectiveEnd: root: %v", err)
+				return l.errAt(rec, "MpiCollectiveEnd: root: %v", err)
 			}
 			root = w
 		}
