@@ -245,7 +245,7 @@ func (d *Defs) record(s *scanner, t byte) error {
 				return err
 			}
 		}
-		g.Type = pre
+		g.Type, g.Paradigm = groupTypePre12(pre)
 		if s.pos < end { // added in OTF2 1.2
 			if g.Type, err = s.byte1(end, "group type"); err != nil {
 				return err
@@ -276,6 +276,24 @@ func (d *Defs) record(s *scanner, t byte) error {
 	}
 	s.pos = end
 	return nil
+}
+
+// groupTypePre12 converts a group type of OTF2 before 1.2, which named
+// MPI's groups, to a group type and paradigm (as the library does).
+func groupTypePre12(t uint8) (uint8, uint8) {
+	switch t {
+	case 1, 2:
+		return t, 0 // locations, regions
+	case 3:
+		return 2, 0 // metric groups read as regions, as the library does
+	case 4:
+		return groupCommGroup, paradigmMPI
+	case 5:
+		return groupCommSelf, paradigmMPI
+	case 6:
+		return groupCommLocations, paradigmMPI
+	}
+	return 0, 0
 }
 
 // localDefs are what a location's own definition file says: how its

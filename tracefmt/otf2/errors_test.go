@@ -3,6 +3,7 @@ package otf2
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -83,5 +84,44 @@ func TestErrors(t *testing.T) {
 				t.Errorf("%T is no FormatError", err)
 			}
 		})
+	}
+}
+
+// TestGroupsBeforeOTF21_2: an archive whose group records end after their
+// members (OTF2 before 1.2) names its MPI groups by the old group types;
+// the reader finds the ranks and communicators all the same.
+func TestGroupsBeforeOTF21_2(t *testing.T) {
+	files := archiveFiles(t, "testdata/archives/subcomm/traces.otf2")
+	// Cut the three fields of 1.2 (type, paradigm, flags: 3 bytes when the
+	// flags are 0) off every group record and shorten its length.
+	def := files["traces.def"]
+	s := newScanner("traces.def", bytes.NewReader(def), maxChunkSize)
+	var out []byte
+	last := 0
+	for {
+		typ, err := s.recordType()
+		if err != nil {
+			break
+		}
+		at := s.rec
+		end, err := s.length()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.pos = end
+		if typ == defGroup {
+			out = append(out, def[last:at]...)
+			out = append(out, typ, def[at+1]-3)
+			out = append(out, def[at+2:end-3]...)
+			last = end
+		}
+	}
+	files["traces.def"] = append(out, def[last:]...)
+	tr, _, err := Read("traces.otf2", bytes.NewReader(files["traces.otf2"]), mapOpener(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Size() != 6 || len(tr.Comms) != 3 || tr.Comms[1].Name != "even" || fmt.Sprint(tr.Comms[1].Ranks) != "[0 2 4]" {
+		t.Errorf("%d ranks, communicators %+v; want 6 ranks, world, even [0 2 4], odd", tr.Size(), tr.Comms)
 	}
 }
