@@ -25,6 +25,14 @@ func TestOTF2Archive(t *testing.T) {
 				f.Name, s.Ranks, s.Events, s.Messages.Matched, s.Collectives)
 		}
 	})
+	t.Run("directory", func(t *testing.T) {
+		dir := filepath.Dir(sharedSample(t, "otf2/ping-pong/traces.otf2"))
+		_, _, err := Open(context.Background(), dir, "", nil)
+		want := dir + ": is a directory, not a trace file (open its OTF2 anchor file " + filepath.Join(dir, "traces.otf2") + ")"
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v\nwant %s", err, want)
+		}
+	})
 	t.Run("save", func(t *testing.T) {
 		src, _, err := Open(context.Background(), filepath.Join("..", "..", "testdata", "tsim", "ring3.tsim"), "", nil)
 		if err != nil {
