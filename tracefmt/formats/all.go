@@ -1,7 +1,10 @@
 package formats
 
 import (
+	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -40,7 +43,7 @@ func All() []Format {
 			Extensions:  []string{".otf2"},
 			Sniff:       otf2.Sniff,
 			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
-				t, _, err := otf2.Read(path, r, otf2.DirOpener(filepath.Dir(path)))
+				t, _, err := otf2.Read(path, r, stoppedWith(r, otf2.DirOpener(filepath.Dir(path))))
 				return t, err
 			},
 			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
@@ -99,4 +102,40 @@ func archiveFiles(dir string) otf2.Creator {
 		}
 		return atomicfile.Write(path, fn)
 	}
+}
+
+// stoppedWith makes the files open opens stop when reading the anchor
+// file r would: Open's reader fails with the context's error once it is
+// cancelled, even for an empty read, and an archive's other files are
+// where the time goes.
+func stoppedWith(r io.Reader, open otf2.Opener) otf2.Opener {
+	return func(name string) (io.ReadCloser, error) {
+		f, err := open(name)
+		if err != nil {
+			return nil, err
+		}
+		return &stoppableFile{ReadCloser: f, anchor: r}, nil
+	}
+}
+
+// stoppableFile is a file of an archive that asks the anchor's reader
+// whether to go on before each read.
+type stoppableFile struct {
+	io.ReadCloser
+	anchor io.Reader
+}
+
+// Stat passes the file's size on: the reader reserves events by it.
+func (f *stoppableFile) Stat() (fs.FileInfo, error) {
+	if st, ok := f.ReadCloser.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		return st.Stat()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+func (f *stoppableFile) Read(p []byte) (int, error) {
+	if _, err := f.anchor.Read(nil); errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 0, err
+	}
+	return f.ReadCloser.Read(p)
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,6 +24,16 @@ func TestOTF2Archive(t *testing.T) {
 		if f.Name != "otf2" || s.Ranks != 2 || s.Events != 116 || s.Messages.Matched != 16 || s.Collectives != 0 {
 			t.Errorf("%s: %d ranks, %d events, %d messages, %d collectives; want otf2: 2, 116, 16, 0",
 				f.Name, s.Ranks, s.Events, s.Messages.Matched, s.Collectives)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		// Cancelled once the anchor file is read: the archive's other
+		// files stop the read.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, _, err := Open(ctx, sharedSample(t, "otf2/ping-pong/traces.otf2"), "", func(done, total int64) { cancel() })
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want %v", err, context.Canceled)
 		}
 	})
 	t.Run("directory", func(t *testing.T) {
