@@ -139,6 +139,7 @@ func TestAgainstOTF2Library(t *testing.T) {
 			anchor := generate(t, tt.name)
 			ref := printCounts(t, anchor)
 			got, _ := ourCounts(t, anchor, true)
+			t.Logf("ours %+v, otf2-print %+v", got, ref)
 			if got != ref {
 				t.Errorf("ours %+v\notf2-print %+v", got, ref)
 			}
