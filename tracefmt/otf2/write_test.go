@@ -78,27 +78,28 @@ func TestRoundTrip(t *testing.T) {
 	needTools(t, false)
 	tests := []struct {
 		path string
-		read func(io.Reader) (*tracefmt.Trace, error)
+		read func(string) (*tracefmt.Trace, error)
 		want counts
 		// lossy marks a trace with what OTF2 records cannot hold: markers
 		// and compute bursts (no record: the span may end earlier) and
 		// wildcard receives (MpiRecv names the actual sender only).
 		lossy bool
 	}{
-		{"../../testdata/mpe/masterworker.clog2", clog2.Read, counts{Ranks: 4, EventRecords: 514, States: 174, Messages: 83}, false},
-		{"../../testdata/mpe/colls.clog2", clog2.Read, counts{Ranks: 4, EventRecords: 496, States: 128, Collectives: 120}, false},
-		{"../../testdata/mpe/allreduce.clog2", clog2.Read, counts{Ranks: 4, EventRecords: 176, States: 48, Collectives: 40}, false},
-		{"../../testdata/tsim/ring3.tsim", tsim.Read, counts{Ranks: 3, EventRecords: 36, States: 12, Messages: 3, Collectives: 3}, false},
-		{"../../testdata/tsim/features.tsim", tsim.Read, counts{Ranks: 4, EventRecords: 33, States: 6, Messages: 4, Collectives: 5}, true},
+		{"../../testdata/mpe/masterworker.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 514, States: 174, Messages: 83}, false},
+		{"../../testdata/mpe/colls.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 496, States: 128, Collectives: 120}, false},
+		{"../../testdata/mpe/allreduce.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 176, States: 48, Collectives: 40}, false},
+		{"../../testdata/tsim/ring3.tsim", fromReader(tsim.Read), counts{Ranks: 3, EventRecords: 36, States: 12, Messages: 3, Collectives: 3}, false},
+		// OTF2 archives the library wrote, through our writer: the
+		// sub-communicators' local ranks and the non-blocking requests
+		// must come out as otf2-print counts them.
+		{"testdata/archives/subcomm/traces.otf2", ReadFile, counts{Ranks: 6, EventRecords: 72, States: 22, Messages: 2, Collectives: 12}, false},
+		{"testdata/archives/isend_irecv/traces.otf2", ReadFile, counts{Ranks: 4, EventRecords: 60, States: 22, Messages: 4}, false},
+		{"testdata/archives/threads/traces.otf2", ReadFile, counts{Ranks: 2, EventRecords: 26, States: 12, Messages: 1}, false},
+		{"../../testdata/tsim/features.tsim", fromReader(tsim.Read), counts{Ranks: 4, EventRecords: 33, States: 6, Messages: 4, Collectives: 5}, true},
 	}
 	for _, tt := range tests {
-		t.Run(filepath.Base(tt.path), func(t *testing.T) {
-			f, err := os.Open(tt.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			src, err := tt.read(f)
-			f.Close()
+		t.Run(filepath.Base(filepath.Dir(tt.path))+"/"+filepath.Base(tt.path), func(t *testing.T) {
+			src, err := tt.read(tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,5 +127,17 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("duration %g s, read back %g s", ss.Duration, bs.Duration)
 			}
 		})
+	}
+}
+
+// fromReader makes a file reader of a stream reader.
+func fromReader(read func(io.Reader) (*tracefmt.Trace, error)) func(string) (*tracefmt.Trace, error) {
+	return func(path string) (*tracefmt.Trace, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return read(f)
 	}
 }
