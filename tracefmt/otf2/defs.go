@@ -81,10 +81,9 @@ type Location struct {
 
 // Region is a code region: what Enter and Leave records name.
 type Region struct {
-	Name      uint32
-	Role      uint8
-	Paradigm  uint8
-	hasLayout bool
+	Name     uint32
+	Role     uint8
+	Paradigm uint8
 }
 
 // Group lists members: locations (COMM_LOCATIONS) or ranks of the
@@ -216,7 +215,6 @@ func (d *Defs) record(s *scanner, t byte) error {
 			if g.Paradigm, err = s.byte1(end, "paradigm"); err != nil {
 				return err
 			}
-			g.hasLayout = true
 		}
 		d.Regions[id] = g
 	case defGroup:
