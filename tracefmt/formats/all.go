@@ -1,13 +1,20 @@
 package formats
 
 import (
+	"context"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+
+	"github.com/tracesim/tracesim/internal/atomicfile"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/otf2"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -27,6 +34,20 @@ func All() []Format {
 			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return clog2.Read(r) },
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return clog2.Write(w, t)
+			},
+			Timed: true,
+		},
+		{
+			Name:        "otf2",
+			Description: "OTF2 archive (Score-P): the .otf2 anchor file with its .def and per-location files",
+			Extensions:  []string{".otf2"},
+			Sniff:       otf2.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				t, _, err := otf2.Read(path, r, stoppedWith(r, otf2.DirOpener(filepath.Dir(path))))
+				return t, err
+			},
+			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
+				return otf2.Write(path, w, t, archiveFiles(filepath.Dir(path)))
 			},
 			Timed: true,
 		},
@@ -69,4 +90,52 @@ func All() []Format {
 			},
 		},
 	}
+}
+
+// archiveFiles writes the files of a format made of several (an OTF2
+// archive) next to the file the user named, each atomically.
+func archiveFiles(dir string) otf2.Creator {
+	return func(rel string, fn func(io.Writer) error) error {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		return atomicfile.Write(path, fn)
+	}
+}
+
+// stoppedWith makes the files open opens stop when reading the anchor
+// file r would: Open's reader fails with the context's error once it is
+// cancelled, even for an empty read, and an archive's other files are
+// where the time goes.
+func stoppedWith(r io.Reader, open otf2.Opener) otf2.Opener {
+	return func(name string) (io.ReadCloser, error) {
+		f, err := open(name)
+		if err != nil {
+			return nil, err
+		}
+		return &stoppableFile{ReadCloser: f, anchor: r}, nil
+	}
+}
+
+// stoppableFile is a file of an archive that asks the anchor's reader
+// whether to go on before each read.
+type stoppableFile struct {
+	io.ReadCloser
+	anchor io.Reader
+}
+
+// Stat passes the file's size on: the reader reserves events by it.
+func (f *stoppableFile) Stat() (fs.FileInfo, error) {
+	if st, ok := f.ReadCloser.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		return st.Stat()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+func (f *stoppableFile) Read(p []byte) (int, error) {
+	if _, err := f.anchor.Read(nil); errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 0, err
+	}
+	return f.ReadCloser.Read(p)
 }

@@ -115,6 +115,11 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 		return nil, nil, err
 	}
 	if st.IsDir() {
+		if anchors, _ := filepath.Glob(filepath.Join(path, "*.otf2")); len(anchors) == 1 {
+			// An OTF2 archive is a directory of files: say which one
+			// names it.
+			return nil, nil, fmt.Errorf("%s: is a directory, not a trace file (open its OTF2 anchor file %s)", path, anchors[0])
+		}
 		return nil, nil, fmt.Errorf("%s: is a directory, not a trace file", path)
 	}
 	head, err := readHead(f)

@@ -1,0 +1,939 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// Opener opens a file of an archive by its path relative to the directory
+// of the anchor file ("traces.def", "traces/0.evt").
+type Opener func(name string) (io.ReadCloser, error)
+
+// DirOpener opens files relative to dir.
+func DirOpener(dir string) Opener {
+	return func(name string) (io.ReadCloser, error) {
+		return os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+	}
+}
+
+// Stats counts what a read went through, for comparing with otf2-print.
+type Stats struct {
+	// Locations is the number of locations whose events were read.
+	Locations int
+	// EventRecords counts the event records read (timestamps and
+	// attribute lists excluded), of every type.
+	EventRecords int
+	// GlobalDefs counts the global definition records.
+	GlobalDefs int
+}
+
+// ReadFile reads the archive whose anchor file is path.
+func ReadFile(path string) (*tracefmt.Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, _, err := Read(path, f, DirOpener(filepath.Dir(path)))
+	return t, err
+}
+
+// Read reads an archive: r is its anchor file, named path in errors and
+// naming the archive (path "dir/traces.otf2" has its definitions in
+// "traces.def" and its locations' files in "traces/"); open opens those
+// relative to the anchor's directory.
+func Read(path string, r io.Reader, open Opener) (*tracefmt.Trace, *Stats, error) {
+	a, err := readAnchor(path, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	rd := &reader{anchor: a, open: open, base: base, dir: filepath.Dir(path), stats: &Stats{}}
+	if err := rd.readDefs(); err != nil {
+		return nil, nil, err
+	}
+	t, err := rd.readEvents()
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, rd.stats, nil
+}
+
+// reader holds what one Read call knows.
+type reader struct {
+	anchor *Anchor
+	open   Opener
+	base   string
+	dir    string
+	defs   *Defs
+	stats  *Stats
+	// ranks lists, per world rank, its locations: the master thread first.
+	ranks [][]Location
+	// rankOfLoc maps a location id to its world rank.
+	rankOfLoc map[uint64]int
+	comms     map[uint32]*commInfo
+	states    map[stateKey]tracefmt.StateID
+	// masterStates caches the states of the master threads' regions by
+	// region id (dense in practice), 0 meaning not yet looked up: the
+	// map above costs a hash per Enter and Leave.
+	masterStates []tracefmt.StateID
+	// commByID holds the communicators of small ids, for the same reason.
+	commByID []*commInfo
+	b        *tracefmt.Builder
+	scale    float64
+}
+
+// commInfo is a communicator resolved to world ranks.
+type commInfo struct {
+	index uint16 // in Trace.Comms
+	ranks []int32
+	self  bool
+	name  string
+	id    uint32
+	// selfIndex holds, for MPI_COMM_SELF-like communicators, the trace
+	// communicator made for each rank.
+	selfIndex map[int]uint16
+}
+
+type stateKey struct {
+	region uint32
+	thread int
+}
+
+// fileName returns the path of an archive file shown in errors.
+func (rd *reader) fileName(rel string) string { return filepath.Join(rd.dir, filepath.FromSlash(rel)) }
+
+// readDefs reads the global definitions and derives ranks and
+// communicators from them.
+func (rd *reader) readDefs() error {
+	rel := rd.base + ".def"
+	f, err := rd.open(rel)
+	if err != nil {
+		return fmt.Errorf("%s: global definitions of the archive: %w", rd.fileName(rel), err)
+	}
+	defer f.Close()
+	d, err := readGlobalDefs(rd.fileName(rel), f, int(rd.anchor.DefChunk))
+	if err != nil {
+		return err
+	}
+	rd.defs = d
+	rd.stats.GlobalDefs = d.Records
+	if err := rd.mapRanks(); err != nil {
+		return fmt.Errorf("%s: %w", rd.fileName(rel), err)
+	}
+	return rd.mapComms()
+}
+
+// mapRanks makes world ranks of the location groups. The MPI
+// COMM_LOCATIONS group lists the location of each MPI_COMM_WORLD rank in
+// rank order; without one (a trace of no MPI), every process location
+// group is a rank, in the order of their ids.
+func (rd *reader) mapRanks() error {
+	d := rd.defs
+	rankOfGroup := map[uint32]int{}
+	rd.rankOfLoc = map[uint64]int{}
+	locGroup := map[uint64]uint32{}
+	for _, l := range d.Locations {
+		locGroup[l.ID] = l.Group
+	}
+	var world *Group
+	for _, id := range sortedKeys(d.Groups) {
+		g := d.Groups[id]
+		if g.Type == groupCommLocations && g.Paradigm == paradigmMPI {
+			world = &g
+			break
+		}
+	}
+	masters := map[int]uint64{}
+	if world != nil {
+		for i, loc := range world.Members {
+			lg, ok := locGroup[loc]
+			if !ok {
+				return fmt.Errorf("MPI rank %d is location %d, which no location definition names", i, loc)
+			}
+			if _, dup := rankOfGroup[lg]; dup {
+				return fmt.Errorf("MPI ranks share location group %d", lg)
+			}
+			rankOfGroup[lg] = i
+			masters[i] = loc
+		}
+	} else {
+		groups := slices.Clone(d.LocationGroups)
+		slices.SortFunc(groups, func(x, y LocationGroup) int { return int(x.ID) - int(y.ID) })
+		for _, g := range groups {
+			if g.Type == locationGroupProcess || g.Type == 0 {
+				rankOfGroup[g.ID] = len(rankOfGroup)
+			}
+		}
+	}
+	if len(rankOfGroup) == 0 {
+		return fmt.Errorf("no process location group and no MPI rank is defined: the archive has no ranks")
+	}
+	rd.ranks = make([][]Location, len(rankOfGroup))
+	locs := slices.Clone(d.Locations)
+	slices.SortFunc(locs, func(x, y Location) int {
+		switch {
+		case x.ID < y.ID:
+			return -1
+		case x.ID > y.ID:
+			return 1
+		}
+		return 0
+	})
+	for _, l := range locs {
+		r, ok := rankOfGroup[l.Group]
+		if !ok {
+			continue
+		}
+		if m, ok := masters[r]; ok && m == l.ID {
+			rd.ranks[r] = append([]Location{l}, rd.ranks[r]...)
+		} else {
+			rd.ranks[r] = append(rd.ranks[r], l)
+		}
+		rd.rankOfLoc[l.ID] = r
+	}
+	return nil
+}
+
+// mapComms resolves every communicator to the world ranks of its local
+// ranks. The first communicator over all ranks in order that has no
+// parent is MPI_COMM_WORLD, Trace.Comms[0].
+func (rd *reader) mapComms() error {
+	d := rd.defs
+	p := len(rd.ranks)
+	rd.comms = map[uint32]*commInfo{}
+	worldSeen := false
+	// A COMM_GROUP's members index the COMM_LOCATIONS group of its
+	// paradigm (Score-P defines one for MPI and one for its own
+	// process-by-threads communicator).
+	locsOf := map[uint8][]uint64{}
+	for _, id := range sortedKeys(d.Groups) {
+		if g := d.Groups[id]; g.Type == groupCommLocations {
+			if _, ok := locsOf[g.Paradigm]; !ok {
+				locsOf[g.Paradigm] = g.Members
+			}
+		}
+	}
+	for _, c := range d.Comms {
+		g, ok := d.Groups[c.Group]
+		if !ok {
+			return fmt.Errorf("%s: communicator %d names group %d, which is not defined", rd.fileName(rd.base+".def"), c.ID, c.Group)
+		}
+		ci := &commInfo{name: d.name(c.Name), id: c.ID}
+		switch {
+		case g.Type == groupCommSelf:
+			ci.self = true
+		case g.Type == groupCommLocations || g.Flags&groupGlobalMembers != 0:
+			for _, loc := range g.Members {
+				r, ok := rd.rankOfLoc[loc]
+				if !ok {
+					return fmt.Errorf("%s: communicator %q: location %d is no rank's", rd.fileName(rd.base+".def"), ci.name, loc)
+				}
+				ci.ranks = append(ci.ranks, int32(r))
+			}
+		default:
+			locs, viaLocs := locsOf[g.Paradigm]
+			for _, m := range g.Members {
+				if viaLocs {
+					if m >= uint64(len(locs)) {
+						return fmt.Errorf("%s: communicator %q: member %d outside its %d locations", rd.fileName(rd.base+".def"), ci.name, m, len(locs))
+					}
+					r, ok := rd.rankOfLoc[locs[m]]
+					if !ok {
+						return fmt.Errorf("%s: communicator %q: location %d is no rank's", rd.fileName(rd.base+".def"), ci.name, locs[m])
+					}
+					m = uint64(r)
+				}
+				if m >= uint64(p) {
+					return fmt.Errorf("%s: communicator %q: member rank %d outside the world of %d ranks", rd.fileName(rd.base+".def"), ci.name, m, p)
+				}
+				ci.ranks = append(ci.ranks, int32(m))
+			}
+		}
+		if !worldSeen && !ci.self && g.Paradigm == paradigmMPI && c.Parent == undefined32 && isIdentity(ci.ranks, p) {
+			worldSeen = true
+			ci.index = 0
+			ci.ranks = nil
+		} else {
+			ci.index = 0xFFFF // assigned when the builder exists
+		}
+		rd.comms[c.ID] = ci
+		if c.ID < maxDenseID {
+			if int(c.ID) >= len(rd.commByID) {
+				rd.commByID = slices.Grow(rd.commByID, int(c.ID)+1-len(rd.commByID))[:c.ID+1]
+			}
+			rd.commByID[c.ID] = ci
+		}
+	}
+	return nil
+}
+
+func isIdentity(r []int32, p int) bool {
+	if len(r) != p {
+		return false
+	}
+	for i, x := range r {
+		if int(x) != i {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[uint32]V) []uint32 {
+	k := make([]uint32, 0, len(m))
+	for id := range m {
+		k = append(k, id)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// unit picks the trace unit from the timer resolution: the coarsest of
+// s, ms, µs and ns that is not coarser than a tick.
+func unit(res uint64) tracefmt.Unit {
+	switch {
+	case res <= 1:
+		return tracefmt.Second
+	case res <= 1e3:
+		return tracefmt.Millisecond
+	case res <= 1e6:
+		return tracefmt.Microsecond
+	}
+	return tracefmt.Nanosecond
+}
+
+// readEvents reads every rank's locations and builds the trace.
+func (rd *reader) readEvents() (*tracefmt.Trace, error) {
+	u := unit(rd.defs.Resolution)
+	rd.scale = 1 / (float64(rd.defs.Resolution) * u.Seconds())
+	rd.b = tracefmt.NewLazyBuilder(len(rd.ranks), true, u)
+	rd.states = map[stateKey]tracefmt.StateID{}
+	t := rd.b.Trace()
+	t.Format = "otf2"
+	t.SetAttr("otf2.creator", rd.anchor.Creator)
+	t.SetAttr("otf2.version", fmt.Sprintf("%d.%d.%d", rd.anchor.Version[0], rd.anchor.Version[1], rd.anchor.Version[2]))
+	t.SetAttr("otf2.timer_resolution", fmt.Sprint(rd.defs.Resolution))
+	t.SetAttr("otf2.global_offset", fmt.Sprint(rd.defs.Offset))
+	for _, c := range rd.defs.Comms {
+		ci := rd.comms[c.ID]
+		if ci.index == 0 {
+			t.Comms[0].Name, t.Comms[0].ID = ci.name, int32(ci.id)
+			continue
+		}
+		if ci.self {
+			continue
+		}
+		idx, err := rd.b.AddComm(tracefmt.Comm{Name: ci.name, Ranks: ci.ranks, ID: int32(ci.id)})
+		if err != nil {
+			return nil, err
+		}
+		ci.index = idx
+	}
+	if err := rd.readRanks(); err != nil {
+		return nil, err
+	}
+	return rd.b.Finish()
+}
+
+// location is one location's event stream while its rank is read.
+type location struct {
+	Location
+	thread int
+	file   string
+	f      io.Closer
+	ev     *evtScanner
+	local  *localDefs
+	iv     int
+	rec    record
+	done   bool
+	// begin is the index of the placeholder collective event of an open
+	// MpiCollectiveBegin, or -1.
+	begin int
+}
+
+// batchLen is the number of records handed from the decoding goroutine
+// to the building one at a time.
+const batchLen = 2048
+
+// batch is a run of one rank's records, in the order the rank's stream
+// takes them.
+type batch struct {
+	rank int
+	// grow, on a rank's first batch, is the number of events to reserve.
+	grow  int
+	first bool
+	items []item
+	// last marks a rank's last batch; locs are its locations then.
+	last bool
+	locs []*location
+	err  error
+}
+
+// item is one record and the location it comes from.
+type item struct {
+	loc *location
+	rec record
+}
+
+// readRanks decodes the ranks' event files on one goroutine while this
+// one builds the trace from the records: the two halves of the work
+// overlap.
+func (rd *reader) readRanks() error {
+	out := make(chan *batch, 4)
+	free := make(chan *batch, 8)
+	stop := make(chan struct{})
+	go rd.decode(out, free, stop)
+	var rs *rankState
+	var err error
+	for b := range out {
+		if err != nil {
+			continue // drain until the decoder has closed its files
+		}
+		if b.err != nil {
+			err = b.err
+			continue
+		}
+		if b.first {
+			rd.b.Grow(b.rank, b.grow)
+			rs = &rankState{r: b.rank, reqs: map[reqKey]pendingReq{}, nextReq: 1}
+		}
+		for i := range b.items {
+			if err = rd.event(rs, b.items[i].loc, &b.items[i].rec); err != nil {
+				break
+			}
+		}
+		if err == nil && b.last {
+			err = rd.finishRank(rs, b.locs)
+		}
+		if err != nil {
+			close(stop)
+			continue
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return err
+}
+
+// decode reads every rank's locations in turn, merging each rank's files
+// by time, and sends the records in batches; it stops when stop closes.
+func (rd *reader) decode(out chan<- *batch, free chan *batch, stop <-chan struct{}) {
+	defer close(out)
+	send := func(b *batch) bool {
+		select {
+		case out <- b:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	get := func(r int) *batch {
+		select {
+		case b := <-free:
+			*b = batch{rank: r, items: b.items[:0]}
+			return b
+		default:
+			return &batch{rank: r, items: make([]item, 0, batchLen)}
+		}
+	}
+	for r := range rd.ranks {
+		if !rd.decodeRank(r, send, get) {
+			return
+		}
+	}
+}
+
+// decodeRank sends rank r's records; false when the read stops (an
+// error was sent, or the builder stopped).
+func (rd *reader) decodeRank(r int, send func(*batch) bool, get func(int) *batch) bool {
+	var locs []*location
+	defer func() {
+		for _, l := range locs {
+			if l.f != nil {
+				l.f.Close()
+			}
+		}
+	}()
+	fail := func(err error) bool {
+		send(&batch{err: err})
+		return false
+	}
+	for i, l := range rd.ranks[r] {
+		loc, err := rd.openLocation(l, i)
+		if err != nil {
+			return fail(err)
+		}
+		if loc == nil {
+			continue
+		}
+		locs = append(locs, loc)
+		if err := rd.advance(loc); err != nil {
+			return fail(err)
+		}
+	}
+	b := get(r)
+	b.first, b.grow = true, expectedEvents(locs)
+	for {
+		next := rd.earliest(locs)
+		if next == nil {
+			break
+		}
+		if len(b.items) == cap(b.items) {
+			if !send(b) {
+				return false
+			}
+			b = get(r)
+		}
+		b.items = append(b.items, item{loc: next, rec: next.rec})
+		if err := rd.advance(next); err != nil {
+			return fail(err)
+		}
+	}
+	b.last, b.locs = true, locs
+	return send(b)
+}
+
+// earliest returns the location whose next record comes first (the
+// master thread on ties), or nil when all are done.
+func (rd *reader) earliest(locs []*location) *location {
+	if len(locs) == 1 {
+		if locs[0].done {
+			return nil
+		}
+		return locs[0]
+	}
+	var next *location
+	for _, l := range locs {
+		if !l.done && (next == nil || l.rec.time < next.rec.time) {
+			next = l
+		}
+	}
+	return next
+}
+
+// expectedEvents returns the number of events to reserve room for on a
+// rank: what the location definitions announce, believed only as far as
+// the event files' sizes allow (a record takes two bytes at least), and
+// up to a million per location when a size is unknown.
+func expectedEvents(locs []*location) int {
+	n := 0
+	for _, l := range locs {
+		c := l.Events
+		limit := uint64(1 << 20)
+		if st, ok := l.f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+			if fi, err := st.Stat(); err == nil {
+				limit = uint64(fi.Size() / 2)
+			}
+		}
+		n += int(min(c, limit))
+	}
+	return n
+}
+
+// openLocation opens a location's definition and event files; nil when
+// it has no event file (a location that recorded nothing).
+func (rd *reader) openLocation(l Location, thread int) (*location, error) {
+	loc := &location{Location: l, thread: thread, begin: -1, local: &localDefs{}}
+	relDef := fmt.Sprintf("%s/%d.def", rd.base, l.ID)
+	if f, err := rd.open(relDef); err == nil {
+		loc.local, err = readLocalDefs(rd.fileName(relDef), f, int(rd.anchor.DefChunk))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", rd.fileName(relDef), err)
+	}
+	relEvt := fmt.Sprintf("%s/%d.evt", rd.base, l.ID)
+	f, err := rd.open(relEvt)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && l.Events == 0 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: events of location %d: %w", rd.fileName(relEvt), l.ID, err)
+	}
+	loc.f = f
+	loc.file = rd.fileName(relEvt)
+	loc.ev = newEvtScanner(loc.file, f, int(rd.anchor.EventChunk))
+	rd.stats.Locations++
+	return loc, nil
+}
+
+// advance reads a location's next event record, applying its clock
+// offsets and id mappings.
+func (rd *reader) advance(l *location) error {
+	err := l.ev.next(&l.rec)
+	if err == errEnd {
+		l.done = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rd.stats.EventRecords++
+	l.rec.time = l.local.correct(l.rec.time, &l.iv)
+	switch l.rec.typ {
+	case evEnter, evLeave:
+		l.rec.a = uint32(l.local.mapID(mapRegion, uint64(l.rec.a)))
+	case evMpiSend, evMpiIsend, evMpiRecv, evMpiIrecv, evMpiCollectiveEnd:
+		l.rec.comm = uint32(l.local.mapID(mapComm, uint64(l.rec.comm)))
+	}
+	return nil
+}
+
+// mapID maps an event file's local id to its global id.
+func (l *localDefs) mapID(kind int, id uint64) uint64 {
+	if m := l.maps[kind]; m != nil {
+		if g, ok := m[id]; ok {
+			return g
+		}
+	}
+	return id
+}
+
+// rankState is what one rank's conversion keeps between records.
+type rankState struct {
+	r       int
+	reqs    map[reqKey]pendingReq
+	nextReq int64
+}
+
+// reqKey names a request: OTF2 request ids are a location's own.
+type reqKey struct {
+	thread int
+	id     uint64
+}
+
+// pendingReq is a non-blocking operation not yet completed: its request
+// in the trace and, for a receive, the index of its placeholder event.
+type pendingReq struct {
+	req  int64
+	recv int
+}
+
+// errAt returns an error at a record of a location.
+func (l *location) errAt(rec *record, format string, args ...any) error {
+	return &FormatError{File: l.file, Offset: rec.at, Msg: fmt.Sprintf(format, args...)}
+}
+
+// event turns a location's current record into trace events.
+func (rd *reader) event(rs *rankState, l *location, rec *record) error {
+	tm := float64(int64(rec.time-rd.defs.Offset)) * rd.scale
+	switch rec.typ {
+	case evEnter, evLeave:
+		st, err := rd.state(rec.a, l.thread)
+		if err != nil {
+			return l.errAt(rec, "%v", err)
+		}
+		e := tracefmt.Enter(tm, st)
+		if rec.typ == evLeave {
+			e = tracefmt.Leave(tm, st)
+		}
+		_, err = rd.b.Add(rs.r, e)
+		return err
+	case evMpiSend, evMpiIsend:
+		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
+		if err != nil {
+			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
+		}
+		e := tracefmt.Send(tm, peer, int32(rec.tag), comm, int64(rec.n))
+		if rec.typ == evMpiIsend {
+			e.Flags |= tracefmt.FlagNonBlocking
+			e.SetRequest(rs.newReq(reqKey{l.thread, rec.req}, -1))
+		}
+		_, err = rd.b.Add(rs.r, e)
+		return err
+	case evMpiIsendComplete:
+		p, ok := rs.reqs[reqKey{l.thread, rec.req}]
+		if !ok {
+			return nil // completes a send the trace did not record
+		}
+		delete(rs.reqs, reqKey{l.thread, rec.req})
+		_, err := rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
+		return err
+	case evMpiIrecvRequest:
+		// The receive is posted here; its sender, tag and size are known
+		// when it completes (MpiIrecv), which fills this event in.
+		e := tracefmt.Recv(tm, 0, 0, 0, 0)
+		e.Flags |= tracefmt.FlagNonBlocking
+		i, err := rd.b.Add(rs.r, e)
+		if err != nil {
+			return err
+		}
+		ev := &rd.b.Trace().Ranks[rs.r].Events[i]
+		ev.Peer = -1
+		ev.SetRequest(rs.newReq(reqKey{l.thread, rec.req}, i))
+		return nil
+	case evMpiRecv, evMpiIrecv:
+		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
+		if err != nil {
+			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
+		}
+		if rec.typ == evMpiIrecv {
+			k := reqKey{l.thread, rec.req}
+			if p, ok := rs.reqs[k]; ok && p.recv >= 0 {
+				delete(rs.reqs, k)
+				ev := &rd.b.Trace().Ranks[rs.r].Events[p.recv]
+				ev.Peer, ev.Tag, ev.Comm, ev.Size = int32(peer), int32(rec.tag), comm, int64(rec.n)
+				_, err = rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
+				return err
+			}
+		}
+		_, err = rd.b.Add(rs.r, tracefmt.Recv(tm, peer, int32(rec.tag), comm, int64(rec.n)))
+		return err
+	case evMpiRequestCancelled:
+		k := reqKey{l.thread, rec.req}
+		if p, ok := rs.reqs[k]; ok {
+			delete(rs.reqs, k)
+			if p.recv >= 0 {
+				rd.unposted(rs.r, p.recv, "MPI_Irecv cancelled")
+			}
+		}
+		return nil
+	case evMpiCollectiveBegin:
+		// A placeholder at the call's start keeps the rank's events in
+		// time order; MpiCollectiveEnd fills it in.
+		i, err := rd.b.Add(rs.r, tracefmt.Collective(tm, tracefmt.OpOther, -1, 0, 0, 0))
+		if err != nil {
+			return err
+		}
+		l.begin = i
+		return nil
+	case evMpiCollectiveEnd:
+		ci, ok := rd.comm(rec.comm)
+		if !ok {
+			return l.errAt(rec, "MpiCollectiveEnd: communicator %d is not defined", rec.comm)
+		}
+		op := collOp(rec.op)
+		root := -1
+		if op.Rooted() && rec.a != undefined32 {
+			w, err := rd.world(rs.r, ci, rec.a)
+			if err != nil {
+				return l.errAt(rec, "MpiCollectiveEnd: root: %v", err)
+			}
+			root = w
+		}
+		comm, err := rd.commIndex(rs.r, ci)
+		if err != nil {
+			return err
+		}
+		e := tracefmt.Collective(tm, op, root, comm, int64(rec.n), int64(rec.req))
+		if l.begin < 0 {
+			_, err = rd.b.Add(rs.r, e)
+			return err
+		}
+		ev := &rd.b.Trace().Ranks[rs.r].Events[l.begin]
+		e.Time = ev.Time
+		*ev = e
+		ev.Match = -1
+		l.begin = -1
+		return nil
+	}
+	return nil
+}
+
+// finishRank turns what never completed into markers, so that no
+// receive is left without a sender.
+func (rd *reader) finishRank(rs *rankState, locs []*location) error {
+	for _, p := range rs.reqs {
+		if p.recv >= 0 {
+			rd.unposted(rs.r, p.recv, "MPI_Irecv never completed")
+		}
+	}
+	for _, l := range locs {
+		if l.begin >= 0 {
+			rd.unposted(rs.r, l.begin, "MPI collective never ended")
+		}
+	}
+	return nil
+}
+
+// unposted turns the placeholder event i of rank r into a marker.
+func (rd *reader) unposted(r, i int, what string) {
+	ev := &rd.b.Trace().Ranks[r].Events[i]
+	*ev = tracefmt.Mark(ev.Time, rd.b.Marker(what))
+}
+
+// newReq gives a location's request a trace request id.
+func (rs *rankState) newReq(k reqKey, recv int) int64 {
+	id := rs.nextReq
+	rs.nextReq++
+	rs.reqs[k] = pendingReq{req: id, recv: recv}
+	return id
+}
+
+// state returns the trace state of a region on a thread: non-master
+// threads get states of their own ("name (thread 1)"), so that their
+// intervals pair among themselves on the rank's single stream.
+func (rd *reader) state(region uint32, thread int) (tracefmt.StateID, error) {
+	if thread == 0 && int64(region) < int64(len(rd.masterStates)) && rd.masterStates[region] > 0 {
+		return rd.masterStates[region] - 1, nil
+	}
+	k := stateKey{region, thread}
+	if id, ok := rd.states[k]; ok {
+		return id, nil
+	}
+	g, ok := rd.defs.Regions[region]
+	if !ok {
+		return 0, fmt.Errorf("region %d is not defined", region)
+	}
+	name := rd.defs.name(g.Name)
+	if thread > 0 {
+		name = fmt.Sprintf("%s (thread %d)", name, thread)
+	}
+	id := rd.b.DefineState(tracefmt.StateDef{Name: name, Category: category(rd.defs.name(g.Name), g)})
+	rd.states[k] = id
+	if thread == 0 && region < maxDenseID {
+		if int(region) >= len(rd.masterStates) {
+			rd.masterStates = slices.Grow(rd.masterStates, int(region)+1-len(rd.masterStates))[:region+1]
+		}
+		rd.masterStates[region] = id + 1
+	}
+	return id, nil
+}
+
+// Region roles that say what a region is.
+const (
+	roleCollOne2All = 23
+	roleCollOther   = 26
+	roleFileIO      = 27
+	rolePoint2Point = 28
+)
+
+// category classifies a region by its role, else by its name.
+func category(name string, g Region) tracefmt.Category {
+	switch {
+	case g.Role >= roleCollOne2All && g.Role <= roleCollOther:
+		return tracefmt.CatCollective
+	case g.Role == roleFileIO:
+		return tracefmt.CatIO
+	case g.Role == rolePoint2Point:
+		return tracefmt.CatP2P
+	}
+	c := tracefmt.CategoryOf(name)
+	if c == tracefmt.CatUser && g.Paradigm == paradigmMPI {
+		return tracefmt.CatOther
+	}
+	return c
+}
+
+// peer resolves the peer of a point-to-point record: its trace
+// communicator and world rank.
+func (rd *reader) peer(r int, comm, local uint32) (uint16, int, error) {
+	ci, ok := rd.comm(comm)
+	if !ok {
+		return 0, 0, fmt.Errorf("communicator %d is not defined", comm)
+	}
+	w, err := rd.world(r, ci, local)
+	if err != nil {
+		return 0, 0, err
+	}
+	idx, err := rd.commIndex(r, ci)
+	return idx, w, err
+}
+
+// maxDenseID bounds the region and communicator ids cached in slices.
+const maxDenseID = 1 << 16
+
+// comm returns the communicator of an id.
+func (rd *reader) comm(id uint32) (*commInfo, bool) {
+	if int64(id) < int64(len(rd.commByID)) && rd.commByID[id] != nil {
+		return rd.commByID[id], true
+	}
+	ci, ok := rd.comms[id]
+	return ci, ok
+}
+
+// world returns the world rank of local rank local of a communicator.
+func (rd *reader) world(r int, ci *commInfo, local uint32) (int, error) {
+	switch {
+	case ci.self:
+		if local != 0 {
+			return 0, fmt.Errorf("rank %d of %s, which has one rank", local, ci.name)
+		}
+		return r, nil
+	case ci.ranks == nil:
+		if int64(local) >= int64(len(rd.ranks)) {
+			return 0, fmt.Errorf("rank %d of %s, which has %d ranks", local, ci.name, len(rd.ranks))
+		}
+		return int(local), nil
+	case int64(local) >= int64(len(ci.ranks)):
+		return 0, fmt.Errorf("rank %d of %s, which has %d ranks", local, ci.name, len(ci.ranks))
+	}
+	return int(ci.ranks[local]), nil
+}
+
+// commIndex returns the trace communicator of ci on rank r.
+func (rd *reader) commIndex(r int, ci *commInfo) (uint16, error) {
+	if !ci.self {
+		return ci.index, nil
+	}
+	if idx, ok := ci.selfIndex[r]; ok {
+		return idx, nil
+	}
+	idx, err := rd.b.AddComm(tracefmt.Comm{Name: ci.name, Ranks: []int32{int32(r)}, ID: int32(ci.id)})
+	if err != nil {
+		return 0, err
+	}
+	if ci.selfIndex == nil {
+		ci.selfIndex = map[int]uint16{}
+	}
+	ci.selfIndex[r] = idx
+	return idx, nil
+}
+
+// OTF2 collective operations, as numbered in MpiCollectiveEnd.
+var collOps = [...]tracefmt.CollOp{
+	0:  tracefmt.OpBarrier,
+	1:  tracefmt.OpBcast,
+	2:  tracefmt.OpGather,
+	3:  tracefmt.OpGatherv,
+	4:  tracefmt.OpScatter,
+	5:  tracefmt.OpScatterv,
+	6:  tracefmt.OpAllgather,
+	7:  tracefmt.OpAllgatherv,
+	8:  tracefmt.OpAlltoall,
+	9:  tracefmt.OpAlltoallv,
+	10: tracefmt.OpAlltoallv, // ALLTOALLW: per-peer types, the same traffic shape
+	11: tracefmt.OpAllreduce,
+	12: tracefmt.OpReduce,
+	13: tracefmt.OpReduceScatter,
+	14: tracefmt.OpScan,
+	15: tracefmt.OpExscan,
+	16: tracefmt.OpReduceScatter, // REDUCE_SCATTER_BLOCK
+}
+
+// collOp maps an OTF2 collective operation; handle creation and the like
+// are OpOther.
+func collOp(op uint8) tracefmt.CollOp {
+	if int(op) < len(collOps) {
+		return collOps[op]
+	}
+	return tracefmt.OpOther
+}
+
+// recName names an event record type in errors.
+func recName(t byte) string {
+	switch t {
+	case evMpiSend:
+		return "MpiSend"
+	case evMpiIsend:
+		return "MpiIsend"
+	case evMpiRecv:
+		return "MpiRecv"
+	case evMpiIrecv:
+		return "MpiIrecv"
+	}
+	return fmt.Sprintf("record type %d", t)
+}

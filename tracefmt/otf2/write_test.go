@@ -1,0 +1,143 @@
+package otf2
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
+)
+
+// writeArchive writes t as an archive dir/traces.otf2 and returns the
+// anchor's path.
+func writeArchive(t testing.TB, tr *tracefmt.Trace, dir string) string {
+	t.Helper()
+	anchor := filepath.Join(dir, "traces.otf2")
+	f, err := os.Create(anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = Write(anchor, f, tr, func(rel string, fn func(io.Writer) error) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		g, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		return fn(g)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return anchor
+}
+
+// modelCounts counts a trace's ranks, states, sends and collectives, and
+// the event records our writer makes of it.
+func modelCounts(tr *tracefmt.Trace) counts {
+	c := counts{Ranks: tr.Size()}
+	for _, r := range tr.Ranks {
+		for _, e := range r.Events {
+			switch e.Kind {
+			case tracefmt.KindEnter:
+				c.States++
+				c.EventRecords++
+			case tracefmt.KindLeave:
+				c.EventRecords++
+			case tracefmt.KindSend:
+				c.Messages++
+				c.EventRecords++
+				if e.Flags.Has(tracefmt.FlagNonBlocking) {
+					c.EventRecords++ // MpiIsendComplete
+				}
+			case tracefmt.KindRecv:
+				c.EventRecords++
+				if e.Flags.Has(tracefmt.FlagNonBlocking) {
+					c.EventRecords++ // MpiIrecvRequest, then MpiIrecv
+				}
+			case tracefmt.KindCollective:
+				c.Collectives++
+				c.EventRecords += 2 // begin and end
+			}
+		}
+	}
+	return c
+}
+
+// TestRoundTrip writes traces of other formats as OTF2 archives: the
+// OTF2 library's otf2-print reads them without error and counts what the
+// trace holds, and our reader reads back the same trace.
+func TestRoundTrip(t *testing.T) {
+	needTools(t, false)
+	tests := []struct {
+		path string
+		read func(string) (*tracefmt.Trace, error)
+		want counts
+		// lossy marks a trace with what OTF2 records cannot hold: markers
+		// and compute bursts (no record: the span may end earlier) and
+		// wildcard receives (MpiRecv names the actual sender only).
+		lossy bool
+	}{
+		{"../../testdata/mpe/masterworker.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 514, States: 174, Messages: 83}, false},
+		{"../../testdata/mpe/colls.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 496, States: 128, Collectives: 120}, false},
+		{"../../testdata/mpe/allreduce.clog2", fromReader(clog2.Read), counts{Ranks: 4, EventRecords: 176, States: 48, Collectives: 40}, false},
+		{"../../testdata/tsim/ring3.tsim", fromReader(tsim.Read), counts{Ranks: 3, EventRecords: 36, States: 12, Messages: 3, Collectives: 3}, false},
+		// OTF2 archives the library wrote, through our writer: the
+		// sub-communicators' local ranks and the non-blocking requests
+		// must come out as otf2-print counts them.
+		{"testdata/archives/subcomm/traces.otf2", ReadFile, counts{Ranks: 6, EventRecords: 72, States: 22, Messages: 2, Collectives: 12}, false},
+		{"testdata/archives/isend_irecv/traces.otf2", ReadFile, counts{Ranks: 4, EventRecords: 60, States: 22, Messages: 4}, false},
+		{"testdata/archives/threads/traces.otf2", ReadFile, counts{Ranks: 2, EventRecords: 26, States: 12, Messages: 1}, false},
+		{"../../testdata/tsim/features.tsim", fromReader(tsim.Read), counts{Ranks: 4, EventRecords: 33, States: 6, Messages: 4, Collectives: 5}, true},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(filepath.Dir(tt.path))+"/"+filepath.Base(tt.path), func(t *testing.T) {
+			src, err := tt.read(tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := modelCounts(src)
+			if model != tt.want {
+				t.Errorf("source counts %+v, want %+v", model, tt.want)
+			}
+			anchor := writeArchive(t, src, t.TempDir())
+			if ref := printCounts(t, anchor); ref != model {
+				t.Errorf("otf2-print of the written archive %+v, source %+v", ref, model)
+			}
+			back, tr := ourCounts(t, anchor, !tt.lossy)
+			if back != model {
+				t.Errorf("read back %+v, source %+v", back, model)
+			}
+			ss, bs := tracefmt.Summarize(src), tracefmt.Summarize(tr)
+			if tt.lossy {
+				ss.Messages.WildcardRecvs, ss.Duration = 0, bs.Duration
+			}
+			if ss.Bytes != bs.Bytes || ss.CollectiveBytes != bs.CollectiveBytes || ss.Messages != bs.Messages {
+				t.Errorf("bytes %d/%d, collective bytes %d/%d, messages %+v/%+v (source/read back)",
+					ss.Bytes, bs.Bytes, ss.CollectiveBytes, bs.CollectiveBytes, ss.Messages, bs.Messages)
+			}
+			if d := ss.Duration - bs.Duration; d > 1e-9 || d < -1e-9 {
+				t.Errorf("duration %g s, read back %g s", ss.Duration, bs.Duration)
+			}
+		})
+	}
+}
+
+// fromReader makes a file reader of a stream reader.
+func fromReader(read func(io.Reader) (*tracefmt.Trace, error)) func(string) (*tracefmt.Trace, error) {
+	return func(path string) (*tracefmt.Trace, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return read(f)
+	}
+}
