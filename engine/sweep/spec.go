@@ -639,3 +639,32 @@ func roundSig(v float64, n int) float64 {
 	r, _ := strconv.ParseFloat(s, 64)
 	return r
 }
+
+// AxisNumber returns the value of an axis of a numeric setting in its
+// base unit (seconds, bytes, bytes/s, flops/s), for plotting; ok is false
+// for other settings (topologies, choices) and values it cannot read.
+func AxisNumber(key, value string) (v float64, ok bool) {
+	set, found := replay.LookupSetting(key)
+	if !found {
+		return 0, false
+	}
+	switch set.Kind {
+	case replay.KindInt, replay.KindFloat, replay.KindSize, replay.KindDuration, replay.KindRate, replay.KindSpeed:
+	default:
+		return 0, false
+	}
+	v, err := parseNumber(set, value)
+	return v, err == nil
+}
+
+// PointOf returns the point of points whose row is row of t (same trace,
+// axis values and repetition).
+func (s *Spec) PointOf(points []Point, t *Table, row []string) (*Point, error) {
+	k := t.Key(row)
+	for i := range points {
+		if s.PointKey(&points[i]) == k {
+			return &points[i], nil
+		}
+	}
+	return nil, fmt.Errorf("point %s is not a point of %s", row[0], s.File)
+}
