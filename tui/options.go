@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/sizes"
 	"github.com/tracesim/tracesim/views/stats"
+	sweepview "github.com/tracesim/tracesim/views/sweep"
 	"github.com/tracesim/tracesim/views/timeline"
 	"github.com/tracesim/tracesim/views/whatif"
 )
@@ -103,7 +105,25 @@ type Tab struct {
 func DefaultTabs() []Tab {
 	// The Machine tab's configuration, which the Simulate tab runs; per
 	// session, and kept when another trace rebuilds the views.
+	return defaultTabs(whatif.NewShared())
+}
+
+// SweepTabs returns a Sweep tab on a sweep result (views/sweep) followed
+// by DefaultTabs: `tracesim sweep show`. The Sweep tab shares the
+// session's machine with the Machine and Simulate tabs, so that enter on
+// a point opens its run in Simulate; open loads a row's trace and machine
+// (nil when the result's spec is unknown).
+func SweepTabs(res *sw.Table, name string, open func(ctx context.Context, row []string) (sweepview.Run, error)) []Tab {
 	wi := whatif.NewShared()
+	// The view's state outlives the views, which are rebuilt when a
+	// point's trace opens.
+	st := sweepview.NewState(res, name, open, wi)
+	return append([]Tab{
+		{"Sweep", func(c *component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }},
+	}, defaultTabs(wi)...)
+}
+
+func defaultTabs(wi *whatif.Shared) []Tab {
 	return []Tab{
 		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
 		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},

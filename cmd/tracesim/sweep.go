@@ -32,6 +32,8 @@ func runSweep(e *env, args []string) int {
 		switch args[0] {
 		case "merge":
 			return runSweepMerge(e, args[1:])
+		case "show":
+			return runSweepShow(e, args[1:])
 		}
 	}
 	fs := newFlags(e, "sweep", "SPEC.toml -o RESULT.csv [--jobs N] [--shard I/N | --slurm --shards N]",
