@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/engine/sweep/parquetfile"
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -36,13 +37,13 @@ func runSweep(e *env, args []string) int {
 			return runSweepShow(e, args[1:])
 		}
 	}
-	fs := newFlags(e, "sweep", "SPEC.toml -o RESULT.csv [--jobs N] [--shard I/N | --slurm --shards N]",
+	fs := newFlags(e, "sweep", "SPEC.toml -o RESULT.csv|RESULT.parquet [--jobs N] [--shard I/N | --slurm --shards N]",
 		"Run a parameter sweep: one simulation per point of the spec's grid of machine\n"+
 			"settings, on every core, one CSV row per point (docs/sweep.md). Re-running the same\n"+
 			"command skips the points already in RESULT: an interrupted sweep resumes.\n\n"+
 			"  tracesim sweep merge DIR -o RESULT   merge the shards' results in DIR\n"+
 			"  tracesim sweep show RESULT           plot and browse a result in the terminal")
-	out := fs.String("o", "", "result file (.csv) (required)")
+	out := fs.String("o", "", "result file, .csv or .parquet (required)")
 	jobs := fs.Int("jobs", 0, "simulations run at once (default: one per CPU)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N): every N-th point from the I-th")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -57,8 +58,8 @@ func runSweep(e *env, args []string) int {
 		usageHint(e, fs)
 		return exitUsage
 	}
-	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".csv" {
-		fmt.Fprintf(e.stderr, "tracesim sweep: -o %s: expected a .csv file\n", *out)
+	if err := checkResultName(*out); err != nil {
+		fmt.Fprintf(e.stderr, "tracesim sweep: -o %v\n", err)
 		return exitUsage
 	}
 	if *jobs < 0 {
@@ -203,14 +204,10 @@ func readResults(spec *sweep.Spec, out, part string) (*sweep.Table, error) {
 		index[spec.PointKey(&points[i])] = points[i].Index
 	}
 	for _, name := range []string{out, part} {
-		data, err := os.ReadFile(name)
+		t, err := readTable(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		t, err := sweep.ReadCSV(name, data)
 		if err != nil {
 			return nil, err
 		}
@@ -238,8 +235,7 @@ func readResults(spec *sweep.Spec, out, part string) (*sweep.Table, error) {
 // finishResults writes t to out in point order, atomically, then removes
 // the journal whose rows it now holds.
 func finishResults(out, part string, t *sweep.Table) error {
-	t.Sort()
-	if err := atomicfile.Write(out, t.WriteCSV); err != nil {
+	if err := writeTable(out, t); err != nil {
 		return err
 	}
 	if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -374,10 +370,10 @@ func formatSeconds(s float64) string {
 }
 
 func runSweepMerge(e *env, args []string) int {
-	fs := newFlags(e, "sweep merge", "DIR -o RESULT.csv",
-		"Merge the results of a sharded sweep: every .csv file in DIR (the shards' outputs),\n"+
-			"checked to be of one spec, into one result in point order.")
-	out := fs.String("o", "", "merged result file (.csv) (required)")
+	fs := newFlags(e, "sweep merge", "DIR -o RESULT.csv|RESULT.parquet",
+		"Merge the results of a sharded sweep: every .csv and .parquet file in DIR (the shards'\n"+
+			"outputs), checked to be of one spec, into one result in point order.")
+	out := fs.String("o", "", "merged result file, .csv or .parquet (required)")
 	pos, code := parse(e, fs, args, 1, 1)
 	if code >= 0 {
 		return code
@@ -386,35 +382,38 @@ func runSweepMerge(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "tracesim sweep merge: -o RESULT.csv is required")
 		return exitUsage
 	}
+	if err := checkResultName(*out); err != nil {
+		fmt.Fprintf(e.stderr, "tracesim sweep merge: -o %v\n", err)
+		return exitUsage
+	}
 	t, n, err := mergeDir(pos[0])
 	if err != nil {
 		return fail(e, "sweep merge", err)
 	}
-	t.Sort()
-	if err := atomicfile.Write(*out, t.WriteCSV); err != nil {
+	if err := writeTable(*out, t); err != nil {
 		return fail(e, "sweep merge", err)
 	}
 	fmt.Fprintf(e.stderr, "tracesim sweep merge: %d points from %d files → %s\n", len(t.Rows), n, *out)
 	return exitOK
 }
 
-// mergeDir reads the .csv results in dir (not its journals) into one
-// table.
+// mergeDir reads the .csv and .parquet results in dir (not their
+// journals) into one table.
 func mergeDir(dir string) (*sweep.Table, int, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.csv"))
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(names) == 0 {
-		return nil, 0, fmt.Errorf("%s: no .csv results to merge", dir)
-	}
-	t := &sweep.Table{}
-	for _, name := range names {
-		data, err := os.ReadFile(name)
+	var names []string
+	for _, pat := range []string{"*.csv", "*.parquet"} {
+		n, err := filepath.Glob(filepath.Join(dir, pat))
 		if err != nil {
 			return nil, 0, err
 		}
-		o, err := sweep.ReadCSV(name, data)
+		names = append(names, n...)
+	}
+	if len(names) == 0 {
+		return nil, 0, fmt.Errorf("%s: no .csv or .parquet results to merge", dir)
+	}
+	t := &sweep.Table{}
+	for _, name := range names {
+		o, err := readTable(name)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -423,4 +422,48 @@ func mergeDir(dir string) (*sweep.Table, int, error) {
 		}
 	}
 	return t, len(names), nil
+}
+
+// checkResultName accepts a result file name: .csv or .parquet.
+func checkResultName(name string) error {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv", ".parquet":
+		return nil
+	}
+	return fmt.Errorf("%s: expected a .csv or .parquet file", name)
+}
+
+// readTable reads a result, CSV or Parquet by its extension (journals,
+// .part, are CSV).
+func readTable(name string) (*sweep.Table, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	if strings.EqualFold(filepath.Ext(name), ".parquet") {
+		return parquetfile.Read(name, f, st.Size())
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return sweep.ReadCSV(name, data)
+}
+
+// writeTable writes a result atomically in point order, CSV or Parquet
+// by its extension.
+func writeTable(name string, t *sweep.Table) error {
+	t.Sort()
+	if strings.EqualFold(filepath.Ext(name), ".parquet") {
+		return atomicfile.Write(name, func(w io.Writer) error { return parquetfile.Write(w, t) })
+	}
+	return atomicfile.Write(name, t.WriteCSV)
 }

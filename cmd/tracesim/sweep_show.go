@@ -22,7 +22,7 @@ import (
 )
 
 func runSweepShow(e *env, args []string) int {
-	flags := newFlags(e, "sweep show", "RESULT.csv [--spec SPEC.toml]",
+	flags := newFlags(e, "sweep show", "RESULT.csv|RESULT.parquet [--spec SPEC.toml]",
 		"Open a sweep result in the terminal UI's Sweep tab: a result column plotted against an\n"+
 			"axis, one line per value of another, and the table of points; enter opens a point's\n"+
 			"run in the Simulate tab with its machine, which needs the spec (by default the .toml\n"+
@@ -40,11 +40,7 @@ func runSweepShow(e *env, args []string) int {
 			return exitUsage
 		}
 	}
-	data, err := os.ReadFile(pos[0])
-	if err != nil {
-		return fail(e, "sweep show", err)
-	}
-	res, err := sweep.ReadCSV(pos[0], data)
+	res, err := readTable(pos[0])
 	if err != nil {
 		return fail(e, "sweep show", err)
 	}

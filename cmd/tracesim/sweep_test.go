@@ -213,3 +213,105 @@ func TestSweepInterrupt(t *testing.T) {
 		})
 	}
 }
+
+// readAny reads a CSV or Parquet result with wall_s blanked.
+func readAny(t *testing.T, path string) *sweep.Table {
+	t.Helper()
+	tb, err := readTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tb.Column("wall_s")
+	for _, r := range tb.Rows {
+		r[w] = ""
+	}
+	return tb
+}
+
+// TestSweepParquet: a Parquet result resumes like a CSV one (half the
+// points as a shard, then the rest), and shards merge from Parquet and
+// CSV alike into the same rows as one CSV run.
+func TestSweepParquet(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.toml")
+	if err := os.WriteFile(spec, []byte(smallSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		code, _, errs := tracesim(t, append([]string{"sweep", spec}, args...)...)
+		if code != exitOK {
+			t.Fatalf("sweep %v: exit %d: %s", args, code, errs)
+		}
+		return errs
+	}
+	csvOut, pq := filepath.Join(dir, "all.csv"), filepath.Join(dir, "all.parquet")
+	run("-o", csvOut)
+	want := readAny(t, csvOut)
+
+	run("-o", pq, "--shard", "1/2")
+	if n := len(readAny(t, pq).Rows); n != 6 {
+		t.Fatalf("shard 1/2: %d rows, want 6", n)
+	}
+	if errs := run("-o", pq); !strings.Contains(errs, "6 points already done, 6 to run") {
+		t.Errorf("resume said %q", errs)
+	}
+	equalTables(t, readAny(t, pq), want)
+
+	shards := filepath.Join(dir, "shards")
+	os.Mkdir(shards, 0o755)
+	run("-o", filepath.Join(shards, "a.parquet"), "--shard", "0/2")
+	run("-o", filepath.Join(shards, "b.csv"), "--shard", "1/2")
+	merged := filepath.Join(dir, "merged.parquet")
+	if code, _, errs := tracesim(t, "sweep", "merge", shards, "-o", merged); code != exitOK || !strings.Contains(errs, "12 points from 2 files") {
+		t.Fatalf("merge: exit %d: %s", code, errs)
+	}
+	equalTables(t, readAny(t, merged), want)
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", filepath.Join(dir, "r.json")}, "r.json: expected a .csv or .parquet file"},
+		{[]string{}, "-o RESULT.csv is required"},
+	} {
+		code, _, errs := tracesim(t, append([]string{"sweep", spec}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestSweepResumeRefuses: a result of another spec is not mixed with
+// this one's.
+func TestSweepResumeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.toml")
+	res := filepath.Join(dir, "res.csv")
+	write := func(s string) {
+		if err := os.WriteFile(spec, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(smallSpec)
+	if code, _, errs := tracesim(t, "sweep", spec, "-o", res); code != exitOK {
+		t.Fatalf("first run: %s", errs)
+	}
+	for _, c := range []struct{ spec, want string }{
+		// Another axis: other columns.
+		{smallSpec + "placement = [\"block\", \"random\"]\n", "res.csv: its columns are not this spec's"},
+		// Fewer bandwidths: rows the spec does not have.
+		{strings.Replace(smallSpec, `"10Gb/s", `, "", 1), "res.csv: row 1 (point 0) is not a point of this spec"},
+	} {
+		write(c.spec)
+		code, _, errs := tracesim(t, "sweep", spec, "-o", res)
+		if code != exitFail || !strings.Contains(errs, c.want) {
+			t.Errorf("exit %d, %q; want 1 and %q", code, errs, c.want)
+		}
+	}
+	// The same spec again: nothing to do.
+	write(smallSpec)
+	if code, _, errs := tracesim(t, "sweep", spec, "-o", res); code != exitOK || !strings.Contains(errs, "all 12 points already in") {
+		t.Errorf("same spec: exit %d, %q", code, errs)
+	}
+}

@@ -231,3 +231,18 @@ func TestCSV(t *testing.T) {
 		t.Errorf("conflicting merge: %v", err)
 	}
 }
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte("point,trace,makespan_s\n0,a,1\n1,b,2\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tb, err := ReadCSV("f.csv", b)
+		if err != nil {
+			return
+		}
+		for _, r := range tb.Rows {
+			if len(r) != len(tb.Columns) {
+				t.Fatalf("row of %d cells, %d columns", len(r), len(tb.Columns))
+			}
+		}
+	})
+}
