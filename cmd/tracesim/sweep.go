@@ -39,7 +39,7 @@ func runSweep(e *env, args []string) int {
 	}
 	fs := newFlags(e, "sweep", "SPEC.toml -o RESULT.csv|RESULT.parquet [--jobs N] [--shard I/N | --slurm --shards N]",
 		"Run a parameter sweep: one simulation per point of the spec's grid of machine\n"+
-			"settings, on every core, one CSV row per point (docs/sweep.md). Re-running the same\n"+
+			"settings, on every core, one row per point (docs/sweep.md). Re-running the same\n"+
 			"command skips the points already in RESULT: an interrupted sweep resumes.\n\n"+
 			"  tracesim sweep merge DIR -o RESULT   merge the shards' results in DIR\n"+
 			"  tracesim sweep show RESULT           plot and browse a result in the terminal")

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -139,7 +140,10 @@ func Shard(points []Point, i, n int) []Point {
 func ParseShard(v string) (i, n int, err error) {
 	a, b, ok := strings.Cut(v, "/")
 	if ok {
-		_, err = fmt.Sscanf(a+" "+b, "%d %d", &i, &n)
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
 	}
 	if !ok || err != nil || n < 1 || i < 0 || i >= n {
 		return 0, 0, fmt.Errorf("shard %q: expected I/N with 0 ≤ I < N, as in 0/4", v)

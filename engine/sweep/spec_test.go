@@ -184,7 +184,7 @@ func TestShard(t *testing.T) {
 		in   string
 		i, n int
 		ok   bool
-	}{{"0/4", 0, 4, true}, {"3/4", 3, 4, true}, {"4/4", 0, 0, false}, {"-1/4", 0, 0, false}, {"1", 0, 0, false}, {"a/b", 0, 0, false}} {
+	}{{"0/4", 0, 4, true}, {"3/4", 3, 4, true}, {"4/4", 0, 0, false}, {"-1/4", 0, 0, false}, {"1", 0, 0, false}, {"a/b", 0, 0, false}, {"1x/4", 0, 0, false}, {"1/4x", 0, 0, false}} {
 		i, n, err := ParseShard(c.in)
 		if (err == nil) != c.ok || i != c.i || n != c.n {
 			t.Errorf("ParseShard(%q) = %d, %d, %v", c.in, i, n, err)
