@@ -246,7 +246,20 @@ func TestSweepParquet(t *testing.T) {
 		return errs
 	}
 	csvOut, pq := filepath.Join(dir, "all.csv"), filepath.Join(dir, "all.parquet")
-	run("-o", csvOut)
+	// Progress: a line per tenth of the points when stderr is no
+	// terminal, with the count, the rate and the time left.
+	errs := run("-o", csvOut, "--jobs", "2")
+	for _, want := range []string{
+		"tracesim sweep: 12 points on 2 workers\n",
+		"sweep ██████████░░░░░░░░░░ 6/12 points (50 %), ",
+		"sweep ████████████████████ 12/12 points (100 %), ",
+		" points/s, elapsed 0s, ETA 0s\n",
+		"tracesim sweep: 12 points in ",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("progress lacks %q:\n%s", want, errs)
+		}
+	}
 	want := readAny(t, csvOut)
 
 	run("-o", pq, "--shard", "1/2")
