@@ -42,10 +42,11 @@ func BenchmarkSweep(b *testing.B) {
 	}
 }
 
-// BenchmarkPoint splits a point's cost: the simulation alone (what a
-// sweep worker pays once the trace is loaded) and reading the trace
-// from a file first (what one `tracesim sim` per point pays on top, before
-// its process start).
+// BenchmarkPoint splits a point's cost: the simulation alone, a sweep
+// worker's whole point (the simulation, its results and its row: the
+// difference is the sweep's own overhead), and reading the trace from a
+// file first (what one `tracesim sim` per point pays on top, before its
+// process start).
 func BenchmarkPoint(b *testing.B) {
 	t, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 8, Iters: 10, Compute: -1, Seed: 1})
 	if err != nil {
@@ -69,6 +70,18 @@ func BenchmarkPoint(b *testing.B) {
 	b.Run("sim", func(b *testing.B) {
 		for b.Loop() {
 			sim(t)
+		}
+	})
+	b.Run("point", func(b *testing.B) {
+		s, err := ParseFile("bench.toml", []byte("traces = [\"gen ring\"]\ntopology = \"torus:2x4\"\n"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		pts, _ := s.Expand()
+		for b.Loop() {
+			if _, err := s.runPoint(context.Background(), t, &pts[0]); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("load+sim", func(b *testing.B) {
