@@ -189,6 +189,7 @@ func parse(data []byte, dir string) (*Spec, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at(k), err)
 		}
+		v = resolvePath(k, v, dir)
 		if err := s.Base.Set(k, v); err != nil {
 			return nil, fmt.Errorf("%s: %w", at(k), err)
 		}
@@ -214,7 +215,7 @@ func parse(data []byte, dir string) (*Spec, error) {
 		if k == "seed" && s.Reps {
 			return nil, fmt.Errorf("%s: seed is both an axis and set by repetitions/seeds; give one", at("axes."+k))
 		}
-		vals, err := axisValues(set, axes[k])
+		vals, err := axisValues(set, axes[k], dir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", at("axes."+k), err)
 		}
@@ -382,6 +383,27 @@ func (s *Spec) parseZip(v any, where string) error {
 	return nil
 }
 
+// resolvePath resolves a relative file a setting names (a topology or
+// placement "file:PATH", a platform, hostfile or factors file) against
+// the spec's directory, as sim --config does against the configuration
+// file's.
+func resolvePath(key, v, dir string) string {
+	if dir == "." || dir == "" {
+		return v
+	}
+	switch key {
+	case "topology", "placement":
+		if p, ok := strings.CutPrefix(strings.TrimSpace(v), "file:"); ok && !filepath.IsAbs(p) {
+			return "file:" + filepath.Join(dir, p)
+		}
+	case "platform", "hostfile", "factors":
+		if v != "" && v != "none" && v != "smpi" && !filepath.IsAbs(v) {
+			return filepath.Join(dir, v)
+		}
+	}
+	return v
+}
+
 // scalar writes a decoded TOML value as the string a setting parses.
 func scalar(v any) (string, error) {
 	switch x := v.(type) {
@@ -404,7 +426,7 @@ const maxAxisValues = 10000
 // {from, to, count, log} (count values, evenly spaced on a linear or
 // logarithmic scale). Values are checked by the setting and written back
 // in its canonical form.
-func axisValues(set *replay.Setting, v any) ([]string, error) {
+func axisValues(set *replay.Setting, v any, dir string) ([]string, error) {
 	var raw []string
 	switch x := v.(type) {
 	case []any:
@@ -413,7 +435,7 @@ func axisValues(set *replay.Setting, v any) ([]string, error) {
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", i, err)
 			}
-			raw = append(raw, s)
+			raw = append(raw, resolvePath(set.Key, s, dir))
 		}
 	case map[string]any:
 		nums, err := rangeValues(set, x)
@@ -441,7 +463,7 @@ func axisValues(set *replay.Setting, v any) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expected a list of values or a range {from, to, step|factor|count}")
 		}
-		raw = []string{s}
+		raw = []string{resolvePath(set.Key, s, dir)}
 	}
 	out := make([]string, 0, len(raw))
 	for i, r := range raw {

@@ -165,6 +165,36 @@ latency = 2e-6
 	}
 }
 
+// TestRelativeFiles: files the spec names are found beside it.
+func TestRelativeFiles(t *testing.T) {
+	s, err := ParseFile("studies/spec.toml", []byte(`traces = ["run.tsim", "gen ring", "/abs/run.tsim"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, tr := range s.Traces {
+		paths = append(paths, tr.Path)
+	}
+	if got := strings.Join(paths, " "); got != "studies/run.tsim  /abs/run.tsim" {
+		t.Errorf("trace paths %q", got)
+	}
+	for _, c := range []struct{ key, v, dir, want string }{
+		{"topology", "file:graph.txt", "studies", "file:studies/graph.txt"},
+		{"topology", "file:/abs/graph.txt", "studies", "file:/abs/graph.txt"},
+		{"topology", "torus:4x4", "studies", "torus:4x4"},
+		{"placement", "file:map.txt", "studies", "file:studies/map.txt"},
+		{"placement", "file:map.txt", ".", "file:map.txt"},
+		{"platform", "cluster.xml", "studies", "studies/cluster.xml"},
+		{"factors", "smpi", "studies", "smpi"},
+		{"hostfile", "", "studies", ""},
+		{"bandwidth", "10Gb/s", "studies", "10Gb/s"},
+	} {
+		if got := resolvePath(c.key, c.v, c.dir); got != c.want {
+			t.Errorf("resolvePath(%s, %s, %s) = %s, want %s", c.key, c.v, c.dir, got, c.want)
+		}
+	}
+}
+
 func TestShard(t *testing.T) {
 	s := mustParse(t, "traces = [\"a\"]\n[axes]\nlatency = {from = \"1us\", to = \"10us\", step = \"1us\"}\n")
 	pts, _ := s.Expand()
