@@ -87,7 +87,7 @@ func TestSweepShowEndToEnd(t *testing.T) {
 	x.waitFor("sweep tab", "1 Sweep", "Sweep · study.csv · 72 points", "makespan_s vs bandwidth, a line per topology",
 		"● torus:2x4", "1Gb/s", "400Gb/s")
 	x.keys("Right", "Right")
-	x.waitFor("moved along the line", "point 4 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4")
+	x.waitFor("moved along the line", "point 4: torus:2x4 10.99Gb/s block · trace 1/2")
 	x.keys("Enter")
 	x.waitFor("simulate tab", "sweep point 4: flow torus:2x4", "ready")
 	for range 11 {

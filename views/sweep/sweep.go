@@ -169,16 +169,27 @@ func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 // Capturing reports whether the filter prompt is open: it gets every key.
 func (m *Model) Capturing() bool { return m.editing }
 
-// Selection describes the selected point for the status bar.
+// Selection describes the selected point for the status bar, shortly
+// (the bar also shows transient messages after it): its number, its axes'
+// values and, when the sweep has several traces, which one.
 func (m *Model) Selection() string {
 	s := m.st
 	if s.sel < 0 {
 		return ""
 	}
 	r := s.table.Rows[s.sel]
-	parts := []string{"point " + r[0]}
-	for _, d := range s.dims {
-		parts = append(parts, s.table.Columns[d]+"="+r[d])
+	parts := []string{"point " + r[0] + ":"}
+	for _, d := range s.dims[1:] {
+		parts = append(parts, r[d])
+	}
+	if n := distinct(s.table, s.dims[0]); n > 1 {
+		var traces []string
+		for _, row := range s.table.Rows {
+			if !slices.Contains(traces, row[s.dims[0]]) {
+				traces = append(traces, row[s.dims[0]])
+			}
+		}
+		parts = append(parts, fmt.Sprintf("· trace %d/%d", slices.Index(traces, r[s.dims[0]])+1, n))
 	}
 	return strings.Join(parts, " ")
 }

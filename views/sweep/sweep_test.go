@@ -114,23 +114,23 @@ func TestMoveAlongLine(t *testing.T) {
 		press(m, "right")
 	}
 	want := []string{
-		"point 0 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=1Gb/s placement=block",
-		"point 2 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=3.314Gb/s placement=block",
-		"point 4 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=10.99Gb/s placement=block",
-		"point 6 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=36.41Gb/s placement=block",
-		"point 8 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=120.7Gb/s placement=block",
-		"point 10 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=400Gb/s placement=block",
-		"point 10 trace=gen ring --ranks 8 --iters 20 topology=torus:2x4 bandwidth=400Gb/s placement=block",
+		"point 0: torus:2x4 1Gb/s block · trace 1/2",
+		"point 2: torus:2x4 3.314Gb/s block · trace 1/2",
+		"point 4: torus:2x4 10.99Gb/s block · trace 1/2",
+		"point 6: torus:2x4 36.41Gb/s block · trace 1/2",
+		"point 8: torus:2x4 120.7Gb/s block · trace 1/2",
+		"point 10: torus:2x4 400Gb/s block · trace 1/2",
+		"point 10: torus:2x4 400Gb/s block · trace 1/2",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("moving right:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	press(m, "left", "left")
-	if s := m.Selection(); !strings.HasPrefix(s, "point 6 ") {
+	if s := m.Selection(); !strings.HasPrefix(s, "point 6: ") {
 		t.Errorf("after ← ←: %s", s)
 	}
 	press(m, "down")
-	if s := m.Selection(); !strings.HasPrefix(s, "point 7 ") {
+	if s := m.Selection(); !strings.HasPrefix(s, "point 7: ") {
 		t.Errorf("after ↓: %s", s)
 	}
 }
