@@ -57,6 +57,27 @@ func TestSweepSlurm(t *testing.T) {
 		t.Fatalf("local run: %d rows, want 12", len(want.Rows))
 	}
 	equalTables(t, readResult(t, merged), want)
+
+	// Shards that fail (their trace is missing): --wait says which and
+	// where their logs are, and the merge never runs.
+	bad := filepath.Join(dir, "bad.toml")
+	if err := os.WriteFile(bad, []byte("traces = [\"missing.tsim\"]\n[axes]\nlatency = [\"1us\", \"2us\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badOut := filepath.Join(dir, "bad.csv")
+	out, err = exec.Command(bin, "sweep", bad, "-o", badOut, "--slurm", "--shards", "2", "--wait").CombinedOutput()
+	if err == nil {
+		t.Fatalf("failing shards: exit 0\n%s", out)
+	}
+	if msg := string(out); !strings.Contains(msg, "FAILED") || !strings.Contains(msg, filepath.Join(dir, "bad.slurm", "shard-*.log")) {
+		t.Errorf("failing shards said:\n%s", msg)
+	}
+	if _, err := os.Stat(badOut); err == nil {
+		t.Errorf("%s written although the shards failed", badOut)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "bad.slurm", "shard-0.log")); !strings.Contains(string(log), "missing.tsim") {
+		t.Errorf("shard log: %s", log)
+	}
 }
 
 // TestSweepSlurmDryRun checks the batch scripts --dry-run prints: the
