@@ -37,25 +37,6 @@ func buildTracesim(t *testing.T) string {
 	return bin
 }
 
-// readResult reads a sweep result and blanks its wall_s column, the one
-// column that differs between runs of one spec.
-func readResult(t *testing.T, path string) *sweep.Table {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := sweep.ReadCSV(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tb.Column("wall_s")
-	for _, r := range tb.Rows {
-		r[w] = ""
-	}
-	return tb
-}
-
 func equalTables(t *testing.T, got, want *sweep.Table) {
 	t.Helper()
 	if strings.Join(got.Columns, ",") != strings.Join(want.Columns, ",") {
@@ -214,8 +195,9 @@ func TestSweepInterrupt(t *testing.T) {
 	}
 }
 
-// readAny reads a CSV or Parquet result with wall_s blanked.
-func readAny(t *testing.T, path string) *sweep.Table {
+// readResult reads a CSV or Parquet sweep result and blanks its wall_s
+// column, the one column that differs between runs of one spec.
+func readResult(t *testing.T, path string) *sweep.Table {
 	t.Helper()
 	tb, err := readTable(path)
 	if err != nil {
@@ -260,16 +242,16 @@ func TestSweepParquet(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", want, errs)
 		}
 	}
-	want := readAny(t, csvOut)
+	want := readResult(t, csvOut)
 
 	run("-o", pq, "--shard", "1/2")
-	if n := len(readAny(t, pq).Rows); n != 6 {
+	if n := len(readResult(t, pq).Rows); n != 6 {
 		t.Fatalf("shard 1/2: %d rows, want 6", n)
 	}
 	if errs := run("-o", pq); !strings.Contains(errs, "6 points already done, 6 to run") {
 		t.Errorf("resume said %q", errs)
 	}
-	equalTables(t, readAny(t, pq), want)
+	equalTables(t, readResult(t, pq), want)
 
 	shards := filepath.Join(dir, "shards")
 	os.Mkdir(shards, 0o755)
@@ -279,7 +261,7 @@ func TestSweepParquet(t *testing.T) {
 	if code, _, errs := tracesim(t, "sweep", "merge", shards, "-o", merged); code != exitOK || !strings.Contains(errs, "12 points from 2 files") {
 		t.Fatalf("merge: exit %d: %s", code, errs)
 	}
-	equalTables(t, readAny(t, merged), want)
+	equalTables(t, readResult(t, merged), want)
 
 	for _, c := range []struct {
 		args []string

@@ -6,6 +6,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -221,7 +222,7 @@ func (s *State) rows() []int {
 				case ey != nil:
 					return -1
 				default:
-					r = cmpFloat(fx, fy)
+					r = cmp.Compare(fx, fy)
 				}
 			}
 			if s.desc {
@@ -231,16 +232,6 @@ func (s *State) rows() []int {
 		})
 	}
 	return out
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // matches reports whether row r passes every filter term: "col=value"
@@ -324,7 +315,7 @@ func (s *State) xValues() ([]string, []float64) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(nums[a], nums[b]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(nums[a], nums[b]) })
 	sv, sn := make([]string, len(vals)), make([]float64, len(vals))
 	for i, j := range idx {
 		sv[i], sn[i] = vals[j], nums[j]
