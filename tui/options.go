@@ -7,6 +7,7 @@ import (
 	"charm.land/log/v2"
 
 	"github.com/tracesim/tracesim/engine/preset"
+	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/sizes"
 	"github.com/tracesim/tracesim/views/stats"
+	sweepview "github.com/tracesim/tracesim/views/sweep"
 	"github.com/tracesim/tracesim/views/timeline"
 	"github.com/tracesim/tracesim/views/whatif"
 )
@@ -121,6 +123,21 @@ type Tab struct {
 // DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
 // select them. Adding a view is adding one line here.
 func DefaultTabs() []Tab { return defaultTabs(whatif.NewShared()) }
+
+// SweepTabs returns a Sweep tab on a sweep result (views/sweep) followed
+// by DefaultTabs: `tracesim sweep show`. The Sweep tab shares the
+// session's machine with the Machine and Simulate tabs, so that enter on
+// a point opens its run in Simulate; open loads a row's trace and machine
+// (nil when the result's spec is unknown).
+func SweepTabs(res *sw.Table, name string, open func(ctx context.Context, row []string) (sweepview.Run, error)) []Tab {
+	wi := whatif.NewShared()
+	// The view's state outlives the views, which are rebuilt when a
+	// point's trace opens.
+	st := sweepview.NewState(res, name, open, wi)
+	return append([]Tab{
+		{"Sweep", func(c *component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }},
+	}, defaultTabs(wi)...)
+}
 
 // defaultTabs returns the tabs with wi as the Machine tab's configuration,
 // which the Simulate tab runs; per session, and kept when another trace

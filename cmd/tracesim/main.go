@@ -71,6 +71,7 @@ func commands() []command {
 		{"convert", "convert a trace between formats", runConvert},
 		{"gen", "generate a synthetic trace of a communication pattern", runGen},
 		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},
+		{"sweep", "run a parameter sweep of simulations on every core or on a Slurm cluster", runSweep},
 		{"check", "check causality: reversed messages, clock skew, unmatched messages, deadlocks", runCheck},
 		{"fix", "correct timestamps so that every message is received after it was sent", runFix},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tui"
+	"github.com/tracesim/tracesim/tui/demo"
+	sweepview "github.com/tracesim/tracesim/views/sweep"
+)
+
+func runSweepShow(e *env, args []string) int {
+	flags := newFlags(e, "sweep show", "RESULT.csv|RESULT.parquet [--spec SPEC.toml]",
+		"Open a sweep result in the terminal UI's Sweep tab: a result column plotted against an\n"+
+			"axis, one line per value of another, and the table of points; enter opens a point's\n"+
+			"run in the Simulate tab with its machine, which needs the spec (by default the .toml\n"+
+			"file beside RESULT with its name).")
+	specPath := flags.String("spec", "", "the sweep's spec (default: RESULT with the extension .toml, if it exists)")
+	theme := flags.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
+	noColor := flags.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
+	pos, code := parse(e, flags, args, 1, 1)
+	if code >= 0 {
+		return code
+	}
+	if *theme != "" {
+		if _, err := themes.ByName(*theme); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sweep show: %v\n", err)
+			return exitUsage
+		}
+	}
+	res, err := readTable(pos[0])
+	if err != nil {
+		return fail(e, "sweep show", err)
+	}
+	if *specPath == "" {
+		guess := strings.TrimSuffix(pos[0], filepath.Ext(pos[0])) + ".toml"
+		if _, err := os.Stat(guess); err == nil {
+			*specPath = guess
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fail(e, "sweep show", err)
+		}
+	}
+	if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+		fmt.Fprintln(e.stderr, "tracesim sweep show: the UI needs a terminal")
+		return exitUsage
+	}
+	opts := tui.Options{Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx}
+	var open func(context.Context, []string) (sweepview.Run, error)
+	if *specPath != "" {
+		spec, err := loadSpec(*specPath)
+		if err != nil {
+			return fail(e, "sweep show", err)
+		}
+		pts, err := spec.Expand()
+		if err != nil {
+			return fail(e, "sweep show", fmt.Errorf("%s: %w", *specPath, err))
+		}
+		gen, err := newGenerated(e, spec)
+		if err != nil {
+			return fail(e, "sweep show", err)
+		}
+		defer gen.remove()
+		o := &pointOpener{spec: spec, points: pts, table: res, gen: gen, traces: map[int]*tracefmt.Trace{}}
+		open = o.open
+		// The UI starts on the first point's trace.
+		if len(res.Rows) > 0 {
+			if run, err := o.open(e.ctx, res.Rows[0]); err == nil {
+				opts.Trace, opts.Path = run.Trace, run.Path
+			}
+		}
+	}
+	if opts.Trace == nil {
+		tr, err := demo.Trace()
+		if err != nil {
+			return fail(e, "sweep show", err)
+		}
+		opts.Trace, opts.Path = tr, demo.Name
+	}
+	opts.Tabs = tui.SweepTabs(res, filepath.Base(pos[0]), open)
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
+	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
+		return fail(e, "sweep show", err)
+	}
+	return exitOK
+}
+
+// pointOpener finds a result row's point in the spec and loads its
+// trace, once per trace.
+type pointOpener struct {
+	spec   *sweep.Spec
+	points []sweep.Point
+	table  *sweep.Table
+	gen    *generated
+
+	mu     sync.Mutex
+	traces map[int]*tracefmt.Trace
+}
+
+func (o *pointOpener) open(ctx context.Context, row []string) (sweepview.Run, error) {
+	p, err := o.spec.PointOf(o.points, o.table, row)
+	if err != nil {
+		return sweepview.Run{}, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t, ok := o.traces[p.Trace]
+	if !ok {
+		if t, err = o.gen.load(ctx, o.spec.Traces[p.Trace]); err != nil {
+			return sweepview.Run{}, err
+		}
+		o.traces[p.Trace] = t
+	}
+	return sweepview.Run{Trace: t, Path: o.spec.Traces[p.Trace].Name, Config: p.Config}, nil
+}

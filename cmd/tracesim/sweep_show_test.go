@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracesim/tracesim/tracefmt/units"
+)
+
+// showTerm drives `tracesim sweep show` in a private tmux server.
+type showTerm struct {
+	t      *testing.T
+	socket string
+}
+
+func (x *showTerm) tmux(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (x *showTerm) keys(keys ...string) {
+	x.t.Helper()
+	x.tmux(append([]string{"send-keys", "-t", "show"}, keys...)...)
+}
+
+func (x *showTerm) waitFor(what string, want ...string) string {
+	x.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = x.tmux("capture-pane", "-p", "-t", "show")
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(screen, w)
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	x.t.Fatalf("%s: screen never showed %q:\n%s", what, want, screen)
+	return ""
+}
+
+// TestSweepShowEndToEnd opens a result in the Sweep tab of the real UI,
+// moves along the torus line to the third bandwidth, opens that point in
+// Simulate, runs it and finds the makespan the sweep recorded.
+func TestSweepShowEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (scripts/test installs it)")
+	}
+	bin := buildTracesim(t)
+	dir := t.TempDir()
+	for _, f := range []string{"study.toml", "study.csv"} {
+		data, err := os.ReadFile(filepath.Join("../../views/sweep/testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := readResult(t, filepath.Join(dir, "study.csv"))
+	recorded, err := strconv.ParseFloat(want.Rows[4][want.Column("makespan_s")], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	x := &showTerm{t: t, socket: fmt.Sprintf("tracesim-sweep-%d", os.Getpid())}
+	x.tmux("new-session", "-d", "-s", "show", "-x", "120", "-y", "40", "cd "+dir+" && "+bin+" sweep show study.csv")
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	x.waitFor("sweep tab", "1 Sweep", "Sweep · study.csv · 72 points", "makespan_s vs bandwidth, a line per topology",
+		"● torus:2x4", "1Gb/s", "400Gb/s")
+	x.keys("Right", "Right")
+	x.waitFor("moved along the line", "point 4: torus:2x4 10.99Gb/s block · trace 1/2")
+	x.keys("Enter")
+	x.waitFor("simulate tab", "sweep point 4: flow torus:2x4", "ready")
+	for range 11 {
+		x.keys("+")
+	}
+	x.waitFor("speed max", "speed max")
+	x.keys("r")
+	screen := x.waitFor("run", "predicted makespan")
+	m := regexp.MustCompile(`predicted makespan (\S+)`).FindStringSubmatch(screen)
+	got, err := units.ParseDuration(m[1])
+	if err != nil {
+		t.Fatalf("makespan %q: %v", m[1], err)
+	}
+	if math.Abs(got-recorded) > 1e-6*recorded {
+		t.Errorf("Simulate predicts %s, the sweep recorded %g s", m[1], recorded)
+	}
+}

@@ -1,0 +1,523 @@
+// Package sweep is the Sweep view: a parameter sweep's result
+// (engine/sweep) plotted as one column against an axis, one line per
+// value of a second axis, over a table of the points with sort and
+// filter; enter opens the selected point's run in the Simulate tab with
+// its machine. The chart is drawn with views/cellbuf.
+package sweep
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	sw "github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+// Run is a point ready to simulate: its trace and machine.
+type Run struct {
+	Trace *tracefmt.Trace
+	// Path names the trace in the status bar.
+	Path   string
+	Config replay.Config
+}
+
+// State is what the Sweep tab keeps while the application rebuilds its
+// views (it does when another trace opens, as enter does): the result,
+// the chart's choices, the selected point, the sort and the filter. One
+// per session, used from the Bubble Tea goroutine only.
+type State struct {
+	table *sw.Table
+	name  string
+	open  func(ctx context.Context, row []string) (Run, error)
+	wi    *whatif.Shared
+
+	dims    []int // key columns: trace, the axes, rep
+	metrics []int // numeric result columns
+	x, by   int   // indexes into dims; by −1: one line
+	metric  int   // index into metrics
+	sortCol int   // column index, −1: point order
+	desc    bool
+	filter  string
+	sel     int // selected row, an index into table.Rows (−1: none)
+	top     int // first table row shown, in view order
+}
+
+// NewState returns the Sweep tab's state for a result named name. open
+// loads a row's trace and machine (nil: points cannot be opened); wi is
+// the session's what-if state that the Simulate tab runs.
+func NewState(t *sw.Table, name string, open func(ctx context.Context, row []string) (Run, error), wi *whatif.Shared) *State {
+	s := &State{table: t, name: name, open: open, wi: wi, sortCol: -1, by: -1}
+	axes := t.AxisColumns()
+	s.dims = append(s.dims, t.Column("trace"))
+	for _, a := range axes {
+		s.dims = append(s.dims, t.Column(a))
+	}
+	if i := t.Column("rep"); i >= 0 {
+		s.dims = append(s.dims, i)
+	}
+	first := t.Column("makespan_s")
+	for c := first; c >= 0 && c < len(t.Columns); c++ {
+		if numeric(t, c) {
+			s.metrics = append(s.metrics, c)
+		}
+	}
+	// x: the first numeric axis, else the first axis, else the trace;
+	// lines: the first other dimension that varies.
+	s.x = 0
+	if len(axes) > 0 {
+		s.x = 1
+	}
+	for d := 1; d < len(s.dims); d++ {
+		if _, ok := sw.AxisNumber(t.Columns[s.dims[d]], firstValue(t, s.dims[d])); ok {
+			s.x = d
+			break
+		}
+	}
+	// Lines by an axis rather than by trace: traces differ in scale.
+	for _, d := range append(seq(1, len(s.dims)), 0) {
+		if d != s.x && distinct(t, s.dims[d]) > 1 {
+			s.by = d
+			break
+		}
+	}
+	if len(t.Rows) > 0 {
+		s.sel = 0
+	} else {
+		s.sel = -1
+	}
+	return s
+}
+
+// seq returns lo, lo+1, …, hi−1.
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i < hi; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// numeric reports whether column c holds numbers (empty cells allowed)
+// and at least one.
+func numeric(t *sw.Table, c int) bool {
+	n := 0
+	for _, r := range t.Rows {
+		if r[c] == "" {
+			continue
+		}
+		if _, err := strconv.ParseFloat(r[c], 64); err != nil {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+func firstValue(t *sw.Table, c int) string {
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	return t.Rows[0][c]
+}
+
+func distinct(t *sw.Table, c int) int {
+	seen := map[string]bool{}
+	for _, r := range t.Rows {
+		seen[r[c]] = true
+	}
+	return len(seen)
+}
+
+// Model is the Sweep view.
+type Model struct {
+	common  *component.Common
+	keys    KeyMap
+	st      *State
+	editing bool // the filter prompt has the keys
+	ctx     context.Context
+	buf     chartBuf
+}
+
+// New returns the Sweep view of the state's result.
+func New(c *component.Common, st *State) *Model {
+	return &Model{common: c, keys: DefaultKeyMap(), st: st, ctx: context.Background()}
+}
+
+// Init implements component.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Model.
+func (m *Model) SetSize(width, height int) { m.common.SetSize(width, height) }
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Capturing reports whether the filter prompt is open: it gets every key.
+func (m *Model) Capturing() bool { return m.editing }
+
+// Selection describes the selected point for the status bar, shortly
+// (the bar also shows transient messages after it): its number, its axes'
+// values and, when the sweep has several traces, which one.
+func (m *Model) Selection() string {
+	s := m.st
+	if s.sel < 0 {
+		return ""
+	}
+	r := s.table.Rows[s.sel]
+	parts := []string{"point " + r[0] + ":"}
+	for _, d := range s.dims[1:] {
+		parts = append(parts, r[d])
+	}
+	if n := distinct(s.table, s.dims[0]); n > 1 {
+		var traces []string
+		for _, row := range s.table.Rows {
+			if !slices.Contains(traces, row[s.dims[0]]) {
+				traces = append(traces, row[s.dims[0]])
+			}
+		}
+		parts = append(parts, fmt.Sprintf("· trace %d/%d", slices.Index(traces, r[s.dims[0]])+1, n))
+	}
+	return strings.Join(parts, " ")
+}
+
+// rows returns the rows shown, filtered and sorted: indexes into
+// table.Rows.
+func (s *State) rows() []int {
+	var out []int
+	terms := strings.Fields(strings.ToLower(s.filter))
+	for i, r := range s.table.Rows {
+		if s.matches(r, terms) {
+			out = append(out, i)
+		}
+	}
+	if s.sortCol >= 0 {
+		c := s.sortCol
+		num := numeric(s.table, c)
+		slices.SortStableFunc(out, func(a, b int) int {
+			x, y := s.table.Rows[a][c], s.table.Rows[b][c]
+			r := strings.Compare(x, y)
+			if num {
+				fx, ex := strconv.ParseFloat(x, 64)
+				fy, ey := strconv.ParseFloat(y, 64)
+				switch {
+				case ex != nil && ey != nil:
+					r = 0
+				case ex != nil:
+					return 1 // empty cells last either way
+				case ey != nil:
+					return -1
+				default:
+					r = cmp.Compare(fx, fy)
+				}
+			}
+			if s.desc {
+				r = -r
+			}
+			return r
+		})
+	}
+	return out
+}
+
+// matches reports whether row r passes every filter term: "col=value"
+// (the column's value contains value) or text any cell contains.
+func (s *State) matches(r []string, terms []string) bool {
+	for _, t := range terms {
+		if col, val, ok := strings.Cut(t, "="); ok {
+			c := -1
+			for i, name := range s.table.Columns {
+				if strings.EqualFold(name, col) {
+					c = i
+				}
+			}
+			if c >= 0 {
+				if !strings.Contains(strings.ToLower(r[c]), val) {
+					return false
+				}
+				continue
+			}
+		}
+		found := false
+		for _, cell := range r {
+			if strings.Contains(strings.ToLower(cell), t) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// line returns the rows of the selected point's line: those that share
+// its values of every dimension but x, in x order (the table's order of
+// first appearance, which is the spec's).
+func (s *State) line(rows []int, sel int) []int {
+	var out []int
+	for _, i := range rows {
+		if s.sameExcept(i, sel, s.x, -1) {
+			out = append(out, i)
+		}
+	}
+	s.sortByX(out)
+	return out
+}
+
+// sameExcept reports whether rows a and b agree on every dimension but
+// the dims skip1 and skip2.
+func (s *State) sameExcept(a, b, skip1, skip2 int) bool {
+	ra, rb := s.table.Rows[a], s.table.Rows[b]
+	for d, c := range s.dims {
+		if d != skip1 && d != skip2 && ra[c] != rb[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// xValues returns the distinct x values of the result in order, and
+// their numbers when every one is numeric.
+func (s *State) xValues() ([]string, []float64) {
+	c := s.dims[s.x]
+	var vals []string
+	for _, r := range s.table.Rows {
+		if !slices.Contains(vals, r[c]) {
+			vals = append(vals, r[c])
+		}
+	}
+	nums := make([]float64, len(vals))
+	for i, v := range vals {
+		n, ok := sw.AxisNumber(s.table.Columns[c], v)
+		if !ok {
+			return vals, nil
+		}
+		nums[i] = n
+	}
+	// Numbers are plotted in increasing order.
+	idx := make([]int, len(vals))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(nums[a], nums[b]) })
+	sv, sn := make([]string, len(vals)), make([]float64, len(vals))
+	for i, j := range idx {
+		sv[i], sn[i] = vals[j], nums[j]
+	}
+	return sv, sn
+}
+
+func (s *State) sortByX(rows []int) {
+	vals, _ := s.xValues()
+	c := s.dims[s.x]
+	slices.SortStableFunc(rows, func(a, b int) int {
+		return slices.Index(vals, s.table.Rows[a][c]) - slices.Index(vals, s.table.Rows[b][c])
+	})
+}
+
+// Update implements component.Model.
+func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if m.editing {
+			return m, m.filterKey(msg)
+		}
+		return m, m.key(msg)
+	case openedMsg:
+		return m, m.opened(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	s := m.st
+	switch msg.String() {
+	case "enter":
+		m.editing = false
+	case "esc":
+		m.editing = false
+		s.filter = ""
+	case "backspace":
+		if r := []rune(s.filter); len(r) > 0 {
+			s.filter = string(r[:len(r)-1])
+		}
+	default:
+		if msg.Text != "" {
+			s.filter += msg.Text
+		}
+	}
+	m.keepSelection()
+	return nil
+}
+
+// keepSelection selects the first row shown when the selected one is
+// filtered out.
+func (m *Model) keepSelection() {
+	rows := m.st.rows()
+	if len(rows) == 0 {
+		return
+	}
+	if !slices.Contains(rows, m.st.sel) {
+		m.st.sel = rows[0]
+	}
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	s, k := m.st, m.keys
+	rows := s.rows()
+	pos := slices.Index(rows, s.sel)
+	move := func(to int) {
+		if len(rows) > 0 {
+			s.sel = rows[min(max(to, 0), len(rows)-1)]
+		}
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		move(pos - 1)
+	case key.Matches(msg, k.Down):
+		move(pos + 1)
+	case key.Matches(msg, k.PageUp):
+		move(pos - max(m.tableRows()-1, 1))
+	case key.Matches(msg, k.PageDown):
+		move(pos + max(m.tableRows()-1, 1))
+	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
+		if s.sel < 0 {
+			return nil
+		}
+		line := s.line(rows, s.sel)
+		i := slices.Index(line, s.sel)
+		if key.Matches(msg, k.Prev) {
+			i--
+		} else {
+			i++
+		}
+		if i >= 0 && i < len(line) {
+			s.sel = line[i]
+		}
+	case key.Matches(msg, k.XAxis):
+		if len(s.dims) > 1 {
+			s.x = (s.x + 1) % len(s.dims)
+			if s.by == s.x {
+				// The lines move to the dimension x left.
+				s.by = -1
+				for d := range s.dims {
+					if d != s.x && distinct(s.table, s.dims[d]) > 1 {
+						s.by = d
+						break
+					}
+				}
+			}
+		}
+	case key.Matches(msg, k.Lines):
+		// Cycle through the dimensions other than x, then one line.
+		for {
+			s.by++
+			if s.by >= len(s.dims) {
+				s.by = -1
+				break
+			}
+			if s.by != s.x {
+				break
+			}
+		}
+	case key.Matches(msg, k.Metric):
+		if len(s.metrics) > 0 {
+			s.metric = (s.metric + 1) % len(s.metrics)
+		}
+	case key.Matches(msg, k.Sort):
+		// point order, then each column in turn.
+		s.sortCol++
+		if s.sortCol >= len(s.table.Columns) {
+			s.sortCol = -1
+		}
+	case key.Matches(msg, k.Reverse):
+		s.desc = !s.desc
+	case key.Matches(msg, k.Filter):
+		m.editing = true
+	case key.Matches(msg, k.Clear):
+		s.filter = ""
+	case key.Matches(msg, k.Open):
+		return m.open()
+	}
+	return nil
+}
+
+// openedMsg carries a point's loaded trace and machine back to the
+// Bubble Tea goroutine.
+type openedMsg struct {
+	run   Run
+	point string
+	err   error
+}
+
+// open loads the selected point's trace and machine in the background.
+func (m *Model) open() tea.Cmd {
+	s := m.st
+	if s.sel < 0 {
+		return nil
+	}
+	if s.open == nil {
+		return func() tea.Msg {
+			return component.StatusMsg("this result has no spec beside it: give tracesim sweep show --spec SPEC to open points")
+		}
+	}
+	row := slices.Clone(s.table.Rows[s.sel])
+	ctx := m.ctx
+	return func() tea.Msg {
+		run, err := s.open(ctx, row)
+		return openedMsg{run: run, point: row[0], err: err}
+	}
+}
+
+// opened makes the point's machine the session's and opens its trace in
+// the Simulate tab.
+func (m *Model) opened(msg openedMsg) tea.Cmd {
+	if msg.err != nil {
+		return func() tea.Msg { return component.StatusMsg("sweep point " + msg.point + ": " + msg.err.Error()) }
+	}
+	cfgMsg := m.st.wi.SetConfig(msg.run.Config, "sweep point "+msg.point)
+	return tea.Sequence(
+		func() tea.Msg { return component.OpenTraceMsg{Trace: msg.run.Trace, Path: msg.run.Path} },
+		func() tea.Msg { return cfgMsg },
+		func() tea.Msg { return component.ShowTabMsg{Name: "Simulate"} },
+		func() tea.Msg {
+			return component.StatusMsg("sweep point " + msg.point + " in Simulate: r runs it")
+		},
+	)
+}
+
+// formatValue writes a result value for a column: durations with their
+// unit, other numbers with four significant digits.
+func formatValue(col, v string) string {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return v
+	}
+	switch {
+	case strings.HasSuffix(col, "_s"):
+		return units.FormatDuration(f)
+	case col == "bytes":
+		return units.FormatBytes(int64(f))
+	case strings.Contains(col, "util"):
+		return fmt.Sprintf("%.1f %%", 100*f)
+	case f == math.Trunc(f) && math.Abs(f) < 1e15:
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
