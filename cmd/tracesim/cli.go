@@ -127,6 +127,13 @@ func addFlags(to *pflag.FlagSet, fs *flag.FlagSet, log *[]string) {
 func cobraCommand(e *env, c command) *cobra.Command {
 	spec, ok := describe(c)
 	cc := &cobra.Command{Use: c.name, Short: c.summary}
+	// A command's own subcommands (sweep merge, lesson check) are cobra
+	// commands of their own, so that their flags are parsed natively
+	// too; the parent's run function still dispatches them when called
+	// directly.
+	for _, sub := range subcommands(c.name) {
+		cc.AddCommand(cobraCommand(e, sub))
+	}
 	if !ok {
 		// Not migrated: the command parses its raw arguments, --help
 		// included, and `tracesim help NAME` asks it too.

@@ -61,6 +61,19 @@ type command struct {
 	run     func(e *env, args []string) int
 }
 
+// subcommands returns the commands under a command (`sweep merge`), in
+// the order its help lists them; their names are the second word.
+func subcommands(name string) []command {
+	switch name {
+	case "sweep":
+		return []command{
+			{"merge", "merge the results of a sharded sweep", runSweepMerge},
+			{"show", "plot and browse a sweep result in the terminal", runSweepShow},
+		}
+	}
+	return nil
+}
+
 // commands returns the subcommands in the order `tracesim help` lists them.
 func commands() []command {
 	return []command{
