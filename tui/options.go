@@ -4,12 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/causality"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
+	"github.com/tracesim/tracesim/views/learn"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/matrix"
 	"github.com/tracesim/tracesim/views/simulate"
@@ -72,6 +74,13 @@ type Options struct {
 	// sessions so that a class on one trace builds them once. Nil means
 	// the session builds its own.
 	Derived *derived.Cache
+	// Lesson, when set, adds the Learn tab (key 0) showing it, opens the
+	// session on that tab and sets the machine the lesson asks for; the
+	// trace (Trace or Path) is the lesson's.
+	Lesson *lesson.Lesson
+	// Progress records the student's progress through Lesson (the class
+	// server's database); nil records nothing.
+	Progress learn.Progress
 }
 
 // SimBudget bounds the simulations of one session: the application stops
@@ -103,7 +112,11 @@ type Tab struct {
 func DefaultTabs() []Tab {
 	// The Machine tab's configuration, which the Simulate tab runs; per
 	// session, and kept when another trace rebuilds the views.
-	wi := whatif.NewShared()
+	return tabsWith(whatif.NewShared())
+}
+
+// tabsWith returns the default tabs sharing the machine configuration wi.
+func tabsWith(wi *whatif.Shared) []Tab {
 	return []Tab{
 		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
 		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},

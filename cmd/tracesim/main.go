@@ -55,6 +55,8 @@ func commands() []command {
 		{"fix", "correct timestamps so that every message is received after it was sent", runFix},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},
 		{"serve", "serve the terminal UI over SSH to a classroom", runServe},
+		{"lessons", "list the built-in guided lessons, or those of a directory", runLessons},
+		{"lesson", "open a guided lesson in the terminal UI; lesson check FILE validates one", runLesson},
 		{"bench", "run the project's benchmarks and print a table", runBench},
 		{"version", "print the version", runVersion},
 	}

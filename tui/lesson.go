@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/tracesim/tracesim/engine/lesson"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/learn"
+	"github.com/tracesim/tracesim/views/whatif"
+)
+
+// LearnTab is the name of the lesson's tab; key 0 selects it.
+const LearnTab = "Learn"
+
+// lessonState is the session's lesson, when Options.Lesson gave one.
+type lessonState struct {
+	view *learn.Model
+	tab  int            // index of the Learn tab
+	wi   *whatif.Shared // the Machine and Simulate tabs' configuration
+}
+
+// setupLesson adds the Learn tab to tabs (the default ones when nil),
+// starts the machine at the lesson's step and shows the Learn tab first.
+// The Learn view lives as long as the session: opening another trace
+// rebuilds the other views, not the student's place in the lesson.
+func (m *Model) setupLesson(tabs []Tab) []Tab {
+	l := m.opts.Lesson
+	ls := &lessonState{wi: whatif.NewShared()}
+	if tabs == nil {
+		tabs = tabsWith(ls.wi)
+	}
+	names := make([]string, 0, len(tabs)+1)
+	for _, t := range tabs {
+		names = append(names, t.Name)
+	}
+	names = append(names, LearnTab)
+	ls.view = learn.New(m.common, learn.Options{Lesson: l, Progress: m.opts.Progress, Tabs: names})
+	if cfg, err := l.Config(ls.view.Step()); err == nil {
+		ls.wi.SetConfig(cfg, l.MachineName(ls.view.Step()))
+	}
+	ls.tab = len(tabs)
+	tabs = append(tabs, Tab{LearnTab, func(*component.Common, *tracefmt.Trace) component.Model { return ls.view }})
+	m.lesson = ls
+	return tabs
+}
+
+// solveLesson computes the lesson's expected answers on the loaded trace
+// in the background and hands them to the Learn tab.
+func (m *Model) solveLesson() tea.Cmd {
+	if m.lesson == nil || m.tr == nil {
+		return nil
+	}
+	ctx, l, tr := m.ctx, m.opts.Lesson, m.tr
+	return func() tea.Msg {
+		ans, err := lesson.Solve(ctx, l, tr)
+		return learn.SolvedMsg{Lesson: l.Name, Answers: ans, Err: err}
+	}
+}
+
+// setMachine makes the lesson's step machine the session's: the Simulate
+// tab runs it next, and the Machine tab is rebuilt to show it.
+func (m *Model) setMachine(msg learn.MachineMsg) tea.Cmd {
+	if m.lesson == nil {
+		return nil
+	}
+	cm := m.lesson.wi.SetConfig(msg.Config, msg.Name)
+	if i := m.tabIndex("Machine"); m.tabs[i].Name == "Machine" && i != m.active {
+		m.views[i] = nil
+	}
+	return tea.Batch(m.broadcast(cm), m.setStatus("the lesson set the machine: "+msg.Name))
+}
+
+// learnKey reports whether msg selects the Learn tab.
+func (m *Model) learnKey(msg tea.KeyPressMsg) bool {
+	return m.lesson != nil && key.Matches(msg, m.keys.Learn)
+}
+
+// observe tells the Learn tab of a key the student pressed elsewhere and
+// of the tab shown after it.
+func (m *Model) observe(k string) tea.Cmd {
+	if m.lesson == nil {
+		return nil
+	}
+	nv, cmd := m.lesson.view.Update(learn.ObservedMsg{Key: k, Tab: m.tabs[m.active].Name})
+	if m.views[m.lesson.tab] != nil {
+		m.views[m.lesson.tab] = nv
+	}
+	return cmd
+}
+
+// learnGets reports whether the Learn tab itself handles msg (it is shown
+// and the key is not a global one, or its answer box is open): those keys
+// are the student's answers, not steps of the lesson.
+func (m *Model) learnGets(msg tea.KeyPressMsg) bool {
+	if m.lesson == nil || m.active != m.lesson.tab {
+		return false
+	}
+	if m.lesson.view.Capturing() {
+		return true
+	}
+	return !key.Matches(msg, m.keys.global()...) && !m.learnKey(msg)
+}
