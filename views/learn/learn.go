@@ -106,8 +106,12 @@ type Model struct {
 	fb        int
 	fbText    string
 	tries     int // answers given to the current question
+	// answered and wrong count the checked answers of the session, for
+	// the summary at the end.
+	answered, wrong int
 
-	top int // first body line shown
+	top     int // first body line shown
+	started bool
 
 	// glamour renderer and its last output, by width and style.
 	rend      *glamour.TermRenderer
@@ -145,11 +149,13 @@ func (m *Model) Finished() bool { return m.l == nil || m.step >= len(m.l.Steps) 
 func (m *Model) Capturing() bool { return m.answering }
 
 // Init implements component.Model: it records the step the student
-// starts at.
+// starts at, once (the application calls Init again when the tab is
+// shown after another trace was opened).
 func (m *Model) Init() tea.Cmd {
-	if m.l != nil && m.opts.Progress != nil {
+	if m.l != nil && m.opts.Progress != nil && !m.started {
 		m.opts.Progress.Reached(m.l.Name, m.step)
 	}
+	m.started = true
 	return nil
 }
 
@@ -332,6 +338,10 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	m.tries++
+	m.answered++
+	if !ok {
+		m.wrong++
+	}
 	if m.opts.Progress != nil {
 		m.opts.Progress.Answered(m.l.Name, m.step, in, ok)
 	}
@@ -343,9 +353,6 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.right = true
 	m.fb, m.fbText = fbRight, fmt.Sprintf("Right: %s (step %d).", m.want[m.step].Format(st.Question), m.step+1)
-	if !m.stepDone() {
-		m.fbText += " Now " + m.todo(st) + "."
-	}
 	return m.advance()
 }
 
@@ -369,7 +376,7 @@ func (m *Model) glamourStyle() string {
 	th := m.common.Theme
 	switch {
 	case th == nil || th.Mono:
-		return "notty"
+		return "ascii"
 	case th.Dark:
 		return "dark"
 	}
@@ -384,7 +391,11 @@ func (m *Model) markdown() string {
 	}
 	st := m.current()
 	if st == nil {
-		fmt.Fprintf(&b, "## Lesson complete\n\nYou have done the %d steps of *%s*.", len(m.l.Steps), m.l.Title)
+		fmt.Fprintf(&b, "## Lesson complete\n\nYou have done the %d steps of *%s*", len(m.l.Steps), m.l.Title)
+		if m.answered > 0 {
+			fmt.Fprintf(&b, ", with %d answers of which %d wrong", m.answered, m.wrong)
+		}
+		b.WriteString(".\n\nThe tabs stay open: try other machines in the Machine tab (6) and run them in the Simulate tab (7).")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "## %d. %s\n\n%s\n", m.step+1, st.Title, st.Text)
@@ -398,7 +409,7 @@ func (m *Model) markdown() string {
 // kept until the step, the width or the theme changes.
 func (m *Model) body(w int) []string {
 	style := m.glamourStyle()
-	key := fmt.Sprintf("%d|%d|%s", m.step, w, style)
+	key := fmt.Sprintf("%d|%d|%s|%d|%d", m.step, w, style, m.answered, m.wrong)
 	if key == m.bodyKey {
 		return m.bodyLines
 	}
@@ -427,8 +438,12 @@ func (m *Model) View() string {
 		return component.Fit([]string{"", "  No lesson."}, w, h)
 	}
 	st := m.common.Theme.Styles
+	where := fmt.Sprintf("  %s · step %d/%d", m.l.Level, m.step+1, len(m.l.Steps))
+	if m.Finished() {
+		where = fmt.Sprintf("  %s · done", m.l.Level)
+	}
 	head := []string{
-		st.Title.Render(" "+m.l.Title+" ") + st.Dim.Render(fmt.Sprintf("  %s · step %d/%d", m.l.Level, min(m.step+1, len(m.l.Steps)), len(m.l.Steps))),
+		st.Title.Render(" "+m.l.Title+" ") + st.Dim.Render(where),
 		m.strip(),
 	}
 	foot := m.footer()
@@ -498,7 +513,12 @@ func (m *Model) footer() []string {
 	}
 	switch m.fb {
 	case fbRight:
-		out = append(out, " "+th.Bold.Render("✓ "+m.fbText))
+		txt := "✓ " + m.fbText
+		if s := m.current(); s != nil && m.right {
+			// Answered, but the step's keys or tab remain.
+			txt += " Now " + m.todo(s) + "."
+		}
+		out = append(out, " "+th.Bold.Render(txt))
 	case fbWrong:
 		out = append(out, wrapStyled(th.Warn.Render, "✗ "+m.fbText, m.common.Width-2)...)
 	case fbInvalid:

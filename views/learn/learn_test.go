@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/themes"
@@ -180,7 +181,7 @@ func TestLessonEndToEnd(t *testing.T) {
 		t.Fatalf("step %d, want 2 until the Machine tab is reached:\n%s", m.Step(), screen(m))
 	}
 	m.Update(ObservedMsg{Key: "6", Tab: "Machine"})
-	if !m.Finished() || !strings.Contains(screen(m), "Lesson complete") {
+	if !m.Finished() || !strings.Contains(screen(m), "3 answers of which 1") || !strings.Contains(screen(m), "· done") {
 		t.Fatalf("not finished:\n%s", screen(m))
 	}
 	wantCalls := []string{
@@ -263,4 +264,20 @@ func TestColourThemeRenders(t *testing.T) {
 			t.Errorf("dark=%v:\n%s", dark, s)
 		}
 	}
+}
+
+// TestGolden pins the Learn tab's drawing in the monochrome theme: the
+// first step with the intro, and a question after a wrong answer.
+func TestGolden(t *testing.T) {
+	m, want := setup(t, nil)
+	m.SetSize(72, 22)
+	t.Run("intro", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
+	press(m, "enter")
+	m.Update(SolvedMsg{Lesson: "ring-test", Answers: want})
+	m.Update(ObservedMsg{Key: "7", Tab: "Simulate"})
+	press(m, "enter")
+	typeText(m, "1")
+	press(m, "enter", "enter")
+	typeText(m, "2")
+	t.Run("hint", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
 }
