@@ -39,6 +39,19 @@ func (x *tmux) waitAny(what string, want ...string) string {
 	return ""
 }
 
+// waitGone polls the screen until it no longer contains s.
+func (x *tmux) waitGone(what, s string) {
+	x.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if !strings.Contains(x.capture(), s) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	x.t.Fatalf("%s: screen still shows %q:\n%s", what, s, x.capture())
+}
+
 // wrong returns an answer to q that the checker refuses.
 func wrong(t *testing.T, q *lesson.Question, want lesson.Expected) string {
 	t.Helper()
@@ -135,6 +148,8 @@ func TestLessonsEndToEnd(t *testing.T) {
 					send("Enter")
 				case q != nil:
 					x.waitFor("the question", "Question:", "enter to answer")
+					// On a loaded machine the answers may take a while.
+					x.waitGone("the answers", "computing the answers")
 					if !hinted {
 						bad := wrong(t, q, *want[i])
 						send("Enter")
