@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
@@ -72,6 +73,12 @@ func (m *Model) setMachine(msg learn.MachineMsg) tea.Cmd {
 	return tea.Batch(m.broadcast(cm), m.setStatus("the lesson set the machine: "+msg.Name))
 }
 
+// findingSelector is a view with a selected causality finding (the
+// Causality tab): a lesson's question may be answered by selecting one.
+type findingSelector interface {
+	Selected() (causality.Finding, bool)
+}
+
 // learnKey reports whether msg selects the Learn tab.
 func (m *Model) learnKey(msg tea.KeyPressMsg) bool {
 	return m.lesson != nil && key.Matches(msg, m.keys.Learn)
@@ -83,7 +90,13 @@ func (m *Model) observe(k string) tea.Cmd {
 	if m.lesson == nil {
 		return nil
 	}
-	nv, cmd := m.lesson.view.Update(learn.ObservedMsg{Key: k, Tab: m.tabs[m.active].Name})
+	o := learn.ObservedMsg{Key: k, Tab: m.tabs[m.active].Name}
+	if s, ok := m.views[m.active].(findingSelector); ok && s != nil {
+		if f, ok := s.Selected(); ok {
+			o.Finding = &f
+		}
+	}
+	nv, cmd := m.lesson.view.Update(o)
 	if m.views[m.lesson.tab] != nil {
 		m.views[m.lesson.tab] = nv
 	}

@@ -34,7 +34,7 @@ func TestBuiltin(t *testing.T) {
 			return ""
 		},
 		"clock-skew": func(a []*Expected) string {
-			if !(a[0].Value > 0 && a[1].Value >= 0 && a[1].Value < 4) {
+			if !(a[0].Value > 0 && a[1].Value >= 0 && a[1].Value < 4 && a[2].Value > 0) {
 				return "no reversal, or no rank of 4 receives the largest"
 			}
 			return ""
@@ -83,6 +83,9 @@ func TestBuiltin(t *testing.T) {
 					continue
 				}
 				questions++
+				if w.Kind.Selected() {
+					continue
+				}
 				// The answer as the hint-free student types it is right.
 				if ok, err := q.Check(*w, w.Format(q)); !ok || err != nil {
 					t.Errorf("step %d: the expected answer %q is refused: %v", i, w.Format(q), err)

@@ -170,12 +170,16 @@ const (
 	// ReversalRank is the rank that receives the message of the largest
 	// reversal (the first of equals in the checker's order).
 	ReversalRank
+	// LargestReversal is answered by selecting a finding in the Causality
+	// tab: the reversal with the largest amount (any of equals).
+	LargestReversal
 	numKinds
 )
 
 var kindNames = [numKinds]string{
 	Makespan: "makespan", Ratio: "ratio", BlockedRanks: "blocked-ranks",
 	SlowestRank: "slowest-rank", Reversals: "reversals", ReversalRank: "reversal-rank",
+	LargestReversal: "largest-reversal",
 }
 
 // String returns the kind as lesson files spell it.
@@ -188,7 +192,11 @@ func (k Kind) String() string {
 
 // Integer reports whether answers of kind k are whole numbers, compared
 // exactly.
-func (k Kind) Integer() bool { return k != Makespan && k != Ratio }
+func (k Kind) Integer() bool { return k != Makespan && k != Ratio && k != LargestReversal }
+
+// Selected reports whether answers of kind k are a finding the student
+// selects in the Causality tab rather than a number they type.
+func (k Kind) Selected() bool { return k == LargestReversal }
 
 // Answer is how to compute a question's expected answer.
 type Answer struct {
@@ -507,6 +515,8 @@ func (p *parser) endBlock() error {
 			return at(p.seen["unit"], "unit: answer %s is not a time", q.Answer.Kind)
 		case q.Answer.Kind.Integer() && p.seen["tolerance"] != 0:
 			return at(p.seen["tolerance"], "tolerance: answer %s is a whole number, compared exactly", q.Answer.Kind)
+		case q.Answer.Kind.Selected() && p.seen["tolerance"] != 0:
+			return at(p.seen["tolerance"], "tolerance: answer %s is a finding the student selects", q.Answer.Kind)
 		}
 		st.Question = q
 	}
@@ -529,7 +539,7 @@ func (p *parser) answer(v string) (Answer, error) {
 	}
 	rest := words[1:]
 	switch a.Kind {
-	case Reversals, ReversalRank:
+	case Reversals, ReversalRank, LargestReversal:
 		if len(rest) > 0 {
 			return a, p.errf("answer: %s is computed from the recorded trace and takes no settings", a.Kind)
 		}

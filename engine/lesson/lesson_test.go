@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tracesim/tracesim/engine/causality"
+	"github.com/tracesim/tracesim/tracefmt"
 )
 
 const good = `---
@@ -107,6 +110,7 @@ func TestParseErrors(t *testing.T) {
 		{"no question", front + "## S\n<!-- step\nanswer: reversals\nhint: h\n-->\n", "x.md:6: step \"S\": a question needs a question: line"},
 		{"makespan unit", front + "## S\n<!-- step\nquestion: Q?\nanswer: makespan\nhint: h\n-->\n", "x.md:8: answer makespan needs a unit: line"},
 		{"rank with unit", front + "## S\n<!-- step\nquestion: Q?\nanswer: slowest-rank\nunit: ms\nhint: h\n-->\n", "x.md:9: unit: answer slowest-rank is not a time"},
+		{"selection tolerance", front + "## S\n<!-- step\nquestion: Q?\nanswer: largest-reversal\ntolerance: 1%\nhint: h\n-->\n", "x.md:9: tolerance: answer largest-reversal is a finding the student selects"},
 		{"rank tolerance", front + "## S\n<!-- step\nquestion: Q?\nanswer: reversals\ntolerance: 1\nhint: h\n-->\n", "x.md:9: tolerance: answer reversals is a whole number"},
 		{"heading no title", front + "## \n", "x.md:5: a step heading needs a title"},
 	}
@@ -195,6 +199,32 @@ func TestQuestionCheck(t *testing.T) {
 		if ok != tt.ok || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("Check(%v, %q) = %v, %v; want %v, %q", tt.want.Value, tt.input, ok, err, tt.ok, tt.err)
 		}
+	}
+}
+
+func TestCheckFinding(t *testing.T) {
+	q := &Question{}
+	want := Expected{Kind: LargestReversal, Value: 35.83e-6}
+	tests := []struct {
+		f  causality.Finding
+		ok bool
+	}{
+		{causality.Finding{Kind: causality.KindReversal, Amount: 35.83e-6}, true},
+		{causality.Finding{Kind: causality.KindReversal, Amount: 35.82e-6}, false},
+		{causality.Finding{Kind: causality.KindLatency, Amount: 35.83e-6}, false},
+	}
+	for _, tt := range tests {
+		if got := q.CheckFinding(want, tt.f); got != tt.ok {
+			t.Errorf("CheckFinding(%v %v) = %v", tt.f.Kind, tt.f.Amount, got)
+		}
+	}
+	if _, err := q.Check(want, "3"); err == nil || !strings.Contains(err.Error(), "selecting a finding in the Causality tab") {
+		t.Errorf("typing an answer to a selection question: %v", err)
+	}
+	f := causality.Finding{Kind: causality.KindReversal, Amount: 35.83e-6,
+		Events: [2]tracefmt.EventRef{{Rank: 2, Index: 137}, {Rank: 3, Index: 138}}}
+	if got := DescribeFinding(f); got != "reversal 2:137 → 3:138 (35.83 µs)" {
+		t.Errorf("DescribeFinding = %q", got)
 	}
 }
 

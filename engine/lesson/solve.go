@@ -134,7 +134,8 @@ func apply(c *replay.Config, sets []Setting, file string) error {
 
 // Expected is the answer the engine computed for a question.
 type Expected struct {
-	// Value is in seconds for makespans.
+	// Value is in seconds for makespans, and the largest amount for
+	// LargestReversal.
 	Value float64
 	Kind  Kind
 }
@@ -142,6 +143,9 @@ type Expected struct {
 // Format writes the expected answer as a student would type it, in the
 // question's unit.
 func (e Expected) Format(q *Question) string {
+	if e.Kind.Selected() {
+		return "the reversal of " + units.FormatDuration(e.Value)
+	}
 	if e.Kind.Integer() {
 		return strconv.FormatFloat(e.Value, 'f', 0, 64)
 	}
@@ -188,7 +192,7 @@ type solver struct {
 func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, error) {
 	a := q.Answer
 	switch a.Kind {
-	case Reversals, ReversalRank:
+	case Reversals, ReversalRank, LargestReversal:
 		if s.rep == nil {
 			if !s.tr.Timed {
 				return 0, fmt.Errorf("the trace is untimed: it has no clocks to check")
@@ -204,13 +208,16 @@ func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, error)
 			return float64(len(rev)), nil
 		}
 		if len(rev) == 0 {
-			return 0, fmt.Errorf("no message is received before it is sent: there is no rank to find")
+			return 0, fmt.Errorf("no message is received before it is sent: there is no reversal to find")
 		}
 		best := 0
 		for j, f := range rev {
 			if f.Amount > rev[best].Amount {
 				best = j
 			}
+		}
+		if a.Kind == LargestReversal {
+			return rev[best].Amount, nil
 		}
 		return float64(rev[best].Events[1].Rank), nil
 	case Ratio:
@@ -297,6 +304,9 @@ func (s *solver) run(ctx context.Context, i int, with []Setting, line int) (*rep
 // ("2.5ms"). Ranks and counts must be exact; "rank 3" is read as 3. The
 // error says why the input is not an answer at all (not a number).
 func (q *Question) Check(want Expected, input string) (bool, error) {
+	if want.Kind.Selected() {
+		return false, fmt.Errorf("this question is answered by selecting a finding in the Causality tab")
+	}
 	in := strings.TrimSpace(strings.ToLower(input))
 	in = strings.TrimSpace(strings.TrimPrefix(in, "rank"))
 	in = strings.TrimSpace(strings.TrimRight(in, "x×"))
@@ -355,4 +365,30 @@ func ParseFS(fsys fs.FS, name string) (*Lesson, error) {
 	}
 	l.fsys, l.fsPath = fsys, name
 	return l, nil
+}
+
+// CheckFinding compares the finding a student selected with the expected
+// answer of a LargestReversal question: any reversal of the largest
+// amount is right.
+func (q *Question) CheckFinding(want Expected, f causality.Finding) bool {
+	if !want.Kind.Selected() || f.Kind != causality.KindReversal {
+		return false
+	}
+	return math.Abs(f.Amount-want.Value) <= 1e-9*math.Abs(want.Value)
+}
+
+// DescribeFinding writes a finding as the Causality tab lists it, for
+// feedback and progress records: "reversal 2:137 → 3:138 (35.83 µs)".
+func DescribeFinding(f causality.Finding) string {
+	var ev []string
+	for _, e := range f.Events {
+		if e.Rank >= 0 {
+			ev = append(ev, fmt.Sprintf("%d:%d", e.Rank, e.Index))
+		}
+	}
+	s := f.Kind.String() + " " + strings.Join(ev, " → ")
+	if f.Kind.AmountUnit() == "s" {
+		s += " (" + units.FormatDuration(f.Amount) + ")"
+	}
+	return s
 }

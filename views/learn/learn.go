@@ -22,6 +22,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 
+	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/views/component"
@@ -45,10 +46,12 @@ type Progress interface {
 // Messages between the Learn tab and the application.
 type (
 	// ObservedMsg tells the Learn tab of a key the student pressed
-	// outside it (tab keys included) and the tab shown afterwards.
+	// outside it (tab keys included), the tab shown afterwards and, when
+	// that is the Causality tab, the finding selected there.
 	ObservedMsg struct {
-		Key string
-		Tab string
+		Key     string
+		Tab     string
+		Finding *causality.Finding
 	}
 	// SolvedMsg brings the expected answers the engine computed, one per
 	// step (nil for a step without a question), or why it could not.
@@ -100,6 +103,9 @@ type Model struct {
 
 	want     []*lesson.Expected
 	solveErr error
+	// finding is the last finding seen selected in the Causality tab:
+	// the answer to a question of a finding.
+	finding *causality.Finding
 
 	answering bool
 	input     textinput.Model
@@ -203,6 +209,10 @@ func (m *Model) current() *lesson.Step {
 // observe follows what the student does in the other tabs.
 func (m *Model) observe(o ObservedMsg) tea.Cmd {
 	m.tab = o.Tab
+	if o.Finding != nil {
+		f := *o.Finding
+		m.finding = &f
+	}
 	st := m.current()
 	if st == nil {
 		return nil
@@ -301,6 +311,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.fb, m.fbText = fbInfo, "This step asks for "+m.todo(st)+" first."
 			return nil
 		}
+		if st.Question.Answer.Kind.Selected() {
+			return m.submitFinding()
+		}
 		m.answering = true
 		m.input.SetValue("")
 		return m.input.Focus()
@@ -316,6 +329,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// ready reports whether the current step's expected answer is known,
+// saying why not in the feedback line.
+func (m *Model) ready() bool {
+	switch {
+	case m.solveErr != nil:
+		m.fb, m.fbText = fbInvalid, "The answers cannot be computed: "+m.solveErr.Error()
+		return false
+	case m.want == nil || m.step >= len(m.want) || m.want[m.step] == nil:
+		m.fb, m.fbText = fbInfo, "The expected answers are still being computed: try again in a moment."
+		return false
+	}
+	return true
+}
+
 // submit checks the typed answer.
 func (m *Model) submit() tea.Cmd {
 	st := m.current()
@@ -324,12 +351,7 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	in := strings.TrimSpace(m.input.Value())
-	switch {
-	case m.solveErr != nil:
-		m.fb, m.fbText = fbInvalid, "The answers cannot be computed: "+m.solveErr.Error()
-		return nil
-	case m.want == nil || m.step >= len(m.want) || m.want[m.step] == nil:
-		m.fb, m.fbText = fbInfo, "The expected answers are still being computed: try again in a moment."
+	if !m.ready() {
 		return nil
 	}
 	ok, err := st.Question.Check(*m.want[m.step], in)
@@ -337,6 +359,26 @@ func (m *Model) submit() tea.Cmd {
 		m.fb, m.fbText = fbInvalid, err.Error()+"."
 		return nil
 	}
+	return m.record(st, in, ok)
+}
+
+// submitFinding answers a question of a finding with the one selected in
+// the Causality tab.
+func (m *Model) submitFinding() tea.Cmd {
+	st := m.current()
+	if !m.ready() {
+		return nil
+	}
+	if m.finding == nil {
+		m.fb, m.fbText = fbInfo, "Select a finding in the Causality tab (5) first, then press enter here."
+		return nil
+	}
+	return m.record(st, lesson.DescribeFinding(*m.finding), st.Question.CheckFinding(*m.want[m.step], *m.finding))
+}
+
+// record counts and records an answer, shows whether it was right and
+// moves on when the step is done.
+func (m *Model) record(st *lesson.Step, in string, ok bool) tea.Cmd {
 	m.tries++
 	m.answered++
 	if !ok {
@@ -501,6 +543,8 @@ func (m *Model) footer() []string {
 			tasks = append(tasks, "go to the "+mark+" tab")
 		}
 		switch {
+		case s.Question != nil && !m.right && s.Question.Answer.Kind.Selected():
+			tasks = append(tasks, "select it in the Causality tab, "+th.HelpKey.Render("enter")+" here to answer")
 		case s.Question != nil && !m.right:
 			tasks = append(tasks, th.HelpKey.Render("enter")+" to answer")
 		case s.Question == nil && len(s.Keys) == 0 && s.Tab == "":
@@ -510,6 +554,13 @@ func (m *Model) footer() []string {
 			tasks = append(tasks, th.Dim.Render("(computing the answers…)"))
 		}
 		out = append(out, " To do: "+strings.Join(tasks, ", "))
+		if q := s.Question; q != nil && !m.right && q.Answer.Kind.Selected() {
+			sel := "nothing selected yet"
+			if m.finding != nil {
+				sel = lesson.DescribeFinding(*m.finding)
+			}
+			out = append(out, " Selected: "+sel)
+		}
 	}
 	switch m.fb {
 	case fbRight:

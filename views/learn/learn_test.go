@@ -10,8 +10,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
 )
 
@@ -64,20 +66,23 @@ func (r *recorder) Answered(l string, step int, answer string, correct bool) {
 }
 func (r *recorder) Resume(string) (int, bool) { return r.resume, r.resume > 0 }
 
+// solved parses a lesson and computes its trace and answers.
+func solved(t *testing.T, name, src string) (*lesson.Lesson, *tracefmt.Trace, []*lesson.Expected) {
+	t.Helper()
+	l, err := lesson.Parse(name, strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, want, errs := lesson.Check(context.Background(), l, lesson.CheckOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return l, tr, want
+}
+
 func setup(t *testing.T, p Progress) (*Model, []*lesson.Expected) {
 	t.Helper()
-	l, err := lesson.Parse("ring-test.md", strings.NewReader(testLesson))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := l.LoadTrace(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := lesson.Solve(context.Background(), l, tr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, _, want := solved(t, "ring-test.md", testLesson)
 	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Progress: p, Tabs: tabs})
 	m.SetSize(80, 30)
 	m.Init()
@@ -280,4 +285,61 @@ func TestGolden(t *testing.T) {
 	press(m, "enter", "enter")
 	typeText(m, "2")
 	t.Run("hint", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
+}
+
+const findingLesson = `---
+title: Skew
+trace: tracesim gen ring --ranks 4 --iters 5 --skew 50us
+---
+## Select the worst
+<!-- step
+question: Select the largest reversal.
+answer: largest-reversal
+hint: The largest is at the top.
+-->
+Select it.
+`
+
+// TestFindingAnswer: a question of a finding is answered with the one
+// selected in the Causality tab.
+func TestFindingAnswer(t *testing.T) {
+	l, tr, want := solved(t, "skew.md", findingLesson)
+	rep, err := causality.Check(context.Background(), tr, causality.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := rep.ByKind[causality.KindReversal]
+	best, other := rev[0], rev[0]
+	for _, f := range rev {
+		if f.Amount > best.Amount {
+			best = f
+		}
+		if f.Amount < other.Amount {
+			other = f
+		}
+	}
+	rec := &recorder{}
+	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Progress: rec, Tabs: tabs})
+	m.SetSize(100, 20)
+	m.Update(SolvedMsg{Lesson: "skew", Answers: want})
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "Select a finding in the Causality tab (5) first") || !strings.Contains(s, "nothing selected yet") {
+		t.Fatalf("no selection:\n%s", s)
+	}
+	m.Update(ObservedMsg{Key: "j", Tab: "Causality", Finding: &other})
+	press(m, "enter")
+	if s := screen(m); m.Finished() || !strings.Contains(s, lesson.DescribeFinding(other)+" is not right. Hint: The largest is at the top.") {
+		t.Fatalf("a smaller reversal:\n%s", s)
+	}
+	m.Update(ObservedMsg{Key: "g", Tab: "Causality", Finding: &best})
+	if s := screen(m); !strings.Contains(s, "Selected: "+lesson.DescribeFinding(best)) {
+		t.Errorf("selection not shown:\n%s", s)
+	}
+	press(m, "enter")
+	if !m.Finished() {
+		t.Fatalf("the largest reversal was refused:\n%s", screen(m))
+	}
+	if got := rec.calls[1]; got != fmt.Sprintf("answered skew 0 %q true", lesson.DescribeFinding(best)) {
+		t.Errorf("progress %v", rec.calls)
+	}
 }
