@@ -110,6 +110,10 @@ func TestLessonsEndToEnd(t *testing.T) {
 			n := len(l.Steps)
 			x.waitFor("the Learn tab", "0 Learn", l.Title, fmt.Sprintf("step 1/%d", n))
 			send := func(keys ...string) { x.run(append([]string{"send-keys", "-t", "e2e"}, keys...)...) }
+			// The student pins the lesson beside the tabs (p): it shows
+			// while they work in the other tabs.
+			send("p")
+			x.waitFor("the pinned lesson", "lesson pinned beside the tabs")
 			hinted := false
 			for i, st := range l.Steps {
 				x.waitFor("step "+st.Title, fmt.Sprintf("step %d/%d", i+1, n), fmt.Sprintf("%d. %s", i+1, st.Title))

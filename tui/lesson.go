@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -20,6 +22,74 @@ type lessonState struct {
 	view *learn.Model
 	tab  int            // index of the Learn tab
 	wi   *whatif.Shared // the Machine and Simulate tabs' configuration
+	// pinned shows the lesson as a pane at the right of the other tabs.
+	pinned bool
+}
+
+// minPaneView is the narrowest the view beside a pinned lesson may be.
+const minPaneView = 60
+
+// paneWidth returns the width of the pinned lesson's pane beside the
+// active tab: 0 when the lesson is not pinned, the Learn tab is shown or
+// the terminal is too narrow for both.
+func (m *Model) paneWidth() int {
+	if m.lesson == nil || !m.lesson.pinned || m.active == m.lesson.tab || m.tr == nil {
+		return 0
+	}
+	pw := max(38, m.width*2/5)
+	if m.width-pw-1 < minPaneView {
+		return 0
+	}
+	return pw
+}
+
+// sizeLesson gives the Learn view the pane's size, or the whole view
+// area when it is shown as a tab.
+func (m *Model) sizeLesson() {
+	if m.lesson == nil {
+		return
+	}
+	w := m.width
+	if pw := m.paneWidth(); pw > 0 {
+		w = pw - 1 // its left column is the separator
+	}
+	m.lesson.view.SetSize(w, max(m.height-2, 0))
+}
+
+// pin toggles the lesson's pane beside the other tabs.
+func (m *Model) pin() tea.Cmd {
+	if m.lesson == nil {
+		return nil
+	}
+	m.lesson.pinned = !m.lesson.pinned
+	m.resize(m.width, m.height)
+	switch {
+	case !m.lesson.pinned:
+		return m.setStatus("the lesson shows in its tab only (0)")
+	case m.width-max(38, m.width*2/5)-1 < minPaneView:
+		return m.setStatus("the lesson will show beside the tabs on a wider terminal")
+	}
+	return m.setStatus("lesson pinned beside the tabs (p in Learn unpins)")
+}
+
+// withPane draws the pinned lesson at the right of the view's lines.
+func (m *Model) withPane(body string, pw, h int) string {
+	m.sizeLesson() // a view rebuilt for another trace took the tabs' size
+	sep := m.common.Theme.Styles.Dim.Render("│")
+	left := strings.Split(body, "\n")
+	right := strings.Split(m.lesson.view.View(), "\n")
+	out := make([]string, h)
+	for i := range out {
+		var l, r string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out[i] = l + sep + r
+	}
+	return strings.Join(out, "\n")
 }
 
 // setupLesson adds the Learn tab to tabs (the default ones when nil),

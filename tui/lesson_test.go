@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/lesson"
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/learn"
 	"github.com/tracesim/tracesim/views/machine"
 )
@@ -72,7 +73,9 @@ func (r *recorder) Answered(l string, s int, a string, ok bool) {
 }
 func (r *recorder) Resume(string) (int, bool) { return 0, false }
 
-func TestLearnTabWiring(t *testing.T) {
+// wiring parses the test lesson and loads its trace.
+func wiring(t *testing.T) (*lesson.Lesson, *tracefmt.Trace) {
+	t.Helper()
 	l, err := lesson.Parse("wiring.md", strings.NewReader(wiringLesson))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +84,11 @@ func TestLearnTabWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, tr
+}
+
+func TestLearnTabWiring(t *testing.T) {
+	l, tr := wiring(t)
 	rec := &recorder{}
 	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l, Progress: rec})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
@@ -132,6 +140,47 @@ func TestLearnTabWiring(t *testing.T) {
 	}
 	if got := strings.Join(rec.calls, ","); got != "reached wiring 0,reached wiring 1" {
 		t.Errorf("progress %s", got)
+	}
+}
+
+// TestPinnedLesson: p in the Learn tab shows the lesson beside the other
+// tabs when the terminal is wide enough.
+func TestPinnedLesson(t *testing.T) {
+	l, tr := wiring(t)
+	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l})
+	m.Update(tea.WindowSizeMsg{Width: 130, Height: 30})
+	drain(m, press(m, "p"))
+	press(m, "2")
+	f := ansi.Strip(m.Frame())
+	lines := strings.Split(f, "\n")
+	checkFrame(t, "pinned", m.Frame(), 130, 30)
+	// The pane is 2/5 of the width, 52 columns from its separator at
+	// column 78.
+	if r := []rune(lines[1]); len(r) < 79 || r[78] != '│' || !strings.Contains(lines[1], "Wiring") {
+		t.Errorf("no lesson pane at column 78:\n%s", f)
+	}
+	// 2 did step 1; step 2 wants 7.
+	if !strings.Contains(f, "Traffic") || !strings.Contains(f, "To do: press 7") {
+		t.Errorf("the Matrix and the lesson's tasks are not both shown:\n%s", f)
+	}
+	// The Learn tab itself takes the whole width.
+	press(m, "0")
+	if l := strings.Split(ansi.Strip(m.Frame()), "\n")[1]; strings.ContainsRune(l, '│') {
+		t.Errorf("the Learn tab shows a pane: %q", l)
+	}
+	// Too narrow: no pane.
+	m.Update(tea.WindowSizeMsg{Width: 90, Height: 30})
+	press(m, "2")
+	if f := ansi.Strip(m.Frame()); strings.Contains(f, "Wiring") {
+		t.Errorf("a pane on a 90-column terminal:\n%s", f)
+	}
+	// p again unpins.
+	press(m, "0")
+	drain(m, press(m, "p"))
+	m.Update(tea.WindowSizeMsg{Width: 130, Height: 30})
+	press(m, "2")
+	if f := ansi.Strip(m.Frame()); strings.Contains(f, "Wiring") {
+		t.Errorf("unpinned, the lesson still shows:\n%s", f)
 	}
 }
 

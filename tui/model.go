@@ -300,14 +300,17 @@ func (m *Model) build(i int) component.Model {
 func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
 	vh := max(m.height-2, 0)
-	m.common.SetSize(m.width, vh)
+	// A pinned lesson takes the right of the screen (lesson.go).
+	vw := m.width - m.paneWidth()
+	m.common.SetSize(vw, vh)
 	// The overlay wraps columns itself; a help width would only truncate.
 	m.help.SetWidth(0)
 	for _, v := range m.views {
 		if v != nil {
-			v.SetSize(m.width, vh)
+			v.SetSize(vw, vh)
 		}
 	}
+	m.sizeLesson()
 	if m.picker != nil {
 		m.picker.height = vh
 	}
@@ -391,6 +394,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.setStatus(string(msg))
 	case learn.MachineMsg:
 		return m.setMachine(msg)
+	case learn.PinMsg:
+		return m.pin()
 	case component.ShowTabMsg:
 		for i, t := range m.tabs {
 			if t.Name == msg.Name {
@@ -577,6 +582,10 @@ func (m *Model) switchTab(i int) tea.Cmd {
 		return nil
 	}
 	m.active = i
+	if m.lesson != nil && m.lesson.pinned {
+		// The pane shows beside every tab but the Learn tab itself.
+		m.resize(m.width, m.height)
+	}
 	fresh := m.tr != nil && m.views[i] == nil
 	v := m.build(i)
 	if fresh && v != nil {
@@ -624,7 +633,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	v := m.build(m.active)
-	if v == nil || ms.Y < 1 || ms.Y > m.common.Height {
+	if v == nil || ms.Y < 1 || ms.Y > m.common.Height || ms.X >= m.common.Width {
+		// (Past the view's width is the pinned lesson's pane.)
 		return nil
 	}
 	ms.Y--
@@ -712,6 +722,9 @@ func (m *Model) body() string {
 		return fit(lines, w, h)
 	}
 	body := v.View()
+	if pw := m.paneWidth(); pw > 0 {
+		body = m.withPane(body, pw, h)
+	}
 	if m.err != "" {
 		body = m.overlayError(body, w, h)
 	}

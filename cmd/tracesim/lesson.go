@@ -58,7 +58,7 @@ func runLesson(e *env, args []string) int {
 		return exitUsage
 	}
 	opts := tui.Options{
-		Trace: tr, Path: l.Name + " (" + l.Trace.Spec + ")",
+		Trace: tr, Path: "lesson " + l.Name,
 		Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx,
 		Lesson: l,
 	}

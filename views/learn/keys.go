@@ -12,6 +12,9 @@ type KeyMap struct {
 	Up, Down       key.Binding
 	PageUp         key.Binding
 	PageDown       key.Binding
+	// Pin shows the lesson beside the other tabs (the application
+	// decides; see PinMsg).
+	Pin key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -24,15 +27,16 @@ func DefaultKeyMap() KeyMap {
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdown", "page down")),
+		Pin:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "lesson beside the other tabs")),
 	}
 }
 
 // ShortHelp returns the bindings shown in the status line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Answer, k.Down, k.Cancel}
+	return []key.Binding{k.Answer, k.Pin, k.Down, k.Cancel}
 }
 
 // FullHelp returns all bindings, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Answer, k.Submit, k.Cancel}, {k.Up, k.Down, k.PageUp, k.PageDown}}
+	return [][]key.Binding{{k.Answer, k.Submit, k.Cancel, k.Pin}, {k.Up, k.Down, k.PageUp, k.PageDown}}
 }

@@ -21,6 +21,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
@@ -60,6 +61,9 @@ type (
 		Answers []*lesson.Expected
 		Err     error
 	}
+	// PinMsg asks the application to show the lesson beside the other
+	// tabs, or to stop.
+	PinMsg struct{}
 	// MachineMsg asks the application to make Config the machine of the
 	// Machine and Simulate tabs: the step the student reached changes it.
 	MachineMsg struct {
@@ -118,6 +122,7 @@ type Model struct {
 
 	top     int // first body line shown
 	started bool
+	w, h    int // the drawing area
 
 	// glamour renderer and its last output, by width and style.
 	rend      *glamour.TermRenderer
@@ -165,9 +170,11 @@ func (m *Model) Init() tea.Cmd {
 	return nil
 }
 
-// SetSize implements component.Model.
+// SetSize implements component.Model. The Learn tab keeps its own size
+// rather than the shared Common's: the application also draws it as a
+// narrower pane beside another tab.
 func (m *Model) SetSize(width, height int) {
-	m.common.SetSize(width, height)
+	m.w, m.h = width, height
 	m.input.SetWidth(max(width-12, 8))
 }
 
@@ -317,14 +324,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.answering = true
 		m.input.SetValue("")
 		return m.input.Focus()
+	case key.Matches(msg, k.Pin):
+		return func() tea.Msg { return PinMsg{} }
 	case key.Matches(msg, k.Up):
 		m.top--
 	case key.Matches(msg, k.Down):
 		m.top++
 	case key.Matches(msg, k.PageUp):
-		m.top -= max(m.common.Height-6, 1)
+		m.top -= max(m.h-6, 1)
 	case key.Matches(msg, k.PageDown):
-		m.top += max(m.common.Height-6, 1)
+		m.top += max(m.h-6, 1)
 	}
 	return nil
 }
@@ -457,7 +466,7 @@ func (m *Model) body(w int) []string {
 	}
 	rk := [2]string{strconv.Itoa(w), style}
 	if m.rend == nil || rk != m.rendKey {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(w-4, 20)))
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(w-6, 20)))
 		if err != nil {
 			return []string{"cannot render the lesson: " + err.Error()}
 		}
@@ -475,7 +484,7 @@ func (m *Model) body(w int) []string {
 // View implements component.Model: the lesson's title and steps, the
 // current step rendered, then what it asks for and the answer box.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
+	w, h := m.w, m.h
 	if m.l == nil {
 		return component.Fit([]string{"", "  No lesson."}, w, h)
 	}
@@ -553,13 +562,13 @@ func (m *Model) footer() []string {
 		if m.want == nil && m.solveErr == nil && hasQuestions(m.l) {
 			tasks = append(tasks, th.Dim.Render("(computing the answers…)"))
 		}
-		out = append(out, " To do: "+strings.Join(tasks, ", "))
+		out = append(out, wrapANSI(" To do: "+strings.Join(tasks, ", "), m.w)...)
 		if q := s.Question; q != nil && !m.right && q.Answer.Kind.Selected() {
 			sel := "nothing selected yet"
 			if m.finding != nil {
 				sel = lesson.DescribeFinding(*m.finding)
 			}
-			out = append(out, " Selected: "+sel)
+			out = append(out, wrapANSI(" Selected: "+sel, m.w)...)
 		}
 	}
 	switch m.fb {
@@ -569,13 +578,13 @@ func (m *Model) footer() []string {
 			// Answered, but the step's keys or tab remain.
 			txt += " Now " + m.todo(s) + "."
 		}
-		out = append(out, " "+th.Bold.Render(txt))
+		out = append(out, wrapANSI(" "+th.Bold.Render(txt), m.w)...)
 	case fbWrong:
-		out = append(out, wrapStyled(th.Warn.Render, "✗ "+m.fbText, m.common.Width-2)...)
+		out = append(out, wrapStyled(th.Warn.Render, "✗ "+m.fbText, m.w-2)...)
 	case fbInvalid:
-		out = append(out, wrapStyled(th.Error.Render, "! "+m.fbText, m.common.Width-2)...)
+		out = append(out, wrapStyled(th.Error.Render, "! "+m.fbText, m.w-2)...)
 	case fbInfo:
-		out = append(out, " "+th.Dim.Render(m.fbText))
+		out = append(out, wrapStyled(th.Dim.Render, m.fbText, m.w-2)...)
 	}
 	if m.answering {
 		unit := ""
@@ -596,6 +605,15 @@ func hasQuestions(l *lesson.Lesson) bool {
 		}
 	}
 	return false
+}
+
+// wrapANSI wraps a styled line at w cells, continuation lines indented.
+func wrapANSI(s string, w int) []string {
+	lines := strings.Split(ansi.Wrap(s, max(w-1, 10), ""), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = " " + lines[i]
+	}
+	return lines
 }
 
 // wrapStyled wraps s at word boundaries into lines of at most w cells,
