@@ -140,7 +140,7 @@ func (m *Model) setMachine(msg learn.MachineMsg) tea.Cmd {
 	if i := m.tabIndex("Machine"); m.tabs[i].Name == "Machine" && i != m.active {
 		m.views[i] = nil
 	}
-	return tea.Batch(m.broadcast(cm), m.setStatus("the lesson set the machine: "+msg.Name))
+	return tea.Batch(m.broadcast(cm), m.setStatus("this step's machine: "+strings.TrimPrefix(msg.Name, "lesson: ")))
 }
 
 // findingSelector is a view with a selected causality finding (the

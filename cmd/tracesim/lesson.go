@@ -53,7 +53,7 @@ func runLesson(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "lesson", err)
 	}
-	if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+	if f, ok := e.stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
 		fmt.Fprintln(e.stderr, "tracesim lesson: the UI needs a terminal; `tracesim lesson check FILE` works in scripts")
 		return exitUsage
 	}

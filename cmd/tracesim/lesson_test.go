@@ -109,3 +109,32 @@ func TestLessons(t *testing.T) {
 		t.Errorf("unknown lesson: %d %s", code, errOut)
 	}
 }
+
+// TestLessonTraceFile: a lesson's trace file is read beside the lesson,
+// and may not be looked for outside its directory.
+func TestLessonTraceFile(t *testing.T) {
+	dir := t.TempDir()
+	ring, err := os.ReadFile("../../testdata/tsim/ring3.tsim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ring3.tsim"), ring, 0o644)
+	src := "---\ntitle: Token ring\ntrace: ring3.tsim\n---\n## Run\n<!-- step\nkeys: 7 r\n" +
+		"question: How long, in us?\nanswer: makespan\nunit: us\nhint: r runs it.\n-->\n"
+	lf := filepath.Join(dir, "token.md")
+	os.WriteFile(lf, []byte(src), 0o644)
+	code, out, errOut := tracesim(t, "lesson", "check", "--answers", lf)
+	if code != 0 || !strings.Contains(out, lf+": ok, 1 steps, 1 questions") || !strings.Contains(out, `step 1 "Run": `) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	os.WriteFile(lf, []byte(strings.Replace(src, "ring3.tsim", "ring4.tsim", 1)), 0o644)
+	code, _, errOut = tracesim(t, "lesson", "check", lf)
+	if code != 1 || !strings.HasPrefix(errOut, lf+":3: trace: ") || !strings.Contains(errOut, "ring4.tsim") {
+		t.Errorf("missing trace file: exit %d, %s", code, errOut)
+	}
+	// The UI needs a terminal: said, not a crash.
+	code, _, errOut = tracesim(t, "lesson", "ring-vs-torus")
+	if code != 2 || !strings.Contains(errOut, "the UI needs a terminal") {
+		t.Errorf("lesson without a terminal: exit %d, %s", code, errOut)
+	}
+}
