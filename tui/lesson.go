@@ -27,7 +27,7 @@ type lessonState struct {
 }
 
 // minPaneView is the narrowest the view beside a pinned lesson may be.
-const minPaneView = 60
+const minPaneView = 58
 
 // paneWidth returns the width of the pinned lesson's pane beside the
 // active tab: 0 when the lesson is not pinned, the Learn tab is shown or
