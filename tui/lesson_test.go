@@ -184,6 +184,19 @@ func TestPinnedLesson(t *testing.T) {
 	}
 }
 
+// TestGivenAnswers: answers a server computed once are used as given.
+func TestGivenAnswers(t *testing.T) {
+	l, tr := wiring(t)
+	given := []*lesson.Expected{nil, {Kind: lesson.Makespan, Value: 42e-3}}
+	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l, LessonAnswers: given})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	drain(m, m.Init())
+	press(m, "2", "7", "0", "enter", "4", "2", "enter")
+	if f := ansi.Strip(m.Frame()); !strings.Contains(f, "Right: 42 ms (step 2)") {
+		t.Errorf("the given answer was not the one checked:\n%s", f)
+	}
+}
+
 // TestNoLessonKeepsZero: without a lesson there is no Learn tab and 0
 // stays the views' key.
 func TestNoLessonKeepsZero(t *testing.T) {

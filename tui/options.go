@@ -81,6 +81,10 @@ type Options struct {
 	// Progress records the student's progress through Lesson (the class
 	// server's database); nil records nothing.
 	Progress learn.Progress
+	// LessonAnswers, when set, are Lesson's expected answers on Trace
+	// (lesson.Solve): a server computes them once for all its sessions.
+	// Nil computes them in the background for the session.
+	LessonAnswers []*lesson.Expected
 }
 
 // SimBudget bounds the simulations of one session: the application stops
