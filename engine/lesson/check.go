@@ -47,11 +47,11 @@ func Check(ctx context.Context, l *Lesson, o CheckOptions) (*tracefmt.Trace, []*
 				at(st.KeysLine, "keys: %s selects no tab (there are %d)", k, len(o.Tabs))
 			}
 		}
-		if _, err := l.Config(i); err != nil {
+		cfg, err := l.Config(i)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		cfg, _ := l.Config(i)
 		for _, s := range st.Settings {
 			if why := replay.Unused(&cfg, s.Key); why != "" {
 				at(s.Line, "set %s: %s", s.Key, why)

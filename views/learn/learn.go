@@ -270,6 +270,11 @@ func (m *Model) advance() tea.Cmd {
 	for m.stepDone() {
 		m.step++
 		m.keyPos, m.tabOK, m.right, m.cont, m.tries, m.top = 0, false, false, false, 0, 0
+		if m.fb != fbRight {
+			// A hint or a notice was about the step just done; the
+			// last right answer stays, naming its step.
+			m.fb, m.fbText = fbNone, ""
+		}
 		m.answering = false
 		m.input.Blur()
 		if m.opts.Progress != nil {

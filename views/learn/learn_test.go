@@ -343,3 +343,22 @@ func TestFindingAnswer(t *testing.T) {
 		t.Errorf("progress %v", rec.calls)
 	}
 }
+
+// TestNoticeClearedOnAdvance: a notice about a step does not follow the
+// student to the next one.
+func TestNoticeClearedOnAdvance(t *testing.T) {
+	l, err := lesson.Parse("keys.md", strings.NewReader("---\ntitle: K\ntrace: tracesim gen pingpong --iters 2\n---\n## Press\n<!-- step\nkeys: 7\n-->\n## Read\nDone.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Tabs: tabs})
+	m.SetSize(80, 20)
+	press(m, "enter")
+	if s := screen(m); !strings.Contains(s, "This step asks for the keys 7 first.") {
+		t.Fatalf("no notice:\n%s", s)
+	}
+	m.Update(ObservedMsg{Key: "7", Tab: "Simulate"})
+	if s := screen(m); m.Step() != 1 || strings.Contains(s, "asks for") {
+		t.Errorf("step %d, screen:\n%s", m.Step(), s)
+	}
+}
