@@ -108,7 +108,14 @@ func runLessonCheck(e *env, args []string) int {
 			for i, w := range want {
 				if w != nil {
 					q := l.Steps[i].Question
-					fmt.Fprintf(e.stdout, "  step %d %q: %s  (%s)\n", i+1, l.Steps[i].Title, w.Format(q), q.Answer)
+					also := ""
+					for _, a := range w.Also {
+						also += fmt.Sprintf(", %g", a)
+					}
+					if also != "" {
+						also = " (or" + also[1:] + ")"
+					}
+					fmt.Fprintf(e.stdout, "  step %d %q: %s%s  (%s)\n", i+1, l.Steps[i].Title, w.Format(q), also, q.Answer)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package lesson
 
 import (
 	"context"
+	"strconv"
 	"testing"
 )
 
@@ -89,6 +90,11 @@ func TestBuiltin(t *testing.T) {
 				// The answer as the hint-free student types it is right.
 				if ok, err := q.Check(*w, w.Format(q)); !ok || err != nil {
 					t.Errorf("step %d: the expected answer %q is refused: %v", i, w.Format(q), err)
+				}
+				for _, a := range w.Also {
+					if ok, _ := q.Check(*w, strconv.FormatFloat(a, 'f', 0, 64)); !ok {
+						t.Errorf("step %d: %v ties with the answer but is refused", i, a)
+					}
 				}
 			}
 			if questions < 2 {

@@ -161,14 +161,14 @@ const (
 	// BlockedRanks is the number of ranks blocked when the replay
 	// deadlocks (0 when it does not).
 	BlockedRanks
-	// SlowestRank is the rank that finishes last in the replay (the
-	// lowest of equals).
+	// SlowestRank is the rank that finishes last in the replay (any of
+	// those that tie).
 	SlowestRank
 	// Reversals counts the messages received before they were sent (the
 	// Causality tab's reversal findings).
 	Reversals
 	// ReversalRank is the rank that receives the message of the largest
-	// reversal (the first of equals in the checker's order).
+	// reversal (any of them when several are as large).
 	ReversalRank
 	// LargestReversal is answered by selecting a finding in the Causality
 	// tab: the reversal with the largest amount (any of equals).

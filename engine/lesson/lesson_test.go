@@ -193,6 +193,8 @@ func TestQuestionCheck(t *testing.T) {
 		{rank, Expected{Value: 3, Kind: ReversalRank}, "2", false, ""},
 		{rank, Expected{Value: 3, Kind: ReversalRank}, "3.5", false, "\"3.5\" is not a whole number"},
 		{rank, Expected{Value: 3, Kind: ReversalRank}, " ", false, "type a number"},
+		{rank, Expected{Value: 2, Also: []float64{7, 13}, Kind: SlowestRank}, "13", true, ""},
+		{rank, Expected{Value: 2, Also: []float64{7, 13}, Kind: SlowestRank}, "3", false, ""},
 	}
 	for _, tt := range tests {
 		ok, err := tt.q.Check(tt.want, tt.input)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,7 +138,11 @@ type Expected struct {
 	// Value is in seconds for makespans, and the largest amount for
 	// LargestReversal.
 	Value float64
-	Kind  Kind
+	// Also are other answers as right as Value: the ranks that tie with
+	// it (Value is the lowest of them, or the first in the checker's
+	// order).
+	Also []float64
+	Kind Kind
 }
 
 // Format writes the expected answer as a student would type it, in the
@@ -169,7 +174,7 @@ func Solve(ctx context.Context, l *Lesson, tr *tracefmt.Trace) ([]*Expected, err
 		if q == nil {
 			continue
 		}
-		v, err := s.solve(ctx, i, q)
+		v, also, err := s.solve(ctx, i, q)
 		if err != nil {
 			var le *Error
 			if errors.As(err, &le) {
@@ -177,7 +182,7 @@ func Solve(ctx context.Context, l *Lesson, tr *tracefmt.Trace) ([]*Expected, err
 			}
 			return nil, &Error{File: l.File, Line: q.AnswerLine, Msg: fmt.Sprintf("answer %s: %v", q.Answer, err)}
 		}
-		out[i] = &Expected{Value: v, Kind: q.Answer.Kind}
+		out[i] = &Expected{Value: v, Also: also, Kind: q.Answer.Kind}
 	}
 	return out, nil
 }
@@ -189,26 +194,28 @@ type solver struct {
 	rep  *causality.Report
 }
 
-func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, error) {
+// solve computes question q of step i: the answer, and the other answers
+// that are as right (ranks that tie).
+func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, []float64, error) {
 	a := q.Answer
 	switch a.Kind {
 	case Reversals, ReversalRank, LargestReversal:
 		if s.rep == nil {
 			if !s.tr.Timed {
-				return 0, fmt.Errorf("the trace is untimed: it has no clocks to check")
+				return 0, nil, fmt.Errorf("the trace is untimed: it has no clocks to check")
 			}
 			rep, err := causality.Check(ctx, s.tr, causality.Options{})
 			if err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			s.rep = rep
 		}
 		rev := s.rep.ByKind[causality.KindReversal]
 		if a.Kind == Reversals {
-			return float64(len(rev)), nil
+			return float64(len(rev)), nil, nil
 		}
 		if len(rev) == 0 {
-			return 0, fmt.Errorf("no message is received before it is sent: there is no reversal to find")
+			return 0, nil, fmt.Errorf("no message is received before it is sent: there is no reversal to find")
 		}
 		best := 0
 		for j, f := range rev {
@@ -217,44 +224,51 @@ func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, error)
 			}
 		}
 		if a.Kind == LargestReversal {
-			return rev[best].Amount, nil
+			return rev[best].Amount, nil, nil
 		}
-		return float64(rev[best].Events[1].Rank), nil
+		// The receivers of the other reversals as large are as right.
+		var also []float64
+		for _, f := range rev {
+			if r := float64(f.Events[1].Rank); f.Amount == rev[best].Amount && r != float64(rev[best].Events[1].Rank) && !slices.Contains(also, r) {
+				also = append(also, r)
+			}
+		}
+		return float64(rev[best].Events[1].Rank), also, nil
 	case Ratio:
 		num, err := s.run(ctx, i, a.With, q.AnswerLine)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		den, err := s.run(ctx, i, a.Over, q.AnswerLine)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if num.Deadlock != nil || den.Deadlock != nil {
-			return 0, fmt.Errorf("a replay deadlocks: its run time means nothing")
+			return 0, nil, fmt.Errorf("a replay deadlocks: its run time means nothing")
 		}
 		if !(den.Makespan > 0) {
-			return 0, fmt.Errorf("machine B's run time is 0")
+			return 0, nil, fmt.Errorf("machine B's run time is 0")
 		}
-		return num.Makespan / den.Makespan, nil
+		return num.Makespan / den.Makespan, nil, nil
 	}
 	res, err := s.run(ctx, i, a.With, q.AnswerLine)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	switch a.Kind {
 	case Makespan:
 		if res.Deadlock != nil {
-			return 0, fmt.Errorf("the replay deadlocks: %s", res.Deadlock.Message)
+			return 0, nil, fmt.Errorf("the replay deadlocks: %s", res.Deadlock.Message)
 		}
-		return res.Makespan, nil
+		return res.Makespan, nil, nil
 	case BlockedRanks:
 		if res.Deadlock == nil {
-			return 0, nil
+			return 0, nil, nil
 		}
-		return float64(res.Deadlock.BlockedTotal), nil
+		return float64(res.Deadlock.BlockedTotal), nil, nil
 	case SlowestRank:
 		if len(res.Ranks) == 0 {
-			return 0, fmt.Errorf("the replay has no ranks")
+			return 0, nil, fmt.Errorf("the replay has no ranks")
 		}
 		best := 0
 		for j, r := range res.Ranks {
@@ -262,9 +276,16 @@ func (s *solver) solve(ctx context.Context, i int, q *Question) (float64, error)
 				best = j
 			}
 		}
-		return float64(res.Ranks[best].Rank), nil
+		// Ranks that finish at the same time are as right.
+		var also []float64
+		for _, r := range res.Ranks {
+			if r.Finish == res.Ranks[best].Finish && r.Rank != res.Ranks[best].Rank {
+				also = append(also, float64(r.Rank))
+			}
+		}
+		return float64(res.Ranks[best].Rank), also, nil
 	}
-	return 0, fmt.Errorf("unknown answer kind %s", a.Kind)
+	return 0, nil, fmt.Errorf("unknown answer kind %s", a.Kind)
 }
 
 // run replays the trace on step i's machine with extra settings, once
@@ -318,7 +339,7 @@ func (q *Question) Check(want Expected, input string) (bool, error) {
 		if err != nil || n != math.Trunc(n) {
 			return false, fmt.Errorf("%q is not a whole number", input)
 		}
-		return n == want.Value, nil
+		return n == want.Value || slices.Contains(want.Also, n), nil
 	}
 	var got float64
 	if q.Unit != "" {
