@@ -19,7 +19,13 @@ func (m *Model) helpView(w, h int) string {
 	if n := len(m.tabs); n > 1 && n < 9 {
 		keys.Tab.SetHelp(fmt.Sprintf("1–%d", n), "go to tab") // the keys past the last tab do nothing
 	}
-	lines = append(lines, m.helpBlocks(keys.FullHelp(), w-2)...)
+	groups := keys.FullHelp()
+	if m.lesson != nil {
+		keys.Tab.SetHelp(fmt.Sprintf("1–%d", len(m.tabs)-1), "go to tab")
+		groups = keys.FullHelp()
+		groups[0] = append(groups[0], keys.Learn)
+	}
+	lines = append(lines, m.helpBlocks(groups, w-2)...)
 	if v := m.views[m.active]; v != nil {
 		if groups := nonEmpty(m.unshadowed(v.FullHelp())); len(groups) > 0 {
 			lines = append(lines, "", st.Bold.Render(m.tabs[m.active].Name))
@@ -120,7 +126,11 @@ func (m *Model) helpBlocks(groups [][]key.Binding, w int) []string {
 // the help must not promise them.
 func (m *Model) unshadowed(groups [][]key.Binding) [][]key.Binding {
 	global := map[string]bool{}
-	for _, b := range m.keys.global() {
+	shadow := m.keys.global()
+	if m.lesson != nil {
+		shadow = append(shadow, m.keys.Learn)
+	}
+	for _, b := range shadow {
 		for _, k := range b.Keys() {
 			global[k] = true
 		}

@@ -12,6 +12,9 @@ type KeyMap struct {
 	Open            key.Binding
 	Theme           key.Binding
 	Cancel          key.Binding
+	// Learn selects the Learn tab when a lesson is open (and only then:
+	// without one, 0 stays the Timeline's and the Matrix's).
+	Learn key.Binding
 }
 
 // DefaultKeyMap returns the default global bindings.
@@ -26,6 +29,7 @@ func DefaultKeyMap() KeyMap {
 		Open:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open a trace")),
 		Theme:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/close")),
+		Learn:     key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "the lesson (Learn tab)")),
 	}
 }
 

@@ -39,6 +39,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
+	"github.com/tracesim/tracesim/views/learn"
 	"github.com/tracesim/tracesim/views/simulate"
 )
 
@@ -97,6 +98,9 @@ type Model struct {
 
 	// sim is the budget used by the simulation under way (simulation.go).
 	sim simUse
+	// lesson is the session's lesson and its Learn tab (lesson.go), nil
+	// without one.
+	lesson *lessonState
 }
 
 // barKey is what the tab bar depends on.
@@ -150,6 +154,11 @@ func New(opts Options) *Model {
 		files = userfile.DirSpace(opts.Library, "")
 	}
 	m.common = &component.Common{Theme: opts.theme(true), Derived: d, Files: files}
+	if opts.Lesson != nil {
+		m.tabs = m.setupLesson(opts.Tabs)
+		m.views = make([]component.Model, len(m.tabs))
+		m.active = m.lesson.tab
+	}
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.
@@ -178,6 +187,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.tr != nil && !m.tr.Timed && m.pred == nil && !m.predicting {
 		cmds = append(cmds, m.predict())
 	}
+	cmds = append(cmds, m.solveLesson())
 	return tea.Batch(cmds...)
 }
 
@@ -230,7 +240,7 @@ func (m *Model) openTrace(tr *tracefmt.Trace, path string) tea.Cmd {
 	if !tr.Timed {
 		cmd = tea.Batch(cmd, m.predict())
 	}
-	return cmd
+	return tea.Batch(cmd, m.solveLesson())
 }
 
 // predict asks the Simulate tab to replay the loaded (untimed) trace on
@@ -290,14 +300,17 @@ func (m *Model) build(i int) component.Model {
 func (m *Model) resize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
 	vh := max(m.height-2, 0)
-	m.common.SetSize(m.width, vh)
+	// A pinned lesson takes the right of the screen (lesson.go).
+	vw := m.width - m.paneWidth()
+	m.common.SetSize(vw, vh)
 	// The overlay wraps columns itself; a help width would only truncate.
 	m.help.SetWidth(0)
 	for _, v := range m.views {
 		if v != nil {
-			v.SetSize(m.width, vh)
+			v.SetSize(vw, vh)
 		}
 	}
+	m.sizeLesson()
 	if m.picker != nil {
 		m.picker.height = vh
 	}
@@ -379,6 +392,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case component.StatusMsg:
 		return m.setStatus(string(msg))
+	case learn.MachineMsg:
+		return m.setMachine(msg)
+	case learn.PinMsg:
+		return m.pin()
 	case component.ShowTabMsg:
 		for i, t := range m.tabs {
 			if t.Name == msg.Name {
@@ -480,7 +497,7 @@ func (m *Model) syncWindow() {
 
 // key routes a key press: focused things first, then global keys, then
 // the active view.
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 	k := m.keys
 	if key.Matches(msg, k.ForceQuit) {
 		m.cancelLoad()
@@ -517,6 +534,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.lesson != nil && m.tr != nil && !m.learnGets(msg) {
+		// The lesson follows the keys pressed outside its tab, once
+		// they have taken effect (the tab shown after them).
+		defer func() { cmd = tea.Batch(cmd, m.observe(msg.String())) }()
+	}
 	v := m.build(m.active)
 	if c, ok := v.(InputCapturer); ok && v != nil && c.Capturing() {
 		nv, cmd := v.Update(msg)
@@ -532,8 +554,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTab((m.active + 1) % len(m.tabs))
 	case key.Matches(msg, k.PrevTab):
 		return m.switchTab((m.active + len(m.tabs) - 1) % len(m.tabs))
+	case m.learnKey(msg):
+		return m.switchTab(m.lesson.tab)
 	case key.Matches(msg, k.Tab):
-		if i := int(msg.String()[0] - '1'); i < len(m.tabs) {
+		if i := int(msg.String()[0] - '1'); i < len(m.tabs) && (m.lesson == nil || i != m.lesson.tab) {
 			return m.switchTab(i)
 		}
 		return nil
@@ -558,6 +582,10 @@ func (m *Model) switchTab(i int) tea.Cmd {
 		return nil
 	}
 	m.active = i
+	if m.lesson != nil && m.lesson.pinned {
+		// The pane shows beside every tab but the Learn tab itself.
+		m.resize(m.width, m.height)
+	}
 	fresh := m.tr != nil && m.views[i] == nil
 	v := m.build(i)
 	if fresh && v != nil {
@@ -605,7 +633,8 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil
 	}
 	v := m.build(m.active)
-	if v == nil || ms.Y < 1 || ms.Y > m.common.Height {
+	if v == nil || ms.Y < 1 || ms.Y > m.common.Height || ms.X >= m.common.Width {
+		// (Past the view's width is the pinned lesson's pane.)
 		return nil
 	}
 	ms.Y--
@@ -693,6 +722,9 @@ func (m *Model) body() string {
 		return fit(lines, w, h)
 	}
 	body := v.View()
+	if pw := m.paneWidth(); pw > 0 {
+		body = m.withPane(body, pw, h)
+	}
 	if m.err != "" {
 		body = m.overlayError(body, w, h)
 	}
@@ -748,15 +780,19 @@ func (m *Model) renderTabBar() string {
 		}
 		m.tabX = m.tabX[:0]
 		for i, t := range m.tabs {
-			label := fmt.Sprintf("%d %s", i+1, t.Name)
+			digit := fmt.Sprint(i + 1)
+			if m.lesson != nil && i == m.lesson.tab {
+				digit = "0" // the Learn tab's key
+			}
+			label := digit + " " + t.Name
 			s := st.TabInactive
 			switch {
 			case i == m.active:
 				s = st.TabActive
 			case compact == 2 && len([]rune(t.Name)) > 4:
-				label = fmt.Sprintf("%d %s", i+1, string([]rune(t.Name)[:4]))
+				label = digit + " " + string([]rune(t.Name)[:4])
 			case compact == 3:
-				label = fmt.Sprint(i + 1)
+				label = digit
 			}
 			r := s.Render(label)
 			b.WriteString(r)

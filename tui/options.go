@@ -6,6 +6,7 @@ import (
 
 	"charm.land/log/v2"
 
+	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/engine/preset"
 	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/internal/userfile"
@@ -14,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/views/causality"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
+	"github.com/tracesim/tracesim/views/learn"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/matrix"
 	"github.com/tracesim/tracesim/views/simulate"
@@ -87,6 +89,17 @@ type Options struct {
 	// run (tracesim --debug-log), written from command goroutines, never
 	// from Update; nil logs nothing.
 	Log *log.Logger
+	// Lesson, when set, adds the Learn tab (key 0) showing it, opens the
+	// session on that tab and sets the machine the lesson asks for; the
+	// trace (Trace or Path) is the lesson's.
+	Lesson *lesson.Lesson
+	// Progress records the student's progress through Lesson (the class
+	// server's database); nil records nothing.
+	Progress learn.Progress
+	// LessonAnswers, when set, are Lesson's expected answers on Trace
+	// (lesson.Solve): a server computes them once for all its sessions.
+	// Nil computes them in the background for the session.
+	LessonAnswers []*lesson.Expected
 }
 
 // debug writes a record to l, if there is one.

@@ -70,6 +70,10 @@ func subcommands(name string) []command {
 			{"merge", "merge the results of a sharded sweep", runSweepMerge},
 			{"show", "plot and browse a sweep result in the terminal", runSweepShow},
 		}
+	case "lesson":
+		return []command{
+			{"check", "validate lesson files: front matter, steps, questions, computable answers", runLessonCheck},
+		}
 	}
 	return nil
 }
@@ -89,6 +93,8 @@ func commands() []command {
 		{"fix", "correct timestamps so that every message is received after it was sent", runFix},
 		{"formats", "list the trace formats tracesim reads and writes", runFormats},
 		{"serve", "serve the terminal UI over SSH to a classroom", runServe},
+		{"lessons", "list the built-in guided lessons, or those of a directory", runLessons},
+		{"lesson", "open a guided lesson in the terminal UI; lesson check FILE validates one", runLesson},
 		{"bench", "run the project's benchmarks and print a table", runBench},
 		{"version", "print the version", runVersion},
 	}
