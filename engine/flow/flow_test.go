@@ -369,3 +369,69 @@ func TestMaxMinProperties(t *testing.T) {
 	}
 	t.Logf("%d flows limited by a shared link", shared)
 }
+
+// TestInjectionLanes: a torus node sending to its four neighbours at once
+// drives its four router ports at full bandwidth each (one injection lane
+// per port, as the packet model), and the metrics show the lanes as the
+// node's injection link: its bytes and flows are the four lanes'.
+func TestInjectionLanes(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: 1_000_000} // 1 µs
+	tp, err := topology.ParseWith("torus:4x4", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, one := range []bool{false, true} {
+		var samples []netmodel.Sample
+		cfg := Config{Topology: tp, Routing: "dor", VCs: 2, OneInjectionLink: one, SamplePeriod: 500 * des.Microsecond,
+			OnSample: func(s *netmodel.Sample) {
+				c := *s
+				c.Links = append([]netmodel.LinkSample(nil), s.Links...)
+				samples = append(samples, c)
+			}}
+		// 250 kB from node 5 to each neighbour: 2 ms at 125 MB/s.
+		var sends []send
+		for _, d := range []int32{6, 4, 9, 1} {
+			sends = append(sends, send{0, 5, d, 250_000})
+		}
+		h, n := run(t, cfg, sends)
+		// Route: injection link, one router link, ejection link: 3 µs.
+		want := 2*des.Millisecond + 3*des.Microsecond
+		if one {
+			want = 8*des.Millisecond + 3*des.Microsecond // the four share one link
+		}
+		for i := range sends {
+			if got := h.delivered[int32(i)]; got != want {
+				t.Errorf("one injection link %v: message to %d delivered at %v, want %v", one, sends[i].dst, got, want)
+			}
+		}
+		n.Finish()
+		var m netmodel.Metrics
+		n.Metrics(&m)
+		inj := int32(tp.InjectLink(5))
+		var lm *netmodel.LinkMetric
+		for i := range m.Links {
+			if m.Links[i].ID == inj {
+				lm = &m.Links[i]
+			}
+		}
+		if lm == nil || lm.Bytes != 1_000_000 {
+			t.Fatalf("one injection link %v: node 5's injection link %+v; want 1 MB", one, lm)
+		}
+		// The period [0.5, 1) ms: four flows; 4 × 62.5 kB through the
+		// lanes, 62.5 kB through the one link (full either way).
+		s := samples[1]
+		var ls *netmodel.LinkSample
+		for i := range s.Links {
+			if s.Links[i].ID == inj {
+				ls = &s.Links[i]
+			}
+		}
+		wantBytes := int64(250_000)
+		if one {
+			wantBytes = 62_500
+		}
+		if ls == nil || math.Abs(ls.Flows-4) > 1e-9 || ls.Bytes != wantBytes || math.Abs(ls.Utilisation-1) > 1e-9 {
+			t.Errorf("one injection link %v: sample at %v: node 5's injection link %+v; want 4 flows, %d B, utilisation 1", one, s.Time, ls, wantBytes)
+		}
+	}
+}
