@@ -246,7 +246,11 @@ type link struct {
 	// fatpipe links bound their flows without sharing (no constraint).
 	fatpipe bool
 	el      []elem
-	fwd     int32 // flows routed over the link (not counting crosstraffic)
+	fwd     int32 // flows sharing the link (not counting crosstraffic)
+	// routed counts the flows routed over the link from their start,
+	// latency phase included: the load adaptive routings compare, so that
+	// flows starting at one instant see each other.
+	routed int32
 	// Solver scratch.
 	mark    uint32
 	rem     float64
@@ -493,15 +497,16 @@ func (n *Network) Estimate(bytes int64) des.Time {
 	return n.estimate + des.Time(math.Ceil(float64(bytes+n.cfg.Envelope)*n.estPerByte))
 }
 
-// Occupancy is the number of flows on the link leaving router r through
-// port p, whatever the virtual channel (flows have none): the load
-// adaptive routings compare.
+// Occupancy is the number of flows routed over the link leaving router r
+// through port p, whatever the virtual channel (flows have none), those
+// still in their latency phase included: the load adaptive routings
+// compare.
 func (n *Network) Occupancy(r, p, vc int) int {
 	l := n.topo.OutLink(r, p)
 	if l == topology.NoLink {
 		return 0
 	}
-	return int(n.links[n.alias[l]].fwd)
+	return int(n.links[n.alias[l]].routed)
 }
 
 // route appends the constraints from node src to node dst to out: the
@@ -658,6 +663,9 @@ func (n *Network) Send(m netmodel.Message) {
 		f.links = f.links[:0]
 	}
 	f.nfwd = int32(len(f.links))
+	for _, l := range f.links {
+		n.links[l].routed++
+	}
 	var lat des.Time
 	penalty := 0.0
 	bound := math.Inf(1)
@@ -730,6 +738,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	if len(f.links) == 0 || f.remain <= 0 {
 		// Nothing to carry (or no route): done once the latency is paid,
 		// without joining the links.
+		for _, l := range f.links[:f.nfwd] {
+			n.links[l].routed--
+		}
 		f.links, f.nfwd = f.links[:0], 0
 		f.finish = now
 		n.heapPush(fi)
@@ -808,6 +819,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		lk.el = lk.el[:last]
 		if int32(k) < f.nfwd {
 			lk.fwd--
+			lk.routed--
 		}
 		lk.load -= n.coeff(f, k) * f.value
 		if len(lk.el) == 0 {
