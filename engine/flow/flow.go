@@ -144,6 +144,7 @@ var (
 	_ netmodel.Network   = (*Network)(nil)
 	_ netmodel.Estimator = (*Network)(nil)
 	_ netmodel.Finisher  = (*Network)(nil)
+	_ netmodel.Idler     = (*Network)(nil)
 	_ routing.Queues     = (*Network)(nil)
 )
 

@@ -439,3 +439,47 @@ func TestInjectionLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleUntil: a flow carries on for many sample periods without an
+// event; when the engine stops in the middle (a paused live view),
+// SampleUntil measures the periods that ended by then, each with the
+// flow's link full.
+func TestSampleUntil(t *testing.T) {
+	var samples []netmodel.Sample
+	cfg := Config{Topology: star(t, 2), SamplePeriod: des.Millisecond, OnSample: func(s *netmodel.Sample) {
+		c := *s
+		c.Links = append([]netmodel.LinkSample(nil), s.Links...)
+		samples = append(samples, c)
+	}}
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
+	n.Attach(h)
+	n.Send(netmodel.Message{ID: 0, Src: 0, Dst: 1, Bytes: 1_250_000}) // 10 ms at 125 MB/s
+	const pause = 4*des.Millisecond + 500*des.Microsecond
+	for h.k.Pending() > 0 && h.k.NextTime() <= pause {
+		e, _ := h.k.Next()
+		n.Handle(e)
+	}
+	if len(samples) != 0 {
+		t.Fatalf("%d samples before the pause: the flow has no events after it starts", len(samples))
+	}
+	n.SampleUntil(pause)
+	up := int32(n.topo.InjectLink(0))
+	if len(samples) != 4 {
+		t.Fatalf("%d samples by %v, want the 4 periods that ended", len(samples), pause)
+	}
+	for i, s := range samples[1:] { // the first period pays the 10 µs latency
+		var ls *netmodel.LinkSample
+		for k := range s.Links {
+			if s.Links[k].ID == up {
+				ls = &s.Links[k]
+			}
+		}
+		if s.Time != des.Time(i+2)*des.Millisecond || ls == nil || math.Abs(ls.Utilisation-1) > 1e-9 || ls.Bytes != 125_000 {
+			t.Errorf("sample at %v: node 0's link %+v; want full, 125000 B per period", s.Time, ls)
+		}
+	}
+}

@@ -44,6 +44,15 @@ func (s *sampler) init(n *Network) {
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
 
+// SampleUntil measures the periods that ended by t, when the engine stops
+// at t with no event since the network's last (netmodel.Idler): the
+// flows' rates have not changed since.
+func (n *Network) SampleUntil(t des.Time) {
+	if t > n.h.Now() {
+		n.smp.flush(t)
+	}
+}
+
 // flush measures every period that ended at or before now.
 func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
 
