@@ -13,10 +13,11 @@ import (
 	"github.com/tracesim/tracesim/engine/topology"
 )
 
-// flowZeroLoad is the flow model's time for a lone message (engine/flow on
-// branch flow, without SimGrid's factors): the sum of its route's link
-// latencies plus its size over the route's slowest link. The route is the
-// same one: the source's injection link, then the links the routing takes.
+// flowZeroLoad is the flow model's time for a lone message (engine/flow
+// without SimGrid's factors; TestZeroLoadAgreesWithFlow checks the model
+// itself gives it): the sum of its route's link latencies plus its size
+// over the route's slowest link. The route is the same one: the source's
+// injection link, then the links the routing takes.
 func flowZeroLoad(t *testing.T, alg routing.Algorithm, src, dst int, bytes int64) (des.Time, int) {
 	t.Helper()
 	hops, err := routing.Path(alg, src, dst)
@@ -83,6 +84,9 @@ func TestZeroLoadAgreesWithFlow(t *testing.T) {
 							t.Fatalf("not delivered: %v", h.net.Explain())
 						}
 						flow, routers := flowZeroLoad(t, h.net.Routing(), tc.src, tc.dst, size)
+						if real := flowModelTime(t, cfg, tc.src, tc.dst, size); real != flow {
+							t.Fatalf("the flow model delivers at %v, the formula says %v", real, flow)
+						}
 						var want des.Time
 						if extra {
 							packets := int64(1)
@@ -100,6 +104,22 @@ func TestZeroLoadAgreesWithFlow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// flowModelTime is the flow model's delivery time of a lone message on
+// the packet configuration's topology and routing (no envelope, no
+// crosstraffic: the flow model's own defaults).
+func flowModelTime(t *testing.T, cfg Config, src, dst int, bytes int64) des.Time {
+	t.Helper()
+	fn, err := flow.New(flow.Config{Topology: cfg.Topology, Routing: cfg.Routing, VCs: cfg.VCs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &testHost{k: des.NewKernel(1), delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
+	fn.Attach(h)
+	fn.Send(netmodel.Message{ID: 1, Src: int32(src), Dst: int32(dst), Bytes: bytes})
+	runKernel(h.k, fn)
+	return h.delivered[1]
 }
 
 // runKernel processes every event of k with network n until none is left
