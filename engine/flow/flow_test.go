@@ -390,6 +390,7 @@ func TestInjectionLanes(t *testing.T) {
 			OnSample: func(s *netmodel.Sample) {
 				c := *s
 				c.Links = append([]netmodel.LinkSample(nil), s.Links...)
+				c.Groups = append([]netmodel.GroupSample(nil), s.Groups...)
 				samples = append(samples, c)
 			}}
 		// 250 kB from node 5 to each neighbour: 2 ms at 125 MB/s.
@@ -436,6 +437,10 @@ func TestInjectionLanes(t *testing.T) {
 		}
 		if ls == nil || math.Abs(ls.Flows-4) > 1e-9 || ls.Bytes != wantBytes || math.Abs(ls.Utilisation-1) > 1e-9 {
 			t.Errorf("one injection link %v: sample at %v: node 5's injection link %+v; want 4 flows, %d B, utilisation 1", one, s.Time, ls, wantBytes)
+		}
+		// One of the 16 injection links full, however many lanes fill it.
+		if g := s.Groups[netmodel.GroupInject]; math.Abs(g.Utilisation-1.0/16) > 1e-9 {
+			t.Errorf("one injection link %v: inject group %+v; want utilisation 1/16", one, g)
 		}
 	}
 }

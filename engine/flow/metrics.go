@@ -125,6 +125,9 @@ func (s *sampler) Tick(t des.Time, span bool) {
 			continue
 		}
 		g := n.linkGroup[l]
+		// A node's injection lanes together may be busier than one link
+		// (see linkAt); the groups count its link as full at most.
+		dbusy = min(dbusy, ps)
 		s.groupBusy[g] += dbusy
 		allBusy += dbusy
 		sm.Groups[g].Bytes += int64(db + 0.5)
