@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,7 +117,8 @@ func TestEndToEndWhatIf(t *testing.T) {
 	}
 	x.waitFor("speed max", "speed max")
 	x.keys("r")
-	screen := x.waitFor("first run", "sim #1", "predicted makespan")
+	// The default model is the flow model.
+	screen := x.waitFor("first run", "sim #1", "predicted makespan", "flow torus:4x4 10Gb/s")
 	first := makespan(t, screen)
 	t.Logf("torus:4x4 at 10 Gb/s: %s\n%s", first, screen)
 
@@ -143,6 +145,14 @@ func TestEndToEndWhatIf(t *testing.T) {
 	x.keys("v")
 	screen = x.waitFor("comparison", "Compare #1 (A) with #2 (B)", "makespan  A "+first+"  B "+second)
 	t.Logf("comparison:\n%s", screen)
+	// The flow model measured the links of both runs: slower links are
+	// busier.
+	use := regexp.MustCompile(`link use  A mean ([0-9.]+)% peak [0-9.]+%  B mean ([0-9.]+)% peak [0-9.]+%`).FindStringSubmatch(screen)
+	if use == nil {
+		t.Errorf("the comparison shows no measured link use:\n%s", screen)
+	} else if a, b := parseFloat(t, use[1]), parseFloat(t, use[2]); !(a > 0 && b > a) {
+		t.Errorf("link use A %v %%, B %v %%: want both measured, B (100 Mb/s) busier", a, b)
+	}
 	x.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -152,6 +162,15 @@ func TestEndToEndWhatIf(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Error("q did not quit")
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func makespan(t *testing.T, screen string) string {

@@ -122,6 +122,14 @@ type Config struct {
 	// RouterLimiters gives every router a limiter of bandwidth Limiter
 	// too, which Hops names (SimGrid 3.32's DRAGONFLY).
 	RouterLimiters bool
+	// OneInjectionLink gives every node its single injection link
+	// (SimGrid's hosts). Otherwise a node alone on a router with several
+	// ports towards other routers (a torus, mesh, ring or hypercube node)
+	// has one injection lane per such port, as in the packet model: each
+	// a link of the injection link's bandwidth and latency that the
+	// flows leaving by that port share, so the node drives all of its
+	// router's ports at once.
+	OneInjectionLink bool
 	// SamplePeriod is the period of the metrics samples; 0 disables them.
 	SamplePeriod des.Time
 	// OnSample, when set, receives every sample on the simulation
@@ -136,6 +144,7 @@ var (
 	_ netmodel.Network   = (*Network)(nil)
 	_ netmodel.Estimator = (*Network)(nil)
 	_ netmodel.Finisher  = (*Network)(nil)
+	_ netmodel.Idler     = (*Network)(nil)
 	_ routing.Queues     = (*Network)(nil)
 )
 
@@ -185,8 +194,17 @@ type Network struct {
 	flows     []flowRec
 	hops      []int // Config.Hops scratch
 	rlimiter  int32 // first router limiter constraint; -1: none
-	free      int32 // free list of flow slots (-1: none)
-	seq       uint64
+	// Injection lanes (Config.OneInjectionLink): node i's are the
+	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
+	// router by ports laneOut[…]; laneOf[l−topoLinks] is the injection
+	// link a lane constraint stands for in the metrics (-1: not a lane).
+	lanes    int32
+	nodeLane []int32
+	laneOut  []int32
+	laneOf   []int32
+	injNode  []int32 // by topology link: the node whose lanes it stands for, or -1
+	free     int32   // free list of flow slots (-1: none)
+	seq      uint64
 
 	// heap orders the sharing flows by completion time.
 	heap []int32
@@ -229,7 +247,11 @@ type link struct {
 	// fatpipe links bound their flows without sharing (no constraint).
 	fatpipe bool
 	el      []elem
-	fwd     int32 // flows routed over the link (not counting crosstraffic)
+	fwd     int32 // flows sharing the link (not counting crosstraffic)
+	// routed counts the flows routed over the link from their start,
+	// latency phase included: the load adaptive routings compare, so that
+	// flows starting at one instant see each other.
+	routed int32
 	// Solver scratch.
 	mark    uint32
 	rem     float64
@@ -325,6 +347,10 @@ func New(cfg Config) (*Network, error) {
 		n.rlimiter = int32(L + extra)
 		extra += t.NumRouters()
 	}
+	n.lanes = int32(L + extra)
+	if !cfg.OneInjectionLink && cfg.Hops == nil {
+		extra += n.buildLanes()
+	}
 	n.links = make([]link, L+extra)
 	n.alias = make([]int32, L)
 	n.topoLinks = L
@@ -346,6 +372,20 @@ func New(cfg Config) (*Network, error) {
 	}
 	for i := int32(0); n.rlimiter >= 0 && i < int32(t.NumRouters()); i++ {
 		n.links[n.rlimiter+i] = link{cap: cfg.Limiter}
+	}
+	if n.nodeLane != nil {
+		n.injNode = make([]int32, L)
+		for i := range n.injNode {
+			n.injNode[i] = -1
+		}
+	}
+	for i := 0; i+1 < len(n.nodeLane); i++ {
+		inj := t.InjectLink(i)
+		for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
+			n.links[n.lanes+k] = n.links[inj]
+			n.laneOf[n.lanes+k-int32(L)] = int32(inj)
+			n.injNode[inj] = int32(i)
+		}
 	}
 	for i := 0; i < N; i++ {
 		if n.limiter >= 0 {
@@ -372,6 +412,41 @@ func New(cfg Config) (*Network, error) {
 	}
 	n.smp.init(n)
 	return n, nil
+}
+
+// buildLanes lays out the injection lanes (see Config.OneInjectionLink)
+// and returns their number.
+func (n *Network) buildLanes() int {
+	t := n.topo
+	N, R := t.NumNodes(), t.NumRouters()
+	alone := make([]int32, R)
+	for i := range N {
+		r, _ := t.Attach(i)
+		alone[r]++
+	}
+	n.nodeLane = make([]int32, N+1)
+	for i := range N {
+		n.nodeLane[i] = int32(len(n.laneOut))
+		r, _ := t.Attach(i)
+		if alone[r] != 1 || t.Medium(r) != topology.NoLink {
+			continue
+		}
+		var ports []int32
+		for p := 0; p < t.NumPorts(r); p++ {
+			if t.Peer(r, p).Kind == topology.PeerRouter {
+				ports = append(ports, int32(p))
+			}
+		}
+		if len(ports) > 1 {
+			n.laneOut = append(n.laneOut, ports...)
+		}
+	}
+	n.nodeLane[N] = int32(len(n.laneOut))
+	n.laneOf = make([]int32, int(n.lanes)-t.NumLinks()+len(n.laneOut))
+	for i := range n.laneOf {
+		n.laneOf[i] = -1
+	}
+	return len(n.laneOut)
 }
 
 // RoutingVCs is the number of virtual channels the flow model builds the
@@ -423,15 +498,16 @@ func (n *Network) Estimate(bytes int64) des.Time {
 	return n.estimate + des.Time(math.Ceil(float64(bytes+n.cfg.Envelope)*n.estPerByte))
 }
 
-// Occupancy is the number of flows on the link leaving router r through
-// port p, whatever the virtual channel (flows have none): the load
-// adaptive routings compare.
+// Occupancy is the number of flows routed over the link leaving router r
+// through port p, whatever the virtual channel (flows have none), those
+// still in their latency phase included: the load adaptive routings
+// compare.
 func (n *Network) Occupancy(r, p, vc int) int {
 	l := n.topo.OutLink(r, p)
 	if l == topology.NoLink {
 		return 0
 	}
-	return int(n.links[n.alias[l]].fwd)
+	return int(n.links[n.alias[l]].routed)
 }
 
 // route appends the constraints from node src to node dst to out: the
@@ -451,7 +527,9 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 	start := len(out)
 	out, ok := n.topoRoute(src, dst, out)
 	for i := start; i < len(out); i++ {
-		out[i] = n.alias[out[i]]
+		if out[i] < int32(n.topoLinks) { // not an injection lane
+			out[i] = n.alias[out[i]]
+		}
 	}
 	if ok && n.limiter >= 0 {
 		out = append(out, n.limiter+int32(dst))
@@ -506,6 +584,7 @@ func (n *Network) topoRoute(src, dst int, out []int32) ([]int32, bool) {
 	t := n.topo
 	st := &n.st // a field: a local would escape through the interface calls
 	n.alg.Init(st, src, dst)
+	inject := len(out)
 	out = append(out, int32(t.InjectLink(src)))
 	r, port := t.Attach(src)
 	vc := 0
@@ -518,6 +597,14 @@ func (n *Network) topoRoute(src, dst int, out []int32) ([]int32, bool) {
 			return out, false
 		}
 		c := ch[0]
+		if hop == 0 && n.nodeLane != nil {
+			// The node's lane towards the port the flow leaves by.
+			for k := n.nodeLane[src]; k < n.nodeLane[src+1]; k++ {
+				if n.laneOut[k] == int32(c.Port) {
+					out[inject] = n.lanes + k
+				}
+			}
+		}
 		l := t.OutLink(r, int(c.Port))
 		if l == topology.NoLink {
 			return out, false
@@ -577,6 +664,9 @@ func (n *Network) Send(m netmodel.Message) {
 		f.links = f.links[:0]
 	}
 	f.nfwd = int32(len(f.links))
+	for _, l := range f.links {
+		n.links[l].routed++
+	}
 	var lat des.Time
 	penalty := 0.0
 	bound := math.Inf(1)
@@ -649,6 +739,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	if len(f.links) == 0 || f.remain <= 0 {
 		// Nothing to carry (or no route): done once the latency is paid,
 		// without joining the links.
+		for _, l := range f.links[:f.nfwd] {
+			n.links[l].routed--
+		}
 		f.links, f.nfwd = f.links[:0], 0
 		f.finish = now
 		n.heapPush(fi)
@@ -727,6 +820,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		lk.el = lk.el[:last]
 		if int32(k) < f.nfwd {
 			lk.fwd--
+			lk.routed--
 		}
 		lk.load -= n.coeff(f, k) * f.value
 		if len(lk.el) == 0 {

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -257,8 +258,11 @@ func TestAdaptiveRouting(t *testing.T) {
 	for _, tc := range []struct {
 		routing string
 		same    bool
-	}{{"adaptive", false}, {"dor", true}} {
-		t.Run(tc.routing, func(t *testing.T) {
+		// together sends the second flow at the same instant, while the
+		// first is still in its latency phase: it counts as a load.
+		together bool
+	}{{"adaptive", false, false}, {"adaptive", false, true}, {"dor", true, false}, {"dor", true, true}} {
+		t.Run(fmt.Sprintf("%s/together=%v", tc.routing, tc.together), func(t *testing.T) {
 			n, err := New(Config{Topology: tp, Routing: tc.routing})
 			if err != nil {
 				t.Fatal(err)
@@ -266,7 +270,7 @@ func TestAdaptiveRouting(t *testing.T) {
 			h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
 			n.Attach(h)
 			n.Send(netmodel.Message{ID: 0, Src: 0, Dst: 5, Bytes: 1 << 20})
-			for h.k.Pending() > 0 && len(n.heap) == 0 {
+			for !tc.together && h.k.Pending() > 0 && len(n.heap) == 0 {
 				e, _ := h.k.Next()
 				n.Handle(e)
 			}
@@ -368,4 +372,119 @@ func TestMaxMinProperties(t *testing.T) {
 		t.Errorf("only %d flows were limited by sharing: the trials test little", shared)
 	}
 	t.Logf("%d flows limited by a shared link", shared)
+}
+
+// TestInjectionLanes: a torus node sending to its four neighbours at once
+// drives its four router ports at full bandwidth each (one injection lane
+// per port, as the packet model), and the metrics show the lanes as the
+// node's injection link: its bytes and flows are the four lanes'.
+func TestInjectionLanes(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: 1_000_000} // 1 µs
+	tp, err := topology.ParseWith("torus:4x4", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, one := range []bool{false, true} {
+		var samples []netmodel.Sample
+		cfg := Config{Topology: tp, Routing: "dor", VCs: 2, OneInjectionLink: one, SamplePeriod: 500 * des.Microsecond,
+			OnSample: func(s *netmodel.Sample) {
+				c := *s
+				c.Links = append([]netmodel.LinkSample(nil), s.Links...)
+				c.Groups = append([]netmodel.GroupSample(nil), s.Groups...)
+				samples = append(samples, c)
+			}}
+		// 250 kB from node 5 to each neighbour: 2 ms at 125 MB/s.
+		var sends []send
+		for _, d := range []int32{6, 4, 9, 1} {
+			sends = append(sends, send{0, 5, d, 250_000})
+		}
+		h, n := run(t, cfg, sends)
+		// Route: injection link, one router link, ejection link: 3 µs.
+		want := 2*des.Millisecond + 3*des.Microsecond
+		if one {
+			want = 8*des.Millisecond + 3*des.Microsecond // the four share one link
+		}
+		for i := range sends {
+			if got := h.delivered[int32(i)]; got != want {
+				t.Errorf("one injection link %v: message to %d delivered at %v, want %v", one, sends[i].dst, got, want)
+			}
+		}
+		n.Finish()
+		var m netmodel.Metrics
+		n.Metrics(&m)
+		inj := int32(tp.InjectLink(5))
+		var lm *netmodel.LinkMetric
+		for i := range m.Links {
+			if m.Links[i].ID == inj {
+				lm = &m.Links[i]
+			}
+		}
+		if lm == nil || lm.Bytes != 1_000_000 {
+			t.Fatalf("one injection link %v: node 5's injection link %+v; want 1 MB", one, lm)
+		}
+		// The period [0.5, 1) ms: four flows; 4 × 62.5 kB through the
+		// lanes, 62.5 kB through the one link (full either way).
+		s := samples[1]
+		var ls *netmodel.LinkSample
+		for i := range s.Links {
+			if s.Links[i].ID == inj {
+				ls = &s.Links[i]
+			}
+		}
+		wantBytes := int64(250_000)
+		if one {
+			wantBytes = 62_500
+		}
+		if ls == nil || math.Abs(ls.Flows-4) > 1e-9 || ls.Bytes != wantBytes || math.Abs(ls.Utilisation-1) > 1e-9 {
+			t.Errorf("one injection link %v: sample at %v: node 5's injection link %+v; want 4 flows, %d B, utilisation 1", one, s.Time, ls, wantBytes)
+		}
+		// One of the 16 injection links full, however many lanes fill it.
+		if g := s.Groups[netmodel.GroupInject]; math.Abs(g.Utilisation-1.0/16) > 1e-9 {
+			t.Errorf("one injection link %v: inject group %+v; want utilisation 1/16", one, g)
+		}
+	}
+}
+
+// TestSampleUntil: a flow carries on for many sample periods without an
+// event; when the engine stops in the middle (a paused live view),
+// SampleUntil measures the periods that ended by then, each with the
+// flow's link full.
+func TestSampleUntil(t *testing.T) {
+	var samples []netmodel.Sample
+	cfg := Config{Topology: star(t, 2), SamplePeriod: des.Millisecond, OnSample: func(s *netmodel.Sample) {
+		c := *s
+		c.Links = append([]netmodel.LinkSample(nil), s.Links...)
+		samples = append(samples, c)
+	}}
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
+	n.Attach(h)
+	n.Send(netmodel.Message{ID: 0, Src: 0, Dst: 1, Bytes: 1_250_000}) // 10 ms at 125 MB/s
+	const pause = 4*des.Millisecond + 500*des.Microsecond
+	for h.k.Pending() > 0 && h.k.NextTime() <= pause {
+		e, _ := h.k.Next()
+		n.Handle(e)
+	}
+	if len(samples) != 0 {
+		t.Fatalf("%d samples before the pause: the flow has no events after it starts", len(samples))
+	}
+	n.SampleUntil(pause)
+	up := int32(n.topo.InjectLink(0))
+	if len(samples) != 4 {
+		t.Fatalf("%d samples by %v, want the 4 periods that ended", len(samples), pause)
+	}
+	for i, s := range samples[1:] { // the first period pays the 10 µs latency
+		var ls *netmodel.LinkSample
+		for k := range s.Links {
+			if s.Links[k].ID == up {
+				ls = &s.Links[k]
+			}
+		}
+		if s.Time != des.Time(i+2)*des.Millisecond || ls == nil || math.Abs(ls.Utilisation-1) > 1e-9 || ls.Bytes != 125_000 {
+			t.Errorf("sample at %v: node 0's link %+v; want full, 125000 B per period", s.Time, ls)
+		}
+	}
 }

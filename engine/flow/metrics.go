@@ -44,6 +44,15 @@ func (s *sampler) init(n *Network) {
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
 
+// SampleUntil measures the periods that ended by t, when the engine stops
+// at t with no event since the network's last (netmodel.Idler): the
+// flows' rates have not changed since.
+func (n *Network) SampleUntil(t des.Time) {
+	if t > n.h.Now() {
+		n.smp.flush(t)
+	}
+}
+
 // flush measures every period that ended at or before now.
 func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
 
@@ -58,6 +67,29 @@ func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) 
 func (lk *link) at(t des.Time) (bytes, busy, flowS float64) {
 	dt := max((t - lk.last).Seconds(), 0)
 	return lk.bytes + lk.load*dt, lk.busy + min(lk.load/lk.cap, 1)*dt, lk.flowS + float64(lk.fwd)*dt
+}
+
+// linkAt returns topology link l's integrals up to t (see link.at), its
+// flows and whether it carried any; a node's injection link adds those of
+// its injection lanes (Config.OneInjectionLink), so that it shows the
+// node's injection as the packet model's does, its busy time the sum of
+// the lanes'.
+func (n *Network) linkAt(l int, t des.Time) (bytes, busy, flowS float64, fwd int32, used bool) {
+	lk := &n.links[l]
+	bytes, busy, flowS = lk.at(t)
+	fwd, used = lk.fwd, lk.used
+	if n.injNode == nil || n.injNode[l] < 0 {
+		return
+	}
+	i := n.injNode[l]
+	for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
+		ln := &n.links[n.lanes+k]
+		b, bu, fs := ln.at(t)
+		bytes, busy, flowS = bytes+b, busy+bu, flowS+fs
+		fwd += ln.fwd
+		used = used || ln.used
+	}
+	return
 }
 
 // Tick measures the period ending at t; span measures everything since
@@ -81,11 +113,10 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	var routerBusy, allBusy float64
 	sm.MaxUtilisation = 0
 	for l := range n.links[:n.topoLinks] {
-		lk := &n.links[l]
-		if !lk.used {
+		b, busy, fs, _, used := n.linkAt(l, t)
+		if !used {
 			continue
 		}
-		b, busy, fs := lk.at(t)
 		db, dbusy, dfs := b-s.bytesMark[l], busy-s.busyMark[l], fs-s.flowMark[l]
 		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
 		u := min(dbusy/ps, 1)
@@ -94,6 +125,9 @@ func (s *sampler) Tick(t des.Time, span bool) {
 			continue
 		}
 		g := n.linkGroup[l]
+		// A node's injection lanes together may be busier than one link
+		// (see linkAt); the groups count its link as full at most.
+		dbusy = min(dbusy, ps)
 		s.groupBusy[g] += dbusy
 		allBusy += dbusy
 		sm.Groups[g].Bytes += int64(db + 0.5)
@@ -140,13 +174,12 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
 	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
 	for l := range n.links[:n.topoLinks] {
-		lk := &n.links[l]
 		if !t.Link(topology.LinkID(l)).Valid {
 			continue
 		}
-		bytes, busy, fs := lk.at(now)
+		bytes, busy, fs, fwd, _ := n.linkAt(l, now)
 		lm := netmodel.DescribeLink(t, topology.LinkID(l))
-		lm.Bytes, lm.Busy, lm.Flows = int64(bytes+0.5), busy, lk.fwd
+		lm.Bytes, lm.Busy, lm.Flows = int64(bytes+0.5), min(busy, now.Seconds()), fwd
 		if s := now.Seconds(); s > 0 {
 			lm.MeanUtilisation = min(busy/s, 1)
 			lm.MeanFlows = fs / s

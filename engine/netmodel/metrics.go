@@ -273,6 +273,15 @@ type Finisher interface {
 	Finish()
 }
 
+// Idler is implemented by networks whose state can stay constant for many
+// sample periods without an event (the flow model: a flow carries on at
+// its rate until something changes). When the engine stops at time t
+// with no event before it, SampleUntil measures the periods that ended by
+// t, so that a view paused in the middle of a long transfer sees it.
+type Idler interface {
+	SampleUntil(t des.Time)
+}
+
 // Staller is implemented by networks that can stall: when messages are in
 // flight and nothing moves, Stall describes the buffers involved. The
 // engine puts it in its deadlock report.

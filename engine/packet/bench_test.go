@@ -12,7 +12,9 @@ import (
 // BenchmarkPacketHops drives the network alone with uniform random traffic
 // (every node sends messages of 8 packets of 64 B to random nodes, all
 // offered at once) and reports packet hops (link traversals, injection and
-// ejection included) per second of wall time and kernel events per hop.
+// ejection included) per second of wall time, and kernel events and
+// routing attempts per hop (which, unlike the wall time, do not depend on
+// the load of the machine).
 // One op is one whole run.
 func BenchmarkPacketHops(b *testing.B) {
 	cases := []struct {
@@ -27,7 +29,7 @@ func BenchmarkPacketHops(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			topo := parseTopo(b, tc.spec)
-			var hops, events uint64
+			var hops, events, tries uint64
 			var wall time.Duration
 			b.ReportAllocs()
 			for range b.N {
@@ -50,9 +52,11 @@ func BenchmarkPacketHops(b *testing.B) {
 				}
 				hops += h.net.hops
 				events += h.k.Events()
+				tries += h.net.tries
 			}
 			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
 			b.ReportMetric(float64(events)/float64(hops), "events/hop")
+			b.ReportMetric(float64(tries)/float64(hops), "tries/hop")
 		})
 	}
 }

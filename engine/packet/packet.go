@@ -201,9 +201,12 @@ type Network struct {
 	bytes       int64
 	packets     uint64
 	hops        uint64
-	longWaits   uint64
-	pktLat      netmodel.LatencyAcc
-	msgLat      netmodel.LatencyAcc
+	// tries counts routing attempts (a packet at the front of a buffer
+	// trying its choices), for the benchmarks: tries per hop.
+	tries     uint64
+	longWaits uint64
+	pktLat    netmodel.LatencyAcc
+	msgLat    netmodel.LatencyAcc
 
 	smp sampler
 
@@ -252,6 +255,9 @@ type outVC struct {
 type waiter struct {
 	iv  int32
 	gen uint32
+	// vcs are the port's virtual channels the packet may take (bit v
+	// for VC v): a credit on another VC cannot move it.
+	vcs uint64
 }
 
 // nic is an injection lane of a node's network interface: a FIFO of

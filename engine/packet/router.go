@@ -112,6 +112,7 @@ func (n *Network) route(iv int32) {
 // try routes the front packet of input buffer iv and sends it on if one
 // of its choices has room. It leaves the choices in n.choices.
 func (n *Network) try(iv int32) bool {
+	n.tries++
 	now := n.h.Now()
 	gp := iv / n.nv
 	vc := iv - gp*n.nv
@@ -145,7 +146,6 @@ func (n *Network) wait(iv int32) {
 	now := n.h.Now()
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
-	w := waiter{iv: iv, gen: n.ins[iv].gen}
 	base := n.ports[iv/n.nv].base
 	for i, c := range n.choices {
 		og := base + c.Port
@@ -159,50 +159,74 @@ func (n *Network) wait(iv int32) {
 		if dup {
 			continue
 		}
-		n.waiters[og] = append(n.waiters[og], w)
+		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: n.ins[iv].gen, vcs: n.portVCs(c.Port)})
 		n.armPort(og, now)
 	}
 }
 
+// portVCs returns the virtual channels of port p among n.choices.
+func (n *Network) portVCs(p int32) uint64 {
+	var m uint64
+	for _, c := range n.choices {
+		if c.Port == p {
+			m |= 1 << uint(c.VC)
+		}
+	}
+	return m
+}
+
+// creditVCs returns the virtual channels of output port og that have a
+// credit at now.
+func (n *Network) creditVCs(og int32, now des.Time) uint64 {
+	var m uint64
+	for v := int32(0); v < n.nv; v++ {
+		if n.avail(og*n.nv+v, now) > 0 {
+			m |= 1 << uint(v)
+		}
+	}
+	return m
+}
+
 // wake lets the packets waiting for output port og retry, in the order
-// they started waiting.
+// they started waiting. Only those that may take a VC with a credit are
+// tried; the others keep their place. A packet that still cannot leave
+// keeps its place at its other ports and waits at og again (registering
+// anew at every port would put it behind every later waiter and fill
+// the lists with stale entries).
 func (n *Network) wake(og int32) {
 	now := n.h.Now()
 	if n.wakeAt[og] <= now {
 		n.wakeAt[og] = des.Never
 	}
-	k := len(n.waiters[og])
-	i := 0
-	// Once og has no credit left, the waiters behind keep waiting for
-	// it: retrying them would only fail (a waiter that could leave by
-	// another port is woken by that port's credit). Under load this
-	// saves most of the failed routing attempts.
-	for ; i < k && n.hasCredit(og, now); i++ {
-		w := n.waiters[og][i]
-		if !n.ins[w.iv].waiting || n.ins[w.iv].gen != w.gen {
+	list := n.waiters[og]
+	k := len(list)
+	credit := n.creditVCs(og, now)
+	kept := 0
+	for i := 0; i < k; i++ {
+		w := list[i]
+		in := &n.ins[w.iv]
+		if !in.waiting || in.gen != w.gen {
+			continue // left by another port, or waiting anew
+		}
+		if credit&w.vcs == 0 {
+			list[kept] = w
+			kept++
 			continue
 		}
-		n.ins[w.iv].waiting = false
-		if !n.try(w.iv) {
-			n.wait(w.iv)
+		in.waiting = false
+		if n.try(w.iv) {
+			credit = n.creditVCs(og, now)
+			continue
 		}
+		in.waiting = true
+		w.vcs = n.portVCs(og - n.ports[w.iv/n.nv].base)
+		list[kept] = w
+		kept++
 	}
-	rest := n.waiters[og]
-	n.waiters[og] = rest[:copy(rest, rest[i:])]
+	n.waiters[og] = append(list[:kept], n.waiters[og][k:]...)
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
 	}
-}
-
-// hasCredit reports whether any virtual channel of output port og has a
-// credit at now.
-func (n *Network) hasCredit(og int32, now des.Time) bool {
-	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
-		if n.avail(ov, now) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // depart sends input buffer iv's front packet id out of port og, into

@@ -290,4 +290,6 @@ func platformFlow(fc *flow.Config, p *platform.Platform) {
 	}
 	fc.SelfRoute = p.Topology.Kind() == topology.KindCrossbar
 	fc.Hops, fc.RouterLimiters = p.Hops, p.RouterLimiters
+	// SimGrid's hosts have one link, whatever their router.
+	fc.OneInjectionLink = true
 }

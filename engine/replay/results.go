@@ -384,7 +384,9 @@ func (s *Sim) measured(m *netmodel.Metrics) bool {
 		return false
 	}
 	m.Time = s.k.Now().Seconds()
-	m.Links = slices.DeleteFunc(m.Links, func(l netmodel.LinkMetric) bool { return l.Packets == 0 })
+	// Links that carried nothing are left out (the flow model counts
+	// bytes, not packets).
+	m.Links = slices.DeleteFunc(m.Links, func(l netmodel.LinkMetric) bool { return l.Packets == 0 && l.Bytes == 0 })
 	m.Queues = slices.DeleteFunc(m.Queues, func(q netmodel.QueueMetric) bool { return q.Max == 0 })
 	m.NICs = slices.DeleteFunc(m.NICs, func(n netmodel.NICMetric) bool { return n.Max == 0 })
 	return true

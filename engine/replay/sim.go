@@ -379,6 +379,9 @@ func (s *Sim) run(ctx context.Context, until des.Time) error {
 	n := 0
 	for !s.done {
 		if s.k.NextTime() > until && s.k.Pending() > 0 {
+			if id, ok := s.net.(netmodel.Idler); ok && until != des.Never {
+				id.SampleUntil(until) // nothing changes before the next event
+			}
 			return nil
 		}
 		s.step()

@@ -62,7 +62,7 @@ func gridUtil(net *netmodel.Metrics, routers, dims int) []float64 {
 func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 	sn := m.snap
 	if sn == nil || sn.Net.Layout == nil || sn.Net.Topology == nil {
-		msg := "no link data: only the packet model measures links (Machine: model = packet)"
+		msg := "no link data: only the flow and packet models measure links (Machine: model = flow or packet)"
 		if m.status == Idle {
 			msg = "links appear once the run starts (space or r)"
 		}
