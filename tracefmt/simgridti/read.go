@@ -240,19 +240,25 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 			break
 		}
 		src.line++
-		if skipLine(line) {
-			continue
-		}
-		fs := splitFields(line, p.fields[:0])
-		p.fields = fs
-		if len(fs) < 2 {
-			return src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
-		}
-		if err := p.parseLine(src, fs); err != nil {
+		if err := p.parseText(src, line); err != nil {
 			return err
 		}
 	}
 	return scanErr(src, lr)
+}
+
+// parseText parses one line of actions (blank and comment lines add
+// nothing).
+func (p *parser) parseText(src *source, line []byte) error {
+	if skipLine(line) {
+		return nil
+	}
+	fs := splitFields(line, p.fields[:0])
+	p.fields = fs
+	if len(fs) < 2 {
+		return src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
+	}
+	return p.parseLine(src, fs)
 }
 
 // parser accumulates the events of every rank.
