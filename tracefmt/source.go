@@ -25,11 +25,11 @@ type Source interface {
 	Close() error
 }
 
-// InMemory is implemented by sources that hold every event already:
-// RankEvents returns rank r's whole stream, which a consumer may read in
-// place instead of copying it through ReadRank.
+// InMemory is implemented by sources that hold the whole trace already:
+// a consumer may read Trace() in place instead of copying its events
+// through ReadRank.
 type InMemory interface {
-	RankEvents(r int) []Event
+	Trace() *Trace
 }
 
 // Source returns a Source over t's events; it implements InMemory.
@@ -63,6 +63,6 @@ func (m *memSource) ReadRank(r int, dst []Event) (int, error) {
 	return n, nil
 }
 
-func (m *memSource) RankEvents(r int) []Event { return m.t.Ranks[r].Events }
+func (m *memSource) Trace() *Trace { return m.t }
 
 func (m *memSource) Close() error { return nil }

@@ -28,8 +28,8 @@ func TestTraceSource(t *testing.T) {
 		if h.Size() != 2 || h.NumEvents() != 0 || !reflect.DeepEqual(h.States, tr.States) {
 			t.Fatalf("header: %d ranks, %d events, states %v", h.Size(), h.NumEvents(), h.States)
 		}
-		if got := src.(InMemory).RankEvents(1); len(got) != 5 {
-			t.Fatalf("RankEvents(1) has %d events, want 5", len(got))
+		if got := src.(InMemory).Trace(); got != tr {
+			t.Fatalf("InMemory.Trace() = %p, want the trace %p", got, tr)
 		}
 		for r := range 2 {
 			var got []Event

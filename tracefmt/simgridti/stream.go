@@ -101,6 +101,8 @@ func OpenSource(path string) (*Source, error) {
 		Ranks:  make([]tracefmt.Rank, len(entries)),
 		States: p.states,
 	}
+	// Whether the trace has -555 receives is known once they are read.
+	s.hdr.SetAttr(tracefmt.AttrUnrecordedSources, "")
 	return s, nil
 }
 
