@@ -16,16 +16,7 @@ import (
 func runSource(t *testing.T, src tracefmt.Source, cfg Config) Results {
 	t.Helper()
 	s, err := NewSource(src, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if !s.Done() {
-		t.Fatal("run did not finish")
-	}
-	return s.Results()
+	return runToEnd(t, s, err)
 }
 
 // comparable blanks what differs between two runs of one trace however
