@@ -25,10 +25,10 @@ type feed struct {
 }
 
 // streamWindow returns the events a rank's window reads at a time: ranks
-// share a budget (about 2.5 MiB of events per buffer), and each gets at
+// share a budget (about 640 KiB of events per buffer), and each gets at
 // least a few dozen.
 func streamWindow(ranks int) int {
-	return min(max((1<<16)/max(ranks, 1), 32), 1024)
+	return min(max((1<<14)/max(ranks, 1), 32), 512)
 }
 
 // at returns event i of rank rk's stream, or nil past its end. A pointer

@@ -119,6 +119,8 @@ var streamStates = []string{
 func (s *Source) Header() *tracefmt.Trace { return s.hdr }
 
 // ReadRank fills dst with rank r's next events (see tracefmt.Source).
+// Lines are parsed straight into dst; only the events of a line that
+// does not fit wait for the next call.
 func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 	if r < 0 || r >= len(s.files) {
 		return 0, fmt.Errorf("simgridti: rank %d outside the world of %d ranks", r, len(s.files))
@@ -126,17 +128,34 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 	rf := &s.files[r]
 	rs := s.p.rank(r)
 	n := 0
-	for {
+	for n < len(dst) {
 		if len(rs.events) > 0 {
 			k := copy(dst[n:], rs.events)
 			rs.events = rs.events[:copy(rs.events, rs.events[k:])]
 			rs.base += int32(k)
 			n += k
+			continue
 		}
-		if n == len(dst) || rf.done {
+		if rf.done {
 			break
 		}
-		if err := s.parseSome(rf, rs, len(dst)-n); err != nil {
+		room := len(dst) - n
+		if room < maxLineEvents {
+			// Too little room for a line: parse one into the rank's
+			// own buffer, handed out above.
+			if err := s.parseSome(rf, rs, 1); err != nil {
+				return n, err
+			}
+			continue
+		}
+		pending := rs.events
+		rs.events = dst[n:n:len(dst)]
+		err := s.parseSome(rf, rs, room-maxLineEvents+1)
+		k := len(rs.events)
+		rs.events = pending
+		rs.base += int32(k)
+		n += k
+		if err != nil {
 			return n, err
 		}
 	}
@@ -146,6 +165,11 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 	}
 	return n, nil
 }
+
+// maxLineEvents is the most events one action line adds: the enter and
+// the leave of its state around a sendRecv's send and receive, or a
+// collective and the compute of its reduction.
+const maxLineEvents = 4
 
 // parseSome parses lines of rank file rf until the rank has want events
 // pending or its file ends.
