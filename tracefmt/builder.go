@@ -237,6 +237,37 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 	return i, nil
 }
 
+// AddEvents appends ev to rank r's stream, as Add would one by one (the
+// events are copied; their Match fields are ignored), for readers that
+// buffer a rank's events before handing them over.
+func (b *Builder) AddEvents(r int, ev []Event) error {
+	rk, err := b.rank(r)
+	if err != nil {
+		return err
+	}
+	start := len(rk.Events)
+	if start+len(ev) >= 1<<31-1 {
+		return fmt.Errorf("rank %d has more than 2^31 events", r)
+	}
+	rk.Events = append(rk.Events, ev...)
+	out := rk.Events
+	for i := start; i < len(out); i++ {
+		e := &out[i]
+		e.Match = -1
+		switch e.Kind {
+		case KindEnter:
+			l := b.openList(openKey{int32(r), e.State()})
+			l.index = append(l.index, int32(i))
+		case KindLeave:
+			if j := b.closeOpen(r, e.State()); j >= 0 {
+				e.Match = j
+				out[j].Match = int32(i)
+			}
+		}
+	}
+	return nil
+}
+
 // openList returns the open enters of a rank and state.
 func (b *Builder) openList(k openKey) *openList {
 	if b.lastList != nil && b.lastKey == k {

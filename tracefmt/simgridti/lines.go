@@ -129,14 +129,16 @@ type field struct {
 func splitFields(line []byte, dst []field) []field {
 	i, n := 0, len(line)
 	for i < n {
-		for i < n && blank[line[i]] {
+		// Bytes above ' ' are never blank: one comparison for nearly
+		// every byte of a field.
+		for i < n && line[i] <= ' ' && blank[line[i]] {
 			i++
 		}
 		if i == n {
 			break
 		}
 		j := i + 1
-		for j < n && !blank[line[j]] {
+		for j < n && (line[j] > ' ' || !blank[line[j]]) {
 			j++
 		}
 		dst = append(dst, field{unsafe.String(&line[i], j-i), i + 1})
