@@ -223,6 +223,15 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 		return 0, fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
 	e.Match = -1
+	*ev = append(*ev, e)
+	b.pair(r, *ev, i)
+	return i, nil
+}
+
+// pair pairs event i of rank r's stream ev with the open enters when it
+// is an enter or a leave.
+func (b *Builder) pair(r int, ev []Event, i int) {
+	e := &ev[i]
 	switch e.Kind {
 	case KindEnter:
 		l := b.openList(openKey{int32(r), e.State()})
@@ -230,11 +239,9 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 	case KindLeave:
 		if j := b.closeOpen(r, e.State()); j >= 0 {
 			e.Match = j
-			(*ev)[j].Match = int32(i)
+			ev[j].Match = int32(i)
 		}
 	}
-	*ev = append(*ev, e)
-	return i, nil
 }
 
 // AddEvents appends ev to rank r's stream, as Add would one by one (the
@@ -252,18 +259,8 @@ func (b *Builder) AddEvents(r int, ev []Event) error {
 	rk.Events = append(rk.Events, ev...)
 	out := rk.Events
 	for i := start; i < len(out); i++ {
-		e := &out[i]
-		e.Match = -1
-		switch e.Kind {
-		case KindEnter:
-			l := b.openList(openKey{int32(r), e.State()})
-			l.index = append(l.index, int32(i))
-		case KindLeave:
-			if j := b.closeOpen(r, e.State()); j >= 0 {
-				e.Match = j
-				out[j].Match = int32(i)
-			}
-		}
+		out[i].Match = -1
+		b.pair(r, out, i)
 	}
 	return nil
 }
