@@ -88,6 +88,9 @@ func TestSourceReplaysAsInMemory(t *testing.T) {
 				if err := s.Run(context.Background()); err != nil {
 					t.Fatal(err)
 				}
+				if n := s.Snapshot().TotalTraceEvents; n != 0 {
+					t.Errorf("a streamed run claims to know its %d events before the end", n)
+				}
 				got := s.Results()
 				if got.Makespan != want.Makespan {
 					t.Fatalf("makespan %.12g s streamed, %.12g s in memory", got.Makespan, want.Makespan)

@@ -193,9 +193,9 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 // with the ranks and the messages in flight, not with the trace's length.
 // The results are those New gives for the same trace, except that a
 // streamed trace lists no wildcard mismatches for receives whose sender
-// it does not record, and that Snapshot's TotalTraceEvents is 0 (not
-// known before the end). A timed trace computes from its gaps unless
-// CPUFrom says events. Recording the run (Options.RecordTrace) needs the
+// it does not record, that Snapshot's TotalTraceEvents is 0 (not known
+// before the end), and that Results.Recorded is 0 for a timed trace. A
+// timed trace computes from its gaps unless CPUFrom says events. Recording the run (Options.RecordTrace) needs the
 // trace in memory. The Sim reads src but does not close it.
 func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 	if opts.RecordTrace {
@@ -300,9 +300,11 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		if e := s.at(rk, 0); e != nil {
 			rk.lastT = e.Time
 		}
-		s.stats.totalEvents += uint64(len(rk.ev))
-		for i := 0; i < len(rk.ev) && !hasCompute && src == nil; i++ {
-			hasCompute = rk.ev[i].Kind == tracefmt.KindCompute
+		if src == nil {
+			s.stats.totalEvents += uint64(len(rk.ev))
+			for i := 0; i < len(rk.ev) && !hasCompute; i++ {
+				hasCompute = rk.ev[i].Kind == tracefmt.KindCompute
+			}
 		}
 	}
 	if s.err != nil {
