@@ -74,12 +74,16 @@ func TestSourceMatchesReadFile(t *testing.T) {
 		filepath.Join("..", "..", "testdata", "simgrid", "coll2.txt"),
 		filepath.Join("testdata", "smpi332", "trace.txt"),
 	}
-	for _, pat := range []string{"cg", "master-worker", "stencil2d", "alltoall"} {
-		tr, err := gen.Generate(gen.Options{Pattern: pat, Ranks: 8, Iters: 20, Size: 4096, Compute: 1e-4, Latency: gen.DefaultLatency, Bandwidth: gen.DefaultBandwidth})
+	// The ring has more ranks than a Source keeps files open.
+	for _, pat := range []struct {
+		name         string
+		ranks, iters int
+	}{{"cg", 8, 20}, {"master-worker", 8, 20}, {"stencil2d", 8, 20}, {"alltoall", 8, 20}, {"ring", maxOpenFiles + 44, 2}} {
+		tr, err := gen.Generate(gen.Options{Pattern: pat.name, Ranks: pat.ranks, Iters: pat.iters, Size: 4096, Compute: 1e-4, Latency: gen.DefaultLatency, Bandwidth: gen.DefaultBandwidth})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(dir, pat+".txt")
+		p := filepath.Join(dir, pat.name+".txt")
 		if err := WriteIndex(p, tr, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
