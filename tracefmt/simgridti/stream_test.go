@@ -1,7 +1,9 @@
 package simgridti
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -168,4 +170,61 @@ func TestOpenSourceLayouts(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "r1.txt:3:3: unknown action \"bogus\"") {
 		t.Errorf("ReadRank(1) = %v, want an error at r1.txt:3:3", err)
 	}
+}
+
+// FuzzSource: the input split at its first blank line into the files of
+// two ranks. Streaming them never panics, and streams what ReadFile reads
+// of the same index: as many events per rank, or an error too.
+func FuzzSource(f *testing.F) {
+	for _, s := range []string{
+		"0 init\n0 isend 1 3 8 0\n0 wait 0 1 3\n\n1 recv 0 3 8\n1 finalize\n",
+		"0 sendRecv 5 1 6 1 0 1\n0 alltoall 2 2\n\n1 sendRecv 6 0 5 0\n1 alltoall 2 2\n",
+		"0 recv -555 8 1\n0 waitAny 2\n0 location a.c 3\n\n1 send 0 8 1\n1 reducescatter 1 2 0\n",
+		"0 compute 1e6\n\n2 compute 1\n",
+		"p0 Irecv p1 1\np0 wait\n\np1 send p0 1e3\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		parts := bytes.SplitN(data, []byte("\n\n"), 2)
+		if len(parts) < 2 {
+			parts = append(parts, nil)
+		}
+		for r, part := range parts {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.txt", r)), part, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		index := filepath.Join(dir, "index.txt")
+		if err := os.WriteFile(index, []byte("r0.txt\nr1.txt\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := ReadFile(index)
+		src, err := OpenSource(index)
+		if err != nil {
+			t.Fatalf("OpenSource: %v", err)
+		}
+		defer src.Close()
+		buf := make([]tracefmt.Event, 3)
+		for r := range 2 {
+			n, serr := 0, error(nil)
+			for {
+				k, err := src.ReadRank(r, buf)
+				n += k
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						serr = err
+					}
+					break
+				}
+			}
+			switch {
+			case serr != nil && werr == nil:
+				t.Fatalf("rank %d streams with %v; ReadFile reads it", r, serr)
+			case werr == nil && n != len(want.Ranks[r].Events):
+				t.Fatalf("rank %d streams %d events; ReadFile reads %d", r, n, len(want.Ranks[r].Events))
+			}
+		}
+	})
 }
