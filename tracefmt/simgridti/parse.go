@@ -272,7 +272,7 @@ const actionNames = "init, finalize, comm_size, comm_split, comm_dup, compute, s
 // event, rankState.base included).
 func (p *parser) parseLine(src *source, fs []field) error {
 	r, ok := parseRank(fs[0].s)
-	if !ok || r >= MaxRanks {
+	if !ok || r >= MaxRanks || src.rank >= 0 && r != src.rank {
 		return p.parseAction(src, fs, "") // which reports the error
 	}
 	if r > p.maxRank {
@@ -285,7 +285,7 @@ func (p *parser) parseLine(src *source, fs []field) error {
 	// shown it adds events (init and finalize add none and define none).
 	rs.add(tracefmt.Enter(0, 0))
 	lower := lowerAction(fs[1].s)
-	if err := p.parseAction(src, fs, lower); err != nil {
+	if err := p.action(src, r, rs, fs, lower); err != nil {
 		rs.events = rs.events[:start]
 		return err
 	}
@@ -337,11 +337,17 @@ func (p *parser) parseAction(src *source, fs []field, lower string) error {
 	if r > p.maxRank {
 		p.rankPos = position{src.name, src.line, fs[0].col}
 	}
-	l := line{p: p, src: src, rank: r, rs: p.rank(r), act: fs[1], args: fs[2:]}
-	name := fs[1].s
 	if lower == "" {
-		lower = lowerAction(name)
+		lower = lowerAction(fs[1].s)
 	}
+	return p.action(src, r, p.rank(r), fs, lower)
+}
+
+// action parses the action of a line of rank r (whose state is rs)
+// split into fields (at least two); lower is the action in lower case.
+func (p *parser) action(src *source, r int, rs *rankState, fs []field, lower string) error {
+	l := line{p: p, src: src, rank: r, rs: rs, act: fs[1], args: fs[2:]}
+	name := fs[1].s
 	switch lower {
 	case "init":
 		if err := l.arity(0, 1, "[default-datatype flag]"); err != nil {
