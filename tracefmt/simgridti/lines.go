@@ -127,19 +127,18 @@ type field struct {
 
 // splitFields appends the blank-separated fields of line to dst.
 func splitFields(line []byte, dst []field) []field {
-	i, n := 0, len(line)
-	for i < n {
+	for i := 0; i < len(line); {
 		// Bytes above ' ' are never blank: one comparison for nearly
-		// every byte of a field.
-		for i < n && line[i] <= ' ' && blank[line[i]] {
+		// every byte.
+		if c := line[i]; c <= ' ' && blank[c] {
 			i++
-		}
-		if i == n {
-			break
+			continue
 		}
 		j := i + 1
-		for j < n && (line[j] > ' ' || !blank[line[j]]) {
-			j++
+		for ; j < len(line); j++ {
+			if c := line[j]; c <= ' ' && blank[c] {
+				break
+			}
 		}
 		dst = append(dst, field{unsafe.String(&line[i], j-i), i + 1})
 		i = j
