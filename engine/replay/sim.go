@@ -195,8 +195,9 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 // streamed trace lists no wildcard mismatches for receives whose sender
 // it does not record, that Snapshot's TotalTraceEvents is 0 (not known
 // before the end), and that Results.Recorded is 0 for a timed trace. A
-// timed trace computes from its gaps unless CPUFrom says events. Recording the run (Options.RecordTrace) needs the
-// trace in memory. The Sim reads src but does not close it.
+// timed trace computes from its gaps unless CPUFrom says events.
+// Recording the run (Options.RecordTrace) needs the trace in memory. The
+// Sim reads src but does not close it.
 func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 	if opts.RecordTrace {
 		return nil, fmt.Errorf("replay: recording the simulated run needs the trace in memory (read it whole and use New)")
@@ -205,14 +206,14 @@ func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 		return New(m.Trace(), cfg, opts)
 	}
 	t := src.Header()
-	if n, ok := t.Attr(tracefmt.AttrUnrecordedSources); ok && n == "" && cfg.AnySource == AnyRecorded {
-		return nil, fmt.Errorf("replay: the trace records no sender for its wildcard receives (SimGrid -555): --any-source recorded needs the trace read whole, whose reader guesses them")
-	}
 	if t == nil || t.Size() == 0 {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("replay: the trace has no ranks")
+	}
+	if n, ok := t.Attr(tracefmt.AttrUnrecordedSources); ok && n == "" && cfg.AnySource == AnyRecorded {
+		return nil, fmt.Errorf("replay: the trace records no sender for its wildcard receives (SimGrid -555): --any-source recorded needs the trace read whole, whose reader guesses them")
 	}
 	return newSim(t, src, cfg, opts)
 }
