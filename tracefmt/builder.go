@@ -223,6 +223,15 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 		return 0, fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
 	e.Match = -1
+	*ev = append(*ev, e)
+	b.pair(r, *ev, i)
+	return i, nil
+}
+
+// pair pairs event i of rank r's stream ev with the open enters when it
+// is an enter or a leave.
+func (b *Builder) pair(r int, ev []Event, i int) {
+	e := &ev[i]
 	switch e.Kind {
 	case KindEnter:
 		l := b.openList(openKey{int32(r), e.State()})
@@ -230,11 +239,30 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 	case KindLeave:
 		if j := b.closeOpen(r, e.State()); j >= 0 {
 			e.Match = j
-			(*ev)[j].Match = int32(i)
+			ev[j].Match = int32(i)
 		}
 	}
-	*ev = append(*ev, e)
-	return i, nil
+}
+
+// AddEvents appends ev to rank r's stream, as Add would one by one (the
+// events are copied; their Match fields are ignored), for readers that
+// buffer a rank's events before handing them over.
+func (b *Builder) AddEvents(r int, ev []Event) error {
+	rk, err := b.rank(r)
+	if err != nil {
+		return err
+	}
+	start := len(rk.Events)
+	if start+len(ev) >= 1<<31-1 {
+		return fmt.Errorf("rank %d has more than 2^31 events", r)
+	}
+	rk.Events = append(rk.Events, ev...)
+	out := rk.Events
+	for i := start; i < len(out); i++ {
+		out[i].Match = -1
+		b.pair(r, out, i)
+	}
+	return nil
 }
 
 // openList returns the open enters of a rank and state.

@@ -47,7 +47,8 @@ type Attr struct {
 // AttrUnrecordedSources is the trace attribute a reader sets to the
 // number of wildcard receives whose sender the format does not record
 // (SimGrid's TI "-555"): the senders the reader gave them are a guess,
-// and a replay lets them match any sender.
+// and a replay lets them match any sender. A Source that cannot count
+// them before its events are read sets it to "" (a replay counts them).
 const AttrUnrecordedSources = "unrecorded_sources"
 
 // Attr returns the value of the named attribute and whether it is present.

@@ -158,19 +158,16 @@ func runSim(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "sim", err)
 	}
-	t, err := load(e, pos[0], *format)
-	if err != nil {
-		return fail(e, "sim", err)
-	}
 	opts := replay.Options{RecordTrace: *traceOut != "", RecordMessages: *msgOut != ""}
 	var metrics *packet.CSVWriter
 	if *metricsOut != "" {
 		opts.OnSample = func(smp *netmodel.Sample) { metrics.Write(smp) }
 	}
-	s, err := replay.New(t, cfg, opts)
+	s, t, closeSrc, err := newSim(e, pos[0], *format, cfg, opts)
 	if err != nil {
 		return fail(e, "sim", err)
 	}
+	defer closeSrc()
 	run := func() error {
 		start := time.Now()
 		model, _ := cfg.Get("model")
@@ -249,8 +246,42 @@ func runSim(e *env, args []string) int {
 		}
 		return code
 	}
-	printSim(e.stdout, pos[0], t.Size(), t.NumEvents(), &cfg, &res)
+	events := t.NumEvents()
+	if events == 0 {
+		events = int(res.TraceEvents) // streamed: the events read
+	}
+	printSim(e.stdout, pos[0], t.Size(), events, &cfg, &res)
 	return code
+}
+
+// newSim prepares the replay of the trace at path. A trace whose layout
+// lets each rank's events be read apart (a SimGrid TI index of per-rank
+// files) streams, so that the run's memory does not grow with the trace,
+// unless the run needs it whole (--trace-out, --any-source recorded on
+// wildcard receives without recorded senders). It returns the trace, or
+// for a streamed one its header (no events), and what closes the files
+// the run reads.
+func newSim(e *env, path, format string, cfg replay.Config, opts replay.Options) (*replay.Sim, *tracefmt.Trace, func(), error) {
+	if !opts.RecordTrace {
+		src, err := formats.OpenSource(path, format)
+		switch {
+		case err == nil:
+			s, err := replay.NewSource(src, cfg, opts)
+			if err == nil {
+				return s, src.Header(), func() { src.Close() }, nil
+			}
+			src.Close()
+			// What needs the trace whole reads it whole below.
+		case !errors.Is(err, formats.ErrNotStreamable):
+			return nil, nil, nil, err
+		}
+	}
+	t, err := load(e, path, format)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := replay.New(t, cfg, opts)
+	return s, t, func() {}, err
 }
 
 // simUsage lists the settings by group after the command's own flags.

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -448,5 +450,57 @@ func TestSimDeadlockReportIsBounded(t *testing.T) {
 	}
 	if d := res.Deadlock; code != exitFindings || len(d) > 16<<10 || !bytes.Contains(d, []byte(`"blocked_total": 256`)) {
 		t.Errorf("--json: exit %d, the deadlock report is %d bytes:\n%.400s", code, len(d), d)
+	}
+}
+
+// TestSimStreamsTIIndex: sim streams a SimGrid index of per-rank files
+// (newSim hands the engine the trace's header only) and reads a single
+// file or a run that records its output whole; both ways print the same
+// results.
+func TestSimStreamsTIIndex(t *testing.T) {
+	index := filepath.Join("..", "..", "testdata", "simgrid", "halo.txt")
+	dir := t.TempDir()
+	single := filepath.Join(dir, "halo.ti")
+	if code, _, errs := tracesim(t, "convert", index, "-o", single, "--to", "ti"); code != exitOK {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	for _, tc := range []struct {
+		path     string
+		record   bool
+		streamed bool
+	}{{index, false, true}, {index, true, false}, {single, false, false}} {
+		s, tr, done, err := newSim(e, tc.path, "", replay.Default(), replay.Options{RecordTrace: tc.record})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+		if got := tr.NumEvents() == 0; got != tc.streamed || s == nil {
+			t.Errorf("%s (record %v): streamed %v, want %v", filepath.Base(tc.path), tc.record, got, tc.streamed)
+		}
+	}
+	results := func(args ...string) map[string]any {
+		t.Helper()
+		code, out, errs := simRun(t, append([]string{"--json", "--preset", "simgrid"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("sim %v: exit %d: %s", args, code, errs)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"file", "wall_s", "events_per_s", "trace_events_per_s"} {
+			delete(m, k)
+		}
+		return m
+	}
+	streamed := results(index)
+	whole := results(index, "--trace-out", filepath.Join(dir, "run.tsim"))
+	fromSingle := results(single)
+	if !reflect.DeepEqual(streamed, whole) || !reflect.DeepEqual(streamed, fromSingle) {
+		t.Errorf("streamed results\n%v\ndiffer from the trace read whole\n%v\nor from its single file\n%v", streamed, whole, fromSingle)
+	}
+	if streamed["makespan_s"].(float64) <= 0 {
+		t.Errorf("makespan %v", streamed["makespan_s"])
 	}
 }

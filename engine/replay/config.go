@@ -74,6 +74,15 @@ func (c *Config) resolveAnySource(t *tracefmt.Trace) string {
 		return ""
 	}
 	c.AnySource = AnyFree
+	if n == "" {
+		return "" // a streamed trace: Sim.settleAnySource tells
+	}
+	return anyFreeNote(n)
+}
+
+// anyFreeNote says why any-source auto chose free for a trace with n
+// wildcard receives that record no sender.
+func anyFreeNote(n string) string {
 	return "any-source free: the trace's " + n + " wildcard receives record no sender (SimGrid -555), so they match whichever message comes first; --any-source recorded replays the senders the reader guessed"
 }
 

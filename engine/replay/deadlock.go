@@ -258,10 +258,10 @@ func (s *Sim) describeOp(rk *rank) string {
 	if rk.coll != nil {
 		return fmt.Sprintf("%s (event %d, round %d of %d)", collStateName(rk.coll.op), rk.pos, rk.coll.round+1, rk.coll.plan.Rounds())
 	}
-	if int(rk.pos) >= len(rk.ev) {
+	e := s.at(rk, rk.pos)
+	if e == nil {
 		return "MPI_Finalize (end of trace)"
 	}
-	e := &rk.ev[rk.pos]
 	switch e.Kind {
 	case tracefmt.KindSend:
 		return fmt.Sprintf("%s to %d, tag %d, %d B (event %d)", sendStateName(e, rk), e.Peer, e.Tag, e.Size, rk.pos)

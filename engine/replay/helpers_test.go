@@ -104,6 +104,12 @@ func cfgWith(t testing.TB, kv ...string) Config {
 func simulate(t *testing.T, tr *tracefmt.Trace, cfg Config, opts Options) (*Sim, Results) {
 	t.Helper()
 	s, err := New(tr, cfg, opts)
+	return s, runToEnd(t, s, err)
+}
+
+// runToEnd runs s, which New or NewSource returned with err, to its end.
+func runToEnd(t *testing.T, s *Sim, err error) Results {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +119,7 @@ func simulate(t *testing.T, tr *tracefmt.Trace, cfg Config, opts Options) (*Sim,
 	if !s.Done() {
 		t.Fatal("run did not finish")
 	}
-	return s, s.Results()
+	return s.Results()
 }
 
 // near reports whether a and b agree to 1 ps.

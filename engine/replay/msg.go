@@ -486,7 +486,9 @@ func (s *Sim) match(mid, oid int32) {
 	o := &s.ops[oid]
 	m.recvOp, o.msg = oid, mid
 	m.tMatch = s.k.Now()
-	if o.anySrc && m.src != o.recorded && !m.coll {
+	// A negative recorded sender is none (a streamed SimGrid -555):
+	// nothing to be inconsistent with.
+	if o.anySrc && m.src != o.recorded && !m.coll && o.recorded >= 0 {
 		s.wildcardMismatch(o, m)
 	}
 	if m.delivered {

@@ -52,7 +52,8 @@ func longDuration(secs float64) string {
 func (s *Sim) burstRangeError(r int32, rk *rank, d des.Time, a Activity) error {
 	err := &TimeRangeError{At: s.k.Now(), Rank: int(r), Event: int(rk.actEv)}
 	secs := d.Seconds()
-	if a != ActCompute || int(rk.actEv) >= len(rk.ev) {
+	e := s.at(rk, rk.actEv)
+	if a != ActCompute || e == nil {
 		if d == des.Never {
 			err.What = "a CPU overhead longer than the limit"
 		} else {
@@ -60,7 +61,6 @@ func (s *Sim) burstRangeError(r int32, rk *rank, d des.Time, a Activity) error {
 		}
 		return err
 	}
-	e := &rk.ev[rk.actEv]
 	scale := ""
 	if s.cfg.CPUScale != 1 {
 		scale = fmt.Sprintf(" × cpu-scale %g", s.cfg.CPUScale)
@@ -76,8 +76,8 @@ func (s *Sim) burstRangeError(r int32, rk *rank, d des.Time, a Activity) error {
 		// The computation of a timed trace is the gap since the
 		// previous event.
 		gap := e.Time
-		if rk.actEv > 0 {
-			gap -= rk.ev[rk.actEv-1].Time
+		if prev := s.at(rk, rk.actEv-1); rk.actEv > 0 && prev != nil {
+			gap -= prev.Time
 		}
 		secs = gap * s.unitPS / 1e12
 		err.What = fmt.Sprintf("the computation before it (%s recorded%s) lasts %s", units.FormatDuration(gap*s.tr.Unit.Seconds()), scale, longDuration(secs))
@@ -111,7 +111,7 @@ func (s *Sim) kernelRangeError(o des.Event) error {
 		err.What = fmt.Sprintf("the ranks sharing node %d's CPU would finish their bursts past it", o.Obj)
 	default:
 		err.Rank = int(o.Obj)
-		if rk := &s.ranks[o.Obj]; rk.actEv >= 0 && int(rk.actEv) < len(rk.ev) {
+		if rk := &s.ranks[o.Obj]; rk.actEv >= 0 && s.more(rk, rk.actEv) {
 			err.Event = int(rk.actEv)
 		}
 		err.What = "its " + s.ranks[o.Obj].act.String() + " would end past it"

@@ -67,7 +67,12 @@ type request struct {
 
 // rank is the replay state of one rank.
 type rank struct {
+	// ev holds the rank's events from index base on: all of them for a
+	// trace in memory, a window of a streamed one (see feed.go; read
+	// them through Sim.at).
 	ev    []tracefmt.Event
+	base  int32
+	feed  *feed
 	pos   int32
 	node  int32
 	state RankState
@@ -135,7 +140,7 @@ func (s *Sim) advance(r int32) {
 			s.next(rk, 1)
 			continue
 		}
-		if int(rk.pos) >= len(rk.ev) {
+		if !s.more(rk, rk.pos) {
 			s.finalize(r, rk)
 			return
 		}
@@ -193,7 +198,7 @@ func (s *Sim) unblock(r int32) {
 // exec executes the event at rk.pos; it returns true when the rank moved
 // on and may continue at once.
 func (s *Sim) exec(r int32, rk *rank) bool {
-	e := &rk.ev[rk.pos]
+	e := s.at(rk, rk.pos)
 	if s.gaps && rk.stage == 0 {
 		if rk.depth == 0 {
 			if gap := e.Time - rk.lastT; gap > 0 {
@@ -275,8 +280,12 @@ func (s *Sim) execEnter(r int32, rk *rank, e *tracefmt.Event) bool {
 // commInside reports whether events between pos and the state's leave
 // carry communication.
 func (s *Sim) commInside(rk *rank, leave int32) bool {
-	for i := rk.pos + 1; i < leave && int(i) < len(rk.ev); i++ {
-		switch rk.ev[i].Kind {
+	for i := rk.pos + 1; i < leave; i++ {
+		e := s.at(rk, i)
+		if e == nil {
+			break
+		}
+		switch e.Kind {
 		case tracefmt.KindSend, tracefmt.KindRecv, tracefmt.KindCollective, tracefmt.KindWait:
 			return true
 		}
@@ -385,8 +394,8 @@ func (s *Sim) execSend(r int32, rk *rank, e *tracefmt.Event) bool {
 		if rk.depth > 0 {
 			return s.next(rk, 1) // the call's leave waits for it
 		}
-		if e.Flags.Has(tracefmt.FlagSendrecv) && int(rk.pos)+1 < len(rk.ev) {
-			if n := &rk.ev[rk.pos+1]; n.Kind == tracefmt.KindRecv && n.Flags.Has(tracefmt.FlagSendrecv) {
+		if e.Flags.Has(tracefmt.FlagSendrecv) {
+			if n := s.at(rk, rk.pos+1); n != nil && n.Kind == tracefmt.KindRecv && n.Flags.Has(tracefmt.FlagSendrecv) {
 				rk.keepWrap = true
 				return s.next(rk, 1) // the receive waits for both
 			}
@@ -424,9 +433,9 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		n := int32(1)
 		if rk.depth > 0 {
 			// The receives of one call (a Waitall) are posted together.
-			for int(rk.pos+n) < len(rk.ev) {
-				x := &rk.ev[rk.pos+n]
-				if x.Kind != tracefmt.KindRecv || (x.Flags.Has(tracefmt.FlagNonBlocking) && x.Request() > 0) {
+			for {
+				x := s.at(rk, rk.pos+n)
+				if x == nil || x.Kind != tracefmt.KindRecv || (x.Flags.Has(tracefmt.FlagNonBlocking) && x.Request() > 0) {
 					break
 				}
 				n++
@@ -436,7 +445,7 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		rk.callHadRecv = true
 		rk.ops = rk.ops[:0]
 		for i := range n {
-			x := &rk.ev[rk.pos+i]
+			x := s.at(rk, rk.pos+i)
 			op := s.post(r, x.Peer, x.Tag, x.Comm, false, x.Flags, rk.pos+i)
 			rk.ops = append(rk.ops, op)
 		}

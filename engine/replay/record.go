@@ -112,8 +112,7 @@ func (s *Sim) recSend(rk *rank, m *message) int32 {
 		return -1
 	}
 	e := tracefmt.Send(float64(s.k.Now()), int(m.dst), m.tag, m.comm, m.size)
-	if m.sendEv >= 0 && !m.coll {
-		src := &rk.ev[m.sendEv]
+	if src := s.at(rk, m.sendEv); m.sendEv >= 0 && !m.coll && src != nil {
 		e.Flags = src.Flags
 		e.SetRequest(src.Request())
 	}
@@ -131,8 +130,7 @@ func (s *Sim) recRecv(rk *rank, oid int32, ev int32) {
 		return
 	}
 	e := tracefmt.Recv(float64(s.k.Now()), int(o.mSrc), o.mTag, o.comm, o.mSize)
-	if ev >= 0 && !o.coll {
-		src := &rk.ev[ev]
+	if src := s.at(rk, ev); ev >= 0 && !o.coll && src != nil {
 		e.Flags = src.Flags
 		e.SetRequest(src.Request())
 	}

@@ -263,9 +263,12 @@ func (s *Sim) wildcardMismatch(o *recvOp, m *message) {
 		Rank: int(o.rank), Event: int(o.ev), Recorded: int(o.recorded), Actual: int(m.src),
 		Time: s.k.Now().Seconds(), NextEvent: -1,
 	}
-	ev := s.ranks[o.rank].ev
-	for i := int(o.ev) + 1; i < len(ev) && i < int(o.ev)+100000; i++ {
-		e := &ev[i]
+	rk := &s.ranks[o.rank]
+	for i := int(o.ev) + 1; i < int(o.ev)+100000; i++ {
+		e := s.at(rk, int32(i))
+		if e == nil {
+			break
+		}
 		if e.Kind == tracefmt.KindSend && (e.Peer == o.recorded || e.Peer == m.src) {
 			w.NextEvent = i
 			if e.Peer == o.recorded {
@@ -529,8 +532,7 @@ func (s *Sim) publish() {
 		rk := &s.ranks[r]
 		st := RankStatus{State: rk.state, Act: rk.act, Event: rk.pos, Since: rk.since,
 			Compute: rk.compute, Blocked: rk.blocked, Finish: rk.finish}
-		if int(rk.pos) < len(rk.ev) {
-			e := &rk.ev[rk.pos]
+		if e := s.at(rk, rk.pos); e != nil {
 			st.Kind, st.Peer, st.Tag, st.Bytes = e.Kind, e.Peer, e.Tag, e.Size
 			st.Call = s.callName(rk, e)
 		}

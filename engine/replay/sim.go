@@ -97,6 +97,15 @@ type Sim struct {
 	cfg  Config
 	opts Options
 	tr   *tracefmt.Trace
+	// src yields the ranks' events of a streamed trace (nil: tr's own);
+	// window is how many events a rank reads from it at a time.
+	src    tracefmt.Source
+	window int
+	// countWild is set when any-source auto chose free for a streamed
+	// trace that cannot tell its wildcard receives before they are read:
+	// wildcards counts them as they come (settleAnySource).
+	countWild bool
+	wildcards int
 	// sizeUnknown counts tr's collectives without recorded sizes.
 	sizeUnknown int
 	// notes are the choices made for the trace (Results.Notes).
@@ -170,6 +179,48 @@ type stats struct {
 // New prepares a replay of t under cfg. The trace is read, never
 // modified, and must not change while the simulation runs.
 func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
+	if t == nil || t.Size() == 0 {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("replay: the trace has no ranks")
+	}
+	return newSim(t, nil, cfg, opts)
+}
+
+// NewSource prepares a replay of the trace src yields, pulling each
+// rank's events as the run reaches them: the memory the run takes grows
+// with the ranks and the messages in flight, not with the trace's length.
+// The results are those New gives for the same trace, except that a
+// streamed trace lists no wildcard mismatches for receives whose sender
+// it does not record, that Snapshot's TotalTraceEvents is 0 (not known
+// before the end), and that Results.Recorded is 0 for a timed trace. A
+// timed trace computes from its gaps unless CPUFrom says events.
+// Recording the run (Options.RecordTrace) needs the trace in memory. The
+// Sim reads src but does not close it.
+func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
+	if opts.RecordTrace {
+		return nil, fmt.Errorf("replay: recording the simulated run needs the trace in memory (read it whole and use New)")
+	}
+	if m, ok := src.(tracefmt.InMemory); ok {
+		return New(m.Trace(), cfg, opts)
+	}
+	t := src.Header()
+	if t == nil || t.Size() == 0 {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("replay: the trace has no ranks")
+	}
+	if n, ok := t.Attr(tracefmt.AttrUnrecordedSources); ok && n == "" && cfg.AnySource == AnyRecorded {
+		return nil, fmt.Errorf("replay: the trace records no sender for its wildcard receives (SimGrid -555): --any-source recorded needs the trace read whole, whose reader guesses them")
+	}
+	return newSim(t, src, cfg, opts)
+}
+
+// newSim prepares a replay of t, whose events are t's own when src is
+// nil, else src's.
+func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -177,10 +228,8 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t == nil || t.Size() == 0 {
-		return nil, fmt.Errorf("replay: the trace has no ranks")
-	}
 	var notes []string
+	auto := cfg.AnySource == AnyAuto
 	if note := cfg.resolveAnySource(t); note != "" {
 		notes = append(notes, note)
 	}
@@ -189,7 +238,7 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		opts.CheckEvery = 4096
 	}
 	s := &Sim{
-		cfg: cfg, opts: opts, tr: t, notes: notes,
+		cfg: cfg, opts: opts, tr: t, notes: notes, src: src,
 		k:       des.NewKernel(cfg.Seed),
 		ranks:   make([]rank, P),
 		pairs:   map[uint64]*uint64{},
@@ -199,6 +248,12 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		freeMsg: -1, freeOp: -1,
 		threshold: cfg.Threshold(),
 		atMatch:   cfg.eagerAtMatch(),
+		window:    streamWindow(P),
+	}
+	if n, ok := t.Attr(tracefmt.AttrUnrecordedSources); ok && n == "" && auto && src != nil {
+		// A streamed trace counts its wildcard receives as they come
+		// (settleAnySource).
+		s.countWild = true
 	}
 	s.host.s = s
 	s.sizeUnknown = t.UnknownSizeCollectives()
@@ -230,32 +285,33 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	}
 	nodeOf := func(r int) int { return placed[r] }
 	s.nodes = make([]node, nNodes)
+	hasCompute := false
 	for r := range s.ranks {
 		rk := &s.ranks[r]
-		rk.ev = t.Ranks[r].Events
+		if src == nil {
+			rk.ev = t.Ranks[r].Events
+		} else {
+			rk.feed = &feed{rank: r}
+		}
 		n := nodeOf(r)
 		rk.node = int32(n)
 		s.nodes[n].ranks++
 		rk.wrap = -1
 		rk.burstWrap = -1
-		if len(rk.ev) > 0 {
-			rk.lastT = rk.ev[0].Time
+		if e := s.at(rk, 0); e != nil {
+			rk.lastT = e.Time
 		}
-		s.stats.totalEvents += uint64(len(rk.ev))
-	}
-	s.classifyStates()
-	hasCompute := false
-	for r := range t.Ranks {
-		for i := range t.Ranks[r].Events {
-			if t.Ranks[r].Events[i].Kind == tracefmt.KindCompute {
-				hasCompute = true
-				break
+		if src == nil {
+			s.stats.totalEvents += uint64(len(rk.ev))
+			for i := 0; i < len(rk.ev) && !hasCompute; i++ {
+				hasCompute = rk.ev[i].Kind == tracefmt.KindCompute
 			}
 		}
-		if hasCompute {
-			break
-		}
 	}
+	if s.err != nil {
+		return nil, s.err // reading the first events
+	}
+	s.classifyStates()
 	if cfg.Mode == Predict {
 		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
 			s.gaps = true
@@ -441,6 +497,7 @@ func (s *Sim) drain() {
 // ranks are still blocked or messages stuck in the network.
 func (s *Sim) finish() {
 	s.done = true
+	s.settleAnySource()
 	stuck := s.net.InFlight() > 0
 	for r := range s.ranks {
 		stuck = stuck || s.ranks[r].state != StateDone

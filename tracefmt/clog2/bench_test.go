@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/cputime"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -103,12 +105,18 @@ func BenchmarkRead(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	events, runs := 0, 0
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu := cputime.Used()
+	var tr *tracefmt.Trace
 	for b.Loop() {
+		tr = nil // let the previous trace go while the next one is read
 		f, err := os.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		tr, err := Read(f)
+		tr, err = Read(f)
 		f.Close()
 		if err != nil {
 			b.Fatal(err)
@@ -116,7 +124,16 @@ func BenchmarkRead(b *testing.B) {
 		events = tr.NumEvents()
 		runs++
 	}
+	if cpu = cputime.Used() - cpu; cpu > 0 {
+		// What one core reads, however loaded the machine.
+		b.ReportMetric(float64(st.Size())*float64(runs)/cpu.Seconds()/1e6, "MB/cpu-s")
+	}
 	b.ReportMetric(float64(events)*float64(runs)/b.Elapsed().Seconds(), "events/s")
+	// The heap the loaded trace keeps per event.
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(events), "B/event")
+	runtime.KeepAlive(tr)
 }
 
 func BenchmarkWrite(b *testing.B) {

@@ -88,6 +88,16 @@ func All() []Format {
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error {
 				return simgridti.Write(w, t, simgridti.WriteOptions{CPUSpeed: o.CPUSpeed})
 			},
+			Stream: func(path string) (tracefmt.Source, error) {
+				src, err := simgridti.OpenSource(path)
+				if errors.Is(err, simgridti.ErrNotStreamable) {
+					return nil, ErrNotStreamable
+				}
+				if err != nil {
+					return nil, err // *Source(nil) would make a non-nil interface
+				}
+				return src, nil
+			},
 		},
 	}
 }

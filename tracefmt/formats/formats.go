@@ -39,6 +39,37 @@ type Format struct {
 	// Timed reports whether the format stores timestamps; writing an
 	// untimed trace to a timed format needs times assigned first.
 	Timed bool
+	// Stream opens the trace at path as a tracefmt.Source, which yields
+	// each rank's events without reading the trace whole; it returns
+	// ErrNotStreamable when the file's layout does not allow it. Nil for
+	// formats that never stream.
+	Stream func(path string) (tracefmt.Source, error)
+}
+
+// ErrNotStreamable says that a trace must be read whole (Open): its
+// format or its layout holds no rank's events apart from the others'.
+var ErrNotStreamable = errors.New("the trace cannot be streamed rank by rank")
+
+// OpenSource opens the trace at path as a tracefmt.Source when its format
+// and layout allow (a SimGrid TI index of per-rank files), else returns
+// ErrNotStreamable. format names the format as for Open (empty:
+// detected).
+func OpenSource(path, format string) (tracefmt.Source, error) {
+	fm, err := detectFile(path, format)
+	if err != nil {
+		return nil, err
+	}
+	if fm.Stream == nil {
+		return nil, ErrNotStreamable
+	}
+	src, err := fm.Stream(path)
+	if err != nil {
+		if errors.Is(err, ErrNotStreamable) {
+			return nil, err
+		}
+		return nil, addPath(path, err)
+	}
+	return src, nil
 }
 
 // SniffLen is how many leading bytes Detect passes to Sniff.

@@ -4,7 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
+
+	"github.com/tracesim/tracesim/internal/cputime"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
 // benchTrace returns a TI text of 64 ranks doing halo exchanges with
@@ -70,5 +77,95 @@ func BenchmarkWrite(b *testing.B) {
 		if err := Write(io.Discard, tr, WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// benchFiles writes, once per machine, a CG-like trace of 64 ranks (about
+// 1.15 M events: 1200 iterations of gen's cg pattern) as TI in both
+// layouts under os.TempDir(), and returns the single file and the index.
+func benchFiles(b *testing.B) (single, index string) {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), "tracesim-ti-bench-v1")
+	single, index = filepath.Join(dir, "cg64.ti"), filepath.Join(dir, "cg64-index.txt")
+	if _, err := os.Stat(index); err == nil {
+		return single, index
+	}
+	tr, err := gen.Generate(gen.Options{Pattern: "cg", Ranks: 64, Iters: 1200, Size: 8192, Compute: 200e-6, Latency: gen.DefaultLatency, Bandwidth: gen.DefaultBandwidth})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(single, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := WriteIndex(index, tr, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return single, index
+}
+
+// dirBytes returns the bytes of the index at path and of the files it
+// lists.
+func dirBytes(b *testing.B, path string) int64 {
+	b.Helper()
+	files, err := IndexFiles(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := st.Size()
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += st.Size()
+	}
+	return n
+}
+
+// BenchmarkReadFile reads the CG-like trace from disk in both layouts and
+// reports MB/s, events/s and the heap the loaded trace keeps per event
+// (B/event).
+func BenchmarkReadFile(b *testing.B) {
+	single, index := benchFiles(b)
+	for _, c := range []struct{ name, path string }{{"single", single}, {"index", index}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(dirBytes(b, c.path))
+			b.ReportAllocs()
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var tr *tracefmt.Trace
+			n := 0
+			cpu := cputime.Used()
+			for b.Loop() {
+				tr = nil
+				var err error
+				if tr, err = ReadFile(c.path); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if cpu = cputime.Used() - cpu; cpu > 0 {
+				// What one core reads, however loaded the machine.
+				b.ReportMetric(float64(dirBytes(b, c.path))*float64(n)/cpu.Seconds()/1e6, "MB/cpu-s")
+			}
+			events := tr.NumEvents()
+			b.ReportMetric(float64(events)*float64(n)/b.Elapsed().Seconds(), "events/s")
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(events), "B/event")
+			runtime.KeepAlive(tr)
+		})
 	}
 }

@@ -2,6 +2,7 @@ package simgridti
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -23,7 +24,7 @@ func (l *line) collective(op tracefmt.CollOp) error {
 		// The world size of a single-file trace is known at its end:
 		// keep the slots and parse the arguments then.
 		d := deferredColl{
-			rank: l.rank, action: l.act, args: append([]field(nil), l.args...),
+			rank: l.rank, action: cloneField(l.act), args: cloneFields(l.args),
 			pos: position{l.src.name, l.src.line, l.act.col}, defaultT: l.rs.dtDefault,
 		}
 		d.index = l.add(tracefmt.Collective(0, op, -1, 0, 0, 0))
@@ -44,6 +45,18 @@ func (l *line) collective(op tracefmt.CollOp) error {
 		l.add(tracefmt.ComputeWork(0, c.flops))
 	}
 	return nil
+}
+
+// cloneField returns f with its own copy of the text, which outlives
+// the line.
+func cloneField(f field) field { return field{strings.Clone(f.s), f.col} }
+
+func cloneFields(fs []field) []field {
+	out := make([]field, len(fs))
+	for i, f := range fs {
+		out[i] = cloneField(f)
+	}
+	return out
 }
 
 // collArgs is a parsed collective: this rank's bytes, the root (-1 when

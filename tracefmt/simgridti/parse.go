@@ -63,18 +63,28 @@ func (l *line) arity(lo, hi int, usage string) error {
 	return l.errAt(f, "%s takes %d to %d arguments (%s), got %d", l.act.s, lo, hi, usage, n)
 }
 
-func (l *line) add(e tracefmt.Event) int {
-	ev := l.rs.events
+func (l *line) add(e tracefmt.Event) int { return l.rs.add(e) }
+
+// add appends e to the rank's events and returns its index there.
+func (rs *rankState) add(e tracefmt.Event) int {
+	ev := rs.events
 	if len(ev) == cap(ev) {
 		// Double: append's growth of large slices (1.25×) would copy
-		// the stream five times over.
-		ev = slices.Grow(ev, max(len(ev), 64))
+		// the stream five times over; or straight to the hint.
+		n := max(len(ev), 64)
+		if rs.hint > len(ev) {
+			n = max(n, rs.hint+rs.hint/64-len(ev))
+		}
+		ev = slices.Grow(ev, n)
 	}
-	l.rs.events = append(ev, e)
-	return len(l.rs.events) - 1
+	rs.events = append(ev, e)
+	return len(rs.events) - 1
 }
 
 func (l *line) integer(f field, what string) (int, error) {
+	if v, ok := smallInt(f.s); ok {
+		return v, nil
+	}
 	v, err := strconv.ParseInt(f.s, 10, 32)
 	if err != nil {
 		return 0, l.errAt(f, "expected %s (an integer), got %q", what, f.s)
@@ -84,6 +94,9 @@ func (l *line) integer(f field, what string) (int, error) {
 
 // number parses a non-negative real amount (counts, flops, seconds).
 func (l *line) number(f field, what string) (float64, error) {
+	if v, ok := digits(f.s); ok {
+		return v, nil
+	}
 	v, err := strconv.ParseFloat(f.s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, l.errAt(f, "expected %s (a number), got %q", what, f.s)
@@ -146,8 +159,8 @@ func (l *line) datatype(i int) (Datatype, error) {
 		return l.rs.dtDefault, nil
 	}
 	f := l.args[i]
-	v, err := strconv.Atoi(f.s)
-	if err != nil {
+	v, ok := atoi(f.s)
+	if !ok {
 		return 0, l.errAt(f, "expected a datatype id (an integer), got %q", f.s)
 	}
 	d := Datatype(v)
@@ -162,8 +175,8 @@ func (l *line) datatype(i int) (Datatype, error) {
 func (l *line) peer(f field, wild bool, what string) (int, error) {
 	r, ok := parseRank(f.s)
 	if !ok {
-		v, err := strconv.Atoi(f.s)
-		if err != nil {
+		v, ok := atoi(f.s)
+		if !ok {
 			return 0, l.errAt(f, "expected %s (a rank number or an actor name like p1), got %q", what, f.s)
 		}
 		switch {
@@ -187,8 +200,63 @@ func (l *line) peer(f field, wild bool, what string) (int, error) {
 }
 
 func isInteger(s string) bool {
+	if _, ok := smallInt(s); ok {
+		return true
+	}
 	_, err := strconv.ParseInt(s, 10, 32)
 	return err == nil
+}
+
+// atoi is strconv.Atoi, quicker for the common short integers.
+func atoi(s string) (int, bool) {
+	if v, ok := smallInt(s); ok {
+		return v, true
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil
+}
+
+// smallInt parses an optionally negative decimal of at most nine digits,
+// the form of nearly every rank, tag and datatype of a trace, faster than
+// strconv; other text reports false (the caller falls back to strconv,
+// which also words the error).
+func smallInt(s string) (int, bool) {
+	neg := len(s) > 1 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int(c)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// digits parses an unsigned decimal integer of at most 15 digits, exact
+// in a float64 (most counts and flop amounts); other text reports false.
+func digits(s string) (float64, bool) {
+	if s == "" || len(s) > 15 {
+		return 0, false
+	}
+	n := int64(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	return float64(n), true
 }
 
 // actionNames lists the actions the reader knows, for error messages.
@@ -197,13 +265,15 @@ const actionNames = "init, finalize, comm_size, comm_split, comm_dup, compute, s
 	"barrier, bcast, reduce, allreduce, alltoall, alltoallv, gather, gatherv, allgather, allgatherv, " +
 	"scatter, scatterv, reducescatter, scan, exscan, waitAny, testany, testall, testsome, Start, Startall"
 
-// parseLine parses one action line split into fields (at least two) and
-// notes the span of events it added, which becomes a state named as the
-// MPI call the action stands for.
+// parseLine parses one action line split into fields (at least two).
+// The events an action adds sit between the enter and the leave of a
+// state named as the MPI call the action stands for, paired here (the
+// spans neither overlap nor nest; Match counts from the rank's first
+// event, rankState.base included).
 func (p *parser) parseLine(src *source, fs []field) error {
 	r, ok := parseRank(fs[0].s)
-	if !ok || r >= MaxRanks {
-		return p.parseAction(src, fs) // which reports the error
+	if !ok || r >= MaxRanks || src.rank >= 0 && r != src.rank {
+		return p.parseAction(src, fs, "") // which reports the error
 	}
 	if r > p.maxRank {
 		// Before p.rank raises maxRank: a refused world names this line.
@@ -211,19 +281,49 @@ func (p *parser) parseLine(src *source, fs []field) error {
 	}
 	rs := p.rank(r)
 	start := len(rs.events)
-	if err := p.parseAction(src, fs); err != nil {
+	// The enter goes first; its state is settled once the action has
+	// shown it adds events (init and finalize add none and define none).
+	rs.add(tracefmt.Enter(0, 0))
+	lower := lowerAction(fs[1].s)
+	if err := p.action(src, r, rs, fs, lower); err != nil {
+		rs.events = rs.events[:start]
 		return err
 	}
-	if end := len(rs.events); end > start {
-		if st, ok := p.actionState(strings.ToLower(fs[1].s)); ok {
-			rs.acts = append(rs.acts, actSpan{start: int32(start), end: int32(end), state: st})
-		}
+	end := len(rs.events)
+	if end == start+1 {
+		rs.events = rs.events[:start]
+		return nil
 	}
+	st, ok := p.actionState(lower)
+	if !ok {
+		// No state (location): drop the enter.
+		copy(rs.events[start:], rs.events[start+1:])
+		rs.events = rs.events[:end-1]
+		return nil
+	}
+	at := rs.base + int32(start)
+	rs.events[start] = tracefmt.Enter(0, tracefmt.StateID(st))
+	rs.events[start].Match = rs.base + int32(end)
+	leave := tracefmt.Leave(0, tracefmt.StateID(st))
+	leave.Match = at
+	rs.add(leave)
 	return nil
 }
 
-// parseAction parses one action line split into fields (at least two).
-func (p *parser) parseAction(src *source, fs []field) error {
+// lowerAction returns an action name in lower case, without an
+// allocation for names that are lower case already (nearly all).
+func lowerAction(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(name)
+		}
+	}
+	return name
+}
+
+// parseAction parses one action line split into fields (at least two);
+// lower is the action in lower case ("" to work it out).
+func (p *parser) parseAction(src *source, fs []field, lower string) error {
 	r, ok := parseRank(fs[0].s)
 	if !ok {
 		return src.errAt(fs[0], "expected a rank number or an actor name like p0, got %q", fs[0].s)
@@ -237,9 +337,17 @@ func (p *parser) parseAction(src *source, fs []field) error {
 	if r > p.maxRank {
 		p.rankPos = position{src.name, src.line, fs[0].col}
 	}
-	l := line{p: p, src: src, rank: r, rs: p.rank(r), act: fs[1], args: fs[2:]}
+	if lower == "" {
+		lower = lowerAction(fs[1].s)
+	}
+	return p.action(src, r, p.rank(r), fs, lower)
+}
+
+// action parses the action of a line of rank r (whose state is rs)
+// split into fields (at least two); lower is the action in lower case.
+func (p *parser) action(src *source, r int, rs *rankState, fs []field, lower string) error {
+	l := line{p: p, src: src, rank: r, rs: rs, act: fs[1], args: fs[2:]}
 	name := fs[1].s
-	lower := strings.ToLower(name)
 	switch lower {
 	case "init":
 		if err := l.arity(0, 1, "[default-datatype flag]"); err != nil {

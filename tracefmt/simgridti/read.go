@@ -1,8 +1,6 @@
 package simgridti
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,24 +70,24 @@ func ReadFile(path string) (*tracefmt.Trace, error) {
 // it with DirOpener(filepath.Dir(name)).
 func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
-	sc := newScanner(r)
+	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
-	if fs := p.firstLine(src, sc); fs != nil {
+	if fs := p.firstLine(src, lr); fs != nil {
 		if len(fs) == 1 {
 			if _, isRank := parseRank(fs[0].s); !isRank {
-				return p.readIndex(src, sc, fs[0], open)
+				return p.readIndex(src, lr, fs[0], open)
 			}
 			return nil, src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
 		}
 		if err := p.parseLine(src, fs); err != nil {
 			return nil, err
 		}
-		if err := p.parseAll(src, sc); err != nil {
+		if err := p.parseAll(src, lr); err != nil {
 			return nil, err
 		}
 		return p.finish()
 	}
-	if err := scanErr(src, sc); err != nil {
+	if err := scanErr(src, lr); err != nil {
 		return nil, err
 	}
 	return nil, &ParseError{File: name, Line: src.line + 1, Col: 1, Msg: `no actions found (expected lines such as "0 init" or an index of per-rank files)`}
@@ -97,79 +95,20 @@ func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 
 // firstLine returns the fields of the first line that is not blank or a
 // comment, or nil at the end of the input.
-func (p *parser) firstLine(src *source, sc *bufio.Scanner) []field {
-	for sc.Scan() {
+func (p *parser) firstLine(src *source, lr *lineReader) []field {
+	for {
+		line, ok := lr.next()
+		if !ok {
+			return nil
+		}
 		src.line++
-		line := strings.TrimSuffix(sc.Text(), "\r")
 		if skipLine(line) {
 			continue
 		}
 		p.fields = splitFields(line, p.fields[:0])
 		return p.fields
 	}
-	return nil
 }
-
-func newScanner(r io.Reader) *bufio.Scanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	return sc
-}
-
-func scanErr(src *source, sc *bufio.Scanner) error {
-	err := sc.Err()
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, bufio.ErrTooLong) {
-		return &ParseError{File: src.name, Line: src.line + 1, Col: 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
-	}
-	if src.name != "" {
-		return fmt.Errorf("%s: line %d: %w", src.name, src.line+1, err)
-	}
-	return fmt.Errorf("line %d: %w", src.line+1, err)
-}
-
-// skipLine reports whether a line is blank or a comment.
-func skipLine(line string) bool {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case ' ', '\t', '\v', '\f':
-			continue
-		case '#':
-			return true
-		}
-		return false
-	}
-	return true
-}
-
-// field is one blank-separated word of a line and its 1-based column.
-type field struct {
-	s   string
-	col int
-}
-
-func splitFields(line string, dst []field) []field {
-	i := 0
-	for i < len(line) {
-		for i < len(line) && isBlank(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			break
-		}
-		j := i
-		for j < len(line) && !isBlank(line[j]) {
-			j++
-		}
-		dst = append(dst, field{line[i:j], i + 1})
-		i = j
-	}
-	return dst
-}
-
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
 
 // source is the file being parsed: its name for errors and the rank its
 // lines must belong to (-1 in a file holding every rank).
@@ -196,11 +135,14 @@ type indexEntry struct {
 }
 
 // scanIndex reads the rest of an index file whose first path is first.
-func (p *parser) scanIndex(src *source, sc *bufio.Scanner, first field) ([]indexEntry, error) {
-	files := []indexEntry{{first.s, src.line}}
-	for sc.Scan() {
+func (p *parser) scanIndex(src *source, lr *lineReader, first field) ([]indexEntry, error) {
+	files := []indexEntry{{strings.Clone(first.s), src.line}}
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
 		src.line++
-		line := strings.TrimSuffix(sc.Text(), "\r")
 		if skipLine(line) {
 			continue
 		}
@@ -212,9 +154,9 @@ func (p *parser) scanIndex(src *source, sc *bufio.Scanner, first field) ([]index
 		if len(files) == MaxRanks {
 			return nil, src.errAt(fs[0], "index lists more than %d files", MaxRanks)
 		}
-		files = append(files, indexEntry{fs[0].s, src.line})
+		files = append(files, indexEntry{strings.Clone(fs[0].s), src.line})
 	}
-	if err := scanErr(src, sc); err != nil {
+	if err := scanErr(src, lr); err != nil {
 		return nil, err
 	}
 	return files, nil
@@ -231,16 +173,16 @@ func IndexFiles(path string) ([]string, error) {
 	}
 	defer f.Close()
 	p := &parser{}
-	sc := newScanner(f)
+	lr := newLineReader(f)
 	src := &source{name: path, rank: -1}
-	if fs := p.firstLine(src, sc); fs != nil {
+	if fs := p.firstLine(src, lr); fs != nil {
 		if len(fs) != 1 {
 			return nil, nil
 		}
 		if _, isRank := parseRank(fs[0].s); isRank {
 			return nil, nil
 		}
-		files, err := p.scanIndex(src, sc, fs[0])
+		files, err := p.scanIndex(src, lr, fs[0])
 		if err != nil {
 			return nil, err
 		}
@@ -250,12 +192,12 @@ func IndexFiles(path string) ([]string, error) {
 		}
 		return out, nil
 	}
-	return nil, scanErr(src, sc)
+	return nil, scanErr(src, lr)
 }
 
 // readIndex reads the rest of an index file whose first path is first.
-func (p *parser) readIndex(src *source, sc *bufio.Scanner, first field, open Opener) (*tracefmt.Trace, error) {
-	files, err := p.scanIndex(src, sc, first)
+func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener) (*tracefmt.Trace, error) {
+	files, err := p.scanIndex(src, lr, first)
 	if err != nil {
 		return nil, err
 	}
@@ -287,33 +229,43 @@ func (p *parser) readListed(index, path string, line, rank int, open Opener) err
 		return fmt.Errorf("index line %d: opening %s: %w", line, path, err)
 	}
 	defer rc.Close()
-	return p.parseAll(&source{name: path, rank: rank}, newScanner(rc))
+	return p.parseAll(&source{name: path, rank: rank}, newLineReader(rc))
 }
 
-// parseAll parses every remaining line of sc.
-func (p *parser) parseAll(src *source, sc *bufio.Scanner) error {
-	for sc.Scan() {
+// parseAll parses every remaining line of lr.
+func (p *parser) parseAll(src *source, lr *lineReader) error {
+	for {
+		line, ok := lr.next()
+		if !ok {
+			break
+		}
 		src.line++
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if skipLine(line) {
-			continue
-		}
-		fs := splitFields(line, p.fields[:0])
-		p.fields = fs
-		if len(fs) < 2 {
-			return src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
-		}
-		if err := p.parseLine(src, fs); err != nil {
+		if err := p.parseText(src, line); err != nil {
 			return err
 		}
 	}
-	return scanErr(src, sc)
+	return scanErr(src, lr)
+}
+
+// parseText parses one line of actions (blank and comment lines add
+// nothing).
+func (p *parser) parseText(src *source, line []byte) error {
+	if skipLine(line) {
+		return nil
+	}
+	fs := splitFields(line, p.fields[:0])
+	p.fields = fs
+	if len(fs) < 2 {
+		return src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
+	}
+	return p.parseLine(src, fs)
 }
 
 // parser accumulates the events of every rank.
 type parser struct {
 	ranks    []*rankState
-	world    int // world size fixed by an index, 0 when inferred from the ranks seen
+	last     *rankState // the rank of the latest line
+	world    int        // world size fixed by an index, 0 when inferred from the ranks seen
 	maxRank  int
 	commSize int
 	// rankPos and sizePos are where the highest rank and the largest
@@ -344,8 +296,12 @@ type parser struct {
 }
 
 type rankState struct {
-	events    []tracefmt.Event
-	acts      []actSpan // the events of each action, for its state
+	events []tracefmt.Event
+	// hint is the capacity the stream grows to first (see parser.rank).
+	hint int
+	// base is how many of the rank's events a stream handed out before
+	// events[0] (0 when the whole trace is read).
+	base      int32
 	dtDefault Datatype
 	nextReq   int64
 	pending   []pendingReq
@@ -382,6 +338,16 @@ func (p *parser) rank(r int) *rankState {
 	if p.ranks[r] == nil {
 		p.ranks[r] = &rankState{dtDefault: Byte}
 	}
+	if rs := p.ranks[r]; rs != p.last {
+		// Ranks of one program have streams of similar lengths, and
+		// files list them one after the other: a rank's stream grows
+		// at once to the length of the rank read before, which spares
+		// the copies of doubling.
+		if p.last != nil {
+			rs.hint = len(p.last.events)
+		}
+		p.last = rs
+	}
 	if r > p.maxRank {
 		p.maxRank = r
 	}
@@ -402,6 +368,7 @@ func (p *parser) marker(name string) tracefmt.MarkerID {
 		return id
 	}
 	id := tracefmt.MarkerID(len(p.markers))
+	name = strings.Clone(name) // the line's text does not outlive it
 	p.markers = append(p.markers, name)
 	p.markerIDs[name] = id
 	return id
@@ -459,7 +426,6 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 	if p.removals {
 		for _, rs := range p.ranks {
 			if rs != nil {
-				compactActs(rs.events, rs.acts)
 				rs.events = compact(rs.events)
 			}
 		}
@@ -491,7 +457,7 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 			// The action states are paired as they are added: the
 			// streams go to the builder's trace as they are, and Finish
 			// matches the messages.
-			if err := b.SetEvents(r, withStates(rs.events, rs.acts)); err != nil {
+			if err := b.SetEvents(r, rs.events); err != nil {
 				return nil, fmt.Errorf("simgridti: %w", err)
 			}
 			p.ranks[r] = nil
@@ -526,13 +492,22 @@ func (p *parser) settle(d *deferredColl, P int) error {
 	return nil
 }
 
-// compact drops the events marked removed (Kind 0).
+// compact drops the events marked removed (Kind 0) and pairs the action
+// states again, whose indices moved.
 func compact(ev []tracefmt.Event) []tracefmt.Event {
 	out := ev[:0]
+	enter := int32(-1)
 	for _, e := range ev {
-		if e.Kind != 0 {
-			out = append(out, e)
+		switch e.Kind {
+		case 0:
+			continue
+		case tracefmt.KindEnter:
+			enter = int32(len(out))
+		case tracefmt.KindLeave:
+			e.Match = enter
+			out[enter].Match = int32(len(out))
 		}
+		out = append(out, e)
 	}
 	return out
 }

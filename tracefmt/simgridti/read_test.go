@@ -178,3 +178,49 @@ func TestSampleCopiesUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestLongInputKeepsNames reads inputs longer than the line reader's
+// buffer, whose lines alias it: the names and arguments the reader keeps
+// past a line (marker names, action states, the arguments of collectives
+// settled at the end, location texts) must not change as the buffer is
+// reused.
+func TestLongInputKeepsNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("0 init\n1 init\n0 waitAny 1 2\n1 location main.c 12\n0 alltoall 4 4\n1 alltoall 4 4\n")
+	for b.Len() < 3*readChunk {
+		b.WriteString("0 compute 1000\n1 compute 1000\n")
+	}
+	b.WriteString("0 waitAny 3\n1 location main.c 12\n0 finalize\n1 finalize\n")
+	tr, err := Read(strings.NewReader(b.String()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var markers []string
+	for _, m := range tr.Markers {
+		markers = append(markers, m.Name)
+	}
+	if want := []string{"waitAny", "location"}; !reflect.DeepEqual(markers, want) {
+		t.Errorf("markers %q, want %q", markers, want)
+	}
+	var texts []string
+	for _, r := range tr.Ranks {
+		for i := range r.Events {
+			if e := &r.Events[i]; e.Kind == tracefmt.KindMarker {
+				texts = append(texts, tr.Text(e))
+			}
+			if e := &r.Events[i]; e.Kind == tracefmt.KindCollective && (e.Size != 8 || e.RecvBytes() != 8) {
+				t.Errorf("alltoall sends %d B and receives %d B, want 8 and 8 (2 ranks × 4 bytes)", e.Size, e.RecvBytes())
+			}
+		}
+	}
+	if want := []string{"1 2", "3", "main.c:12", "main.c:12"}; !reflect.DeepEqual(texts, want) {
+		t.Errorf("marker texts %q, want %q", texts, want)
+	}
+	var states []string
+	for _, s := range tr.States {
+		states = append(states, s.Name)
+	}
+	if want := []string{"MPI_Waitany", "MPI_Alltoall", "Compute"}; !reflect.DeepEqual(states, want) {
+		t.Errorf("states %q, want %q", states, want)
+	}
+}

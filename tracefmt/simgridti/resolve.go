@@ -43,6 +43,9 @@ func resolveWildcards(ranks []*rankState, P int) {
 		s.posted[r] = -1
 		for i := range s.ev[r] {
 			e := &s.ev[r][i]
+			if !e.IsP2P() {
+				continue // an action state's enter and leave keep their pairing
+			}
 			e.Match = -1
 			if e.Kind == tracefmt.KindRecv && e.Request() > 0 {
 				s.reqRecv[r][e.Request()] = int32(i) + 1 // 0 means "a send request"
@@ -59,7 +62,9 @@ func resolveWildcards(ranks []*rankState, P int) {
 					e.Peer = int32(r)
 				}
 			}
-			e.Match = -1
+			if e.IsP2P() {
+				e.Match = -1
+			}
 		}
 	}
 }

@@ -31,7 +31,7 @@ func Sniff(head []byte) bool {
 	lines, actions, paths := 0, 0, 0
 	for _, raw := range strings.Split(string(head), "\n") {
 		line := strings.TrimSuffix(raw, "\r")
-		if skipLine(line) {
+		if skipLine([]byte(line)) {
 			continue
 		}
 		if lines++; lines > 16 {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/cputime"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -128,6 +129,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	var tr *tracefmt.Trace
 	n := 0
+	cpu := cputime.Used()
 	for b.Loop() {
 		tr = nil // let the previous trace go while the next one is read
 		var err error
@@ -135,6 +137,10 @@ func BenchmarkRead(b *testing.B) {
 			b.Fatal(err)
 		}
 		n++
+	}
+	if cpu = cputime.Used() - cpu; cpu > 0 {
+		// What one core reads, however loaded the machine.
+		b.ReportMetric(float64(len(data))*float64(n)/cpu.Seconds()/1e6, "MB/cpu-s")
 	}
 	events := tr.NumEvents()
 	b.ReportMetric(float64(events)*float64(n)/b.Elapsed().Seconds(), "events/s")

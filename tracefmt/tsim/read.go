@@ -898,10 +898,8 @@ func (p *parser) flush() error {
 		rb := &p.pending[r]
 		p.b.Grow(r, rb.n)
 		for _, chunk := range append(rb.full, rb.cur) {
-			for i := range chunk {
-				if _, err := p.b.Add(r, chunk[i]); err != nil {
-					return fmt.Errorf("tsim: %w", err)
-				}
+			if err := p.b.AddEvents(r, chunk); err != nil {
+				return fmt.Errorf("tsim: %w", err)
 			}
 		}
 		*rb = rankBuffer{}

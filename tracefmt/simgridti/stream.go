@@ -1,0 +1,287 @@
+package simgridti
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// ErrNotStreamable is returned by OpenSource for a trace whose layout
+// holds several ranks in one file: only per-rank files stream.
+var ErrNotStreamable = errors.New("simgridti: only a trace of per-rank files (an index listing one file per rank) streams")
+
+// maxOpenFiles bounds the per-rank files a Source keeps open; the files
+// of ranks beyond it are opened for each read.
+const maxOpenFiles = 256
+
+// Source streams the trace of an index of per-rank files (the layout of
+// `smpirun -trace-ti`): each rank's events are read from its file as a
+// consumer asks for them, so that only a few lines per rank are in
+// memory at a time. The events are those ReadFile gives, except that a
+// wildcard receive (-555) keeps Peer -555 (what it matched is the
+// replay's business, see tracefmt.AttrUnrecordedSources) and that
+// messages are not matched (Match is set on state enters and leaves
+// only). States are defined up front, one per action the reader knows;
+// Markers and Texts grow as lines define them.
+type Source struct {
+	p     *parser
+	hdr   *tracefmt.Trace
+	index string
+	files []rankFile
+	open  int
+	buf   []byte
+	// readBytes and readEvents give the ratio of file bytes to events,
+	// which sizes each read.
+	readBytes, readEvents int64
+}
+
+type rankFile struct {
+	path string
+	f    *os.File
+	off  int64
+	src  source
+	done bool
+}
+
+// OpenSource opens the TI trace at path as a tracefmt.Source if it is an
+// index listing one file per rank; ErrNotStreamable when it is not (a
+// single file, or an index of one file holding every rank): read it
+// with ReadFile then. Every listed file must exist.
+func OpenSource(path string) (*Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
+	lr := newLineReader(f)
+	src := &source{name: path, rank: -1}
+	fs := p.firstLine(src, lr)
+	if fs == nil {
+		if err := scanErr(src, lr); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotStreamable
+	}
+	if len(fs) != 1 {
+		return nil, ErrNotStreamable
+	}
+	if _, isRank := parseRank(fs[0].s); isRank {
+		return nil, ErrNotStreamable
+	}
+	entries, err := p.scanIndex(src, lr, fs[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) < 2 {
+		return nil, ErrNotStreamable
+	}
+	dir := filepath.Dir(path)
+	s := &Source{p: p, index: path, files: make([]rankFile, len(entries))}
+	for r, e := range entries {
+		full := listedPath(dir, e.path)
+		if _, err := os.Stat(full); err != nil {
+			return nil, fmt.Errorf("%s:%d: opening %s: %w", path, e.line, e.path, err)
+		}
+		s.files[r] = rankFile{path: full, src: source{name: e.path, rank: r}}
+	}
+	p.world = len(entries)
+	for _, act := range streamStates {
+		p.actionState(act)
+	}
+	s.hdr = &tracefmt.Trace{
+		Format: "ti",
+		Unit:   tracefmt.Second,
+		Comms:  []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
+		Ranks:  make([]tracefmt.Rank, len(entries)),
+		States: p.states,
+	}
+	// Whether the trace has -555 receives is known once they are read.
+	s.hdr.SetAttr(tracefmt.AttrUnrecordedSources, "")
+	return s, nil
+}
+
+// streamStates are the actions that add events, in the order a Source
+// defines their states.
+var streamStates = []string{
+	"compute", "sleep", "send", "isend", "ssend", "issend", "bsend", "ibsend", "rsend", "irsend",
+	"recv", "irecv", "sendrecv", "wait", "test", "waitall", "waitany", "testany", "testall", "testsome",
+	"start", "startall", "barrier", "bcast", "reduce", "allreduce", "alltoall", "alltoallv", "gather",
+	"gatherv", "allgather", "allgatherv", "scatter", "scatterv", "reducescatter", "scan", "exscan",
+}
+
+// Header returns the trace's header (see tracefmt.Source).
+func (s *Source) Header() *tracefmt.Trace { return s.hdr }
+
+// ReadRank fills dst with rank r's next events (see tracefmt.Source).
+// Lines are parsed straight into dst; only the events of a line that
+// does not fit wait for the next call.
+func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
+	if r < 0 || r >= len(s.files) {
+		return 0, fmt.Errorf("simgridti: rank %d outside the world of %d ranks", r, len(s.files))
+	}
+	rf := &s.files[r]
+	rs := s.p.rank(r)
+	n := 0
+	for n < len(dst) {
+		if len(rs.events) > 0 {
+			k := copy(dst[n:], rs.events)
+			rs.events = rs.events[:copy(rs.events, rs.events[k:])]
+			rs.base += int32(k)
+			n += k
+			continue
+		}
+		if rf.done {
+			break
+		}
+		room := len(dst) - n
+		if room < maxLineEvents {
+			// Too little room for a line: parse one into the rank's
+			// own buffer, handed out above.
+			if err := s.parseSome(rf, rs, 1); err != nil {
+				return n, err
+			}
+			continue
+		}
+		pending := rs.events
+		rs.events = dst[n:n:len(dst)]
+		err := s.parseSome(rf, rs, room-maxLineEvents+1)
+		k := len(rs.events)
+		rs.events = pending
+		rs.base += int32(k)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	s.syncHeader()
+	if n == 0 && rf.done {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// maxLineEvents is the most events one action line adds: the enter and
+// the leave of its state around a sendRecv's send and receive, or a
+// collective and the compute of its reduction.
+const maxLineEvents = 4
+
+// parseSome parses lines of rank file rf until the rank has want events
+// pending or its file ends.
+func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
+	perEvent := int64(8)
+	if s.readEvents > 0 {
+		perEvent = s.readBytes/s.readEvents + 1
+	}
+	size := int(min(max(int64(want)*perEvent*5/4, 4<<10), 1<<20))
+	if cap(s.buf) < size {
+		s.buf = make([]byte, size)
+	}
+	buf := s.buf[:size]
+	for {
+		n, err := s.readAt(rf, buf)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s: line %d: %w", rf.src.name, rf.src.line+1, err)
+		}
+		eof := n < len(buf)
+		data := buf[:n]
+		consumed := 0
+		before := len(rs.events)
+		for len(rs.events) < want {
+			i := bytes.IndexByte(data[consumed:], '\n')
+			var line []byte
+			switch {
+			case i >= 0:
+				line = data[consumed : consumed+i]
+				consumed += i + 1
+			case eof && consumed < len(data):
+				line = data[consumed:]
+				consumed = len(data)
+			default:
+				i = -2 // no complete line left in data
+			}
+			if i == -2 {
+				break
+			}
+			rf.src.line++
+			if err := s.p.parseText(&rf.src, trimCR(line)); err != nil {
+				return err
+			}
+		}
+		rf.off += int64(consumed)
+		s.readBytes += int64(consumed)
+		s.readEvents += int64(len(rs.events) - before)
+		if eof && consumed == len(data) {
+			rf.done = true
+			s.closeFile(rf)
+			return nil
+		}
+		if len(rs.events) >= want {
+			return nil
+		}
+		if consumed == 0 {
+			// A line longer than the buffer: read it whole.
+			if len(buf) >= maxLine {
+				return &ParseError{File: rf.src.name, Line: rf.src.line + 1, Col: 1, Msg: errLineTooLong.Error()}
+			}
+			s.buf = make([]byte, min(2*len(buf), maxLine))
+			buf = s.buf
+		}
+	}
+}
+
+// readAt reads rank file rf from its offset, keeping the file open while
+// few are.
+func (s *Source) readAt(rf *rankFile, buf []byte) (int, error) {
+	f := rf.f
+	if f == nil {
+		var err error
+		if f, err = os.Open(rf.path); err != nil {
+			return 0, err
+		}
+		if s.open < maxOpenFiles {
+			rf.f = f
+			s.open++
+		} else {
+			defer f.Close()
+		}
+	}
+	n, err := f.ReadAt(buf, rf.off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
+}
+
+func (s *Source) closeFile(rf *rankFile) {
+	if rf.f != nil {
+		rf.f.Close()
+		rf.f = nil
+		s.open--
+	}
+}
+
+// syncHeader adds the markers and texts the lines defined to the header.
+func (s *Source) syncHeader() {
+	for i := len(s.hdr.Markers); i < len(s.p.markers); i++ {
+		s.hdr.Markers = append(s.hdr.Markers, tracefmt.MarkerDef{Name: s.p.markers[i]})
+	}
+	for i := len(s.hdr.Texts); i < len(s.p.texts); i++ {
+		s.hdr.Texts = append(s.hdr.Texts, s.p.texts[i])
+	}
+}
+
+// Close closes the files the source holds open.
+func (s *Source) Close() error {
+	for i := range s.files {
+		s.closeFile(&s.files[i])
+	}
+	return nil
+}
+
+var _ tracefmt.Source = (*Source)(nil)
