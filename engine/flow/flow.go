@@ -201,8 +201,19 @@ type Network struct {
 	epoch        uint32
 	compLinks    []int32
 	compFlows    []int32
-	done         []int32
-	ids          []int32 // (message id, notify) of the flows done, for the callbacks
+	sys          system
+	fmark        []uint32 // per flow slot: the solve that reached it
+	// flevel is, per flow slot, its level (rate × penalty) at the last
+	// solve, +Inf while it has not been solved or runs at rate 0; bneck
+	// the constraint it was fixed at (-1: its bound). added are the
+	// flows activated since the last solve (see solve).
+	flevel []float64
+	bneck  []int32
+	added  []int32
+	// solveWith, when set (by tests), replaces the solver.
+	solveWith func(now des.Time)
+	done      []int32
+	ids       []int32 // (message id, notify) of the flows done, for the callbacks
 
 	// Link groups and the drawing layout, for the metrics.
 	groupNames  []string
@@ -231,7 +242,9 @@ type link struct {
 	el      []elem
 	fwd     int32 // flows routed over the link (not counting crosstraffic)
 	// Solver scratch.
-	mark    uint32
+	mark  uint32
+	local int32 // number in the component being solved
+	// Scratch of the tests' reference solver (solveref_test.go).
 	rem     float64
 	usage   float64
 	unfixed int32
@@ -257,7 +270,7 @@ type flowRec struct {
 	id     int32
 	notify bool
 	active bool
-	fixed  bool
+	fixed  bool // scratch of the tests' reference solver
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
@@ -276,7 +289,6 @@ type flowRec struct {
 	bytes   int64
 	seq     uint64
 	hi      int32 // index in the heap, -1 outside
-	mark    uint32
 	next    int32 // free list
 }
 
@@ -542,6 +554,9 @@ func (n *Network) allocFlow() int32 {
 		return i
 	}
 	n.flows = append(n.flows, flowRec{})
+	n.fmark = append(n.fmark, 0)
+	n.flevel = append(n.flevel, 0)
+	n.bneck = append(n.bneck, -1)
 	return int32(len(n.flows) - 1)
 }
 
@@ -670,6 +685,8 @@ func (n *Network) activate(fi int32, now des.Time) {
 		}
 		n.pending = append(n.pending, l)
 	}
+	n.flevel[fi], n.bneck[fi] = math.Inf(1), -1
+	n.added = append(n.added, fi)
 	if !n.solvePending {
 		n.solvePending = true
 		n.h.Schedule(now, evSolve, 0, 0)

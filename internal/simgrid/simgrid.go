@@ -43,6 +43,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Cluster is a star platform: Hosts hosts of Speed flops/s, each with a
@@ -145,6 +146,11 @@ type Result struct {
 	Args []string
 	// Output is smpirun's combined standard output and error.
 	Output string
+	// Wall is the wall-clock time smpirun took, PeakRSS the peak
+	// resident set size in bytes of smpirun and the simulator it waited
+	// for (0 where PeakRSS cannot tell).
+	Wall    time.Duration
+	PeakRSS int64
 }
 
 // Path returns the path of smpirun, or an error when SimGrid is not
@@ -221,7 +227,10 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	res := Result{Args: append([]string{smpirun}, args...)}
+	start := time.Now()
 	err = cmd.Run()
+	res.Wall = time.Since(start)
+	res.PeakRSS = PeakRSS(cmd.ProcessState)
 	res.Output = out.String()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return res, fmt.Errorf("simgrid: %w", ctxErr)
