@@ -122,6 +122,11 @@ type Config struct {
 	// RouterLimiters gives every router a limiter of bandwidth Limiter
 	// too, which Hops names (SimGrid 3.32's DRAGONFLY).
 	RouterLimiters bool
+	// Exhaustive makes every solve re-solve all the flows connected to a
+	// change through shared links, as SimGrid's LMM does, rather than
+	// only those whose bottleneck the change moves: the same rates,
+	// slower. For checking the solver and measuring what it saves.
+	Exhaustive bool
 	// SamplePeriod is the period of the metrics samples; 0 disables them.
 	SamplePeriod des.Time
 	// OnSample, when set, receives every sample on the simulation

@@ -38,9 +38,19 @@ type send struct {
 // idle.
 func run(t *testing.T, cfg Config, sends []send) (*host, *Network) {
 	t.Helper()
+	return runSolver(t, cfg, sends, false)
+}
+
+// runSolver is run, with the reference solver (solveref_test.go) when ref
+// is set.
+func runSolver(t *testing.T, cfg Config, sends []send, ref bool) (*host, *Network) {
+	t.Helper()
 	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ref {
+		n.solveWith = n.solveRef
 	}
 	h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
 	n.Attach(h)

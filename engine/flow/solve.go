@@ -137,6 +137,15 @@ func (n *Network) seed(now des.Time) {
 		}
 	}
 	n.pending, n.added = n.pending[:0], n.added[:0]
+	if n.cfg.Exhaustive {
+		// The whole connected component: every flow on every link
+		// reached, and their links, and so on.
+		for j := 0; j < len(n.sys.id); j++ {
+			for _, e := range n.links[n.sys.id[j]].el {
+				n.include(e.f, now)
+			}
+		}
+	}
 }
 
 // include adds flow fi to the flows the solve re-solves, its bytes

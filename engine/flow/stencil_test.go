@@ -69,21 +69,22 @@ func (s *stencil) send(v int) {
 }
 
 // runStencil replays iters iterations of the stencil on side × side
-// nodes of a star with SimGrid's crosstraffic, with the network's solver
-// or, when ref is set, the reference solver; it returns the delivery
-// times in order and the kernel's event count.
-func runStencil(tb testing.TB, side, iters int, ref bool) ([]des.Time, uint64) {
+// nodes of a star with SimGrid's crosstraffic, with the solver
+// ("checked", the default), with Config.Exhaustive ("exhaustive") or
+// with the reference solver ("reference"); it returns the delivery times
+// in order and the kernel's event count.
+func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint64) {
 	nodes := side * side
 	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
 	tp, err := topology.ParseWith("crossbar:"+itoa(nodes), topology.Options{Link: &lp})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n, err := New(Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16})
+	n, err := New(Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16, Exhaustive: solver == "exhaustive"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if ref {
+	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
 	s := &stencil{k: des.NewKernel(1), n: n, side: side, bytes: 16384, iters: iters,
@@ -116,46 +117,99 @@ func itoa(v int) string {
 	return itoa(v/10) + string(rune('0'+v%10))
 }
 
-// TestSolverMatchesReference: the dense solver gives the delivery times
-// of the reference solver (the one it replaced) on a drifting stencil,
-// where every solve covers a large connected component: to the
-// picosecond, or within one picosecond where summing in another order
-// rounds a completion time the other way.
+// TestSolverMatchesReference: the solver, checked or exhaustive, gives
+// the delivery times of the reference solver (the one it replaced) on a
+// drifting stencil, where crosstraffic connects every flow to every
+// other: to the picosecond, or within one picosecond where summing in
+// another order rounds a completion time the other way.
 func TestSolverMatchesReference(t *testing.T) {
 	for _, side := range []int{4, 8} {
-		got, _ := runStencil(t, side, 20, false)
-		want, _ := runStencil(t, side, 20, true)
-		off := 0
-		for i := range got {
-			if d := got[i] - want[i]; d > 1 || d < -1 {
-				t.Fatalf("%d×%d: delivery %d at %v, reference %v", side, side, i, got[i], want[i])
-			} else if d != 0 {
-				off++
+		want, _ := runStencil(t, side, 20, "reference")
+		for _, solver := range []string{"checked", "exhaustive"} {
+			got, _ := runStencil(t, side, 20, solver)
+			off := 0
+			for i := range got {
+				if d := got[i] - want[i]; d > 1 || d < -1 {
+					t.Fatalf("%s, %d×%d: delivery %d at %v, reference %v", solver, side, side, i, got[i], want[i])
+				} else if d != 0 {
+					off++
+				}
 			}
+			t.Logf("%s, %d×%d: %d deliveries, %d off by 1 ps", solver, side, side, len(got), off)
 		}
-		t.Logf("%d×%d: %d deliveries, %d off by 1 ps", side, side, len(got), off)
 	}
 }
 
 // BenchmarkStencil replays a drifting 2-D halo exchange (16 KiB to each
 // of four neighbours, 1–2 ms of computation) on 64 and 256 nodes of a
 // star with crosstraffic — the flows of SimGrid's CM02 on the stencil of
-// testdata/simgrid/bench — with the dense solver ("dense") and the
-// solver it replaced ("reference"), in one run: their ns/op give the
-// ratio. It reports flows and kernel events per second.
+// testdata/simgrid/bench — with the solver ("checked"), with
+// Config.Exhaustive and with the solver it replaced ("reference"), in one
+// run: their ns/op give the ratios. It reports flows and kernel events
+// per second.
 func BenchmarkStencil(b *testing.B) {
 	for _, side := range []int{8, 16} {
-		for _, solver := range []string{"dense", "reference"} {
+		for _, solver := range []string{"checked", "exhaustive", "reference"} {
 			b.Run(itoa(side*side)+"/"+solver, func(b *testing.B) {
 				var flows, events uint64
 				for b.Loop() {
-					arr, ev := runStencil(b, side, 10, solver == "reference")
+					arr, ev := runStencil(b, side, 10, solver)
 					flows += uint64(len(arr))
 					events += ev
 				}
 				b.ReportMetric(float64(flows)/b.Elapsed().Seconds(), "flows/s")
 				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			})
+		}
+	}
+}
+
+// TestSolverMatchesReferenceRandom: on random traffic (messages of 1 KB
+// to 4 MB sent at random instants between random nodes) over topologies
+// with several paths, SHARED links, limiters, TCP bounds and SMPI-like
+// factors, the checked solver delivers every message when the reference
+// solver does, within a picosecond.
+func TestSolverMatchesReferenceRandom(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	for trial := range 24 {
+		spec := []string{"torus:4x4", "crossbar:8", "fattree:k=4,levels=2", "ring:6"}[trial%4]
+		tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Topology: tp, Envelope: 16, CrossTraffic: []float64{0.05, 0, 0.5}[trial%3]}
+		switch trial % 6 {
+		case 1:
+			cfg.Sharing = Shared
+		case 2:
+			cfg.Limiter = 200e6
+		case 3:
+			cfg.TCPGamma = 4194304
+		case 4:
+			cfg.Factors = func(b int64) (float64, float64) {
+				if b < 65536 {
+					return 1.5, 0.6
+				}
+				return 1, 0.9
+			}
+		case 5:
+			cfg.Sharing = FatPipe
+		}
+		rng := rand.New(rand.NewPCG(uint64(trial), 3))
+		N := tp.NumNodes()
+		sends := make([]send, 150)
+		for i := range sends {
+			src := rng.IntN(N)
+			sends[i] = send{at: des.Time(rng.IntN(20_000)) * des.Microsecond / 10, src: int32(src),
+				dst: int32((src + 1 + rng.IntN(N-1)) % N), bytes: int64(1000 + rng.IntN(4<<20))}
+		}
+		h, _ := run(t, cfg, sends)
+		ref, _ := runSolver(t, cfg, sends, true)
+		got := h.delivered
+		for id, want := range ref.delivered {
+			if d := got[id] - want; d > 1 || d < -1 {
+				t.Fatalf("trial %d (%s): message %d delivered at %v, reference %v", trial, spec, id, got[id], want)
+			}
 		}
 	}
 }
