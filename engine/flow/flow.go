@@ -259,7 +259,8 @@ type link struct {
 	busy  float64 // seconds at full bandwidth
 	flowS float64 // flow·seconds
 	last  des.Time
-	used  bool // carried a flow at some time
+	used  bool   // carried a flow at some time
+	tick  uint32 // the sampler's epoch in which it was last active
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -681,7 +682,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 	f.pos = f.pos[:len(f.links)]
 	for k, l := range f.links {
 		lk := &n.links[l]
-		n.account(lk, now)
+		n.account(l, now)
 		f.pos[k] = int32(len(lk.el))
 		lk.el = append(lk.el, elem{fi, int32(k), n.coeff(f, k)})
 		lk.used = true
@@ -740,7 +741,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	n.bytes += f.bytes
 	for k, l := range f.links {
 		lk := &n.links[l]
-		n.account(lk, now)
+		n.account(l, now)
 		p := f.pos[k]
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
@@ -767,8 +768,14 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 	return n.cfg.CrossTraffic
 }
 
-// account integrates link lk's measurements up to now.
-func (n *Network) account(lk *link, now des.Time) {
+// account integrates link l's measurements up to now, before its load
+// changes; with samples, the link is then one the next sample measures.
+func (n *Network) account(l int32, now des.Time) {
+	lk := &n.links[l]
+	if n.smp.clk.Period > 0 && lk.tick != n.smp.epoch {
+		lk.tick = n.smp.epoch
+		n.smp.active = append(n.smp.active, l)
+	}
 	if dt := (now - lk.last).Seconds(); dt > 0 {
 		lk.bytes += lk.load * dt
 		lk.busy += min(lk.load/lk.cap, 1) * dt

@@ -102,9 +102,8 @@ func (n *Network) solve(now des.Time) {
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			load += s.lC[k] * s.val[s.lFlow[k]]
 		}
-		lk := &n.links[l]
-		n.account(lk, now)
-		lk.load = load
+		n.account(l, now)
+		n.links[l].load = load
 	}
 	for i, fi := range s.slot {
 		f := &n.flows[fi]

@@ -33,7 +33,7 @@ func (n *Network) solveRef(now des.Time) {
 	flows := n.compFlows[:0]
 	for i := 0; i < len(links); i++ {
 		lk := &n.links[links[i]]
-		n.account(lk, now)
+		n.account(links[i], now)
 		lk.rem, lk.usage, lk.unfixed = lk.cap, 0, int32(len(lk.el))
 		for _, e := range lk.el {
 			f := &n.flows[e.f]
