@@ -42,10 +42,12 @@ func simgridCases() []simgridCase {
 	}
 }
 
-// simgridRun is one measured process: its wall time, its peak resident
-// set size and the makespan it printed.
+// simgridRun is one measured process: its wall time, its CPU time (user
+// and system, with the processes it waited for), its peak resident set
+// size and the makespan it printed.
 type simgridRun struct {
 	Wall     float64 `json:"wall_s"`
+	CPU      float64 `json:"cpu_s"`
 	PeakRSS  int64   `json:"peak_rss_bytes"`
 	Makespan float64 `json:"makespan_s"`
 }
@@ -63,6 +65,8 @@ type simgridResult struct {
 	// Ratios are medians of the paired ratios smpirun / tracesim.
 	FlowWallRatio     float64 `json:"flow_wall_ratio"`
 	AnalyticWallRatio float64 `json:"analytic_wall_ratio"`
+	FlowCPURatio      float64 `json:"flow_cpu_ratio"`
+	AnalyticCPURatio  float64 `json:"analytic_cpu_ratio"`
 	// Memory ratios compare the largest peak of each side.
 	FlowMemRatio     float64 `json:"flow_mem_ratio"`
 	AnalyticMemRatio float64 `json:"analytic_mem_ratio"`
@@ -93,8 +97,8 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	if !asJSON {
 		fmt.Fprintf(e.stdout, "smpirun -replay --cfg=network/model:CM02  against  tracesim sim --preset simgrid (flow) and --model simgrid (analytic);\n"+
-			"%d paired runs per case, medians of the wall times and of the paired ratios, largest peak RSS\n\n", repeat)
-		fmt.Fprintln(tw, "CASE\tACTIONS\tSMPIRUN\tPEAK\tFLOW\tPEAK\tWALL ×\tMEM ×\tANALYTIC\tPEAK\tWALL ×\tMEM ×\tMAKESPAN SMPIRUN\tFLOW\tANALYTIC\t")
+			"%d paired runs per case: medians of the wall and CPU times and of the paired ratios, largest peak RSS\n\n", repeat)
+		fmt.Fprintln(tw, "CASE\tACTIONS\tSMPIRUN WALL\tCPU\tPEAK\tFLOW WALL\tCPU\tPEAK\tWALL ×\tCPU ×\tMEM ×\tANALYTIC WALL\tCPU\tPEAK\tWALL ×\tCPU ×\tMEM ×\tMAKESPAN SMPIRUN\tFLOW\tANALYTIC\t")
 	}
 	ran := 0
 	for _, c := range simgridCases() {
@@ -121,7 +125,7 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 					if err != nil {
 						return err
 					}
-					r.SimGrid = append(r.SimGrid, simgridRun{Wall: res.Wall.Seconds(), PeakRSS: res.PeakRSS, Makespan: res.SimulatedTime})
+					r.SimGrid = append(r.SimGrid, simgridRun{Wall: res.Wall.Seconds(), CPU: res.CPU.Seconds(), PeakRSS: res.PeakRSS, Makespan: res.SimulatedTime})
 					return nil
 				},
 				func() error {
@@ -144,15 +148,15 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 				}
 			}
 		}
-		r.FlowWallRatio, r.FlowMemRatio = pairedRatios(r.SimGrid, r.Flow)
-		r.AnalyticWallRatio, r.AnalyticMemRatio = pairedRatios(r.SimGrid, r.Analytic)
+		r.FlowWallRatio, r.FlowCPURatio, r.FlowMemRatio = pairedRatios(r.SimGrid, r.Flow)
+		r.AnalyticWallRatio, r.AnalyticCPURatio, r.AnalyticMemRatio = pairedRatios(r.SimGrid, r.Analytic)
 		results = append(results, r)
 		ran++
 		if !asJSON {
 			sg, fl, an := medianRun(r.SimGrid), medianRun(r.Flow), medianRun(r.Analytic)
-			fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%s\t%.2f s\t%s\t%.1f\t%.2f\t%.2f s\t%s\t%.1f\t%.2f\t%.9f\t%.9f\t%.9f\t\n",
-				c.name, actions, sg.Wall, mib(sg.PeakRSS), fl.Wall, mib(fl.PeakRSS), r.FlowWallRatio, r.FlowMemRatio,
-				an.Wall, mib(an.PeakRSS), r.AnalyticWallRatio, r.AnalyticMemRatio, sg.Makespan, fl.Makespan, an.Makespan)
+			fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%.2f s\t%s\t%.2f s\t%.2f s\t%s\t%.1f\t%.1f\t%.2f\t%.2f s\t%.2f s\t%s\t%.1f\t%.1f\t%.2f\t%.9f\t%.9f\t%.9f\t\n",
+				c.name, actions, sg.Wall, sg.CPU, mib(sg.PeakRSS), fl.Wall, fl.CPU, mib(fl.PeakRSS), r.FlowWallRatio, r.FlowCPURatio, r.FlowMemRatio,
+				an.Wall, an.CPU, mib(an.PeakRSS), r.AnalyticWallRatio, r.AnalyticCPURatio, r.AnalyticMemRatio, sg.Makespan, fl.Makespan, an.Makespan)
 			tw.Flush()
 		}
 	}
@@ -162,7 +166,7 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 	if asJSON {
 		return writeJSON(e, "bench", map[string]any{"simgrid": results})
 	}
-	fmt.Fprintln(e.stdout, "\nWALL × and MEM × are smpirun's wall time and peak RSS divided by tracesim's (above 1: tracesim is faster, smaller).")
+	fmt.Fprintln(e.stdout, "\nWALL ×, CPU × and MEM × are smpirun's wall time, CPU time and peak RSS divided by tracesim's (above 1: tracesim is faster, smaller).")
 	return exitOK
 }
 
@@ -178,6 +182,9 @@ func runSimChild(ctx context.Context, child simChild, args []string) (simgridRun
 	start := time.Now()
 	err := cmd.Run()
 	run := simgridRun{Wall: time.Since(start).Seconds(), PeakRSS: simgrid.PeakRSS(cmd.ProcessState)}
+	if ps := cmd.ProcessState; ps != nil {
+		run.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
 	if err != nil {
 		return run, fmt.Errorf("tracesim %v: %w: %s", args, err, bytes.TrimSpace(errOut.Bytes()))
 	}
@@ -236,37 +243,40 @@ func countLines(r io.Reader) (int64, error) {
 	}
 }
 
-// pairedRatios returns the median of the paired wall-time ratios base/x
-// and the ratio of the largest peaks, base's over x's.
-func pairedRatios(base, x []simgridRun) (wall, mem float64) {
-	var ratios []float64
+// pairedRatios returns the medians of the paired wall-time and CPU-time
+// ratios base/x and the ratio of the largest peaks, base's over x's.
+func pairedRatios(base, x []simgridRun) (wall, cpu, mem float64) {
+	var walls, cpus []float64
 	var peakB, peakX int64
 	for i := range min(len(base), len(x)) {
 		if x[i].Wall > 0 {
-			ratios = append(ratios, base[i].Wall/x[i].Wall)
+			walls = append(walls, base[i].Wall/x[i].Wall)
+		}
+		if x[i].CPU > 0 {
+			cpus = append(cpus, base[i].CPU/x[i].CPU)
 		}
 		peakB, peakX = max(peakB, base[i].PeakRSS), max(peakX, x[i].PeakRSS)
 	}
-	wall = median(ratios)
+	wall, cpu = median(walls), median(cpus)
 	if peakX > 0 {
 		mem = float64(peakB) / float64(peakX)
 	}
-	return wall, mem
+	return wall, cpu, mem
 }
 
-// medianRun returns the median wall time, the largest peak and the
-// makespan of the first run (every run prints the same).
+// medianRun returns the median wall and CPU times, the largest peak and
+// the makespan of the first run (every run prints the same).
 func medianRun(runs []simgridRun) simgridRun {
 	if len(runs) == 0 {
 		return simgridRun{}
 	}
-	walls := make([]float64, len(runs))
+	walls, cpus := make([]float64, len(runs)), make([]float64, len(runs))
 	m := simgridRun{Makespan: runs[0].Makespan}
 	for i, r := range runs {
-		walls[i] = r.Wall
+		walls[i], cpus[i] = r.Wall, r.CPU
 		m.PeakRSS = max(m.PeakRSS, r.PeakRSS)
 	}
-	m.Wall = median(walls)
+	m.Wall, m.CPU = median(walls), median(cpus)
 	return m
 }
 

@@ -84,6 +84,7 @@ func TestBenchSimGrid(t *testing.T) {
 		t.Errorf("makespans: smpirun %.12f s, flow %.12f s; want equal, ≥ 3 ms", sg.Makespan, fl.Makespan)
 	}
 	for what, v := range map[string]float64{"smpirun wall": sg.Wall, "flow wall": fl.Wall, "flow ratio": r.FlowWallRatio,
+		"smpirun CPU": sg.CPU, "flow CPU": fl.CPU, "flow CPU ratio": r.FlowCPURatio,
 		"flow memory ratio": r.FlowMemRatio, "analytic ratio": r.AnalyticWallRatio} {
 		if !(v > 0) {
 			t.Errorf("%s = %v, want > 0", what, v)

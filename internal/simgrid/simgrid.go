@@ -146,10 +146,11 @@ type Result struct {
 	Args []string
 	// Output is smpirun's combined standard output and error.
 	Output string
-	// Wall is the wall-clock time smpirun took, PeakRSS the peak
-	// resident set size in bytes of smpirun and the simulator it waited
-	// for (0 where PeakRSS cannot tell).
+	// Wall is the wall-clock time smpirun took; CPU its user and system
+	// time and PeakRSS its peak resident set size in bytes, both with the
+	// simulator it waited for (PeakRSS 0 where it cannot tell).
 	Wall    time.Duration
+	CPU     time.Duration
 	PeakRSS int64
 }
 
@@ -231,6 +232,9 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	err = cmd.Run()
 	res.Wall = time.Since(start)
 	res.PeakRSS = PeakRSS(cmd.ProcessState)
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	res.Output = out.String()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return res, fmt.Errorf("simgrid: %w", ctxErr)

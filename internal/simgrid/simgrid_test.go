@@ -102,8 +102,8 @@ func TestRunPingPong(t *testing.T) {
 	if runtime.GOOS == "linux" && res.PeakRSS < 1<<20 {
 		t.Errorf("peak RSS %d B: want that of the SimGrid process (> 1 MiB)", res.PeakRSS)
 	}
-	if res.Wall <= 0 {
-		t.Errorf("wall time %v, want > 0", res.Wall)
+	if res.Wall <= 0 || res.CPU <= 0 {
+		t.Errorf("wall time %v, CPU time %v, want > 0", res.Wall, res.CPU)
 	}
 }
 
