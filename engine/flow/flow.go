@@ -37,9 +37,10 @@
 // (the acknowledgements of a TCP stream; SimGrid's default is 0.05).
 //
 // The solver is incremental: a change (a flow starting to share, a flow
-// finishing) re-solves only the flows connected to it through shared
-// links; the others keep their rates and their completion times. Changes
-// at one instant are solved together. Bytes are accounted in float64 and
+// finishing) re-solves only the flows whose rates it can move, found by
+// checking every flow's bottleneck rather than by following every shared
+// link (see solve); the others keep their rates and their completion
+// times. Changes at one instant are solved together. Bytes are accounted in float64 and
 // completion times rounded up to the picosecond; runs are deterministic.
 //
 // Messages between ranks of one node cross no link and arrive at once.
@@ -189,9 +190,12 @@ type Network struct {
 	loopback  int32 // first loopback constraint; -1: none
 	flows     []flowRec
 	hops      []int // Config.Hops scratch
-	rlimiter  int32 // first router limiter constraint; -1: none
-	free      int32 // free list of flow slots (-1: none)
-	seq       uint64
+	// The platform routes computed so far (cachedRoute).
+	routeAt  []int32
+	routeBuf []int32
+	rlimiter int32 // first router limiter constraint; -1: none
+	free     int32 // free list of flow slots (-1: none)
+	seq      uint64
 
 	// heap orders the sharing flows by completion time.
 	heap []int32
@@ -461,7 +465,7 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		return append(out, n.loopback+int32(src)), true
 	}
 	if n.cfg.Hops != nil {
-		return n.platformRoute(src, dst, out)
+		return n.cachedRoute(src, dst, out)
 	}
 	if n.limiter >= 0 {
 		out = append(out, n.limiter+int32(src))
@@ -475,6 +479,43 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		out = append(out, n.limiter+int32(dst))
 	}
 	return out, ok
+}
+
+// maxCachedNodes bounds the networks whose platform routes are cached:
+// the cache has an entry per pair of nodes.
+const maxCachedNodes = 1024
+
+// cachedRoute is platformRoute, each pair's route computed once: a
+// platform's routes are fixed, and computing one walks the routers'
+// ports hop by hop.
+func (n *Network) cachedRoute(src, dst int, out []int32) ([]int32, bool) {
+	N := n.topo.NumNodes()
+	if N > maxCachedNodes {
+		return n.platformRoute(src, dst, out)
+	}
+	if n.routeAt == nil {
+		n.routeAt = make([]int32, N*N)
+	}
+	pair := src*N + dst
+	if at := n.routeAt[pair]; at != 0 {
+		// at is the route's offset in routeBuf plus one, negative when
+		// the pair has no route; its length is stored first.
+		if at < 0 {
+			return out, false
+		}
+		k := n.routeBuf[at-1]
+		return append(out, n.routeBuf[at:at+k]...), true
+	}
+	start := len(out)
+	out, ok := n.platformRoute(src, dst, out)
+	if !ok {
+		n.routeAt[pair] = -1
+		return out, false
+	}
+	n.routeBuf = append(n.routeBuf, int32(len(out)-start))
+	n.routeAt[pair] = int32(len(n.routeBuf))
+	n.routeBuf = append(n.routeBuf, out[start:]...)
+	return out, true
 }
 
 // platformRoute appends the constraints of the route Config.Hops gives

@@ -263,12 +263,24 @@ func (n *Network) check(now des.Time) bool {
 		if s.lOff[j] == s.lOff[j+1] {
 			continue // nothing re-solved crosses it: nothing changed here
 		}
+		// The kept flows' highest level, and the lowest level of those
+		// fixed here: the flows to add are looked for only if some
+		// flow breaks the rules.
+		kept, lowHere, here := 0.0, math.Inf(1), false
 		for _, e := range lk.el {
 			if n.fmark[e.f] != ep {
-				high = max(high, n.flevel[e.f])
+				lv := n.flevel[e.f]
+				kept = max(kept, lv)
+				if n.bneck[e.f] == l {
+					lowHere, here = min(lowHere, lv), true
+				}
 			}
 		}
+		high = max(high, kept)
 		saturated := load >= lk.cap*(1-checkTol)
+		if kept <= lowFixed*(1+checkTol) && (!here || saturated && lowHere >= high*(1-checkTol)) {
+			continue
+		}
 		for _, e := range lk.el {
 			if n.fmark[e.f] == ep {
 				continue
