@@ -30,6 +30,7 @@ type system struct {
 	// Its links are fLink[fOff[i]:fOff[i+1]] (the solve's link numbers),
 	// each consuming fC times its rate.
 	slot  []int32
+	prev  []float64 // rate before the solve
 	w     []float64
 	level []float64
 	bound []float64
@@ -44,6 +45,7 @@ type system struct {
 	// number, and whether it shares nothing (fatpipe). Its re-solved
 	// flows are lFlow[lOff[j]:lOff[j+1]], each consuming lC of its rate.
 	id      []int32
+	changed []bool // a flow started or finished on it
 	kept    []float64
 	rem     []float64
 	usage   []float64
@@ -86,7 +88,7 @@ func (n *Network) solve(now des.Time) {
 	}
 	n.epoch++
 	s := &n.sys
-	s.slot, s.id = s.slot[:0], s.id[:0]
+	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
 	n.seed(now)
 	for {
 		n.build()
@@ -129,6 +131,7 @@ func (n *Network) seed(now des.Time) {
 	}
 	for _, l := range n.pending {
 		n.reach(l)
+		n.sys.changed[n.links[l].local] = true
 		for _, e := range n.links[l].el {
 			if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
 				n.include(e.f, now)
@@ -171,6 +174,7 @@ func (n *Network) reach(l int32) {
 		lk.mark = n.epoch
 		lk.local = int32(len(n.sys.id))
 		n.sys.id = append(n.sys.id, l)
+		n.sys.changed = append(n.sys.changed, false)
 	}
 }
 
@@ -181,12 +185,12 @@ func (n *Network) reach(l int32) {
 func (n *Network) build() {
 	s := &n.sys
 	F := len(s.slot)
-	s.w, s.level, s.bound = grow(s.w, F), grow(s.level, F), grow(s.bound, F)
+	s.w, s.level, s.bound, s.prev = grow(s.w, F), grow(s.level, F), grow(s.bound, F), grow(s.prev, F)
 	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
 	s.fOff, s.fLink, s.fC = append(s.fOff[:0], 0), s.fLink[:0], s.fC[:0]
 	for i, fi := range s.slot {
 		f := &n.flows[fi]
-		s.w[i], s.level[i], s.bound[i] = f.w, math.Inf(1), f.bound
+		s.w[i], s.level[i], s.bound[i], s.prev[i] = f.w, math.Inf(1), f.bound, f.prev
 		if f.bound > 0 {
 			s.level[i] = f.bound * f.penalty
 		}
@@ -251,8 +255,10 @@ func (n *Network) check(now des.Time) bool {
 		}
 		load := s.kept[j]
 		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
+		moved := s.changed[j]
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			i := s.lFlow[k]
+			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
 			load += s.lC[k] * s.val[i]
 			lv := s.val[i] / s.w[i]
 			high = max(high, lv)
@@ -260,8 +266,11 @@ func (n *Network) check(now des.Time) bool {
 				lowFixed = min(lowFixed, lv)
 			}
 		}
-		if s.lOff[j] == s.lOff[j+1] {
-			continue // nothing re-solved crosses it: nothing changed here
+		if !moved || s.lOff[j] == s.lOff[j+1] {
+			// The same flows at the same rates fixed at the same
+			// links, or none re-solved: the kept flows' bottlenecks
+			// here are as they were.
+			continue
 		}
 		// The kept flows' highest level, and the lowest level of those
 		// fixed here: the flows to add are looked for only if some
@@ -294,6 +303,14 @@ func (n *Network) check(now des.Time) bool {
 		}
 	}
 	return grew
+}
+
+// linkID is the constraint id of the solve's link j; -1 for -1.
+func (s *system) linkID(j int32) int32 {
+	if j < 0 {
+		return -1
+	}
+	return s.id[j]
 }
 
 // grow returns s with length n, reusing its array when it is large

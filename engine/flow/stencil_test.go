@@ -171,7 +171,7 @@ func BenchmarkStencil(b *testing.B) {
 // solver does, within a picosecond.
 func TestSolverMatchesReferenceRandom(t *testing.T) {
 	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	for trial := range 24 {
+	for trial := range 48 {
 		spec := []string{"torus:4x4", "crossbar:8", "fattree:k=4,levels=2", "ring:6"}[trial%4]
 		tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
 		if err != nil {
@@ -197,7 +197,7 @@ func TestSolverMatchesReferenceRandom(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(uint64(trial), 3))
 		N := tp.NumNodes()
-		sends := make([]send, 150)
+		sends := make([]send, 200)
 		for i := range sends {
 			src := rng.IntN(N)
 			sends[i] = send{at: des.Time(rng.IntN(20_000)) * des.Microsecond / 10, src: int32(src),
