@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
 	"testing"
@@ -54,17 +55,33 @@ func benchRows() []benchRow {
 }
 
 func runBench(e *env, args []string) int {
-	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json]",
+	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json]",
 		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
 			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
-			"The input is a generated 64-rank stencil2d trace of about --events events.")
+			"The input is a generated 64-rank stencil2d trace of about --events events.\n\n"+
+			"With --simgrid DIR: replay the SimGrid traces testdata/simgrid/bench/record.sh\n"+
+			"recorded into DIR with smpirun -replay and with tracesim sim, side by side, and\n"+
+			"print both wall times, peak memories, makespans and their ratios.")
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
 	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
 	asJSON := fs.Bool("json", false, "print JSON")
+	simgridDir := fs.String("simgrid", "", "compare with smpirun -replay on the traces recorded into this directory")
+	repeat := fs.Int("repeat", 3, "paired runs per case with --simgrid")
 	var benchTime float64 = 1
 	fs.Var(durationValue{&benchTime}, "time", "target time per benchmark, e.g. 2s")
 	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
 		return code
+	}
+	if *simgridDir != "" {
+		if *repeat < 1 {
+			fmt.Fprintln(e.stderr, "tracesim bench: --repeat must be at least 1")
+			return exitUsage
+		}
+		self, err := os.Executable()
+		if err != nil {
+			return fail(e, "bench", err)
+		}
+		return benchSimGrid(e, simChild{path: self}, *simgridDir, *runRe, *repeat, *asJSON)
 	}
 	re, err := regexp.Compile(*runRe)
 	if err != nil {

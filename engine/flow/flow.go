@@ -37,9 +37,10 @@
 // (the acknowledgements of a TCP stream; SimGrid's default is 0.05).
 //
 // The solver is incremental: a change (a flow starting to share, a flow
-// finishing) re-solves only the flows connected to it through shared
-// links; the others keep their rates and their completion times. Changes
-// at one instant are solved together. Bytes are accounted in float64 and
+// finishing) re-solves only the flows whose rates it can move, found by
+// checking every flow's bottleneck rather than by following every shared
+// link (see solve); the others keep their rates and their completion
+// times. Changes at one instant are solved together. Bytes are accounted in float64 and
 // completion times rounded up to the picosecond; runs are deterministic.
 //
 // Messages between ranks of one node cross no link and arrive at once.
@@ -130,6 +131,11 @@ type Config struct {
 	// flows leaving by that port share, so the node drives all of its
 	// router's ports at once.
 	OneInjectionLink bool
+	// Exhaustive makes every solve re-solve all the flows connected to a
+	// change through shared links, as SimGrid's LMM does, rather than
+	// only those whose bottleneck the change moves: the same rates,
+	// slower. For checking the solver and measuring what it saves.
+	Exhaustive bool
 	// SamplePeriod is the period of the metrics samples; 0 disables them.
 	SamplePeriod des.Time
 	// OnSample, when set, receives every sample on the simulation
@@ -193,7 +199,10 @@ type Network struct {
 	loopback  int32 // first loopback constraint; -1: none
 	flows     []flowRec
 	hops      []int // Config.Hops scratch
-	rlimiter  int32 // first router limiter constraint; -1: none
+	// The platform routes computed so far (cachedRoute).
+	routeAt  []int32
+	routeBuf []int32
+	rlimiter int32 // first router limiter constraint; -1: none
 	// Injection lanes (Config.OneInjectionLink): node i's are the
 	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
 	// router by ports laneOut[…]; laneOf[l−topoLinks] is the injection
@@ -219,8 +228,19 @@ type Network struct {
 	epoch        uint32
 	compLinks    []int32
 	compFlows    []int32
-	done         []int32
-	ids          []int32 // (message id, notify) of the flows done, for the callbacks
+	sys          system
+	fmark        []uint32 // per flow slot: the solve that reached it
+	// flevel is, per flow slot, its level (rate × penalty) at the last
+	// solve, +Inf while it has not been solved or runs at rate 0; bneck
+	// the constraint it was fixed at (-1: its bound). added are the
+	// flows activated since the last solve (see solve).
+	flevel []float64
+	bneck  []int32
+	added  []int32
+	// solveWith, when set (by tests), replaces the solver.
+	solveWith func(now des.Time)
+	done      []int32
+	ids       []int32 // (message id, notify) of the flows done, for the callbacks
 
 	// Link groups and the drawing layout, for the metrics.
 	groupNames  []string
@@ -253,7 +273,9 @@ type link struct {
 	// flows starting at one instant see each other.
 	routed int32
 	// Solver scratch.
-	mark    uint32
+	mark  uint32
+	local int32 // number in the component being solved
+	// Scratch of the tests' reference solver (solveref_test.go).
 	rem     float64
 	usage   float64
 	unfixed int32
@@ -263,7 +285,8 @@ type link struct {
 	busy  float64 // seconds at full bandwidth
 	flowS float64 // flow·seconds
 	last  des.Time
-	used  bool // carried a flow at some time
+	used  bool   // carried a flow at some time
+	tick  uint32 // the sampler's epoch in which it was last active
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -279,7 +302,7 @@ type flowRec struct {
 	id     int32
 	notify bool
 	active bool
-	fixed  bool
+	fixed  bool // scratch of the tests' reference solver
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
@@ -298,7 +321,6 @@ type flowRec struct {
 	bytes   int64
 	seq     uint64
 	hi      int32 // index in the heap, -1 outside
-	mark    uint32
 	next    int32 // free list
 }
 
@@ -519,7 +541,7 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		return append(out, n.loopback+int32(src)), true
 	}
 	if n.cfg.Hops != nil {
-		return n.platformRoute(src, dst, out)
+		return n.cachedRoute(src, dst, out)
 	}
 	if n.limiter >= 0 {
 		out = append(out, n.limiter+int32(src))
@@ -535,6 +557,43 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		out = append(out, n.limiter+int32(dst))
 	}
 	return out, ok
+}
+
+// maxCachedNodes bounds the networks whose platform routes are cached:
+// the cache has an entry per pair of nodes.
+const maxCachedNodes = 1024
+
+// cachedRoute is platformRoute, each pair's route computed once: a
+// platform's routes are fixed, and computing one walks the routers'
+// ports hop by hop.
+func (n *Network) cachedRoute(src, dst int, out []int32) ([]int32, bool) {
+	N := n.topo.NumNodes()
+	if N > maxCachedNodes {
+		return n.platformRoute(src, dst, out)
+	}
+	if n.routeAt == nil {
+		n.routeAt = make([]int32, N*N)
+	}
+	pair := src*N + dst
+	if at := n.routeAt[pair]; at != 0 {
+		// at is the route's offset in routeBuf plus one, negative when
+		// the pair has no route; its length is stored first.
+		if at < 0 {
+			return out, false
+		}
+		k := n.routeBuf[at-1]
+		return append(out, n.routeBuf[at:at+k]...), true
+	}
+	start := len(out)
+	out, ok := n.platformRoute(src, dst, out)
+	if !ok {
+		n.routeAt[pair] = -1
+		return out, false
+	}
+	n.routeBuf = append(n.routeBuf, int32(len(out)-start))
+	n.routeAt[pair] = int32(len(n.routeBuf))
+	n.routeBuf = append(n.routeBuf, out[start:]...)
+	return out, true
 }
 
 // platformRoute appends the constraints of the route Config.Hops gives
@@ -629,6 +688,9 @@ func (n *Network) allocFlow() int32 {
 		return i
 	}
 	n.flows = append(n.flows, flowRec{})
+	n.fmark = append(n.fmark, 0)
+	n.flevel = append(n.flevel, 0)
+	n.bneck = append(n.bneck, -1)
 	return int32(len(n.flows) - 1)
 }
 
@@ -754,7 +816,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 	f.pos = f.pos[:len(f.links)]
 	for k, l := range f.links {
 		lk := &n.links[l]
-		n.account(lk, now)
+		n.account(l, now)
 		f.pos[k] = int32(len(lk.el))
 		lk.el = append(lk.el, elem{fi, int32(k), n.coeff(f, k)})
 		lk.used = true
@@ -763,6 +825,8 @@ func (n *Network) activate(fi int32, now des.Time) {
 		}
 		n.pending = append(n.pending, l)
 	}
+	n.flevel[fi], n.bneck[fi] = math.Inf(1), -1
+	n.added = append(n.added, fi)
 	if !n.solvePending {
 		n.solvePending = true
 		n.h.Schedule(now, evSolve, 0, 0)
@@ -811,7 +875,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	n.bytes += f.bytes
 	for k, l := range f.links {
 		lk := &n.links[l]
-		n.account(lk, now)
+		n.account(l, now)
 		p := f.pos[k]
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
@@ -839,8 +903,17 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 	return n.cfg.CrossTraffic
 }
 
-// account integrates link lk's measurements up to now.
-func (n *Network) account(lk *link, now des.Time) {
+// account integrates link l's measurements up to now, before its load
+// changes; with samples, the link is then one the next sample measures.
+func (n *Network) account(l int32, now des.Time) {
+	lk := &n.links[l]
+	if n.smp.clk.Period > 0 {
+		n.smp.activate(l)
+		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
+			// A lane's load shows on its node's injection link (linkAt).
+			n.smp.activate(n.laneOf[i])
+		}
+	}
 	if dt := (now - lk.last).Seconds(); dt > 0 {
 		lk.bytes += lk.load * dt
 		lk.busy += min(lk.load/lk.cap, 1) * dt

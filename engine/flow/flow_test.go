@@ -39,9 +39,19 @@ type send struct {
 // idle.
 func run(t *testing.T, cfg Config, sends []send) (*host, *Network) {
 	t.Helper()
+	return runSolver(t, cfg, sends, false)
+}
+
+// runSolver is run, with the reference solver (solveref_test.go) when ref
+// is set.
+func runSolver(t *testing.T, cfg Config, sends []send, ref bool) (*host, *Network) {
+	t.Helper()
 	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ref {
+		n.solveWith = n.solveRef
 	}
 	h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
 	n.Attach(h)
@@ -185,9 +195,9 @@ func TestIncremental(t *testing.T) {
 		t.Errorf("finishes %v %v %v (flow 1 was %v): flow 1 should slow down, flows 0 and 2 keep theirs", n.flows[0].finish, n.flows[1].finish, n.flows[2].finish, before)
 	}
 	// The last solve saw only flows 1 and 3 and their four links.
-	if n.epoch == 0 || n.flows[0].mark == n.epoch || n.flows[2].mark == n.epoch || n.flows[1].mark != n.epoch {
+	if n.epoch == 0 || n.fmark[0] == n.epoch || n.fmark[2] == n.epoch || n.fmark[1] != n.epoch {
 		t.Errorf("the last solve marked flows 0..3 as %d %d %d %d (epoch %d): only 1 and 3 are connected to the change",
-			n.flows[0].mark, n.flows[1].mark, n.flows[2].mark, n.flows[3].mark, n.epoch)
+			n.fmark[0], n.fmark[1], n.fmark[2], n.fmark[3], n.epoch)
 	}
 }
 

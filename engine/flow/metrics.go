@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"slices"
+
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -26,10 +28,19 @@ type sampler struct {
 	msgLat    netmodel.LatencyAcc
 	sample    netmodel.Sample
 	groupBusy []float64
+	// active lists the links a sample must measure: those whose load
+	// changed since the last sample (Network.account adds them, marking
+	// them with epoch) and those still carrying or just left by traffic
+	// at the last one. Every other link measured nothing in the last
+	// period and its last sample already says so. spare is the other
+	// buffer.
+	active, spare []int32
+	epoch         uint32
 }
 
 func (s *sampler) init(n *Network) {
 	s.n = n
+	s.epoch = 1
 	s.clk = netmodel.NewSampleClock(n.cfg.SamplePeriod)
 	if s.clk.Period <= 0 {
 		return
@@ -50,6 +61,15 @@ func (s *sampler) init(n *Network) {
 func (n *Network) SampleUntil(t des.Time) {
 	if t > n.h.Now() {
 		n.smp.flush(t)
+	}
+}
+
+// activate lists link l for the next sample, once per period.
+func (s *sampler) activate(l int32) {
+	lk := &s.n.links[l]
+	if lk.tick != s.epoch {
+		lk.tick = s.epoch
+		s.active = append(s.active, l)
 	}
 }
 
@@ -112,8 +132,16 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	}
 	var routerBusy, allBusy float64
 	sm.MaxUtilisation = 0
-	for l := range n.links[:n.topoLinks] {
-		b, busy, fs, _, used := n.linkAt(l, t)
+	// In link order, as the samples list them.
+	slices.Sort(s.active)
+	s.epoch++
+	keep := s.spare[:0]
+	for _, l := range s.active {
+		if int(l) >= n.topoLinks {
+			continue // a lane: its node's injection link is listed too
+		}
+		lk := &n.links[l]
+		b, busy, fs, fwd, used := n.linkAt(int(l), t)
 		if !used {
 			continue
 		}
@@ -121,6 +149,12 @@ func (s *sampler) Tick(t des.Time, span bool) {
 		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
 		u := min(dbusy/ps, 1)
 		s.lastUtil[l], s.lastFlows[l] = float32(u), float32(dfs/ps)
+		if dbusy > 0 || dfs > 0 || lk.load > 0 || fwd > 0 {
+			// Measure it next time too: its next sample is not zero,
+			// or must say that it now is.
+			lk.tick = s.epoch
+			keep = append(keep, l)
+		}
 		if dbusy <= 0 && dfs <= 0 {
 			continue
 		}
@@ -150,6 +184,7 @@ func (s *sampler) Tick(t des.Time, span bool) {
 		// node links: they are the network.
 		sm.Utilisation = allBusy / ps / float64(all)
 	}
+	s.active, s.spare = keep, s.active[:0]
 	s.delivered, s.injected = 0, 0
 	s.msgLat = netmodel.LatencyAcc{}
 	s.last = t

@@ -9,130 +9,367 @@ import (
 // Relative tolerances of the solver: links whose saturation levels agree
 // to levelTol saturate together (symmetric patterns stay symmetric under
 // rounding), and bounds below a link's level by boundTol are taken first.
+// checkTol is the rounding that solve's check of the flows it kept
+// forgives (a link within it of its capacity is saturated, levels within
+// it are equal).
 const (
 	levelTol = 1e-9
 	boundTol = 1e-12
+	checkTol = 1e-9
 )
 
-// solve recomputes the rates of the flows connected, through shared
-// links, to the links changed since the last solve (n.pending), and their
-// completion times. Flows elsewhere keep their rates.
+// system is the max-min system of the flows a solve re-solves, copied
+// into dense arrays indexed by the solve's own flow and link numbers, so
+// that progressive filling walks contiguous memory rather than the
+// network's flow and link records. Its slices are reused from solve to
+// solve: a solve allocates nothing once they have grown.
+type system struct {
+	// Flow i: its slot in Network.flows, its weight 1/penalty, the level
+	// at which it reaches its bound (+Inf: none), the bound, its rate,
+	// whether it is fixed and the link it was fixed at (-1: its bound).
+	// Its links are fLink[fOff[i]:fOff[i+1]] (the solve's link numbers),
+	// each consuming fC times its rate.
+	slot  []int32
+	prev  []float64 // rate before the solve
+	w     []float64
+	level []float64
+	bound []float64
+	val   []float64
+	fixed []bool
+	at    []int32
+	fOff  []int32
+	fLink []int32
+	fC    []float64
+	// Link j: its constraint id, the load of the flows that keep their
+	// rates, remaining capacity, Σ c·w of its unfixed flows, their
+	// number, and whether it shares nothing (fatpipe). Its re-solved
+	// flows are lFlow[lOff[j]:lOff[j+1]], each consuming lC of its rate.
+	id      []int32
+	changed []bool // a flow started or finished on it
+	kept    []float64
+	rem     []float64
+	usage   []float64
+	unfixed []int32
+	fat     []bool
+	lOff    []int32
+	lFlow   []int32
+	lC      []float64
+}
+
+// solve recomputes the rates of the flows whose rates the changes since
+// the last solve (flows started on or finished from n.pending) can
+// alter, and their completion times. The other flows keep their rates.
+//
+// Which flows those are is found by checking, not by following every
+// shared link: crosstraffic connects nearly every flow of a machine to
+// every other, but a change moves few rates (on a drifting halo exchange
+// a handful of the hundreds connected). The solve re-solves a set of
+// flows — at first the flows started and the flows fixed at a changed
+// link — by progressive filling, with the other flows' loads taken off
+// the capacities of the links they share. The result is the weighted
+// max-min allocation if every flow has a bottleneck: a saturated link on
+// which no flow has a higher level (rate × penalty), or its bound. The
+// re-solved flows have one by construction; a kept flow on a link the
+// solve changed loses it when that link is saturated at a level below
+// its own, or when the link it was fixed at is no longer saturated or
+// now carries a higher level. Such flows join the set and the set is
+// solved again, until no kept flow loses its bottleneck — at worst the
+// whole connected component, the solve without the check. Flows on
+// links the solve did not change keep their bottlenecks.
 func (n *Network) solve(now des.Time) {
+	if n.solveWith != nil {
+		n.solveWith(now)
+		return
+	}
 	n.solvePending = false
 	if len(n.pending) == 0 {
 		n.wake()
 		return
 	}
 	n.epoch++
-	ep := n.epoch
-	links := n.compLinks[:0]
-	for _, l := range n.pending {
-		if lk := &n.links[l]; lk.mark != ep {
-			lk.mark = ep
-			links = append(links, l)
+	s := &n.sys
+	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
+	n.seed(now)
+	for {
+		n.build()
+		s.fill()
+		if !n.check(now) {
+			break
 		}
 	}
-	n.pending = n.pending[:0]
-	// The connected component: flows on these links, their other links,
-	// and so on. Each link is prepared for the solver as it is reached,
-	// each flow brought up to date.
-	flows := n.compFlows[:0]
-	for i := 0; i < len(links); i++ {
-		lk := &n.links[links[i]]
-		n.account(lk, now)
-		lk.rem, lk.usage, lk.unfixed = lk.cap, 0, int32(len(lk.el))
+	// Rates and link loads back into the network; new completion times
+	// for the flows whose rate changed.
+	for j, l := range s.id {
+		load := s.kept[j]
+		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
+			load += s.lC[k] * s.val[s.lFlow[k]]
+		}
+		n.account(l, now)
+		n.links[l].load = load
+	}
+	for i, fi := range s.slot {
+		f := &n.flows[fi]
+		f.value = s.val[i]
+		n.flevel[fi], n.bneck[fi] = math.Inf(1), -1
+		if f.value > 0 {
+			n.flevel[fi] = f.value * f.penalty
+		}
+		if j := s.at[i]; j >= 0 {
+			n.bneck[fi] = s.id[j]
+		}
+		n.reschedule(fi, now)
+	}
+	n.wake()
+}
+
+// seed starts the set of flows to re-solve: the flows started since the
+// last solve, the flows fixed at a changed link, and flows that have no
+// rate yet.
+func (n *Network) seed(now des.Time) {
+	for _, fi := range n.added {
+		n.include(fi, now)
+	}
+	for _, l := range n.pending {
+		n.reach(l)
+		n.sys.changed[n.links[l].local] = true
+		for _, e := range n.links[l].el {
+			if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
+				n.include(e.f, now)
+			}
+		}
+	}
+	n.pending, n.added = n.pending[:0], n.added[:0]
+	if n.cfg.Exhaustive {
+		// The whole connected component: every flow on every link
+		// reached, and their links, and so on.
+		for j := 0; j < len(n.sys.id); j++ {
+			for _, e := range n.links[n.sys.id[j]].el {
+				n.include(e.f, now)
+			}
+		}
+	}
+}
+
+// include adds flow fi to the flows the solve re-solves, its bytes
+// brought up to now and its links to the solve's links.
+func (n *Network) include(fi int32, now des.Time) {
+	if n.fmark[fi] == n.epoch {
+		return
+	}
+	n.fmark[fi] = n.epoch
+	f := &n.flows[fi]
+	if dt := (now - f.last).Seconds(); dt > 0 {
+		f.remain -= f.value * f.factor * dt
+	}
+	f.last, f.prev = now, f.value
+	n.sys.slot = append(n.sys.slot, fi)
+	for _, l := range f.links {
+		n.reach(l)
+	}
+}
+
+// reach adds constraint l to the solve's links.
+func (n *Network) reach(l int32) {
+	if lk := &n.links[l]; lk.mark != n.epoch {
+		lk.mark = n.epoch
+		lk.local = int32(len(n.sys.id))
+		n.sys.id = append(n.sys.id, l)
+		n.sys.changed = append(n.sys.changed, false)
+	}
+}
+
+// build fills the system from the flows and links the solve has
+// reached: each flow's weight, bound and links; each link's capacity
+// less the load of the flows it keeps, and its re-solved flows (a
+// counting sort of the flows' links).
+func (n *Network) build() {
+	s := &n.sys
+	F := len(s.slot)
+	s.w, s.level, s.bound, s.prev = grow(s.w, F), grow(s.level, F), grow(s.bound, F), grow(s.prev, F)
+	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
+	s.fOff, s.fLink, s.fC = append(s.fOff[:0], 0), s.fLink[:0], s.fC[:0]
+	for i, fi := range s.slot {
+		f := &n.flows[fi]
+		s.w[i], s.level[i], s.bound[i], s.prev[i] = f.w, math.Inf(1), f.bound, f.prev
+		if f.bound > 0 {
+			s.level[i] = f.bound * f.penalty
+		}
+		s.val[i], s.fixed[i], s.at[i] = 0, false, -1
+		for k, l := range f.links {
+			s.fLink = append(s.fLink, n.links[l].local)
+			s.fC = append(s.fC, n.coeff(f, k))
+		}
+		s.fOff = append(s.fOff, int32(len(s.fLink)))
+	}
+	L := len(s.id)
+	s.kept, s.rem, s.usage = grow(s.kept, L), grow(s.rem, L), grow(s.usage, L)
+	s.unfixed, s.fat, s.lOff = grow(s.unfixed, L), grow(s.fat, L), grow(s.lOff, L+1)
+	// A link's kept load is its load less that of the flows re-solved.
+	for j, l := range s.id {
+		s.kept[j], s.usage[j], s.unfixed[j] = n.links[l].load, 0, 0
+	}
+	for i, fi := range s.slot {
+		prev := n.flows[fi].prev
+		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
+			j := s.fLink[k]
+			s.kept[j] -= s.fC[k] * prev
+			s.unfixed[j]++
+		}
+	}
+	for j, l := range s.id {
+		lk := &n.links[l]
+		s.kept[j] = max(s.kept[j], 0)
+		s.rem[j], s.fat[j] = max(lk.cap-s.kept[j], 0), lk.fatpipe
+	}
+	off := int32(0)
+	for j := range L {
+		s.lOff[j] = off
+		off += s.unfixed[j]
+	}
+	s.lOff[L] = off
+	s.lFlow, s.lC = grow(s.lFlow, int(off)), grow(s.lC, int(off))
+	for i := range F {
+		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
+			j, c := s.fLink[k], s.fC[k]
+			p := s.lOff[j+1] - s.unfixed[j] // next free place of link j
+			s.lFlow[p], s.lC[p] = int32(i), c
+			s.unfixed[j]--
+			s.usage[j] += c * s.w[i]
+		}
+	}
+	for j := range L {
+		s.unfixed[j] = s.lOff[j+1] - s.lOff[j]
+	}
+}
+
+// check adds to the solve the kept flows that the re-solved rates leave
+// without a bottleneck (see solve) and reports whether it added any.
+func (n *Network) check(now des.Time) bool {
+	s := &n.sys
+	ep := n.epoch
+	grew := false
+	for j, l := range s.id[:len(s.id):len(s.id)] {
+		lk := &n.links[l]
+		if lk.fatpipe {
+			continue
+		}
+		load := s.kept[j]
+		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
+		moved := s.changed[j]
+		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
+			i := s.lFlow[k]
+			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
+			load += s.lC[k] * s.val[i]
+			lv := s.val[i] / s.w[i]
+			high = max(high, lv)
+			if s.at[i] == int32(j) {
+				lowFixed = min(lowFixed, lv)
+			}
+		}
+		if !moved || s.lOff[j] == s.lOff[j+1] {
+			// The same flows at the same rates fixed at the same
+			// links, or none re-solved: the kept flows' bottlenecks
+			// here are as they were.
+			continue
+		}
+		// The kept flows' highest level, and the lowest level of those
+		// fixed here: the flows to add are looked for only if some
+		// flow breaks the rules.
+		kept, lowHere, here := 0.0, math.Inf(1), false
 		for _, e := range lk.el {
-			f := &n.flows[e.f]
-			lk.usage += e.c * f.w
-			if f.mark == ep {
-				continue
-			}
-			f.mark = ep
-			if dt := (now - f.last).Seconds(); dt > 0 {
-				f.remain -= f.value * f.factor * dt
-			}
-			f.last, f.fixed, f.prev = now, false, f.value
-			flows = append(flows, e.f)
-			for _, l := range f.links {
-				if lk := &n.links[l]; lk.mark != ep {
-					lk.mark = ep
-					links = append(links, l)
+			if n.fmark[e.f] != ep {
+				lv := n.flevel[e.f]
+				kept = max(kept, lv)
+				if n.bneck[e.f] == l {
+					lowHere, here = min(lowHere, lv), true
 				}
 			}
 		}
-	}
-	n.fill(links, flows)
-	for _, l := range links {
-		n.links[l].load = 0
-	}
-	for _, fi := range flows {
-		f := &n.flows[fi]
-		for k, l := range f.links {
-			n.links[l].load += n.coeff(f, k) * f.value
+		high = max(high, kept)
+		saturated := load >= lk.cap*(1-checkTol)
+		if kept <= lowFixed*(1+checkTol) && (!here || saturated && lowHere >= high*(1-checkTol)) {
+			continue
 		}
-		if f.value == f.prev && f.finish != des.Never {
-			continue // same rate: same completion time
-		}
-		f.finish = n.finishTime(f, now)
-		if f.hi < 0 {
-			n.heapPush(fi)
-		} else {
-			n.heapFix(int(f.hi))
+		for _, e := range lk.el {
+			if n.fmark[e.f] == ep {
+				continue
+			}
+			lv := n.flevel[e.f]
+			if lv > lowFixed*(1+checkTol) ||
+				n.bneck[e.f] == l && (!saturated || lv < high*(1-checkTol)) {
+				n.include(e.f, now)
+				grew = true
+			}
 		}
 	}
-	n.compLinks, n.compFlows = links[:0], flows[:0]
-	n.wake()
+	return grew
+}
+
+// linkID is the constraint id of the solve's link j; -1 for -1.
+func (s *system) linkID(j int32) int32 {
+	if j < 0 {
+		return -1
+	}
+	return s.id[j]
+}
+
+// grow returns s with length n, reusing its array when it is large
+// enough; the contents are the caller's to set.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, 2*n)
+	}
+	return s[:n]
 }
 
 // fill is the weighted max-min allocation by progressive filling: every
 // unfixed flow f runs at level/p_f; the level rises until a link is
 // saturated (its flows are fixed there) or a flow reaches its bound (it is
 // fixed at the bound), and so on until every flow is fixed.
-func (n *Network) fill(links, flows []int32) {
-	unfixed := len(flows)
+func (s *system) fill() {
+	unfixed := len(s.slot)
 	for unfixed > 0 {
 		x := math.Inf(1)
-		for _, l := range links {
-			if lk := &n.links[l]; lk.unfixed > 0 && lk.usage > 0 && !lk.fatpipe {
-				x = min(x, lk.rem/lk.usage)
+		for j := range s.id {
+			if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
+				x = min(x, s.rem[j]/s.usage[j])
 			}
 		}
 		xb := math.Inf(1)
-		for _, fi := range flows {
-			if f := &n.flows[fi]; !f.fixed && f.bound > 0 {
-				xb = min(xb, f.bound*f.penalty)
+		for i, fixed := range s.fixed {
+			if !fixed {
+				xb = min(xb, s.level[i])
 			}
 		}
 		if xb < x || math.IsInf(x, 1) {
 			if math.IsInf(xb, 1) {
 				// Neither a link nor a bound limits what is left:
 				// cannot happen with finite bandwidths.
-				for _, fi := range flows {
-					if f := &n.flows[fi]; !f.fixed {
-						n.fix(f, 0)
+				for i, fixed := range s.fixed {
+					if !fixed {
+						s.fix(i, 0, -1)
 						unfixed--
 					}
 				}
 				return
 			}
 			thr := xb * (1 + boundTol)
-			for _, fi := range flows {
-				if f := &n.flows[fi]; !f.fixed && f.bound > 0 && f.bound*f.penalty <= thr {
-					n.fix(f, f.bound)
+			for i, fixed := range s.fixed {
+				if !fixed && s.level[i] <= thr {
+					s.fix(i, s.bound[i], -1)
 					unfixed--
 				}
 			}
 			continue
 		}
 		thr := x * (1 + levelTol)
-		for _, l := range links {
-			lk := &n.links[l]
-			if lk.unfixed == 0 || lk.usage <= 0 || lk.fatpipe || lk.rem/lk.usage > thr {
+		for j := range s.id {
+			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.fat[j] || s.rem[j]/s.usage[j] > thr {
 				continue
 			}
-			for _, e := range lk.el {
-				if f := &n.flows[e.f]; !f.fixed {
-					n.fix(f, x*f.w)
+			for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
+				if i := s.lFlow[k]; !s.fixed[i] {
+					s.fix(int(i), x*s.w[i], int32(j))
 					unfixed--
 				}
 			}
@@ -140,15 +377,31 @@ func (n *Network) fill(links, flows []int32) {
 	}
 }
 
-// fix sets flow f's rate and takes it off its links' remaining capacity.
-func (n *Network) fix(f *flowRec, v float64) {
-	f.value, f.fixed = v, true
-	for k, l := range f.links {
-		lk := &n.links[l]
-		c := n.coeff(f, k)
-		lk.rem = max(lk.rem-c*v, 0)
-		lk.usage -= c * f.w
-		lk.unfixed--
+// fix sets flow i's rate, fixed at link j (-1: its bound), and takes it
+// off its links' remaining capacity.
+func (s *system) fix(i int, v float64, j int32) {
+	s.val[i], s.fixed[i], s.at[i] = v, true, j
+	w := s.w[i]
+	for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
+		j, c := s.fLink[k], s.fC[k]
+		s.rem[j] = max(s.rem[j]-c*v, 0)
+		s.usage[j] -= c * w
+		s.unfixed[j]--
+	}
+}
+
+// reschedule gives flow fi, whose rate a solve has set, its completion
+// time and its place in the heap, unless its rate did not change.
+func (n *Network) reschedule(fi int32, now des.Time) {
+	f := &n.flows[fi]
+	if f.value == f.prev && f.finish != des.Never {
+		return // same rate: same completion time
+	}
+	f.finish = n.finishTime(f, now)
+	if f.hi < 0 {
+		n.heapPush(fi)
+	} else {
+		n.heapFix(int(f.hi))
 	}
 }
 

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/flow"
+	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
@@ -39,6 +42,40 @@ func BenchmarkReplayFlow(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayFlowSolver replays a 256-rank stencil2d trace (about
+// 150,000 events) with the flow model on SimGrid's star (125 MB/s, 5 µs,
+// crosstraffic 0.05), whose crosstraffic connects every flow to every
+// other, with the solver ("checked": only the flows whose bottleneck a
+// change moves) and with flow.Config.Exhaustive (every connected flow,
+// as SimGrid's LMM), in one run: their ns/op give the ratio.
+func BenchmarkReplayFlowSolver(b *testing.B) {
+	o := gen.Options{Pattern: "stencil2d", Ranks: 256, Iters: 1}
+	c, err := gen.Expect(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Iters = max(1, 150_000/c.Events)
+	tr := generate(b, o)
+	cfg := cfgWith(b, "mode", "predict", "model", "flow", "sample-period", "0", "bandwidth", "125MB/s", "latency", "5us")
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	tp, err := topology.ParseWith("crossbar:256", topology.Options{Link: &lp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, exhaustive := range []bool{false, true} {
+		name := map[bool]string{false: "checked", true: "exhaustive"}[exhaustive]
+		b.Run(name, func(b *testing.B) {
+			benchReplay(b, tr, cfg, func() Options {
+				n, err := flow.New(flow.Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16, Exhaustive: exhaustive})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return Options{Network: n}
+			})
+		})
+	}
+}
+
 // BenchmarkReplay replays a 10 M-event stencil2d trace (64 ranks) with
 // the analytic PUPPET model and reports trace events per second of one
 // core, and the memory the engine allocates beyond the trace.
@@ -62,12 +99,17 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // benchReplay replays tr with cfg to completion once per iteration and
-// reports trace events per second.
-func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config) {
+// reports trace events per second; opts, when set, gives each replay its
+// options.
+func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config, opts ...func() Options) {
 	b.ReportAllocs()
 	var events uint64
 	for b.Loop() {
-		s, err := New(tr, cfg, Options{})
+		var o Options
+		if len(opts) > 0 {
+			o = opts[0]()
+		}
+		s, err := New(tr, cfg, o)
 		if err != nil {
 			b.Fatal(err)
 		}

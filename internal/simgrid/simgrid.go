@@ -43,6 +43,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Cluster is a star platform: Hosts hosts of Speed flops/s, each with a
@@ -145,6 +146,12 @@ type Result struct {
 	Args []string
 	// Output is smpirun's combined standard output and error.
 	Output string
+	// Wall is the wall-clock time smpirun took; CPU its user and system
+	// time and PeakRSS its peak resident set size in bytes, both with the
+	// simulator it waited for (PeakRSS 0 where it cannot tell).
+	Wall    time.Duration
+	CPU     time.Duration
+	PeakRSS int64
 }
 
 // Path returns the path of smpirun, or an error when SimGrid is not
@@ -221,7 +228,13 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	res := Result{Args: append([]string{smpirun}, args...)}
+	start := time.Now()
 	err = cmd.Run()
+	res.Wall = time.Since(start)
+	res.PeakRSS = PeakRSS(cmd.ProcessState)
+	if ps := cmd.ProcessState; ps != nil {
+		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	res.Output = out.String()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return res, fmt.Errorf("simgrid: %w", ctxErr)

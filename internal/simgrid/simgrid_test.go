@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,13 @@ func TestRunPingPong(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.Args, " "), "-replay index") {
 		t.Errorf("command %q does not replay the index", res.Args)
+	}
+	// The simulator is a process of several MB that smpirun waits for.
+	if runtime.GOOS == "linux" && res.PeakRSS < 1<<20 {
+		t.Errorf("peak RSS %d B: want that of the SimGrid process (> 1 MiB)", res.PeakRSS)
+	}
+	if res.Wall <= 0 || res.CPU <= 0 {
+		t.Errorf("wall time %v, CPU time %v, want > 0", res.Wall, res.CPU)
 	}
 }
 
