@@ -15,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
+	"github.com/tracesim/tracesim/tracefmt/paraver"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -48,6 +49,19 @@ func All() []Format {
 			},
 			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return otf2.Write(path, w, t, archiveFiles(filepath.Dir(path)))
+			},
+			Timed: true,
+		},
+		{
+			Name:        "paraver",
+			Description: "Paraver trace (Extrae, BSC tools): the .prv with its .pcf and .row beside it",
+			Extensions:  []string{".prv"},
+			Sniff:       paraver.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				return paraver.Read(path, r, paraver.DirOpener(filepath.Dir(path)))
+			},
+			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
+				return paraver.Write(path, w, t, paraver.Creator(archiveFiles(filepath.Dir(path))))
 			},
 			Timed: true,
 		},
