@@ -14,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/goal"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
 	"github.com/tracesim/tracesim/tracefmt/paraver"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
@@ -90,6 +91,13 @@ func All() []Format {
 			Sniff:       alog.Sniff,
 			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return alog.Read(r) },
 			Timed:       true,
+		},
+		{
+			Name:        "goal",
+			Description: "LogGOPSim GOAL schedule (text: send/recv/calc with requires/irequires), read only",
+			Extensions:  []string{".goal"},
+			Sniff:       goal.Sniff,
+			Read:        goal.Read,
 		},
 		{
 			Name:        "ti",
