@@ -14,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/dumpi"
 	"github.com/tracesim/tracesim/tracefmt/goal"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
 	"github.com/tracesim/tracesim/tracefmt/paraver"
@@ -63,6 +64,16 @@ func All() []Format {
 			},
 			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return paraver.Write(path, w, t, paraver.Creator(archiveFiles(filepath.Dir(path))))
+			},
+			Timed: true,
+		},
+		{
+			Name:        "dumpi",
+			Description: "SST DUMPI trace: the .meta with its PREFIX-NNNN.bin per rank (or one .bin), read only",
+			Extensions:  []string{".meta", ".bin"},
+			Sniff:       dumpi.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				return dumpi.Read(path, r, dumpi.DirOpener(filepath.Dir(path)))
 			},
 			Timed: true,
 		},
