@@ -617,7 +617,18 @@ var globalOps = []tracefmt.CollOp{
 	0: tracefmt.OpBarrier, 1: tracefmt.OpBcast, 2: tracefmt.OpGather, 3: tracefmt.OpGatherv,
 	4: tracefmt.OpScatter, 5: tracefmt.OpScatterv, 6: tracefmt.OpAllgather, 7: tracefmt.OpAllgatherv,
 	8: tracefmt.OpAlltoall, 9: tracefmt.OpAlltoallv, 10: tracefmt.OpReduce, 11: tracefmt.OpAllreduce,
-	12: tracefmt.OpReduceScatter, 13: tracefmt.OpScan,
+	12: tracefmt.OpReduceScatter, 13: tracefmt.OpReduceScatter, // reduce-scatter block
+	14: tracefmt.OpScan, 15: tracefmt.OpAlltoallv, // alltoallw
+}
+
+// GlobalOp returns the operation of a Dimemas global operation number
+// (Paraver's record 4 and Dimemas' record 10 share the numbering);
+// unknown numbers are "other".
+func GlobalOp(id int64) tracefmt.CollOp {
+	if id >= 0 && id < int64(len(globalOps)) {
+		return globalOps[id]
+	}
+	return tracefmt.OpOther
 }
 
 // globalOpID returns the record-4 number of an operation, or -1.
