@@ -14,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/dimemas"
 	"github.com/tracesim/tracesim/tracefmt/dumpi"
 	"github.com/tracesim/tracesim/tracefmt/goal"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
@@ -102,6 +103,13 @@ func All() []Format {
 			Sniff:       alog.Sniff,
 			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return alog.Read(r) },
 			Timed:       true,
+		},
+		{
+			Name:        "dimemas",
+			Description: "Dimemas trace (.dim, BSC's replay simulator; untimed: bursts, messages, global operations), read only",
+			Extensions:  []string{".dim"},
+			Sniff:       dimemas.Sniff,
+			Read:        dimemas.Read,
 		},
 		{
 			Name:        "goal",
