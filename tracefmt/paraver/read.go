@@ -3,7 +3,6 @@ package paraver
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"errors"
 	"fmt"
 	"io"
@@ -153,22 +152,52 @@ type pendingEvent struct {
 	ev  tracefmt.Event
 }
 
+// pendingHeap is a min-heap by time, then arrival (typed, so that a push
+// allocates nothing).
 type pendingHeap []pendingEvent
 
-func (h pendingHeap) Len() int { return len(h) }
-func (h pendingHeap) Less(i, j int) bool {
+func (h pendingHeap) less(i, j int) bool {
 	if h[i].ev.Time != h[j].ev.Time {
 		return h[i].ev.Time < h[j].ev.Time
 	}
 	return h[i].seq < h[j].seq
 }
-func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(pendingEvent)) }
-func (h *pendingHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *pendingHeap) push(p pendingEvent) {
+	*h = append(*h, p)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+func (h *pendingHeap) pop() pendingEvent {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	q = q[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(q) && q.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(q) && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 func (rd *reader) errorf(format string, args ...any) error {
@@ -245,7 +274,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		line = buf
 	}
-	line = bytes.TrimRight(line, "\r\n")
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	return line, err
 }
 
@@ -407,7 +438,7 @@ func (f *fields) int() (int64, bool) {
 }
 
 // recordNames names the fields of each record type, for errors.
-var recordNames = map[byte][]string{
+var recordNames = [256][]string{
 	'1': {"cpu", "application", "task", "thread", "begin time", "end time", "state"},
 	'2': {"cpu", "application", "task", "thread", "time", "event type", "event value"},
 	'3': {"cpu", "application", "task", "thread", "logical send time", "physical send time",
@@ -477,8 +508,8 @@ func (rd *reader) who(appl, task, thread int64) (int, int32, error) {
 // flush adds rank r's pending events up to time t (all of them when all).
 func (rd *reader) flush(r int, t float64, all bool) error {
 	h := &rd.ranks[r].pending
-	for h.Len() > 0 && (all || (*h)[0].ev.Time <= t) {
-		p := heap.Pop(h).(pendingEvent)
+	for len(*h) > 0 && (all || (*h)[0].ev.Time <= t) {
+		p := h.pop()
 		if _, err := rd.b.Add(r, p.ev); err != nil {
 			return rd.errorf("%v", err)
 		}
@@ -503,7 +534,7 @@ func (rd *reader) add(r int, e tracefmt.Event) (int, error) {
 // time.
 func (rd *reader) later(r int, e tracefmt.Event) {
 	rd.seq++
-	heap.Push(&rd.ranks[r].pending, pendingEvent{seq: rd.seq, ev: e})
+	rd.ranks[r].pending.push(pendingEvent{seq: rd.seq, ev: e})
 }
 
 func (rd *reader) trailing(f *fields, what string) error {
