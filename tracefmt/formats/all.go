@@ -70,8 +70,8 @@ func All() []Format {
 		},
 		{
 			Name:        "dumpi",
-			Description: "SST DUMPI trace: the .meta with its PREFIX-NNNN.bin per rank (or one .bin), read only",
-			Extensions:  []string{".meta", ".bin"},
+			Description: "SST DUMPI trace: the .meta with its PREFIX-NNNN.bin per rank (or one .bin, by content), read only",
+			Extensions:  []string{".meta"},
 			Sniff:       dumpi.Sniff,
 			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
 				return dumpi.Read(path, r, dumpi.DirOpener(filepath.Dir(path)))
