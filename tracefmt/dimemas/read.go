@@ -366,8 +366,9 @@ func (rd *reader) globalOp(r int, args []string) error {
 	return err
 }
 
-// event: Extrae's MPI call types (50000000–50999999) and block
-// begin/end enter a state on a non-zero value and leave it on 0; other
+// event: Extrae's MPI call types (50000000–50999999) enter a state (the
+// MPI call Extrae numbers so, else "event T value V") on a non-zero value
+// and leave the type's open state on 0; other
 // types are markers with the value as their text.
 func (rd *reader) event(r int, typ, value int64) error {
 	if typ/1000000 != 50 && typ != 0 {
@@ -395,7 +396,11 @@ func (rd *reader) event(r int, typ, value int64) error {
 	k := [2]int64{typ, value}
 	s, ok := rd.states[k]
 	if !ok {
-		s = rd.b.State(fmt.Sprintf("event %d value %d", typ, value))
+		name := paraver.ExtraeMPIName(typ, value)
+		if name == "" {
+			name = fmt.Sprintf("event %d value %d", typ, value)
+		}
+		s = rd.b.State(name)
 		rd.states[k] = s
 	}
 	rd.open[r][typ] = s

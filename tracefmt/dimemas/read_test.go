@@ -57,7 +57,7 @@ func TestRing(t *testing.T) {
 			s.Ranks, s.Events, s.Messages, s.Collectives, tr.Timed)
 	}
 	want := []string{
-		"enter event 50000003 value 31, compute 0.0001s, leave event 50000003 value 31, send 1:7:1024 sync, recv 2:7:1024 req 1, compute 0.00025s, wait 1, " +
+		"enter MPI_Init, compute 0.0001s, leave MPI_Init, send 1:7:1024 sync, recv 2:7:1024 req 1, compute 0.00025s, wait 1, " +
 			"allreduce@MPI_COMM_WORLD root -1 8/8, bcast@MPI_COMM_WORLD root 0 64/0, marker event 60000019=3",
 		"recv 0:7:1024, compute 0.0002s, send 2:7:1024, allreduce@MPI_COMM_WORLD root -1 8/8, bcast@MPI_COMM_WORLD root 0 0/64, scatter@comm 5 root 1 32/0",
 		"recv 1:7:1024, send 0:7:1024, compute 5e-05s, allreduce@MPI_COMM_WORLD root -1 8/8, bcast@MPI_COMM_WORLD root 0 0/64, scatter@comm 5 root 1 0/16",

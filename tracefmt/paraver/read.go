@@ -335,14 +335,17 @@ func (rd *reader) state(k stateKey) tracefmt.StateID {
 		}
 		d.Source = tracefmt.SourceIDs{ID: int32(k.value), End: fromState}
 	} else {
-		et := rd.pcf.types[k.typ]
-		switch {
-		case et != nil && genericValue(et.values[k.value]) && et.name != "":
-			// A begin/end flag ("Application", "Flushing Traces"):
-			// its type names it.
-			name = et.name
-		case et != nil:
-			name = et.values[k.value]
+		if et := rd.pcf.types[k.typ]; et != nil {
+			if v, ok := et.values[k.value]; ok && genericValue(v) && et.name != "" {
+				// A begin/end flag ("Application", "Flushing
+				// Traces"): its type names it.
+				name = et.name
+			} else if ok {
+				name = v
+			}
+		}
+		if name == "" {
+			name = ExtraeMPIName(int64(k.typ), k.value)
 		}
 		if name == "" {
 			name = fmt.Sprintf("event %d value %d", k.typ, k.value)

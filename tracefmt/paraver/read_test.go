@@ -72,6 +72,8 @@ func TestHeaders(t *testing.T) {
 			"r0: enter Running@0 enter Running (thread 2)@10 leave Running (thread 2)@20 leave Running@30\n" +
 				"r1: send 2:0:4@12\n" +
 				"r2: enter Running@0 recv 1:0:4@25 leave Running@30\n"},
+		{"Extrae MPI values the .pcf does not name", "#Paraver (x):50_ns:1:1:1(1:1)\n2:1:1:1:1:10:50000001:3\n2:1:1:1:1:20:50000001:0:50000002:8\n2:1:1:1:1:30:50000002:0\n", tracefmt.Nanosecond,
+			"r0: enter MPI_Isend@10 leave MPI_Isend@20 enter MPI_Barrier@20 leave MPI_Barrier@30\n"},
 		{"open state and multiple pairs", "#Paraver (x):50_ns:1:1:1(1:1)\n1:1:1:1:1:10:-1:1\n2:1:1:1:1:20:50000001:1:50000001:2:77:3\n", tracefmt.Nanosecond,
 			"r0: enter Running@10 enter MPI_Send@20 leave MPI_Send@20 enter MPI_Recv@20 marker event 77=3@20 leave Running@50\n"},
 	}
