@@ -295,7 +295,7 @@ func (st *state) readRank(name string, rank int, r io.Reader) error {
 	if base == 0 {
 		base = wallOff
 	}
-	rd := &rankReader{st: st, s: s, rank: rank, reqs: map[int32]pending{}, persist: map[int32]*call{}, dups: map[int64]bool{commWorld: true}}
+	rd := &rankReader{st: st, s: s, rank: rank, reqs: map[int32]pending{}, sized: map[int]sizedBy{}, persist: map[int32]*call{}, dups: map[int64]bool{commWorld: true}}
 	for s.err == nil {
 		off := s.off
 		label := int(s.u16("a function label"))
@@ -414,8 +414,34 @@ func (rd *rankReader) trailer() error {
 		}
 	}
 	if n == 7 {
+		if sizes := idx(0); sizes > 0 {
+			if err := rd.datatypeSizes(at, sizes); err != nil {
+				return err
+			}
+		}
 		if addr := idx(1); addr > 0 {
 			return rd.functionNames(at, addr)
+		}
+	}
+	return nil
+}
+
+// datatypeSizes resizes the rank's point-to-point events by the
+// trailer's table of datatype sizes.
+func (rd *rankReader) datatypeSizes(at func(int64, int, string) ([]byte, error), off int64) error {
+	b, err := at(off, 4, "datatype sizes")
+	if err != nil {
+		return err
+	}
+	n := int64(binary.BigEndian.Uint32(b))
+	if _, err := at(off, int(4+4*min(n, maxArray)), "datatype sizes"); err != nil || n > maxArray {
+		return fmt.Errorf("%s: offset %d: expected %d datatype sizes, the trailer ends first", rd.s.name, off, n)
+	}
+	ev := rd.st.b.Trace().Ranks[rd.rank].Events
+	for i, s := range rd.sized {
+		if s.dt >= 0 && s.dt < n && s.count >= 0 {
+			ev[i].Size = s.count * int64(int32(binary.BigEndian.Uint32(b[4+4*s.dt:])))
+			ev[i].Size = max(ev[i].Size, 0)
 		}
 	}
 	return nil
@@ -448,6 +474,9 @@ func (rd *rankReader) functionNames(at func(int64, int, string) ([]byte, error),
 	return nil
 }
 
+// sizedBy is the count and datatype an event's bytes come from.
+type sizedBy struct{ count, dt int64 }
+
 // pending is a request that is not complete.
 type pending struct {
 	index int // the event's index in the rank's stream
@@ -461,6 +490,10 @@ type rankReader struct {
 	rank int
 	mask uint8
 	reqs map[int32]pending
+	// sized holds the point-to-point events whose bytes are a count of
+	// elements of a datatype, by event index: the trailer's datatype
+	// sizes replace the defaults.
+	sized map[int]sizedBy
 	// calls counts the calls of each function, checked against the
 	// footer's counts.
 	calls [labelEnter]uint32
@@ -613,9 +646,10 @@ func (rd *rankReader) special(c *call) []value {
 	return nil
 }
 
-// typeSizes are the sizes of DUMPI's predefined datatypes (64-bit Linux),
-// by DUMPI's datatype index.
-var typeSizes = []int64{0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8, 16, 8, 8, 8, 1, 0, 0, 8, 16, 16, 8, 8, 32}
+// typeSizes are the sizes (MPI_Type_size: data bytes, no padding) of
+// DUMPI's predefined datatypes on 64-bit Linux, by DUMPI's datatype index,
+// used until a rank's trailer gives its own table.
+var typeSizes = []int64{0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8, 16, 8, 8, 8, 1, 0, 0, 8, 12, 12, 6, 8, 20}
 
 // size returns count elements of datatype dt in bytes (user types, whose
 // size the trace's trailer would give, count as bytes).
@@ -699,8 +733,11 @@ func (rd *rankReader) send(t float64, count, dt, dest, tag, comm int64, flags tr
 		e.SetRequest(int64(req))
 	}
 	i, err := rd.add(e)
-	if err == nil && flags.Has(tracefmt.FlagNonBlocking) {
-		rd.reqs[req] = pending{index: i}
+	if err == nil {
+		rd.sized[i] = sizedBy{count, dt}
+		if flags.Has(tracefmt.FlagNonBlocking) {
+			rd.reqs[req] = pending{index: i}
+		}
 	}
 	return err
 }
@@ -710,9 +747,9 @@ func (rd *rankReader) recv(t float64, count, dt, src, tag, comm int64, st []stat
 	if src == procNull {
 		return nil
 	}
-	sz := size(count, dt)
+	sz, fromStatus := size(count, dt), false
 	if len(st) > 0 && !flags.Has(tracefmt.FlagNonBlocking) {
-		sz = int64(st[0].bytes)
+		sz, fromStatus = int64(st[0].bytes), true
 		if src == anySource {
 			src, flags = int64(st[0].source), flags|tracefmt.FlagAnySource
 		}
@@ -737,8 +774,13 @@ func (rd *rankReader) recv(t float64, count, dt, src, tag, comm int64, st []stat
 		e.SetRequest(int64(req))
 	}
 	i, err := rd.add(e)
-	if err == nil && flags.Has(tracefmt.FlagNonBlocking) {
-		rd.reqs[req] = pending{index: i, recv: true}
+	if err == nil {
+		if !fromStatus {
+			rd.sized[i] = sizedBy{count, dt}
+		}
+		if flags.Has(tracefmt.FlagNonBlocking) {
+			rd.reqs[req] = pending{index: i, recv: true}
+		}
 	}
 	return err
 }
@@ -762,6 +804,7 @@ func (rd *rankReader) complete(t float64, req int32, st *status, test bool) erro
 		}
 		if st.bytes >= 0 {
 			e.Size = int64(st.bytes)
+			delete(rd.sized, p.index)
 		}
 	}
 	w := tracefmt.Wait(t, int64(req))

@@ -137,3 +137,29 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDatatypeSizes: the trailer's datatype sizes size the messages
+// (rank 0's table patched to make MPI_INT, index 9, 8 bytes).
+func TestDatatypeSizes(t *testing.T) {
+	files := sampleFiles(t)
+	b := bytes.Clone(files["testtrace-0000.bin"])
+	const int9 = 0xadc + 4*9
+	if b[int9+3] != 4 {
+		t.Fatalf("sample's MPI_INT size is %d, not 4", b[int9+3])
+	}
+	b[int9+3] = 8
+	files["testtrace-0000.bin"] = b
+	tr, err := files.read("testtrace.meta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, e := range tr.Ranks[0].Events {
+		if e.Kind == tracefmt.KindSend {
+			sizes = append(sizes, e.Size)
+		}
+	}
+	if len(sizes) != 1 || sizes[0] != 8 {
+		t.Errorf("rank 0's sends of one MPI_INT: %v bytes, want [8]", sizes)
+	}
+}
