@@ -99,7 +99,8 @@ func Read(path string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 	t := b.Trace()
 	t.Format = "dumpi"
 	t.SetAttr("dumpi.version", fmt.Sprintf("%d.%d.%d", m.version[0], m.version[1], m.version[2]))
-	st := &state{b: b, m: m, states: map[string]tracefmt.StateID{}}
+	st := &state{b: b, m: m, states: map[string]tracefmt.StateID{},
+		creates: make([][]create, m.ranks), fixes: make([][]fix, m.ranks)}
 	for rank := 0; rank < m.ranks; rank++ {
 		file := fmt.Sprintf("%s-%04d.bin", m.prefix, rank)
 		f, err := open(file)
@@ -111,6 +112,9 @@ func Read(path string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if err := st.resolveComms(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if st.unmapped > 0 {
 		t.SetAttr("dumpi.unmapped_comm_events", strconv.Itoa(st.unmapped))
@@ -177,6 +181,10 @@ func readMeta(name string, r io.Reader) (*meta, error) {
 
 // state is what a read keeps across ranks.
 type state struct {
+	// creates and fixes hold per rank the communicators it created and
+	// its events on communicators not yet resolved.
+	creates    [][]create
+	fixes      [][]fix
 	b          *tracefmt.Builder
 	m          *meta
 	states     map[string]tracefmt.StateID
@@ -295,7 +303,7 @@ func (st *state) readRank(name string, rank int, r io.Reader) error {
 	if base == 0 {
 		base = wallOff
 	}
-	rd := &rankReader{st: st, s: s, rank: rank, reqs: map[int32]pending{}, sized: map[int]sizedBy{}, persist: map[int32]*call{}, dups: map[int64]bool{commWorld: true}}
+	rd := &rankReader{st: st, s: s, rank: rank, reqs: map[int32]pending{}, sized: map[int]sizedBy{}, persist: map[int32]*call{}, dups: map[int64]bool{commWorld: true}, gen: map[int64]int{}}
 	for s.err == nil {
 		off := s.off
 		label := int(s.u16("a function label"))
@@ -474,6 +482,37 @@ func (rd *rankReader) functionNames(at func(int64, int, string) ([]byte, error),
 	return nil
 }
 
+// commKey is a rank's communicator handle in one generation.
+type commKey struct {
+	h   int64
+	gen int
+}
+
+// create is a communicator a rank created: MPI_Comm_dup, _split (colour
+// and key) or _create (whose group's members the trace does not give).
+type create struct {
+	kind       string
+	old, new   commKey
+	color, key int64
+}
+
+// Kinds of events fixed once communicators are resolved.
+const (
+	fixPeer   = iota // a send's or receive's peer
+	fixColl          // a collective's communicator and root
+	fixRooted        // a bcast or reduce: also who sends and receives n bytes
+)
+
+// fix is an event on a communicator whose members were not known when
+// it was read.
+type fix struct {
+	index int
+	comm  commKey
+	local int64
+	kind  uint8
+	n     int64
+}
+
 // sizedBy is the count and datatype an event's bytes come from.
 type sizedBy struct{ count, dt int64 }
 
@@ -503,6 +542,7 @@ type rankReader struct {
 	// dups are the communicators that are MPI_COMM_WORLD or a duplicate
 	// of it.
 	dups map[int64]bool
+	gen  map[int64]int
 }
 
 // fields decodes a record's arguments by its function's layout.
@@ -668,13 +708,25 @@ func size(count, dt int64) int64 {
 // on other communicators (whose members the trace does not record) the
 // local rank is kept and counted.
 func (rd *rankReader) world(comm, local int64) int {
-	switch {
-	case comm == commSelf:
+	if comm == commSelf {
 		return rd.rank
-	case !rd.dups[comm]:
-		rd.st.unmapped++
 	}
 	return int(local)
+}
+
+// known reports whether ranks on comm are world ranks as read: on
+// MPI_COMM_WORLD, its duplicates and MPI_COMM_SELF. Events on other
+// communicators are fixed once every rank is read (resolveComms).
+func (rd *rankReader) known(comm int64) bool { return comm == commSelf || rd.dups[comm] }
+
+// key names communicator handle h as it is now (handles may be reused
+// after MPI_Comm_free: each creation starts a new generation).
+func (rd *rankReader) key(h int64) commKey { return commKey{h, rd.gen[h]} }
+
+// defer records an event on a communicator whose members are not known
+// yet: local is the peer's or root's rank in it.
+func (rd *rankReader) deferTo(index int, comm, local int64, kind uint8, n int64) {
+	rd.st.fixes[rd.rank] = append(rd.st.fixes[rd.rank], fix{index: index, comm: rd.key(comm), local: local, kind: kind, n: n})
 }
 
 // state returns the state of an MPI function.
@@ -723,7 +775,10 @@ func (rd *rankReader) send(t float64, count, dt, dest, tag, comm int64, flags tr
 	if dest == procNull {
 		return nil
 	}
-	p := rd.world(comm, dest)
+	p := rd.rank // until the communicator's members are known
+	if rd.known(comm) {
+		p = rd.world(comm, dest)
+	}
 	if !rd.peerOK(p) {
 		return fmt.Errorf("send to rank %d outside 0..%d", p, rd.st.m.ranks-1)
 	}
@@ -734,6 +789,9 @@ func (rd *rankReader) send(t float64, count, dt, dest, tag, comm int64, flags tr
 	}
 	i, err := rd.add(e)
 	if err == nil {
+		if !rd.known(comm) {
+			rd.deferTo(i, comm, dest, fixPeer, 0)
+		}
 		rd.sized[i] = sizedBy{count, dt}
 		if flags.Has(tracefmt.FlagNonBlocking) {
 			rd.reqs[req] = pending{index: i}
@@ -762,7 +820,7 @@ func (rd *rankReader) recv(t float64, count, dt, src, tag, comm int64, st []stat
 		// Filled in by the wait's status; a guess until then.
 		flags |= tracefmt.FlagAnySource
 		rd.st.anySources++
-	} else {
+	} else if rd.known(comm) {
 		peer = rd.world(comm, src)
 	}
 	if !rd.peerOK(peer) {
@@ -775,6 +833,9 @@ func (rd *rankReader) recv(t float64, count, dt, src, tag, comm int64, st []stat
 	}
 	i, err := rd.add(e)
 	if err == nil {
+		if !rd.known(comm) && src != anySource {
+			rd.deferTo(i, comm, src, fixPeer, 0)
+		}
 		if !fromStatus {
 			rd.sized[i] = sizedBy{count, dt}
 		}
@@ -842,13 +903,39 @@ func (rd *rankReader) completeAll(t float64, reqs []int32, indices []int32, st [
 // collective adds a collective on comm with the rank's bytes.
 func (rd *rankReader) collective(t float64, op tracefmt.CollOp, root, comm, sent, recvd int64) error {
 	r := -1
-	if op.Rooted() {
+	if op.Rooted() && rd.known(comm) {
 		r = rd.world(comm, root)
 		if !rd.peerOK(r) {
 			return fmt.Errorf("%s root %d outside 0..%d", op, r, rd.st.m.ranks-1)
 		}
 	}
-	_, err := rd.add(tracefmt.Collective(t, op, r, 0, max(sent, 0), max(recvd, 0)))
+	i, err := rd.add(tracefmt.Collective(t, op, r, 0, max(sent, 0), max(recvd, 0)))
+	if err == nil && !rd.known(comm) {
+		rd.deferTo(i, comm, root, fixColl, 0)
+	}
+	return err
+}
+
+// rootedSizes adds a broadcast (the root sends n, the others receive
+// it) or a reduce (all send n, the root receives it), deciding who the
+// root is once the communicator's members are known when they are not.
+func (rd *rankReader) rootedSizes(t float64, op tracefmt.CollOp, n, root, comm int64) error {
+	if rd.known(comm) {
+		isRoot := rd.world(comm, root) == rd.rank
+		switch {
+		case op == tracefmt.OpBcast && isRoot:
+			return rd.collective(t, op, root, comm, n, 0)
+		case op == tracefmt.OpBcast:
+			return rd.collective(t, op, root, comm, 0, n)
+		case isRoot:
+			return rd.collective(t, op, root, comm, n, n)
+		}
+		return rd.collective(t, op, root, comm, n, 0)
+	}
+	i, err := rd.add(tracefmt.Collective(t, op, -1, 0, 0, 0))
+	if err == nil {
+		rd.deferTo(i, comm, root, fixRooted, n)
+	}
 	return err
 }
 
@@ -921,24 +1008,24 @@ func (rd *rankReader) mpi(c *call, fn string) error {
 		}
 	case "Waitsome", "Testsome":
 		return rd.completeAll(t1, c.arr(1), c.arr(3), c.stat(4), fn == "Testsome")
-	case "Comm_dup":
-		if rd.dups[c.i(0)] {
-			rd.dups[c.i(1)] = true
+	case "Comm_dup", "Comm_split", "Comm_create":
+		// old communicator first, new one last; a split's colour and key
+		// between.
+		old, nw := c.i(0), c.i(len(c.vals)-1)
+		cr := create{kind: fn, old: rd.key(old)}
+		if fn == "Comm_split" {
+			cr.color, cr.key = c.i(1), c.i(2)
 		}
+		rd.gen[nw]++
+		cr.new = rd.key(nw)
+		rd.dups[nw] = fn == "Comm_dup" && rd.dups[old]
+		rd.st.creates[rd.rank] = append(rd.st.creates[rd.rank], cr)
 	case "Barrier":
 		return rd.collective(t0, tracefmt.OpBarrier, -1, c.i(0), 0, 0)
 	case "Bcast":
-		n := size(c.i(0), c.i(1))
-		if rd.world(c.i(3), c.i(2)) == rd.rank {
-			return rd.collective(t0, tracefmt.OpBcast, c.i(2), c.i(3), n, 0)
-		}
-		return rd.collective(t0, tracefmt.OpBcast, c.i(2), c.i(3), 0, n)
+		return rd.rootedSizes(t0, tracefmt.OpBcast, size(c.i(0), c.i(1)), c.i(2), c.i(3))
 	case "Reduce":
-		n, recvd := size(c.i(0), c.i(1)), int64(0)
-		if rd.world(c.i(4), c.i(3)) == rd.rank {
-			recvd = n
-		}
-		return rd.collective(t0, tracefmt.OpReduce, c.i(3), c.i(4), n, recvd)
+		return rd.rootedSizes(t0, tracefmt.OpReduce, size(c.i(0), c.i(1)), c.i(3), c.i(4))
 	case "Allreduce":
 		n := size(c.i(0), c.i(1))
 		return rd.collective(t0, tracefmt.OpAllreduce, -1, c.i(3), n, n)
