@@ -93,7 +93,7 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 		rd.line++
 		s := sc.Text()
 		s, inComment = stripComments(s, inComment)
-		f := strings.Fields(strings.ReplaceAll(s, ":", " : "))
+		f := strings.Fields(punct.Replace(s))
 		if len(f) == 0 {
 			continue
 		}
@@ -173,6 +173,10 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 	}
 	return t, nil
 }
+
+// punct spaces out the punctuation txt2bin needs no space around
+// ("l1:send", "rank 0{").
+var punct = strings.NewReplacer(":", " : ", "{", " { ", "}", " } ")
 
 // at returns f[i], or "".
 func at(f []string, i int) string {

@@ -89,6 +89,8 @@ func TestOrder(t *testing.T) {
 			"r0: isend(1)>1:0:8 irecv(2)<1:2:4 wait(2) calc 5 waitall\nr1: isend(1)>0:2:4 irecv(2)<0:0:8 waitall\n"},
 		{"chain", "num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\nc: calc 3\na requires c\nc requires b\n}\n",
 			"r0: calc 2 calc 3 calc 1\n"},
+		{"tight punctuation", "num_ranks 2\nrank 0{\nl1:send 2b to 1\n}\nrank 1 {\nl1 :recv 2b from 0\n}\n",
+			"r0: isend(1)>1:0:2 waitall\nr1: irecv(1)<0:0:2 waitall\n"},
 		{"comments", "// header\nnum_ranks 2 /* two */\nrank 1 {\n/* multi\nline */ l1: recv 1b from -1 tag 4 // any source\n}\nrank 0 {\nsend 1b to 1 tag 4\n}\n",
 			"r0: isend(1)>1:4:1 waitall\nr1: irecv(1)<0:4:1* waitall\n"},
 	}
