@@ -14,7 +14,11 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
+	"github.com/tracesim/tracesim/tracefmt/dimemas"
+	"github.com/tracesim/tracesim/tracefmt/dumpi"
+	"github.com/tracesim/tracesim/tracefmt/goal"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
+	"github.com/tracesim/tracesim/tracefmt/paraver"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -52,6 +56,29 @@ func All() []Format {
 			Timed: true,
 		},
 		{
+			Name:        "paraver",
+			Description: "Paraver trace (Extrae, BSC tools): the .prv with its .pcf and .row beside it",
+			Extensions:  []string{".prv"},
+			Sniff:       paraver.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				return paraver.Read(path, r, paraver.DirOpener(filepath.Dir(path)))
+			},
+			Write: func(path string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
+				return paraver.Write(path, w, t, paraver.Creator(archiveFiles(filepath.Dir(path))))
+			},
+			Timed: true,
+		},
+		{
+			Name:        "dumpi",
+			Description: "SST DUMPI trace: the .meta with its PREFIX-NNNN.bin per rank (or one .bin, by content), read only",
+			Extensions:  []string{".meta"},
+			Sniff:       dumpi.Sniff,
+			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
+				return dumpi.Read(path, r, dumpi.DirOpener(filepath.Dir(path)))
+			},
+			Timed: true,
+		},
+		{
 			Name:        "clog",
 			Description: "MPE 1.x CLOG binary log (MPICH-1), read only",
 			Extensions:  []string{".clog"},
@@ -76,6 +103,20 @@ func All() []Format {
 			Sniff:       alog.Sniff,
 			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return alog.Read(r) },
 			Timed:       true,
+		},
+		{
+			Name:        "dimemas",
+			Description: "Dimemas trace (.dim, BSC's replay simulator; untimed: bursts, messages, global operations), read only",
+			Extensions:  []string{".dim"},
+			Sniff:       dimemas.Sniff,
+			Read:        dimemas.Read,
+		},
+		{
+			Name:        "goal",
+			Description: "LogGOPSim GOAL schedule (text: send/recv/calc with requires/irequires), read only",
+			Extensions:  []string{".goal"},
+			Sniff:       goal.Sniff,
+			Read:        goal.Read,
 		},
 		{
 			Name:        "ti",

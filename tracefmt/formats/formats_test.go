@@ -135,7 +135,7 @@ func TestTableIsConsistent(t *testing.T) {
 			t.Errorf("%s claims arbitrary text", f.Name)
 		}
 	}
-	if got := strings.Join(Names(true), ","); got != "clog2,otf2,tsim,ti" {
+	if got := strings.Join(Names(true), ","); got != "clog2,otf2,paraver,tsim,ti" {
 		t.Errorf("writable formats %s", got)
 	}
 }

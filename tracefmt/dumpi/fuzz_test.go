@@ -1,0 +1,35 @@
+package dumpi
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzRank reads a one-rank trace whose .bin is the fuzzer's bytes
+// (seeded with the sample's four): a trace or an error naming the file,
+// never a panic.
+func FuzzRank(f *testing.F) {
+	for i := 0; i < 4; i++ {
+		if b, err := os.ReadFile(filepath.Join(sampleDir, "testtrace-000"+string(rune('0'+i))+".bin")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, bin []byte) {
+		m := memFiles{"t.meta": []byte("numprocs=4\nfileprefix=t\nversion=1\n")}
+		for i := 0; i < 4; i++ {
+			m["t-000"+string(rune('0'+i))+".bin"] = bin
+		}
+		tr, err := m.read("t.meta")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "t") {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

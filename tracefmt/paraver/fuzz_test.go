@@ -1,0 +1,42 @@
+package paraver
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRead feeds arbitrary .prv bytes (seeded with the Extrae sample and
+// the header variants) with the sample's .pcf: the reader returns a trace
+// or an error naming the file, never panics, and what it reads writes
+// back stably.
+func FuzzRead(f *testing.F) {
+	pcfBytes := []byte(testPCF)
+	if b, err := os.ReadFile(filepath.Join(externalDir, "qsort_beo3.prv")); err == nil {
+		f.Add(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(externalDir, "qsort_beo3.pcf")); err == nil {
+		pcfBytes = b
+	}
+	f.Add([]byte("#Paraver (01/02/2024 at 10:00):1000_us:1(4):2:2(2:1,1:1):1(1:1)\n1:1:1:1:1:0:30:1\n3:1:1:2:1:12:12:3:2:1:1:25:25:4:0\n"))
+	f.Add([]byte("#Paraver (x):50_ns:1:1:1(1:1),1\nc:1:3:1:1\n4:1:1:1:1:2:3:8:0:1:1\n2:1:1:1:1:20:50000001:1:50000001:2:77:3\n"))
+	f.Fuzz(func(t *testing.T, prv []byte) {
+		fs := files{"out.prv": prv, "out.pcf": pcfBytes}
+		tr, err := Read("out.prv", bytes.NewReader(prv), fs.open)
+		if err != nil {
+			if !bytes.HasPrefix([]byte(err.Error()), []byte("out.prv")) {
+				t.Fatalf("error without the file name: %v", err)
+			}
+			return
+		}
+		if err := tr.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		w1 := write(t, tr)
+		w2 := write(t, w1.read(t))
+		if !bytes.Equal(w1["out.prv"], w2["out.prv"]) || !bytes.Equal(w1["out.pcf"], w2["out.pcf"]) {
+			t.Fatalf("written again differs:\n%s\nthen\n%s", w1["out.prv"], w2["out.prv"])
+		}
+	})
+}

@@ -1,0 +1,128 @@
+package paraver
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// describe lists each rank's events as "kind name@time".
+func describe(tr *tracefmt.Trace) string {
+	var b strings.Builder
+	for r := range tr.Ranks {
+		fmt.Fprintf(&b, "r%d:", r)
+		for _, e := range tr.Ranks[r].Events {
+			switch e.Kind {
+			case tracefmt.KindEnter, tracefmt.KindLeave:
+				fmt.Fprintf(&b, " %s %s@%g", e.Kind, tr.StateName(e.State()), e.Time)
+			case tracefmt.KindSend, tracefmt.KindRecv:
+				fmt.Fprintf(&b, " %s %d:%d:%d@%g", e.Kind, e.Peer, e.Tag, e.Size, e.Time)
+			case tracefmt.KindCollective:
+				fmt.Fprintf(&b, " coll %s root %d %d/%d@%g", e.Op(), e.Root(), e.Size, e.RecvBytes(), e.Time)
+			case tracefmt.KindMarker:
+				fmt.Fprintf(&b, " marker %s=%s@%g", tr.Markers[e.Marker()].Name, tr.Text(&e), e.Time)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+const testPCF = `STATES
+0    Idle
+1    Running
+3    Waiting a message
+
+STATES_COLOR
+1    {0,0,255}
+
+EVENT_TYPE
+9   50000001    MPI Point-to-point
+VALUES
+2   MPI_Recv
+1   MPI_Send
+0   End
+
+EVENT_TYPE
+0  42000050 Instructions completed
+`
+
+// TestHeaders reads the header variants: old (node count only, ",comms"
+// after the tasks), current (_ns, CPUs per node), several applications,
+// several threads per task.
+func TestHeaders(t *testing.T) {
+	tests := []struct {
+		name, prv string
+		unit      tracefmt.Unit
+		want      string
+	}{
+		{"old", "#Paraver (26/01/04 at 16:35):200:2:1:2(1:1,1:2),1\nc:1:7:2:1:2\n" +
+			"1:1:1:1:1:0:100:1\n2:1:1:1:1:100:50000001:1\n3:1:1:1:1:100:110:2:1:2:1:105:150:64:7\n" +
+			"1:2:1:2:1:0:105:1\n1:2:1:2:1:105:150:3\n2:1:1:1:1:120:50000001:0:42000050:99\n4:1:1:1:1:160:7:8:0:1:0\n4:2:1:2:1:160:7:0:8:1:0\n",
+			tracefmt.Microsecond,
+			"r0: enter Running@0 leave Running@100 enter MPI_Send@100 send 1:7:64@100 leave MPI_Send@120 marker Instructions completed=99@120 coll bcast root 0 8/0@160\n" +
+				"r1: enter Running@0 leave Running@105 enter Waiting a message@105 recv 0:7:64@150 leave Waiting a message@150 coll bcast root 0 0/8@160\n"},
+		{"current", "#Paraver (01/02/2024 at 10:00):1000_ns:2(2,2):1:2(1:1,1:2),1\nc:1:1:2:1:2\n" +
+			"2:1:1:1:1:5:50000001:2\n2:1:1:1:1:9:50000001:0\n", tracefmt.Nanosecond,
+			"r0: enter MPI_Recv@5 leave MPI_Recv@9\nr1:\n"},
+		{"applications and threads", "#Paraver (01/02/2024 at 10:00):1000_us:1(4):2:2(2:1,1:1):1(1:1)\n" +
+			"1:1:1:1:1:0:30:1\n1:1:1:1:2:10:20:1\n3:1:1:2:1:12:12:3:2:1:1:25:25:4:0\n1:3:2:1:1:0:30:1\n", tracefmt.Microsecond,
+			"r0: enter Running@0 enter Running (thread 2)@10 leave Running (thread 2)@20 leave Running@30\n" +
+				"r1: send 2:0:4@12\n" +
+				"r2: enter Running@0 recv 1:0:4@25 leave Running@30\n"},
+		{"Extrae MPI values the .pcf does not name", "#Paraver (x):50_ns:1:1:1(1:1)\n2:1:1:1:1:10:50000001:3\n2:1:1:1:1:20:50000001:0:50000002:8\n2:1:1:1:1:30:50000002:0\n", tracefmt.Nanosecond,
+			"r0: enter MPI_Isend@10 leave MPI_Isend@20 enter MPI_Barrier@20 leave MPI_Barrier@30\n"},
+		{"open state and multiple pairs", "#Paraver (x):50_ns:1:1:1(1:1)\n1:1:1:1:1:10:-1:1\n2:1:1:1:1:20:50000001:1:50000001:2:77:3\n", tracefmt.Nanosecond,
+			"r0: enter Running@10 enter MPI_Send@20 leave MPI_Send@20 enter MPI_Recv@20 marker event 77=3@20 leave Running@50\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := files{"out.prv": []byte(tc.prv), "out.pcf": []byte(testPCF)}
+			tr := f.read(t)
+			if got := describe(tr); got != tc.want || tr.Unit != tc.unit {
+				t.Errorf("unit %v, events\n%s\nwant unit %v,\n%s", tr.Unit, got, tc.unit, tc.want)
+			}
+		})
+	}
+}
+
+// TestErrors: a rejected .prv names the file, the line and what was
+// expected there.
+func TestErrors(t *testing.T) {
+	const hdr = "#Paraver (01/02/2024 at 10:00):1000_ns:1(2):1:2(1:1,1:1),1\n"
+	tests := []struct{ name, prv, want string }{
+		{"empty", "", "out.prv:1: expected the #Paraver header, got an empty file"},
+		{"not paraver", "hello\n", `out.prv:1: expected a header starting "#Paraver ", got "hello"`},
+		{"ftime", "#Paraver (d):12x:1:1:1(1:1)\n", `out.prv:1: expected the final time (an integer, optionally _ns or _us), got "12x"`},
+		{"applications", "#Paraver (d):12:1:2:1(1:1)\n", "out.prv:1: header declares 2 applications but lists 1"},
+		{"tasks", "#Paraver (d):12:1:1:2(1:1)\n", "out.prv:1: application 1: declares 2 tasks but lists 1"},
+		{"record type", hdr + "7:1:1:1:1:0\n", `out.prv:2: expected a record 1: (state), 2: (event), 3: (communication), 4: (global operation) or c: (communicator), got "7:1:1:1:1:0"`},
+		{"field", hdr + "1:1:1:1:1:0:x:1\n", `out.prv:2: record 1: expected field 6 (end time) as an integer, got "1:1:1:1:1:0:x:1"`},
+		{"task", hdr + "\n1:1:1:3:1:0:5:1\n", "out.prv:3: task 3 outside application 1's 1..2"},
+		{"thread", hdr + "1:1:1:1:2:0:5:1\n", "out.prv:2: thread 2 outside task 1's 1..1"},
+		{"backwards state", hdr + "1:1:1:1:1:9:5:1\n", "out.prv:2: state from 9 to 5: expected 0 ≤ begin ≤ end"},
+		{"event value", hdr + "2:1:1:1:1:9:5:1:6\n", `out.prv:2: expected an event value after type 6, got ""`},
+		{"comm", hdr + "4:1:1:1:1:9:5:1:1:0:0\n", "out.prv:2: communicator 5 not defined by a c: line"},
+		{"trailing", hdr + "3:1:1:1:1:0:0:1:1:2:1:3:3:4:0:9\n", `out.prv:2: expected the end of the communication record, got "9"`},
+		{"comm tasks", hdr + "c:1:5:3:1:2\n", `out.prv:2: communicator 5: expected 3 tasks, got "1:5:3:1:2"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := files{"out.prv": []byte(tc.prv)}
+			_, err := Read("out.prv", strings.NewReader(tc.prv), f.open)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v\nwant  %s", err, tc.want)
+			}
+		})
+	}
+	t.Run("pcf", func(t *testing.T) {
+		f := files{"out.prv": []byte(hdr), "out.pcf": []byte("STATES\n0 Idle\nx Running\n")}
+		_, err := Read("out.prv", strings.NewReader(hdr), f.open)
+		want := `out.pcf:3: expected a state value then its name in STATES, got "x Running"`
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v\nwant  %s", err, want)
+		}
+	})
+}
