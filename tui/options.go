@@ -81,6 +81,9 @@ type Options struct {
 	// Progress records the student's progress through Lesson (the class
 	// server's database); nil records nothing.
 	Progress learn.Progress
+	// StartTab names the tab shown first (a teacher's Class tab); ""
+	// means the first one, or the Learn tab with a Lesson.
+	StartTab string
 }
 
 // SimBudget bounds the simulations of one session: the application stops
