@@ -69,12 +69,17 @@ func sortName(s int) string {
 	return "name"
 }
 
-// Messages of the tab's refresh loop, addressed to one view so that a
-// view rebuilt by the application does not run a second loop.
+// Messages of the tab's refresh loop, addressed to one view and one
+// loop of it (gen), so that a view rebuilt by the application, or Init
+// called again, never leaves two loops running.
 type (
-	refreshMsg struct{ owner *Model }
-	classMsg   struct {
+	refreshMsg struct {
+		owner *Model
+		gen   int
+	}
+	classMsg struct {
 		owner    *Model
+		gen      int
 		students []classdb.Student
 		online   map[string]bool
 		err      error
@@ -88,7 +93,7 @@ type Model struct {
 	keys   KeyMap
 	opts   Options
 
-	running  bool
+	gen      int               // the refresh loop running; Init starts a new one
 	fetched  []classdb.Student // as read: by name
 	students []classdb.Student // in display order
 	online   map[string]bool
@@ -121,21 +126,23 @@ func New(c *component.Common, o Options) *Model {
 	return &Model{common: c, keys: DefaultKeyMap(), opts: o}
 }
 
-// Init implements component.Model: it starts the refresh loop, once.
+// Init implements component.Model: it starts the refresh loop, ending
+// any loop started before (the application may drop the command of an
+// Init and call it again).
 func (m *Model) Init() tea.Cmd {
-	if m.running || m.opts.Source == nil {
+	if m.opts.Source == nil {
 		return nil
 	}
-	m.running = true
+	m.gen++
 	return m.read()
 }
 
 // read reads the class in the background.
 func (m *Model) read() tea.Cmd {
-	src, online, ctx, now := m.opts.Source, m.opts.Online, m.opts.Context, m.opts.Now
+	src, online, ctx, now, gen := m.opts.Source, m.opts.Online, m.opts.Context, m.opts.Now, m.gen
 	return func() tea.Msg {
 		st, err := src(ctx)
-		msg := classMsg{owner: m, students: st, err: err, at: now()}
+		msg := classMsg{owner: m, gen: gen, students: st, err: err, at: now()}
 		if online != nil {
 			msg.online = online()
 		}
@@ -162,7 +169,7 @@ func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case classMsg:
-		if msg.owner != m {
+		if msg.owner != m || msg.gen != m.gen {
 			return m, nil
 		}
 		m.reads++
@@ -174,9 +181,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		if m.opts.Context.Err() != nil {
 			return m, nil
 		}
-		return m, tea.Tick(m.opts.Refresh, func(time.Time) tea.Msg { return refreshMsg{m} })
+		gen := m.gen
+		return m, tea.Tick(m.opts.Refresh, func(time.Time) tea.Msg { return refreshMsg{m, gen} })
 	case refreshMsg:
-		if msg.owner != m || m.opts.Context.Err() != nil {
+		if msg.owner != m || msg.gen != m.gen || m.opts.Context.Err() != nil {
 			return m, nil
 		}
 		return m, m.read()
@@ -364,7 +372,11 @@ func (m *Model) summary(now time.Time) string {
 			done++
 		}
 	}
-	parts := []string{st.Bold.Render(fmt.Sprintf("%d students", len(m.students)))}
+	noun := "students"
+	if len(m.students) == 1 {
+		noun = "student"
+	}
+	parts := []string{st.Bold.Render(fmt.Sprintf("%d %s", len(m.students), noun))}
 	if m.online != nil {
 		n := 0
 		for _, s := range m.students {
