@@ -64,8 +64,8 @@ func runClass(e *env, args []string) int {
 		w.Flush()
 		err = w.Error()
 	default:
-		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "student\tlesson\tstep\tfinished\tsolved\tright\twrong\t")
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "student\tlesson\tstep\tfinished\tsolved\tright\twrong")
 		for _, r := range rows {
 			name := r.Name
 			if name == "" {
@@ -75,7 +75,7 @@ func runClass(e *env, args []string) int {
 			if r.Lesson != "" {
 				step = fmt.Sprintf("%d/%d", r.Step, r.Steps)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%d\t\n", name, r.Lesson, step, r.Finished, r.Solved, r.Right, r.Wrong)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%d\t%d\t%d\n", name, r.Lesson, step, r.Finished, r.Solved, r.Right, r.Wrong)
 		}
 		err = tw.Flush()
 	}
