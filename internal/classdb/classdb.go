@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -63,6 +64,11 @@ func Open(file string, o Options) (*DB, error) {
 	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)"
 	if o.ReadOnly {
+		// SQLite's own message for a missing file is "unable to open
+		// database file": say which and why.
+		if _, err := os.Stat(file); err != nil {
+			return nil, d.wrap("open", err)
+		}
 		r, err := sql.Open("sqlite", "file:"+file+"?mode=ro&"+pragmas)
 		if err != nil {
 			return nil, d.wrap("open", err)

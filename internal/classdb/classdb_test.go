@@ -267,7 +267,7 @@ func TestOpenErrors(t *testing.T) {
 		want       string
 	}{
 		{"question mark", filepath.Join(dir, "a?b.db"), Options{}, "may not contain ? or #"},
-		{"missing for reading", filepath.Join(dir, "none.db"), Options{ReadOnly: true}, "none.db"},
+		{"missing for reading", filepath.Join(dir, "none.db"), Options{ReadOnly: true}, "none.db: no such file or directory"},
 		{"no directory", filepath.Join(dir, "no", "such", "c.db"), Options{}, "c.db"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
