@@ -16,6 +16,7 @@ import (
 	"github.com/tracesim/tracesim/tui"
 	"github.com/tracesim/tracesim/views/class"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/learn"
 )
 
 // ClassTab is the name of the teacher's Class tab.
@@ -192,6 +193,8 @@ type studentProgress struct {
 	class *classroom
 	log   *slog.Logger
 }
+
+var _ learn.Progress = (*studentProgress)(nil)
 
 // Reached implements learn.Progress.
 func (p *studentProgress) Reached(l string, step int) {
