@@ -282,3 +282,19 @@ func TestOpenErrors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkAnswered measures one recorded answer: a transaction committed
+// to disk (synchronous=FULL), which the Learn tab waits for.
+func BenchmarkAnswered(b *testing.B) {
+	d, err := Open(filepath.Join(b.TempDir(), "class.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		if err := d.Answered(ctx, "SHA256:a", "ring", i%5, "42", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
