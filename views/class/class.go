@@ -27,7 +27,7 @@ import (
 
 // Defaults for the zero values of Options.
 const (
-	DefaultRefresh    = 500 * time.Millisecond
+	DefaultRefresh    = 250 * time.Millisecond
 	DefaultStuckAfter = 5 * time.Minute
 )
 
