@@ -159,6 +159,11 @@ func New(opts Options) *Model {
 		m.views = make([]component.Model, len(m.tabs))
 		m.active = m.lesson.tab
 	}
+	for i, t := range m.tabs {
+		if opts.StartTab != "" && t.Name == opts.StartTab {
+			m.active = i
+		}
+	}
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.

@@ -100,6 +100,9 @@ type Options struct {
 	// (lesson.Solve): a server computes them once for all its sessions.
 	// Nil computes them in the background for the session.
 	LessonAnswers []*lesson.Expected
+	// StartTab names the tab shown first (a teacher's Class tab); ""
+	// means the first one, or the Learn tab with a Lesson.
+	StartTab string
 }
 
 // debug writes a record to l, if there is one.

@@ -95,6 +95,7 @@ func commands() []command {
 		{"serve", "serve the terminal UI over SSH to a classroom", runServe},
 		{"lessons", "list the built-in guided lessons, or those of a directory", runLessons},
 		{"lesson", "open a guided lesson in the terminal UI; lesson check FILE validates one", runLesson},
+		{"class", "class report: export the progress and answers of a served class for grading", runClass},
 		{"bench", "run the project's benchmarks and print a table", runBench},
 		{"version", "print the version", runVersion},
 	}

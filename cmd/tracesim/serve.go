@@ -14,6 +14,8 @@ import (
 	"charm.land/log/v2"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/tracesim/tracesim/engine/lesson"
+	"github.com/tracesim/tracesim/internal/classdb"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tui"
 	"github.com/tracesim/tracesim/tui/serve"
@@ -27,7 +29,10 @@ Each connection gets its own UI and simulations; traces in the library are
 loaded once and shared. Students connect with
   ssh -t -p PORT HOST [TRACE]
 where TRACE names a file in the library. No shell, no commands, no files
-outside the library. See docs/serve.md.`)
+outside the library. With --lessons, students connect with
+  ssh -t -p PORT HOST [LESSON]
+and resume where they left off; --class-db records their progress and
+--teacher-keys gives teachers the Class tab. See docs/serve.md.`)
 	listen := fs.String("listen", "127.0.0.1:2222", "address to listen on (\":2222\" for every interface)")
 	hostKey := fs.String("host-key", defaultHostKey(), "host key file; an ed25519 key is generated there on first start")
 	authorized := fs.String("authorized-keys", "", "OpenSSH authorized_keys file of the keys allowed in (re-read when it changes)")
@@ -48,6 +53,10 @@ outside the library. See docs/serve.md.`)
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display for every session")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
+	lessonsDir := fs.String("lessons", "", "serve the lessons (*.md) of DIR, or \"builtin\": students connect with ssh -t HOST [LESSON] (the library defaults to DIR)")
+	classDB := fs.String("class-db", "", "SQLite file recording each student's progress and answers (created if missing; needs --lessons)")
+	teacherKeys := fs.String("teacher-keys", "", "authorized_keys file of the teachers: their sessions open on the Class tab")
+	stuck := fs.Duration("stuck", 5*time.Minute, "the Class tab calls a student stuck after this long on one step")
 	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
 		return code
 	}
@@ -55,9 +64,18 @@ outside the library. See docs/serve.md.`)
 		fmt.Fprintf(e.stderr, "tracesim serve: %s\nRun 'tracesim serve --help' for the flags.\n", msg)
 		return exitUsage
 	}
+	if *library == "" && *lessonsDir != "" && *lessonsDir != "builtin" {
+		*library = *lessonsDir
+	}
 	switch {
 	case *library == "":
-		return usageErr("--library is required")
+		return usageErr("--library is required (or --lessons DIR)")
+	case (*classDB != "" || *teacherKeys != "") && *lessonsDir == "":
+		return usageErr("--class-db and --teacher-keys need --lessons DIR")
+	case *classDB != "" && *anonymous:
+		return usageErr("--class-db records students by key: give --authorized-keys, not --allow-anonymous")
+	case *stuck <= 0:
+		return usageErr("--stuck must be positive")
 	case *authorized == "" && !*anonymous:
 		return usageErr("give --authorized-keys FILE, or --allow-anonymous on a closed network")
 	case *authorized != "" && *anonymous:
@@ -98,6 +116,29 @@ outside the library. See docs/serve.md.`)
 		return fail(e, "serve", err)
 	}
 	defer lib.Close()
+	var lessons []*lesson.Lesson
+	switch *lessonsDir {
+	case "":
+	case "builtin":
+		lessons, err = lesson.Builtin()
+	default:
+		lessons, err = lesson.Dir(*lessonsDir)
+	}
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	if *lessonsDir != "" && len(lessons) == 0 {
+		return fail(e, "serve", fmt.Errorf("%s: no lessons (*.md)", *lessonsDir))
+	}
+	var db *classdb.DB
+	if *classDB != "" {
+		db, err = classdb.Open(*classDB, classdb.Options{})
+		if err != nil {
+			return fail(e, "serve", err)
+		}
+		defer db.Close()
+		logger.Info("class database", "file", *classDB, "schema", classdb.SchemaVersion())
+	}
 	srv, err := serve.New(serve.Config{
 		HostKey:        key,
 		AuthorizedKeys: *authorized,
@@ -114,6 +155,10 @@ outside the library. See docs/serve.md.`)
 		Theme:          *theme,
 		NoColor:        *noColor,
 		Logger:         logger,
+		Lessons:        lessons,
+		Class:          db,
+		TeacherKeys:    *teacherKeys,
+		StuckAfter:     *stuck,
 	})
 	if err != nil {
 		return fail(e, "serve", err)

@@ -17,6 +17,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/tracesim/tracesim/engine/lesson"
+	"github.com/tracesim/tracesim/internal/classdb"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tui"
 	"github.com/tracesim/tracesim/views/derived"
@@ -90,6 +92,21 @@ type Config struct {
 	NoColor bool
 	// Logger receives the server's structured logs; nil discards them.
 	Logger *slog.Logger
+	// Lessons, when set, make the server a class: a session opens the
+	// lesson its command names (ssh -t HOST LESSON), else the student's
+	// last one, else the first, at the step they reached.
+	Lessons []*lesson.Lesson
+	// Class records each student's progress and answers (by key) and
+	// feeds the teachers' Class tab; it needs Lessons and authorized
+	// keys. Nil records nothing.
+	Class *classdb.DB
+	// TeacherKeys is an authorized_keys file of the teachers: their
+	// sessions open on the Class tab. Its keys get in besides
+	// AuthorizedKeys'.
+	TeacherKeys string
+	// StuckAfter is how long a student may stay on a step before the
+	// Class tab calls them stuck; 0 means class.DefaultStuckAfter.
+	StuckAfter time.Duration
 	// NewModel builds a session's application; nil means tui.New. Tests
 	// and embedders may wrap or replace it.
 	NewModel func(tui.Options) tea.Model
@@ -102,7 +119,10 @@ type Server struct {
 	lib  *Library
 	log  *slog.Logger
 	keys *keyring // nil when anonymous
-	ssh  *ssh.Server
+	// class holds the lessons served and the teachers; nil when the
+	// server serves traces only.
+	class *classroom
+	ssh   *ssh.Server
 	// derived is shared by every session: the library hands them one
 	// trace, and this the views' summaries and indexes of it, built once
 	// instead of once per student.
@@ -163,6 +183,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.NewModel == nil {
 		cfg.NewModel = func(o tui.Options) tea.Model { return tui.New(o) }
 	}
+	switch {
+	case cfg.Class != nil && len(cfg.Lessons) == 0:
+		return nil, errors.New("serve: a class database needs lessons to record")
+	case cfg.Class != nil && cfg.AllowAnonymous:
+		return nil, errors.New("serve: a class database records students by key: it needs authorized keys, not anonymous access")
+	case cfg.TeacherKeys != "" && len(cfg.Lessons) == 0:
+		return nil, errors.New("serve: teacher keys need lessons to follow")
+	}
 	s := &Server{
 		cfg:       cfg,
 		lib:       cfg.Library,
@@ -173,6 +201,13 @@ func New(cfg Config) (*Server, error) {
 		pendingBy: make(map[string]int),
 		roll:      roll100,
 		baseHeap:  liveHeap(),
+	}
+	if len(cfg.Lessons) > 0 {
+		c, err := newClassroom(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+		s.class = c
 	}
 	s.global, s.perSource = DefaultStartupLimits()
 	for _, l := range []struct {
@@ -405,6 +440,9 @@ func (s *Server) allowKey(ctx ssh.Context, key ssh.PublicKey) bool {
 		s.log.Error("authorized keys not reloaded; using the last good copy", "err", err)
 	}
 	if !ok {
+		_, ok = s.class.teacher(key, s.log)
+	}
+	if !ok {
 		s.log.Info("key refused", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "remote", ctx.RemoteAddr().String())
 		return false
 	}
@@ -502,7 +540,27 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 			Derived:   s.derived,
 			Files:     s.lib.Space(SaveDir(se.info.Key, se.info.KeyComment, se.info.User)),
 		}
-		if len(args) == 1 {
+		switch {
+		case s.class != nil:
+			setup := func() error {
+				if comment, ok := s.class.teacher(sess.PublicKey(), log); ok {
+					s.mu.Lock()
+					se.info.KeyComment, se.teacher = comment, true
+					s.mu.Unlock()
+					return s.setupTeacher(ctx, se, &opts, log)
+				}
+				arg := ""
+				if len(args) == 1 {
+					arg = args[0]
+				}
+				return s.setupStudent(ctx, se, arg, &opts, log)
+			}
+			if err := setup(); err != nil {
+				log.Info("session refused", "reason", "lesson", "err", err)
+				wish.Fatalln(sess, "tracesim: "+err.Error())
+				return
+			}
+		case len(args) == 1:
 			// Check the name now, to refuse it with a message before the
 			// UI starts; the UI then loads it through opener, showing
 			// its loading screen while the library reads the file.

@@ -60,6 +60,8 @@ type session struct {
 	winch <-chan ssh.Window
 	cost  int64 // the heap reserved for it (sessionCost); Server.mu
 
+	teacher bool // a teacher key's session (Server.mu)
+
 	lastInput atomic.Int64 // unix nanoseconds of the last key, click or resize
 
 	mu      sync.Mutex
