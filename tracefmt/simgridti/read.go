@@ -293,6 +293,10 @@ type parser struct {
 	// stateIDs indexes them by action.
 	states   []tracefmt.StateDef
 	stateIDs map[string]int32
+	// recent lists the first actions actionState resolved (nrecent of
+	// them), checked before stateIDs.
+	recent  [8]recentAction
+	nrecent int
 }
 
 type rankState struct {
