@@ -65,9 +65,8 @@ func (l *line) arity(lo, hi int, usage string) error {
 
 func (l *line) add(e tracefmt.Event) int { return l.rs.add(e) }
 
-// add appends e to the rank's events and returns its index there. It is
-// small enough to inline: the growth is out of line, taken once in many
-// thousands of events.
+// add appends e to the rank's events and returns its index there; the
+// growth is out of line, taken once in many thousands of events.
 func (rs *rankState) add(e tracefmt.Event) int {
 	if len(rs.events) == cap(rs.events) {
 		rs.grow()
