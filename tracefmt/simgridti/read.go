@@ -232,21 +232,6 @@ func (p *parser) readListed(index, path string, line, rank int, open Opener) err
 	return p.parseAll(&source{name: path, rank: rank}, newLineReader(rc))
 }
 
-// parseAll parses every remaining line of lr.
-func (p *parser) parseAll(src *source, lr *lineReader) error {
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		src.line++
-		if err := p.parseText(src, line); err != nil {
-			return err
-		}
-	}
-	return scanErr(src, lr)
-}
-
 // parseText parses one line of actions (blank and comment lines add
 // nothing).
 func (p *parser) parseText(src *source, line []byte) error {
