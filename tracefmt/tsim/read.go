@@ -286,6 +286,15 @@ func (p *parser) needWord(kw tok, what string) (tok, error) {
 
 // name reads the name field of a definition or a record.
 func (p *parser) name(kw tok, what string) (tok, error) {
+	if s := &p.s; s.more() && s.line[s.pos] != '"' {
+		// A bare name, as nearly every record has: read here, without
+		// the calls of the general case.
+		f := s.bare()
+		if bytes.IndexByte(f.b, '=') < 0 {
+			return f, nil
+		}
+		s.pos = f.off // the general case words the error
+	}
 	f, err := p.needWord(kw, what)
 	if err != nil {
 		return f, err
