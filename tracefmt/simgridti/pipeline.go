@@ -69,8 +69,9 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 				err = p.parseLine(src, fs)
 			}
 			if err != nil {
-				// Wait for the reader to stop: the caller may reuse or
-				// close what it reads once this returns.
+				// Wait for the reader to stop, which it does at its
+				// next batch (at most 64 KiB more text): the caller
+				// may reuse or close what it reads once this returns.
 				close(done)
 				for range full {
 				}
