@@ -36,7 +36,10 @@ type Builder struct {
 	// open holds, per rank and state, the indices of the enters not yet
 	// left: a leave takes the newest (a stack) or the oldest (a queue
 	// from head), so that pairing costs O(1) however deep the nesting.
-	open map[openKey]*openList
+	// The lists of the first denseStates states sit in a slice per rank
+	// (index, no hashing); openMap holds those of the others.
+	open    [][]openList
+	openMap map[openKey]*openList
 	// last caches the list of the latest lookup: a leave usually closes
 	// the state its rank entered just before.
 	lastKey  openKey
@@ -80,7 +83,6 @@ func NewLazyBuilder(ranks int, timed bool, u Unit) *Builder {
 		states:  map[string]StateID{},
 		markers: map[string]MarkerID{},
 		texts:   map[string]int{},
-		open:    map[openKey]*openList{},
 	}
 }
 
@@ -265,15 +267,39 @@ func (b *Builder) AddEvents(r int, ev []Event) error {
 	return nil
 }
 
+// denseStates is how many state ids get their open lists in a slice per
+// rank: traces use few states, and a slice of them all for a format with
+// thousands (user states) would cost more than it saves.
+const denseStates = 64
+
 // openList returns the open enters of a rank and state.
 func (b *Builder) openList(k openKey) *openList {
 	if b.lastList != nil && b.lastKey == k {
 		return b.lastList
 	}
-	l := b.open[k]
-	if l == nil {
-		l = &openList{}
-		b.open[k] = l
+	var l *openList
+	// A negative id (a reader's bad input, refused by Validate in
+	// Finish) goes to the map.
+	if uint32(k.state) < denseStates {
+		if int(k.rank) >= len(b.open) {
+			b.open = slices.Grow(b.open, int(k.rank)+1-len(b.open))[:k.rank+1]
+		}
+		lists := b.open[k.rank]
+		if int(k.state) >= len(lists) {
+			// Moving the lists is safe: the only pointer kept to one,
+			// lastList, is replaced below.
+			lists = slices.Grow(lists, int(k.state)+1-len(lists))[:k.state+1]
+			b.open[k.rank] = lists
+		}
+		l = &lists[k.state]
+	} else {
+		if l = b.openMap[k]; l == nil {
+			if b.openMap == nil {
+				b.openMap = map[openKey]*openList{}
+			}
+			l = &openList{}
+			b.openMap[k] = l
+		}
 	}
 	b.lastKey, b.lastList = k, l
 	return l
@@ -318,7 +344,7 @@ func (b *Builder) Finish() (*Trace, error) {
 		b.allRanks()
 	}
 	t := b.t
-	b.t, b.open, b.lastList = nil, nil, nil
+	b.t, b.open, b.openMap, b.lastList = nil, nil, nil, nil
 	for i := range t.Ranks {
 		// Shrinking rank by rank bounds the extra memory to one rank's
 		// stream rather than the whole trace.

@@ -379,62 +379,67 @@ func (t *Trace) Validate() error {
 func (t *Trace) validateRank(r int) error {
 	p := len(t.Ranks)
 	ev := t.Ranks[r].Events
+	// The table sizes in locals and no closure in the loop: the loop
+	// runs once per event of every trace read.
+	comms, states, texts, markers := len(t.Comms), len(t.States), len(t.Texts), len(t.Markers)
 	for i := range ev {
 		e := &ev[i]
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("rank %d event %d (%s): %s", r, i, e.Kind, fmt.Sprintf(format, args...))
-		}
-		if int(e.Comm) >= len(t.Comms) {
-			return bad("communicator %d not defined", e.Comm)
+		if int(e.Comm) >= comms {
+			return badEvent(r, i, e.Kind, "communicator %d not defined", e.Comm)
 		}
 		switch e.Kind {
 		case KindEnter, KindLeave:
-			if e.Peer < 0 || int(e.Peer) >= len(t.States) {
-				return bad("state %d not defined", e.Peer)
+			if e.Peer < 0 || int(e.Peer) >= states {
+				return badEvent(r, i, e.Kind, "state %d not defined", e.Peer)
 			}
-			if e.Kind == KindEnter && e.TextRef() >= len(t.Texts) {
-				return bad("text %d not defined", e.TextRef())
+			if e.Kind == KindEnter && e.TextRef() >= texts {
+				return badEvent(r, i, e.Kind, "text %d not defined", e.TextRef())
 			}
 			if e.Match >= 0 {
 				if int(e.Match) >= len(ev) || ev[e.Match].Match != int32(i) || ev[e.Match].Peer != e.Peer {
-					return bad("state pairing broken")
+					return badEvent(r, i, e.Kind, "state pairing broken")
 				}
 			}
 		case KindSend, KindRecv:
 			if e.Peer < 0 || int(e.Peer) >= p {
-				return bad("peer %d outside 0..%d", e.Peer, p-1)
+				return badEvent(r, i, e.Kind, "peer %d outside 0..%d", e.Peer, p-1)
 			}
 			if e.Size < 0 {
-				return bad("negative size %d", e.Size)
+				return badEvent(r, i, e.Kind, "negative size %d", e.Size)
 			}
 			if e.Match >= 0 {
 				pe := t.Ranks[e.Peer].Events
 				if int(e.Match) >= len(pe) || pe[e.Match].Match != int32(i) || int(pe[e.Match].Peer) != r {
-					return bad("message match broken")
+					return badEvent(r, i, e.Kind, "message match broken")
 				}
 			}
 		case KindCollective:
 			if e.Peer < -1 || int(e.Peer) >= p {
-				return bad("root %d outside 0..%d", e.Peer, p-1)
+				return badEvent(r, i, e.Kind, "root %d outside 0..%d", e.Peer, p-1)
 			}
 			if e.Size < 0 || e.RecvBytes() < 0 {
-				return bad("negative size")
+				return badEvent(r, i, e.Kind, "negative size")
 			}
 		case KindMarker:
-			if e.Peer < 0 || int(e.Peer) >= len(t.Markers) {
-				return bad("marker %d not defined", e.Peer)
+			if e.Peer < 0 || int(e.Peer) >= markers {
+				return badEvent(r, i, e.Kind, "marker %d not defined", e.Peer)
 			}
-			if e.TextRef() >= len(t.Texts) {
-				return bad("text %d not defined", e.TextRef())
+			if e.TextRef() >= texts {
+				return badEvent(r, i, e.Kind, "text %d not defined", e.TextRef())
 			}
 		case KindCompute:
 			if a := e.Amount(); a < 0 || math.IsNaN(a) || math.IsInf(a, 0) {
-				return bad("compute amount %v", a)
+				return badEvent(r, i, e.Kind, "compute amount %v", a)
 			}
 		case KindWait:
 		default:
-			return bad("unknown kind")
+			return badEvent(r, i, e.Kind, "unknown kind")
 		}
 	}
 	return nil
+}
+
+// badEvent is the error of validateRank about event i of rank r.
+func badEvent(r, i int, k Kind, format string, args ...any) error {
+	return fmt.Errorf("rank %d event %d (%s): %s", r, i, k, fmt.Sprintf(format, args...))
 }

@@ -2,8 +2,11 @@ package simgridti
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -36,6 +39,12 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data), nil)
+		// A reader that hides its length is read like a file: on a
+		// second goroutine when there is a second CPU.
+		tr2, err2 := Read(struct{ io.Reader }{bytes.NewReader(data)}, nil)
+		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(tr, tr2) {
+			t.Fatalf("read as a file: %v, as a string: %v", err2, err)
+		}
 		if err != nil {
 			return
 		}
@@ -143,6 +152,12 @@ func FuzzAssignTimes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data), nil)
+		// A reader that hides its length is read like a file: on a
+		// second goroutine when there is a second CPU.
+		tr2, err2 := Read(struct{ io.Reader }{bytes.NewReader(data)}, nil)
+		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(tr, tr2) {
+			t.Fatalf("read as a file: %v, as a string: %v", err2, err)
+		}
 		if err != nil {
 			return
 		}

@@ -65,20 +65,26 @@ func (l *line) arity(lo, hi int, usage string) error {
 
 func (l *line) add(e tracefmt.Event) int { return l.rs.add(e) }
 
-// add appends e to the rank's events and returns its index there.
+// add appends e to the rank's events and returns its index there; the
+// growth is out of line, taken once in many thousands of events.
 func (rs *rankState) add(e tracefmt.Event) int {
-	ev := rs.events
-	if len(ev) == cap(ev) {
-		// Double: append's growth of large slices (1.25×) would copy
-		// the stream five times over; or straight to the hint.
-		n := max(len(ev), 64)
-		if rs.hint > len(ev) {
-			n = max(n, rs.hint+rs.hint/64-len(ev))
-		}
-		ev = slices.Grow(ev, n)
+	if len(rs.events) == cap(rs.events) {
+		rs.grow()
 	}
-	rs.events = append(ev, e)
+	rs.events = append(rs.events, e)
 	return len(rs.events) - 1
+}
+
+// grow makes room for more events: it doubles the stream (append's growth
+// of large slices, 1.25×, would copy it five times over), or goes
+// straight to the hint.
+func (rs *rankState) grow() {
+	ev := rs.events
+	n := max(len(ev), 64)
+	if rs.hint > len(ev) {
+		n = max(n, rs.hint+rs.hint/64-len(ev))
+	}
+	rs.events = slices.Grow(ev, n)
 }
 
 func (l *line) integer(f field, what string) (int, error) {
@@ -441,7 +447,7 @@ func (p *parser) action(src *source, r int, rs *rankState, fs []field, lower str
 		}
 		l.add(e)
 	default:
-		op, ok := collOps[lower]
+		op, ok := collOp(lower)
 		if !ok {
 			return l.errAt(fs[1], "unknown action %q (known: %s)", name, actionNames)
 		}
@@ -453,12 +459,12 @@ func (p *parser) action(src *source, r int, rs *rankState, fs []field, lower str
 	return nil
 }
 
-var collOps = map[string]tracefmt.CollOp{
-	"barrier": tracefmt.OpBarrier, "bcast": tracefmt.OpBcast, "reduce": tracefmt.OpReduce,
-	"allreduce": tracefmt.OpAllreduce, "alltoall": tracefmt.OpAlltoall, "alltoallv": tracefmt.OpAlltoallv,
-	"gather": tracefmt.OpGather, "gatherv": tracefmt.OpGatherv, "allgather": tracefmt.OpAllgather,
-	"allgatherv": tracefmt.OpAllgatherv, "scatter": tracefmt.OpScatter, "scatterv": tracefmt.OpScatterv,
-	"reducescatter": tracefmt.OpReduceScatter, "scan": tracefmt.OpScan, "exscan": tracefmt.OpExscan,
+// collOp returns the collective operation of an action in lower case
+// ("other" is no action); a scan of a few names rather than a map, as it
+// runs for every collective line.
+func collOp(lower string) (tracefmt.CollOp, bool) {
+	op, ok := tracefmt.ParseCollOp(lower)
+	return op, ok && op != tracefmt.OpOther
 }
 
 // p2pArgs parses the arguments of a send or receive: the peer, the tag

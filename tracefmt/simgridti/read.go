@@ -232,21 +232,6 @@ func (p *parser) readListed(index, path string, line, rank int, open Opener) err
 	return p.parseAll(&source{name: path, rank: rank}, newLineReader(rc))
 }
 
-// parseAll parses every remaining line of lr.
-func (p *parser) parseAll(src *source, lr *lineReader) error {
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		src.line++
-		if err := p.parseText(src, line); err != nil {
-			return err
-		}
-	}
-	return scanErr(src, lr)
-}
-
 // parseText parses one line of actions (blank and comment lines add
 // nothing).
 func (p *parser) parseText(src *source, line []byte) error {
@@ -293,6 +278,10 @@ type parser struct {
 	// stateIDs indexes them by action.
 	states   []tracefmt.StateDef
 	stateIDs map[string]int32
+	// recent lists the first actions actionState resolved (nrecent of
+	// them), checked before stateIDs.
+	recent  [8]recentAction
+	nrecent int
 }
 
 type rankState struct {

@@ -23,9 +23,27 @@ func (p *parser) actionState(act string) (int32, bool) {
 	if act == "location" {
 		return 0, false
 	}
-	if id, ok := p.stateIDs[act]; ok {
-		return id, true
+	// A trace uses a handful of actions: a short list of them saves a
+	// map lookup (hashing the name) on every line.
+	for i := range p.nrecent {
+		if r := &p.recent[i]; r.act == act {
+			return r.id, true
+		}
 	}
+	id, ok := p.stateIDs[act]
+	if !ok {
+		id = p.defineAction(act)
+	}
+	if p.nrecent < len(p.recent) {
+		p.recent[p.nrecent] = recentAction{strings.Clone(act), id}
+		p.nrecent++
+	}
+	return id, true
+}
+
+// defineAction defines the state of an action seen for the first time
+// and returns its id.
+func (p *parser) defineAction(act string) int32 {
 	act = strings.Clone(act) // kept as a key; the line's text does not outlive it
 	name, ok := mpiNames[act]
 	if !ok {
@@ -39,7 +57,7 @@ func (p *parser) actionState(act string) (int32, bool) {
 	for i, d := range p.states {
 		if d.Name == name {
 			p.stateIDs[act] = int32(i)
-			return int32(i), true
+			return int32(i)
 		}
 	}
 	id := int32(len(p.states))
@@ -48,5 +66,11 @@ func (p *parser) actionState(act string) (int32, bool) {
 		p.stateIDs = map[string]int32{}
 	}
 	p.stateIDs[act] = id
-	return id, true
+	return id
+}
+
+// recentAction is an action actionState has seen and the id of its state.
+type recentAction struct {
+	act string
+	id  int32
 }

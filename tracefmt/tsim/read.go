@@ -71,7 +71,11 @@ type parser struct {
 	attrs   []tracefmt.Attr
 	members int
 
-	stateIDs  map[string]tracefmt.StateID
+	stateIDs map[string]tracefmt.StateID
+	// recent lists the first state names stateRef resolved (nrecent of
+	// them), checked before stateIDs.
+	recent    [8]recentState
+	nrecent   int
 	markerIDs map[string]tracefmt.MarkerID
 	commIDs   map[string]uint16
 	textIDs   map[string]int
@@ -282,6 +286,15 @@ func (p *parser) needWord(kw tok, what string) (tok, error) {
 
 // name reads the name field of a definition or a record.
 func (p *parser) name(kw tok, what string) (tok, error) {
+	if s := &p.s; s.more() && s.line[s.pos] != '"' {
+		// A bare name, as nearly every record has: read here, without
+		// the calls of the general case.
+		f := s.bare()
+		if bytes.IndexByte(f.b, '=') < 0 {
+			return f, nil
+		}
+		s.pos = f.off // the general case words the error
+	}
 	f, err := p.needWord(kw, what)
 	if err != nil {
 		return f, err
@@ -919,14 +932,32 @@ func (p *parser) stateRef(f tok) (tracefmt.StateID, error) {
 		}
 		return tracefmt.StateID(n), nil
 	}
-	if id, ok := p.stateIDs[string(f.b)]; ok {
-		return id, nil
+	// A trace's records name a handful of states: comparing with the
+	// first few names resolved saves hashing the name on every enter
+	// and leave.
+	for i := range p.nrecent {
+		if r := &p.recent[i]; r.name == string(f.b) {
+			return r.id, nil
+		}
 	}
-	name := string(f.b)
-	id := tracefmt.StateID(len(p.t.States))
-	p.t.States = append(p.t.States, tracefmt.StateDef{Name: name, Category: tracefmt.CategoryOf(name)})
-	p.stateIDs[name] = id
+	id, ok := p.stateIDs[string(f.b)]
+	if !ok {
+		name := string(f.b)
+		id = tracefmt.StateID(len(p.t.States))
+		p.t.States = append(p.t.States, tracefmt.StateDef{Name: name, Category: tracefmt.CategoryOf(name)})
+		p.stateIDs[name] = id
+	}
+	if p.nrecent < len(p.recent) {
+		p.recent[p.nrecent] = recentState{string(f.b), id}
+		p.nrecent++
+	}
 	return id, nil
+}
+
+// recentState is a state name stateRef resolved and its id.
+type recentState struct {
+	name string
+	id   tracefmt.StateID
 }
 
 // markerRef is stateRef for markers.

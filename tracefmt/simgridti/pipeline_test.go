@@ -1,0 +1,113 @@
+package simgridti
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// readBoth reads data on one CPU (parsing as it reads) and on two (a
+// goroutine splitting lines for the parser), through a reader that hides
+// its length so that both take the path of a file.
+func readBoth(t *testing.T, data []byte) (one, two *tracefmt.Trace, err1, err2 error) {
+	t.Helper()
+	prev := runtime.GOMAXPROCS(1)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	one, err1 = ReadNamed("t.ti", struct{ io.Reader }{bytes.NewReader(data)}, nil)
+	runtime.GOMAXPROCS(2)
+	two, err2 = ReadNamed("t.ti", struct{ io.Reader }{bytes.NewReader(data)}, nil)
+	runtime.GOMAXPROCS(prev)
+	return one, two, err1, err2
+}
+
+// bigText returns a trace of ranks doing ring exchanges, with comments
+// and blank lines between, long enough to span many batches; bad, when
+// not empty, replaces the line numbered badAt.
+func bigText(ranks, steps int, bad string, badAt int) (string, int) {
+	var b strings.Builder
+	no := 0
+	line := func(format string, args ...any) {
+		no++
+		if no == badAt {
+			b.WriteString(bad + "\n")
+			return
+		}
+		fmt.Fprintf(&b, format+"\n", args...)
+	}
+	for r := range ranks {
+		line("%d init", r)
+	}
+	for r := range ranks {
+		for s := range steps {
+			line("%d irecv %d %d 4096 0", r, (r+ranks-1)%ranks, s%5)
+			line("%d compute %d", r, 1000+s)
+			if s%97 == 0 {
+				line("# step %d", s)
+				line("")
+			}
+			line("%d send %d %d 4096 0", r, (r+1)%ranks, s%5)
+			line("%d wait %d %d %d", r, (r+ranks-1)%ranks, r, s%5)
+			line("%d allreduce 1 100 0", r)
+		}
+		line("%d finalize", r)
+	}
+	return b.String(), no
+}
+
+// TestPipelinedAsSerial: reading with a second goroutine gives the trace
+// and the errors (with their lines and columns) that reading on one does,
+// for inputs of one batch and of many, errors at their start, in their
+// middle and on their last line.
+func TestPipelinedAsSerial(t *testing.T) {
+	_, n := bigText(8, 3000, "", 0)
+	tests := []struct {
+		name, in string
+		err      string // the error both give, "" for none
+	}{
+		{"small", "0 init\n1 init\n0 send 1 0 8\n1 recv 0 0 8\n", ""},
+		{"many batches", first(bigText(8, 3000, "", 0)), ""},
+		{"CRLF and comments", strings.ReplaceAll(first(bigText(2, 4000, "", 0)), "\n", "\r\n"), ""},
+		{"bad early", first(bigText(8, 3000, "0 fly 1", 20)), `t.ti:20:3: unknown action "fly"`},
+		{"bad mid", first(bigText(8, 3000, "3 send 1 0 abc", n/2)), fmt.Sprintf(`t.ti:%d:12: expected count (a number), got "abc"`, n/2)},
+		{"single field", first(bigText(8, 3000, "5", n-3)), fmt.Sprintf(`t.ti:%d:1: expected a rank and an action`, n-3)},
+		{"bad last", first(bigText(8, 3000, "7 compute -1", n)), fmt.Sprintf("t.ti:%d:11: negative flop count -1", n)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			one, two, err1, err2 := readBoth(t, []byte(tc.in))
+			if fmt.Sprint(err1) != fmt.Sprint(err2) {
+				t.Fatalf("errors differ: one CPU %v, two %v", err1, err2)
+			}
+			if tc.err == "" && err2 != nil || tc.err != "" && (err2 == nil || !strings.HasPrefix(err2.Error(), tc.err)) {
+				t.Fatalf("error %v, want %q", err2, tc.err)
+			}
+			if !reflect.DeepEqual(one, two) {
+				t.Errorf("traces differ")
+			}
+			if tc.err == "" && two.NumEvents() == 0 {
+				t.Errorf("no events read")
+			}
+		})
+	}
+}
+
+// TestPipelinedLongLine: a line beyond the limit is refused at its
+// number by both paths.
+func TestPipelinedLongLine(t *testing.T) {
+	in := "0 init\n\n0 compute " + strings.Repeat("1", maxLine) + "\n"
+	_, _, err1, err2 := readBoth(t, []byte(in))
+	want := fmt.Sprintf("t.ti:3:1: line longer than %d bytes", maxLine)
+	for _, err := range []error{err1, err2} {
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
+
+func first(s string, _ int) string { return s }
