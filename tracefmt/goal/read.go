@@ -470,11 +470,17 @@ func (rd *reader) emit(rank int, ops []op, labels map[string]int32) error {
 		}
 	}
 	if done < len(ops) {
+		// Name the blocked label earliest in the file, so that the same
+		// schedule always gives the same error (labels is a map).
+		first, name := int32(-1), ""
 		for l, i := range labels {
-			if indeg[i] > 0 {
-				rd.line = ops[i].line
-				return rd.errorf("rank %d: the dependencies of label %s form a cycle (or depend on one)", rank, l)
+			if indeg[i] > 0 && (first < 0 || i < first) {
+				first, name = i, l
 			}
+		}
+		if first >= 0 {
+			rd.line = ops[first].line
+			return rd.errorf("rank %d: the dependencies of label %s form a cycle (or depend on one)", rank, name)
 		}
 		return rd.errorf("rank %d: the dependencies form a cycle", rank)
 	}
