@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
@@ -55,16 +57,17 @@ type uiBenchConfig struct {
 
 // uiBenchResult is what one configuration measured.
 type uiBenchResult struct {
-	FPS     int     `json:"fps"`
-	Presses int     `json:"presses"`
-	Frames  int     `json:"frames"` // presses whose frame arrived
-	Missed  int     `json:"missed"` // presses with no frame within a second
-	P50ms   float64 `json:"p50_ms"`
-	P90ms   float64 `json:"p90_ms"`
-	P99ms   float64 `json:"p99_ms"`
-	MaxMs   float64 `json:"max_ms"`
-	LoadS   float64 `json:"load_s"`
-	IdleCPU float64 `json:"idle_cpu_percent"` // of one core, -1 when unknown
+	FPS      int     `json:"fps"`
+	Sessions int     `json:"sessions"` // terminals the process drew on
+	Presses  int     `json:"presses"`
+	Frames   int     `json:"frames"` // presses whose frame arrived
+	Missed   int     `json:"missed"` // presses with no frame within a second
+	P50ms    float64 `json:"p50_ms"`
+	P90ms    float64 `json:"p90_ms"`
+	P99ms    float64 `json:"p99_ms"`
+	MaxMs    float64 `json:"max_ms"`
+	LoadS    float64 `json:"load_s"`
+	IdleCPU  float64 `json:"idle_cpu_percent"` // of one core, -1 when unknown
 	// CPUPerPress is the UI's CPU time while the keys were pressed, per
 	// press (ms; -1 when unknown): what a frame costs, whatever the load.
 	CPUPerPress float64 `json:"cpu_ms_per_press"`
@@ -77,7 +80,7 @@ type uiBenchResult struct {
 // program writes, with the time each read returned, and answers the
 // synchronized-output query.
 type ptyTerm struct {
-	f      *os.File
+	w      io.Writer
 	chunks chan ptyChunk
 	buf    []byte // read and not yet consumed
 }
@@ -88,20 +91,20 @@ type ptyChunk struct {
 	err  error
 }
 
-func newPtyTerm(f *os.File) *ptyTerm {
-	t := &ptyTerm{f: f, chunks: make(chan ptyChunk, 1024)}
+func newPtyTerm(r io.Reader, w io.Writer) *ptyTerm {
+	t := &ptyTerm{w: w, chunks: make(chan ptyChunk, 1024)}
 	go func() {
 		tail := ""
 		for {
 			b := make([]byte, 64<<10)
-			n, err := f.Read(b)
+			n, err := r.Read(b)
 			at := time.Now()
 			if n > 0 {
 				// A query may straddle two reads: look at the end of the
 				// last one too.
 				s := tail + string(b[:n])
 				if strings.Contains(s, syncQuery) {
-					_, _ = f.WriteString(syncReply)
+					_, _ = io.WriteString(w, syncReply)
 				}
 				tail = s[max(0, len(s)-len(syncQuery)+1):]
 				t.chunks <- ptyChunk{data: b[:n], at: at}
@@ -226,97 +229,114 @@ func stripEscapes(b []byte) string {
 	return out.String()
 }
 
-// uiSession is one running UI of the benchmark.
-type uiSession struct {
-	c     uiBenchConfig
-	cmd   *exec.Cmd
-	f     *os.File
-	t     *ptyTerm
-	loadS float64
-	lat   []time.Duration
-	byKey map[string][]time.Duration
-	bytes int
-	miss  int
-	// pressCPU is the CPU time the UI used while the keys were pressed.
+// uiGroup is one measured configuration while it runs: a process (the UI,
+// or the SSH server) and the terminals it draws on (one, or one per SSH
+// session), whose presses are measured together.
+type uiGroup struct {
+	c       uiBenchConfig
+	cmd     *exec.Cmd
+	closers []io.Closer // the terminals' connections, then the server's
+	terms   []*ptyTerm
+	loadS   float64
+	lat     []time.Duration
+	byKey   map[string][]time.Duration
+	bytes   int
+	miss    int
+	presses int
+	// pressCPU is the CPU time the process used while the keys were
+	// pressed, -1 when unknown.
 	pressCPU time.Duration
 }
 
-// startUI starts the UI of configuration c in a pseudo-terminal and
-// waits until it has loaded and drawn its trace.
-func startUI(c uiBenchConfig) (*uiSession, error) {
-	cmd := exec.Command(c.bin, "--theme", "dark", "--fps", strconv.Itoa(c.fps), c.trace)
-	// A terminal that is neither over SSH nor a named program: Bubble Tea
-	// asks it about synchronized output.
+// benchEnv is the environment of a terminal that is neither over SSH nor
+// a named program: Bubble Tea asks it about synchronized output.
+func benchEnv() []string {
 	env := slices.DeleteFunc(os.Environ(), func(s string) bool {
 		return strings.HasPrefix(s, "TERM=") || strings.HasPrefix(s, "TERM_PROGRAM=") ||
 			strings.HasPrefix(s, "SSH_TTY=") || strings.HasPrefix(s, "NO_COLOR=")
 	})
-	cmd.Env = append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
+	return append(env, "TERM=xterm-256color", "COLORTERM=truecolor")
+}
+
+// startUI starts the UI of configuration c in a pseudo-terminal and
+// waits until it has loaded and drawn its trace.
+func startUI(c uiBenchConfig) (*uiGroup, error) {
+	cmd := exec.Command(c.bin, "--theme", "dark", "--fps", strconv.Itoa(c.fps), c.trace)
+	cmd.Env = benchEnv()
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(c.height), Cols: uint16(c.width)})
 	if err != nil {
 		return nil, fmt.Errorf("starting %s in a pseudo-terminal: %w", c.bin, err)
 	}
-	s := &uiSession{c: c, cmd: cmd, f: f, t: newPtyTerm(f)}
-	// The Timeline's title names the file once it is loaded and drawn.
-	if err := s.t.waitFor(filepath.Base(c.trace), 10*time.Minute); err != nil {
-		s.stop()
+	g := &uiGroup{c: c, cmd: cmd, closers: []io.Closer{f}, terms: []*ptyTerm{newPtyTerm(f, f)}}
+	if err := g.terms[0].loaded(filepath.Base(c.trace)); err != nil {
+		g.stop()
 		return nil, err
 	}
-	if err := s.t.quiet(300*time.Millisecond, 10*time.Minute); err != nil {
-		s.stop()
-		return nil, err
-	}
-	s.loadS = time.Since(start).Seconds()
-	return s, nil
+	g.loadS = time.Since(start).Seconds()
+	return g, nil
 }
 
-func (s *uiSession) stop() {
-	_ = s.cmd.Process.Kill()
-	_ = s.f.Close()
-	_ = s.cmd.Wait()
-}
-
-// press presses key i of uiBenchKeys on a still screen (so that the next
-// frame is the press's) and records the time to the end of its frame.
-func (s *uiSession) press(i int) error {
-	k := uiBenchKeys[i%len(uiBenchKeys)]
-	if err := s.t.quiet(30*time.Millisecond, 10*time.Second); err != nil {
+// loaded waits until the terminal shows name (the Timeline's title names
+// the file once it is loaded and drawn) and then stays still.
+func (t *ptyTerm) loaded(name string) error {
+	if err := t.waitFor(name, 10*time.Minute); err != nil {
 		return err
 	}
+	return t.quiet(300*time.Millisecond, 10*time.Minute)
+}
+
+func (g *uiGroup) stop() {
+	_ = g.cmd.Process.Kill()
+	for _, c := range g.closers {
+		_ = c.Close()
+	}
+	_ = g.cmd.Wait()
+}
+
+// press presses key i of uiBenchKeys on terminal t, on a still screen (so
+// that the next frame is the press's), and records the time to the end of
+// its frame.
+func (g *uiGroup) press(t *ptyTerm, i int) error {
+	k := uiBenchKeys[i%len(uiBenchKeys)]
+	if err := t.quiet(30*time.Millisecond, 10*time.Second); err != nil {
+		return err
+	}
+	g.presses++
 	sent := time.Now()
-	if _, err := s.f.WriteString(k.seq); err != nil {
+	if _, err := io.WriteString(t.w, k.seq); err != nil {
 		return fmt.Errorf("pressing %s: %w", k.name, err)
 	}
-	at, n, ok, err := s.t.frameEnd(time.Second)
+	at, n, ok, err := t.frameEnd(time.Second)
 	if err != nil {
 		return fmt.Errorf("after pressing %s: %w", k.name, err)
 	}
 	if !ok {
-		s.miss++
+		g.miss++
 		return nil
 	}
-	s.lat = append(s.lat, at.Sub(sent))
-	if s.byKey == nil {
-		s.byKey = map[string][]time.Duration{}
+	g.lat = append(g.lat, at.Sub(sent))
+	if g.byKey == nil {
+		g.byKey = map[string][]time.Duration{}
 	}
-	s.byKey[k.name] = append(s.byKey[k.name], at.Sub(sent))
-	s.bytes += n
+	g.byKey[k.name] = append(g.byKey[k.name], at.Sub(sent))
+	g.bytes += n
 	return nil
 }
 
-// result summarises what s measured.
-func (s *uiSession) result() (uiBenchResult, error) {
-	res := uiBenchResult{FPS: s.c.fps, Presses: s.c.presses, Missed: s.miss, LoadS: s.loadS, IdleCPU: -1, CPUPerPress: -1}
-	if s.pressCPU >= 0 {
-		res.CPUPerPress = s.pressCPU.Seconds() * 1e3 / float64(s.c.presses)
+// result summarises what g measured.
+func (g *uiGroup) result() (uiBenchResult, error) {
+	res := uiBenchResult{FPS: g.c.fps, Sessions: len(g.terms), Presses: g.presses, Missed: g.miss,
+		LoadS: g.loadS, IdleCPU: -1, CPUPerPress: -1}
+	if g.pressCPU >= 0 && g.presses > 0 {
+		res.CPUPerPress = g.pressCPU.Seconds() * 1e3 / float64(g.presses)
 	}
-	lat := slices.Clone(s.lat)
+	lat := slices.Clone(g.lat)
 	if len(lat) == 0 {
 		return res, errors.New("no key press changed the screen (does the terminal answer the mode 2026 query?)")
 	}
 	res.Frames = len(lat)
-	res.FrameSize = s.bytes / len(lat)
+	res.FrameSize = g.bytes / len(lat)
 	slices.Sort(lat)
 	ms := func(q float64) float64 {
 		return lat[min(len(lat)-1, int(q*float64(len(lat))))].Seconds() * 1e3
@@ -324,7 +344,7 @@ func (s *uiSession) result() (uiBenchResult, error) {
 	res.P50ms, res.P90ms, res.P99ms = ms(0.50), ms(0.90), ms(0.99)
 	res.MaxMs = lat[len(lat)-1].Seconds() * 1e3
 	res.KeyP50ms = map[string]float64{}
-	for k, l := range s.byKey {
+	for k, l := range g.byKey {
 		l = slices.Clone(l)
 		slices.Sort(l)
 		res.KeyP50ms[k] = l[len(l)/2].Seconds() * 1e3
@@ -332,81 +352,88 @@ func (s *uiSession) result() (uiBenchResult, error) {
 	return res, nil
 }
 
-// runUIBench runs the configurations side by side, one UI each, pressing
-// the same key in each in turn, so that they share whatever else the
-// machine is doing; then it measures their CPU use while idle, together.
-func runUIBench(cs []uiBenchConfig, idle time.Duration) ([]uiBenchResult, error) {
-	var ss []*uiSession
+// runUIBench runs the configurations side by side, each started by
+// start, pressing the same key in each in turn (in each of a group's
+// terminals in turn), so that they share whatever else the machine is
+// doing; then it measures their CPU use while idle, together.
+func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error), idle time.Duration) ([]uiBenchResult, error) {
+	var gs []*uiGroup
 	defer func() {
-		for _, s := range ss {
-			s.stop()
+		for _, g := range gs {
+			g.stop()
 		}
 	}()
 	for _, c := range cs {
-		s, err := startUI(c)
+		g, err := start(c)
 		if err != nil {
 			return nil, err
 		}
-		ss = append(ss, s)
+		gs = append(gs, g)
 	}
-	cpu0 := make([]time.Duration, len(ss))
-	for i, s := range ss {
-		cpu0[i], _ = procCPU(s.cmd.Process.Pid)
+	cpu0 := make([]time.Duration, len(gs))
+	for i, g := range gs {
+		cpu0[i], _ = procCPU(g.cmd.Process.Pid)
 	}
 	for i := range cs[0].presses {
-		for _, s := range ss {
-			if err := s.press(i); err != nil {
+		for _, g := range gs {
+			t := g.terms[i%len(g.terms)]
+			if err := g.press(t, i/len(g.terms)); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for i, s := range ss {
-		s.pressCPU = -1
-		if cpu, ok := procCPU(s.cmd.Process.Pid); ok && cpu0[i] > 0 {
-			s.pressCPU = cpu - cpu0[i]
+	for i, g := range gs {
+		g.pressCPU = -1
+		if cpu, ok := procCPU(g.cmd.Process.Pid); ok && cpu0[i] > 0 {
+			g.pressCPU = cpu - cpu0[i]
 		}
 	}
 	var out []uiBenchResult
-	for _, s := range ss {
-		r, err := s.result()
+	for _, g := range gs {
+		r, err := g.result()
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, r)
 	}
 	if idle > 0 {
-		for i, cpu := range idleCPU(ss, idle) {
+		for i, cpu := range idleCPU(gs, idle) {
 			out[i].IdleCPU = cpu
 		}
 	}
 	return out, nil
 }
 
-// idleCPU returns the CPU time each session's process spent during d
-// while nothing was pressed, in per cent of one core; -1 where /proc is
-// not available. Output read meanwhile is discarded.
-func idleCPU(ss []*uiSession, d time.Duration) []float64 {
-	for _, s := range ss {
-		_ = s.t.quiet(100*time.Millisecond, 10*time.Second)
+// idleCPU returns the CPU time each group's process spent during d while
+// nothing was pressed, in per cent of one core; -1 where /proc is not
+// available. Output read meanwhile is discarded.
+func idleCPU(gs []*uiGroup, d time.Duration) []float64 {
+	for _, g := range gs {
+		for _, t := range g.terms {
+			_ = t.quiet(100*time.Millisecond, 10*time.Second)
+		}
 	}
-	before := make([]time.Duration, len(ss))
-	out := make([]float64, len(ss))
-	for i, s := range ss {
+	before := make([]time.Duration, len(gs))
+	out := make([]float64, len(gs))
+	for i, g := range gs {
 		var ok bool
-		if before[i], ok = procCPU(s.cmd.Process.Pid); !ok {
+		if before[i], ok = procCPU(g.cmd.Process.Pid); !ok {
 			out[i] = -1
 		}
 	}
 	start := time.Now()
 	for time.Since(start) < d {
-		for _, s := range ss {
-			// Keep the terminals read; nothing is expected.
-			_ = s.t.quiet(10*time.Millisecond, 10*time.Millisecond)
+		for _, g := range gs {
+			for _, t := range g.terms {
+				// Keep the terminals read; nothing is expected.
+				_ = t.quiet(time.Millisecond, time.Millisecond)
+			}
 		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
-	for i, s := range ss {
-		after, ok := procCPU(s.cmd.Process.Pid)
+	for i, g := range gs {
+		after, ok := procCPU(g.cmd.Process.Pid)
 		if out[i] < 0 || !ok {
 			out[i] = -1
 			continue
@@ -449,6 +476,7 @@ type benchUIFlags struct {
 	width, height int
 	presses       int
 	fpsList       string
+	ssh           int // sessions of `tracesim serve` instead of the UI; 0: the UI
 	idle          time.Duration
 	json          bool
 }
@@ -486,15 +514,23 @@ func runBenchUI(e *env, f benchUIFlags) int {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	if !f.json {
-		fmt.Fprintf(e.stdout, "input: stencil2d, 64 ranks, %d events; %d×%d pseudo-terminal; %d key presses (%s); %s/%s, %d CPUs\n\n",
-			events, f.width, f.height, f.presses, uiBenchKeyNames(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+		where := "the UI in a pseudo-terminal"
+		if f.ssh > 0 {
+			where = fmt.Sprintf("%d SSH sessions of tracesim serve, in turn", f.ssh)
+		}
+		fmt.Fprintf(e.stdout, "input: stencil2d, 64 ranks, %d events; %s, %d×%d; %d key presses (%s); %s/%s, %d CPUs\n\n",
+			events, where, f.width, f.height, f.presses, uiBenchKeyNames(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 		fmt.Fprintln(tw, "FPS CAP\tP50\tP90\tP99\tMAX\tMISSED\tCPU/PRESS\tIDLE CPU\tLOAD")
 	}
 	var cs []uiBenchConfig
 	for _, fps := range fpsCaps {
 		cs = append(cs, uiBenchConfig{bin: bin, trace: trace, width: f.width, height: f.height, fps: fps, presses: f.presses})
 	}
-	results, err := runUIBench(cs, f.idle)
+	start := startUI
+	if f.ssh > 0 {
+		start = func(c uiBenchConfig) (*uiGroup, error) { return startServeUI(c, f.ssh) }
+	}
+	results, err := runUIBench(cs, start, f.idle)
 	if err != nil {
 		return fail(e, "bench", err)
 	}
@@ -516,7 +552,7 @@ func runBenchUI(e *env, f benchUIFlags) int {
 	if f.json {
 		return writeJSON(e, "bench", map[string]any{
 			"events": events, "width": f.width, "height": f.height, "cpus": runtime.NumCPU(),
-			"keys": uiBenchKeyNames(), "results": results,
+			"keys": uiBenchKeyNames(), "ssh_sessions": f.ssh, "results": results,
 		})
 	}
 	return exitOK
@@ -553,4 +589,81 @@ func writeBenchTrace(path string, events int) (int, error) {
 		return 0, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return t.NumEvents(), out.Close()
+}
+
+// startServeUI starts `tracesim serve` on the directory of c's trace and
+// opens sessions SSH sessions on it, each with a c.width×c.height
+// terminal, and waits until every one has loaded and drawn the trace.
+func startServeUI(c uiBenchConfig, sessions int) (*uiGroup, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := filepath.Dir(c.trace)
+	cmd := exec.Command(c.bin, "serve", "--allow-anonymous", "--library", dir, "--listen", addr,
+		"--host-key", filepath.Join(dir, fmt.Sprintf("host-key-%d", c.fps)), "--fps", strconv.Itoa(c.fps),
+		"--theme", "dark", "--max-sessions", strconv.Itoa(sessions), "--per-source-max-startups", "100")
+	cmd.Env = benchEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s serve: %w", c.bin, err)
+	}
+	g := &uiGroup{c: c, cmd: cmd}
+	name := strings.TrimSuffix(filepath.Base(c.trace), filepath.Ext(c.trace))
+	for range sessions {
+		t, closer, err := dialBenchSession(addr, name, c.width, c.height)
+		if err != nil {
+			g.stop()
+			return nil, fmt.Errorf("%w; the server said: %s", err, stderr.String())
+		}
+		g.closers = append(g.closers, closer)
+		g.terms = append(g.terms, t)
+		if err := t.loaded(filepath.Base(c.trace)); err != nil {
+			g.stop()
+			return nil, err
+		}
+	}
+	g.loadS = time.Since(start).Seconds()
+	return g, nil
+}
+
+// dialBenchSession opens an SSH session with a terminal at addr (waiting
+// up to a minute for the server to listen) on trace name.
+func dialBenchSession(addr, name string, width, height int) (*ptyTerm, io.Closer, error) {
+	cfg := &gossh.ClientConfig{User: "bench", HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: time.Minute}
+	var client *gossh.Client
+	var err error
+	for end := time.Now().Add(time.Minute); ; {
+		if client, err = gossh.Dial("tcp", addr, cfg); err == nil || time.Now().After(end) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to %s: %w", addr, err)
+	}
+	sess, err := client.NewSession()
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	if err := sess.RequestPty("xterm-256color", height, width, gossh.TerminalModes{}); err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	in, err1 := sess.StdinPipe()
+	out, err2 := sess.StdoutPipe()
+	if err := errors.Join(err1, err2); err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	if err := sess.Start(name); err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	return newPtyTerm(out, in), client, nil
 }

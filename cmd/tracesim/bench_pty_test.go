@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,8 +22,22 @@ func TestBenchUI(t *testing.T) {
 		t.Skip("no pseudo-terminals")
 	}
 	bin := buildTracesim(t)
+	for _, c := range []struct {
+		name     string
+		sessions int // 0: the UI itself
+	}{{"pty", 0}, {"ssh", 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			checkBenchUI(t, bin, c.sessions)
+		})
+	}
+}
+
+// checkBenchUI runs the benchmark on sessions SSH sessions (0: the UI in
+// a pseudo-terminal) and checks its report.
+func checkBenchUI(t *testing.T, bin string, sessions int) {
+	t.Helper()
 	out, err := exec.Command(bin, "bench", "--ui", "--events", "5000", "--presses", "12",
-		"--fps", "60,120", "--idle", "500ms", "--json").Output()
+		"--fps", "60,120", "--idle", "500ms", "--ssh", strconv.Itoa(sessions), "--json").Output()
 	if err != nil {
 		t.Fatalf("tracesim bench --ui: %v\n%s", err, out)
 	}
@@ -30,6 +45,7 @@ func TestBenchUI(t *testing.T) {
 		Width, Height int
 		Events        int
 		Keys          string
+		SSHSessions   int `json:"ssh_sessions"`
 		Results       []uiBenchResult
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -41,9 +57,13 @@ func TestBenchUI(t *testing.T) {
 	if len(r.Results) != 2 || r.Results[0].FPS != 60 || r.Results[1].FPS != 120 {
 		t.Fatalf("results %+v, want one for 60 fps and one for 120", r.Results)
 	}
+	if r.SSHSessions != sessions {
+		t.Errorf("%d SSH sessions, want %d", r.SSHSessions, sessions)
+	}
 	for _, res := range r.Results {
-		if res.Presses != 12 || res.Frames != 12 || res.Missed != 0 {
-			t.Errorf("%d fps: %d presses, %d frames, %d missed; want 12, 12, 0", res.FPS, res.Presses, res.Frames, res.Missed)
+		if res.Presses != 12 || res.Frames != 12 || res.Missed != 0 || res.Sessions != max(1, sessions) {
+			t.Errorf("%d fps: %d presses, %d frames, %d missed, %d sessions; want 12, 12, 0, %d",
+				res.FPS, res.Presses, res.Frames, res.Missed, res.Sessions, max(1, sessions))
 		}
 		if !(0 < res.P50ms && res.P50ms <= res.P90ms && res.P90ms <= res.P99ms && res.P99ms <= res.MaxMs) {
 			t.Errorf("%d fps: p50 %g, p90 %g, p99 %g, max %g ms: not positive and ordered", res.FPS, res.P50ms, res.P90ms, res.P99ms, res.MaxMs)
