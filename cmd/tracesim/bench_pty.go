@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -74,6 +75,11 @@ type uiBenchResult struct {
 	FrameSize   int     `json:"mean_frame_bytes"`
 	// KeyP50ms is the median per key.
 	KeyP50ms map[string]float64 `json:"key_p50_ms"`
+	// KeyMissed counts the missed presses per key.
+	KeyMissed map[string]int `json:"key_missed,omitempty"`
+	// FramesPerPress is the mean number of frames a press drew until
+	// the screen was still.
+	FramesPerPress float64 `json:"frames_per_press"`
 }
 
 // ptyTerm is the terminal end of a pseudo-terminal: it reads what the
@@ -81,6 +87,7 @@ type uiBenchResult struct {
 // synchronized-output query.
 type ptyTerm struct {
 	w      io.Writer
+	ends   atomic.Int64 // frame ends read so far
 	chunks chan ptyChunk
 	buf    []byte // read and not yet consumed
 }
@@ -106,7 +113,10 @@ func newPtyTerm(r io.Reader, w io.Writer) *ptyTerm {
 				if strings.Contains(s, syncQuery) {
 					_, _ = io.WriteString(w, syncReply)
 				}
-				tail = s[max(0, len(s)-len(syncQuery)+1):]
+				// The tail is shorter than either sequence: nothing counts
+				// twice.
+				t.ends.Add(int64(strings.Count(s, syncEnd)))
+				tail = s[max(0, len(s)-len(syncEnd)+1):]
 				t.chunks <- ptyChunk{data: b[:n], at: at}
 			}
 			if err != nil {
@@ -243,6 +253,10 @@ type uiGroup struct {
 	bytes   int
 	miss    int
 	presses int
+	// drawn counts the frames each measured press drew, until the screen
+	// was still again; keyMiss the presses of each key that drew none.
+	drawn   int
+	keyMiss map[string]int
 	// pressCPU is the CPU time the process used while the keys were
 	// pressed, -1 when unknown.
 	pressCPU time.Duration
@@ -303,6 +317,7 @@ func (g *uiGroup) press(t *ptyTerm, i int) error {
 		return err
 	}
 	g.presses++
+	ends := t.ends.Load()
 	sent := time.Now()
 	if _, err := io.WriteString(t.w, k.seq); err != nil {
 		return fmt.Errorf("pressing %s: %w", k.name, err)
@@ -311,8 +326,18 @@ func (g *uiGroup) press(t *ptyTerm, i int) error {
 	if err != nil {
 		return fmt.Errorf("after pressing %s: %w", k.name, err)
 	}
+	// Count the frames the press drew, the first one included, once
+	// the screen is still again.
+	defer func() {
+		_ = t.quiet(30*time.Millisecond, 10*time.Second)
+		g.drawn += int(t.ends.Load() - ends)
+	}()
 	if !ok {
 		g.miss++
+		if g.keyMiss == nil {
+			g.keyMiss = map[string]int{}
+		}
+		g.keyMiss[k.name]++
 		return nil
 	}
 	g.lat = append(g.lat, at.Sub(sent))
@@ -343,6 +368,8 @@ func (g *uiGroup) result() (uiBenchResult, error) {
 	}
 	res.P50ms, res.P90ms, res.P99ms = ms(0.50), ms(0.90), ms(0.99)
 	res.MaxMs = lat[len(lat)-1].Seconds() * 1e3
+	res.KeyMissed = g.keyMiss
+	res.FramesPerPress = float64(g.drawn) / float64(g.presses)
 	res.KeyP50ms = map[string]float64{}
 	for k, l := range g.byKey {
 		l = slices.Clone(l)
