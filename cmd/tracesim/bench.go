@@ -55,14 +55,23 @@ func benchRows() []benchRow {
 }
 
 func runBench(e *env, args []string) int {
-	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json]",
+	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST]",
 		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
 			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
 			"The input is a generated 64-rank stencil2d trace of about --events events.\n\n"+
 			"With --simgrid DIR: replay the SimGrid traces testdata/simgrid/bench/record.sh\n"+
 			"recorded into DIR with smpirun -replay and with tracesim sim, side by side, and\n"+
-			"print both wall times, peak memories, makespans and their ratios.")
+			"print both wall times, peak memories, makespans and their ratios.\n\n"+
+			"With --ui, measure instead the UI's key-to-screen time through a pseudo-terminal\n"+
+			"(on a trace of 10,000,000 events unless --events says otherwise).")
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
+	ui := benchUIFlags{width: 200, height: 60}
+	fs.BoolVar(&ui.on, "ui", false, "measure the UI's key-to-screen time in a pseudo-terminal (p50/p90/p99/max, idle CPU)")
+	fs.IntVar(&ui.presses, "presses", 200, "with --ui: key presses measured per frame-rate cap")
+	fs.StringVar(&ui.fpsList, "fps", "60,120", "with --ui: the UI's frame-rate caps to compare, comma-separated")
+	fs.IntVar(&ui.ssh, "ssh", 0, "with --ui: measure N sessions of `tracesim serve` over SSH instead (keys pressed in each in turn)")
+	var idle float64 = 3
+	fs.Var(durationValue{&idle}, "idle", "with --ui: how long to measure the idle UI's CPU use (0: not at all)")
 	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
 	asJSON := fs.Bool("json", false, "print JSON")
 	simgridDir := fs.String("simgrid", "", "compare with smpirun -replay on the traces recorded into this directory")
@@ -87,6 +96,15 @@ func runBench(e *env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tracesim bench: --run: %v\n", err)
 		return exitUsage
+	}
+	if ui.on {
+		ui.json, ui.idle = *asJSON, time.Duration(idle*float64(time.Second))
+		ui.events = *events
+		fs.Visit(func(f *flag.Flag) { ui.eventsSet = ui.eventsSet || f.Name == "events" })
+		if !ui.eventsSet {
+			ui.events = 10_000_000
+		}
+		return runBenchUI(e, ui)
 	}
 	if *events < 1000 {
 		fmt.Fprintln(e.stderr, "tracesim bench: --events must be at least 1000")

@@ -62,7 +62,7 @@ func runLesson(e *env, args []string) int {
 		Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx,
 		Lesson: l,
 	}
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(tui.FPS))
 	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
 		return fail(e, "lesson", err)
 	}

@@ -50,6 +50,7 @@ and resume where they left off; --class-db records their progress and
 	maxStartups := fs.String("max-startups", globalStartups.String(), "connections not logged in yet, in all: start:rate:full (random early drop from start, all refused at full) or a number")
 	sourceMaxStartups := fs.String("per-source-max-startups", sourceStartups.String(), "the same per source address (raise it for a class behind one NAT address)")
 	loginGrace := fs.Duration("login-grace", serve.DefaultLoginGrace, "time a connection has to log in")
+	fps := fs.Int("fps", tui.FPS, fmt.Sprintf("most frames drawn per second in each session, 1 to %d (a key press waits up to one frame)", maxFPS))
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display for every session")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
@@ -76,6 +77,8 @@ and resume where they left off; --class-db records their progress and
 		return usageErr("--class-db records students by key: give --authorized-keys, not --allow-anonymous")
 	case *stuck <= 0:
 		return usageErr("--stuck must be positive")
+	case *fps < 1 || *fps > maxFPS:
+		return usageErr(fmt.Sprintf("--fps %d: want 1 to %d frames per second", *fps, maxFPS))
 	case *authorized == "" && !*anonymous:
 		return usageErr("give --authorized-keys FILE, or --allow-anonymous on a closed network")
 	case *authorized != "" && *anonymous:
@@ -152,6 +155,7 @@ and resume where they left off; --class-db records their progress and
 		Startups:       startups,
 		SourceStartups: perSource,
 		SimBudget:      tui.SimBudget{WallTime: *simWall, Events: *simEvents},
+		FPS:            *fps,
 		Theme:          *theme,
 		NoColor:        *noColor,
 		Logger:         logger,

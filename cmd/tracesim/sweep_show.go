@@ -89,7 +89,7 @@ func runSweepShow(e *env, args []string) int {
 		opts.Trace, opts.Path = tr, demo.Name
 	}
 	opts.Tabs = tui.SweepTabs(res, filepath.Base(pos[0]), open)
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(tui.FPS))
 	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
 		return fail(e, "sweep show", err)
 	}

@@ -24,9 +24,14 @@ func runUI(e *env, args []string) int {
 	fs.StringVar(&f.theme, "theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
 	fs.BoolVar(&f.noColor, "no-color", false, "monochrome display (also when NO_COLOR is set)")
 	fs.StringVar(&f.library, "library", "", "directory the file picker (o) may browse; files outside are refused")
+	fs.IntVar(&f.fps, "fps", tui.FPS, fmt.Sprintf("most frames drawn per second, 1 to %d (a key press waits up to one frame)", maxFPS))
 	pos, code := parse(e, fs, args, 0, 1)
 	if code >= 0 {
 		return code
+	}
+	if f.fps < 1 || f.fps > maxFPS {
+		fmt.Fprintf(e.stderr, "tracesim: --fps %d: want 1 to %d frames per second\n", f.fps, maxFPS)
+		return exitUsage
 	}
 	opts, code := uiOptions(e, f, pos)
 	if code >= 0 {
@@ -38,18 +43,22 @@ func runUI(e *env, args []string) int {
 			"(tracesim info|check|sim FILE --json; tracesim help)")
 		return exitUsage
 	}
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx))
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(f.fps))
 	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
 		return fail(e, "ui", err)
 	}
 	return exitOK
 }
 
+// maxFPS is Bubble Tea's highest frame-rate cap.
+const maxFPS = 120
+
 // uiFlags are the flags of the UI.
 type uiFlags struct {
 	format, theme string
 	noColor       bool
 	library       string
+	fps           int
 }
 
 // uiOptions returns the options of the UI for flags f, the user's

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,9 +44,6 @@ const (
 	// maxWidth and maxHeight clamp the terminal size a client may claim:
 	// the renderer allocates a cell buffer of that size.
 	maxWidth, maxHeight = 1000, 400
-	// fps caps each session's frame rate; half Bubble Tea's default
-	// halves the rendering cost of a classroom of animated views.
-	fps = 30
 )
 
 // Config configures a Server.
@@ -87,6 +85,10 @@ type Config struct {
 	Startups, SourceStartups StartupLimit
 	// SimBudget bounds each simulation of every session.
 	SimBudget tui.SimBudget
+	// FPS caps each session's frame rate; 0 means tui.FPS. A key press
+	// waits up to one frame to reach the screen; an idle session costs
+	// next to nothing at any rate (docs/tui.md has the measurements).
+	FPS int
 	// Theme and NoColor are passed to every session (tui.Options).
 	Theme   string
 	NoColor bool
@@ -720,7 +722,7 @@ func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
 		// A signal to the server process must not quit every session at
 		// once: shutdown goes through the notice and the grace period.
 		tea.WithoutSignalHandler(),
-		tea.WithFPS(fps),
+		tea.WithFPS(cmp.Or(s.cfg.FPS, tui.FPS)),
 	}
 	se.mu.Lock()
 	p := tea.NewProgram(se.model, opts...)
