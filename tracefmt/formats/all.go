@@ -15,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/clog"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
+	"github.com/tracesim/tracesim/tracefmt/perfetto"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -88,6 +89,19 @@ func All() []Format {
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error {
 				return simgridti.Write(w, t, simgridti.WriteOptions{CPUSpeed: o.CPUSpeed})
 			},
+		},
+		{
+			Name:        "perfetto",
+			Description: "Chrome trace event JSON for ui.perfetto.dev (states, message arrows, collectives), write only",
+			Extensions:  []string{".json"},
+			Write: func(_ string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error {
+				pw := perfetto.NewWriter(w)
+				if err := pw.Trace(t, o.stopped); err != nil {
+					return err
+				}
+				return pw.Close()
+			},
+			Timed: true,
 		},
 	}
 }
