@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -41,6 +42,9 @@ func runConvert(e *env, args []string) int {
 		return fail(e, "convert", err)
 	}
 	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs, Context: e.ctx}); err != nil {
+		if e.ctx.Err() != nil && errors.Is(err, e.ctx.Err()) {
+			err = fmt.Errorf("interrupted: %w (%s not written)", err, *out)
+		}
 		return fail(e, "convert", err)
 	}
 	return exitOK

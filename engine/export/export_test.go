@@ -36,9 +36,9 @@ func TestTablesReadBack(t *testing.T) {
 		return n
 	}
 	for _, c := range []struct {
-		what  string
-		tr    *tracefmt.Trace
-		rows  int
+		what string
+		tr   *tracefmt.Trace
+		rows int
 	}{
 		{States, tr, count(tr, func(e *tracefmt.Event) bool { return e.Kind == tracefmt.KindEnter })},
 		{Messages, tr, tr.CountMessages().Matched},

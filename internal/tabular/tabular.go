@@ -109,7 +109,7 @@ type Writer struct {
 	cw  *csv.Writer
 	rec []string
 	// Parquet
-	pw   *parquet.Writer
+	pw   *parquet.GenericWriter[any]
 	leaf []int // column → the schema's leaf (a Parquet group sorts by name)
 	rows []parquet.Row
 	n    int
@@ -162,7 +162,7 @@ func NewParquet(w io.Writer, name string, cols []Column, meta ...[2]string) (*Wr
 	for _, kv := range meta {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
-	t.pw = parquet.NewWriter(w, opts...)
+	t.pw = parquet.NewGenericWriter[any](w, opts...)
 	return t, nil
 }
 

@@ -221,26 +221,6 @@ func readable() []string {
 	return out
 }
 
-// stoppingWriter fails a write once its context is cancelled; it asks
-// the context every 64 KiB, so that a cancelled write of any format stops
-// within a buffer's worth of output.
-type stoppingWriter struct {
-	w       io.Writer
-	o       WriteOptions
-	pending int
-}
-
-func (s *stoppingWriter) Write(p []byte) (int, error) {
-	s.pending += len(p)
-	if s.pending >= 64<<10 {
-		s.pending = 0
-		if err := s.o.stopped(); err != nil {
-			return 0, err
-		}
-	}
-	return s.w.Write(p)
-}
-
 // InputFiles returns the files a trace at path is read from: path itself
 // and, for a SimGrid TI index, every file it lists. format names the
 // format as for Open (empty: detected).
@@ -326,7 +306,7 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 	}
 	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs}, func(w io.Writer) error {
 		if o.Context != nil {
-			w = &stoppingWriter{w: w, o: o}
+			w = atomicfile.Stopping(w, o.stopped)
 		}
 		if err := fm.Write(path, w, t, o); err != nil {
 			if err := o.stopped(); err != nil {

@@ -13,7 +13,8 @@ import (
 // Stats counts what Check found in a trace event file.
 type Stats struct {
 	Events, Slices, Instants, Counters, Metadata int
-	// Flows counts complete arrows (a start and a finish with one id);
+	// Slices counts complete events and begin/end pairs. Flows counts
+	// complete arrows (a start and a finish with one id);
 	// Unbound counts arrow ends with no slice around them on their
 	// thread, which a viewer drops.
 	Flows, Unbound int
@@ -47,7 +48,7 @@ type span struct{ start, end float64 }
 //   - complete ("X") events have a non-negative duration and nest on
 //     their thread: a slice that starts inside another ends inside it;
 //   - begin/end ("B"/"E") events pair up on their thread, in
-//     non-decreasing time;
+//     non-decreasing time (so that they nest);
 //   - flow events ("s", "t", "f") with one id and category form one
 //     arrow: one start, then one finish, not before the start's thread
 //     has a slice to bind to;
@@ -73,7 +74,11 @@ func Check(r io.Reader) (Stats, error) {
 	threadNamed := map[track]bool{}
 	used := map[track]int{} // → first event using it
 	slicesOf := map[track][]span{}
-	open := map[track][]string{}
+	type begun struct {
+		name string
+		ts   float64
+	}
+	open := map[track][]begun{}
 	lastB := map[track]float64{}
 	lastC := map[string]float64{}
 	type flowEnds struct {
@@ -128,7 +133,7 @@ func Check(r io.Reader) (Stats, error) {
 				return st, at("ts %v before the thread's previous %v", ts, l)
 			}
 			lastB[tr] = ts
-			open[tr] = append(open[tr], *e.Name)
+			open[tr] = append(open[tr], begun{*e.Name, ts})
 		case "E":
 			if l, ok := lastB[tr]; ok && ts < l {
 				return st, at("ts %v before the thread's previous %v", ts, l)
@@ -137,7 +142,10 @@ func Check(r io.Reader) (Stats, error) {
 			if len(open[tr]) == 0 {
 				return st, at("end without a begin on pid %v tid %v", tr.pid, tr.tid)
 			}
+			b := open[tr][len(open[tr])-1]
 			open[tr] = open[tr][:len(open[tr])-1]
+			st.Slices++
+			slicesOf[tr] = append(slicesOf[tr], span{b.ts, ts})
 		case "i", "I":
 			if e.S != "" && e.S != "t" && e.S != "p" && e.S != "g" {
 				return st, at("instant scope %q", e.S)
@@ -204,7 +212,7 @@ func Check(r io.Reader) (Stats, error) {
 	}
 	for tr, o := range open {
 		if len(o) > 0 {
-			return st, fmt.Errorf("pid %v tid %v: %q begun and never ended", tr.pid, tr.tid, o[len(o)-1])
+			return st, fmt.Errorf("pid %v tid %v: %q begun and never ended", tr.pid, tr.tid, o[len(o)-1].name)
 		}
 	}
 	enclosed := func(tr track, ts float64) bool {

@@ -1,6 +1,6 @@
 // Package perfetto writes traces in the Chrome trace event format (JSON),
 // which ui.perfetto.dev and chrome://tracing open: one thread per rank
-// with its states as complete ("X") slices, messages as flow arrows from
+// with its states as slices (begin and end events), messages as flow arrows from
 // the sender's slice to the receiver's, collectives and markers as
 // instant events, and counter ("C") tracks such as a simulated network's
 // link utilisation.
@@ -35,8 +35,6 @@ const (
 type Writer struct {
 	w      *bufio.Writer
 	n      int // events written
-	flow   int64
-	err    error
 	num    []byte
 	counts bool // the counters process is named
 }
@@ -48,8 +46,8 @@ func NewWriter(w io.Writer) *Writer {
 	return pw
 }
 
-// begin starts an event object.
-func (w *Writer) begin() {
+// next starts an event object.
+func (w *Writer) next() {
 	if w.n > 0 {
 		w.w.WriteString(",\n")
 	} else {
@@ -105,7 +103,7 @@ func (w *Writer) int(n int64) {
 
 // head writes the fields every event has.
 func (w *Writer) head(ph byte, name string, pid, tid int) {
-	w.begin()
+	w.next()
 	w.w.WriteString(`{"ph":"`)
 	w.w.WriteByte(ph)
 	w.w.WriteString(`","name":`)
@@ -197,7 +195,7 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 	if !t.Timed {
 		return fmt.Errorf("perfetto: the trace is untimed: it needs timestamps (give a CPU speed)")
 	}
-	us := usScale(t.Unit)
+	us := microsOf(t.Unit)
 	name := "trace"
 	if t.Format != "" {
 		name = t.Format + " trace"
@@ -221,36 +219,22 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 		w.Thread(RanksPID, tid, fmt.Sprintf("rank %d", r))
 		ev := t.Ranks[r].Events
 		rs = rankSlices(t, ev, rs[:0])
+		// Begin and end events rather than complete ones: a viewer
+		// turns microseconds into integer nanoseconds, and a start and
+		// a duration rounded apart can end a slice after the next one
+		// starts; rounding one timestamp per event keeps the order.
+		var open []float64
 		for _, s := range rs {
-			w.head('X', t.StateName(s.state), RanksPID, tid)
-			w.w.WriteString(`,"cat":`)
-			cat := "state"
-			if int(s.state) >= 0 && int(s.state) < len(t.States) {
-				cat = t.States[s.state].Category.String()
+			for n := len(open); n > 0 && open[n-1] <= s.start; n = len(open) {
+				w.end(us.of(open[n-1]), tid)
+				open = open[:n-1]
 			}
-			w.str(cat)
-			w.w.WriteString(`,"ts":`)
-			w.float(s.start * us)
-			w.w.WriteString(`,"dur":`)
-			w.float(max(0, (s.end-s.start)*us))
-			if s.text != "" || s.clipped || s.open {
-				w.w.WriteString(`,"args":{`)
-				sep := ""
-				if s.text != "" {
-					w.w.WriteString(`"info":`)
-					w.str(s.text)
-					sep = ","
-				}
-				if s.clipped {
-					w.w.WriteString(sep + `"clipped":true`)
-					sep = ","
-				}
-				if s.open {
-					w.w.WriteString(sep + `"unclosed":true`)
-				}
-				w.w.WriteString("}")
-			}
-			w.w.WriteString("}")
+			w.begin(t, &s, us, tid)
+			open = append(open, s.end)
+		}
+		for n := len(open); n > 0; n = len(open) {
+			w.end(us.of(open[n-1]), tid)
+			open = open[:n-1]
 		}
 		for i := range ev {
 			if stop != nil && i&0xfff == 0xfff {
@@ -273,7 +257,7 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 			case tracefmt.KindCollective:
 				w.head('i', e.Op().String(), RanksPID, tid)
 				w.w.WriteString(`,"cat":"collective","s":"t","ts":`)
-				w.float(e.Time * us)
+				w.float(us.of(e.Time))
 				w.w.WriteString(`,"args":{"comm":`)
 				w.int(int64(e.Comm))
 				if e.Op().Rooted() {
@@ -292,7 +276,7 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 				}
 				w.head('i', mk, RanksPID, tid)
 				w.w.WriteString(`,"cat":"marker","s":"t","ts":`)
-				w.float(e.Time * us)
+				w.float(us.of(e.Time))
 				if txt := t.Text(e); txt != "" {
 					w.w.WriteString(`,"args":{"info":`)
 					w.str(txt)
@@ -305,14 +289,53 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 	return nil
 }
 
+// begin writes the begin event of slice s, with its arguments.
+func (w *Writer) begin(t *tracefmt.Trace, s *slice, us micros, tid int) {
+	w.head('B', t.StateName(s.state), RanksPID, tid)
+	w.w.WriteString(`,"cat":`)
+	cat := "state"
+	if int(s.state) >= 0 && int(s.state) < len(t.States) {
+		cat = t.States[s.state].Category.String()
+	}
+	w.str(cat)
+	w.w.WriteString(`,"ts":`)
+	w.float(us.of(s.start))
+	if s.text != "" || s.clipped || s.open {
+		w.w.WriteString(`,"args":{`)
+		sep := ""
+		if s.text != "" {
+			w.w.WriteString(`"info":`)
+			w.str(s.text)
+			sep = ","
+		}
+		if s.clipped {
+			w.w.WriteString(sep + `"clipped":true`)
+			sep = ","
+		}
+		if s.open {
+			w.w.WriteString(sep + `"unclosed":true`)
+		}
+		w.w.WriteString("}")
+	}
+	w.w.WriteString("}")
+}
+
+// end writes the end event of the innermost open slice of thread tid.
+func (w *Writer) end(ts float64, tid int) {
+	w.head('E', "", RanksPID, tid)
+	w.w.WriteString(`,"ts":`)
+	w.float(ts)
+	w.w.WriteString("}")
+}
+
 // flowEvent writes one end of a message's arrow; "bp":"e" binds it to the
 // slice that encloses it on its thread (the MPI call).
-func (w *Writer) flowEvent(ph byte, id int64, e *tracefmt.Event, tid int, us float64) {
+func (w *Writer) flowEvent(ph byte, id int64, e *tracefmt.Event, tid int, us micros) {
 	w.head(ph, "message", RanksPID, tid)
 	w.w.WriteString(`,"cat":"message","id":`)
 	w.int(id + 1)
 	w.w.WriteString(`,"bp":"e","ts":`)
-	w.float(e.Time * us)
+	w.float(us.of(e.Time))
 	w.w.WriteString(`,"args":{"tag":`)
 	w.int(int64(e.Tag))
 	w.w.WriteString(`,"bytes":`)
@@ -320,8 +343,23 @@ func (w *Writer) flowEvent(ph byte, id int64, e *tracefmt.Event, tid int, us flo
 	w.w.WriteString("}}")
 }
 
-// usScale is the factor from unit u to microseconds.
-func usScale(u tracefmt.Unit) float64 { return math.Pow10(int(u) + 6) }
+// micros converts times in a trace's unit to microseconds.
+type micros struct {
+	mul, div float64
+}
+
+// microsOf returns the converter of unit u. A unit finer than a
+// microsecond divides by an exact power of ten, which rounds correctly
+// (5 ps is 0.000005 µs; multiplying by 1e-6, itself inexact, gives
+// 0.0000049999999999999996).
+func microsOf(u tracefmt.Unit) micros {
+	if u < tracefmt.Microsecond {
+		return micros{mul: 1, div: math.Pow10(int(tracefmt.Microsecond - u))}
+	}
+	return micros{mul: math.Pow10(int(u - tracefmt.Microsecond)), div: 1}
+}
+
+func (m micros) of(x float64) float64 { return x * m.mul / m.div }
 
 // rankSlices returns the state intervals of one rank's events in start
 // order (the longer first at equal starts), each nested in the one

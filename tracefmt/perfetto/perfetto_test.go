@@ -144,10 +144,13 @@ func TestTimesAndNesting(t *testing.T) {
 		got = append(got, s)
 	}
 	wantEv := []string{
-		"X A ts=0.000001 dur=0.000004",
-		"X B ts=0.000003 dur=0.000002 (clipped or unclosed)",
+		"B A ts=0.000001",
+		"B B ts=0.000003 (clipped or unclosed)",
+		"E  ts=0.000005",
+		"E  ts=0.000005",
 		"s message ts=123456789.012345",
-		"X A ts=123456789.012346 dur=0.000001 (clipped or unclosed)",
+		"B A ts=123456789.012346 (clipped or unclosed)",
+		"E  ts=123456789.012347",
 		"f message ts=123456789.012347",
 	}
 	if strings.Join(got, "\n") != strings.Join(wantEv, "\n") {
