@@ -42,7 +42,9 @@ func want(t *tracefmt.Trace) perfetto.Stats {
 // Every trace we have, written as JSON trace events, passes the format's
 // rules (Check) with a slice per state, an arrow per message bound to the
 // MPI calls at both ends, an instant per collective, a named thread per
-// rank.
+// rank: the demo, our recordings, and every real sample in
+// ../shared/testdata-external we read (CLOG2, CLOG, ALOG, OTF2, SimGrid TI
+// given times at 1 Gf).
 func TestWriteFollowsTheRules(t *testing.T) {
 	demo, err := gen.Generate(gen.Options{Pattern: "cg", Ranks: 16, Iters: 8, Size: 8192, Compute: 200e-6, Jitter: 0.2, Skew: 3e-6, Seed: 1})
 	if err != nil {
@@ -52,14 +54,19 @@ func TestWriteFollowsTheRules(t *testing.T) {
 		name string
 		tr   *tracefmt.Trace
 		// unbound arrow ends allowed: messages sent or received
-		// outside any state (a generated trace's bare events).
+		// outside any state (a hand-written tsim trace's bare events).
 		unbound bool
 	}
-	cases := []tc{{"demo", demo, true}}
+	cases := []tc{{"demo", demo, false}}
 	files := []string{
 		"../../testdata/mpe/allreduce.clog2", "../../testdata/mpe/colls.clog2", "../../testdata/mpe/masterworker.clog2",
 		"../../testdata/tsim/features.tsim", "../../testdata/tsim/ring3.tsim",
 		"../../../shared/testdata-external/clog2/cpilog.clog2",
+		"../../../shared/testdata-external/clog/pmandel.clog",
+		"../../../shared/testdata-external/alog/srtest.alog",
+		"../../../shared/testdata-external/otf2/ping-pong/traces.otf2",
+		"../../../shared/testdata-external/simgrid-ti/actions_with_isend.txt",
+		"../../testdata/simgrid/halo.txt",
 	}
 	for _, f := range files {
 		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) && strings.Contains(f, "shared") {
@@ -70,7 +77,14 @@ func TestWriteFollowsTheRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, tc{filepath.Base(f), tr, !strings.HasSuffix(f, ".clog2")})
+		if !tr.Timed {
+			// A SimGrid TI trace: times at 1 Gf, as convert
+			// --cpu-speed 1Gf gives it.
+			if tr, err = tracefmt.AssignTimes(tr, 1e9); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases = append(cases, tc{filepath.Base(f), tr, strings.HasSuffix(f, ".tsim")})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
