@@ -201,3 +201,21 @@ func TestCheckRejects(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck: Check reads any input, a file we wrote or a broken one,
+// without panicking.
+func FuzzCheck(f *testing.F) {
+	tr, _, err := formats.Open(context.Background(), "../../testdata/tsim/ring3.tsim", "", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := perfetto.Write(&buf, tr); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(`{"traceEvents":[{"ph":"B","name":"a","pid":1,"tid":1,"ts":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		perfetto.Check(bytes.NewReader(data))
+	})
+}
