@@ -249,3 +249,54 @@ func interruptWhen(t *testing.T, cmd *exec.Cmd, sig os.Signal, wait time.Duratio
 	err := cmd.Wait()
 	return time.Since(sent), err
 }
+
+// Every readable format converts to every writable one (an untimed
+// source given --cpu-speed): the messages survive each conversion, and
+// the Perfetto output passes the format's rules with an arrow per
+// message.
+func TestConvertEveryPair(t *testing.T) {
+	dir := t.TempDir()
+	cg := filepath.Join(dir, "cg.clog2")
+	if code, _, errs := tracesim(t, "gen", "cg", "--ranks", "8", "--iters", "3", "-o", cg); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	sources := []string{cg}
+	for _, ext := range []string{"otf2", "tsim", "ti"} {
+		p := filepath.Join(dir, "cg."+ext)
+		if code, _, errs := tracesim(t, "convert", cg, "-o", p); code != exitOK {
+			t.Fatalf("to %s: exit %d: %s", ext, code, errs)
+		}
+		sources = append(sources, p)
+	}
+	for _, p := range []string{"../../../shared/testdata-external/clog/pmandel.clog", "../../../shared/testdata-external/alog/srtest.alog"} {
+		if _, err := os.Stat(p); err == nil {
+			sources = append(sources, p)
+		}
+	}
+	for _, src := range sources {
+		want := messages(infoJSON(t, src))["matched"]
+		for _, to := range []string{"clog2", "otf2", "tsim", "ti", "perfetto"} {
+			ext := to
+			if to == "perfetto" {
+				ext = "json"
+			}
+			out := filepath.Join(t.TempDir(), "out."+ext)
+			code, _, errs := tracesim(t, "convert", src, "-o", out, "--cpu-speed", "1Gf")
+			if code != exitOK {
+				t.Errorf("%s → %s: exit %d: %s", filepath.Base(src), to, code, errs)
+				continue
+			}
+			if to != "perfetto" {
+				if got := messages(infoJSON(t, out))["matched"]; got != want {
+					t.Errorf("%s → %s: %v messages, want %v", filepath.Base(src), to, got, want)
+				}
+				continue
+			}
+			data, _ := os.ReadFile(out)
+			st, err := perfetto.Check(bytes.NewReader(data))
+			if err != nil || float64(st.Flows) != want {
+				t.Errorf("%s → perfetto: %d arrows (%v), want %v", filepath.Base(src), st.Flows, err, want)
+			}
+		}
+	}
+}
