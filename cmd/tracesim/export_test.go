@@ -174,9 +174,9 @@ func TestSimTableAndPerfettoOutputs(t *testing.T) {
 	}
 }
 
-// `convert --to perfetto` and `export` honour SIGINT and SIGTERM within a
-// second while they write, and leave neither the output nor its
-// temporary file behind.
+// `convert --to perfetto`, `export` and `sim --perfetto-out` honour
+// SIGINT and SIGTERM within a second while they write, and leave neither
+// the output nor its temporary file behind.
 func TestLongWritesStopOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and writes a million events")
@@ -201,10 +201,12 @@ func TestLongWritesStopOnSignal(t *testing.T) {
 		sig  syscall.Signal
 		out  string
 		args []string
+		said string
 	}{
-		{"convert perfetto SIGINT", syscall.SIGINT, "big.json", []string{"convert", trace, "-o"}},
-		{"export parquet SIGTERM", syscall.SIGTERM, "big.parquet", []string{"export", trace, "--what", "states", "-o"}},
-		{"export csv SIGINT", syscall.SIGINT, "big.csv", []string{"export", trace, "--what", "messages", "-o"}},
+		{"convert perfetto SIGINT", syscall.SIGINT, "big.json", []string{"convert", trace, "-o"}, "interrupted: context canceled"},
+		{"export parquet SIGTERM", syscall.SIGTERM, "big.parquet", []string{"export", trace, "--what", "states", "-o"}, "interrupted: context canceled"},
+		{"export csv SIGINT", syscall.SIGINT, "big.csv", []string{"export", trace, "--what", "messages", "-o"}, "interrupted: context canceled"},
+		{"sim perfetto SIGTERM", syscall.SIGTERM, "sim.json", []string{"sim", trace, "--model", "flow", "--perfetto-out"}, "interrupted at simulated time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outDir := t.TempDir()
@@ -220,10 +222,11 @@ func TestLongWritesStopOnSignal(t *testing.T) {
 			if took > time.Second {
 				t.Errorf("took %v to stop, want under a second", took)
 			}
+			t.Logf("stopped %v after %v", took, c.sig)
 			if err == nil {
 				t.Fatalf("exit status 0: the write finished before the signal (stderr %q)", stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "interrupted: context canceled") {
+			if !strings.Contains(stderr.String(), c.said) {
 				t.Errorf("stderr %q, want it to say interrupted", stderr.String())
 			}
 			if left, _ := os.ReadDir(outDir); len(left) != 0 {

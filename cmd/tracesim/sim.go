@@ -270,7 +270,7 @@ func runSim(e *env, args []string) int {
 	if *traceOut != "" {
 		out, err := s.Trace()
 		if err == nil {
-			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs})
+			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs, Context: e.ctx})
 		}
 		if err != nil {
 			return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))

@@ -219,3 +219,24 @@ func FuzzCheck(f *testing.F) {
 		perfetto.Check(bytes.NewReader(data))
 	})
 }
+
+// BenchmarkWrite measures writing a 16-rank CG trace (36,864 events)
+// as JSON: bytes per second of output and events per second.
+func BenchmarkWrite(b *testing.B) {
+	tr, err := gen.Generate(gen.Options{Pattern: "cg", Ranks: 16, Iters: 64, Size: 8192, Compute: 200e-6, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n countingWriter
+	for b.Loop() {
+		if err := perfetto.Write(&n, tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(n) / int64(b.N))
+	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+type countingWriter int
+
+func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }
