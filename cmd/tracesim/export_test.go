@@ -161,8 +161,9 @@ func TestSimTableAndPerfettoOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Threads != 16 || st.Slices == 0 || st.Flows < 96 || st.Counters == 0 {
-		t.Errorf("predicted run: %d threads, %d slices, %d arrows, %d counter events; want 16 threads, slices, 96+ arrows, counters", st.Threads, st.Slices, st.Flows, st.Counters)
+	if st.Threads != 16 || st.Slices == 0 || st.Flows < 96 || st.Unbound != 0 || st.Counters == 0 {
+		t.Errorf("predicted run: %d threads, %d slices, %d arrows (%d ends unbound), %d counter events; want 16 threads, slices, 96+ arrows bound to calls, counters",
+			st.Threads, st.Slices, st.Flows, st.Unbound, st.Counters)
 	}
 	// An analytic model (LogGOPS) has no network to measure: the run alone.
 	if code, _, errs := simRun(t, path, "--model", "loggops", "--perfetto-out", out("analytic.json")); code != exitOK {

@@ -209,6 +209,7 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 		first[r+1] = first[r] + int64(len(t.Ranks[r].Events))
 	}
 	var rs []slice
+	var ops []sliceOp
 	for r := range t.Ranks {
 		if stop != nil {
 			if err := stop(); err != nil {
@@ -223,24 +224,30 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 		// turns microseconds into integer nanoseconds, and a start and
 		// a duration rounded apart can end a slice after the next one
 		// starts; rounding one timestamp per event keeps the order.
-		var open []float64
-		for _, s := range rs {
-			for n := len(open); n > 0 && open[n-1] <= s.start; n = len(open) {
-				w.end(us.of(open[n-1]), tid)
-				open = open[:n-1]
+		ops = sliceOps(rs, ops[:0])
+		k := 0
+		// emit writes the begins and ends up to time at: the begins at
+		// at too, its ends not, so that an arrow or instant at a call's
+		// first or last instant lands inside the call for a viewer that
+		// keeps the file's order among equal times.
+		emit := func(at float64) {
+			for ; k < len(ops) && (ops[k].ts < at || (ops[k].ts == at && ops[k].s != nil)); k++ {
+				if ops[k].s != nil {
+					w.begin(t, ops[k].s, us, tid)
+				} else {
+					w.end(us.of(ops[k].ts), tid)
+				}
 			}
-			w.begin(t, &s, us, tid)
-			open = append(open, s.end)
-		}
-		for n := len(open); n > 0; n = len(open) {
-			w.end(us.of(open[n-1]), tid)
-			open = open[:n-1]
 		}
 		for i := range ev {
 			if stop != nil && i&0xfff == 0xfff {
 				if err := stop(); err != nil {
 					return err
 				}
+			}
+			switch ev[i].Kind {
+			case tracefmt.KindSend, tracefmt.KindRecv, tracefmt.KindCollective, tracefmt.KindMarker:
+				emit(ev[i].Time)
 			}
 			e := &ev[i]
 			switch e.Kind {
@@ -285,6 +292,7 @@ func (w *Writer) Trace(t *tracefmt.Trace, stop func() error) error {
 				w.w.WriteString("}")
 			}
 		}
+		emit(math.Inf(1))
 	}
 	return nil
 }
@@ -326,6 +334,34 @@ func (w *Writer) end(ts float64, tid int) {
 	w.w.WriteString(`,"ts":`)
 	w.float(ts)
 	w.w.WriteString("}")
+}
+
+// sliceOp is a begin (s set) or an end of a slice, in the order a
+// thread's events must come.
+type sliceOp struct {
+	ts float64
+	s  *slice
+}
+
+// sliceOps turns nested slices in start order into their begins and ends
+// in time order: a slice ends before the next one that starts at or after
+// its end begins.
+func sliceOps(rs []slice, ops []sliceOp) []sliceOp {
+	var open []float64
+	for i := range rs {
+		s := &rs[i]
+		for n := len(open); n > 0 && open[n-1] <= s.start; n = len(open) {
+			ops = append(ops, sliceOp{ts: open[n-1]})
+			open = open[:n-1]
+		}
+		ops = append(ops, sliceOp{ts: s.start, s: s})
+		open = append(open, s.end)
+	}
+	for n := len(open); n > 0; n = len(open) {
+		ops = append(ops, sliceOp{ts: open[n-1]})
+		open = open[:n-1]
+	}
+	return ops
 }
 
 // flowEvent writes one end of a message's arrow; "bp":"e" binds it to the

@@ -111,7 +111,9 @@ func TestWriteFollowsTheRules(t *testing.T) {
 
 // Timestamps are microseconds, exact as far as doubles go: a
 // picosecond-resolution trace keeps its picoseconds; overlapping states
-// are clipped to nest; an unclosed state lasts to the rank's end.
+// are clipped to nest; an unclosed state lasts to the rank's end; a
+// thread's events come in time order, an arrow's end at a state's last
+// instant before the state's end.
 func TestTimesAndNesting(t *testing.T) {
 	b := tracefmt.NewBuilder(2, true, tracefmt.Picosecond)
 	a := b.State("A")
@@ -164,8 +166,8 @@ func TestTimesAndNesting(t *testing.T) {
 		"E  ts=0.000005",
 		"s message ts=123456789.012345",
 		"B A ts=123456789.012346 (clipped or unclosed)",
+		"f message ts=123456789.012347", // inside the state that ends with it
 		"E  ts=123456789.012347",
-		"f message ts=123456789.012347",
 	}
 	if strings.Join(got, "\n") != strings.Join(wantEv, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantEv, "\n"))
@@ -239,4 +241,7 @@ func BenchmarkWrite(b *testing.B) {
 
 type countingWriter int
 
-func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
