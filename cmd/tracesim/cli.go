@@ -179,6 +179,9 @@ func completeValues(cc *cobra.Command) {
 		if name == "format" && strings.HasPrefix(f.Usage, "output format") {
 			list = lists["to"] // gen writes
 		}
+		if name == "to" && strings.HasPrefix(f.Usage, "table format") {
+			list = func() []string { return []string{"csv", "parquet"} } // export
+		}
 		// Registering fails only for an unknown or already registered
 		// flag, which the lookup and the map rule out.
 		_ = cc.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -48,6 +48,7 @@ func TestCLIBuiltins(t *testing.T) {
 		// format or a theme (":4" is cobra's "no file completion").
 		{[]string{"__complete", "sim", "x.tsim", "--preset", ""}, []string{"default\ninsee-torus\n", ":4\n"}},
 		{[]string{"__complete", "convert", "x.tsim", "--to", ""}, []string{strings.Join(formats.Names(true), "\n") + "\n:4\n"}},
+		{[]string{"__complete", "export", "x.tsim", "--to", ""}, []string{"csv\nparquet\n:4\n"}},
 		{[]string{"__complete", "--theme", ""}, []string{"dark\nlight\ncolorblind\nmono\n:4\n"}},
 		{[]string{"__complete", "sim", "x.tsim", "--band"}, []string{"--bandwidth\t[network] link bandwidth"}},
 		{[]string{"gen", "-h"}, []string{"tracesim gen PATTERN -o FILE", "-o --o", "Output file (required)", "--seed", "Random seed (1)"}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -40,7 +41,10 @@ func runConvert(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "convert", err)
 	}
-	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs}); err != nil {
+	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs, Context: e.ctx}); err != nil {
+		if e.ctx.Err() != nil && errors.Is(err, e.ctx.Err()) {
+			err = fmt.Errorf("interrupted: %w (%s not written)", err, *out)
+		}
 		return fail(e, "convert", err)
 	}
 	return exitOK
@@ -53,12 +57,14 @@ func runFormats(e *env, args []string) int {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tREAD\tWRITE\tEXTENSIONS\tDESCRIPTION")
-	for _, f := range formats.All() {
-		w := "-"
-		if f.Writable() {
-			w = "yes"
+	yes := func(b bool) string {
+		if b {
+			return "yes"
 		}
-		fmt.Fprintf(tw, "%s\tyes\t%s\t%s\t%s\n", f.Name, w, strings.Join(f.Extensions, " "), f.Description)
+		return "-"
+	}
+	for _, f := range formats.All() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, yes(f.Readable()), yes(f.Writable()), strings.Join(f.Extensions, " "), f.Description)
 	}
 	tw.Flush()
 	return exitOK

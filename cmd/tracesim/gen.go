@@ -71,7 +71,7 @@ func runGen(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "gen", err)
 	}
-	if err := formats.Save(*out, *format, t); err != nil {
+	if err := formats.SaveWith(*out, *format, t, formats.WriteOptions{Context: e.ctx}); err != nil {
 		return fail(e, "gen", err)
 	}
 	return exitOK

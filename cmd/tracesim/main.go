@@ -86,6 +86,7 @@ func commands() []command {
 		{"matrix", "print the Matrix tab: point-to-point traffic by sender and receiver", runMatrix},
 		{"sizes", "print the Sizes tab: histogram of message sizes", runSizes},
 		{"convert", "convert a trace between formats", runConvert},
+		{"export", "write a trace's states, messages or collectives as a CSV or Parquet table", runExport},
 		{"gen", "generate a synthetic trace of a communication pattern", runGen},
 		{"sim", "replay a trace on a simulated machine and predict its run time", runSim},
 		{"sweep", "run a parameter sweep of simulations on every core or on a Slurm cluster", runSweep},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tracesim/tracesim/engine/export"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/preset"
@@ -21,6 +21,7 @@ import (
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/perfetto"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -67,8 +68,9 @@ func runSim(e *env, args []string) int {
 	presetName := fs.String("preset", "", "start from a Machine-tab preset ("+strings.Join(preset.Keys(), ", ")+"); --config and flags override it")
 	format := fs.String("format", "", "read the trace as this format instead of detecting it")
 	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
-	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
-	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, as CSV to this file")
+	msgOut := fs.String("messages-out", "", "write one row per message (times in seconds) to this file: Parquet for a .parquet file, else CSV")
+	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, to this file: Parquet for a .parquet file, else CSV")
+	perfettoOut := fs.String("perfetto-out", "", "write the simulated run as Chrome trace event JSON for ui.perfetto.dev, with the network's utilisation as counter tracks under the packet and flow models")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
@@ -154,14 +156,23 @@ func runSim(e *env, args []string) int {
 		return exitOK
 	}
 	inputs, err := guardOutputs(pos[0], *format, []string{*config},
-		output{"--trace-out", *traceOut}, output{"--messages-out", *msgOut}, output{"--metrics-out", *metricsOut})
+		output{"--trace-out", *traceOut}, output{"--messages-out", *msgOut}, output{"--metrics-out", *metricsOut},
+		output{"--perfetto-out", *perfettoOut})
 	if err != nil {
 		return fail(e, "sim", err)
 	}
-	opts := replay.Options{RecordTrace: *traceOut != "", RecordMessages: *msgOut != ""}
+	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != ""}
 	var metrics *packet.CSVWriter
-	if *metricsOut != "" {
-		opts.OnSample = func(smp *netmodel.Sample) { metrics.Write(smp) }
+	var counters *export.Counters
+	if *metricsOut != "" || (*perfettoOut != "" && cfg.Model.Measured()) {
+		opts.OnSample = func(smp *netmodel.Sample) {
+			if metrics != nil {
+				metrics.Write(smp)
+			}
+			if counters != nil {
+				counters.Write(smp)
+			}
+		}
 	}
 	s, t, closeSrc, err := newSim(e, pos[0], *format, cfg, opts)
 	if err != nil {
@@ -182,26 +193,68 @@ func runSim(e *env, args []string) int {
 		}
 		return nil
 	}
+	if *perfettoOut != "" {
+		// The counters stream into the file as the run goes, the
+		// simulated run's slices and arrows follow it.
+		inner := run
+		run = func() error {
+			return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+				pw := perfetto.NewWriter(atomicfile.Stopping(w, e.ctx.Err))
+				if cfg.Model.Measured() {
+					counters = export.NewCounters(pw)
+				}
+				if err := inner(); err != nil {
+					return err
+				}
+				out, err := s.Trace()
+				if err == nil {
+					err = pw.Trace(out, e.ctx.Err)
+				}
+				if err == nil {
+					err = pw.Close()
+				}
+				if err != nil {
+					return fmt.Errorf("--perfetto-out: %w", err)
+				}
+				return nil
+			})
+		}
+	}
 	if *metricsOut != "" {
 		// The samples stream into the file as the run goes; it appears
 		// only once the run has finished.
-		err = atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
-			pn, ok := s.Network().(interface{ Topology() topology.Topology })
-			if !ok {
-				return fmt.Errorf("the network has no topology to measure")
-			}
-			metrics = packet.NewCSVWriter(w, pn.Topology())
-			if err := run(); err != nil {
-				return err
-			}
-			if err := metrics.Flush(); err != nil {
-				return fmt.Errorf("--metrics-out: %w", err)
-			}
-			return nil
-		})
-	} else {
-		err = run()
+		inner := run
+		run = func() error {
+			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+				pn, ok := s.Network().(interface{ Topology() topology.Topology })
+				if !ok {
+					return fmt.Errorf("the network has no topology to measure")
+				}
+				w = atomicfile.Stopping(w, e.ctx.Err)
+				var pq io.WriteCloser
+				if export.FormatOf(*metricsOut) == export.Parquet {
+					pq = export.MetricsParquet(w)
+					w = pq
+				}
+				metrics = packet.NewCSVWriter(w, pn.Topology())
+				if err := inner(); err != nil {
+					if pq != nil {
+						pq.Close()
+					}
+					return err
+				}
+				err := metrics.Flush()
+				if pq != nil {
+					err = errors.Join(err, pq.Close())
+				}
+				if err != nil {
+					return fmt.Errorf("--metrics-out: %w", err)
+				}
+				return nil
+			})
+		}
 	}
+	err = run()
 	if err != nil {
 		return fail(e, "sim", err)
 	}
@@ -214,14 +267,16 @@ func runSim(e *env, args []string) int {
 	if *traceOut != "" {
 		out, err := s.Trace()
 		if err == nil {
-			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs})
+			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs, Context: e.ctx})
 		}
 		if err != nil {
 			return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))
 		}
 	}
 	if *msgOut != "" {
-		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error { return writeMessagesCSV(w, s.Messages()) }); err != nil {
+		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+			return export.SimMessages(atomicfile.Stopping(w, e.ctx.Err), export.FormatOf(*msgOut), s.Messages())
+		}); err != nil {
 			return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))
 		}
 	}
@@ -294,7 +349,7 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			"units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s, times ps ns us ms s,\n"+
 			"CPU speeds f Mf Gf. docs/sim.md documents the settings, the models and the JSON output.\n"+
 			"Exit status: 0 done, 1 failure, 2 usage error, 3 the replay deadlocked.\n\nFlags:\n")
-		for _, n := range []string{"config", "preset", "json", "format", "trace-out", "messages-out", "metrics-out", "print-config"} {
+		for _, n := range []string{"config", "preset", "json", "format", "trace-out", "messages-out", "metrics-out", "perfetto-out", "print-config"} {
 			f := fs.Lookup(n)
 			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
 		}
@@ -320,21 +375,6 @@ func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
 			}
 		}
 	}
-}
-
-func writeMessagesCSV(w io.Writer, recs []replay.MessageRecord) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"src", "dst", "tag", "bytes", "collective", "send_event", "recv_event", "sent_s", "matched_s", "delivered_s", "completed_s"})
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 12, 64) }
-	for _, m := range recs {
-		cw.Write([]string{
-			strconv.Itoa(m.Src), strconv.Itoa(m.Dst), strconv.Itoa(int(m.Tag)), strconv.FormatInt(m.Bytes, 10),
-			strconv.FormatBool(m.Collective), strconv.Itoa(m.SendEvent), strconv.Itoa(m.RecvEvent),
-			f(m.Sent), f(m.Matched), f(m.Delivered), f(m.Completed),
-		})
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // printNetwork prints the packet or flow model's measurements.

@@ -150,21 +150,11 @@ func TestSweepInterrupt(t *testing.T) {
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(60 * time.Second)
-			for time.Now().Before(deadline) {
+			took, err := interruptWhen(t, cmd, sig, 60*time.Second, func() bool {
 				data, _ := os.ReadFile(res + ".part")
-				if bytes.Count(data, []byte("\n")) > 10 {
-					break
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			sent := time.Now()
-			cmd.Process.Signal(sig)
-			err := cmd.Wait()
-			if took := time.Since(sent); took > time.Second {
+				return bytes.Count(data, []byte("\n")) > 10
+			})
+			if took > time.Second {
 				t.Errorf("the sweep took %v to stop, want under a second", took)
 			}
 			if err == nil {

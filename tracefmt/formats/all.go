@@ -19,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/goal"
 	"github.com/tracesim/tracesim/tracefmt/otf2"
 	"github.com/tracesim/tracesim/tracefmt/paraver"
+	"github.com/tracesim/tracesim/tracefmt/perfetto"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
@@ -139,6 +140,19 @@ func All() []Format {
 				}
 				return src, nil
 			},
+		},
+		{
+			Name:        "perfetto",
+			Description: "Chrome trace event JSON for ui.perfetto.dev (states, message arrows, collectives), write only",
+			Extensions:  []string{".json"},
+			Write: func(_ string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error {
+				pw := perfetto.NewWriter(w)
+				if err := pw.Trace(t, o.stopped); err != nil {
+					return err
+				}
+				return pw.Close()
+			},
+			Timed: true,
 		},
 	}
 }

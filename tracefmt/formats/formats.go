@@ -30,7 +30,8 @@ type Format struct {
 	// like this format.
 	Sniff func(head []byte) bool
 	// Read parses a trace from r, the content of the file at path; formats
-	// made of several files open the others relative to path.
+	// made of several files open the others relative to path. Nil for
+	// write-only formats (Perfetto's JSON).
 	Read func(path string, r io.Reader) (*tracefmt.Trace, error)
 	// Write writes t to w, which will become the file at path; formats made
 	// of several files write the others next to it. Nil for read-only
@@ -74,6 +75,9 @@ func OpenSource(path, format string) (tracefmt.Source, error) {
 
 // SniffLen is how many leading bytes Detect passes to Sniff.
 const SniffLen = 4096
+
+// Readable reports whether tracesim can read the format.
+func (f *Format) Readable() bool { return f.Read != nil }
 
 // Writable reports whether tracesim can write the format.
 func (f *Format) Writable() bool { return f.Write != nil }
@@ -166,6 +170,9 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 	if err != nil {
 		return nil, nil, err
 	}
+	if !fm.Readable() {
+		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", path, fm.Name, strings.Join(readable(), ", "))
+	}
 	r := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
 	t, err := fm.Read(path, r)
 	if err != nil {
@@ -220,6 +227,29 @@ type WriteOptions struct {
 	// Inputs are files the output must not replace (see InputFiles); the
 	// write is refused when the output is one of them.
 	Inputs []string
+	// Context, when set, stops a write once it is cancelled (SIGINT):
+	// the write fails with its error within a buffer's worth of output
+	// and the temporary file is removed.
+	Context context.Context
+}
+
+// stopped returns the context's error once it is cancelled.
+func (o WriteOptions) stopped() error {
+	if o.Context == nil {
+		return nil
+	}
+	return o.Context.Err()
+}
+
+// readable lists the names of the formats tracesim reads.
+func readable() []string {
+	var out []string
+	for _, f := range All() {
+		if f.Readable() {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // InputFiles returns the files a trace at path is read from: path itself
@@ -306,7 +336,13 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 		}
 	}
 	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs}, func(w io.Writer) error {
+		if o.Context != nil {
+			w = atomicfile.Stopping(w, o.stopped)
+		}
 		if err := fm.Write(path, w, t, o); err != nil {
+			if err := o.stopped(); err != nil {
+				return err
+			}
 			return addPath(path, err)
 		}
 		return nil

@@ -124,8 +124,12 @@ func TestSaveRefusesAndKeepsOld(t *testing.T) {
 func TestTableIsConsistent(t *testing.T) {
 	seen := map[string]bool{}
 	for _, f := range All() {
-		if f.Name == "" || f.Description == "" || f.Read == nil || f.Sniff == nil || len(f.Extensions) == 0 {
+		// A write-only format (perfetto) has nothing to read or sniff.
+		if f.Name == "" || f.Description == "" || (f.Read == nil) != (f.Sniff == nil) || (f.Read == nil && f.Write == nil) || len(f.Extensions) == 0 {
 			t.Errorf("incomplete format entry %+v", f.Name)
+		}
+		if f.Sniff == nil {
+			continue
 		}
 		if seen[f.Name] {
 			t.Errorf("duplicate format %s", f.Name)
@@ -135,7 +139,56 @@ func TestTableIsConsistent(t *testing.T) {
 			t.Errorf("%s claims arbitrary text", f.Name)
 		}
 	}
-	if got := strings.Join(Names(true), ","); got != "clog2,otf2,paraver,tsim,ti" {
+	if got := strings.Join(Names(true), ","); got != "clog2,otf2,paraver,tsim,ti,perfetto" {
 		t.Errorf("writable formats %s", got)
+	}
+}
+
+// Perfetto's JSON is written, never read: opening one says so (it once
+// would have called a missing reader), whether by its extension or by
+// --format.
+func TestPerfettoWriteOnly(t *testing.T) {
+	dir := t.TempDir()
+	tr, _, err := Open(context.Background(), filepath.Join("..", "..", "testdata", "tsim", "ring3.tsim"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ring3.json")
+	if err := Save(out, "", tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"", "perfetto"} {
+		_, _, err := Open(context.Background(), out, format, nil)
+		want := out + ": tracesim writes perfetto files but cannot read them (readable: clog2, otf2, paraver, dumpi, clog, tsim, alog, dimemas, goal, ti)"
+		if err == nil || err.Error() != want {
+			t.Errorf("format %q: %v, want %s", format, err, want)
+		}
+	}
+}
+
+// A cancelled write stops, fails with the context's error and leaves no
+// file behind, neither the output nor its temporary file.
+func TestSaveCancelled(t *testing.T) {
+	tr, _, err := Open(context.Background(), filepath.Join("..", "..", "testdata", "mpe", "masterworker.clog2"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"out.json", "out.tsim", "out.clog2"} {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		// Enough ranks of output that the writer passes a check.
+		big := *tr
+		for len(big.Ranks) < 256 {
+			big.Ranks = append(big.Ranks, tr.Ranks...)
+		}
+		big.Ranks = big.Ranks[:256]
+		err := SaveWith(filepath.Join(dir, name), "", &big, WriteOptions{Context: ctx})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", name, err)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("%s: left %v behind", name, left)
+		}
 	}
 }

@@ -10,56 +10,34 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/internal/tabular"
 )
 
 // columnsKey is the Parquet key/value metadata entry that keeps the
 // result's column order (a Parquet group orders its fields by name).
 const columnsKey = "tracesim.sweep.columns"
 
-// colKind is how a result column is stored in Parquet.
-type colKind uint8
-
-const (
-	kindString colKind = iota
-	kindInt
-	kindFloat
-	kindBool
-)
-
 // kindOf returns the Parquet type of a result column: whole numbers as
 // INT64, measurements as DOUBLE, complete as BOOLEAN, the rest (the
 // trace, the axes' values with their units, messages) as strings. Every
 // column is optional: a point that failed has no makespan.
-func kindOf(col string) colKind {
+func kindOf(col string) tabular.Kind {
 	switch col {
 	case "point", "rep", "seed", "ranks", "messages", "bytes", "unmatched", "net_long_waits", "events":
-		return kindInt
+		return tabular.Int
 	case "complete":
-		return kindBool
+		return tabular.Bool
 	case "trace", "deadlock", "error", "net_busiest_group":
-		return kindString
+		return tabular.String
 	}
 	if slices.Contains(sweep.MetricColumns(), col) {
-		return kindFloat
+		return tabular.Float
 	}
-	return kindString // an axis
-}
-
-func nodeOf(k colKind) parquet.Node {
-	switch k {
-	case kindInt:
-		return parquet.Int(64)
-	case kindFloat:
-		return parquet.Leaf(parquet.DoubleType)
-	case kindBool:
-		return parquet.Leaf(parquet.BooleanType)
-	}
-	return parquet.String()
+	return tabular.String // an axis
 }
 
 // Write writes t as a Parquet file: one row per point, typed columns,
@@ -68,7 +46,7 @@ func nodeOf(k colKind) parquet.Node {
 func Write(w io.Writer, t *sweep.Table) error {
 	group := parquet.Group{}
 	for _, c := range t.Columns {
-		group[c] = parquet.Optional(nodeOf(kindOf(c)))
+		group[c] = parquet.Optional(tabular.Node(kindOf(c)))
 	}
 	schema := parquet.NewSchema("sweep", group)
 	leaf := make([]int, len(t.Columns)) // t's column → the schema's
@@ -84,7 +62,7 @@ func Write(w io.Writer, t *sweep.Table) error {
 	for _, r := range t.Rows {
 		row := make(parquet.Row, len(t.Columns))
 		for c, s := range r {
-			v, err := parquetValue(kindOf(t.Columns[c]), s)
+			v, err := tabular.Parse(kindOf(t.Columns[c]), s)
 			if err != nil {
 				return fmt.Errorf("point %s: %s: %w", r[0], t.Columns[c], err)
 			}
@@ -100,39 +78,6 @@ func Write(w io.Writer, t *sweep.Table) error {
 		return err
 	}
 	return pw.Close()
-}
-
-func parquetValue(k colKind, s string) (parquet.Value, error) {
-	if s == "" && k != kindString {
-		return parquet.NullValue(), nil
-	}
-	switch k {
-	case kindInt:
-		n, err := strconv.ParseInt(s, 10, 64)
-		return parquet.Int64Value(n), err
-	case kindFloat:
-		f, err := strconv.ParseFloat(s, 64)
-		return parquet.DoubleValue(f), err
-	case kindBool:
-		b, err := strconv.ParseBool(s)
-		return parquet.BooleanValue(b), err
-	}
-	return parquet.ByteArrayValue([]byte(s)), nil
-}
-
-func parquetString(k colKind, v parquet.Value) string {
-	if v.IsNull() {
-		return ""
-	}
-	switch k {
-	case kindInt:
-		return strconv.FormatInt(v.Int64(), 10)
-	case kindFloat:
-		return strconv.FormatFloat(v.Double(), 'g', -1, 64)
-	case kindBool:
-		return strconv.FormatBool(v.Boolean())
-	}
-	return string(v.ByteArray())
 }
 
 // Read reads a result written by Write. name is the file's name for
@@ -175,7 +120,7 @@ func Read(name string, r io.ReaderAt, size int64) (t *sweep.Table, err error) {
 			vals := make([]string, len(t.Columns))
 			for _, v := range row {
 				if c, ok := col[v.Column()]; ok {
-					vals[c] = parquetString(kindOf(t.Columns[c]), v)
+					vals[c] = tabular.Format(kindOf(t.Columns[c]), v)
 				}
 			}
 			t.Rows = append(t.Rows, vals)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/internal/tabular"
 )
 
 // TestParquetRoundTrip: a result written as Parquet reads back to the
@@ -50,8 +51,8 @@ func TestParquetRoundTrip(t *testing.T) {
 	}
 	for _, c := range []struct {
 		col  string
-		kind colKind
-	}{{"point", kindInt}, {"trace", kindString}, {"bandwidth", kindString}, {"makespan_s", kindFloat}, {"complete", kindBool}, {"messages", kindInt}} {
+		kind tabular.Kind
+	}{{"point", tabular.Int}, {"trace", tabular.String}, {"bandwidth", tabular.String}, {"makespan_s", tabular.Float}, {"complete", tabular.Bool}, {"messages", tabular.Int}} {
 		if k := kindOf(c.col); k != c.kind {
 			t.Errorf("%s stored as %d, want %d", c.col, k, c.kind)
 		}

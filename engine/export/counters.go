@@ -1,0 +1,34 @@
+package export
+
+import (
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/tracefmt/perfetto"
+)
+
+// Counters writes a simulated network's samples as Perfetto counter
+// tracks: the links' mean and largest utilisation, each link group's
+// utilisation, and the packets in flight. A sample measures a period, so
+// its values are written at the period's start and hold until the next.
+type Counters struct {
+	w      *perfetto.Writer
+	names  []string
+	values []float64
+}
+
+// NewCounters returns a writer of counter tracks to w.
+func NewCounters(w *perfetto.Writer) *Counters { return &Counters{w: w} }
+
+// Write writes the counters of one sample.
+func (c *Counters) Write(s *netmodel.Sample) {
+	ts := (s.Time - s.Period).Seconds() * 1e6
+	c.w.Counter("link utilisation", ts, []string{"mean", "max"}, []float64{s.Utilisation, s.MaxUtilisation})
+	if len(s.Groups) > 0 {
+		c.names, c.values = c.names[:0], c.values[:0]
+		for _, g := range s.Groups {
+			c.names = append(c.names, g.Name)
+			c.values = append(c.values, g.Utilisation)
+		}
+		c.w.Counter("group utilisation", ts, c.names, c.values)
+	}
+	c.w.Counter("packets in flight", ts, []string{"packets"}, []float64{float64(s.PacketsInFlight)})
+}
