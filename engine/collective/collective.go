@@ -669,16 +669,20 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
 		recv(int32((me + pof) % P))
 	case bruckAlltoall:
 		pof := 1 << k
-		blocks := 0
-		for i := range P {
-			if i&pof != 0 {
-				blocks++
-			}
-		}
-		send(int32((me+pof)%P), int64(blocks)*n)
+		send(int32((me+pof)%P), bruckBlocks(P, pof)*n)
 		recv(int32((me - pof + P) % P))
 	}
 	return buf
+}
+
+// bruckBlocks returns how many of the block indices 0..p-1 have bit pof
+// set: the blocks a rank forwards in the round of Bruck's all-to-all that
+// sends to the rank pof ahead. Indices run in whole periods of 2·pof, each
+// with pof of them set, then a partial period whose indices from pof on
+// are set; the count is O(1) however many ranks there are.
+func bruckBlocks(p, pof int) int64 {
+	period := 2 * pof
+	return int64(p/period*pof + max(p%period-pof, 0))
 }
 
 // Factor is the multiplier of the analytic collective model.

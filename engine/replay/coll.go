@@ -28,13 +28,22 @@ type collKey struct {
 	inst uint32
 }
 
-// collInstance is the shared state of an analytic collective call.
+// collInstance is the shared state of an analytic collective call. A
+// rank's exit depends on a set of ranks (all of them, the root, or the
+// ranks before it) that only grows as ranks enter, so each arrival wakes
+// the ranks whose set it completes, and a call over P ranks costs O(P)
+// however the arrivals are ordered.
 type collInstance struct {
-	enter   []des.Time // by local rank; -1 until arrived
+	// enter is by local rank, -1 until arrived; for scans, the ranks of
+	// the complete prefix hold the latest entry among them and ranks
+	// before them instead.
+	enter   []des.Time
+	blocked []bool // by local rank: arrived, waiting to leave
 	arrived int
 	passed  int
+	lead    int      // scans: the leading local ranks that have all arrived
+	latest  des.Time // the latest entry so far
 	bytes   int64
-	waiting []int32 // world ranks blocked until their dependencies arrive
 	root    int
 	op      tracefmt.CollOp
 }
@@ -121,13 +130,14 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 			if n := len(s.collPool); n > 0 {
 				ci = s.collPool[n-1]
 				s.collPool = s.collPool[:n-1]
-				*ci = collInstance{enter: ci.enter[:0], waiting: ci.waiting[:0]}
+				*ci = collInstance{enter: ci.enter[:0], blocked: ci.blocked[:0]}
 			} else {
 				ci = &collInstance{}
 			}
 			ci.root, ci.op = lroot, op
 			for range mem {
 				ci.enter = append(ci.enter, -1)
+				ci.blocked = append(ci.blocked, false)
 			}
 			s.colls[c.key] = ci
 		}
@@ -224,26 +234,49 @@ func (s *Sim) collAnalytic(r int32, rk *rank, c *collRun) bool {
 	ci := s.colls[c.key]
 	if !c.started {
 		c.started = true
-		ci.enter[c.me] = s.k.Now()
+		now := s.k.Now()
+		ci.enter[c.me] = now
 		ci.arrived++
+		ci.latest = max(ci.latest, now)
 		call := c.plan.Call()
 		ci.bytes = max(ci.bytes, call.Block())
-		// Others may now be able to leave.
-		kept := ci.waiting[:0]
-		_, loc := s.commMembers(c.comm)
-		for _, w := range ci.waiting {
-			if at, ok := s.collExit(ci, int(loc[w])); ok {
-				s.k.Schedule(at, evWake, w, 0)
-			} else {
-				kept = append(kept, w)
-			}
-		}
-		ci.waiting = kept
 		rk.block++
-		if at, ok := s.collExit(ci, c.me); ok {
-			s.k.Schedule(at, evWake, r, 0)
-		} else {
-			ci.waiting = append(ci.waiting, r)
+		ci.blocked[c.me] = true
+		// This arrival may complete the dependencies of others, and of
+		// the rank itself.
+		mem, _ := s.commMembers(c.comm)
+		P := len(ci.enter)
+		switch op := ci.op; {
+		case op == tracefmt.OpScan || op == tracefmt.OpExscan:
+			for ci.lead < P && ci.enter[ci.lead] >= 0 {
+				if ci.lead > 0 {
+					ci.enter[ci.lead] = max(ci.enter[ci.lead], ci.enter[ci.lead-1])
+				}
+				s.collWake(ci, mem, ci.lead)
+				ci.lead++
+			}
+		case op.Shape() == tracefmt.ShapeOneToAll:
+			switch {
+			case c.me == ci.root:
+				for j := range P {
+					s.collWake(ci, mem, j)
+				}
+			case ci.enter[ci.root] >= 0:
+				s.collWake(ci, mem, c.me)
+			}
+		case op.Shape() == tracefmt.ShapeAllToOne:
+			if c.me != ci.root {
+				s.collWake(ci, mem, c.me)
+			}
+			if ci.arrived == P {
+				s.collWake(ci, mem, ci.root)
+			}
+		default:
+			if ci.arrived == P {
+				for j := range P {
+					s.collWake(ci, mem, j)
+				}
+			}
 		}
 		s.blockOn(r, rk, ActCollective)
 		return false
@@ -257,45 +290,29 @@ func (s *Sim) collAnalytic(r int32, rk *rank, c *collRun) bool {
 	return true
 }
 
-// collExit returns when local rank me leaves analytic collective ci, if
-// every rank it depends on has entered.
-func (s *Sim) collExit(ci *collInstance, me int) (des.Time, bool) {
-	P := len(ci.enter)
-	at := ci.enter[me]
-	dep := func(j int) bool {
-		if ci.enter[j] < 0 {
-			return false
-		}
-		at = max(at, ci.enter[j])
-		return true
+// collWake schedules the exit of local rank j of analytic collective ci,
+// if it is blocked there, once the ranks it depends on have all entered
+// (the caller knows they have): (latency + size/bandwidth) × factor after
+// the latest of their entries and its own.
+func (s *Sim) collWake(ci *collInstance, mem []int32, j int) {
+	if !ci.blocked[j] {
+		return
 	}
+	ci.blocked[j] = false
+	at := ci.enter[j]
 	switch op := ci.op; {
 	case op == tracefmt.OpScan || op == tracefmt.OpExscan:
-		for j := 0; j <= me; j++ {
-			if !dep(j) {
-				return 0, false
-			}
-		}
+		// enter[j] is already the latest of the prefix.
 	case op.Shape() == tracefmt.ShapeOneToAll:
-		if !dep(ci.root) {
-			return 0, false
-		}
+		at = max(at, ci.enter[ci.root])
 	case op.Shape() == tracefmt.ShapeAllToOne:
-		if me == ci.root {
-			for j := range P {
-				if !dep(j) {
-					return 0, false
-				}
-			}
+		if j == ci.root {
+			at = ci.latest
 		}
 	default:
-		for j := range P {
-			if !dep(j) {
-				return 0, false
-			}
-		}
+		at = ci.latest
 	}
-	return des.Add(at, s.collCost(ci.bytes, P)), true
+	s.k.Schedule(des.Add(at, s.collCost(ci.bytes, len(ci.enter))), evWake, mem[j], 0)
 }
 
 // collCost is (latency + size/bandwidth) × factor.

@@ -120,7 +120,7 @@ type Sim struct {
 	freeOp     int32
 	queues     []rankQueues
 	fifos      []*fifo
-	pairs      map[uint64]*uint64
+	pairTabs   []pairTable // by source rank, when densePairs is nil
 	densePairs []uint64
 	held       map[uint64][]int32
 	nHeld      int
@@ -192,7 +192,6 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		cfg: cfg, opts: opts, tr: t, notes: notes,
 		k:       des.NewKernel(cfg.Seed),
 		ranks:   make([]rank, P),
-		pairs:   map[uint64]*uint64{},
 		held:    map[uint64][]int32{},
 		colls:   map[collKey]*collInstance{},
 		queues:  make([]rankQueues, P),
@@ -204,6 +203,8 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
+	} else {
+		s.pairTabs = make([]pairTable, P)
 	}
 	var mach *Machine
 	if opts.NodeOf == nil || opts.Network == nil {
