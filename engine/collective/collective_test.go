@@ -216,6 +216,12 @@ func TestRoundCounts(t *testing.T) {
 		{tracefmt.OpAlltoall, Pairwise, 8, 7, 7},
 		{tracefmt.OpAllgather, Ring, 5, 4, 4},
 		{tracefmt.OpBcast, Ring, 8, 9, 10}, // binomial scatter (2) + ring (7): root sends 3 + 7
+		// MPICH's linear all-to-all: 32 peers a round, the rank itself
+		// counted in the first.
+		{tracefmt.OpAlltoall, Linear, 32, 1, 31},
+		{tracefmt.OpAlltoall, Linear, 33, 2, 32},
+		{tracefmt.OpAlltoallv, Linear, 100, 4, 99},
+		{tracefmt.OpAlltoall, Linear, 65536, 2048, 65535},
 	}
 	for _, tc := range tests {
 		pl := NewPlan(callFor(tc.op, tc.alg, tc.p, 0, 0, 1<<20))

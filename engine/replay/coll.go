@@ -16,7 +16,6 @@ type collRun struct {
 	started  bool
 	ovhPaid  bool
 	analytic bool
-	steps    []collective.Step
 	// Analytic mode: this rank's local rank and the instance.
 	me  int
 	key collKey
@@ -114,7 +113,7 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 	if n := len(s.collRuns); n > 0 {
 		c = s.collRuns[n-1]
 		s.collRuns = s.collRuns[:n-1]
-		*c = collRun{steps: c.steps[:0]}
+		*c = collRun{}
 	} else {
 		c = &collRun{}
 	}
@@ -159,49 +158,20 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 	inject := s.mode() == Inject
 	for c.round < c.plan.Rounds() {
 		if !c.started {
-			c.steps = c.plan.Round(c.round, c.steps[:0])
-			if len(c.steps) == 0 {
+			// One buffer of steps serves every rank, as a rank only needs
+			// its round's steps while it starts them: held per rank, the
+			// buffers of a 65,536-rank linear all-to-all took 100 MB.
+			// It is taken out while in use, in case issuing re-enters.
+			steps := c.plan.Round(c.round, s.collSteps[:0])
+			s.collSteps = nil
+			done := s.collStart(r, rk, c, mem, inject, steps)
+			s.collSteps = steps[:0]
+			if done {
 				c.round++
 				continue
 			}
-			if s.ovh != nil && !c.ovhPaid && !inject {
-				c.ovhPaid = true
-				var d des.Time
-				for _, st := range c.steps {
-					if st.Send {
-						d = des.Add(d, s.ovh.SendOverhead(st.Bytes))
-					}
-				}
-				if d > 0 {
-					s.burst(r, rk, d, ActOverhead)
-					return false
-				}
-			}
-			c.started = true
-			tag := int32(c.inst&0x7ffffff) << 4 // low 4 bits: the phase
-			rk.ops = rk.ops[:0]
-			for _, st := range c.steps {
-				peer := mem[st.Peer]
-				t := tag | int32(st.Phase)
-				if st.Send {
-					b := bindCall
-					if inject {
-						b = bindInject
-					}
-					s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
-				} else if !inject {
-					rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
-				}
-			}
-			for _, op := range rk.ops {
-				if o := &s.ops[op]; !o.done {
-					o.waiter = true
-					rk.block++
-				}
-			}
-			if rk.callPending > 0 {
-				rk.block += rk.callPending
-				rk.waitCall = true
+			if !c.started {
+				return false
 			}
 			if rk.block > 0 {
 				s.blockOn(r, rk, ActCollective)
@@ -220,6 +190,56 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 	}
 	s.endColl(rk)
 	return true
+}
+
+// collStart starts the steps of rank r's current round: it returns true
+// when the round is empty, leaves c.started false when the rank first
+// pays its send overheads, and otherwise issues the sends, posts the
+// receives and counts what the rank waits for in rk.block.
+func (s *Sim) collStart(r int32, rk *rank, c *collRun, mem []int32, inject bool, steps []collective.Step) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	if s.ovh != nil && !c.ovhPaid && !inject {
+		c.ovhPaid = true
+		var d des.Time
+		for _, st := range steps {
+			if st.Send {
+				d = des.Add(d, s.ovh.SendOverhead(st.Bytes))
+			}
+		}
+		if d > 0 {
+			s.burst(r, rk, d, ActOverhead)
+			return false
+		}
+	}
+	c.started = true
+	tag := int32(c.inst&0x7ffffff) << 4 // low 4 bits: the phase
+	rk.ops = rk.ops[:0]
+	for _, st := range steps {
+		peer := mem[st.Peer]
+		t := tag | int32(st.Phase)
+		if st.Send {
+			b := bindCall
+			if inject {
+				b = bindInject
+			}
+			s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
+		} else if !inject {
+			rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
+		}
+	}
+	for _, op := range rk.ops {
+		if o := &s.ops[op]; !o.done {
+			o.waiter = true
+			rk.block++
+		}
+	}
+	if rk.callPending > 0 {
+		rk.block += rk.callPending
+		rk.waitCall = true
+	}
+	return false
 }
 
 func (s *Sim) endColl(rk *rank) {

@@ -376,6 +376,10 @@ func (s *Sim) arrive(id int32) {
 	}
 	pv = s.pair(src, dst)
 	*pv = *pv&^0xffffffff | uint64(next)
+	if s.pairTabs != nil && uint32(*pv>>32) == next {
+		// Nothing of the pair in flight: forget it.
+		s.pairTabs[src].remove(dst)
+	}
 }
 
 // visible matches a message with the earliest posted receive that

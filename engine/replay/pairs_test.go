@@ -14,15 +14,24 @@ func TestPairTable(t *testing.T) {
 		name  string
 		peers func(i int) int32
 		n     int
+		// removeEvery removes a counter every so many steps (0: never).
+		removeEvery int
 	}{
-		{"powers of two", func(i int) int32 { return int32(1<<(i%17)) % 100000 }, 2000},
-		{"random", func(int) int32 { return rng.Int32N(70000) }, 20000},
-		{"every rank", func(i int) int32 { return int32(i % 65536) }, 3 * 65536},
+		{"powers of two", func(i int) int32 { return int32(1<<(i%17)) % 100000 }, 2000, 0},
+		{"random", func(int) int32 { return rng.Int32N(70000) }, 20000, 0},
+		{"every rank", func(i int) int32 { return int32(i % 65536) }, 3 * 65536, 0},
+		{"random with removals", func(int) int32 { return rng.Int32N(300) }, 50000, 2},
+		{"strides with removals", func(i int) int32 { return int32(i*64) % 4096 }, 20000, 3},
 	} {
 		var tab pairTable
 		want := map[int32]uint64{}
 		for i := range tc.n {
 			d := tc.peers(i)
+			if tc.removeEvery > 0 && i%tc.removeEvery == 0 {
+				tab.remove(d)
+				delete(want, d)
+				continue
+			}
 			p := tab.at(d)
 			if *p != want[d] {
 				t.Fatalf("%s: step %d: peer %d holds %d, want %d", tc.name, i, d, *p, want[d])

@@ -41,6 +41,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"github.com/tracesim/tracesim/engine/collective"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -130,8 +131,9 @@ type Sim struct {
 	colls     map[collKey]*collInstance
 	collPool  []*collInstance
 	collRuns  []*collRun
-	members   [][]int32 // per communicator: world rank of each local rank
-	localRank [][]int32 // per communicator: local rank of each world rank
+	collSteps []collective.Step // scratch: the round a rank starts
+	members   [][]int32         // per communicator: world rank of each local rank
+	localRank [][]int32         // per communicator: local rank of each world rank
 
 	// Derived settings.
 	threshold   int64
