@@ -40,7 +40,7 @@ func runConvert(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "convert", err)
 	}
-	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs}); err != nil {
+	if err := formats.SaveWith(*out, *to, t, formats.WriteOptions{CPUSpeed: cpu, Inputs: inputs, Context: e.ctx}); err != nil {
 		return fail(e, "convert", err)
 	}
 	return exitOK

@@ -111,7 +111,7 @@ func runFix(e *env, args []string) int {
 			outFormat = fm.Name
 		}
 	}
-	if err := formats.SaveWith(*out, outFormat, c.Trace, formats.WriteOptions{Inputs: inputs}); err != nil {
+	if err := formats.SaveWith(*out, outFormat, c.Trace, formats.WriteOptions{Inputs: inputs, Context: e.ctx}); err != nil {
 		return fail(e, "fix", err)
 	}
 	if *asJSON {

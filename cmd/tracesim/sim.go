@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -70,6 +71,7 @@ func runSim(e *env, args []string) int {
 	msgOut := fs.String("messages-out", "", "write one CSV line per message (times in seconds) to this file")
 	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, as CSV to this file")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
+	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
 	for i := range all {
@@ -164,8 +166,27 @@ func runSim(e *env, args []string) int {
 	}
 	opts := replay.Options{RecordTrace: *traceOut != "", RecordMessages: *msgOut != ""}
 	var metrics *packet.CSVWriter
+	runCtx, stopRun := context.WithCancel(e.ctx)
+	defer stopRun()
+	var metricsErr error
+	var limit int64
 	if *metricsOut != "" {
-		opts.OnSample = func(smp *netmodel.Sample) { metrics.Write(smp) }
+		if limit, err = units.ParseSize(*maxOutput); err != nil || limit <= 0 {
+			fmt.Fprintf(e.stderr, "tracesim sim: --max-output %q: expected a size such as 1GiB\n", *maxOutput)
+			return exitUsage
+		}
+		if err := checkSampleOutput(t, cfg.SamplePeriod, limit); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: %v\n", err)
+			return exitUsage
+		}
+		opts.OnSample = func(smp *netmodel.Sample) {
+			// A failed write (the limit, a full disk, a signal) stops the
+			// run rather than sampling on for nothing.
+			if err := metrics.Write(smp); err != nil && metricsErr == nil && e.ctx.Err() == nil {
+				metricsErr = err
+				stopRun()
+			}
+		}
 	}
 	s, err := replay.New(t, cfg, opts)
 	if err != nil {
@@ -175,8 +196,11 @@ func runSim(e *env, args []string) int {
 		start := time.Now()
 		model, _ := cfg.Get("model")
 		e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
-		err := s.Run(e.ctx)
+		err := s.Run(runCtx)
 		e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
+		if metricsErr != nil {
+			return fmt.Errorf("--metrics-out %s: %w", *metricsOut, metricsErr)
+		}
 		if err != nil {
 			if errors.Is(err, e.ctx.Err()) {
 				return fmt.Errorf("interrupted at simulated time %s", s.Now())
@@ -188,7 +212,7 @@ func runSim(e *env, args []string) int {
 	if *metricsOut != "" {
 		// The samples stream into the file as the run goes; it appears
 		// only once the run has finished.
-		err = atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+		err = atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit}, func(w io.Writer) error {
 			pn, ok := s.Network().(interface{ Topology() topology.Topology })
 			if !ok {
 				return fmt.Errorf("the network has no topology to measure")

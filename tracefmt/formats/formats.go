@@ -189,6 +189,9 @@ type WriteOptions struct {
 	// Inputs are files the output must not replace (see InputFiles); the
 	// write is refused when the output is one of them.
 	Inputs []string
+	// Context, when set, stops the write once cancelled: the temporary
+	// file is removed and the previous output stays (atomicfile.Options).
+	Context context.Context
 }
 
 // InputFiles returns the files a trace at path is read from: path itself
@@ -274,7 +277,7 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 			return fmt.Errorf("%s: assigning times: %w", path, err)
 		}
 	}
-	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs}, func(w io.Writer) error {
+	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs, Context: o.Context}, func(w io.Writer) error {
 		if err := fm.Write(path, w, t, o); err != nil {
 			return addPath(path, err)
 		}
