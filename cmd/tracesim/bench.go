@@ -61,10 +61,15 @@ func runBench(e *env, args []string) int {
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
 	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
 	asJSON := fs.Bool("json", false, "print JSON")
+	scale := fs.Bool("scale", false, "instead, time info, check and sim (analytic, flow, packet) as separate processes on generated traces of --points sizes: wall time, events/s, peak bytes per event")
+	points := fs.String("points", defaultScalePoints, "with --scale: the traces, EVENTS@RANKS separated by commas (events take k or M)")
 	var benchTime float64 = 1
 	fs.Var(durationValue{&benchTime}, "time", "target time per benchmark, e.g. 2s")
 	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
 		return code
+	}
+	if *scale {
+		return runBenchScale(e, *points)
 	}
 	re, err := regexp.Compile(*runRe)
 	if err != nil {
