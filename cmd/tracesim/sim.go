@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,6 +73,7 @@ func runSim(e *env, args []string) int {
 	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, to this file: Parquet for a .parquet file, else CSV")
 	perfettoOut := fs.String("perfetto-out", "", "write the simulated run as Chrome trace event JSON for ui.perfetto.dev, with the network's utilisation as counter tracks under the packet and flow models")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
+	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
 	for i := range all {
@@ -164,10 +166,25 @@ func runSim(e *env, args []string) int {
 	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != ""}
 	var metrics *packet.CSVWriter
 	var counters *export.Counters
+	runCtx, stopRun := context.WithCancel(e.ctx)
+	defer stopRun()
+	var metricsErr error
+	var limit int64
+	if *metricsOut != "" {
+		if limit, err = units.ParseSize(*maxOutput); err != nil || limit <= 0 {
+			fmt.Fprintf(e.stderr, "tracesim sim: --max-output %q: expected a size such as 1GiB\n", *maxOutput)
+			return exitUsage
+		}
+	}
 	if *metricsOut != "" || (*perfettoOut != "" && cfg.Model.Measured()) {
 		opts.OnSample = func(smp *netmodel.Sample) {
 			if metrics != nil {
-				metrics.Write(smp)
+				// A failed write (the limit, a full disk, a signal) stops
+				// the run rather than sampling on for nothing.
+				if err := metrics.Write(smp); err != nil && metricsErr == nil && e.ctx.Err() == nil {
+					metricsErr = err
+					stopRun()
+				}
 			}
 			if counters != nil {
 				counters.Write(smp)
@@ -179,12 +196,21 @@ func runSim(e *env, args []string) int {
 		return fail(e, "sim", err)
 	}
 	defer closeSrc()
+	if *metricsOut != "" {
+		if err := checkSampleOutput(t, cfg.SamplePeriod, limit); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: %v\n", err)
+			return exitUsage
+		}
+	}
 	run := func() error {
 		start := time.Now()
 		model, _ := cfg.Get("model")
 		e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
-		err := s.Run(e.ctx)
+		err := s.Run(runCtx)
 		e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
+		if metricsErr != nil {
+			return fmt.Errorf("--metrics-out %s: %w", *metricsOut, metricsErr)
+		}
 		if err != nil {
 			if errors.Is(err, e.ctx.Err()) {
 				return fmt.Errorf("interrupted at simulated time %s", s.Now())
@@ -225,7 +251,7 @@ func runSim(e *env, args []string) int {
 		// only once the run has finished.
 		inner := run
 		run = func() error {
-			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit}, func(w io.Writer) error {
 				pn, ok := s.Network().(interface{ Topology() topology.Topology })
 				if !ok {
 					return fmt.Errorf("the network has no topology to measure")

@@ -8,7 +8,8 @@
 // isend/irecv/waitall or sendrecv. Rounds are generated on demand from
 // closed forms, so a collective over P ranks costs O(1) memory per rank
 // except where the algorithm itself talks to O(P) peers in one round
-// (linear algorithms at the root, linear all-to-all).
+// (linear algorithms at the root, SMPI's linear all-to-all; MPICH's posts 32
+// peers a round).
 //
 // Message sizes are computed from the sender's own figures (its bytes sent
 // and received in the trace), so ranks never need each other's event to
@@ -107,8 +108,9 @@ func Algorithms(op tracefmt.CollOp) []Algorithm {
 //	allgather(v)   linear, recursive-doubling (Bruck's dissemination when
 //	               the count is not a power of two), ring, dissemination
 //	               (Bruck)
-//	alltoall(v)    linear (every pair at once), pairwise, ring (shifted
-//	               pairs), dissemination (Bruck)
+//	alltoall(v)    linear (every pair, 32 peers at a time as MPICH's
+//	               scattered algorithm), pairwise, ring (shifted pairs),
+//	               dissemination (Bruck)
 //	reducescatter  linear, pairwise, ring
 //	scan, exscan   linear (a chain), recursive-doubling
 //	other          as barrier
@@ -150,6 +152,11 @@ const (
 	alltoallShortMsg  = 256
 	alltoallMediumMsg = 32768
 	alltoallMinProcs  = 8
+	// alltoallThrottle is MPIR_CVAR_ALLTOALL_THROTTLE: MPICH's linear
+	// all-to-all(v) posts the receives and sends of this many peers
+	// (itself included) at a time and waits for them before the next,
+	// so a rank never has more than this many messages in flight.
+	alltoallThrottle = 32
 )
 
 // Default returns MPICH's algorithm for op over p ranks when each rank
@@ -255,6 +262,9 @@ const (
 	linGather // also linear reduce
 	linScatter
 	linAlltoall
+	// scatteredAlltoall is MPICH's linear all-to-all ("scattered"): the
+	// same pairs as linAlltoall, in rounds of alltoallThrottle peers.
+	scatteredAlltoall
 	linScan
 	linScanAll // every rank sends to every higher rank (SMPI's iscan)
 	binBcast
@@ -389,7 +399,7 @@ func NewPlan(c Call) Plan {
 	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv:
 		switch c.Alg {
 		case Linear:
-			add(linAlltoall, n)
+			add(scatteredAlltoall, n)
 		case Ring:
 			add(ringShift, n)
 		case Dissemination:
@@ -501,6 +511,8 @@ func primRounds(prim primitive, p int) int {
 		return log2ceil(p)
 	case ringPass, ringShift, pairXchg:
 		return p - 1
+	case scatteredAlltoall:
+		return (p + alltoallThrottle - 1) / alltoallThrottle
 	}
 	return 0
 }
@@ -544,6 +556,16 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
 			send(int32((me+i)%P), n)
 		}
 		for i := 1; i < P; i++ {
+			recv(int32((me - i + P) % P))
+		}
+	case scatteredAlltoall:
+		// Round k covers the peers at distances k·throttle up to the
+		// next multiple, distance 0 being the rank itself.
+		lo, hi := max(k*alltoallThrottle, 1), min((k+1)*alltoallThrottle, P)
+		for i := lo; i < hi; i++ {
+			send(int32((me+i)%P), n)
+		}
+		for i := lo; i < hi; i++ {
 			recv(int32((me - i + P) % P))
 		}
 	case linScanAll:
@@ -669,16 +691,20 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
 		recv(int32((me + pof) % P))
 	case bruckAlltoall:
 		pof := 1 << k
-		blocks := 0
-		for i := range P {
-			if i&pof != 0 {
-				blocks++
-			}
-		}
-		send(int32((me+pof)%P), int64(blocks)*n)
+		send(int32((me+pof)%P), bruckBlocks(P, pof)*n)
 		recv(int32((me - pof + P) % P))
 	}
 	return buf
+}
+
+// bruckBlocks returns how many of the block indices 0..p-1 have bit pof
+// set: the blocks a rank forwards in the round of Bruck's all-to-all that
+// sends to the rank pof ahead. Indices run in whole periods of 2·pof, each
+// with pof of them set, then a partial period whose indices from pof on
+// are set; the count is O(1) however many ranks there are.
+func bruckBlocks(p, pof int) int64 {
+	period := 2 * pof
+	return int64(p/period*pof + max(p%period-pof, 0))
 }
 
 // Factor is the multiplier of the analytic collective model.

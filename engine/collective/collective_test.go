@@ -216,6 +216,12 @@ func TestRoundCounts(t *testing.T) {
 		{tracefmt.OpAlltoall, Pairwise, 8, 7, 7},
 		{tracefmt.OpAllgather, Ring, 5, 4, 4},
 		{tracefmt.OpBcast, Ring, 8, 9, 10}, // binomial scatter (2) + ring (7): root sends 3 + 7
+		// MPICH's linear all-to-all: 32 peers a round, the rank itself
+		// counted in the first.
+		{tracefmt.OpAlltoall, Linear, 32, 1, 31},
+		{tracefmt.OpAlltoall, Linear, 33, 2, 32},
+		{tracefmt.OpAlltoallv, Linear, 100, 4, 99},
+		{tracefmt.OpAlltoall, Linear, 65536, 2048, 65535},
 	}
 	for _, tc := range tests {
 		pl := NewPlan(callFor(tc.op, tc.alg, tc.p, 0, 0, 1<<20))
@@ -284,6 +290,44 @@ func TestParsing(t *testing.T) {
 	for f, w := range wants {
 		if got := f.Times(9); got != w {
 			t.Errorf("%s.Times(9) = %d, want %d", f, got, w)
+		}
+	}
+}
+
+// The closed form of Bruck's block count equals counting the block
+// indices with the round's bit set, for every world up to a few hundred
+// ranks and for large ones.
+func TestBruckBlocksClosedForm(t *testing.T) {
+	count := func(p, pof int) int64 {
+		var n int64
+		for i := range p {
+			if i&pof != 0 {
+				n++
+			}
+		}
+		return n
+	}
+	sizes := []int{}
+	for p := 1; p <= 400; p++ {
+		sizes = append(sizes, p)
+	}
+	// Large worlds: powers of two, their neighbours and odd sizes.
+	sizes = append(sizes, 1023, 1024, 1025, 4095, 4097, 6001, 12289, 65535, 65536, 65537, 100000, 131071)
+	for _, p := range sizes {
+		for k := range Log2Ceil(p) {
+			pof := 1 << k
+			if got, want := bruckBlocks(p, pof), count(p, pof); got != want {
+				t.Fatalf("p=%d round %d: %d blocks, want %d", p, k, got, want)
+			}
+		}
+	}
+	// What a rank sends: the round's blocks (counted by a script, not by
+	// the code under test) times the block size.
+	pl := NewPlan(callFor(tracefmt.OpAlltoall, Dissemination, 6001, 17, 0, 64))
+	for k, want := range []int64{3000, 3000, 3000, 3000, 2993, 2993, 2993, 2944, 2929, 2929, 2929, 2048, 1905} {
+		steps := pl.Round(k, nil)
+		if len(steps) != 2 || !steps[0].Send || steps[0].Bytes != want*64 || steps[0].Peer != int32((17+1<<k)%6001) {
+			t.Errorf("p=6001 round %d: steps %+v, want a send of %d blocks to %d", k, steps, want, (17+1<<k)%6001)
 		}
 	}
 }

@@ -16,7 +16,6 @@ type collRun struct {
 	started  bool
 	ovhPaid  bool
 	analytic bool
-	steps    []collective.Step
 	// Analytic mode: this rank's local rank and the instance.
 	me  int
 	key collKey
@@ -28,13 +27,22 @@ type collKey struct {
 	inst uint32
 }
 
-// collInstance is the shared state of an analytic collective call.
+// collInstance is the shared state of an analytic collective call. A
+// rank's exit depends on a set of ranks (all of them, the root, or the
+// ranks before it) that only grows as ranks enter, so each arrival wakes
+// the ranks whose set it completes, and a call over P ranks costs O(P)
+// however the arrivals are ordered.
 type collInstance struct {
-	enter   []des.Time // by local rank; -1 until arrived
+	// enter is by local rank, -1 until arrived; for scans, the ranks of
+	// the complete prefix hold the latest entry among them and ranks
+	// before them instead.
+	enter   []des.Time
+	blocked []bool // by local rank: arrived, waiting to leave
 	arrived int
 	passed  int
+	lead    int      // scans: the leading local ranks that have all arrived
+	latest  des.Time // the latest entry so far
 	bytes   int64
-	waiting []int32 // world ranks blocked until their dependencies arrive
 	root    int
 	op      tracefmt.CollOp
 }
@@ -105,7 +113,7 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 	if n := len(s.collRuns); n > 0 {
 		c = s.collRuns[n-1]
 		s.collRuns = s.collRuns[:n-1]
-		*c = collRun{steps: c.steps[:0]}
+		*c = collRun{}
 	} else {
 		c = &collRun{}
 	}
@@ -121,13 +129,14 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 			if n := len(s.collPool); n > 0 {
 				ci = s.collPool[n-1]
 				s.collPool = s.collPool[:n-1]
-				*ci = collInstance{enter: ci.enter[:0], waiting: ci.waiting[:0]}
+				*ci = collInstance{enter: ci.enter[:0], blocked: ci.blocked[:0]}
 			} else {
 				ci = &collInstance{}
 			}
 			ci.root, ci.op = lroot, op
 			for range mem {
 				ci.enter = append(ci.enter, -1)
+				ci.blocked = append(ci.blocked, false)
 			}
 			s.colls[c.key] = ci
 		}
@@ -149,49 +158,20 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 	inject := s.mode() == Inject
 	for c.round < c.plan.Rounds() {
 		if !c.started {
-			c.steps = c.plan.Round(c.round, c.steps[:0])
-			if len(c.steps) == 0 {
+			// One buffer of steps serves every rank, as a rank only needs
+			// its round's steps while it starts them: held per rank, the
+			// buffers of a 65,536-rank linear all-to-all took 100 MB.
+			// It is taken out while in use, in case issuing re-enters.
+			steps := c.plan.Round(c.round, s.collSteps[:0])
+			s.collSteps = nil
+			done := s.collStart(r, rk, c, mem, inject, steps)
+			s.collSteps = steps[:0]
+			if done {
 				c.round++
 				continue
 			}
-			if s.ovh != nil && !c.ovhPaid && !inject {
-				c.ovhPaid = true
-				var d des.Time
-				for _, st := range c.steps {
-					if st.Send {
-						d = des.Add(d, s.ovh.SendOverhead(st.Bytes))
-					}
-				}
-				if d > 0 {
-					s.burst(r, rk, d, ActOverhead)
-					return false
-				}
-			}
-			c.started = true
-			tag := int32(c.inst&0x7ffffff) << 4 // low 4 bits: the phase
-			rk.ops = rk.ops[:0]
-			for _, st := range c.steps {
-				peer := mem[st.Peer]
-				t := tag | int32(st.Phase)
-				if st.Send {
-					b := bindCall
-					if inject {
-						b = bindInject
-					}
-					s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
-				} else if !inject {
-					rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
-				}
-			}
-			for _, op := range rk.ops {
-				if o := &s.ops[op]; !o.done {
-					o.waiter = true
-					rk.block++
-				}
-			}
-			if rk.callPending > 0 {
-				rk.block += rk.callPending
-				rk.waitCall = true
+			if !c.started {
+				return false
 			}
 			if rk.block > 0 {
 				s.blockOn(r, rk, ActCollective)
@@ -212,6 +192,56 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 	return true
 }
 
+// collStart starts the steps of rank r's current round: it returns true
+// when the round is empty, leaves c.started false when the rank first
+// pays its send overheads, and otherwise issues the sends, posts the
+// receives and counts what the rank waits for in rk.block.
+func (s *Sim) collStart(r int32, rk *rank, c *collRun, mem []int32, inject bool, steps []collective.Step) bool {
+	if len(steps) == 0 {
+		return true
+	}
+	if s.ovh != nil && !c.ovhPaid && !inject {
+		c.ovhPaid = true
+		var d des.Time
+		for _, st := range steps {
+			if st.Send {
+				d = des.Add(d, s.ovh.SendOverhead(st.Bytes))
+			}
+		}
+		if d > 0 {
+			s.burst(r, rk, d, ActOverhead)
+			return false
+		}
+	}
+	c.started = true
+	tag := int32(c.inst&0x7ffffff) << 4 // low 4 bits: the phase
+	rk.ops = rk.ops[:0]
+	for _, st := range steps {
+		peer := mem[st.Peer]
+		t := tag | int32(st.Phase)
+		if st.Send {
+			b := bindCall
+			if inject {
+				b = bindInject
+			}
+			s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
+		} else if !inject {
+			rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
+		}
+	}
+	for _, op := range rk.ops {
+		if o := &s.ops[op]; !o.done {
+			o.waiter = true
+			rk.block++
+		}
+	}
+	if rk.callPending > 0 {
+		rk.block += rk.callPending
+		rk.waitCall = true
+	}
+	return false
+}
+
 func (s *Sim) endColl(rk *rank) {
 	s.collRuns = append(s.collRuns, rk.coll)
 	rk.coll = nil
@@ -224,26 +254,49 @@ func (s *Sim) collAnalytic(r int32, rk *rank, c *collRun) bool {
 	ci := s.colls[c.key]
 	if !c.started {
 		c.started = true
-		ci.enter[c.me] = s.k.Now()
+		now := s.k.Now()
+		ci.enter[c.me] = now
 		ci.arrived++
+		ci.latest = max(ci.latest, now)
 		call := c.plan.Call()
 		ci.bytes = max(ci.bytes, call.Block())
-		// Others may now be able to leave.
-		kept := ci.waiting[:0]
-		_, loc := s.commMembers(c.comm)
-		for _, w := range ci.waiting {
-			if at, ok := s.collExit(ci, int(loc[w])); ok {
-				s.k.Schedule(at, evWake, w, 0)
-			} else {
-				kept = append(kept, w)
-			}
-		}
-		ci.waiting = kept
 		rk.block++
-		if at, ok := s.collExit(ci, c.me); ok {
-			s.k.Schedule(at, evWake, r, 0)
-		} else {
-			ci.waiting = append(ci.waiting, r)
+		ci.blocked[c.me] = true
+		// This arrival may complete the dependencies of others, and of
+		// the rank itself.
+		mem, _ := s.commMembers(c.comm)
+		P := len(ci.enter)
+		switch op := ci.op; {
+		case op == tracefmt.OpScan || op == tracefmt.OpExscan:
+			for ci.lead < P && ci.enter[ci.lead] >= 0 {
+				if ci.lead > 0 {
+					ci.enter[ci.lead] = max(ci.enter[ci.lead], ci.enter[ci.lead-1])
+				}
+				s.collWake(ci, mem, ci.lead)
+				ci.lead++
+			}
+		case op.Shape() == tracefmt.ShapeOneToAll:
+			switch {
+			case c.me == ci.root:
+				for j := range P {
+					s.collWake(ci, mem, j)
+				}
+			case ci.enter[ci.root] >= 0:
+				s.collWake(ci, mem, c.me)
+			}
+		case op.Shape() == tracefmt.ShapeAllToOne:
+			if c.me != ci.root {
+				s.collWake(ci, mem, c.me)
+			}
+			if ci.arrived == P {
+				s.collWake(ci, mem, ci.root)
+			}
+		default:
+			if ci.arrived == P {
+				for j := range P {
+					s.collWake(ci, mem, j)
+				}
+			}
 		}
 		s.blockOn(r, rk, ActCollective)
 		return false
@@ -257,45 +310,29 @@ func (s *Sim) collAnalytic(r int32, rk *rank, c *collRun) bool {
 	return true
 }
 
-// collExit returns when local rank me leaves analytic collective ci, if
-// every rank it depends on has entered.
-func (s *Sim) collExit(ci *collInstance, me int) (des.Time, bool) {
-	P := len(ci.enter)
-	at := ci.enter[me]
-	dep := func(j int) bool {
-		if ci.enter[j] < 0 {
-			return false
-		}
-		at = max(at, ci.enter[j])
-		return true
+// collWake schedules the exit of local rank j of analytic collective ci,
+// if it is blocked there, once the ranks it depends on have all entered
+// (the caller knows they have): (latency + size/bandwidth) × factor after
+// the latest of their entries and its own.
+func (s *Sim) collWake(ci *collInstance, mem []int32, j int) {
+	if !ci.blocked[j] {
+		return
 	}
+	ci.blocked[j] = false
+	at := ci.enter[j]
 	switch op := ci.op; {
 	case op == tracefmt.OpScan || op == tracefmt.OpExscan:
-		for j := 0; j <= me; j++ {
-			if !dep(j) {
-				return 0, false
-			}
-		}
+		// enter[j] is already the latest of the prefix.
 	case op.Shape() == tracefmt.ShapeOneToAll:
-		if !dep(ci.root) {
-			return 0, false
-		}
+		at = max(at, ci.enter[ci.root])
 	case op.Shape() == tracefmt.ShapeAllToOne:
-		if me == ci.root {
-			for j := range P {
-				if !dep(j) {
-					return 0, false
-				}
-			}
+		if j == ci.root {
+			at = ci.latest
 		}
 	default:
-		for j := range P {
-			if !dep(j) {
-				return 0, false
-			}
-		}
+		at = ci.latest
 	}
-	return des.Add(at, s.collCost(ci.bytes, P)), true
+	s.k.Schedule(des.Add(at, s.collCost(ci.bytes, len(ci.enter))), evWake, mem[j], 0)
 }
 
 // collCost is (latency + size/bandwidth) × factor.

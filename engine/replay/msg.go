@@ -161,13 +161,7 @@ func (s *Sim) pair(src, dst int32) *uint64 {
 	if s.densePairs != nil {
 		return &s.densePairs[int(src)*len(s.ranks)+int(dst)]
 	}
-	k := uint64(uint32(src))<<32 | uint64(uint32(dst))
-	p, ok := s.pairs[k]
-	if !ok {
-		p = new(uint64)
-		s.pairs[k] = p
-	}
-	return p
+	return s.pairTabs[src].at(dst)
 }
 
 func (s *Sim) allocMsg() int32 {
@@ -355,7 +349,11 @@ func (s *Sim) arrive(id int32) {
 	}
 	s.visible(id)
 	next++
-	for h := s.held[k]; s.nHeld > 0 && len(h) > 0; h = s.held[k] {
+	for s.nHeld > 0 {
+		h := s.held[k]
+		if len(h) == 0 {
+			break
+		}
 		found := false
 		for i, x := range h {
 			if s.msgs[x].seq == next {
@@ -378,6 +376,10 @@ func (s *Sim) arrive(id int32) {
 	}
 	pv = s.pair(src, dst)
 	*pv = *pv&^0xffffffff | uint64(next)
+	if s.pairTabs != nil && uint32(*pv>>32) == next {
+		// Nothing of the pair in flight: forget it.
+		s.pairTabs[src].remove(dst)
+	}
 }
 
 // visible matches a message with the earliest posted receive that

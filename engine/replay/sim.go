@@ -41,6 +41,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"github.com/tracesim/tracesim/engine/collective"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -129,7 +130,7 @@ type Sim struct {
 	freeOp     int32
 	queues     []rankQueues
 	fifos      []*fifo
-	pairs      map[uint64]*uint64
+	pairTabs   []pairTable // by source rank, when densePairs is nil
 	densePairs []uint64
 	held       map[uint64][]int32
 	nHeld      int
@@ -139,8 +140,9 @@ type Sim struct {
 	colls     map[collKey]*collInstance
 	collPool  []*collInstance
 	collRuns  []*collRun
-	members   [][]int32 // per communicator: world rank of each local rank
-	localRank [][]int32 // per communicator: local rank of each world rank
+	collSteps []collective.Step // scratch: the round a rank starts
+	members   [][]int32         // per communicator: world rank of each local rank
+	localRank [][]int32         // per communicator: local rank of each world rank
 
 	// Derived settings.
 	threshold   int64
@@ -241,7 +243,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		cfg: cfg, opts: opts, tr: t, notes: notes, src: src,
 		k:       des.NewKernel(cfg.Seed),
 		ranks:   make([]rank, P),
-		pairs:   map[uint64]*uint64{},
 		held:    map[uint64][]int32{},
 		colls:   map[collKey]*collInstance{},
 		queues:  make([]rankQueues, P),
@@ -259,6 +260,8 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
+	} else {
+		s.pairTabs = make([]pairTable, P)
 	}
 	var mach *Machine
 	if opts.NodeOf == nil || opts.Network == nil {

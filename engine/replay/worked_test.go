@@ -492,6 +492,60 @@ func TestCollectivesAnalytic(t *testing.T) {
 	}
 }
 
+// Each rank leaves an analytic collective once the ranks its exit depends
+// on have entered, whatever order they arrive in: every rank for an
+// allreduce, the root for a broadcast, every rank for a gather's root
+// only, the ranks before it for a scan.
+func TestCollectivesAnalyticArrivalOrder(t *testing.T) {
+	delay := []float64{5e-3, 1e-3, 7e-3, 3e-3, 0, 6e-3, 2e-3, 4e-3}
+	latest := func(rs ...int) float64 {
+		m := 0.0
+		for _, r := range rs {
+			m = max(m, delay[r])
+		}
+		return m
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7}
+	const cost = 110e-6 // t(1000) = 10 µs + 100 µs, factor 1
+	for _, tc := range []struct {
+		op   tracefmt.CollOp
+		root int
+		// leave returns when rank r leaves, before the cost.
+		leave func(r int) float64
+	}{
+		{tracefmt.OpAllreduce, -1, func(r int) float64 { return latest(all...) }},
+		{tracefmt.OpBcast, 2, func(r int) float64 { return latest(r, 2) }},
+		{tracefmt.OpBcast, 4, func(r int) float64 { return latest(r, 4) }},
+		{tracefmt.OpGather, 5, func(r int) float64 {
+			if r == 5 {
+				return latest(all...)
+			}
+			return delay[r]
+		}},
+		{tracefmt.OpScan, -1, func(r int) float64 { return latest(all[:r+1]...) }},
+		{tracefmt.OpExscan, -1, func(r int) float64 { return latest(all[:r+1]...) }},
+	} {
+		p := newProg(t, len(delay))
+		for r, d := range delay {
+			if d > 0 {
+				p.compute(r, d)
+			}
+		}
+		p.coll(tc.op, tc.root, 1000, 1000)
+		cfg := cfgWith(t, "switching", "store-and-forward", "startup", "10us", "per-byte", "0.1us",
+			"collectives", "analytic", "coll-factor", "1")
+		_, res := simulate(t, p.trace(), cfg, Options{})
+		if !res.Complete {
+			t.Fatalf("%s root %d: incomplete", tc.op, tc.root)
+		}
+		for r := range delay {
+			if want := tc.leave(r) + cost; !near(res.Ranks[r].Finish, want) {
+				t.Errorf("%s root %d: rank %d leaves at %v, want %v", tc.op, tc.root, r, res.Ranks[r].Finish, want)
+			}
+		}
+	}
+}
+
 // Collective states of a timed trace without any event inside are
 // replayed as the operation.
 func TestTimedCollectiveState(t *testing.T) {

@@ -11,6 +11,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,40 @@ type Options struct {
 	// KeepStale skips the removal of stale temporary files, for callers
 	// that write many files into one directory and clean it once.
 	KeepStale bool
+	// Context, when set, stops the write once it is cancelled (SIGINT,
+	// SIGTERM): every write to the file checks it (the writer hands
+	// down a megabyte at a time), the temporary file is removed and the
+	// previous file stays as it was.
+	Context context.Context
+	// Limit, when positive, is the most bytes the file may take: a write
+	// beyond it fails with ErrLimit, and the previous file stays.
+	Limit int64
+}
+
+// ErrLimit is the error of a write beyond Options.Limit.
+var ErrLimit = errors.New("output larger than its limit")
+
+// guardedWriter is the file under the buffer: it stops at a cancelled
+// context and at the limit.
+type guardedWriter struct {
+	w       io.Writer
+	ctx     context.Context
+	limit   int64
+	written int64
+}
+
+func (g *guardedWriter) Write(p []byte) (int, error) {
+	if g.ctx != nil {
+		if err := g.ctx.Err(); err != nil {
+			return 0, fmt.Errorf("interrupted: %w", err)
+		}
+	}
+	if g.limit > 0 && g.written+int64(len(p)) > g.limit {
+		return 0, fmt.Errorf("%w (%d bytes)", ErrLimit, g.limit)
+	}
+	n, err := g.w.Write(p)
+	g.written += int64(n)
+	return n, err
 }
 
 // Write creates or replaces path with what fn writes. If fn or any step
@@ -87,12 +122,19 @@ func WriteWith(path string, o Options, fn func(w io.Writer) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
+	bw := bufio.NewWriterSize(&guardedWriter{w: f, ctx: o.Context, limit: o.Limit}, 1<<20)
 	if err = fn(bw); err != nil {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if o.Context != nil {
+		// Cancelled after the last write: the file may be whole, but the
+		// user asked to stop, so nothing is replaced.
+		if err = o.Context.Err(); err != nil {
+			return fmt.Errorf("%s: interrupted: %w", path, err)
+		}
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -35,7 +35,12 @@
 // derived events out (attribute "clog2.derived_collectives").
 // Communicators come from the communicator table and the COMMEVT records,
 // which map every (communicator, rank) pair to a world rank; Event.Comm of
-// every event, states included, indexes Trace.Comms. A world rank outside
+// every event, states included, indexes Trace.Comms. MPE's ids are 32-bit
+// indexes of its merged table, which lists every process's MPI_COMM_SELF:
+// a world of 65,536 ranks or more has more entries than Event.Comm can
+// index, so the MPI_COMM_SELFs no record runs on are then left out of
+// Trace.Comms and kept, with their place in the table, in the attribute
+// "clog2.commtable.selves" for Write. A world rank outside
 // the world, in a header or as a peer, is an error.
 //
 // Read holds one block at a time. Each rank's events are stored once: the

@@ -28,6 +28,10 @@ type mergeNode struct {
 	left, right *mergeNode
 	local       source
 	chosen      int8 // -1 unknown, 0 left, 1 right, 2 local, 3 done
+	// head is the chosen record while chosen >= 0: a node's choice reads
+	// its children's heads without descending to their leaves, so a
+	// record costs O(depth) choices, not O(depth²).
+	head *record
 }
 
 func buildMergeTree(srcs []source, r int) *mergeNode {
@@ -42,15 +46,7 @@ func (n *mergeNode) headRec() *record {
 		return nil
 	}
 	n.choose()
-	switch n.chosen {
-	case 0:
-		return n.left.headRec()
-	case 1:
-		return n.right.headRec()
-	case 2:
-		return n.local.head()
-	}
-	return nil
+	return n.head
 }
 
 func (n *mergeNode) choose() {
@@ -59,7 +55,7 @@ func (n *mergeNode) choose() {
 	}
 	l, r, m := n.left.headRec(), n.right.headRec(), n.local.head()
 	if l == nil && r == nil && m == nil {
-		n.chosen = 3
+		n.chosen, n.head = 3, nil
 		return
 	}
 	lt, rt, mt := timeOf(l), timeOf(r), timeOf(m)
@@ -90,6 +86,7 @@ func (n *mergeNode) choose() {
 		}
 	}
 	n.chosen = c
+	n.head = [3]*record{l, r, m}[c]
 }
 
 func timeOf(r *record) float64 {

@@ -3,7 +3,6 @@ package clog2
 import (
 	"fmt"
 	"hash/fnv"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,11 @@ const (
 	// attrCommTable lists the communicator table's UUIDs and kinds, one line
 	// per Trace.Comms entry (whose ID is the table's local_ID).
 	attrCommTable = "clog2.commtable"
+	// attrCommSelves lists the table entries of MPI_COMM_SELF
+	// communicators that have no Trace.Comms entry (a table too large for
+	// Event.Comm; no record runs on them), one line each: the entry's
+	// place in the table, its id, then as attrCommTable.
+	attrCommSelves = "clog2.commtable.selves"
 	// attrUndefStates and attrUndefEvents list the state ids and event
 	// types the file used without a STATEDEF or EVENTDEF record.
 	attrUndefStates = "clog2.undefined_states"
@@ -443,6 +447,12 @@ func (pl *plan) planComms(needCommEvt []bool) (*commPlan, error) {
 			if ids[0] == 0 {
 				cp.reproduce = true
 				pl.setCommIDs(ids)
+				if err := cp.putSelves(t); err != nil {
+					return nil, err
+				}
+				for _, e := range cp.entries {
+					maxID = max(maxID, e.id)
+				}
 				for w, need := range needCommEvt {
 					if need {
 						maxID++
@@ -476,23 +486,44 @@ func (pl *plan) planComms(needCommEvt []bool) (*commPlan, error) {
 		}
 	}
 	// Keys: -1 world, -2-w self of rank w, ci >= 1 a trace communicator.
+	// A self key is in one table only, so only the others need a set of
+	// what a table has (the world and the trace's communicators): the
+	// merge then costs O(P log P) appends of integers, not map inserts.
 	tables := make([][]int, P)
+	shared := make([]map[int]bool, P)
 	for w := range P {
 		tables[w] = append([]int{-1, -2 - w}, cp.member[w]...)
 	}
+	has := func(w, k int) bool {
+		if k == -1 {
+			return true // every rank's table starts with the world
+		}
+		return shared[w][k]
+	}
+	for w := range P {
+		for _, k := range cp.member[w] {
+			if shared[w] == nil {
+				shared[w] = map[int]bool{}
+			}
+			shared[w][k] = true
+		}
+	}
 	for sep := 1; sep < P; sep <<= 1 {
 		for w := 0; w+sep < P; w += 2 * sep {
-			have := map[int]bool{}
-			for _, k := range tables[w] {
-				have[k] = true
-			}
 			for _, k := range tables[w+sep] {
-				if !have[k] {
-					have[k] = true
+				if k <= -2 {
+					tables[w] = append(tables[w], k)
+					continue
+				}
+				if !has(w, k) {
+					if shared[w] == nil {
+						shared[w] = map[int]bool{}
+					}
+					shared[w][k] = true
 					tables[w] = append(tables[w], k)
 				}
 			}
-			tables[w+sep] = nil
+			tables[w+sep], shared[w+sep] = nil, nil
 		}
 	}
 	rootHas := map[int]bool{}
@@ -520,13 +551,42 @@ func (pl *plan) planComms(needCommEvt []bool) (*commPlan, error) {
 	}
 	// Trace communicators no rank belongs to still need an id.
 	for ci := 1; ci < len(t.Comms); ci++ {
-		if ids[ci] == 0 && !slices.ContainsFunc(tables[0], func(k int) bool { return k == ci }) {
+		if ids[ci] == 0 && !has(0, ci) {
 			ids[ci] = int32(len(cp.entries))
 			cp.entries = append(cp.entries, commEntry{rand: uuidFor(fmt.Sprintf("comm %d", ci)), host: synthesizedHost, id: ids[ci], kind: kindUnknown})
 		}
 	}
 	pl.setCommIDs(ids)
 	return cp, nil
+}
+
+// putSelves puts the table entries of attrCommSelves back in their places.
+func (cp *commPlan) putSelves(t *tracefmt.Trace) error {
+	s, ok := t.Attr(attrCommSelves)
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	all := make([]commEntry, 0, len(cp.entries)+len(lines))
+	kept := cp.entries
+	for i, l := range lines {
+		pos, rest, ok1 := strings.Cut(l, " ")
+		id, text, ok2 := strings.Cut(rest, " ")
+		p, err1 := strconv.Atoi(pos)
+		n, err2 := strconv.ParseInt(id, 10, 32)
+		e, err3 := parseCommEntry(text)
+		if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || p < len(all) {
+			return fmt.Errorf("clog2: attribute %s line %d: expected a place in the table (increasing), an id and an entry", attrCommSelves, i+1)
+		}
+		for len(all) < p && len(kept) > 0 {
+			all = append(all, kept[0])
+			kept = kept[1:]
+		}
+		e.id = int32(n)
+		all = append(all, e)
+	}
+	cp.entries = append(all, kept...)
+	return nil
 }
 
 func decodeHex(s string, dst []byte) (int, error) {

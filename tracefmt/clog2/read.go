@@ -423,6 +423,18 @@ func (rd *reader) checkComm(icomm int32, off int64, what string) error {
 	return nil
 }
 
+// commEvtID checks the communicator id a COMMEVT creates. MPE's ids are
+// 32-bit indexes of its merged communicator table (CLOG_CommLID_t), which
+// holds every process's MPI_COMM_SELF besides the world, so a world of
+// 65,536 ranks or more has ids beyond 65,535; only the communicators that
+// records run on need a Trace.Comms index (see buildComms).
+func (rd *reader) commEvtID(icomm int32, off int64) error {
+	if icomm < 0 {
+		return errAt(off, rd.block, "COMMEVT communicator id %d: expected 0 or more", icomm)
+	}
+	return nil
+}
+
 // record decodes one record at file offset off (block offset u).
 func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 	t := rd.f64(rec[0:])
@@ -736,7 +748,7 @@ func (rd *reader) commEvt(rec []byte, off int64) error {
 	if etype == commFree || ic < 0 {
 		return nil
 	}
-	if err := rd.checkComm(ic, off, "COMMEVT"); err != nil {
+	if err := rd.commEvtID(ic, off); err != nil {
 		return err
 	}
 	if wr < 0 || int(wr) >= rd.P {
@@ -922,8 +934,11 @@ func (rd *reader) readCommTable() error {
 		return fmt.Errorf("clog2: reading the communicator table: %w", err)
 	}
 	count := rd.i32(cnt[:])
-	if count < 1 || count > maxComms {
-		return errAt(rd.pos, -1, "communicator table of %d entries: expected 1 to %d", count, maxComms)
+	// A table lists the world and every process's MPI_COMM_SELF at least;
+	// each entry takes 40 bytes, so a count beyond what the rest of the
+	// file could hold is an error rather than an allocation.
+	if count < 1 || count > maxComms+int32(min(rd.P, maxReadRanks)) {
+		return errAt(rd.pos, -1, "communicator table of %d entries: expected 1 to %d", count, maxComms+min(rd.P, maxReadRanks))
 	}
 	rd.pos += 4
 	var ent [40]byte
@@ -936,8 +951,8 @@ func (rd *reader) readCommTable() error {
 			return fmt.Errorf("clog2: reading the communicator table: %w", err)
 		}
 		e := commEntry{rand: rd.i32(ent[0:]), time: rd.f64(ent[4:]), host: string(trimNUL(ent[12:32])), id: rd.i32(ent[32:]), kind: rd.i32(ent[36:])}
-		if e.id < 0 || e.id >= maxComms {
-			return errAt(rd.pos+32, -1, "communicator table entry %d: id %d out of range 0..%d", i, e.id, maxComms-1)
+		if e.id < 0 {
+			return errAt(rd.pos+32, -1, "communicator table entry %d: id %d: expected 0 or more", i, e.id)
 		}
 		if i == 0 && e.id != 0 {
 			return errAt(rd.pos+32, -1, "communicator table starts with id %d: expected MPI_COMM_WORLD, id 0", e.id)

@@ -22,6 +22,9 @@ type resolver struct {
 	ids      []int32
 	idIndex  map[int32]int
 	identity bool // comm ids equal their indexes
+	// keptEntry marks the communicator table entries that have a
+	// Trace.Comms entry (nil: all of them; see omitSelves).
+	keptEntry []bool
 	// exact marks communicators whose Ranks map back every (rank, world
 	// rank) pair of the COMMEVT records: derived header ranks and peers
 	// then equal the file's.
@@ -117,9 +120,11 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	}
 	rd.p.setAttrs(t)
 	if rd.hasTable {
-		lines := make([]string, len(rd.table))
+		lines := make([]string, 0, len(rd.table))
 		for i, e := range rd.table {
-			lines[i] = e.text()
+			if rs.keptEntry == nil || rs.keptEntry[i] {
+				lines = append(lines, e.text())
+			}
 		}
 		t.SetAttr(attrCommTable, strings.Join(lines, "\n"))
 	}
@@ -237,6 +242,7 @@ func (rd *reader) resolveDeferred() error {
 func (rs *resolver) buildComms() error {
 	rd := rs.rd
 	var ids []int32
+	var err error
 	if rd.hasTable {
 		for _, e := range rd.table {
 			ids = append(ids, e.id)
@@ -253,6 +259,20 @@ func (rs *resolver) buildComms() error {
 			}
 		}
 		slices.Sort(ids)
+	}
+	if rd.hasTable {
+		inTable := make(map[int32]bool, len(rd.table))
+		for _, e := range rd.table {
+			inTable[e.id] = true
+		}
+		for id := range rd.commEtype {
+			if !inTable[id] {
+				return errAt(rd.tableOff, -1, "a COMMEVT creates communicator %d, which the communicator table lacks", id)
+			}
+		}
+	}
+	if ids, err = rs.omitSelves(ids); err != nil {
+		return err
 	}
 	rs.ids = ids
 	rs.idIndex = make(map[int32]int, len(ids))
@@ -325,6 +345,44 @@ func (rs *resolver) buildComms() error {
 	}
 	rs.t.Comms = comms
 	return nil
+}
+
+// omitSelves leaves out of ids, when they are more than Trace.Comms can
+// index, the MPI_COMM_SELF communicators no record runs on: MPE's table
+// holds one for every process, so a world of 65,536 ranks has 65,537
+// entries or more. Their table entries are kept in attrCommSelves with
+// their place in the table, so that Write puts them back; their COMMEVT
+// records stay markers, as every COMMEVT does.
+func (rs *resolver) omitSelves(ids []int32) ([]int32, error) {
+	rd := rs.rd
+	if len(ids) <= maxComms {
+		return ids, nil
+	}
+	omit := func(id int32) bool {
+		return id != 0 && (id >= maxComms || !rd.usedComm[id]) && rd.commEtype[id] == commSelfCreate
+	}
+	kept := ids[:0:0]
+	for _, id := range ids {
+		if !omit(id) {
+			kept = append(kept, id)
+		}
+	}
+	if len(kept) > maxComms {
+		return nil, errAt(rd.tableOff, -1, "%d communicators besides unused MPI_COMM_SELFs: at most %d are supported", len(kept), maxComms)
+	}
+	rs.keptEntry = make([]bool, len(rd.table))
+	var lines []string
+	for i, e := range rd.table {
+		if omit(e.id) {
+			lines = append(lines, fmt.Sprintf("%d %d %s", i, e.id, e.text()))
+		} else {
+			rs.keptEntry[i] = true
+		}
+	}
+	if len(lines) > 0 {
+		rs.t.SetAttr(attrCommSelves, strings.Join(lines, "\n"))
+	}
+	return kept, nil
 }
 
 // dense reports whether a local-to-world map maps no two local ranks to

@@ -335,7 +335,7 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 			return fmt.Errorf("%s: assigning times: %w", path, err)
 		}
 	}
-	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs}, func(w io.Writer) error {
+	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs, Context: o.Context}, func(w io.Writer) error {
 		if o.Context != nil {
 			w = atomicfile.Stopping(w, o.stopped)
 		}

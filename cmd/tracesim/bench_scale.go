@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+// defaultScalePoints are bench --scale's traces: 1 M to 100 M events at
+// 64 ranks, and 10 M events at 64, 4,096 and 65,536 ranks.
+const defaultScalePoints = "1M@64,10M@64,50M@64,100M@64,10M@4096,10M@65536"
+
+// scalePoint is one generated trace of bench --scale.
+type scalePoint struct {
+	events, ranks int
+}
+
+// parseScalePoints reads "EVENTS@RANKS,…" with k, M suffixes on events.
+func parseScalePoints(s string) ([]scalePoint, error) {
+	var pts []scalePoint
+	for _, f := range strings.Split(s, ",") {
+		ev, rk, ok := strings.Cut(strings.TrimSpace(f), "@")
+		mult := 1
+		switch {
+		case strings.HasSuffix(ev, "M"):
+			ev, mult = strings.TrimSuffix(ev, "M"), 1_000_000
+		case strings.HasSuffix(ev, "k"):
+			ev, mult = strings.TrimSuffix(ev, "k"), 1000
+		}
+		n, err1 := strconv.Atoi(ev)
+		p, err2 := strconv.Atoi(rk)
+		if !ok || err1 != nil || err2 != nil || n < 1 || p < 2 {
+			return nil, fmt.Errorf("--points: %q: expected EVENTS@RANKS such as 10M@4096", f)
+		}
+		pts = append(pts, scalePoint{n * mult, p})
+	}
+	return pts, nil
+}
+
+// scaleStages are the commands bench --scale times on each trace, each in
+// a process of its own so that its peak resident size is its own.
+var scaleStages = []struct {
+	name string
+	args []string
+}{
+	{"info", []string{"info"}},
+	{"check", []string{"check"}},
+	{"sim analytic", []string{"sim", "--model", "puppet"}},
+	{"sim flow", []string{"sim", "--model", "flow", "--sample-period", "0"}},
+	{"sim packet", []string{"sim", "--model", "packet", "--sample-period", "0"}},
+}
+
+// runBenchScale generates a stencil2d trace for every point and times the
+// stages on it: wall time, trace events per second and peak resident
+// bytes per event (the child's maximum RSS over the trace's events).
+// Every stage reads the trace, so "load" is part of each; info is mostly
+// load.
+func runBenchScale(e *env, points string) int {
+	pts, err := parseScalePoints(points)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracesim bench: %v\n", err)
+		return exitUsage
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(e, "bench", err)
+	}
+	dir, err := os.MkdirTemp("", "tracesim-bench-scale-")
+	if err != nil {
+		return fail(e, "bench", err)
+	}
+	defer os.RemoveAll(dir)
+	// Fixed columns rather than a tabwriter: each line is printed as
+	// soon as its stage has run.
+	const row = "%11s %7s  %-13s %10s %10s %13s\n"
+	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "MEVENTS/S", "PEAK B/EVENT")
+	for _, pt := range pts {
+		o := gen.Options{Pattern: "stencil2d", Ranks: pt.ranks, Iters: 1, Compute: -1}
+		c, err := gen.Expect(o)
+		if err != nil {
+			return fail(e, "bench", err)
+		}
+		iters := max(1, pt.events/max(c.Events, 1))
+		path := filepath.Join(dir, fmt.Sprintf("s%d-%d.tsim", pt.events, pt.ranks))
+		genArgs := []string{"gen", "stencil2d", "--ranks", strconv.Itoa(pt.ranks), "--iters", strconv.Itoa(iters), "--compute", "0", "-o", path}
+		if _, _, err := benchChild(e, exe, genArgs); err != nil {
+			return fail(e, "bench", fmt.Errorf("gen: %w", err))
+		}
+		n := iters * c.Events
+		for _, st := range scaleStages {
+			wall, rss, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
+			if err != nil {
+				return fail(e, "bench", fmt.Errorf("%s on %d events at %d ranks: %w", st.name, n, pt.ranks, err))
+			}
+			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, wall.Round(time.Millisecond),
+				fmt.Sprintf("%.3g", float64(n)/wall.Seconds()/1e6), fmt.Sprintf("%.0f", float64(rss)/float64(n)))
+		}
+		os.Remove(path)
+	}
+	return exitOK
+}
+
+// benchChild runs the binary with args and returns its wall time and peak
+// resident bytes.
+func benchChild(e *env, exe string, args []string) (time.Duration, int64, error) {
+	cmd := exec.CommandContext(e.ctx, exe, args...)
+	cmd.Stdout = io.Discard
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	wall := time.Since(start)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	return wall, rss, nil
+}
