@@ -498,3 +498,62 @@ func TestSampleUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsWithoutListener: a network whose samples no one reads
+// (OnSample nil, as `tracesim sim` without --metrics-out) measures only
+// what Metrics reports, and reports exactly what it reports with a
+// listener: each link's last-period utilisation and flows.
+func TestMetricsWithoutListener(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: 1_000_000}
+	torus, err := topology.ParseWith("torus:4x4", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	var sends []send
+	for i := range 300 {
+		src, dst := rng.Int32N(16), rng.Int32N(16)
+		sends = append(sends, send{des.Time(i) * 7 * des.Microsecond, src, dst, 1000 + rng.Int64N(40_000)})
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"star", Config{Topology: star(t, 16), CrossTraffic: 0.05}},
+		{"torus lanes", Config{Topology: torus, Routing: "dor", VCs: 2, CrossTraffic: 0.05}},
+	} {
+		var got [2]netmodel.Metrics
+		samples := 0
+		for k, listen := range []bool{false, true} {
+			cfg := tc.cfg
+			cfg.SamplePeriod = 10 * des.Microsecond
+			if listen {
+				cfg.OnSample = func(*netmodel.Sample) { samples++ }
+			}
+			_, n := run(t, cfg, sends)
+			n.Finish()
+			n.Metrics(&got[k])
+		}
+		if samples < 100 {
+			t.Fatalf("%s: %d samples, want the run to span ≥ 100 periods", tc.name, samples)
+		}
+		without, with := got[0], got[1]
+		if without.LastSample != with.LastSample || len(without.Links) != len(with.Links) {
+			t.Fatalf("%s: last sample %v, %d links without a listener; %v, %d with", tc.name,
+				without.LastSample, len(without.Links), with.LastSample, len(with.Links))
+		}
+		busy := 0
+		for i, a := range without.Links {
+			b := with.Links[i]
+			if a != b {
+				t.Errorf("%s: link %d without a listener %+v, with %+v", tc.name, a.ID, a, b)
+			}
+			if a.Utilisation > 0 {
+				busy++
+			}
+		}
+		if busy == 0 {
+			t.Errorf("%s: no link busy in the last period: the comparison shows nothing", tc.name)
+		}
+	}
+}

@@ -121,6 +121,12 @@ func (s *sampler) Tick(t des.Time, span bool) {
 		period = s.clk.Period
 	}
 	ps := period.Seconds()
+	if n.cfg.OnSample == nil {
+		// No one reads the samples: only the links' last utilisation
+		// and flows (Metrics) are kept, as a sample would have them.
+		s.tickMarks(t, ps)
+		return
+	}
 	sm := &s.sample
 	sm.Time, sm.Period = t, period
 	sm.Delivered, sm.InjectedBytes = s.delivered, s.injected
@@ -191,6 +197,37 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	if n.cfg.OnSample != nil {
 		n.cfg.OnSample(sm)
 	}
+}
+
+// tickMarks is Tick for a network whose samples no one reads: it
+// measures the active links in any order (each link's measurement is its
+// own), for the last utilisation and flows Metrics reports, and builds
+// no Sample.
+func (s *sampler) tickMarks(t des.Time, ps float64) {
+	n := s.n
+	s.epoch++
+	keep := s.spare[:0]
+	for _, l := range s.active {
+		if int(l) >= n.topoLinks {
+			continue // a lane: its node's injection link is listed too
+		}
+		lk := &n.links[l]
+		b, busy, fs, fwd, used := n.linkAt(int(l), t)
+		if !used {
+			continue
+		}
+		dbusy, dfs := busy-s.busyMark[l], fs-s.flowMark[l]
+		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
+		s.lastUtil[l], s.lastFlows[l] = float32(min(dbusy/ps, 1)), float32(dfs/ps)
+		if dbusy > 0 || dfs > 0 || lk.load > 0 || fwd > 0 {
+			lk.tick = s.epoch
+			keep = append(keep, l)
+		}
+	}
+	s.active, s.spare = keep, s.active[:0]
+	s.delivered, s.injected = 0, 0
+	s.msgLat = netmodel.LatencyAcc{}
+	s.last = t
 }
 
 // Metrics reports the network's counters, every link that carried a flow

@@ -131,7 +131,13 @@ func (n *Network) seed(now des.Time) {
 	}
 	for _, l := range n.pending {
 		n.reach(l)
-		n.sys.changed[n.links[l].local] = true
+		j := n.links[l].local
+		if n.sys.changed[j] {
+			// Listed again (several flows started or finished on it):
+			// its flows are in already.
+			continue
+		}
+		n.sys.changed[j] = true
 		for _, e := range n.links[l].el {
 			if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
 				n.include(e.f, now)
