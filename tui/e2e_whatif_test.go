@@ -156,7 +156,7 @@ func TestEndToEndWhatIf(t *testing.T) {
 
 func makespan(t *testing.T, screen string) string {
 	t.Helper()
-	m := regexp.MustCompile(`predicted makespan (\S+)`).FindStringSubmatch(screen)
+	m := regexp.MustCompile(`predicted makespan (\S+ \S+)`).FindStringSubmatch(screen)
 	if m == nil {
 		t.Fatalf("no makespan on screen:\n%s", screen)
 	}

@@ -384,7 +384,7 @@ func (m *Model) render() []string {
 			rw.raw(st.Selected.Render(g))
 		case th.Mono:
 			if v > 0 {
-				rw.write(nil, strings.Repeat(string(themes.HeatGlyph(0.4+0.6*f)), l.cellW))
+				rw.write(nil, strings.Repeat(string(themes.HeatGlyph(f)), l.cellW))
 			} else {
 				rw.write(nil, "·"+strings.Repeat(" ", l.cellW-1))
 			}
@@ -481,7 +481,7 @@ func (m *Model) legend(r valueRange) string {
 	for i := 0; i < steps; i++ {
 		f := float64(i) / float64(steps-1)
 		if th.Mono {
-			rw.write(nil, string(themes.HeatGlyph(0.4+0.6*f)))
+			rw.write(nil, string(themes.HeatGlyph(f)))
 		} else {
 			rw.write(th.HeatColor(0.15+0.85*f), "█")
 		}

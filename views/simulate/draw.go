@@ -1,9 +1,7 @@
 package simulate
 
 import (
-	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/tracesim/tracesim/themes"
@@ -49,31 +47,18 @@ func (p *painter) heat(x, y int, v float64, idle rune) {
 	if v < 0 {
 		return
 	}
-	if p.mono {
-		p.b.Set(x, y, shade(v, idle), cellbuf.Style{})
+	switch {
+	case v == 0 && p.mono:
+		p.b.Set(x, y, idle, cellbuf.Style{})
 		return
-	}
-	if v == 0 {
+	case v == 0:
 		p.b.Set(x, y, idle, p.dim)
+		return
+	case p.mono:
+		p.b.Set(x, y, themes.HeatGlyph(v), cellbuf.Style{})
 		return
 	}
 	p.b.Set(x, y, '█', cellbuf.Style{Fg: cellbuf.FromColor(p.th.HeatColor(v))})
-}
-
-// shade is the glyph of v in monochrome: the idle glyph at zero, then four
-// shades by quarter, so that any traffic shows.
-func shade(v float64, idle rune) rune {
-	switch {
-	case v <= 0:
-		return idle
-	case v <= 0.25:
-		return '░'
-	case v <= 0.5:
-		return '▒'
-	case v <= 0.75:
-		return '▓'
-	}
-	return '█'
 }
 
 // legend draws the heat scale "0 ░▒▓█ 100%".
@@ -171,48 +156,4 @@ func first[T any](s []T) T {
 		return z
 	}
 	return s[0]
-}
-
-// fmtRate writes bytes per second.
-func fmtRate(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f GB/s", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f MB/s", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.2f KB/s", v/1e3)
-	}
-	return fmt.Sprintf("%.0f B/s", v)
-}
-
-// fmtCount writes a count with a k/M suffix.
-func fmtCount(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.1fG", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1fk", v/1e3)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
-
-// fmtDur writes seconds compactly with three significant digits.
-func fmtDur(s float64) string {
-	// Round first, so that 999.96us is "1ms", not "1e+03us".
-	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 3, 64), 64)
-	a := math.Abs(s)
-	switch {
-	case a == 0:
-		return "0s"
-	case a >= 1:
-		return fmt.Sprintf("%.3gs", s)
-	case a >= 1e-3:
-		return fmt.Sprintf("%.3gms", s*1e3)
-	case a >= 1e-6:
-		return fmt.Sprintf("%.3gµs", s*1e6)
-	}
-	return fmt.Sprintf("%.3gns", s*1e9)
 }

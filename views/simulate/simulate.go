@@ -14,8 +14,8 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -491,7 +491,7 @@ func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
 		return next
 	}
 	tr := sm.Slice.Trace
-	label := fmt.Sprintf("run so far (%s) on %s", fmtSeconds(m.clock.Seconds()), Describe(&m.eng.cfg))
+	label := fmt.Sprintf("run so far (%s) on %s", units.FormatDurationSig(m.clock.Seconds(), 7), Describe(&m.eng.cfg))
 	return tea.Batch(next, tea.Sequence(
 		func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
 		func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} }))
@@ -565,7 +565,7 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	m.pane = PaneResults
 	m.scroll = 0
 	label := fmt.Sprintf("sim #%d", n)
-	status := fmt.Sprintf("%s: predicted makespan %s", label, fmtSeconds(msg.Results.Makespan))
+	status := fmt.Sprintf("%s: predicted makespan %s", label, units.FormatDurationSig(msg.Results.Makespan, 7))
 	if msg.Results.Deadlock != nil {
 		status = label + ": deadlock — see the banner"
 	}
@@ -624,25 +624,4 @@ func Describe(c *replay.Config) string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " ")
-}
-
-// fmtSeconds writes a time in seconds with a readable unit and enough
-// digits (seven significant, rounded) to tell close runs apart:
-// "333.8692us".
-func fmtSeconds(s float64) string {
-	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 7, 64), 64)
-	for _, u := range []struct {
-		name  string
-		scale float64
-	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}, {"ns", 1e-9}} {
-		if v := s / u.scale; s >= u.scale {
-			dec := max(0, 6-int(math.Floor(math.Log10(v))))
-			f := strconv.FormatFloat(v, 'f', dec, 64)
-			if strings.Contains(f, ".") {
-				f = strings.TrimRight(strings.TrimRight(f, "0"), ".")
-			}
-			return f + u.name
-		}
-	}
-	return strconv.FormatFloat(s*1e12, 'f', 0, 64) + "ps"
 }

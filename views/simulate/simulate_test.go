@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,7 +140,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 	if res.Makespan <= 0 || !res.Complete {
 		t.Fatalf("makespan %g complete %v", res.Makespan, res.Complete)
 	}
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "predicted makespan "+fmtSeconds(res.Makespan)) {
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "predicted makespan "+units.FormatDurationSig(res.Makespan, 7)) {
 		t.Fatalf("results pane lacks the makespan:\n%s", v)
 	}
 	// A second run with slower links is kept too, and compared.

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -84,13 +85,13 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	x := p.text(0, y, w, icon+" "+m.status.String(), st)
 	t, evs := m.clock.Seconds(), ""
 	if m.status == Running && m.evRate > 0 {
-		evs = " · " + fmtCount(m.evRate) + " ev/s"
+		evs = " · " + units.FormatCount(m.evRate) + " ev/s"
 	}
 	speed := "max"
 	if r := rate(m.speed); r > 0 {
-		speed = fmtDur(r) + "/s"
+		speed = units.FormatDuration(r) + "/s"
 	}
-	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", fmtDur(t), evs, speed, fmtDur(m.dt.Seconds())), p.norm)
+	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", units.FormatDuration(t), evs, speed, units.FormatDuration(m.dt.Seconds())), p.norm)
 	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
 	// (eng.cfg never changes once the engine exists; its Runner belongs to
 	// the slice in flight, so the snapshot tells whether the run began.)
@@ -247,9 +248,9 @@ func (m *Model) linksTitle() string {
 	}
 	net := &m.snap.Net
 	if m.clock.Seconds() > net.LastSample+2*net.SamplePeriod {
-		return "Links · idle since " + fmtDur(net.LastSample) + " (last busy period)"
+		return "Links · idle since " + units.FormatDuration(net.LastSample) + " (last busy period)"
 	}
-	return "Links · utilisation, last " + fmtDur(net.SamplePeriod)
+	return "Links · utilisation, last " + units.FormatDuration(net.SamplePeriod)
 }
 
 func (m *Model) drawCharts(p *painter, x, y, w, h int) {
@@ -262,8 +263,8 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 		fmt  func(float64) string
 	}
 	all := []series{
-		{"throughput", func(q runner.Point) float64 { return q.Throughput }, fmtRate},
-		{"latency", func(q runner.Point) float64 { return q.Latency }, fmtDur},
+		{"throughput", func(q runner.Point) float64 { return q.Throughput }, units.FormatRate},
+		{"latency", func(q runner.Point) float64 { return q.Latency }, units.FormatDuration},
 		{"link use", func(q runner.Point) float64 { return q.Util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
 	}
 	for i := 0; i < h && i < len(all); i++ {
@@ -340,13 +341,13 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	run := &m.runs[len(m.runs)-1]
 	res := run.Results
 	p.text(x, y, w, fmt.Sprintf("Results · sim #%d · %s: %s", run.N, run.Name, run.Label), p.title)
-	lines := []line{{fmt.Sprintf("predicted makespan %s", fmtSeconds(res.Makespan)), p.bold}}
+	lines := []line{{fmt.Sprintf("predicted makespan %s", units.FormatDurationSig(res.Makespan, 7)), p.bold}}
 	if res.Recorded > 0 {
-		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", fmtSeconds(res.Recorded), res.Makespan/res.Recorded), p.norm})
+		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", units.FormatDurationSig(res.Recorded, 7), res.Makespan/res.Recorded), p.norm})
 	}
 	lines = append(lines,
-		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, fmtBytes(res.Messages.Bytes), fmtDur(res.Messages.Latency.Mean), fmtDur(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
-		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, fmtDur(res.Wall), fmtCount(res.EventsPerSec)), p.dim})
+		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, units.FormatBytes(res.Messages.Bytes), units.FormatDuration(res.Messages.Latency.Mean), units.FormatDuration(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
+		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, units.FormatDuration(res.Wall), units.FormatCount(res.EventsPerSec)), p.dim})
 	if res.Deadlock != nil {
 		for _, l := range wrap("DEADLOCK: "+res.Deadlock.Message, w) {
 			lines = append(lines, line{l, p.errSt})
@@ -377,7 +378,7 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	m.scroll = min(m.scroll, max(len(res.Ranks)-(h-row), 0))
 	for i := m.scroll; i < len(res.Ranks) && row < h; i, row = i+1, row+1 {
 		r := res.Ranks[i]
-		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, fmtDur(r.Finish), fmtDur(r.Compute), fmtDur(r.Blocked), fmtDur(r.CPUWait), r.Utilisation*100), p.norm)
+		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, units.FormatDuration(r.Finish), units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.CPUWait), r.Utilisation*100), p.norm)
 		if bw := w - tw - 1; bw >= 6 && res.Makespan > 0 {
 			p.stack(x+tw+1, y+row, bw, res.Makespan, r.Compute, r.Blocked+r.Overhead, r.CPUWait)
 		}
@@ -398,18 +399,6 @@ func (p *painter) stack(x, y, w int, total float64, parts ...float64) {
 			p.b.Set(x+c, y, glyphs[i], sts[i])
 		}
 	}
-}
-
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // drawHistory lists the finished runs and compares the selected one with
@@ -437,7 +426,7 @@ func (m *Model) drawHistory(p *painter, x, y, w, h int) {
 			st = p.sel
 			mark = mark[:1] + "▸"
 		}
-		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, fmtSeconds(r.Results.Makespan), r.Name, r.Label)
+		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, units.FormatDurationSig(r.Results.Makespan, 7), r.Name, r.Label)
 		if r.Results.Deadlock != nil {
 			s += "  DEADLOCK"
 		}
@@ -499,7 +488,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	rows := []line{
 		{fmt.Sprintf("A #%d %s", a.N, a.Label), p.dim},
 		{fmt.Sprintf("B #%d %s", b.N, b.Label), p.dim},
-		{fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", fmtSeconds(ra.Makespan), fmtSeconds(rb.Makespan), ratio(rb.Makespan, ra.Makespan)), p.bold},
+		{fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", units.FormatDurationSig(ra.Makespan, 7), units.FormatDurationSig(rb.Makespan, 7), ratio(rb.Makespan, ra.Makespan)), p.bold},
 	}
 	ma, pa, oka := linkStats(ra)
 	mb, pb, okb := linkStats(rb)
@@ -537,7 +526,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	bw := w - 30
 	for i := 0; i < n && row < h; i, row = i+1, row+1 {
 		fa, fb := ra.Ranks[i].Finish, rb.Ranks[i].Finish
-		p.text(x, y+row, w, fmt.Sprintf("%4d %10s %10s", i, fmtDur(fa), fmtDur(fb)), p.norm)
+		p.text(x, y+row, w, fmt.Sprintf("%4d %10s %10s", i, units.FormatDuration(fa), units.FormatDuration(fb)), p.norm)
 		if bw >= 4 && span > 0 {
 			ca := int(math.Round(fa / span * float64(bw)))
 			cb := int(math.Round(fb / span * float64(bw)))

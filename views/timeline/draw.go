@@ -254,16 +254,7 @@ func (m *Model) drawRuler(p *palette) {
 	scale, suffix := 1.0, ""
 	if ix.timed {
 		far := max(math.Abs(m.a-ix.start), math.Abs(m.b-ix.start)) * unitSec
-		scale, suffix = 1e-12, "ps"
-		for _, u := range []struct {
-			s    float64
-			name string
-		}{{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}} {
-			if far >= u.s*(1-1e-9) || step >= u.s*(1-1e-9) {
-				scale, suffix = u.s, u.name
-				break
-			}
-		}
+		scale, suffix = units.TimeUnit(max(far, step) * (1 + 1e-9))
 	}
 	dec := max(0, int(math.Ceil(-math.Log10(step/scale)-1e-9)))
 	rel0 := (m.a - ix.start) * unitSec

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
 	"slices"
 	"strconv"
@@ -936,24 +937,8 @@ func (m *Model) fmtTimeRes(t, res float64) string {
 	if !ix.timed {
 		return "#" + strconv.FormatInt(int64(math.Round(t)), 10)
 	}
-	sec, r := ix.tr.Seconds(t-ix.start), math.Abs(ix.tr.Seconds(res))
-	a := math.Abs(sec)
-	// Below a picosecond is rounding (a corrected message of zero
-	// length), not a resolution to print.
-	if !(r >= 1e-12) || r >= a*1e-3 || math.IsInf(a, 0) {
-		return fmtSeconds(sec)
-	}
-	scale, suffix := 1e-9, "ns"
-	switch {
-	case a >= 1:
-		scale, suffix = 1, "s"
-	case a >= 1e-3:
-		scale, suffix = 1e-3, "ms"
-	case a >= 1e-6:
-		scale, suffix = 1e-6, "µs"
-	}
-	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 9)
-	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + suffix
+	sec := ix.tr.Seconds(t - ix.start)
+	return strings.Replace(units.FormatDurationRes(sec, ix.tr.Seconds(res)), " ", "", 1)
 }
 
 // fmtDur formats a duration in trace units.
