@@ -18,7 +18,6 @@ import (
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/simulate"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // whatifTerm drives the real binary in a private tmux server for the
@@ -186,16 +185,21 @@ func BenchmarkWhatIfKeyLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sh := whatif.NewShared()
-	sh.SetConfig(cfg, insee.Name)
+	// Both tabs start from the INSEE machine, whichever is built first.
 	tabs := DefaultTabs()
 	sim := -1
 	for i := range tabs {
 		switch tabs[i].Name {
 		case "Machine":
-			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, sh) }
+			tabs[i].New = func(c component.Common, tr *tracefmt.Trace) component.Model {
+				c.WhatIf.SetConfig(cfg, insee.Name)
+				return machine.New(c, tr)
+			}
 		case "Simulate":
-			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, sh) }
+			tabs[i].New = func(c component.Common, tr *tracefmt.Trace) component.Model {
+				c.WhatIf.SetConfig(cfg, insee.Name)
+				return simulate.New(c, tr)
+			}
 			sim = i
 		}
 	}

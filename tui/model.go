@@ -13,9 +13,9 @@
 // A tab is a name and a constructor (Tab); DefaultTabs lists them in
 // tab-bar order, so a new view is one line there. Views are built the
 // first time their tab is shown and rebuilt when another trace is opened;
-// they share one component.Common (the view area and the session's
-// theme). Besides component.Model a view may implement the optional
-// interfaces Windower, WindowSetter, Selector, AltSetter and
+// they share one component.Session (the theme, the derived-data cache,
+// the file space, the what-if machine) and each gets its own size.
+// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter and
 // InputCapturer. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.
@@ -39,7 +39,6 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
-	"github.com/tracesim/tracesim/views/simulate"
 )
 
 // Model is the application's root model.
@@ -47,8 +46,8 @@ type Model struct {
 	opts   Options
 	ctx    context.Context
 	keys   KeyMap
-	common *component.Common // shared by every view: the view area and theme
-	dark   bool              // the terminal's background, as last reported
+	common component.Common // the session every view shares, and the view area's size
+	dark   bool             // the terminal's background, as last reported
 
 	tabs   []Tab
 	views  []component.Model // nil until a tab is first shown
@@ -149,7 +148,10 @@ func New(opts Options) *Model {
 	if files == nil && opts.Library != "" {
 		files = userfile.DirSpace(opts.Library, "")
 	}
-	m.common = &component.Common{Theme: opts.theme(true), Derived: d, Files: files}
+	// The Machine tab's configuration, which the Simulate tab runs, is
+	// per session and kept when another trace rebuilds the views.
+	m.common = component.New(&component.Session{Theme: opts.theme(true), Derived: d, Files: files,
+		WhatIf: component.NewWhatIf()}, 0, 0)
 	m.styleHelp()
 	// A sensible size until the terminal reports its own, so that a View
 	// before the first WindowSizeMsg (tests, benchmarks) draws something.
@@ -247,7 +249,7 @@ func (m *Model) predict() tea.Cmd {
 		return nil
 	}
 	m.predicting = true
-	nv, cmd := v.Update(simulate.PredictMsg{})
+	nv, cmd := v.Update(component.PredictMsg{})
 	return m.replace(i, nv, cmd)
 }
 
@@ -258,7 +260,7 @@ func (m *Model) stopPrediction() tea.Cmd {
 	if i < 0 || m.views[i] == nil {
 		return nil
 	}
-	nv, cmd := m.views[i].Update(simulate.StopMsg{})
+	nv, cmd := m.views[i].Update(component.StopMsg{})
 	return m.replace(i, nv, cmd)
 }
 
@@ -316,7 +318,7 @@ func (m *Model) styleHelp() {
 func (m *Model) setTheme(t *themes.Theme) tea.Cmd {
 	m.common.Theme = t
 	m.styleHelp()
-	return m.broadcast(tea.BackgroundColorMsg{})
+	return m.broadcast(component.ThemeMsg{})
 }
 
 // statusTTL is how long a transient status message stays.
@@ -363,9 +365,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
-	case simulate.AdvanceMsg:
+	case component.AdvanceMsg:
 		return m.advance(msg)
-	case simulate.SliceMsg:
+	case component.SliceMsg:
 		m.account(msg)
 		return m.broadcast(msg)
 	case loadProgressMsg:

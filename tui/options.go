@@ -16,7 +16,6 @@ import (
 	"github.com/tracesim/tracesim/views/sizes"
 	"github.com/tracesim/tracesim/views/stats"
 	"github.com/tracesim/tracesim/views/timeline"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // Options configure one session of the application.
@@ -95,23 +94,20 @@ type Tab struct {
 	// New builds the tab's view of a trace, drawing in c's area. The
 	// application calls it the first time the tab is shown, and again
 	// after another trace is opened; tr is never nil.
-	New func(c *component.Common, tr *tracefmt.Trace) component.Model
+	New func(c component.Common, tr *tracefmt.Trace) component.Model
 }
 
 // DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
 // select them. Adding a view is adding one line here.
 func DefaultTabs() []Tab {
-	// The Machine tab's configuration, which the Simulate tab runs; per
-	// session, and kept when another trace rebuilds the views.
-	wi := whatif.NewShared()
 	return []Tab{
-		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
-		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
-		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
-		{"Stats", func(c *component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
-		{"Causality", func(c *component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
-		{"Machine", func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, wi) }},
-		{"Simulate", func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, wi) }},
+		{"Timeline", func(c component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
+		{"Matrix", func(c component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
+		{"Sizes", func(c component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
+		{"Stats", func(c component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
+		{"Causality", func(c component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
+		{"Machine", func(c component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr) }},
+		{"Simulate", func(c component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr) }},
 	}
 }
 

@@ -75,7 +75,7 @@ func TestGoldenPredicted(t *testing.T) {
 			pred := replayed(t, tr)
 			for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 				t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-					m := timeline.New(&component.Common{Width: sz[0], Height: sz[1], Theme: themes.Mono()}, tr)
+					m := timeline.New(component.New(&component.Session{Theme: themes.Mono()}, sz[0], sz[1]), tr)
 					m.SetPredicted(pred, "sim #1 on default")
 					views := []string{"both", "recorded", "predicted"}
 					if !tr.Timed {

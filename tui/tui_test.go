@@ -20,6 +20,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/sizes"
 )
 
@@ -54,40 +55,11 @@ func ascii(t testing.TB, s string) string {
 	return b.String()
 }
 
-// keyMsg turns a key name into a key press.
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "f11":
-		return tea.KeyPressMsg{Code: tea.KeyF11}
-	case "f12":
-		return tea.KeyPressMsg{Code: tea.KeyF12}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-}
-
 // press sends keys and returns the last command.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
-		_, cmd = m.Update(keyMsg(k))
+		_, cmd = m.Update(viewtest.Key(k))
 	}
 	return cmd
 }
@@ -263,7 +235,7 @@ type fakeView struct {
 	msgs       []tea.Msg
 }
 
-func (f *fakeView) new(c *component.Common, tr *tracefmt.Trace) component.Model { return f }
+func (f *fakeView) new(c component.Common, tr *tracefmt.Trace) component.Model { return f }
 
 func (f *fakeView) Init() tea.Cmd { return nil }
 func (f *fakeView) Update(msg tea.Msg) (component.Model, tea.Cmd) {
@@ -296,7 +268,7 @@ func TestRouting(t *testing.T) {
 	var sz *sizes.Model
 	tabs := []Tab{
 		{"Timeline", fv.new},
-		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model {
+		{"Sizes", func(c component.Common, tr *tracefmt.Trace) component.Model {
 			sz = sizes.New(c, tr)
 			return sz
 		}},
@@ -552,7 +524,7 @@ func TestHelpHidesShadowedKeys(t *testing.T) {
 // does not.
 type fakeHelpView struct{ fakeView }
 
-func (f *fakeHelpView) new(c *component.Common, tr *tracefmt.Trace) component.Model { return f }
+func (f *fakeHelpView) new(c component.Common, tr *tracefmt.Trace) component.Model { return f }
 func (f *fakeHelpView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{
 		key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "shadowed")),

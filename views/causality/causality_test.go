@@ -19,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // skewed is a small generated trace whose clocks are skewed enough to
@@ -46,7 +47,7 @@ func exec(m *Model, cmd tea.Cmd) tea.Msg {
 // checked returns a view of tr whose check has finished.
 func checked(t testing.TB, th *themes.Theme, tr *tracefmt.Trace, w, h int) *Model {
 	t.Helper()
-	m := New(&component.Common{Theme: th}, tr)
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), tr)
 	m.SetSize(w, h)
 	exec(m, m.Init())
 	if m.Report() == nil {
@@ -68,25 +69,11 @@ func ascii(t testing.TB, s string) string {
 	return b.String()
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-}
-
 // press sends keys and returns the last command.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
-		_, cmd = m.Update(keyMsg(k))
+		_, cmd = m.Update(viewtest.Key(k))
 	}
 	return cmd
 }
@@ -116,7 +103,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestGoldenChecking(t *testing.T) {
-	m := New(&component.Common{Theme: themes.Mono()}, skewed(t))
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), skewed(t))
 	m.SetSize(80, 24)
 	m.Init() // the check's command is not run: the view says it is checking
 	golden.RequireEqual(t, ascii(t, m.View()))
@@ -286,7 +273,7 @@ func TestCorrect(t *testing.T) {
 
 func TestStale(t *testing.T) {
 	tr := skewed(t)
-	m := New(&component.Common{Theme: themes.Dark()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), tr)
 	m.SetSize(80, 24)
 	old := m.Init()
 	// The trace changes while the first check runs: its result must not
@@ -373,7 +360,7 @@ func TestLMin(t *testing.T) {
 // once it is collected.
 func TestDroppedViewCancels(t *testing.T) {
 	ctx := func() context.Context {
-		m := New(&component.Common{Theme: themes.Dark()}, skewed(t))
+		m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), skewed(t))
 		m.Init()
 		return m.base
 	}()

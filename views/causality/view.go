@@ -17,15 +17,7 @@ import (
 // View implements component.Model. The frame is cached until something
 // it shows changes.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(w, h), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string { return component.Fit(m.render(w, h), w, h) })
 }
 
 // frame is the vertical layout of a frame.

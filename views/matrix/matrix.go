@@ -47,7 +47,7 @@ func (m Mode) String() string {
 
 // Model is the matrix view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	ranks   *analysis.Traffic // rank space
@@ -60,11 +60,7 @@ type Model struct {
 	// layout, recomputed when the size, grouping or data change
 	lay layout
 
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	renders int
+	memo component.Memo // the frame, drawn again when the state changes
 }
 
 // layout is the display-space aggregation of the shown matrix.
@@ -81,23 +77,21 @@ type layout struct {
 }
 
 // New returns a matrix view of tr's point-to-point traffic.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	return NewFromTraffic(c, traffic(c, tr))
 }
 
 // traffic returns tr's matrix, shared with the other sessions through c's
 // cache: the view only reads it (Nodes and relayout make new matrices).
-func traffic(c *component.Common, tr *tracefmt.Trace) *analysis.Traffic {
-	var d *derived.Cache
-	if c != nil {
-		d = c.Derived
-	}
+func traffic(c component.Common, tr *tracefmt.Trace) *analysis.Traffic {
+	d := c.Cache()
 	return derived.Traffic(d, tr)
 }
 
 // NewFromTraffic returns a matrix view of an already computed matrix.
-func NewFromTraffic(c *component.Common, t *analysis.Traffic) *Model {
-	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1, dirty: true}
+func NewFromTraffic(c component.Common, t *analysis.Traffic) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1}
+	m.relayout()
 	return m
 }
 
@@ -115,8 +109,9 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
-	m.common.SetSize(width, height)
-	m.relayout()
+	if m.common.SetSize(width, height) {
+		m.relayout()
+	}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -146,8 +141,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		m.key(msg)
 	case tea.MouseClickMsg:
 		m.click(msg.Mouse())
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -167,7 +162,7 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 		x, y = 0, 0
 	case key.Matches(msg, m.keys.Mode):
 		m.mode = (m.mode + 1) % numModes
-		m.dirty = true
+		m.memo.Invalidate()
 		return
 	case key.Matches(msg, m.keys.Nodes):
 		m.cycleNodes()
@@ -184,7 +179,7 @@ func (m *Model) moveTo(x, y int) {
 	y = max(0, min(y, n-1))
 	if x != m.cx || y != m.cy {
 		m.cx, m.cy = x, y
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -226,7 +221,7 @@ const (
 
 // relayout bins the shown matrix into the cells the size allows.
 func (m *Model) relayout() {
-	m.dirty = true
+	m.memo.Invalidate()
 	t := m.shown
 	size := t.Size()
 	w, h := m.common.Width, m.common.Height
@@ -311,22 +306,11 @@ func (m *Model) span(i int) string {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache); tests use it to check that idle keys cost nothing.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	if w != m.w || h != m.h {
-		m.relayout()
-	}
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string { return component.Fit(m.render(), w, h) })
 }
 
 func (m *Model) render() []string {

@@ -16,7 +16,7 @@ func TestGoldenLive(t *testing.T) {
 		t.Fatalf("status %v err %q", m.Status(), m.err)
 	}
 	m.router = 5
-	m.dirty = true
+	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }
 
@@ -27,7 +27,7 @@ func TestGoldenResults(t *testing.T) {
 	drive(t, m, press(m, "r"))
 	// Host time varies: take it out of the frame.
 	m.runs[0].Results.Wall, m.runs[0].Results.EventsPerSec = 0, 0
-	m.dirty = true
+	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }
 
@@ -62,6 +62,6 @@ func TestGoldenLiveFlow(t *testing.T) {
 		t.Fatalf("status %v err %q", m.Status(), m.err)
 	}
 	m.router = 5
-	m.dirty = true
+	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }

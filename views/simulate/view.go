@@ -12,19 +12,14 @@ import (
 
 // Renders is how many frames were drawn (not served from the cache), for
 // tests.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model. The frame is drawn into a cell buffer
 // (one SGR sequence per run of cells) and cached until something changes:
 // View runs after every message, and snapshots arrive 30 times a second.
-func (m *Model) View() string {
-	w, h := max(m.common.Width, 0), max(m.common.Height, 0)
-	if !m.dirty && w == m.cw && h == m.ch && m.theme == m.common.Theme {
-		return m.cache
-	}
-	m.renders++
-	m.cw, m.ch, m.theme = w, h, m.common.Theme
-	m.dirty = false
+func (m *Model) View() string { return m.memo.View(m.common, m.render) }
+
+func (m *Model) render(w, h int) string {
 	if m.buf.Width() != w || m.buf.Height() != h {
 		m.buf.Resize(w, h)
 	} else {
@@ -42,8 +37,7 @@ func (m *Model) View() string {
 		p := newPainter(&m.buf, m.common.Theme, m.plain)
 		m.draw(p, w, h)
 	}
-	m.cache = m.buf.Render()
-	return m.cache
+	return m.buf.Render()
 }
 
 func (m *Model) draw(p *painter, w, h int) {

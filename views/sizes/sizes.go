@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
@@ -21,7 +20,7 @@ import (
 
 // Model is the sizes view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	sends *analysis.Sends
@@ -35,17 +34,13 @@ type Model struct {
 	span       *derived.Span // shown times count from its start
 	hasWindow  bool
 
-	hist    analysis.Histogram
-	stale   bool // hist needs recomputing
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	renders int
+	hist  analysis.Histogram
+	stale bool           // hist needs recomputing
+	memo  component.Memo // the frame, drawn again when the state changes
 }
 
 // New returns a sizes view of tr's point-to-point messages.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	m := &Model{common: c, keys: DefaultKeyMap(), rank: -1}
 	m.SetTrace(tr)
 	return m
@@ -55,17 +50,15 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	// Shared with the other sessions through the cache: the view only
 	// reads the index.
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	m.sends = derived.Sends(d, tr)
 	m.unit = tr.Unit
 	m.timed = tr.Timed
 	m.span = derived.SpanOf(d, tr)
 	m.rank = -1
 	m.hasWindow = false
-	m.stale, m.dirty = true, true
+	m.stale = true
+	m.memo.Invalidate()
 }
 
 // SetWindow gives the view the timeline's visible window (trace units);
@@ -76,7 +69,8 @@ func (m *Model) SetWindow(start, end float64) {
 	}
 	m.start, m.end, m.hasWindow = start, end, true
 	if m.windowed {
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -86,7 +80,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -128,16 +122,17 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			m.rank = -1
 		case key.Matches(msg, m.keys.Mode):
 			m.byBytes = !m.byBytes
-			m.dirty = true
+			m.memo.Invalidate()
 			return m, nil
 		case key.Matches(msg, m.keys.Window):
 			m.windowed = !m.windowed
 		default:
 			return m, nil
 		}
-		m.stale, m.dirty = true, true
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+		m.stale = true
+		m.memo.Invalidate()
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -160,20 +155,14 @@ func (m *Model) refresh() {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache).
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.refresh()
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(w, h), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string {
+		m.refresh()
+		return component.Fit(m.render(w, h), w, h)
+	})
 }
 
 func (m *Model) render(w, h int) []string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -15,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // testTrace is a small fixed trace whose sends have sizes spread over many
@@ -42,7 +42,7 @@ func testTrace(t testing.TB) *tracefmt.Trace {
 }
 
 func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
-	m := New(&component.Common{Theme: th}, testTrace(t))
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), testTrace(t))
 	m.SetSize(w, h)
 	return m
 }
@@ -57,18 +57,7 @@ func ascii(t testing.TB, s string) string {
 	return b.String()
 }
 
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		switch k {
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		}
-		m.Update(msg)
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {

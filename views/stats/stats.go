@@ -40,7 +40,7 @@ type sortState struct {
 
 // Model is the stats view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	tr      *tracefmt.Trace
@@ -62,16 +62,12 @@ type Model struct {
 	sorts [2]sortState
 	order [2][]int // row order of each table
 
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	rows    [2]int // rows each table showed at the last render, for paging
-	renders int
+	rows [2]int         // rows each table showed at the last render, for paging
+	memo component.Memo // the frame, drawn again when the state changes
 }
 
 // New returns a stats view of tr.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	m := &Model{common: c, keys: DefaultKeyMap()}
 	m.sorts[Functions] = sortState{col: 2, desc: true}
 	m.SetTrace(tr)
@@ -81,10 +77,7 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 // SetTrace replaces the trace the view shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr = tr
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	m.span = derived.SpanOf(d, tr)
 	m.windowed, m.hasWindow, m.stale = false, false, false
 	m.setProfile(m.wholeRun())
@@ -93,10 +86,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 // wholeRun returns the profile of the whole run, shared with the other
 // sessions through the derived-data cache: the view only reads it.
 func (m *Model) wholeRun() *analysis.Profile {
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	return derived.Profile(d, m.tr)
 }
 
@@ -108,7 +98,8 @@ func (m *Model) SetWindow(start, end float64) {
 	}
 	m.start, m.end, m.hasWindow = start, end, true
 	if m.windowed {
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -152,7 +143,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -173,8 +164,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			m.scroll(3)
 		}
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -207,13 +198,14 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 		m.resort()
 	case key.Matches(msg, m.keys.Switch):
 		m.focus = 1 - m.focus
-		m.dirty = true
+		m.memo.Invalidate()
 	case key.Matches(msg, m.keys.Window):
 		m.windowed = !m.windowed
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	case key.Matches(msg, m.keys.Scale):
 		m.ownScale = !m.ownScale
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -223,13 +215,13 @@ func (m *Model) scroll(d int) {
 	o := max(0, min(s.offset+d, n-max(m.rows[m.focus], 1)))
 	if o != s.offset {
 		s.offset = o
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
 // resort orders both tables by their sort columns.
 func (m *Model) resort() {
-	m.dirty = true
+	m.memo.Invalidate()
 	rs, fs := m.sorts[Ranks], m.sorts[Functions]
 	m.order[Ranks] = m.prof.RankOrder(rs.col, rs.desc)
 	m.order[Functions] = m.prof.FuncOrder(fs.col, fs.desc)
@@ -237,20 +229,14 @@ func (m *Model) resort() {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache).
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.refresh()
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = m.render(w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string {
+		m.refresh()
+		return m.render(w, h)
+	})
 }
 
 func (m *Model) render(w, h int) string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -16,6 +15,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 func testTrace(t testing.TB) *tracefmt.Trace {
@@ -28,7 +28,7 @@ func testTrace(t testing.TB) *tracefmt.Trace {
 }
 
 func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
-	m := New(&component.Common{Theme: th}, testTrace(t))
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), testTrace(t))
 	m.SetSize(w, h)
 	return m
 }
@@ -43,15 +43,7 @@ func ascii(t testing.TB, s string) string {
 	return b.String()
 }
 
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		if k == "down" {
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		}
-		m.Update(msg)
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
@@ -128,7 +120,7 @@ func TestUntimed(t *testing.T) {
 	tr := &tracefmt.Trace{Comms: []tracefmt.Comm{{}}, Ranks: make([]tracefmt.Rank, 2)}
 	tr.Ranks[0].Events = []tracefmt.Event{tracefmt.ComputeWork(0, 2e9), tracefmt.Send(0, 1, 0, 0, 100)}
 	tr.Ranks[1].Events = []tracefmt.Event{tracefmt.Recv(0, 0, 0, 0, 100), tracefmt.ComputeWork(0, 1e9)}
-	m := New(&component.Common{Theme: themes.Mono()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), tr)
 	m.SetSize(80, 12)
 	out := ansi.Strip(m.View())
 	for _, want := range []string{"untimed", "2 Gf", "1 Gf", "100 B"} {

@@ -28,7 +28,7 @@ func TestGoldenTI(t *testing.T) {
 		{160, 48, []string{"Compute", "MPI_Isend", "MPI_Irecv", "MPI_Allreduce", "MPI_Waitall", "MPI_Sendrecv"}},
 	} {
 		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
-			m := New(&component.Common{Theme: themes.Mono()}, tr)
+			m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), tr)
 			m.SetSize(tc.w, tc.h)
 			v := ascii(t, m.View())
 			if strings.Contains(v, "No states") {

@@ -140,15 +140,10 @@ func (m *Model) palette() palette {
 // something the frame shows has changed.
 func (m *Model) View() string {
 	m.poll()
-	if !m.dirty && m.frameW == m.Width && m.frameH == m.Height && m.theme == m.Theme {
-		return m.frame
-	}
-	m.lay = m.layout()
-	m.theme, m.frameW, m.frameH = m.Theme, m.Width, m.Height
-	m.frame = m.render()
-	m.dirty = false
-	m.renders++
-	return m.frame
+	return m.memo.View(m.Common, func(int, int) string {
+		m.lay = m.layout()
+		return m.render()
+	})
 }
 
 // render draws a frame.

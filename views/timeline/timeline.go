@@ -12,7 +12,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
@@ -21,7 +20,7 @@ import (
 
 // Model is the Timeline component. Create it with New.
 type Model struct {
-	*component.Common
+	component.Common
 	keys KeyMap
 
 	tr        *tracefmt.Trace
@@ -59,16 +58,10 @@ type Model struct {
 	status       string
 	offX, offY   int
 
-	buf     *cellbuf.Buffer
-	frame   string
-	dirty   bool
-	renders int
-	// theme, frameW and frameH are the theme and size of the cached
-	// frame: the application may change them behind SetSize's back.
-	theme          *themes.Theme
-	frameW, frameH int
-	lay            layout
-	arrows         []drawnArrow
+	buf    *cellbuf.Buffer
+	memo   component.Memo // the frame, drawn again when what it shows changes
+	lay    layout
+	arrows []drawnArrow
 	// dots and dotClass are the braille layer of arrows over the rank
 	// area, a cell each; ends are the arrows' end glyphs.
 	dots, dotClass []uint8
@@ -144,14 +137,14 @@ type altRequest struct {
 // events, else in the background, started here and awaited by the
 // command Init returns (or the next Update), the view saying so
 // meanwhile. A direct call of Focus during the build waits for it.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	return newWithAsync(c, tr, asyncEvents)
 }
 
 // newWithAsync is New with the size from which summaries are built in the
 // background.
-func newWithAsync(c *component.Common, tr *tracefmt.Trace, async int) *Model {
-	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), dirty: true, asyncEvents: async}
+func newWithAsync(c component.Common, tr *tracefmt.Trace, async int) *Model {
+	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), asyncEvents: async}
 	m.SetTrace(tr)
 	return m
 }
@@ -191,15 +184,12 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 		m.a, m.b = spanOf(tr)
 		m.cur = (m.a + m.b) / 2
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // cache returns the session's derived-data cache, nil for none.
 func (m *Model) cache() *derived.Cache {
-	if m.Common == nil {
-		return nil
-	}
-	return m.Derived
+	return m.Common.Cache()
 }
 
 // poll installs the background summary when it is built and applies what
@@ -211,7 +201,7 @@ func (m *Model) poll() bool {
 	m.orig, m.job, m.waiting = m.job.ix, nil, false
 	m.over, m.stats = overviewCache{}, statsCache{}
 	m.fit()
-	m.dirty = true
+	m.memo.Invalidate()
 	if a := m.pendingAlt; a != nil {
 		m.pendingAlt = nil
 		m.SetAlt(a.tr, a.label)
@@ -264,7 +254,7 @@ func (m *Model) SetAlt(tr *tracefmt.Trace, label string) {
 func (m *Model) withdrawAlt(tr *tracefmt.Trace) bool {
 	m.alt, m.altTrace, m.altLabel, m.useAlt = nil, nil, "", false
 	m.altGen++
-	m.dirty = true
+	m.memo.Invalidate()
 	m.stats, m.over = statsCache{}, overviewCache{}
 	if tr == nil || m.tr == nil {
 		return false
@@ -280,7 +270,7 @@ func (m *Model) withdrawAlt(tr *tracefmt.Trace) bool {
 func (m *Model) installAlt(ix *index, tr *tracefmt.Trace, label string) {
 	m.alt, m.altTrace, m.altLabel, m.useAlt = ix, tr, label, true
 	m.stats, m.over = statsCache{}, overviewCache{}
-	m.dirty = true
+	m.memo.Invalidate()
 	m.status = ""
 	m.clampWindow()
 	m.reframe()
@@ -362,7 +352,7 @@ func (m *Model) SetOffset(x, y int) { m.offX, m.offY = x, y }
 
 // Renders returns how many frames the Timeline has rendered, for tests and
 // benchmarks of the frame cache.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // Init implements component.Model.
 // It waits for a summary being built in the background.
@@ -370,9 +360,6 @@ func (m *Model) Init() tea.Cmd { return m.waitCmd() }
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
-	if width != m.Width || height != m.Height {
-		m.dirty = true
-	}
 	m.Common.SetSize(width, height)
 	m.lay = m.layout()
 }
@@ -471,7 +458,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		m.drag.on = false
 	}
 	if m.state() != before {
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 	return m, m.coneFollow()
 }
@@ -602,7 +589,7 @@ func (m *Model) SetHidden(s tracefmt.StateID, hide bool) {
 	m.hidden[s] = hide
 	m.hiddenGen++
 	m.over = overviewCache{}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // span returns the trace's extent in the times in use.
@@ -784,7 +771,7 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 		<-m.job.done
 		m.poll()
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
 	m.frameSelection(int(ref.Rank))
