@@ -703,7 +703,9 @@ func (m *Model) body() string {
 
 // errorLines wraps an error into lines of at most w cells, the last
 // saying how to dismiss it.
-func errorLines(err string, w int) []string { return wrapWords("✗ "+err+" (esc dismisses)", w) }
+func errorLines(err string, w int) []string {
+	return component.Wrap("✗ "+err+" (esc dismisses)", max(w, 10), 0)
+}
 
 // overlayError writes the error, wrapped, over the last lines of the view
 // (h lines of w cells), under a rule.

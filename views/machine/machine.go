@@ -808,7 +808,7 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 		if r.key == m.errKey && m.err != nil {
 			// Up to three lines: the engine's messages end with what
 			// would be valid, the useful part.
-			for i, l := range wrapText("✗ "+m.err.Error(), max(w-6, 10)) {
+			for i, l := range component.Wrap("✗ "+m.err.Error(), max(w-6, 10), 0) {
 				if i == 3 {
 					break
 				}
@@ -851,7 +851,7 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 	if m.ed == nil && m.cur >= 0 && m.cur < len(m.rows) && m.rows[m.cur].set != nil && m.common.Height >= 16 {
 		kw, vw := 16, min(max(w/4, 12), 32)
 		if help := m.rows[m.cur].set.Help; lipgloss.Width(help) > w-2-kw-1-vw-1 {
-			lines := wrapText(m.rows[m.cur].key+": "+help, max(w, 10))
+			lines := component.Wrap(m.rows[m.cur].key+": "+help, max(w, 10), 0)
 			var full []string
 			for i, l := range lines[:min(len(lines), 3)] {
 				if i == 2 && len(lines) > 3 {
@@ -870,25 +870,4 @@ func pad(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return ansi.Truncate(s, w, "…")
-}
-
-// wrapText splits s into lines of at most w cells at spaces.
-func wrapText(s string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case cur == "":
-			cur = word
-		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
-			cur += " " + word
-		default:
-			lines = append(lines, cur)
-			cur = word
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
 }

@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"math"
-	"strings"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/cellbuf"
@@ -115,39 +114,6 @@ func (p *painter) bar(x, y, w int, f float64, st cellbuf.Style) {
 			p.b.Set(x+i, y, '░', p.dim)
 		}
 	}
-}
-
-// wrap splits s into lines of at most w runes at spaces.
-func wrap(s string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	var lines []string
-	var cur []rune
-	for _, word := range strings.Fields(s) {
-		r := []rune(word)
-		for len(r) > w {
-			if len(cur) > 0 {
-				lines = append(lines, string(cur))
-				cur = nil
-			}
-			lines = append(lines, string(r[:w]))
-			r = r[w:]
-		}
-		switch {
-		case len(cur) == 0:
-			cur = r
-		case len(cur)+1+len(r) <= w:
-			cur = append(append(cur, ' '), r...)
-		default:
-			lines = append(lines, string(cur))
-			cur = r
-		}
-	}
-	if len(cur) > 0 {
-		lines = append(lines, string(cur))
-	}
-	return lines
 }
 
 func first[T any](s []T) T {

@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // Renders is how many frames were drawn (not served from the cache), for
@@ -160,7 +161,7 @@ func (m *Model) banner(w int) []line {
 		return nil
 	}
 	var out []line
-	for i, l := range wrap(s, w) {
+	for i, l := range component.Wrap(s, w, 0) {
 		if i == 3 {
 			break
 		}
@@ -343,14 +344,14 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, units.FormatBytes(res.Messages.Bytes), units.FormatDuration(res.Messages.Latency.Mean), units.FormatDuration(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
 		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, units.FormatDuration(res.Wall), units.FormatCount(res.EventsPerSec)), p.dim})
 	if res.Deadlock != nil {
-		for _, l := range wrap("DEADLOCK: "+res.Deadlock.Message, w) {
+		for _, l := range component.Wrap("DEADLOCK: "+res.Deadlock.Message, w, 0) {
 			lines = append(lines, line{l, p.errSt})
 		}
 	}
 	for _, n := range res.Notes {
 		// Choices the run made that the user did not (any-source free
 		// for a trace without recorded senders).
-		for _, l := range wrap("note: "+n, w) {
+		for _, l := range component.Wrap("note: "+n, w, 0) {
 			lines = append(lines, line{l, p.warnSt})
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // layout places the parts of the view in Width×Height cells.
@@ -1113,7 +1114,7 @@ func (m *Model) drawFooter(p *palette) {
 		buf.SetString(0, l.footY, status, sst, l.w)
 		return
 	}
-	lines := wrap(details, l.w, l.footH-1)
+	lines := component.Wrap(details, l.w, l.footH-1)
 	for i, s := range lines {
 		buf.SetString(0, l.footY+i, s, p.sel, l.w)
 	}
@@ -1160,28 +1161,6 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 		b.WriteString("  messages: " + msgModeNames[m.msgMode])
 	}
 	return b.String(), p
-}
-
-// wrap breaks s into at most n lines of w cells at spaces.
-func wrap(s string, w, n int) []string {
-	var out []string
-	for s != "" && len(out) < n && w > 0 {
-		r := []rune(s)
-		if len(r) <= w {
-			out = append(out, s)
-			break
-		}
-		cut := w
-		for i := w; i > w/2; i-- {
-			if r[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		out = append(out, string(r[:cut]))
-		s = strings.TrimLeft(string(r[cut:]), " ")
-	}
-	return out
 }
 
 // fmtSeconds formats seconds with an adaptive unit.
