@@ -65,3 +65,21 @@ func TestGoldenLiveFlow(t *testing.T) {
 	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }
+
+// TestGoldenSeries draws the live pane of the stencil on torus:4x4
+// (packet model) after 60 steps of Δt = 10 µs, tall enough for the time
+// series with axes: link utilisation, messages in flight and ranks
+// blocked over the 600 µs simulated, with time labels.
+func TestGoldenSeries(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 120, 40)
+	for range 60 {
+		drive(t, m, press(m, "d"))
+	}
+	if m.Status() != Paused || len(m.ranksAt) != 60 {
+		t.Fatalf("status %v err %q, %d points", m.Status(), m.err, len(m.ranksAt))
+	}
+	m.router = 5
+	m.memo.Invalidate()
+	golden.RequireEqual(t, m.View())
+}

@@ -126,11 +126,14 @@ type Model struct {
 	dt      des.Time    // step of runner.Delta
 	err     string
 
-	snap   *replay.Snapshot
-	clock  des.Time // simulated time reached (see engine.clock)
-	pts    []runner.Point
-	evRate float64 // kernel events per host second, last slice
-	hist   linkHistory
+	snap  *replay.Snapshot
+	clock des.Time // simulated time reached (see engine.clock)
+	pts   []runner.Point
+	// ranksAt are what the snapshots said at the end of each slice, for
+	// the messages-in-flight and ranks-blocked time series.
+	ranksAt []ranksPoint
+	evRate  float64 // kernel events per host second, last slice
+	hist    linkHistory
 
 	pane   Pane
 	router int // selected router
@@ -240,6 +243,7 @@ func (m *Model) reset() {
 	m.eng = &engine{gen: m.gen, cfg: m.cfg, name: m.cfgName, run: runner.New(m.tr, m.cfg)}
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
 	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
+	m.ranksAt = nil
 	m.hist = linkHistory{}
 	m.router, m.scroll = 0, 0
 	m.memo.Invalidate()
@@ -505,6 +509,7 @@ func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 		}
 		m.snap = msg.Snap
 		m.clock = msg.Clock
+		m.ranksAt = appendRanks(m.ranksAt, msg.Snap, m.clock.Seconds())
 	}
 	m.hist.add(msg.Points)
 	m.pts = append(m.pts, msg.Points...)

@@ -134,7 +134,7 @@ func (m *Model) drawProgress(p *painter, y, w int) {
 	}
 	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight", f*100, done, total, msgs, inflight)
 	bw := min(max(w-len([]rune(tail)), 0), max(w/2, 10))
-	p.bar(0, y, bw, f, p.okSt)
+	p.b.HBar(0, y, bw, f, p.okSt, '░', p.dim)
 	p.text(bw, y, w-bw, tail, p.norm)
 }
 
@@ -209,10 +209,15 @@ func (m *Model) saturation() string {
 
 // drawLive lays out the live views: links, queues, charts and ranks.
 func (m *Model) drawLive(p *painter, x, y, w, h int) {
-	charts := 0
-	if h >= 10 {
+	// Tall enough, the time series get axes and time labels; else one
+	// sparkline row each, or one, or none.
+	charts, axes := 0, false
+	switch {
+	case h >= 16+seriesRows && w >= 3*16+2:
+		charts, axes = seriesRows, true
+	case h >= 10:
 		charts = 3
-	} else if h >= 7 {
+	case h >= 7:
 		charts = 1
 	}
 	body := h - charts
@@ -230,6 +235,10 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 		p.text(x, y, w, m.linksTitle(), p.title)
 		m.drawLinks(p, x, y+1, w, lh-1)
 		m.drawRanks(p, x, y+lh, w, body-lh)
+	}
+	if axes {
+		m.drawSeries(p, x, y+body, w, charts)
+		return
 	}
 	m.drawCharts(p, x, y+body, w, charts)
 }
@@ -278,7 +287,7 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 		}
 		lw, vw := 11, 11
 		p.text(x, y+i, lw, s.name, p.dim)
-		p.spark(x+lw, y+i, w-lw-vw-1, vals)
+		p.b.Spark(x+lw, y+i, w-lw-vw-1, vals, 0, p.series())
 		p.text(x+w-vw, y+i, vw, fmt.Sprintf("%*s", vw, val), p.norm)
 	}
 }
@@ -375,23 +384,8 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 		r := res.Ranks[i]
 		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, units.FormatDuration(r.Finish), units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.CPUWait), r.Utilisation*100), p.norm)
 		if bw := w - tw - 1; bw >= 6 && res.Makespan > 0 {
-			p.stack(x+tw+1, y+row, bw, res.Makespan, r.Compute, r.Blocked+r.Overhead, r.CPUWait)
-		}
-	}
-}
-
-// stack draws a bar of w cells for a span of total: compute, then
-// communication, then CPU wait.
-func (p *painter) stack(x, y, w int, total float64, parts ...float64) {
-	glyphs := []rune{'█', '▒', '░'}
-	sts := []cellbuf.Style{p.okSt, p.warnSt, p.dim}
-	c := 0
-	acc := 0.0
-	for i, v := range parts {
-		acc += v
-		end := int(math.Round(acc / total * float64(w)))
-		for ; c < end && c < w; c++ {
-			p.b.Set(x+c, y, glyphs[i], sts[i])
+			p.b.Stacked(x+tw+1, y+row, bw, res.Makespan, []cellbuf.Segment{
+				{V: r.Compute, Glyph: '█', St: p.okSt}, {V: r.Blocked + r.Overhead, Glyph: '▒', St: p.warnSt}, {V: r.CPUWait, Glyph: '░', St: p.dim}})
 		}
 	}
 }

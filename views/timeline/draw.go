@@ -213,20 +213,6 @@ func (p *palette) stateCell(left, right int32) cellbuf.Cell {
 	return cellbuf.Cell{Rune: '▌', Style: cellbuf.Style{Fg: col(left), Bg: col(right)}}
 }
 
-// niceStep returns the smallest of 1, 2, 5 × 10^k at least x.
-func niceStep(x float64) float64 {
-	if !(x > 0) {
-		return 1
-	}
-	e := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, f := range []float64{1, 2, 5, 10} {
-		if f*e >= x*(1-1e-9) {
-			return f * e
-		}
-	}
-	return 10 * e
-}
-
 // drawRuler draws the time axis: ticks about every 12 columns, labelled
 // relative to the start of the run in the unit that suits the step.
 func (m *Model) drawRuler(p *palette) {
@@ -242,7 +228,7 @@ func (m *Model) drawRuler(p *palette) {
 	if ix.timed {
 		unitSec = ix.tr.Unit.Seconds()
 	}
-	step := niceStep(cw * 12 * unitSec) // seconds (or events)
+	step := cellbuf.NiceStep(cw * 12 * unitSec) // seconds (or events)
 	if !ix.timed {
 		step = max(step, 1)
 	}
