@@ -96,7 +96,8 @@ func (b *Buffer) Spark(x, y, w int, vals []float64, hi float64, st Style) {
 }
 
 // Heat draws w cells of a heat map value v in [0, 1] with th's ramp: a
-// full block in the ramp's colour, or in a monochrome buffer the shading
+// full block in the ramp's colour from 15% up (the smallest value must
+// stand out from the background), or in a monochrome buffer the shading
 // glyph of themes.HeatGlyph. Zero and "no data" are the caller's to draw.
 func (b *Buffer) Heat(x, y, w int, v float64, th *themes.Theme) {
 	if b.Mode != ModeColor || th == nil || th.Mono {
@@ -106,7 +107,7 @@ func (b *Buffer) Heat(x, y, w int, v float64, th *themes.Theme) {
 		}
 		return
 	}
-	st := Style{Fg: FromColor(th.HeatColor(v))}
+	st := Style{Fg: FromColor(th.HeatColor(0.15 + 0.85*v))}
 	for i := 0; i < w; i++ {
 		b.Set(x+i, y, '█', st)
 	}

@@ -16,9 +16,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -357,50 +357,54 @@ func (m *Model) render() []string {
 		}
 		cols.add(m.value(l.colB[y], l.colC[y]))
 	}
-	cell := func(rw *runWriter, v float64, r valueRange, cursor bool) {
-		f := r.scale(v)
+	// The rows and the Σ row go into one cell buffer: one SGR sequence
+	// per run of equal cells rather than one lipgloss render per cell.
+	c := cellbuf.FromColor
+	dim := cellbuf.Style{Fg: c(th.Muted)}
+	none := cellbuf.Style{Fg: c(th.Subtle)}
+	sel := cellbuf.Style{Fg: c(th.Selection), Attrs: cellbuf.Bold}
+	if th.Mono {
+		sel = cellbuf.Style{Attrs: cellbuf.Bold | cellbuf.Reverse}
+	}
+	bold := cellbuf.Style{Attrs: cellbuf.Bold}
+	buf := cellbuf.New(l.labelW+1+l.n*l.cellW+1+l.totalW, l.n+1)
+	buf.Mode = cellbuf.ModeOf(th)
+	cell := func(x, y int, v float64, r valueRange, cursor bool) {
+		x = l.labelW + 1 + x*l.cellW
 		switch {
 		case cursor:
 			g := "◆"
 			if l.cellW >= 2 {
 				g = "[" + strings.Repeat(" ", l.cellW-2) + "]"
 			}
-			rw.raw(st.Selected.Render(g))
-		case th.Mono:
-			if v > 0 {
-				rw.write(nil, strings.Repeat(string(themes.HeatGlyph(f)), l.cellW))
-			} else {
-				rw.write(nil, "·"+strings.Repeat(" ", l.cellW-1))
-			}
+			buf.SetString(x, y, g, sel, -1)
 		case v <= 0:
-			rw.write(th.Subtle, "·"+strings.Repeat(" ", l.cellW-1))
+			buf.Set(x, y, '·', none)
 		default:
-			rw.write(th.HeatColor(0.15+0.85*f), strings.Repeat("█", l.cellW))
+			buf.Heat(x, y, l.cellW, r.scale(v), th)
 		}
 	}
+	row := func(y int, lab, total string, st cellbuf.Style) {
+		buf.SetString(0, y, fmt.Sprintf("%*s", l.labelW, lab), dim, -1)
+		buf.SetString(l.labelW+1+l.n*l.cellW+1, y, fmt.Sprintf("%*s", l.totalW, total), st, -1)
+	}
 	for y := 0; y < l.n; y++ {
-		var rw runWriter
 		lab := strconv.Itoa(y * l.bin * m.shown.Scale)
 		if m.perNode > 1 {
 			lab = strconv.Itoa(y * l.bin)
 		}
-		if y == 0 || l.bin > 1 || y%max(1, ceilDiv(l.n, 16)) == 0 || y == m.cy {
-			rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, lab)))
-		} else {
-			rw.raw(strings.Repeat(" ", l.labelW+1))
+		if !(y == 0 || l.bin > 1 || y%max(1, ceilDiv(l.n, 16)) == 0 || y == m.cy) {
+			lab = ""
 		}
 		for x := 0; x < l.n; x++ {
-			cell(&rw, m.value(l.bytes[y][x], l.count[y][x]), cells, x == m.cx && y == m.cy)
+			cell(x, y, m.value(l.bytes[y][x], l.count[y][x]), cells, x == m.cx && y == m.cy)
 		}
-		rw.raw(" " + fmt.Sprintf("%*s", l.totalW, m.format(m.value(l.rowB[y], l.rowC[y]))))
-		lines = append(lines, rw.String())
+		row(y, lab, m.format(m.value(l.rowB[y], l.rowC[y])), cellbuf.Style{})
 	}
 	// Column totals as their own heat row: their numbers do not fit under
 	// cells one or two characters wide; the cursor line gives the value.
-	var rw runWriter
-	rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, "Σ")))
 	for x := 0; x < l.n; x++ {
-		cell(&rw, m.value(l.colB[x], l.colC[x]), cols, false)
+		cell(x, l.n, m.value(l.colB[x], l.colC[x]), cols, false)
 	}
 	var totB, totC int64
 	for _, b := range l.rowB {
@@ -409,8 +413,9 @@ func (m *Model) render() []string {
 	for _, c := range l.rowC {
 		totC += c
 	}
-	rw.raw(" " + st.Bold.Render(fmt.Sprintf("%*s", l.totalW, m.format(m.value(totB, totC)))))
-	lines = append(lines, rw.String(), m.legend(cells))
+	row(l.n, "Σ", m.format(m.value(totB, totC)), bold)
+	lines = append(lines, strings.Split(buf.Render(), "\n")...)
+	lines = append(lines, m.legend(cells))
 
 	if l.n > 0 {
 		y, x := m.cy, m.cx
@@ -459,17 +464,10 @@ func (m *Model) legend(r valueRange) string {
 		}
 		return th.Styles.Dim.Render(msg)
 	}
-	var rw runWriter
-	rw.raw(th.Styles.Dim.Render("scale (log): · none  " + m.format(r.lo) + " "))
+	lo, hi := m.format(r.lo), m.format(r.hi)
 	const steps = 8
-	for i := 0; i < steps; i++ {
-		f := float64(i) / float64(steps-1)
-		if th.Mono {
-			rw.write(nil, string(themes.HeatGlyph(f)))
-		} else {
-			rw.write(th.HeatColor(0.15+0.85*f), "█")
-		}
-	}
-	rw.raw(th.Styles.Dim.Render(" " + m.format(r.hi)))
-	return rw.String()
+	buf := cellbuf.New(len([]rune(lo))+1+steps+1+len([]rune(hi)), 1)
+	buf.Mode = cellbuf.ModeOf(th)
+	buf.HeatLegend(0, 0, buf.Width(), lo, hi, steps, th, cellbuf.Style{Fg: cellbuf.FromColor(th.Muted)})
+	return th.Styles.Dim.Render("scale (log): · none  ") + buf.Render()
 }

@@ -16,6 +16,10 @@ func TestGoldenLive(t *testing.T) {
 		t.Fatalf("status %v err %q", m.Status(), m.err)
 	}
 	m.router = 5
+	// The in-flight and blocked series sample at the ends of slices, which
+	// a run at full speed cuts by host time: take them out of the frame
+	// (TestGoldenSeries steps, so its slices are the same on every host).
+	m.ranksAt = nil
 	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }
@@ -62,6 +66,10 @@ func TestGoldenLiveFlow(t *testing.T) {
 		t.Fatalf("status %v err %q", m.Status(), m.err)
 	}
 	m.router = 5
+	// The in-flight and blocked series sample at the ends of slices, which
+	// a run at full speed cuts by host time: take them out of the frame
+	// (TestGoldenSeries steps, so its slices are the same on every host).
+	m.ranksAt = nil
 	m.memo.Invalidate()
 	golden.RequireEqual(t, m.View())
 }
