@@ -19,7 +19,8 @@ var eighths = [8]rune{'▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'}
 var levels = [8]rune{'▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'}
 
 // HBar draws a horizontal bar of w cells filled to fraction f of its
-// length, to an eighth of a cell, in fill; the rest of the row is track
+// length, to an eighth of a cell (at least one eighth when f > 0, so a
+// non-zero value never vanishes), in fill; the rest of the row is track
 // glyphs in trackSt (track 0: left as it is). f is clamped to [0, 1].
 func (b *Buffer) HBar(x, y, w int, f float64, fill Style, track rune, trackSt Style) {
 	if w <= 0 {
@@ -29,6 +30,9 @@ func (b *Buffer) HBar(x, y, w int, f float64, fill Style, track rune, trackSt St
 		f = 0
 	}
 	e := int(math.Round(math.Min(f, 1) * float64(w*8)))
+	if f > 0 && e == 0 {
+		e = 1
+	}
 	full, part := e/8, e%8
 	for i := 0; i < w; i++ {
 		switch {

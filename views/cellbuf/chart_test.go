@@ -28,6 +28,7 @@ func TestHBar(t *testing.T) {
 		{0.5, "██▌.."},
 		{0.1, "▌...."},
 		{1.0 / 40, "▏...."}, // one eighth of one cell
+		{0.001, "▏...."},    // never invisible
 		{0.97, "████▉"},
 		{0.99, "█████"}, // 39.6 eighths round to the whole bar
 	} {

@@ -14,6 +14,7 @@ import (
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -222,10 +223,17 @@ func (m *Model) render(w, h int) []string {
 	}
 	const valW = 18
 	barW := max(w-labelW-valW-3, 1)
-	bar := st.Title
+	// The bars, a row each, in one cell buffer.
+	barSt := cellbuf.Style{Fg: cellbuf.FromColor(th.Accent), Attrs: cellbuf.Bold}
 	if !th.Mono && len(th.Series) > 0 {
-		bar = st.Bold.Foreground(th.Series[0])
+		barSt.Fg = cellbuf.FromColor(th.Series[0])
 	}
+	buf := cellbuf.New(barW, hi-lo+1)
+	buf.Mode = cellbuf.ModeOf(th)
+	for k := lo; k <= hi; k++ {
+		buf.HBar(0, k-lo, barW, float64(m.val(k))/float64(top), barSt, 0, cellbuf.Style{})
+	}
+	bars := strings.Split(buf.Render(), "\n")
 	for k := lo; k <= hi; k++ {
 		v := m.val(k)
 		val := fmt.Sprintf("%d", v)
@@ -234,7 +242,7 @@ func (m *Model) render(w, h int) []string {
 		}
 		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
 		lines = append(lines, fmt.Sprintf("%*s ", labelW, analysis.BinLabel(k))+
-			bar.Render(barOf(float64(v)/float64(top), barW))+
+			bars[k-lo]+
 			fmt.Sprintf(" %*s", valW, val))
 	}
 	if more > 0 {
@@ -250,20 +258,4 @@ func (m *Model) val(k int) int64 {
 		return m.hist.Bytes[k]
 	}
 	return m.hist.Count[k]
-}
-
-// barOf draws a bar of f ∈ [0, 1] of width w with eighth-block precision,
-// padded to w.
-func barOf(f float64, w int) string {
-	eighths := int(f*float64(w*8) + 0.5)
-	if f > 0 && eighths == 0 {
-		eighths = 1 // a bin with messages is never invisible
-	}
-	full, part := eighths/8, eighths%8
-	s := strings.Repeat("█", full)
-	if part > 0 {
-		s += string([]rune("▏▎▍▌▋▊▉")[part-1])
-		full++
-	}
-	return s + strings.Repeat(" ", max(0, w-full))
 }

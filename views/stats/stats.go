@@ -18,6 +18,7 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -360,15 +361,8 @@ func (m *Model) rankTable(w, h int) string {
 			if m.prof.Timed {
 				line += " " + m.bar(rp, barW, longest)
 			} else if top > 0 {
-				n := int(max(rp.Work, rp.Burst) / top * float64(barW))
-				c, g := activityColor(th, analysis.Compute)
-				bar := strings.Repeat(string(g), n)
-				if !th.Mono {
-					bar = lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n))
-				} else if g == ' ' {
-					bar = strings.Repeat("·", n)
-				}
-				line += " " + bar
+				seg := m.segment(analysis.Compute, max(rp.Work, rp.Burst))
+				line += " " + m.barRow(barW, func(b *cellbuf.Buffer) { b.Stacked(0, 0, barW, top, []cellbuf.Segment{seg}) })
 			}
 		}
 		lines = append(lines, line)
@@ -385,38 +379,39 @@ func activityColor(th *themes.Theme, a analysis.Activity) (color.Color, rune) {
 // bar draws a rank's time shares as a stacked bar of width w: the full
 // width is scale seconds (0: the rank's own time).
 func (m *Model) bar(rp *analysis.RankProfile, w int, scale float64) string {
-	th := m.common.Theme
 	total := rp.Total()
-	if total <= 0 {
-		return strings.Repeat(" ", w)
-	}
-	if scale > 0 {
-		// Shares of the longest rank's time: shorter ranks end early.
-		w = int(float64(w)*total/scale + 0.5)
-	}
-	var b strings.Builder
-	used, acc := 0, 0.0
+	segs := make([]cellbuf.Segment, 0, analysis.NumActivities)
 	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
-		acc += rp.Time[a]
-		end := int(acc/total*float64(w) + 0.5)
-		n := end - used
-		if n <= 0 {
-			continue
-		}
-		c, g := activityColor(th, a)
-		if th.Mono {
-			// Compute fills with spaces in the mono theme; mark it.
-			if g == ' ' {
-				g = '·'
-			}
-			b.WriteString(strings.Repeat(string(g), n))
-		} else {
-			b.WriteString(lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n)))
-		}
-		used = end
+		segs = append(segs, m.segment(a, rp.Time[a]))
 	}
-	b.WriteString(strings.Repeat(" ", max(0, w-used)))
-	return b.String()
+	bw := w
+	if scale > 0 && total > 0 {
+		// Shares of the longest rank's time: shorter ranks end early.
+		bw = int(float64(w)*total/scale + 0.5)
+	}
+	return m.barRow(w, func(b *cellbuf.Buffer) { b.Stacked(0, 0, bw, total, segs) })
+}
+
+// segment is activity a's part of a bar: a block in its colour, or its
+// glyph in monochrome (compute, a blank there, marked '·').
+func (m *Model) segment(a analysis.Activity, v float64) cellbuf.Segment {
+	th := m.common.Theme
+	c, g := activityColor(th, a)
+	switch {
+	case !th.Mono:
+		g = '█'
+	case g == ' ':
+		g = '·'
+	}
+	return cellbuf.Segment{V: v, Glyph: g, St: cellbuf.Style{Fg: cellbuf.FromColor(c)}}
+}
+
+// barRow renders what draw puts in a row of w cells.
+func (m *Model) barRow(w int, draw func(*cellbuf.Buffer)) string {
+	b := cellbuf.New(w, 1)
+	b.Mode = cellbuf.ModeOf(m.common.Theme)
+	draw(b)
+	return b.Render()
 }
 
 func (m *Model) funcTable(w, h int) string {
@@ -426,15 +421,8 @@ func (m *Model) funcTable(w, h int) string {
 	title, hdr := m.header(Functions, "Functions", analysis.FuncColumns(), widths)
 	legend := ""
 	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
-		c, g := activityColor(th, a)
-		sw := string(g)
-		if th.Mono && g == ' ' {
-			sw = "·"
-		}
-		if !th.Mono {
-			sw = lipgloss.NewStyle().Foreground(c).Render("█")
-		}
-		legend += " " + sw + " " + a.String()
+		seg := m.segment(a, 1)
+		legend += " " + m.barRow(1, func(b *cellbuf.Buffer) { b.Set(0, 0, seg.Glyph, seg.St) }) + " " + a.String()
 	}
 	lines := []string{title + th.Styles.Dim.Render("  bars:") + legend, hdr}
 	m.rows[Functions] = max(h-2, 0)
