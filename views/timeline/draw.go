@@ -1076,7 +1076,18 @@ func (m *Model) drawFooter(p *palette) {
 	buf := m.buf
 	status, sst := m.statusLine()
 	if m.prompt.kind != promptNone {
-		status, sst = promptLabels[m.prompt.kind]+string(m.prompt.text)+"█", p.accent
+		// The cursor is a block at the end, or the character under it
+		// reversed.
+		status, sst = promptLabels[m.prompt.kind]+m.prompt.in.Value()+"█", p.accent
+		if pos, n := m.prompt.in.Position(), len([]rune(m.prompt.in.Value())); pos < n {
+			status = status[:len(status)-len("█")]
+			defer func() {
+				x := len([]rune(promptLabels[m.prompt.kind])) + pos
+				if c := buf.Ptr(x, l.h-1); c != nil && x < l.w {
+					c.Attrs |= cellbuf.Reverse
+				}
+			}()
+		}
 	}
 	details := ""
 	if m.sel.kind != selNone {

@@ -392,6 +392,7 @@ type viewState struct {
 	sel                selection
 	promptKind         promptKind
 	promptText, status string
+	promptPos          int
 	filter             string
 	mode               viewMode
 	lane               int
@@ -403,7 +404,7 @@ func (m *Model) state() viewState {
 		a: m.a, b: m.b, cur: m.cur, row: m.row, top: m.top,
 		hiddenGen: m.hiddenGen, altGen: m.altGen, useAlt: m.useAlt, legend: m.legend,
 		legendRow: m.legendRow, msgMode: m.msgMode, sel: m.sel,
-		promptKind: m.prompt.kind, promptText: string(m.prompt.text), status: m.status,
+		promptKind: m.prompt.kind, promptText: m.prompt.in.Value(), promptPos: m.prompt.in.Position(), status: m.status,
 		filter: m.filterText, mode: m.mode, lane: m.lane, osel: m.oth.sel,
 	}
 }
@@ -448,6 +449,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.prompt.kind != promptNone {
+			m.prompt.in, _ = m.prompt.in.Update(msg)
+		}
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg.Mouse())
 	case tea.MouseClickMsg:
@@ -523,15 +528,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 	case key.Matches(k, ks.Clear):
 		m.sel, m.oth.sel = selection{}, selection{}
 	case key.Matches(k, ks.Search):
-		m.prompt = prompt{kind: promptSearch}
+		m.prompt = newPrompt(promptSearch, "")
 	case key.Matches(k, ks.SearchNext):
 		m.searchNext(1)
 	case key.Matches(k, ks.SearchPrev):
 		m.searchNext(-1)
 	case key.Matches(k, ks.GoTo):
-		m.prompt = prompt{kind: promptGoTo}
+		m.prompt = newPrompt(promptGoTo, "")
 	case key.Matches(k, ks.RankFilter):
-		m.prompt = prompt{kind: promptRanks, text: []rune(m.filterText)}
+		m.prompt = newPrompt(promptRanks, m.filterText)
 	case key.Matches(k, ks.Legend):
 		m.legend = len(m.legendStates()) > 0
 	case key.Matches(k, ks.View):
