@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracesim/tracesim/views/component"
+)
 
 // KeyMap is the application's global key bindings.
 type KeyMap struct {
@@ -12,6 +16,9 @@ type KeyMap struct {
 	Open            key.Binding
 	Theme           key.Binding
 	Cancel          key.Binding
+	// List scrolls the file picker and the help, with the keys every
+	// tab's lists use.
+	List component.ListKeys
 }
 
 // DefaultKeyMap returns the default global bindings.
@@ -26,6 +33,7 @@ func DefaultKeyMap() KeyMap {
 		Open:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open a trace")),
 		Theme:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/close")),
+		List:      component.DefaultListKeys("entry"),
 	}
 }
 

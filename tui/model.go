@@ -508,14 +508,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return tea.Quit
 		case key.Matches(msg, k.Help), key.Matches(msg, k.Cancel):
 			m.showHelp, m.helpTop = false, 0
-		case msg.String() == "down" || msg.String() == "j":
-			m.helpTop++
-		case msg.String() == "up" || msg.String() == "k":
-			m.helpTop--
-		case msg.String() == "pgdown" || msg.String() == "space":
-			m.helpTop += max(m.height-4, 1)
-		case msg.String() == "pgup":
-			m.helpTop -= max(m.height-4, 1)
+		default:
+			if d, ok := k.List.Move(msg, m.height-4); ok {
+				// helpView clamps it to the lines there are.
+				m.helpTop = min(max(m.helpTop+d, -1<<20), 1<<20)
+			}
 		}
 		return nil
 	}

@@ -190,21 +190,13 @@ const pickerHelp = "↑/↓ move · enter open · ←/backspace up · esc close"
 
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
+	if d, ok := m.keys.List.Move(msg, p.height-5); ok {
+		p.move(d)
+		return nil
+	}
 	switch msg.String() {
 	case "esc", "q":
 		m.picker = nil
-	case "up", "k":
-		p.move(-1)
-	case "down", "j":
-		p.move(1)
-	case "pgup":
-		p.move(-max(p.height-5, 1))
-	case "pgdown":
-		p.move(max(p.height-5, 1))
-	case "home", "g":
-		p.move(-len(p.entries))
-	case "end", "G":
-		p.move(len(p.entries))
 	case "left", "h", "backspace":
 		if p.canGoUp() {
 			p.chdir(filepath.Dir(p.dir))

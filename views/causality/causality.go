@@ -404,19 +404,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.memo.Invalidate()
 		}
 	}()
+	if d, ok := ks.List.Move(k, m.listRows()); ok {
+		m.move(d)
+		return nil
+	}
 	switch {
-	case key.Matches(k, ks.Up):
-		m.move(-1)
-	case key.Matches(k, ks.Down):
-		m.move(1)
-	case key.Matches(k, ks.PageUp):
-		m.move(-max(m.listRows(), 1))
-	case key.Matches(k, ks.PageDown):
-		m.move(max(m.listRows(), 1))
-	case key.Matches(k, ks.Home):
-		m.move(-m.Len())
-	case key.Matches(k, ks.End):
-		m.move(m.Len())
 	case key.Matches(k, ks.Sort):
 		m.sort = (m.sort + 1) % numSortKeys
 		m.cur, m.top = 0, 0

@@ -267,15 +267,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.memo.Invalidate()
 		}
 	}()
+	if d, ok := k.List.Move(msg, m.common.Height-4); ok {
+		m.move(d)
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.PageUp):
-		m.move(-max(m.common.Height-4, 1))
-	case key.Matches(msg, k.PageDown):
-		m.move(max(m.common.Height-4, 1))
 	case key.Matches(msg, k.Edit):
 		return m.edit(m.rows[m.cur].key)
 	case key.Matches(msg, k.Default):

@@ -173,16 +173,11 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 
 func (m *Model) key(msg tea.KeyPressMsg) {
 	s := &m.sorts[m.focus]
-	page := max(m.rows[m.focus]-1, 1)
+	if d, ok := m.keys.List.Move(msg, m.rows[m.focus]-1); ok {
+		m.scroll(d)
+		return
+	}
 	switch {
-	case key.Matches(msg, m.keys.Up):
-		m.scroll(-1)
-	case key.Matches(msg, m.keys.Down):
-		m.scroll(1)
-	case key.Matches(msg, m.keys.PageUp):
-		m.scroll(-page)
-	case key.Matches(msg, m.keys.PageDown):
-		m.scroll(page)
 	case key.Matches(msg, m.keys.Sort):
 		n := len(m.rankCols())
 		if m.focus == Functions {
