@@ -396,6 +396,13 @@ func TestLoad(t *testing.T) {
 	if !strings.Contains(ansi.Strip(m.Frame()), "Loading") {
 		t.Error("no loading screen")
 	}
+	// The progress bar (bubbles' progress) is 60 cells at 80 columns:
+	// filled to the fraction read, the rest ░.
+	m.load.done, m.load.total = 1, 4
+	bar := strings.TrimSpace(strings.Split(ansi.Strip(m.Frame()), "\n")[4])
+	if want := strings.Repeat("█", 15) + strings.Repeat("░", 45); bar != want {
+		t.Errorf("progress at 25%%: %q, want %q", bar, want)
+	}
 	finishLoad(t, m)
 	if m.Trace() == nil || m.Trace().Size() != 6 {
 		t.Fatalf("loaded %v, err %q", m.Trace(), m.err)
