@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -37,41 +38,77 @@ type entry struct {
 var errOutside = errors.New("outside the trace library")
 
 // allowed reports whether path may be opened: anywhere without a
-// library, else only inside it once symbolic links are resolved.
+// library, else only what the library's os.Root reaches.
 func (m *Model) allowed(path string) error {
 	return within(m.opts.Library, path)
 }
 
-// within checks that path lies inside root after resolving links.
+// within checks that path lies inside the library root by looking it up
+// through an os.Root on the library: the root resolves symbolic links
+// itself and refuses one that leads out, and ".." past its top, so no
+// path is judged by string comparison.
 func within(root, path string) error {
 	if root == "" {
 		return nil
 	}
-	r, err := filepath.EvalSymlinks(root)
+	return inLibrary(root, path, func(r *os.Root, rel string) error {
+		_, err := r.Stat(rel)
+		return err
+	})
+}
+
+// inLibrary runs fn with an os.Root on the library and path's name in it.
+// Any failure to name or reach path inside the library is errOutside
+// (named by the file's base name: a served session never sees the
+// server's paths).
+func inLibrary(root, path string, fn func(r *os.Root, rel string) error) error {
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return fmt.Errorf("trace library %s: %w", root, err)
 	}
-	r, err = filepath.Abs(r)
+	defer r.Close()
+	outside := fmt.Errorf("%s: %w", filepath.Base(path), errOutside)
+	rel, ok := libraryName(root, path)
+	if !ok {
+		return outside
+	}
+	if err := fn(r, rel); err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			// Say what is wrong, without the server's path.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		}
+		return outside
+	}
+	return nil
+}
+
+// libraryName returns path relative to the library root, "." for the
+// root itself; false when path is not below root as written, nor once
+// the root's own links are resolved (a library reached through a link).
+func libraryName(root, path string) (string, bool) {
+	ar, err := filepath.Abs(root)
 	if err != nil {
-		return err
+		return "", false
 	}
 	p := path
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(r, p)
+		p = filepath.Join(ar, p)
 	}
-	p, err = filepath.EvalSymlinks(p)
+	if rel, err := filepath.Rel(ar, p); err == nil && (filepath.IsLocal(rel) || rel == ".") {
+		return rel, true
+	}
+	rr, err := filepath.EvalSymlinks(ar)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), errOutside)
+		return "", false
 	}
-	p, err = filepath.Abs(p)
-	if err != nil {
-		return err
+	if rel, err := filepath.Rel(rr, p); err == nil && (filepath.IsLocal(rel) || rel == ".") {
+		return rel, true
 	}
-	rel, err := filepath.Rel(r, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("%s: %w", filepath.Base(path), errOutside)
-	}
-	return nil
+	return "", false
 }
 
 // openPicker opens the picker in the directory of the loaded file, or in
@@ -98,11 +135,17 @@ func (p *picker) chdir(dir string) {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	if err := within(p.root, dir); err != nil {
-		p.err = err.Error()
-		return
+	var ents []entry
+	var err error
+	if p.root == "" {
+		ents, err = listDir(os.DirFS(dir), ".")
+	} else {
+		err = inLibrary(p.root, dir, func(r *os.Root, rel string) error {
+			var err error
+			ents, err = listDir(r.FS(), filepath.ToSlash(rel))
+			return err
+		})
 	}
-	des, err := os.ReadDir(dir)
 	if err != nil {
 		// Name the directory as the user sees it, not by the server's
 		// absolute path.
@@ -118,17 +161,7 @@ func (p *picker) chdir(dir string) {
 	if p.canGoUp() {
 		p.entries = append(p.entries, entry{name: "..", dir: true})
 	}
-	for _, d := range des {
-		if strings.HasPrefix(d.Name(), ".") {
-			continue
-		}
-		e := entry{name: d.Name(), dir: d.IsDir()}
-		if info, err := os.Stat(filepath.Join(dir, d.Name())); err == nil {
-			e.dir = info.IsDir()
-			e.size = info.Size()
-		}
-		p.entries = append(p.entries, e)
-	}
+	p.entries = append(p.entries, ents...)
 	sort.SliceStable(p.entries, func(i, j int) bool {
 		a, b := p.entries[i], p.entries[j]
 		if a.name == ".." || b.name == ".." {
@@ -139,6 +172,28 @@ func (p *picker) chdir(dir string) {
 		}
 		return a.name < b.name
 	})
+}
+
+// listDir lists the visible entries of dir in fsys, following links for
+// their kind and size. In a library's os.Root FS a link that leads out
+// cannot be followed: it is listed as it is, and refused when opened.
+func listDir(fsys fs.FS, dir string) ([]entry, error) {
+	des, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for _, d := range des {
+		if strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		e := entry{name: d.Name(), dir: d.IsDir()}
+		if info, err := fs.Stat(fsys, path.Join(dir, d.Name())); err == nil {
+			e.dir, e.size = info.IsDir(), info.Size()
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // shown names a directory for the user: relative to the library when

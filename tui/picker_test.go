@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,62 @@ func TestPickerShowsLibraryNames(t *testing.T) {
 	finishLoad(t, m)
 	if m.Trace() == nil || m.Trace().Size() != 2 || filepath.Base(m.path) != "app.txt" {
 		t.Errorf("opened %s", m.path)
+	}
+}
+
+// Every path the picker lists or opens in a library is looked up through
+// the library's os.Root: links and ".." that lead out are refused
+// whichever way they are written, links that stay inside work.
+func TestPickerRootEscapes(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.tsim"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := t.TempDir()
+	sub := filepath.Join(lib, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "ok.tsim"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(lib, "outdir")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	for _, l := range [][2]string{{"sub/ok.tsim", "inlink.tsim"}, {"../../" + filepath.Base(outside), "sub/up"}} {
+		if err := os.Symlink(l[0], filepath.Join(lib, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		err  string // "" when allowed
+	}{
+		{"sub/ok.tsim", ""},
+		{"sub/../sub/ok.tsim", ""},
+		{"inlink.tsim", ""},
+		{"sub", ""},
+		{"../" + filepath.Base(outside) + "/secret.tsim", "secret.tsim: outside the trace library"},
+		{"outdir", "outdir: outside the trace library"},
+		{"outdir/secret.tsim", "secret.tsim: outside the trace library"},
+		{"sub/up/secret.tsim", "secret.tsim: outside the trace library"},
+		{"sub/missing.tsim", "missing.tsim: no such file or directory"},
+	} {
+		err := within(lib, filepath.Join(lib, c.path))
+		if got := fmt.Sprint(err); (c.err == "" && err != nil) || (c.err != "" && got != c.err) {
+			t.Errorf("within(%s) = %v, want %q", c.path, err, c.err)
+		}
+	}
+	// The picker cannot enter a directory link that leads out.
+	m := newModel(t, 100, 30, func(o *Options) { o.Library = lib })
+	press(m, "o")
+	m.picker.chdir(filepath.Join(lib, "outdir"))
+	if !strings.Contains(m.picker.err, "outside the trace library") || strings.Contains(m.picker.err, outside) {
+		t.Errorf("entering outdir: error %q", m.picker.err)
+	}
+	for _, e := range m.picker.entries {
+		if e.name == "secret.tsim" {
+			t.Error("the picker lists a file outside the library")
+		}
 	}
 }
