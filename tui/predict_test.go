@@ -11,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/themes"
@@ -20,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tui/demo"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/timeline"
 )
@@ -85,7 +85,7 @@ func TestGoldenPredicted(t *testing.T) {
 						if i > 0 {
 							m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"})
 						}
-						t.Run(v, func(t *testing.T) { golden.RequireEqual(t, ansi.Strip(m.View())) })
+						t.Run(v, func(t *testing.T) { viewtest.Golden(t, ansi.Strip(m.View())) })
 					}
 				})
 			}

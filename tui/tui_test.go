@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,9 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -43,16 +40,6 @@ func newModel(t testing.TB, w, h int, opts ...func(*Options)) *Model {
 	m := New(o)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
-}
-
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
 
 // press sends keys and returns the last command.
@@ -88,13 +75,13 @@ func TestGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], strings.ToLower(tab.Name)), func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1])
 				press(m, fmt.Sprint(i+1))
-				golden.RequireEqual(t, ascii(t, m.Frame()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
 			})
 		}
 		t.Run(fmt.Sprintf("%dx%d/help", sz[0], sz[1]), func(t *testing.T) {
 			m := newModel(t, sz[0], sz[1])
 			press(m, "2", "?")
-			golden.RequireEqual(t, ascii(t, m.Frame()))
+			viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package causality
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -10,9 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/themes"
@@ -59,16 +56,6 @@ func checked(t testing.TB, th *themes.Theme, tr *tracefmt.Trace, w, h int) *Mode
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // press sends keys and returns the last command.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
@@ -96,7 +83,7 @@ func TestGolden(t *testing.T) {
 				if c.correct {
 					exec(m, press(m, "c"))
 				}
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}
@@ -106,7 +93,7 @@ func TestGoldenChecking(t *testing.T) {
 	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), skewed(t))
 	m.SetSize(80, 24)
 	m.Init() // the check's command is not run: the view says it is checking
-	golden.RequireEqual(t, ascii(t, m.View()))
+	viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 }
 
 func TestLayout(t *testing.T) {
@@ -223,8 +210,8 @@ func TestFocus(t *testing.T) {
 	if !(e.Time < send.Time) {
 		t.Errorf("focused message not reversed: send %g recv %g", send.Time, e.Time)
 	}
-	if !strings.Contains(ascii(t, m.View()), "before the send (latency -") {
-		t.Errorf("details do not say the receive came first:\n%s", ascii(t, m.View()))
+	if !strings.Contains(viewtest.ASCII(t, m.View()), "before the send (latency -") {
+		t.Errorf("details do not say the receive came first:\n%s", viewtest.ASCII(t, m.View()))
 	}
 }
 
@@ -238,7 +225,7 @@ func TestCorrect(t *testing.T) {
 	if cmd == nil || !m.Correcting() {
 		t.Fatal("c started no correction")
 	}
-	if !strings.Contains(ascii(t, m.View()), "correcting") {
+	if !strings.Contains(viewtest.ASCII(t, m.View()), "correcting") {
 		t.Error("the view does not say it is correcting")
 	}
 	_, next := m.Update(cmd())
@@ -265,7 +252,7 @@ func TestCorrect(t *testing.T) {
 	if c := m.Correction(); c.ViolationsBefore() != m.Report().ClockViolations() || c.ViolationsAfter() != 0 {
 		t.Errorf("correction before %d after %d", c.ViolationsBefore(), c.ViolationsAfter())
 	}
-	v := ascii(t, m.View())
+	v := viewtest.ASCII(t, m.View())
 	if !strings.Contains(v, fmt.Sprintf("%d → 0 clock violations", m.Report().ClockViolations())) {
 		t.Errorf("the view does not report the correction:\n%s", v)
 	}
@@ -380,7 +367,7 @@ func TestMouse(t *testing.T) {
 		t.Errorf("wheel down: selected %v", f)
 	}
 	// The list's header is under the head lines; its first row under it.
-	v := strings.Split(ascii(t, m.View()), "\n")
+	v := strings.Split(viewtest.ASCII(t, m.View()), "\n")
 	y := -1
 	for i, l := range v {
 		if strings.Contains(l, "KIND") {

@@ -1,15 +1,12 @@
 package matrix
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -35,18 +32,6 @@ func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
 	return m
 }
 
-// ascii renders a view as a terminal without colours would show it, so
-// golden files are stable and readable.
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
@@ -61,14 +46,14 @@ func TestGolden(t *testing.T) {
 					press(m, "m", "m")
 				}
 				press(m, "down", "down", "right", "right", "right")
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}
 	t.Run("nodes", func(t *testing.T) {
 		m := newModel(t, themes.Mono(), 80, 24)
 		press(m, "n", "n")
-		golden.RequireEqual(t, ascii(t, m.View()))
+		viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 	})
 }
 

@@ -3,7 +3,7 @@ package simulate
 import (
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestGoldenLive draws the live pane of a 16-rank stencil on torus:4x4
@@ -21,7 +21,7 @@ func TestGoldenLive(t *testing.T) {
 	// (TestGoldenSeries steps, so its slices are the same on every host).
 	m.ranksAt = nil
 	m.memo.Invalidate()
-	golden.RequireEqual(t, m.View())
+	viewtest.Golden(t, m.View())
 }
 
 // TestGoldenResults draws the results pane of the same run, finished.
@@ -32,7 +32,7 @@ func TestGoldenResults(t *testing.T) {
 	// Host time varies: take it out of the frame.
 	m.runs[0].Results.Wall, m.runs[0].Results.EventsPerSec = 0, 0
 	m.memo.Invalidate()
-	golden.RequireEqual(t, m.View())
+	viewtest.Golden(t, m.View())
 }
 
 // TestGoldenHistory draws the history with two runs of the same trace,
@@ -48,7 +48,7 @@ func TestGoldenHistory(t *testing.T) {
 	m.SetConfig(slow, "slow links")
 	drive(t, m, press(m, "r"))
 	drive(t, m, press(m, "v")) // results → history
-	golden.RequireEqual(t, m.View())
+	viewtest.Golden(t, m.View())
 }
 
 // TestGoldenLiveFlow draws the live pane of the same stencil with the
@@ -71,7 +71,7 @@ func TestGoldenLiveFlow(t *testing.T) {
 	// (TestGoldenSeries steps, so its slices are the same on every host).
 	m.ranksAt = nil
 	m.memo.Invalidate()
-	golden.RequireEqual(t, m.View())
+	viewtest.Golden(t, m.View())
 }
 
 // TestGoldenSeries draws the live pane of the stencil on torus:4x4
@@ -89,5 +89,5 @@ func TestGoldenSeries(t *testing.T) {
 	}
 	m.router = 5
 	m.memo.Invalidate()
-	golden.RequireEqual(t, m.View())
+	viewtest.Golden(t, m.View())
 }

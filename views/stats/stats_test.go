@@ -1,14 +1,11 @@
 package stats
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
@@ -33,16 +30,6 @@ func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
@@ -61,7 +48,7 @@ func TestGolden(t *testing.T) {
 				start, end := testTrace(t).Span()
 				m.SetWindow(start, (start+end)/2)
 				press(m, c.keys...)
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -123,7 +122,7 @@ func TestCone(t *testing.T) {
 	if !strings.Contains(v, tag) || !strings.Contains(v, "·") || v == selected {
 		t.Errorf("the cone is not drawn:\n%s", v)
 	}
-	golden.RequireEqual(t, v)
+	viewtest.Golden(t, v)
 
 	// Another selection: the cone follows it.
 	m.Focus(tracefmt.EventRef{Rank: 0, Index: 1})

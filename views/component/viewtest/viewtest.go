@@ -5,11 +5,13 @@
 package viewtest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -176,12 +178,24 @@ func CheckFrame(frame string, w, h int) string {
 	return ""
 }
 
-// Golden sizes m to w×h and compares its frame with the test's golden
-// file (go test -update rewrites it).
-func Golden(t *testing.T, m component.Model, w, h int) {
+// ASCII returns frame as a terminal without colour shows it: the text and
+// its attributes (bold, reverse), the colours dropped, so that goldens do
+// not change with a theme's palette.
+func ASCII(t testing.TB, frame string) string {
 	t.Helper()
-	m.SetSize(w, h)
-	golden.RequireEqual(t, m.View())
+	var b bytes.Buffer
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
+	if _, err := w.WriteString(frame); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Golden compares frame with the test's golden file in testdata (go test
+// -update rewrites it).
+func Golden(t *testing.T, frame string) {
+	t.Helper()
+	golden.RequireEqual(t, frame)
 }
 
 // SweepThemes builds a view with build for each of a colour and the
