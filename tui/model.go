@@ -370,6 +370,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case component.SliceMsg:
 		m.account(msg)
 		return m.broadcast(msg)
+	case pickerListMsg:
+		m.listed(msg)
+		return nil
 	case loadProgressMsg:
 		return m.loadProgress(msg)
 	case loadDoneMsg:

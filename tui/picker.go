@@ -19,6 +19,8 @@ import (
 // picker is the file picker: a list of one directory's entries.
 type picker struct {
 	root    string // the library ("" means anywhere)
+	seq     int    // the listing asked for last; older ones are dropped
+	up      bool   // the directory has a parent inside the library
 	dir     string
 	entries []entry
 	cursor  int
@@ -112,35 +114,78 @@ func libraryName(root, path string) (string, bool) {
 }
 
 // openPicker opens the picker in the directory of the loaded file, or in
-// the library (the working directory without one).
+// the library (the working directory without one). The directory is
+// read by a command, off the event loop, as every listing is.
 func (m *Model) openPicker() tea.Cmd {
-	root := m.opts.Library
-	dir := root
-	if m.path != "" && m.allowed(m.path) == nil {
-		if _, err := os.Stat(m.path); err == nil {
-			dir = filepath.Dir(m.path)
+	// Until the listing comes, the header names the library.
+	m.picker = &picker{root: m.opts.Library, dir: m.opts.Library, height: m.common.Height}
+	root, cur := m.opts.Library, m.path
+	return m.listCmd(func() string {
+		dir := root
+		if cur != "" && within(root, cur) == nil {
+			if _, err := os.Stat(cur); err == nil {
+				dir = filepath.Dir(cur)
+			}
 		}
-	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	p := &picker{root: root, height: m.common.Height}
-	p.chdir(dir)
-	m.picker = p
-	return nil
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		return dir
+	})
 }
 
-// chdir lists dir, refusing to leave the library.
-func (p *picker) chdir(dir string) {
+// chdir asks for dir's listing.
+func (m *Model) chdir(dir string) tea.Cmd {
+	return m.listCmd(func() string { return dir })
+}
+
+// pickerListMsg is a directory read for the picker: its entries, or why
+// it could not be read.
+type pickerListMsg struct {
+	seq     int
+	dir     string
+	up      bool
+	entries []entry
+	err     string
+}
+
+// listCmd reads the directory where() names (inside the library, through
+// its os.Root) on a command goroutine.
+func (m *Model) listCmd(where func() string) tea.Cmd {
+	p := m.picker
+	p.seq++
+	seq, root := p.seq, p.root
+	return func() tea.Msg {
+		l := listing(root, where())
+		l.seq = seq
+		return l
+	}
+}
+
+// listed shows a listing the picker asked for last.
+func (m *Model) listed(l pickerListMsg) {
+	p := m.picker
+	if p == nil || l.seq != p.seq {
+		return
+	}
+	if l.err != "" {
+		p.err = l.err
+		return
+	}
+	p.dir, p.up, p.entries, p.err, p.cursor, p.offset = l.dir, l.up, l.entries, "", 0, 0
+}
+
+// listing reads dir, refusing to leave the library root.
+func listing(root, dir string) pickerListMsg {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
 	var ents []entry
 	var err error
-	if p.root == "" {
+	if root == "" {
 		ents, err = listDir(os.DirFS(dir), ".")
 	} else {
-		err = inLibrary(p.root, dir, func(r *os.Root, rel string) error {
+		err = inLibrary(root, dir, func(r *os.Root, rel string) error {
 			var err error
 			ents, err = listDir(r.FS(), filepath.ToSlash(rel))
 			return err
@@ -153,17 +198,16 @@ func (p *picker) chdir(dir string) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		p.err = p.shown(dir) + ": " + err.Error()
-		return
+		return pickerListMsg{err: shown(root, dir) + ": " + err.Error()}
 	}
-	p.dir, p.err, p.cursor, p.offset = dir, "", 0, 0
-	p.entries = p.entries[:0]
-	if p.canGoUp() {
-		p.entries = append(p.entries, entry{name: "..", dir: true})
+	parent := filepath.Dir(dir)
+	l := pickerListMsg{dir: dir, up: parent != dir && within(root, parent) == nil}
+	if l.up {
+		l.entries = append(l.entries, entry{name: "..", dir: true})
 	}
-	p.entries = append(p.entries, ents...)
-	sort.SliceStable(p.entries, func(i, j int) bool {
-		a, b := p.entries[i], p.entries[j]
+	l.entries = append(l.entries, ents...)
+	sort.SliceStable(l.entries, func(i, j int) bool {
+		a, b := l.entries[i], l.entries[j]
 		if a.name == ".." || b.name == ".." {
 			return a.name == ".."
 		}
@@ -172,6 +216,7 @@ func (p *picker) chdir(dir string) {
 		}
 		return a.name < b.name
 	})
+	return l
 }
 
 // listDir lists the visible entries of dir in fsys, following links for
@@ -199,11 +244,10 @@ func listDir(fsys fs.FS, dir string) ([]entry, error) {
 // shown names a directory for the user: relative to the library when
 // there is one ("/week2/", "/" for the library itself), so that a served
 // session never shows the server's absolute paths; as it is otherwise.
-func (p *picker) shown(dir string) string {
-	if p.root == "" {
+func shown(root, dir string) string {
+	if root == "" {
 		return dir
 	}
-	root := p.root
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
@@ -222,11 +266,6 @@ func (p *picker) shown(dir string) string {
 		return filepath.Base(dir)
 	}
 	return "/" + filepath.ToSlash(rel) + "/"
-}
-
-func (p *picker) canGoUp() bool {
-	parent := filepath.Dir(p.dir)
-	return parent != p.dir && within(p.root, parent) == nil
 }
 
 func (p *picker) move(d int) {
@@ -253,8 +292,8 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc", "q":
 		m.picker = nil
 	case "left", "h", "backspace":
-		if p.canGoUp() {
-			p.chdir(filepath.Dir(p.dir))
+		if p.up {
+			return m.chdir(filepath.Dir(p.dir))
 		}
 	case "enter", "right", "l":
 		if len(p.entries) == 0 {
@@ -263,8 +302,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		e := p.entries[p.cursor]
 		path := filepath.Join(p.dir, e.name)
 		if e.dir {
-			p.chdir(path)
-			return nil
+			return m.chdir(path)
 		}
 		if err := m.allowed(path); err != nil {
 			p.err = err.Error()
@@ -279,7 +317,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 // view draws the picker in w×h cells.
 func (p *picker) view(th *themes.Theme, w, h int) string {
 	st := th.Styles
-	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+p.shown(p.dir))}
+	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+shown(p.root, p.dir))}
 	if p.err != "" {
 		lines = append(lines, st.Error.Render(p.err))
 	} else {

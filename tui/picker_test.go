@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // In a library the picker names directories relative to it — a served
@@ -30,7 +32,7 @@ func TestPickerShowsLibraryNames(t *testing.T) {
 		}
 	}
 	m := newModel(t, 100, 30, func(o *Options) { o.Library = lib })
-	press(m, "o")
+	pick(m, "o")
 	if m.picker == nil {
 		t.Fatal("o did not open the picker")
 	}
@@ -43,7 +45,7 @@ func TestPickerShowsLibraryNames(t *testing.T) {
 		{[]string{"enter"}, "Open a trace  /week3/", "app.txt"},
 	}
 	for _, st := range steps {
-		press(m, st.keys...)
+		pick(m, st.keys...)
 		frame := ansi.Strip(m.Frame())
 		lines := strings.Split(frame, "\n")
 		if !strings.Contains(frame, st.header) || !strings.Contains(frame, st.lists) || strings.Contains(frame, lib) {
@@ -51,7 +53,7 @@ func TestPickerShowsLibraryNames(t *testing.T) {
 		}
 	}
 	// The index opens as the two-rank trace it is.
-	press(m, "down", "down", "enter")
+	pick(m, "down", "down", "enter")
 	if m.load == nil {
 		t.Fatalf("enter on app.txt did not start loading (picker error %q)", m.picker.err)
 	}
@@ -106,14 +108,30 @@ func TestPickerRootEscapes(t *testing.T) {
 	}
 	// The picker cannot enter a directory link that leads out.
 	m := newModel(t, 100, 30, func(o *Options) { o.Library = lib })
-	press(m, "o")
-	m.picker.chdir(filepath.Join(lib, "outdir"))
+	pick(m, "o")
+	m.Update(m.chdir(filepath.Join(lib, "outdir"))())
 	if !strings.Contains(m.picker.err, "outside the trace library") || strings.Contains(m.picker.err, outside) {
 		t.Errorf("entering outdir: error %q", m.picker.err)
 	}
 	for _, e := range m.picker.entries {
 		if e.name == "secret.tsim" {
 			t.Error("the picker lists a file outside the library")
+		}
+	}
+}
+
+// pick presses keys in the picker and delivers the directory listings
+// they ask for, as Bubble Tea would run their commands. Other commands
+// (a load) are left to the test.
+func pick(m *Model, keys ...string) {
+	for _, k := range keys {
+		seq := -1
+		if m.picker != nil {
+			seq = m.picker.seq
+		}
+		_, cmd := m.Update(viewtest.Key(k))
+		if m.picker != nil && m.picker.seq != seq && cmd != nil {
+			m.Update(cmd())
 		}
 	}
 }
