@@ -22,6 +22,7 @@ type picker struct {
 	seq     int    // the listing asked for last; older ones are dropped
 	up      bool   // the directory has a parent inside the library
 	dir     string
+	name    string // dir as the user sees it (see shown)
 	entries []entry
 	cursor  int
 	offset  int
@@ -118,7 +119,10 @@ func libraryName(root, path string) (string, bool) {
 // read by a command, off the event loop, as every listing is.
 func (m *Model) openPicker() tea.Cmd {
 	// Until the listing comes, the header names the library.
-	m.picker = &picker{root: m.opts.Library, dir: m.opts.Library, height: m.common.Height}
+	m.picker = &picker{root: m.opts.Library, dir: m.opts.Library, name: "/", height: m.common.Height}
+	if m.opts.Library == "" {
+		m.picker.name = "…"
+	}
 	root, cur := m.opts.Library, m.path
 	return m.listCmd(func() string {
 		dir := root
@@ -144,6 +148,7 @@ func (m *Model) chdir(dir string) tea.Cmd {
 type pickerListMsg struct {
 	seq     int
 	dir     string
+	name    string
 	up      bool
 	entries []entry
 	err     string
@@ -172,7 +177,7 @@ func (m *Model) listed(l pickerListMsg) {
 		p.err = l.err
 		return
 	}
-	p.dir, p.up, p.entries, p.err, p.cursor, p.offset = l.dir, l.up, l.entries, "", 0, 0
+	p.dir, p.name, p.up, p.entries, p.err, p.cursor, p.offset = l.dir, l.name, l.up, l.entries, "", 0, 0
 }
 
 // listing reads dir, refusing to leave the library root.
@@ -201,7 +206,7 @@ func listing(root, dir string) pickerListMsg {
 		return pickerListMsg{err: shown(root, dir) + ": " + err.Error()}
 	}
 	parent := filepath.Dir(dir)
-	l := pickerListMsg{dir: dir, up: parent != dir && within(root, parent) == nil}
+	l := pickerListMsg{dir: dir, name: shown(root, dir), up: parent != dir && within(root, parent) == nil}
 	if l.up {
 		l.entries = append(l.entries, entry{name: "..", dir: true})
 	}
@@ -241,8 +246,8 @@ func listDir(fsys fs.FS, dir string) ([]entry, error) {
 	return out, nil
 }
 
-// shown names a directory for the user: relative to the library when
-// there is one ("/week2/", "/" for the library itself), so that a served
+// shown names a directory for the user (it resolves links: listings call
+// it, never a frame): relative to the library when there is one ("/week2/", "/" for the library itself), so that a served
 // session never shows the server's absolute paths; as it is otherwise.
 func shown(root, dir string) string {
 	if root == "" {
@@ -317,7 +322,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 // view draws the picker in w×h cells.
 func (p *picker) view(th *themes.Theme, w, h int) string {
 	st := th.Styles
-	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+shown(p.root, p.dir))}
+	lines := []string{st.Title.Render("Open a trace") + st.Dim.Render("  "+p.name)}
 	if p.err != "" {
 		lines = append(lines, st.Error.Render(p.err))
 	} else {
