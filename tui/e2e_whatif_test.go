@@ -19,7 +19,6 @@ import (
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/simulate"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // whatifTerm drives the real binary in a private tmux server for the
@@ -175,7 +174,7 @@ func parseFloat(t *testing.T, s string) float64 {
 
 func makespan(t *testing.T, screen string) string {
 	t.Helper()
-	m := regexp.MustCompile(`predicted makespan (\S+)`).FindStringSubmatch(screen)
+	m := regexp.MustCompile(`predicted makespan (\S+ \S+)`).FindStringSubmatch(screen)
 	if m == nil {
 		t.Fatalf("no makespan on screen:\n%s", screen)
 	}
@@ -205,16 +204,21 @@ func BenchmarkWhatIfKeyLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sh := whatif.NewShared()
-	sh.SetConfig(cfg, insee.Name)
+	// Both tabs start from the INSEE machine, whichever is built first.
 	tabs := DefaultTabs()
 	sim := -1
 	for i := range tabs {
 		switch tabs[i].Name {
 		case "Machine":
-			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, sh) }
+			tabs[i].New = func(c component.Common, tr *tracefmt.Trace) component.Model {
+				c.WhatIf.SetConfig(cfg, insee.Name)
+				return machine.New(c, tr)
+			}
 		case "Simulate":
-			tabs[i].New = func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, sh) }
+			tabs[i].New = func(c component.Common, tr *tracefmt.Trace) component.Model {
+				c.WhatIf.SetConfig(cfg, insee.Name)
+				return simulate.New(c, tr)
+			}
 			sim = i
 		}
 	}

@@ -77,7 +77,7 @@ func TestNewRunAfterFinish(t *testing.T) {
 // pace is "as fast as the engine goes" (once, + and - jumped ×10 and
 // the demo was over in half a second).
 func TestSpeedSteps(t *testing.T) {
-	m := New(&component.Common{Theme: themes.Mono()}, stencil(t, 16), nil)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), stencil(t, 16))
 	m.plain = true
 	m.SetSize(100, 30)
 	t.Cleanup(m.Close)
@@ -188,7 +188,7 @@ func TestCompareSaysNA(t *testing.T) {
 		t.Fatalf("%d runs", len(m.runs))
 	}
 	drive(t, m, press(m, "v")) // results → history: the comparison
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	if !strings.Contains(v, "B n/a (no links measured)") || strings.Contains(v, "B mean 0.0%") {
 		t.Errorf("the comparison does not say n/a for the analytic run:\n%s", v)
