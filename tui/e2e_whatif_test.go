@@ -117,7 +117,7 @@ func TestEndToEndWhatIf(t *testing.T) {
 	x.waitFor("speed max", "speed max")
 	x.keys("r")
 	// The default model is the flow model.
-	screen := x.waitFor("first run", "sim #1", "predicted makespan", "flow torus:4x4 10Gb/s")
+	screen := x.waitFor("first run", "sim #1", "predicted makespan", "flow torus:4x4 10 Gb/s")
 	first := makespan(t, screen)
 	t.Logf("torus:4x4 at 10 Gb/s: %s\n%s", first, screen)
 

@@ -123,10 +123,13 @@ func TestDescribeListsChanges(t *testing.T) {
 		set  [][2]string
 		want string
 	}{
-		{nil, "flow 10Gb/s predict"},
-		{[][2]string{{"model", "puppet"}, {"routing", "adaptive"}}, "puppet 10Gb/s predict routing=adaptive(unused)"},
-		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "flow 10Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
-		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10Gb/s predict"},
+		{nil, "flow 10 Gb/s predict"},
+		{[][2]string{{"model", "puppet"}, {"routing", "adaptive"}}, "puppet 10 Gb/s predict routing=adaptive(unused)"},
+		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "flow 10 Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
+		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10 Gb/s predict"},
+		// A bandwidth a range or a sweep chose, not a round number of
+		// bits per second, reads in bits per second through units.
+		{[][2]string{{"bandwidth", "1.3737499998042407e+09B/s"}}, "flow 10.99 Gb/s predict"},
 	}
 	for _, tc := range tests {
 		c := replay.Default()

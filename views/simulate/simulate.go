@@ -583,11 +583,11 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 }
 
 // predLabel names a run's predicted timeline: "sim #1 on packet torus:4x4
-// dor 10Gb/s".
+// dor 10 Gb/s".
 func predLabel(r *Run) string { return fmt.Sprintf("sim #%d on %s", r.N, r.Label) }
 
 // Describe summarises a configuration in a few words for the history:
-// "packet torus:4x4 dor 10Gb/s predict".
+// "packet torus:4x4 dor 10 Gb/s predict".
 func Describe(c *replay.Config) string {
 	get := func(k string) string {
 		s, err := c.Get(k)
@@ -607,7 +607,14 @@ func Describe(c *replay.Config) string {
 	case replay.ModelLogGOPS:
 		parts = append(parts, "L="+get("L"))
 	default:
-		parts = append(parts, get("bandwidth"))
+		// Through units like every rate the tabs show: a bandwidth a
+		// range or a sweep chose (1/per-byte not a round number of bits)
+		// reads "10.99 Gb/s", not the configuration's exact spelling.
+		bw := "inf"
+		if c.PerByte > 0 {
+			bw = units.FormatRate(1e12 / c.PerByte)
+		}
+		parts = append(parts, bw)
 	}
 	parts = append(parts, get("mode"))
 	// Every other setting that differs from the defaults, so that two

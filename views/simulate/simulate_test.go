@@ -138,7 +138,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 		t.Fatalf("pane %v, want history", m.pane)
 	}
 	v := ansi.Strip(m.View())
-	for _, want := range []string{"Compare #1 (A) with #2 (B)", "makespan  A", "1Gb/s"} {
+	for _, want := range []string{"Compare #1 (A) with #2 (B)", "makespan  A", "1 Gb/s"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("history lacks %q:\n%s", want, v)
 		}
