@@ -7,6 +7,8 @@ package viewtest
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -220,4 +222,27 @@ func Trace(t testing.TB) *tracefmt.Trace {
 		t.Fatal(err)
 	}
 	return tr
+}
+
+// Timer reports whether cmd is a timer rather than work: a cursor's blink
+// (bubbles' cursor package, which textinputs and huh's fields start on
+// every focus and key) or a tea.Tick or tea.Every. A timer's message is
+// a matter of wall-clock time, so a test that drives a view's commands
+// drops timers and runs every other command to completion: how long a
+// command takes on a loaded host then changes nothing.
+func Timer(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	f := runtime.FuncForPC(reflect.ValueOf(cmd).Pointer())
+	if f == nil {
+		return false
+	}
+	name := f.Name()
+	for _, p := range []string{"charm.land/bubbles/v2/cursor.", "charm.land/bubbletea/v2.Tick.", "charm.land/bubbletea/v2.Every."} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,9 @@ package viewtest
 
 import (
 	"testing"
+	"time"
 
+	"charm.land/bubbles/v2/cursor"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -46,6 +48,29 @@ func TestCheckFrame(t *testing.T) {
 	} {
 		if got := CheckFrame(c.frame, c.w, c.h); got != c.want {
 			t.Errorf("CheckFrame(%q, %d, %d) = %q, want %q", c.frame, c.w, c.h, got, c.want)
+		}
+	}
+}
+
+// TestTimer: a cursor's blink and tea's timers are timers; work, even a
+// command that happens to sleep, is not.
+func TestTimer(t *testing.T) {
+	cur := cursor.New()
+	cur.SetMode(cursor.CursorBlink)
+	tests := []struct {
+		name string
+		cmd  tea.Cmd
+		want bool
+	}{
+		{"cursor focus", cur.Focus(), true},
+		{"tick", tea.Tick(time.Second, func(time.Time) tea.Msg { return nil }), true},
+		{"every", tea.Every(time.Second, func(time.Time) tea.Msg { return nil }), true},
+		{"work", func() tea.Msg { time.Sleep(time.Millisecond); return "done" }, false},
+		{"nil", nil, false},
+	}
+	for _, tc := range tests {
+		if got := Timer(tc.cmd); got != tc.want {
+			t.Errorf("%s: Timer = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
