@@ -33,6 +33,17 @@ type whatifTerm struct {
 	deadline time.Time
 }
 
+// newWhatifTerm returns the driver of a tmux server named socket, whose
+// waits share one deadline: five minutes for the whole flow, within the
+// test binary's own deadline.
+func newWhatifTerm(t *testing.T, socket string) *whatifTerm {
+	deadline := time.Now().Add(5 * time.Minute)
+	if d, ok := t.Deadline(); ok && d.Add(-10*time.Second).Before(deadline) {
+		deadline = d.Add(-10 * time.Second)
+	}
+	return &whatifTerm{t: t, socket: socket, deadline: deadline}
+}
+
 func (x *whatifTerm) tmux(args ...string) string {
 	x.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
@@ -94,12 +105,7 @@ func TestEndToEndWhatIf(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	// Five minutes for the flow, within the test binary's own deadline.
-	deadline := time.Now().Add(5 * time.Minute)
-	if d, ok := t.Deadline(); ok && d.Add(-10*time.Second).Before(deadline) {
-		deadline = d.Add(-10 * time.Second)
-	}
-	x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-whatif-%d", os.Getpid()), deadline: deadline}
+	x := newWhatifTerm(t, fmt.Sprintf("tracesim-whatif-%d", os.Getpid()))
 	x.tmux("new-session", "-d", "-s", "whatif", "-x", "160", "-y", "48", "cd "+dir+" && "+bin)
 	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	x.waitFor("demo", "1 Timeline", "Machine", "Simulate")
