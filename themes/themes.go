@@ -200,18 +200,21 @@ func (t *Theme) Fill(c tracefmt.Category) rune {
 	return '▒'
 }
 
-// HeatGlyph returns a shading glyph for a heat value v in [0, 1], used by
-// the monochrome theme in place of colours.
+// HeatGlyph returns the monochrome glyph of a non-zero heat value at
+// position v in [0, 1] of its scale: ░ ▒ ▓ █ by quarter, so that the
+// smallest value still shows. Zero ("none") is the caller's to draw,
+// since it means different things: '·' in the traffic matrix, the link's
+// own line in Simulate's link map.
 func HeatGlyph(v float64) rune {
-	shades := []rune{' ', '·', '░', '▒', '▓', '█'}
-	i := int(v * float64(len(shades)-1))
-	if i < 0 {
-		i = 0
+	switch {
+	case !(v > 0.25): // NaN too
+		return '░'
+	case v <= 0.5:
+		return '▒'
+	case v <= 0.75:
+		return '▓'
 	}
-	if i >= len(shades) {
-		i = len(shades) - 1
-	}
-	return shades[i]
+	return '█'
 }
 
 // HeatColor returns the colour of v in [0, 1] on the theme's heat ramp (nil

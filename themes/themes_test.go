@@ -106,7 +106,12 @@ func TestHeat(t *testing.T) {
 	if th.HeatColor(0) != th.Heat[0] || th.HeatColor(1) != th.Heat[len(th.Heat)-1] || th.HeatColor(2) != th.Heat[len(th.Heat)-1] {
 		t.Error("heat clamp")
 	}
-	if HeatGlyph(0) != ' ' || HeatGlyph(1) != '█' {
-		t.Error("heat glyphs")
+	for _, c := range []struct {
+		v    float64
+		want rune
+	}{{-1, '░'}, {0, '░'}, {0.25, '░'}, {0.26, '▒'}, {0.5, '▒'}, {0.7, '▓'}, {0.76, '█'}, {1, '█'}, {2, '█'}} {
+		if got := HeatGlyph(c.v); got != c.want {
+			t.Errorf("HeatGlyph(%g) = %q, want %q", c.v, got, c.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/derived"
 )
 
@@ -45,7 +46,7 @@ func TestSessionsShareDerived(t *testing.T) {
 	frame2 := m2.Frame()
 	m1.switchTab(m1.tabIndex(TimelineTab))
 	for _, k := range []string{"+", "+", "right"} {
-		m1.Update(keyMsg(k))
+		m1.Update(viewtest.Key(k))
 	}
 	a1, b1 := m1.ViewOf(m1.tabIndex(TimelineTab)).(Windower).Window()
 	if a1 == a2 && b1 == b2 {

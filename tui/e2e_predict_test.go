@@ -37,7 +37,7 @@ func TestEndToEndPredictedTimeline(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^ +p .*[+-][0-9.]+(s|ms|µs|ns|ps)│`)
 	for _, sz := range [][2]int{{80, 24}, {200, 60}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-predict-%d-%d", os.Getpid(), sz[0])}
+			x := newWhatifTerm(t, fmt.Sprintf("tracesim-predict-%d-%d", os.Getpid(), sz[0]))
 			x.tmux("new-session", "-d", "-s", "whatif", "-x", fmt.Sprint(sz[0]), "-y", fmt.Sprint(sz[1]), "cd "+dir+" && "+bin)
 			t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 			x.waitFor("demo", "Timeline")
@@ -82,7 +82,7 @@ func TestEndToEndUntimedAndFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("TI trace", func(t *testing.T) {
-		x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-ti-%d", os.Getpid())}
+		x := newWhatifTerm(t, fmt.Sprintf("tracesim-ti-%d", os.Getpid()))
 		x.tmux("new-session", "-d", "-s", "whatif", "-x", "80", "-y", "24", "env COLORTERM=truecolor TERM=xterm-256color "+bin+" "+ti)
 		t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 		screen := x.waitFor("prediction", "States · predicted", "predicted on ")
@@ -99,7 +99,7 @@ func TestEndToEndUntimedAndFinding(t *testing.T) {
 		if out, err := exec.Command(bin, "gen", "ring", "--ranks", "4", "--iters", "5", "--skew", "200us", "-o", trace).CombinedOutput(); err != nil {
 			t.Fatalf("gen: %v\n%s", err, out)
 		}
-		x := &whatifTerm{t: t, socket: fmt.Sprintf("tracesim-finding-%d", os.Getpid())}
+		x := newWhatifTerm(t, fmt.Sprintf("tracesim-finding-%d", os.Getpid()))
 		x.tmux("new-session", "-d", "-s", "whatif", "-x", "80", "-y", "24", bin+" "+trace)
 		t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 		x.waitFor("first frame", "Timeline", "ring.tsim")

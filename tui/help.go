@@ -7,7 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // helpView is the help overlay: the global bindings, then the active
@@ -33,7 +33,7 @@ func (m *Model) helpView(w, h int) string {
 		}
 	}
 	lines = append(lines, "", st.Bold.Render("Mouse"))
-	for _, l := range wrapWords(mouseHelp, w-2) {
+	for _, l := range component.Wrap(mouseHelp, max(w-2, 10), 0) {
 		lines = append(lines, st.HelpDesc.Render(l))
 	}
 	lines = append(lines, "", st.Bold.Render("Glyphs"))
@@ -74,32 +74,6 @@ func glyphHelp() [][2]string {
 		{"p ±1ms", "a rank's predicted row and its finish shift (both-view)"},
 		{"█ ▓ ▒ ░", "states by category (monochrome), utilisation (Simulate)"},
 	}
-}
-
-// wrapWords breaks s at spaces into lines of at most w cells, cutting a
-// word longer than a line (a path).
-func wrapWords(s string, w int) []string {
-	w = max(w, 10)
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		for lipgloss.Width(word) > w {
-			if line != "" {
-				out, line = append(out, line), ""
-			}
-			cut := ansi.Truncate(word, w, "")
-			out, word = append(out, cut), word[len(cut):]
-		}
-		switch {
-		case line == "":
-			line = word
-		case lipgloss.Width(line)+1+lipgloss.Width(word) <= w:
-			line += " " + word
-		default:
-			out, line = append(out, line), word
-		}
-	}
-	return append(out, line)
 }
 
 // helpBlocks renders groups of bindings as columns, starting a new row

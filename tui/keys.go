@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracesim/tracesim/views/component"
+)
 
 // KeyMap is the application's global key bindings.
 type KeyMap struct {
@@ -15,6 +19,9 @@ type KeyMap struct {
 	// Learn selects the Learn tab when a lesson is open (and only then:
 	// without one, 0 stays the Timeline's and the Matrix's).
 	Learn key.Binding
+	// List scrolls the file picker and the help, with the keys every
+	// tab's lists use.
+	List component.ListKeys
 }
 
 // DefaultKeyMap returns the default global bindings.
@@ -30,6 +37,7 @@ func DefaultKeyMap() KeyMap {
 		Theme:     key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/close")),
 		Learn:     key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "the lesson (Learn tab)")),
+		List:      component.DefaultListKeys("entry"),
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/learn"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // LearnTab is the name of the lesson's tab; key 0 selects it.
@@ -20,8 +19,7 @@ const LearnTab = "Learn"
 // lessonState is the session's lesson, when Options.Lesson gave one.
 type lessonState struct {
 	view *learn.Model
-	tab  int            // index of the Learn tab
-	wi   *whatif.Shared // the Machine and Simulate tabs' configuration
+	tab  int // index of the Learn tab
 	// pinned shows the lesson as a pane at the right of the other tabs.
 	pinned bool
 }
@@ -98,9 +96,9 @@ func (m *Model) withPane(body string, pw, h int) string {
 // rebuilds the other views, not the student's place in the lesson.
 func (m *Model) setupLesson(tabs []Tab) []Tab {
 	l := m.opts.Lesson
-	ls := &lessonState{wi: whatif.NewShared()}
+	ls := &lessonState{}
 	if tabs == nil {
-		tabs = defaultTabs(ls.wi)
+		tabs = DefaultTabs()
 	}
 	names := make([]string, 0, len(tabs)+1)
 	for _, t := range tabs {
@@ -109,10 +107,10 @@ func (m *Model) setupLesson(tabs []Tab) []Tab {
 	names = append(names, LearnTab)
 	ls.view = learn.New(m.common, learn.Options{Lesson: l, Progress: m.opts.Progress, Tabs: names})
 	if cfg, err := l.Config(ls.view.Step()); err == nil {
-		ls.wi.SetConfig(cfg, l.MachineName(ls.view.Step()))
+		m.common.WhatIf.SetConfig(cfg, l.MachineName(ls.view.Step()))
 	}
 	ls.tab = len(tabs)
-	tabs = append(tabs, Tab{LearnTab, func(*component.Common, *tracefmt.Trace) component.Model { return ls.view }})
+	tabs = append(tabs, Tab{LearnTab, func(component.Common, *tracefmt.Trace) component.Model { return ls.view }})
 	m.lesson = ls
 	return tabs
 }
@@ -139,7 +137,7 @@ func (m *Model) setMachine(msg learn.MachineMsg) tea.Cmd {
 	if m.lesson == nil {
 		return nil
 	}
-	cm := m.lesson.wi.SetConfig(msg.Config, msg.Name)
+	cm := m.common.WhatIf.SetConfig(msg.Config, msg.Name)
 	if i := m.tabIndex("Machine"); m.tabs[i].Name == "Machine" && i != m.active {
 		m.views[i] = nil
 	}

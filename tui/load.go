@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/progress"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -129,14 +130,15 @@ func (m *Model) loadView(w, h int) string {
 	if l.total > 0 {
 		frac = float64(l.done) / float64(l.total)
 	}
-	barW := max(min(w-4, 60), 1)
-	n := int(frac * float64(barW))
-	bar := st.Title.Render(strings.Repeat("█", n)) + st.Dim.Render(strings.Repeat("░", barW-n))
+	th := m.common.Theme
+	bar := progress.New(progress.WithWidth(max(min(w-4, 60), 1)), progress.WithoutPercentage(),
+		progress.WithFillCharacters('█', '░'), progress.WithColors(th.Accent))
+	bar.EmptyColor = th.Muted
 	lines := []string{
 		"",
 		"  " + st.Title.Render("Loading ") + filepath.Base(l.path),
 		"",
-		"  " + bar,
+		"  " + bar.ViewAs(frac),
 		"  " + fmt.Sprintf("%3.0f%%  %s of %s", 100*frac, units.FormatBytes(l.done), units.FormatBytes(l.total)),
 		"",
 		"  " + st.HelpKey.Render("esc") + st.HelpDesc.Render(" cancel"),

@@ -13,9 +13,9 @@
 // A tab is a name and a constructor (Tab); DefaultTabs lists them in
 // tab-bar order, so a new view is one line there. Views are built the
 // first time their tab is shown and rebuilt when another trace is opened;
-// they share one component.Common (the view area and the session's
-// theme). Besides component.Model a view may implement the optional
-// interfaces Windower, WindowSetter, Selector, AltSetter and
+// they share one component.Session (the theme, the derived-data cache,
+// the file space, the what-if machine) and each gets its own size.
+// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter and
 // InputCapturer. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.
@@ -40,7 +40,6 @@ import (
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 	"github.com/tracesim/tracesim/views/learn"
-	"github.com/tracesim/tracesim/views/simulate"
 )
 
 // Model is the application's root model.
@@ -48,8 +47,8 @@ type Model struct {
 	opts   Options
 	ctx    context.Context
 	keys   KeyMap
-	common *component.Common // shared by every view: the view area and theme
-	dark   bool              // the terminal's background, as last reported
+	common component.Common // the session every view shares, and the view area's size
+	dark   bool             // the terminal's background, as last reported
 
 	tabs   []Tab
 	views  []component.Model // nil until a tab is first shown
@@ -133,7 +132,7 @@ func New(opts Options) *Model {
 	}
 	tabs := opts.Tabs
 	if tabs == nil {
-		tabs = defaultTabs(presetShared(opts.Preset))
+		tabs = DefaultTabs()
 	}
 	m := &Model{
 		opts: opts, ctx: ctx, keys: DefaultKeyMap().Rebind(opts.Keys), dark: true,
@@ -153,7 +152,11 @@ func New(opts Options) *Model {
 	if files == nil && opts.Library != "" {
 		files = userfile.DirSpace(opts.Library, "")
 	}
-	m.common = &component.Common{Theme: opts.theme(true), Derived: d, Files: files}
+	// The Machine tab's configuration, which the Simulate tab runs, is
+	// per session (starting from the preset the options name) and kept
+	// when another trace rebuilds the views.
+	m.common = component.New(&component.Session{Theme: opts.theme(true), Derived: d, Files: files,
+		WhatIf: presetWhatIf(opts.Preset)}, 0, 0)
 	if opts.Lesson != nil {
 		m.tabs = m.setupLesson(opts.Tabs)
 		m.views = make([]component.Model, len(m.tabs))
@@ -262,7 +265,7 @@ func (m *Model) predict() tea.Cmd {
 		return nil
 	}
 	m.predicting = true
-	nv, cmd := v.Update(simulate.PredictMsg{})
+	nv, cmd := v.Update(component.PredictMsg{})
 	return m.replace(i, nv, cmd)
 }
 
@@ -273,7 +276,7 @@ func (m *Model) stopPrediction() tea.Cmd {
 	if i < 0 || m.views[i] == nil {
 		return nil
 	}
-	nv, cmd := m.views[i].Update(simulate.StopMsg{})
+	nv, cmd := m.views[i].Update(component.StopMsg{})
 	return m.replace(i, nv, cmd)
 }
 
@@ -334,7 +337,7 @@ func (m *Model) styleHelp() {
 func (m *Model) setTheme(t *themes.Theme) tea.Cmd {
 	m.common.Theme = t
 	m.styleHelp()
-	return m.broadcast(tea.BackgroundColorMsg{})
+	return m.broadcast(component.ThemeMsg{})
 }
 
 // statusTTL is how long a transient status message stays.
@@ -381,11 +384,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.MouseMsg:
 		return m.mouse(msg)
-	case simulate.AdvanceMsg:
+	case component.AdvanceMsg:
 		return m.advance(msg)
-	case simulate.SliceMsg:
+	case component.SliceMsg:
 		m.account(msg)
 		return m.broadcast(msg)
+	case pickerListMsg:
+		m.listed(msg)
+		return nil
 	case loadProgressMsg:
 		return m.loadProgress(msg)
 	case loadDoneMsg:
@@ -528,14 +534,11 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 			return tea.Quit
 		case key.Matches(msg, k.Help), key.Matches(msg, k.Cancel):
 			m.showHelp, m.helpTop = false, 0
-		case msg.String() == "down" || msg.String() == "j":
-			m.helpTop++
-		case msg.String() == "up" || msg.String() == "k":
-			m.helpTop--
-		case msg.String() == "pgdown" || msg.String() == "space":
-			m.helpTop += max(m.height-4, 1)
-		case msg.String() == "pgup":
-			m.helpTop -= max(m.height-4, 1)
+		default:
+			if d, ok := k.List.Move(msg, m.height-4); ok {
+				// helpView clamps it to the lines there are.
+				m.helpTop = min(max(m.helpTop+d, -1<<20), 1<<20)
+			}
 		}
 		return nil
 	}
@@ -738,7 +741,9 @@ func (m *Model) body() string {
 
 // errorLines wraps an error into lines of at most w cells, the last
 // saying how to dismiss it.
-func errorLines(err string, w int) []string { return wrapWords("✗ "+err+" (esc dismisses)", w) }
+func errorLines(err string, w int) []string {
+	return component.Wrap("✗ "+err+" (esc dismisses)", max(w, 10), 0)
+}
 
 // overlayError writes the error, wrapped, over the last lines of the view
 // (h lines of w cells), under a rule.

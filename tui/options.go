@@ -23,7 +23,6 @@ import (
 	"github.com/tracesim/tracesim/views/stats"
 	sweepview "github.com/tracesim/tracesim/views/sweep"
 	"github.com/tracesim/tracesim/views/timeline"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // Options configure one session of the application.
@@ -133,41 +132,35 @@ type Tab struct {
 	// New builds the tab's view of a trace, drawing in c's area. The
 	// application calls it the first time the tab is shown, and again
 	// after another trace is opened; tr is never nil.
-	New func(c *component.Common, tr *tracefmt.Trace) component.Model
+	New func(c component.Common, tr *tracefmt.Trace) component.Model
 }
 
 // DefaultTabs returns the application's tabs in tab-bar order; keys 1–9
 // select them. Adding a view is adding one line here.
-func DefaultTabs() []Tab { return defaultTabs(whatif.NewShared()) }
-
-// SweepTabs returns a Sweep tab on a sweep result (views/sweep) followed
-// by DefaultTabs: `tracesim sweep show`. The Sweep tab shares the
-// session's machine with the Machine and Simulate tabs, so that enter on
-// a point opens its run in Simulate; open loads a row's trace and machine
-// (nil when the result's spec is unknown).
-func SweepTabs(res *sw.Table, name string, open func(ctx context.Context, row []string) (sweepview.Run, error)) []Tab {
-	wi := whatif.NewShared()
-	// The view's state outlives the views, which are rebuilt when a
-	// point's trace opens.
-	st := sweepview.NewState(res, name, open, wi)
-	return append([]Tab{
-		{"Sweep", func(c *component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }},
-	}, defaultTabs(wi)...)
+func DefaultTabs() []Tab {
+	return []Tab{
+		{"Timeline", func(c component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
+		{"Matrix", func(c component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
+		{"Sizes", func(c component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
+		{"Stats", func(c component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
+		{"Causality", func(c component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
+		{"Machine", func(c component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr) }},
+		{"Simulate", func(c component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr) }},
+	}
 }
 
-// defaultTabs returns the tabs with wi as the Machine tab's configuration,
-// which the Simulate tab runs; per session, and kept when another trace
-// rebuilds the views.
-func defaultTabs(wi *whatif.Shared) []Tab {
-	return []Tab{
-		{"Timeline", func(c *component.Common, tr *tracefmt.Trace) component.Model { return timeline.New(c, tr) }},
-		{"Matrix", func(c *component.Common, tr *tracefmt.Trace) component.Model { return matrix.New(c, tr) }},
-		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model { return sizes.New(c, tr) }},
-		{"Stats", func(c *component.Common, tr *tracefmt.Trace) component.Model { return stats.New(c, tr) }},
-		{"Causality", func(c *component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
-		{"Machine", func(c *component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr, wi) }},
-		{"Simulate", func(c *component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr, wi) }},
-	}
+// SweepTabs returns a Sweep tab on a sweep result (views/sweep) followed
+// by DefaultTabs: `tracesim sweep show`. The Sweep tab sets the session's
+// machine (Session.WhatIf), which the Machine and Simulate tabs share, so
+// that enter on a point opens its run in Simulate; open loads a row's
+// trace and machine (nil when the result's spec is unknown).
+func SweepTabs(res *sw.Table, name string, open func(ctx context.Context, row []string) (sweepview.Run, error)) []Tab {
+	// The view's state outlives the views, which are rebuilt when a
+	// point's trace opens.
+	st := sweepview.NewState(res, name, open)
+	return append([]Tab{
+		{"Sweep", func(c component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }},
+	}, DefaultTabs()...)
 }
 
 // TimelineTab is the name of the tab that FocusEventMsg switches to.
@@ -220,11 +213,11 @@ func (o *Options) theme(dark bool) *themes.Theme {
 	return t
 }
 
-// presetShared returns a session's what-if state starting from the named
+// presetWhatIf returns a session's what-if state starting from the named
 // preset; an unknown or invalid name (the caller validated it) keeps the
 // default machine.
-func presetShared(name string) *whatif.Shared {
-	wi := whatif.NewShared()
+func presetWhatIf(name string) *component.WhatIf {
+	wi := component.NewWhatIf()
 	if name == "" {
 		return wi
 	}

@@ -11,7 +11,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/themes"
@@ -20,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tui/demo"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/simulate"
 	"github.com/tracesim/tracesim/views/timeline"
 )
@@ -75,7 +75,7 @@ func TestGoldenPredicted(t *testing.T) {
 			pred := replayed(t, tr)
 			for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 				t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-					m := timeline.New(&component.Common{Width: sz[0], Height: sz[1], Theme: themes.Mono()}, tr)
+					m := timeline.New(component.New(&component.Session{Theme: themes.Mono()}, sz[0], sz[1]), tr)
 					m.SetPredicted(pred, "sim #1 on default")
 					views := []string{"both", "recorded", "predicted"}
 					if !tr.Timed {
@@ -85,7 +85,7 @@ func TestGoldenPredicted(t *testing.T) {
 						if i > 0 {
 							m.Update(tea.KeyPressMsg{Code: 'p', Text: "p"})
 						}
-						t.Run(v, func(t *testing.T) { golden.RequireEqual(t, ansi.Strip(m.View())) })
+						t.Run(v, func(t *testing.T) { viewtest.Golden(t, ansi.Strip(m.View())) })
 					}
 				})
 			}

@@ -7,12 +7,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/runner"
-	"github.com/tracesim/tracesim/views/simulate"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // Simulations run here, not in the views: the Simulate tab asks for each
-// slice of its run with a simulate.AdvanceMsg, and the application runs
-// the slice on a command goroutine and routes the simulate.SliceMsg back.
+// slice of its run with a component.AdvanceMsg, and the application runs
+// the slice on a command goroutine and routes the component.SliceMsg back.
 // Being the one place where simulations advance, it is also where the
 // session's SimBudget is kept.
 
@@ -26,13 +26,13 @@ type simUse struct {
 // advance runs the slice a asks for, unless the run has used up the
 // session's budget: then the view gets a SliceMsg with an error that says
 // which limit it reached, and the run stops there (R starts a fresh one).
-func (m *Model) advance(a simulate.AdvanceMsg) tea.Cmd {
+func (m *Model) advance(a component.AdvanceMsg) tea.Cmd {
 	first := m.sim.run != a.Runner
 	if first {
 		m.sim = simUse{run: a.Runner}
 	}
 	if err := m.overBudget(); err != nil {
-		return func() tea.Msg { return simulate.SliceMsg{Gen: a.Gen, Slice: runner.Slice{Err: err}} }
+		return func() tea.Msg { return component.SliceMsg{Gen: a.Gen, Slice: runner.Slice{Err: err}} }
 	}
 	lg, path := m.opts.Log, m.path
 	return func() tea.Msg {
@@ -43,12 +43,12 @@ func (m *Model) advance(a simulate.AdvanceMsg) tea.Cmd {
 		if s.Done || s.Err != nil {
 			debug(lg, "simulation ended", "trace", path, "simulated", s.Clock, "err", s.Err)
 		}
-		return simulate.SliceMsg{Gen: a.Gen, Slice: s}
+		return component.SliceMsg{Gen: a.Gen, Slice: s}
 	}
 }
 
 // account adds a finished slice to the budget of the run under way.
-func (m *Model) account(s simulate.SliceMsg) {
+func (m *Model) account(s component.SliceMsg) {
 	m.sim.wall += s.Slice.Wall
 	if s.Slice.Snap != nil {
 		m.sim.events = s.Slice.Snap.Events

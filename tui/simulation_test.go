@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/simulate"
 )
 
@@ -90,7 +91,7 @@ func TestSimulationRunsInTheApplication(t *testing.T) {
 				t.Fatalf("status %v, want %v", v.Status(), tc.want)
 			}
 			if tc.says != "" && !strings.Contains(m.Frame(), tc.says) {
-				t.Errorf("the screen does not say %q:\n%s", tc.says, ascii(t, m.Frame()))
+				t.Errorf("the screen does not say %q:\n%s", tc.says, viewtest.ASCII(t, m.Frame()))
 			}
 			if tc.budget.Events > 0 && v.Snapshot().Events != uint64(tc.budget.Events) {
 				t.Errorf("stepped to %d events under a budget of %d", v.Snapshot().Events, tc.budget.Events)
@@ -111,7 +112,7 @@ func TestLibraryConfinesViews(t *testing.T) {
 	keys(t, m, strings.Split("cfg.toml", "")...)
 	keys(t, m, "enter")
 	if _, err := os.Stat(filepath.Join(lib, "cfg.toml")); err != nil {
-		t.Fatalf("the Machine tab did not save into the library: %v\n%s", err, ascii(t, m.Frame()))
+		t.Fatalf("the Machine tab did not save into the library: %v\n%s", err, viewtest.ASCII(t, m.Frame()))
 	}
 }
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -11,15 +10,14 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/sizes"
 )
 
@@ -44,50 +42,11 @@ func newModel(t testing.TB, w, h int, opts ...func(*Options)) *Model {
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// keyMsg turns a key name into a key press.
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "f11":
-		return tea.KeyPressMsg{Code: tea.KeyF11}
-	case "f12":
-		return tea.KeyPressMsg{Code: tea.KeyF12}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-}
-
 // press sends keys and returns the last command.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
-		_, cmd = m.Update(keyMsg(k))
+		_, cmd = m.Update(viewtest.Key(k))
 	}
 	return cmd
 }
@@ -116,13 +75,13 @@ func TestGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], strings.ToLower(tab.Name)), func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1])
 				press(m, fmt.Sprint(i+1))
-				golden.RequireEqual(t, ascii(t, m.Frame()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
 			})
 		}
 		t.Run(fmt.Sprintf("%dx%d/help", sz[0], sz[1]), func(t *testing.T) {
 			m := newModel(t, sz[0], sz[1])
 			press(m, "2", "?")
-			golden.RequireEqual(t, ascii(t, m.Frame()))
+			viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
 		})
 	}
 }
@@ -263,7 +222,7 @@ type fakeView struct {
 	msgs       []tea.Msg
 }
 
-func (f *fakeView) new(c *component.Common, tr *tracefmt.Trace) component.Model { return f }
+func (f *fakeView) new(c component.Common, tr *tracefmt.Trace) component.Model { return f }
 
 func (f *fakeView) Init() tea.Cmd { return nil }
 func (f *fakeView) Update(msg tea.Msg) (component.Model, tea.Cmd) {
@@ -296,7 +255,7 @@ func TestRouting(t *testing.T) {
 	var sz *sizes.Model
 	tabs := []Tab{
 		{"Timeline", fv.new},
-		{"Sizes", func(c *component.Common, tr *tracefmt.Trace) component.Model {
+		{"Sizes", func(c component.Common, tr *tracefmt.Trace) component.Model {
 			sz = sizes.New(c, tr)
 			return sz
 		}},
@@ -424,6 +383,13 @@ func TestLoad(t *testing.T) {
 	if !strings.Contains(ansi.Strip(m.Frame()), "Loading") {
 		t.Error("no loading screen")
 	}
+	// The progress bar (bubbles' progress) is 60 cells at 80 columns:
+	// filled to the fraction read, the rest ░.
+	m.load.done, m.load.total = 1, 4
+	bar := strings.TrimSpace(strings.Split(ansi.Strip(m.Frame()), "\n")[4])
+	if want := strings.Repeat("█", 15) + strings.Repeat("░", 45); bar != want {
+		t.Errorf("progress at 25%%: %q, want %q", bar, want)
+	}
 	finishLoad(t, m)
 	if m.Trace() == nil || m.Trace().Size() != 6 {
 		t.Fatalf("loaded %v, err %q", m.Trace(), m.err)
@@ -474,7 +440,7 @@ func TestPickerLibrary(t *testing.T) {
 		t.Skip("no symlinks:", err)
 	}
 	m := newModel(t, 100, 30, func(o *Options) { o.Library = lib })
-	press(m, "o")
+	pick(m, "o")
 	if m.picker == nil {
 		t.Fatal("o did not open the picker")
 	}
@@ -489,12 +455,12 @@ func TestPickerLibrary(t *testing.T) {
 		t.Fatalf("library root lists %s", got)
 	}
 	// No way up from the library root.
-	press(m, "left", "backspace")
+	pick(m, "left", "backspace")
 	if m.picker.dir != mustEval(t, lib) && m.picker.dir != lib {
 		t.Errorf("left the library: %s", m.picker.dir)
 	}
 	// The link to a file outside is refused.
-	press(m, "down", "enter")
+	pick(m, "down", "enter")
 	if m.load != nil || !strings.Contains(m.picker.err, "outside") {
 		t.Errorf("symlink outside opened (err %q)", m.picker.err)
 	}
@@ -506,11 +472,11 @@ func TestPickerLibrary(t *testing.T) {
 		t.Error("dot-dot path accepted")
 	}
 	// Inside works: into sub, open ok.tsim.
-	press(m, "up", "enter")
+	pick(m, "up", "enter")
 	if got := strings.Join(names(), ","); got != "..,ok.tsim" {
 		t.Fatalf("sub lists %s", got)
 	}
-	press(m, "down", "enter")
+	pick(m, "down", "enter")
 	if m.picker != nil || m.load == nil {
 		t.Fatal("enter on a file did not start loading")
 	}
@@ -524,7 +490,14 @@ func TestLibraryOnlyOpensPicker(t *testing.T) {
 	lib := t.TempDir()
 	writeTrace(t, lib, "a.tsim", gen.Options{Pattern: "ring", Ranks: 3, Iters: 1, Seed: 1})
 	m := New(Options{Library: lib, NoColor: true})
-	m.Init()
+	// Init's batch holds the listing of the library, read by a command.
+	if b, ok := m.Init()().(tea.BatchMsg); ok {
+		for _, c := range b {
+			if l, ok := c().(pickerListMsg); ok {
+				m.Update(l)
+			}
+		}
+	}
 	if m.picker == nil || !strings.Contains(ansi.Strip(m.Frame()), "a.tsim") {
 		t.Errorf("no picker on the library at start:\n%s", ansi.Strip(m.Frame()))
 	}
@@ -552,7 +525,7 @@ func TestHelpHidesShadowedKeys(t *testing.T) {
 // does not.
 type fakeHelpView struct{ fakeView }
 
-func (f *fakeHelpView) new(c *component.Common, tr *tracefmt.Trace) component.Model { return f }
+func (f *fakeHelpView) new(c component.Common, tr *tracefmt.Trace) component.Model { return f }
 func (f *fakeHelpView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{
 		key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "shadowed")),

@@ -88,7 +88,7 @@ func TestOptionsPreset(t *testing.T) {
 		if tc.preset == "" && reflect.DeepEqual(cfg, want) {
 			t.Error("no preset: the Machine tab has the preset's config")
 		}
-		if _, name := presetShared(tc.preset).Config(); name != tc.name {
+		if _, name := presetWhatIf(tc.preset).Config(); name != tc.name {
 			t.Errorf("preset %q: named %q, want %q", tc.preset, name, tc.name)
 		}
 	}

@@ -127,7 +127,7 @@ func TestStatsEqualsTheTab(t *testing.T) {
 				}})
 			}
 			for _, r := range runs {
-				m := stats.New(&component.Common{Theme: themes.Mono(), Width: 120, Height: 40}, tr)
+				m := stats.New(component.New(&component.Session{Theme: themes.Mono()}, 120, 40), tr)
 				r.view(m)
 				m.View()
 				p := m.Profile()
@@ -177,7 +177,7 @@ func TestMatrixEqualsTheTab(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := matrix.New(&component.Common{Theme: themes.Mono(), Width: 120, Height: 40}, tr)
+			m := matrix.New(component.New(&component.Session{Theme: themes.Mono()}, 120, 40), tr)
 			check := func(name string, args ...string) {
 				want, k := m.Shown()
 				for _, metric := range []string{"bytes", "messages"} {
@@ -210,7 +210,7 @@ func TestSizesEqualsTheTab(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := sizes.New(&component.Common{Theme: themes.Mono(), Width: 120, Height: 40}, tr)
+			m := sizes.New(component.New(&component.Session{Theme: themes.Mono()}, 120, 40), tr)
 			check := func(name string, args ...string) {
 				h := m.Histogram()
 				var got SizesJSON

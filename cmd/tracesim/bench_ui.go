@@ -16,7 +16,7 @@ import (
 // (an unchanged frame would come from the view's cache). The summary the
 // frames read is built once, before the clock starts.
 func benchTimelineFrame(in *benchInput, b *testing.B) {
-	c := &component.Common{Width: 200, Height: 60, Theme: themes.Dark()}
+	c := component.New(&component.Session{Theme: themes.Dark()}, 200, 60)
 	m := timeline.New(c, in.trace)
 	// Focus waits for the background build of a large trace's summary.
 	m.Focus(tracefmt.EventRef{})

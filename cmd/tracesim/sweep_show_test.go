@@ -96,7 +96,10 @@ func TestSweepShowEndToEnd(t *testing.T) {
 	x.waitFor("speed max", "speed max")
 	x.keys("r")
 	screen := x.waitFor("run", "predicted makespan")
-	m := regexp.MustCompile(`predicted makespan (\S+)`).FindStringSubmatch(screen)
+	m := regexp.MustCompile(`predicted makespan ([0-9.]+ ?[a-zµ]+)`).FindStringSubmatch(screen)
+	if m == nil {
+		t.Fatalf("no makespan on the screen:\n%s", screen)
+	}
 	got, err := units.ParseDuration(m[1])
 	if err != nil {
 		t.Fatalf("makespan %q: %v", m[1], err)

@@ -22,6 +22,11 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
+// MessageStepEvents bounds a Message step: with no message completed
+// after this many engine events (a long computation), the step stops
+// there, the snapshot showing how far it got.
+const MessageStepEvents = 1 << 20
+
 // Frame is the host time of one slice: about 30 snapshots a second.
 const Frame = 33 * time.Millisecond
 
@@ -193,9 +198,14 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		// this is exact but slow); then windows of simulated time that
 		// double, so that a message far ahead is reached in a few dozen
 		// calls, at the price of overshooting by at most the last window.
-		before := s.Snapshot().Messages
-		deadline := time.Now().Add(10 * Frame)
-		moved := func() bool { return s.Done() || s.Snapshot().Messages != before || time.Now().After(deadline) }
+		// Bounded by engine events, not by host time: how far a step
+		// goes must not depend on how loaded the host is.
+		start := s.Snapshot()
+		before, limit := start.Messages, start.Events+MessageStepEvents
+		moved := func() bool {
+			sn := s.Snapshot()
+			return s.Done() || sn.Messages != before || sn.Events >= limit
+		}
 		for i := 0; i < 200 && !moved(); i++ {
 			s.Step()
 		}

@@ -174,44 +174,75 @@ func ParseFlops(s string) (float64, error) {
 
 // FormatDuration formats seconds with an adaptive unit and about four
 // significant digits: "1.205 s", "12.5 µs", "830 ns".
-func FormatDuration(sec float64) string {
+func FormatDuration(sec float64) string { return FormatDurationSig(sec, 4) }
+
+// FormatDurationSig formats seconds with an adaptive unit and at most sig
+// significant digits, rounded before the unit is chosen so that 999.96 µs
+// at three digits reads "1 ms", not "1000 µs". Seven digits tell close
+// runs apart ("149.7731 ms"); three suit a status line ("150 ms").
+func FormatDurationSig(sec float64, sig int) string {
+	if sec == 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
+		if sec == 0 {
+			return "0 s"
+		}
+		return strconv.FormatFloat(sec, 'g', -1, 64) + " s"
+	}
+	sec, _ = strconv.ParseFloat(strconv.FormatFloat(sec, 'g', max(sig, 1), 64), 64)
+	scale, suffix := TimeUnit(sec)
+	return trim(sec/scale, sig) + " " + suffix
+}
+
+// TimeUnit returns the unit a duration of sec seconds prints in: its size
+// in seconds and its name (1, "s"; 1e-3, "ms"; 1e-6, "µs"; 1e-9, "ns";
+// 1e-12, "ps"). An axis picks one for its largest label and prints every
+// label in it.
+func TimeUnit(sec float64) (scale float64, suffix string) {
 	a := math.Abs(sec)
 	switch {
-	case a == 0:
-		return "0 s"
 	case a >= 1:
-		return trim(sec, 4) + " s"
+		return 1, "s"
 	case a >= 1e-3:
-		return trim(sec*1e3, 4) + " ms"
+		return 1e-3, "ms"
 	case a >= 1e-6:
-		return trim(sec*1e6, 4) + " µs"
+		return 1e-6, "µs"
 	case a >= 1e-9:
-		return trim(sec*1e9, 4) + " ns"
+		return 1e-9, "ns"
 	}
-	return trim(sec*1e12, 4) + " ps"
+	return 1e-12, "ps"
 }
 
 // FormatDurationRes formats seconds like FormatDuration, with enough
 // decimals that times res seconds apart print differently: two ends of a
 // 3 µs message late in a run read "384.1234 ms → 384.1264 ms", not
-// "384.1 ms → 384.1 ms". A res of 0 is FormatDuration.
+// "384.1 ms → 384.1 ms". A res of 0 (or below a picosecond, which is
+// rounding rather than a resolution) is FormatDuration.
 func FormatDurationRes(sec, res float64) string {
 	a, r := math.Abs(sec), math.Abs(res)
-	if !(r > 0) || r >= a*1e-3 || math.IsInf(a, 0) {
+	if !(r >= 1e-12) || r >= a*1e-3 || math.IsInf(a, 0) {
 		return FormatDuration(sec)
 	}
-	scale, suffix := 1e-12, " ps"
-	for _, u := range []struct {
-		s    float64
-		name string
-	}{{1, " s"}, {1e-3, " ms"}, {1e-6, " µs"}, {1e-9, " ns"}} {
-		if a >= u.s {
-			scale, suffix = u.s, u.name
-			break
+	scale, suffix := TimeUnit(sec)
+	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 12)
+	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + " " + suffix
+}
+
+// FormatCount formats a count (events, messages, events per second) with
+// a k, M or G suffix and at most four significant digits: "830", "1.5k",
+// "12.35M".
+func FormatCount(v float64) string { return decimal(v, "", "k", "M", "G") }
+
+// decimal formats v with four significant digits and the largest of the
+// decimal prefixes (names[i] for 1000^i) it reaches, rounded first so
+// that 999.96k reads "1M", not "1000k".
+func decimal(v float64, names ...string) string {
+	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	a := math.Abs(v)
+	for i := len(names) - 1; i > 0; i-- {
+		if p := math.Pow(1000, float64(i)); a >= p {
+			return trim(v/p, 4) + names[i]
 		}
 	}
-	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 12)
-	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + suffix
+	return trim(v, 4) + names[0]
 }
 
 // FormatBytes formats a byte count with binary prefixes: "512 B", "64 KiB",
@@ -234,19 +265,7 @@ func FormatBytes(b int64) string {
 
 // FormatRate formats bytes per second in bits per second: "100 Mb/s".
 func FormatRate(bps float64) string {
-	b := bps * 8
-	a := math.Abs(b)
-	switch {
-	case a >= 1e12:
-		return trim(b/1e12, 4) + " Tb/s"
-	case a >= 1e9:
-		return trim(b/1e9, 4) + " Gb/s"
-	case a >= 1e6:
-		return trim(b/1e6, 4) + " Mb/s"
-	case a >= 1e3:
-		return trim(b/1e3, 4) + " Kb/s"
-	}
-	return trim(b, 4) + " b/s"
+	return decimal(bps*8, " b/s", " Kb/s", " Mb/s", " Gb/s", " Tb/s")
 }
 
 // FormatFlops formats an amount of work in flops with four significant

@@ -159,7 +159,7 @@ func (s *Server) setupTeacher(ctx context.Context, se *session, opts *tui.Option
 		StuckAfter: s.cfg.StuckAfter,
 		Context:    ctx,
 	}
-	opts.Tabs = append(tui.DefaultTabs(), tui.Tab{Name: ClassTab, New: func(cc *component.Common, _ *tracefmt.Trace) component.Model {
+	opts.Tabs = append(tui.DefaultTabs(), tui.Tab{Name: ClassTab, New: func(cc component.Common, _ *tracefmt.Trace) component.Model {
 		return class.New(cc, co)
 	}})
 	opts.StartTab = ClassTab

@@ -23,7 +23,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/causality"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
@@ -57,7 +56,7 @@ func (k SortKey) String() string { return sortNames[k] }
 
 // Model is the Causality tab. Create it with New.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	tr *tracefmt.Trace
@@ -93,11 +92,7 @@ type Model struct {
 
 	status string
 
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	renders int
+	memo component.Memo // the frame, drawn again when the state changes
 }
 
 // run is one background job; a result is taken only if it belongs to the
@@ -132,9 +127,9 @@ type correctDoneMsg struct {
 
 // New returns a Causality tab of tr drawing in c's area. Nothing is
 // checked until Init (the tab is shown).
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Model{common: c, keys: DefaultKeyMap(), base: ctx, dirty: true,
+	m := &Model{common: c, keys: DefaultKeyMap(), base: ctx,
 		opts: causality.Options{Replay: causality.ReplayAuto}}
 	// The application has no hook for a view it drops; cancelling when
 	// the view is collected stops a check that nobody will read. The
@@ -152,7 +147,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) tea.Cmd {
 	m.rep, m.g, m.checkErr, m.all, m.order = nil, nil, nil, nil, [numSortKeys][]int32{}
 	m.corr, m.corrErr, m.check, m.fix = nil, nil, nil, nil
 	m.cur, m.top, m.status = 0, 0, ""
-	m.dirty = true
+	m.memo.Invalidate()
 	return m.startCheck()
 }
 
@@ -193,14 +188,12 @@ func (m *Model) startCheck() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.base)
 	r := &run{cancel: cancel, start: time.Now()}
-	m.check, m.dirty = r, true
+	m.check = r
+	m.memo.Invalidate()
 	tr, opts := m.tr, m.opts
 	// The graph is shared with the other sessions (and the Timeline's
 	// cone) through the cache; checks and corrections only read it.
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	return func() tea.Msg {
 		defer cancel()
 		g := derived.Graph(d, tr)
@@ -278,7 +271,7 @@ func (m *Model) startCorrect() tea.Cmd {
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -336,7 +329,7 @@ func (m *Model) at(i int) *causality.Finding {
 
 // Renders returns how many frames the view has drawn, for tests of its
 // cache.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // Selection implements the application's Selector: the selected finding
 // in the status bar.
@@ -357,7 +350,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		}
 		msg.run.done = true
 		m.elapsed = time.Since(msg.run.start)
-		m.dirty = true
+		m.memo.Invalidate()
 		if msg.err != nil {
 			m.checkErr = msg.err
 			return m, nil
@@ -369,7 +362,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			return m, nil
 		}
 		msg.run.done = true
-		m.dirty = true
+		m.memo.Invalidate()
 		if msg.err != nil {
 			m.corrErr = msg.err
 			return m, nil
@@ -386,16 +379,16 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			m.move(3)
 		}
-		m.dirty = true
+		m.memo.Invalidate()
 	case tea.MouseClickMsg:
 		// A click on a row of the list selects its finding.
 		f := m.layout(m.common.Width, m.common.Height)
 		if i := msg.Y - len(f.head) - 1; msg.Button == tea.MouseLeft && i >= 0 && i < f.rows && m.top+i < m.Len() {
 			m.cur = m.top + i
-			m.dirty = true
+			m.memo.Invalidate()
 		}
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -404,22 +397,18 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	ks := m.keys
 	// A key that does nothing must not cost a frame (see Renders).
-	wasDirty, hadStatus := m.dirty, m.status != ""
+	handled, hadStatus := true, m.status != ""
 	m.status = ""
-	m.dirty = true
+	defer func() {
+		if handled || hadStatus {
+			m.memo.Invalidate()
+		}
+	}()
+	if d, ok := ks.List.Move(k, m.listRows()); ok {
+		m.move(d)
+		return nil
+	}
 	switch {
-	case key.Matches(k, ks.Up):
-		m.move(-1)
-	case key.Matches(k, ks.Down):
-		m.move(1)
-	case key.Matches(k, ks.PageUp):
-		m.move(-max(m.listRows(), 1))
-	case key.Matches(k, ks.PageDown):
-		m.move(max(m.listRows(), 1))
-	case key.Matches(k, ks.Home):
-		m.move(-m.Len())
-	case key.Matches(k, ks.End):
-		m.move(m.Len())
 	case key.Matches(k, ks.Sort):
 		m.sort = (m.sort + 1) % numSortKeys
 		m.cur, m.top = 0, 0
@@ -477,7 +466,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.status = "check cancelled (R checks again)"
 		}
 	default:
-		m.dirty = wasDirty || hadStatus
+		handled = false
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package causality
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -10,15 +9,14 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // skewed is a small generated trace whose clocks are skewed enough to
@@ -46,7 +44,7 @@ func exec(m *Model, cmd tea.Cmd) tea.Msg {
 // checked returns a view of tr whose check has finished.
 func checked(t testing.TB, th *themes.Theme, tr *tracefmt.Trace, w, h int) *Model {
 	t.Helper()
-	m := New(&component.Common{Theme: th}, tr)
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), tr)
 	m.SetSize(w, h)
 	exec(m, m.Init())
 	if m.Report() == nil {
@@ -58,35 +56,11 @@ func checked(t testing.TB, th *themes.Theme, tr *tracefmt.Trace, w, h int) *Mode
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	}
-	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-}
-
 // press sends keys and returns the last command.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
-		_, cmd = m.Update(keyMsg(k))
+		_, cmd = m.Update(viewtest.Key(k))
 	}
 	return cmd
 }
@@ -109,17 +83,17 @@ func TestGolden(t *testing.T) {
 				if c.correct {
 					exec(m, press(m, "c"))
 				}
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}
 }
 
 func TestGoldenChecking(t *testing.T) {
-	m := New(&component.Common{Theme: themes.Mono()}, skewed(t))
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), skewed(t))
 	m.SetSize(80, 24)
 	m.Init() // the check's command is not run: the view says it is checking
-	golden.RequireEqual(t, ascii(t, m.View()))
+	viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 }
 
 func TestLayout(t *testing.T) {
@@ -236,8 +210,8 @@ func TestFocus(t *testing.T) {
 	if !(e.Time < send.Time) {
 		t.Errorf("focused message not reversed: send %g recv %g", send.Time, e.Time)
 	}
-	if !strings.Contains(ascii(t, m.View()), "before the send (latency -") {
-		t.Errorf("details do not say the receive came first:\n%s", ascii(t, m.View()))
+	if !strings.Contains(viewtest.ASCII(t, m.View()), "before the send (latency -") {
+		t.Errorf("details do not say the receive came first:\n%s", viewtest.ASCII(t, m.View()))
 	}
 }
 
@@ -251,7 +225,7 @@ func TestCorrect(t *testing.T) {
 	if cmd == nil || !m.Correcting() {
 		t.Fatal("c started no correction")
 	}
-	if !strings.Contains(ascii(t, m.View()), "correcting") {
+	if !strings.Contains(viewtest.ASCII(t, m.View()), "correcting") {
 		t.Error("the view does not say it is correcting")
 	}
 	_, next := m.Update(cmd())
@@ -278,7 +252,7 @@ func TestCorrect(t *testing.T) {
 	if c := m.Correction(); c.ViolationsBefore() != m.Report().ClockViolations() || c.ViolationsAfter() != 0 {
 		t.Errorf("correction before %d after %d", c.ViolationsBefore(), c.ViolationsAfter())
 	}
-	v := ascii(t, m.View())
+	v := viewtest.ASCII(t, m.View())
 	if !strings.Contains(v, fmt.Sprintf("%d → 0 clock violations", m.Report().ClockViolations())) {
 		t.Errorf("the view does not report the correction:\n%s", v)
 	}
@@ -286,7 +260,7 @@ func TestCorrect(t *testing.T) {
 
 func TestStale(t *testing.T) {
 	tr := skewed(t)
-	m := New(&component.Common{Theme: themes.Dark()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), tr)
 	m.SetSize(80, 24)
 	old := m.Init()
 	// The trace changes while the first check runs: its result must not
@@ -373,7 +347,7 @@ func TestLMin(t *testing.T) {
 // once it is collected.
 func TestDroppedViewCancels(t *testing.T) {
 	ctx := func() context.Context {
-		m := New(&component.Common{Theme: themes.Dark()}, skewed(t))
+		m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), skewed(t))
 		m.Init()
 		return m.base
 	}()
@@ -393,7 +367,7 @@ func TestMouse(t *testing.T) {
 		t.Errorf("wheel down: selected %v", f)
 	}
 	// The list's header is under the head lines; its first row under it.
-	v := strings.Split(ascii(t, m.View()), "\n")
+	v := strings.Split(viewtest.ASCII(t, m.View()), "\n")
 	y := -1
 	for i, l := range v {
 		if strings.Contains(l, "KIND") {

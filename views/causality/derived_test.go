@@ -22,7 +22,7 @@ func TestSharedGraph(t *testing.T) {
 	ms := make([]*Model, 4)
 	cmds := make([]tea.Cmd, len(ms))
 	for i := range ms {
-		ms[i] = New(&component.Common{Theme: themes.Mono(), Derived: cache}, tr)
+		ms[i] = New(component.New(&component.Session{Theme: themes.Mono(), Derived: cache}, 0, 0), tr)
 		ms[i].SetSize(80, 24)
 		cmds[i] = ms[i].Init()
 	}

@@ -17,15 +17,7 @@ import (
 // View implements component.Model. The frame is cached until something
 // it shows changes.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(w, h), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string { return component.Fit(m.render(w, h), w, h) })
 }
 
 // frame is the vertical layout of a frame.
@@ -348,7 +340,7 @@ func (m *Model) details(w, n int) []string {
 		}
 	}
 	b.WriteString(" Enter shows it in the Timeline.")
-	for _, l := range wrap(b.String(), w, n) {
+	for _, l := range component.Wrap(b.String(), w, n) {
 		out = append(out, st.Selected.Render(l))
 	}
 	for len(out) < cap(out) {
@@ -466,33 +458,6 @@ func signed(d float64) string {
 		return "-" + units.FormatDuration(-d)
 	}
 	return "+" + units.FormatDuration(d)
-}
-
-// wrap breaks s into at most n lines of w cells at spaces; the last line
-// ends with an ellipsis when text is left over.
-func wrap(s string, w, n int) []string {
-	var out []string
-	words := strings.Fields(s)
-	line := ""
-	for i, wd := range words {
-		switch {
-		case line == "":
-			line = wd
-		case ansi.StringWidth(line)+1+ansi.StringWidth(wd) <= w:
-			line += " " + wd
-		default:
-			if len(out) == n-1 {
-				out = append(out, ansi.Truncate(line+" "+strings.Join(words[i:], " "), w, "…"))
-				return out
-			}
-			out = append(out, line)
-			line = wd
-		}
-	}
-	if line != "" && len(out) < n {
-		out = append(out, line)
-	}
-	return out
 }
 
 // padTo pads or cuts s to w cells.

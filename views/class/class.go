@@ -89,7 +89,7 @@ type (
 
 // Model is the Class tab.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 	opts   Options
 
@@ -110,7 +110,7 @@ type Model struct {
 var _ component.Model = (*Model)(nil)
 
 // New returns a Class tab reading o.Source.
-func New(c *component.Common, o Options) *Model {
+func New(c component.Common, o Options) *Model {
 	if o.StuckAfter <= 0 {
 		o.StuckAfter = DefaultStuckAfter
 	}

@@ -58,7 +58,7 @@ func classOf(n int) ([]classdb.Student, map[string]bool) {
 // newView returns a Class tab on st that has had one read.
 func newView(t *testing.T, st []classdb.Student, online map[string]bool, w, h int) *Model {
 	t.Helper()
-	m := New(&component.Common{Theme: themes.Mono()}, Options{
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{
 		Source: func(context.Context) ([]classdb.Student, error) { return append([]classdb.Student(nil), st...), nil },
 		Online: func() map[string]bool { return online },
 		Now:    func() time.Time { return now },
@@ -171,8 +171,8 @@ func TestRefreshLoop(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := New(&component.Common{Theme: themes.Mono()}, Options{Source: src, Now: func() time.Time { return now }, Refresh: time.Millisecond, Context: ctx})
-	other := New(&component.Common{Theme: themes.Mono()}, Options{Source: src})
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Source: src, Now: func() time.Time { return now }, Refresh: time.Millisecond, Context: ctx})
+	other := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Source: src})
 	m.SetSize(80, 10)
 	dropped := m.Init() // the application may drop an Init's command
 	read := m.Init()

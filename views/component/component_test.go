@@ -35,3 +35,30 @@ func TestFit(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w, n int
+		want []string
+	}{
+		{"hello world", 20, 0, []string{"hello world"}},
+		{"hello  wide world", 11, 0, []string{"hello  wide", "world"}},
+		{"see /a/very/long/path now", 10, 0, []string{"see", "/a/very/lo", "ng/path", "now"}},
+		{"one two three four five", 9, 2, []string{"one two", "three fo…"}},
+		{"漢字 漢字 漢字", 5, 0, []string{"漢字", "漢字", "漢字"}},
+		{"stamped before the send (latency -63.17 µs)", 34, 0, []string{"stamped before the send (latency", "-63.17 µs)"}},
+		{"", 10, 0, nil},
+		{"text", 0, 0, nil},
+	} {
+		got := Wrap(c.s, c.w, c.n)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("Wrap(%q, %d, %d) = %q, want %q", c.s, c.w, c.n, got, c.want)
+		}
+		for _, l := range got {
+			if ansi.StringWidth(l) > c.w {
+				t.Errorf("Wrap(%q, %d, %d): %q is wider than %d", c.s, c.w, c.n, l, c.w)
+			}
+		}
+	}
+}

@@ -1,6 +1,12 @@
 package component
 
-import "github.com/tracesim/tracesim/tracefmt"
+import (
+	"context"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/runner"
+	"github.com/tracesim/tracesim/tracefmt"
+)
 
 // Messages that views send to the application (through tea.Cmd) and that
 // the application routes to other views. They keep views independent of
@@ -43,3 +49,54 @@ type StatusMsg string
 type ShowTabMsg struct {
 	Name string
 }
+
+// ThemeMsg tells the views that the session's theme changed (the
+// application has set Session.Theme): views whose styles or cached
+// colours derive from the theme rebuild them.
+type ThemeMsg struct{}
+
+// ConfigMsg carries a valid machine configuration from the Machine tab.
+// The Simulate tab uses it for its next run (or at once when nothing has
+// run yet); a run under way keeps the configuration it started with.
+type ConfigMsg struct {
+	// Config is the configuration; it has passed Config.Validate.
+	Config replay.Config
+	// Name is the preset it came from, "custom" once edited, for the run
+	// history.
+	Name string
+}
+
+// A simulation runs in slices, each an engine/runner.Runner.Advance
+// call: the Simulate tab asks for one with an AdvanceMsg, the application
+// runs it off the UI goroutine (where it keeps the session's simulation
+// budget) and hands the result back as a SliceMsg. While a slice is in
+// flight the view does not touch the Runner, so the engine has one owner
+// at a time, and a view that is dropped simply stops the chain.
+
+// AdvanceMsg asks the application to advance Runner by one slice on a
+// goroutine of its own and to deliver the result as a SliceMsg.
+type AdvanceMsg struct {
+	Runner  *runner.Runner
+	Ctx     context.Context
+	Request runner.Request
+	// Gen identifies the run the slice belongs to; a SliceMsg of an
+	// older run is ignored.
+	Gen int
+}
+
+// SliceMsg is the result of the slice an AdvanceMsg asked for.
+type SliceMsg struct {
+	Gen   int
+	Slice runner.Slice
+}
+
+// PredictMsg asks the Simulate tab for a fresh run of the whole trace on
+// the current machine, as fast as the host allows, whose simulated trace
+// it then offers to the Timeline as "predicted on <machine>" (the
+// application sends it when an untimed trace is loaded). Progress goes to
+// the status bar.
+type PredictMsg struct{}
+
+// StopMsg stops a run that PredictMsg started (the application sends it on
+// esc); other runs are left alone.
+type StopMsg struct{}

@@ -93,7 +93,7 @@ const (
 
 // Model is the Learn tab.
 type Model struct {
-	common *component.Common
+	common component.Common // the session and the tab's (or pane's) size
 	keys   KeyMap
 	opts   Options
 	l      *lesson.Lesson
@@ -122,7 +122,6 @@ type Model struct {
 
 	top     int // first body line shown
 	started bool
-	w, h    int // the drawing area
 
 	// glamour renderer and its last output, by width and style.
 	rend      *glamour.TermRenderer
@@ -134,7 +133,7 @@ type Model struct {
 var _ component.Model = (*Model)(nil)
 
 // New returns a Learn tab on o.Lesson, resuming where o.Progress says.
-func New(c *component.Common, o Options) *Model {
+func New(c component.Common, o Options) *Model {
 	ti := textinput.New()
 	ti.Prompt = "answer: "
 	ti.CharLimit = 64
@@ -170,11 +169,10 @@ func (m *Model) Init() tea.Cmd {
 	return nil
 }
 
-// SetSize implements component.Model. The Learn tab keeps its own size
-// rather than the shared Common's: the application also draws it as a
-// narrower pane beside another tab.
+// SetSize implements component.Model. The application also draws the
+// Learn tab as a narrower pane beside another tab, at the pane's size.
 func (m *Model) SetSize(width, height int) {
-	m.w, m.h = width, height
+	m.common.SetSize(width, height)
 	m.input.SetWidth(max(width-12, 8))
 }
 
@@ -336,9 +334,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		m.top++
 	case key.Matches(msg, k.PageUp):
-		m.top -= max(m.h-6, 1)
+		m.top -= max(m.common.Height-6, 1)
 	case key.Matches(msg, k.PageDown):
-		m.top += max(m.h-6, 1)
+		m.top += max(m.common.Height-6, 1)
 	}
 	return nil
 }
@@ -489,7 +487,7 @@ func (m *Model) body(w int) []string {
 // View implements component.Model: the lesson's title and steps, the
 // current step rendered, then what it asks for and the answer box.
 func (m *Model) View() string {
-	w, h := m.w, m.h
+	w, h := m.common.Width, m.common.Height
 	if m.l == nil {
 		return component.Fit([]string{"", "  No lesson."}, w, h)
 	}
@@ -567,13 +565,13 @@ func (m *Model) footer() []string {
 		if m.want == nil && m.solveErr == nil && hasQuestions(m.l) {
 			tasks = append(tasks, th.Dim.Render("(computing the answers…)"))
 		}
-		out = append(out, wrapANSI(" To do: "+strings.Join(tasks, ", "), m.w)...)
+		out = append(out, wrapANSI(" To do: "+strings.Join(tasks, ", "), m.common.Width)...)
 		if q := s.Question; q != nil && !m.right && q.Answer.Kind.Selected() {
 			sel := "nothing selected yet"
 			if m.finding != nil {
 				sel = lesson.DescribeFinding(*m.finding)
 			}
-			out = append(out, wrapANSI(" Selected: "+sel, m.w)...)
+			out = append(out, wrapANSI(" Selected: "+sel, m.common.Width)...)
 		}
 	}
 	switch m.fb {
@@ -583,13 +581,13 @@ func (m *Model) footer() []string {
 			// Answered, but the step's keys or tab remain.
 			txt += " Now " + m.todo(s) + "."
 		}
-		out = append(out, wrapANSI(" "+th.Bold.Render(txt), m.w)...)
+		out = append(out, wrapANSI(" "+th.Bold.Render(txt), m.common.Width)...)
 	case fbWrong:
-		out = append(out, wrapStyled(th.Warn.Render, "✗ "+m.fbText, m.w-2)...)
+		out = append(out, wrapStyled(th.Warn.Render, "✗ "+m.fbText, m.common.Width-2)...)
 	case fbInvalid:
-		out = append(out, wrapStyled(th.Error.Render, "! "+m.fbText, m.w-2)...)
+		out = append(out, wrapStyled(th.Error.Render, "! "+m.fbText, m.common.Width-2)...)
 	case fbInfo:
-		out = append(out, wrapStyled(th.Dim.Render, m.fbText, m.w-2)...)
+		out = append(out, wrapStyled(th.Dim.Render, m.fbText, m.common.Width-2)...)
 	}
 	if m.answering {
 		unit := ""
@@ -621,25 +619,12 @@ func wrapANSI(s string, w int) []string {
 	return lines
 }
 
-// wrapStyled wraps s at word boundaries into lines of at most w cells,
-// each styled and indented by one space.
+// wrapStyled wraps s at spaces into lines of at most w cells, each styled
+// and indented by one space.
 func wrapStyled(style func(...string) string, s string, w int) []string {
-	w = max(w, 10)
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case len([]rune(line))+1+len([]rune(word)) <= w:
-			line += " " + word
-		default:
-			out = append(out, " "+style(line))
-			line = word
-		}
+	lines := component.Wrap(s, max(w, 10), 0)
+	for i, l := range lines {
+		lines[i] = " " + style(l)
 	}
-	if line != "" {
-		out = append(out, " "+style(line))
-	}
-	return out
+	return lines
 }

@@ -8,13 +8,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 const testLesson = `---
@@ -83,36 +83,18 @@ func solved(t *testing.T, name, src string) (*lesson.Lesson, *tracefmt.Trace, []
 func setup(t *testing.T, p Progress) (*Model, []*lesson.Expected) {
 	t.Helper()
 	l, _, want := solved(t, "ring-test.md", testLesson)
-	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Progress: p, Tabs: tabs})
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Lesson: l, Progress: p, Tabs: tabs})
 	m.SetSize(80, 30)
 	m.Init()
 	return m, want
 }
 
-func press(m *Model, keys ...string) tea.Cmd {
-	var cmds []tea.Cmd
-	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		default:
-			r := []rune(k)[0]
-			msg = tea.KeyPressMsg{Code: r, Text: k}
-		}
-		_, cmd := m.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	return tea.Batch(cmds...)
-}
+// press sends the keys to m as the application would (viewtest's key
+// names).
+func press(m *Model, keys ...string) tea.Cmd { return viewtest.Press(m, keys...) }
 
-func typeText(m *Model, s string) {
-	for _, r := range s {
-		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-}
+// typeText types s into m a character at a time.
+func typeText(m *Model, s string) { viewtest.Press(m, `"`+s+`"`) }
 
 func screen(m *Model) string { return ansi.Strip(m.View()) }
 
@@ -244,26 +226,25 @@ func TestShownTabKey(t *testing.T) {
 	}
 }
 
+// TestViewFits: the Learn tab draws exactly its size at every size the
+// application supports, in a colour and the monochrome theme, also as the
+// narrow pane beside another tab (20×4).
 func TestViewFits(t *testing.T) {
+	l, _, _ := solved(t, "ring-test.md", testLesson)
+	viewtest.SweepThemes(t, func(c component.Common) component.Model {
+		return New(c, Options{Lesson: l, Tabs: tabs})
+	})
 	m, _ := setup(t, nil)
-	for _, sz := range [][2]int{{80, 24}, {40, 10}, {120, 50}, {20, 4}} {
-		m.SetSize(sz[0], sz[1])
-		lines := strings.Split(m.View(), "\n")
-		if len(lines) != sz[1] {
-			t.Errorf("%dx%d: %d lines", sz[0], sz[1], len(lines))
-		}
-		for i, l := range lines {
-			if w := ansi.StringWidth(l); w != sz[0] {
-				t.Errorf("%dx%d: line %d is %d wide", sz[0], sz[1], i, w)
-			}
-		}
+	m.SetSize(20, 4)
+	if err := viewtest.CheckFrame(m.View(), 20, 4); err != "" {
+		t.Error("20×4:", err)
 	}
 }
 
 func TestColourThemeRenders(t *testing.T) {
 	for _, dark := range []bool{true, false} {
 		l, _ := lesson.Parse("x.md", strings.NewReader(testLesson))
-		m := New(&component.Common{Theme: themes.Default(nil, dark)}, Options{Lesson: l})
+		m := New(component.New(&component.Session{Theme: themes.Default(nil, dark)}, 0, 0), Options{Lesson: l})
 		m.SetSize(70, 20)
 		if s := ansi.Strip(m.View()); !strings.Contains(s, "Read this") {
 			t.Errorf("dark=%v:\n%s", dark, s)
@@ -276,7 +257,7 @@ func TestColourThemeRenders(t *testing.T) {
 func TestGolden(t *testing.T) {
 	m, want := setup(t, nil)
 	m.SetSize(72, 22)
-	t.Run("intro", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
+	t.Run("intro", func(t *testing.T) { viewtest.Golden(t, m.View()) })
 	press(m, "enter")
 	m.Update(SolvedMsg{Lesson: "ring-test", Answers: want})
 	m.Update(ObservedMsg{Key: "7", Tab: "Simulate"})
@@ -284,7 +265,7 @@ func TestGolden(t *testing.T) {
 	typeText(m, "1")
 	press(m, "enter", "enter")
 	typeText(m, "2")
-	t.Run("hint", func(t *testing.T) { golden.RequireEqual(t, []byte(m.View())) })
+	t.Run("hint", func(t *testing.T) { viewtest.Golden(t, m.View()) })
 }
 
 const findingLesson = `---
@@ -319,7 +300,7 @@ func TestFindingAnswer(t *testing.T) {
 		}
 	}
 	rec := &recorder{}
-	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Progress: rec, Tabs: tabs})
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Lesson: l, Progress: rec, Tabs: tabs})
 	m.SetSize(100, 20)
 	m.Update(SolvedMsg{Lesson: "skew", Answers: want})
 	press(m, "enter")
@@ -351,7 +332,7 @@ func TestNoticeClearedOnAdvance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(&component.Common{Theme: themes.Mono()}, Options{Lesson: l, Tabs: tabs})
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Lesson: l, Tabs: tabs})
 	m.SetSize(80, 20)
 	press(m, "enter")
 	if s := screen(m); !strings.Contains(s, "This step asks for the keys 7 first.") {

@@ -4,7 +4,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestGoldenForm: the INSEE preset with a routing the torus does not
@@ -14,8 +15,8 @@ func TestGoldenForm(t *testing.T) {
 	typeKeys(m, "p", "down", "enter")
 	m.apply("routing", "updown")
 	m.Select("routing")
-	t.Run("error", func(t *testing.T) { golden.RequireEqual(t, ansi.Strip(m.View())) })
+	t.Run("error", func(t *testing.T) { viewtest.Golden(t, ansi.Strip(m.View())) })
 	m.Select("topology")
 	typeKeys(m, "enter")
-	t.Run("topology", func(t *testing.T) { golden.RequireEqual(t, ansi.Strip(m.View())) })
+	t.Run("topology", func(t *testing.T) { viewtest.Golden(t, ansi.Strip(m.View())) })
 }

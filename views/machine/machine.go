@@ -8,7 +8,7 @@
 //
 // The list is drawn by the tab; each value is edited in a huh form (an
 // input with validation, or a select) that opens below it. Every valid
-// change goes to the Simulate tab as a whatif.ConfigMsg.
+// change goes to the Simulate tab as a component.ConfigMsg.
 package machine
 
 import (
@@ -33,7 +33,6 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // mainKeys are the settings that describe the machine, listed first in
@@ -87,9 +86,9 @@ type opChoice struct {
 
 // Model is the Machine tab.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
-	shared *whatif.Shared
+	shared *component.WhatIf
 
 	ranks  int // of the loaded trace, for the placement check
 	cfg    replay.Config
@@ -104,10 +103,7 @@ type Model struct {
 	ed   *editor
 	sum  string // the topology's summary, for the title
 
-	cache  string
-	dirty  bool
-	cw, ch int
-	theme  *themes.Theme
+	memo component.Memo // the frame, drawn again when the state changes
 	// sizeUnknown counts the trace's collectives without recorded sizes:
 	// no machine setting changes what they cost, which the form says.
 	sizeUnknown int
@@ -116,13 +112,11 @@ type Model struct {
 var _ component.Model = (*Model)(nil)
 
 // New returns a Machine tab for tr (used for its number of ranks) drawing
-// in c's area. It edits the configuration sh holds and records every
-// valid change there (nil: a private default machine).
-func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
-	if sh == nil {
-		sh = whatif.NewShared()
-	}
-	m := &Model{common: c, keys: DefaultKeyMap(), shared: sh, dirty: true}
+// in c's area. It edits the configuration the session's WhatIf holds
+// and records every valid change there (none: a private default machine).
+func New(c component.Common, tr *tracefmt.Trace) *Model {
+	sh := component.WhatIfOf(c)
+	m := &Model{common: c, keys: DefaultKeyMap(), shared: sh}
 	m.cfg, m.name = sh.Config()
 	if tr != nil {
 		m.ranks = len(tr.Ranks)
@@ -165,7 +159,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 	if m.ed != nil {
 		m.ed.form = m.ed.form.WithWidth(max(width-2, 20))
 	}
@@ -204,7 +198,7 @@ func (m *Model) publish() tea.Cmd {
 
 // apply sets one setting from the form.
 func (m *Model) apply(key, value string) tea.Cmd {
-	m.dirty = true
+	m.memo.Invalidate()
 	s, ok := replay.LookupSetting(key)
 	if !ok {
 		return nil
@@ -224,17 +218,17 @@ func (m *Model) apply(key, value string) tea.Cmd {
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	case component.OpenTraceMsg:
 		if msg.Trace != nil {
 			m.ranks = len(msg.Trace.Ranks)
 			m.sizeUnknown = msg.Trace.UnknownSizeCollectives()
 			m.check()
-			m.dirty = true
+			m.memo.Invalidate()
 		}
 		return m, nil
-	case whatif.ConfigMsg:
+	case component.ConfigMsg:
 		return m, nil
 	case fileMsg:
 		return m, m.loaded(msg)
@@ -248,7 +242,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	}
 	// The open form gets everything else: keys, its own messages
 	// (next field, next group) and cursor blinks.
-	m.dirty = true
+	m.memo.Invalidate()
 	f, cmd := m.ed.form.Update(msg)
 	if f, ok := f.(*huh.Form); ok {
 		m.ed.form = f
@@ -266,16 +260,18 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	m.dirty = true
+	// Keys nobody binds must not cost a frame.
+	handled := true
+	defer func() {
+		if handled {
+			m.memo.Invalidate()
+		}
+	}()
+	if d, ok := k.List.Move(msg, m.common.Height-4); ok {
+		m.move(d)
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.PageUp):
-		m.move(-max(m.common.Height-4, 1))
-	case key.Matches(msg, k.PageDown):
-		m.move(max(m.common.Height-4, 1))
 	case key.Matches(msg, k.Edit):
 		return m.edit(m.rows[m.cur].key)
 	case key.Matches(msg, k.Default):
@@ -290,7 +286,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Load):
 		return m.openPath(edLoad, "Load a configuration from", "machine.toml")
 	default:
-		m.dirty = false // keys nobody binds must not cost a frame
+		handled = false
 	}
 	return nil
 }
@@ -317,7 +313,7 @@ func (m *Model) Select(key string) bool {
 	for i, r := range m.rows {
 		if r.key == key {
 			m.cur = i
-			m.dirty = true
+			m.memo.Invalidate()
 			return true
 		}
 	}
@@ -344,7 +340,7 @@ func (m *Model) open(ed *editor, fields ...huh.Field) tea.Cmd {
 		WithWidth(max(m.common.Width-2, 20)).
 		WithHeight(12)
 	m.ed = ed
-	m.dirty = true
+	m.memo.Invalidate()
 	return ed.form.Init()
 }
 
@@ -708,7 +704,8 @@ func (m *Model) load(name string) tea.Cmd {
 
 // loaded applies the outcome of a save or a load.
 func (m *Model) loaded(msg fileMsg) tea.Cmd {
-	m.note, m.dirty = msg.note, true
+	m.note = msg.note
+	m.memo.Invalidate()
 	if msg.cfg == nil {
 		return nil
 	}
@@ -719,14 +716,11 @@ func (m *Model) loaded(msg fileMsg) tea.Cmd {
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := max(m.common.Width, 0), max(m.common.Height, 0)
-	if !m.dirty && m.ed == nil && w == m.cw && h == m.ch && m.theme == m.common.Theme {
-		return m.cache
+	// An open form draws its cursor and fields itself: never cached.
+	if m.ed != nil {
+		m.memo.Invalidate()
 	}
-	m.cw, m.ch, m.theme = w, h, m.common.Theme
-	m.dirty = false
-	m.cache = component.Fit(m.render(w, h), w, h)
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string { return component.Fit(m.render(w, h), w, h) })
 }
 
 func (m *Model) render(w, h int) []string {
@@ -810,7 +804,7 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 		if r.key == m.errKey && m.err != nil {
 			// Up to three lines: the engine's messages end with what
 			// would be valid, the useful part.
-			for i, l := range wrapText("✗ "+m.err.Error(), max(w-6, 10)) {
+			for i, l := range component.Wrap("✗ "+m.err.Error(), max(w-6, 10), 0) {
 				if i == 3 {
 					break
 				}
@@ -853,7 +847,7 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 	if m.ed == nil && m.cur >= 0 && m.cur < len(m.rows) && m.rows[m.cur].set != nil && m.common.Height >= 16 {
 		kw, vw := 16, min(max(w/4, 12), 32)
 		if help := m.rows[m.cur].set.Help; lipgloss.Width(help) > w-2-kw-1-vw-1 {
-			lines := wrapText(m.rows[m.cur].key+": "+help, max(w, 10))
+			lines := component.Wrap(m.rows[m.cur].key+": "+help, max(w, 10), 0)
 			var full []string
 			for i, l := range lines[:min(len(lines), 3)] {
 				if i == 2 && len(lines) > 3 {
@@ -872,25 +866,4 @@ func pad(s string, w int) string {
 		return s + strings.Repeat(" ", w-n)
 	}
 	return ansi.Truncate(s, w, "…")
-}
-
-// wrapText splits s into lines of at most w cells at spaces.
-func wrapText(s string, w int) []string {
-	var lines []string
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case cur == "":
-			cur = word
-		case lipgloss.Width(cur)+1+lipgloss.Width(word) <= w:
-			cur += " " + word
-		default:
-			lines = append(lines, cur)
-			cur = word
-		}
-	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 func TestCheck(t *testing.T) {
@@ -98,24 +98,19 @@ func TestPresetsValid(t *testing.T) {
 }
 
 // drive runs cmd and what its messages lead to through m, as Bubble Tea
-// would. Commands that take long (cursor blinks) are dropped.
+// would. Timers (cursor blinks) are dropped and every other command runs
+// to completion, in order, so that the outcome does not depend on how
+// fast the host runs them.
 func drive(m *Model, cmd tea.Cmd) []tea.Msg {
 	var out []tea.Msg
 	queue := []tea.Cmd{cmd}
 	for n := 0; len(queue) > 0 && n < 1000; n++ {
 		c := queue[0]
 		queue = queue[1:]
-		if c == nil {
+		if c == nil || viewtest.Timer(c) {
 			continue
 		}
-		ch := make(chan tea.Msg, 1)
-		go func() { ch <- c() }()
-		var msg tea.Msg
-		select {
-		case msg = <-ch:
-		case <-time.After(30 * time.Millisecond):
-			continue
-		}
+		msg := c()
 		if msg == nil {
 			continue
 		}
@@ -124,7 +119,7 @@ func drive(m *Model, cmd tea.Cmd) []tea.Msg {
 			continue
 		}
 		switch msg.(type) {
-		case whatif.ConfigMsg, component.StatusMsg:
+		case component.ConfigMsg, component.StatusMsg:
 			out = append(out, msg)
 			continue
 		}
@@ -134,29 +129,6 @@ func drive(m *Model, cmd tea.Cmd) []tea.Msg {
 	return out
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
-
 // typeKeys sends keys one by one; a key of several runes other than the
 // named ones is typed rune by rune.
 func typeKeys(m *Model, keys ...string) []tea.Msg {
@@ -164,41 +136,41 @@ func typeKeys(m *Model, keys ...string) []tea.Msg {
 	for _, k := range keys {
 		switch k {
 		case "enter", "esc", "down", "up", "tab", "backspace", "right", "left":
-			_, cmd := m.Update(keyMsg(k))
+			_, cmd := m.Update(viewtest.Key(k))
 			out = append(out, drive(m, cmd)...)
 			continue
 		}
 		for _, r := range k {
-			_, cmd := m.Update(keyMsg(string(r)))
+			_, cmd := m.Update(viewtest.Key(string(r)))
 			out = append(out, drive(m, cmd)...)
 		}
 	}
 	return out
 }
 
-func newMachine(t *testing.T, ranks int) (*Model, *whatif.Shared) {
+func newMachine(t *testing.T, ranks int) (*Model, *component.WhatIf) {
 	t.Helper()
 	return newMachineIn(t, ranks, nil)
 }
 
 // newMachineIn is newMachine for a session confined to a library.
-func newMachineIn(t *testing.T, ranks int, files *userfile.Space) (*Model, *whatif.Shared) {
+func newMachineIn(t *testing.T, ranks int, files *userfile.Space) (*Model, *component.WhatIf) {
 	t.Helper()
 	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := whatif.NewShared()
-	m := New(&component.Common{Theme: themes.Mono(), Files: files}, tr, sh)
+	sh := component.NewWhatIf()
+	m := New(component.New(&component.Session{Theme: themes.Mono(), Files: files, WhatIf: sh}, 0, 0), tr)
 	m.SetSize(100, 30)
 	_ = drive(m, m.Init())
 	return m, sh
 }
 
-func lastConfig(t *testing.T, msgs []tea.Msg) *whatif.ConfigMsg {
+func lastConfig(t *testing.T, msgs []tea.Msg) *component.ConfigMsg {
 	t.Helper()
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if c, ok := msgs[i].(whatif.ConfigMsg); ok {
+		if c, ok := msgs[i].(component.ConfigMsg); ok {
 			return &c
 		}
 	}
@@ -449,7 +421,7 @@ func filePrompt(m *Model, key, name string) {
 		typeKeys(m, "backspace")
 	}
 	typeKeys(m, name)
-	_, cmd := m.Update(keyMsg("enter"))
+	_, cmd := m.Update(viewtest.Key("enter"))
 	ch := make(chan tea.Msg, 64)
 	run := func(c tea.Cmd) {
 		if c != nil {
@@ -468,7 +440,7 @@ func filePrompt(m *Model, key, name string) {
 				continue
 			}
 			switch msg := msg.(type) {
-			case nil, whatif.ConfigMsg, component.StatusMsg:
+			case nil, component.ConfigMsg, component.StatusMsg:
 			case fileMsg:
 				_, next := m.Update(msg)
 				drive(m, next)
@@ -695,7 +667,7 @@ func TestSizeUnknownWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := New(&component.Common{Theme: themes.Mono()}, tr, nil)
+	known := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), tr)
 	unknown := tr.Clone()
 	n := 0
 	for r := range unknown.Ranks {
@@ -708,7 +680,7 @@ func TestSizeUnknownWarning(t *testing.T) {
 			}
 		}
 	}
-	m := New(&component.Common{Theme: themes.Mono()}, unknown, nil)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), unknown)
 	want := fmt.Sprintf("⚠ %d collective calls have no recorded size", n)
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		m.SetSize(sz[0], sz[1])

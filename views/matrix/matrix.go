@@ -16,9 +16,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -47,7 +47,7 @@ func (m Mode) String() string {
 
 // Model is the matrix view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	ranks   *analysis.Traffic // rank space
@@ -60,11 +60,7 @@ type Model struct {
 	// layout, recomputed when the size, grouping or data change
 	lay layout
 
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	renders int
+	memo component.Memo // the frame, drawn again when the state changes
 }
 
 // layout is the display-space aggregation of the shown matrix.
@@ -81,23 +77,21 @@ type layout struct {
 }
 
 // New returns a matrix view of tr's point-to-point traffic.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	return NewFromTraffic(c, traffic(c, tr))
 }
 
 // traffic returns tr's matrix, shared with the other sessions through c's
 // cache: the view only reads it (Nodes and relayout make new matrices).
-func traffic(c *component.Common, tr *tracefmt.Trace) *analysis.Traffic {
-	var d *derived.Cache
-	if c != nil {
-		d = c.Derived
-	}
+func traffic(c component.Common, tr *tracefmt.Trace) *analysis.Traffic {
+	d := c.Cache()
 	return derived.Traffic(d, tr)
 }
 
 // NewFromTraffic returns a matrix view of an already computed matrix.
-func NewFromTraffic(c *component.Common, t *analysis.Traffic) *Model {
-	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1, dirty: true}
+func NewFromTraffic(c component.Common, t *analysis.Traffic) *Model {
+	m := &Model{common: c, keys: DefaultKeyMap(), ranks: t, shown: t, perNode: 1}
+	m.relayout()
 	return m
 }
 
@@ -115,8 +109,9 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
-	m.common.SetSize(width, height)
-	m.relayout()
+	if m.common.SetSize(width, height) {
+		m.relayout()
+	}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -146,8 +141,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		m.key(msg)
 	case tea.MouseClickMsg:
 		m.click(msg.Mouse())
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -167,7 +162,7 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 		x, y = 0, 0
 	case key.Matches(msg, m.keys.Mode):
 		m.mode = (m.mode + 1) % numModes
-		m.dirty = true
+		m.memo.Invalidate()
 		return
 	case key.Matches(msg, m.keys.Nodes):
 		m.cycleNodes()
@@ -184,7 +179,7 @@ func (m *Model) moveTo(x, y int) {
 	y = max(0, min(y, n-1))
 	if x != m.cx || y != m.cy {
 		m.cx, m.cy = x, y
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -226,7 +221,7 @@ const (
 
 // relayout bins the shown matrix into the cells the size allows.
 func (m *Model) relayout() {
-	m.dirty = true
+	m.memo.Invalidate()
 	t := m.shown
 	size := t.Size()
 	w, h := m.common.Width, m.common.Height
@@ -311,22 +306,11 @@ func (m *Model) span(i int) string {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache); tests use it to check that idle keys cost nothing.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	if w != m.w || h != m.h {
-		m.relayout()
-	}
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string { return component.Fit(m.render(), w, h) })
 }
 
 func (m *Model) render() []string {
@@ -373,50 +357,54 @@ func (m *Model) render() []string {
 		}
 		cols.add(m.value(l.colB[y], l.colC[y]))
 	}
-	cell := func(rw *runWriter, v float64, r valueRange, cursor bool) {
-		f := r.scale(v)
+	// The rows and the Σ row go into one cell buffer: one SGR sequence
+	// per run of equal cells rather than one lipgloss render per cell.
+	c := cellbuf.FromColor
+	dim := cellbuf.Style{Fg: c(th.Muted)}
+	none := cellbuf.Style{Fg: c(th.Subtle)}
+	sel := cellbuf.Style{Fg: c(th.Selection), Attrs: cellbuf.Bold}
+	if th.Mono {
+		sel = cellbuf.Style{Attrs: cellbuf.Bold | cellbuf.Reverse}
+	}
+	bold := cellbuf.Style{Attrs: cellbuf.Bold}
+	buf := cellbuf.New(l.labelW+1+l.n*l.cellW+1+l.totalW, l.n+1)
+	buf.Mode = cellbuf.ModeOf(th)
+	cell := func(x, y int, v float64, r valueRange, cursor bool) {
+		x = l.labelW + 1 + x*l.cellW
 		switch {
 		case cursor:
 			g := "◆"
 			if l.cellW >= 2 {
 				g = "[" + strings.Repeat(" ", l.cellW-2) + "]"
 			}
-			rw.raw(st.Selected.Render(g))
-		case th.Mono:
-			if v > 0 {
-				rw.write(nil, strings.Repeat(string(themes.HeatGlyph(0.4+0.6*f)), l.cellW))
-			} else {
-				rw.write(nil, "·"+strings.Repeat(" ", l.cellW-1))
-			}
+			buf.SetString(x, y, g, sel, -1)
 		case v <= 0:
-			rw.write(th.Subtle, "·"+strings.Repeat(" ", l.cellW-1))
+			buf.Set(x, y, '·', none)
 		default:
-			rw.write(th.HeatColor(0.15+0.85*f), strings.Repeat("█", l.cellW))
+			buf.Heat(x, y, l.cellW, r.scale(v), th)
 		}
 	}
+	row := func(y int, lab, total string, st cellbuf.Style) {
+		buf.SetString(0, y, fmt.Sprintf("%*s", l.labelW, lab), dim, -1)
+		buf.SetString(l.labelW+1+l.n*l.cellW+1, y, fmt.Sprintf("%*s", l.totalW, total), st, -1)
+	}
 	for y := 0; y < l.n; y++ {
-		var rw runWriter
 		lab := strconv.Itoa(y * l.bin * m.shown.Scale)
 		if m.perNode > 1 {
 			lab = strconv.Itoa(y * l.bin)
 		}
-		if y == 0 || l.bin > 1 || y%max(1, ceilDiv(l.n, 16)) == 0 || y == m.cy {
-			rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, lab)))
-		} else {
-			rw.raw(strings.Repeat(" ", l.labelW+1))
+		if !(y == 0 || l.bin > 1 || y%max(1, ceilDiv(l.n, 16)) == 0 || y == m.cy) {
+			lab = ""
 		}
 		for x := 0; x < l.n; x++ {
-			cell(&rw, m.value(l.bytes[y][x], l.count[y][x]), cells, x == m.cx && y == m.cy)
+			cell(x, y, m.value(l.bytes[y][x], l.count[y][x]), cells, x == m.cx && y == m.cy)
 		}
-		rw.raw(" " + fmt.Sprintf("%*s", l.totalW, m.format(m.value(l.rowB[y], l.rowC[y]))))
-		lines = append(lines, rw.String())
+		row(y, lab, m.format(m.value(l.rowB[y], l.rowC[y])), cellbuf.Style{})
 	}
 	// Column totals as their own heat row: their numbers do not fit under
 	// cells one or two characters wide; the cursor line gives the value.
-	var rw runWriter
-	rw.raw(st.Dim.Render(fmt.Sprintf("%*s ", l.labelW, "Σ")))
 	for x := 0; x < l.n; x++ {
-		cell(&rw, m.value(l.colB[x], l.colC[x]), cols, false)
+		cell(x, l.n, m.value(l.colB[x], l.colC[x]), cols, false)
 	}
 	var totB, totC int64
 	for _, b := range l.rowB {
@@ -425,8 +413,9 @@ func (m *Model) render() []string {
 	for _, c := range l.rowC {
 		totC += c
 	}
-	rw.raw(" " + st.Bold.Render(fmt.Sprintf("%*s", l.totalW, m.format(m.value(totB, totC)))))
-	lines = append(lines, rw.String(), m.legend(cells))
+	row(l.n, "Σ", m.format(m.value(totB, totC)), bold)
+	lines = append(lines, strings.Split(buf.Render(), "\n")...)
+	lines = append(lines, m.legend(cells))
 
 	if l.n > 0 {
 		y, x := m.cy, m.cx
@@ -475,17 +464,10 @@ func (m *Model) legend(r valueRange) string {
 		}
 		return th.Styles.Dim.Render(msg)
 	}
-	var rw runWriter
-	rw.raw(th.Styles.Dim.Render("scale (log): · none  " + m.format(r.lo) + " "))
+	lo, hi := m.format(r.lo), m.format(r.hi)
 	const steps = 8
-	for i := 0; i < steps; i++ {
-		f := float64(i) / float64(steps-1)
-		if th.Mono {
-			rw.write(nil, string(themes.HeatGlyph(0.4+0.6*f)))
-		} else {
-			rw.write(th.HeatColor(0.15+0.85*f), "█")
-		}
-	}
-	rw.raw(th.Styles.Dim.Render(" " + m.format(r.hi)))
-	return rw.String()
+	buf := cellbuf.New(len([]rune(lo))+1+steps+1+len([]rune(hi)), 1)
+	buf.Mode = cellbuf.ModeOf(th)
+	buf.HeatLegend(0, 0, buf.Width(), lo, hi, steps, th, cellbuf.Style{Fg: cellbuf.FromColor(th.Muted)})
+	return th.Styles.Dim.Render("scale (log): · none  ") + buf.Render()
 }

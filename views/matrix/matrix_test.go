@@ -1,20 +1,18 @@
 package matrix
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // testTrace is the small fixed trace every test of the package draws.
@@ -28,42 +26,13 @@ func testTrace(t testing.TB) *tracefmt.Trace {
 }
 
 func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
-	c := &component.Common{Theme: th}
+	c := component.New(&component.Session{Theme: th}, 0, 0)
 	m := New(c, testTrace(t))
 	m.SetSize(w, h)
 	return m
 }
 
-// ascii renders a view as a terminal without colours would show it, so
-// golden files are stable and readable.
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		default:
-			msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		}
-		m.Update(msg)
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
@@ -77,14 +46,14 @@ func TestGolden(t *testing.T) {
 					press(m, "m", "m")
 				}
 				press(m, "down", "down", "right", "right", "right")
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}
 	t.Run("nodes", func(t *testing.T) {
 		m := newModel(t, themes.Mono(), 80, 24)
 		press(m, "n", "n")
-		golden.RequireEqual(t, ascii(t, m.View()))
+		viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 	})
 }
 
@@ -159,10 +128,10 @@ func BenchmarkView(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := New(&component.Common{Theme: themes.Dark()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), tr)
 	m.SetSize(300, 100)
 	for b.Loop() {
-		m.dirty = true
+		m.memo.Invalidate()
 		m.View()
 	}
 }
@@ -174,7 +143,7 @@ func TestNodesNeedFourRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 80, 24), tr)
 	_, cmd := m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	if cmd == nil {
 		t.Fatal("n on 3 ranks: no message")

@@ -116,7 +116,7 @@ func BenchmarkViewLive(b *testing.B) {
 	drive(b, m, press(m, "t", "2", "0", "u", "s", "enter"))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.dirty = true
+		m.memo.Invalidate()
 		m.View()
 	}
 }

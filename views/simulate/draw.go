@@ -1,11 +1,6 @@
 package simulate
 
 import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
@@ -46,123 +41,29 @@ func (p *painter) text(x, y, w int, s string, st cellbuf.Style) int {
 // heat draws one cell of a heat map: v in [0, 1], or negative for "no
 // data". idle is the glyph of an idle link (a line along the link).
 func (p *painter) heat(x, y int, v float64, idle rune) {
-	if v < 0 {
-		return
-	}
-	if p.mono {
-		p.b.Set(x, y, shade(v, idle), cellbuf.Style{})
-		return
-	}
-	if v == 0 {
-		p.b.Set(x, y, idle, p.dim)
-		return
-	}
-	p.b.Set(x, y, '█', cellbuf.Style{Fg: cellbuf.FromColor(p.th.HeatColor(v))})
-}
-
-// shade is the glyph of v in monochrome: the idle glyph at zero, then four
-// shades by quarter, so that any traffic shows.
-func shade(v float64, idle rune) rune {
 	switch {
-	case v <= 0:
-		return idle
-	case v <= 0.25:
-		return '░'
-	case v <= 0.5:
-		return '▒'
-	case v <= 0.75:
-		return '▓'
+	case v < 0:
+	case v == 0 && p.mono:
+		p.b.Set(x, y, idle, cellbuf.Style{})
+	case v == 0:
+		p.b.Set(x, y, idle, p.dim)
+	default:
+		p.b.Heat(x, y, 1, v, p.th)
 	}
-	return '█'
 }
 
-// legend draws the heat scale "0 ░▒▓█ 100%".
+// legend draws the heat scale "0% ░▒▓█ 100%".
 func (p *painter) legend(x, y, w int) {
-	if w < 12 {
-		return
-	}
-	x += p.text(x, y, w, "0%", p.dim) + 1
-	for i, v := range []float64{0.2, 0.45, 0.7, 1} {
-		p.heat(x+i, y, v, '-')
-	}
-	p.text(x+5, y, w-8, "100%", p.dim)
+	p.b.HeatLegend(x, y, w, "0%", "100%", 4, p.th, p.dim)
 }
 
-// spark draws a sparkline of vals (negative: no data) scaled to their
-// maximum, in w cells, the latest on the right.
-func (p *painter) spark(x, y, w int, vals []float64) {
-	if w <= 0 {
-		return
-	}
-	if len(vals) > w {
-		vals = vals[len(vals)-w:]
-	}
-	hi := 0.0
-	for _, v := range vals {
-		hi = math.Max(hi, v)
-	}
-	bars := []rune("▁▂▃▄▅▆▇█")
-	x += w - len(vals)
-	st := cellbuf.Style{Fg: cellbuf.FromColor(first(p.th.Series))}
+// series returns the style of a chart's columns: the theme's first
+// series colour, none in monochrome.
+func (p *painter) series() cellbuf.Style {
 	if p.mono {
-		st = cellbuf.Style{}
+		return cellbuf.Style{}
 	}
-	for i, v := range vals {
-		if v < 0 || hi <= 0 {
-			continue
-		}
-		k := int(v / hi * float64(len(bars)-1))
-		p.b.Set(x+i, y, bars[min(max(k, 0), len(bars)-1)], st)
-	}
-}
-
-// bar draws a horizontal bar of w cells filled to fraction f.
-func (p *painter) bar(x, y, w int, f float64, st cellbuf.Style) {
-	if w <= 0 {
-		return
-	}
-	f = math.Min(math.Max(f, 0), 1)
-	full := int(math.Round(f * float64(w)))
-	for i := 0; i < w; i++ {
-		if i < full {
-			p.b.Set(x+i, y, '█', st)
-		} else {
-			p.b.Set(x+i, y, '░', p.dim)
-		}
-	}
-}
-
-// wrap splits s into lines of at most w runes at spaces.
-func wrap(s string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	var lines []string
-	var cur []rune
-	for _, word := range strings.Fields(s) {
-		r := []rune(word)
-		for len(r) > w {
-			if len(cur) > 0 {
-				lines = append(lines, string(cur))
-				cur = nil
-			}
-			lines = append(lines, string(r[:w]))
-			r = r[w:]
-		}
-		switch {
-		case len(cur) == 0:
-			cur = r
-		case len(cur)+1+len(r) <= w:
-			cur = append(append(cur, ' '), r...)
-		default:
-			lines = append(lines, string(cur))
-			cur = r
-		}
-	}
-	if len(cur) > 0 {
-		lines = append(lines, string(cur))
-	}
-	return lines
+	return cellbuf.Style{Fg: cellbuf.FromColor(first(p.th.Series))}
 }
 
 func first[T any](s []T) T {
@@ -171,48 +72,4 @@ func first[T any](s []T) T {
 		return z
 	}
 	return s[0]
-}
-
-// fmtRate writes bytes per second.
-func fmtRate(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f GB/s", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f MB/s", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.2f KB/s", v/1e3)
-	}
-	return fmt.Sprintf("%.0f B/s", v)
-}
-
-// fmtCount writes a count with a k/M suffix.
-func fmtCount(v float64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.1fG", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1fk", v/1e3)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
-
-// fmtDur writes seconds compactly with three significant digits.
-func fmtDur(s float64) string {
-	// Round first, so that 999.96us is "1ms", not "1e+03us".
-	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 3, 64), 64)
-	a := math.Abs(s)
-	switch {
-	case a == 0:
-		return "0s"
-	case a >= 1:
-		return fmt.Sprintf("%.3gs", s)
-	case a >= 1e-3:
-		return fmt.Sprintf("%.3gms", s*1e3)
-	case a >= 1e-6:
-		return fmt.Sprintf("%.3gµs", s*1e6)
-	}
-	return fmt.Sprintf("%.3gns", s*1e9)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // TestCompareFlowRuns: the run comparison works with the flow model, the
@@ -60,10 +61,10 @@ func TestCompareFlowRuns(t *testing.T) {
 		t.Errorf("router link use: 10 Gb/s mean %.4f peak %.4f, 1 Gb/s mean %.4f peak %.4f: want measured, and busier at 1 Gb/s", ma, pa, mb, pb)
 	}
 	drive(t, m, press(m, "v")) // results → history: the comparison
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	for _, want := range []string{
-		fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", fmtSeconds(a.Makespan), fmtSeconds(b.Makespan), b.Makespan/a.Makespan),
+		fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", units.FormatDurationSig(a.Makespan, 7), units.FormatDurationSig(b.Makespan, 7), b.Makespan/a.Makespan),
 		fmt.Sprintf("link use  A mean %.1f%% peak %.1f%%  B mean %.1f%% peak %.1f%%", 100*ma, 100*pa, 100*mb, 100*pb),
 	} {
 		if !strings.Contains(v, want) {
@@ -109,7 +110,7 @@ func TestLiveHeatmapFlow(t *testing.T) {
 			t.Errorf("router %d dimension %d direction %d: utilisation %.4f, want %g", i/4, i/2%2, i%2, v, want)
 		}
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	var row string
 	for _, l := range strings.Split(v, "\n") {

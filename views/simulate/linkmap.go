@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // The link heatmap draws the topology itself where it has a geometry:
@@ -66,7 +67,7 @@ func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 		if m.status == Idle {
 			msg = "links appear once the run starts (space or r)"
 		}
-		for i, l := range wrap(msg, w) {
+		for i, l := range component.Wrap(msg, w, 0) {
 			if i < h {
 				p.text(x, y+i, w, l, p.dim)
 			}

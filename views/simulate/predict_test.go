@@ -77,7 +77,7 @@ func TestNewRunAfterFinish(t *testing.T) {
 // pace is "as fast as the engine goes" (once, + and - jumped ×10 and
 // the demo was over in half a second).
 func TestSpeedSteps(t *testing.T) {
-	m := New(&component.Common{Theme: themes.Mono()}, stencil(t, 16), nil)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), stencil(t, 16))
 	m.plain = true
 	m.SetSize(100, 30)
 	t.Cleanup(m.Close)
@@ -123,10 +123,13 @@ func TestDescribeListsChanges(t *testing.T) {
 		set  [][2]string
 		want string
 	}{
-		{nil, "flow 10Gb/s predict"},
-		{[][2]string{{"model", "puppet"}, {"routing", "adaptive"}}, "puppet 10Gb/s predict routing=adaptive(unused)"},
-		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "flow 10Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
-		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10Gb/s predict"},
+		{nil, "flow 10 Gb/s predict"},
+		{[][2]string{{"model", "puppet"}, {"routing", "adaptive"}}, "puppet 10 Gb/s predict routing=adaptive(unused)"},
+		{[][2]string{{"eager-threshold", "1KiB"}, {"cpu-scale", "0.5"}}, "flow 10 Gb/s predict cpu-scale=0.5 eager-threshold=1KiB"},
+		{[][2]string{{"model", "packet"}, {"topology", "ring:16"}, {"routing", "dor"}}, "packet ring:16 dor 10 Gb/s predict"},
+		// A bandwidth a range or a sweep chose, not a round number of
+		// bits per second, reads in bits per second through units.
+		{[][2]string{{"bandwidth", "1.3737499998042407e+09B/s"}}, "flow 10.99 Gb/s predict"},
 	}
 	for _, tc := range tests {
 		c := replay.Default()
@@ -188,7 +191,7 @@ func TestCompareSaysNA(t *testing.T) {
 		t.Fatalf("%d runs", len(m.runs))
 	}
 	drive(t, m, press(m, "v")) // results → history: the comparison
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	if !strings.Contains(v, "B n/a (no links measured)") || strings.Contains(v, "B mean 0.0%") {
 		t.Errorf("the comparison does not say n/a for the analytic run:\n%s", v)

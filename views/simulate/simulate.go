@@ -1,6 +1,6 @@
 // Package simulate is the Simulate tab: it shows the loaded trace replayed
 // on the machine the Machine tab describes, live (the application runs the
-// replay, slice by slice, when the tab asks: see AdvanceMsg). The user runs it to the end,
+// replay, slice by slice, when the tab asks: see component.AdvanceMsg). The user runs it to the end,
 // pauses and resumes, steps by one event, one message or Δt of simulated
 // time, runs to a given time, changes the speed and resets; meanwhile the
 // tab shows the simulated clock, the engine's rate and progress, the
@@ -14,8 +14,8 @@ package simulate
 import (
 	"context"
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -25,11 +25,9 @@ import (
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // Status is where the current run stands.
@@ -101,12 +99,12 @@ type Run struct {
 
 // Model is the Simulate tab.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	// predicting is a run the application asked for with PredictMsg: it
+	// predicting is a run the application asked for with component.PredictMsg: it
 	// goes flat out whatever the chosen speed, reports its progress in
 	// the status bar, and offers its trace as "predicted on <machine>".
 	predicting bool
@@ -128,11 +126,14 @@ type Model struct {
 	dt      des.Time    // step of runner.Delta
 	err     string
 
-	snap   *replay.Snapshot
-	clock  des.Time // simulated time reached (see engine.clock)
-	pts    []runner.Point
-	evRate float64 // kernel events per host second, last slice
-	hist   linkHistory
+	snap  *replay.Snapshot
+	clock des.Time // simulated time reached (see engine.clock)
+	pts   []runner.Point
+	// ranksAt are what the snapshots said at the end of each slice, for
+	// the messages-in-flight and ranks-blocked time series.
+	ranksAt []ranksPoint
+	evRate  float64 // kernel events per host second, last slice
+	hist    linkHistory
 
 	pane   Pane
 	router int // selected router
@@ -144,24 +145,18 @@ type Model struct {
 	prompt    textinput.Model
 	prompting bool
 
-	buf     cellbuf.Buffer
-	plain   bool // no escape sequences (golden tests)
-	dirty   bool
-	cache   string
-	cw, ch  int
-	theme   *themes.Theme
-	renders int
+	buf   cellbuf.Buffer
+	plain bool           // no escape sequences (golden tests)
+	memo  component.Memo // the frame, drawn again when the state changes
 }
 
 var _ component.Model = (*Model)(nil)
 
 // New returns a Simulate tab for tr drawing in c's area. It runs the
-// configuration sh holds (the Machine tab's; nil: the default machine)
-// and then each one a whatif.ConfigMsg brings.
-func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
-	if sh == nil {
-		sh = whatif.NewShared()
-	}
+// configuration the session's WhatIf holds (the Machine tab's; none: the
+// default machine) and then each one a component.ConfigMsg brings.
+func New(c component.Common, tr *tracefmt.Trace) *Model {
+	sh := component.WhatIfOf(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	ti := textinput.New()
 	ti.Prompt = "run to time: "
@@ -170,7 +165,7 @@ func New(c *component.Common, tr *tracefmt.Trace, sh *whatif.Shared) *Model {
 		common: c, keys: DefaultKeyMap(), ctx: ctx, cancel: cancel,
 		dt:    10 * des.Time(1e6),
 		speed: defaultSpeed,
-		base:  -1, prompt: ti, dirty: true,
+		base:  -1, prompt: ti,
 	}
 	m.cfg, m.cfgName = sh.Config()
 	m.SetTrace(tr)
@@ -192,7 +187,7 @@ func (m *Model) SetConfig(cfg replay.Config, name string) {
 	if m.status == Idle && !m.busy {
 		m.reset()
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // Config returns the configuration of the next run.
@@ -221,7 +216,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -248,9 +243,10 @@ func (m *Model) reset() {
 	m.eng = &engine{gen: m.gen, cfg: m.cfg, name: m.cfgName, run: runner.New(m.tr, m.cfg)}
 	m.busy, m.status, m.target, m.pending = false, Idle, des.Never, nil
 	m.snap, m.pts, m.evRate, m.err, m.clock = nil, nil, 0, "", 0
+	m.ranksAt = nil
 	m.hist = linkHistory{}
 	m.router, m.scroll = 0, 0
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // start sends the engine off on one slice of kind o.
@@ -302,36 +298,36 @@ func (m *Model) statusMsg(s string) tea.Cmd {
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case SliceMsg:
+	case component.SliceMsg:
 		cmd := m.sliceDone(msg)
 		if m.predicting && m.status == Running && m.snap != nil && m.snap.TotalTraceEvents > 0 {
 			pc := 100 * float64(m.snap.TraceEvents) / float64(m.snap.TotalTraceEvents)
 			cmd = tea.Batch(cmd, m.statusMsg(fmt.Sprintf("predicting on %s… %.0f%% (esc stops)", Describe(&m.cfg), pc)))
 		}
 		return m, cmd
-	case PredictMsg:
+	case component.PredictMsg:
 		// A fresh run to the end on the current machine.
 		m.reset()
 		m.predicting = true
 		return m, tea.Batch(m.request(runner.Run), m.statusMsg("predicting on "+Describe(&m.cfg)+"… (esc stops)"))
-	case StopMsg:
+	case component.StopMsg:
 		if m.predicting && (m.status == Running || m.busy) {
 			m.predicting = false
 			m.reset()
 			return m, m.statusMsg("prediction stopped (Simulate tab: r runs it)")
 		}
 		return m, nil
-	case whatif.ConfigMsg:
+	case component.ConfigMsg:
 		m.SetConfig(msg.Config, msg.Name)
 	case component.OpenTraceMsg:
 		if msg.Trace != nil {
 			m.SetTrace(msg.Trace)
 		}
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	case tea.KeyPressMsg:
 		if m.prompting {
-			m.dirty = true
+			m.memo.Invalidate()
 			return m, m.promptKey(msg)
 		}
 		return m, m.key(msg)
@@ -342,7 +338,12 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	// Keys nobody binds must not cost a frame.
-	m.dirty = true
+	handled := true
+	defer func() {
+		if handled {
+			m.memo.Invalidate()
+		}
+	}()
 	if key.Matches(msg, k.Pause, k.Run, k.Reset, k.RunTo) {
 		m.predicting = false // the user's run from now on
 	}
@@ -420,7 +421,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} },
 				m.statusMsg(fmt.Sprintf("sim #%d in the Timeline (p: recorded, predicted, both)", r.N)))
 		}
-		m.dirty = false
+		handled = false
 	case key.Matches(msg, k.Up):
 		m.move(0, -1)
 	case key.Matches(msg, k.Down):
@@ -430,7 +431,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Right):
 		m.move(1, 0)
 	default:
-		m.dirty = false
+		handled = false
 	}
 	return nil
 }
@@ -482,7 +483,7 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // sliceDone takes a slice's result and starts the next one if the run
 // goes on; a trace of the run so far goes to the Timeline.
-func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
+func (m *Model) sliceDone(sm component.SliceMsg) tea.Cmd {
 	if sm.Gen != m.gen {
 		return nil // a slice of a run that was reset
 	}
@@ -491,7 +492,7 @@ func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
 		return next
 	}
 	tr := sm.Slice.Trace
-	label := fmt.Sprintf("run so far (%s) on %s", fmtSeconds(m.clock.Seconds()), Describe(&m.eng.cfg))
+	label := fmt.Sprintf("run so far (%s) on %s", units.FormatDurationSig(m.clock.Seconds(), 7), Describe(&m.eng.cfg))
 	return tea.Batch(next, tea.Sequence(
 		func() tea.Msg { return component.AltTraceMsg{Trace: tr, Label: label, Predicted: true} },
 		func() tea.Msg { return component.ShowTabMsg{Name: "Timeline"} }))
@@ -501,13 +502,14 @@ func (m *Model) sliceDone(sm SliceMsg) tea.Cmd {
 // goes on.
 func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 	m.busy = false
-	m.dirty = true
+	m.memo.Invalidate()
 	if msg.Snap != nil {
 		if m.snap != nil && msg.Wall > 0 && msg.Snap.Events >= m.snap.Events {
 			m.evRate = float64(msg.Snap.Events-m.snap.Events) / msg.Wall.Seconds()
 		}
 		m.snap = msg.Snap
 		m.clock = msg.Clock
+		m.ranksAt = appendRanks(m.ranksAt, msg.Snap, m.clock.Seconds())
 	}
 	m.hist.add(msg.Points)
 	m.pts = append(m.pts, msg.Points...)
@@ -565,7 +567,7 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 	m.pane = PaneResults
 	m.scroll = 0
 	label := fmt.Sprintf("sim #%d", n)
-	status := fmt.Sprintf("%s: predicted makespan %s", label, fmtSeconds(msg.Results.Makespan))
+	status := fmt.Sprintf("%s: predicted makespan %s", label, units.FormatDurationSig(msg.Results.Makespan, 7))
 	if msg.Results.Deadlock != nil {
 		status = label + ": deadlock — see the banner"
 	}
@@ -581,11 +583,11 @@ func (m *Model) finish(msg *runner.Slice) tea.Cmd {
 }
 
 // predLabel names a run's predicted timeline: "sim #1 on packet torus:4x4
-// dor 10Gb/s".
+// dor 10 Gb/s".
 func predLabel(r *Run) string { return fmt.Sprintf("sim #%d on %s", r.N, r.Label) }
 
 // Describe summarises a configuration in a few words for the history:
-// "packet torus:4x4 dor 10Gb/s predict".
+// "packet torus:4x4 dor 10 Gb/s predict".
 func Describe(c *replay.Config) string {
 	get := func(k string) string {
 		s, err := c.Get(k)
@@ -605,7 +607,14 @@ func Describe(c *replay.Config) string {
 	case replay.ModelLogGOPS:
 		parts = append(parts, "L="+get("L"))
 	default:
-		parts = append(parts, get("bandwidth"))
+		// Through units like every rate the tabs show: a bandwidth a
+		// range or a sweep chose (1/per-byte not a round number of bits)
+		// reads "10.99 Gb/s", not the configuration's exact spelling.
+		bw := "inf"
+		if c.PerByte > 0 {
+			bw = units.FormatRate(1e12 / c.PerByte)
+		}
+		parts = append(parts, bw)
 	}
 	parts = append(parts, get("mode"))
 	// Every other setting that differs from the defaults, so that two
@@ -624,25 +633,4 @@ func Describe(c *replay.Config) string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " ")
-}
-
-// fmtSeconds writes a time in seconds with a readable unit and enough
-// digits (seven significant, rounded) to tell close runs apart:
-// "333.8692us".
-func fmtSeconds(s float64) string {
-	s, _ = strconv.ParseFloat(strconv.FormatFloat(s, 'g', 7, 64), 64)
-	for _, u := range []struct {
-		name  string
-		scale float64
-	}{{"s", 1}, {"ms", 1e-3}, {"µs", 1e-6}, {"ns", 1e-9}} {
-		if v := s / u.scale; s >= u.scale {
-			dec := max(0, 6-int(math.Floor(math.Log10(v))))
-			f := strconv.FormatFloat(v, 'f', dec, 64)
-			if strings.Contains(f, ".") {
-				f = strings.TrimRight(strings.TrimRight(f, "0"), ".")
-			}
-			return f + u.name
-		}
-	}
-	return strconv.FormatFloat(s*1e12, 'f', 0, 64) + "ps"
 }

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,7 +20,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 func stencil(t testing.TB, ranks int) *tracefmt.Trace {
@@ -47,12 +48,12 @@ func packetConfig(t testing.TB, topo string) replay.Config {
 
 func newModel(t testing.TB, tr *tracefmt.Trace, cfg replay.Config, w, h int) *Model {
 	t.Helper()
-	c := &component.Common{Theme: themes.Mono()}
-	m := New(c, tr, nil)
+	c := component.New(&component.Session{Theme: themes.Mono()}, 0, 0)
+	m := New(c, tr)
 	m.plain = true
 	m.speed = 0 // as fast as the engine goes: tests do not watch
 	m.SetSize(w, h)
-	m.Update(whatif.ConfigMsg{Config: cfg, Name: "test"})
+	m.Update(component.ConfigMsg{Config: cfg, Name: "test"})
 	t.Cleanup(m.Close)
 	return m
 }
@@ -81,7 +82,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
 		}
 		switch msg := msg.(type) {
 		case nil:
-		case AdvanceMsg:
+		case component.AdvanceMsg:
 			_, next := m.Update(runSlice(msg))
 			queue = append(queue, next)
 		default:
@@ -91,30 +92,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) []tea.Msg {
 	return out
 }
 
-func press(m *Model, keys ...string) tea.Cmd {
-	var cmds []tea.Cmd
-	for _, k := range keys {
-		var msg tea.KeyPressMsg
-		switch k {
-		case "space":
-			msg = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		default:
-			r := []rune(k)[0]
-			msg = tea.KeyPressMsg{Code: r, Text: k}
-		}
-		_, cmd := m.Update(msg)
-		cmds = append(cmds, cmd)
-	}
-	return tea.Batch(cmds...)
-}
+func press(m *Model, keys ...string) tea.Cmd { return viewtest.Press(m, keys...) }
 
 func TestRunToEndRecordsHistory(t *testing.T) {
 	tr := stencil(t, 16)
@@ -139,7 +117,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 	if res.Makespan <= 0 || !res.Complete {
 		t.Fatalf("makespan %g complete %v", res.Makespan, res.Complete)
 	}
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "predicted makespan "+fmtSeconds(res.Makespan)) {
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "predicted makespan "+units.FormatDurationSig(res.Makespan, 7)) {
 		t.Fatalf("results pane lacks the makespan:\n%s", v)
 	}
 	// A second run with slower links is kept too, and compared.
@@ -147,7 +125,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 	if err := cfg.Set("bandwidth", "1Gb/s"); err != nil {
 		t.Fatal(err)
 	}
-	m.Update(whatif.ConfigMsg{Config: cfg, Name: "slow"})
+	m.Update(component.ConfigMsg{Config: cfg, Name: "slow"})
 	drive(t, m, press(m, "r"))
 	if len(m.Runs()) != 2 {
 		t.Fatalf("%d runs, want 2", len(m.Runs()))
@@ -160,7 +138,7 @@ func TestRunToEndRecordsHistory(t *testing.T) {
 		t.Fatalf("pane %v, want history", m.pane)
 	}
 	v := ansi.Strip(m.View())
-	for _, want := range []string{"Compare #1 (A) with #2 (B)", "makespan  A", "1Gb/s"} {
+	for _, want := range []string{"Compare #1 (A) with #2 (B)", "makespan  A", "1 Gb/s"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("history lacks %q:\n%s", want, v)
 		}
@@ -289,7 +267,7 @@ unit us
 		t.Fatalf("status %v, deadlock %v", m.Status(), m.Snapshot().Deadlock)
 	}
 	m.pane = PaneLive
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	if !strings.Contains(v, "DEADLOCK: ") || !strings.Contains(v, "0 → 1 → 0") {
 		t.Fatalf("no deadlock banner:\n%s", v)
@@ -344,11 +322,11 @@ func TestDeltaKeys(t *testing.T) {
 }
 
 // runSlice plays the application's part (package tui): it runs the slice
-// an AdvanceMsg asks for and returns the result for the view. Other
+// an component.AdvanceMsg asks for and returns the result for the view. Other
 // messages pass through.
 func runSlice(msg tea.Msg) tea.Msg {
-	if a, ok := msg.(AdvanceMsg); ok {
-		return SliceMsg{Gen: a.Gen, Slice: a.Runner.Advance(a.Ctx, a.Request)}
+	if a, ok := msg.(component.AdvanceMsg); ok {
+		return component.SliceMsg{Gen: a.Gen, Slice: a.Runner.Advance(a.Ctx, a.Request)}
 	}
 	return msg
 }
@@ -374,7 +352,7 @@ func TestResultsNoteUnrecordedSources(t *testing.T) {
 	m := newModel(t, tr, replay.Default(), 120, 20)
 	drive(t, m, press(m, "r"))
 	m.pane = PaneResults
-	m.dirty = true
+	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
 	if !strings.Contains(v, "note: any-source free: the trace's 2 wildcard receives record no sender (SimGrid -555)") {
 		t.Fatalf("no note:\n%s", v)

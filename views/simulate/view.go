@@ -2,28 +2,25 @@ package simulate
 
 import (
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // Renders is how many frames were drawn (not served from the cache), for
 // tests.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model. The frame is drawn into a cell buffer
 // (one SGR sequence per run of cells) and cached until something changes:
 // View runs after every message, and snapshots arrive 30 times a second.
-func (m *Model) View() string {
-	w, h := max(m.common.Width, 0), max(m.common.Height, 0)
-	if !m.dirty && w == m.cw && h == m.ch && m.theme == m.common.Theme {
-		return m.cache
-	}
-	m.renders++
-	m.cw, m.ch, m.theme = w, h, m.common.Theme
-	m.dirty = false
+func (m *Model) View() string { return m.memo.View(m.common, m.render) }
+
+func (m *Model) render(w, h int) string {
 	if m.buf.Width() != w || m.buf.Height() != h {
 		m.buf.Resize(w, h)
 	} else {
@@ -41,8 +38,7 @@ func (m *Model) View() string {
 		p := newPainter(&m.buf, m.common.Theme, m.plain)
 		m.draw(p, w, h)
 	}
-	m.cache = m.buf.Render()
-	return m.cache
+	return m.buf.Render()
 }
 
 func (m *Model) draw(p *painter, w, h int) {
@@ -84,13 +80,13 @@ func (m *Model) drawHeader(p *painter, y, w int) {
 	x := p.text(0, y, w, icon+" "+m.status.String(), st)
 	t, evs := m.clock.Seconds(), ""
 	if m.status == Running && m.evRate > 0 {
-		evs = " · " + fmtCount(m.evRate) + " ev/s"
+		evs = " · " + units.FormatCount(m.evRate) + " ev/s"
 	}
 	speed := "max"
 	if r := rate(m.speed); r > 0 {
-		speed = fmtDur(r) + "/s"
+		speed = units.FormatDuration(r) + "/s"
 	}
-	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", fmtDur(t), evs, speed, fmtDur(m.dt.Seconds())), p.norm)
+	x += p.text(x, y, w-x, fmt.Sprintf("  sim %s%s · speed %s · Δt %s", units.FormatDuration(t), evs, speed, units.FormatDuration(m.dt.Seconds())), p.norm)
 	cfg := "  " + m.cfgName + ": " + Describe(&m.cfg)
 	// (eng.cfg never changes once the engine exists; its Runner belongs to
 	// the slice in flight, so the snapshot tells whether the run began.)
@@ -138,7 +134,7 @@ func (m *Model) drawProgress(p *painter, y, w int) {
 	}
 	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight", f*100, done, total, msgs, inflight)
 	bw := min(max(w-len([]rune(tail)), 0), max(w/2, 10))
-	p.bar(0, y, bw, f, p.okSt)
+	p.b.HBar(0, y, bw, f, p.okSt, '░', p.dim)
 	p.text(bw, y, w-bw, tail, p.norm)
 }
 
@@ -165,7 +161,7 @@ func (m *Model) banner(w int) []line {
 		return nil
 	}
 	var out []line
-	for i, l := range wrap(s, w) {
+	for i, l := range component.Wrap(s, w, 0) {
 		if i == 3 {
 			break
 		}
@@ -213,10 +209,15 @@ func (m *Model) saturation() string {
 
 // drawLive lays out the live views: links, queues, charts and ranks.
 func (m *Model) drawLive(p *painter, x, y, w, h int) {
-	charts := 0
-	if h >= 10 {
+	// Tall enough, the time series get axes and time labels; else one
+	// sparkline row each, or one, or none.
+	charts, axes := 0, false
+	switch {
+	case h >= 16+seriesRows && w >= 3*16+2:
+		charts, axes = seriesRows, true
+	case h >= 10:
 		charts = 3
-	} else if h >= 7 {
+	case h >= 7:
 		charts = 1
 	}
 	body := h - charts
@@ -235,6 +236,10 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 		m.drawLinks(p, x, y+1, w, lh-1)
 		m.drawRanks(p, x, y+lh, w, body-lh)
 	}
+	if axes {
+		m.drawSeries(p, x, y+body, w, charts)
+		return
+	}
 	m.drawCharts(p, x, y+body, w, charts)
 }
 
@@ -247,9 +252,9 @@ func (m *Model) linksTitle() string {
 	}
 	net := &m.snap.Net
 	if m.clock.Seconds() > net.LastSample+2*net.SamplePeriod {
-		return "Links · idle since " + fmtDur(net.LastSample) + " (last busy period)"
+		return "Links · idle since " + units.FormatDuration(net.LastSample) + " (last busy period)"
 	}
-	return "Links · utilisation, last " + fmtDur(net.SamplePeriod)
+	return "Links · utilisation, last " + units.FormatDuration(net.SamplePeriod)
 }
 
 func (m *Model) drawCharts(p *painter, x, y, w, h int) {
@@ -262,8 +267,8 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 		fmt  func(float64) string
 	}
 	all := []series{
-		{"throughput", func(q runner.Point) float64 { return q.Throughput }, fmtRate},
-		{"latency", func(q runner.Point) float64 { return q.Latency }, fmtDur},
+		{"throughput", func(q runner.Point) float64 { return q.Throughput }, units.FormatRate},
+		{"latency", func(q runner.Point) float64 { return q.Latency }, units.FormatDuration},
 		{"link use", func(q runner.Point) float64 { return q.Util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
 	}
 	for i := 0; i < h && i < len(all); i++ {
@@ -282,7 +287,7 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 		}
 		lw, vw := 11, 11
 		p.text(x, y+i, lw, s.name, p.dim)
-		p.spark(x+lw, y+i, w-lw-vw-1, vals)
+		p.b.Spark(x+lw, y+i, w-lw-vw-1, vals, 0, p.series())
 		p.text(x+w-vw, y+i, vw, fmt.Sprintf("%*s", vw, val), p.norm)
 	}
 }
@@ -340,22 +345,22 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	run := &m.runs[len(m.runs)-1]
 	res := run.Results
 	p.text(x, y, w, fmt.Sprintf("Results · sim #%d · %s: %s", run.N, run.Name, run.Label), p.title)
-	lines := []line{{fmt.Sprintf("predicted makespan %s", fmtSeconds(res.Makespan)), p.bold}}
+	lines := []line{{fmt.Sprintf("predicted makespan %s", units.FormatDurationSig(res.Makespan, 7)), p.bold}}
 	if res.Recorded > 0 {
-		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", fmtSeconds(res.Recorded), res.Makespan/res.Recorded), p.norm})
+		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", units.FormatDurationSig(res.Recorded, 7), res.Makespan/res.Recorded), p.norm})
 	}
 	lines = append(lines,
-		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, fmtBytes(res.Messages.Bytes), fmtDur(res.Messages.Latency.Mean), fmtDur(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
-		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, fmtDur(res.Wall), fmtCount(res.EventsPerSec)), p.dim})
+		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, units.FormatBytes(res.Messages.Bytes), units.FormatDuration(res.Messages.Latency.Mean), units.FormatDuration(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},
+		line{fmt.Sprintf("%d simulator events in %s host time (%s ev/s)", res.Events, units.FormatDuration(res.Wall), units.FormatCount(res.EventsPerSec)), p.dim})
 	if res.Deadlock != nil {
-		for _, l := range wrap("DEADLOCK: "+res.Deadlock.Message, w) {
+		for _, l := range component.Wrap("DEADLOCK: "+res.Deadlock.Message, w, 0) {
 			lines = append(lines, line{l, p.errSt})
 		}
 	}
 	for _, n := range res.Notes {
 		// Choices the run made that the user did not (any-source free
 		// for a trace without recorded senders).
-		for _, l := range wrap("note: "+n, w) {
+		for _, l := range component.Wrap("note: "+n, w, 0) {
 			lines = append(lines, line{l, p.warnSt})
 		}
 	}
@@ -377,39 +382,12 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	m.scroll = min(m.scroll, max(len(res.Ranks)-(h-row), 0))
 	for i := m.scroll; i < len(res.Ranks) && row < h; i, row = i+1, row+1 {
 		r := res.Ranks[i]
-		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, fmtDur(r.Finish), fmtDur(r.Compute), fmtDur(r.Blocked), fmtDur(r.CPUWait), r.Utilisation*100), p.norm)
+		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, units.FormatDuration(r.Finish), units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.CPUWait), r.Utilisation*100), p.norm)
 		if bw := w - tw - 1; bw >= 6 && res.Makespan > 0 {
-			p.stack(x+tw+1, y+row, bw, res.Makespan, r.Compute, r.Blocked+r.Overhead, r.CPUWait)
+			p.b.Stacked(x+tw+1, y+row, bw, res.Makespan, []cellbuf.Segment{
+				{V: r.Compute, Glyph: '█', St: p.okSt}, {V: r.Blocked + r.Overhead, Glyph: '▒', St: p.warnSt}, {V: r.CPUWait, Glyph: '░', St: p.dim}})
 		}
 	}
-}
-
-// stack draws a bar of w cells for a span of total: compute, then
-// communication, then CPU wait.
-func (p *painter) stack(x, y, w int, total float64, parts ...float64) {
-	glyphs := []rune{'█', '▒', '░'}
-	sts := []cellbuf.Style{p.okSt, p.warnSt, p.dim}
-	c := 0
-	acc := 0.0
-	for i, v := range parts {
-		acc += v
-		end := int(math.Round(acc / total * float64(w)))
-		for ; c < end && c < w; c++ {
-			p.b.Set(x+c, y, glyphs[i], sts[i])
-		}
-	}
-}
-
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // drawHistory lists the finished runs and compares the selected one with
@@ -437,7 +415,7 @@ func (m *Model) drawHistory(p *painter, x, y, w, h int) {
 			st = p.sel
 			mark = mark[:1] + "▸"
 		}
-		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, fmtSeconds(r.Results.Makespan), r.Name, r.Label)
+		s := fmt.Sprintf("%s#%-3d %12s  %s: %s", mark, r.N, units.FormatDurationSig(r.Results.Makespan, 7), r.Name, r.Label)
 		if r.Results.Deadlock != nil {
 			s += "  DEADLOCK"
 		}
@@ -499,7 +477,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	rows := []line{
 		{fmt.Sprintf("A #%d %s", a.N, a.Label), p.dim},
 		{fmt.Sprintf("B #%d %s", b.N, b.Label), p.dim},
-		{fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", fmtSeconds(ra.Makespan), fmtSeconds(rb.Makespan), ratio(rb.Makespan, ra.Makespan)), p.bold},
+		{fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", units.FormatDurationSig(ra.Makespan, 7), units.FormatDurationSig(rb.Makespan, 7), ratio(rb.Makespan, ra.Makespan)), p.bold},
 	}
 	ma, pa, oka := linkStats(ra)
 	mb, pb, okb := linkStats(rb)
@@ -537,7 +515,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 	bw := w - 30
 	for i := 0; i < n && row < h; i, row = i+1, row+1 {
 		fa, fb := ra.Ranks[i].Finish, rb.Ranks[i].Finish
-		p.text(x, y+row, w, fmt.Sprintf("%4d %10s %10s", i, fmtDur(fa), fmtDur(fb)), p.norm)
+		p.text(x, y+row, w, fmt.Sprintf("%4d %10s %10s", i, units.FormatDuration(fa), units.FormatDuration(fb)), p.norm)
 		if bw >= 4 && span > 0 {
 			ca := int(math.Round(fa / span * float64(bw)))
 			cb := int(math.Round(fb / span * float64(bw)))

@@ -12,16 +12,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
 
 // Model is the sizes view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	sends *analysis.Sends
@@ -35,17 +35,13 @@ type Model struct {
 	span       *derived.Span // shown times count from its start
 	hasWindow  bool
 
-	hist    analysis.Histogram
-	stale   bool // hist needs recomputing
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	renders int
+	hist  analysis.Histogram
+	stale bool           // hist needs recomputing
+	memo  component.Memo // the frame, drawn again when the state changes
 }
 
 // New returns a sizes view of tr's point-to-point messages.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	m := &Model{common: c, keys: DefaultKeyMap(), rank: -1}
 	m.SetTrace(tr)
 	return m
@@ -55,17 +51,15 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	// Shared with the other sessions through the cache: the view only
 	// reads the index.
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	m.sends = derived.Sends(d, tr)
 	m.unit = tr.Unit
 	m.timed = tr.Timed
 	m.span = derived.SpanOf(d, tr)
 	m.rank = -1
 	m.hasWindow = false
-	m.stale, m.dirty = true, true
+	m.stale = true
+	m.memo.Invalidate()
 }
 
 // SetWindow gives the view the timeline's visible window (trace units);
@@ -76,7 +70,8 @@ func (m *Model) SetWindow(start, end float64) {
 	}
 	m.start, m.end, m.hasWindow = start, end, true
 	if m.windowed {
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -86,7 +81,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -128,16 +123,17 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			m.rank = -1
 		case key.Matches(msg, m.keys.Mode):
 			m.byBytes = !m.byBytes
-			m.dirty = true
+			m.memo.Invalidate()
 			return m, nil
 		case key.Matches(msg, m.keys.Window):
 			m.windowed = !m.windowed
 		default:
 			return m, nil
 		}
-		m.stale, m.dirty = true, true
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+		m.stale = true
+		m.memo.Invalidate()
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
@@ -160,20 +156,14 @@ func (m *Model) refresh() {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache).
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.refresh()
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = component.Fit(m.render(w, h), w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string {
+		m.refresh()
+		return component.Fit(m.render(w, h), w, h)
+	})
 }
 
 func (m *Model) render(w, h int) []string {
@@ -233,10 +223,17 @@ func (m *Model) render(w, h int) []string {
 	}
 	const valW = 18
 	barW := max(w-labelW-valW-3, 1)
-	bar := st.Title
+	// The bars, a row each, in one cell buffer.
+	barSt := cellbuf.Style{Fg: cellbuf.FromColor(th.Accent), Attrs: cellbuf.Bold}
 	if !th.Mono && len(th.Series) > 0 {
-		bar = st.Bold.Foreground(th.Series[0])
+		barSt.Fg = cellbuf.FromColor(th.Series[0])
 	}
+	buf := cellbuf.New(barW, hi-lo+1)
+	buf.Mode = cellbuf.ModeOf(th)
+	for k := lo; k <= hi; k++ {
+		buf.HBar(0, k-lo, barW, float64(m.val(k))/float64(top), barSt, 0, cellbuf.Style{})
+	}
+	bars := strings.Split(buf.Render(), "\n")
 	for k := lo; k <= hi; k++ {
 		v := m.val(k)
 		val := fmt.Sprintf("%d", v)
@@ -245,7 +242,7 @@ func (m *Model) render(w, h int) []string {
 		}
 		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
 		lines = append(lines, fmt.Sprintf("%*s ", labelW, analysis.BinLabel(k))+
-			bar.Render(barOf(float64(v)/float64(top), barW))+
+			bars[k-lo]+
 			fmt.Sprintf(" %*s", valW, val))
 	}
 	if more > 0 {
@@ -261,20 +258,4 @@ func (m *Model) val(k int) int64 {
 		return m.hist.Bytes[k]
 	}
 	return m.hist.Count[k]
-}
-
-// barOf draws a bar of f ∈ [0, 1] of width w with eighth-block precision,
-// padded to w.
-func barOf(f float64, w int) string {
-	eighths := int(f*float64(w*8) + 0.5)
-	if f > 0 && eighths == 0 {
-		eighths = 1 // a bin with messages is never invisible
-	}
-	full, part := eighths/8, eighths%8
-	s := strings.Repeat("█", full)
-	if part > 0 {
-		s += string([]rune("▏▎▍▌▋▊▉")[part-1])
-		full++
-	}
-	return s + strings.Repeat(" ", max(0, w-full))
 }

@@ -1,20 +1,17 @@
 package sizes
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // testTrace is a small fixed trace whose sends have sizes spread over many
@@ -42,33 +39,12 @@ func testTrace(t testing.TB) *tracefmt.Trace {
 }
 
 func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
-	m := New(&component.Common{Theme: th}, testTrace(t))
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), testTrace(t))
 	m.SetSize(w, h)
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		switch k {
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		}
-		m.Update(msg)
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
@@ -86,7 +62,7 @@ func TestGolden(t *testing.T) {
 				start, end := testTrace(t).Span()
 				m.SetWindow(start, (start+end)/2)
 				press(m, c.keys...)
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}

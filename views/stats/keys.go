@@ -1,26 +1,27 @@
 package stats
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracesim/tracesim/views/component"
+)
 
 // KeyMap is the stats view's key bindings.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown key.Binding
-	Sort, Reverse, Switch      key.Binding
-	Window, Scale              key.Binding
+	List                  component.ListKeys
+	Sort, Reverse, Switch key.Binding
+	Window, Scale         key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", " "), key.WithHelp("pgdn", "page down")),
-		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
-		Reverse:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
-		Switch:   key.NewBinding(key.WithKeys("f", "left", "right", "h", "l"), key.WithHelp("f/←/→", "other table")),
-		Window:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "whole run/visible window")),
-		Scale:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "bars: one scale/per rank")),
+		List:    component.DefaultListKeys("row"),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
+		Reverse: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
+		Switch:  key.NewBinding(key.WithKeys("f", "left", "right", "h", "l"), key.WithHelp("f/←/→", "other table")),
+		Window:  key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "whole run/visible window")),
+		Scale:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "bars: one scale/per rank")),
 	}
 }
 
@@ -31,5 +32,5 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp returns all bindings, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Sort, k.Reverse, k.Switch, k.Window, k.Scale}}
+	return [][]key.Binding{k.List.Bindings(), {k.Sort, k.Reverse, k.Switch, k.Window, k.Scale}}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 )
@@ -40,7 +41,7 @@ type sortState struct {
 
 // Model is the stats view.
 type Model struct {
-	common *component.Common
+	common component.Common
 	keys   KeyMap
 
 	tr      *tracefmt.Trace
@@ -62,16 +63,12 @@ type Model struct {
 	sorts [2]sortState
 	order [2][]int // row order of each table
 
-	cache   string
-	dirty   bool
-	theme   *themes.Theme
-	w, h    int
-	rows    [2]int // rows each table showed at the last render, for paging
-	renders int
+	rows [2]int         // rows each table showed at the last render, for paging
+	memo component.Memo // the frame, drawn again when the state changes
 }
 
 // New returns a stats view of tr.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	m := &Model{common: c, keys: DefaultKeyMap()}
 	m.sorts[Functions] = sortState{col: 2, desc: true}
 	m.SetTrace(tr)
@@ -81,10 +78,7 @@ func New(c *component.Common, tr *tracefmt.Trace) *Model {
 // SetTrace replaces the trace the view shows.
 func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.tr = tr
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	m.span = derived.SpanOf(d, tr)
 	m.windowed, m.hasWindow, m.stale = false, false, false
 	m.setProfile(m.wholeRun())
@@ -93,10 +87,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 // wholeRun returns the profile of the whole run, shared with the other
 // sessions through the derived-data cache: the view only reads it.
 func (m *Model) wholeRun() *analysis.Profile {
-	var d *derived.Cache
-	if m.common != nil {
-		d = m.common.Derived
-	}
+	d := m.common.Cache()
 	return derived.Profile(d, m.tr)
 }
 
@@ -108,7 +99,8 @@ func (m *Model) SetWindow(start, end float64) {
 	}
 	m.start, m.end, m.hasWindow = start, end, true
 	if m.windowed {
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -152,7 +144,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
 	m.common.SetSize(width, height)
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
@@ -173,24 +165,19 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		case tea.MouseWheelDown:
 			m.scroll(3)
 		}
-	case tea.BackgroundColorMsg:
-		m.dirty = true
+	case component.ThemeMsg:
+		m.memo.Invalidate()
 	}
 	return m, nil
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) {
 	s := &m.sorts[m.focus]
-	page := max(m.rows[m.focus]-1, 1)
+	if d, ok := m.keys.List.Move(msg, m.rows[m.focus]-1); ok {
+		m.scroll(d)
+		return
+	}
 	switch {
-	case key.Matches(msg, m.keys.Up):
-		m.scroll(-1)
-	case key.Matches(msg, m.keys.Down):
-		m.scroll(1)
-	case key.Matches(msg, m.keys.PageUp):
-		m.scroll(-page)
-	case key.Matches(msg, m.keys.PageDown):
-		m.scroll(page)
 	case key.Matches(msg, m.keys.Sort):
 		n := len(m.rankCols())
 		if m.focus == Functions {
@@ -207,13 +194,14 @@ func (m *Model) key(msg tea.KeyPressMsg) {
 		m.resort()
 	case key.Matches(msg, m.keys.Switch):
 		m.focus = 1 - m.focus
-		m.dirty = true
+		m.memo.Invalidate()
 	case key.Matches(msg, m.keys.Window):
 		m.windowed = !m.windowed
-		m.stale, m.dirty = true, true
+		m.stale = true
+		m.memo.Invalidate()
 	case key.Matches(msg, m.keys.Scale):
 		m.ownScale = !m.ownScale
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
@@ -223,13 +211,13 @@ func (m *Model) scroll(d int) {
 	o := max(0, min(s.offset+d, n-max(m.rows[m.focus], 1)))
 	if o != s.offset {
 		s.offset = o
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 }
 
 // resort orders both tables by their sort columns.
 func (m *Model) resort() {
-	m.dirty = true
+	m.memo.Invalidate()
 	rs, fs := m.sorts[Ranks], m.sorts[Functions]
 	m.order[Ranks] = m.prof.RankOrder(rs.col, rs.desc)
 	m.order[Functions] = m.prof.FuncOrder(fs.col, fs.desc)
@@ -237,20 +225,14 @@ func (m *Model) resort() {
 
 // Renders returns how many times the view has been drawn (not served from
 // its cache).
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // View implements component.Model.
 func (m *Model) View() string {
-	w, h := m.common.Width, m.common.Height
-	if !m.dirty && !m.stale && m.theme == m.common.Theme && w == m.w && h == m.h {
-		return m.cache
-	}
-	m.refresh()
-	m.renders++
-	m.theme, m.w, m.h = m.common.Theme, w, h
-	m.cache = m.render(w, h)
-	m.dirty = false
-	return m.cache
+	return m.memo.View(m.common, func(w, h int) string {
+		m.refresh()
+		return m.render(w, h)
+	})
 }
 
 func (m *Model) render(w, h int) string {
@@ -374,15 +356,8 @@ func (m *Model) rankTable(w, h int) string {
 			if m.prof.Timed {
 				line += " " + m.bar(rp, barW, longest)
 			} else if top > 0 {
-				n := int(max(rp.Work, rp.Burst) / top * float64(barW))
-				c, g := activityColor(th, analysis.Compute)
-				bar := strings.Repeat(string(g), n)
-				if !th.Mono {
-					bar = lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n))
-				} else if g == ' ' {
-					bar = strings.Repeat("·", n)
-				}
-				line += " " + bar
+				seg := m.segment(analysis.Compute, max(rp.Work, rp.Burst))
+				line += " " + m.barRow(barW, func(b *cellbuf.Buffer) { b.Stacked(0, 0, barW, top, []cellbuf.Segment{seg}) })
 			}
 		}
 		lines = append(lines, line)
@@ -399,38 +374,39 @@ func activityColor(th *themes.Theme, a analysis.Activity) (color.Color, rune) {
 // bar draws a rank's time shares as a stacked bar of width w: the full
 // width is scale seconds (0: the rank's own time).
 func (m *Model) bar(rp *analysis.RankProfile, w int, scale float64) string {
-	th := m.common.Theme
 	total := rp.Total()
-	if total <= 0 {
-		return strings.Repeat(" ", w)
-	}
-	if scale > 0 {
-		// Shares of the longest rank's time: shorter ranks end early.
-		w = int(float64(w)*total/scale + 0.5)
-	}
-	var b strings.Builder
-	used, acc := 0, 0.0
+	segs := make([]cellbuf.Segment, 0, analysis.NumActivities)
 	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
-		acc += rp.Time[a]
-		end := int(acc/total*float64(w) + 0.5)
-		n := end - used
-		if n <= 0 {
-			continue
-		}
-		c, g := activityColor(th, a)
-		if th.Mono {
-			// Compute fills with spaces in the mono theme; mark it.
-			if g == ' ' {
-				g = '·'
-			}
-			b.WriteString(strings.Repeat(string(g), n))
-		} else {
-			b.WriteString(lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", n)))
-		}
-		used = end
+		segs = append(segs, m.segment(a, rp.Time[a]))
 	}
-	b.WriteString(strings.Repeat(" ", max(0, w-used)))
-	return b.String()
+	bw := w
+	if scale > 0 && total > 0 {
+		// Shares of the longest rank's time: shorter ranks end early.
+		bw = int(float64(w)*total/scale + 0.5)
+	}
+	return m.barRow(w, func(b *cellbuf.Buffer) { b.Stacked(0, 0, bw, total, segs) })
+}
+
+// segment is activity a's part of a bar: a block in its colour, or its
+// glyph in monochrome (compute, a blank there, marked '·').
+func (m *Model) segment(a analysis.Activity, v float64) cellbuf.Segment {
+	th := m.common.Theme
+	c, g := activityColor(th, a)
+	switch {
+	case !th.Mono:
+		g = '█'
+	case g == ' ':
+		g = '·'
+	}
+	return cellbuf.Segment{V: v, Glyph: g, St: cellbuf.Style{Fg: cellbuf.FromColor(c)}}
+}
+
+// barRow renders what draw puts in a row of w cells.
+func (m *Model) barRow(w int, draw func(*cellbuf.Buffer)) string {
+	b := cellbuf.New(w, 1)
+	b.Mode = cellbuf.ModeOf(m.common.Theme)
+	draw(b)
+	return b.Render()
 }
 
 func (m *Model) funcTable(w, h int) string {
@@ -440,15 +416,8 @@ func (m *Model) funcTable(w, h int) string {
 	title, hdr := m.header(Functions, "Functions", analysis.FuncColumns(), widths)
 	legend := ""
 	for a := analysis.Activity(0); a < analysis.NumActivities; a++ {
-		c, g := activityColor(th, a)
-		sw := string(g)
-		if th.Mono && g == ' ' {
-			sw = "·"
-		}
-		if !th.Mono {
-			sw = lipgloss.NewStyle().Foreground(c).Render("█")
-		}
-		legend += " " + sw + " " + a.String()
+		seg := m.segment(a, 1)
+		legend += " " + m.barRow(1, func(b *cellbuf.Buffer) { b.Set(0, 0, seg.Glyph, seg.St) }) + " " + a.String()
 	}
 	lines := []string{title + th.Styles.Dim.Render("  bars:") + legend, hdr}
 	m.rows[Functions] = max(h-2, 0)

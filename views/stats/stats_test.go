@@ -1,21 +1,18 @@
 package stats
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 func testTrace(t testing.TB) *tracefmt.Trace {
@@ -28,30 +25,12 @@ func testTrace(t testing.TB) *tracefmt.Trace {
 }
 
 func newModel(t testing.TB, th *themes.Theme, w, h int) *Model {
-	m := New(&component.Common{Theme: th}, testTrace(t))
+	m := New(component.New(&component.Session{Theme: th}, 0, 0), testTrace(t))
 	m.SetSize(w, h)
 	return m
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		if k == "down" {
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		}
-		m.Update(msg)
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
@@ -69,7 +48,7 @@ func TestGolden(t *testing.T) {
 				start, end := testTrace(t).Span()
 				m.SetWindow(start, (start+end)/2)
 				press(m, c.keys...)
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, viewtest.ASCII(t, m.View()))
 			})
 		}
 	}
@@ -128,7 +107,7 @@ func TestUntimed(t *testing.T) {
 	tr := &tracefmt.Trace{Comms: []tracefmt.Comm{{}}, Ranks: make([]tracefmt.Rank, 2)}
 	tr.Ranks[0].Events = []tracefmt.Event{tracefmt.ComputeWork(0, 2e9), tracefmt.Send(0, 1, 0, 0, 100)}
 	tr.Ranks[1].Events = []tracefmt.Event{tracefmt.Recv(0, 0, 0, 0, 100), tracefmt.ComputeWork(0, 1e9)}
-	m := New(&component.Common{Theme: themes.Mono()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), tr)
 	m.SetSize(80, 12)
 	out := ansi.Strip(m.View())
 	for _, want := range []string{"untimed", "2 Gf", "1 Gf", "100 B"} {

@@ -5,11 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestGoldenTI shows Stats of a SimGrid time-independent trace (recorded
@@ -28,9 +27,9 @@ func TestGoldenTI(t *testing.T) {
 		{160, 48, []string{"Compute", "MPI_Isend", "MPI_Irecv", "MPI_Allreduce", "MPI_Waitall", "MPI_Sendrecv"}},
 	} {
 		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
-			m := New(&component.Common{Theme: themes.Mono()}, tr)
+			m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), tr)
 			m.SetSize(tc.w, tc.h)
-			v := ascii(t, m.View())
+			v := viewtest.ASCII(t, m.View())
 			if strings.Contains(v, "No states") {
 				t.Errorf("Stats says there are no states:\n%s", v)
 			}
@@ -39,7 +38,7 @@ func TestGoldenTI(t *testing.T) {
 					t.Errorf("Stats does not list %s:\n%s", f, v)
 				}
 			}
-			golden.RequireEqual(t, v)
+			viewtest.Golden(t, v)
 		})
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
 )
 
 // Run is a point ready to simulate: its trace and machine.
@@ -41,7 +40,6 @@ type State struct {
 	table *sw.Table
 	name  string
 	open  func(ctx context.Context, row []string) (Run, error)
-	wi    *whatif.Shared
 
 	dims    []int // key columns: trace, the axes, rep
 	metrics []int // numeric result columns
@@ -55,10 +53,9 @@ type State struct {
 }
 
 // NewState returns the Sweep tab's state for a result named name. open
-// loads a row's trace and machine (nil: points cannot be opened); wi is
-// the session's what-if state that the Simulate tab runs.
-func NewState(t *sw.Table, name string, open func(ctx context.Context, row []string) (Run, error), wi *whatif.Shared) *State {
-	s := &State{table: t, name: name, open: open, wi: wi, sortCol: -1, by: -1}
+// loads a row's trace and machine (nil: points cannot be opened).
+func NewState(t *sw.Table, name string, open func(ctx context.Context, row []string) (Run, error)) *State {
+	s := &State{table: t, name: name, open: open, sortCol: -1, by: -1}
 	axes := t.AxisColumns()
 	s.dims = append(s.dims, t.Column("trace"))
 	for _, a := range axes {
@@ -142,7 +139,7 @@ func distinct(t *sw.Table, c int) int {
 
 // Model is the Sweep view.
 type Model struct {
-	common  *component.Common
+	common  component.Common
 	keys    KeyMap
 	st      *State
 	editing bool // the filter prompt has the keys
@@ -151,7 +148,9 @@ type Model struct {
 }
 
 // New returns the Sweep view of the state's result.
-func New(c *component.Common, st *State) *Model {
+// The point it opens becomes the machine of c's session (its WhatIf),
+// which the Simulate tab runs.
+func New(c component.Common, st *State) *Model {
 	return &Model{common: c, keys: DefaultKeyMap(), st: st, ctx: context.Background()}
 }
 
@@ -491,7 +490,7 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	if msg.err != nil {
 		return func() tea.Msg { return component.StatusMsg("sweep point " + msg.point + ": " + msg.err.Error()) }
 	}
-	cfgMsg := m.st.wi.SetConfig(msg.run.Config, "sweep point "+msg.point)
+	cfgMsg := component.WhatIfOf(m.common).SetConfig(msg.run.Config, "sweep point "+msg.point)
 	return tea.Sequence(
 		func() tea.Msg { return component.OpenTraceMsg{Trace: msg.run.Trace, Path: msg.run.Path} },
 		func() tea.Msg { return cfgMsg },

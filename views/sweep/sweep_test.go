@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,15 +10,12 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/component"
-	"github.com/tracesim/tracesim/views/whatif"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // testTable is the 72-point result of testdata/study.toml.
@@ -36,45 +32,21 @@ func testTable(t testing.TB) *sw.Table {
 	return tb
 }
 
-func newModel(t testing.TB, th *themes.Theme, w, h int, open func(context.Context, []string) (Run, error)) (*Model, *whatif.Shared) {
-	wi := whatif.NewShared()
-	m := New(&component.Common{Theme: th}, NewState(testTable(t), "study.csv", open, wi))
+// newModel returns the Sweep view of the test result at w×h in a session
+// of theme th, and the session's what-if state that enter sets.
+func newModel(t testing.TB, th *themes.Theme, w, h int, open func(context.Context, []string) (Run, error)) (*Model, *component.WhatIf) {
+	wi := component.NewWhatIf()
+	m := New(component.New(&component.Session{Theme: th, WhatIf: wi}, 0, 0), NewState(testTable(t), "study.csv", open))
 	m.SetSize(w, h)
 	return m, wi
 }
 
-func ascii(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if _, err := w.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
+// ascii is the frame without colours, as goldens keep it.
+func ascii(t testing.TB, s string) string { return viewtest.ASCII(t, s) }
 
-func press(m *Model, keys ...string) tea.Cmd {
-	var cmd tea.Cmd
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		switch k {
-		case "left":
-			msg = tea.KeyPressMsg{Code: tea.KeyLeft}
-		case "right":
-			msg = tea.KeyPressMsg{Code: tea.KeyRight}
-		case "up":
-			msg = tea.KeyPressMsg{Code: tea.KeyUp}
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "enter":
-			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-		case "esc":
-			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
-		}
-		_, cmd = m.Update(msg)
-	}
-	return cmd
-}
+// press sends the keys to m (viewtest's key names) and returns their
+// commands, batched.
+func press(m *Model, keys ...string) tea.Cmd { return viewtest.Press(m, keys...) }
 
 func TestGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
@@ -98,7 +70,7 @@ func TestGolden(t *testing.T) {
 			t.Run(fmt.Sprintf("%dx%d/%s", sz[0], sz[1], c.name), func(t *testing.T) {
 				m, _ := newModel(t, themes.Mono(), sz[0], sz[1], nil)
 				press(m, c.keys...)
-				golden.RequireEqual(t, ascii(t, m.View()))
+				viewtest.Golden(t, ascii(t, m.View()))
 			})
 		}
 	}
@@ -227,7 +199,7 @@ func TestOpen(t *testing.T) {
 			t.Errorf("shows tab %s", s.Name)
 		}
 	}
-	if got := strings.Join(msgs, " "); got != "component.OpenTraceMsg whatif.ConfigMsg component.ShowTabMsg component.StatusMsg" {
+	if got := strings.Join(msgs, " "); got != "component.OpenTraceMsg component.ConfigMsg component.ShowTabMsg component.StatusMsg" {
 		t.Errorf("messages %s", got)
 	}
 
@@ -280,7 +252,7 @@ func TestLayout(t *testing.T) {
 		}
 	}
 	// An empty result.
-	m := New(&component.Common{Theme: themes.Dark()}, NewState(&sw.Table{Columns: []string{"point", "trace", "makespan_s"}}, "empty.csv", nil, whatif.NewShared()))
+	m := New(component.New(&component.Session{Theme: themes.Dark()}, 0, 0), NewState(&sw.Table{Columns: []string{"point", "trace", "makespan_s"}}, "empty.csv", nil))
 	m.SetSize(40, 10)
 	if v := ascii(t, m.View()); !strings.Contains(v, "The result has no points yet.") {
 		t.Errorf("empty result:\n%s", v)
@@ -289,13 +261,18 @@ func TestLayout(t *testing.T) {
 
 func checkSize(t *testing.T, s string, w, h int) {
 	t.Helper()
-	lines := strings.Split(s, "\n")
-	if len(lines) != h {
-		t.Errorf("%dx%d: %d lines", w, h, len(lines))
+	if err := viewtest.CheckFrame(s, w, h); err != "" {
+		t.Errorf("%dx%d: %s", w, h, err)
 	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Errorf("%dx%d: line %d is %d wide", w, h, i, got)
-		}
-	}
+}
+
+// TestSweepSizes: the view draws exactly its size at every size the
+// application supports, in a colour and the monochrome theme.
+func TestSweepSizes(t *testing.T) {
+	tb := testTable(t)
+	viewtest.SweepThemes(t, func(c component.Common) component.Model {
+		m := New(c, NewState(tb, "study.csv", nil))
+		press(m, "right", "g")
+		return m
+	})
 }

@@ -48,7 +48,7 @@ func BenchmarkIndex10M(b *testing.B) {
 func BenchmarkFrame10M(b *testing.B) {
 	tr := trace10M(b)
 	for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
-		c := &component.Common{Width: 200, Height: 60, Theme: th}
+		c := component.New(&component.Session{Theme: th}, 200, 60)
 		m := newWithAsync(c, tr, math.MaxInt) // build now: frames are measured
 		m.View()
 		if th.Name == "dark" {
@@ -56,7 +56,7 @@ func BenchmarkFrame10M(b *testing.B) {
 				m.SetSize(300, 100)
 				b.ReportAllocs()
 				for b.Loop() {
-					m.dirty = true
+					m.memo.Invalidate()
 					m.View()
 				}
 				m.SetSize(200, 60)
@@ -66,7 +66,7 @@ func BenchmarkFrame10M(b *testing.B) {
 			m.fit()
 			b.ReportAllocs()
 			for b.Loop() {
-				m.dirty = true
+				m.memo.Invalidate()
 				m.View()
 			}
 		})
@@ -75,11 +75,11 @@ func BenchmarkFrame10M(b *testing.B) {
 			for range 14 {
 				m.zoom(0.5)
 			}
-			m.dirty = true
+			m.memo.Invalidate()
 			m.View()
 			b.ReportAllocs()
 			for b.Loop() {
-				m.dirty = true
+				m.memo.Invalidate()
 				m.View()
 			}
 			b.ReportMetric(float64(len(m.arrows)), "arrows")
@@ -91,7 +91,7 @@ func BenchmarkFrame10M(b *testing.B) {
 // from the cache.
 func BenchmarkNoopKey(b *testing.B) {
 	tr := trace10M(b)
-	c := &component.Common{Width: 200, Height: 60, Theme: themes.Dark()}
+	c := component.New(&component.Session{Theme: themes.Dark()}, 200, 60)
 	m := newWithAsync(c, tr, math.MaxInt)
 	m.View()
 	n := m.Renders()
@@ -113,7 +113,7 @@ func BenchmarkSearch10M(b *testing.B) {
 	tr := trace10M(b)
 	for _, q := range []string{"size>1000", "allreduce"} {
 		b.Run(q, func(b *testing.B) {
-			m := newWithAsync(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr, math.MaxInt)
+			m := newWithAsync(component.New(&component.Session{Theme: themes.Dark()}, 200, 60), tr, math.MaxInt)
 			q, err := parseQuery(q)
 			if err != nil {
 				b.Fatal(err)
@@ -134,7 +134,7 @@ func BenchmarkSearch10M(b *testing.B) {
 func BenchmarkNew10M(b *testing.B) {
 	tr := trace10M(b)
 	for b.Loop() {
-		m := New(&component.Common{Width: 200, Height: 60, Theme: themes.Dark()}, tr)
+		m := New(component.New(&component.Session{Theme: themes.Dark()}, 200, 60), tr)
 		if m.job == nil {
 			b.Fatal("a 10 M-event summary was built in New")
 		}

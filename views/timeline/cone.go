@@ -99,14 +99,14 @@ func (m *Model) coneUpdate(msg tea.Msg) (tea.Cmd, bool) {
 			m.cone.cone, m.cone.err = nil, msg.err.Error()
 			m.status = "causal cone: " + m.cone.err
 		}
-		m.dirty = true
+		m.memo.Invalidate()
 		return nil, true
 	case tea.KeyPressMsg:
 		if m.prompt.kind != promptNone || m.legend || m.ix() == nil || !key.Matches(msg, m.keys.Cone) {
 			return nil, false
 		}
 		m.cone.on = !m.cone.on
-		m.dirty = true
+		m.memo.Invalidate()
 		if !m.cone.on {
 			m.status = "causal cone hidden"
 			return nil, true

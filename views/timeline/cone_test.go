@@ -6,12 +6,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // update sends msg to m and runs the commands it returns, feeding their
@@ -68,7 +68,7 @@ func TestReversedThenCorrected(t *testing.T) {
 	if !strings.Contains(d, "(+") {
 		t.Errorf("corrected latency not positive: %s", d)
 	}
-	update(m, keyMsg("a"))
+	update(m, viewtest.Key("a"))
 	if v := m.View(); !strings.Contains(v, "◀") || !strings.Contains(v, "times: original (a)") {
 		t.Errorf("a did not switch back to the original times\n%s", v)
 	}
@@ -93,7 +93,7 @@ func TestCone(t *testing.T) {
 	}
 	m.Focus(ev)
 	selected := m.View()
-	_, cmd := m.Update(keyMsg("K"))
+	_, cmd := m.Update(viewtest.Key("K"))
 	if !m.ConeShown() || cmd == nil {
 		t.Fatal("K did not start computing the cone")
 	}
@@ -122,7 +122,7 @@ func TestCone(t *testing.T) {
 	if !strings.Contains(v, tag) || !strings.Contains(v, "·") || v == selected {
 		t.Errorf("the cone is not drawn:\n%s", v)
 	}
-	golden.RequireEqual(t, v)
+	viewtest.Golden(t, v)
 
 	// Another selection: the cone follows it.
 	m.Focus(tracefmt.EventRef{Rank: 0, Index: 1})
@@ -144,8 +144,8 @@ func TestCone(t *testing.T) {
 	}
 
 	// K again hides it: the frame is the plain one.
-	m.Update(keyMsg("K"))
-	m.Update(keyMsg("esc"))
+	m.Update(viewtest.Key("K"))
+	m.Update(viewtest.Key("esc"))
 	if m.ConeShown() {
 		t.Fatal("K did not hide the cone")
 	}
@@ -161,7 +161,7 @@ func TestConeLayout(t *testing.T) {
 		m := newModel(t, sz[0], sz[1], tr)
 		m.plain = false
 		m.Focus(tracefmt.EventRef{Rank: 2, Index: 5})
-		update(m, keyMsg("K"))
+		update(m, viewtest.Key("K"))
 		if m.Cone() == nil {
 			t.Fatalf("%v: no cone", sz)
 		}
@@ -175,7 +175,7 @@ func TestConeTagDoesNotOverwriteStatus(t *testing.T) {
 	tr := skewedTrace(t)
 	m := newModel(t, 80, 24, tr)
 	m.Focus(tracefmt.EventRef{Rank: 1, Index: 1})
-	_, cmd := m.Update(keyMsg("K"))
+	_, cmd := m.Update(viewtest.Key("K"))
 	if cmd != nil {
 		update(m, cmd())
 	}

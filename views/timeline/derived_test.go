@@ -17,8 +17,8 @@ import (
 func TestSharedIndex(t *testing.T) {
 	tr := genTrace(t, gen.Options{Pattern: "ring", Ranks: 4, Iters: 3, Seed: 1})
 	cache := derived.New()
-	m1 := New(&component.Common{Width: 80, Height: 20, Theme: themes.Mono(), Derived: cache}, tr)
-	m2 := New(&component.Common{Width: 60, Height: 12, Theme: themes.Mono(), Derived: cache}, tr)
+	m1 := New(component.New(&component.Session{Theme: themes.Mono(), Derived: cache}, 80, 20), tr)
+	m2 := New(component.New(&component.Session{Theme: themes.Mono(), Derived: cache}, 60, 12), tr)
 	m1.plain, m2.plain = true, true
 	if m1.orig == nil || m1.orig != m2.orig {
 		t.Fatalf("two sessions on one trace: summaries %p and %p, want one", m1.orig, m2.orig)
@@ -26,7 +26,7 @@ func TestSharedIndex(t *testing.T) {
 	if n := cache.Builds(); n != 1 {
 		t.Errorf("%d builds, want 1", n)
 	}
-	if m := New(&component.Common{Width: 80, Height: 20, Theme: themes.Mono()}, tr); m.orig == m1.orig {
+	if m := New(component.New(&component.Session{Theme: themes.Mono()}, 80, 20), tr); m.orig == m1.orig {
 		t.Errorf("a session without the cache got the shared summary")
 	}
 
@@ -72,7 +72,7 @@ func TestSharedBackgroundBuild(t *testing.T) {
 	}
 	ms := make([]*Model, 3)
 	for i := range ms {
-		ms[i] = newWithAsync(&component.Common{Width: 80, Height: 20, Theme: themes.Mono(), Derived: cache}, tr, 0)
+		ms[i] = newWithAsync(component.New(&component.Session{Theme: themes.Mono(), Derived: cache}, 80, 20), tr, 0)
 		if ms[i].job == nil {
 			t.Fatal("no background build")
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // layout places the parts of the view in Width×Height cells.
@@ -140,15 +141,10 @@ func (m *Model) palette() palette {
 // something the frame shows has changed.
 func (m *Model) View() string {
 	m.poll()
-	if !m.dirty && m.frameW == m.Width && m.frameH == m.Height && m.theme == m.Theme {
-		return m.frame
-	}
-	m.lay = m.layout()
-	m.theme, m.frameW, m.frameH = m.Theme, m.Width, m.Height
-	m.frame = m.render()
-	m.dirty = false
-	m.renders++
-	return m.frame
+	return m.memo.View(m.Common, func(int, int) string {
+		m.lay = m.layout()
+		return m.render()
+	})
 }
 
 // render draws a frame.
@@ -217,20 +213,6 @@ func (p *palette) stateCell(left, right int32) cellbuf.Cell {
 	return cellbuf.Cell{Rune: '▌', Style: cellbuf.Style{Fg: col(left), Bg: col(right)}}
 }
 
-// niceStep returns the smallest of 1, 2, 5 × 10^k at least x.
-func niceStep(x float64) float64 {
-	if !(x > 0) {
-		return 1
-	}
-	e := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, f := range []float64{1, 2, 5, 10} {
-		if f*e >= x*(1-1e-9) {
-			return f * e
-		}
-	}
-	return 10 * e
-}
-
 // drawRuler draws the time axis: ticks about every 12 columns, labelled
 // relative to the start of the run in the unit that suits the step.
 func (m *Model) drawRuler(p *palette) {
@@ -246,7 +228,7 @@ func (m *Model) drawRuler(p *palette) {
 	if ix.timed {
 		unitSec = ix.tr.Unit.Seconds()
 	}
-	step := niceStep(cw * 12 * unitSec) // seconds (or events)
+	step := cellbuf.NiceStep(cw * 12 * unitSec) // seconds (or events)
 	if !ix.timed {
 		step = max(step, 1)
 	}
@@ -254,16 +236,7 @@ func (m *Model) drawRuler(p *palette) {
 	scale, suffix := 1.0, ""
 	if ix.timed {
 		far := max(math.Abs(m.a-ix.start), math.Abs(m.b-ix.start)) * unitSec
-		scale, suffix = 1e-12, "ps"
-		for _, u := range []struct {
-			s    float64
-			name string
-		}{{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}} {
-			if far >= u.s*(1-1e-9) || step >= u.s*(1-1e-9) {
-				scale, suffix = u.s, u.name
-				break
-			}
-		}
+		scale, suffix = units.TimeUnit(max(far, step) * (1 + 1e-9))
 	}
 	dec := max(0, int(math.Ceil(-math.Log10(step/scale)-1e-9)))
 	rel0 := (m.a - ix.start) * unitSec
@@ -1103,7 +1076,18 @@ func (m *Model) drawFooter(p *palette) {
 	buf := m.buf
 	status, sst := m.statusLine()
 	if m.prompt.kind != promptNone {
-		status, sst = promptLabels[m.prompt.kind]+string(m.prompt.text)+"█", p.accent
+		// The cursor is a block at the end, or the character under it
+		// reversed.
+		status, sst = promptLabels[m.prompt.kind]+m.prompt.in.Value()+"█", p.accent
+		if pos, n := m.prompt.in.Position(), len([]rune(m.prompt.in.Value())); pos < n {
+			status = status[:len(status)-len("█")]
+			defer func() {
+				x := len([]rune(promptLabels[m.prompt.kind])) + pos
+				if c := buf.Ptr(x, l.h-1); c != nil && x < l.w {
+					c.Attrs |= cellbuf.Reverse
+				}
+			}()
+		}
 	}
 	details := ""
 	if m.sel.kind != selNone {
@@ -1127,7 +1111,7 @@ func (m *Model) drawFooter(p *palette) {
 		buf.SetString(0, l.footY, status, sst, l.w)
 		return
 	}
-	lines := wrap(details, l.w, l.footH-1)
+	lines := component.Wrap(details, l.w, l.footH-1)
 	for i, s := range lines {
 		buf.SetString(0, l.footY+i, s, p.sel, l.w)
 	}
@@ -1174,28 +1158,6 @@ func (m *Model) statusLine() (string, cellbuf.Style) {
 		b.WriteString("  messages: " + msgModeNames[m.msgMode])
 	}
 	return b.String(), p
-}
-
-// wrap breaks s into at most n lines of w cells at spaces.
-func wrap(s string, w, n int) []string {
-	var out []string
-	for s != "" && len(out) < n && w > 0 {
-		r := []rune(s)
-		if len(r) <= w {
-			out = append(out, s)
-			break
-		}
-		cut := w
-		for i := w; i > w/2; i-- {
-			if r[i] == ' ' {
-				cut = i
-				break
-			}
-		}
-		out = append(out, string(r[:cut]))
-		s = strings.TrimLeft(string(r[cut:]), " ")
-	}
-	return out
 }
 
 // fmtSeconds formats seconds with an adaptive unit.

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestGolden renders a small fixed trace in plain text (monochrome theme,
@@ -24,33 +23,33 @@ func TestGolden(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			t.Run("fit", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], tr)
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 			t.Run("marks", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], tr)
 				press(m, "m", "m") // auto → arrows → marks
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 			t.Run("zoomed", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], tr)
 				m.cur = tr.Event(send).Time
 				press(m, "+", "+", "+", "+")
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 			t.Run("selected", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], tr)
 				m.Focus(send)
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 			t.Run("reversed", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], orig)
 				m.Focus(tracefmt.EventRef{Rank: 1, Index: 3})
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 			t.Run("corrected", func(t *testing.T) {
 				m := newModel(t, sz[0], sz[1], orig)
 				m.SetAlt(alt, "corrected")
-				golden.RequireEqual(t, m.View())
+				viewtest.Golden(t, m.View())
 			})
 		})
 	}

@@ -4,20 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // newModel returns a Timeline of tr in w×h cells with the monochrome theme,
 // rendering plain text so that tests can read the frame.
 func newModel(t testing.TB, w, h int, tr *tracefmt.Trace) *Model {
 	t.Helper()
-	m := New(&component.Common{Width: w, Height: h, Theme: themes.Mono()}, tr)
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, w, h), tr)
 	m.plain = true
 	m.View()
 	return m
@@ -36,39 +36,8 @@ func genTrace(t testing.TB, o gen.Options) *tracefmt.Trace {
 	return tr
 }
 
-// keyMsg returns the key press a key name stands for: special keys by
-// name ("left", "shift+tab"), anything else as typed text.
-func keyMsg(k string) tea.KeyPressMsg {
-	special := map[string]rune{
-		"left": tea.KeyLeft, "right": tea.KeyRight, "up": tea.KeyUp, "down": tea.KeyDown,
-		"backspace": tea.KeyBackspace, "tab": tea.KeyTab, "enter": tea.KeyEnter,
-		"esc": tea.KeyEscape, "space": tea.KeySpace, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd,
-	}
-	var mod tea.KeyMod
-	name := k
-	if s, ok := strings.CutPrefix(k, "shift+"); ok && len(s) > 1 {
-		mod, name = tea.ModShift, s
-	}
-	if c, ok := special[name]; ok {
-		return tea.KeyPressMsg{Code: c, Mod: mod}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
-
 // press sends keys to m; a key "\"text\"" types text.
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		if len(k) > 2 && k[0] == '"' && k[len(k)-1] == '"' {
-			for _, r := range k[1 : len(k)-1] {
-				m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
-			}
-			continue
-		}
-		m.Update(keyMsg(k))
-	}
-}
+func press(m *Model, keys ...string) { viewtest.Press(m, keys...) }
 
 // checkFrame fails unless s is exactly w×h cells.
 func checkFrame(t *testing.T, s string, w, h int) {

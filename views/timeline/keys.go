@@ -4,17 +4,17 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap holds the Timeline's key bindings.
 type KeyMap struct {
-	ZoomIn, ZoomOut, Fit, Back, ZoomSel    key.Binding
-	PanLeft, PanRight                      key.Binding
-	PageLeft, PageRight, Home, End         key.Binding
-	CursorLeft, CursorRight                key.Binding
-	Up, Down, PageUp, PageDown             key.Binding
-	NextItem, PrevItem, Select, Clear      key.Binding
-	Search, SearchNext, SearchPrev         key.Binding
-	GoTo, RankFilter, Legend, Toggle       key.Binding
-	AltTimes, Messages, View               key.Binding
-	Cone                                   key.Binding // cone.go
-	promptAccept, promptCancel, promptBack key.Binding
+	ZoomIn, ZoomOut, Fit, Back, ZoomSel key.Binding
+	PanLeft, PanRight                   key.Binding
+	PageLeft, PageRight, Home, End      key.Binding
+	CursorLeft, CursorRight             key.Binding
+	Up, Down, PageUp, PageDown          key.Binding
+	NextItem, PrevItem, Select, Clear   key.Binding
+	Search, SearchNext, SearchPrev      key.Binding
+	GoTo, RankFilter, Legend, Toggle    key.Binding
+	AltTimes, Messages, View            key.Binding
+	Cone                                key.Binding // cone.go
+	promptAccept, promptCancel          key.Binding
 }
 
 // DefaultKeyMap returns the Timeline's default bindings. They avoid the
@@ -59,7 +59,6 @@ func DefaultKeyMap() KeyMap {
 		Cone:         b("K", "causal cone", "K"),
 		promptAccept: key.NewBinding(key.WithKeys("enter")),
 		promptCancel: key.NewBinding(key.WithKeys("esc", "ctrl+c")),
-		promptBack:   key.NewBinding(key.WithKeys("backspace")),
 	}
 }
 

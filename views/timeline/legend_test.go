@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // legendNames are the 13 states of manyStatesTrace: more than a narrow
@@ -65,7 +65,7 @@ func TestLegendAllStates(t *testing.T) {
 	t.Run("80x24", func(t *testing.T) {
 		m := newModel(t, 80, 24, tr)
 		v := m.View()
-		golden.RequireEqual(t, v)
+		viewtest.Golden(t, v)
 		leg := legendPart(v)
 		for _, name := range legendNames {
 			if !legendHas(leg, name) {

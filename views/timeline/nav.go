@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"charm.land/bubbles/v2/textinput"
 	"fmt"
 	"math"
 	"sort"
@@ -29,7 +30,20 @@ var promptLabels = [...]string{"", "/", "go to: ", "ranks: "}
 // prompt is a one-line text input at the bottom of the view.
 type prompt struct {
 	kind promptKind
-	text []rune
+	// in edits the text: cursor movement, word deletion (ctrl+w,
+	// alt+backspace), paste. Only its value and cursor position are
+	// drawn, into the footer's cells.
+	in textinput.Model
+}
+
+// newPrompt opens a prompt of kind holding text, the cursor at its end.
+func newPrompt(kind promptKind, text string) prompt {
+	in := textinput.New()
+	in.Prompt = ""
+	in.CharLimit = 200
+	in.SetValue(text)
+	in.Focus()
+	return prompt{kind: kind, in: in}
 }
 
 // promptKey handles a key while the prompt is open.
@@ -38,7 +52,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) {
 	case key.Matches(k, m.keys.promptCancel):
 		m.prompt = prompt{}
 	case key.Matches(k, m.keys.promptAccept):
-		kind, text := m.prompt.kind, strings.TrimSpace(string(m.prompt.text))
+		kind, text := m.prompt.kind, strings.TrimSpace(m.prompt.in.Value())
 		m.prompt = prompt{}
 		if m.tr == nil {
 			return
@@ -55,14 +69,10 @@ func (m *Model) promptKey(k tea.KeyPressMsg) {
 				m.status = err.Error()
 			}
 		}
-	case key.Matches(k, m.keys.promptBack):
-		if n := len(m.prompt.text); n > 0 {
-			m.prompt.text = m.prompt.text[:n-1]
-		}
 	default:
-		if k.Text != "" && len(m.prompt.text) < 200 {
-			m.prompt.text = append(m.prompt.text, []rune(k.Text)...)
-		}
+		// The cursor is drawn in the footer's cells, not blinked: the
+		// input's commands (blinks) are not needed.
+		m.prompt.in, _ = m.prompt.in.Update(k)
 	}
 }
 

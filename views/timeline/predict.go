@@ -107,7 +107,7 @@ func (m *Model) withdrawPred() {
 	m.pred, m.oth, m.mode, m.lane = nil, other{}, modeRecorded, 0
 	m.altGen++
 	m.over, m.stats = overviewCache{}, statsCache{}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // installPred shows a prediction whose index is built: both runs when the
@@ -128,7 +128,7 @@ func (m *Model) installPred(msg predReadyMsg) {
 	}
 	m.pushHistory()
 	m.fit()
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // finishShift returns each rank's predicted finish minus its recorded
@@ -233,7 +233,7 @@ func (m *Model) setMode(md viewMode) {
 	m.over, m.stats = overviewCache{}, statsCache{}
 	m.lay = m.layout()
 	m.scrollToRow()
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // cycleMode steps recorded → predicted → both (predicted ↔ recorded for

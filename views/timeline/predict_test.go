@@ -52,7 +52,7 @@ func TestBothView(t *testing.T) {
 	p0, _ := pred.Span()
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			m := New(&component.Common{Width: sz[0], Height: sz[1], Theme: themes.Dark()}, tr)
+			m := New(component.New(&component.Session{Theme: themes.Dark()}, sz[0], sz[1]), tr)
 			m.SetPredicted(pred, "sim #1 on test")
 			m.View()
 			if m.mode != modeBoth || m.lay.lanes != 2 {

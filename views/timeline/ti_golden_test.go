@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestGoldenTI draws a SimGrid time-independent trace (recorded by SMPI
@@ -46,7 +45,7 @@ func TestGoldenTI(t *testing.T) {
 					t.Errorf("rank %d: no state drawn in %q", r, row)
 				}
 			}
-			golden.RequireEqual(t, v)
+			viewtest.Golden(t, v)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/analysis"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
@@ -20,7 +20,7 @@ import (
 
 // Model is the Timeline component. Create it with New.
 type Model struct {
-	*component.Common
+	component.Common
 	keys KeyMap
 
 	tr        *tracefmt.Trace
@@ -58,16 +58,10 @@ type Model struct {
 	status       string
 	offX, offY   int
 
-	buf     *cellbuf.Buffer
-	frame   string
-	dirty   bool
-	renders int
-	// theme, frameW and frameH are the theme and size of the cached
-	// frame: the application may change them behind SetSize's back.
-	theme          *themes.Theme
-	frameW, frameH int
-	lay            layout
-	arrows         []drawnArrow
+	buf    *cellbuf.Buffer
+	memo   component.Memo // the frame, drawn again when what it shows changes
+	lay    layout
+	arrows []drawnArrow
 	// dots and dotClass are the braille layer of arrows over the rank
 	// area, a cell each; ends are the arrows' end glyphs.
 	dots, dotClass []uint8
@@ -143,14 +137,14 @@ type altRequest struct {
 // events, else in the background, started here and awaited by the
 // command Init returns (or the next Update), the view saying so
 // meanwhile. A direct call of Focus during the build waits for it.
-func New(c *component.Common, tr *tracefmt.Trace) *Model {
+func New(c component.Common, tr *tracefmt.Trace) *Model {
 	return newWithAsync(c, tr, asyncEvents)
 }
 
 // newWithAsync is New with the size from which summaries are built in the
 // background.
-func newWithAsync(c *component.Common, tr *tracefmt.Trace, async int) *Model {
-	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), dirty: true, asyncEvents: async}
+func newWithAsync(c component.Common, tr *tracefmt.Trace, async int) *Model {
+	m := &Model{Common: c, keys: DefaultKeyMap(), buf: cellbuf.New(0, 0), asyncEvents: async}
 	m.SetTrace(tr)
 	return m
 }
@@ -190,15 +184,12 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 		m.a, m.b = spanOf(tr)
 		m.cur = (m.a + m.b) / 2
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // cache returns the session's derived-data cache, nil for none.
 func (m *Model) cache() *derived.Cache {
-	if m.Common == nil {
-		return nil
-	}
-	return m.Derived
+	return m.Common.Cache()
 }
 
 // poll installs the background summary when it is built and applies what
@@ -210,7 +201,7 @@ func (m *Model) poll() bool {
 	m.orig, m.job, m.waiting = m.job.ix, nil, false
 	m.over, m.stats = overviewCache{}, statsCache{}
 	m.fit()
-	m.dirty = true
+	m.memo.Invalidate()
 	if a := m.pendingAlt; a != nil {
 		m.pendingAlt = nil
 		m.SetAlt(a.tr, a.label)
@@ -263,7 +254,7 @@ func (m *Model) SetAlt(tr *tracefmt.Trace, label string) {
 func (m *Model) withdrawAlt(tr *tracefmt.Trace) bool {
 	m.alt, m.altTrace, m.altLabel, m.useAlt = nil, nil, "", false
 	m.altGen++
-	m.dirty = true
+	m.memo.Invalidate()
 	m.stats, m.over = statsCache{}, overviewCache{}
 	if tr == nil || m.tr == nil {
 		return false
@@ -279,7 +270,7 @@ func (m *Model) withdrawAlt(tr *tracefmt.Trace) bool {
 func (m *Model) installAlt(ix *index, tr *tracefmt.Trace, label string) {
 	m.alt, m.altTrace, m.altLabel, m.useAlt = ix, tr, label, true
 	m.stats, m.over = statsCache{}, overviewCache{}
-	m.dirty = true
+	m.memo.Invalidate()
 	m.status = ""
 	m.clampWindow()
 	m.reframe()
@@ -361,7 +352,7 @@ func (m *Model) SetOffset(x, y int) { m.offX, m.offY = x, y }
 
 // Renders returns how many frames the Timeline has rendered, for tests and
 // benchmarks of the frame cache.
-func (m *Model) Renders() int { return m.renders }
+func (m *Model) Renders() int { return m.memo.Renders() }
 
 // Init implements component.Model.
 // It waits for a summary being built in the background.
@@ -369,9 +360,6 @@ func (m *Model) Init() tea.Cmd { return m.waitCmd() }
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
-	if width != m.Width || height != m.Height {
-		m.dirty = true
-	}
 	m.Common.SetSize(width, height)
 	m.lay = m.layout()
 }
@@ -404,6 +392,7 @@ type viewState struct {
 	sel                selection
 	promptKind         promptKind
 	promptText, status string
+	promptPos          int
 	filter             string
 	mode               viewMode
 	lane               int
@@ -415,7 +404,7 @@ func (m *Model) state() viewState {
 		a: m.a, b: m.b, cur: m.cur, row: m.row, top: m.top,
 		hiddenGen: m.hiddenGen, altGen: m.altGen, useAlt: m.useAlt, legend: m.legend,
 		legendRow: m.legendRow, msgMode: m.msgMode, sel: m.sel,
-		promptKind: m.prompt.kind, promptText: string(m.prompt.text), status: m.status,
+		promptKind: m.prompt.kind, promptText: m.prompt.in.Value(), promptPos: m.prompt.in.Position(), status: m.status,
 		filter: m.filterText, mode: m.mode, lane: m.lane, osel: m.oth.sel,
 	}
 }
@@ -460,6 +449,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.prompt.kind != promptNone {
+			m.prompt.in, _ = m.prompt.in.Update(msg)
+		}
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg.Mouse())
 	case tea.MouseClickMsg:
@@ -470,7 +463,7 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		m.drag.on = false
 	}
 	if m.state() != before {
-		m.dirty = true
+		m.memo.Invalidate()
 	}
 	return m, m.coneFollow()
 }
@@ -535,15 +528,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) {
 	case key.Matches(k, ks.Clear):
 		m.sel, m.oth.sel = selection{}, selection{}
 	case key.Matches(k, ks.Search):
-		m.prompt = prompt{kind: promptSearch}
+		m.prompt = newPrompt(promptSearch, "")
 	case key.Matches(k, ks.SearchNext):
 		m.searchNext(1)
 	case key.Matches(k, ks.SearchPrev):
 		m.searchNext(-1)
 	case key.Matches(k, ks.GoTo):
-		m.prompt = prompt{kind: promptGoTo}
+		m.prompt = newPrompt(promptGoTo, "")
 	case key.Matches(k, ks.RankFilter):
-		m.prompt = prompt{kind: promptRanks, text: []rune(m.filterText)}
+		m.prompt = newPrompt(promptRanks, m.filterText)
 	case key.Matches(k, ks.Legend):
 		m.legend = len(m.legendStates()) > 0
 	case key.Matches(k, ks.View):
@@ -601,7 +594,7 @@ func (m *Model) SetHidden(s tracefmt.StateID, hide bool) {
 	m.hidden[s] = hide
 	m.hiddenGen++
 	m.over = overviewCache{}
-	m.dirty = true
+	m.memo.Invalidate()
 }
 
 // span returns the trace's extent in the times in use.
@@ -783,7 +776,7 @@ func (m *Model) Focus(ref tracefmt.EventRef) {
 		<-m.job.done
 		m.poll()
 	}
-	m.dirty = true
+	m.memo.Invalidate()
 	m.lay = m.layout()
 	m.sel = m.selectionOf(ref)
 	m.frameSelection(int(ref.Rank))
@@ -936,24 +929,8 @@ func (m *Model) fmtTimeRes(t, res float64) string {
 	if !ix.timed {
 		return "#" + strconv.FormatInt(int64(math.Round(t)), 10)
 	}
-	sec, r := ix.tr.Seconds(t-ix.start), math.Abs(ix.tr.Seconds(res))
-	a := math.Abs(sec)
-	// Below a picosecond is rounding (a corrected message of zero
-	// length), not a resolution to print.
-	if !(r >= 1e-12) || r >= a*1e-3 || math.IsInf(a, 0) {
-		return fmtSeconds(sec)
-	}
-	scale, suffix := 1e-9, "ns"
-	switch {
-	case a >= 1:
-		scale, suffix = 1, "s"
-	case a >= 1e-3:
-		scale, suffix = 1e-3, "ms"
-	case a >= 1e-6:
-		scale, suffix = 1e-6, "µs"
-	}
-	dec := min(max(int(math.Ceil(-math.Log10(r/scale))), 0), 9)
-	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + suffix
+	sec := ix.tr.Seconds(t - ix.start)
+	return strings.Replace(units.FormatDurationRes(sec, ix.tr.Seconds(res)), " ", "", 1)
 }
 
 // fmtDur formats a duration in trace units.

@@ -13,6 +13,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // layoutTraces are the awkward traces every size must cope with.
@@ -57,7 +58,7 @@ func TestLayoutSizes(t *testing.T) {
 			for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
 				for _, w := range widths {
 					for _, h := range heights {
-						m := New(&component.Common{Width: w, Height: h, Theme: th}, tr)
+						m := New(component.New(&component.Session{Theme: th}, w, h), tr)
 						checkFrame(t, m.View(), w, h)
 						press(m, "+", "+", "+", "w", "w", "L", "down", "space")
 						checkFrame(t, m.View(), w, h)
@@ -599,7 +600,7 @@ func TestOddTimes(t *testing.T) {
 			b.add(1, tracefmt.Recv(ts[3], 0, 0, 0, 1))
 			tr := b.finish()
 			for _, th := range []*themes.Theme{themes.Dark(), themes.Mono()} {
-				m := New(&component.Common{Width: 90, Height: 20, Theme: th}, tr)
+				m := New(component.New(&component.Session{Theme: th}, 90, 20), tr)
 				checkFrame(t, m.View(), 90, 20)
 				press(m, "+", "+", "w", "w", "w", "enter", "-", "l", "m", "/", `"a"`, "enter", "n", "g", `"1s"`, "enter")
 				checkFrame(t, m.View(), 90, 20)
@@ -744,7 +745,7 @@ func TestSearchSpecial(t *testing.T) {
 // command from Init brings it in.
 func TestBackgroundBuild(t *testing.T) {
 	orig, alt := reversedTrace(t)
-	m := newWithAsync(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, orig, 0)
+	m := newWithAsync(component.New(&component.Session{Theme: themes.Mono()}, 80, 24), orig, 0)
 	m.plain = true
 	if m.job == nil {
 		t.Fatal("no background build")
@@ -769,7 +770,7 @@ func TestBackgroundBuild(t *testing.T) {
 	if m.Selection() != "" || m.Capturing() {
 		t.Error("keys or focus acted before the summary was built")
 	}
-	if _, again := m.Update(keyMsg("x")); again != nil {
+	if _, again := m.Update(viewtest.Key("x")); again != nil {
 		t.Error("a second wait command was issued")
 	}
 	close(m.job.done)
@@ -785,7 +786,7 @@ func TestBackgroundBuild(t *testing.T) {
 	}
 
 	// Focus called directly has no command to wait with: it waits.
-	m = newWithAsync(&component.Common{Width: 80, Height: 24, Theme: themes.Mono()}, orig, 0)
+	m = newWithAsync(component.New(&component.Session{Theme: themes.Mono()}, 80, 24), orig, 0)
 	m.Focus(tracefmt.EventRef{Rank: 0, Index: 3})
 	if m.job != nil || m.sel.kind != selMsg {
 		t.Errorf("direct Focus during the build: job %v, selection %v", m.job != nil, m.sel)
@@ -799,7 +800,7 @@ func TestRulerLabelsWhole(t *testing.T) {
 			continue
 		}
 		for _, w := range []int{80, 161} {
-			m := New(&component.Common{Width: w, Height: 24, Theme: themes.Mono()}, tr)
+			m := New(component.New(&component.Session{Theme: themes.Mono()}, w, 24), tr)
 			for _, keys := range [][]string{nil, {"+", "+", "l"}} {
 				press(m, keys...)
 				v := ansi.Strip(m.View())

@@ -1,4 +1,4 @@
-package whatif
+package component
 
 import (
 	"testing"
@@ -6,8 +6,8 @@ import (
 	"github.com/tracesim/tracesim/engine/replay"
 )
 
-func TestShared(t *testing.T) {
-	a, b := NewShared(), NewShared()
+func TestWhatIf(t *testing.T) {
+	a, b := NewWhatIf(), NewWhatIf()
 	cfg, name := a.Config()
 	if name != "default" || cfg.Model != replay.Default().Model {
 		t.Fatalf("new session: %q %+v", name, cfg.Model)
