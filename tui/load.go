@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,22 +51,29 @@ func (m *Model) startLoad(path string) tea.Cmd {
 	l := &loading{seq: m.loadSeq, path: path, cancel: cancel, ch: make(chan tea.Msg, 1)}
 	m.load = l
 	// The goroutine must not read the model, which Update owns.
-	format, open := m.opts.Format, m.opts.Open
+	format, open, library := m.opts.Format, m.opts.Open, m.opts.Library
 	go func() {
 		defer close(l.ch)
 		var tr *tracefmt.Trace
 		var err error
-		if open != nil {
+		progress := func(done, total int64) {
+			// Drop progress the UI has not taken yet: it only needs
+			// the latest figure.
+			select {
+			case l.ch <- loadProgressMsg{l.seq, done, total}:
+			default:
+			}
+		}
+		switch {
+		case open != nil:
 			tr, err = open(ctx, path)
-		} else {
-			tr, _, err = formats.Open(ctx, path, format, func(done, total int64) {
-				// Drop progress the UI has not taken yet: it only
-				// needs the latest figure.
-				select {
-				case l.ch <- loadProgressMsg{l.seq, done, total}:
-				default:
-				}
-			})
+		case library != "":
+			// The check above looked the name up; the open itself goes
+			// through the library's os.Root too, side files included,
+			// so that a link swapped in since cannot lead out.
+			tr, err = openInLibrary(ctx, library, path, format, progress)
+		default:
+			tr, _, err = formats.Open(ctx, path, format, progress)
 		}
 		select {
 		case l.ch <- loadDoneMsg{l.seq, path, tr, err}:
@@ -73,6 +81,23 @@ func (m *Model) startLoad(path string) tea.Cmd {
 		}
 	}()
 	return l.next
+}
+
+// openInLibrary reads the trace at path, which names a file in the
+// library, through an os.Root on the library (formats.OpenIn). Errors
+// name the file relative to the library, never by the server's path.
+func openInLibrary(ctx context.Context, library, path, format string, progress formats.Progress) (*tracefmt.Trace, error) {
+	rel, ok := libraryName(library, path)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), errOutside)
+	}
+	root, err := os.OpenRoot(library)
+	if err != nil {
+		return nil, fmt.Errorf("trace library: %w", err)
+	}
+	defer root.Close()
+	tr, _, err := formats.OpenIn(ctx, root, rel, format, progress)
+	return tr, err
 }
 
 // next waits for the load's next message.
