@@ -524,6 +524,13 @@ func TestRootConfinement(t *testing.T) {
 		{"placement", "file:link.txt", outsideErr("placement", "link.txt")},
 		{"placement", "file:fifo", "placement file fifo: not a regular file"},
 		{"placement", "file:big.txt", "placement file big.txt: larger than the 8 MiB limit for placement files"},
+		{"platform", "/etc/passwd", outsideErr("platform", "/etc/passwd")},
+		{"platform", "../outside.txt", outsideErr("platform", "../outside.txt")},
+		{"platform", "escape/x.txt", outsideErr("platform", "escape/x.txt")},
+		{"platform", "link.txt", outsideErr("platform", "link.txt")},
+		{"platform", "fifo", "platform file fifo: not a regular file"},
+		{"factors", "../outside.txt", outsideErr("factors", "../outside.txt")},
+		{"factors", "link.txt", outsideErr("factors", "link.txt")},
 	}
 	for _, tc := range settings {
 		// Update reads no file: the setting is taken, the check says
@@ -546,6 +553,7 @@ func TestRootConfinement(t *testing.T) {
 		if m.err == nil || !strings.HasPrefix(m.err.Error(), tc.err) || m.errKey != tc.key {
 			t.Errorf("%s %s: error %v (on %q), want %q", tc.key, tc.value, m.err, m.errKey, tc.err)
 		}
+		m.Select(tc.key) // the row that shows the error, scrolled into view
 		if v := ansi.Strip(m.View()); !strings.Contains(v, tc.err) || strings.Contains(v, "root:x") {
 			t.Errorf("%s %s: the view does not show %q, or shows the outside file:\n%s", tc.key, tc.value, tc.err, v)
 		}
