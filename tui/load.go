@@ -40,11 +40,10 @@ type loadDoneMsg struct {
 
 // startLoad reads path in a goroutine; progress and the result come back
 // as messages through a channel, so Update never blocks on the file.
+// With a library, the goroutine reads only inside it: a path outside, or
+// a link out, ends the load with an error (Update touches no file to
+// check it).
 func (m *Model) startLoad(path string) tea.Cmd {
-	if err := m.allowed(path); err != nil {
-		m.err = err.Error()
-		return nil
-	}
 	m.cancelLoad()
 	m.loadSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
@@ -66,7 +65,10 @@ func (m *Model) startLoad(path string) tea.Cmd {
 		}
 		switch {
 		case open != nil:
-			tr, err = open(ctx, path)
+			// Options.Open is given paths that passed the library's check.
+			if err = within(library, path); err == nil {
+				tr, err = open(ctx, path)
+			}
 		case library != "":
 			// The check above looked the name up; the open itself goes
 			// through the library's os.Root too, side files included,
