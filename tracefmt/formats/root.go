@@ -75,6 +75,9 @@ func OpenIn(ctx context.Context, root *os.Root, name, format string, progress Pr
 	if err != nil {
 		return nil, nil, err
 	}
+	if fm.Read == nil {
+		return nil, fm, fmt.Errorf("%s: tracesim writes %s files but cannot read them", name, fm.Name)
+	}
 	read, ok := rootReaders()[fm.Name]
 	if !ok {
 		return nil, fm, fmt.Errorf("%s: %s traces cannot be opened from a library yet", name, fm.Name)
