@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,34 +41,43 @@ type loadDoneMsg struct {
 
 // startLoad reads path in a goroutine; progress and the result come back
 // as messages through a channel, so Update never blocks on the file.
+// With a library, the goroutine reads only inside it: a path outside, or
+// a link out, ends the load with an error (Update touches no file to
+// check it).
 func (m *Model) startLoad(path string) tea.Cmd {
-	if err := m.allowed(path); err != nil {
-		m.err = err.Error()
-		return nil
-	}
 	m.cancelLoad()
 	m.loadSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
 	l := &loading{seq: m.loadSeq, path: path, cancel: cancel, ch: make(chan tea.Msg, 1)}
 	m.load = l
 	// The goroutine must not read the model, which Update owns.
-	format, open, lg := m.opts.Format, m.opts.Open, m.opts.Log
+	format, open, library, lg := m.opts.Format, m.opts.Open, m.opts.Library, m.opts.Log
 	go func() {
 		defer close(l.ch)
 		var tr *tracefmt.Trace
 		var err error
 		start := time.Now()
-		if open != nil {
-			tr, err = open(ctx, path)
-		} else {
-			tr, _, err = formats.Open(ctx, path, format, func(done, total int64) {
-				// Drop progress the UI has not taken yet: it only
-				// needs the latest figure.
-				select {
-				case l.ch <- loadProgressMsg{l.seq, done, total}:
-				default:
-				}
-			})
+		progress := func(done, total int64) {
+			// Drop progress the UI has not taken yet: it only needs
+			// the latest figure.
+			select {
+			case l.ch <- loadProgressMsg{l.seq, done, total}:
+			default:
+			}
+		}
+		switch {
+		case open != nil:
+			// Options.Open is given paths that passed the library's check.
+			if err = within(library, path); err == nil {
+				tr, err = open(ctx, path)
+			}
+		case library != "":
+			// The check above looked the name up; the open itself goes
+			// through the library's os.Root too, side files included,
+			// so that a link swapped in since cannot lead out.
+			tr, err = openInLibrary(ctx, library, path, format, progress)
+		default:
+			tr, _, err = formats.Open(ctx, path, format, progress)
 		}
 		if err != nil {
 			debug(lg, "file not loaded", "path", path, "err", err)
@@ -80,6 +90,23 @@ func (m *Model) startLoad(path string) tea.Cmd {
 		}
 	}()
 	return l.next
+}
+
+// openInLibrary reads the trace at path, which names a file in the
+// library, through an os.Root on the library (formats.OpenIn). Errors
+// name the file relative to the library, never by the server's path.
+func openInLibrary(ctx context.Context, library, path, format string, progress formats.Progress) (*tracefmt.Trace, error) {
+	rel, ok := libraryName(library, path)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), errOutside)
+	}
+	root, err := os.OpenRoot(library)
+	if err != nil {
+		return nil, fmt.Errorf("trace library: %w", err)
+	}
+	defer root.Close()
+	tr, _, err := formats.OpenIn(ctx, root, rel, format, progress)
+	return tr, err
 }
 
 // next waits for the load's next message.

@@ -40,12 +40,6 @@ type entry struct {
 // errOutside is returned for files outside the library.
 var errOutside = errors.New("outside the trace library")
 
-// allowed reports whether path may be opened: anywhere without a
-// library, else only what the library's os.Root reaches.
-func (m *Model) allowed(path string) error {
-	return within(m.opts.Library, path)
-}
-
 // within checks that path lies inside the library root by looking it up
 // through an os.Root on the library: the root resolves symbolic links
 // itself and refuses one that leads out, and ".." past its top, so no
@@ -309,10 +303,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		if e.dir {
 			return m.chdir(path)
 		}
-		if err := m.allowed(path); err != nil {
-			p.err = err.Error()
-			return nil
-		}
+		// The load checks that path is in the library, off Update.
 		m.picker = nil
 		return m.startLoad(path)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -12,6 +11,7 @@ import (
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/platform"
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -73,9 +73,11 @@ func (c *Config) LoadPlatform() (*platform.Platform, []string, error) {
 		}
 		return nil, nil, nil
 	}
-	f, err := os.Open(c.Platform)
+	// Through c.Open, as every file a configuration names: a served
+	// session's opener keeps them inside its library.
+	f, err := userfile.Open(c.Open, "platform", c.Platform, userfile.PlatformLimit)
 	if err != nil {
-		return nil, nil, fmt.Errorf("platform: %w", err)
+		return nil, nil, err
 	}
 	defer f.Close()
 	p, err := platform.Parse(f, c.Platform)
@@ -85,9 +87,9 @@ func (c *Config) LoadPlatform() (*platform.Platform, []string, error) {
 	if c.Hostfile == "" {
 		return p, nil, nil
 	}
-	h, err := os.Open(c.Hostfile)
+	h, err := userfile.Open(c.Open, "hostfile", c.Hostfile, userfile.PlacementLimit)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hostfile: %w", err)
+		return nil, nil, err
 	}
 	defer h.Close()
 	slots, err := platform.ParseHostfile(h, c.Hostfile)
@@ -173,17 +175,17 @@ func (c *Config) SizeFactors() (bw, lat netmodel.SizeFactors, err error) {
 		lat, _ = netmodel.ParseSizeFactors(netmodel.SMPILatencyFactors)
 		return bw, lat, nil
 	}
-	return readFactors(c.Factors)
+	return readFactors(c.Open, c.Factors)
 }
 
 // readFactors reads a factors file: "bw-factor VALUES" and "lat-factor
 // VALUES" lines (also smpi/bw-factor, with '=' or ':' after the key) in
 // SimGrid's SIZE:FACTOR;… syntax; '#' starts a comment. A missing line
 // leaves that factor at 1.
-func readFactors(path string) (bw, lat netmodel.SizeFactors, err error) {
-	f, err := os.Open(path)
+func readFactors(open userfile.Opener, path string) (bw, lat netmodel.SizeFactors, err error) {
+	f, err := userfile.Open(open, "factors", path, userfile.ConfigLimit)
 	if err != nil {
-		return nil, nil, fmt.Errorf("factors: %w (expected none, smpi or a file)", err)
+		return nil, nil, fmt.Errorf("%w (expected none, smpi or a file)", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

@@ -101,7 +101,7 @@ func TestPlatformErrors(t *testing.T) {
 		{[]string{"platform", star, "model", "packet"}, "platform: sharing_policy SHARED (" + star + ":3): the packet model's links have one channel per direction"},
 		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: bb_bw="1GBps": a backbone link is not modelled`},
 		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},
-		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform: open " + filepath.Join(dir, "none.xml")},
+		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform file " + filepath.Join(dir, "none.xml") + ": no such file or directory"},
 		{[]string{"factors", factors}, "factors: " + factors + `:3: unknown key "latency" (expected bw-factor or lat-factor)`},
 	} {
 		cfg := Default()

@@ -24,11 +24,13 @@ import (
 // Size limits by kind of file. A topology graph of 4 MiB holds about
 // 150,000 links; a placement map of 8 MiB lists half a million ranks one
 // by one (ranges and a map line need far less); a configuration is a few
-// kilobytes.
+// kilobytes; a SimGrid platform of 16 MiB describes some 100,000 hosts
+// one by one (a cluster zone describes any number in one line).
 const (
 	TopologyLimit  = 4 << 20
 	PlacementLimit = 8 << 20
 	ConfigLimit    = 1 << 20
+	PlatformLimit  = 16 << 20
 )
 
 // ErrNotRegular is returned for a name that is not a regular file.

@@ -157,16 +157,7 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 		}
 		return nil, nil, fmt.Errorf("%s: is a directory, not a trace file", path)
 	}
-	head, err := readHead(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(head) == 0 {
-		// Said plainly: "unrecognised format" would send the user
-		// looking for a --format to try.
-		return nil, nil, fmt.Errorf("%s: empty file (0 bytes), not a trace", path)
-	}
-	fm, err := pick(path, format, head)
+	head, fm, err := headAndFormat(f, path, format)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,6 +272,25 @@ func detectFile(path, format string) (*Format, error) {
 		return nil, err
 	}
 	return pick(path, format, head)
+}
+
+// headAndFormat reads the first bytes of f, the file called name, and
+// picks its format: the named one, else the one detected.
+func headAndFormat(f io.Reader, name, format string) ([]byte, *Format, error) {
+	head, err := readHead(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(head) == 0 {
+		// Said plainly: "unrecognised format" would send the user
+		// looking for a --format to try.
+		return nil, nil, fmt.Errorf("%s: empty file (0 bytes), not a trace", name)
+	}
+	fm, err := pick(name, format, head)
+	if err != nil {
+		return nil, nil, err
+	}
+	return head, fm, nil
 }
 
 // readHead reads the first SniffLen bytes of f (fewer in a short file).

@@ -58,6 +58,9 @@ func TestServedFilesConfined(t *testing.T) {
 		}
 		return load(conf)
 	}
+	save := func(name string) [][]string {
+		return [][]string{{"w", strings.Repeat("\x7f", len("machine.toml")), name, keyEnter}}
+	}
 	placement := func(name string) [][]string {
 		return [][]string{{strings.Repeat(keyDown, 10), keyEnter}, {"┃ placement strategy"}, {strings.Repeat(keyDown, 6), keyEnter}, {focused}, {name, keyEnter}}
 	}
@@ -78,6 +81,8 @@ func TestServedFilesConfined(t *testing.T) {
 		{load("../outside.txt"), "configuration file ../outside.txt: outside the library"},
 		{load("etc/passwd"), "configuration file etc/passwd: outside the library"},
 		{load("week2"), "configuration file week2: not a regular file"},
+		{save("../x.toml"), "save: ../x.toml: outside the library"},
+		{save("/tmp/x.toml"), "save: /tmp/x.toml: outside the library"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.ReplaceAll(tc.want, "/", "_"), func(t *testing.T) {

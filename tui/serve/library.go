@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -178,7 +177,9 @@ func (l *Library) contained(rel string) (string, fs.FileInfo, error) {
 	}
 	inside, err := filepath.Rel(l.dir, real)
 	if err != nil || !filepath.IsLocal(inside) {
-		return "", nil, fmt.Errorf("library: %q: %w (a link to %s)", filepath.ToSlash(rel), ErrOutsideLibrary, real)
+		// Never where the link leads: a session must learn nothing of
+		// the server's files.
+		return "", nil, fmt.Errorf("library: %q: %w", filepath.ToSlash(rel), ErrOutsideLibrary)
 	}
 	st, err := l.root.Stat(rel)
 	if err != nil {
@@ -338,60 +339,20 @@ func (l *Library) load(rel string, e *libEntry) {
 	close(e.done)
 }
 
-// read parses the trace at rel. It opens the file through the os.Root, not
-// by path (formats.Open), so that the file read is the one checked even if
-// a link is swapped in between; formats made of several files (a SimGrid
-// index) open their parts by path, which the library's owner controls.
+// read parses the trace at rel. It opens the file through the os.Root
+// (formats.OpenIn), not by path, so that the file read is the one
+// checked even if a link is swapped in between; the files a trace made
+// of several names (a SimGrid index's per-rank files) are opened through
+// the root too, so an index cannot lead a session out of the library.
 func (l *Library) read(rel string) (*tracefmt.Trace, error) {
-	f, err := l.root.Open(rel)
-	if err != nil {
-		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
-	}
-	defer f.Close()
-	path := filepath.Join(l.dir, rel)
-	head := make([]byte, formats.SniffLen)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
-	}
-	head = head[:n]
-	var fm *formats.Format
-	if l.format != "" {
-		fm, err = formats.Lookup(l.format)
-	} else {
-		fm, err = formats.Detect(path, head)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("library: %w", err)
-	}
-	r := &ctxReader{ctx: l.ctx, r: io.MultiReader(bytes.NewReader(head), f)}
-	t, err := fm.Read(path, r)
+	t, _, err := formats.OpenIn(l.ctx, l.root, filepath.ToSlash(rel), l.format, nil)
 	if err != nil {
 		if l.ctx.Err() != nil {
 			return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), l.ctx.Err())
 		}
-		if strings.Contains(err.Error(), path) {
-			return nil, fmt.Errorf("library: %w", err)
-		}
-		return nil, fmt.Errorf("library: %s: %w", filepath.ToSlash(rel), err)
-	}
-	if t.Format == "" {
-		t.Format = fm.Name
+		return nil, fmt.Errorf("library: %w", err)
 	}
 	return t, nil
-}
-
-// ctxReader stops a parse when the library closes.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -12,8 +12,10 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +32,7 @@ import (
 	"github.com/tracesim/tracesim/engine/routing"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/component"
@@ -76,6 +79,79 @@ type editor struct {
 	form *huh.Form
 	a, b string
 	ops  []opChoice // the collectives editor's choices
+
+	// The checks of values that name a file, read by commands: their
+	// results by value, the one to start, and the keys typed so far
+	// (a result re-submits the form only if none came since).
+	results map[string]error
+	pending *formCheck
+	keys    int
+}
+
+// formCheck is a check of a form's value that reads files.
+type formCheck struct {
+	value string
+	keys  int
+	check func(open userfile.Opener) error
+}
+
+// formCheckedMsg is the outcome of a formCheck.
+type formCheckedMsg struct {
+	ed    *editor
+	value string
+	keys  int
+	err   error
+}
+
+// errChecking is shown under a value while the files it names are read.
+var errChecking = errors.New("checking…")
+
+// validate checks a form's value with check, which reads nothing here:
+// when the value names a file, the check that reads it runs as a
+// command (started by Update), and its result — "checking…" until it
+// comes — is the answer.
+func (ed *editor) validate(value string, check func(open userfile.Opener) error) error {
+	named := false
+	err := check(noRead(&named))
+	if !named {
+		return err
+	}
+	if r, ok := ed.results[value]; ok {
+		return r
+	}
+	ed.pending = &formCheck{value: value, keys: ed.keys, check: check}
+	return errChecking
+}
+
+// startCheck returns the command for the form's pending check, if any.
+func (m *Model) startCheck() tea.Cmd {
+	ed := m.ed
+	if ed == nil || ed.pending == nil {
+		return nil
+	}
+	p := ed.pending
+	ed.pending = nil
+	open := m.cfg.Open
+	return func() tea.Msg {
+		return formCheckedMsg{ed: ed, value: p.value, keys: p.keys, err: p.check(open)}
+	}
+}
+
+// formChecked records a form check's result and, when nothing was typed
+// since, submits the value again so that it passes or shows the error.
+func (m *Model) formChecked(msg formCheckedMsg) tea.Cmd {
+	ed := m.ed
+	if ed == nil || ed != msg.ed {
+		return nil // the editor was closed
+	}
+	if ed.results == nil {
+		ed.results = map[string]error{}
+	}
+	ed.results[msg.value] = msg.err
+	if msg.keys != ed.keys {
+		return nil
+	}
+	return m.toForm(tea.KeyPressMsg{Code: tea.KeyEnter})
 }
 
 // opChoice is the algorithm chosen for one collective operation.
@@ -102,6 +178,12 @@ type Model struct {
 	top  int // first list line shown
 	ed   *editor
 	sum  string // the topology's summary, for the title
+
+	// checking is set while the files the configuration names are read
+	// by a command (checkedMsg); gen tells its result from a stale one.
+	checking bool
+	gen      int
+	initCmd  tea.Cmd // New's check, returned by Init
 
 	memo component.Memo // the frame, drawn again when the state changes
 	// sizeUnknown counts the trace's collectives without recorded sizes:
@@ -143,7 +225,7 @@ func New(c component.Common, tr *tracefmt.Trace) *Model {
 		m.rows = append(m.rows, row{key: s.Key, set: &s})
 	}
 	m.cur = 1
-	m.check()
+	m.initCmd = m.check(false)
 	return m
 }
 
@@ -154,7 +236,11 @@ func (m *Model) Config() (replay.Config, error) { return m.cfg, m.err }
 func (m *Model) Capturing() bool { return m.ed != nil }
 
 // Init implements component.Model.
-func (m *Model) Init() tea.Cmd { return nil }
+func (m *Model) Init() tea.Cmd {
+	cmd := m.initCmd
+	m.initCmd = nil
+	return cmd
+}
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) {
@@ -174,22 +260,76 @@ func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 // check validates the whole configuration. It first gives it the
 // session's opener, so that every file the configuration names — now or
 // after a preset or a load replaced it — is read from the session's
-// library and nowhere else.
-func (m *Model) check() {
+// library and nowhere else. Update reads no file: a configuration that
+// names files (a graph, a map, a platform) is checked by the returned
+// command, whose checkedMsg applies the result (and publishes it, with
+// publish) — meanwhile the form shows "checking…". One that names none
+// is checked here, and published by the caller.
+func (m *Model) check(publish bool) tea.Cmd {
 	if f := m.common.Files; f != nil {
 		m.cfg.Open = f.Open
 	}
-	m.err = Validate(m.cfg, m.ranks)
-	m.errKey = culprit(m.err)
-	m.sum = "complete graph"
-	if t, err := m.cfg.ParseTopology(); err == nil && t != nil {
-		m.sum = topology.Summary(t)
+	m.gen++
+	cfg := m.cfg
+	named := false
+	cfg.Open = noRead(&named)
+	sum, err := checkConfig(cfg, m.ranks)
+	if !named {
+		m.checking = false
+		m.checked(err, sum)
+		return nil
 	}
+	m.checking = true
+	m.err, m.errKey = nil, ""
+	gen, ranks := m.gen, m.ranks
+	cfg.Open = m.cfg.Open
+	return func() tea.Msg {
+		sum, err := checkConfig(cfg, ranks)
+		return checkedMsg{gen: gen, err: err, sum: sum, publish: publish}
+	}
+}
+
+// checkedMsg is the outcome of a check that read files.
+type checkedMsg struct {
+	gen     int
+	err     error
+	sum     string
+	publish bool
+}
+
+// errNoRead is what noRead's opener returns.
+var errNoRead = errors.New("files are read by a command, not in Update")
+
+// noRead returns an opener that reads nothing and records that a file
+// was named: the check in Update stops there and leaves it to a command.
+func noRead(named *bool) userfile.Opener {
+	return func(string) (fs.File, error) {
+		*named = true
+		return nil, errNoRead
+	}
+}
+
+// checkConfig is the whole check: Validate, and the topology's summary.
+func checkConfig(cfg replay.Config, ranks int) (sum string, err error) {
+	err = Validate(cfg, ranks)
+	sum = "complete graph"
+	if t, terr := cfg.ParseTopology(); terr == nil && t != nil {
+		sum = topology.Summary(t)
+	}
+	return sum, err
+}
+
+// checked applies a check's outcome.
+func (m *Model) checked(err error, sum string) {
+	m.err = err
+	m.errKey = culprit(err)
+	m.sum = sum
+	m.memo.Invalidate()
 }
 
 // publish records a valid configuration and tells the other tabs.
 func (m *Model) publish() tea.Cmd {
-	if m.err != nil {
+	if m.err != nil || m.checking {
 		return nil
 	}
 	msg := m.shared.SetConfig(m.cfg, m.name)
@@ -211,8 +351,7 @@ func (m *Model) apply(key, value string) tea.Cmd {
 		return nil
 	}
 	m.cfg, m.name = next, "custom"
-	m.check()
-	return m.publish()
+	return tea.Batch(m.check(true), m.publish())
 }
 
 // Update implements component.Model.
@@ -224,14 +363,26 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		if msg.Trace != nil {
 			m.ranks = len(msg.Trace.Ranks)
 			m.sizeUnknown = msg.Trace.UnknownSizeCollectives()
-			m.check()
 			m.memo.Invalidate()
+			return m, m.check(false)
 		}
 		return m, nil
 	case component.ConfigMsg:
 		return m, nil
 	case fileMsg:
 		return m, m.loaded(msg)
+	case formCheckedMsg:
+		return m, m.formChecked(msg)
+	case checkedMsg:
+		if msg.gen != m.gen {
+			return m, nil // the configuration changed since
+		}
+		m.checking = false
+		m.checked(msg.err, msg.sum)
+		if msg.publish {
+			return m, m.publish()
+		}
+		return m, nil
 	case tea.KeyPressMsg:
 		if m.ed == nil {
 			return m, m.key(msg)
@@ -240,9 +391,16 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	if m.ed == nil {
 		return m, nil
 	}
-	// The open form gets everything else: keys, its own messages
-	// (next field, next group) and cursor blinks.
+	return m, m.toForm(msg)
+}
+
+// toForm gives the open form a message: keys, its own messages (next
+// field, next group) and cursor blinks.
+func (m *Model) toForm(msg tea.Msg) tea.Cmd {
 	m.memo.Invalidate()
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		m.ed.keys++
+	}
 	f, cmd := m.ed.form.Update(msg)
 	if f, ok := f.(*huh.Form); ok {
 		m.ed.form = f
@@ -251,11 +409,12 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case huh.StateCompleted:
 		ed := m.ed
 		m.ed = nil
-		return m, tea.Batch(cmd, m.finish(ed))
+		return tea.Batch(cmd, m.finish(ed))
 	case huh.StateAborted:
 		m.ed = nil
+		return cmd
 	}
-	return m, cmd
+	return tea.Batch(cmd, m.startCheck())
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -398,11 +557,14 @@ func (m *Model) editTopology(ed *editor) tea.Cmd {
 			return "e.g. " + a + ":" + examples[a] + " (see docs/topology.md)"
 		}, &ed.a).
 		Validate(func(p string) error {
-			_, err := topology.ParseWith(joinSpec(ed.a, p), topology.Options{Open: m.cfg.Open})
 			if ed.a == "" {
 				return nil
 			}
-			return err
+			spec := joinSpec(ed.a, p)
+			return ed.validate(spec, func(open userfile.Opener) error {
+				_, err := topology.ParseWith(spec, topology.Options{Open: open})
+				return err
+			})
 		})
 	return m.open(ed, kind, params)
 }
@@ -453,13 +615,18 @@ func (m *Model) editPlacement(ed *editor) tea.Cmd {
 	params := huh.NewInput().Title("parameters").Value(&ed.b).
 		DescriptionFunc(func() string { return hints[acc.Get()] }, &ed.a).
 		Validate(func(p string) error {
-			_, err := Check(m.cfg, "placement", joinPlacement(ed.a, p), m.ranks)
-			switch culprit(err) {
-			case "", "placement", "ranks-per-node", "map":
-			default:
-				return nil // another setting's problem: shown on its row
-			}
-			return err
+			spec, cfg, ranks := joinPlacement(ed.a, p), m.cfg, m.ranks
+			return ed.validate(spec, func(open userfile.Opener) error {
+				c := cfg
+				c.Open = open
+				_, err := Check(c, "placement", spec, ranks)
+				switch culprit(err) {
+				case "", "placement", "ranks-per-node", "map":
+				default:
+					return nil // another setting's problem: shown on its row
+				}
+				return err
+			})
 		})
 	return m.open(ed, kind, params)
 }
@@ -621,8 +788,7 @@ func (m *Model) applyPreset(name string) tea.Cmd {
 	}
 	m.cfg, m.name = cfg, name
 	m.note = "preset " + name
-	m.check()
-	return m.publish()
+	return tea.Batch(m.check(true), m.publish())
 }
 
 // fileMsg is the outcome of a save or a load, done on a command
@@ -710,8 +876,7 @@ func (m *Model) loaded(msg fileMsg) tea.Cmd {
 		return nil
 	}
 	m.cfg, m.name = *msg.cfg, msg.name
-	m.check()
-	return m.publish()
+	return tea.Batch(m.check(true), m.publish())
 }
 
 // View implements component.Model.
@@ -826,6 +991,8 @@ func (m *Model) list(st themes.Styles, w, h int) []string {
 func (m *Model) footer(st themes.Styles, w int) []string {
 	var out []string
 	switch {
+	case m.checking:
+		out = append(out, st.Dim.Render("… checking the files the configuration names"))
 	case m.err != nil && m.errKey == "":
 		out = append(out, st.Error.Render("✗ not applied: "+m.err.Error()))
 	case m.err != nil:

@@ -519,27 +519,40 @@ func TestRootConfinement(t *testing.T) {
 		{"placement", "file:link.txt", outsideErr("placement", "link.txt")},
 		{"placement", "file:fifo", "placement file fifo: not a regular file"},
 		{"placement", "file:big.txt", "placement file big.txt: larger than the 8 MiB limit for placement files"},
+		{"platform", "/etc/passwd", outsideErr("platform", "/etc/passwd")},
+		{"platform", "../outside.txt", outsideErr("platform", "../outside.txt")},
+		{"platform", "escape/x.txt", outsideErr("platform", "escape/x.txt")},
+		{"platform", "link.txt", outsideErr("platform", "link.txt")},
+		{"platform", "fifo", "platform file fifo: not a regular file"},
+		{"factors", "../outside.txt", outsideErr("factors", "../outside.txt")},
+		{"factors", "link.txt", outsideErr("factors", "link.txt")},
 	}
 	for _, tc := range settings {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if cmd := m.apply(tc.key, tc.value); cmd != nil {
-				t.Errorf("%s %s: published", tc.key, tc.value)
-			}
-		}()
+		// Update reads no file: the setting is taken, the check says
+		// "checking…", and a command reads the file (a FIFO blocks no
+		// one: it is refused before it is opened).
+		cmd := m.apply(tc.key, tc.value)
+		if v := ansi.Strip(m.View()); !m.checking || cmd == nil || !strings.Contains(v, "… checking the files the configuration names") {
+			t.Errorf("%s %s: checking %v, cmd %v; the view does not say it is checking:\n%s", tc.key, tc.value, m.checking, cmd != nil, v)
+		}
+		done := make(chan []tea.Msg)
+		go func() { done <- drive(m, cmd) }()
 		select {
-		case <-done:
+		case out := <-done:
+			if len(out) != 0 {
+				t.Errorf("%s %s: published %v", tc.key, tc.value, out)
+			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s %s: blocked", tc.key, tc.value)
 		}
 		if m.err == nil || !strings.HasPrefix(m.err.Error(), tc.err) || m.errKey != tc.key {
 			t.Errorf("%s %s: error %v (on %q), want %q", tc.key, tc.value, m.err, m.errKey, tc.err)
 		}
+		m.Select(tc.key) // the row that shows the error, scrolled into view
 		if v := ansi.Strip(m.View()); !strings.Contains(v, tc.err) || strings.Contains(v, "root:x") {
 			t.Errorf("%s %s: the view does not show %q, or shows the outside file:\n%s", tc.key, tc.value, tc.err, v)
 		}
-		m.apply(tc.key, "")
+		drive(m, m.apply(tc.key, ""))
 	}
 	files := []struct {
 		key, name, note string
@@ -693,6 +706,46 @@ func TestSizeUnknownWarning(t *testing.T) {
 		known.SetSize(sz[0], sz[1])
 		if v := ansi.Strip(known.View()); strings.Contains(v, "no recorded size") {
 			t.Errorf("%dx%d: a trace with sizes warns:\n%s", sz[0], sz[1], v)
+		}
+	}
+}
+
+// The form's check of a graph file reads it in a command, not in
+// Update: enter shows "checking…" under the value and keeps the editor
+// open; the result applies the value (or shows why not) when it comes.
+func TestTopologyFileCheckedByCommand(t *testing.T) {
+	dir := t.TempDir()
+	graph := "router r\nnode n0 r\nnode n1 r\nnode n2 r\nnode n3 r\n"
+	if err := os.WriteFile(filepath.Join(dir, "net.txt"), []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, want, topology string
+	}{
+		{"net.txt", "", "file:net.txt"},
+		{"none.txt", "topology file none.txt: file does not exist", ""},
+	} {
+		m, _ := newMachineIn(t, 4, userfile.DirSpace(dir, ""))
+		m.Select("topology")
+		typeKeys(m, "enter")
+		typeKeys(m, "down", "down", "down", "down", "down", "down", "down", "down", "down", "enter")
+		typeKeys(m, tc.name)
+		_, cmd := m.Update(viewtest.Key("enter"))
+		if v := ansi.Strip(m.View()); !m.Capturing() || !strings.Contains(v, "checking…") || m.cfg.Topology != "" {
+			t.Fatalf("%s: before the check: editor open %v, topology %q:\n%s", tc.name, m.Capturing(), m.cfg.Topology, v)
+		}
+		out := drive(m, cmd)
+		if m.cfg.Topology != tc.topology {
+			t.Errorf("%s: topology %q, want %q", tc.name, m.cfg.Topology, tc.topology)
+		}
+		if tc.want == "" {
+			if m.Capturing() || lastConfig(t, out) == nil || m.err != nil || !strings.Contains(ansi.Strip(m.View()), "4 nodes") {
+				t.Errorf("%s: editor open %v, err %v, published %v:\n%s", tc.name, m.Capturing(), m.err, out, ansi.Strip(m.View()))
+			}
+			continue
+		}
+		if v := ansi.Strip(m.View()); !m.Capturing() || !strings.Contains(v, tc.want) {
+			t.Errorf("%s: want the editor open showing %q:\n%s", tc.name, tc.want, v)
 		}
 	}
 }
