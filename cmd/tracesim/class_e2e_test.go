@@ -169,13 +169,22 @@ func connectStudent(addr, name string, k classKey) (*student, error) {
 	return st, nil
 }
 
-// waitFor polls the student's output for want; every is sent again each
-// second while waiting (an answer checked before the expected answers
-// were computed is submitted again).
-func (st *student) waitFor(want string, every string) error {
+// mark is the length of the student's output so far: what comes after
+// it was drawn after the keys sent since.
+func (st *student) mark() int { return len(st.out.String()) }
+
+// waitFor polls the student's whole output for want.
+func (st *student) waitFor(want string) error { return st.waitSince(0, want, "") }
+
+// waitSince polls the output drawn after mark off for want; every, when
+// not empty, is sent again each second while waiting, so it must be a key
+// that changes nothing once want is due (the output holds only what
+// changed on the screen: a state the session passes through between two
+// frames never shows).
+func (st *student) waitSince(off int, want, every string) error {
 	deadline := time.Now().Add(90 * time.Second)
 	next := time.Now().Add(time.Second)
-	for !strings.Contains(st.screen(), want) {
+	for !strings.Contains(ansi.Strip(st.out.String()[off:]), want) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s: no %q in\n%s", st.name, want, tail(st.screen(), 1500))
 		}
@@ -186,6 +195,37 @@ func (st *student) waitFor(want string, every string) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
+}
+
+// answerWrongThenRight answers the step's question with 1 (wrong: the
+// hint shows), then with answer (right: the next step shows). Each answer
+// is checked exactly once, as the Class tab's counts require: an answer
+// submitted before the expected answers are computed stays in the box,
+// but an enter sent again after it was checked would open an empty box
+// and a further one would replace the hint with "type a number" before it
+// was drawn. So the student first submits the empty box until the answers
+// are known (an empty answer is never recorded: it says "type a number"
+// once they are, "still being computed" before), then types each answer
+// once.
+func (st *student) answerWrongThenRight(answer string) error {
+	off := st.mark()
+	io.WriteString(st.in, "\r")
+	if err := st.waitSince(off, "answer:", ""); err != nil {
+		return err
+	}
+	off = st.mark()
+	io.WriteString(st.in, "\r")
+	if err := st.waitSince(off, "type a number", "\r"); err != nil {
+		return err
+	}
+	off = st.mark()
+	io.WriteString(st.in, "1\r")
+	if err := st.waitSince(off, "HINTHINT", ""); err != nil {
+		return err
+	}
+	off = st.mark()
+	io.WriteString(st.in, "\r"+answer+"\r")
+	return st.waitSince(off, "ZZZZ", "")
 }
 
 func tail(s string, n int) string {
@@ -329,7 +369,7 @@ func TestClassEndToEnd(t *testing.T) {
 			return err
 		}
 		students[i] = st
-		return st.waitFor("QQQQ", "")
+		return st.waitFor("QQQQ")
 	})
 
 	// Each goes on to step 2; the teacher must see it within a second.
@@ -366,7 +406,7 @@ func TestClassEndToEnd(t *testing.T) {
 		// Spread over two seconds, so that the class is seen moving.
 		time.Sleep(time.Duration(i) * 60 * time.Millisecond)
 		io.WriteString(st.in, "\r")
-		if err := st.waitFor("WWWW", ""); err != nil {
+		if err := st.waitFor("WWWW"); err != nil {
 			return err
 		}
 		mu.Lock()
@@ -399,13 +439,7 @@ func TestClassEndToEnd(t *testing.T) {
 	// Each answers wrongly (the hint shows), then rightly, and reaches
 	// step 3; then the server is killed mid-session.
 	each(func(i int) error {
-		st := students[i]
-		io.WriteString(st.in, "\r1\r")
-		if err := st.waitFor("HINTHINT", "\r"); err != nil {
-			return err
-		}
-		io.WriteString(st.in, "\r"+answer+"\r")
-		return st.waitFor("ZZZZ", "")
+		return students[i].answerWrongThenRight(answer)
 	})
 	// The teacher sees every student on step 3 with one right and one
 	// wrong answer; that screen is the report's capture.
@@ -443,7 +477,7 @@ func TestClassEndToEnd(t *testing.T) {
 			return err
 		}
 		defer st.client.Close()
-		return st.waitFor("ZZZZ", "")
+		return st.waitFor("ZZZZ")
 	})
 	srv.kill()
 
