@@ -366,6 +366,12 @@ func (m *Model) submit() tea.Cmd {
 	if !m.ready() {
 		return nil
 	}
+	if in == "" && m.fb == fbWrong {
+		// An enter pressed twice after a wrong answer must not replace
+		// the hint with "type a number": the box stays open for the
+		// next try.
+		return nil
+	}
 	ok, err := st.Question.Check(*m.want[m.step], in)
 	if err != nil {
 		m.fb, m.fbText = fbInvalid, err.Error()+"."

@@ -135,6 +135,12 @@ func TestLessonEndToEnd(t *testing.T) {
 	if m.Step() != 1 || !strings.Contains(s, "0.001 is not right. Hint: Press 7 then r and read the makespan.") {
 		t.Fatalf("wrong answer: step %d, screen:\n%s", m.Step(), s)
 	}
+	// Enter twice after a wrong answer (the box opens, then is sent
+	// empty) keeps the hint on screen: an empty box is no answer.
+	press(m, "enter", "enter")
+	if s := screen(m); !strings.Contains(s, "Hint: Press 7 then r and read the makespan.") {
+		t.Errorf("an empty answer after a wrong one hid the hint:\n%s", s)
+	}
 	// Not a number: said, not counted.
 	press(m, "enter")
 	typeText(m, "fast")
