@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -408,6 +409,11 @@ func (rd *reader) readRanks() error {
 		}
 		for i := range b.items {
 			if err = rd.event(rs, b.items[i].loc, &b.items[i].rec); err != nil {
+				var fe *FormatError
+				if !errors.As(err, &fe) {
+					// The trace model refused the event: say which record.
+					err = b.items[i].loc.errAt(&b.items[i].rec, "%v", err)
+				}
 				break
 			}
 		}
@@ -630,6 +636,14 @@ func (l *location) errAt(rec *record, format string, args ...any) error {
 // event turns a location's current record into trace events.
 func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 	tm := float64(int64(rec.time-rd.defs.Offset)) * rd.scale
+	switch rec.typ {
+	case evMpiSend, evMpiIsend, evMpiRecv, evMpiIrecv, evMpiCollectiveEnd:
+		// OTF2's byte counts are unsigned 64-bit; the trace model's are
+		// signed, and a count past 2^63−1 is no real message.
+		if rec.n > math.MaxInt64 || (rec.typ == evMpiCollectiveEnd && rec.req > math.MaxInt64) {
+			return l.errAt(rec, "%s: a byte count beyond %d", recName(rec.typ), int64(math.MaxInt64))
+		}
+	}
 	switch rec.typ {
 	case evEnter, evLeave:
 		st, err := rd.state(rec.a, l.thread)
