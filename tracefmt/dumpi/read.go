@@ -357,7 +357,11 @@ func (st *state) readRank(name string, rank int, r io.Reader) error {
 		if err := rd.events(&c); err != nil {
 			s.fail(off, "%v", err)
 		}
-		rd.calls[label]++
+		if label < len(rd.calls) {
+			// Profiled user functions (enter, exit) have no count in
+			// the footer.
+			rd.calls[label]++
+		}
 	}
 	if s.err != nil {
 		return s.err
