@@ -143,27 +143,11 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	s.epoch++
 	keep := s.spare[:0]
 	for _, l := range s.active {
-		if int(l) >= n.topoLinks {
-			continue // a lane: its node's injection link is listed too
-		}
-		lk := &n.links[l]
-		b, busy, fs, fwd, used := n.linkAt(int(l), t)
-		if !used {
+		db, dbusy, dfs, ok := s.measure(l, t, ps, &keep)
+		if !ok || (dbusy <= 0 && dfs <= 0) {
 			continue
 		}
-		db, dbusy, dfs := b-s.bytesMark[l], busy-s.busyMark[l], fs-s.flowMark[l]
-		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
 		u := min(dbusy/ps, 1)
-		s.lastUtil[l], s.lastFlows[l] = float32(u), float32(dfs/ps)
-		if dbusy > 0 || dfs > 0 || lk.load > 0 || fwd > 0 {
-			// Measure it next time too: its next sample is not zero,
-			// or must say that it now is.
-			lk.tick = s.epoch
-			keep = append(keep, l)
-		}
-		if dbusy <= 0 && dfs <= 0 {
-			continue
-		}
 		g := n.linkGroup[l]
 		// A node's injection lanes together may be busier than one link
 		// (see linkAt); the groups count its link as full at most.
@@ -199,30 +183,41 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	}
 }
 
+// measure takes active link l's measurements of the period of ps seconds
+// ending at t: its bytes, busy seconds and flow·seconds in the period,
+// kept as its last utilisation and flows. It appends l to keep when the
+// next sample must measure it too (it is not idle yet, or its next
+// sample must say that it now is). ok is false for a link that carried
+// nothing ever and for a lane, whose node's injection link is listed too.
+func (s *sampler) measure(l int32, t des.Time, ps float64, keep *[]int32) (db, dbusy, dfs float64, ok bool) {
+	n := s.n
+	if int(l) >= n.topoLinks {
+		return 0, 0, 0, false
+	}
+	lk := &n.links[l]
+	b, busy, fs, fwd, used := n.linkAt(int(l), t)
+	if !used {
+		return 0, 0, 0, false
+	}
+	db, dbusy, dfs = b-s.bytesMark[l], busy-s.busyMark[l], fs-s.flowMark[l]
+	s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
+	s.lastUtil[l], s.lastFlows[l] = float32(min(dbusy/ps, 1)), float32(dfs/ps)
+	if dbusy > 0 || dfs > 0 || lk.load > 0 || fwd > 0 {
+		lk.tick = s.epoch
+		*keep = append(*keep, l)
+	}
+	return db, dbusy, dfs, true
+}
+
 // tickMarks is Tick for a network whose samples no one reads: it
 // measures the active links in any order (each link's measurement is its
 // own), for the last utilisation and flows Metrics reports, and builds
 // no Sample.
 func (s *sampler) tickMarks(t des.Time, ps float64) {
-	n := s.n
 	s.epoch++
 	keep := s.spare[:0]
 	for _, l := range s.active {
-		if int(l) >= n.topoLinks {
-			continue // a lane: its node's injection link is listed too
-		}
-		lk := &n.links[l]
-		b, busy, fs, fwd, used := n.linkAt(int(l), t)
-		if !used {
-			continue
-		}
-		dbusy, dfs := busy-s.busyMark[l], fs-s.flowMark[l]
-		s.bytesMark[l], s.busyMark[l], s.flowMark[l] = b, busy, fs
-		s.lastUtil[l], s.lastFlows[l] = float32(min(dbusy/ps, 1)), float32(dfs/ps)
-		if dbusy > 0 || dfs > 0 || lk.load > 0 || fwd > 0 {
-			lk.tick = s.epoch
-			keep = append(keep, l)
-		}
+		s.measure(l, t, ps, &keep)
 	}
 	s.active, s.spare = keep, s.active[:0]
 	s.delivered, s.injected = 0, 0
