@@ -255,6 +255,7 @@ type Network struct {
 	inFlight   int
 	delivered  uint64
 	bytes      int64
+	flying     int64 // payload of the messages in flight
 	unroutable int
 	msgLat     netmodel.LatencyAcc
 	smp        sampler
@@ -705,6 +706,7 @@ func (n *Network) Send(m netmodel.Message) {
 	now := n.h.Now()
 	n.smp.event(now)
 	n.inFlight++
+	n.flying += m.Bytes
 	n.smp.injected += m.Bytes
 	if m.Src == m.Dst && n.loopback < 0 && !n.cfg.SelfRoute {
 		arg := m.Bytes << 1
@@ -785,6 +787,7 @@ func (n *Network) Handle(e des.Event) {
 		n.delivered++
 		n.smp.delivered++
 		n.bytes += e.Arg >> 1
+		n.flying -= e.Arg >> 1
 		n.msgLat.Add(0)
 		n.smp.msgLat.Add(0)
 		if e.Arg&1 == 1 {
@@ -873,6 +876,7 @@ func (n *Network) complete(now des.Time) {
 func (n *Network) detach(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.bytes += f.bytes
+	n.flying -= f.bytes
 	for k, l := range f.links {
 		lk := &n.links[l]
 		n.account(l, now)

@@ -231,7 +231,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	now := n.h.Now()
 	n.smp.flush(now)
 	t := n.topo
-	m.Delivered, m.Bytes, m.InFlight = n.delivered, n.bytes, n.inFlight
+	m.Delivered, m.Bytes, m.InFlight, m.BytesInFlight = n.delivered, n.bytes, n.inFlight, n.flying
 	m.Topology, m.Layout = t, n.Layout()
 	m.Spec, m.Routing = t.Spec(), n.alg.Name()
 	m.Time = now.Seconds()

@@ -40,6 +40,8 @@ type Analytic struct {
 	inFlight  int
 	delivered uint64
 	bytes     int64
+	// flying is the payload of the messages in flight.
+	flying int64
 }
 
 // Event kinds of the analytic network.
@@ -92,6 +94,7 @@ func (a *Analytic) Send(m Message) {
 		arrive = des.Add(arrive, a.model.Latency(m.Bytes, hops))
 	}
 	a.inFlight++
+	a.flying += m.Bytes
 	if m.NotifyInjected {
 		a.h.Schedule(des.Add(start, occ), evInjected, m.ID, 0)
 	}
@@ -105,6 +108,7 @@ func (a *Analytic) Handle(e des.Event) {
 		a.inFlight--
 		a.delivered++
 		a.bytes += e.Arg
+		a.flying -= e.Arg
 		a.h.Delivered(e.Obj)
 	case evInjected:
 		a.h.Injected(e.Obj)
@@ -118,7 +122,7 @@ func (a *Analytic) InFlight() int { return a.inFlight }
 func (a *Analytic) Metrics(m *Metrics) {
 	m.Delivered = a.delivered
 	m.Bytes = a.bytes
-	m.InFlight = a.inFlight
+	m.InFlight, m.BytesInFlight = a.inFlight, a.flying
 	if a.h != nil {
 		m.Time = a.h.Now().Seconds()
 	}

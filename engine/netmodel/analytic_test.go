@@ -151,6 +151,15 @@ func TestAnalyticNetwork(t *testing.T) {
 			if a.InFlight() != len(tc.msgs) {
 				t.Fatalf("in flight %d, want %d", a.InFlight(), len(tc.msgs))
 			}
+			var before Metrics
+			a.Metrics(&before)
+			wantBytes := int64(0)
+			for _, m := range tc.msgs {
+				wantBytes += m.Bytes
+			}
+			if before.BytesInFlight != wantBytes {
+				t.Fatalf("%d bytes in flight before delivery, want %d", before.BytesInFlight, wantBytes)
+			}
 			h.run()
 			for id, want := range tc.wantDelivered {
 				if got, ok := h.delivered[id]; !ok || got != want {
@@ -167,7 +176,7 @@ func TestAnalyticNetwork(t *testing.T) {
 			}
 			var m Metrics
 			a.Metrics(&m)
-			if m.InFlight != 0 || m.Delivered != uint64(len(tc.msgs)) {
+			if m.InFlight != 0 || m.BytesInFlight != 0 || m.Delivered != uint64(len(tc.msgs)) {
 				t.Errorf("metrics %+v", m)
 			}
 		})

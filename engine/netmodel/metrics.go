@@ -7,7 +7,7 @@ import (
 
 // Metrics is what a network reports in the engine's snapshots and, at the
 // end of a run, in its results (the "network" object of `tracesim sim
-// --json`). Analytic networks fill the first three counters only; the
+// --json`). Analytic networks fill the first four counters only; the
 // packet-level model (engine/packet) fills everything.
 //
 // Times are in seconds. A snapshot's Metrics is immutable once published:
@@ -18,8 +18,11 @@ type Metrics struct {
 	// payload.
 	Delivered uint64 `json:"delivered"`
 	Bytes     int64  `json:"bytes"`
-	// InFlight is the number of messages sent and not yet delivered.
-	InFlight int `json:"in_flight"`
+	// InFlight is the number of messages sent and not yet delivered,
+	// BytesInFlight their payload (what the Simulate tab charts: a
+	// count of messages says little when sizes range from 8 B to 8 MiB).
+	InFlight      int   `json:"in_flight"`
+	BytesInFlight int64 `json:"bytes_in_flight"`
 
 	// Topology is the network the links and queues belong to; it is
 	// immutable and safe for concurrent use (Link, Coords, Layout). Nil

@@ -202,7 +202,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	now := n.h.Now()
 	n.smp.flush(now)
 	t := n.topo
-	m.Delivered, m.Bytes, m.InFlight = n.delivered, n.bytes, n.inFlight
+	m.Delivered, m.Bytes, m.InFlight, m.BytesInFlight = n.delivered, n.bytes, n.inFlight, n.flying
 	m.Topology, m.Layout = t, n.Layout()
 	m.Spec, m.Routing, m.VCs, m.Buffer = t.Spec(), n.alg.Name(), int(n.nv), int(n.nb)
 	m.Time = now.Seconds()

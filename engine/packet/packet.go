@@ -196,6 +196,7 @@ type Network struct {
 
 	// Counters.
 	inFlight    int
+	flying      int64 // payload of the messages in flight
 	pktInFlight int
 	delivered   uint64
 	bytes       int64
@@ -563,6 +564,7 @@ func (n *Network) Send(m netmodel.Message) {
 		bytes: m.Bytes, left: m.Bytes, sent: now, arrival: now}
 	g.toArr = g.toEmit
 	n.inFlight++
+	n.flying += m.Bytes
 	if m.Src == m.Dst {
 		// Ranks of one node talk through memory: no network time.
 		g.toEmit, g.toArr = 0, 0
@@ -633,6 +635,7 @@ func (n *Network) Handle(e des.Event) {
 		g := &n.msgs[e.Obj]
 		id := g.id
 		n.inFlight--
+		n.flying -= g.bytes
 		n.delivered++
 		n.bytes += g.bytes
 		lat := e.At - g.sent
