@@ -23,9 +23,14 @@ require (
 	github.com/muesli/roff v0.1.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/spf13/cobra v1.10.2
-	github.com/spf13/pflag v1.0.9
+	github.com/spf13/pflag v1.0.10
 	golang.org/x/crypto v0.54.0
 	modernc.org/sqlite v1.62.0
+)
+
+require (
+	github.com/NimbleMarkets/ntcharts/v2 v2.0.1
+	github.com/lrstanley/bubblezone/v2 v2.0.0 // indirect
 )
 
 require (

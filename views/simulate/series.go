@@ -9,11 +9,12 @@ import (
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
 
-// ranksPoint is one snapshot's count of network trips under way and of
-// ranks blocked in a call, at simulated time T (seconds).
+// ranksPoint is one snapshot's payload in flight (bytes of the messages
+// sent and not yet delivered) and count of ranks blocked in a call, at
+// simulated time T (seconds).
 type ranksPoint struct {
-	T                 float64
-	InFlight, Blocked float64
+	T              float64
+	Bytes, Blocked float64
 }
 
 // appendRanks records sn at simulated time t in pts (the clock shown,
@@ -29,7 +30,7 @@ func appendRanks(pts []ranksPoint, sn *replay.Snapshot, t float64) []ranksPoint 
 			blocked++
 		}
 	}
-	pts = append(pts, ranksPoint{T: t, InFlight: float64(sn.InFlight), Blocked: float64(blocked)})
+	pts = append(pts, ranksPoint{T: t, Bytes: float64(sn.Net.BytesInFlight), Blocked: float64(blocked)})
 	if over := len(pts) - runner.MaxPoints; over > 0 {
 		pts = append(pts[:0], pts[over:]...)
 	}
@@ -37,45 +38,74 @@ func appendRanks(pts []ranksPoint, sn *replay.Snapshot, t float64) []ranksPoint 
 }
 
 // seriesRows is the height of the time-series strip: a title row and a
-// chart of four rows of columns, its time axis and the axis's labels.
+// chart of four rows, its time axis and the axis's labels.
 const seriesRows = 7
 
-// drawSeries draws link utilisation, messages in flight and ranks
-// blocked over the simulated time so far, side by side, each with a value
-// axis and a time axis. It returns false when w is too narrow for three
-// charts with axes.
+// Titles of the time series, left to right.
+const (
+	titleUtil    = "link utilisation"
+	titleBytes   = "bytes in flight"
+	titleBlocked = "ranks blocked"
+)
+
+// seriesData returns the three time series: times and values of link
+// utilisation (a fraction), bytes in flight and ranks blocked.
+func (m *Model) seriesData() (ut, uv, bt, bv, kv []float64) {
+	ut, uv = make([]float64, len(m.pts)), make([]float64, len(m.pts))
+	for i, q := range m.pts {
+		ut[i], uv[i] = q.T, q.Util
+	}
+	bt, bv, kv = make([]float64, len(m.ranksAt)), make([]float64, len(m.ranksAt)), make([]float64, len(m.ranksAt))
+	for i, q := range m.ranksAt {
+		bt[i], bv[i], kv[i] = q.T, q.Bytes, q.Blocked
+	}
+	return ut, uv, bt, bv, kv
+}
+
+// percent labels a utilisation axis.
+func percent(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+
+// bytesLabel labels a bytes axis.
+func bytesLabel(v float64) string { return units.FormatBytes(int64(v + 0.5)) }
+
+// drawSeries draws link utilisation, bytes in flight and ranks blocked
+// over the simulated time so far, side by side, each with a value axis
+// (0 to the peak; 0 to the number of ranks for ranks blocked) and a time
+// axis (ntcharts, see timeChart). It returns false when w is
+// too narrow for three charts with axes.
 func (m *Model) drawSeries(p *painter, x, y, w, h int) bool {
 	cw := (w - 2) / 3
 	if h < seriesRows || cw < 16 {
 		return false
 	}
 	t1 := m.clock.Seconds()
-	util := cellbuf.Series{Hi: 1, St: p.series(),
-		Format: func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }}
-	for _, q := range m.pts {
-		util.T, util.V = append(util.T, q.T), append(util.V, q.Util)
-	}
-	inflight := cellbuf.Series{St: p.series(), Format: units.FormatCount}
-	blocked := cellbuf.Series{St: cellbuf.Style{Fg: p.warnSt.Fg}, Format: units.FormatCount}
+	ut, uv, bt, bv, kv := m.seriesData()
+	// Blocked ranks are counted against all the ranks: the axis goes to
+	// the trace's size, so that "all blocked" reads as a full chart.
+	ranks := 1.0
 	if m.tr != nil {
-		blocked.Hi = float64(m.tr.Size())
+		ranks = max(float64(m.tr.Size()), 1)
 	}
-	for _, q := range m.ranksAt {
-		inflight.T, inflight.V = append(inflight.T, q.T), append(inflight.V, q.InFlight)
-		blocked.T, blocked.V = append(blocked.T, q.T), append(blocked.V, q.Blocked)
-	}
-	for i, c := range []struct {
+	charts := []struct {
 		title string
-		s     cellbuf.Series
+		t, v  []float64
+		floor float64
+		yfmt  func(float64) string
+		st    cellbuf.Style
 	}{
-		{"link utilisation", util},
-		{"messages in flight", inflight},
-		{"ranks blocked", blocked},
-	} {
+		{titleUtil, ut, uv, 0.01, percent, p.series()},
+		{titleBytes, bt, bv, 1024, bytesLabel, p.series()},
+		{titleBlocked, bt, kv, ranks, units.FormatCount, cellbuf.Style{Fg: p.warnSt.Fg}},
+	}
+	for i, c := range charts {
 		cx := x + i*(cw+1)
 		p.text(cx, y, cw, c.title, p.dim)
-		if !p.b.TimeChart(cx, y+1, cw, h-1, c.s, 0, t1, units.FormatDuration, p.dim) {
+		if !(t1 > 0) {
 			p.text(cx, y+1, cw, "no time yet", p.dim)
+			continue
+		}
+		if m.charts[i].draw(p.b, cx, y+1, cw, h-1, c.t, c.v, t1, c.floor, c.yfmt, c.st, p.dim) {
+			m.chartDraws++
 		}
 	}
 	return true

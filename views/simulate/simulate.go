@@ -130,10 +130,14 @@ type Model struct {
 	clock des.Time // simulated time reached (see engine.clock)
 	pts   []runner.Point
 	// ranksAt are what the snapshots said at the end of each slice, for
-	// the messages-in-flight and ranks-blocked time series.
+	// the bytes-in-flight and ranks-blocked time series.
 	ranksAt []ranksPoint
 	evRate  float64 // kernel events per host second, last slice
-	hist    linkHistory
+	// charts keep the time series drawn (see timeChart); chartDraws
+	// counts their drawings, for tests.
+	charts     [3]timeChart
+	chartDraws int
+	hist       linkHistory
 
 	pane   Pane
 	router int // selected router

@@ -213,7 +213,7 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 	// sparkline row each, or one, or none.
 	charts, axes := 0, false
 	switch {
-	case h >= 16+seriesRows && w >= 3*16+2:
+	case h >= 12+seriesRows && w >= 3*16+2:
 		charts, axes = seriesRows, true
 	case h >= 10:
 		charts = 3

@@ -1,0 +1,119 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component/viewtest"
+)
+
+// chartRows returns the rows of the time-series strip in frame: the
+// titles' row and the six below it (four rows of plot, the time axis and
+// its labels), or fails.
+func chartRows(t *testing.T, frame string) []string {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, titleUtil) && strings.Contains(l, titleBytes) && strings.Contains(l, titleBlocked) {
+			if i+seriesRows > len(lines) {
+				t.Fatalf("the charts' titles are on row %d of %d: no room for the charts", i, len(lines))
+			}
+			return lines[i : i+seriesRows]
+		}
+	}
+	t.Fatalf("no time-series titles in the frame:\n%s", frame)
+	return nil
+}
+
+// TestGoldenSeriesSizes draws the live pane of the stencil on torus:4x4
+// (packet model) after 60 steps of Δt = 10 µs at 80×24 and 160×48: the
+// three time series (ntcharts) with their value axes in units and their
+// simulated-time axes. Each value axis's top label is the series' peak as
+// the engine reported it; the time axis starts at 0 s.
+func TestGoldenSeriesSizes(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			tr := stencil(t, 16)
+			m := newModel(t, tr, packetConfig(t, "torus:4x4"), sz[0], sz[1])
+			for range 60 {
+				drive(t, m, press(m, "d"))
+			}
+			if m.Status() != Paused || len(m.ranksAt) != 60 {
+				t.Fatalf("status %v err %q, %d points", m.Status(), m.err, len(m.ranksAt))
+			}
+			frame := m.View()
+			viewtest.Golden(t, frame)
+			rows := chartRows(t, frame)
+			// The peaks the engine reported: link utilisation in the
+			// runner's points, bytes in flight and blocked ranks in the
+			// snapshots.
+			var util, bytes, blocked float64
+			for _, q := range m.pts {
+				util = max(util, q.Util)
+			}
+			for _, q := range m.ranksAt {
+				bytes, blocked = max(bytes, q.Bytes), max(blocked, q.Blocked)
+			}
+			if bytes == 0 || util == 0 || blocked == 0 {
+				t.Fatalf("peaks: utilisation %v, bytes %v, blocked %v; want all > 0", util, bytes, blocked)
+			}
+			if last := m.ranksAt[len(m.ranksAt)-1].Bytes; last != float64(m.snap.Net.BytesInFlight) {
+				t.Errorf("last bytes in flight %v, the snapshot says %d", last, m.snap.Net.BytesInFlight)
+			}
+			cw := (sz[0] - 2) / 3
+			for i, want := range []string{percent(util), bytesLabel(bytes), units.FormatCount(blocked)} {
+				top := []rune(rows[1])[i*(cw+1) : i*(cw+1)+cw]
+				label, _, ok := strings.Cut(string(top), "│")
+				if !ok || strings.TrimSpace(label) != want {
+					t.Errorf("chart %d: top row %q; want the value axis labelled %q", i, string(top), want)
+				}
+				if got := m.charts[i].top; got != want {
+					t.Errorf("chart %d: top label %q, want %q", i, got, want)
+				}
+				bottom := []rune(rows[5])[i*(cw+1) : i*(cw+1)+cw]
+				if !strings.Contains(string(bottom), "└") {
+					t.Errorf("chart %d: axis row %q has no corner", i, string(bottom))
+				}
+				labels := strings.Fields(string([]rune(rows[6])[i*(cw+1) : i*(cw+1)+cw]))
+				if len(labels) < 4 || labels[0] != "0" || labels[1] != "s" || labels[3] != "µs" {
+					t.Errorf("chart %d: time labels %q; want 0 s then times in µs", i, labels)
+				}
+			}
+		})
+	}
+}
+
+// TestChartsMemoised checks that a frame drawn again for something else
+// (a router selected) copies the charts instead of drawing them, and that
+// a new slice draws them again.
+func TestChartsMemoised(t *testing.T) {
+	tr := stencil(t, 16)
+	m := newModel(t, tr, packetConfig(t, "torus:4x4"), 120, 40)
+	for range 5 {
+		drive(t, m, press(m, "d"))
+	}
+	m.View()
+	steps := []struct {
+		name      string
+		do        func()
+		wantDraws int // charts drawn by ntcharts
+	}{
+		{"same frame", func() {}, 0},
+		{"router selected", func() { drive(t, m, press(m, "right")) }, 0},
+		{"resized", func() { m.SetSize(130, 40) }, 3},
+		{"one more step", func() { drive(t, m, press(m, "d")) }, 3},
+	}
+	for _, s := range steps {
+		before, frames := m.chartDraws, m.Renders()
+		s.do()
+		m.View()
+		if got := m.chartDraws - before; got != s.wantDraws {
+			t.Errorf("%s: %d charts drawn, want %d", s.name, got, s.wantDraws)
+		}
+		if s.name == "router selected" && m.Renders() == frames {
+			t.Errorf("%s: the frame was not drawn again, so the test shows nothing", s.name)
+		}
+	}
+}
