@@ -21,6 +21,7 @@ import (
 type timeChart struct {
 	key   chartKey
 	cells []cellbuf.Cell // w×h, row by row; Rune 0 is left as it is
+	ch    *timeserieslinechart.Model
 	// top is the value axis's top label (the series' peak), for tests.
 	top string
 }
@@ -79,20 +80,33 @@ func (c *timeChart) draw(b *cellbuf.Buffer, x, y, w, h int, ts, vs []float64, t1
 
 // render draws the chart with ntcharts and keeps its cells.
 func (c *timeChart) render(k chartKey, ts, vs []float64, yfmt func(float64) string) {
-	rows := k.h - 2 // the last two rows are the time axis and its labels
-	ch := timeserieslinechart.New(k.w, k.h,
-		timeserieslinechart.WithTimeRange(simNanos(0), simNanos(k.t1)),
-		timeserieslinechart.WithYRange(0, k.hi),
-		// Labels on the value axis at the bottom, the middle and the top;
-		// on the time axis about every dozen columns (ntcharts skips one
-		// that would touch its neighbour).
-		timeserieslinechart.WithXYSteps(12, max(rows/2, 1)),
-		timeserieslinechart.WithXLabelFormatter(func(_ int, v float64) string {
-			return units.FormatDurationSig(v*1e-9, 3)
-		}),
-		timeserieslinechart.WithYLabelFormatter(func(_ int, v float64) string { return yfmt(v) }),
-		timeserieslinechart.WithLineStyle(runes.ThinLineStyle),
-	)
+	t0, t1 := simNanos(0), simNanos(k.t1)
+	ch := c.ch
+	if ch == nil || ch.Width() != k.w || ch.Height() != k.h {
+		rows := k.h - 2 // the last two rows are the time axis and its labels
+		nc := timeserieslinechart.New(k.w, k.h,
+			timeserieslinechart.WithTimeRange(t0, t1),
+			timeserieslinechart.WithYRange(0, k.hi),
+			// Labels on the value axis at the bottom, the middle and the
+			// top; on the time axis about every dozen columns (ntcharts
+			// skips one that would touch its neighbour).
+			timeserieslinechart.WithXYSteps(12, max(rows/2, 1)),
+			timeserieslinechart.WithXLabelFormatter(func(_ int, v float64) string {
+				return units.FormatDurationSig(v*1e-9, 3)
+			}),
+			timeserieslinechart.WithYLabelFormatter(func(_ int, v float64) string { return yfmt(v) }),
+			timeserieslinechart.WithLineStyle(runes.ThinLineStyle),
+		)
+		ch, c.ch = &nc, &nc
+	} else {
+		// The same box: the chart is kept (its canvas is the larger part
+		// of a drawing's allocations) and given the new ranges and points.
+		ch.ClearAllData()
+		ch.SetTimeRange(t0, t1)
+		ch.SetViewTimeRange(t0, t1)
+		ch.SetYRange(0, k.hi)
+		ch.SetViewYRange(0, k.hi)
+	}
 	for i, t := range ts {
 		if i < len(vs) && vs[i] >= 0 {
 			ch.Push(timeserieslinechart.TimePoint{Time: simNanos(t), Value: vs[i]})

@@ -150,6 +150,7 @@ type Model struct {
 	prompting bool
 
 	buf   cellbuf.Buffer
+	bar   runBar         // the run's progress bar in the frame drawn last
 	plain bool           // no escape sequences (golden tests)
 	memo  component.Memo // the frame, drawn again when the state changes
 }

@@ -2,11 +2,15 @@ package simulate
 
 import (
 	"fmt"
-	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/progress"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 )
@@ -34,11 +38,47 @@ func (m *Model) render(w, h int) string {
 	default:
 		m.buf.Mode = cellbuf.ModeColor
 	}
+	m.bar.w = 0
 	if w > 0 && h > 0 {
 		p := newPainter(&m.buf, m.common.Theme, m.plain)
 		m.draw(p, w, h)
 	}
-	return m.buf.Render()
+	return m.withBar(m.buf.Render())
+}
+
+// runBar is where drawProgress left room for the run's progress bar:
+// its width on row 1 (0: none) and the fraction done.
+type runBar struct {
+	w int
+	f float64
+}
+
+// withBar puts the run's progress bar, a bubbles progress, into the
+// room drawProgress left on row 1 of the rendered frame (the bar draws
+// itself with lipgloss, not into the cell buffer).
+func (m *Model) withBar(frame string) string {
+	if m.bar.w <= 0 {
+		return frame
+	}
+	first := strings.IndexByte(frame, '\n')
+	if first < 0 {
+		return frame
+	}
+	row := frame[first+1:]
+	rest := ""
+	if end := strings.IndexByte(row, '\n'); end >= 0 {
+		row, rest = row[:end], row[end:]
+	}
+	th := m.common.Theme
+	pb := progress.New(progress.WithWidth(m.bar.w), progress.WithoutPercentage(),
+		progress.WithFillCharacters('█', '░'), progress.WithColors(th.OK))
+	pb.EmptyColor = th.Muted
+	bar := pb.ViewAs(m.bar.f)
+	if m.buf.Mode != cellbuf.ModeColor {
+		// Plain (goldens) and monochrome frames carry no colour.
+		bar = ansi.Strip(bar)
+	}
+	return frame[:first+1] + bar + ansi.TruncateLeft(row, m.bar.w, "") + rest
 }
 
 func (m *Model) draw(p *painter, w, h int) {
@@ -118,10 +158,10 @@ func sameConfig(a, b *replay.Config) bool {
 
 func (m *Model) drawProgress(p *painter, y, w int) {
 	var done, total uint64
-	msgs, inflight := uint64(0), 0
+	msgs, inflight, flying := uint64(0), 0, int64(0)
 	if m.snap != nil {
 		done, total = m.snap.TraceEvents, m.snap.TotalTraceEvents
-		msgs, inflight = m.snap.Messages, m.snap.InFlight
+		msgs, inflight, flying = m.snap.Messages, m.snap.InFlight, m.snap.Net.BytesInFlight
 	} else if m.tr != nil {
 		total = uint64(m.tr.NumEvents())
 	}
@@ -132,9 +172,9 @@ func (m *Model) drawProgress(p *painter, y, w int) {
 	if m.status == Finished {
 		f = 1
 	}
-	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight", f*100, done, total, msgs, inflight)
+	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight (%s)", f*100, done, total, msgs, inflight, units.FormatBytes(flying))
 	bw := min(max(w-len([]rune(tail)), 0), max(w/2, 10))
-	p.b.HBar(0, y, bw, f, p.okSt, '░', p.dim)
+	m.bar = runBar{w: bw, f: f} // drawn by withBar
 	p.text(bw, y, w-bw, tail, p.norm)
 }
 
