@@ -90,7 +90,7 @@ func (c *timeChart) render(k chartKey, ts, vs []float64, yfmt func(float64) stri
 			// Labels on the value axis at the bottom, the middle and the
 			// top; on the time axis about every dozen columns (ntcharts
 			// skips one that would touch its neighbour).
-			timeserieslinechart.WithXYSteps(12, max(rows/2, 1)),
+			timeserieslinechart.WithXYSteps(12, max((rows+1)/2, 1)),
 			timeserieslinechart.WithXLabelFormatter(func(_ int, v float64) string {
 				return units.FormatDurationSig(v*1e-9, 3)
 			}),

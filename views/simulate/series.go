@@ -37,8 +37,8 @@ func appendRanks(pts []ranksPoint, sn *replay.Snapshot, t float64) []ranksPoint 
 	return pts
 }
 
-// seriesRows is the height of the time-series strip: a title row and a
-// chart of four rows, its time axis and the axis's labels.
+// seriesRows is the least height of the time-series strip: a title row
+// and a chart of four rows, its time axis and the axis's labels.
 const seriesRows = 7
 
 // Titles of the time series, left to right.

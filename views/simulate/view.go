@@ -254,7 +254,8 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 	charts, axes := 0, false
 	switch {
 	case h >= 12+seriesRows && w >= 3*16+2:
-		charts, axes = seriesRows, true
+		// A quarter of a tall pane, so that the value axes get rows.
+		charts, axes = max(seriesRows, h/4), true
 	case h >= 10:
 		charts = 3
 	case h >= 7:
