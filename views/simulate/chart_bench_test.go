@@ -31,10 +31,10 @@ func BenchmarkSeriesChart(b *testing.B) {
 		}{
 			{"ntcharts", func(buf *cellbuf.Buffer, c *timeChart) {
 				c.key = chartKey{} // drawn afresh every time
-				c.draw(buf, 0, 0, w, h, ts, vs, t1, 1024, bytesLabel, cellbuf.Style{}, cellbuf.Style{})
+				c.draw(buf, 0, 0, w, h, ts, vs, t1, 1024, bytesLabel, cellbuf.Style{}, cellbuf.Style{}, false)
 			}},
 			{"ntcharts-kept", func(buf *cellbuf.Buffer, c *timeChart) {
-				c.draw(buf, 0, 0, w, h, ts, vs, t1, 1024, bytesLabel, cellbuf.Style{}, cellbuf.Style{})
+				c.draw(buf, 0, 0, w, h, ts, vs, t1, 1024, bytesLabel, cellbuf.Style{}, cellbuf.Style{}, false)
 			}},
 			{"cellbuf", func(buf *cellbuf.Buffer, _ *timeChart) {
 				buf.TimeChart(0, 0, w, h, cellbuf.Series{T: ts, V: vs, Format: bytesLabel}, 0, t1, units.FormatDuration, cellbuf.Style{})

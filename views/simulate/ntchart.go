@@ -22,6 +22,10 @@ type timeChart struct {
 	key   chartKey
 	cells []cellbuf.Cell // w×h, row by row; Rune 0 is left as it is
 	ch    *timeserieslinechart.Model
+	// drawnAt is when ntcharts last drew (host time), for chartPeriod,
+	// and slice the Model's slice count then.
+	drawnAt time.Time
+	slice   int
 	// top is the value axis's top label (the series' peak), for tests.
 	top string
 }
@@ -50,9 +54,10 @@ func simNanos(t float64) time.Time {
 // w×h box at (x, y) of b, the value axis from 0 to the series' peak
 // (floor when the peak is lower, so that an idle series has a scale)
 // labelled by yfmt. Negative and NaN values are gaps in the data and are
-// left out. It reports whether ntcharts drew (false: the kept cells were
-// copied).
-func (c *timeChart) draw(b *cellbuf.Buffer, x, y, w, h int, ts, vs []float64, t1, floor float64, yfmt func(float64) string, line, axis cellbuf.Style) bool {
+// left out. With hold, cells drawn for the same box and styles are copied
+// even if the data moved on (see chartPeriod). It reports whether
+// ntcharts drew (false: the kept cells were copied).
+func (c *timeChart) draw(b *cellbuf.Buffer, x, y, w, h int, ts, vs []float64, t1, floor float64, yfmt func(float64) string, line, axis cellbuf.Style, hold bool) bool {
 	hi := floor
 	for _, v := range vs {
 		if v > hi {
@@ -64,7 +69,8 @@ func (c *timeChart) draw(b *cellbuf.Buffer, x, y, w, h int, ts, vs []float64, t1
 		k.lastT, k.lastV = ts[len(ts)-1], vs[len(vs)-1]
 	}
 	drew := false
-	if k != c.key || c.cells == nil {
+	same := c.cells != nil && k.w == c.key.w && k.h == c.key.h && k.line == c.key.line && k.ax == c.key.ax
+	if k != c.key && !(hold && same) || c.cells == nil {
 		c.render(k, ts, vs, yfmt)
 		drew = true
 	}

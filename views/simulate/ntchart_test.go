@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
@@ -116,6 +117,42 @@ func TestChartsMemoised(t *testing.T) {
 		}
 		if s.name == "router selected" && m.Renders() == frames {
 			t.Errorf("%s: the frame was not drawn again, so the test shows nothing", s.name)
+		}
+	}
+}
+
+// TestChartHold checks when a chart is drawn again: for new data unless
+// held, and for a new box or style even when held (a held chart never
+// shows a stale layout).
+func TestChartHold(t *testing.T) {
+	ts, vs := []float64{1e-6, 2e-6}, []float64{0.5, 1}
+	more, moreV := []float64{1e-6, 2e-6, 3e-6}, []float64{0.5, 1, 0.25}
+	steps := []struct {
+		name     string
+		w        int
+		ts, vs   []float64
+		t1       float64
+		st       cellbuf.Style
+		hold     bool
+		wantDraw bool
+	}{
+		{"first drawing, even held", 30, ts, vs, 2e-6, cellbuf.Style{}, true, true},
+		{"same data", 30, ts, vs, 2e-6, cellbuf.Style{}, false, false},
+		{"new data, held", 30, more, moreV, 3e-6, cellbuf.Style{}, true, false},
+		{"new data", 30, more, moreV, 3e-6, cellbuf.Style{}, false, true},
+		{"new box, held", 40, more, moreV, 3e-6, cellbuf.Style{}, true, true},
+		{"new style, held", 40, more, moreV, 3e-6, cellbuf.Style{Attrs: cellbuf.Bold}, true, true},
+	}
+	var c timeChart
+	for _, s := range steps {
+		b := cellbuf.New(s.w, 6)
+		b.Mode = cellbuf.ModePlain
+		drew := c.draw(b, 0, 0, s.w, 6, s.ts, s.vs, s.t1, 0.01, percent, s.st, cellbuf.Style{}, s.hold)
+		if drew != s.wantDraw {
+			t.Errorf("%s: drawn %v, want %v", s.name, drew, s.wantDraw)
+		}
+		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100%│") {
+			t.Errorf("%s: top row %q, want the axis labelled 100%%", s.name, top)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
@@ -36,6 +37,14 @@ func appendRanks(pts []ranksPoint, sn *replay.Snapshot, t float64) []ranksPoint 
 	}
 	return pts
 }
+
+// chartPeriod is how often, in host time, a running simulation's charts
+// are drawn again: snapshots come 30 times a second, and three ntcharts
+// drawings for each (about 1 ms of CPU, more on a loaded host) delay the
+// keys queued behind them (BenchmarkKeyLatencyWhileRunning); a frame drawn
+// for a key never draws them. A paused or finished run's charts are
+// always current.
+const chartPeriod = 100 * time.Millisecond
 
 // seriesRows is the least height of the time-series strip: a title row
 // and a chart of four rows, its time axis and the axis's labels.
@@ -104,7 +113,13 @@ func (m *Model) drawSeries(p *painter, x, y, w, h int) bool {
 			p.text(cx, y+1, cw, "no time yet", p.dim)
 			continue
 		}
-		if m.charts[i].draw(p.b, cx, y+1, cw, h-1, c.t, c.v, t1, c.floor, c.yfmt, c.st, p.dim) {
+		// While running, a frame drawn for a key keeps the charts (the
+		// next slice brings them up to date), and so does a slice within
+		// chartPeriod of the last drawing.
+		ch := &m.charts[i]
+		hold := m.status == Running && (ch.slice == m.slices || time.Since(ch.drawnAt) < chartPeriod)
+		if ch.draw(p.b, cx, y+1, cw, h-1, c.t, c.v, t1, c.floor, c.yfmt, c.st, p.dim, hold) {
+			ch.drawnAt, ch.slice = time.Now(), m.slices
 			m.chartDraws++
 		}
 	}

@@ -137,6 +137,7 @@ type Model struct {
 	// counts their drawings, for tests.
 	charts     [3]timeChart
 	chartDraws int
+	slices     int // slices taken (advanced), for the charts' drawing
 	hist       linkHistory
 
 	pane   Pane
@@ -507,6 +508,7 @@ func (m *Model) sliceDone(sm component.SliceMsg) tea.Cmd {
 // goes on.
 func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 	m.busy = false
+	m.slices++
 	m.memo.Invalidate()
 	if msg.Snap != nil {
 		if m.snap != nil && msg.Wall > 0 && msg.Snap.Events >= m.snap.Events {
