@@ -260,6 +260,9 @@ type value struct {
 	n    int64
 	arr  []int32
 	stat []status
+	// arrs holds the elements of an array of int arrays (the ranges of
+	// MPI_Group_range_incl/excl).
+	arrs [][]int32
 }
 
 // call is one record.
@@ -493,11 +496,12 @@ type commKey struct {
 }
 
 // create is a communicator a rank created: MPI_Comm_dup, _split (colour
-// and key) or _create (whose group's members the trace does not give).
+// and key) or _create (its group, nil when the trace did not build it).
 type create struct {
 	kind       string
 	old, new   commKey
 	color, key int64
+	group      *group
 }
 
 // Kinds of events fixed once communicators are resolved.
@@ -547,6 +551,9 @@ type rankReader struct {
 	// of it.
 	dups map[int64]bool
 	gen  map[int64]int
+	// groups are the process groups the rank built, by handle, for
+	// MPI_Comm_create.
+	groups map[int64]*group
 }
 
 // fields decodes a record's arguments by its function's layout.
@@ -594,9 +601,16 @@ func (rd *rankReader) field(kind byte) value {
 			s.skip(s.count("string"), "string")
 		}
 	case 'A':
+		var arrs [][]int32
 		for n := s.count("array of arrays"); n > 0 && s.err == nil; n-- {
-			s.skip(4*s.count("int array"), "int array")
+			m := s.count("int array")
+			arr := make([]int32, 0, min(m, 1024))
+			for i := 0; i < m && s.err == nil; i++ {
+				arr = append(arr, s.i32("an array element"))
+			}
+			arrs = append(arrs, arr)
 		}
+		return value{arrs: arrs}
 	case 'X':
 		for n := s.count("array of string arrays"); n > 0 && s.err == nil; n-- {
 			for m := s.count("string array"); m > 0 && s.err == nil; m-- {
@@ -1012,13 +1026,47 @@ func (rd *rankReader) mpi(c *call, fn string) error {
 		}
 	case "Waitsome", "Testsome":
 		return rd.completeAll(t1, c.arr(1), c.arr(3), c.stat(4), fn == "Testsome")
+	case "Comm_group":
+		rd.setGroup(c.i(1), &group{op: groupComm, base: rd.key(c.i(0))})
+	case "Group_incl", "Group_excl":
+		rd.setGroup(c.i(3), rd.derive(c.i(0), fn, c.arr(2)))
+	case "Group_range_incl", "Group_range_excl":
+		var ranges [][]int32
+		if len(c.vals) > 2 {
+			ranges = c.vals[2].arrs
+		}
+		var flat []int32
+		for _, r := range ranges {
+			if len(r) != 3 {
+				flat = nil // not a (first, last, stride) triple: unknown
+				break
+			}
+			flat = append(flat, r...)
+		}
+		g := rd.derive(c.i(0), fn, flat)
+		if flat == nil && c.i(1) > 0 {
+			g = nil
+		}
+		rd.setGroup(c.i(3), g)
+	case "Group_union", "Group_intersection", "Group_difference":
+		a, b := rd.group(c.i(0)), rd.group(c.i(1))
+		var g *group
+		if a != nil && b != nil {
+			g = &group{op: fn, a: a, b: b}
+		}
+		rd.setGroup(c.i(2), g)
+	case "Group_free":
+		delete(rd.groups, c.i(0))
 	case "Comm_dup", "Comm_split", "Comm_create":
 		// old communicator first, new one last; a split's colour and key
-		// between.
+		// between, a create's group.
 		old, nw := c.i(0), c.i(len(c.vals)-1)
 		cr := create{kind: fn, old: rd.key(old)}
-		if fn == "Comm_split" {
+		switch fn {
+		case "Comm_split":
 			cr.color, cr.key = c.i(1), c.i(2)
+		case "Comm_create":
+			cr.group = rd.groups[c.i(1)]
 		}
 		rd.gen[nw]++
 		cr.new = rd.key(nw)
