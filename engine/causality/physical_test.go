@@ -3,9 +3,12 @@ package causality
 import (
 	"context"
 	"math"
+	"os"
+	"reflect"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
 // TestPhysicalSendTimes: where a trace records when a send's data left
@@ -64,5 +67,40 @@ unit us
 				t.Errorf("corrected receive at %g us, before the physical send + l_min %g us", got, lim)
 			}
 		})
+	}
+}
+
+// TestPhysicalSendQsort: in the real Paraver qsort sample, rank 3 sends
+// two 4-byte messages (tag 11) to rank 2 whose data left 21–24 µs after
+// the call and 20–22 µs after it arrived (84,092 µs out, 84,070 µs in;
+// 109,086 µs out, 109,066 µs in): reversals the call times (84,068 µs,
+// 109,065 µs) hid. Correcting the trace removes them.
+func TestPhysicalSendQsort(t *testing.T) {
+	path := sharedDir + "paraver/qsort_beo3.prv"
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		t.Skipf("%s absent", path)
+	}
+	tr, _, err := formats.Open(context.Background(), path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := check(t, tr, Options{Replay: ReplayOff})
+	type rev struct {
+		events [2]tracefmt.EventRef
+		amount float64
+	}
+	var got []rev
+	for _, f := range rep.Findings() {
+		if f.Kind == KindReversal {
+			got = append(got, rev{f.Events, math.Round(f.Amount * 1e6)})
+		}
+	}
+	want := []rev{{[2]tracefmt.EventRef{ref(3, 52), ref(2, 67)}, 22}, {[2]tracefmt.EventRef{ref(3, 197), ref(2, 226)}, 20}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("reversals %v, want %v (µs)", got, want)
+	}
+	c := correct(t, tr, CorrectOptions{})
+	if c.Before[KindReversal] != 2 || c.ViolationsAfter() != 0 {
+		t.Errorf("correction: %d reversals before, %d violations after; want 2, 0", c.Before[KindReversal], c.ViolationsAfter())
 	}
 }
