@@ -160,6 +160,12 @@ func (st *state) resolveComms() error {
 				if e.Op().Rooted() && inRange {
 					e.Peer = ms[f.local]
 				}
+				if f.perSides != 0 {
+					sent, recvd := bySize(f.per, f.perSides, int64(len(ms)))
+					flags := e.Flags
+					*e = tracefmt.Collective(e.Time, e.Op(), e.Root(), ci, sent, recvd)
+					e.Flags = flags
+				}
 			case fixRooted:
 				root := -1
 				if inRange {

@@ -12,12 +12,13 @@ import (
 // of the group the ranks built (MPI_Comm_group of MPI_COMM_WORLD, then
 // MPI_Group_incl/excl/range_incl/range_excl/union/intersection/
 // difference), in the group's order, so that a broadcast on it from local
-// root 0 and a message from local rank 0 to local rank 1 get world ranks.
+// root 0 and a message from local rank 0 to local rank 1 get world ranks,
+// and an alltoall on it moves one block per member.
 func TestCreateCommunicators(t *testing.T) {
 	const (
 		commGroup, union, intersection, difference = 72, 73, 74, 75
 		incl, excl, rangeIncl, rangeExcl           = 76, 77, 78, 79
-		create, bcast, send, recv                  = 85, 53, 0, 1
+		create, bcast, alltoall, send, recv        = 85, 53, 60, 0, 1
 		world, commNull                            = commWorld, 1
 		all, made                                  = 3, 9 // group handles: the world's, the one created from
 	)
@@ -63,6 +64,7 @@ func TestCreateCommunicators(t *testing.T) {
 				w.call(create, 'h', world, 'h', made, 'h', newComm)
 				if local >= 0 {
 					w.call(bcast, 'i', 2, 'h', 9, 'i', 0, 'h', 4)
+					w.call(alltoall, 'i', 1, 'h', 9, 'i', 1, 'h', 9, 'h', 4)
 				}
 				switch local {
 				case 0:
@@ -86,9 +88,9 @@ func TestCreateCommunicators(t *testing.T) {
 					switch e.Kind {
 					case tracefmt.KindCollective:
 						if ms := tr.Comms[e.Comm].Ranks; !slices.Equal(ms, tc.want) {
-							t.Errorf("rank %d: bcast on a communicator of %v, want %v", r, ms, tc.want)
+							t.Errorf("rank %d: %s on a communicator of %v, want %v", r, e.Op(), ms, tc.want)
 						}
-						got = append(got, fmt.Sprintf("%d bcast root %d", r, e.Root()))
+						got = append(got, fmt.Sprintf("%d %s root %d %d/%d", r, e.Op(), e.Root(), e.Size, e.RecvBytes()))
 					case tracefmt.KindSend, tracefmt.KindRecv:
 						got = append(got, fmt.Sprintf("%d %s peer %d", r, e.Kind, e.Peer))
 					}
@@ -97,7 +99,13 @@ func TestCreateCommunicators(t *testing.T) {
 			var want []string
 			for r := range int32(4) {
 				if slices.Contains(tc.want, r) {
-					want = append(want, fmt.Sprintf("%d bcast root %d", r, root))
+					if r == root {
+						want = append(want, fmt.Sprintf("%d bcast root %d 8/0", r, root))
+					} else {
+						want = append(want, fmt.Sprintf("%d bcast root %d 0/8", r, root))
+					}
+					n := 4 * len(tc.want)
+					want = append(want, fmt.Sprintf("%d alltoall root -1 %d/%d", r, n, n))
 				}
 				if r == src {
 					want = append(want, fmt.Sprintf("%d send peer %d", r, dst))

@@ -519,6 +519,34 @@ type fix struct {
 	local int64
 	kind  uint8
 	n     int64
+	// per holds a collective's bytes per member of the communicator
+	// (sent, received) where that side counts one block per member
+	// (perSent, perRecv in perSides), or per all members (divided).
+	per      [2]int64
+	perSides uint8
+}
+
+// Sides of a collective whose bytes depend on the communicator's size.
+const (
+	perSent = 1 << iota // sent bytes are per[0] × members
+	perRecv             // received bytes are per[1] × members
+	divRecv             // received bytes are per[1] ÷ members
+)
+
+// bySize returns a collective's (sent, received) bytes on a communicator
+// of n members: base as given, scaled on the sides marked.
+func bySize(base [2]int64, sides uint8, n int64) (sent, recvd int64) {
+	sent, recvd = base[0], base[1]
+	if sides&perSent != 0 {
+		sent *= n
+	}
+	switch {
+	case sides&perRecv != 0:
+		recvd *= n
+	case sides&divRecv != 0:
+		recvd /= max(n, 1)
+	}
+	return sent, recvd
 }
 
 // sizedBy is the count and datatype an event's bytes come from.
@@ -934,6 +962,24 @@ func (rd *rankReader) collective(t float64, op tracefmt.CollOp, root, comm, sent
 	return err
 }
 
+// blocks adds a collective whose bytes count blocks per member of the
+// communicator (sides, see bySize): on a communicator whose size is known
+// as read at once, else with the world's size until resolveComms knows
+// the members.
+func (rd *rankReader) blocks(t float64, op tracefmt.CollOp, root, comm int64, base [2]int64, sides uint8) error {
+	n := int64(rd.st.m.ranks)
+	if comm == commSelf {
+		n = 1
+	}
+	sent, recvd := bySize(base, sides, n)
+	if err := rd.collective(t, op, root, comm, sent, recvd); err != nil || rd.known(comm) {
+		return err
+	}
+	f := &rd.st.fixes[rd.rank][len(rd.st.fixes[rd.rank])-1]
+	f.per, f.perSides = base, sides
+	return nil
+}
+
 // rootedSizes adds a broadcast (the root sends n, the others receive
 // it) or a reduce (all send n, the root receives it), deciding who the
 // root is once the communicator's members are known when they are not.
@@ -968,7 +1014,6 @@ func sum(a []int32) int64 {
 // mpi adds the events of one MPI call (fn without "MPI_").
 func (rd *rankReader) mpi(c *call, fn string) error {
 	t0, t1 := c.start, c.end
-	P := int64(rd.st.m.ranks)
 	nb := tracefmt.FlagNonBlocking
 	switch fn {
 	case "Send", "Bsend", "Rsend":
@@ -1089,26 +1134,27 @@ func (rd *rankReader) mpi(c *call, fn string) error {
 		}
 		return rd.collective(t0, op, -1, c.i(3), n, n)
 	case "Allgather":
-		return rd.collective(t0, tracefmt.OpAllgather, -1, c.i(4), size(c.i(0), c.i(1)), P*size(c.i(2), c.i(3)))
+		return rd.blocks(t0, tracefmt.OpAllgather, -1, c.i(4), [2]int64{size(c.i(0), c.i(1)), size(c.i(2), c.i(3))}, perRecv)
 	case "Alltoall":
-		return rd.collective(t0, tracefmt.OpAlltoall, -1, c.i(4), P*size(c.i(0), c.i(1)), P*size(c.i(2), c.i(3)))
+		return rd.blocks(t0, tracefmt.OpAlltoall, -1, c.i(4), [2]int64{size(c.i(0), c.i(1)), size(c.i(2), c.i(3))}, perSent|perRecv)
 	case "Allgatherv":
 		return rd.collective(t0, tracefmt.OpAllgatherv, -1, c.i(6), size(c.i(1), c.i(2)), size(sum(c.arr(3)), c.i(5)))
 	case "Alltoallv":
 		return rd.collective(t0, tracefmt.OpAlltoallv, -1, c.i(7), size(sum(c.arr(1)), c.i(3)), size(sum(c.arr(4)), c.i(6)))
 	case "Reduce_scatter":
 		n := size(sum(c.arr(1)), c.i(2))
-		return rd.collective(t0, tracefmt.OpReduceScatter, -1, c.i(4), n, n/max(P, 1))
+		return rd.blocks(t0, tracefmt.OpReduceScatter, -1, c.i(4), [2]int64{n, n}, divRecv)
 	case "Gather", "Scatter":
-		// The rank's own side; the root also moves P times the other.
-		mine, all := size(c.i(1), c.i(2)), int64(0)
+		// The rank's own side; the root also moves one block of the
+		// other per member.
+		mine, block := size(c.i(1), c.i(2)), int64(0)
 		if c.i(0) == c.i(3) {
-			all = P * size(c.i(5), c.i(6))
+			block = size(c.i(5), c.i(6))
 		}
 		if fn == "Gather" {
-			return rd.collective(t0, tracefmt.OpGather, c.i(3), c.i(4), mine, all)
+			return rd.blocks(t0, tracefmt.OpGather, c.i(3), c.i(4), [2]int64{mine, block}, perRecv)
 		}
-		return rd.collective(t0, tracefmt.OpScatter, c.i(3), c.i(4), all, mine)
+		return rd.blocks(t0, tracefmt.OpScatter, c.i(3), c.i(4), [2]int64{block, mine}, perSent)
 	case "Gatherv":
 		return rd.collective(t0, tracefmt.OpGatherv, c.i(4), c.i(5), size(c.i(2), c.i(3)), size(sum(c.arr(6)), c.i(8)))
 	case "Scatterv":
