@@ -33,10 +33,24 @@ func compareRefs(a, b EventRef) int {
 }
 
 // SetMessageTimes sets t.MessageTimes to m sorted by event, without the
-// entries whose Delta is zero (the event's own time says it all).
+// entries whose Delta is zero (the event's own time says it all). An
+// event has one entry: of several, the last is kept. A reader that hands
+// them over in order (rank, then stream) costs one pass.
 func (t *Trace) SetMessageTimes(m []MessageTime) {
 	m = slices.DeleteFunc(m, func(x MessageTime) bool { return x.Delta == 0 })
-	slices.SortStableFunc(m, func(a, b MessageTime) int { return compareRefs(a.Event, b.Event) })
+	byEvent := func(a, b MessageTime) int { return compareRefs(a.Event, b.Event) }
+	if !slices.IsSortedFunc(m, byEvent) {
+		slices.SortStableFunc(m, byEvent)
+	}
+	// Of repeated events the last stands.
+	out := m[:0]
+	for i, x := range m {
+		if i+1 < len(m) && m[i+1].Event == x.Event {
+			continue
+		}
+		out = append(out, x)
+	}
+	m = out
 	if len(m) == 0 {
 		m = nil
 	}

@@ -66,6 +66,14 @@ func TestMessageTimes(t *testing.T) {
 			t.Errorf("message times %v, want only the receive's", tr.MessageTimes)
 		}
 	})
+	t.Run("unsorted, an event twice", func(t *testing.T) {
+		tr := metaTrace(t)
+		tr.SetMessageTimes([]MessageTime{{Event: recv, Delta: -1}, {Event: send, Delta: 0.5}, {Event: recv, Delta: -2}})
+		want := []MessageTime{{Event: send, Delta: 0.5}, {Event: recv, Delta: -2}}
+		if len(tr.MessageTimes) != 2 || tr.MessageTimes[0] != want[0] || tr.MessageTimes[1] != want[1] {
+			t.Errorf("message times %v, want %v (sorted, the last of the receive's)", tr.MessageTimes, want)
+		}
+	})
 	t.Run("none recorded", func(t *testing.T) {
 		tr := metaTrace(t)
 		if got := tr.PhysicalSend(send); got != 1.5 {

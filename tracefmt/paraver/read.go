@@ -130,9 +130,6 @@ type reader struct {
 	// roots are the collectives whose record flags their rank as root.
 	roots []tracefmt.EventRef
 	seq   int64
-	// msgTimes are the physical sends and logical receives that differ
-	// from the events' times (the calls, the arrivals).
-	msgTimes []tracefmt.MessageTime
 }
 
 // stateKey identifies a state or marker: the record it comes from, the
@@ -147,6 +144,16 @@ type stateKey struct {
 type rankState struct {
 	pending pendingHeap
 	open    map[[2]int32]tracefmt.StateID
+	// times are the rank's physical sends and logical receives that
+	// differ from the events' times (the calls, the arrivals), in stream
+	// order: each is kept as its event gets its index.
+	times []tracefmt.MessageTime
+}
+
+// keepTime keeps a MessageTime of event i of rank r (delta ≠ 0).
+func (rd *reader) keepTime(r, i int, delta float64) {
+	rs := &rd.ranks[r]
+	rs.times = append(rs.times, tracefmt.MessageTime{Event: tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, Delta: delta})
 }
 
 // pendingEvent is an event added once the rank's records reach its time.
@@ -266,7 +273,19 @@ func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error)
 		return nil, fmt.Errorf("%s: %w", rd.name, err)
 	}
 	setRoots(tr, rd.roots)
-	tr.SetMessageTimes(rd.msgTimes)
+	// Rank by rank in stream order: sorted as SetMessageTimes wants.
+	kept := 0
+	for r := range rd.ranks {
+		kept += len(rd.ranks[r].times)
+	}
+	if kept > 0 {
+		all := make([]tracefmt.MessageTime, 0, kept)
+		for r := range rd.ranks {
+			all = append(all, rd.ranks[r].times...)
+			rd.ranks[r].times = nil
+		}
+		tr.SetMessageTimes(all)
+	}
 	return tr, nil
 }
 
@@ -525,7 +544,7 @@ func (rd *reader) flush(r int, t float64, all bool) error {
 			return rd.errorf("%v", err)
 		}
 		if p.delta != 0 {
-			rd.msgTimes = append(rd.msgTimes, tracefmt.MessageTime{Event: tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, Delta: p.delta})
+			rd.keepTime(r, i, p.delta)
 		}
 	}
 	return nil
@@ -664,7 +683,7 @@ func (rd *reader) commRecord(r int, v []int64, f *fields) error {
 		return err
 	}
 	if psend != lsend {
-		rd.msgTimes = append(rd.msgTimes, tracefmt.MessageTime{Event: tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, Delta: float64(psend - lsend)})
+		rd.keepTime(r, i, float64(psend-lsend))
 	}
 	rd.laterDelta(to, tracefmt.Recv(float64(precv), r, int32(tag), 0, size), float64(lrecv-precv))
 	return nil
