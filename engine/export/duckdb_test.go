@@ -203,3 +203,41 @@ func TestDuckDB(t *testing.T) {
 	}
 	t.Logf("%d states (%.6f s), %d messages, bytes per rank %v, %d collectives %v, %d sim messages", nStates, stateTime, nMsgs, sentBy, nColls, perOp, len(recs))
 }
+
+// TestDuckDBPhysicalTimes: the real Paraver qsort sample's messages, as
+// Parquet, give DuckDB all four times: its 33 messages all left after
+// their calls, and two arrived before their data left (the reversals
+// tracesim check reports).
+func TestDuckDBPhysicalTimes(t *testing.T) {
+	const sample = "../../../shared/testdata-external/paraver/qsort_beo3.prv"
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("sample absent: %v", err)
+	}
+	tr, _, err := formats.Open(context.Background(), sample, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "messages.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Trace(f, Parquet, Messages, tr, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := duckDB(t, "select count(*) n, count(*) filter (where send_physical_s > send_s) later, "+
+		"count(*) filter (where recv_s < send_physical_s) reversed, "+
+		"count(*) filter (where recv_posted_s < recv_s) posted_before from '"+path+"'")
+	row := res[0][0]
+	for _, c := range []struct {
+		col  string
+		want float64
+	}{{"n", 33}, {"later", 33}, {"reversed", 2}, {"posted_before", 33}} {
+		if got := num(t, row[c.col]); got != c.want {
+			t.Errorf("%s: DuckDB %v, want %v", c.col, got, c.want)
+		}
+	}
+}
