@@ -25,6 +25,13 @@
 // seems to compute while the library writes its definitions; a writer of
 // the same format puts them back (Trace.WithMeta).
 //
+// An event has one time. A send stands at the send call and a receive at
+// the arrival; formats that also stamp when the data left and when the
+// receive was posted (Paraver's physical send and logical receive) keep
+// those in Trace.MessageTimes, as offsets from the events' times, and the
+// clock condition and the Timeline's arrows go from the physical send
+// (Trace.PhysicalSend).
+//
 // Formats that log MPI collectives only as states (MPE's) get collective
 // events from Trace.DeriveCollectives; a collective whose byte counts the
 // trace does not record carries FlagSizeUnknown.

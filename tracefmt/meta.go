@@ -74,6 +74,7 @@ func (t *Trace) Insert(ins [][]Insertion) {
 			}
 		}
 	}
+	t.remapMessageTimes(newIdx)
 }
 
 // Remove deletes the events for which drop is true from the ranks'
@@ -121,6 +122,7 @@ func (t *Trace) Remove(drop func(r int, e *Event) bool) {
 		clear(ev[len(out):])
 		t.Ranks[r].Events = out
 	})
+	t.remapMessageTimes(newIdx)
 }
 
 // remapMatch renumbers the match of e, an event of rank r, with the index
@@ -195,6 +197,7 @@ func (t *Trace) Clone() *Trace {
 	c.Texts = slices.Clone(t.Texts)
 	c.Attrs = slices.Clone(t.Attrs)
 	c.Meta = slices.Clone(t.Meta)
+	c.MessageTimes = slices.Clone(t.MessageTimes)
 	c.Ranks = make([]Rank, len(t.Ranks))
 	for r := range t.Ranks {
 		c.Ranks[r].Events = slices.Clone(t.Ranks[r].Events)

@@ -32,6 +32,11 @@ type Trace struct {
 	// clock shifts, bookkeeping), for a writer of the same format; no
 	// analysis looks at them.
 	Meta []MetaRecord
+	// MessageTimes holds, sorted by event, the sends and receives for
+	// which the format recorded a second time (Paraver's physical send,
+	// logical receive) that differs from the event's; see MessageTime.
+	// Most formats leave it empty. Insert, Remove and Clone keep it.
+	MessageTimes []MessageTime
 }
 
 // Rank is one process's event stream in recorded order.

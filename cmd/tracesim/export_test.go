@@ -80,7 +80,7 @@ func TestExportTables(t *testing.T) {
 		rows                       int
 	}{
 		{mw, "states", "rank,name,category,start_s,end_s,duration_s,unclosed,info", "0,MPI_Comm_rank,other,0.0003704549999383744,0.00037063499985379167,1.7999991541728377e-07,false,", 174},
-		{mw, "messages", "src,dst,tag,comm,bytes,send_s,recv_s,send_event,recv_event", "0,1,1,0,4,0.00037783799984936195,0.01087398399988615,5,5", 83},
+		{mw, "messages", "src,dst,tag,comm,bytes,send_s,recv_s,send_event,recv_event,send_physical_s,recv_posted_s", "0,1,1,0,4,0.00037783799984936195,0.01087398399988615,5,5,0.00037783799984936195,0.01087398399988615", 83},
 		{colls, "collectives", "rank,op,comm,seq,root,sent_bytes,recv_bytes,time_s,event", "0,allreduce,0,0,,0,0,0.000258263999967312,5", 120},
 		{mw, "sim", "src,dst,tag,bytes,collective,send_event,recv_event,sent_s,matched_s,delivered_s,completed_s", "", 83},
 	} {

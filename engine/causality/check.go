@@ -658,6 +658,17 @@ func (s *scanner) rank(r int) {
 		}
 		sinks = sinks[k:]
 	}
+	// A send whose data left after the call (Paraver's physical send)
+	// is checked from that time: the clock condition is about when the
+	// data left and arrived.
+	if mt := t.MessageTimesOf(r); len(mt) > 0 {
+		all := g.sends[r]
+		for _, x := range mt {
+			if k, ok := slices.BinarySearch(all, x.Event.Index); ok && ev[x.Event.Index].Kind == tracefmt.KindSend {
+				msgs[g.sendSlot[r]+int32(k)].sendT += x.Delta
+			}
+		}
+	}
 	inNondet := 0
 	for _, i := range g.marks[r] {
 		e := &ev[i]

@@ -72,7 +72,9 @@ func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace, progress 
 		prev[r] = ti
 		own := lc
 		if msg {
-			lc = max(lc, out.Ranks[e.Peer].Events[e.Match].Time+c.lmin)
+			// From the send's physical time: its delay moves with it.
+			send := tracefmt.EventRef{Rank: e.Peer, Index: e.Match}
+			lc = max(lc, out.Event(send).Time+out.SendDelay(send)+c.lmin)
 		}
 		if sink >= 0 {
 			lc = max(lc, inst[sink]+c.lmin)
@@ -141,7 +143,8 @@ func (c *clc) amortise(g *Graph, out *tracefmt.Trace, r int, jumps []jump, shift
 		}
 		e := &ev[j]
 		if e.Kind == tracefmt.KindSend && e.Match >= 0 && s > 0 {
-			s = min(s, max(0, out.Ranks[e.Peer].Events[e.Match].Time-c.lmin-lc-margin))
+			d := out.SendDelay(tracefmt.EventRef{Rank: int32(r), Index: int32(j)})
+			s = min(s, max(0, out.Ranks[e.Peer].Events[e.Match].Time-c.lmin-lc-d-margin))
 		}
 		for sc >= 0 && srcs[sc].index > int32(j) {
 			sc--

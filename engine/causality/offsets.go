@@ -45,7 +45,7 @@ func (g *Graph) offsets(ctx context.Context, lmin float64) (offsetResult, error)
 			if e.Kind != tracefmt.KindSend || e.Match < 0 {
 				continue
 			}
-			w := t.Ranks[e.Peer].Events[e.Match].Time - e.Time - lmin
+			w := t.Ranks[e.Peer].Events[e.Match].Time - t.PhysicalSend(tracefmt.EventRef{Rank: int32(r), Index: int32(i)}) - lmin
 			k := pair{e.Peer, int32(r)}
 			if old, ok := tight[k]; !ok || w < old {
 				tight[k] = w

@@ -55,6 +55,7 @@ var (
 		{Name: "comm", Kind: tabular.Int}, {Name: "bytes", Kind: tabular.Int},
 		{Name: "send_s", Kind: tabular.Float}, {Name: "recv_s", Kind: tabular.Float},
 		{Name: "send_event", Kind: tabular.Int}, {Name: "recv_event", Kind: tabular.Int},
+		{Name: "send_physical_s", Kind: tabular.Float}, {Name: "recv_posted_s", Kind: tabular.Float},
 	}
 	collectiveCols = []tabular.Column{
 		{Name: "rank", Kind: tabular.Int}, {Name: "op", Kind: tabular.String}, {Name: "comm", Kind: tabular.Int},
@@ -158,8 +159,10 @@ func Trace(w io.Writer, format, what string, t *tracefmt.Trace, stop func() erro
 					tabular.BoolValue(open), S(t.Text(e)))
 			case what == Messages && e.Kind == tracefmt.KindSend && e.Match >= 0:
 				re := &t.Ranks[e.Peer].Events[e.Match]
+				send, recv := tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, tracefmt.EventRef{Rank: e.Peer, Index: e.Match}
 				err = row(I(int64(r)), I(int64(e.Peer)), I(int64(e.Tag)), I(int64(e.Comm)), I(e.Size),
-					F(e.Time*sec), F(re.Time*sec), I(int64(i)), I(int64(e.Match)))
+					F(e.Time*sec), F(re.Time*sec), I(int64(i)), I(int64(e.Match)),
+					F(t.PhysicalSend(send)*sec), F(t.PostedAt(recv)*sec))
 			case what == Collectives && e.Kind == tracefmt.KindCollective:
 				if seq == nil {
 					seq = map[uint16]int64{}

@@ -113,3 +113,45 @@ func TestMetricsParquet(t *testing.T) {
 		t.Errorf("bad line: %v", err)
 	}
 }
+
+// The messages table carries all four times of a message whose format
+// recorded them (Paraver): the call and the arrival, when the data left
+// and when the receive was posted.
+func TestMessageFourTimes(t *testing.T) {
+	tests := []struct {
+		name   string
+		times  []tracefmt.MessageTime
+		physic string // send_physical_s,recv_posted_s
+	}{
+		{"one time per event", nil, "10,40"},
+		{"physical send and posted receive", []tracefmt.MessageTime{
+			{Event: tracefmt.EventRef{Rank: 0, Index: 0}, Delta: 8},
+			{Event: tracefmt.EventRef{Rank: 1, Index: 0}, Delta: -35},
+		}, "18,5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tracefmt.NewBuilder(2, true, tracefmt.Second)
+			if _, err := b.Add(0, tracefmt.Send(10, 1, 7, 0, 64)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Add(1, tracefmt.Recv(40, 0, 7, 0, 64)); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := b.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.SetMessageTimes(tc.times)
+			var out bytes.Buffer
+			if err := Trace(&out, CSV, Messages, tr, nil); err != nil {
+				t.Fatal(err)
+			}
+			want := "src,dst,tag,comm,bytes,send_s,recv_s,send_event,recv_event,send_physical_s,recv_posted_s\n" +
+				"0,1,7,0,64,10,40,0,0," + tc.physic + "\n"
+			if out.String() != want {
+				t.Errorf("table\n%s\nwant\n%s", out.String(), want)
+			}
+		})
+	}
+}

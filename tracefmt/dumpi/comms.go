@@ -12,10 +12,12 @@ import (
 // created, from MPI_COMM_WORLD down: the k-th creation call of each member
 // on a communicator is one collective call; a dup has the same members, a
 // split one communicator per colour (negative: MPI_UNDEFINED, none) with
-// its members ordered by key, then by rank in the parent. MPI_Comm_create's
-// group is not in the trace: its communicator stays unresolved. Then the
-// events read on such communicators get their world peers, roots and
-// communicator, and those on unresolved ones are counted.
+// its members ordered by key, then by rank in the parent, a create the
+// members of its group in the group's order (the group as the rank built
+// it with MPI_Comm_group and MPI_Group_*; a group the trace did not build
+// leaves the communicator unresolved). Then the events read on such
+// communicators get their world peers, roots and communicator, and those
+// on unresolved ones are counted.
 func (st *state) resolveComms() error {
 	P := st.m.ranks
 	world := make([]int32, P)
@@ -85,6 +87,42 @@ func (st *state) resolveComms() error {
 					}
 					add(ms, locals)
 				}
+			case "Comm_create":
+				// Every member passes the same group; the first that
+				// resolves gives it. Members outside it get
+				// MPI_COMM_NULL.
+				var ms []int32
+				for li, c := range calls {
+					w := m[li]
+					resolve := func(k commKey) ([]int32, bool) {
+						id, ok := handles[w][k]
+						if !ok {
+							return nil, false
+						}
+						return members[id], true
+					}
+					if g, ok := c.group.members(resolve); ok {
+						ms = g
+						break
+					}
+				}
+				if len(ms) == 0 {
+					continue // an unknown or empty group: no communicator
+				}
+				in := make(map[int32]bool, len(ms))
+				for _, w := range ms {
+					in[w] = true
+				}
+				var locals []int
+				for li, w := range m {
+					if in[w] {
+						locals = append(locals, li)
+					}
+				}
+				if len(locals) != len(ms) {
+					continue // a group beyond the communicator (or with repeats): not MPI
+				}
+				add(ms, locals)
 			}
 		}
 	}
@@ -121,6 +159,12 @@ func (st *state) resolveComms() error {
 				e.Comm = ci
 				if e.Op().Rooted() && inRange {
 					e.Peer = ms[f.local]
+				}
+				if f.perSides != 0 {
+					sent, recvd := bySize(f.per, f.perSides, int64(len(ms)))
+					flags := e.Flags
+					*e = tracefmt.Collective(e.Time, e.Op(), e.Root(), ci, sent, recvd)
+					e.Flags = flags
 				}
 			case fixRooted:
 				root := -1

@@ -23,7 +23,8 @@ func newBin() *binWriter {
 }
 
 // call appends a record of label whose fields are given as (kind, value)
-// pairs: 'i' int32, 'h' int16.
+// pairs: 'i' int32, 'h' int16, 'a' int array ([]int), 'A' array of int
+// arrays ([][]int).
 func (w *binWriter) call(label uint16, fields ...any) *binWriter {
 	w.b = binary.BigEndian.AppendUint16(w.b, label)
 	w.b = append(w.b, maskWall|maskThread)
@@ -39,9 +40,25 @@ func (w *binWriter) call(label uint16, fields ...any) *binWriter {
 			w.b = binary.BigEndian.AppendUint32(w.b, uint32(int32(fields[i+1].(int))))
 		case 'h':
 			w.b = binary.BigEndian.AppendUint16(w.b, uint16(fields[i+1].(int)))
+		case 'a':
+			w.ints(fields[i+1].([]int))
+		case 'A':
+			arrs := fields[i+1].([][]int)
+			w.b = binary.BigEndian.AppendUint32(w.b, uint32(len(arrs)))
+			for _, a := range arrs {
+				w.ints(a)
+			}
 		}
 	}
 	return w
+}
+
+// ints appends an int array: its count, then its elements.
+func (w *binWriter) ints(a []int) {
+	w.b = binary.BigEndian.AppendUint32(w.b, uint32(len(a)))
+	for _, v := range a {
+		w.b = binary.BigEndian.AppendUint32(w.b, uint32(int32(v)))
+	}
 }
 
 // done ends the stream and appends the index.

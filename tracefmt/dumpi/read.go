@@ -260,6 +260,9 @@ type value struct {
 	n    int64
 	arr  []int32
 	stat []status
+	// arrs holds the elements of an array of int arrays (the ranges of
+	// MPI_Group_range_incl/excl).
+	arrs [][]int32
 }
 
 // call is one record.
@@ -493,11 +496,12 @@ type commKey struct {
 }
 
 // create is a communicator a rank created: MPI_Comm_dup, _split (colour
-// and key) or _create (whose group's members the trace does not give).
+// and key) or _create (its group, nil when the trace did not build it).
 type create struct {
 	kind       string
 	old, new   commKey
 	color, key int64
+	group      *group
 }
 
 // Kinds of events fixed once communicators are resolved.
@@ -515,6 +519,34 @@ type fix struct {
 	local int64
 	kind  uint8
 	n     int64
+	// per holds a collective's bytes per member of the communicator
+	// (sent, received) where that side counts one block per member
+	// (perSent, perRecv in perSides), or per all members (divided).
+	per      [2]int64
+	perSides uint8
+}
+
+// Sides of a collective whose bytes depend on the communicator's size.
+const (
+	perSent = 1 << iota // sent bytes are per[0] × members
+	perRecv             // received bytes are per[1] × members
+	divRecv             // received bytes are per[1] ÷ members
+)
+
+// bySize returns a collective's (sent, received) bytes on a communicator
+// of n members: base as given, scaled on the sides marked.
+func bySize(base [2]int64, sides uint8, n int64) (sent, recvd int64) {
+	sent, recvd = base[0], base[1]
+	if sides&perSent != 0 {
+		sent *= n
+	}
+	switch {
+	case sides&perRecv != 0:
+		recvd *= n
+	case sides&divRecv != 0:
+		recvd /= max(n, 1)
+	}
+	return sent, recvd
 }
 
 // sizedBy is the count and datatype an event's bytes come from.
@@ -547,6 +579,9 @@ type rankReader struct {
 	// of it.
 	dups map[int64]bool
 	gen  map[int64]int
+	// groups are the process groups the rank built, by handle, for
+	// MPI_Comm_create.
+	groups map[int64]*group
 }
 
 // fields decodes a record's arguments by its function's layout.
@@ -594,9 +629,16 @@ func (rd *rankReader) field(kind byte) value {
 			s.skip(s.count("string"), "string")
 		}
 	case 'A':
+		var arrs [][]int32
 		for n := s.count("array of arrays"); n > 0 && s.err == nil; n-- {
-			s.skip(4*s.count("int array"), "int array")
+			m := s.count("int array")
+			arr := make([]int32, 0, min(m, 1024))
+			for i := 0; i < m && s.err == nil; i++ {
+				arr = append(arr, s.i32("an array element"))
+			}
+			arrs = append(arrs, arr)
 		}
+		return value{arrs: arrs}
 	case 'X':
 		for n := s.count("array of string arrays"); n > 0 && s.err == nil; n-- {
 			for m := s.count("string array"); m > 0 && s.err == nil; m-- {
@@ -920,6 +962,24 @@ func (rd *rankReader) collective(t float64, op tracefmt.CollOp, root, comm, sent
 	return err
 }
 
+// blocks adds a collective whose bytes count blocks per member of the
+// communicator (sides, see bySize): on a communicator whose size is known
+// as read at once, else with the world's size until resolveComms knows
+// the members.
+func (rd *rankReader) blocks(t float64, op tracefmt.CollOp, root, comm int64, base [2]int64, sides uint8) error {
+	n := int64(rd.st.m.ranks)
+	if comm == commSelf {
+		n = 1
+	}
+	sent, recvd := bySize(base, sides, n)
+	if err := rd.collective(t, op, root, comm, sent, recvd); err != nil || rd.known(comm) {
+		return err
+	}
+	f := &rd.st.fixes[rd.rank][len(rd.st.fixes[rd.rank])-1]
+	f.per, f.perSides = base, sides
+	return nil
+}
+
 // rootedSizes adds a broadcast (the root sends n, the others receive
 // it) or a reduce (all send n, the root receives it), deciding who the
 // root is once the communicator's members are known when they are not.
@@ -954,7 +1014,6 @@ func sum(a []int32) int64 {
 // mpi adds the events of one MPI call (fn without "MPI_").
 func (rd *rankReader) mpi(c *call, fn string) error {
 	t0, t1 := c.start, c.end
-	P := int64(rd.st.m.ranks)
 	nb := tracefmt.FlagNonBlocking
 	switch fn {
 	case "Send", "Bsend", "Rsend":
@@ -1012,13 +1071,47 @@ func (rd *rankReader) mpi(c *call, fn string) error {
 		}
 	case "Waitsome", "Testsome":
 		return rd.completeAll(t1, c.arr(1), c.arr(3), c.stat(4), fn == "Testsome")
+	case "Comm_group":
+		rd.setGroup(c.i(1), &group{op: groupComm, base: rd.key(c.i(0))})
+	case "Group_incl", "Group_excl":
+		rd.setGroup(c.i(3), rd.derive(c.i(0), fn, c.arr(2)))
+	case "Group_range_incl", "Group_range_excl":
+		var ranges [][]int32
+		if len(c.vals) > 2 {
+			ranges = c.vals[2].arrs
+		}
+		var flat []int32
+		for _, r := range ranges {
+			if len(r) != 3 {
+				flat = nil // not a (first, last, stride) triple: unknown
+				break
+			}
+			flat = append(flat, r...)
+		}
+		g := rd.derive(c.i(0), fn, flat)
+		if flat == nil && c.i(1) > 0 {
+			g = nil
+		}
+		rd.setGroup(c.i(3), g)
+	case "Group_union", "Group_intersection", "Group_difference":
+		a, b := rd.group(c.i(0)), rd.group(c.i(1))
+		var g *group
+		if a != nil && b != nil {
+			g = &group{op: fn, a: a, b: b}
+		}
+		rd.setGroup(c.i(2), g)
+	case "Group_free":
+		delete(rd.groups, c.i(0))
 	case "Comm_dup", "Comm_split", "Comm_create":
 		// old communicator first, new one last; a split's colour and key
-		// between.
+		// between, a create's group.
 		old, nw := c.i(0), c.i(len(c.vals)-1)
 		cr := create{kind: fn, old: rd.key(old)}
-		if fn == "Comm_split" {
+		switch fn {
+		case "Comm_split":
 			cr.color, cr.key = c.i(1), c.i(2)
+		case "Comm_create":
+			cr.group = rd.groups[c.i(1)]
 		}
 		rd.gen[nw]++
 		cr.new = rd.key(nw)
@@ -1041,26 +1134,27 @@ func (rd *rankReader) mpi(c *call, fn string) error {
 		}
 		return rd.collective(t0, op, -1, c.i(3), n, n)
 	case "Allgather":
-		return rd.collective(t0, tracefmt.OpAllgather, -1, c.i(4), size(c.i(0), c.i(1)), P*size(c.i(2), c.i(3)))
+		return rd.blocks(t0, tracefmt.OpAllgather, -1, c.i(4), [2]int64{size(c.i(0), c.i(1)), size(c.i(2), c.i(3))}, perRecv)
 	case "Alltoall":
-		return rd.collective(t0, tracefmt.OpAlltoall, -1, c.i(4), P*size(c.i(0), c.i(1)), P*size(c.i(2), c.i(3)))
+		return rd.blocks(t0, tracefmt.OpAlltoall, -1, c.i(4), [2]int64{size(c.i(0), c.i(1)), size(c.i(2), c.i(3))}, perSent|perRecv)
 	case "Allgatherv":
 		return rd.collective(t0, tracefmt.OpAllgatherv, -1, c.i(6), size(c.i(1), c.i(2)), size(sum(c.arr(3)), c.i(5)))
 	case "Alltoallv":
 		return rd.collective(t0, tracefmt.OpAlltoallv, -1, c.i(7), size(sum(c.arr(1)), c.i(3)), size(sum(c.arr(4)), c.i(6)))
 	case "Reduce_scatter":
 		n := size(sum(c.arr(1)), c.i(2))
-		return rd.collective(t0, tracefmt.OpReduceScatter, -1, c.i(4), n, n/max(P, 1))
+		return rd.blocks(t0, tracefmt.OpReduceScatter, -1, c.i(4), [2]int64{n, n}, divRecv)
 	case "Gather", "Scatter":
-		// The rank's own side; the root also moves P times the other.
-		mine, all := size(c.i(1), c.i(2)), int64(0)
+		// The rank's own side; the root also moves one block of the
+		// other per member.
+		mine, block := size(c.i(1), c.i(2)), int64(0)
 		if c.i(0) == c.i(3) {
-			all = P * size(c.i(5), c.i(6))
+			block = size(c.i(5), c.i(6))
 		}
 		if fn == "Gather" {
-			return rd.collective(t0, tracefmt.OpGather, c.i(3), c.i(4), mine, all)
+			return rd.blocks(t0, tracefmt.OpGather, c.i(3), c.i(4), [2]int64{mine, block}, perRecv)
 		}
-		return rd.collective(t0, tracefmt.OpScatter, c.i(3), c.i(4), all, mine)
+		return rd.blocks(t0, tracefmt.OpScatter, c.i(3), c.i(4), [2]int64{block, mine}, perSent)
 	case "Gatherv":
 		return rd.collective(t0, tracefmt.OpGatherv, c.i(4), c.i(5), size(c.i(2), c.i(3)), size(sum(c.arr(6)), c.i(8)))
 	case "Scatterv":

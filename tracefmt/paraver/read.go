@@ -144,12 +144,25 @@ type stateKey struct {
 type rankState struct {
 	pending pendingHeap
 	open    map[[2]int32]tracefmt.StateID
+	// times are the rank's physical sends and logical receives that
+	// differ from the events' times (the calls, the arrivals), in stream
+	// order: each is kept as its event gets its index.
+	times []tracefmt.MessageTime
+}
+
+// keepTime keeps a MessageTime of event i of rank r (delta ≠ 0).
+func (rd *reader) keepTime(r, i int, delta float64) {
+	rs := &rd.ranks[r]
+	rs.times = append(rs.times, tracefmt.MessageTime{Event: tracefmt.EventRef{Rank: int32(r), Index: int32(i)}, Delta: delta})
 }
 
 // pendingEvent is an event added once the rank's records reach its time.
 type pendingEvent struct {
 	seq int64
 	ev  tracefmt.Event
+	// delta is the event's MessageTime delta (a receive's posting
+	// before its arrival), kept once the event has its index.
+	delta float64
 }
 
 // pendingHeap is a min-heap by time, then arrival (typed, so that a push
@@ -260,6 +273,19 @@ func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error)
 		return nil, fmt.Errorf("%s: %w", rd.name, err)
 	}
 	setRoots(tr, rd.roots)
+	// Rank by rank in stream order: sorted as SetMessageTimes wants.
+	kept := 0
+	for r := range rd.ranks {
+		kept += len(rd.ranks[r].times)
+	}
+	if kept > 0 {
+		all := make([]tracefmt.MessageTime, 0, kept)
+		for r := range rd.ranks {
+			all = append(all, rd.ranks[r].times...)
+			rd.ranks[r].times = nil
+		}
+		tr.SetMessageTimes(all)
+	}
 	return tr, nil
 }
 
@@ -513,8 +539,12 @@ func (rd *reader) flush(r int, t float64, all bool) error {
 	h := &rd.ranks[r].pending
 	for len(*h) > 0 && (all || (*h)[0].ev.Time <= t) {
 		p := h.pop()
-		if _, err := rd.b.Add(r, p.ev); err != nil {
+		i, err := rd.b.Add(r, p.ev)
+		if err != nil {
 			return rd.errorf("%v", err)
+		}
+		if p.delta != 0 {
+			rd.keepTime(r, i, p.delta)
 		}
 	}
 	return nil
@@ -536,8 +566,13 @@ func (rd *reader) add(r int, e tracefmt.Event) (int, error) {
 // later queues an event of rank r for when the rank's records reach its
 // time.
 func (rd *reader) later(r int, e tracefmt.Event) {
+	rd.laterDelta(r, e, 0)
+}
+
+// laterDelta is later for a receive posted delta (≤ 0) from its arrival.
+func (rd *reader) laterDelta(r int, e tracefmt.Event, delta float64) {
 	rd.seq++
-	rd.ranks[r].pending.push(pendingEvent{seq: rd.seq, ev: e})
+	rd.ranks[r].pending.push(pendingEvent{seq: rd.seq, ev: e, delta: delta})
 }
 
 func (rd *reader) trailing(f *fields, what string) error {
@@ -632,17 +667,25 @@ func (rd *reader) commRecord(r int, v []int64, f *fields) error {
 	if err != nil {
 		return err
 	}
-	lsend, precv, size, tag := v[4], v[11], v[12], v[13]
-	if lsend < 0 || precv < 0 || size < 0 {
+	// The send event stands at the call (logical send) and the receive
+	// at the arrival (physical receive), where their ranks' states put
+	// them; the data's departure and the receive's posting are kept as
+	// MessageTimes.
+	lsend, psend, lrecv, precv, size, tag := v[4], v[5], v[10], v[11], v[12], v[13]
+	if lsend < 0 || psend < 0 || lrecv < 0 || precv < 0 || size < 0 {
 		return rd.errorf("communication: expected non-negative times and size")
 	}
 	if tag != int64(int32(tag)) {
 		return rd.errorf("tag %d outside 32 bits", tag)
 	}
-	if _, err := rd.add(r, tracefmt.Send(float64(lsend), to, int32(tag), 0, size)); err != nil {
+	i, err := rd.add(r, tracefmt.Send(float64(lsend), to, int32(tag), 0, size))
+	if err != nil {
 		return err
 	}
-	rd.later(to, tracefmt.Recv(float64(precv), r, int32(tag), 0, size))
+	if psend != lsend {
+		rd.keepTime(r, i, float64(psend-lsend))
+	}
+	rd.laterDelta(to, tracefmt.Recv(float64(precv), r, int32(tag), 0, size), float64(lrecv-precv))
 	return nil
 }
 

@@ -348,14 +348,18 @@ func (p *plan) body(bw *bufio.Writer, items []item, ftime int64) (int64, error) 
 		case tracefmt.KindSend:
 			rv := &t.Ranks[e.Peer].Events[e.Match]
 			tr := p.ns(rv.Time)
-			end = tr
+			// Physical send and logical receive: the trace's when its
+			// source recorded them, else the call and the arrival.
+			ps := p.ns(t.PhysicalSend(tracefmt.EventRef{Rank: int32(r), Index: it.idx}))
+			lr := p.ns(t.PostedAt(tracefmt.EventRef{Rank: e.Peer, Index: e.Match}))
+			end = max(tr, ps, lr)
 			who('3')
-			num(it.time)
+			num(ps)
 			num(int64(e.Peer) + 1)
 			num(1)
 			num(int64(e.Peer) + 1)
 			num(1)
-			num(tr)
+			num(lr)
 			num(tr)
 			num(e.Size)
 			num(int64(e.Tag))

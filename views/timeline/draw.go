@@ -568,7 +568,7 @@ func (m *Model) drawMessage(p *palette, pos []int, ref tracefmt.EventRef) {
 		return
 	}
 	cw := (m.b - m.a) / float64(l.cols)
-	x := func(r tracefmt.EventRef) float64 { return (ix.time(int(r.Rank), int(r.Index)) - m.a) / cw }
+	x := func(r tracefmt.EventRef) float64 { return (ix.arrowTime(r) - m.a) / cw }
 	selected := sel == m.sel
 	if sel.peer.Rank < 0 {
 		// An unmatched end: a mark that says which end it is.

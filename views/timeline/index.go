@@ -99,6 +99,17 @@ func (ix *index) time(r, i int) float64 {
 	return float64(i)
 }
 
+// arrowTime is where an arrow leaves or reaches event ref: a send's
+// physical time (when its data left, which Paraver records apart from the
+// call) and a receive's own time (the arrival).
+func (ix *index) arrowTime(ref tracefmt.EventRef) float64 {
+	t := ix.time(int(ref.Rank), int(ref.Index))
+	if ix.timed && ix.tr.Event(ref).Kind == tracefmt.KindSend {
+		t += ix.tr.SendDelay(ref)
+	}
+	return t
+}
+
 // spanOf returns the extent of tr as the Timeline draws it: like
 // tr.Span, but over finite times only (a corrupt timestamp must not make
 // the run infinitely long), event positions for untimed traces, and never

@@ -219,7 +219,8 @@ func (m *Model) match(q *query, ix *index, r, i int) bool {
 			src, dst = dst, src
 		}
 		if q.rev {
-			if e.Kind != tracefmt.KindSend || e.Match < 0 || ix.time(int(e.Peer), int(e.Match)) >= ix.time(r, i) {
+			// Reversed as drawn: received before the data left.
+			if e.Kind != tracefmt.KindSend || e.Match < 0 || ix.time(int(e.Peer), int(e.Match)) >= ix.arrowTime(tracefmt.EventRef{Rank: int32(r), Index: int32(i)}) {
 				return false
 			}
 		}

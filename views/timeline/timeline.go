@@ -968,8 +968,21 @@ func (m *Model) describe(s selection) string {
 			t2 := ix.time(int(s.peer.Rank), int(s.peer.Index))
 			res := math.Abs(t2-t) / 10
 			fmt.Fprintf(&b, "  send %s  recv %s  (%s)", m.fmtTimeRes(t, res), m.fmtTimeRes(t2, res), m.fmtSignedDur(t2-t))
-			if t2 < t {
+			// A format that stamps when the data left (Paraver's
+			// physical send) says more than the call: the arrow and
+			// the clock condition go from there.
+			out := t
+			if ix.timed {
+				out += tr.SendDelay(s.ref)
+			}
+			if out != t {
+				fmt.Fprintf(&b, "  data out %s (%s in flight)", m.fmtTimeRes(out, res), m.fmtSignedDur(t2-out))
+			}
+			switch {
+			case t2 < t:
 				b.WriteString("  REVERSED: received before sent")
+			case t2 < out:
+				b.WriteString("  REVERSED: received before its data left")
 			}
 		} else if e.Kind == tracefmt.KindSend {
 			fmt.Fprintf(&b, "  send %s  (unmatched)", m.fmtTime(t))
