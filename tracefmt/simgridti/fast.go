@@ -43,31 +43,61 @@ var fastNames = [numFastActs]string{
 // camel-case spelling is evidence of the legacy grammar, which the
 // general path records).
 func lookupFast(name []byte) fastAct {
-	// A switch on string(name) compares the bytes without converting.
-	switch string(name) {
-	case "isend":
+	// The names but allreduce fit in a word: one load and one compare
+	// of integers instead of comparing strings.
+	if len(name) > 8 {
+		if string(name) == "allreduce" {
+			return fastAllreduce
+		}
+		return fastNone
+	}
+	switch packName(name) {
+	case packedIsend:
 		return fastIsend
-	case "irecv":
+	case packedIrecv:
 		return fastIrecv
-	case "compute":
+	case packedCompute:
 		return fastCompute
-	case "waitall":
+	case packedWaitall:
 		return fastWaitall
-	case "wait":
+	case packedWait:
 		return fastWait
-	case "allreduce":
-		return fastAllreduce
-	case "send":
+	case packedSend:
 		return fastSend
-	case "recv":
+	case packedRecv:
 		return fastRecv
-	case "test":
+	case packedTest:
 		return fastTest
-	case "barrier":
+	case packedBarrier:
 		return fastBarrier
 	}
 	return fastNone
 }
+
+// packName packs a name of at most eight bytes into an integer, its
+// first byte lowest; names of different lengths differ (no byte is 0).
+func packName(name []byte) uint64 {
+	var k uint64
+	for i := len(name) - 1; i >= 0; i-- {
+		k = k<<8 | uint64(name[i])
+	}
+	return k
+}
+
+// packedName is packName for a constant.
+func packedName(s string) uint64 { return packName([]byte(s)) }
+
+var (
+	packedIsend   = packedName("isend")
+	packedIrecv   = packedName("irecv")
+	packedCompute = packedName("compute")
+	packedWaitall = packedName("waitall")
+	packedWait    = packedName("wait")
+	packedSend    = packedName("send")
+	packedRecv    = packedName("recv")
+	packedTest    = packedName("test")
+	packedBarrier = packedName("barrier")
+)
 
 // span is a field of a line: line[lo:hi].
 type span struct{ lo, hi int32 }
@@ -304,17 +334,21 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 		// A test completes nothing for sure: its request stays.
 		rs.pending = append(rs.pending[:waitK], rs.pending[waitK+1:]...)
 	}
-	st := p.fastState(act)
-	start := len(rs.events)
-	enter := tracefmt.Enter(0, tracefmt.StateID(st))
-	enter.Match = rs.base + int32(start+1+nev) // the leave's index
-	rs.add(enter)
-	for _, e := range ev[:nev] {
-		rs.add(e)
+	st := tracefmt.StateID(p.fastState(act))
+	for cap(rs.events)-len(rs.events) < 4 {
+		rs.grow()
 	}
-	leave := tracefmt.Leave(0, tracefmt.StateID(st))
+	start := len(rs.events)
+	enter := tracefmt.Enter(0, st)
+	enter.Match = rs.base + int32(start+1+nev) // the leave's index
+	leave := tracefmt.Leave(0, st)
 	leave.Match = rs.base + int32(start)
-	rs.add(leave)
+	// One append of the whole span: the capacity is there.
+	if nev == 1 {
+		rs.events = append(rs.events, enter, ev[0], leave)
+	} else {
+		rs.events = append(rs.events, enter, ev[0], ev[1], leave)
+	}
 	return true
 }
 
