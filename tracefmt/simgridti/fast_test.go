@@ -88,3 +88,30 @@ func TestNumberBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestFastPathAllocs: in steady state (the rank's stream and request
+// list grown) a line costs no allocation, whichever action it holds.
+func TestFastPathAllocs(t *testing.T) {
+	lines := [][]byte{
+		[]byte("0 irecv 1 0 24000 6"), []byte("0 isend 1 1 24000 6"), []byte("0 waitall 2"),
+		[]byte("0 compute 400000"), []byte("0 compute 1e+06"), []byte("0 allreduce 1 0 0"),
+		[]byte("0 send 1 3 10"), []byte("0 recv 1 3 10 1"), []byte("0 barrier"),
+		[]byte("0 isend 1 2 8 0"), []byte("0 wait 0 1 2"), []byte("0 test 0 1 2"),
+	}
+	p := &parser{maxRank: -1, peerMax: -1}
+	src := &source{rank: -1}
+	parse := func() {
+		for _, l := range lines {
+			src.line++
+			if !p.fastLine(src, l) {
+				t.Fatalf("the fast path left %q", l)
+			}
+		}
+		rs := p.ranks[0]
+		rs.events, rs.pending = rs.events[:0], rs.pending[:0]
+	}
+	parse() // defines the states and grows the buffers
+	if n := testing.AllocsPerRun(100, parse); n != 0 {
+		t.Fatalf("%v allocations for %d lines, want 0", n, len(lines))
+	}
+}
