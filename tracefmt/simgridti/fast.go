@@ -164,6 +164,7 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 		}
 	}
 	current, clearPending, ignoredWait := false, false, false
+	anySrc, wild := false, false // a wildcard receive: of any source, of any tag
 	waitK := -1
 	nonBlocking := false
 	var req pendingReq
@@ -190,10 +191,8 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 			return false
 		}
 		tag, ok := smallIntBytes(word(1))
-		if !ok || tag == anyTag {
-			// A send cannot use MPI_ANY_TAG; a receive of any tag is a
-			// wildcard, whose books the general path keeps.
-			return false
+		if !ok || tag == anyTag && !recv {
+			return false // a send cannot use MPI_ANY_TAG
 		}
 		dt := dtDefault
 		if len(args) == 4 {
@@ -202,7 +201,7 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 			}
 		}
 		size, ok := sizeBytes(word(2), dt)
-		if !ok || peer == anySource {
+		if !ok {
 			return false
 		}
 		note(0, peer)
@@ -212,6 +211,14 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 		if recv {
 			ev[0] = tracefmt.Recv(0, peer, int32(tag), 0, size)
 			req = pendingReq{src: int32(peer), dst: int32(r), tag: int32(tag), recv: true}
+			if peer == anySource {
+				ev[0].Flags |= tracefmt.FlagAnySource
+				anySrc = true
+			}
+			if tag == anyTag {
+				ev[0].Flags |= tracefmt.FlagAnyTag
+				wild = true
+			}
 		} else {
 			ev[0] = tracefmt.Send(0, peer, int32(tag), 0, size)
 			req = pendingReq{src: int32(r), dst: int32(peer), tag: int32(tag)}
@@ -318,8 +325,20 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 	if ignoredWait {
 		p.ignoredWaits++
 	}
+	if anySrc {
+		p.anySources++
+	}
+	if anySrc || wild {
+		p.wildcards = true
+	}
 	if nev == 0 {
-		return true // no events, no state (as parseLine)
+		// No events, no state; but the general path adds the enter
+		// before it knows, so a rank's stream exists (empty) once a
+		// line named it: the traces both paths read are alike.
+		if rs.events == nil {
+			rs.grow()
+		}
+		return true
 	}
 	if nonBlocking {
 		rs.nextReq++

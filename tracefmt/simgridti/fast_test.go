@@ -22,8 +22,10 @@ func TestFastPathAgrees(t *testing.T) {
 		{"p2p default datatype", "0 init 1\n1 init\n0 send 1 3 10\n1 recv 0 3 80 1\n", ""},
 		{"actor names", "p0 isend p1 2 8 0\np1 irecv p0 2 8 0\np0 wait 0 1 2\np1 test 0 1 2\np1 wait 0 1 2\n", ""},
 		{"wait of no request", "0 wait 0 1 2\n1 init\n", ""},
+		{"a rank named only by a wait of no request", "0 init\n02 wait 0 0 0", ""},
 		{"proc null", "0 send -666 1 8 0\n0 recv -666 1 8 0\n0 compute 5\n", ""},
 		{"wildcards", "0 irecv -555 1 8 0\n0 irecv 1 -444 8 0\n1 send 0 1 8 0\n1 send 0 2 8 0\n0 waitall\n", ""},
+		{"SimGrid 3.32 wildcards", "0 irecv -333 5 8 0\n1 isend 0 5 8 0\n0 wait -555 0 5\n1 wait 1 0 5\n0 recv -333 -444 8\n1 send 0 9 8\n", ""},
 		{"numbers", "0 compute 1e+06\n0 compute 0.25\n0 compute 1234567890123456789\n0 compute 3.\n0 compute .5e-3\n", ""},
 		{"collectives", "0 allreduce 4 10\n1 allreduce 4 0 1\n0 barrier\n1 barrier\n0 allReduce 4 1\n1 allreduce 4 1\n", ""},
 		{"legacy grammar then three fields", "0 Isend 1 8\n1 irecv 0 8 0\n1 wait\n0 send 1 4 2\n1 recv 0 4 2\n", ""},
@@ -97,6 +99,7 @@ func TestFastPathAllocs(t *testing.T) {
 		[]byte("0 compute 400000"), []byte("0 compute 1e+06"), []byte("0 allreduce 1 0 0"),
 		[]byte("0 send 1 3 10"), []byte("0 recv 1 3 10 1"), []byte("0 barrier"),
 		[]byte("0 isend 1 2 8 0"), []byte("0 wait 0 1 2"), []byte("0 test 0 1 2"),
+		[]byte("0 irecv -333 -444 8 0"), []byte("0 wait -555 0 7"),
 	}
 	p := &parser{maxRank: -1, peerMax: -1}
 	src := &source{rank: -1}
