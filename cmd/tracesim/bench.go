@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/cputime"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
 
@@ -25,6 +27,7 @@ type benchInput struct {
 	trace *tracefmt.Trace
 	tsim  []byte
 	clog2 []byte
+	ti    []byte
 }
 
 // benchRow is one line of the `tracesim bench` table. Metrics name the
@@ -41,10 +44,11 @@ type benchRow struct {
 // measure an installed binary on their machine without the sources.
 func benchRows() []benchRow {
 	return []benchRow{
-		{"tsim/read", "parse the text format", []string{"MB/s", "Mevents/s", "B/event"}, benchTsimRead},
+		{"tsim/read", "parse the text format", []string{"MB/s", "MB/cpu-s", "Mevents/s", "B/event"}, benchTsimRead},
 		{"tsim/write", "write the text format", []string{"MB/s", "Mevents/s"}, benchTsimWrite},
-		{"clog2/read", "parse MPE CLOG2", []string{"MB/s", "Mevents/s", "B/event"}, benchClog2Read},
+		{"clog2/read", "parse MPE CLOG2", []string{"MB/s", "MB/cpu-s", "Mevents/s", "B/event"}, benchClog2Read},
 		{"clog2/write", "write MPE CLOG2", []string{"MB/s", "Mevents/s"}, benchClog2Write},
+		{"ti/read", "parse SimGrid time-independent actions", []string{"MB/s", "MB/cpu-s", "Mevents/s", "B/event"}, benchTIRead},
 		{"gen/stencil2d", "generate a trace", []string{"Mevents/s"}, benchGen},
 		{"sim/causal", "causal replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("causal")},
 		{"sim/predict", "predict replay, analytic PUPPET network", []string{"Mevents/s"}, benchReplay("predict")},
@@ -137,8 +141,8 @@ func runBench(e *env, args []string) int {
 	var results []result
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
 	if !*asJSON {
-		fmt.Fprintf(e.stdout, "input: stencil2d, %d ranks, %d events, tsim %.1f MB, clog2 %.1f MB; %s/%s, %d CPUs\n\n",
-			len(in.trace.Ranks), in.trace.NumEvents(), float64(len(in.tsim))/1e6, float64(len(in.clog2))/1e6,
+		fmt.Fprintf(e.stdout, "input: stencil2d, %d ranks, %d events, tsim %.1f MB, clog2 %.1f MB, ti %.1f MB; %s/%s, %d CPUs\n\n",
+			len(in.trace.Ranks), in.trace.NumEvents(), float64(len(in.tsim))/1e6, float64(len(in.clog2))/1e6, float64(len(in.ti))/1e6,
 			runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 		fmt.Fprintln(tw, "BENCHMARK\tTIME/OP\tFIGURES\tWHAT")
 	}
@@ -194,14 +198,22 @@ func makeBenchInput(events int) (*benchInput, error) {
 		return nil, err
 	}
 	in.clog2 = bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := simgridti.Write(&buf, t, simgridti.WriteOptions{}); err != nil {
+		return nil, err
+	}
+	in.ti = bytes.Clone(buf.Bytes())
 	return in, nil
 }
 
-// benchRead measures a parser: bytes and events per second, and the heap
+// benchRead measures a parser: bytes and events per second, bytes per
+// second of the process's CPU time (what one core parses, however loaded
+// the machine; a reader on two goroutines pays for both), and the heap
 // the resulting trace holds per event (measured once, outside the timing).
 func benchRead(b *testing.B, data []byte, read func([]byte) (*tracefmt.Trace, error)) {
 	b.SetBytes(int64(len(data)))
 	var events int
+	cpu := cputime.Used()
 	for b.Loop() {
 		t, err := read(data)
 		if err != nil {
@@ -210,6 +222,9 @@ func benchRead(b *testing.B, data []byte, read func([]byte) (*tracefmt.Trace, er
 		events += t.NumEvents()
 	}
 	b.StopTimer()
+	if cpu = cputime.Used() - cpu; cpu > 0 {
+		b.ReportMetric(float64(len(data))*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
+	}
 	b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds()/1e6, "Mevents/s")
 	runtime.GC()
@@ -247,6 +262,10 @@ func benchTsimWrite(in *benchInput, b *testing.B) {
 
 func benchClog2Read(in *benchInput, b *testing.B) {
 	benchRead(b, in.clog2, func(d []byte) (*tracefmt.Trace, error) { return clog2.Read(bytes.NewReader(d)) })
+}
+
+func benchTIRead(in *benchInput, b *testing.B) {
+	benchRead(b, in.ti, func(d []byte) (*tracefmt.Trace, error) { return simgridti.Read(bytes.NewReader(d), nil) })
 }
 
 func benchClog2Write(in *benchInput, b *testing.B) {

@@ -275,21 +275,9 @@ func TestBenchRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs benchmarks")
 	}
-	code, out, errs := tracesim(t, "bench", "--events", "2000", "--time", "10ms", "--run", "tsim/read|sim/causal", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var r struct {
-		Results []struct {
-			Name    string
-			Metrics map[string]float64
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
+	r := benchJSON(t, "--events", "2000", "--time", "10ms", "--run", "tsim/read|sim/causal")
 	if len(r.Results) != 2 {
-		t.Fatalf("ran %d benchmarks, want 2: %s", len(r.Results), out)
+		t.Fatalf("ran %d benchmarks, want 2: %+v", len(r.Results), r.Results)
 	}
 	for _, res := range r.Results {
 		if res.Metrics["Mevents/s"] <= 0 {
@@ -299,6 +287,53 @@ func TestBenchRuns(t *testing.T) {
 	if r.Results[0].Metrics["B/event"] <= 0 || r.Results[0].Metrics["B/event"] > 64 {
 		t.Errorf("tsim/read: %v B/event, want (0, 64]", r.Results[0].Metrics["B/event"])
 	}
+}
+
+// TestBenchReaders: the three readers are measured on the same trace, each
+// with MB per CPU second beside MB/s, so that a loaded machine's figures
+// still compare within one run.
+func TestBenchReaders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	r := benchJSON(t, "--events", "20000", "--time", "10ms", "--run", "/read")
+	var names []string
+	for _, res := range r.Results {
+		names = append(names, res.Name)
+		for _, m := range []string{"MB/s", "MB/cpu-s", "Mevents/s"} {
+			if res.Metrics[m] <= 0 {
+				t.Errorf("%s: %s %v, want > 0", res.Name, m, res.Metrics[m])
+			}
+		}
+		if b := res.Metrics["B/event"]; b <= 0 || b > 64 {
+			t.Errorf("%s: %v B/event, want (0, 64]", res.Name, b)
+		}
+	}
+	if got := strings.Join(names, " "); got != "tsim/read clog2/read ti/read" {
+		t.Fatalf("ran %s, want tsim/read clog2/read ti/read", got)
+	}
+}
+
+// benchResults is what `tracesim bench --json` prints.
+type benchResults struct {
+	Results []struct {
+		Name    string
+		Metrics map[string]float64
+	}
+}
+
+// benchJSON runs `tracesim bench ARGS --json` and decodes its table.
+func benchJSON(t *testing.T, args ...string) benchResults {
+	t.Helper()
+	code, out, errs := tracesim(t, append(append([]string{"bench"}, args...), "--json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r benchResults
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

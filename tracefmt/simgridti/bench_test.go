@@ -169,3 +169,32 @@ func BenchmarkReadFile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadStencil reads the input of `tracesim bench`'s ti/read: a
+// generated 64-rank stencil2d trace of about a million events, as TI
+// (about 6 bytes a event: every action is an enter, its event and a
+// leave), and reports MB per CPU second beside the wall-clock rate.
+func BenchmarkReadStencil(b *testing.B) {
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 520, Compute: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	cpu := cputime.Used()
+	n := 0
+	for b.Loop() {
+		if _, err := Read(bytes.NewReader(data), nil); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if cpu = cputime.Used() - cpu; cpu > 0 {
+		b.ReportMetric(float64(len(data))*float64(n)/cpu.Seconds()/1e6, "MB/cpu-s")
+	}
+}

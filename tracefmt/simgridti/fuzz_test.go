@@ -45,6 +45,11 @@ func FuzzRead(f *testing.F) {
 		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(tr, tr2) {
 			t.Fatalf("read as a file: %v, as a string: %v", err2, err)
 		}
+		// The fast path reads what the general path reads.
+		tr3, err3 := readNamed("", bytes.NewReader(data), nil, true)
+		if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(tr, tr3) {
+			t.Fatalf("general path: %v, fast path: %v", err3, err)
+		}
 		if err != nil {
 			return
 		}
@@ -157,6 +162,11 @@ func FuzzAssignTimes(f *testing.F) {
 		tr2, err2 := Read(struct{ io.Reader }{bytes.NewReader(data)}, nil)
 		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(tr, tr2) {
 			t.Fatalf("read as a file: %v, as a string: %v", err2, err)
+		}
+		// The fast path reads what the general path reads.
+		tr3, err3 := readNamed("", bytes.NewReader(data), nil, true)
+		if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(tr, tr3) {
+			t.Fatalf("general path: %v, fast path: %v", err3, err)
 		}
 		if err != nil {
 			return

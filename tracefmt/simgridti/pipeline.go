@@ -3,27 +3,25 @@ package simgridti
 import "runtime"
 
 // A file of actions is read in two stages on two goroutines when the
-// process has more than one CPU: one reads the lines and splits them into
-// fields (a fifth of the work), the other parses the actions. Batches of
-// lines go from the first to the second and come back to be reused.
+// process has more than one CPU: one reads the input and cuts it into
+// lines, the other parses them. Batches of lines go from the first to the
+// second and come back to be reused.
 
-// lineBatch is a run of action lines (blank and comment lines left out),
-// split into fields.
+// lineBatch is a run of lines (blank and comment lines left out).
 type lineBatch struct {
-	// buf holds the lines' text, which fields alias; a batch is reused
-	// only once parsed, and what outlives a line keeps a copy of it.
-	buf    []byte
-	fields []field
-	lines  []batchLine
+	// buf holds the lines' text; a batch is reused only once parsed,
+	// and what outlives a line keeps a copy of it.
+	buf   []byte
+	lines []batchLine
 	// last is the number of the last line read into the batch (blank
 	// ones included).
 	last int
 }
 
-// batchLine is one line of a batch: its number and how many of the
-// batch's fields are its own (at least one).
+// batchLine is one line of a batch: its number and where its text ends
+// in the batch's buf (it starts where the line before ends).
 type batchLine struct {
-	no, fields int
+	no, end int
 }
 
 // batchBytes is the text a batch holds before it is handed over: large
@@ -57,18 +55,12 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 	done := make(chan struct{})
 	go splitLines(lr, src.line, full, free, done)
 	for b := range full {
-		k := 0
+		start := 0
 		for _, ln := range b.lines {
-			fs := b.fields[k : k+ln.fields]
-			k += ln.fields
+			text := b.buf[start:ln.end]
+			start = ln.end
 			src.line = ln.no
-			var err error
-			if len(fs) < 2 {
-				err = src.errAt(fs[0], "expected a rank and an action (such as \"%s compute 1e6\"), got a single field", fs[0].s)
-			} else {
-				err = p.parseLine(src, fs)
-			}
-			if err != nil {
+			if err := p.parseText(src, text); err != nil {
 				// Wait for the reader to stop, which it does at its
 				// next batch (at most 64 KiB more text): the caller
 				// may reuse or close what it reads once this returns.
@@ -96,7 +88,7 @@ func splitLines(lr *lineReader, no int, full chan<- *lineBatch, free <-chan *lin
 	get := func() *lineBatch {
 		select {
 		case b := <-free:
-			b.buf, b.fields, b.lines = b.buf[:0], b.fields[:0], b.lines[:0]
+			b.buf, b.lines = b.buf[:0], b.lines[:0]
 			return b
 		default:
 			return &lineBatch{buf: make([]byte, 0, batchBytes)}
@@ -121,10 +113,8 @@ func splitLines(lr *lineReader, no int, full chan<- *lineBatch, free <-chan *lin
 			}
 			b = get()
 		}
-		start, nf := len(b.buf), len(b.fields)
 		b.buf = append(b.buf, line...)
-		b.fields = splitFields(b.buf[start:], b.fields)
-		b.lines = append(b.lines, batchLine{no, len(b.fields) - nf})
+		b.lines = append(b.lines, batchLine{no, len(b.buf)})
 	}
 	b.last = no
 	select {

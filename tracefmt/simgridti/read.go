@@ -69,7 +69,13 @@ func ReadFile(path string) (*tracefmt.Trace, error) {
 // errors then cite as "name:line:col". The format table's reader calls
 // it with DirOpener(filepath.Dir(name)).
 func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
-	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
+	return readNamed(name, r, open, false)
+}
+
+// readNamed is ReadNamed; general leaves out the fast path (tests check
+// that both paths read every input alike).
+func readNamed(name string, r io.Reader, open Opener, general bool) (*tracefmt.Trace, error) {
+	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}, general: general}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
 	if fs := p.firstLine(src, lr); fs != nil {
@@ -235,6 +241,9 @@ func (p *parser) readListed(index, path string, line, rank int, open Opener) err
 // parseText parses one line of actions (blank and comment lines add
 // nothing).
 func (p *parser) parseText(src *source, line []byte) error {
+	if !p.general && p.fastLine(src, line) {
+		return nil
+	}
 	if skipLine(line) {
 		return nil
 	}
@@ -282,6 +291,10 @@ type parser struct {
 	// them), checked before stateIDs.
 	recent  [8]recentAction
 	nrecent int
+	// fastStates are the states of the fast path's actions, plus one
+	// (0: not defined yet).
+	fastStates [numFastActs]int32
+	general    bool // no fast path (see readNamed)
 }
 
 type rankState struct {

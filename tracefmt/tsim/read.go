@@ -739,7 +739,7 @@ func (p *parser) record() error {
 	var size, recvd int64
 	var amount float64
 	for s.more() {
-		k, v, err := s.arg()
+		k, v, err := s.plainArg()
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,9 @@ type lineScanner struct {
 	no   int
 }
 
-func isBlank(c byte) bool { return c == ' ' || c == '\t' }
+// isBlank reports whether c separates fields; the first comparison
+// settles nearly every byte of a line.
+func isBlank(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t') }
 
 func (s *lineScanner) errAt(off int, format string, args ...any) *ParseError {
 	off = min(max(off, 0), len(s.line))
@@ -89,6 +91,29 @@ func (s *lineScanner) arg() (key, val tok, err error) {
 	}
 	val, err = s.word()
 	return key, val, err
+}
+
+// plainArg is arg, quicker for the KEY=VALUE of a bare key and a bare
+// value (nearly every argument of a record): one pass over the bytes,
+// in line. Anything else is arg's, which words the errors.
+func (s *lineScanner) plainArg() (key, val tok, err error) {
+	line, start := s.line, s.pos
+	i := start
+	for i < len(line) {
+		if c := line[i]; c == '=' || isBlank(c) || c == '"' {
+			break
+		}
+		i++
+	}
+	if i == start || i+1 >= len(line) || line[i] != '=' || line[i+1] == '"' || isBlank(line[i+1]) {
+		return s.arg()
+	}
+	j := i + 1
+	for j < len(line) && !isBlank(line[j]) {
+		j++
+	}
+	s.pos = j
+	return tok{b: line[start:i], off: start}, tok{b: line[i+1 : j], off: i + 1}, nil
 }
 
 // bareAt returns the bare field starting at off, for error messages.
