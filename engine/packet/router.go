@@ -171,10 +171,15 @@ func (n *Network) wait(iv int32) {
 // the try failed) as the held choices of input buffer iv's waiting
 // packet; base is the router's first global port.
 func (n *Network) hold(iv, base int32) {
-	if int32(len(n.choices)) >= n.holdStride {
-		return // more than MaxChoices: not held, always routed again
-	}
 	q := &n.ins[iv]
+	if int32(len(n.choices)) >= n.holdStride {
+		// More than MaxChoices: not held, routed again at every wake-up.
+		if q.hold != 0 {
+			n.heldFree = append(n.heldFree, q.hold)
+			q.hold = 0
+		}
+		return
+	}
 	if q.hold == 0 {
 		if k := len(n.heldFree); k > 0 {
 			q.hold = n.heldFree[k-1]
