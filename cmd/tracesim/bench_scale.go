@@ -59,10 +59,13 @@ var scaleStages = []struct {
 }
 
 // runBenchScale generates a stencil2d trace for every point and times the
-// stages on it: wall time, trace events per second and peak resident
-// bytes per event (the child's maximum RSS over the trace's events).
-// Every stage reads the trace, so "load" is part of each; info is mostly
-// load.
+// stages on it: wall time, CPU time (user + system), trace events per
+// CPU second and peak resident bytes per event (the child's maximum RSS
+// over the trace's events). The rate is per CPU second because the wall
+// time of a process on a shared, loaded machine measures the other
+// processes as much as this one: comparing per-event costs across sizes
+// and rank counts needs the time the process itself ran. Every stage
+// reads the trace, so "load" is part of each; info is mostly load.
 func runBenchScale(e *env, points string) int {
 	pts, err := parseScalePoints(points)
 	if err != nil {
@@ -80,8 +83,8 @@ func runBenchScale(e *env, points string) int {
 	defer os.RemoveAll(dir)
 	// Fixed columns rather than a tabwriter: each line is printed as
 	// soon as its stage has run.
-	const row = "%11s %7s  %-13s %10s %10s %13s\n"
-	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "MEVENTS/S", "PEAK B/EVENT")
+	const row = "%11s %7s  %-13s %10s %10s %13s %13s\n"
+	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "PEAK B/EVENT")
 	for _, pt := range pts {
 		o := gen.Options{Pattern: "stencil2d", Ranks: pt.ranks, Iters: 1, Compute: -1}
 		c, err := gen.Expect(o)
@@ -91,38 +94,44 @@ func runBenchScale(e *env, points string) int {
 		iters := max(1, pt.events/max(c.Events, 1))
 		path := filepath.Join(dir, fmt.Sprintf("s%d-%d.tsim", pt.events, pt.ranks))
 		genArgs := []string{"gen", "stencil2d", "--ranks", strconv.Itoa(pt.ranks), "--iters", strconv.Itoa(iters), "--compute", "0", "-o", path}
-		if _, _, err := benchChild(e, exe, genArgs); err != nil {
+		if _, err := benchChild(e, exe, genArgs); err != nil {
 			return fail(e, "bench", fmt.Errorf("gen: %w", err))
 		}
 		n := iters * c.Events
 		for _, st := range scaleStages {
-			wall, rss, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
+			u, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
 			if err != nil {
 				return fail(e, "bench", fmt.Errorf("%s on %d events at %d ranks: %w", st.name, n, pt.ranks, err))
 			}
-			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, wall.Round(time.Millisecond),
-				fmt.Sprintf("%.3g", float64(n)/wall.Seconds()/1e6), fmt.Sprintf("%.0f", float64(rss)/float64(n)))
+			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, u.wall.Round(time.Millisecond),
+				u.cpu.Round(time.Millisecond), fmt.Sprintf("%.3g", float64(n)/max(u.cpu.Seconds(), 1e-9)/1e6),
+				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)))
 		}
 		os.Remove(path)
 	}
 	return exitOK
 }
 
-// benchChild runs the binary with args and returns its wall time and peak
-// resident bytes.
-func benchChild(e *env, exe string, args []string) (time.Duration, int64, error) {
+// childUsage is what a child process of a benchmark used: wall time,
+// CPU time (user + system) and peak resident bytes.
+type childUsage struct {
+	wall, cpu time.Duration
+	rss       int64
+}
+
+// benchChild runs the binary with args and returns what it used.
+func benchChild(e *env, exe string, args []string) (childUsage, error) {
 	cmd := exec.CommandContext(e.ctx, exe, args...)
 	cmd.Stdout = io.Discard
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
+		return childUsage{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	wall := time.Since(start)
-	var rss int64
+	u := childUsage{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
+		u.rss = ru.Maxrss * 1024 // kilobytes on Linux
 	}
-	return wall, rss, nil
+	return u, nil
 }

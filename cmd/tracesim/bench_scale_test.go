@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bench --scale generates each point's trace and prints one line per
@@ -19,7 +20,7 @@ func TestBenchScale(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL MEVENTS/S PEAK B/EVENT" {
+	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S PEAK B/EVENT" {
 		t.Fatalf("output:\n%s", out)
 	}
 	stages := []string{"info", "check", "sim analytic", "sim flow", "sim packet"}
@@ -27,8 +28,24 @@ func TestBenchScale(t *testing.T) {
 		f := strings.Fields(l)
 		ranks := []string{"8", "64"}[i/5]
 		n, _ := strconv.Atoi(f[0])
-		if len(f) < 6 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
+		if len(f) < 7 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
 			t.Errorf("line %d: %q: want %s ranks, stage %s, about 20000 events", i+1, l, ranks, stages[i%5])
+			continue
+		}
+		// The rate is the events over the CPU time printed beside it
+		// (rounded to the millisecond and three digits), not over the
+		// wall time.
+		cpu, err1 := time.ParseDuration(f[len(f)-3])
+		rate, err2 := strconv.ParseFloat(f[len(f)-2], 64)
+		peak, err3 := strconv.Atoi(f[len(f)-1])
+		if err1 != nil || err2 != nil || err3 != nil || cpu <= 0 || peak <= 0 {
+			t.Errorf("line %d: %q: want CPU time, rate and peak bytes per event", i+1, l)
+			continue
+		}
+		lo := float64(n) / (cpu + time.Millisecond/2).Seconds() / 1e6 * 0.995
+		hi := float64(n) / max(cpu-time.Millisecond/2, time.Microsecond).Seconds() / 1e6 * 1.005
+		if rate < lo || rate > hi {
+			t.Errorf("line %d: %q: rate %g M events per CPU second, want %d events / %v (%.3g to %.3g)", i+1, l, rate, n, cpu, lo, hi)
 		}
 	}
 	for _, bad := range []string{"10M", "10M@1", "x@64"} {

@@ -1,6 +1,9 @@
 package des
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Limit describes the end of Time's range for people: the engine's
 // simulated time cannot reach 2^63 ps.
@@ -22,6 +25,16 @@ func Add(a, b Time) Time {
 func Mul(n int64, t Time) Time {
 	if n == 0 || t == 0 {
 		return 0
+	}
+	if n > 0 && t > 0 {
+		// The full 128-bit product tells overflow without the division
+		// the check n > Never/t costs; the analytic models multiply
+		// several times per message.
+		hi, lo := bits.Mul64(uint64(n), uint64(t))
+		if hi != 0 || lo >= uint64(Never) {
+			return Never
+		}
+		return Time(lo)
 	}
 	if t == Never || n > int64(Never/t) {
 		return Never

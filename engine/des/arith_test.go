@@ -2,6 +2,7 @@ package des
 
 import (
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -22,6 +23,12 @@ func TestAddMulFromPSSaturateAtNever(t *testing.T) {
 		{"mul just fits", Mul(2, Never/2), Never - 1},
 		{"mul overflows", Mul(3, Never/2), Never},
 		{"mul 1 GiB × 8e12 ps", Mul(1<<30, 8e12), Never},
+		{"mul one Never", Mul(1, Never), Never},
+		{"mul Never once", Mul(math.MaxInt64, 1), Never},
+		{"mul one just below Never", Mul(1, Never-1), Never - 1},
+		{"mul three thirds to just below Never", Mul(3, (Never-1)/3), Never - 1},
+		{"mul 2^32 × 2^31 = 2^63", Mul(1<<32, 1<<31), Never},
+		{"mul 2^32 × 2^32", Mul(1<<32, 1<<32), Never},
 		{"FromPS rounds", FromPS(2.5), 3},
 		{"FromPS negative", FromPS(-4), 0},
 		{"FromPS NaN", FromPS(math.NaN()), 0},
@@ -51,5 +58,24 @@ func TestKernelRefusesEventsAtNever(t *testing.T) {
 	}
 	if k.Pending() != 0 {
 		t.Fatalf("%d events queued; an event at Never must not be", k.Pending())
+	}
+}
+
+// Mul is n × t exactly while the product is below Never, and Never from
+// there on, as the product computed with math/big says.
+func TestMulMatchesExactProduct(t *testing.T) {
+	vals := []int64{1, 2, 3, 7, 1000, 1 << 20, 1<<31 - 1, 1 << 31, 1 << 32, 3037000499, 3037000500,
+		1e12, 8e12, 1 << 62, math.MaxInt64 / 3, math.MaxInt64 / 2, math.MaxInt64 - 1, math.MaxInt64}
+	limit := big.NewInt(int64(Never))
+	for _, n := range vals {
+		for _, v := range vals {
+			want := Never
+			if p := new(big.Int).Mul(big.NewInt(n), big.NewInt(v)); p.Cmp(limit) < 0 {
+				want = Time(p.Int64())
+			}
+			if got := Mul(n, Time(v)); got != want {
+				t.Errorf("Mul(%d, %d) = %d, want %d", n, v, got, want)
+			}
+		}
 	}
 }

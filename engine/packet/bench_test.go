@@ -2,6 +2,7 @@ package packet
 
 import (
 	"math/rand/v2"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func BenchmarkPacketHops(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			topo := parseTopo(b, tc.spec)
 			var hops, events, tries uint64
-			var wall time.Duration
+			var wall, cpu time.Duration
 			b.ReportAllocs()
 			for range b.N {
 				h := newHost(b, Config{Topology: topo, Routing: tc.routing, VCs: tc.vcs, Buffer: 4,
@@ -44,9 +45,10 @@ func BenchmarkPacketHops(b *testing.B) {
 						id++
 					}
 				}
-				start := time.Now()
+				start, cpu0 := time.Now(), processCPU(b)
 				h.run()
 				wall += time.Since(start)
+				cpu += processCPU(b) - cpu0
 				if len(h.delivered) != int(id) {
 					b.Fatalf("%d of %d delivered", len(h.delivered), id)
 				}
@@ -55,8 +57,18 @@ func BenchmarkPacketHops(b *testing.B) {
 				tries += h.net.tries
 			}
 			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
+			b.ReportMetric(float64(hops)/cpu.Seconds(), "hops/cpu-s")
 			b.ReportMetric(float64(events)/float64(hops), "events/hop")
 			b.ReportMetric(float64(tries)/float64(hops), "tries/hop")
 		})
 	}
+}
+
+// processCPU returns the user and system CPU time the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

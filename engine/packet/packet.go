@@ -154,6 +154,15 @@ type Network struct {
 	delay des.Time
 	// choices is the routing buffer (capacity MaxChoices).
 	choices []routing.Choice
+	// repeatable: the routing gives a packet the same choices however
+	// often it is asked (routing.Repeatable). The choices of a waiting
+	// packet are then held, held[(h−1)·stride:h·stride] for its input
+	// buffer's hold h (count, then output VC·2 + 1 for a bubble hop), so
+	// that a wake-up that cannot move it skips the routing.
+	repeatable bool
+	held       []int32
+	heldFree   []int32
+	holdStride int32
 
 	// Ports: router r's port p has the global index gp = portBase[r]+p.
 	portBase []int32
@@ -240,6 +249,7 @@ type inBuf struct {
 	last      des.Time // last change of occupancy
 	gen       uint32   // wait registration round
 	long      uint32   // long waits
+	hold      int32    // its waiting packet's held choices + 1, 0 for none
 	head      uint16
 	count     uint16
 	max, pmax uint16 // maximum occupancy: overall, this sample period
@@ -362,6 +372,9 @@ func New(cfg Config) (*Network, error) {
 	n.alg = alg
 	n.cfg.Routing = alg.Name()
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
+	if r, ok := alg.(routing.Repeatable); ok && r.Repeatable() {
+		n.repeatable, n.holdStride = true, int32(alg.MaxChoices())+1
+	}
 	if err := n.build(); err != nil {
 		return nil, err
 	}
@@ -469,6 +482,7 @@ func (n *Network) build() error {
 
 	nIV := total * V
 	n.ins = make([]inBuf, nIV)
+	n.held, n.heldFree = n.held[:0], n.heldFree[:0]
 	n.fifo = make([]int32, nIV*B)
 	n.outs = make([]outVC, nIV)
 	n.pend = make([]des.Time, nIV*B)

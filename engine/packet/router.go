@@ -147,6 +147,9 @@ func (n *Network) wait(iv int32) {
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
 	base := n.ports[iv/n.nv].base
+	if n.repeatable {
+		n.hold(iv, base)
+	}
 	for i, c := range n.choices {
 		og := base + c.Port
 		dup := false
@@ -162,6 +165,51 @@ func (n *Network) wait(iv int32) {
 		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: n.ins[iv].gen, vcs: n.portVCs(c.Port)})
 		n.armPort(og, now)
 	}
+}
+
+// hold records n.choices (which try left, none of them an ejection, as
+// the try failed) as the held choices of input buffer iv's waiting
+// packet; base is the router's first global port.
+func (n *Network) hold(iv, base int32) {
+	q := &n.ins[iv]
+	if int32(len(n.choices)) >= n.holdStride {
+		// More than MaxChoices: not held, routed again at every wake-up.
+		if q.hold != 0 {
+			n.heldFree = append(n.heldFree, q.hold)
+			q.hold = 0
+		}
+		return
+	}
+	if q.hold == 0 {
+		if k := len(n.heldFree); k > 0 {
+			q.hold = n.heldFree[k-1]
+			n.heldFree = n.heldFree[:k-1]
+		} else {
+			n.held = append(n.held, make([]int32, n.holdStride)...)
+			q.hold = int32(len(n.held)) / n.holdStride
+		}
+	}
+	rec := n.held[(q.hold-1)*n.holdStride : q.hold*n.holdStride]
+	rec[0] = int32(len(n.choices))
+	for i, c := range n.choices {
+		x := ((base+c.Port)*n.nv + int32(c.VC)) << 1
+		if c.Flags&routing.Bubble != 0 {
+			x |= 1
+		}
+		rec[1+i] = x
+	}
+}
+
+// roomFor reports whether one of the held choices h has the credits it
+// needs at now: one, two for a bubble hop (the test try applies).
+func (n *Network) roomFor(h int32, now des.Time) bool {
+	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
+	for _, x := range rec[1 : 1+rec[0]] {
+		if n.avail(x>>1, now) >= 1+x&1 {
+			return true
+		}
+	}
+	return false
 }
 
 // portVCs returns the virtual channels of port p among n.choices.
@@ -209,6 +257,13 @@ func (n *Network) wake(og int32) {
 			continue // left by another port, or waiting anew
 		}
 		if credit&w.vcs == 0 {
+			list[kept] = w
+			kept++
+			continue
+		}
+		if in.hold != 0 && !n.roomFor(in.hold, now) {
+			// Routing it again would give the same choices, none
+			// with room: the try would fail and change nothing.
 			list[kept] = w
 			kept++
 			continue
@@ -269,6 +324,10 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 	}
 	n.pop(q, now)
 	q.readFree = e
+	if q.hold != 0 {
+		n.heldFree = append(n.heldFree, q.hold)
+		q.hold = 0
+	}
 	gp := iv / n.nv
 	in := &n.ports[gp]
 	back := des.Add(e, n.links[in.link].lat)

@@ -167,6 +167,12 @@ func (a *gridAlg) arrival(d, dir int) int {
 	return int(a.minus[d])
 }
 
+// Repeatable implements Repeatable: dimension order and adaptive routing
+// compute their choices from the packet's position and destination (the
+// adaptive order also from queue lengths, read only); Valiant's phase and
+// the minimal routing's random and round-robin orders change state.
+func (a *gridAlg) Repeatable() bool { return a.mode == modeDOR || a.mode == modeAdaptive }
+
 // Route implements Algorithm.
 func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 	target := int(st.DstRouter)

@@ -129,6 +129,17 @@ type Queues interface {
 	Occupancy(r, p, vc int) int
 }
 
+// Repeatable is implemented by algorithms that can tell whether Route,
+// asked again for the same packet at the same router, input port and VC,
+// returns the same set of choices (perhaps in another order, as queue
+// lengths change) and changes no state: no random draw, no round-robin
+// counter, no State update. The packet model then checks a waiting
+// packet's known choices for room before routing it again, and skips the
+// attempt when none has any, which changes nothing it computes.
+type Repeatable interface {
+	Repeatable() bool
+}
+
 // Options configure an algorithm.
 type Options struct {
 	// VCs is the number of virtual channels per port (default 1).

@@ -796,3 +796,36 @@ func TestFlagsString(t *testing.T) {
 		t.Error("Has")
 	}
 }
+
+// Only routings whose Route is a function of the packet's position (and,
+// for the order, of queue lengths) say they are repeatable: the packet
+// model skips asking them again for a waiting packet.
+func TestRepeatable(t *testing.T) {
+	cases := []struct {
+		spec, routing string
+		want          bool
+	}{
+		{"torus:4x4", "dor", true},
+		{"torus:4x4", "dor:bubble", true},
+		{"torus:4x4", "adaptive", true},
+		{"mesh:4x4", "adaptive", true},
+		{"torus:4x4", "valiant", false},
+		{"torus:4x4", "minimal:random", false},
+		{"torus:4x4", "minimal:rr", false},
+		{"fattree:k=4,levels=2", "updown", false},
+	}
+	for _, tc := range cases {
+		topo, err := topology.Parse(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alg, err := Parse(tc.routing, topo, Options{VCs: 4})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", tc.routing, tc.spec, err)
+		}
+		r, ok := alg.(Repeatable)
+		if got := ok && r.Repeatable(); got != tc.want {
+			t.Errorf("%s on %s: repeatable %v, want %v", tc.routing, tc.spec, got, tc.want)
+		}
+	}
+}
