@@ -418,6 +418,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.startSweep(msg)
 	case sweepProgressMsg:
 		return m.sweepProgress(msg)
+	case resultMsg:
+		return m.resultOpened(msg)
 	case learn.MachineMsg:
 		return m.setMachine(msg)
 	case learn.PinMsg:

@@ -58,6 +58,7 @@ type sweepRun struct {
 	gen    int
 	cancel context.CancelFunc
 	total  int
+	st     *sweepview.State // what the Sweep tab shows of it
 
 	mu    sync.Mutex
 	rows  [][]string // finished since the last report
@@ -141,6 +142,7 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	}
 	st := sweepview.NewState(table, msg.Key+" on "+name, open)
 	st.Progress(0, len(points), true, "")
+	r.st = st
 	m.setSweep(st)
 
 	lg := m.opts.Log
@@ -167,10 +169,12 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 // sweepProgress adds a running sweep's rows to the Sweep tab's result.
 func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	r := m.sweepRun
-	if r == nil || msg.gen != r.gen || m.sweep == nil {
+	if r == nil || msg.gen != r.gen {
 		return nil
 	}
-	st := m.sweep
+	// The tab may show a result opened since: the run goes on in its own
+	// state.
+	st := r.st
 	t := st.Table()
 	t.Rows = append(t.Rows, msg.rows...)
 	// In point order, whichever worker finished first.

@@ -3,15 +3,22 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/tui/demo"
+	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/component/viewtest"
 	"github.com/tracesim/tracesim/views/machine"
 	"github.com/tracesim/tracesim/views/simulate"
@@ -146,5 +153,135 @@ func TestSweepFromMachineRow(t *testing.T) {
 	keys(t, m, strconv.Itoa(m.tabIndex(SweepTab)+1))
 	if got := viewtest.ASCII(t, m.Frame()); !strings.Contains(got, "10 points") {
 		t.Errorf("the Sweep tab lost its result:\n%s", got)
+	}
+}
+
+// The Sweep tab of a session: empty until a sweep runs, then the
+// bandwidth sweep's chart and table, at the sizes of the other goldens.
+func TestGoldenSweepSession(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d/empty", sz[0], sz[1]), func(t *testing.T) {
+			m := demoModel(t, sz[0], sz[1])
+			keys(t, m, strconv.Itoa(m.tabIndex(SweepTab)+1))
+			viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
+		})
+		t.Run(fmt.Sprintf("%dx%d/bandwidth", sz[0], sz[1]), func(t *testing.T) {
+			m := demoModel(t, sz[0], sz[1])
+			startBandwidthSweep(t, m)
+			viewtest.Golden(t, viewtest.ASCII(t, m.Frame()))
+		})
+	}
+}
+
+// A categorical setting's form lists all of its values, every one
+// picked: enter sweeps them all.
+func TestSweepChoices(t *testing.T) {
+	m := demoModel(t, 120, 40)
+	mi := m.tabIndex("Machine")
+	keys(t, m, strconv.Itoa(mi+1))
+	m.ViewOf(mi).(*machine.Model).Select("model")
+	keys(t, m, "s", "enter")
+	set, _ := replay.LookupSetting("model")
+	if m.sweep == nil || m.sweepRun != nil {
+		t.Fatalf("no finished sweep:\n%s", viewtest.ASCII(t, m.Frame()))
+	}
+	tab := m.sweep.Table()
+	col := slices.Index(tab.Columns, "model")
+	var got []string
+	for _, r := range tab.Rows {
+		got = append(got, r[col])
+	}
+	if !slices.Equal(got, set.Choices) {
+		t.Errorf("swept models %q, want every choice %q", got, set.Choices)
+	}
+}
+
+// esc on the Sweep tab stops a sweep: the finished points stay and the
+// title says how many of all; the session's budget refuses a sweep of
+// too many points and stops one that runs out of host time.
+func TestSweepStopAndBudget(t *testing.T) {
+	many, err := sw.Range("bandwidth", "1Gb/s", "100Gb/s", 400, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ten := many[:10]
+	tests := []struct {
+		name   string
+		budget SweepBudget
+		values []string
+		esc    bool
+		says   string // on screen once it ended
+		rows   func(n int) bool
+	}{
+		{"esc", SweepBudget{}, many, true, "stopped: ", func(n int) bool { return n < len(many) }},
+		{"points", SweepBudget{Points: 5}, ten, false, "this session sweeps at most 5 points (asked for 10)", nil},
+		{"wall time", SweepBudget{WallTime: time.Nanosecond}, ten, false, "stopped at this session's sweep budget of 1ns: ", func(n int) bool { return n < len(ten) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := demoModel(t, 160, 48, func(o *Options) { o.SweepBudget = tc.budget })
+			_, cmd := m.Update(component.SweepMsg{Key: "bandwidth", Values: tc.values})
+			if tc.esc {
+				if m.TabNames()[m.Active()] != SweepTab || m.sweepRun == nil {
+					t.Fatalf("the sweep did not start on the Sweep tab:\n%s", viewtest.ASCII(t, m.Frame()))
+				}
+				press(m, "esc")
+			}
+			settle(t, m, cmd)
+			frame := viewtest.ASCII(t, m.Frame())
+			if !strings.Contains(frame, tc.says) {
+				t.Errorf("the screen does not say %q:\n%s", tc.says, frame)
+			}
+			if m.sweepRun != nil {
+				t.Errorf("the sweep still runs")
+			}
+			if tc.rows == nil {
+				if m.sweep != nil {
+					t.Errorf("a refused sweep shows a result")
+				}
+				return
+			}
+			if n := len(m.sweep.Table().Rows); !tc.rows(n) {
+				t.Errorf("%d rows kept", n)
+			}
+		})
+	}
+}
+
+// The picker opens a sweep result of the library in the Sweep tab,
+// beside the loaded trace; a CSV that is not one says so, naming the
+// file and the line.
+func TestPickerOpensSweepResult(t *testing.T) {
+	lib := t.TempDir()
+	for name, text := range map[string]string{
+		"a-result.csv": sweepResult,
+		"b-other.csv":  "name,value\nx,1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(lib, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		keys  []string
+		trace string // the loaded trace afterwards
+		says  string
+	}{
+		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology"},
+		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
+			m := newModel(t, 120, 30, func(o *Options) { o.Library = lib })
+			pick(m, "o")
+			cmd := press(m, tc.keys...)
+			settle(t, m, cmd)
+			frame := ansi.Strip(m.Frame())
+			if !strings.Contains(frame, tc.says) {
+				t.Errorf("the screen does not say %q:\n%s", tc.says, frame)
+			}
+			if m.path != tc.trace {
+				t.Errorf("trace %s loaded, want %s kept", m.path, tc.trace)
+			}
+		})
 	}
 }

@@ -56,7 +56,13 @@ type State struct {
 	running     bool
 	done, total int
 	note        string
+	// noOpen says why points cannot be opened, when open is nil.
+	noOpen string
 }
+
+// NoOpen sets what enter says when the result's points cannot be
+// opened (there is no open function).
+func (s *State) NoOpen(why string) { s.noOpen = why }
 
 // Progress records how far a sweep the session runs has got: done points
 // of total, running until it ends; note says how it ended ("stopped",
@@ -522,9 +528,11 @@ func (m *Model) open() tea.Cmd {
 		return nil
 	}
 	if s.open == nil {
-		return func() tea.Msg {
-			return component.StatusMsg("this result has no spec beside it: give tracesim sweep show --spec SPEC to open points")
+		why := s.noOpen
+		if why == "" {
+			why = "this result has no spec beside it: give tracesim sweep show --spec SPEC to open points"
 		}
+		return func() tea.Msg { return component.StatusMsg(why) }
 	}
 	row := slices.Clone(s.table.Rows[s.sel])
 	ctx := m.ctx
