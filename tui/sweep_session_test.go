@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	sw "github.com/tracesim/tracesim/engine/sweep"
@@ -283,5 +286,62 @@ func TestPickerOpensSweepResult(t *testing.T) {
 				t.Errorf("trace %s loaded, want %s kept", m.path, tc.trace)
 			}
 		})
+	}
+}
+
+// The same flow in a real Bubble Tea program (teatest): the demo, the
+// Machine tab, j to bandwidth, s and the form's defaults; once the Sweep
+// tab says the sweep is done, ↓↓↓ and enter open point 3 in Simulate and
+// r runs it. The final model holds the rows, which are `tracesim sim`'s
+// makespans, and Simulate's run, which is the row's.
+func TestSweepProgram(t *testing.T) {
+	tr, err := demo.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, New(Options{Trace: tr, Path: demo.Name, NoColor: true}),
+		teatest.WithInitialTermSize(120, 40),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	wait := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
+			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	wait("16 ranks")
+	tm.Type("6")
+	wait("The machine")
+	// From topology, the first setting, down to bandwidth.
+	tm.Type("jjjjjj")
+	tm.Type("s")
+	wait("sweep bandwidth on the loaded trace")
+	for range 4 {
+		tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	wait("sweep done: 10 points")
+	tm.Type("jjj")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("in Simulate: r runs it")
+	tm.Type("r")
+	wait("predicted makespan")
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	m := tm.FinalModel(t).(*Model)
+
+	tab := m.sweep.Table()
+	bw, ms := slices.Index(tab.Columns, "bandwidth"), slices.Index(tab.Columns, "makespan_s")
+	if len(tab.Rows) != 10 {
+		t.Fatalf("%d rows, want 10", len(tab.Rows))
+	}
+	for i, r := range tab.Rows {
+		if want := strconv.FormatFloat(simMakespan(t, m, r[bw]), 'g', -1, 64); r[ms] != want {
+			t.Errorf("row %d (%s): makespan %s, tracesim sim says %s", i, r[bw], r[ms], want)
+		}
+	}
+	runs := m.ViewOf(m.tabIndex("Simulate")).(*simulate.Model).Runs()
+	if len(runs) == 0 {
+		t.Fatal("Simulate ran nothing")
+	}
+	if got := strconv.FormatFloat(runs[len(runs)-1].Results.Makespan, 'g', -1, 64); got != tab.Rows[3][ms] {
+		t.Errorf("Simulate's makespan %s, point 3's row %s", got, tab.Rows[3][ms])
 	}
 }
