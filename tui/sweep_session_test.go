@@ -19,6 +19,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/replay"
 	sw "github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/engine/sweep/parquetfile"
 	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/tui/demo"
 	"github.com/tracesim/tracesim/views/component"
@@ -264,13 +265,28 @@ func TestPickerOpensSweepResult(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The same result as Parquet.
+	res, err := sw.ReadCSV("a-result.csv", []byte(sweepResult))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pq bytes.Buffer
+	if err := parquetfile.Write(&pq, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "c-result.parquet"), pq.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		keys  []string
 		trace string // the loaded trace afterwards
 		says  string
+		enter string // what enter on a point then says ("": not tried)
 	}{
-		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology"},
-		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result"},
+		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology",
+			"a result opened here is for browsing: tracesim sweep show a-result.csv opens its points (with the spec beside it)"},
+		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result", ""},
+		{[]string{"down", "down", "enter"}, "stencil.tsim", "Sweep · c-result.parquet · 4 points · makespan_s vs bandwidth, a line per topology", ""},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.keys, "+"), func(t *testing.T) {
@@ -284,6 +300,12 @@ func TestPickerOpensSweepResult(t *testing.T) {
 			}
 			if m.path != tc.trace {
 				t.Errorf("trace %s loaded, want %s kept", m.path, tc.trace)
+			}
+			if tc.enter != "" {
+				settle(t, m, press(m, "enter"))
+				if got := m.status; got != tc.enter {
+					t.Errorf("enter on a point says %q, want %q", got, tc.enter)
+				}
 			}
 		})
 	}
