@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -163,7 +164,26 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 		r.mu.Unlock()
 		close(r.ended)
 	}()
-	return tea.Batch(m.switchTab(m.tabIndex(SweepTab)), r.wait)
+	n := min(jobs, len(points))
+	workers := fmt.Sprintf("%d points on %d workers", len(points), n)
+	if n == 1 {
+		workers = fmt.Sprintf("%d points on 1 worker", len(points))
+	}
+	// A served session's bounds are said, not just applied.
+	var bounds []string
+	if b.Points > 0 {
+		bounds = append(bounds, fmt.Sprintf("at most %d points", b.Points))
+	}
+	if b.Jobs > 0 {
+		bounds = append(bounds, fmt.Sprintf("%d at a time", b.Jobs))
+	}
+	if b.WallTime > 0 {
+		bounds = append(bounds, fmt.Sprintf("%s of host time", b.WallTime))
+	}
+	if len(bounds) > 0 {
+		workers += " (this session: " + strings.Join(bounds, ", ") + ")"
+	}
+	return tea.Batch(m.switchTab(m.tabIndex(SweepTab)), r.wait, m.setStatus("sweeping "+msg.Key+": "+workers))
 }
 
 // sweepProgress adds a running sweep's rows to the Sweep tab's result.

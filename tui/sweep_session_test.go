@@ -214,17 +214,23 @@ func TestSweepStopAndBudget(t *testing.T) {
 		budget SweepBudget
 		values []string
 		esc    bool
+		starts string // the status as it starts ("": not checked)
 		says   string // on screen once it ended
 		rows   func(n int) bool
 	}{
-		{"esc", SweepBudget{}, many, true, "stopped: ", func(n int) bool { return n < len(many) }},
-		{"points", SweepBudget{Points: 5}, ten, false, "this session sweeps at most 5 points (asked for 10)", nil},
-		{"wall time", SweepBudget{WallTime: time.Nanosecond}, ten, false, "stopped at this session's sweep budget of 1ns: ", func(n int) bool { return n < len(ten) }},
+		{"esc", SweepBudget{}, many, true, "sweeping bandwidth: 400 points on ", "stopped: ", func(n int) bool { return n < len(many) }},
+		{"points", SweepBudget{Points: 5}, ten, false, "", "this session sweeps at most 5 points (asked for 10)", nil},
+		{"within", SweepBudget{Points: 10, Jobs: 1}, ten, false,
+			"sweeping bandwidth: 10 points on 1 worker (this session: at most 10 points, 1 at a time)", "sweep done: 10 points", func(n int) bool { return n == len(ten) }},
+		{"wall time", SweepBudget{WallTime: time.Nanosecond}, ten, false, "", "stopped at this session's sweep budget of 1ns: ", func(n int) bool { return n < len(ten) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := demoModel(t, 160, 48, func(o *Options) { o.SweepBudget = tc.budget })
 			_, cmd := m.Update(component.SweepMsg{Key: "bandwidth", Values: tc.values})
+			if !strings.HasPrefix(m.status, tc.starts) {
+				t.Errorf("status %q as it starts, want %q", m.status, tc.starts)
+			}
 			if tc.esc {
 				if m.TabNames()[m.Active()] != SweepTab || m.sweepRun == nil {
 					t.Fatalf("the sweep did not start on the Sweep tab:\n%s", viewtest.ASCII(t, m.Frame()))
