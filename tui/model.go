@@ -15,7 +15,7 @@
 // first time their tab is shown and rebuilt when another trace is opened;
 // they share one component.Session (the theme, the derived-data cache,
 // the file space, the what-if machine) and each gets its own size.
-// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter and
+// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter, SweepSetter and
 // InputCapturer. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.

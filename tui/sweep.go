@@ -62,39 +62,37 @@ type sweepRun struct {
 	st     *sweepview.State // what the Sweep tab shows of it
 
 	mu    sync.Mutex
-	rows  [][]string // finished since the last report
+	rows  [][]string // every row finished so far, in the order they finished
 	ended chan struct{}
 	err   error // Run's, set before ended closes
 	// userStop is set when esc stopped the run (not its time budget).
 	userStop bool
 }
 
-// sweepProgressMsg reports a running sweep's rows.
+// sweepProgressMsg says a running sweep may have rows to show, or has
+// ended. It carries no rows: sweepProgress takes those the tab lacks, so
+// that a report lost or repeated changes nothing.
 type sweepProgressMsg struct {
-	gen  int
-	rows [][]string
-	end  bool
-	err  error
+	gen int
+	end bool
 }
 
-// wait reports the rows finished within the next sweepProgressEvery, or
-// the end of the run.
+// wait reports within sweepProgressEvery, or at once when the run ends.
 func (r *sweepRun) wait() tea.Msg {
-	end := false
 	select {
 	case <-r.ended:
-		end = true
+		return sweepProgressMsg{gen: r.gen, end: true}
 	case <-time.After(sweepProgressEvery):
+		return sweepProgressMsg{gen: r.gen}
 	}
+}
+
+// since returns the rows finished after the first n, and Run's error
+// once it has ended.
+func (r *sweepRun) since(n int) ([][]string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rows := r.rows
-	r.rows = nil
-	msg := sweepProgressMsg{gen: r.gen, rows: rows, end: end}
-	if end {
-		msg.err = r.err
-	}
-	return msg
+	return r.rows[min(n, len(r.rows)):], r.err
 }
 
 // startSweep runs the sweep the Machine tab asks for on the loaded trace,
@@ -102,6 +100,9 @@ func (r *sweepRun) wait() tea.Msg {
 func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	if m.tr == nil {
 		return nil
+	}
+	if !slices.ContainsFunc(m.tabs, func(t Tab) bool { return t.Name == SweepTab }) {
+		return m.setStatus("this session has no Sweep tab to show a sweep in")
 	}
 	if m.sweepRun != nil {
 		return m.setStatus("a sweep is running: esc on the Sweep tab stops it")
@@ -124,9 +125,12 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
-	ctx, cancel := context.WithCancel(m.ctx)
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if b.WallTime > 0 {
 		ctx, cancel = context.WithTimeout(m.ctx, b.WallTime)
+	} else {
+		ctx, cancel = context.WithCancel(m.ctx)
 	}
 	m.sweepGen++
 	r := &sweepRun{gen: m.sweepGen, cancel: cancel, total: len(points), ended: make(chan struct{})}
@@ -196,7 +200,8 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	// state.
 	st := r.st
 	t := st.Table()
-	t.Rows = append(t.Rows, msg.rows...)
+	rows, err := r.since(len(t.Rows))
+	t.Rows = append(t.Rows, rows...)
 	// In point order, whichever worker finished first.
 	slices.SortFunc(t.Rows, func(a, b []string) int {
 		x, _ := strconv.Atoi(a[0])
@@ -212,13 +217,13 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	r.cancel()
 	note := ""
 	switch {
-	case msg.err == nil:
+	case err == nil:
 	case r.stopped():
 		note = fmt.Sprintf("stopped: %d of %d points", len(t.Rows), r.total)
-	case errors.Is(msg.err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded):
 		note = fmt.Sprintf("stopped at this session's sweep budget of %s: %d of %d points", m.opts.SweepBudget.WallTime, len(t.Rows), r.total)
 	default:
-		note = "failed: " + msg.err.Error()
+		note = "failed: " + err.Error()
 	}
 	st.Progress(len(t.Rows), r.total, false, note)
 	if note == "" {
