@@ -15,7 +15,7 @@
 // first time their tab is shown and rebuilt when another trace is opened;
 // they share one component.Session (the theme, the derived-data cache,
 // the file space, the what-if machine) and each gets its own size.
-// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter and
+// Besides component.Model a view may implement the optional interfaces Windower, WindowSetter, Selector, AltSetter, SweepSetter and
 // InputCapturer. Messages the application does not know are passed to
 // every view that exists, so a view's background work can report while
 // another tab is shown.
@@ -40,6 +40,7 @@ import (
 	"github.com/tracesim/tracesim/views/component"
 	"github.com/tracesim/tracesim/views/derived"
 	"github.com/tracesim/tracesim/views/learn"
+	sweepview "github.com/tracesim/tracesim/views/sweep"
 )
 
 // Model is the application's root model.
@@ -97,6 +98,11 @@ type Model struct {
 
 	// sim is the budget used by the simulation under way (simulation.go).
 	sim simUse
+	// sweep is the sweep the Sweep tab shows (nil: none yet), sweepRun
+	// the one under way and sweepGen its number (sweep.go).
+	sweep    *sweepview.State
+	sweepRun *sweepRun
+	sweepGen int
 	// lesson is the session's lesson and its Learn tab (lesson.go), nil
 	// without one.
 	lesson *lessonState
@@ -298,6 +304,11 @@ func (m *Model) build(i int) component.Model {
 				a.SetPredicted(m.pred, m.predLabel)
 			}
 		}
+		if m.sweep != nil {
+			if s, ok := v.(SweepSetter); ok {
+				s.SetState(m.sweep)
+			}
+		}
 		m.views[i] = v
 		m.syncWindow()
 	}
@@ -403,6 +414,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case component.StatusMsg:
 		return m.setStatus(string(msg))
+	case component.SweepMsg:
+		return m.startSweep(msg)
+	case sweepProgressMsg:
+		return m.sweepProgress(msg)
+	case resultMsg:
+		return m.resultOpened(msg)
 	case learn.MachineMsg:
 		return m.setMachine(msg)
 	case learn.PinMsg:
@@ -573,6 +590,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 		return m.openPicker()
 	case key.Matches(msg, k.Theme):
 		return m.nextTheme()
+	case m.sweepRun != nil && m.tabs[m.active].Name == SweepTab && key.Matches(msg, k.Cancel):
+		// esc on the Sweep tab stops the sweep under way first.
+		return m.stopSweep()
 	case m.predicting && key.Matches(msg, k.Cancel):
 		// esc stops the prediction of an untimed trace first.
 		return m.stopPrediction()

@@ -72,6 +72,9 @@ type Options struct {
 	// means no limit. An SSH server sets it so that one student cannot
 	// take the machine from a classroom.
 	SimBudget SimBudget
+	// SweepBudget limits the sweeps the session runs (points, workers,
+	// host time); the zero value means no limit and a worker per CPU.
+	SweepBudget SweepBudget
 	// Derived, when set, shares the views' derived data (the Timeline's
 	// summary, indexes, the happens-before graph) with the other sessions
 	// given the same cache: a server passes one cache to all of its
@@ -146,11 +149,14 @@ func DefaultTabs() []Tab {
 		{"Causality", func(c component.Common, tr *tracefmt.Trace) component.Model { return causality.New(c, tr) }},
 		{"Machine", func(c component.Common, tr *tracefmt.Trace) component.Model { return machine.New(c, tr) }},
 		{"Simulate", func(c component.Common, tr *tracefmt.Trace) component.Model { return simulate.New(c, tr) }},
+		// The session's sweeps: the application gives the view the
+		// latest one (SweepSetter).
+		{SweepTab, func(c component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, nil) }},
 	}
 }
 
-// SweepTabs returns a Sweep tab on a sweep result (views/sweep) followed
-// by DefaultTabs: `tracesim sweep show`. The Sweep tab sets the session's
+// SweepTabs returns the Sweep tab on a sweep result (views/sweep) first,
+// followed by the rest of DefaultTabs: `tracesim sweep show`. The Sweep tab sets the session's
 // machine (Session.WhatIf), which the Machine and Simulate tabs share, so
 // that enter on a point opens its run in Simulate; open loads a row's
 // trace and machine (nil when the result's spec is unknown).
@@ -158,9 +164,13 @@ func SweepTabs(res *sw.Table, name string, open func(ctx context.Context, row []
 	// The view's state outlives the views, which are rebuilt when a
 	// point's trace opens.
 	st := sweepview.NewState(res, name, open)
-	return append([]Tab{
-		{"Sweep", func(c component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }},
-	}, DefaultTabs()...)
+	tabs := []Tab{{SweepTab, func(c component.Common, _ *tracefmt.Trace) component.Model { return sweepview.New(c, st) }}}
+	for _, t := range DefaultTabs() {
+		if t.Name != SweepTab { // first here
+			tabs = append(tabs, t)
+		}
+	}
+	return tabs
 }
 
 // TimelineTab is the name of the tab that FocusEventMsg switches to.

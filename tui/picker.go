@@ -305,6 +305,10 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		// The load checks that path is in the library, off Update.
 		m.picker = nil
+		if isSweepResult(path) && m.tr != nil {
+			// Shown by the Sweep tab, beside the loaded trace.
+			return m.openResult(path)
+		}
 		return m.startLoad(path)
 	}
 	return nil

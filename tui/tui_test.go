@@ -549,7 +549,7 @@ func TestHelpFits80x24(t *testing.T) {
 	m := newModel(t, 80, 24)
 	press(m, "?")
 	f := ansi.Strip(m.Frame())
-	for _, want := range []string{"next match", "prev match", "1–7"} {
+	for _, want := range []string{"next match", "prev match", "1–8"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("help at 80×24 lacks %q:\n%s", want, f)
 		}

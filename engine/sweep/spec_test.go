@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -234,4 +235,47 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("parsed but does not expand: %v", err)
 		}
 	})
+}
+
+// The Machine tab's sweeps: a range written as a spec's, a list checked
+// and written back, and errors that name the setting.
+func TestRangeAndValues(t *testing.T) {
+	tests := []struct {
+		name    string
+		got     func() ([]string, error)
+		want    []string
+		wantErr string
+	}{
+		{"log bandwidth", func() ([]string, error) { return Range("bandwidth", "1Gb/s", "400Gb/s", 6, true) },
+			[]string{"1Gb/s", "3.314Gb/s", "10.99Gb/s", "36.41Gb/s", "120.7Gb/s", "400Gb/s"}, ""},
+		{"linear latency", func() ([]string, error) { return Range("latency", "100ns", "1.5us", 3, false) },
+			[]string{"100ns", "800ns", "1.5us"}, ""},
+		{"log from zero", func() ([]string, error) { return Range("latency", "0s", "1us", 3, true) },
+			nil, "latency: range: a log range needs positive from and to"},
+		{"categorical range", func() ([]string, error) { return Range("model", "a", "b", 2, false) },
+			nil, "model: a range needs a numeric setting"},
+		{"list", func() ([]string, error) { return Values("model", []string{"flow", "packet"}) },
+			[]string{"flow", "packet"}, ""},
+		{"list twice", func() ([]string, error) { return Values("model", []string{"flow", "flow"}) },
+			nil, "model: value 2 (flow): listed twice"},
+		{"unknown", func() ([]string, error) { return Values("nope", []string{"1"}) },
+			nil, `unknown setting "nope"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.got()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("values %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

@@ -85,6 +85,10 @@ type Config struct {
 	Startups, SourceStartups StartupLimit
 	// SimBudget bounds each simulation of every session.
 	SimBudget tui.SimBudget
+	// SweepBudget bounds each sweep a session starts from the Machine
+	// tab; zero fields take DefaultSweepBudget's, so that a served
+	// sweep is always bounded (a worker count of 0 would mean every core).
+	SweepBudget tui.SweepBudget
 	// FPS caps each session's frame rate; 0 means tui.FPS. A key press
 	// waits up to one frame to reach the screen; an idle session costs
 	// next to nothing at any rate (docs/tui.md has the measurements).
@@ -293,7 +297,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"max_memory_mib", s.cfg.MaxMemory>>20,
 		"idle_timeout", s.cfg.IdleTimeout,
 		"sim_wall", s.cfg.SimBudget.WallTime,
-		"sim_events", s.cfg.SimBudget.Events)
+		"sim_events", s.cfg.SimBudget.Events,
+		"sweep_points", servedSweepBudget(s.cfg.SweepBudget).Points,
+		"sweep_jobs", servedSweepBudget(s.cfg.SweepBudget).Jobs)
 	if s.keys != nil {
 		s.log.Info("authorized keys", "file", s.cfg.AuthorizedKeys, "keys", s.keys.count())
 	}
@@ -532,15 +538,16 @@ func (s *Server) handle(next ssh.Handler) ssh.Handler {
 		defer cancel()
 		se.ctx = ctx
 		opts := tui.Options{
-			Theme:     s.cfg.Theme,
-			NoColor:   s.cfg.NoColor,
-			Environ:   append(sess.Environ(), "TERM="+pty.Term),
-			Library:   s.lib.Dir(),
-			Context:   ctx,
-			SimBudget: s.cfg.SimBudget,
-			Open:      s.opener(se, log),
-			Derived:   s.derived,
-			Files:     s.lib.Space(SaveDir(se.info.Key, se.info.KeyComment, se.info.User)),
+			Theme:       s.cfg.Theme,
+			NoColor:     s.cfg.NoColor,
+			Environ:     append(sess.Environ(), "TERM="+pty.Term),
+			Library:     s.lib.Dir(),
+			Context:     ctx,
+			SimBudget:   s.cfg.SimBudget,
+			SweepBudget: servedSweepBudget(s.cfg.SweepBudget),
+			Open:        s.opener(se, log),
+			Derived:     s.derived,
+			Files:       s.lib.Space(SaveDir(se.info.Key, se.info.KeyComment, se.info.User)),
 		}
 		switch {
 		case s.class != nil:

@@ -69,6 +69,7 @@ const (
 	edPreset
 	edSave
 	edLoad
+	edSweep
 )
 
 // editor is the huh form open below the list, with the values its
@@ -79,6 +80,8 @@ type editor struct {
 	form *huh.Form
 	a, b string
 	ops  []opChoice // the collectives editor's choices
+	// sweep is the sweep form's values (edSweep).
+	sweep *sweepForm
 
 	// The checks of values that name a file, read by commands: their
 	// results by value, the one to start, and the keys typed so far
@@ -438,6 +441,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		def := replay.Default()
 		m.note = r.key + " reset to its default"
 		return m.apply(r.key, r.set.Get(&def))
+	case key.Matches(msg, k.Sweep):
+		return m.openSweep()
 	case key.Matches(msg, k.Presets):
 		return m.openPresets()
 	case key.Matches(msg, k.Save):
@@ -771,6 +776,8 @@ func (m *Model) finish(ed *editor) tea.Cmd {
 		return m.save(ed.a)
 	case edLoad:
 		return m.load(ed.a)
+	case edSweep:
+		return m.finishSweep(ed)
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ func drive(m *Model, cmd tea.Cmd) []tea.Msg {
 			continue
 		}
 		switch msg.(type) {
-		case component.ConfigMsg, component.StatusMsg:
+		case component.ConfigMsg, component.StatusMsg, component.SweepMsg:
 			out = append(out, msg)
 			continue
 		}

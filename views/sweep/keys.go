@@ -27,7 +27,7 @@ func DefaultKeyMap() KeyMap {
 		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort column")),
 		Reverse:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reverse sort")),
 		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
+		Clear:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter; stop a running sweep")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open in Simulate")),
 	}
 }

@@ -50,6 +50,52 @@ type State struct {
 	filter  string
 	sel     int // selected row, an index into table.Rows (−1: none)
 	top     int // first table row shown, in view order
+
+	// A sweep the session runs: points finished of total, whether it
+	// still runs, and how it ended (Progress).
+	running     bool
+	done, total int
+	note        string
+	// noOpen says why points cannot be opened, when open is nil.
+	noOpen string
+}
+
+// NoOpen sets what enter says when the result's points cannot be
+// opened (there is no open function).
+func (s *State) NoOpen(why string) { s.noOpen = why }
+
+// Progress records how far a sweep the session runs has got: done points
+// of total, running until it ends; note says how it ended ("stopped",
+// an error), shown in the title.
+func (s *State) Progress(done, total int, running bool, note string) {
+	s.done, s.total, s.running, s.note = done, total, running, note
+}
+
+// Running reports whether the sweep the state shows is still running.
+func (s *State) Running() bool { return s.running }
+
+// Table returns the result the state shows.
+func (s *State) Table() *sw.Table { return s.table }
+
+// Refresh takes in rows added to the table since the state was made (a
+// sweep the session runs adds them as points finish): the plotted
+// columns are those that now hold numbers, the plotted one kept, and the
+// first row is selected when none was.
+func (s *State) Refresh() {
+	cur := -1
+	if s.metric < len(s.metrics) {
+		cur = s.metrics[s.metric]
+	}
+	s.metrics = s.metrics[:0]
+	for c := s.table.Column("makespan_s"); c >= 0 && c < len(s.table.Columns); c++ {
+		if numeric(s.table, c) {
+			s.metrics = append(s.metrics, c)
+		}
+	}
+	s.metric = max(slices.Index(s.metrics, cur), 0)
+	if s.sel < 0 && len(s.table.Rows) > 0 {
+		s.sel = 0
+	}
 }
 
 // NewState returns the Sweep tab's state for a result named name. open
@@ -147,15 +193,22 @@ type Model struct {
 	buf     chartBuf
 }
 
-// New returns the Sweep view of the state's result.
-// The point it opens becomes the machine of c's session (its WhatIf),
-// which the Simulate tab runs.
+// New returns the Sweep view of the state's result (nil: no sweep yet,
+// until SetState gives one). The point it opens becomes the machine of
+// c's session (its WhatIf), which the Simulate tab runs.
 func New(c component.Common, st *State) *Model {
 	return &Model{common: c, keys: DefaultKeyMap(), st: st, ctx: context.Background()}
 }
 
 // Init implements component.Model.
 func (m *Model) Init() tea.Cmd { return nil }
+
+// SetState shows another sweep: a session's Sweep tab shows the latest
+// one started or opened.
+func (m *Model) SetState(st *State) {
+	m.st = st
+	m.editing = false
+}
 
 // SetSize implements component.Model.
 func (m *Model) SetSize(width, height int) { m.common.SetSize(width, height) }
@@ -174,7 +227,7 @@ func (m *Model) Capturing() bool { return m.editing }
 // values and, when the sweep has several traces, which one.
 func (m *Model) Selection() string {
 	s := m.st
-	if s.sel < 0 {
+	if s == nil || s.sel < 0 {
 		return ""
 	}
 	r := s.table.Rows[s.sel]
@@ -332,6 +385,9 @@ func (s *State) sortByX(rows []int) {
 
 // Update implements component.Model.
 func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
+	if m.st == nil {
+		return m, nil
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		if m.editing {
@@ -472,9 +528,11 @@ func (m *Model) open() tea.Cmd {
 		return nil
 	}
 	if s.open == nil {
-		return func() tea.Msg {
-			return component.StatusMsg("this result has no spec beside it: give tracesim sweep show --spec SPEC to open points")
+		why := s.noOpen
+		if why == "" {
+			why = "this result has no spec beside it: give tracesim sweep show --spec SPEC to open points"
 		}
+		return func() tea.Msg { return component.StatusMsg(why) }
 	}
 	row := slices.Clone(s.table.Rows[s.sel])
 	ctx := m.ctx

@@ -81,15 +81,38 @@ func (m *Model) View() string {
 	b.Clear(cellbuf.Style{})
 	st := m.styles()
 	s := m.st
+	if s == nil {
+		b.SetString(0, 0, "Sweep", st.title, w)
+		for i, l := range []string{
+			"No sweep yet.",
+			"",
+			"On the Machine tab, select a setting (bandwidth, latency, topology, …)",
+			"and press s to sweep it: its values run on the loaded trace, here.",
+			"Or press o and open a sweep result (.csv or .parquet).",
+		} {
+			b.SetString(0, 2+i, l, st.dim, w)
+		}
+		return b.Render()
+	}
 	rows := s.rows()
 
 	title := fmt.Sprintf("Sweep · %s · %d points", s.name, len(s.table.Rows))
+	switch {
+	case s.running:
+		title = fmt.Sprintf("Sweep · %s · %d/%d points · esc stops", s.name, s.done, s.total)
+	case s.note != "":
+		title += " · " + s.note
+	}
 	if s.filter != "" || m.editing {
 		title += fmt.Sprintf(" · %d shown", len(rows))
 	}
 	x := b.SetString(0, 0, title, st.title, w)
 	if len(s.table.Rows) == 0 {
-		b.SetString(0, 2, "The result has no points yet.", st.dim, w)
+		msg := "The result has no points yet."
+		if s.running {
+			msg = "Running the first points…"
+		}
+		b.SetString(0, 2, msg, st.dim, w)
 		return b.Render()
 	}
 	if len(s.metrics) > 0 {

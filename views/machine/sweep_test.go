@@ -1,0 +1,86 @@
+package machine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/views/component"
+)
+
+// s on a setting's row opens the sweep form: a numeric setting's range
+// defaults to ×0.1…×10 of its value in ten log steps and takes other
+// bounds, steps and scale; a categorical one offers all of its values;
+// one without values says so. The completed form asks the application
+// for the sweep (component.SweepMsg).
+func TestSweepForm(t *testing.T) {
+	clear := strings.Repeat("\b", 12) // backspaces, typed one by one below
+	model, _ := replay.LookupSetting("model")
+	tests := []struct {
+		name  string
+		key   string
+		keys  []string
+		want  []string // the values asked for; nil: no sweep
+		title string   // the form's first line
+		note  string   // shown after the form closed
+	}{
+		{"defaults", "bandwidth", []string{"enter", "enter", "enter", "enter"},
+			[]string{"1Gb/s", "1.668Gb/s", "2.783Gb/s", "4.642Gb/s", "7.743Gb/s", "12.92Gb/s", "21.54Gb/s", "35.94Gb/s", "59.95Gb/s", "100Gb/s"},
+			"sweep bandwidth on the loaded trace: from", "sweep of bandwidth over 10 values: see the Sweep tab"},
+		{"typed range", "bandwidth", []string{clear, "5Gb/s", "enter", clear, "20Gb/s", "enter", clear, "4", "enter", "enter"},
+			[]string{"5Gb/s", "7.937Gb/s", "12.6Gb/s", "20Gb/s"}, "sweep bandwidth", "sweep of bandwidth over 4 values"},
+		{"linear", "bandwidth", []string{clear, "10Gb/s", "enter", clear, "40Gb/s", "enter", clear, "4", "enter", "right", "enter"},
+			[]string{"10Gb/s", "20Gb/s", "30Gb/s", "40Gb/s"}, "sweep bandwidth", "sweep of bandwidth over 4 values"},
+		{"choices", "model", []string{"enter"}, model.Choices, "sweep model on the loaded trace (space toggles, enter runs)", "sweep of model over"},
+		{"no values", "map", nil, nil, "", "map has no list of values to sweep"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := newMachine(t, 16)
+			if !m.Select(tc.key) {
+				t.Fatalf("no %s row", tc.key)
+			}
+			typeKeys(m, "s")
+			if tc.title != "" && !strings.Contains(ansi.Strip(m.View()), tc.title) {
+				t.Fatalf("the form does not show %q:\n%s", tc.title, ansi.Strip(m.View()))
+			}
+			var out []any
+			for _, k := range tc.keys {
+				if strings.Trim(k, "\b") == "" {
+					for range k {
+						for _, msg := range typeKeys(m, "backspace") {
+							out = append(out, msg)
+						}
+					}
+					continue
+				}
+				for _, msg := range typeKeys(m, k) {
+					out = append(out, msg)
+				}
+			}
+			var got *component.SweepMsg
+			for _, msg := range out {
+				if s, ok := msg.(component.SweepMsg); ok {
+					got = &s
+				}
+			}
+			switch {
+			case tc.want == nil && got != nil:
+				t.Errorf("a sweep of %v was asked for", got.Values)
+			case tc.want != nil && got == nil:
+				t.Fatalf("no sweep asked for:\n%s", ansi.Strip(m.View()))
+			case tc.want != nil && (got.Key != tc.key || !slices.Equal(got.Values, tc.want)):
+				t.Errorf("sweep of %s over %q, want %s over %q", got.Key, got.Values, tc.key, tc.want)
+			}
+			if m.Capturing() {
+				t.Errorf("the form is still open")
+			}
+			if v := ansi.Strip(m.View()); !strings.Contains(v, tc.note) {
+				t.Errorf("the tab does not say %q:\n%s", tc.note, v)
+			}
+		})
+	}
+}
