@@ -29,10 +29,7 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
-require (
-	github.com/NimbleMarkets/ntcharts/v2 v2.0.1
-	github.com/lrstanley/bubblezone/v2 v2.0.0 // indirect
-)
+require github.com/lrstanley/bubblezone/v2 v2.0.0 // indirect
 
 require (
 	github.com/alecthomas/chroma/v2 v2.14.0 // indirect
@@ -63,7 +60,6 @@ require (
 	github.com/gorilla/css v1.0.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
-	github.com/lrstanley/bubblezone/v2 v2.0.0 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/microcosm-cc/bluemonday v1.0.27 // indirect
