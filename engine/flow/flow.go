@@ -287,6 +287,9 @@ type link struct {
 	last  des.Time
 	used  bool   // carried a flow at some time
 	tick  uint32 // the sampler's epoch in which it was last active
+	// snap holds its integrals at the period boundaries at or before its
+	// last two changes, the latest first (lazy samples: see sampler).
+	snap [2]linkSnap
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -907,7 +910,9 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 // changes; with samples, the link is then one the next sample measures.
 func (n *Network) account(l int32, now des.Time) {
 	lk := &n.links[l]
-	if n.smp.clk.Period > 0 {
+	if n.smp.lazy {
+		n.smp.snapshot(lk, now)
+	} else if n.smp.clk.Period > 0 {
 		n.smp.activate(l)
 		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
 			// A lane's load shows on its node's injection link (linkAt).
@@ -916,7 +921,7 @@ func (n *Network) account(l int32, now des.Time) {
 	}
 	if dt := (now - lk.last).Seconds(); dt > 0 {
 		lk.bytes += lk.load * dt
-		lk.busy += min(lk.load/lk.cap, 1) * dt
+		lk.busy += fmin(lk.load/lk.cap, 1) * dt
 		lk.flowS += float64(lk.fwd) * dt
 	}
 	lk.last = now

@@ -224,8 +224,8 @@ func (n *Network) build() {
 	}
 	for j, l := range s.id {
 		lk := &n.links[l]
-		s.kept[j] = max(s.kept[j], 0)
-		s.rem[j], s.fat[j] = max(lk.cap-s.kept[j], 0), lk.fatpipe
+		s.kept[j] = fmax(s.kept[j], 0)
+		s.rem[j], s.fat[j] = fmax(lk.cap-s.kept[j], 0), lk.fatpipe
 	}
 	off := int32(0)
 	for j := range L {
@@ -267,9 +267,9 @@ func (n *Network) check(now des.Time) bool {
 			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
 			load += s.lC[k] * s.val[i]
 			lv := s.val[i] / s.w[i]
-			high = max(high, lv)
+			high = fmax(high, lv)
 			if s.at[i] == int32(j) {
-				lowFixed = min(lowFixed, lv)
+				lowFixed = fmin(lowFixed, lv)
 			}
 		}
 		if !moved || s.lOff[j] == s.lOff[j+1] {
@@ -285,13 +285,13 @@ func (n *Network) check(now des.Time) bool {
 		for _, e := range lk.el {
 			if n.fmark[e.f] != ep {
 				lv := n.flevel[e.f]
-				kept = max(kept, lv)
+				kept = fmax(kept, lv)
 				if n.bneck[e.f] == l {
-					lowHere, here = min(lowHere, lv), true
+					lowHere, here = fmin(lowHere, lv), true
 				}
 			}
 		}
-		high = max(high, kept)
+		high = fmax(high, kept)
 		saturated := load >= lk.cap*(1-checkTol)
 		if kept <= lowFixed*(1+checkTol) && (!here || saturated && lowHere >= high*(1-checkTol)) {
 			continue
@@ -319,6 +319,23 @@ func (s *system) linkID(j int32) int32 {
 	return s.id[j]
 }
 
+// fmin and fmax are min and max for the solver's numbers, which are
+// never NaN: the builtins' NaN and signed-zero handling costs a few
+// instructions in its innermost loops.
+func fmin(a, b float64) float64 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func fmax(a, b float64) float64 {
+	if b > a {
+		return b
+	}
+	return a
+}
+
 // grow returns s with length n, reusing its array when it is large
 // enough; the contents are the caller's to set.
 func grow[T any](s []T, n int) []T {
@@ -338,13 +355,13 @@ func (s *system) fill() {
 		x := math.Inf(1)
 		for j := range s.id {
 			if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
-				x = min(x, s.rem[j]/s.usage[j])
+				x = fmin(x, s.rem[j]/s.usage[j])
 			}
 		}
 		xb := math.Inf(1)
 		for i, fixed := range s.fixed {
 			if !fixed {
-				xb = min(xb, s.level[i])
+				xb = fmin(xb, s.level[i])
 			}
 		}
 		if xb < x || math.IsInf(x, 1) {
@@ -390,7 +407,7 @@ func (s *system) fix(i int, v float64, j int32) {
 	w := s.w[i]
 	for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
 		j, c := s.fLink[k], s.fC[k]
-		s.rem[j] = max(s.rem[j]-c*v, 0)
+		s.rem[j] = fmax(s.rem[j]-c*v, 0)
 		s.usage[j] -= c * w
 		s.unfixed[j]--
 	}
