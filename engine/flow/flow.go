@@ -289,7 +289,8 @@ type link struct {
 	tick  uint32 // the sampler's epoch in which it was last active
 	// snap holds its integrals at the period boundaries at or before its
 	// last two changes, the latest first (lazy samples: see sampler).
-	snap [2]linkSnap
+	snap     [2]linkSnap
+	snapNext des.Time // the end of the period of snap[0]
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which

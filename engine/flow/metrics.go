@@ -237,10 +237,11 @@ func (s *sampler) measure(l int32, t des.Time, ps float64, keep *[]int32) (db, d
 // measurement of the link needs its integrals at the last two
 // boundaries, and they are straight lines between its changes.
 func (s *sampler) snapshot(lk *link, now des.Time) {
-	b := now - now%s.clk.Period
-	if lk.snap[0].t == b {
-		return
+	if now < lk.snapNext {
+		return // changed already in this period: its snapshot is taken
 	}
+	b := now - now%s.clk.Period
+	lk.snapNext = b + s.clk.Period
 	lk.snap[1] = lk.snap[0]
 	bytes, busy, flowS := lk.at(b)
 	lk.snap[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: lk.load, fwd: lk.fwd}

@@ -104,8 +104,12 @@ func (n *Network) solve(now des.Time) {
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			load += s.lC[k] * s.val[s.lFlow[k]]
 		}
-		n.account(l, now)
-		n.links[l].load = load
+		if load != n.links[l].load {
+			// Integrated up to now only when the load changes: the
+			// integrals are straight lines between changes.
+			n.account(l, now)
+			n.links[l].load = load
+		}
 	}
 	for i, fi := range s.slot {
 		f := &n.flows[fi]
