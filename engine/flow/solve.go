@@ -54,6 +54,9 @@ type system struct {
 	lOff    []int32
 	lFlow   []int32
 	lC      []float64
+	// Scratch of fill: the links that may still saturate, the flows not
+	// fixed yet.
+	live, open []int32
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -354,50 +357,68 @@ func grow[T any](s []T, n int) []T {
 // saturated (its flows are fixed there) or a flow reaches its bound (it is
 // fixed at the bound), and so on until every flow is fixed.
 func (s *system) fill() {
-	unfixed := len(s.slot)
-	for unfixed > 0 {
+	// The links that can still saturate and the unfixed flows, in
+	// order: each round scans them only, dropping those done (a link
+	// whose flows are all fixed, or whose usage rounding took to 0,
+	// stays so), rather than all of the system's.
+	live := s.live[:0]
+	for j := range s.id {
+		if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
+			live = append(live, int32(j))
+		}
+	}
+	open := s.open[:0]
+	for i := range s.slot {
+		open = append(open, int32(i))
+	}
+	defer func() { s.live, s.open = live, open }()
+	for len(open) > 0 {
 		x := math.Inf(1)
-		for j := range s.id {
-			if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
+		k := 0
+		for _, j := range live {
+			if s.unfixed[j] > 0 && s.usage[j] > 0 {
+				live[k] = j
+				k++
 				x = fmin(x, s.rem[j]/s.usage[j])
 			}
 		}
+		live = live[:k]
 		xb := math.Inf(1)
-		for i, fixed := range s.fixed {
-			if !fixed {
+		k = 0
+		for _, i := range open {
+			if !s.fixed[i] {
+				open[k] = i
+				k++
 				xb = fmin(xb, s.level[i])
 			}
 		}
+		open = open[:k]
 		if xb < x || math.IsInf(x, 1) {
 			if math.IsInf(xb, 1) {
 				// Neither a link nor a bound limits what is left:
 				// cannot happen with finite bandwidths.
-				for i, fixed := range s.fixed {
-					if !fixed {
-						s.fix(i, 0, -1)
-						unfixed--
-					}
+				for _, i := range open {
+					s.fix(int(i), 0, -1)
 				}
+				open = open[:0]
 				return
 			}
 			thr := xb * (1 + boundTol)
-			for i, fixed := range s.fixed {
-				if !fixed && s.level[i] <= thr {
-					s.fix(i, s.bound[i], -1)
-					unfixed--
+			for _, i := range open {
+				if !s.fixed[i] && s.level[i] <= thr {
+					s.fix(int(i), s.bound[i], -1)
 				}
 			}
 			continue
 		}
 		thr := x * (1 + levelTol)
-		for j := range s.id {
-			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.fat[j] || s.rem[j]/s.usage[j] > thr {
+		for _, j := range live {
+			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.rem[j]/s.usage[j] > thr {
 				continue
 			}
 			for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 				if i := s.lFlow[k]; !s.fixed[i] {
-					s.fix(int(i), x*s.w[i], int32(j))
-					unfixed--
+					s.fix(int(i), x*s.w[i], j)
 				}
 			}
 		}
