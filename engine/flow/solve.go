@@ -93,6 +93,12 @@ func (n *Network) solve(now des.Time) {
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
 	n.seed(now)
+	if len(s.slot) == 0 {
+		// Only flows that finished, alone on their links: no rate
+		// moves (the check finds nothing without re-solved flows).
+		n.wake()
+		return
+	}
 	for {
 		n.build()
 		s.fill()
