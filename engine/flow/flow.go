@@ -52,7 +52,10 @@
 // groups of netmodel.LinkGroups and the message latencies; with
 // SamplePeriod set, the network measures every period in which it
 // carries traffic and hands the Sample to OnSample, like the packet
-// model.
+// model. Without OnSample nothing reads the samples: the network only
+// keeps each link's integrals at the period boundaries before its last
+// two changes, from which Metrics works out the last period's
+// utilisation and flows, the figures a sample would have given.
 package flow
 
 import (
