@@ -290,10 +290,9 @@ type link struct {
 	last  des.Time
 	used  bool   // carried a flow at some time
 	tick  uint32 // the sampler's epoch in which it was last active
-	// snap holds its integrals at the period boundaries at or before its
-	// last two changes, the latest first (lazy samples: see sampler).
-	snap     [2]linkSnap
-	snapNext des.Time // the end of the period of snap[0]
+	// snapNext is the end of the period of its latest snapshot (lazy
+	// samples: see sampler.snaps).
+	snapNext des.Time
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -915,7 +914,7 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 func (n *Network) account(l int32, now des.Time) {
 	lk := &n.links[l]
 	if n.smp.lazy {
-		n.smp.snapshot(lk, now)
+		n.smp.snapshot(l, lk, now)
 	} else if n.smp.clk.Period > 0 {
 		n.smp.activate(l)
 		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {

@@ -39,10 +39,13 @@ type sampler struct {
 	// lazy is set when no one reads the samples (no OnSample): a tick
 	// then only records its end and its length (lastPeriod), and Metrics
 	// works out the last period's utilisation and flows of every link
-	// from the two period-boundary snapshots each link keeps (see
-	// link.snap), rather than every tick measuring every active link.
+	// from the two period-boundary snapshots each link keeps, rather
+	// than every tick measuring every active link. snaps holds, per
+	// link, its integrals at the period boundaries at or before its last
+	// two changes, the latest first.
 	lazy       bool
 	lastPeriod des.Time
+	snaps      [][2]linkSnap
 }
 
 // linkSnap is a link's integrals at a period boundary t (a multiple of
@@ -64,6 +67,7 @@ func (s *sampler) init(n *Network) {
 	}
 	if n.cfg.OnSample == nil {
 		s.lazy = true
+		s.snaps = make([][2]linkSnap, len(n.links))
 		return
 	}
 	L := len(n.links)
@@ -236,15 +240,16 @@ func (s *sampler) measure(l int32, t des.Time, ps float64, keep *[]int32) (db, d
 // changed since that boundary (lazy samples): the last sample's
 // measurement of the link needs its integrals at the last two
 // boundaries, and they are straight lines between its changes.
-func (s *sampler) snapshot(lk *link, now des.Time) {
+func (s *sampler) snapshot(l int32, lk *link, now des.Time) {
 	if now < lk.snapNext {
 		return // changed already in this period: its snapshot is taken
 	}
 	b := now - now%s.clk.Period
 	lk.snapNext = b + s.clk.Period
-	lk.snap[1] = lk.snap[0]
+	sn := &s.snaps[l]
+	sn[1] = sn[0]
 	bytes, busy, flowS := lk.at(b)
-	lk.snap[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: lk.load, fwd: lk.fwd}
+	sn[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: lk.load, fwd: lk.fwd}
 }
 
 // integralsAt returns link lk's integrals (see link.at) at the period
@@ -252,13 +257,13 @@ func (s *sampler) snapshot(lk *link, now des.Time) {
 // its current state when t is not before its last change, else from the
 // snapshot at t or the line back from the snapshot after t (the link did
 // not change between the two).
-func (lk *link) integralsAt(t des.Time) (bytes, busy, flowS float64) {
+func (lk *link) integralsAt(snaps *[2]linkSnap, t des.Time) (bytes, busy, flowS float64) {
 	if t >= lk.last {
 		return lk.at(t)
 	}
-	sn := &lk.snap[0]
-	if t < sn.t && t <= lk.snap[1].t {
-		sn = &lk.snap[1]
+	sn := &snaps[0]
+	if t < sn.t && t <= snaps[1].t {
+		sn = &snaps[1]
 	}
 	dt := (sn.t - t).Seconds()
 	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/lk.cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt
@@ -271,20 +276,21 @@ func (n *Network) lazyLast(l int) (util, flows float64) {
 	t2 := n.smp.last
 	t1 := t2 - n.smp.lastPeriod
 	var busy, flowS float64
-	add := func(lk *link) {
+	add := func(c int32) {
+		lk := &n.links[c]
 		if !lk.used {
 			return
 		}
-		_, b2, f2 := lk.integralsAt(t2)
-		_, b1, f1 := lk.integralsAt(t1)
+		_, b2, f2 := lk.integralsAt(&n.smp.snaps[c], t2)
+		_, b1, f1 := lk.integralsAt(&n.smp.snaps[c], t1)
 		busy += b2 - b1
 		flowS += f2 - f1
 	}
-	add(&n.links[l])
+	add(int32(l))
 	if n.injNode != nil && n.injNode[l] >= 0 {
 		i := n.injNode[l]
 		for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
-			add(&n.links[n.lanes+k])
+			add(n.lanes + k)
 		}
 	}
 	ps := n.smp.lastPeriod.Seconds()
