@@ -52,7 +52,10 @@
 // groups of netmodel.LinkGroups and the message latencies; with
 // SamplePeriod set, the network measures every period in which it
 // carries traffic and hands the Sample to OnSample, like the packet
-// model.
+// model. Without OnSample nothing reads the samples: the network only
+// keeps each link's integrals at the period boundaries before its last
+// two changes, from which Metrics works out the last period's
+// utilisation and flows, the figures a sample would have given.
 package flow
 
 import (
@@ -288,6 +291,9 @@ type link struct {
 	last  des.Time
 	used  bool   // carried a flow at some time
 	tick  uint32 // the sampler's epoch in which it was last active
+	// snapNext is the end of the period of its latest snapshot (lazy
+	// samples: see sampler.snaps).
+	snapNext des.Time
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -911,7 +917,9 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 // changes; with samples, the link is then one the next sample measures.
 func (n *Network) account(l int32, now des.Time) {
 	lk := &n.links[l]
-	if n.smp.clk.Period > 0 {
+	if n.smp.lazy {
+		n.smp.snapshot(l, lk, now)
+	} else if n.smp.clk.Period > 0 {
 		n.smp.activate(l)
 		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
 			// A lane's load shows on its node's injection link (linkAt).
@@ -920,7 +928,7 @@ func (n *Network) account(l int32, now des.Time) {
 	}
 	if dt := (now - lk.last).Seconds(); dt > 0 {
 		lk.bytes += lk.load * dt
-		lk.busy += min(lk.load/lk.cap, 1) * dt
+		lk.busy += fmin(lk.load/lk.cap, 1) * dt
 		lk.flowS += float64(lk.fwd) * dt
 	}
 	lk.last = now

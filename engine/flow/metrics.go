@@ -36,6 +36,26 @@ type sampler struct {
 	// buffer.
 	active, spare []int32
 	epoch         uint32
+	// lazy is set when no one reads the samples (no OnSample): a tick
+	// then only records its end and its length (lastPeriod), and Metrics
+	// works out the last period's utilisation and flows of every link
+	// from the two period-boundary snapshots each link keeps, rather
+	// than every tick measuring every active link. snaps holds, per
+	// link, its integrals at the period boundaries at or before its last
+	// two changes, the latest first.
+	lazy       bool
+	lastPeriod des.Time
+	snaps      [][2]linkSnap
+}
+
+// linkSnap is a link's integrals at a period boundary t (a multiple of
+// the sample period), and its load and flows then: the slope of its
+// integrals back to its last change before t.
+type linkSnap struct {
+	t                  des.Time
+	bytes, busy, flowS float64
+	load               float64
+	fwd                int32
 }
 
 func (s *sampler) init(n *Network) {
@@ -43,6 +63,11 @@ func (s *sampler) init(n *Network) {
 	s.epoch = 1
 	s.clk = netmodel.NewSampleClock(n.cfg.SamplePeriod)
 	if s.clk.Period <= 0 {
+		return
+	}
+	if n.cfg.OnSample == nil {
+		s.lazy = true
+		s.snaps = make([][2]linkSnap, len(n.links))
 		return
 	}
 	L := len(n.links)
@@ -120,13 +145,14 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	if !span && (s.last == 0 || period > s.clk.Period) {
 		period = s.clk.Period
 	}
-	ps := period.Seconds()
-	if n.cfg.OnSample == nil {
-		// No one reads the samples: only the links' last utilisation
-		// and flows (Metrics) are kept, as a sample would have them.
-		s.tickMarks(t, ps)
+	if s.lazy {
+		// No one reads the samples: Metrics works the last one out.
+		s.last, s.lastPeriod = t, period
+		s.delivered, s.injected = 0, 0
+		s.msgLat = netmodel.LatencyAcc{}
 		return
 	}
+	ps := period.Seconds()
 	sm := &s.sample
 	sm.Time, sm.Period = t, period
 	sm.Delivered, sm.InjectedBytes = s.delivered, s.injected
@@ -209,20 +235,66 @@ func (s *sampler) measure(l int32, t des.Time, ps float64, keep *[]int32) (db, d
 	return db, dbusy, dfs, true
 }
 
-// tickMarks is Tick for a network whose samples no one reads: it
-// measures the active links in any order (each link's measurement is its
-// own), for the last utilisation and flows Metrics reports, and builds
-// no Sample.
-func (s *sampler) tickMarks(t des.Time, ps float64) {
-	s.epoch++
-	keep := s.spare[:0]
-	for _, l := range s.active {
-		s.measure(l, t, ps, &keep)
+// snapshot keeps link lk's integrals at the period boundary at or
+// before now, when its load is about to change at now and it has not
+// changed since that boundary (lazy samples): the last sample's
+// measurement of the link needs its integrals at the last two
+// boundaries, and they are straight lines between its changes.
+func (s *sampler) snapshot(l int32, lk *link, now des.Time) {
+	if now < lk.snapNext {
+		return // changed already in this period: its snapshot is taken
 	}
-	s.active, s.spare = keep, s.active[:0]
-	s.delivered, s.injected = 0, 0
-	s.msgLat = netmodel.LatencyAcc{}
-	s.last = t
+	b := now - now%s.clk.Period
+	lk.snapNext = b + s.clk.Period
+	sn := &s.snaps[l]
+	sn[1] = sn[0]
+	bytes, busy, flowS := lk.at(b)
+	sn[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: lk.load, fwd: lk.fwd}
+}
+
+// integralsAt returns link lk's integrals (see link.at) at the period
+// boundary t, which may be before its last change (lazy samples): from
+// its current state when t is not before its last change, else from the
+// snapshot at t or the line back from the snapshot after t (the link did
+// not change between the two).
+func (lk *link) integralsAt(snaps *[2]linkSnap, t des.Time) (bytes, busy, flowS float64) {
+	if t >= lk.last {
+		return lk.at(t)
+	}
+	sn := &snaps[0]
+	if t < sn.t && t <= snaps[1].t {
+		sn = &snaps[1]
+	}
+	dt := (sn.t - t).Seconds()
+	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/lk.cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt
+}
+
+// lazyLast returns topology link l's utilisation and flows over the last
+// sample period, as the sample would have measured them (lazy samples),
+// its node's injection lanes included (see linkAt).
+func (n *Network) lazyLast(l int) (util, flows float64) {
+	t2 := n.smp.last
+	t1 := t2 - n.smp.lastPeriod
+	var busy, flowS float64
+	add := func(c int32) {
+		lk := &n.links[c]
+		if !lk.used {
+			return
+		}
+		_, b2, f2 := lk.integralsAt(&n.smp.snaps[c], t2)
+		_, b1, f1 := lk.integralsAt(&n.smp.snaps[c], t1)
+		busy += b2 - b1
+		flowS += f2 - f1
+	}
+	add(int32(l))
+	if n.injNode != nil && n.injNode[l] >= 0 {
+		i := n.injNode[l]
+		for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
+			add(n.lanes + k)
+		}
+	}
+	ps := n.smp.lastPeriod.Seconds()
+	return float64(float32(min(busy/ps, 1))), float64(float32(flowS / ps))
 }
 
 // Metrics reports the network's counters, every link that carried a flow
@@ -252,7 +324,10 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 			lm.MeanFlows = fs / s
 		}
 		lm.Utilisation = lm.MeanUtilisation
-		if sampled {
+		switch {
+		case sampled && n.smp.lazy:
+			lm.Utilisation, lm.MeanFlows = n.lazyLast(l)
+		case sampled:
 			lm.Utilisation, lm.MeanFlows = float64(n.smp.lastUtil[l]), float64(n.smp.lastFlows[l])
 		}
 		m.Links = append(m.Links, lm)

@@ -54,6 +54,9 @@ type system struct {
 	lOff    []int32
 	lFlow   []int32
 	lC      []float64
+	// Scratch of fill: the links that may still saturate, the flows not
+	// fixed yet.
+	live, open []int32
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -90,6 +93,12 @@ func (n *Network) solve(now des.Time) {
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
 	n.seed(now)
+	if len(s.slot) == 0 {
+		// Only flows that finished, alone on their links: no rate
+		// moves (the check finds nothing without re-solved flows).
+		n.wake()
+		return
+	}
 	for {
 		n.build()
 		s.fill()
@@ -104,8 +113,12 @@ func (n *Network) solve(now des.Time) {
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			load += s.lC[k] * s.val[s.lFlow[k]]
 		}
-		n.account(l, now)
-		n.links[l].load = load
+		if load != n.links[l].load {
+			// Integrated up to now only when the load changes: the
+			// integrals are straight lines between changes.
+			n.account(l, now)
+			n.links[l].load = load
+		}
 	}
 	for i, fi := range s.slot {
 		f := &n.flows[fi]
@@ -224,8 +237,8 @@ func (n *Network) build() {
 	}
 	for j, l := range s.id {
 		lk := &n.links[l]
-		s.kept[j] = max(s.kept[j], 0)
-		s.rem[j], s.fat[j] = max(lk.cap-s.kept[j], 0), lk.fatpipe
+		s.kept[j] = fmax(s.kept[j], 0)
+		s.rem[j], s.fat[j] = fmax(lk.cap-s.kept[j], 0), lk.fatpipe
 	}
 	off := int32(0)
 	for j := range L {
@@ -267,9 +280,9 @@ func (n *Network) check(now des.Time) bool {
 			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
 			load += s.lC[k] * s.val[i]
 			lv := s.val[i] / s.w[i]
-			high = max(high, lv)
+			high = fmax(high, lv)
 			if s.at[i] == int32(j) {
-				lowFixed = min(lowFixed, lv)
+				lowFixed = fmin(lowFixed, lv)
 			}
 		}
 		if !moved || s.lOff[j] == s.lOff[j+1] {
@@ -285,13 +298,13 @@ func (n *Network) check(now des.Time) bool {
 		for _, e := range lk.el {
 			if n.fmark[e.f] != ep {
 				lv := n.flevel[e.f]
-				kept = max(kept, lv)
+				kept = fmax(kept, lv)
 				if n.bneck[e.f] == l {
-					lowHere, here = min(lowHere, lv), true
+					lowHere, here = fmin(lowHere, lv), true
 				}
 			}
 		}
-		high = max(high, kept)
+		high = fmax(high, kept)
 		saturated := load >= lk.cap*(1-checkTol)
 		if kept <= lowFixed*(1+checkTol) && (!here || saturated && lowHere >= high*(1-checkTol)) {
 			continue
@@ -319,6 +332,23 @@ func (s *system) linkID(j int32) int32 {
 	return s.id[j]
 }
 
+// fmin and fmax are min and max for the solver's numbers, which are
+// never NaN: the builtins' NaN and signed-zero handling costs a few
+// instructions in its innermost loops.
+func fmin(a, b float64) float64 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func fmax(a, b float64) float64 {
+	if b > a {
+		return b
+	}
+	return a
+}
+
 // grow returns s with length n, reusing its array when it is large
 // enough; the contents are the caller's to set.
 func grow[T any](s []T, n int) []T {
@@ -333,50 +363,68 @@ func grow[T any](s []T, n int) []T {
 // saturated (its flows are fixed there) or a flow reaches its bound (it is
 // fixed at the bound), and so on until every flow is fixed.
 func (s *system) fill() {
-	unfixed := len(s.slot)
-	for unfixed > 0 {
+	// The links that can still saturate and the unfixed flows, in
+	// order: each round scans them only, dropping those done (a link
+	// whose flows are all fixed, or whose usage rounding took to 0,
+	// stays so), rather than all of the system's.
+	live := s.live[:0]
+	for j := range s.id {
+		if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
+			live = append(live, int32(j))
+		}
+	}
+	open := s.open[:0]
+	for i := range s.slot {
+		open = append(open, int32(i))
+	}
+	defer func() { s.live, s.open = live, open }()
+	for len(open) > 0 {
 		x := math.Inf(1)
-		for j := range s.id {
-			if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
-				x = min(x, s.rem[j]/s.usage[j])
+		k := 0
+		for _, j := range live {
+			if s.unfixed[j] > 0 && s.usage[j] > 0 {
+				live[k] = j
+				k++
+				x = fmin(x, s.rem[j]/s.usage[j])
 			}
 		}
+		live = live[:k]
 		xb := math.Inf(1)
-		for i, fixed := range s.fixed {
-			if !fixed {
-				xb = min(xb, s.level[i])
+		k = 0
+		for _, i := range open {
+			if !s.fixed[i] {
+				open[k] = i
+				k++
+				xb = fmin(xb, s.level[i])
 			}
 		}
+		open = open[:k]
 		if xb < x || math.IsInf(x, 1) {
 			if math.IsInf(xb, 1) {
 				// Neither a link nor a bound limits what is left:
 				// cannot happen with finite bandwidths.
-				for i, fixed := range s.fixed {
-					if !fixed {
-						s.fix(i, 0, -1)
-						unfixed--
-					}
+				for _, i := range open {
+					s.fix(int(i), 0, -1)
 				}
+				open = open[:0]
 				return
 			}
 			thr := xb * (1 + boundTol)
-			for i, fixed := range s.fixed {
-				if !fixed && s.level[i] <= thr {
-					s.fix(i, s.bound[i], -1)
-					unfixed--
+			for _, i := range open {
+				if !s.fixed[i] && s.level[i] <= thr {
+					s.fix(int(i), s.bound[i], -1)
 				}
 			}
 			continue
 		}
 		thr := x * (1 + levelTol)
-		for j := range s.id {
-			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.fat[j] || s.rem[j]/s.usage[j] > thr {
+		for _, j := range live {
+			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.rem[j]/s.usage[j] > thr {
 				continue
 			}
 			for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 				if i := s.lFlow[k]; !s.fixed[i] {
-					s.fix(int(i), x*s.w[i], int32(j))
-					unfixed--
+					s.fix(int(i), x*s.w[i], j)
 				}
 			}
 		}
@@ -390,7 +438,7 @@ func (s *system) fix(i int, v float64, j int32) {
 	w := s.w[i]
 	for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
 		j, c := s.fLink[k], s.fC[k]
-		s.rem[j] = max(s.rem[j]-c*v, 0)
+		s.rem[j] = fmax(s.rem[j]-c*v, 0)
 		s.usage[j] -= c * w
 		s.unfixed[j]--
 	}

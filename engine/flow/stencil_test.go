@@ -16,7 +16,7 @@ import (
 // computation varies from node to node, so the ranks drift apart and
 // flows start and end at many different instants, as in a real trace.
 type stencil struct {
-	k       *des.Kernel
+	kernelHost
 	n       *Network
 	side    int
 	bytes   int64
@@ -29,11 +29,15 @@ type stencil struct {
 
 const evCompute = 200 // obj: node whose computation ends
 
-func (s *stencil) Now() des.Time     { return s.k.Now() }
-func (s *stencil) Rand() *rand.Rand  { return s.k.Rand() }
-func (s *stencil) Injected(id int32) {}
-func (s *stencil) Schedule(at des.Time, kind uint8, obj int32, arg int64) {
-	s.k.Schedule(at, kind, obj, arg)
+// kernelHost is the netmodel.Host of a closed-loop driver on a kernel of
+// its own, but for Delivered: injections are not reported.
+type kernelHost struct{ k *des.Kernel }
+
+func (h kernelHost) Now() des.Time     { return h.k.Now() }
+func (h kernelHost) Rand() *rand.Rand  { return h.k.Rand() }
+func (h kernelHost) Injected(id int32) {}
+func (h kernelHost) Schedule(at des.Time, kind uint8, obj int32, arg int64) {
+	h.k.Schedule(at, kind, obj, arg)
 }
 
 // Delivered counts the message at its destination (id encodes it).
@@ -87,27 +91,33 @@ func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint
 	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
-	s := &stencil{k: des.NewKernel(1), n: n, side: side, bytes: 16384, iters: iters,
+	s := &stencil{kernelHost: kernelHost{des.NewKernel(1)}, n: n, side: side, bytes: 16384, iters: iters,
 		got: make([]int, nodes), iter: make([]int, nodes)}
 	n.Attach(s)
 	for v := range nodes {
 		s.compute(v)
 	}
-	for {
-		e, ok := s.k.Next()
-		if !ok {
-			break
-		}
-		if e.Kind == evCompute {
-			s.send(int(e.Obj))
-			continue
-		}
-		n.Handle(e)
-	}
+	drive(s.k, n, s.send)
 	if want := nodes * iters * 4; len(s.arrival) != want {
 		tb.Fatalf("%d of %d messages delivered", len(s.arrival), want)
 	}
 	return s.arrival, s.k.Events()
+}
+
+// drive runs the kernel's events until there are none: the network's to
+// the network, the end of node v's computation (evCompute) to compute(v).
+func drive(k *des.Kernel, n *Network, compute func(v int)) {
+	for {
+		e, ok := k.Next()
+		if !ok {
+			return
+		}
+		if e.Kind == evCompute {
+			compute(int(e.Obj))
+			continue
+		}
+		n.Handle(e)
+	}
 }
 
 func itoa(v int) string {
