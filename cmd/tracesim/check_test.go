@@ -393,24 +393,12 @@ func TestBenchCausality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs benchmarks")
 	}
-	code, out, errs := tracesim(t, "bench", "--events", "2000", "--time", "10ms", "--run", "causality", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var r struct {
-		Results []struct {
-			Name    string
-			Metrics map[string]float64
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
+	results := benchJSON(t, "--events", "2000", "--time", "10ms", "--run", "causality")
 	want := map[string]string{"causality/check": "Mmsgs/s", "causality/fix": "ns/event"}
-	if len(r.Results) != len(want) {
-		t.Fatalf("ran %d benchmarks, want %d: %s", len(r.Results), len(want), out)
+	if len(results) != len(want) {
+		t.Fatalf("ran %d benchmarks, want %d", len(results), len(want))
 	}
-	for _, res := range r.Results {
+	for _, res := range results {
 		if m := want[res.Name]; res.Metrics[m] <= 0 || res.Metrics["Mevents/s"] <= 0 {
 			t.Errorf("%s: metrics %v", res.Name, res.Metrics)
 		}

@@ -275,29 +275,17 @@ func TestBenchRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs benchmarks")
 	}
-	code, out, errs := tracesim(t, "bench", "--events", "2000", "--time", "10ms", "--run", "tsim/read|sim/causal", "--json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
+	results := benchJSON(t, "--events", "2000", "--time", "10ms", "--run", "tsim/read|sim/causal")
+	if len(results) != 2 {
+		t.Fatalf("ran %d benchmarks, want 2", len(results))
 	}
-	var r struct {
-		Results []struct {
-			Name    string
-			Metrics map[string]float64
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Results) != 2 {
-		t.Fatalf("ran %d benchmarks, want 2: %s", len(r.Results), out)
-	}
-	for _, res := range r.Results {
+	for _, res := range results {
 		if res.Metrics["Mevents/s"] <= 0 {
 			t.Errorf("%s: no throughput: %v", res.Name, res.Metrics)
 		}
 	}
-	if r.Results[0].Metrics["B/event"] <= 0 || r.Results[0].Metrics["B/event"] > 64 {
-		t.Errorf("tsim/read: %v B/event, want (0, 64]", r.Results[0].Metrics["B/event"])
+	if results[0].Metrics["B/event"] <= 0 || results[0].Metrics["B/event"] > 64 {
+		t.Errorf("tsim/read: %v B/event, want (0, 64]", results[0].Metrics["B/event"])
 	}
 }
 
