@@ -153,7 +153,7 @@ func runBench(e *env, args []string) int {
 			selected = append(selected, row.name)
 		}
 	}
-	if err := in.prepare(selected); err != nil {
+	if err := in.prepare(e.ctx, selected); err != nil {
 		return fail(e, "bench", err)
 	}
 	for _, row := range benchRows() {

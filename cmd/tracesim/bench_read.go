@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -74,7 +75,7 @@ func readInputs(row string) []string {
 // none of them needs the trace itself, lets it go: a run of the readers
 // on a ~1 GB file then holds the files and the trace being read, not a
 // generated trace of a hundred million events besides.
-func (in *benchInput) prepare(rows []string) error {
+func (in *benchInput) prepare(ctx context.Context, rows []string) error {
 	var formats []string
 	for _, r := range rows {
 		f := readInputs(r)
@@ -84,6 +85,11 @@ func (in *benchInput) prepare(rows []string) error {
 		formats = append(formats, f...)
 	}
 	for _, f := range formats {
+		// Encoding a large trace takes minutes: an interrupt is
+		// honoured between formats.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if _, err := in.encode(f); err != nil {
 			return err
 		}
