@@ -127,30 +127,47 @@ func forRanks(p, workers int, fn func(worker, r int)) {
 	wg.Wait()
 }
 
+// chanCacheLen is the size of the direct-mapped caches of channels that
+// sends and recvs keep in front of the channel maps: a rank exchanges
+// with a few neighbours in turn (a halo of four, a ring, a stream from a
+// master), so that a remembered channel saves most map lookups, which
+// were half the matcher's time.
+const chanCacheLen = 256
+
+// chanSlot returns the cache slot of a peer and tag: the top 8 bits of
+// a multiplicative hash (chanCacheLen is 256).
+func chanSlot(peer, tag int32) int {
+	return int((uint32(peer)*0x9E3779B1 ^ uint32(tag)*0x85EBCA77) >> 24)
+}
+
+// sendSlot is an entry of sends' cache: a channel of the sending rank.
+type sendSlot struct {
+	key  uint64
+	comm int32 // -1: empty
+	ci   int32
+}
+
 // sends queues rank r's sends on their channels.
 func (m *matcher) sends(worker, r int) {
 	ev := m.t.Ranks[r].Events
 	st := &m.senders[r]
 	sc := &m.scratch[worker]
 	sc.chans, sc.idx = sc.chans[:0], sc.idx[:0]
-	var tbl map[uint64]int32
-	lastComm := -1
-	// Consecutive sends often share a channel (a stream to one rank).
-	var lastKey uint64
-	lastCh := int32(-1)
+	var cache [chanCacheLen]sendSlot
+	for i := range cache {
+		cache[i].comm = -1
+	}
 	for i := range ev {
 		e := &ev[i]
 		if e.Kind != KindSend {
 			continue
 		}
 		e.Match = -1
-		if int(e.Comm) != lastComm {
-			tbl = st.newTable(e.Comm)
-			lastComm, lastCh = int(e.Comm), -1
-		}
 		k := chanKey(e.Peer, e.Tag)
-		ci := lastCh
-		if ci < 0 || k != lastKey {
+		slot := &cache[chanSlot(e.Peer, e.Tag)]
+		ci := slot.ci
+		if slot.key != k || slot.comm != int32(e.Comm) {
+			tbl := st.newTable(e.Comm)
 			var ok bool
 			ci, ok = tbl[k]
 			if !ok {
@@ -158,7 +175,7 @@ func (m *matcher) sends(worker, r int) {
 				st.chans = append(st.chans, channel{})
 				tbl[k] = ci
 			}
-			lastKey, lastCh = k, ci
+			*slot = sendSlot{key: k, comm: int32(e.Comm), ci: ci}
 		}
 		st.chans[ci].end++ // counts the channel's sends for now
 		sc.chans = append(sc.chans, ci)
@@ -178,15 +195,22 @@ func (m *matcher) sends(worker, r int) {
 	}
 }
 
+// recvSlot is an entry of recvs' cache: the channel of a source,
+// communicator and tag, nil when no send was queued on it.
+type recvSlot struct {
+	src, tag int32 // src -1: empty
+	comm     uint16
+	ch       *channel
+	st       *sendTable
+}
+
 // recvs matches rank r's receives with the queued sends.
 func (m *matcher) recvs(r int) {
 	ev := m.t.Ranks[r].Events
-	// Consecutive receives mostly come from the same channel (a halo
-	// from one neighbour, a stream from a master): remembering the last
-	// one saves most map lookups.
-	lastSrc, lastComm, lastTag := int32(-1), uint16(0), int32(0)
-	var ch *channel
-	var st *sendTable
+	var cache [chanCacheLen]recvSlot
+	for i := range cache {
+		cache[i].src = -1
+	}
 	for i := range ev {
 		e := &ev[i]
 		if e.Kind != KindRecv {
@@ -194,21 +218,23 @@ func (m *matcher) recvs(r int) {
 		}
 		e.Match = -1
 		src := e.Peer
-		if src != lastSrc || e.Comm != lastComm || e.Tag != lastTag || st == nil {
-			lastSrc, lastComm, lastTag = src, e.Comm, e.Tag
-			st, ch = nil, nil
-			if src < 0 || int(src) >= len(m.senders) {
-				continue
-			}
-			st = &m.senders[src]
+		if src < 0 || int(src) >= len(m.senders) {
+			continue
+		}
+		slot := &cache[chanSlot(src, e.Tag)]
+		if slot.src != src || slot.comm != e.Comm || slot.tag != e.Tag {
+			st := &m.senders[src]
+			var ch *channel
 			if ci, ok := st.table(e.Comm)[chanKey(int32(r), e.Tag)]; ok {
 				ch = &st.chans[ci]
 			}
+			*slot = recvSlot{src: src, tag: e.Tag, comm: e.Comm, ch: ch, st: st}
 		}
+		ch := slot.ch
 		if ch == nil || ch.head == ch.end {
 			continue
 		}
-		j := st.items[ch.head]
+		j := slot.st.items[ch.head]
 		ch.head++
 		m.t.Ranks[src].Events[j].Match = int32(i)
 		e.Match = j

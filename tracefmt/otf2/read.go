@@ -405,7 +405,7 @@ func (rd *reader) readRanks() error {
 		}
 		if b.first {
 			rd.b.Grow(b.rank, b.grow)
-			rs = &rankState{r: b.rank, reqs: map[reqKey]pendingReq{}, nextReq: 1}
+			rs = &rankState{r: b.rank, nextReq: 1}
 		}
 		for i := range b.items {
 			if err = rd.event(rs, b.items[i].loc, &b.items[i].rec); err != nil {
@@ -610,15 +610,13 @@ func (l *localDefs) mapID(kind int, id uint64) uint64 {
 
 // rankState is what one rank's conversion keeps between records.
 type rankState struct {
-	r       int
-	reqs    map[reqKey]pendingReq
+	r int
+	// reqs holds, per thread (OTF2 request ids are a location's own),
+	// the pending requests by id: a map with a 64-bit key per thread
+	// costs half the hashing of one keyed by thread and id together, and
+	// every non-blocking call goes through it twice.
+	reqs    []map[uint64]pendingReq
 	nextReq int64
-}
-
-// reqKey names a request: OTF2 request ids are a location's own.
-type reqKey struct {
-	thread int
-	id     uint64
 }
 
 // pendingReq is a non-blocking operation not yet completed: its request
@@ -664,16 +662,16 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		e := tracefmt.Send(tm, peer, int32(rec.tag), comm, int64(rec.n))
 		if rec.typ == evMpiIsend {
 			e.Flags |= tracefmt.FlagNonBlocking
-			e.SetRequest(rs.newReq(reqKey{l.thread, rec.req}, -1))
+			e.SetRequest(rs.newReq(l.thread, rec.req, -1))
 		}
 		_, err = rd.b.Add(rs.r, e)
 		return err
 	case evMpiIsendComplete:
-		p, ok := rs.reqs[reqKey{l.thread, rec.req}]
+		p, ok := rs.req(l.thread, rec.req)
 		if !ok {
 			return nil // completes a send the trace did not record
 		}
-		delete(rs.reqs, reqKey{l.thread, rec.req})
+		delete(rs.reqs[l.thread], rec.req)
 		_, err := rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
 		return err
 	case evMpiIrecvRequest:
@@ -687,7 +685,7 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		}
 		ev := &rd.b.Trace().Ranks[rs.r].Events[i]
 		ev.Peer = -1
-		ev.SetRequest(rs.newReq(reqKey{l.thread, rec.req}, i))
+		ev.SetRequest(rs.newReq(l.thread, rec.req, i))
 		return nil
 	case evMpiRecv, evMpiIrecv:
 		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
@@ -695,9 +693,8 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
 		if rec.typ == evMpiIrecv {
-			k := reqKey{l.thread, rec.req}
-			if p, ok := rs.reqs[k]; ok && p.recv >= 0 {
-				delete(rs.reqs, k)
+			if p, ok := rs.req(l.thread, rec.req); ok && p.recv >= 0 {
+				delete(rs.reqs[l.thread], rec.req)
 				ev := &rd.b.Trace().Ranks[rs.r].Events[p.recv]
 				ev.Peer, ev.Tag, ev.Comm, ev.Size = int32(peer), int32(rec.tag), comm, int64(rec.n)
 				_, err = rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
@@ -707,9 +704,8 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		_, err = rd.b.Add(rs.r, tracefmt.Recv(tm, peer, int32(rec.tag), comm, int64(rec.n)))
 		return err
 	case evMpiRequestCancelled:
-		k := reqKey{l.thread, rec.req}
-		if p, ok := rs.reqs[k]; ok {
-			delete(rs.reqs, k)
+		if p, ok := rs.req(l.thread, rec.req); ok {
+			delete(rs.reqs[l.thread], rec.req)
 			if p.recv >= 0 {
 				rd.unposted(rs.r, p.recv, "MPI_Irecv cancelled")
 			}
@@ -760,9 +756,11 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 // finishRank turns what never completed into markers, so that no
 // receive is left without a sender.
 func (rd *reader) finishRank(rs *rankState, locs []*location) error {
-	for _, p := range rs.reqs {
-		if p.recv >= 0 {
-			rd.unposted(rs.r, p.recv, "MPI_Irecv never completed")
+	for _, reqs := range rs.reqs {
+		for _, p := range reqs {
+			if p.recv >= 0 {
+				rd.unposted(rs.r, p.recv, "MPI_Irecv never completed")
+			}
 		}
 	}
 	for _, l := range locs {
@@ -779,12 +777,27 @@ func (rd *reader) unposted(r, i int, what string) {
 	*ev = tracefmt.Mark(ev.Time, rd.b.Marker(what))
 }
 
-// newReq gives a location's request a trace request id.
-func (rs *rankState) newReq(k reqKey, recv int) int64 {
-	id := rs.nextReq
+// newReq gives request id of a thread's location a trace request id.
+func (rs *rankState) newReq(thread int, id uint64, recv int) int64 {
+	if thread >= len(rs.reqs) {
+		rs.reqs = append(rs.reqs, make([]map[uint64]pendingReq, thread+1-len(rs.reqs))...)
+	}
+	if rs.reqs[thread] == nil {
+		rs.reqs[thread] = map[uint64]pendingReq{}
+	}
+	req := rs.nextReq
 	rs.nextReq++
-	rs.reqs[k] = pendingReq{req: id, recv: recv}
-	return id
+	rs.reqs[thread][id] = pendingReq{req: req, recv: recv}
+	return req
+}
+
+// req returns the pending request id of a thread's location.
+func (rs *rankState) req(thread int, id uint64) (pendingReq, bool) {
+	if thread >= len(rs.reqs) {
+		return pendingReq{}, false
+	}
+	p, ok := rs.reqs[thread][id]
+	return p, ok
 }
 
 // state returns the trace state of a region on a thread: non-master

@@ -2,6 +2,7 @@ package paraver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +126,45 @@ func TestErrors(t *testing.T) {
 			t.Errorf("error %v\nwant  %s", err, want)
 		}
 	})
+}
+
+// TestFieldsInt pins the integer fields a record is cut into: every
+// value int64 holds, with or without leading zeros, and nothing beyond.
+func TestFieldsInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int64 // the fields read before the first failure
+		ok   bool    // whether the whole input was read
+	}{
+		{"0", []int64{0}, true},
+		{"1:22:333", []int64{1, 22, 333}, true},
+		{"-5:7", []int64{-5, 7}, true},
+		{"9223372036854775807", []int64{9223372036854775807}, true},
+		{"-9223372036854775807", []int64{-9223372036854775807}, true},
+		{"000000000000000000000000042", []int64{42}, true},
+		{"123456789012345678:1234567890123456789", []int64{123456789012345678, 1234567890123456789}, true},
+		{"9223372036854775808", nil, false},
+		{"99999999999999999999", nil, false},
+		{"12a", nil, false},
+		{"4:-", []int64{4}, false},
+		{"", nil, false},
+		{"7::8", []int64{7}, false},
+	}
+	for _, tt := range tests {
+		f := &fields{s: []byte(tt.in)}
+		var got []int64
+		ok := true
+		for ok && f.more() {
+			var v int64
+			if v, ok = f.int(); ok {
+				got = append(got, v)
+			}
+		}
+		if tt.in == "" {
+			_, ok = f.int()
+		}
+		if ok != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("%q: read %v (all: %v), want %v (all: %v)", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
 }
