@@ -50,7 +50,7 @@ func TestLessonCheck(t *testing.T) {
 	}{
 		{"no unit", "unit: ms\n", "", "bad.md:21: answer makespan needs a unit: line"},
 		{"misspelt setting", "topology=ring:16", "topology=ring16", "bad.md:5: set topology=ring16: topology: "},
-		{"tab digit", "keys: 1\n", "keys: 9\n", "bad.md:13: keys: 9 selects no tab (there are 7)"},
+		{"tab digit", "keys: 1\n", "keys: 9\n", "bad.md:13: keys: 9 selects no tab (there are 8)"},
 		{"unused setting", "set: bandwidth=10Gb/s\n", "set: bandwidth=10Gb/s buffer=8\n", "bad.md:30: set buffer: not used by flow"},
 		{"unknown tab", "keys: 1\n", "tab: Timelime\n", "bad.md:13: tab: no tab \"Timelime\""},
 		{"front matter", "level: beginner", "level: easy", "bad.md:3: level: expected beginner, intermediate or advanced"},
