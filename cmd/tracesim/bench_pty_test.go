@@ -73,6 +73,9 @@ func checkBenchUI(t *testing.T, bin string, sessions int) {
 				t.Errorf("%d fps: median of key %s %g ms, want in (0, %g]", res.FPS, k, res.KeyP50ms[k], res.MaxMs)
 			}
 		}
+		if res.WarmupMaxMs <= 0 || res.WarmupMaxMs > 1000 {
+			t.Errorf("%d fps: slowest warm-up press %g ms, want in (0, 1000]", res.FPS, res.WarmupMaxMs)
+		}
 		if res.FramesPerPress < 1 {
 			t.Errorf("%d fps: %g frames per press, want at least 1", res.FPS, res.FramesPerPress)
 		}
