@@ -172,6 +172,29 @@ func (o *resultOpener) point(ctx context.Context, row []string) (sweepview.Run, 
 	return sweepview.Run{Trace: tr, Path: path, Config: cfg}, nil
 }
 
+// maxResultGenEvents bounds a trace a result's gen command makes in a
+// session with a library (a served one): the result is anyone's data, and
+// must not make the server build a trace of gigabytes.
+const maxResultGenEvents = 2_000_000
+
+// generate makes the trace of a gen command's arguments.
+func (o *resultOpener) generate(args []string) (*tracefmt.Trace, error) {
+	g, err := gen.ParseArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if o.library != "" {
+		cnt, err := gen.Expect(g)
+		if err != nil {
+			return nil, err
+		}
+		if cnt.Events > maxResultGenEvents {
+			return nil, fmt.Errorf("%d events is more than a session with a library generates (%d)", cnt.Events, maxResultGenEvents)
+		}
+	}
+	return gen.Generate(g)
+}
+
 // trace returns the trace a result's trace column names, and the path
 // the session calls it by: a gen command generated here, or a file
 // relative to the result.
@@ -181,15 +204,12 @@ func (o *resultOpener) trace(ctx context.Context, name string) (*tracefmt.Trace,
 		if tr, ok := o.traces[name]; ok {
 			return tr, name, nil
 		}
-		g, err := gen.ParseArgs(f[1:])
-		if err == nil {
-			var tr *tracefmt.Trace
-			if tr, err = gen.Generate(g); err == nil {
-				o.traces[name] = tr
-				return tr, name, nil
-			}
+		tr, err := o.generate(f[1:])
+		if err != nil {
+			return nil, "", fmt.Errorf("trace %q: %w", name, err)
 		}
-		return nil, "", fmt.Errorf("trace %q: %w", name, err)
+		o.traces[name] = tr
+		return tr, name, nil
 	}
 	path := name
 	if !filepath.IsAbs(path) {

@@ -79,10 +79,10 @@ func runSimulate(t *testing.T, m *Model) simulate.Run {
 }
 
 // openResultPoint opens a-result.csv of lib from the picker, selects
-// point i and presses enter.
-func openResultPoint(t *testing.T, lib string, i int) *Model {
+// point i and presses enter; open is the session's Options.Open (nil: none).
+func openResultPoint(t *testing.T, lib string, i int, open func(context.Context, string) (*tracefmt.Trace, error)) *Model {
 	t.Helper()
-	m := newModel(t, 120, 30, func(o *Options) { o.Library = lib })
+	m := newModel(t, 120, 30, func(o *Options) { o.Library, o.Open = lib, open })
 	pick(m, "o")
 	settle(t, m, press(m, "enter"))
 	if got := m.TabNames()[m.Active()]; got != SweepTab {
@@ -105,9 +105,11 @@ func TestSweepResultPointOpens(t *testing.T) {
 		traces string // the spec's traces
 		file   string // a trace file written to the library ("": none)
 		path   string // the session's trace afterwards
+		served bool   // the session reads traces through Options.Open
 	}{
-		{"gen", `["gen ring --ranks 8 --iters 4"]`, "", "gen ring --ranks 8 --iters 4"},
-		{"library file", `["b-ring.tsim"]`, "b-ring.tsim", "b-ring.tsim"},
+		{"gen", `["gen ring --ranks 8 --iters 4"]`, "", "gen ring --ranks 8 --iters 4", false},
+		{"library file", `["b-ring.tsim"]`, "b-ring.tsim", "b-ring.tsim", false},
+		{"served library file", `["b-ring.tsim"]`, "b-ring.tsim", "b-ring.tsim", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,8 +127,21 @@ func TestSweepResultPointOpens(t *testing.T) {
 			res := runResult(t, lib, "traces = "+tc.traces+"\nseeds = [3, 4]\n[axes]\ntopology = [\"torus:2x4\", \"ring:8\"]\nbandwidth = [\"1Gb/s\", \"10Gb/s\"]\n")
 			writeResult(t, filepath.Join(lib, "a-result.csv"), res)
 
+			// A served session's opener (its library cache) reads the file.
+			var opened []string
+			var open func(context.Context, string) (*tracefmt.Trace, error)
+			if tc.served {
+				open = func(ctx context.Context, path string) (*tracefmt.Trace, error) {
+					opened = append(opened, path)
+					tr, _, err := formats.Open(ctx, path, "", nil)
+					return tr, err
+				}
+			}
 			// Point 5: ring:8 at 1Gb/s, seed 4.
-			m := openResultPoint(t, lib, 5)
+			m := openResultPoint(t, lib, 5, open)
+			if tc.served && !slices.Equal(opened, []string{tc.path}) {
+				t.Errorf("the session's opener read %q, want %q", opened, tc.path)
+			}
 			row := res.Rows[5]
 			si := m.tabIndex("Simulate")
 			if m.Active() != si {
@@ -176,6 +191,7 @@ func TestSweepResultPointRefused(t *testing.T) {
 		{"/etc/passwd", "sweep point 0: trace /etc/passwd: refused: a result opened from the library may only name traces in it, relative to the result"},
 		{"missing.tsim", "sweep point 0: trace missing.tsim: not found beside the result"},
 		{"gen nosuch", `sweep point 0: trace "gen nosuch": gen: unknown pattern "nosuch"`},
+		{"gen ring --ranks 1024 --iters 10000", `sweep point 0: trace "gen ring --ranks 1024 --iters 10000": 71680000 events is more than a session with a library generates (2000000)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.trace, func(t *testing.T) {
@@ -184,7 +200,12 @@ func TestSweepResultPointRefused(t *testing.T) {
 			row[0], row[1], row[2] = "0", tc.trace, "1Gb/s"
 			res.Rows = [][]string{row}
 			writeResult(t, filepath.Join(lib, "a-result.csv"), res)
-			m := openResultPoint(t, lib, 0)
+			// Nothing may reach the served session's opener.
+			open := func(_ context.Context, path string) (*tracefmt.Trace, error) {
+				t.Errorf("the session's opener was asked for %s", path)
+				return nil, os.ErrNotExist
+			}
+			m := openResultPoint(t, lib, 0, open)
 			if !strings.HasPrefix(m.status, tc.says) {
 				t.Errorf("enter says %q, want %q", m.status, tc.says)
 			}
