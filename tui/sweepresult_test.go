@@ -215,3 +215,51 @@ func TestSweepResultPointRefused(t *testing.T) {
 		})
 	}
 }
+
+// A result's trace file is relative to the result: a result in a folder
+// of the library may name a trace beside the folder, but not one beyond
+// the library, nor reach one through a link out of it.
+func TestSweepResultTracePath(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "library")
+	if err := os.MkdirAll(filepath.Join(lib, "results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 4, Iters: 2, Compute: -1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(lib, "b-ring.tsim"), filepath.Join(dir, "outside.tsim")} {
+		if err := formats.Save(p, "", tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "outside.tsim"), filepath.Join(lib, "results", "link.tsim")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		path string // the trace's path in the session
+		err  string
+	}{
+		{"../b-ring.tsim", filepath.Join(lib, "b-ring.tsim"), ""},
+		{"../../outside.tsim", "", "trace ../../outside.tsim: refused: a result opened from the library may only name traces in it, relative to the result"},
+		{"link.tsim", "", "trace link.tsim: results/link.tsim: outside the library"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &resultOpener{dir: filepath.Join(lib, "results"), library: lib, traces: map[string]*tracefmt.Trace{}}
+			got, path, err := o.trace(context.Background(), tc.name)
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || got != nil {
+					t.Errorf("trace %s: %v, want an error starting %q", tc.name, err, tc.err)
+				}
+			case err != nil:
+				t.Errorf("trace %s: %v", tc.name, err)
+			case path != tc.path || len(got.Ranks) != 4:
+				t.Errorf("trace %s: %s of %d ranks, want %s of 4", tc.name, path, len(got.Ranks), tc.path)
+			}
+		})
+	}
+}
