@@ -117,7 +117,6 @@ func (m *Model) resultOpened(msg resultMsg) tea.Cmd {
 	o := &resultOpener{
 		table: msg.table, dir: filepath.Dir(msg.path), base: base,
 		library: m.opts.Library, open: m.opts.Open, format: m.opts.Format,
-		traces: map[string]*tracefmt.Trace{},
 	}
 	m.setSweep(sweepview.NewState(msg.table, name, o.point))
 	return tea.Batch(m.switchTab(m.tabIndex(SweepTab)), m.setStatus("opened sweep result "+name))
@@ -138,8 +137,12 @@ type resultOpener struct {
 	open    func(context.Context, string) (*tracefmt.Trace, error)
 	format  string
 
-	mu     sync.Mutex
-	traces map[string]*tracefmt.Trace // by trace column, loaded once
+	// The last trace loaded, by its path in the session: the points of
+	// one trace open at once, and a result naming many traces holds one
+	// in memory at a time.
+	mu       sync.Mutex
+	lastPath string
+	last     *tracefmt.Trace
 }
 
 // point loads the trace and machine of a row; the Sweep tab calls it on
@@ -201,14 +204,14 @@ func (o *resultOpener) generate(args []string) (*tracefmt.Trace, error) {
 func (o *resultOpener) trace(ctx context.Context, name string) (*tracefmt.Trace, string, error) {
 	f := strings.Fields(name)
 	if len(f) > 0 && f[0] == "gen" {
-		if tr, ok := o.traces[name]; ok {
-			return tr, name, nil
+		if o.last != nil && o.lastPath == name {
+			return o.last, name, nil
 		}
 		tr, err := o.generate(f[1:])
 		if err != nil {
 			return nil, "", fmt.Errorf("trace %q: %w", name, err)
 		}
-		o.traces[name] = tr
+		o.lastPath, o.last = name, tr
 		return tr, name, nil
 	}
 	path := name
@@ -222,8 +225,8 @@ func (o *resultOpener) trace(ctx context.Context, name string) (*tracefmt.Trace,
 			return nil, "", fmt.Errorf("trace %s: refused: a result opened from the library may only name traces in it, relative to the result", name)
 		}
 	}
-	if tr, ok := o.traces[path]; ok {
-		return tr, path, nil
+	if o.last != nil && o.lastPath == path {
+		return o.last, path, nil
 	}
 	tr, err := readTrace(ctx, o.open, o.library, path, o.format, nil)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -232,6 +235,6 @@ func (o *resultOpener) trace(ctx context.Context, name string) (*tracefmt.Trace,
 	if err != nil {
 		return nil, "", fmt.Errorf("trace %s: %w", name, err)
 	}
-	o.traces[path] = tr
+	o.lastPath, o.last = path, tr
 	return tr, path, nil
 }

@@ -248,7 +248,7 @@ func TestSweepResultTracePath(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &resultOpener{dir: filepath.Join(lib, "results"), library: lib, traces: map[string]*tracefmt.Trace{}}
+			o := &resultOpener{dir: filepath.Join(lib, "results"), library: lib}
 			got, path, err := o.trace(context.Background(), tc.name)
 			switch {
 			case tc.err != "":
