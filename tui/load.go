@@ -65,20 +65,7 @@ func (m *Model) startLoad(path string) tea.Cmd {
 			default:
 			}
 		}
-		switch {
-		case open != nil:
-			// Options.Open is given paths that passed the library's check.
-			if err = within(library, path); err == nil {
-				tr, err = open(ctx, path)
-			}
-		case library != "":
-			// The check above looked the name up; the open itself goes
-			// through the library's os.Root too, side files included,
-			// so that a link swapped in since cannot lead out.
-			tr, err = openInLibrary(ctx, library, path, format, progress)
-		default:
-			tr, _, err = formats.Open(ctx, path, format, progress)
-		}
+		tr, err = readTrace(ctx, open, library, path, format, progress)
 		if err != nil {
 			debug(lg, "file not loaded", "path", path, "err", err)
 		} else {
@@ -90,6 +77,27 @@ func (m *Model) startLoad(path string) tea.Cmd {
 		}
 	}()
 	return l.next
+}
+
+// readTrace reads the trace at path as the session opens files: through
+// Options.Open when the session has one, else inside the library when
+// there is one, else from the file system. It runs off the Bubble Tea
+// goroutine.
+func readTrace(ctx context.Context, open func(context.Context, string) (*tracefmt.Trace, error), library, path, format string, progress formats.Progress) (*tracefmt.Trace, error) {
+	switch {
+	case open != nil:
+		// Options.Open is given paths that passed the library's check.
+		if err := within(library, path); err != nil {
+			return nil, err
+		}
+		return open(ctx, path)
+	case library != "":
+		// The open goes through the library's os.Root, side files
+		// included, so that a link swapped in since cannot lead out.
+		return openInLibrary(ctx, library, path, format, progress)
+	}
+	tr, _, err := formats.Open(ctx, path, format, progress)
+	return tr, err
 }
 
 // openInLibrary reads the trace at path, which names a file in the

@@ -142,13 +142,7 @@ func TestSweepFromMachineRow(t *testing.T) {
 	if m.Active() != si {
 		t.Fatalf("tab %s shown after enter, want Simulate:\n%s", m.TabNames()[m.Active()], viewtest.ASCII(t, m.Frame()))
 	}
-	keys(t, m, "r")
-	v := m.ViewOf(si).(*simulate.Model)
-	runs := v.Runs()
-	if v.Status() != simulate.Finished || len(runs) == 0 {
-		t.Fatalf("Simulate did not finish the run (status %v):\n%s", v.Status(), viewtest.ASCII(t, m.Frame()))
-	}
-	last := runs[len(runs)-1]
+	last := runSimulate(t, m)
 	if got, want := last.Results.Makespan, tab.Rows[3][msCol]; strconv.FormatFloat(got, 'g', -1, 64) != want {
 		t.Errorf("Simulate's makespan %v, the sweep's row %s", got, want)
 	}
@@ -302,7 +296,7 @@ func TestPickerOpensSweepResult(t *testing.T) {
 		enter string // what enter on a point then says ("": not tried)
 	}{
 		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology",
-			"a result opened here is for browsing: tracesim sweep show a-result.csv opens its points (with the spec beside it)"},
+			"sweep point 0 in Simulate: r runs it"},
 		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result", ""},
 		{[]string{"down", "down", "enter"}, "stencil.tsim", "Sweep · c-result.parquet · 4 points · makespan_s vs bandwidth, a line per topology", ""},
 	}

@@ -1,16 +1,24 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/engine/replay"
 	sw "github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/engine/sweep/parquetfile"
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/views/component"
 	sweepview "github.com/tracesim/tracesim/views/sweep"
 )
 
@@ -105,8 +113,128 @@ func (m *Model) resultOpened(msg resultMsg) tea.Cmd {
 		m.err = "could not open " + name + " as a sweep result: " + strings.TrimPrefix(msg.err.Error(), name+": ")
 		return nil
 	}
-	st := sweepview.NewState(msg.table, name, nil)
-	st.NoOpen("a result opened here is for browsing: tracesim sweep show " + name + " opens its points (with the spec beside it)")
-	m.setSweep(st)
+	base, _ := component.WhatIfOf(m.common).Config()
+	o := &resultOpener{
+		table: msg.table, dir: filepath.Dir(msg.path), base: base,
+		library: m.opts.Library, open: m.opts.Open, format: m.opts.Format,
+	}
+	m.setSweep(sweepview.NewState(msg.table, name, o.point))
 	return tea.Batch(m.switchTab(m.tabIndex(SweepTab)), m.setStatus("opened sweep result "+name))
+}
+
+// resultOpener opens the points of a result read from the picker: it has
+// no spec, so a point is its row's trace and machine columns on the
+// session's machine (as a sweep the session runs starts from it).
+type resultOpener struct {
+	table *sw.Table
+	// dir is the result's directory: the trace column's files are
+	// relative to it, as `tracesim sweep` writes them beside the spec.
+	dir  string
+	base replay.Config
+	// How the session reads files (Options): through the library's
+	// os.Root when it has one.
+	library string
+	open    func(context.Context, string) (*tracefmt.Trace, error)
+	format  string
+
+	// The last trace loaded, by its path in the session: the points of
+	// one trace open at once, and a result naming many traces holds one
+	// in memory at a time.
+	mu       sync.Mutex
+	lastPath string
+	last     *tracefmt.Trace
+}
+
+// point loads the trace and machine of a row; the Sweep tab calls it on
+// a command goroutine.
+func (o *resultOpener) point(ctx context.Context, row []string) (sweepview.Run, error) {
+	if len(row) < len(o.table.Columns) || len(row) < 2 {
+		return sweepview.Run{}, fmt.Errorf("%d columns, expected %d", len(row), len(o.table.Columns))
+	}
+	cfg := o.base
+	for _, c := range o.table.AxisColumns() {
+		if err := cfg.Set(c, row[o.table.Column(c)]); err != nil {
+			return sweepview.Run{}, fmt.Errorf("%s: %w", c, err)
+		}
+	}
+	if i := o.table.Column("seed"); i >= 0 {
+		if err := cfg.Set("seed", row[i]); err != nil {
+			return sweepview.Run{}, fmt.Errorf("seed: %w", err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return sweepview.Run{}, err
+	}
+	name := row[1]
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	tr, path, err := o.trace(ctx, name)
+	if err != nil {
+		return sweepview.Run{}, err
+	}
+	return sweepview.Run{Trace: tr, Path: path, Config: cfg}, nil
+}
+
+// maxResultGenEvents bounds a trace a result's gen command makes in a
+// session with a library (a served one): the result is anyone's data, and
+// must not make the server build a trace of gigabytes.
+const maxResultGenEvents = 2_000_000
+
+// generate makes the trace of a gen command's arguments.
+func (o *resultOpener) generate(args []string) (*tracefmt.Trace, error) {
+	g, err := gen.ParseArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if o.library != "" {
+		cnt, err := gen.Expect(g)
+		if err != nil {
+			return nil, err
+		}
+		if cnt.Events > maxResultGenEvents {
+			return nil, fmt.Errorf("%d events is more than a session with a library generates (%d)", cnt.Events, maxResultGenEvents)
+		}
+	}
+	return gen.Generate(g)
+}
+
+// trace returns the trace a result's trace column names, and the path
+// the session calls it by: a gen command generated here, or a file
+// relative to the result.
+func (o *resultOpener) trace(ctx context.Context, name string) (*tracefmt.Trace, string, error) {
+	f := strings.Fields(name)
+	if len(f) > 0 && f[0] == "gen" {
+		if o.last != nil && o.lastPath == name {
+			return o.last, name, nil
+		}
+		tr, err := o.generate(f[1:])
+		if err != nil {
+			return nil, "", fmt.Errorf("trace %q: %w", name, err)
+		}
+		o.lastPath, o.last = name, tr
+		return tr, name, nil
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(o.dir, name)
+	}
+	if o.library != "" {
+		// A result is data anyone may have written: it must not lead a
+		// served session to a file outside the library.
+		if _, ok := libraryName(o.library, path); filepath.IsAbs(name) || !ok {
+			return nil, "", fmt.Errorf("trace %s: refused: a result opened from the library may only name traces in it, relative to the result", name)
+		}
+	}
+	if o.last != nil && o.lastPath == path {
+		return o.last, path, nil
+	}
+	tr, err := readTrace(ctx, o.open, o.library, path, o.format, nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("trace %s: not found beside the result", name)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("trace %s: %w", name, err)
+	}
+	o.lastPath, o.last = path, tr
+	return tr, path, nil
 }

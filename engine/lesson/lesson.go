@@ -41,7 +41,6 @@ import (
 	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt/gen"
-	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // MaxSize is the largest lesson file Parse reads, in bytes: a lesson is
@@ -670,7 +669,7 @@ func parseTrace(v string) (Trace, error) {
 			i++
 			val = args[i]
 		}
-		if err := genFlag(&o, name, val); err != nil {
+		if err := gen.SetFlag(&o, name, val); err != nil {
 			return Trace{}, fmt.Errorf("gen: --%s: %v", name, err)
 		}
 	}
@@ -695,34 +694,4 @@ func containsDotDot(v string) bool {
 		}
 	}
 	return false
-}
-
-// genFlag sets one `tracesim gen` flag, as the command spells it.
-func genFlag(o *gen.Options, name, v string) error {
-	var err error
-	switch name {
-	case "ranks":
-		o.Ranks, err = strconv.Atoi(v)
-	case "iters":
-		o.Iters, err = strconv.Atoi(v)
-	case "seed":
-		o.Seed, err = strconv.ParseInt(v, 10, 64)
-	case "size":
-		o.Size, err = units.ParseSize(v)
-	case "compute":
-		o.Compute, err = units.ParseDuration(v)
-	case "skew":
-		o.Skew, err = units.ParseDuration(v)
-	case "latency":
-		o.Latency, err = units.ParseDuration(v)
-	case "overhead":
-		o.Overhead, err = units.ParseDuration(v)
-	case "bandwidth":
-		o.Bandwidth, err = units.ParseRate(v)
-	case "jitter":
-		o.Jitter, err = strconv.ParseFloat(v, 64)
-	default:
-		return fmt.Errorf("unknown flag (expected ranks, iters, size, compute, seed, skew, latency, bandwidth, overhead or jitter)")
-	}
-	return err
 }
