@@ -63,6 +63,14 @@ type system struct {
 	cap         []float64
 	builtF      int
 	builtL      int
+	// What check keeps from one round to the next: the rates and the
+	// links fixed at of the flows, the number of re-solved flows of each
+	// link, and how many flows and links it checked.
+	lastVal  []float64
+	lastAt   []int32
+	lastCnt  []int32
+	checkedF int
+	checkedL int
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
@@ -101,7 +109,7 @@ func (n *Network) solve(now des.Time) {
 	n.epoch++
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
-	s.builtF, s.builtL = 0, 0
+	s.builtF, s.builtL, s.checkedF, s.checkedL = 0, 0, 0, 0
 	n.seed(now)
 	if len(s.slot) == 0 {
 		// Only flows that finished, alone on their links: no rate
@@ -299,7 +307,13 @@ func (n *Network) check(now des.Time) bool {
 	s := &n.sys
 	ep := n.epoch
 	grew := false
-	for j, l := range s.id[:len(s.id):len(s.id)] {
+	// A link checked in the previous round that has the same re-solved
+	// flows (no flow on it added since: their number tells) at the same
+	// rates fixed at the same links is checked as then, and then added
+	// nothing (what it adds is on it): it is skipped.
+	L, F, prevL, prevF := len(s.id), len(s.slot), s.checkedL, s.checkedF
+	s.lastCnt = extend(s.lastCnt, L)
+	for j, l := range s.id[:L:L] {
 		lk := &n.links[l]
 		if lk.fatpipe {
 			continue
@@ -307,9 +321,13 @@ func (n *Network) check(now des.Time) bool {
 		load := s.kept[j]
 		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
 		moved := s.changed[j]
+		cnt := s.lOff[j+1] - s.lOff[j]
+		same := j < prevL && s.lastCnt[j] == cnt
+		s.lastCnt[j] = cnt
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			i := s.lFlow[k]
 			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
+			same = same && int(i) < prevF && s.val[i] == s.lastVal[i] && s.at[i] == s.lastAt[i]
 			load += s.lC[k] * s.val[i]
 			lv := s.val[i] / s.w[i]
 			high = fmax(high, lv)
@@ -317,7 +335,7 @@ func (n *Network) check(now des.Time) bool {
 				lowFixed = fmin(lowFixed, lv)
 			}
 		}
-		if !moved || s.lOff[j] == s.lOff[j+1] {
+		if !moved || cnt == 0 || same {
 			// The same flows at the same rates fixed at the same
 			// links, or none re-solved: the kept flows' bottlenecks
 			// here are as they were.
@@ -353,6 +371,8 @@ func (n *Network) check(now des.Time) bool {
 			}
 		}
 	}
+	s.lastVal, s.lastAt = append(s.lastVal[:0], s.val[:F]...), append(s.lastAt[:0], s.at[:F]...)
+	s.checkedL, s.checkedF = L, F
 	return grew
 }
 
