@@ -71,6 +71,9 @@ type system struct {
 	lastCnt  []int32
 	checkedF int
 	checkedL int
+	// fresh makes every round build the system anew and check every
+	// link (the tests compare the results with the reuse above).
+	fresh bool
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
@@ -229,6 +232,9 @@ func (n *Network) reach(l int32) {
 func (n *Network) build() {
 	s := &n.sys
 	F, F0 := len(s.slot), s.builtF
+	if s.fresh {
+		F0, s.builtL = 0, 0
+	}
 	s.w, s.level, s.bound, s.prev = extend(s.w, F), extend(s.level, F), extend(s.bound, F), extend(s.prev, F)
 	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
 	if F0 == 0 {
@@ -312,6 +318,9 @@ func (n *Network) check(now des.Time) bool {
 	// rates fixed at the same links is checked as then, and then added
 	// nothing (what it adds is on it): it is skipped.
 	L, F, prevL, prevF := len(s.id), len(s.slot), s.checkedL, s.checkedF
+	if s.fresh {
+		prevL = 0
+	}
 	s.lastCnt = extend(s.lastCnt, L)
 	for j, l := range s.id[:L:L] {
 		lk := &n.links[l]

@@ -74,8 +74,10 @@ func (s *stencil) send(v int) {
 
 // runStencil replays iters iterations of the stencil on side × side
 // nodes of a star with SimGrid's crosstraffic, with the solver
-// ("checked", the default), with Config.Exhaustive ("exhaustive") or
-// with the reference solver ("reference"); it returns the delivery times
+// ("checked", the default), with the checked solver building every
+// round's system anew and checking every link ("fresh"), with
+// Config.Exhaustive ("exhaustive") or with the reference solver
+// ("reference"); it returns the delivery times
 // in order and the kernel's event count.
 func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint64) {
 	nodes := side * side
@@ -91,6 +93,7 @@ func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint
 	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
+	n.sys.fresh = solver == "fresh"
 	s := &stencil{kernelHost: kernelHost{des.NewKernel(1)}, n: n, side: side, bytes: 16384, iters: iters,
 		got: make([]int, nodes), iter: make([]int, nodes)}
 	n.Attach(s)
