@@ -1,11 +1,9 @@
 package flow
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
-	"github.com/tracesim/tracesim/engine/topology"
 )
 
 // TestReuseChangesNothing: when check adds flows, the solver extends the
@@ -13,7 +11,7 @@ import (
 // change (build, check); building every round anew and checking every
 // link instead (system.fresh) delivers every message at the same
 // picosecond, on the CG-like loop, the drifting stencil and random
-// traffic with limiters, TCP bounds, SHARED and FATPIPE links.
+// traffic (randomTraffic).
 func TestReuseChangesNothing(t *testing.T) {
 	same := func(name string, got, want []des.Time) {
 		t.Helper()
@@ -36,32 +34,8 @@ func TestReuseChangesNothing(t *testing.T) {
 		want, _ := runStencil(t, side, 8, "fresh")
 		same("stencil "+itoa(side*side), got, want)
 	}
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
 	for trial := range 36 {
-		spec := []string{"torus:4x4", "crossbar:8", "fattree:k=4,levels=2", "ring:6"}[trial%4]
-		tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := Config{Topology: tp, Envelope: 16, CrossTraffic: []float64{0.05, 0, 0.5}[trial%3]}
-		switch trial % 6 {
-		case 1:
-			cfg.Sharing = Shared
-		case 2:
-			cfg.Limiter = 200e6
-		case 3:
-			cfg.TCPGamma = 4194304
-		case 5:
-			cfg.Sharing = FatPipe
-		}
-		rng := rand.New(rand.NewPCG(uint64(trial), 11))
-		N := tp.NumNodes()
-		sends := make([]send, 300)
-		for i := range sends {
-			src := rng.IntN(N)
-			sends[i] = send{at: des.Time(rng.IntN(20_000)) * des.Microsecond / 10, src: int32(src),
-				dst: int32((src + 1 + rng.IntN(N-1)) % N), bytes: int64(1000 + rng.IntN(4<<20))}
-		}
+		spec, cfg, sends := randomTraffic(t, trial, 11, 300)
 		h, _ := run(t, cfg, sends)
 		fresh, _ := runSetup(t, cfg, sends, func(n *Network) { n.sys.fresh = true })
 		got, want := make([]des.Time, len(sends)), make([]des.Time, len(sends))
