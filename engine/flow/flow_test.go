@@ -46,13 +46,22 @@ func run(t *testing.T, cfg Config, sends []send) (*host, *Network) {
 // is set.
 func runSolver(t *testing.T, cfg Config, sends []send, ref bool) (*host, *Network) {
 	t.Helper()
+	return runSetup(t, cfg, sends, func(n *Network) {
+		if ref {
+			n.solveWith = n.solveRef
+		}
+	})
+}
+
+// runSetup is run, with setup applied to the network before the first
+// message.
+func runSetup(t *testing.T, cfg Config, sends []send, setup func(*Network)) (*host, *Network) {
+	t.Helper()
 	n, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ref {
-		n.solveWith = n.solveRef
-	}
+	setup(n)
 	h := &host{k: des.NewKernel(1), n: n, delivered: map[int32]des.Time{}, injected: map[int32]des.Time{}}
 	n.Attach(h)
 	const evSend = 200

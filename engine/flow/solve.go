@@ -54,6 +54,26 @@ type system struct {
 	lOff    []int32
 	lFlow   []int32
 	lC      []float64
+	// What build keeps from one round of check to the next: link j's
+	// load less that of the re-solved flows before clamping at 0, their
+	// Σ c·w, their number and its capacity; and how many flows and links
+	// it has built.
+	kraw, ubase []float64
+	lcount      []int32
+	cap         []float64
+	builtF      int
+	builtL      int
+	// What check keeps from one round to the next: the rates and the
+	// links fixed at of the flows, the number of re-solved flows of each
+	// link, and how many flows and links it checked.
+	lastVal  []float64
+	lastAt   []int32
+	lastCnt  []int32
+	checkedF int
+	checkedL int
+	// fresh makes every round build the system anew and check every
+	// link (the tests compare the results with the reuse above).
+	fresh bool
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
@@ -92,6 +112,7 @@ func (n *Network) solve(now des.Time) {
 	n.epoch++
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
+	s.builtF, s.builtL, s.checkedF, s.checkedL = 0, 0, 0, 0
 	n.seed(now)
 	if len(s.slot) == 0 {
 		// Only flows that finished, alone on their links: no rate
@@ -201,64 +222,89 @@ func (n *Network) reach(l int32) {
 // reached: each flow's weight, bound and links; each link's capacity
 // less the load of the flows it keeps, and its re-solved flows (a
 // counting sort of the flows' links).
+//
+// When check has added flows, build extends the system rather than
+// building it anew: the flows and links built before keep their rows,
+// and the sums over a link's flows (the load they leave, their Σ c·w)
+// continue from where they stopped, in the same order of the flows as
+// from scratch, so the system is the same to the bit. Only what fill
+// changes (the rates, the remaining capacities, the counts) is reset.
 func (n *Network) build() {
 	s := &n.sys
-	F := len(s.slot)
-	s.w, s.level, s.bound, s.prev = grow(s.w, F), grow(s.level, F), grow(s.bound, F), grow(s.prev, F)
+	F, F0 := len(s.slot), s.builtF
+	if s.fresh {
+		F0, s.builtL = 0, 0
+	}
+	s.w, s.level, s.bound, s.prev = extend(s.w, F), extend(s.level, F), extend(s.bound, F), extend(s.prev, F)
 	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
-	s.fOff, s.fLink, s.fC = append(s.fOff[:0], 0), s.fLink[:0], s.fC[:0]
-	for i, fi := range s.slot {
-		f := &n.flows[fi]
+	if F0 == 0 {
+		s.fOff, s.fLink, s.fC = append(s.fOff[:0], 0), s.fLink[:0], s.fC[:0]
+	}
+	for i := F0; i < F; i++ {
+		f := &n.flows[s.slot[i]]
 		s.w[i], s.level[i], s.bound[i], s.prev[i] = f.w, math.Inf(1), f.bound, f.prev
 		if f.bound > 0 {
 			s.level[i] = f.bound * f.penalty
 		}
-		s.val[i], s.fixed[i], s.at[i] = 0, false, -1
 		for k, l := range f.links {
 			s.fLink = append(s.fLink, n.links[l].local)
 			s.fC = append(s.fC, n.coeff(f, k))
 		}
 		s.fOff = append(s.fOff, int32(len(s.fLink)))
 	}
-	L := len(s.id)
+	for i := range F {
+		s.val[i], s.fixed[i], s.at[i] = 0, false, -1
+	}
+	L, L0 := len(s.id), s.builtL
+	s.kraw, s.ubase, s.lcount = extend(s.kraw, L), extend(s.ubase, L), extend(s.lcount, L)
+	s.cap, s.fat = extend(s.cap, L), extend(s.fat, L)
 	s.kept, s.rem, s.usage = grow(s.kept, L), grow(s.rem, L), grow(s.usage, L)
-	s.unfixed, s.fat, s.lOff = grow(s.unfixed, L), grow(s.fat, L), grow(s.lOff, L+1)
-	// A link's kept load is its load less that of the flows re-solved.
-	for j, l := range s.id {
-		s.kept[j], s.usage[j], s.unfixed[j] = n.links[l].load, 0, 0
+	s.unfixed, s.lOff = grow(s.unfixed, L), grow(s.lOff, L+1)
+	// A link's kept load is its load less that of the flows re-solved;
+	// links reached since the last build carry only flows added since.
+	for j := L0; j < L; j++ {
+		lk := &n.links[s.id[j]]
+		s.kraw[j], s.ubase[j], s.lcount[j] = lk.load, 0, 0
+		s.cap[j], s.fat[j] = lk.cap, lk.fatpipe
 	}
-	for i, fi := range s.slot {
-		prev := n.flows[fi].prev
+	for i := F0; i < F; i++ {
+		prev, w := s.prev[i], s.w[i]
 		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
-			j := s.fLink[k]
-			s.kept[j] -= s.fC[k] * prev
-			s.unfixed[j]++
+			j, c := s.fLink[k], s.fC[k]
+			s.kraw[j] -= c * prev
+			s.ubase[j] += c * w
+			s.lcount[j]++
 		}
-	}
-	for j, l := range s.id {
-		lk := &n.links[l]
-		s.kept[j] = fmax(s.kept[j], 0)
-		s.rem[j], s.fat[j] = fmax(lk.cap-s.kept[j], 0), lk.fatpipe
 	}
 	off := int32(0)
 	for j := range L {
-		s.lOff[j] = off
-		off += s.unfixed[j]
+		s.kept[j] = fmax(s.kraw[j], 0)
+		s.rem[j], s.usage[j] = fmax(s.cap[j]-s.kept[j], 0), s.ubase[j]
+		s.lOff[j], s.unfixed[j] = off, 0
+		off += s.lcount[j]
 	}
 	s.lOff[L] = off
 	s.lFlow, s.lC = grow(s.lFlow, int(off)), grow(s.lC, int(off))
 	for i := range F {
 		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
-			j, c := s.fLink[k], s.fC[k]
-			p := s.lOff[j+1] - s.unfixed[j] // next free place of link j
-			s.lFlow[p], s.lC[p] = int32(i), c
-			s.unfixed[j]--
-			s.usage[j] += c * s.w[i]
+			j := s.fLink[k]
+			p := s.lOff[j] + s.unfixed[j] // next free place of link j
+			s.lFlow[p], s.lC[p] = int32(i), s.fC[k]
+			s.unfixed[j]++
 		}
 	}
-	for j := range L {
-		s.unfixed[j] = s.lOff[j+1] - s.lOff[j]
+	s.builtF, s.builtL = F, L
+}
+
+// extend returns s with length n, keeping its first elements; the new
+// ones are the caller's to set.
+func extend[T any](s []T, n int) []T {
+	if cap(s) < n {
+		t := make([]T, n, 2*n)
+		copy(t, s)
+		return t
 	}
+	return s[:n]
 }
 
 // check adds to the solve the kept flows that the re-solved rates leave
@@ -267,7 +313,16 @@ func (n *Network) check(now des.Time) bool {
 	s := &n.sys
 	ep := n.epoch
 	grew := false
-	for j, l := range s.id[:len(s.id):len(s.id)] {
+	// A link checked in the previous round that has the same re-solved
+	// flows (no flow on it added since: their number tells) at the same
+	// rates fixed at the same links is checked as then, and then added
+	// nothing (what it adds is on it): it is skipped.
+	L, F, prevL, prevF := len(s.id), len(s.slot), s.checkedL, s.checkedF
+	if s.fresh {
+		prevL = 0
+	}
+	s.lastCnt = extend(s.lastCnt, L)
+	for j, l := range s.id[:L:L] {
 		lk := &n.links[l]
 		if lk.fatpipe {
 			continue
@@ -275,9 +330,13 @@ func (n *Network) check(now des.Time) bool {
 		load := s.kept[j]
 		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
 		moved := s.changed[j]
+		cnt := s.lOff[j+1] - s.lOff[j]
+		same := j < prevL && s.lastCnt[j] == cnt
+		s.lastCnt[j] = cnt
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
 			i := s.lFlow[k]
 			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
+			same = same && int(i) < prevF && s.val[i] == s.lastVal[i] && s.at[i] == s.lastAt[i]
 			load += s.lC[k] * s.val[i]
 			lv := s.val[i] / s.w[i]
 			high = fmax(high, lv)
@@ -285,7 +344,7 @@ func (n *Network) check(now des.Time) bool {
 				lowFixed = fmin(lowFixed, lv)
 			}
 		}
-		if !moved || s.lOff[j] == s.lOff[j+1] {
+		if !moved || cnt == 0 || same {
 			// The same flows at the same rates fixed at the same
 			// links, or none re-solved: the kept flows' bottlenecks
 			// here are as they were.
@@ -321,6 +380,8 @@ func (n *Network) check(now des.Time) bool {
 			}
 		}
 	}
+	s.lastVal, s.lastAt = append(s.lastVal[:0], s.val[:F]...), append(s.lastAt[:0], s.at[:F]...)
+	s.checkedL, s.checkedF = L, F
 	return grew
 }
 

@@ -74,8 +74,10 @@ func (s *stencil) send(v int) {
 
 // runStencil replays iters iterations of the stencil on side × side
 // nodes of a star with SimGrid's crosstraffic, with the solver
-// ("checked", the default), with Config.Exhaustive ("exhaustive") or
-// with the reference solver ("reference"); it returns the delivery times
+// ("checked", the default), with the checked solver building every
+// round's system anew and checking every link ("fresh"), with
+// Config.Exhaustive ("exhaustive") or with the reference solver
+// ("reference"); it returns the delivery times
 // in order and the kernel's event count.
 func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint64) {
 	nodes := side * side
@@ -91,6 +93,7 @@ func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint
 	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
+	n.sys.fresh = solver == "fresh"
 	s := &stencil{kernelHost: kernelHost{des.NewKernel(1)}, n: n, side: side, bytes: 16384, iters: iters,
 		got: make([]int, nodes), iter: make([]int, nodes)}
 	n.Attach(s)
@@ -180,39 +183,8 @@ func BenchmarkStencil(b *testing.B) {
 // factors, the checked solver delivers every message when the reference
 // solver does, within a picosecond.
 func TestSolverMatchesReferenceRandom(t *testing.T) {
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
 	for trial := range 48 {
-		spec := []string{"torus:4x4", "crossbar:8", "fattree:k=4,levels=2", "ring:6"}[trial%4]
-		tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := Config{Topology: tp, Envelope: 16, CrossTraffic: []float64{0.05, 0, 0.5}[trial%3]}
-		switch trial % 6 {
-		case 1:
-			cfg.Sharing = Shared
-		case 2:
-			cfg.Limiter = 200e6
-		case 3:
-			cfg.TCPGamma = 4194304
-		case 4:
-			cfg.Factors = func(b int64) (float64, float64) {
-				if b < 65536 {
-					return 1.5, 0.6
-				}
-				return 1, 0.9
-			}
-		case 5:
-			cfg.Sharing = FatPipe
-		}
-		rng := rand.New(rand.NewPCG(uint64(trial), 3))
-		N := tp.NumNodes()
-		sends := make([]send, 200)
-		for i := range sends {
-			src := rng.IntN(N)
-			sends[i] = send{at: des.Time(rng.IntN(20_000)) * des.Microsecond / 10, src: int32(src),
-				dst: int32((src + 1 + rng.IntN(N-1)) % N), bytes: int64(1000 + rng.IntN(4<<20))}
-		}
+		spec, cfg, sends := randomTraffic(t, trial, 3, 200)
 		h, _ := run(t, cfg, sends)
 		ref, _ := runSolver(t, cfg, sends, true)
 		got := h.delivered
@@ -222,4 +194,46 @@ func TestSolverMatchesReferenceRandom(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomTraffic is random traffic trial: messages of 1 KB to 4 MB sent
+// at random instants between random nodes (random stream seed), over a
+// topology and with settings that vary with trial — tori, crossbars, fat
+// trees and rings; crosstraffic 0.05, 0 or 0.5; SHARED links, limiters,
+// TCP bounds, SMPI-like factors, FATPIPE links.
+func randomTraffic(t *testing.T, trial int, seed uint64, msgs int) (string, Config, []send) {
+	t.Helper()
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	spec := []string{"torus:4x4", "crossbar:8", "fattree:k=4,levels=2", "ring:6"}[trial%4]
+	tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Topology: tp, Envelope: 16, CrossTraffic: []float64{0.05, 0, 0.5}[trial%3]}
+	switch trial % 6 {
+	case 1:
+		cfg.Sharing = Shared
+	case 2:
+		cfg.Limiter = 200e6
+	case 3:
+		cfg.TCPGamma = 4194304
+	case 4:
+		cfg.Factors = func(b int64) (float64, float64) {
+			if b < 65536 {
+				return 1.5, 0.6
+			}
+			return 1, 0.9
+		}
+	case 5:
+		cfg.Sharing = FatPipe
+	}
+	rng := rand.New(rand.NewPCG(uint64(trial), seed))
+	N := tp.NumNodes()
+	sends := make([]send, msgs)
+	for i := range sends {
+		src := rng.IntN(N)
+		sends[i] = send{at: des.Time(rng.IntN(20_000)) * des.Microsecond / 10, src: int32(src),
+			dst: int32((src + 1 + rng.IntN(N-1)) % N), bytes: int64(1000 + rng.IntN(4<<20))}
+	}
+	return spec, cfg, sends
 }
