@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -121,5 +123,33 @@ func TestSweepResumeOlderResult(t *testing.T) {
 				t.Errorf("the journal %s.part is left", out)
 			}
 		})
+	}
+}
+
+// TestSweepShowWithoutSpecEndToEnd opens a point of a result whose spec
+// had preset = "simgrid" in the real UI, without the spec, runs it in
+// Simulate and finds the makespan the sweep recorded.
+func TestSweepShowWithoutSpecEndToEnd(t *testing.T) {
+	bin, dir := showSetup(t)
+	spec := filepath.Join(dir, "spec.toml")
+	text := "traces = [\"gen ring --ranks 8 --iters 4\"]\npreset = \"simgrid\"\n[axes]\ntopology = [\"torus:2x4\", \"ring:8\"]\n"
+	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Not beside the spec's name, so that show does not find it.
+	if out, err := exec.Command(bin, "sweep", spec, "-o", filepath.Join(dir, "result.csv")).CombinedOutput(); err != nil {
+		t.Fatalf("sweep: %v\n%s", err, out)
+	}
+	// Point 0 (torus:2x4): on the default machine its makespan would be
+	// 0.6% shorter.
+	recorded := recordedMakespan(t, filepath.Join(dir, "result.csv"), 0)
+	x := startShow(t, "tracesim-sweepbase", "cd "+dir+" && "+bin+" sweep show result.csv")
+	x.waitFor("sweep tab", "1 Sweep", "Sweep · result.csv · 2 points")
+	x.waitFor("point 0 selected", "point 0: torus:2x4")
+	x.keys("Enter")
+	x.waitFor("simulate tab", "sweep point 0:", "ready")
+	got, shown, screen := x.runMakespan()
+	if math.Abs(got-recorded) > 1e-6*recorded {
+		t.Errorf("Simulate predicts %s, the sweep recorded %g s:\n%s", shown, recorded, screen)
 	}
 }
