@@ -234,7 +234,11 @@ func readResults(spec *sweep.Spec, out, part string) (have *sweep.Table, oldPart
 			return nil, false, fmt.Errorf("%s: its columns are not this spec's (%s); give another -o or remove it",
 				name, strings.Join(have.Columns, ","))
 		}
+		machine, mc := spec.Machine(), t.Column(sweep.MachineColumn)
 		for k, r := range t.Rows {
+			if r[mc] != machine {
+				return nil, false, fmt.Errorf("%s: row %d (point %s) ran on another machine (%q) than this spec's (%q); give another -o or remove it", name, k+1, r[0], r[mc], machine)
+			}
 			i, ok := index[t.Key(r)]
 			if !ok {
 				return nil, false, fmt.Errorf("%s: row %d (point %s) is not a point of this spec; give another -o or remove it", name, k+1, r[0])

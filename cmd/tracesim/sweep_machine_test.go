@@ -153,3 +153,28 @@ func TestSweepShowWithoutSpecEndToEnd(t *testing.T) {
 		t.Errorf("Simulate predicts %s, the sweep recorded %g s:\n%s", shown, recorded, screen)
 	}
 }
+
+// A result whose points ran on another base machine than the spec's now
+// has is refused rather than mixed with points of the new one.
+func TestSweepResumeOtherMachine(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.toml")
+	out := filepath.Join(dir, "res.csv")
+	for i, latency := range []string{"40us", "50us"} {
+		text := "traces = [\"gen ring --ranks 8 --iters 4\"]\nlatency = \"" + latency + "\"\n[axes]\ntopology = [\"torus:2x4\", \"ring:8\"]\n"
+		if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := tracesim(t, "sweep", spec, "-o", out)
+		if i == 0 {
+			if code != exitOK {
+				t.Fatalf("sweep: exit %d: %s", code, errs)
+			}
+			continue
+		}
+		want := `tracesim sweep: ` + out + `: row 1 (point 0) ran on another machine ("latency=40us") than this spec's ("latency=50us"); give another -o or remove it`
+		if code != exitFail || strings.TrimSpace(errs) != want {
+			t.Errorf("sweep with another latency: exit %d, %q; want exit %d, %q", code, errs, exitFail, want)
+		}
+	}
+}
