@@ -123,8 +123,9 @@ func (m *Model) resultOpened(msg resultMsg) tea.Cmd {
 }
 
 // resultOpener opens the points of a result read from the picker: it has
-// no spec, so a point is its row's trace and machine columns on the
-// session's machine (as a sweep the session runs starts from it).
+// no spec, so a point is its row's trace, machine and axis columns; a
+// result without the machine column (written before it existed) runs on
+// the session's machine, as a sweep the session runs starts from it.
 type resultOpener struct {
 	table *sw.Table
 	// dir is the result's directory: the trace column's files are
@@ -145,24 +146,24 @@ type resultOpener struct {
 	last     *tracefmt.Trace
 }
 
+// ResultOpener returns what opens the points of a result read without
+// its spec (`tracesim sweep show RESULT`): a row's trace, a file relative
+// to dir (the result's directory) or a gen command, on the machine the
+// result's machine column records, else on base (a result written
+// before that column existed), with the row's axis values and seed.
+func ResultOpener(t *sw.Table, dir string, base replay.Config) func(ctx context.Context, row []string) (sweepview.Run, error) {
+	o := &resultOpener{table: t, dir: dir, base: base}
+	return o.point
+}
+
 // point loads the trace and machine of a row; the Sweep tab calls it on
 // a command goroutine.
 func (o *resultOpener) point(ctx context.Context, row []string) (sweepview.Run, error) {
 	if len(row) < len(o.table.Columns) || len(row) < 2 {
 		return sweepview.Run{}, fmt.Errorf("%d columns, expected %d", len(row), len(o.table.Columns))
 	}
-	cfg := o.base
-	for _, c := range o.table.AxisColumns() {
-		if err := cfg.Set(c, row[o.table.Column(c)]); err != nil {
-			return sweepview.Run{}, fmt.Errorf("%s: %w", c, err)
-		}
-	}
-	if i := o.table.Column("seed"); i >= 0 {
-		if err := cfg.Set("seed", row[i]); err != nil {
-			return sweepview.Run{}, fmt.Errorf("seed: %w", err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := o.table.PointConfig(row, o.base)
+	if err != nil {
 		return sweepview.Run{}, err
 	}
 	name := row[1]

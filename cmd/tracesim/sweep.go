@@ -112,9 +112,17 @@ func loadSpec(path string) (*sweep.Spec, error) {
 // interrupted.
 func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs int, quiet bool) int {
 	part := out + ".part"
-	have, err := readResults(spec, out, part)
+	have, oldPart, err := readResults(spec, out, part)
 	if err != nil {
 		return fail(e, "sweep", err)
+	}
+	if oldPart {
+		// The journal's header has no machine column, which the rows
+		// appended now have: its rows go to out first, and a new
+		// journal starts.
+		if err := finishResults(out, part, have); err != nil {
+			return fail(e, "sweep", err)
+		}
 	}
 	done := make(map[string]bool, len(have.Rows))
 	for _, r := range have.Rows {
@@ -193,11 +201,13 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 // readResults reads the rows already computed: out, then the journal of
 // an interrupted run. Their columns must be the spec's, and every row a
 // point of the spec (its point number is renumbered to the spec's).
-func readResults(spec *sweep.Spec, out, part string) (*sweep.Table, error) {
-	have := &sweep.Table{Columns: spec.Columns()}
+// oldPart is true when the journal was written before the machine
+// column existed.
+func readResults(spec *sweep.Spec, out, part string) (have *sweep.Table, oldPart bool, err error) {
+	have = &sweep.Table{Columns: spec.Columns()}
 	points, err := spec.Expand()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	index := make(map[string]int, len(points))
 	for i := range points {
@@ -209,27 +219,37 @@ func readResults(spec *sweep.Spec, out, part string) (*sweep.Table, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if len(t.Columns) == 0 {
 			continue
 		}
+		// A result or journal from before the machine column: its
+		// points ran on this spec's machine, as every row resumed does.
+		if t.Column(sweep.MachineColumn) < 0 {
+			oldPart = oldPart || name == part
+			t.AddMachine(spec.Machine())
+		}
 		if !slices.Equal(t.Columns, have.Columns) {
-			return nil, fmt.Errorf("%s: its columns are not this spec's (%s); give another -o or remove it",
+			return nil, false, fmt.Errorf("%s: its columns are not this spec's (%s); give another -o or remove it",
 				name, strings.Join(have.Columns, ","))
 		}
+		machine, mc := spec.Machine(), t.Column(sweep.MachineColumn)
 		for k, r := range t.Rows {
+			if r[mc] != machine {
+				return nil, false, fmt.Errorf("%s: row %d (point %s) ran on another machine (%q) than this spec's (%q); give another -o or remove it", name, k+1, r[0], r[mc], machine)
+			}
 			i, ok := index[t.Key(r)]
 			if !ok {
-				return nil, fmt.Errorf("%s: row %d (point %s) is not a point of this spec; give another -o or remove it", name, k+1, r[0])
+				return nil, false, fmt.Errorf("%s: row %d (point %s) is not a point of this spec; give another -o or remove it", name, k+1, r[0])
 			}
 			r[0] = fmt.Sprint(i)
 		}
 		if err := have.Merge(name, t); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return have, nil
+	return have, oldPart, nil
 }
 
 // finishResults writes t to out in point order, atomically, then removes

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -25,8 +26,8 @@ func runSweepShow(e *env, args []string) int {
 	flags := newFlags(e, "sweep show", "RESULT.csv|RESULT.parquet [--spec SPEC.toml]",
 		"Open a sweep result in the terminal UI's Sweep tab: a result column plotted against an\n"+
 			"axis, one line per value of another, and the table of points; enter opens a point's\n"+
-			"run in the Simulate tab with its machine, which needs the spec (by default the .toml\n"+
-			"file beside RESULT with its name).")
+			"run in the Simulate tab with its machine: the spec's point (by default the .toml file\n"+
+			"beside RESULT with its name), else the result's machine and axis columns.")
 	specPath := flags.String("spec", "", "the sweep's spec (default: RESULT with the extension .toml, if it exists)")
 	theme := flags.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
 	noColor := flags.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
@@ -57,28 +58,15 @@ func runSweepShow(e *env, args []string) int {
 		return exitUsage
 	}
 	opts := tui.Options{Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx}
-	var open func(context.Context, []string) (sweepview.Run, error)
-	if *specPath != "" {
-		spec, err := loadSpec(*specPath)
-		if err != nil {
-			return fail(e, "sweep show", err)
-		}
-		pts, err := spec.Expand()
-		if err != nil {
-			return fail(e, "sweep show", fmt.Errorf("%s: %w", *specPath, err))
-		}
-		gen, err := newGenerated(e, spec)
-		if err != nil {
-			return fail(e, "sweep show", err)
-		}
-		defer gen.remove()
-		o := &pointOpener{spec: spec, points: pts, table: res, gen: gen, traces: map[int]*tracefmt.Trace{}}
-		open = o.open
-		// The UI starts on the first point's trace.
-		if len(res.Rows) > 0 {
-			if run, err := o.open(e.ctx, res.Rows[0]); err == nil {
-				opts.Trace, opts.Path = run.Trace, run.Path
-			}
+	open, cleanup, err := showOpener(e, res, pos[0], *specPath)
+	if err != nil {
+		return fail(e, "sweep show", err)
+	}
+	defer cleanup()
+	// The UI starts on the first point's trace.
+	if len(res.Rows) > 0 {
+		if run, err := open(e.ctx, res.Rows[0]); err == nil {
+			opts.Trace, opts.Path = run.Trace, run.Path
 		}
 	}
 	if opts.Trace == nil {
@@ -94,6 +82,30 @@ func runSweepShow(e *env, args []string) int {
 		return fail(e, "sweep show", err)
 	}
 	return exitOK
+}
+
+// showOpener returns what opens a point of res (read from the file
+// result): with the spec, its point; without, the result's own columns
+// (its machine, axes and seed, tui.ResultOpener), its traces relative to
+// the result. cleanup removes the traces the spec's gen commands wrote.
+func showOpener(e *env, res *sweep.Table, result, specPath string) (open func(context.Context, []string) (sweepview.Run, error), cleanup func(), err error) {
+	if specPath == "" {
+		return tui.ResultOpener(res, filepath.Dir(result), replay.Default()), func() {}, nil
+	}
+	spec, err := loadSpec(specPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	pts, err := spec.Expand()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", specPath, err)
+	}
+	gen, err := newGenerated(e, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := &pointOpener{spec: spec, points: pts, table: res, gen: gen, traces: map[int]*tracefmt.Trace{}}
+	return o.open, gen.remove, nil
 }
 
 // pointOpener finds a result row's point in the spec and loads its

@@ -58,14 +58,7 @@ func (x *showTerm) waitFor(what string, want ...string) string {
 // moves along the torus line to the third bandwidth, opens that point in
 // Simulate, runs it and finds the makespan the sweep recorded.
 func TestSweepShowEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test skipped in -short mode")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed (scripts/test installs it)")
-	}
-	bin := buildTracesim(t)
-	dir := t.TempDir()
+	bin, dir := showSetup(t)
 	for _, f := range []string{"study.toml", "study.csv"} {
 		data, err := os.ReadFile(filepath.Join("../../views/sweep/testdata", f))
 		if err != nil {
@@ -75,21 +68,60 @@ func TestSweepShowEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := readResult(t, filepath.Join(dir, "study.csv"))
-	recorded, err := strconv.ParseFloat(want.Rows[4][want.Column("makespan_s")], 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	x := &showTerm{t: t, socket: fmt.Sprintf("tracesim-sweep-%d", os.Getpid())}
-	x.tmux("new-session", "-d", "-s", "show", "-x", "120", "-y", "40", "cd "+dir+" && "+bin+" sweep show study.csv")
-	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	recorded := recordedMakespan(t, filepath.Join(dir, "study.csv"), 4)
+	x := startShow(t, "tracesim-sweep", "cd "+dir+" && "+bin+" sweep show study.csv")
 	x.waitFor("sweep tab", "1 Sweep", "Sweep · study.csv · 72 points", "makespan_s vs bandwidth, a line per topology",
 		"● torus:2x4", "1Gb/s", "400Gb/s")
 	x.keys("Right", "Right")
 	x.waitFor("moved along the line", "point 4: torus:2x4 10.99Gb/s block · trace 1/2")
 	x.keys("Enter")
 	x.waitFor("simulate tab", "sweep point 4: flow torus:2x4", "ready")
+	got, shown, _ := x.runMakespan()
+	if math.Abs(got-recorded) > 1e-6*recorded {
+		t.Errorf("Simulate predicts %s, the sweep recorded %g s", shown, recorded)
+	}
+}
+
+// showSetup skips an end-to-end test of sweep show in -short mode or
+// without tmux, else builds the command and returns it and a directory.
+func showSetup(t *testing.T) (bin, dir string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed (scripts/test installs it)")
+	}
+	bin = buildTracesim(t)
+	dir = t.TempDir()
+	return bin, dir
+}
+
+// recordedMakespan returns the makespan of row i of the result at path.
+func recordedMakespan(t *testing.T, path string, i int) float64 {
+	t.Helper()
+	res := readResult(t, path)
+	v, err := strconv.ParseFloat(res.Rows[i][res.Column("makespan_s")], 64)
+	if err != nil {
+		t.Fatalf("%s: row %d: makespan: %v", path, i, err)
+	}
+	return v
+}
+
+// startShow runs command in a tmux session of a private server named
+// after prefix, 120×40, killed when the test ends.
+func startShow(t *testing.T, prefix, command string) *showTerm {
+	t.Helper()
+	x := &showTerm{t: t, socket: fmt.Sprintf("%s-%d", prefix, os.Getpid())}
+	x.tmux("new-session", "-d", "-s", "show", "-x", "120", "-y", "40", command)
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	return x
+}
+
+// runMakespan runs the Simulate tab at full speed and returns the
+// predicted makespan it shows (seconds, and as shown), and the screen.
+func (x *showTerm) runMakespan() (float64, string, string) {
+	x.t.Helper()
 	for range 11 {
 		x.keys("+")
 	}
@@ -98,13 +130,11 @@ func TestSweepShowEndToEnd(t *testing.T) {
 	screen := x.waitFor("run", "predicted makespan")
 	m := regexp.MustCompile(`predicted makespan ([0-9.]+ ?[a-zµ]+)`).FindStringSubmatch(screen)
 	if m == nil {
-		t.Fatalf("no makespan on the screen:\n%s", screen)
+		x.t.Fatalf("no makespan on the screen:\n%s", screen)
 	}
 	got, err := units.ParseDuration(m[1])
 	if err != nil {
-		t.Fatalf("makespan %q: %v", m[1], err)
+		x.t.Fatalf("makespan %q: %v", m[1], err)
 	}
-	if math.Abs(got-recorded) > 1e-6*recorded {
-		t.Errorf("Simulate predicts %s, the sweep recorded %g s", m[1], recorded)
-	}
+	return got, m[1], screen
 }

@@ -39,7 +39,8 @@ type Table struct {
 }
 
 // Columns returns the result columns of the spec: point, trace, one per
-// axis, rep and seed when the spec repeats, then MetricColumns.
+// axis, rep and seed when the spec repeats, then MetricColumns, then
+// MachineColumn.
 func (s *Spec) Columns() []string {
 	cols := []string{"point", "trace"}
 	for _, a := range s.Axes {
@@ -48,7 +49,8 @@ func (s *Spec) Columns() []string {
 	if s.Reps {
 		cols = append(cols, "rep", "seed")
 	}
-	return append(cols, MetricColumns()...)
+	cols = append(cols, MetricColumns()...)
+	return append(cols, MachineColumn)
 }
 
 // keyColumns are the columns that identify a point independently of its
@@ -118,7 +120,7 @@ func (s *Spec) Row(p *Point, res *replay.Results, wall float64, runErr error) []
 	for _, c := range cols {
 		row = append(row, m[c])
 	}
-	return row
+	return append(row, s.Machine())
 }
 
 // metrics fills the result columns from a run's results.
@@ -249,8 +251,11 @@ func (t *Table) Sort() {
 }
 
 // Merge appends the rows of o to t. Both must have the same columns; a
-// point present in both must be the same point (same key). A point in
-// both is kept once.
+// point present in both must be the same point (same key), and every
+// row the same machine column. A point in both is kept once. A table
+// written before the machine column existed merges with one that has
+// it: its rows take the other's machine, as the points of one spec have
+// one (see AddMachine).
 func (t *Table) Merge(name string, o *Table) error {
 	if len(o.Columns) == 0 {
 		return nil
@@ -258,12 +263,30 @@ func (t *Table) Merge(name string, o *Table) error {
 	if len(t.Columns) == 0 {
 		t.Columns = slices.Clone(o.Columns)
 	}
+	if m := t.Column(MachineColumn); m >= 0 && o.Column(MachineColumn) < 0 && len(t.Rows) > 0 {
+		o.AddMachine(t.Rows[0][m])
+	} else if m := o.Column(MachineColumn); m >= 0 && t.Column(MachineColumn) < 0 && len(o.Rows) > 0 {
+		t.AddMachine(o.Rows[0][m])
+	}
 	if !slices.Equal(t.Columns, o.Columns) {
 		return fmt.Errorf("%s: columns %s differ from %s", name, strings.Join(o.Columns, ","), strings.Join(t.Columns, ","))
 	}
 	have := make(map[string]string, len(t.Rows))
 	for _, r := range t.Rows {
 		have[r[0]] = t.Key(r)
+	}
+	if m := t.Column(MachineColumn); m >= 0 {
+		want := ""
+		if len(t.Rows) > 0 {
+			want = t.Rows[0][m]
+		} else if len(o.Rows) > 0 {
+			want = o.Rows[0][m]
+		}
+		for _, r := range o.Rows {
+			if r[m] != want {
+				return fmt.Errorf("%s: point %s: machine %q differs from %q in the files before it (another spec?)", name, r[0], r[m], want)
+			}
+		}
 	}
 	for _, r := range o.Rows {
 		k, dup := have[r[0]]
@@ -311,6 +334,20 @@ func (j *Journal) Append(row []string) error {
 	}
 	_, err := j.w.Write(j.bw.Bytes())
 	return err
+}
+
+// AddMachine gives a table written before the machine column existed
+// that column, machine in every row: the machine its points ran on, as
+// the caller knows it (the spec that resumes them, or the other shards
+// of the sweep). A table that has the column is left as it is.
+func (t *Table) AddMachine(machine string) {
+	if len(t.Columns) == 0 || t.Column(MachineColumn) >= 0 {
+		return
+	}
+	t.Columns = append(t.Columns, MachineColumn)
+	for i, r := range t.Rows {
+		t.Rows[i] = append(r, machine)
+	}
 }
 
 // Column returns the index of the column named name, or -1.

@@ -31,7 +31,7 @@ func kindOf(col string) tabular.Kind {
 		return tabular.Int
 	case "complete":
 		return tabular.Bool
-	case "trace", "deadlock", "error", "net_busiest_group":
+	case "trace", "deadlock", "error", "net_busiest_group", sweep.MachineColumn:
 		return tabular.String
 	}
 	if slices.Contains(sweep.MetricColumns(), col) {
