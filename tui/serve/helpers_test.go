@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -383,6 +384,38 @@ func (tm *terminal) waitUntil(cond func() bool) error {
 	for !cond() {
 		if time.Now().After(deadline) {
 			return errors.New("timed out")
+		}
+		select {
+		case err := <-tm.ended:
+			tm.ended <- err
+			if cond() {
+				return nil
+			}
+			return errors.New("session ended: " + errString(err))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// waitProgress polls cond like waitUntil, for work whose length depends
+// on the host's load (fifty simulations under -race on a busy machine):
+// it is bounded by progress rather than wall time, failing when the
+// session sent nothing for wait (stuck), when it ends, or after overall
+// (a session that keeps drawing without ever getting there).
+func (tm *terminal) waitProgress(cond func() bool, overall time.Duration) error {
+	end := time.Now().Add(overall)
+	seen, since := tm.out.Len(), time.Now()
+	for !cond() {
+		now := time.Now()
+		if n := tm.out.Len(); n != seen {
+			seen, since = n, now
+		}
+		switch {
+		case now.Sub(since) > wait:
+			return fmt.Errorf("nothing drawn for %v", wait)
+		case now.After(end):
+			return fmt.Errorf("not there after %v, still drawing", overall)
 		}
 		select {
 		case err := <-tm.ended:
