@@ -381,21 +381,12 @@ func (tm *terminal) waitFor(t testing.TB, want string) {
 // waitUntil polls cond, failing after wait or when the session ends.
 func (tm *terminal) waitUntil(cond func() bool) error {
 	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
+	return tm.poll(cond, func(now time.Time) error {
+		if now.After(deadline) {
 			return errors.New("timed out")
 		}
-		select {
-		case err := <-tm.ended:
-			tm.ended <- err
-			if cond() {
-				return nil
-			}
-			return errors.New("session ended: " + errString(err))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // waitProgress polls cond like waitUntil, for work whose length depends
@@ -406,8 +397,7 @@ func (tm *terminal) waitUntil(cond func() bool) error {
 func (tm *terminal) waitProgress(cond func() bool, overall time.Duration) error {
 	end := time.Now().Add(overall)
 	seen, since := tm.out.Len(), time.Now()
-	for !cond() {
-		now := time.Now()
+	return tm.poll(cond, func(now time.Time) error {
 		if n := tm.out.Len(); n != seen {
 			seen, since = n, now
 		}
@@ -416,6 +406,17 @@ func (tm *terminal) waitProgress(cond func() bool, overall time.Duration) error 
 			return fmt.Errorf("nothing drawn for %v", wait)
 		case now.After(end):
 			return fmt.Errorf("not there after %v, still drawing", overall)
+		}
+		return nil
+	})
+}
+
+// poll checks cond every 20 ms until it holds, the session ends, or
+// give (called at each poll) returns an error.
+func (tm *terminal) poll(cond func() bool, give func(now time.Time) error) error {
+	for !cond() {
+		if err := give(time.Now()); err != nil {
+			return err
 		}
 		select {
 		case err := <-tm.ended:
