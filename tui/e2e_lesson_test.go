@@ -24,7 +24,7 @@ var tmuxKeys = map[string]string{
 // waitAny polls the screen until it contains one of want.
 func (x *tmux) waitAny(what string, want ...string) string {
 	x.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := x.until(30 * time.Second)
 	var screen string
 	for time.Now().Before(deadline) {
 		screen = x.capture()
@@ -42,7 +42,7 @@ func (x *tmux) waitAny(what string, want ...string) string {
 // waitGone polls the screen until it no longer contains s.
 func (x *tmux) waitGone(what, s string) {
 	x.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := x.until(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if !strings.Contains(x.capture(), s) {
 			return
@@ -104,7 +104,9 @@ func TestLessonsEndToEnd(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			x := &tmux{t: t, socket: fmt.Sprintf("tracesim-lesson-%d-%s", os.Getpid(), l.Name)}
+			// One deadline for the whole lesson: on a loaded host a run
+			// or the answers may take longer than a step's fair share.
+			x := &tmux{t: t, socket: fmt.Sprintf("tracesim-lesson-%d-%s", os.Getpid(), l.Name), deadline: e2eDeadline(t, 5*time.Minute)}
 			x.run("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", bin+" lesson "+l.Name)
 			t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 			n := len(l.Steps)

@@ -20,6 +20,29 @@ import (
 type tmux struct {
 	t      *testing.T
 	socket string
+	// deadline, when set, bounds the whole flow rather than each wait,
+	// so that a step that is slow on a loaded host (a run to the end,
+	// the answers computed) may use what the quick ones left.
+	deadline time.Time
+}
+
+// e2eDeadline returns the deadline of a flow that may take d: d from
+// now, within the test binary's own deadline.
+func e2eDeadline(t *testing.T, d time.Duration) time.Time {
+	deadline := time.Now().Add(d)
+	if td, ok := t.Deadline(); ok && td.Add(-10*time.Second).Before(deadline) {
+		deadline = td.Add(-10 * time.Second)
+	}
+	return deadline
+}
+
+// until returns the end of a wait of d: the flow's deadline when it has
+// one.
+func (x *tmux) until(d time.Duration) time.Time {
+	if !x.deadline.IsZero() {
+		return x.deadline
+	}
+	return time.Now().Add(d)
 }
 
 func (x *tmux) run(args ...string) string {
@@ -36,7 +59,7 @@ func (x *tmux) capture() string { return x.run("capture-pane", "-p", "-t", "e2e"
 // waitFor polls the screen until it contains every one of want.
 func (x *tmux) waitFor(what string, want ...string) string {
 	x.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := x.until(20 * time.Second)
 	var screen string
 	for time.Now().Before(deadline) {
 		screen = x.capture()

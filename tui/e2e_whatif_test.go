@@ -37,11 +37,7 @@ type whatifTerm struct {
 // waits share one deadline: five minutes for the whole flow, within the
 // test binary's own deadline.
 func newWhatifTerm(t *testing.T, socket string) *whatifTerm {
-	deadline := time.Now().Add(5 * time.Minute)
-	if d, ok := t.Deadline(); ok && d.Add(-10*time.Second).Before(deadline) {
-		deadline = d.Add(-10 * time.Second)
-	}
-	return &whatifTerm{t: t, socket: socket, deadline: deadline}
+	return &whatifTerm{t: t, socket: socket, deadline: e2eDeadline(t, 5*time.Minute)}
 }
 
 func (x *whatifTerm) tmux(args ...string) string {
@@ -111,13 +107,16 @@ func TestEndToEndWhatIf(t *testing.T) {
 	x.waitFor("demo", "1 Timeline", "Machine", "Simulate")
 
 	// Machine: the topology is the first setting; its editor asks for a
-	// kind (none, ring, mesh, torus, …) and then the parameters.
+	// kind (none, ring, mesh, torus, …) and then the parameters. The
+	// form focuses a field by a message of its own, after the keys
+	// already sent: keys for a field wait until it shows focused ("┃"),
+	// or a loaded host delivers them to the list and they are lost.
 	x.keys(tab["Machine"])
 	x.waitFor("machine tab", "Machine · default", "topology")
 	x.keys("Enter")
-	x.waitFor("topology editor", "topology kind")
+	x.waitFor("topology editor", "┃ topology kind")
 	x.keys("Down", "Down", "Down", "Enter")
-	x.waitFor("parameters", "parameters", "e.g. torus:8x8")
+	x.waitFor("parameters", "┃ parameters", "┃ e.g. torus:8x8")
 	x.text("4x4")
 	x.keys("Enter")
 	x.waitFor("torus set", "torus 4×4: 16 routers", "✓ valid")
@@ -139,7 +138,9 @@ func TestEndToEndWhatIf(t *testing.T) {
 	x.keys(tab["Machine"])
 	x.waitFor("machine tab again", "torus 4×4")
 	x.keys("Down", "Down", "Down", "Down", "Down", "Down", "Enter")
-	x.waitFor("bandwidth editor", "link bandwidth")
+	// (The list describes the setting too: "link bandwidth" shows
+	// before the editor opens.)
+	x.waitFor("bandwidth editor", "┃ link bandwidth", "┃ > 10Gb/s")
 	for range 8 {
 		x.keys("BSpace")
 	}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -39,31 +38,6 @@ hint: Run it.
 Run it.
 `
 
-// drain runs cmd and feeds the messages it produces back to m, as the
-// program would, leaving out those that do not come within a moment
-// (timers).
-func drain(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	select {
-	case msg := <-ch:
-		if b, ok := msg.(tea.BatchMsg); ok {
-			for _, c := range b {
-				drain(m, c)
-			}
-			return
-		}
-		if msg != nil {
-			_, next := m.Update(msg)
-			drain(m, next)
-		}
-	case <-time.After(300 * time.Millisecond):
-	}
-}
-
 type recorder struct{ calls []string }
 
 func (r *recorder) Reached(l string, s int) {
@@ -93,7 +67,7 @@ func TestLearnTabWiring(t *testing.T) {
 	rec := &recorder{}
 	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l, Progress: rec})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drain(m, m.Init())
+	settle(t, m, m.Init())
 	names := m.TabNames()
 	if names[len(names)-1] != LearnTab || m.Active() != len(names)-1 {
 		t.Fatalf("tabs %v, active %d: want the Learn tab last and shown", names, m.Active())
@@ -111,7 +85,7 @@ func TestLearnTabWiring(t *testing.T) {
 		t.Errorf("Machine tab topology %q, want the lesson's ring:12", cfg.Topology)
 	}
 	// 2 shows the Matrix and is the step's key.
-	drain(m, press(m, "2"))
+	settle(t, m, press(m, "2"))
 	if m.Active() != 1 || lv.Step() != 1 {
 		t.Fatalf("after 2: tab %d, step %d; want 1, 1", m.Active(), lv.Step())
 	}
@@ -151,7 +125,7 @@ func TestPinnedLesson(t *testing.T) {
 	l, tr := wiring(t)
 	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l})
 	m.Update(tea.WindowSizeMsg{Width: 130, Height: 30})
-	drain(m, press(m, "p"))
+	settle(t, m, press(m, "p"))
 	press(m, "2")
 	f := ansi.Strip(m.Frame())
 	lines := strings.Split(f, "\n")
@@ -178,7 +152,7 @@ func TestPinnedLesson(t *testing.T) {
 	}
 	// p again unpins.
 	press(m, "0")
-	drain(m, press(m, "p"))
+	settle(t, m, press(m, "p"))
 	m.Update(tea.WindowSizeMsg{Width: 130, Height: 30})
 	press(m, "2")
 	if f := ansi.Strip(m.Frame()); strings.Contains(f, "Wiring") {
@@ -192,7 +166,7 @@ func TestGivenAnswers(t *testing.T) {
 	given := []*lesson.Expected{nil, {Kind: lesson.Makespan, Value: 42e-3}}
 	m := New(Options{Trace: tr, Path: "wiring", NoColor: true, Lesson: l, LessonAnswers: given})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	drain(m, m.Init())
+	settle(t, m, m.Init())
 	press(m, "2", "7", "0", "enter", "4", "2", "enter")
 	if f := ansi.Strip(m.Frame()); !strings.Contains(f, "Right: 42 ms (step 2)") {
 		t.Errorf("the given answer was not the one checked:\n%s", f)

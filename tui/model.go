@@ -542,6 +542,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 			m.cancelLoad()
 			return m.setStatus("loading cancelled")
 		}
+		// A tab chosen while the trace loads is the one it opens in:
+		// a student who presses 6 during the load expects the Machine
+		// tab, not the key silently lost. Other keys act on a view,
+		// and there is none yet.
+		if i, ok := m.tabFor(msg); ok {
+			return m.switchTab(i)
+		}
 		return nil
 	case m.picker != nil:
 		return m.pickerKey(msg)
@@ -575,14 +582,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(msg, k.NextTab):
-		return m.switchTab((m.active + 1) % len(m.tabs))
-	case key.Matches(msg, k.PrevTab):
-		return m.switchTab((m.active + len(m.tabs) - 1) % len(m.tabs))
-	case m.learnKey(msg):
-		return m.switchTab(m.lesson.tab)
-	case key.Matches(msg, k.Tab):
-		if i := int(msg.String()[0] - '1'); i < len(m.tabs) && (m.lesson == nil || i != m.lesson.tab) {
+	case key.Matches(msg, k.NextTab), key.Matches(msg, k.PrevTab), m.learnKey(msg), key.Matches(msg, k.Tab):
+		if i, ok := m.tabFor(msg); ok {
 			return m.switchTab(i)
 		}
 		return nil
@@ -602,6 +603,26 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 	}
 	nv, cmd := v.Update(msg)
 	return m.replace(m.active, nv, cmd)
+}
+
+// tabFor returns the tab a tab key selects (tab and shift+tab, a tab's
+// digit, the Learn tab's 0), and false for any other key. The digit of
+// the Learn tab's place selects nothing: 0 is its key.
+func (m *Model) tabFor(msg tea.KeyPressMsg) (int, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.NextTab):
+		return (m.active + 1) % len(m.tabs), true
+	case key.Matches(msg, k.PrevTab):
+		return (m.active + len(m.tabs) - 1) % len(m.tabs), true
+	case m.learnKey(msg):
+		return m.lesson.tab, true
+	case key.Matches(msg, k.Tab):
+		if i := int(msg.String()[0] - '1'); i < len(m.tabs) && (m.lesson == nil || i != m.lesson.tab) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // switchTab makes tab i active, building its view on first use.

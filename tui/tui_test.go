@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -553,5 +554,58 @@ func TestHelpFits80x24(t *testing.T) {
 		if !strings.Contains(f, want) {
 			t.Errorf("help at 80×24 lacks %q:\n%s", want, f)
 		}
+	}
+}
+
+// TestTabKeysWhileLoading: a tab key pressed while the trace loads is
+// not lost: the trace opens in the tab chosen. Other keys wait for a
+// view and do nothing.
+func TestTabKeysWhileLoading(t *testing.T) {
+	tr := testTrace(t)
+	names := make([]string, 0, 9)
+	for _, tb := range DefaultTabs() {
+		names = append(names, tb.Name)
+	}
+	machine := indexOf(names, "Machine")
+	if machine < 0 {
+		t.Fatalf("no Machine tab in %v", names)
+	}
+	cases := []struct {
+		keys []string
+		want string // the tab shown once loaded
+		text string // what it shows
+	}{
+		{[]string{strconv.Itoa(machine + 1)}, "Machine", "The machine"},
+		{[]string{"tab"}, "Matrix", "Traffic bytes"},
+		{[]string{"tab", "tab", "shift+tab"}, "Matrix", "Traffic bytes"},
+		{[]string{"2", "3"}, "Sizes", "Message sizes"},
+		{[]string{"x", "enter"}, "Timeline", "States"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.keys, ","), func(t *testing.T) {
+			// The load is held until the keys were pressed.
+			gate := make(chan struct{})
+			m := New(Options{Path: "stencil.tsim", NoColor: true, Open: func(ctx context.Context, path string) (*tracefmt.Trace, error) {
+				<-gate
+				return tr, nil
+			}})
+			m.Update(tea.WindowSizeMsg{Width: 140, Height: 30})
+			m.Init()
+			if m.load == nil || !strings.Contains(ansi.Strip(m.Frame()), "Loading stencil.tsim") {
+				t.Fatalf("no loading screen:\n%s", ansi.Strip(m.Frame()))
+			}
+			press(m, tc.keys...)
+			close(gate)
+			finishLoad(t, m)
+			if m.Trace() != tr {
+				t.Fatalf("not loaded: err %q", m.err)
+			}
+			if got := m.TabNames()[m.Active()]; got != tc.want {
+				t.Errorf("opened in the %s tab, want %s", got, tc.want)
+			}
+			if f := ansi.Strip(m.Frame()); !strings.Contains(strings.SplitN(f, "\n", 2)[1], tc.text) {
+				t.Errorf("the %s tab's view does not show %q:\n%s", tc.want, tc.text, f)
+			}
+		})
 	}
 }

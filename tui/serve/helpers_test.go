@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -380,9 +381,42 @@ func (tm *terminal) waitFor(t testing.TB, want string) {
 // waitUntil polls cond, failing after wait or when the session ends.
 func (tm *terminal) waitUntil(cond func() bool) error {
 	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
+	return tm.poll(cond, func(now time.Time) error {
+		if now.After(deadline) {
 			return errors.New("timed out")
+		}
+		return nil
+	})
+}
+
+// waitProgress polls cond like waitUntil, for work whose length depends
+// on the host's load (fifty simulations under -race on a busy machine):
+// it is bounded by progress rather than wall time, failing when the
+// session sent nothing for wait (stuck), when it ends, or after overall
+// (a session that keeps drawing without ever getting there).
+func (tm *terminal) waitProgress(cond func() bool, overall time.Duration) error {
+	end := time.Now().Add(overall)
+	seen, since := tm.out.Len(), time.Now()
+	return tm.poll(cond, func(now time.Time) error {
+		if n := tm.out.Len(); n != seen {
+			seen, since = n, now
+		}
+		switch {
+		case now.Sub(since) > wait:
+			return fmt.Errorf("nothing drawn for %v", wait)
+		case now.After(end):
+			return fmt.Errorf("not there after %v, still drawing", overall)
+		}
+		return nil
+	})
+}
+
+// poll checks cond every 20 ms until it holds, the session ends, or
+// give (called at each poll) returns an error.
+func (tm *terminal) poll(cond func() bool, give func(now time.Time) error) error {
+	for !cond() {
+		if err := give(time.Now()); err != nil {
+			return err
 		}
 		select {
 		case err := <-tm.ended:

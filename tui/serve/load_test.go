@@ -54,6 +54,11 @@ func TestLoad50SessionsLarge(t *testing.T) {
 	loadSessions(t, gen.Options{Pattern: "cg", Ranks: 64, Iters: 20, Compute: -1, Seed: 3}, "")
 }
 
+// loadWait bounds each step of a load test's session: fifty sessions
+// share the host's CPUs, so how long a step takes is the load's business;
+// waitProgress fails a session that stops drawing long before this.
+const loadWait = 10 * wait
+
 // loadSessions runs the load test on a trace generated from o, running
 // a simulation in each session when simKey (the Simulate tab's key) is
 // set.
@@ -116,8 +121,8 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 				return
 			}
 			defer tm.sess.Close()
-			if err := tm.waitUntil(func() bool { return strings.Contains(tm.screen(), "Timeline") }); err != nil {
-				fail(i, "first frame: %v", err)
+			if err := tm.waitProgress(func() bool { return strings.Contains(tm.screen(), "Timeline") }, loadWait); err != nil {
+				fail(i, "first frame: %v; got:\n%s", err, tail(tm.screen(), 600))
 				return
 			}
 			// Every key must bring a frame.
@@ -127,7 +132,7 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 					fail(i, "key %s: %v", k, err)
 					return
 				}
-				if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
+				if err := tm.waitProgress(func() bool { return tm.out.Len() > before }, loadWait); err != nil {
 					fail(i, "no frame after key %s: %v", k, err)
 					return
 				}
@@ -136,8 +141,8 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 				// At the fastest speed ("+" past the last step): the
 				// default pace is one a student can watch, seconds long.
 				tm.in.Write([]byte(simKey + strings.Repeat("+", 24) + "r"))
-				if err := tm.waitUntil(func() bool { return strings.Contains(tm.screen(), "finished") }); err != nil {
-					fail(i, "simulation: %v", err)
+				if err := tm.waitProgress(func() bool { return strings.Contains(tm.screen(), "finished") }, loadWait); err != nil {
+					fail(i, "simulation: %v; got:\n%s", err, tail(tm.screen(), 600))
 					return
 				}
 			}
@@ -150,7 +155,7 @@ func loadSessions(t *testing.T, o gen.Options, simKey string) {
 				if exitStatus(err) != 0 {
 					fail(i, "exit: %v", err)
 				}
-			case <-time.After(wait):
+			case <-time.After(loadWait):
 				fail(i, "did not end after q")
 			}
 			mu.Lock()
