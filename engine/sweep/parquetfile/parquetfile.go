@@ -6,7 +6,6 @@ package parquetfile
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -81,56 +80,34 @@ func Write(w io.Writer, t *sweep.Table) error {
 }
 
 // Read reads a result written by Write. name is the file's name for
-// errors.
-func Read(name string, r io.ReaderAt, size int64) (t *sweep.Table, err error) {
-	defer func() {
-		// The decoder panics on some corrupt pages: a bad file is an
-		// error, not a crash.
-		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("%s: corrupt Parquet file: %v", name, p)
-		}
-	}()
-	f, err := parquet.OpenFile(r, size)
+// errors. The file is read as a flat table by tabular.Read; the
+// result's column order comes from its own metadata entry.
+func Read(name string, r io.ReaderAt, size int64) (*sweep.Table, error) {
+	tt, err := tabular.Read(name, r, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
-	meta, ok := f.Lookup(columnsKey)
-	t = &sweep.Table{}
-	if !ok || json.Unmarshal([]byte(meta), &t.Columns) != nil {
+	t := &sweep.Table{}
+	if meta, ok := tt.Meta[columnsKey]; !ok || json.Unmarshal([]byte(meta), &t.Columns) != nil {
 		return nil, fmt.Errorf("%s: not a sweep result (no %s metadata)", name, columnsKey)
 	}
-	col := map[int]int{} // the schema's leaf → t's column
-	paths := f.Schema().Columns()
+	from := make([]int, len(t.Columns)) // t's column → tt's
 	for c, cn := range t.Columns {
-		l := slices.IndexFunc(paths, func(p []string) bool { return len(p) == 1 && p[0] == cn })
-		if l < 0 {
+		from[c] = slices.IndexFunc(tt.Columns, func(col tabular.Column) bool { return col.Name == cn })
+		if from[c] < 0 {
 			return nil, fmt.Errorf("%s: column %s missing", name, cn)
 		}
-		col[l] = c
 	}
 	if len(t.Columns) < 2 || t.Columns[0] != "point" || t.Columns[1] != "trace" {
 		return nil, fmt.Errorf("%s: not a sweep result (expected columns point, trace, …)", name)
 	}
-	pr := parquet.NewReader(f)
-	defer pr.Close()
-	buf := make([]parquet.Row, 64)
-	for {
-		n, err := pr.ReadRows(buf)
-		for _, row := range buf[:n] {
-			vals := make([]string, len(t.Columns))
-			for _, v := range row {
-				if c, ok := col[v.Column()]; ok {
-					vals[c] = tabular.Format(kindOf(t.Columns[c]), v)
-				}
-			}
-			t.Rows = append(t.Rows, vals)
+	t.Rows = make([][]string, len(tt.Rows))
+	for i, row := range tt.Rows {
+		vals := make([]string, len(t.Columns))
+		for c, f := range from {
+			vals[c] = row[f]
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
+		t.Rows[i] = vals
 	}
 	return t, nil
 }
