@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // recordAt returns the file offset of the first event record of type typ
@@ -123,5 +126,71 @@ func TestGroupsBeforeOTF21_2(t *testing.T) {
 	}
 	if tr.Size() != 6 || len(tr.Comms) != 3 || tr.Comms[1].Name != "even" || fmt.Sprint(tr.Comms[1].Ranks) != "[0 2 4]" {
 		t.Errorf("%d ranks, communicators %+v; want 6 ranks, world, even [0 2 4], odd", tr.Size(), tr.Comms)
+	}
+}
+
+// TestReusedRequestID reads an archive whose rank posts a second
+// MPI_Irecv under the id of one still pending (the fuzzer's find: the
+// first receive was left naming no sender, and the error named no
+// file). The first receive becomes a marker; the trace is valid.
+func TestReusedRequestID(t *testing.T) {
+	b := tracefmt.NewBuilder(2, true, tracefmt.Nanosecond)
+	add := func(r int, e tracefmt.Event) {
+		if _, err := b.Add(r, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	irecv := func(tm float64, req int64) tracefmt.Event {
+		e := tracefmt.Recv(tm, 0, 5, 0, 64)
+		e.Flags |= tracefmt.FlagNonBlocking
+		e.SetRequest(req)
+		return e
+	}
+	add(0, tracefmt.Send(10, 1, 5, 0, 64))
+	add(0, tracefmt.Send(20, 1, 5, 0, 64))
+	add(1, irecv(1, 7))
+	add(1, irecv(2, 9))
+	add(1, tracefmt.Wait(30, 7))
+	add(1, tracefmt.Wait(40, 9))
+	src, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	anchor := writeArchive(t, src, dir)
+	files := archiveFiles(t, anchor)
+	var evt string
+	for name, data := range files {
+		// IrecvRequest records are singletons: type 17, then the
+		// compressed id (one byte of size, one of value).
+		if strings.HasSuffix(name, ".evt") && bytes.Contains(data, []byte{evMpiIrecvRequest, 1, 9}) {
+			files[name] = bytes.Replace(data, []byte{evMpiIrecvRequest, 1, 9}, []byte{evMpiIrecvRequest, 1, 7}, 1)
+			evt = name
+		}
+	}
+	if evt == "" {
+		t.Fatal("no event file holds MpiIrecvRequest 9")
+	}
+	tr, _, err := Read(anchor, bytes.NewReader(files["traces.otf2"]), mapOpener(files))
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	var recvs, marks int
+	for _, e := range tr.Ranks[1].Events {
+		switch e.Kind {
+		case tracefmt.KindRecv:
+			recvs++
+			if e.Peer != 0 {
+				t.Errorf("receive at %g from %d, want 0", e.Time, e.Peer)
+			}
+		case tracefmt.KindMarker:
+			marks++
+		}
+	}
+	if recvs != 2 || marks != 1 {
+		t.Errorf("rank 1 has %d receives and %d markers, want 2 and 1", recvs, marks)
 	}
 }

@@ -342,7 +342,11 @@ func (rd *reader) readEvents() (*tracefmt.Trace, error) {
 	if err := rd.readRanks(); err != nil {
 		return nil, err
 	}
-	return rd.b.Finish()
+	t, err := rd.b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rd.fileName(rd.base+".otf2"), err)
+	}
+	return t, nil
 }
 
 // location is one location's event stream while its rank is read.
@@ -662,6 +666,7 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		e := tracefmt.Send(tm, peer, int32(rec.tag), comm, int64(rec.n))
 		if rec.typ == evMpiIsend {
 			e.Flags |= tracefmt.FlagNonBlocking
+			rd.dropPending(rs, l.thread, rec.req)
 			e.SetRequest(rs.newReq(l.thread, rec.req, -1))
 		}
 		_, err = rd.b.Add(rs.r, e)
@@ -685,6 +690,7 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		}
 		ev := &rd.b.Trace().Ranks[rs.r].Events[i]
 		ev.Peer = -1
+		rd.dropPending(rs, l.thread, rec.req)
 		ev.SetRequest(rs.newReq(l.thread, rec.req, i))
 		return nil
 	case evMpiRecv, evMpiIrecv:
@@ -769,6 +775,16 @@ func (rd *reader) finishRank(rs *rankState, locs []*location) error {
 		}
 	}
 	return nil
+}
+
+// dropPending forgets a pending request whose id a new request reuses
+// before it completed (a broken or truncated trace): a receive posted
+// under that id can no longer be completed, so its placeholder, which
+// names no sender, becomes a marker.
+func (rd *reader) dropPending(rs *rankState, thread int, id uint64) {
+	if p, ok := rs.req(thread, id); ok && p.recv >= 0 {
+		rd.unposted(rs.r, p.recv, "MPI_Irecv request id reused before completion")
+	}
 }
 
 // unposted turns the placeholder event i of rank r into a marker.
