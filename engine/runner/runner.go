@@ -95,7 +95,11 @@ type Slice struct {
 	// Wall is the host time spent simulating.
 	Wall time.Duration
 	Err  error
-	// Reached reports that a Run got to its target time.
+	// Reached reports that a Run got to its target time, or a Delta to
+	// the end of its step. A Delta cut short by the slice's host-time
+	// bound is not reached: the next Delta request goes on to the same
+	// end, so that a step of Δt always advances by Δt however loaded
+	// the host is.
 	Reached bool
 	// Clock is the simulated time to show: the engine's, or later when
 	// the user ran to a time at which nothing happened.
@@ -119,6 +123,9 @@ type Runner struct {
 	// (OnSample runs on the slice's goroutine).
 	samples []Point
 	clock   des.Time
+	// stepTo is the end of a Delta step the last slice did not reach
+	// (0: none); any other request abandons it.
+	stepTo des.Time
 
 	// last* are the counters of the previous slice, for the charts of
 	// models without metrics samples.
@@ -167,6 +174,9 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		r.sim = sim
 	}
 	s := r.sim
+	if q.Op != Delta {
+		r.stepTo = 0
+	}
 	switch q.Op {
 	case Run:
 		until := q.Target
@@ -219,12 +229,18 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 		// A step of Never (or one that would pass the end of Time's
 		// range) runs to the end rather than wrapping to a negative
 		// target that runs nothing.
-		until := des.Add(max(r.clock, s.Now()), max(q.Dt, 0))
+		until := r.stepTo
+		if until == 0 {
+			until = des.Add(max(r.clock, s.Now()), max(q.Dt, 0))
+		}
+		r.stepTo = 0
 		cctx, cancel := context.WithTimeout(ctx, 10*Frame)
 		switch err := s.RunUntil(cctx, until); {
 		case err == nil:
-			r.clock = until
-		case !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled):
+			r.clock, out.Reached = until, true
+		case errors.Is(err, context.DeadlineExceeded):
+			r.stepTo = until
+		case !errors.Is(err, context.Canceled):
 			out.Err = err
 		}
 		cancel()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/replay"
@@ -58,5 +59,45 @@ func TestAdvanceNearTimeLimit(t *testing.T) {
 				t.Errorf("clock %v at the end, want the makespan %v", s.Clock, s.Results)
 			}
 		})
+	}
+}
+
+// TestDeltaCutShortResumes cuts a Δt step at its host-time bound (a
+// context already past its deadline: a loaded host): the slice is not
+// reached, and the next Delta goes on to the same end rather than
+// starting a new step from where the first stopped. Each key press of
+// Δt then advances the clock by exactly Δt.
+func TestDeltaCutShortResumes(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "ring", Ranks: 4, Iters: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := New(tr, replay.Default()).Advance(context.Background(), Request{Op: Run, Target: des.Never})
+	if !whole.Done || whole.Err != nil {
+		t.Fatalf("whole run: done %v, err %v", whole.Done, whole.Err)
+	}
+	// A quarter of the run: thousands of engine events, more than the
+	// replay runs between two looks at its context.
+	dt := whole.Clock / 4
+	r := New(tr, replay.Default())
+	late, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cut := r.Advance(late, Request{Op: Delta, Dt: dt})
+	if cut.Err != nil || cut.Reached || cut.Clock >= dt {
+		t.Fatalf("cut step: err %v, reached %v, clock %v; want unreached, short of %v", cut.Err, cut.Reached, cut.Clock, dt)
+	}
+	for i, w := range []des.Time{dt, 2 * dt} {
+		s := r.Advance(context.Background(), Request{Op: Delta, Dt: dt})
+		if s.Err != nil || s.Done || !s.Reached || s.Clock != w {
+			t.Fatalf("step %d: err %v, done %v, reached %v, clock %v; want reached at %v", i, s.Err, s.Done, s.Reached, s.Clock, w)
+		}
+	}
+	// Another kind of request abandons an unfinished step: the next Δt
+	// counts from where that request left the clock.
+	r.Advance(late, Request{Op: Delta, Dt: dt})
+	ev := r.Advance(context.Background(), Request{Op: Event})
+	s := r.Advance(context.Background(), Request{Op: Delta, Dt: dt})
+	if !s.Reached || s.Clock != ev.Clock+dt {
+		t.Fatalf("after an event step at %v: reached %v, clock %v; want %v", ev.Clock, s.Reached, s.Clock, ev.Clock+dt)
 	}
 }

@@ -122,6 +122,7 @@ type Model struct {
 	status  Status
 	target  des.Time    // end of the current run-to, des.Never for the end
 	pending []runner.Op // steps asked for while a slice was in flight
+	lastOp  runner.Op   // the kind of the slice in flight or last run
 	speed   int         // index in rates
 	dt      des.Time    // step of runner.Delta
 	err     string
@@ -267,6 +268,7 @@ func (m *Model) start(o runner.Op) tea.Cmd {
 	}
 	wt := m.wantTrace
 	m.wantTrace = false
+	m.lastOp = o
 	return m.eng.slice(m.ctx, o, m.target, r, m.dt, wt)
 }
 
@@ -529,6 +531,11 @@ func (m *Model) advanced(msg *runner.Slice) tea.Cmd {
 	case msg.Err != nil:
 		m.status, m.err = Failed, msg.Err.Error()
 		return m.statusMsg("simulation failed: " + m.err)
+	}
+	if m.lastOp == runner.Delta && !msg.Reached {
+		// The step was cut short by the slice's host-time bound: it
+		// goes on to its end before any key pressed meanwhile.
+		return m.start(runner.Delta)
 	}
 	if len(m.pending) > 0 {
 		o := m.pending[0]
