@@ -542,6 +542,12 @@ func (m *Model) key(msg tea.KeyPressMsg) (cmd tea.Cmd) {
 			m.cancelLoad()
 			return m.setStatus("loading cancelled")
 		}
+		if key.Matches(msg, k.Quit) {
+			// q quits during a load as everywhere else: the key was
+			// silently lost, and a user (or a class's script) waited.
+			m.cancelLoad()
+			return tea.Quit
+		}
 		// A tab chosen while the trace loads is the one it opens in:
 		// a student who presses 6 during the load expects the Machine
 		// tab, not the key silently lost. Other keys act on a view,

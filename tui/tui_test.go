@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -607,5 +608,34 @@ func TestTabKeysWhileLoading(t *testing.T) {
 				t.Errorf("the %s tab's view does not show %q:\n%s", tc.want, tc.text, f)
 			}
 		})
+	}
+}
+
+// TestQuitWhileLoading presses q on the loading screen: the program
+// quits and the load is cancelled (q was dropped there, and the session
+// went on once the trace had loaded).
+func TestQuitWhileLoading(t *testing.T) {
+	cancelled := make(chan struct{})
+	m := New(Options{Path: "stencil.tsim", NoColor: true, Open: func(ctx context.Context, path string) (*tracefmt.Trace, error) {
+		<-ctx.Done()
+		close(cancelled)
+		return nil, ctx.Err()
+	}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Init()
+	if m.load == nil {
+		t.Fatal("no load under way")
+	}
+	cmd := press(m, "q")
+	if cmd == nil {
+		t.Fatal("q on the loading screen did nothing")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q on the loading screen does not quit")
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the load was not cancelled")
 	}
 }

@@ -184,9 +184,9 @@ func TestMemoryBudget(t *testing.T) {
 		c.MaxMemory = base + 2*est + est/2
 	})
 	first := openTerminal(t, ts.connect(t), "ring", 200, 60)
-	first.waitFor(t, "Timeline")
+	first.waitLoaded(t)
 	second := openTerminal(t, ts.connect(t), "ring", 200, 60)
-	second.waitFor(t, "Timeline")
+	second.waitLoaded(t)
 	third := openTerminal(t, ts.connect(t), "ring", 200, 60)
 	third.waitFor(t, "the server has no memory left for another session")
 	if code := third.exit(t); code != 1 {
@@ -194,12 +194,12 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	// A smaller window still fits.
 	tiny := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	tiny.waitFor(t, "Timeline")
+	tiny.waitLoaded(t)
 	tiny.press(t, "q")
 	tiny.exit(t)
 
 	first.press(t, "q")
 	first.exit(t)
 	again := openTerminal(t, ts.connect(t), "ring", 200, 60)
-	again.waitFor(t, "Timeline")
+	again.waitLoaded(t)
 }

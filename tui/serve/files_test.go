@@ -88,7 +88,7 @@ func TestServedFilesConfined(t *testing.T) {
 		t.Run(strings.ReplaceAll(tc.want, "/", "_"), func(t *testing.T) {
 			c := ts.connect(t)
 			tm := openTerminal(t, c, "ring", 200, 40)
-			tm.waitFor(t, "Timeline")
+			tm.waitLoaded(t)
 			tm.press(t, tab)
 			tm.waitFor(t, "The machine")
 			h := 40
@@ -119,7 +119,7 @@ func TestServedFilesConfined(t *testing.T) {
 	// The server is still up and serving.
 	c := ts.connect(t)
 	tm := openTerminal(t, c, "ring", 100, 30)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	tm.press(t, "q")
 	if code := tm.exit(t); code != 0 {
 		t.Errorf("exit status %d after the refusals, want 0", code)

@@ -31,7 +31,7 @@ func TestResizeFlood(t *testing.T) {
 	// 64 ranks: every switch between the sizes redraws screens of rows.
 	writeTrace(t, ts.libDir, "wide.tsim", gen.Options{Pattern: "ring", Ranks: 64, Iters: 2, Compute: -1, Seed: 3})
 	flooder := openTerminal(t, ts.connect(t), "wide", 80, 24)
-	flooder.waitFor(t, "Timeline")
+	flooder.waitLoaded(t)
 
 	const rate, span = 1000, 5 * time.Second
 	var sent atomic.Int64
@@ -65,7 +65,7 @@ func TestResizeFlood(t *testing.T) {
 	// During the flood, a second student gets in and gets frames.
 	time.Sleep(time.Second)
 	other := openTerminal(t, ts.connect(t), "ring", 100, 30)
-	other.waitFor(t, "Timeline")
+	other.waitLoaded(t)
 	before := other.out.Len()
 	other.press(t, "2")
 	if err := other.waitUntil(func() bool { return other.out.Len() > before }); err != nil {
@@ -190,7 +190,7 @@ func TestStalledClientDropped(t *testing.T) {
 	}
 	// Its slot is free for the next student.
 	next := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	next.waitFor(t, "Timeline")
+	next.waitLoaded(t)
 }
 
 // TestShutdownWithStalledClient: the graceful shutdown must not wait on
@@ -233,7 +233,7 @@ func stalledSession(t *testing.T, ts *testServer) time.Time {
 	c := gossh.NewClient(cc, chans, reqs)
 	t.Cleanup(func() { c.Close() })
 	tm := openTerminal(t, c, "ring", 100, 30)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	close(conn.stall)
 	start := time.Now()
 	go func() {
@@ -305,7 +305,7 @@ func TestSilentSocketsDoNotLockOut(t *testing.T) {
 		}
 		defer c.Close()
 		tm := openTerminal(t, c, "ring", 80, 24)
-		tm.waitFor(t, "Timeline")
+		tm.waitLoaded(t)
 	}
 	t.Logf("%d of 30 silent sockets held; %d students served", held.Load(), maxSessions)
 	if !strings.Contains(ts.logs.String(), "too many unauthenticated connections from this address") {
@@ -405,7 +405,7 @@ func TestBusyUIKeepsConnection(t *testing.T) {
 	})
 	c := ts.connect(t)
 	tm := openTerminal(t, c, "ring", 80, 24)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	tm.press(t, "b")
 	time.Sleep(200 * time.Millisecond) // the UI is busy now
 	mu.Lock()
@@ -472,7 +472,7 @@ func TestBusyUIKeepsConnection(t *testing.T) {
 func TestIdleDespiteResizes(t *testing.T) {
 	ts := startServer(t, func(c *Config) { c.IdleTimeout = 1500 * time.Millisecond })
 	tm := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {

@@ -479,3 +479,11 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// waitLoaded waits for the status bar of a loaded trace ("4 ranks ·
+// 84 events"): the tab bar reads "Timeline" on the loading screen
+// already, where keys other than tabs and quit have no view to act on.
+func (tm *terminal) waitLoaded(t testing.TB) {
+	t.Helper()
+	tm.waitFor(t, " ranks · ")
+}

@@ -48,7 +48,7 @@ func TestSessionEndToEnd(t *testing.T) {
 	ts := startServer(t, models.capture)
 	c := ts.connect(t)
 	tm := openTerminal(t, c, "ring", 100, 30)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	tm.waitFor(t, "ring.tsim")
 
 	sessions := ts.srv.Sessions()
@@ -320,7 +320,7 @@ func TestCommandsRefused(t *testing.T) {
 	t.Run("second session on a connection", func(t *testing.T) {
 		c := ts.connect(t)
 		tm := openTerminal(t, c, "ring", 80, 24)
-		tm.waitFor(t, "Timeline")
+		tm.waitLoaded(t)
 		if _, err := c.NewSession(); err == nil {
 			t.Error("a second session channel was accepted")
 		}
@@ -341,7 +341,7 @@ func TestCommandsRefused(t *testing.T) {
 func TestMaxSessions(t *testing.T) {
 	ts := startServer(t, func(c *Config) { c.MaxSessions = 1 })
 	first := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	first.waitFor(t, "Timeline")
+	first.waitLoaded(t)
 	second := openTerminal(t, ts.connect(t), "ring", 80, 24)
 	if code := second.exit(t); code != 1 || !strings.Contains(second.screen(), "full") {
 		t.Errorf("exit %d, output %q", code, second.screen())
@@ -349,7 +349,7 @@ func TestMaxSessions(t *testing.T) {
 	first.press(t, "q")
 	first.exit(t)
 	third := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	third.waitFor(t, "Timeline")
+	third.waitLoaded(t)
 }
 
 // TestIdleTimeout: a session without input is warned, then closed, and
@@ -370,7 +370,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestGracefulShutdown(t *testing.T) {
 	ts := startServer(t, func(c *Config) { c.Grace = 1500 * time.Millisecond })
 	tm := openTerminal(t, ts.connect(t), "ring", 80, 24)
-	tm.waitFor(t, "Timeline")
+	tm.waitLoaded(t)
 	start := time.Now()
 	ts.cancel()
 	tm.waitFor(t, "shutting down")
@@ -421,7 +421,7 @@ func TestSimulationBudget(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			ts := startServer(t, func(c *Config) { c.SimBudget = tc.budget })
 			tm := openTerminal(t, ts.connect(t), "ring", 160, 40)
-			tm.waitFor(t, "Timeline")
+			tm.waitLoaded(t)
 			tm.press(t, key, "-", "-", "-", "-", "-", "r")
 			tm.waitFor(t, tc.want)
 			if strings.Contains(tm.screen(), "finished") {
@@ -470,7 +470,7 @@ func TestColourProfile(t *testing.T) {
 				t.Fatal(err)
 			}
 			go func() { tm.ended <- sess.Wait() }()
-			tm.waitFor(t, "Timeline")
+			tm.waitLoaded(t)
 			before := tm.out.Len()
 			tm.press(t, "2") // the Matrix draws in colour
 			if err := tm.waitUntil(func() bool { return tm.out.Len() > before }); err != nil {
