@@ -156,3 +156,17 @@ func TestChartHold(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeCountLabels: the ranks-blocked axis labels whole ranks only;
+// a tick between two is blank, as wide as the top label.
+func TestWholeCountLabels(t *testing.T) {
+	label := wholeCount("16")
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{{16, "16"}, {8, "8"}, {0, "0"}, {9.6, "  "}, {1.2, "  "}, {12.0000000001, "12"}} {
+		if got := label(tt.v); got != tt.want {
+			t.Errorf("label(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -71,6 +73,19 @@ func (m *Model) seriesData() (ut, uv, bt, bv, kv []float64) {
 	return ut, uv, bt, bv, kv
 }
 
+// wholeCount labels a count axis: whole numbers only; a tick between
+// two ("1.2 ranks") gets blanks as wide as widest, the top label, so
+// that the axis keeps its width.
+func wholeCount(widest string) func(float64) string {
+	return func(v float64) string {
+		r := math.Round(v)
+		if math.Abs(v-r) > 1e-6*max(1, math.Abs(v)) {
+			return strings.Repeat(" ", len(widest))
+		}
+		return units.FormatCount(r)
+	}
+}
+
 // percent labels a utilisation axis.
 func percent(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
 
@@ -104,7 +119,7 @@ func (m *Model) drawSeries(p *painter, x, y, w, h int) bool {
 	}{
 		{titleUtil, ut, uv, 0.01, percent, p.series()},
 		{titleBytes, bt, bv, 1024, bytesLabel, p.series()},
-		{titleBlocked, bt, kv, ranks, units.FormatCount, cellbuf.Style{Fg: p.warnSt.Fg}},
+		{titleBlocked, bt, kv, ranks, wholeCount(units.FormatCount(ranks)), cellbuf.Style{Fg: p.warnSt.Fg}},
 	}
 	for i, c := range charts {
 		cx := x + i*(cw+1)
