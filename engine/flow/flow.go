@@ -232,7 +232,11 @@ type Network struct {
 	compLinks    []int32
 	compFlows    []int32
 	sys          system
-	fmark        []uint32 // per flow slot: the solve that reached it
+	// lsolve is, per constraint, the solve that reached it and its
+	// number there: kept apart from the link records, which the solver's
+	// inner loops would otherwise pull into the cache line by line.
+	lsolve []linkSolve
+	fmark  []uint32 // per flow slot: the solve that reached it
 	// flevel is, per flow slot, its level (rate × penalty) at the last
 	// solve, +Inf while it has not been solved or runs at rate 0; bneck
 	// the constraint it was fixed at (-1: its bound). added are the
@@ -276,9 +280,6 @@ type link struct {
 	// latency phase included: the load adaptive routings compare, so that
 	// flows starting at one instant see each other.
 	routed int32
-	// Solver scratch.
-	mark  uint32
-	local int32 // number in the component being solved
 	// Scratch of the tests' reference solver (solveref_test.go).
 	rem     float64
 	usage   float64
@@ -294,6 +295,14 @@ type link struct {
 	// snapNext is the end of the period of its latest snapshot (lazy
 	// samples: see sampler.snaps).
 	snapNext des.Time
+}
+
+// linkSolve is a constraint's place in the current solve: mark is the
+// solve's epoch when it has reached the constraint, local its number in
+// the solve's system.
+type linkSolve struct {
+	mark  uint32
+	local int32
 }
 
 // elem is a flow's use of a link: element k of flow f's links, which
@@ -381,6 +390,7 @@ func New(cfg Config) (*Network, error) {
 		extra += n.buildLanes()
 	}
 	n.links = make([]link, L+extra)
+	n.lsolve = make([]linkSolve, L+extra)
 	n.alias = make([]int32, L)
 	n.topoLinks = L
 	for i := 0; i < L; i++ {

@@ -16,6 +16,10 @@ const (
 	levelTol = 1e-9
 	boundTol = 1e-12
 	checkTol = 1e-9
+	// unsatTol is the margin by which a link's spare capacity must
+	// exceed what its flows take at their bounds for fill to leave it
+	// out: far above the rounding of the sums, far below any real gap.
+	unsatTol = 1e-6
 )
 
 // system is the max-min system of the flows a solve re-solves, copied
@@ -54,15 +58,21 @@ type system struct {
 	lOff    []int32
 	lFlow   []int32
 	lC      []float64
+	// ratio is link j's saturation level rem/usage while it can still
+	// saturate, +Inf once it cannot (no unfixed flow, no usage left, a
+	// fatpipe, or a capacity its flows cannot fill even at their bounds):
+	// fill's scans compare levels without dividing, and fix updates the
+	// links it touches.
+	ratio []float64
 	// What build keeps from one round of check to the next: link j's
 	// load less that of the re-solved flows before clamping at 0, their
-	// Σ c·w, their number and its capacity; and how many flows and links
-	// it has built.
-	kraw, ubase []float64
-	lcount      []int32
-	cap         []float64
-	builtF      int
-	builtL      int
+	// Σ c·w, their Σ c·bound (+Inf when one has no bound), their number
+	// and its capacity; and how many flows and links it has built.
+	kraw, ubase, bsum []float64
+	lcount            []int32
+	cap               []float64
+	builtF            int
+	builtL            int
 	// What check keeps from one round to the next: the rates and the
 	// links fixed at of the flows, the number of re-solved flows of each
 	// link, and how many flows and links it checked.
@@ -71,8 +81,10 @@ type system struct {
 	lastCnt  []int32
 	checkedF int
 	checkedL int
-	// fresh makes every round build the system anew and check every
-	// link (the tests compare the results with the reuse above).
+	// fresh makes every round build the system anew, check every link
+	// and let fill scan every link that may saturate, even those whose
+	// flows cannot fill them (the tests compare the results with the
+	// reuse above and these shortcuts).
 	fresh bool
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
@@ -165,7 +177,7 @@ func (n *Network) seed(now des.Time) {
 	}
 	for _, l := range n.pending {
 		n.reach(l)
-		j := n.links[l].local
+		j := n.lsolve[l].local
 		if n.sys.changed[j] {
 			// Listed again (several flows started or finished on it):
 			// its flows are in already.
@@ -210,9 +222,9 @@ func (n *Network) include(fi int32, now des.Time) {
 
 // reach adds constraint l to the solve's links.
 func (n *Network) reach(l int32) {
-	if lk := &n.links[l]; lk.mark != n.epoch {
-		lk.mark = n.epoch
-		lk.local = int32(len(n.sys.id))
+	if ls := &n.lsolve[l]; ls.mark != n.epoch {
+		ls.mark = n.epoch
+		ls.local = int32(len(n.sys.id))
 		n.sys.id = append(n.sys.id, l)
 		n.sys.changed = append(n.sys.changed, false)
 	}
@@ -247,7 +259,7 @@ func (n *Network) build() {
 			s.level[i] = f.bound * f.penalty
 		}
 		for k, l := range f.links {
-			s.fLink = append(s.fLink, n.links[l].local)
+			s.fLink = append(s.fLink, n.lsolve[l].local)
 			s.fC = append(s.fC, n.coeff(f, k))
 		}
 		s.fOff = append(s.fOff, int32(len(s.fLink)))
@@ -257,40 +269,60 @@ func (n *Network) build() {
 	}
 	L, L0 := len(s.id), s.builtL
 	s.kraw, s.ubase, s.lcount = extend(s.kraw, L), extend(s.ubase, L), extend(s.lcount, L)
+	s.bsum = extend(s.bsum, L)
 	s.cap, s.fat = extend(s.cap, L), extend(s.fat, L)
 	s.kept, s.rem, s.usage = grow(s.kept, L), grow(s.rem, L), grow(s.usage, L)
+	s.ratio = grow(s.ratio, L)
 	s.unfixed, s.lOff = grow(s.unfixed, L), grow(s.lOff, L+1)
 	// A link's kept load is its load less that of the flows re-solved;
 	// links reached since the last build carry only flows added since.
 	for j := L0; j < L; j++ {
 		lk := &n.links[s.id[j]]
-		s.kraw[j], s.ubase[j], s.lcount[j] = lk.load, 0, 0
+		s.kraw[j], s.ubase[j], s.bsum[j], s.lcount[j] = lk.load, 0, 0, 0
 		s.cap[j], s.fat[j] = lk.cap, lk.fatpipe
 	}
+	// The loops below work on local copies of the slices: the
+	// compiler cannot keep a field of *s in a register across a store
+	// that might alias it, and these loops are the solver's hottest.
+	fOff, fLink, fC := s.fOff[:F+1], s.fLink, s.fC
+	kraw, ubase, bsum, lcount := s.kraw[:L], s.ubase[:L], s.bsum[:L], s.lcount[:L]
 	for i := F0; i < F; i++ {
-		prev, w := s.prev[i], s.w[i]
-		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
-			j, c := s.fLink[k], s.fC[k]
-			s.kraw[j] -= c * prev
-			s.ubase[j] += c * w
-			s.lcount[j]++
+		prev, w, b := s.prev[i], s.w[i], s.bound[i]
+		if b <= 0 {
+			b = math.Inf(1) // no bound
+		}
+		for k := fOff[i]; k < fOff[i+1]; k++ {
+			j, c := fLink[k], fC[k]
+			kraw[j] -= c * prev
+			ubase[j] += c * w
+			bsum[j] += c * b
+			lcount[j]++
 		}
 	}
+	kept, rem, usage, ratio := s.kept[:L], s.rem[:L], s.usage[:L], s.ratio[:L]
+	lOff, unfixed, capa, fat := s.lOff[:L+1], s.unfixed[:L], s.cap[:L], s.fat[:L]
 	off := int32(0)
 	for j := range L {
-		s.kept[j] = fmax(s.kraw[j], 0)
-		s.rem[j], s.usage[j] = fmax(s.cap[j]-s.kept[j], 0), s.ubase[j]
-		s.lOff[j], s.unfixed[j] = off, 0
-		off += s.lcount[j]
+		kept[j] = fmax(kraw[j], 0)
+		rem[j], usage[j] = fmax(capa[j]-kept[j], 0), ubase[j]
+		lOff[j], unfixed[j] = off, 0
+		off += lcount[j]
+		// A link whose spare capacity its re-solved flows cannot fill
+		// even at their bounds never saturates first (see fill).
+		ratio[j] = math.Inf(1)
+		if lcount[j] > 0 && usage[j] > 0 && !fat[j] && (s.fresh || !(rem[j] > bsum[j]*(1+unsatTol))) {
+			ratio[j] = rem[j] / usage[j]
+		}
 	}
-	s.lOff[L] = off
+	lOff[L] = off
 	s.lFlow, s.lC = grow(s.lFlow, int(off)), grow(s.lC, int(off))
+	lFlow, lC := s.lFlow, s.lC
 	for i := range F {
-		for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
-			j := s.fLink[k]
-			p := s.lOff[j] + s.unfixed[j] // next free place of link j
-			s.lFlow[p], s.lC[p] = int32(i), s.fC[k]
-			s.unfixed[j]++
+		for k := fOff[i]; k < fOff[i+1]; k++ {
+			j := fLink[k]
+			p := lOff[j] + unfixed[j] // next free place of link j
+			lFlow[p], lC[p] = int32(i), fC[k]
+			unfixed[j]++
 		}
 	}
 	s.builtF, s.builtL = F, L
@@ -322,32 +354,44 @@ func (n *Network) check(now des.Time) bool {
 		prevL = 0
 	}
 	s.lastCnt = extend(s.lastCnt, L)
+	// Local copies of the slices (see build).
+	lOff, lFlow, lC, lastCnt := s.lOff[:L+1], s.lFlow, s.lC, s.lastCnt[:L]
+	val, prev, w, at, slot := s.val[:F], s.prev[:F], s.w[:F], s.at[:F], s.slot[:F]
+	lastVal, lastAt, bneck := s.lastVal, s.lastAt, n.bneck
 	for j, l := range s.id[:L:L] {
 		lk := &n.links[l]
 		if lk.fatpipe {
 			continue
 		}
+		a, b := lOff[j], lOff[j+1]
+		cnt := b - a
+		same := j < prevL && lastCnt[j] == cnt
+		lastCnt[j] = cnt
+		if cnt == 0 || int(cnt) == len(lk.el) && !s.fresh {
+			// No flow re-solved here, or none kept: no kept flow's
+			// bottleneck is here.
+			continue
+		}
 		load := s.kept[j]
 		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
 		moved := s.changed[j]
-		cnt := s.lOff[j+1] - s.lOff[j]
-		same := j < prevL && s.lastCnt[j] == cnt
-		s.lastCnt[j] = cnt
-		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
-			i := s.lFlow[k]
-			moved = moved || s.val[i] != s.prev[i] || n.bneck[s.slot[i]] != s.linkID(s.at[i])
-			same = same && int(i) < prevF && s.val[i] == s.lastVal[i] && s.at[i] == s.lastAt[i]
-			load += s.lC[k] * s.val[i]
-			lv := s.val[i] / s.w[i]
+		fl, fc := lFlow[a:b], lC[a:b]
+		fc = fc[:len(fl)]
+		for k, i := range fl {
+			v, fa := val[i], at[i]
+			moved = moved || v != prev[i] || bneck[slot[i]] != s.linkID(fa)
+			same = same && int(i) < prevF && v == lastVal[i] && fa == lastAt[i]
+			load += fc[k] * v
+			lv := v / w[i]
 			high = fmax(high, lv)
-			if s.at[i] == int32(j) {
+			if fa == int32(j) {
 				lowFixed = fmin(lowFixed, lv)
 			}
 		}
-		if !moved || cnt == 0 || same {
+		if !moved || same {
 			// The same flows at the same rates fixed at the same
-			// links, or none re-solved: the kept flows' bottlenecks
-			// here are as they were.
+			// links: the kept flows' bottlenecks here are as they
+			// were.
 			continue
 		}
 		// The kept flows' highest level, and the lowest level of those
@@ -427,10 +471,13 @@ func (s *system) fill() {
 	// The links that can still saturate and the unfixed flows, in
 	// order: each round scans them only, dropping those done (a link
 	// whose flows are all fixed, or whose usage rounding took to 0,
-	// stays so), rather than all of the system's.
+	// stays so), rather than all of the system's. Local copies of the
+	// slices, as in build.
+	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
+	lOff, lFlow := s.lOff, s.lFlow
 	live := s.live[:0]
-	for j := range s.id {
-		if s.unfixed[j] > 0 && s.usage[j] > 0 && !s.fat[j] {
+	for j, r := range ratio {
+		if !math.IsInf(r, 1) {
 			live = append(live, int32(j))
 		}
 	}
@@ -438,25 +485,24 @@ func (s *system) fill() {
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
-	defer func() { s.live, s.open = live, open }()
 	for len(open) > 0 {
 		x := math.Inf(1)
 		k := 0
 		for _, j := range live {
-			if s.unfixed[j] > 0 && s.usage[j] > 0 {
+			if r := ratio[j]; !math.IsInf(r, 1) {
 				live[k] = j
 				k++
-				x = fmin(x, s.rem[j]/s.usage[j])
+				x = fmin(x, r)
 			}
 		}
 		live = live[:k]
 		xb := math.Inf(1)
 		k = 0
 		for _, i := range open {
-			if !s.fixed[i] {
+			if !fixed[i] {
 				open[k] = i
 				k++
-				xb = fmin(xb, s.level[i])
+				xb = fmin(xb, level[i])
 			}
 		}
 		open = open[:k]
@@ -468,11 +514,11 @@ func (s *system) fill() {
 					s.fix(int(i), 0, -1)
 				}
 				open = open[:0]
-				return
+				break
 			}
 			thr := xb * (1 + boundTol)
 			for _, i := range open {
-				if !s.fixed[i] && s.level[i] <= thr {
+				if !fixed[i] && level[i] <= thr {
 					s.fix(int(i), s.bound[i], -1)
 				}
 			}
@@ -480,16 +526,17 @@ func (s *system) fill() {
 		}
 		thr := x * (1 + levelTol)
 		for _, j := range live {
-			if s.unfixed[j] == 0 || s.usage[j] <= 0 || s.rem[j]/s.usage[j] > thr {
+			if ratio[j] > thr {
 				continue
 			}
-			for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
-				if i := s.lFlow[k]; !s.fixed[i] {
-					s.fix(int(i), x*s.w[i], j)
+			for _, i := range lFlow[lOff[j]:lOff[j+1]] {
+				if !fixed[i] {
+					s.fix(int(i), x*w[i], j)
 				}
 			}
 		}
 	}
+	s.live, s.open = live, open
 }
 
 // fix sets flow i's rate, fixed at link j (-1: its bound), and takes it
@@ -497,11 +544,21 @@ func (s *system) fill() {
 func (s *system) fix(i int, v float64, j int32) {
 	s.val[i], s.fixed[i], s.at[i] = v, true, j
 	w := s.w[i]
-	for k := s.fOff[i]; k < s.fOff[i+1]; k++ {
-		j, c := s.fLink[k], s.fC[k]
-		s.rem[j] = fmax(s.rem[j]-c*v, 0)
-		s.usage[j] -= c * w
-		s.unfixed[j]--
+	a, b := s.fOff[i], s.fOff[i+1]
+	fLink, fC := s.fLink[a:b], s.fC[a:b]
+	fC = fC[:len(fLink)]
+	rem, usage, unfixed, ratio := s.rem, s.usage, s.unfixed, s.ratio
+	for k, j := range fLink {
+		c := fC[k]
+		rem[j] = fmax(rem[j]-c*v, 0)
+		usage[j] -= c * w
+		unfixed[j]--
+		if !math.IsInf(ratio[j], 1) {
+			ratio[j] = math.Inf(1)
+			if unfixed[j] > 0 && usage[j] > 0 {
+				ratio[j] = rem[j] / usage[j]
+			}
+		}
 	}
 }
 

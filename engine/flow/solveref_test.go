@@ -21,8 +21,8 @@ func (n *Network) solveRef(now des.Time) {
 	ep := n.epoch
 	links := n.compLinks[:0]
 	for _, l := range n.pending {
-		if lk := &n.links[l]; lk.mark != ep {
-			lk.mark = ep
+		if ls := &n.lsolve[l]; ls.mark != ep {
+			ls.mark = ep
 			links = append(links, l)
 		}
 	}
@@ -48,8 +48,8 @@ func (n *Network) solveRef(now des.Time) {
 			f.last, f.fixed, f.prev = now, false, f.value
 			flows = append(flows, e.f)
 			for _, l := range f.links {
-				if lk := &n.links[l]; lk.mark != ep {
-					lk.mark = ep
+				if ls := &n.lsolve[l]; ls.mark != ep {
+					ls.mark = ep
 					links = append(links, l)
 				}
 			}
