@@ -42,7 +42,7 @@ type Source struct {
 // readAhead is the bytes the rank files' buffers share; minReadAhead and
 // maxReadAhead bound one file's.
 const (
-	readAhead    = 4 << 20
+	readAhead    = 1 << 20
 	minReadAhead = 4 << 10
 	maxReadAhead = 64 << 10
 )
