@@ -6,8 +6,8 @@ import "sync"
 // of its own, so that parsing a trace's files overlaps the work of its
 // consumer (a replay) on a second core. Once the consumer has taken a
 // rank's read-ahead events, the rank's next ones (up to chunk; chunk ≤ 0
-// shares about 768 KiB of events between the ranks) are read while it
-// works on them.
+// shares about 768 KiB of events between the ranks, at least 128 events
+// each) are read while it works on them.
 //
 // Every call of src runs on the one goroutine, one after the other, in
 // an order fixed by the consumer's calls alone (a rank's next read is
@@ -27,7 +27,7 @@ func Prefetch(src Source, chunk int) Source {
 		return src
 	}
 	if chunk <= 0 {
-		chunk = min(max((1<<14)/len(h.Ranks), 64), 2048)
+		chunk = min(max((1<<14)/len(h.Ranks), 128), 2048)
 	}
 	p := &prefetch{src: src, hdr: *h, slots: make([]prefetchSlot, len(h.Ranks)),
 		jobs: make(chan int, len(h.Ranks)), chunk: chunk}
