@@ -347,6 +347,8 @@ func newSim(e *env, path, format string, cfg replay.Config, opts replay.Options)
 		src, err := formats.OpenSource(path, format)
 		switch {
 		case err == nil:
+			// The files are parsed on a second core while the replay runs.
+			src = tracefmt.Prefetch(src, 0)
 			s, err := replay.NewSource(src, cfg, opts)
 			if err == nil {
 				return s, src.Header(), func() { src.Close() }, nil

@@ -452,6 +452,10 @@ func datatypeBytes(b []byte) (Datatype, bool) {
 
 // countBytes parses an element count as line.count does.
 func countBytes(b []byte) (int64, bool) {
+	// Counts are nearly always plain integers: no float on the way.
+	if n, ok := uintBytes(b); ok {
+		return int64(n), true
+	}
 	v, ok := numberBytes(b)
 	if !ok || v >= 1<<53 {
 		return 0, false

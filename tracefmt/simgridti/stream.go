@@ -34,18 +34,30 @@ type Source struct {
 	index string
 	files []rankFile
 	open  int
-	buf   []byte
-	// readBytes and readEvents give the ratio of file bytes to events,
-	// which sizes each read.
-	readBytes, readEvents int64
+	// bufSize is the read-ahead buffer of each rank file: ranks share a
+	// budget (readAhead), and each gets at least minReadAhead.
+	bufSize int
 }
+
+// readAhead is the bytes the rank files' buffers share; minReadAhead and
+// maxReadAhead bound one file's.
+const (
+	readAhead    = 1 << 20
+	minReadAhead = 4 << 10
+	maxReadAhead = 64 << 10
+)
 
 type rankFile struct {
 	path string
 	f    *os.File
-	off  int64
-	src  source
-	done bool
+	off  int64 // where the next read starts
+	// buf[lo:hi] are the bytes read and not yet parsed; eof tells that
+	// the file has no more.
+	buf    []byte
+	lo, hi int
+	eof    bool
+	src    source
+	done   bool
 }
 
 // OpenSource opens the TI trace at path as a tracefmt.Source if it is an
@@ -82,7 +94,8 @@ func OpenSource(path string) (*Source, error) {
 		return nil, ErrNotStreamable
 	}
 	dir := filepath.Dir(path)
-	s := &Source{p: p, index: path, files: make([]rankFile, len(entries))}
+	s := &Source{p: p, index: path, files: make([]rankFile, len(entries)),
+		bufSize: min(max(readAhead/len(entries), minReadAhead), maxReadAhead)}
 	for r, e := range entries {
 		full := listedPath(dir, e.path)
 		if _, err := os.Stat(full); err != nil {
@@ -174,65 +187,74 @@ const maxLineEvents = 4
 // parseSome parses lines of rank file rf until the rank has want events
 // pending or its file ends.
 func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
-	perEvent := int64(8)
-	if s.readEvents > 0 {
-		perEvent = s.readBytes/s.readEvents + 1
-	}
-	size := int(min(max(int64(want)*perEvent*5/4, 4<<10), 1<<20))
-	if cap(s.buf) < size {
-		s.buf = make([]byte, size)
-	}
-	buf := s.buf[:size]
-	for {
-		n, err := s.readAt(rf, buf)
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s: line %d: %w", rf.src.name, rf.src.line+1, err)
-		}
-		eof := n < len(buf)
-		data := buf[:n]
-		consumed := 0
-		before := len(rs.events)
-		for len(rs.events) < want {
-			i := bytes.IndexByte(data[consumed:], '\n')
-			var line []byte
-			switch {
-			case i >= 0:
-				line = data[consumed : consumed+i]
-				consumed += i + 1
-			case eof && consumed < len(data):
-				line = data[consumed:]
-				consumed = len(data)
-			default:
-				i = -2 // no complete line left in data
-			}
-			if i == -2 {
-				break
-			}
-			rf.src.line++
-			if err := s.p.parseText(&rf.src, trimCR(line)); err != nil {
+	for len(rs.events) < want {
+		data := rf.buf[rf.lo:rf.hi]
+		i := bytes.IndexByte(data, '\n')
+		var line []byte
+		switch {
+		case i >= 0:
+			line = data[:i]
+			rf.lo += i + 1
+		case rf.eof && len(data) > 0:
+			line = data
+			rf.lo = rf.hi
+		case rf.eof:
+			s.finish(rf)
+			return nil
+		default:
+			if err := s.refill(rf); err != nil {
 				return err
 			}
+			continue
 		}
-		rf.off += int64(consumed)
-		s.readBytes += int64(consumed)
-		s.readEvents += int64(len(rs.events) - before)
-		if eof && consumed == len(data) {
-			rf.done = true
-			s.closeFile(rf)
-			return nil
-		}
-		if len(rs.events) >= want {
-			return nil
-		}
-		if consumed == 0 {
-			// A line longer than the buffer: read it whole.
-			if len(buf) >= maxLine {
-				return &ParseError{File: rf.src.name, Line: rf.src.line + 1, Col: 1, Msg: errLineTooLong.Error()}
-			}
-			s.buf = make([]byte, min(2*len(buf), maxLine))
-			buf = s.buf
+		rf.src.line++
+		if err := s.p.parseText(&rf.src, trimCR(line)); err != nil {
+			return err
 		}
 	}
+	if rf.eof && rf.lo == rf.hi {
+		s.finish(rf)
+	}
+	return nil
+}
+
+// refill moves the unparsed bytes of rf's buffer to its start and reads
+// the file on after them. The buffer stays the rank's between calls, so
+// each byte of the file is read once however few events a call wants
+// (a shared buffer sized to the call read 4 KiB for a few hundred bytes
+// of lines and read the rest again on the next call).
+func (s *Source) refill(rf *rankFile) error {
+	if rf.buf == nil {
+		rf.buf = make([]byte, s.bufSize)
+	}
+	rf.hi = copy(rf.buf, rf.buf[rf.lo:rf.hi])
+	rf.lo = 0
+	if rf.hi == len(rf.buf) {
+		// A line longer than the buffer: read it whole.
+		if len(rf.buf) >= maxLine {
+			return &ParseError{File: rf.src.name, Line: rf.src.line + 1, Col: 1, Msg: errLineTooLong.Error()}
+		}
+		grown := make([]byte, min(2*len(rf.buf), maxLine))
+		copy(grown, rf.buf[:rf.hi])
+		rf.buf = grown
+	}
+	room := rf.buf[rf.hi:]
+	n, err := s.readAt(rf, room)
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("%s: line %d: %w", rf.src.name, rf.src.line+1, err)
+	}
+	rf.off += int64(n)
+	rf.hi += n
+	rf.eof = n < len(room)
+	return nil
+}
+
+// finish marks rank file rf read to its end, closing it and dropping its
+// buffer.
+func (s *Source) finish(rf *rankFile) {
+	rf.done = true
+	rf.buf, rf.lo, rf.hi = nil, 0, 0
+	s.closeFile(rf)
 }
 
 // readAt reads rank file rf from its offset, keeping the file open while

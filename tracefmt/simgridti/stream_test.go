@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,4 +228,64 @@ func FuzzSource(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSourceReadAhead: a rank file's lines are read through its own
+// buffer, so lines that straddle a refill, lines longer than the buffer,
+// a last line without a newline and CRLF endings stream the actions of
+// the file; a line beyond maxLine is an error naming the file and line.
+func TestSourceReadAhead(t *testing.T) {
+	pad := strings.Repeat(" ", 3*maxReadAhead) // longer than any buffer
+	many := strings.Repeat("1 compute 7\n", 5000)
+	for _, tc := range []struct {
+		name, r1 string
+		want     []string // rank 1's actions
+		err      string
+	}{
+		{"straddling refills", many, slices.Repeat([]string{"compute 7f"}, 5000), ""},
+		{"longer than the buffer", "1 compute 3" + pad + "\n1 send 0 0 12 6\n", []string{"compute 3f", "send>0 t0 12B"}, ""},
+		{"no final newline", many[:len(many)-1], slices.Repeat([]string{"compute 7f"}, 5000), ""},
+		{"crlf", "1 compute 2\r\n1 compute 4\r\n", []string{"compute 2f", "compute 4f"}, ""},
+		{"beyond maxLine", "1 compute 1\n1 compute 1" + strings.Repeat(" ", maxLine) + "\n", nil,
+			fmt.Sprintf("r1.txt:2:1: line longer than %d bytes", maxLine)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, text := range map[string]string{"r0.txt": "0 compute 1\n", "r1.txt": tc.r1, "index.txt": "r0.txt\nr1.txt\n"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := OpenSource(filepath.Join(dir, "index.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			var got []string
+			buf := make([]tracefmt.Event, 7)
+			for {
+				n, err := src.ReadRank(1, buf)
+				for i := range buf[:n] {
+					if k := buf[i].Kind; k != tracefmt.KindEnter && k != tracefmt.KindLeave {
+						got = append(got, describe(src.Header(), &buf[i]))
+					}
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					if tc.err == "" || !strings.HasPrefix(err.Error(), tc.err) {
+						t.Fatalf("ReadRank(1) = %v, want error %q", err, tc.err)
+					}
+					return
+				}
+			}
+			if tc.err != "" {
+				t.Fatalf("rank 1 streamed %d actions, want error %q", len(got), tc.err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("rank 1 streams %d actions %.60q, want %d %.60q", len(got), got, len(tc.want), tc.want)
+			}
+		})
+	}
 }
