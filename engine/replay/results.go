@@ -54,6 +54,11 @@ type Results struct {
 	// Skipped counts records the mode ignores (receives in inject mode,
 	// collectives of ranks outside their communicator).
 	Skipped int `json:"skipped"`
+	// CollectivesAsMessages counts the collective calls replayed as the
+	// point-to-point messages the trace records inside them (their
+	// library realised them so, and traced it): --coll-alg does not
+	// apply to them.
+	CollectivesAsMessages int `json:"collectives_as_messages"`
 	// CollectivesSizeUnknown counts the collective calls whose bytes the
 	// trace does not record: they were replayed moving no data.
 	CollectivesSizeUnknown int `json:"collectives_size_unknown"`
@@ -315,7 +320,8 @@ func (s *Sim) Results() Results {
 		Deadlock:               s.deadlock,
 		Wildcards:              s.wild,
 		AnySource:              [...]string{"recorded", "free", "auto"}[s.cfg.AnySource],
-		Notes:                  s.notes,
+		Notes:                  s.runNotes(),
+		CollectivesAsMessages:  s.stats.collByP2P,
 		Skipped:                s.stats.skipped,
 		CollectivesSizeUnknown: s.sizeUnknown,
 		Ranks:                  make([]RankResult, len(s.ranks)),
@@ -393,6 +399,16 @@ func (s *Sim) measured(m *netmodel.Metrics) bool {
 	m.Queues = slices.DeleteFunc(m.Queues, func(q netmodel.QueueMetric) bool { return q.Max == 0 })
 	m.NICs = slices.DeleteFunc(m.NICs, func(n netmodel.NICMetric) bool { return n.Max == 0 })
 	return true
+}
+
+// runNotes returns the notes of the run so far: the choices made for
+// the trace when it was opened and those the replay made since.
+func (s *Sim) runNotes() []string {
+	notes := slices.Clip(s.notes)
+	if n := s.stats.collByP2P; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d collective calls replayed as the point-to-point messages the trace records inside them (the traced library realised them so); --coll-alg does not apply to them", n))
+	}
+	return notes
 }
 
 // unmatchedMessages counts messages still waiting in unexpected queues.

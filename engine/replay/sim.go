@@ -176,6 +176,9 @@ type stats struct {
 	lastDeliver des.Time
 	latency     histogram
 	skipped     int
+	// collByP2P counts collective calls replayed as the point-to-point
+	// messages the trace records inside them.
+	collByP2P int
 }
 
 // New prepares a replay of t under cfg. The trace is read, never

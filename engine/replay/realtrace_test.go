@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/paraver"
+)
+
+// realDir holds third-party traces (../shared/testdata-external); tests
+// that need them skip when it is absent.
+const realDir = "../../../shared/testdata-external/"
+
+// openReal reads a third-party sample, skipping the test when absent.
+func openReal(t *testing.T, rel string) *tracefmt.Trace {
+	t.Helper()
+	tr, _, err := formats.Open(context.Background(), realDir+rel, "", nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s absent", realDir+rel)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// mpitraceReduce is a Paraver trace as MPITrace wrote it on an MPI whose
+// collectives call MPI_Send and MPI_Recv: ranks 1 and 2 reduce to rank 1
+// on their own communicator (id 2), then rank 1 broadcasts to rank 2,
+// each collective realised by one 8-byte message, each MPI_Reduce's exit
+// written as a second MPI_Reduce event; rank 0 only computes.
+const mpitraceReduce = "#Paraver (x):100_ns:1(3):1:3(1:1,1:1,1:1),2\n" +
+	"c:1:1:3:1:2:3\n" +
+	"c:1:2:2:2:3\n" +
+	"1:1:1:1:1:0:40:1\n" +
+	"2:2:1:2:1:10:50000002:9\n" +
+	"4:2:1:2:1:10:2:0:8:10:1\n" +
+	"2:3:1:3:1:10:50000002:9\n" +
+	"4:3:1:3:1:10:2:8:0:10:0\n" +
+	"2:3:1:3:1:12:50000001:1\n" +
+	"3:3:1:3:1:12:12:2:1:2:1:20:20:8:11\n" +
+	"2:3:1:3:1:14:50000001:0\n" +
+	"2:2:1:2:1:15:50000001:2\n" +
+	"2:3:1:3:1:16:50000002:9\n" +
+	"2:3:1:3:1:18:50000002:7\n" +
+	"4:3:1:3:1:18:2:0:8:1:0\n" +
+	"2:3:1:3:1:19:50000001:2\n" +
+	"2:2:1:2:1:20:50000001:0\n" +
+	"2:2:1:2:1:22:50000002:9\n" +
+	"2:2:1:2:1:23:50000002:7\n" +
+	"4:2:1:2:1:23:2:8:0:1:1\n" +
+	"2:2:1:2:1:24:50000001:1\n" +
+	"3:2:1:2:1:24:24:3:1:3:1:30:30:8:2\n" +
+	"2:2:1:2:1:26:50000001:0\n" +
+	"2:2:1:2:1:27:50000002:0\n" +
+	"2:3:1:3:1:30:50000001:0\n" +
+	"2:3:1:3:1:31:50000002:0\n"
+
+// TestCollectiveRealisedByMessages: a collective whose call holds the
+// point-to-point messages the library realised it with is replayed as
+// those messages, once; the repeated MPI_Reduce event that ends it is
+// not a second reduce (read so, it was a reduce on every rank's world
+// that rank 0 never joins: a deadlock of a trace that completed).
+func TestCollectiveRealisedByMessages(t *testing.T) {
+	tr, err := paraver.Read("reduce.prv", strings.NewReader(mpitraceReduce), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"flow", "puppet", "loggops"} {
+		t.Run(model, func(t *testing.T) {
+			cfg := cfgWith(t, "model", model)
+			_, res := simulate(t, tr, cfg, Options{})
+			if !res.Complete || res.Deadlock != nil {
+				t.Fatalf("incomplete: %+v", res.Deadlock)
+			}
+			if res.Messages.Count != 2 || res.Messages.Bytes != 16 || res.Messages.Unmatched != 0 || res.CollectivesAsMessages != 4 {
+				t.Errorf("messages %d (%d B), unmatched %d, collectives as messages %d; want 2 (16 B), 0, 4",
+					res.Messages.Count, res.Messages.Bytes, res.Messages.Unmatched, res.CollectivesAsMessages)
+			}
+			want := "4 collective calls replayed as the point-to-point messages the trace records inside them"
+			if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], want) {
+				t.Errorf("notes %q, want one starting %q", res.Notes, want)
+			}
+		})
+	}
+}
+
+// TestQsortReplayMatchesInfo: the replay of Extrae's qsort sample
+// delivers exactly the point-to-point messages `tracesim info` counts
+// (its 45 collective records are realised by them), leaving none
+// unmatched.
+func TestQsortReplayMatchesInfo(t *testing.T) {
+	tr := openReal(t, "paraver/qsort_beo3.prv")
+	sum := tracefmt.Summarize(tr)
+	if sum.Messages.Matched != 33 || sum.Bytes != 1216880 {
+		t.Fatalf("info: %d matched, %d B; want 33, 1216880 B", sum.Messages.Matched, sum.Bytes)
+	}
+	cfg := Default()
+	cfg.Send = SendBuffered
+	_, res := simulate(t, tr, cfg, Options{})
+	if !res.Complete || res.Deadlock != nil {
+		t.Fatalf("incomplete: %+v", res.Deadlock)
+	}
+	if res.Messages.Count != uint64(sum.Messages.Matched) || res.Messages.Bytes != sum.Bytes || res.Messages.Unmatched != 0 {
+		t.Errorf("replay: %d messages (%d B), %d unmatched; info: %d matched (%d B), 0 unmatched",
+			res.Messages.Count, res.Messages.Bytes, res.Messages.Unmatched, sum.Messages.Matched, sum.Bytes)
+	}
+	if res.CollectivesAsMessages != 27 {
+		t.Errorf("%d collective calls replayed as messages, want 27 (9 reduces, 9 broadcasts, 9 allreduces)", res.CollectivesAsMessages)
+	}
+}
