@@ -122,6 +122,11 @@ func runSim(e *env, args []string) int {
 			}
 		}
 	}
+	if set["eager-threshold"] && !set["send"] && cfg.Send == replay.SendRecorded {
+		// A threshold asked for is a what-if on the protocol: it holds
+		// for every send, including those the recorded run buffered.
+		cfg.Send = replay.SendAuto
+	}
 	if cfg.Model == replay.ModelPacket && set["latency"] {
 		// The packet model's links take a given --latency.
 		if set["link-latency"] {
@@ -500,6 +505,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		}
 		for _, l := range res.Deadlock.Network {
 			fmt.Fprintf(w, "  network: %s\n", l)
+		}
+		for _, l := range res.Deadlock.Explanation {
+			fmt.Fprintf(w, "  %s\n", l)
 		}
 		fmt.Fprintln(w)
 	}

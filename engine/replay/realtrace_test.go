@@ -90,19 +90,18 @@ func TestCollectiveRealisedByMessages(t *testing.T) {
 	}
 }
 
-// TestQsortReplayMatchesInfo: the replay of Extrae's qsort sample
-// delivers exactly the point-to-point messages `tracesim info` counts
-// (its 45 collective records are realised by them), leaving none
-// unmatched.
+// TestQsortReplayMatchesInfo: the default replay of Extrae's qsort
+// sample runs to completion (its 6 sends above the eager threshold that
+// the recorded run buffered replay buffered) and delivers exactly the
+// point-to-point messages `tracesim info` counts (its 45 collective
+// records are realised by them), leaving none unmatched.
 func TestQsortReplayMatchesInfo(t *testing.T) {
 	tr := openReal(t, "paraver/qsort_beo3.prv")
 	sum := tracefmt.Summarize(tr)
 	if sum.Messages.Matched != 33 || sum.Bytes != 1216880 {
 		t.Fatalf("info: %d matched, %d B; want 33, 1216880 B", sum.Messages.Matched, sum.Bytes)
 	}
-	cfg := Default()
-	cfg.Send = SendBuffered
-	_, res := simulate(t, tr, cfg, Options{})
+	_, res := simulate(t, tr, Default(), Options{})
 	if !res.Complete || res.Deadlock != nil {
 		t.Fatalf("incomplete: %+v", res.Deadlock)
 	}
@@ -110,7 +109,93 @@ func TestQsortReplayMatchesInfo(t *testing.T) {
 		t.Errorf("replay: %d messages (%d B), %d unmatched; info: %d matched (%d B), 0 unmatched",
 			res.Messages.Count, res.Messages.Bytes, res.Messages.Unmatched, sum.Messages.Matched, sum.Bytes)
 	}
+	if want := "6 sends of 64KiB or more (the eager threshold) completed before their receive was posted in the recorded run"; len(res.Notes) != 2 || !strings.HasPrefix(res.Notes[0], want) {
+		t.Errorf("notes %q, want the first starting %q", res.Notes, want)
+	}
 	if res.CollectivesAsMessages != 27 {
 		t.Errorf("%d collective calls replayed as messages, want 27 (9 reduces, 9 broadcasts, 9 allreduces)", res.CollectivesAsMessages)
+	}
+}
+
+// TestRecordedSends: by default a send the recorded run completed
+// before its receive was posted replays as buffered, and says so; under
+// --send auto or synchronous the exchange deadlocks, and the report
+// names both sends and their sizes, says the recorded run buffered them
+// and gives the settings that replay them buffered.
+func TestRecordedSends(t *testing.T) {
+	// Two ranks MPI_Send 1 MiB and 512 KiB to each other, then receive;
+	// the recorded run buffered both sends.
+	tr, _, err := formats.Open(context.Background(), "../../testdata/tsim/unsafe-exchange.tsim", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sends := "rank 0's 1048576 B to rank 1, rank 1's 524288 B to rank 0"
+	tests := []struct {
+		send    string
+		notes   []string
+		explain []string
+	}{
+		{"recorded", []string{"2 sends of 64KiB or more (the eager threshold) completed before their receive was posted in the recorded run; replayed as buffered (--send recorded, the default; --send auto replays them with the rendezvous protocol)"}, nil},
+		{"auto", nil, []string{
+			"cause: sends of 64KiB or more (the eager threshold) wait for their receive (rendezvous): " + sends,
+			"the recorded run completed 2 of them before their receive was posted: its MPI buffered them",
+			"correction: --eager-threshold 1025KiB replays them buffered (eager), --send buffered replays every send buffered, --send recorded (the default) those the recorded run buffered",
+		}},
+		{"synchronous", nil, []string{
+			"cause: --send synchronous makes every send wait for its receive: " + sends,
+			"the recorded run completed 2 of them before their receive was posted: its MPI buffered them",
+			"correction: --send auto --eager-threshold 1025KiB replays them buffered (eager), --send buffered replays every send buffered, --send recorded (the default) those the recorded run buffered",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.send, func(t *testing.T) {
+			cfg := Default()
+			if err := cfg.Set("send", tt.send); err != nil {
+				t.Fatal(err)
+			}
+			_, res := simulate(t, tr, cfg, Options{})
+			if got := strings.Join(res.Notes, "\n"); got != strings.Join(tt.notes, "\n") {
+				t.Errorf("notes\n%s\nwant\n%s", got, strings.Join(tt.notes, "\n"))
+			}
+			if tt.explain == nil {
+				if !res.Complete || res.Deadlock != nil || res.Messages.Count != 2 {
+					t.Fatalf("complete %v, %d messages, deadlock %+v", res.Complete, res.Messages.Count, res.Deadlock)
+				}
+				return
+			}
+			if res.Deadlock == nil {
+				t.Fatal("no deadlock")
+			}
+			if got := strings.Join(res.Deadlock.Explanation, "\n"); got != strings.Join(tt.explain, "\n") {
+				t.Errorf("explanation\n%s\nwant\n%s", got, strings.Join(tt.explain, "\n"))
+			}
+			if !strings.HasSuffix(res.Deadlock.Message, "; "+strings.Join(tt.explain, "; ")) {
+				t.Errorf("message %q does not end with the explanation", res.Deadlock.Message)
+			}
+		})
+	}
+}
+
+// TestUntimedUnsafeExchange: an untimed trace records no completion
+// times, so the default replays it with MPI's protocol: the unsafe
+// exchange deadlocks, and the report gives the cause and the correction
+// without claiming what the recorded run did.
+func TestUntimedUnsafeExchange(t *testing.T) {
+	p := newProg(t, 2)
+	p.send(0, 1, 0, 100000).recv(0, 1, 0, 100000)
+	p.send(1, 0, 0, 100000).recv(1, 0, 0, 100000)
+	_, res := simulate(t, p.trace(), Default(), Options{})
+	if res.Deadlock == nil {
+		t.Fatal("no deadlock")
+	}
+	want := []string{
+		"cause: sends of 64KiB or more (the eager threshold) wait for their receive (rendezvous): rank 0's 100000 B to rank 1, rank 1's 100000 B to rank 0",
+		"correction: --eager-threshold 98KiB replays them buffered (eager), --send buffered replays every send buffered",
+	}
+	if got := strings.Join(res.Deadlock.Explanation, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("explanation\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if len(res.Notes) != 0 {
+		t.Errorf("notes %q", res.Notes)
 	}
 }

@@ -111,11 +111,14 @@ type Sim struct {
 	sizeUnknown int
 	// notes are the choices made for the trace (Results.Notes).
 	notes []string
-	k     *des.Kernel
-	net   netmodel.Network
-	ovh   netmodel.Overheads
-	est   netmodel.Estimator
-	host  host
+	// recBuffered are the sends replayed as buffered because the
+	// recorded run buffered them (SendRecorded), in rank and event order.
+	recBuffered []bufferedSend
+	k           *des.Kernel
+	net         netmodel.Network
+	ovh         netmodel.Overheads
+	est         netmodel.Estimator
+	host        host
 
 	ranks []rank
 	nodes []node
@@ -318,6 +321,11 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		return nil, s.err // reading the first events
 	}
 	s.classifyStates()
+	if cfg.Send == SendRecorded && src == nil && cfg.Mode != Inject {
+		if s.recBuffered = recordedBuffered(t, s.class, s.threshold); len(s.recBuffered) > 0 {
+			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
+		}
+	}
 	if cfg.Mode == Predict {
 		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
 			s.gaps = true

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSimRecordedSends: `tracesim sim` of an unsafe exchange the recorded
+// run completed replays to the end by default and says why on stderr; a
+// protocol asked for (--send auto, or --eager-threshold alone) deadlocks
+// with exit 3 and prints the cause and the correction under the blocked
+// ranks.
+func TestSimRecordedSends(t *testing.T) {
+	const path = "../../testdata/tsim/unsafe-exchange.tsim"
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		stdout []string
+	}{
+		{"default", nil, exitOK,
+			"tracesim sim: 2 sends of 64KiB or more (the eager threshold) completed before their receive was posted in the recorded run; replayed as buffered",
+			[]string{"messages        2 (1.5 MiB)"}},
+		{"send auto", []string{"--send", "auto"}, exitFindings, "", []string{
+			"DEADLOCK at ",
+			"  cause: sends of 64KiB or more (the eager threshold) wait for their receive (rendezvous): rank 0's 1048576 B to rank 1, rank 1's 524288 B to rank 0\n",
+			"  the recorded run completed 2 of them before their receive was posted: its MPI buffered them\n",
+			"  correction: --eager-threshold 1025KiB replays them buffered (eager), --send buffered replays every send buffered, --send recorded (the default) those the recorded run buffered\n",
+		}},
+		{"eager threshold alone", []string{"--eager-threshold", "512KiB"}, exitFindings, "", []string{
+			"  cause: sends of 512KiB or more (the eager threshold) wait for their receive (rendezvous): rank 0's 1048576 B to rank 1, rank 1's 524288 B to rank 0\n",
+			"  correction: --eager-threshold 1025KiB replays them buffered (eager)",
+		}},
+		{"eager threshold above", []string{"--eager-threshold", "1025KiB"}, exitOK, "", []string{"messages        2 (1.5 MiB)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := tracesim(t, append([]string{"sim", path}, tt.args...)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out, errs)
+			}
+			if tt.stderr == "" && errs != "" || !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr %q, want %q", errs, tt.stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
