@@ -51,3 +51,18 @@ func TestSimRecordedSends(t *testing.T) {
 		})
 	}
 }
+
+// TestSimRecordedParts: when MPI start-up or teardown is most of a
+// recorded run, `tracesim sim` says how long each part took and compares
+// the prediction with the part it replays.
+func TestSimRecordedParts(t *testing.T) {
+	path := shared(t, "otf2/ping-pong/traces.otf2")
+	code, out, errs := tracesim(t, "sim", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "recorded parts  193.6 ms until every rank was past MPI_Init, 5.886 ms replayed (+64.9 %), 47.11 µs after every rank entered MPI_Finalize\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+}

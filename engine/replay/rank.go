@@ -95,7 +95,12 @@ type rank struct {
 	callHadRecv bool
 	// callByP2P is set while the outermost call is a collective whose
 	// own point-to-point messages the trace records (collP2PInside).
-	callByP2P  bool
+	callByP2P bool
+	// preInit is set until the rank enters the MPI_Init its trace logs:
+	// the time before it is the rank's launch (Paraver's "Not
+	// created"), which the replay does not model
+	// (RecordedParts.Startup), not computation.
+	preInit    bool
 	pendingOvh des.Time
 	lastT      float64
 	group      int32
@@ -203,7 +208,11 @@ func (s *Sim) unblock(r int32) {
 func (s *Sim) exec(r int32, rk *rank) bool {
 	e := s.at(rk, rk.pos)
 	if s.gaps && rk.stage == 0 {
-		if rk.depth == 0 {
+		pre := rk.preInit // up to MPI_Init's enter included
+		if e.Kind == tracefmt.KindEnter && s.class[e.State()].init {
+			rk.preInit = false
+		}
+		if rk.depth == 0 && !pre {
 			if gap := e.Time - rk.lastT; gap > 0 {
 				rk.lastT = e.Time
 				if d := s.traceTime(gap); d > 0 {

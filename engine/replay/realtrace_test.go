@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/paraver"
+	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
 
 // realDir holds third-party traces (../shared/testdata-external); tests
@@ -197,5 +199,81 @@ func TestUntimedUnsafeExchange(t *testing.T) {
 	}
 	if len(res.Notes) != 0 {
 		t.Errorf("notes %q", res.Notes)
+	}
+}
+
+// launchTrace: rank 1 is launched 5 s after rank 0 (Paraver's "Not
+// created"), both spend 1 s in MPI_Init and compute 2 s before a
+// message, and rank 1 leaves MPI_Finalize 3 s after entering it.
+const launchTrace = `tsim 1
+ranks 2
+unit s
+timed
+0 0 enter MPI_Init
+1 0 leave MPI_Init
+6 0 enter MPI_Recv
+9 0 recv from=1 tag=0 size=8
+9 0 leave MPI_Recv
+9 0 enter MPI_Finalize
+10 0 leave MPI_Finalize
+0 1 enter "Not created"
+5 1 leave "Not created"
+5 1 enter MPI_Init
+6 1 leave MPI_Init
+8 1 enter MPI_Send
+8 1 send to=0 tag=0 size=8
+8 1 leave MPI_Send
+8 1 enter MPI_Finalize
+11 1 leave MPI_Finalize
+`
+
+// TestRecordedParts: the time before a rank's MPI_Init is its launch,
+// not computation, and the recorded span splits into the start-up until
+// every rank was past MPI_Init, the part the replay replays, and the
+// teardown after every rank entered MPI_Finalize.
+func TestRecordedParts(t *testing.T) {
+	tr, err := tsim.Read(strings.NewReader(launchTrace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := cfgWith(t, "startup", "0", "per-byte", "0")
+	_, res := simulate(t, tr, cfg, Options{})
+	if !res.Complete || res.Ranks[1].Compute != 2 || res.Ranks[0].Compute != 5 {
+		t.Errorf("complete %v, compute %v s and %v s; want 5 s and 2 s (rank 1's 5 s before MPI_Init are its launch)",
+			res.Complete, res.Ranks[0].Compute, res.Ranks[1].Compute)
+	}
+	want := RecordedParts{Startup: 6, App: 3, Teardown: 2}
+	if res.Recorded != 11 || res.RecordedParts == nil || *res.RecordedParts != want {
+		t.Errorf("recorded %v s, parts %+v; want 11 s, %+v", res.Recorded, res.RecordedParts, want)
+	}
+}
+
+// TestRealRecordedParts pins where the recorded time of real samples
+// goes: the OTF2 ping-pong spends 193.6 of its 199.5 ms in MPI_Init,
+// DUMPI's test trace waits 1.9 ms for its last rank to start and spends
+// 3.2 ms in MPI_Finalize; the replay predicts the rest.
+func TestRealRecordedParts(t *testing.T) {
+	tests := []struct {
+		path                   string
+		startup, app, teardown float64
+		makespanLo, makespanHi float64
+	}{
+		{"otf2/ping-pong/traces.otf2", 193.6e-3, 5.886e-3, 47.11e-6, 9e-3, 10.5e-3},
+		{"dumpi/testtrace.meta", 1.894e-3, 444e-6, 3.219e-3, 90e-6, 100e-6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			tr := openReal(t, tt.path)
+			_, res := simulate(t, tr, Default(), Options{})
+			p := res.RecordedParts
+			// Pinned to the four digits printed.
+			close := func(a, b float64) bool { return math.Abs(a/b-1) < 1e-3 }
+			if p == nil || !close(p.Startup, tt.startup) || !close(p.App, tt.app) || !close(p.Teardown, tt.teardown) {
+				t.Errorf("parts %+v, want startup %v s, app %v s, teardown %v s", p, tt.startup, tt.app, tt.teardown)
+			}
+			if res.Makespan < tt.makespanLo || res.Makespan > tt.makespanHi {
+				t.Errorf("makespan %v s, want %v–%v s", res.Makespan, tt.makespanLo, tt.makespanHi)
+			}
+		})
 	}
 }

@@ -23,9 +23,13 @@ type Results struct {
 	Makespan float64 `json:"makespan_s"`
 	// Recorded is the duration of the trace as recorded (0 for untimed
 	// traces), for comparison.
-	Recorded float64      `json:"recorded_s"`
-	Ranks    []RankResult `json:"ranks"`
-	Nodes    []NodeResult `json:"nodes"`
+	Recorded float64 `json:"recorded_s"`
+	// RecordedParts splits Recorded into what the replay replays and
+	// the MPI start-up and teardown it does not; nil for untimed and
+	// streamed traces.
+	RecordedParts *RecordedParts `json:"recorded_parts"`
+	Ranks         []RankResult   `json:"ranks"`
+	Nodes         []NodeResult   `json:"nodes"`
 	// ScaledSpeedup is Σ computation / makespan (PUPPET).
 	ScaledSpeedup float64      `json:"scaled_speedup"`
 	Messages      MessageStats `json:"messages"`
@@ -333,6 +337,13 @@ func (s *Sim) Results() Results {
 	if s.tr.Timed {
 		a, b := s.tr.Span()
 		res.Recorded = s.tr.Seconds(b - a)
+		if s.src == nil {
+			if s.parts == nil {
+				s.parts = recordedParts(s.tr)
+			}
+			p := *s.parts
+			res.RecordedParts = &p
+		}
 	}
 	if res.Wall > 0 {
 		res.EventsPerSec = float64(res.Events) / res.Wall

@@ -114,11 +114,13 @@ type Sim struct {
 	// recBuffered are the sends replayed as buffered because the
 	// recorded run buffered them (SendRecorded), in rank and event order.
 	recBuffered []bufferedSend
-	k           *des.Kernel
-	net         netmodel.Network
-	ovh         netmodel.Overheads
-	est         netmodel.Estimator
-	host        host
+	// parts is Results.RecordedParts, computed once.
+	parts *RecordedParts
+	k     *des.Kernel
+	net   netmodel.Network
+	ovh   netmodel.Overheads
+	est   netmodel.Estimator
+	host  host
 
 	ranks []rank
 	nodes []node
@@ -332,6 +334,9 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		} else {
 			s.computeEvts = true
 		}
+	}
+	if s.gaps {
+		s.findInit()
 	}
 	s.unitPS = t.Unit.Seconds() * 1e12 * cfg.CPUScale
 	s.flopPS = 1e12 / cfg.CPUSpeed * cfg.CPUScale
@@ -559,6 +564,9 @@ type stateClass struct {
 	mpi  bool
 	kind callKind
 	op   tracefmt.CollOp
+	// init marks MPI_Init: the time before it is the rank's launch
+	// (Paraver's "Not created"), not computation.
+	init bool
 }
 
 // classifyStates decides which states are MPI calls and which calls.
@@ -594,6 +602,8 @@ func (s *Sim) classifyStates() {
 			c.kind = callWaitall
 		case "test", "testany", "testall", "testsome":
 			c.kind = callTest
+		case "init", "init_thread":
+			c.init = true
 		default:
 			name := strings.ReplaceAll(strings.TrimPrefix(n, "i"), "_", "")
 			if op, ok := tracefmt.ParseCollOp(name); ok && op != tracefmt.OpOther {
@@ -603,6 +613,28 @@ func (s *Sim) classifyStates() {
 			}
 		}
 		s.class[i] = c
+	}
+}
+
+// initWithin is how many of a rank's first events findInit looks at for
+// MPI_Init.
+const initWithin = 64
+
+// findInit marks the ranks whose trace logs MPI_Init among its first
+// events (preInit).
+func (s *Sim) findInit() {
+	for r := range s.ranks {
+		rk := &s.ranks[r]
+		for i := int32(0); i < initWithin; i++ {
+			e := s.at(rk, i)
+			if e == nil {
+				break
+			}
+			if e.Kind == tracefmt.KindEnter && s.class[e.State()].init {
+				rk.preInit = true
+				break
+			}
+		}
 	}
 }
 
