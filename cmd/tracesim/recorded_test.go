@@ -66,3 +66,17 @@ func TestSimRecordedParts(t *testing.T) {
 		t.Errorf("stdout lacks %q:\n%s", want, out)
 	}
 }
+
+// TestCheckRecordedSends: `tracesim check` of the exchange the recorded
+// run completed finds no deadlock and says why (its causal replay
+// replays the buffered sends buffered).
+func TestCheckRecordedSends(t *testing.T) {
+	code, out, errs := tracesim(t, "check", "../../testdata/tsim/unsafe-exchange.tsim")
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	want := "causal replay: ran to the end\n  note: 2 sends of 64KiB or more (the eager threshold) completed before their receive was posted in the recorded run; replayed as buffered"
+	if !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+}

@@ -24,6 +24,9 @@ func TestCheckRecordedSends(t *testing.T) {
 	if !rep.Replayed || rep.Deadlock != nil || rep.Counts[KindDeadlock] != 0 {
 		t.Fatalf("default: replayed %v, deadlock %+v", rep.Replayed, rep.Deadlock)
 	}
+	if want := "2 sends of 64KiB or more (the eager threshold) completed before their receive was posted in the recorded run; replayed as buffered"; len(rep.ReplayNotes) != 1 || !strings.HasPrefix(rep.ReplayNotes[0], want) {
+		t.Errorf("replay notes %q, want one starting %q", rep.ReplayNotes, want)
+	}
 	cfg := replay.Default()
 	cfg.Mode, cfg.Model, cfg.Send = replay.Causal, replay.ModelPuppet, replay.SendAuto
 	rep = check(t, tr, Options{Replay: ReplayOn, ReplayConfig: &cfg})
