@@ -207,6 +207,21 @@ type RecordedParts struct {
 
 // recordedParts computes the parts of timed trace t.
 func recordedParts(t *tracefmt.Trace) *RecordedParts {
+	// What each state is, once: a trace has few states and many events.
+	const (
+		other uint8 = iota
+		isInit
+		isFinalize
+	)
+	kind := make([]uint8, len(t.States))
+	for i, d := range t.States {
+		switch strings.ToLower(d.Name) {
+		case "mpi_init", "mpi_init_thread":
+			kind[i] = isInit
+		case "mpi_finalize":
+			kind[i] = isFinalize
+		}
+	}
 	a, b := t.Span()
 	init, fin := a, b
 	first := true
@@ -218,15 +233,15 @@ func recordedParts(t *tracefmt.Trace) *RecordedParts {
 		start, end := ev[0].Time, ev[len(ev)-1].Time
 		for i := range ev {
 			e := &ev[i]
-			if e.Kind != tracefmt.KindEnter {
+			if e.Kind != tracefmt.KindEnter || int(e.State()) >= len(kind) {
 				continue
 			}
-			switch strings.ToLower(t.StateName(e.State())) {
-			case "mpi_init", "mpi_init_thread":
+			switch kind[e.State()] {
+			case isInit:
 				if e.Match >= 0 && int(e.Match) < len(ev) {
 					start = ev[e.Match].Time
 				}
-			case "mpi_finalize":
+			case isFinalize:
 				end = min(end, e.Time)
 			}
 		}
