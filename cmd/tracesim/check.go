@@ -62,6 +62,8 @@ type checkJSON struct {
 	Replayed       bool                    `json:"replayed"`
 	ReplayError    string                  `json:"replay_error,omitempty"`
 	Deadlock       *replay.Deadlock        `json:"deadlock"`
+	// ReplayNotes are the choices the causal replay made for the trace.
+	ReplayNotes []string `json:"replay_notes"`
 }
 
 func runCheck(e *env, args []string) int {
@@ -105,6 +107,7 @@ func runCheck(e *env, args []string) int {
 			Messages: rep.Messages, Collectives: rep.Collectives, LMin: o.LMin, Counts: rep.CountMap(),
 			ViolationCount: rep.Violations(), Violations: []causality.FindingJSON{}, Notes: []causality.FindingJSON{},
 			Replayed: rep.Replayed, ReplayError: rep.ReplayError, Deadlock: rep.Deadlock,
+			ReplayNotes: append([]string{}, rep.ReplayNotes...),
 		}
 		for i := range top {
 			out.Violations = append(out.Violations, rep.JSON(&top[i]))
@@ -137,6 +140,9 @@ func printCheck(w io.Writer, path, format string, t *tracefmt.Trace, rep *causal
 	switch {
 	case rep.Replayed && rep.Deadlock == nil:
 		fmt.Fprintln(w, "causal replay: ran to the end")
+		for _, n := range rep.ReplayNotes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
 	case rep.Replayed:
 		fmt.Fprintf(w, "causal replay: %s\n", rep.Deadlock.Message)
 	case rep.ReplayError != "":

@@ -122,6 +122,11 @@ func runSim(e *env, args []string) int {
 			}
 		}
 	}
+	if set["eager-threshold"] && !set["send"] && cfg.Send == replay.SendRecorded {
+		// A threshold asked for is a what-if on the protocol: it holds
+		// for every send, including those the recorded run buffered.
+		cfg.Send = replay.SendAuto
+	}
 	if cfg.Model == replay.ModelPacket && set["latency"] {
 		// The packet model's links take a given --latency.
 		if set["link-latency"] {
@@ -503,6 +508,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		for _, l := range res.Deadlock.Network {
 			fmt.Fprintf(w, "  network: %s\n", l)
 		}
+		for _, l := range res.Deadlock.Explanation {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 		fmt.Fprintln(w)
 	}
 	rec := ""
@@ -510,6 +518,12 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 		rec = fmt.Sprintf(" (recorded %s, %+.1f %%)", units.FormatDuration(res.Recorded), 100*(res.Makespan-res.Recorded)/res.Recorded)
 	}
 	fmt.Fprintf(w, "makespan        %s%s\n", units.FormatDuration(res.Makespan), rec)
+	if p := res.RecordedParts; p != nil && p.App > 0 && p.Startup+p.Teardown > 0.05*res.Recorded {
+		// Most of the recorded span is MPI start-up or teardown, which
+		// the replay does not model: compare with the rest.
+		fmt.Fprintf(w, "recorded parts  %s until every rank was past MPI_Init, %s replayed (%+.1f %%), %s after every rank entered MPI_Finalize\n",
+			units.FormatDuration(p.Startup), units.FormatDuration(p.App), 100*(res.Makespan-p.App)/p.App, units.FormatDuration(p.Teardown))
+	}
 	fmt.Fprintf(w, "scaled speedup  %.4g\n", res.ScaledSpeedup)
 	l := res.Messages.Latency
 	fmt.Fprintf(w, "messages        %d (%s)", res.Messages.Count, units.FormatBytes(res.Messages.Bytes))

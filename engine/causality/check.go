@@ -66,6 +66,10 @@ type Report struct {
 	Replayed    bool
 	Deadlock    *replay.Deadlock
 	ReplayError string
+	// ReplayNotes are the choices the replay made for the trace (sends
+	// the recorded run buffered replayed as buffered, …: replay's
+	// Results.Notes).
+	ReplayNotes []string
 
 	t     *tracefmt.Trace
 	notes []string
@@ -328,7 +332,7 @@ func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, 
 		byKind[KindCollectiveMismatch] = append(byKind[KindCollectiveMismatch], rep.note(f, g.texts[i]))
 	}
 	if runReplay(o.Replay, rep.Events) {
-		d, err := deadlock(ctx, t, o.ReplayConfig)
+		d, notes, err := deadlock(ctx, t, o.ReplayConfig)
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
@@ -337,6 +341,7 @@ func (g *Graph) check(ctx context.Context, o Options, countOnly bool) (*Report, 
 		default:
 			rep.Replayed = true
 			rep.Deadlock = d
+			rep.ReplayNotes = notes
 			if d != nil {
 				byKind[KindDeadlock] = append(byKind[KindDeadlock], rep.note(deadlockFinding(t, d), d.Message))
 			}
@@ -851,8 +856,8 @@ func shapeName(s tracefmt.Shape) string {
 }
 
 // deadlock replays t causally and returns the replay's deadlock report,
-// nil when it ran to the end.
-func deadlock(ctx context.Context, t *tracefmt.Trace, cfg *replay.Config) (*replay.Deadlock, error) {
+// nil when it ran to the end, and its notes.
+func deadlock(ctx context.Context, t *tracefmt.Trace, cfg *replay.Config) (*replay.Deadlock, []string, error) {
 	c := replay.Default()
 	if cfg != nil {
 		c = *cfg
@@ -863,15 +868,15 @@ func deadlock(ctx context.Context, t *tracefmt.Trace, cfg *replay.Config) (*repl
 	}
 	s, err := replay.New(t, c, replay.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("causal replay: %w", err)
+		return nil, nil, fmt.Errorf("causal replay: %w", err)
 	}
 	if err := s.Run(ctx); err != nil {
 		if errors.Is(err, ctx.Err()) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("causal replay: %w", err)
+		return nil, nil, fmt.Errorf("causal replay: %w", err)
 	}
-	return s.Deadlock(), nil
+	return s.Deadlock(), s.Results().Notes, nil
 }
 
 // deadlockFinding turns a replay's deadlock report into a finding whose

@@ -95,7 +95,7 @@ func TestPhysicalSendQsort(t *testing.T) {
 			got = append(got, rev{f.Events, math.Round(f.Amount * 1e6)})
 		}
 	}
-	want := []rev{{[2]tracefmt.EventRef{ref(3, 52), ref(2, 67)}, 22}, {[2]tracefmt.EventRef{ref(3, 197), ref(2, 226)}, 20}}
+	want := []rev{{[2]tracefmt.EventRef{ref(3, 49), ref(2, 64)}, 22}, {[2]tracefmt.EventRef{ref(3, 186), ref(2, 215)}, 20}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("reversals %v, want %v (µs)", got, want)
 	}

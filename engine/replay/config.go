@@ -44,6 +44,13 @@ const (
 	SendSynchronous
 	// SendNoSpace completes every send when its message has arrived.
 	SendNoSpace
+	// SendRecorded is SendAuto, except that a blocking send of the
+	// threshold or more that the recorded run completed before its
+	// receive was posted (its MPI buffered it: MPICH and Open MPI over
+	// TCP buffer far beyond 64 KiB) is replayed as buffered. A trace
+	// that completed then does not deadlock for a protocol its MPI did
+	// not use. Untimed and streamed traces record no such times: auto.
+	SendRecorded
 )
 
 // AnySource says how wildcard receives match (seed 000 §5.2).
@@ -284,7 +291,8 @@ type Config struct {
 // model (links shared by max-min fairness, as SimGrid's CM02) over a star
 // of 10 Gb/s, 1 µs links (the topology's links when one is set), one rank
 // per node at 1 Gflop/s, MPI send semantics with a 64 KiB eager
-// threshold, expanded collectives with MPICH's algorithms. PUPPET's
+// threshold (sends the recorded run buffered replayed buffered:
+// SendRecorded), expanded collectives with MPICH's algorithms. PUPPET's
 // defaults: cut-through, 1 µs start-up. The packet model's: 2 VCs of 4
 // packets, 20 ns routers, 10 ns links, samples every 10 µs, long waits
 // above 1 µs.
@@ -295,6 +303,7 @@ func Default() Config {
 		CPUSpeed:       1e9,
 		CPUScale:       1,
 		RanksPerNode:   1,
+		Send:           SendRecorded,
 		EagerThreshold: 64 << 10,
 		CollFactor:     collective.FactorLog2P,
 		Model:          ModelFlow,

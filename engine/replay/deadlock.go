@@ -35,6 +35,11 @@ type Deadlock struct {
 	// the cycle of buffers its packets wait in, when messages are stuck
 	// there; nil otherwise.
 	NetworkStall *netmodel.Stall `json:"network_stall"`
+	// Explanation says, for sends blocked by the send semantics, the
+	// cause (the sends above the eager threshold, or synchronous), whether
+	// the recorded run completed them, and the setting that replays them
+	// buffered; empty otherwise. Message ends with it.
+	Explanation []string `json:"explanation"`
 	// Message is a one-paragraph explanation.
 	Message string `json:"message"`
 }
@@ -165,6 +170,8 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 		d.Blocked = append(d.Blocked, br)
 	}
 	d.MoreBlocked = summarizeOps(more)
+	d.Explanation = []string{}
+	s.explainSends(d)
 	if len(d.Network) > ListedBlocked {
 		n := len(d.Network) - ListedBlocked
 		d.Network = append(d.Network[:ListedBlocked:ListedBlocked], fmt.Sprintf("… %d more", n))
@@ -211,6 +218,9 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 		if br.MoreWaiting > 0 {
 			fmt.Fprintf(&b, " and %d more", br.MoreWaiting)
 		}
+	}
+	for _, x := range d.Explanation {
+		fmt.Fprintf(&b, "; %s", x)
 	}
 	d.Message = b.String()
 	return d

@@ -39,6 +39,7 @@ func TestDeadlockReportIsBounded(t *testing.T) {
 		name        string
 		trace       func(*testing.T) *tracefmt.Trace
 		message     string
+		explain     []string
 		more        []string
 		first       BlockedRank
 		cycleRanks  int
@@ -59,6 +60,11 @@ func TestDeadlockReportIsBounded(t *testing.T) {
 		{name: "ring", trace: ring,
 			message: "deadlock: ranks wait for each other in a cycle 0 → 1 → 2 → 3 → 4 → 5 → 6 → 7 → 8 → 9 → 10 → 11 → 12 → 13 → 14 → … → 255 → 0 of 256 ranks; " +
 				"256 of 256 ranks blocked; rank 0 in MPI_Ssend to 1, tag 0, 8 B (event 0) waits for its 8 B send to rank 1 to be received; ",
+			explain: []string{
+				"cause: synchronous sends (MPI_Ssend) wait for their receive: rank 0's 8 B to rank 1, rank 1's 8 B to rank 2, rank 2's 8 B to rank 3, " +
+					"rank 3's 8 B to rank 4, rank 4's 8 B to rank 5, rank 5's 8 B to rank 6, rank 6's 8 B to rank 7, rank 7's 8 B to rank 8, 248 more",
+				"correction: none in the MPI: an MPI_Ssend waits for its receive whatever the MPI, so the program is unsafe as written; --send buffered replays them as if buffered",
+			},
 			more: []string{"240 in MPI_Ssend"},
 			first: BlockedRank{Rank: 0, Event: 0, Op: "MPI_Ssend to 1, tag 0, 8 B (event 0)", WaitsFor: []int{1},
 				Waiting: []string{"its 8 B send to rank 1 to be received"}},
@@ -71,8 +77,13 @@ func TestDeadlockReportIsBounded(t *testing.T) {
 			if d == nil {
 				t.Fatal("no deadlock")
 			}
-			if !strings.HasPrefix(d.Message, tc.message) || !strings.HasSuffix(d.Message, "; …") {
-				t.Errorf("message\n%s\nwant it to start with\n%s", d.Message, tc.message)
+			// The explanation of the send semantics ends the message.
+			end := strings.Join(append([]string{"; …"}, tc.explain...), "; ")
+			if !strings.HasPrefix(d.Message, tc.message) || !strings.HasSuffix(d.Message, end) {
+				t.Errorf("message\n%s\nwant it to start with\n%s\nand end with\n%s", d.Message, tc.message, end)
+			}
+			if fmt.Sprint(d.Explanation) != fmt.Sprint(tc.explain) {
+				t.Errorf("explanation %q, want %q", d.Explanation, tc.explain)
 			}
 			if d.BlockedTotal != P || len(d.Blocked) != tc.wantListed || fmt.Sprint(d.MoreBlocked) != fmt.Sprint(tc.more) {
 				t.Errorf("%d blocked, %d listed, more %q; want %d, %d, %q", d.BlockedTotal, len(d.Blocked), d.MoreBlocked, P, tc.wantListed, tc.more)

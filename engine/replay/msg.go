@@ -240,6 +240,10 @@ func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, s
 	}
 	// Protocol.
 	m.dataAtSend, m.complete = s.protocol(size, sync)
+	if m.complete == doneAtDelivery && !coll && s.recBuffered != nil && s.isRecordedBuffered(r, ev) {
+		m.complete = doneAtIssue // the recorded run's MPI buffered it
+		m.dataAtSend = !s.atMatch
+	}
 	pv := s.pair(r, dst)
 	m.seq = uint32(*pv >> 32)
 	*pv += 1 << 32

@@ -93,13 +93,21 @@ type rank struct {
 	depth       int16
 	call        stateClass
 	callHadRecv bool
-	pendingOvh  des.Time
-	lastT       float64
-	group       int32
-	ops         []int32
-	reqs        []request
-	coll        *collRun
-	collSeq     []uint32
+	// callByP2P is set while the outermost call is a collective whose
+	// own point-to-point messages the trace records (collP2PInside).
+	callByP2P bool
+	// preInit is set until the rank enters the MPI_Init its trace logs:
+	// the time before it is the rank's launch (Paraver's "Not
+	// created"), which the replay does not model
+	// (RecordedParts.Startup), not computation.
+	preInit    bool
+	pendingOvh des.Time
+	lastT      float64
+	group      int32
+	ops        []int32
+	reqs       []request
+	coll       *collRun
+	collSeq    []uint32
 
 	since      des.Time
 	compute    des.Time
@@ -200,7 +208,11 @@ func (s *Sim) unblock(r int32) {
 func (s *Sim) exec(r int32, rk *rank) bool {
 	e := s.at(rk, rk.pos)
 	if s.gaps && rk.stage == 0 {
-		if rk.depth == 0 {
+		pre := rk.preInit // up to MPI_Init's enter included
+		if e.Kind == tracefmt.KindEnter && s.class[e.State()].init {
+			rk.preInit = false
+		}
+		if rk.depth == 0 && !pre {
 			if gap := e.Time - rk.lastT; gap > 0 {
 				rk.lastT = e.Time
 				if d := s.traceTime(gap); d > 0 {
@@ -223,6 +235,10 @@ func (s *Sim) exec(r int32, rk *rank) bool {
 	case tracefmt.KindWait:
 		return s.execWait(r, rk, e)
 	case tracefmt.KindCollective:
+		if rk.depth > 0 && rk.callByP2P {
+			s.recCopy(rk, e)
+			return s.next(rk, 1)
+		}
 		if rk.stage == 0 {
 			rk.stage = 1
 			s.wrapEnter(rk, collStateName(e.Op()))
@@ -265,6 +281,10 @@ func (s *Sim) execEnter(r int32, rk *rank, e *tracefmt.Event) bool {
 	if rk.depth == 1 {
 		rk.call = cl
 		rk.callHadRecv = false
+		rk.callByP2P = cl.kind == callColl && e.Match >= 0 && s.p2pInside(rk, e.Match)
+		if rk.callByP2P {
+			s.stats.collByP2P++
+		}
 		if cl.kind == callColl && e.Match >= 0 && !s.commInside(rk, e.Match) {
 			// A collective call the trace shows no messages or event for
 			// (MPE logs only its state): replay it as the operation with
@@ -275,6 +295,25 @@ func (s *Sim) execEnter(r int32, rk *rank, e *tracefmt.Event) bool {
 		}
 	}
 	return s.next(rk, 1)
+}
+
+// p2pInside reports whether events between pos and the state's leave
+// include point-to-point sends or receives. A collective call that holds
+// them was realised by them (a library whose collectives call MPI_Send
+// and MPI_Recv, traced with them, as MPITrace did on MPICH-1 and LAM):
+// the replay replays those messages and does not expand the collective's
+// records a second time.
+func (s *Sim) p2pInside(rk *rank, leave int32) bool {
+	for i := rk.pos + 1; i < leave; i++ {
+		e := s.at(rk, i)
+		if e == nil {
+			break
+		}
+		if e.Kind == tracefmt.KindSend || e.Kind == tracefmt.KindRecv {
+			return true
+		}
+	}
+	return false
 }
 
 // commInside reports whether events between pos and the state's leave
@@ -319,6 +358,7 @@ func (s *Sim) execLeave(r int32, rk *rank, e *tracefmt.Event) bool {
 		}
 	}
 	rk.waitCall = false
+	rk.callByP2P = false
 	if anon {
 		s.releaseAnon(rk, rk.call.kind == callWaitall)
 	}

@@ -23,9 +23,13 @@ type Results struct {
 	Makespan float64 `json:"makespan_s"`
 	// Recorded is the duration of the trace as recorded (0 for untimed
 	// traces), for comparison.
-	Recorded float64      `json:"recorded_s"`
-	Ranks    []RankResult `json:"ranks"`
-	Nodes    []NodeResult `json:"nodes"`
+	Recorded float64 `json:"recorded_s"`
+	// RecordedParts splits Recorded into what the replay replays and
+	// the MPI start-up and teardown it does not; nil for untimed and
+	// streamed traces.
+	RecordedParts *RecordedParts `json:"recorded_parts"`
+	Ranks         []RankResult   `json:"ranks"`
+	Nodes         []NodeResult   `json:"nodes"`
 	// ScaledSpeedup is Σ computation / makespan (PUPPET).
 	ScaledSpeedup float64      `json:"scaled_speedup"`
 	Messages      MessageStats `json:"messages"`
@@ -54,6 +58,11 @@ type Results struct {
 	// Skipped counts records the mode ignores (receives in inject mode,
 	// collectives of ranks outside their communicator).
 	Skipped int `json:"skipped"`
+	// CollectivesAsMessages counts the collective calls replayed as the
+	// point-to-point messages the trace records inside them (their
+	// library realised them so, and traced it): --coll-alg does not
+	// apply to them.
+	CollectivesAsMessages int `json:"collectives_as_messages"`
 	// CollectivesSizeUnknown counts the collective calls whose bytes the
 	// trace does not record: they were replayed moving no data.
 	CollectivesSizeUnknown int `json:"collectives_size_unknown"`
@@ -315,7 +324,8 @@ func (s *Sim) Results() Results {
 		Deadlock:               s.deadlock,
 		Wildcards:              s.wild,
 		AnySource:              [...]string{"recorded", "free", "auto"}[s.cfg.AnySource],
-		Notes:                  s.notes,
+		Notes:                  s.runNotes(),
+		CollectivesAsMessages:  s.stats.collByP2P,
 		Skipped:                s.stats.skipped,
 		CollectivesSizeUnknown: s.sizeUnknown,
 		Ranks:                  make([]RankResult, len(s.ranks)),
@@ -327,6 +337,13 @@ func (s *Sim) Results() Results {
 	if s.tr.Timed {
 		a, b := s.tr.Span()
 		res.Recorded = s.tr.Seconds(b - a)
+		if s.src == nil {
+			if s.parts == nil {
+				s.parts = recordedParts(s.tr)
+			}
+			p := *s.parts
+			res.RecordedParts = &p
+		}
 	}
 	if res.Wall > 0 {
 		res.EventsPerSec = float64(res.Events) / res.Wall
@@ -393,6 +410,16 @@ func (s *Sim) measured(m *netmodel.Metrics) bool {
 	m.Queues = slices.DeleteFunc(m.Queues, func(q netmodel.QueueMetric) bool { return q.Max == 0 })
 	m.NICs = slices.DeleteFunc(m.NICs, func(n netmodel.NICMetric) bool { return n.Max == 0 })
 	return true
+}
+
+// runNotes returns the notes of the run so far: the choices made for
+// the trace when it was opened and those the replay made since.
+func (s *Sim) runNotes() []string {
+	notes := slices.Clip(s.notes)
+	if n := s.stats.collByP2P; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d collective calls replayed as the point-to-point messages the trace records inside them (the traced library realised them so); --coll-alg does not apply to them", n))
+	}
+	return notes
 }
 
 // unmatchedMessages counts messages still waiting in unexpected queues.

@@ -111,6 +111,11 @@ type Sim struct {
 	sizeUnknown int
 	// notes are the choices made for the trace (Results.Notes).
 	notes []string
+	// recBuffered are the sends replayed as buffered because the
+	// recorded run buffered them (SendRecorded), in rank and event order.
+	recBuffered []bufferedSend
+	// parts is Results.RecordedParts, computed once.
+	parts *RecordedParts
 	k     *des.Kernel
 	net   netmodel.Network
 	ovh   netmodel.Overheads
@@ -176,6 +181,9 @@ type stats struct {
 	lastDeliver des.Time
 	latency     histogram
 	skipped     int
+	// collByP2P counts collective calls replayed as the point-to-point
+	// messages the trace records inside them.
+	collByP2P int
 }
 
 // New prepares a replay of t under cfg. The trace is read, never
@@ -315,12 +323,20 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		return nil, s.err // reading the first events
 	}
 	s.classifyStates()
+	if cfg.Send == SendRecorded && src == nil && cfg.Mode != Inject {
+		if s.recBuffered = recordedBuffered(t, s.class, s.threshold); len(s.recBuffered) > 0 {
+			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
+		}
+	}
 	if cfg.Mode == Predict {
 		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
 			s.gaps = true
 		} else {
 			s.computeEvts = true
 		}
+	}
+	if s.gaps {
+		s.findInit()
 	}
 	s.unitPS = t.Unit.Seconds() * 1e12 * cfg.CPUScale
 	s.flopPS = 1e12 / cfg.CPUSpeed * cfg.CPUScale
@@ -548,6 +564,9 @@ type stateClass struct {
 	mpi  bool
 	kind callKind
 	op   tracefmt.CollOp
+	// init marks MPI_Init: the time before it is the rank's launch
+	// (Paraver's "Not created"), not computation.
+	init bool
 }
 
 // classifyStates decides which states are MPI calls and which calls.
@@ -583,6 +602,8 @@ func (s *Sim) classifyStates() {
 			c.kind = callWaitall
 		case "test", "testany", "testall", "testsome":
 			c.kind = callTest
+		case "init", "init_thread":
+			c.init = true
 		default:
 			name := strings.ReplaceAll(strings.TrimPrefix(n, "i"), "_", "")
 			if op, ok := tracefmt.ParseCollOp(name); ok && op != tracefmt.OpOther {
@@ -592,6 +613,28 @@ func (s *Sim) classifyStates() {
 			}
 		}
 		s.class[i] = c
+	}
+}
+
+// initWithin is how many of a rank's first events findInit looks at for
+// MPI_Init.
+const initWithin = 64
+
+// findInit marks the ranks whose trace logs MPI_Init among its first
+// events (preInit).
+func (s *Sim) findInit() {
+	for r := range s.ranks {
+		rk := &s.ranks[r]
+		for i := int32(0); i < initWithin; i++ {
+			e := s.at(rk, i)
+			if e == nil {
+				break
+			}
+			if e.Kind == tracefmt.KindEnter && s.class[e.State()].init {
+				rk.preInit = true
+				break
+			}
+		}
 	}
 }
 

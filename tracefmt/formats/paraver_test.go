@@ -18,8 +18,8 @@ func TestParaver(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := tracefmt.Summarize(tr)
-	if f.Name != "paraver" || s.Ranks != 4 || s.Events != 1153 || s.Messages.Matched != 33 || s.Collectives != 45 {
-		t.Errorf("%s: %d ranks, %d events, %d messages, %d collectives; want paraver: 4, 1153, 33, 45",
+	if f.Name != "paraver" || s.Ranks != 4 || s.Events != 1117 || s.Messages.Matched != 33 || s.Collectives != 45 {
+		t.Errorf("%s: %d ranks, %d events, %d messages, %d collectives; want paraver: 4, 1117, 33, 45",
 			f.Name, s.Ranks, s.Events, s.Messages.Matched, s.Collectives)
 	}
 	dir := t.TempDir()

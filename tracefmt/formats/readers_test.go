@@ -15,7 +15,7 @@ func TestIssue17Samples(t *testing.T) {
 		ranks, events, messages, collectives int
 		timed                                bool
 	}{
-		{"paraver/qsort_beo3.prv", "paraver", 4, 1153, 33, 45, true},
+		{"paraver/qsort_beo3.prv", "paraver", 4, 1117, 33, 45, true},
 		{"goal/binary_tree_32.goal", "goal", 32, 327, 31, 0, false},
 		{"dumpi/testtrace.meta", "dumpi", 4, 92, 4, 8, true},
 		{"dumpi/testtrace-0001.bin", "dumpi", 4, 92, 4, 8, true},

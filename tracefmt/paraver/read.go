@@ -144,6 +144,8 @@ type stateKey struct {
 type rankState struct {
 	pending pendingHeap
 	open    map[[2]int32]tracefmt.StateID
+	// nested are the open calls of each Extrae MPI type, innermost last.
+	nested map[[2]int32][]tracefmt.StateID
 	// times are the rank's physical sends and logical receives that
 	// differ from the events' times (the calls, the arrivals), in stream
 	// order: each is kept as its event gets its index.
@@ -629,7 +631,8 @@ func (rd *reader) eventRecord(r int, thread int32, t, ty, value int64, f *fields
 
 // event handles one type:value pair. Values of a state type enter the
 // value's state, leaving the type's state open on the thread; 0 leaves
-// it. Other types are markers whose text is the value.
+// it. Extrae's MPI types nest instead (see mpiEvent). Other types are
+// markers whose text is the value.
 func (rd *reader) event(r int, thread int32, t float64, ty int32, value int64) error {
 	if !rd.stateType(ty) || value != int64(int32(value)) || value < 0 {
 		e := tracefmt.Mark(t, rd.marker(ty, thread))
@@ -642,6 +645,9 @@ func (rd *reader) event(r int, thread int32, t float64, ty int32, value int64) e
 		rs.open = map[[2]int32]tracefmt.StateID{}
 	}
 	k := [2]int32{thread, ty}
+	if ty/1000000 == 50 {
+		return rd.mpiEvent(r, rs, k, t, value)
+	}
 	if s, ok := rs.open[k]; ok {
 		if _, err := rd.add(r, tracefmt.Leave(t, s)); err != nil {
 			return err
@@ -656,6 +662,36 @@ func (rd *reader) event(r int, thread int32, t float64, ty int32, value int64) e
 		return err
 	}
 	rs.open[k] = s
+	return nil
+}
+
+// mpiEvent handles a value of an Extrae MPI type. Its calls nest: a call
+// entered while another of the type is open was made inside it (old
+// tracers such as MPITrace intercepted the MPI_Reduce and MPI_Bcast an
+// MPI_Allreduce makes, and the MPI_Send and MPI_Recv those make), and 0
+// leaves the innermost. A value equal to the innermost call's is that
+// call's exit: MPITrace wrote MPI_Reduce's exit so, and reading it as a
+// new call would invent an MPI_Reduce that no other rank made.
+func (rd *reader) mpiEvent(r int, rs *rankState, k [2]int32, t float64, value int64) error {
+	if rs.nested == nil {
+		rs.nested = map[[2]int32][]tracefmt.StateID{}
+	}
+	st := rs.nested[k]
+	if n := len(st); n > 0 && (value == 0 || rd.b.Trace().States[st[n-1]].Source.ID == int32(value)) {
+		if _, err := rd.add(r, tracefmt.Leave(t, st[n-1])); err != nil {
+			return err
+		}
+		rs.nested[k] = st[:n-1]
+		return nil
+	}
+	if value == 0 {
+		return nil
+	}
+	s := rd.state(stateKey{from: fromEvent, typ: k[1], value: value, thread: k[0]})
+	if _, err := rd.add(r, tracefmt.Enter(t, s)); err != nil {
+		return err
+	}
+	rs.nested[k] = append(st, s)
 	return nil
 }
 

@@ -76,7 +76,15 @@ func TestHeaders(t *testing.T) {
 		{"Extrae MPI values the .pcf does not name", "#Paraver (x):50_ns:1:1:1(1:1)\n2:1:1:1:1:10:50000001:3\n2:1:1:1:1:20:50000001:0:50000002:8\n2:1:1:1:1:30:50000002:0\n", tracefmt.Nanosecond,
 			"r0: enter MPI_Isend@10 leave MPI_Isend@20 enter MPI_Barrier@20 leave MPI_Barrier@30\n"},
 		{"open state and multiple pairs", "#Paraver (x):50_ns:1:1:1(1:1)\n1:1:1:1:1:10:-1:1\n2:1:1:1:1:20:50000001:1:50000001:2:77:3\n", tracefmt.Nanosecond,
-			"r0: enter Running@10 enter MPI_Send@20 leave MPI_Send@20 enter MPI_Recv@20 marker event 77=3@20 leave Running@50\n"},
+			"r0: enter Running@10 enter MPI_Send@20 enter MPI_Recv@20 marker event 77=3@20 leave Running@50\n"},
+		// MPITrace on an MPI whose collectives call MPI_Reduce, MPI_Bcast,
+		// MPI_Send and MPI_Recv: the calls nest, 0 leaves the innermost,
+		// and MPI_Reduce's exit repeats its value.
+		{"nested MPI calls", "#Paraver (x):200_ns:1:1:1(1:1)\n2:1:1:1:1:10:50000002:10\n2:1:1:1:1:12:50000002:9\n2:1:1:1:1:14:50000001:1\n" +
+			"2:1:1:1:1:20:50000001:0\n2:1:1:1:1:22:50000002:9\n2:1:1:1:1:23:50000002:7\n2:1:1:1:1:25:50000001:2\n2:1:1:1:1:30:50000001:0\n" +
+			"2:1:1:1:1:31:50000002:0\n2:1:1:1:1:32:50000002:0\n2:1:1:1:1:40:50000002:9\n2:1:1:1:1:45:50000002:9\n2:1:1:1:1:46:50000002:0\n", tracefmt.Nanosecond,
+			"r0: enter MPI_Allreduce@10 enter MPI_Reduce@12 enter MPI_Send@14 leave MPI_Send@20 leave MPI_Reduce@22 enter MPI_Bcast@23 enter MPI_Recv@25 " +
+				"leave MPI_Recv@30 leave MPI_Bcast@31 leave MPI_Allreduce@32 enter MPI_Reduce@40 leave MPI_Reduce@45\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -277,10 +277,12 @@ func (p *plan) writePRV(w io.Writer) error {
 func (p *plan) body(bw *bufio.Writer, items []item, ftime int64) (int64, error) {
 	t, n := p.t, len(p.t.Ranks)
 	last := int64(0)
-	// open[rank][type] is the state the reader will consider open: a
-	// leave is written only for it, and not when the next event enters
-	// another state of the type at the same time (that enter leaves it).
-	open := make([]map[int32]tracefmt.StateID, n)
+	// open[rank][type] are the states the reader will consider open
+	// (nested for Extrae's MPI types, one for the others): a leave is
+	// written only for the innermost, and, for a type that does not
+	// nest, not when the next event enters another state of the type at
+	// the same time (that enter leaves it).
+	open := make([]map[int32][]tracefmt.StateID, n)
 	var buf []byte
 	for _, it := range items {
 		r := int(it.rank)
@@ -313,9 +315,13 @@ func (p *plan) body(bw *bufio.Writer, items []item, ftime int64) (int64, error) 
 				break
 			}
 			if open[r] == nil {
-				open[r] = map[int32]tracefmt.StateID{}
+				open[r] = map[int32][]tracefmt.StateID{}
 			}
-			open[r][ref.typ] = e.State()
+			if ref.typ/1000000 == 50 {
+				open[r][ref.typ] = append(open[r][ref.typ], e.State())
+			} else {
+				open[r][ref.typ] = append(open[r][ref.typ][:0], e.State())
+			}
 			who('2')
 			num(int64(ref.typ))
 			num(ref.value)
@@ -324,11 +330,14 @@ func (p *plan) body(bw *bufio.Writer, items []item, ftime int64) (int64, error) 
 			if ref.typ == 0 {
 				continue
 			}
-			if s, ok := open[r][ref.typ]; !ok || s != e.State() {
+			st := open[r][ref.typ]
+			if len(st) == 0 || st[len(st)-1] != e.State() {
 				continue
 			}
-			delete(open[r], ref.typ)
-			if int(it.idx)+1 < len(ev) {
+			open[r][ref.typ] = st[:len(st)-1]
+			// The reader nests Extrae MPI calls, so their leaves are
+			// always written.
+			if int(it.idx)+1 < len(ev) && ref.typ/1000000 != 50 {
 				next := &ev[it.idx+1]
 				if next.Kind == tracefmt.KindEnter && p.states[next.State()].typ == ref.typ && p.ns(next.Time) == it.time {
 					continue

@@ -63,8 +63,8 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("read back %d ranks, %d messages, %d collectives; source %d, %d, %d",
 					b.Ranks, b.Messages.Matched, b.Collectives, s.Ranks, s.Messages.Matched, s.Collectives)
 			}
-			if tc.name == "qsort" && (s.Events != b.Events || b.Events != 1153) {
-				t.Errorf("qsort read back with %d events, want 1153 as read", b.Events)
+			if tc.name == "qsort" && (s.Events != b.Events || b.Events != 1117) {
+				t.Errorf("qsort read back with %d events, want 1117 as read", b.Events)
 			}
 		})
 	}

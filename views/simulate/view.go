@@ -389,6 +389,12 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	lines := []line{{fmt.Sprintf("predicted makespan %s", units.FormatDurationSig(res.Makespan, 7)), p.bold}}
 	if res.Recorded > 0 {
 		lines = append(lines, line{fmt.Sprintf("recorded (trace span) %s · predicted/recorded %.3f×", units.FormatDurationSig(res.Recorded, 7), res.Makespan/res.Recorded), p.norm})
+		if rp := res.RecordedParts; rp != nil && rp.App > 0 && rp.Startup+rp.Teardown > 0.05*res.Recorded {
+			// MPI start-up and teardown, which the replay does not model,
+			// are much of the span: compare with the rest too.
+			lines = append(lines, line{fmt.Sprintf("of which MPI start-up %s, replayed part %s (predicted/replayed %.3f×), MPI_Finalize %s",
+				units.FormatDuration(rp.Startup), units.FormatDuration(rp.App), res.Makespan/rp.App, units.FormatDuration(rp.Teardown)), p.norm})
+		}
 	}
 	lines = append(lines,
 		line{fmt.Sprintf("%d messages, %s · latency mean %s, p99 %s · scaled speedup %.2f", res.Messages.Count, units.FormatBytes(res.Messages.Bytes), units.FormatDuration(res.Messages.Latency.Mean), units.FormatDuration(res.Messages.Latency.P99), res.ScaledSpeedup), p.norm},

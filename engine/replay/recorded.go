@@ -1,0 +1,257 @@
+package replay
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// scanCall is how far from a send or receive event the replay looks for
+// the MPI call that holds it; a real trace has a handful of events
+// between them (MPE's, Paraver's "Waiting a message").
+const scanCall = 64
+
+// bufferedSend is a blocking send that the recorded run completed before
+// its receive was posted: the run's MPI buffered it, whatever its size.
+type bufferedSend struct {
+	rank, ev int32
+	dst      int32
+	size     int64
+}
+
+// recordedBuffered lists the blocking sends of a timed trace in memory
+// of size at least min (smaller ones are eager anyway) that the recorded
+// run completed before their receive was posted (sentEarly), in rank
+// and event order.
+func recordedBuffered(t *tracefmt.Trace, class []stateClass, min int64) []bufferedSend {
+	if !t.Timed {
+		return nil
+	}
+	var out []bufferedSend
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		for i := range ev {
+			if e := &ev[i]; e.Kind == tracefmt.KindSend && e.Size >= min && sentEarly(t, class, int32(r), int32(i)) {
+				out = append(out, bufferedSend{rank: int32(r), ev: int32(i), dst: e.Peer, size: e.Size})
+			}
+		}
+	}
+	return out
+}
+
+// sentEarly reports whether the send at event i of rank r is a blocking
+// send whose MPI_Send (or Bsend, Rsend) returned before the MPI_Recv that
+// received it was entered. Sends outside a call state, synchronous ones
+// and those received by a wait (the post time of an MPI_Irecv is not in
+// the trace) are not.
+func sentEarly(t *tracefmt.Trace, class []stateClass, r, i int32) bool {
+	ev := t.Ranks[r].Events
+	e := &ev[i]
+	if e.Kind != tracefmt.KindSend || e.Match < 0 || e.Peer < 0 || int(e.Peer) >= len(t.Ranks) ||
+		e.Flags.Has(tracefmt.FlagNonBlocking|tracefmt.FlagSync|tracefmt.FlagSendrecv) {
+		return false
+	}
+	sc := enclosingCall(ev, i, class)
+	if sc < 0 || class[ev[sc].State()].kind != callSend || ev[sc].Match < 0 || int(ev[sc].Match) >= len(ev) {
+		return false
+	}
+	rev := t.Ranks[e.Peer].Events
+	if int(e.Match) >= len(rev) {
+		return false
+	}
+	rc := enclosingCall(rev, e.Match, class)
+	if rc < 0 || class[rev[rc].State()].kind != callRecv {
+		return false
+	}
+	return ev[ev[sc].Match].Time < rev[rc].Time
+}
+
+// enclosingCall returns the index of the innermost MPI state open at
+// event i of a rank's events, or -1 when none is within scanCall events.
+func enclosingCall(ev []tracefmt.Event, i int32, class []stateClass) int32 {
+	depth := 0
+	for j := i - 1; j >= 0 && j >= i-scanCall; j-- {
+		switch ev[j].Kind {
+		case tracefmt.KindLeave:
+			depth++
+		case tracefmt.KindEnter:
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if s := ev[j].State(); int(s) < len(class) && class[s].mpi {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// isRecordedBuffered reports whether the send at event ev of rank r is one
+// recordedBuffered found.
+func (s *Sim) isRecordedBuffered(r, ev int32) bool {
+	_, ok := slices.BinarySearchFunc(s.recBuffered, bufferedSend{rank: r, ev: ev}, func(a, b bufferedSend) int {
+		if a.rank != b.rank {
+			return int(a.rank - b.rank)
+		}
+		return int(a.ev - b.ev)
+	})
+	return ok
+}
+
+// recordedNote says what --send recorded did to the trace's sends.
+func recordedNote(n int, threshold int64) string {
+	return fmt.Sprintf("%d sends of %s or more (the eager threshold) completed before their receive was posted in the recorded run; replayed as buffered (--send recorded, the default; --send auto replays them with the rendezvous protocol)",
+		n, FormatSize(threshold))
+}
+
+// explainSends adds to a deadlock the cause and the correction when
+// blocked sends wait for their receive because of the send semantics:
+// which sends exceed the eager threshold (or are synchronous), whether
+// the recorded run completed them, and the setting that replays them
+// buffered.
+func (s *Sim) explainSends(d *Deadlock) {
+	var big []string
+	largest := int64(0)
+	recorded, sync := 0, 0
+	n := 0
+	for i := range s.msgs {
+		m := &s.msgs[i]
+		if !m.live || m.sendDone || m.coll || !(m.sendWaiter || (m.callBound && s.ranks[m.src].waitCall)) {
+			continue
+		}
+		if m.complete != doneAtDelivery && m.complete != doneAtRecv {
+			continue
+		}
+		if m.recvOp >= 0 {
+			continue // matched: it waits for the network, not for a receive
+		}
+		n++
+		largest = max(largest, m.size)
+		if m.complete == doneAtRecv {
+			sync++
+		}
+		if m.sendEv >= 0 && s.recordedEarly(m.src, m.sendEv) {
+			recorded++
+		}
+		if len(big) < ListedItems {
+			big = append(big, fmt.Sprintf("rank %d's %d B to rank %d", m.src, m.size, m.dst))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if n > len(big) {
+		big = append(big, fmt.Sprintf("%d more", n-len(big)))
+	}
+	var b strings.Builder
+	switch {
+	case s.cfg.Send == SendSynchronous:
+		fmt.Fprintf(&b, "cause: --send synchronous makes every send wait for its receive: %s", strings.Join(big, ", "))
+	case s.cfg.Send == SendNoSpace:
+		fmt.Fprintf(&b, "cause: --send nospace makes every send wait for its data to arrive, which needs its receive posted: %s", strings.Join(big, ", "))
+	case sync == n:
+		fmt.Fprintf(&b, "cause: synchronous sends (MPI_Ssend) wait for their receive: %s", strings.Join(big, ", "))
+	default:
+		fmt.Fprintf(&b, "cause: sends of %s or more (the eager threshold) wait for their receive (rendezvous): %s", FormatSize(s.threshold), strings.Join(big, ", "))
+	}
+	d.Explanation = append(d.Explanation, b.String())
+	if recorded > 0 {
+		d.Explanation = append(d.Explanation, fmt.Sprintf("the recorded run completed %d of them before their receive was posted: its MPI buffered them", recorded))
+	}
+	threshold := FormatSize((largest/1024 + 1) * 1024) // a round number above the largest
+	var fix string
+	switch {
+	case s.cfg.Send == SendSynchronous || s.cfg.Send == SendNoSpace:
+		fix = fmt.Sprintf("correction: --send auto --eager-threshold %s replays them buffered (eager), --send buffered replays every send buffered", threshold)
+		if recorded > 0 {
+			fix += ", --send recorded (the default) those the recorded run buffered"
+		}
+	case sync == n:
+		fix = "correction: none in the MPI: an MPI_Ssend waits for its receive whatever the MPI, so the program is unsafe as written; --send buffered replays them as if buffered"
+	default:
+		fix = fmt.Sprintf("correction: --eager-threshold %s replays them buffered (eager), --send buffered replays every send buffered", threshold)
+		if s.cfg.Send != SendRecorded && recorded > 0 {
+			fix += ", --send recorded (the default) those the recorded run buffered"
+		}
+	}
+	d.Explanation = append(d.Explanation, fix)
+}
+
+// recordedEarly reports whether the recorded run completed the blocking
+// send at event ev of rank r before its receive was posted, whatever
+// its size.
+func (s *Sim) recordedEarly(r, ev int32) bool {
+	if s.src != nil || !s.tr.Timed || int(r) >= len(s.tr.Ranks) || int(ev) >= len(s.tr.Ranks[r].Events) {
+		return false
+	}
+	return sentEarly(s.tr, s.class, r, ev)
+}
+
+// RecordedParts splits a recorded run's span (seconds). The replay
+// starts every rank at its first event, computes nothing in MPI_Init and
+// ends MPI_Finalize once the rank's requests are complete, so what it
+// predicts compares with App: the recorded run from the moment every
+// rank was past MPI_Init (its first event when the trace does not log
+// MPI_Init: MPE, ALOG) to the moment every rank had entered
+// MPI_Finalize (its last event without one). Startup holds the launch
+// skew and MPI_Init (193.6 ms of the 199.5 ms of the OTF2 ping-pong
+// sample), Teardown MPI_Finalize.
+type RecordedParts struct {
+	Startup  float64 `json:"startup_s"`
+	App      float64 `json:"app_s"`
+	Teardown float64 `json:"teardown_s"`
+}
+
+// recordedParts computes the parts of timed trace t.
+func recordedParts(t *tracefmt.Trace) *RecordedParts {
+	// What each state is, once: a trace has few states and many events.
+	const (
+		other uint8 = iota
+		isInit
+		isFinalize
+	)
+	kind := make([]uint8, len(t.States))
+	for i, d := range t.States {
+		switch strings.ToLower(d.Name) {
+		case "mpi_init", "mpi_init_thread":
+			kind[i] = isInit
+		case "mpi_finalize":
+			kind[i] = isFinalize
+		}
+	}
+	a, b := t.Span()
+	init, fin := a, b
+	first := true
+	for r := range t.Ranks {
+		ev := t.Ranks[r].Events
+		if len(ev) == 0 {
+			continue
+		}
+		start, end := ev[0].Time, ev[len(ev)-1].Time
+		for i := range ev {
+			e := &ev[i]
+			if e.Kind != tracefmt.KindEnter || int(e.State()) >= len(kind) {
+				continue
+			}
+			switch kind[e.State()] {
+			case isInit:
+				if e.Match >= 0 && int(e.Match) < len(ev) {
+					start = ev[e.Match].Time
+				}
+			case isFinalize:
+				end = min(end, e.Time)
+			}
+		}
+		if first {
+			init, fin, first = start, end, false
+			continue
+		}
+		init, fin = max(init, start), max(fin, end)
+	}
+	p := &RecordedParts{Startup: t.Seconds(init - a), Teardown: t.Seconds(b - fin)}
+	p.App = max(0, t.Seconds(b-a)-p.Startup-p.Teardown)
+	return p
+}
