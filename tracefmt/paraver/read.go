@@ -130,6 +130,8 @@ type reader struct {
 	// roots are the collectives whose record flags their rank as root.
 	roots []tracefmt.EventRef
 	seq   int64
+	// batchBytes is the size of the body's batches, batchBytes when 0.
+	batchBytes int
 }
 
 // stateKey identifies a state or marker: the record it comes from, the
@@ -218,6 +220,12 @@ func (rd *reader) errorf(format string, args ...any) error {
 }
 
 func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error) {
+	return rd.readWith(r, taskNames, rd.body)
+}
+
+// readWith reads a .prv whose body (the lines after the header) body
+// reads.
+func (rd *reader) readWith(r io.Reader, taskNames []string, body func(*bufio.Reader) error) (*tracefmt.Trace, error) {
 	br := bufio.NewReaderSize(r, 256*1024)
 	first, err := readLine(br)
 	rd.line = 1
@@ -246,22 +254,8 @@ func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error)
 	rd.names = map[string]stateKey{}
 	rd.comms = map[int64]uint16{}
 	rd.definePCF()
-	for {
-		line, err := readLine(br)
-		if len(line) > 0 {
-			rd.line++
-			if perr := rd.record(line); perr != nil {
-				return nil, perr
-			}
-		} else if err == nil {
-			rd.line++
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", rd.name, rd.line+1, err)
-		}
+	if err := body(br); err != nil {
+		return nil, err
 	}
 	for r := range rd.ranks {
 		if err := rd.flush(r, 0, true); err != nil {
@@ -499,19 +493,25 @@ func (rd *reader) record(line []byte) error {
 		}
 		v[i] = x
 	}
+	return rd.parsed(line[0], v[:], f)
+}
+
+// parsed handles a record of type kind whose fixed fields (recordNames)
+// are v, with f at the fields after them.
+func (rd *reader) parsed(kind byte, v []int64, f *fields) error {
 	rank, thread, err := rd.who(v[1], v[2], v[3])
 	if err != nil {
 		return err
 	}
-	switch line[0] {
+	switch kind {
 	case '1':
 		return rd.stateRecord(rank, thread, v[4], v[5], v[6], f)
 	case '2':
 		return rd.eventRecord(rank, thread, v[4], v[5], v[6], f)
 	case '3':
-		return rd.commRecord(rank, v[:], f)
+		return rd.commRecord(rank, v, f)
 	default:
-		return rd.globalRecord(rank, v[:], f)
+		return rd.globalRecord(rank, v, f)
 	}
 }
 
