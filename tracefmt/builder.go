@@ -211,6 +211,12 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 		return 0, fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
 	e.Match = -1
+	if i == cap(*ev) {
+		// Doubling: append grows a large slice by a quarter, which
+		// copies a stream read event by event about five times over;
+		// Finish trims what is left spare.
+		*ev = slices.Grow(*ev, max(i, 64))
+	}
 	*ev = append(*ev, e)
 	b.pair(r, *ev, i)
 	return i, nil
