@@ -132,6 +132,22 @@ type reader struct {
 	seq   int64
 	// batchBytes is the size of the body's batches, batchBytes when 0.
 	batchBytes int
+	// texts caches the text index of a marker's value, sparing the
+	// formatting and string hashing of Builder.Text on every marker.
+	texts map[int64]int
+}
+
+// text returns the index of a marker value's text in Trace.Texts.
+func (rd *reader) text(value int64) int {
+	if i, ok := rd.texts[value]; ok {
+		return i
+	}
+	if rd.texts == nil {
+		rd.texts = map[int64]int{}
+	}
+	i := rd.b.Text(strconv.FormatInt(value, 10))
+	rd.texts[value] = i
+	return i
 }
 
 // stateKey identifies a state or marker: the record it comes from, the
@@ -633,7 +649,7 @@ func (rd *reader) eventRecord(r int, thread int32, t, ty, value int64, f *fields
 func (rd *reader) event(r int, thread int32, t float64, ty int32, value int64) error {
 	if !rd.stateType(ty) || value != int64(int32(value)) || value < 0 {
 		e := tracefmt.Mark(t, rd.marker(ty, thread))
-		e.SetTextRef(rd.b.Text(strconv.FormatInt(value, 10)))
+		e.SetTextRef(rd.text(value))
 		_, err := rd.add(r, e)
 		return err
 	}
