@@ -33,22 +33,8 @@ type Builder struct {
 	states  map[string]StateID
 	markers map[string]MarkerID
 	texts   map[string]int
-	// open holds, per rank and state, the indices of the enters not yet
-	// left: a leave takes the newest (a stack) or the oldest (a queue
-	// from head), so that pairing costs O(1) however deep the nesting.
-	// The lists of the first denseStates states sit in a slice per rank
-	// (index, no hashing); openMap holds those of the others.
-	open    [][]openList
-	openMap map[openKey]*openList
-	// last caches the list of the latest lookup: a leave usually closes
-	// the state its rank entered just before.
-	lastKey  openKey
-	lastList *openList
-}
-
-type openKey struct {
-	rank  int32
-	state StateID
+	// open holds, per rank, the enters not yet left.
+	open []rankPairs
 }
 
 type openList struct {
@@ -225,6 +211,12 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 		return 0, fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
 	e.Match = -1
+	if i == cap(*ev) {
+		// Doubling: append grows a large slice by a quarter, which
+		// copies a stream read event by event about five times over;
+		// Finish trims what is left spare.
+		*ev = slices.Grow(*ev, max(i, 64))
+	}
 	*ev = append(*ev, e)
 	b.pair(r, *ev, i)
 	return i, nil
@@ -233,17 +225,10 @@ func (b *Builder) Add(r int, e Event) (int, error) {
 // pair pairs event i of rank r's stream ev with the open enters when it
 // is an enter or a leave.
 func (b *Builder) pair(r int, ev []Event, i int) {
-	e := &ev[i]
-	switch e.Kind {
-	case KindEnter:
-		l := b.openList(openKey{int32(r), e.State()})
-		l.index = append(l.index, int32(i))
-	case KindLeave:
-		if j := b.closeOpen(r, e.State()); j >= 0 {
-			e.Match = j
-			ev[j].Match = int32(i)
-		}
+	if r >= len(b.open) {
+		b.open = slices.Grow(b.open, r+1-len(b.open))[:r+1]
 	}
+	b.open[r].pair(b.pairing, ev, i)
 }
 
 // AddEvents appends ev to rank r's stream, as Add would one by one (the
@@ -272,48 +257,72 @@ func (b *Builder) AddEvents(r int, ev []Event) error {
 // thousands (user states) would cost more than it saves.
 const denseStates = 64
 
-// openList returns the open enters of a rank and state.
-func (b *Builder) openList(k openKey) *openList {
-	if b.lastList != nil && b.lastKey == k {
-		return b.lastList
+// rankPairs holds one rank's open enters per state: a leave takes the
+// newest (a stack) or the oldest (a queue from head), so that pairing
+// costs O(1) however deep the nesting. The lists of the first denseStates
+// states sit in a slice (index, no hashing); sparse holds the others.
+type rankPairs struct {
+	dense  []openList
+	sparse map[StateID]*openList
+	// last caches the list of the latest lookup: a leave usually closes
+	// the state its rank entered just before.
+	lastState StateID
+	last      *openList
+}
+
+// pair pairs event i of the rank's stream ev with the open enters when
+// it is an enter or a leave.
+func (p *rankPairs) pair(rule Pairing, ev []Event, i int) {
+	e := &ev[i]
+	switch e.Kind {
+	case KindEnter:
+		l := p.list(e.State())
+		l.index = append(l.index, int32(i))
+	case KindLeave:
+		if j := p.close(rule, e.State()); j >= 0 {
+			e.Match = j
+			ev[j].Match = int32(i)
+		}
+	}
+}
+
+// list returns the open enters of state s.
+func (p *rankPairs) list(s StateID) *openList {
+	if p.last != nil && p.lastState == s {
+		return p.last
 	}
 	var l *openList
 	// A negative id (a reader's bad input, refused by Validate in
 	// Finish) goes to the map.
-	if uint32(k.state) < denseStates {
-		if int(k.rank) >= len(b.open) {
-			b.open = slices.Grow(b.open, int(k.rank)+1-len(b.open))[:k.rank+1]
-		}
-		lists := b.open[k.rank]
-		if int(k.state) >= len(lists) {
+	if uint32(s) < denseStates {
+		if int(s) >= len(p.dense) {
 			// Moving the lists is safe: the only pointer kept to one,
-			// lastList, is replaced below.
-			lists = slices.Grow(lists, int(k.state)+1-len(lists))[:k.state+1]
-			b.open[k.rank] = lists
+			// last, is replaced below.
+			p.dense = slices.Grow(p.dense, int(s)+1-len(p.dense))[:s+1]
 		}
-		l = &lists[k.state]
+		l = &p.dense[s]
 	} else {
-		if l = b.openMap[k]; l == nil {
-			if b.openMap == nil {
-				b.openMap = map[openKey]*openList{}
+		if l = p.sparse[s]; l == nil {
+			if p.sparse == nil {
+				p.sparse = map[StateID]*openList{}
 			}
 			l = &openList{}
-			b.openMap[k] = l
+			p.sparse[s] = l
 		}
 	}
-	b.lastKey, b.lastList = k, l
+	p.lastState, p.last = s, l
 	return l
 }
 
-// closeOpen removes and returns the index of the open enter of state s on
-// rank r that a leave closes, or -1.
-func (b *Builder) closeOpen(r int, s StateID) int32 {
-	l := b.openList(openKey{int32(r), s})
+// close removes and returns the index of the open enter of state s that
+// a leave closes under rule, or -1.
+func (p *rankPairs) close(rule Pairing, s StateID) int32 {
+	l := p.list(s)
 	if l.head == len(l.index) {
 		return -1
 	}
 	var idx int32
-	if b.pairing == PairOldest {
+	if rule == PairOldest {
 		idx = l.index[l.head]
 		l.head++
 	} else {
@@ -327,6 +336,47 @@ func (b *Builder) closeOpen(r int, s StateID) int32 {
 	}
 	return idx
 }
+
+// RankBuilder assembles one rank's stream, pairing enters with leaves as
+// Builder.Add does, so that a reader can build its ranks on goroutines of
+// their own and hand each stream to the Builder (SetEvents) in rank order.
+type RankBuilder struct {
+	rank    int
+	pairing Pairing
+	ev      []Event
+	open    rankPairs
+}
+
+// NewRankBuilder returns a builder of rank r's stream (r names the rank in
+// errors) that pairs leaves with enters by rule p.
+func NewRankBuilder(r int, p Pairing) *RankBuilder {
+	return &RankBuilder{rank: r, pairing: p}
+}
+
+// Grow reserves room for n more events.
+func (rb *RankBuilder) Grow(n int) {
+	if n > 0 {
+		rb.ev = slices.Grow(rb.ev, n)
+	}
+}
+
+// Add appends e to the stream and returns its index there, pairing it
+// when it is an enter or a leave.
+func (rb *RankBuilder) Add(e Event) (int, error) {
+	i := len(rb.ev)
+	if i >= 1<<31-1 {
+		return 0, fmt.Errorf("rank %d has more than 2^31 events", rb.rank)
+	}
+	e.Match = -1
+	rb.ev = append(rb.ev, e)
+	rb.open.pair(rb.pairing, rb.ev, i)
+	return i, nil
+}
+
+// Events returns the stream built so far. Its events may be changed in
+// place (a reader filling in a placeholder, or renumbering states one to
+// one); an enter or leave was paired when it was added.
+func (rb *RankBuilder) Events() []Event { return rb.ev }
 
 // Finish matches messages, trims spare capacity, validates the trace and
 // returns it; a lazy builder first checks its world (CheckWorld). The builder must not be used afterwards.
@@ -344,7 +394,7 @@ func (b *Builder) Finish() (*Trace, error) {
 		b.allRanks()
 	}
 	t := b.t
-	b.t, b.open, b.openMap, b.lastList = nil, nil, nil, nil
+	b.t, b.open = nil, nil
 	for i := range t.Ranks {
 		// Shrinking rank by rank bounds the extra memory to one rank's
 		// stream rather than the whole trace.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/tracesim/tracesim/internal/atomicfile"
 
@@ -174,12 +175,15 @@ func archiveFiles(dir string) otf2.Creator {
 // cancelled, even for an empty read, and an archive's other files are
 // where the time goes.
 func stoppedWith(r io.Reader, open otf2.Opener) otf2.Opener {
+	// The reader reads its ranks' files on several goroutines, and the
+	// anchor's reader (progress, counts) is not safe for concurrent use.
+	var mu sync.Mutex
 	return func(name string) (io.ReadCloser, error) {
 		f, err := open(name)
 		if err != nil {
 			return nil, err
 		}
-		return &stoppableFile{ReadCloser: f, anchor: r}, nil
+		return &stoppableFile{ReadCloser: f, anchor: r, mu: &mu}, nil
 	}
 }
 
@@ -188,6 +192,7 @@ func stoppedWith(r io.Reader, open otf2.Opener) otf2.Opener {
 type stoppableFile struct {
 	io.ReadCloser
 	anchor io.Reader
+	mu     *sync.Mutex
 }
 
 // Stat passes the file's size on: the reader reserves events by it.
@@ -199,7 +204,10 @@ func (f *stoppableFile) Stat() (fs.FileInfo, error) {
 }
 
 func (f *stoppableFile) Read(p []byte) (int, error) {
-	if _, err := f.anchor.Read(nil); errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	f.mu.Lock()
+	_, err := f.anchor.Read(nil)
+	f.mu.Unlock()
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return 0, err
 	}
 	return f.ReadCloser.Read(p)

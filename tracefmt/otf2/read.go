@@ -8,8 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -50,14 +53,21 @@ func ReadFile(path string) (*tracefmt.Trace, error) {
 // Read reads an archive: r is its anchor file, named path in errors and
 // naming the archive (path "dir/traces.otf2" has its definitions in
 // "traces.def" and its locations' files in "traces/"); open opens those
-// relative to the anchor's directory.
+// relative to the anchor's directory. The ranks are read on up to
+// GOMAXPROCS goroutines: open is called from several at once, and each
+// file it returns is read by one.
 func Read(path string, r io.Reader, open Opener) (*tracefmt.Trace, *Stats, error) {
+	return read(path, r, open, runtime.GOMAXPROCS(0))
+}
+
+// read is Read on up to workers goroutines.
+func read(path string, r io.Reader, open Opener, workers int) (*tracefmt.Trace, *Stats, error) {
 	a, err := readAnchor(path, r)
 	if err != nil {
 		return nil, nil, err
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	rd := &reader{anchor: a, open: open, base: base, dir: filepath.Dir(path), stats: &Stats{}}
+	rd := &reader{anchor: a, open: open, base: base, dir: filepath.Dir(path), stats: &Stats{}, workers: workers}
 	if err := rd.readDefs(); err != nil {
 		return nil, nil, err
 	}
@@ -82,14 +92,12 @@ type reader struct {
 	rankOfLoc map[uint64]int
 	comms     map[uint32]*commInfo
 	states    map[stateKey]tracefmt.StateID
-	// masterStates caches the states of the master threads' regions by
-	// region id (dense in practice), 0 meaning not yet looked up: the
-	// map above costs a hash per Enter and Leave.
-	masterStates []tracefmt.StateID
 	// commByID holds the communicators of small ids, for the same reason.
 	commByID []*commInfo
 	b        *tracefmt.Builder
 	scale    float64
+	// workers is how many goroutines read ranks.
+	workers int
 }
 
 // commInfo is a communicator resolved to world ranks.
@@ -365,108 +373,85 @@ type location struct {
 	begin int
 }
 
-// batchLen is the number of records handed from the decoding goroutine
-// to the building one at a time.
-const batchLen = 2048
-
-// batch is a run of one rank's records, in the order the rank's stream
-// takes them.
-type batch struct {
-	rank int
-	// grow, on a rank's first batch, is the number of events to reserve.
-	grow  int
-	first bool
-	items []item
-	// last marks a rank's last batch; locs are its locations then.
-	last bool
-	locs []*location
-	err  error
-}
-
-// item is one record and the location it comes from.
-type item struct {
-	loc *location
-	rec record
-}
-
-// readRanks decodes the ranks' event files on one goroutine while this
-// one builds the trace from the records: the two halves of the work
-// overlap.
+// readRanks reads the ranks on GOMAXPROCS goroutines, each converting a
+// rank at a time into a stream of its own (rankState), and hands the
+// streams to the builder in rank order (resolve): the trace and the error
+// reported are those of reading the ranks one after the other, however
+// the goroutines were scheduled.
 func (rd *reader) readRanks() error {
-	out := make(chan *batch, 4)
-	free := make(chan *batch, 8)
-	stop := make(chan struct{})
-	go rd.decode(out, free, stop)
-	var rs *rankState
-	var err error
-	for b := range out {
-		if err != nil {
-			continue // drain until the decoder has closed its files
-		}
-		if b.err != nil {
-			err = b.err
-			continue
-		}
-		if b.first {
-			rd.b.Grow(b.rank, b.grow)
-			rs = &rankState{r: b.rank, nextReq: 1}
-		}
-		for i := range b.items {
-			if err = rd.event(rs, b.items[i].loc, &b.items[i].rec); err != nil {
-				var fe *FormatError
-				if !errors.As(err, &fe) {
-					// The trace model refused the event: say which record.
-					err = b.items[i].loc.errAt(&b.items[i].rec, "%v", err)
+	n := len(rd.ranks)
+	workers := max(min(rd.workers, n), 1)
+	var next atomic.Int64
+	// stop is the highest rank still worth reading: a rank after one that
+	// failed is not (its error or trace would never be used).
+	var stop atomic.Int64
+	stop.Store(int64(n))
+	done := make(chan *rankState, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				r := next.Add(1) - 1
+				if r >= int64(n) || r > stop.Load() {
+					return
 				}
+				rs := rd.readRank(int(r), &stop)
+				if rs.err != nil {
+					lowerStop(&stop, r)
+				}
+				done <- rs
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	waiting := map[int]*rankState{}
+	want := 0
+	var err error
+	for rs := range done {
+		if err != nil {
+			continue // drain until every worker has closed its files
+		}
+		waiting[rs.r] = rs
+		for ; waiting[want] != nil; want++ {
+			rs := waiting[want]
+			delete(waiting, want)
+			if err = rd.resolve(rs); err != nil {
+				lowerStop(&stop, -1)
 				break
 			}
 		}
-		if err == nil && b.last {
-			err = rd.finishRank(rs, b.locs)
-		}
-		if err != nil {
-			close(stop)
-			continue
-		}
-		select {
-		case free <- b:
-		default:
-		}
+	}
+	if err == nil && want != n {
+		err = fmt.Errorf("%s: read %d of %d ranks", rd.fileName(rd.base+".otf2"), want, n)
 	}
 	return err
 }
 
-// decode reads every rank's locations in turn, merging each rank's files
-// by time, and sends the records in batches; it stops when stop closes.
-func (rd *reader) decode(out chan<- *batch, free chan *batch, stop <-chan struct{}) {
-	defer close(out)
-	send := func(b *batch) bool {
-		select {
-		case out <- b:
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	get := func(r int) *batch {
-		select {
-		case b := <-free:
-			*b = batch{rank: r, items: b.items[:0]}
-			return b
-		default:
-			return &batch{rank: r, items: make([]item, 0, batchLen)}
-		}
-	}
-	for r := range rd.ranks {
-		if !rd.decodeRank(r, send, get) {
+// lowerStop lowers stop to r.
+func lowerStop(stop *atomic.Int64, r int64) {
+	for {
+		cur := stop.Load()
+		if r >= cur || stop.CompareAndSwap(cur, r) {
 			return
 		}
 	}
 }
 
-// decodeRank sends rank r's records; false when the read stops (an
-// error was sent, or the builder stopped).
-func (rd *reader) decodeRank(r int, send func(*batch) bool, get func(int) *batch) bool {
+// errStopped ends the read of a rank after one that failed.
+var errStopped = errors.New("stopped: an earlier rank failed")
+
+// stopCheck is how many records a rank's read goes between looks at
+// whether it should stop.
+const stopCheck = 1 << 12
+
+// readRank converts rank r's records, merging its locations' files by
+// time, into a stream of its own; the returned state's err says where it
+// stopped.
+func (rd *reader) readRank(r int, stop *atomic.Int64) *rankState {
+	rs := &rankState{r: r, nextReq: 1, rb: tracefmt.NewRankBuilder(r, tracefmt.PairNewest)}
 	var locs []*location
 	defer func() {
 		for _, l := range locs {
@@ -475,43 +460,97 @@ func (rd *reader) decodeRank(r int, send func(*batch) bool, get func(int) *batch
 			}
 		}
 	}()
-	fail := func(err error) bool {
-		send(&batch{err: err})
-		return false
-	}
 	for i, l := range rd.ranks[r] {
-		loc, err := rd.openLocation(l, i)
+		loc, err := rd.openLocation(rs, l, i)
 		if err != nil {
-			return fail(err)
+			rs.err = err
+			return rs
 		}
 		if loc == nil {
 			continue
 		}
 		locs = append(locs, loc)
-		if err := rd.advance(loc); err != nil {
-			return fail(err)
+		if err := rd.advance(rs, loc); err != nil {
+			rs.err = err
+			return rs
 		}
 	}
-	b := get(r)
-	b.first, b.grow = true, expectedEvents(locs)
-	for {
+	rs.rb.Grow(expectedEvents(locs))
+	for n := 1; ; n++ {
 		next := rd.earliest(locs)
 		if next == nil {
 			break
 		}
-		if len(b.items) == cap(b.items) {
-			if !send(b) {
-				return false
+		if err := rd.event(rs, next, &next.rec); err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				// The trace model refused the event: say which record.
+				err = next.errAt(&next.rec, "%v", err)
 			}
-			b = get(r)
+			rs.err = err
+			return rs
 		}
-		b.items = append(b.items, item{loc: next, rec: next.rec})
-		if err := rd.advance(next); err != nil {
-			return fail(err)
+		if err := rd.advance(rs, next); err != nil {
+			rs.err = err
+			return rs
+		}
+		if n%stopCheck == 0 && int64(r) > stop.Load() {
+			rs.err = errStopped
+			return rs
 		}
 	}
-	b.last, b.locs = true, locs
-	return send(b)
+	rd.finishRank(rs, locs)
+	return rs
+}
+
+// resolve gives rank rs's states, markers and per-rank communicators
+// their ids in the trace, in the order a read of the ranks one after the
+// other would define them, and hands its stream to the builder; or
+// returns the error the rank's read stopped at.
+func (rd *reader) resolve(rs *rankState) error {
+	ev := rs.rb.Events()
+	comms := make([]uint16, len(rs.selfFirst))
+	for i, u := range rs.selfFirst {
+		idx, err := rd.commIndex(rs.r, u.ci)
+		if err != nil {
+			return &FormatError{File: u.file, Offset: u.at, Msg: u.what + err.Error()}
+		}
+		comms[i] = idx
+	}
+	if rs.err != nil {
+		return rs.err
+	}
+	for _, u := range rs.selfUses {
+		ev[u.event].Comm = comms[u.comm]
+	}
+	rd.stats.Locations += rs.locations
+	rd.stats.EventRecords += rs.records
+	states := make([]tracefmt.StateID, rs.names)
+	same := true
+	for _, k := range rs.stateKeys {
+		l, g := rs.localState[k], rd.globalState(k)
+		states[l] = g
+		same = same && l == g
+	}
+	markers := make([]tracefmt.MarkerID, len(rs.markers))
+	for i, name := range rs.markers {
+		markers[i] = rd.b.Marker(name)
+		same = same && markers[i] == tracefmt.MarkerID(i)
+	}
+	if !same {
+		for i := range ev {
+			switch e := &ev[i]; e.Kind {
+			case tracefmt.KindEnter, tracefmt.KindLeave:
+				e.Peer = int32(states[e.Peer])
+			case tracefmt.KindMarker:
+				e.Peer = int32(markers[e.Peer])
+			}
+		}
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return rd.b.SetEvents(rs.r, ev)
 }
 
 // earliest returns the location whose next record comes first (the
@@ -553,7 +592,7 @@ func expectedEvents(locs []*location) int {
 
 // openLocation opens a location's definition and event files; nil when
 // it has no event file (a location that recorded nothing).
-func (rd *reader) openLocation(l Location, thread int) (*location, error) {
+func (rd *reader) openLocation(rs *rankState, l Location, thread int) (*location, error) {
 	loc := &location{Location: l, thread: thread, begin: -1, local: &localDefs{}}
 	relDef := fmt.Sprintf("%s/%d.def", rd.base, l.ID)
 	if f, err := rd.open(relDef); err == nil {
@@ -576,13 +615,13 @@ func (rd *reader) openLocation(l Location, thread int) (*location, error) {
 	loc.f = f
 	loc.file = rd.fileName(relEvt)
 	loc.ev = newEvtScanner(loc.file, f, int(rd.anchor.EventChunk))
-	rd.stats.Locations++
+	rs.locations++
 	return loc, nil
 }
 
 // advance reads a location's next event record, applying its clock
 // offsets and id mappings.
-func (rd *reader) advance(l *location) error {
+func (rd *reader) advance(rs *rankState, l *location) error {
 	err := l.ev.next(&l.rec)
 	if err == errEnd {
 		l.done = true
@@ -591,7 +630,7 @@ func (rd *reader) advance(l *location) error {
 	if err != nil {
 		return err
 	}
-	rd.stats.EventRecords++
+	rs.records++
 	l.rec.time = l.local.correct(l.rec.time, &l.iv)
 	switch l.rec.typ {
 	case evEnter, evLeave:
@@ -612,15 +651,87 @@ func (l *localDefs) mapID(kind int, id uint64) uint64 {
 	return id
 }
 
-// rankState is what one rank's conversion keeps between records.
+// rankState is what one rank's conversion keeps between records, and
+// what it hands to resolve.
 type rankState struct {
-	r int
+	r  int
+	rb *tracefmt.RankBuilder
+	// err is the error the rank's read stopped at.
+	err error
+	// locations and records count what the rank's read went through.
+	locations, records int
+	// The rank's states, markers and MPI_COMM_SELF-like communicators
+	// have ids of its own in its stream until resolve gives them the
+	// trace's (the order of definition in the trace depends on the ranks
+	// before). A state's id is that of its name (regions of one name are
+	// one state, as in the trace); stateKeys lists the regions and
+	// threads in the order of their first use, masterLocal caches the
+	// ids of the master thread's regions (id + 1).
+	stateKeys   []stateKey
+	localState  map[stateKey]tracefmt.StateID
+	stateNames  map[string]tracefmt.StateID
+	names       int
+	masterLocal []tracefmt.StateID
+	markers     []string
+	// selfFirst lists the per-rank communicators in the order of first
+	// use, with that use's record (where a failure to add one is told);
+	// selfUses the events that name one.
+	selfFirst []selfFirst
+	selfIndex map[*commInfo]int
+	selfUses  []selfUse
 	// reqs holds, per thread (OTF2 request ids are a location's own),
 	// the pending requests by id: a map with a 64-bit key per thread
 	// costs half the hashing of one keyed by thread and id together, and
 	// every non-blocking call goes through it twice.
 	reqs    []map[uint64]pendingReq
 	nextReq int64
+}
+
+// selfFirst is the first use of a per-rank communicator on a rank.
+type selfFirst struct {
+	ci   *commInfo
+	file string
+	at   int64
+	// what prefixes an error at the use (the record's name for a
+	// point-to-point record).
+	what string
+}
+
+// selfUse is an event that names a per-rank communicator (selfFirst
+// index comm).
+type selfUse struct {
+	event int32
+	comm  int32
+}
+
+// useSelf notes that event i names ci, a per-rank communicator, first
+// used at rec when no event before named it.
+func (rs *rankState) useSelf(i int, ci *commInfo, l *location, rec *record) {
+	c, ok := rs.selfIndex[ci]
+	if !ok {
+		what := ""
+		if rec.typ != evMpiCollectiveEnd {
+			what = recName(rec.typ) + ": "
+		}
+		c = len(rs.selfFirst)
+		rs.selfFirst = append(rs.selfFirst, selfFirst{ci: ci, file: l.file, at: rec.at, what: what})
+		if rs.selfIndex == nil {
+			rs.selfIndex = map[*commInfo]int{}
+		}
+		rs.selfIndex[ci] = c
+	}
+	rs.selfUses = append(rs.selfUses, selfUse{event: int32(i), comm: int32(c)})
+}
+
+// marker returns the rank's own id of the named marker.
+func (rs *rankState) marker(name string) tracefmt.MarkerID {
+	for i, m := range rs.markers {
+		if m == name {
+			return tracefmt.MarkerID(i)
+		}
+	}
+	rs.markers = append(rs.markers, name)
+	return tracefmt.MarkerID(len(rs.markers) - 1)
 }
 
 // pendingReq is a non-blocking operation not yet completed: its request
@@ -648,7 +759,7 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 	}
 	switch rec.typ {
 	case evEnter, evLeave:
-		st, err := rd.state(rec.a, l.thread)
+		st, err := rd.state(rs, rec.a, l.thread)
 		if err != nil {
 			return l.errAt(rec, "%v", err)
 		}
@@ -656,20 +767,23 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		if rec.typ == evLeave {
 			e = tracefmt.Leave(tm, st)
 		}
-		_, err = rd.b.Add(rs.r, e)
+		_, err = rs.rb.Add(e)
 		return err
 	case evMpiSend, evMpiIsend:
-		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
+		ci, peer, err := rd.peer(rs.r, rec.comm, rec.a)
 		if err != nil {
 			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
-		e := tracefmt.Send(tm, peer, int32(rec.tag), comm, int64(rec.n))
+		e := tracefmt.Send(tm, peer, int32(rec.tag), ci.index, int64(rec.n))
 		if rec.typ == evMpiIsend {
 			e.Flags |= tracefmt.FlagNonBlocking
-			rd.dropPending(rs, l.thread, rec.req)
+			rs.dropPending(l.thread, rec.req)
 			e.SetRequest(rs.newReq(l.thread, rec.req, -1))
 		}
-		_, err = rd.b.Add(rs.r, e)
+		i, err := rs.rb.Add(e)
+		if err == nil && ci.self {
+			rs.useSelf(i, ci, l, rec)
+		}
 		return err
 	case evMpiIsendComplete:
 		p, ok := rs.req(l.thread, rec.req)
@@ -677,50 +791,56 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 			return nil // completes a send the trace did not record
 		}
 		delete(rs.reqs[l.thread], rec.req)
-		_, err := rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
+		_, err := rs.rb.Add(tracefmt.Wait(tm, p.req))
 		return err
 	case evMpiIrecvRequest:
 		// The receive is posted here; its sender, tag and size are known
 		// when it completes (MpiIrecv), which fills this event in.
 		e := tracefmt.Recv(tm, 0, 0, 0, 0)
 		e.Flags |= tracefmt.FlagNonBlocking
-		i, err := rd.b.Add(rs.r, e)
+		i, err := rs.rb.Add(e)
 		if err != nil {
 			return err
 		}
-		ev := &rd.b.Trace().Ranks[rs.r].Events[i]
+		ev := &rs.rb.Events()[i]
 		ev.Peer = -1
-		rd.dropPending(rs, l.thread, rec.req)
+		rs.dropPending(l.thread, rec.req)
 		ev.SetRequest(rs.newReq(l.thread, rec.req, i))
 		return nil
 	case evMpiRecv, evMpiIrecv:
-		comm, peer, err := rd.peer(rs.r, rec.comm, rec.a)
+		ci, peer, err := rd.peer(rs.r, rec.comm, rec.a)
 		if err != nil {
 			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
 		if rec.typ == evMpiIrecv {
 			if p, ok := rs.req(l.thread, rec.req); ok && p.recv >= 0 {
 				delete(rs.reqs[l.thread], rec.req)
-				ev := &rd.b.Trace().Ranks[rs.r].Events[p.recv]
-				ev.Peer, ev.Tag, ev.Comm, ev.Size = int32(peer), int32(rec.tag), comm, int64(rec.n)
-				_, err = rd.b.Add(rs.r, tracefmt.Wait(tm, p.req))
+				ev := &rs.rb.Events()[p.recv]
+				ev.Peer, ev.Tag, ev.Comm, ev.Size = int32(peer), int32(rec.tag), ci.index, int64(rec.n)
+				if ci.self {
+					rs.useSelf(p.recv, ci, l, rec)
+				}
+				_, err = rs.rb.Add(tracefmt.Wait(tm, p.req))
 				return err
 			}
 		}
-		_, err = rd.b.Add(rs.r, tracefmt.Recv(tm, peer, int32(rec.tag), comm, int64(rec.n)))
+		i, err := rs.rb.Add(tracefmt.Recv(tm, peer, int32(rec.tag), ci.index, int64(rec.n)))
+		if err == nil && ci.self {
+			rs.useSelf(i, ci, l, rec)
+		}
 		return err
 	case evMpiRequestCancelled:
 		if p, ok := rs.req(l.thread, rec.req); ok {
 			delete(rs.reqs[l.thread], rec.req)
 			if p.recv >= 0 {
-				rd.unposted(rs.r, p.recv, "MPI_Irecv cancelled")
+				rs.unposted(p.recv, "MPI_Irecv cancelled")
 			}
 		}
 		return nil
 	case evMpiCollectiveBegin:
 		// A placeholder at the call's start keeps the rank's events in
 		// time order; MpiCollectiveEnd fills it in.
-		i, err := rd.b.Add(rs.r, tracefmt.Collective(tm, tracefmt.OpOther, -1, 0, 0, 0))
+		i, err := rs.rb.Add(tracefmt.Collective(tm, tracefmt.OpOther, -1, 0, 0, 0))
 		if err != nil {
 			return err
 		}
@@ -740,20 +860,23 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 			}
 			root = w
 		}
-		comm, err := rd.commIndex(rs.r, ci)
-		if err != nil {
-			return err
+		e := tracefmt.Collective(tm, op, root, ci.index, int64(rec.n), int64(rec.req))
+		i := l.begin
+		if i < 0 {
+			var err error
+			if i, err = rs.rb.Add(e); err != nil {
+				return err
+			}
+		} else {
+			ev := &rs.rb.Events()[i]
+			e.Time = ev.Time
+			*ev = e
+			ev.Match = -1
+			l.begin = -1
 		}
-		e := tracefmt.Collective(tm, op, root, comm, int64(rec.n), int64(rec.req))
-		if l.begin < 0 {
-			_, err = rd.b.Add(rs.r, e)
-			return err
+		if ci.self {
+			rs.useSelf(i, ci, l, rec)
 		}
-		ev := &rd.b.Trace().Ranks[rs.r].Events[l.begin]
-		e.Time = ev.Time
-		*ev = e
-		ev.Match = -1
-		l.begin = -1
 		return nil
 	}
 	return nil
@@ -761,36 +884,35 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 
 // finishRank turns what never completed into markers, so that no
 // receive is left without a sender.
-func (rd *reader) finishRank(rs *rankState, locs []*location) error {
+func (rd *reader) finishRank(rs *rankState, locs []*location) {
 	for _, reqs := range rs.reqs {
 		for _, p := range reqs {
 			if p.recv >= 0 {
-				rd.unposted(rs.r, p.recv, "MPI_Irecv never completed")
+				rs.unposted(p.recv, "MPI_Irecv never completed")
 			}
 		}
 	}
 	for _, l := range locs {
 		if l.begin >= 0 {
-			rd.unposted(rs.r, l.begin, "MPI collective never ended")
+			rs.unposted(l.begin, "MPI collective never ended")
 		}
 	}
-	return nil
 }
 
 // dropPending forgets a pending request whose id a new request reuses
 // before it completed (a broken or truncated trace): a receive posted
 // under that id can no longer be completed, so its placeholder, which
 // names no sender, becomes a marker.
-func (rd *reader) dropPending(rs *rankState, thread int, id uint64) {
+func (rs *rankState) dropPending(thread int, id uint64) {
 	if p, ok := rs.req(thread, id); ok && p.recv >= 0 {
-		rd.unposted(rs.r, p.recv, "MPI_Irecv request id reused before completion")
+		rs.unposted(p.recv, "MPI_Irecv request id reused before completion")
 	}
 }
 
-// unposted turns the placeholder event i of rank r into a marker.
-func (rd *reader) unposted(r, i int, what string) {
-	ev := &rd.b.Trace().Ranks[r].Events[i]
-	*ev = tracefmt.Mark(ev.Time, rd.b.Marker(what))
+// unposted turns the placeholder event i of the rank into a marker.
+func (rs *rankState) unposted(i int, what string) {
+	ev := &rs.rb.Events()[i]
+	*ev = tracefmt.Mark(ev.Time, rs.marker(what))
 }
 
 // newReq gives request id of a thread's location a trace request id.
@@ -816,34 +938,67 @@ func (rs *rankState) req(thread int, id uint64) (pendingReq, bool) {
 	return p, ok
 }
 
-// state returns the trace state of a region on a thread: non-master
-// threads get states of their own ("name (thread 1)"), so that their
-// intervals pair among themselves on the rank's single stream.
-func (rd *reader) state(region uint32, thread int) (tracefmt.StateID, error) {
-	if thread == 0 && int64(region) < int64(len(rd.masterStates)) && rd.masterStates[region] > 0 {
-		return rd.masterStates[region] - 1, nil
+// state returns the rank's own id of the state of a region on a thread
+// (see rankState), or an error when the region is not defined.
+func (rd *reader) state(rs *rankState, region uint32, thread int) (tracefmt.StateID, error) {
+	if thread == 0 && int64(region) < int64(len(rs.masterLocal)) && rs.masterLocal[region] > 0 {
+		return rs.masterLocal[region] - 1, nil
 	}
 	k := stateKey{region, thread}
-	if id, ok := rd.states[k]; ok {
+	if id, ok := rs.localState[k]; ok {
 		return id, nil
 	}
-	g, ok := rd.defs.Regions[region]
+	d, err := rd.stateDef(k)
+	if err != nil {
+		return 0, err
+	}
+	if rs.localState == nil {
+		rs.localState, rs.stateNames = map[stateKey]tracefmt.StateID{}, map[string]tracefmt.StateID{}
+	}
+	id, ok := rs.stateNames[d.Name]
 	if !ok {
-		return 0, fmt.Errorf("region %d is not defined", region)
+		id = tracefmt.StateID(rs.names)
+		rs.names++
+		rs.stateNames[d.Name] = id
 	}
-	name := rd.defs.name(g.Name)
-	if thread > 0 {
-		name = fmt.Sprintf("%s (thread %d)", name, thread)
-	}
-	id := rd.b.DefineState(tracefmt.StateDef{Name: name, Category: category(rd.defs.name(g.Name), g)})
-	rd.states[k] = id
+	rs.localState[k] = id
+	rs.stateKeys = append(rs.stateKeys, k)
 	if thread == 0 && region < maxDenseID {
-		if int(region) >= len(rd.masterStates) {
-			rd.masterStates = slices.Grow(rd.masterStates, int(region)+1-len(rd.masterStates))[:region+1]
+		if int(region) >= len(rs.masterLocal) {
+			rs.masterLocal = slices.Grow(rs.masterLocal, int(region)+1-len(rs.masterLocal))[:region+1]
 		}
-		rd.masterStates[region] = id + 1
+		rs.masterLocal[region] = id + 1
 	}
 	return id, nil
+}
+
+// globalState returns the trace state of a region on a thread, defining
+// it when new.
+func (rd *reader) globalState(k stateKey) tracefmt.StateID {
+	if id, ok := rd.states[k]; ok {
+		return id
+	}
+	// A rank's read checked that the region is defined.
+	d, _ := rd.stateDef(k)
+	id := rd.b.DefineState(d)
+	rd.states[k] = id
+	return id
+}
+
+// stateDef returns the definition of the state of a region on a thread:
+// non-master threads get states of their own ("name (thread 1)"), so that
+// their intervals pair among themselves on the rank's single stream.
+func (rd *reader) stateDef(k stateKey) (tracefmt.StateDef, error) {
+	g, ok := rd.defs.Regions[k.region]
+	if !ok {
+		return tracefmt.StateDef{}, fmt.Errorf("region %d is not defined", k.region)
+	}
+	name := rd.defs.name(g.Name)
+	full := name
+	if k.thread > 0 {
+		full = fmt.Sprintf("%s (thread %d)", name, k.thread)
+	}
+	return tracefmt.StateDef{Name: full, Category: category(name, g)}, nil
 }
 
 // Region roles that say what a region is.
@@ -871,19 +1026,18 @@ func category(name string, g Region) tracefmt.Category {
 	return c
 }
 
-// peer resolves the peer of a point-to-point record: its trace
-// communicator and world rank.
-func (rd *reader) peer(r int, comm, local uint32) (uint16, int, error) {
+// peer resolves the peer of a point-to-point record: its communicator
+// and world rank.
+func (rd *reader) peer(r int, comm, local uint32) (*commInfo, int, error) {
 	ci, ok := rd.comm(comm)
 	if !ok {
-		return 0, 0, fmt.Errorf("communicator %d is not defined", comm)
+		return nil, 0, fmt.Errorf("communicator %d is not defined", comm)
 	}
 	w, err := rd.world(r, ci, local)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
-	idx, err := rd.commIndex(r, ci)
-	return idx, w, err
+	return ci, w, nil
 }
 
 // maxDenseID bounds the region and communicator ids cached in slices.

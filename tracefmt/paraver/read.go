@@ -130,6 +130,24 @@ type reader struct {
 	// roots are the collectives whose record flags their rank as root.
 	roots []tracefmt.EventRef
 	seq   int64
+	// batchBytes is the size of the body's batches, batchBytes when 0.
+	batchBytes int
+	// texts caches the text index of a marker's value, sparing the
+	// formatting and string hashing of Builder.Text on every marker.
+	texts map[int64]int
+}
+
+// text returns the index of a marker value's text in Trace.Texts.
+func (rd *reader) text(value int64) int {
+	if i, ok := rd.texts[value]; ok {
+		return i
+	}
+	if rd.texts == nil {
+		rd.texts = map[int64]int{}
+	}
+	i := rd.b.Text(strconv.FormatInt(value, 10))
+	rd.texts[value] = i
+	return i
 }
 
 // stateKey identifies a state or marker: the record it comes from, the
@@ -220,6 +238,12 @@ func (rd *reader) errorf(format string, args ...any) error {
 }
 
 func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error) {
+	return rd.readWith(r, taskNames, rd.body)
+}
+
+// readWith reads a .prv whose body (the lines after the header) body
+// reads.
+func (rd *reader) readWith(r io.Reader, taskNames []string, body func(*bufio.Reader) error) (*tracefmt.Trace, error) {
 	br := bufio.NewReaderSize(r, 256*1024)
 	first, err := readLine(br)
 	rd.line = 1
@@ -248,22 +272,8 @@ func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error)
 	rd.names = map[string]stateKey{}
 	rd.comms = map[int64]uint16{}
 	rd.definePCF()
-	for {
-		line, err := readLine(br)
-		if len(line) > 0 {
-			rd.line++
-			if perr := rd.record(line); perr != nil {
-				return nil, perr
-			}
-		} else if err == nil {
-			rd.line++
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", rd.name, rd.line+1, err)
-		}
+	if err := body(br); err != nil {
+		return nil, err
 	}
 	for r := range rd.ranks {
 		if err := rd.flush(r, 0, true); err != nil {
@@ -501,19 +511,25 @@ func (rd *reader) record(line []byte) error {
 		}
 		v[i] = x
 	}
+	return rd.parsed(line[0], v[:], f)
+}
+
+// parsed handles a record of type kind whose fixed fields (recordNames)
+// are v, with f at the fields after them.
+func (rd *reader) parsed(kind byte, v []int64, f *fields) error {
 	rank, thread, err := rd.who(v[1], v[2], v[3])
 	if err != nil {
 		return err
 	}
-	switch line[0] {
+	switch kind {
 	case '1':
 		return rd.stateRecord(rank, thread, v[4], v[5], v[6], f)
 	case '2':
 		return rd.eventRecord(rank, thread, v[4], v[5], v[6], f)
 	case '3':
-		return rd.commRecord(rank, v[:], f)
+		return rd.commRecord(rank, v, f)
 	default:
-		return rd.globalRecord(rank, v[:], f)
+		return rd.globalRecord(rank, v, f)
 	}
 }
 
@@ -636,7 +652,7 @@ func (rd *reader) eventRecord(r int, thread int32, t, ty, value int64, f *fields
 func (rd *reader) event(r int, thread int32, t float64, ty int32, value int64) error {
 	if !rd.stateType(ty) || value != int64(int32(value)) || value < 0 {
 		e := tracefmt.Mark(t, rd.marker(ty, thread))
-		e.SetTextRef(rd.b.Text(strconv.FormatInt(value, 10)))
+		e.SetTextRef(rd.text(value))
 		_, err := rd.add(r, e)
 		return err
 	}
