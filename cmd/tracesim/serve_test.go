@@ -303,7 +303,7 @@ func TestServeOpenSSH(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		waitOutput(t, &out, " ranks · ") // loaded: the loading screen drops "r"
-		in.Write([]byte("2")) // Matrix
+		in.Write([]byte("2"))            // Matrix
 		// Run a simulation to the end on the Simulate tab, if there is one.
 		if i := slices.IndexFunc(tui.DefaultTabs(), func(tb tui.Tab) bool { return tb.Name == "Simulate" }); i >= 0 && i < 9 {
 			in.Write([]byte{byte('1' + i), 'r'})
