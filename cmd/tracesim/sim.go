@@ -122,11 +122,9 @@ func runSim(e *env, args []string) int {
 			}
 		}
 	}
-	if set["eager-threshold"] && !set["send"] && cfg.Send == replay.SendRecorded {
-		// A threshold asked for is a what-if on the protocol: it holds
-		// for every send, including those the recorded run buffered.
-		cfg.Send = replay.SendAuto
-	}
+	// A threshold asked for is a what-if on the protocol: it holds for
+	// every send, including those the recorded run buffered.
+	cfg.ByHand(func(k string) bool { return set[k] })
 	if cfg.Model == replay.ModelPacket && set["latency"] {
 		// The packet model's links take a given --latency.
 		if set["link-latency"] {

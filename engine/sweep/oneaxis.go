@@ -44,6 +44,9 @@ func Values(key string, vals []string) ([]string, error) {
 // loaded trace, named trace in the result, from the machine base with its
 // seed: the sweep the Machine tab starts from a setting's row.
 func OneAxis(trace string, base replay.Config, key string, values []string) *Spec {
+	// The axis is given by hand: what it implies holds at every point
+	// (an eager-threshold axis varies the protocol of every send).
+	base.ByHand(func(k string) bool { return k == key })
 	return &Spec{
 		File:   trace,
 		Traces: []TraceRef{{Name: trace}},

@@ -227,6 +227,14 @@ func parse(data []byte, dir string) (*Spec, error) {
 	if err := s.parseZip(tree["zip"], at("zip")); err != nil {
 		return nil, err
 	}
+	// The top-level settings and the axes are given by hand: the base
+	// takes what they imply (an eager-threshold axis without a send
+	// mode varies the protocol of every send), and the machine column
+	// records it.
+	s.Base.ByHand(func(k string) bool {
+		return slices.ContainsFunc(s.Settings, func(kv [2]string) bool { return kv[0] == k }) ||
+			slices.ContainsFunc(s.Axes, func(a Axis) bool { return a.Key == k })
+	})
 	// Every point must make a valid machine: say which one does not
 	// before anything runs.
 	if _, err := s.Expand(); err != nil {

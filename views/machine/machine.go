@@ -340,7 +340,12 @@ func (m *Model) publish() tea.Cmd {
 }
 
 // apply sets one setting from the form.
-func (m *Model) apply(key, value string) tea.Cmd {
+func (m *Model) apply(key, value string) tea.Cmd { return m.applyHow(key, value, true) }
+
+// applyHow sets one setting; byHand says the user gave the value (an
+// edit, not a reset to the default), so that what it implies for other
+// settings follows.
+func (m *Model) applyHow(key, value string, byHand bool) tea.Cmd {
 	m.memo.Invalidate()
 	s, ok := replay.LookupSetting(key)
 	if !ok {
@@ -352,6 +357,14 @@ func (m *Model) apply(key, value string) tea.Cmd {
 		// preset or default that no longer parses); keep the old value.
 		m.err, m.errKey = fmt.Errorf("%s: %w", key, err), key
 		return nil
+	}
+	// A value given by hand may imply others (an eager threshold makes
+	// the send mode auto): the status line says what changed besides
+	// it. A reset asks for the default, not a what-if.
+	if byHand {
+		if why := next.ByHand(func(k string) bool { return k == key }); why != "" {
+			m.note = why
+		}
 	}
 	m.cfg, m.name = next, "custom"
 	return tea.Batch(m.check(true), m.publish())
@@ -440,7 +453,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		r := m.rows[m.cur]
 		def := replay.Default()
 		m.note = r.key + " reset to its default"
-		return m.apply(r.key, r.set.Get(&def))
+		return m.applyHow(r.key, r.set.Get(&def), false)
 	case key.Matches(msg, k.Sweep):
 		return m.openSweep()
 	case key.Matches(msg, k.Presets):

@@ -749,3 +749,80 @@ func TestTopologyFileCheckedByCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEditEagerThresholdSetsSendAuto: editing the eager threshold is a
+// what-if on the protocol, as `tracesim sim --eager-threshold` is: the
+// send row turns from recorded to auto and the status line says why. A
+// send mode the user chose other than recorded is kept, and resetting
+// the threshold to its default implies nothing.
+func TestEditEagerThresholdSetsSendAuto(t *testing.T) {
+	const why = "send: auto — an eager threshold set by hand replays every send by it"
+	tests := []struct {
+		name      string
+		send      string // set before the edit; "" leaves the default
+		reset     bool   // reset the threshold (d) instead of typing one
+		threshold string
+		wantSend  string
+		wantNote  string
+	}{
+		{"default send", "", false, "512KiB", "auto", why},
+		{"buffered kept", "buffered", false, "512KiB", "buffered", ""},
+		{"reset", "", true, "64KiB", "recorded", "eager-threshold reset to its default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _ := newMachine(t, 4)
+			if tt.send != "" {
+				drive(m, m.apply("send", tt.send))
+			}
+			if !m.Select("eager-threshold") {
+				t.Fatal("no eager-threshold row")
+			}
+			var out []tea.Msg
+			if tt.reset {
+				typeKeys(m, "backspace")
+			} else {
+				out = typeKeys(m, "enter")
+				for range 10 {
+					typeKeys(m, "backspace")
+				}
+				out = append(out, typeKeys(m, tt.threshold, "enter")...)
+			}
+			if m.Capturing() {
+				t.Fatalf("editor still open:\n%s", ansi.Strip(m.View()))
+			}
+			cfg, err := m.Config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := lastConfig(t, out); !tt.reset && (c == nil || c.Config.Send != cfg.Send) {
+				// The Simulate tab runs what the ConfigMsg carries.
+				t.Errorf("ConfigMsg %v does not carry the tab's configuration", c)
+			}
+			if got, _ := cfg.Get("eager-threshold"); got != tt.threshold {
+				t.Errorf("eager-threshold %s, want %s", got, tt.threshold)
+			}
+			if got, _ := cfg.Get("send"); got != tt.wantSend {
+				t.Errorf("config's send %s, want %s", got, tt.wantSend)
+			}
+			v := ansi.Strip(m.View())
+			if tt.wantNote != "" && !strings.Contains(v, tt.wantNote) {
+				t.Errorf("status line lacks %q:\n%s", tt.wantNote, v)
+			}
+			if tt.wantNote != why && strings.Contains(v, why) {
+				t.Errorf("status line says %q:\n%s", why, v)
+			}
+			// The send row, scrolled into view, shows the value run.
+			m.Select("send")
+			var row string
+			for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, "▸ "), "send ") {
+					row = l
+				}
+			}
+			if f := strings.Fields(row); len(f) < 3 || f[1] != "send" || f[2] != tt.wantSend {
+				t.Errorf("send row %q, want its value %s", row, tt.wantSend)
+			}
+		})
+	}
+}
