@@ -32,7 +32,7 @@ func TestInfoBrokenFileNamesPathOnce(t *testing.T) {
 			brokenText("y.pcf", "EVENT_TYPE\n0 zz name\n")(t, dir)
 		}, `: y.pcf:2: expected gradient, type and name in EVENT_TYPE, got "0 zz name"`},
 		{"dumpi .meta", "x.meta", brokenText("x.meta", "numprocs=x\nfileprefix=x\n"),
-			`:1: expected numprocs as a number of 1..1048576 ranks`},
+			`:1: expected numprocs as a number of ranks from 1 to 1048576, got "x"`},
 		{"dumpi rank file", "x.bin", brokenText("x.bin", "\xff\xaa\xddDUMPI\x00\x00"),
 			`: a DUMPI rank file, but not named PREFIX-NNNN.bin: open the trace's .meta`},
 		{"dumpi .bin", "z.meta", func(t *testing.T, dir string) {
