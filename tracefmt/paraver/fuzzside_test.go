@@ -28,7 +28,7 @@ func FuzzSideFiles(f *testing.F) {
 		fs := files{"out.prv": []byte(sidePRV), "out.pcf": pcf, "out.row": row}
 		tr, err := Read("out.prv", strings.NewReader(sidePRV), fs.open)
 		if err != nil {
-			if msg := err.Error(); !strings.HasPrefix(msg, "out.pcf:") && !strings.HasPrefix(msg, "out.row:") && !strings.HasPrefix(msg, "out.prv:") {
+			if !errLine.MatchString(err.Error()) {
 				t.Fatalf("error without the file name and line: %v", err)
 			}
 			return
