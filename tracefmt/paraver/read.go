@@ -268,15 +268,8 @@ func (rd *reader) read(r io.Reader, taskNames []string) (*tracefmt.Trace, error)
 			return nil, err
 		}
 	}
-	withEvents := 0
-	for i := range t.Ranks {
-		if len(t.Ranks[i].Events) > 0 {
-			withEvents++
-		}
-	}
-	if err := tracefmt.CheckWorld(n, withEvents); err != nil {
-		// The header's task count made the world: Finish would refuse it
-		// without a line.
+	if err := tracefmt.CheckBuilt(t, n); err != nil {
+		// The header's task count made the world.
 		return nil, fmt.Errorf("%s:1: the header's %d tasks: %w", rd.name, n, err)
 	}
 	tr, err := rd.b.Finish()
