@@ -46,6 +46,11 @@ func TestInfoBrokenFileNamesPathOnce(t *testing.T) {
 		{"alog", "x.alog", brokenText("x.alog", "-1 0 0 0 0 0 Me\nzz yy\n"),
 			`: alog: 2:6: expected 6 integer fields`},
 		{"ti", "x.ti", brokenText("x.ti", "0 init\n0 frobnicate 3\n"), `:2:3: unknown action "frobnicate"`},
+		{"ti index", "idx.txt", func(t *testing.T, dir string) {
+			brokenText("idx.txt", "r0.txt\nr1.txt\n")(t, dir)
+			brokenText("r0.txt", "0 init\n0 send 1 8\n")(t, dir)
+			brokenText("r1.txt", "1 init\n1 frob 8\n")(t, dir)
+		}, `: r1.txt:2:3: unknown action "frob"`},
 		{"tsim", "x.tsim", brokenText("x.tsim", "tsim 1\nranks 2\nbogus line\n"), `: tsim: line 3:1: expected a header line`},
 		{"clog", "x.clog", brokenText("x.clog", string(fpilog[:100])),
 			`: clog: offset 72: file ends inside a COMM record of 40 bytes (truncated?)`},
