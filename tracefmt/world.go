@@ -31,3 +31,17 @@ func CheckWorld(world, withEvents int) error {
 	return fmt.Errorf("the world has %d ranks but only %d of them have events: its %d empty ranks would need about %s of memory to check or simulate, and at most %d may be empty",
 		world, withEvents, empty, units.FormatBytes(int64(empty)*RankBytes), MaxEmptyRanks)
 }
+
+// CheckBuilt is CheckWorld for a trace a lazy Builder is filling: it
+// counts the ranks of t that have events. A reader calls it before
+// Builder.Finish, which refuses such a world too but cannot say where in
+// the file the world was declared.
+func CheckBuilt(t *Trace, world int) error {
+	withEvents := 0
+	for i := range t.Ranks {
+		if len(t.Ranks[i].Events) > 0 {
+			withEvents++
+		}
+	}
+	return CheckWorld(world, withEvents)
+}

@@ -1,6 +1,8 @@
 package tracefmt
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,6 +38,10 @@ func TestLazyBuilderWorld(t *testing.T) {
 			if got := len(b.Trace().Ranks); got != tt.heldAfter {
 				t.Errorf("%d ranks held before Finish, want %d", got, tt.heldAfter)
 			}
+			// A reader asks before Finish, to say where the world came from.
+			if err := CheckBuilt(b.Trace(), tt.world); tt.lazy && fmt.Sprint(err) != fmt.Sprint(errOrNil(tt.wantErr)) {
+				t.Errorf("CheckBuilt: %v, want %q", err, tt.wantErr)
+			}
 			tr, err := b.Finish()
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
@@ -55,6 +61,14 @@ func TestLazyBuilderWorld(t *testing.T) {
 	if _, err := b.Add(4, ComputeWork(0, 1)); err == nil || !strings.Contains(err.Error(), "rank 4 outside the world of 4 ranks") {
 		t.Errorf("rank outside the world: error %v", err)
 	}
+}
+
+// errOrNil is the error with text s, or nil for "".
+func errOrNil(s string) error {
+	if s == "" {
+		return nil
+	}
+	return errors.New(s)
 }
 
 // TestDeepNesting: pairing stays right (and linear) when one state nests

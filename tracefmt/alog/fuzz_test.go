@@ -2,6 +2,7 @@ package alog
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"testing"
@@ -30,6 +31,10 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			if tr != nil {
 				t.Fatal("a trace with an error")
+			}
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("error without a place in the file: %v", err)
 			}
 			return
 		}

@@ -82,6 +82,7 @@ type reader struct {
 	np         int
 	npAt       struct{ line, col int } // of the process count
 	maxProc    int32
+	maxProcAt  pos // of the process field naming maxProc
 	maxPartner int32
 	partnerAt  pos
 
@@ -116,7 +117,7 @@ func Read(r io.Reader) (*tracefmt.Trace, error) {
 		}
 		return nil, fmt.Errorf("alog: reading line %d: %w", line+1, err)
 	}
-	return p.build()
+	return p.build(line)
 }
 
 // field is one whitespace-separated field and its 1-based column.
@@ -266,7 +267,7 @@ func (p *reader) line(s []byte, ln int) error {
 		return errAt(ln, fs[5].col, "time of cycle %d, timestamp %d (roll-over point %d) exceeds 2^53 microseconds", cycle, ts, p.rollover)
 	}
 	if proc > p.maxProc {
-		p.maxProc = proc
+		p.maxProc, p.maxProcAt = proc, pos{ln, fs[1].col}
 	}
 	e := event{time: at, typ: typ, proc: proc}
 	if typ == typeSend || typ == typeRecv {
@@ -420,26 +421,30 @@ type stateRef struct {
 	start bool
 }
 
-// build turns what the lines gave into a trace.
-func (p *reader) build() (*tracefmt.Trace, error) {
+// build turns what the lines gave into a trace; lines is how many the
+// file has.
+func (p *reader) build(lines int) (*tracefmt.Trace, error) {
 	world := max(p.np, int(p.maxProc)+1)
 	if world == 0 {
-		return nil, errors.New("alog: no events and no process count (-3 header): nothing to read")
+		// Said at the end of the file, where the reader gave up looking.
+		return nil, errAt(lines+1, 1, "the file ends without an event or a process count (-3 header): nothing to read")
 	}
 	if int(p.maxPartner) >= world {
 		return nil, errAt(p.partnerAt.line, p.partnerAt.col, "message partner %d outside the world of %d processes", p.maxPartner, world)
 	}
-	if world > int(p.maxProc)+1 {
-		// The -3 header claims more processes than have events.
-		withEvents := 0
-		for _, n := range p.count {
-			if n > 0 {
-				withEvents++
-			}
+	withEvents := 0
+	for _, n := range p.count {
+		if n > 0 {
+			withEvents++
 		}
-		if err := tracefmt.CheckWorld(world, withEvents); err != nil {
+	}
+	if err := tracefmt.CheckWorld(world, withEvents); err != nil {
+		if world > int(p.maxProc)+1 {
+			// The -3 header claims more processes than have events.
 			return nil, errAt(p.npAt.line, p.npAt.col, "number of processes %d: %v", world, err)
 		}
+		// The world reaches the highest process an event names.
+		return nil, errAt(p.maxProcAt.line, p.maxProcAt.col, "process %d: %v", p.maxProc, err)
 	}
 	b := tracefmt.NewLazyBuilder(world, true, tracefmt.Microsecond)
 	b.SetPairing(tracefmt.PairOldest)

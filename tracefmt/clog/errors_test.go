@@ -89,7 +89,11 @@ func TestReadErrors(t *testing.T) {
 		{"MSG record to a rank outside the world", valid(func(f *logFile) {
 			f.rec(1, recMsg, 0, f.ints(etypeSend, 5, 9, 91, 2, 900))
 		}), 80 + 32, "message partner 9 outside the world of 2 ranks"},
-		{"no process records", newLog().bytes(), -1, "clog: the log has no records of any process"},
+		{"a world too sparse to hold", valid(func(f *logFile) { f.raw(1, 70000, 5, 0, "") }), 80 + 16,
+			"procid 70000: the world has 70001 ranks but only 1 of them have events"},
+		{"a lone ENDLOG header (fuzz find)", []byte("00000000\xff\xff\xff\xfe\x00\x00\x00\x0300000000"), 0,
+			"clog: offset 0: ENDLOG record, but the log has no records of any process"},
+		{"no process records", newLog().bytes(), 0, "clog: offset 0: ENDLOG record, but the log has no records of any process"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package clog
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"testing"
@@ -57,6 +58,10 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			if tr != nil {
 				t.Fatal("a trace with an error")
+			}
+			var le *Error
+			if !errors.As(err, &le) {
+				t.Fatalf("error without a place in the file: %v", err)
 			}
 			return
 		}

@@ -156,6 +156,8 @@ type reader struct {
 
 	maxProc, maxPartner int32
 	partnerOff          int64 // where the largest partner was found
+	procOff             int64 // where the largest procid was found
+	endOff              int64 // where the ENDLOG record is
 
 	states     []stateDef
 	eventNames map[int32]string
@@ -297,6 +299,7 @@ func (p *reader) walkBlock(b []byte, base int64, block int) (bool, error) {
 		}
 		switch typ {
 		case recEndLog:
+			p.endOff = off
 			return true, nil
 		case recEndBlock:
 			return false, nil
@@ -317,7 +320,7 @@ func (p *reader) record(typ int32, t float64, proc int32, body []byte, off int64
 	o := p.order
 	i32 := func(at int) int32 { return int32(o.Uint32(body[at:])) }
 	if proc > p.maxProc {
-		p.maxProc = proc
+		p.maxProc, p.procOff = proc, off+16
 	}
 	switch typ {
 	case recRaw, recMsg, recColl:
@@ -513,10 +516,21 @@ type stateRef struct {
 func (p *reader) build() (*tracefmt.Trace, error) {
 	world := int(p.maxProc) + 1
 	if world == 0 {
-		return nil, errors.New("clog: the log has no records of any process")
+		// Said at the ENDLOG record, where the reader stopped looking.
+		return nil, errAt(p.endOff, "ENDLOG record, but the log has no records of any process")
 	}
 	if int(p.maxPartner) >= world {
 		return nil, errAt(p.partnerOff, "message partner %d outside the world of %d ranks (the largest procid is %d)", p.maxPartner, world, p.maxProc)
+	}
+	withEvents := 0
+	for _, n := range p.count {
+		if n > 0 {
+			withEvents++
+		}
+	}
+	if err := tracefmt.CheckWorld(world, withEvents); err != nil {
+		// Else the builder's Finish refuses it with no place in the file.
+		return nil, errAt(p.procOff, "procid %d: %v", p.maxProc, err)
 	}
 	b := tracefmt.NewLazyBuilder(world, true, tracefmt.Second)
 	b.SetPairing(tracefmt.PairOldest)

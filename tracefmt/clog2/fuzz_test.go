@@ -2,6 +2,7 @@ package clog2
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"testing"
@@ -73,6 +74,10 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
 		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error without an offset: %v", err)
+			}
 			return
 		}
 		if err := tr.Validate(); err != nil {

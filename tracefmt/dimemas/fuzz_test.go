@@ -3,7 +3,7 @@ package dimemas
 import (
 	"bytes"
 	"os"
-	"strings"
+	"regexp"
 	"testing"
 )
 
@@ -17,8 +17,8 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr, err := Read("f.dim", bytes.NewReader(b))
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.dim") {
-				t.Fatalf("error without the file name: %v", err)
+			if !errLine.MatchString(err.Error()) {
+				t.Fatalf("error without the file name and line: %v", err)
 			}
 			return
 		}
@@ -27,3 +27,6 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// errLine matches an error that names the file and a line in it.
+var errLine = regexp.MustCompile(`^f\.dim:[0-9]+: `)

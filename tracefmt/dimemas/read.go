@@ -30,11 +30,12 @@ const maxRanks = 1 << 24
 
 // reader holds the state of one read.
 type reader struct {
-	name  string
-	line  int
-	ranks int
-	b     *tracefmt.Builder
-	comms map[int64]uint16
+	name       string
+	line       int
+	ranks      int
+	headerLine int // of the #DIMEMAS header, which gives the world
+	b          *tracefmt.Builder
+	comms      map[int64]uint16
 	// irecvs holds per task the posted receives a wait (receive type 2)
 	// completes: by source, tag and communicator, oldest first.
 	irecvs  []map[[3]int64][]int64
@@ -76,6 +77,9 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 	}
 	if rd.b == nil {
 		return nil, rd.errorf("expected the #DIMEMAS header, got an empty file")
+	}
+	if err := tracefmt.CheckBuilt(rd.b.Trace(), rd.ranks); err != nil {
+		return nil, fmt.Errorf("%s:%d: the header's %d tasks: %w", name, rd.headerLine, rd.ranks, err)
 	}
 	t, err := rd.b.Finish()
 	if err != nil {
@@ -119,7 +123,7 @@ func (rd *reader) header(s string) error {
 	if th := strings.Split(app[open+1:end], ","); len(th) != n {
 		return rd.errorf("header declares %d tasks but lists %d thread counts", n, len(th))
 	}
-	rd.ranks = n
+	rd.ranks, rd.headerLine = n, rd.line
 	rd.b = tracefmt.NewLazyBuilder(n, false, tracefmt.Second)
 	t := rd.b.Trace()
 	t.Format = "dimemas"

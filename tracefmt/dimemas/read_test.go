@@ -90,6 +90,9 @@ func TestErrors(t *testing.T) {
 		{"empty", "", "t.dim:0: expected the #DIMEMAS header, got an empty file"},
 		{"header", "#PARAVER\n", `t.dim:1: expected a header starting #DIMEMAS:, got "#PARAVER"`},
 		{"tasks", "#DIMEMAS:\"t\":1,0:2(1),0\n", "t.dim:1: header declares 2 tasks but lists 1 thread counts"},
+		{"sparse world", "#DIMEMAS:\"t\":1,0:70000(" + strings.Repeat("1,", 69999) + "1),0\n1:0:0:5\n",
+			"t.dim:1: the header's 70000 tasks: the world has 70000 ranks but only 1 of them have events: " +
+				"its 69999 empty ranks would need about 136.7 MiB of memory to check or simulate, and at most 65536 may be empty"},
 		{"record", hdr + "7:0:0\n", "t.dim:2: expected a record type 0, 1, 2, 3, 10, 11 or 20, got 7"},
 		{"task", hdr + "1:2:0:0.5\n", "t.dim:2: task 2 outside 0..1"},
 		{"burst", hdr + "1:0:0:-1\n", `t.dim:2: expected a duration in seconds (≥ 0), got "-1"`},

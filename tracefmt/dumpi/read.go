@@ -147,13 +147,16 @@ func readMeta(name string, r io.Reader) (*meta, error) {
 		}
 		seen[k] = true
 		var err error
+		want := k + " as an integer"
 		switch k {
 		case "numprocs":
+			want = fmt.Sprintf("numprocs as a number of ranks from 1 to %d", maxRanks)
 			m.ranks, err = strconv.Atoi(v)
 			if err == nil && (m.ranks < 1 || m.ranks > maxRanks) {
 				err = errors.New("out of range")
 			}
 		case "fileprefix":
+			want = "fileprefix as a file's base name"
 			if v == "" || strings.ContainsAny(v, `/\`) {
 				err = errors.New("not a base name")
 			}
@@ -165,7 +168,7 @@ func readMeta(name string, r io.Reader) (*meta, error) {
 			m.start, err = strconv.ParseInt(v, 10, 64)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: expected %s as a number of 1..%d ranks, a file prefix or a number, got %q", name, line, k, maxRanks, v)
+			return nil, fmt.Errorf("%s:%d: expected %s, got %q", name, line, want, v)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -112,7 +112,9 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"meta line", "numprocs=4\nbogus\n", bin, "testtrace.meta:2: expected key=value, got \"bogus\""},
-		{"meta ranks", "numprocs=0\nfileprefix=testtrace\n", bin, `testtrace.meta:1: expected numprocs as a number of 1..1048576 ranks, a file prefix or a number, got "0"`},
+		{"meta ranks", "numprocs=0\nfileprefix=testtrace\n", bin, `testtrace.meta:1: expected numprocs as a number of ranks from 1 to 1048576, got "0"`},
+		{"meta prefix path", "numprocs=2\nfileprefix=../x\n", bin, `testtrace.meta:2: expected fileprefix as a file's base name, got "../x"`},
+		{"meta version", "numprocs=2\nfileprefix=testtrace\nsubversion=one\n", bin, `testtrace.meta:3: expected subversion as an integer, got "one"`},
 		{"meta prefix", "numprocs=2\n", bin, "testtrace.meta: expected a fileprefix= line, found none"},
 		{"magic", "", patch(0, 0), "testtrace-0001.bin: offset 0 (0x0): expected the DUMPI magic ff aa dd 44 'UMPI', got 00 aa dd 44 55 4d 50 49"},
 		{"truncated", "", bin[:100], "testtrace-0001.bin: offset 100 (0x64): expected CPU nanoseconds (4 bytes), got the end of the file"},

@@ -198,14 +198,32 @@ func tiIndexOf(path string) (string, bool) {
 	return index, true
 }
 
-// addPath prefixes an error with the file name unless the reader already
-// named it.
+// addPath names the file at path in a reader's error once: unchanged
+// when the reader named it by path already, the base name a reader put
+// first ("x.prv:4: …", "x.bin: …") replaced by path, else path prefixed.
+// A prefix on top of the base name said it twice ("/d/x.prv: x.prv:4").
 func addPath(path string, err error) error {
-	if strings.Contains(err.Error(), path) {
+	msg := err.Error()
+	if strings.Contains(msg, path) {
 		return err
+	}
+	if base := filepath.Base(path); base != path {
+		if rest, ok := strings.CutPrefix(msg, base); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, " ")) {
+			return &renamedError{msg: path + rest, err: err}
+		}
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
+
+// renamedError is a reader's error whose leading file name addPath
+// replaced; errors.Is and errors.As still see the reader's error.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // WriteOptions tune writing a trace in a format other than its own.
 type WriteOptions struct {

@@ -58,12 +58,13 @@ type op struct {
 
 // reader holds the state of one read.
 type reader struct {
-	name   string
-	line   int
-	ranks  int
-	b      *tracefmt.Builder
-	seen   []bool
-	states [4]tracefmt.StateID
+	name      string
+	line      int
+	ranks     int
+	ranksLine int // where num_ranks was given
+	b         *tracefmt.Builder
+	seen      []bool
+	states    [4]tracefmt.StateID
 	// wild lists the receives from any source, resolved once every rank
 	// is read.
 	wild []tracefmt.EventRef
@@ -106,7 +107,7 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 			if len(f) != 2 || err != nil || n < 1 || n > maxRanks {
 				return nil, rd.errorf("expected num_ranks N (1..%d), got %q", maxRanks, s)
 			}
-			rd.ranks = n
+			rd.ranks, rd.ranksLine = n, rd.line
 			rd.b = tracefmt.NewLazyBuilder(n, false, tracefmt.Nanosecond)
 			rd.b.Trace().Format = "goal"
 			rd.seen = make([]bool, n)
@@ -166,6 +167,9 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 	if n := rd.anySources(); n > 0 {
 		// The senders given are a guess: a replay lets them match any.
 		rd.b.Trace().SetAttr(tracefmt.AttrUnrecordedSources, strconv.Itoa(n))
+	}
+	if err := tracefmt.CheckBuilt(rd.b.Trace(), rd.ranks); err != nil {
+		return nil, fmt.Errorf("%s:%d: num_ranks %d: %w", name, rd.ranksLine, rd.ranks, err)
 	}
 	t, err := rd.b.Finish()
 	if err != nil {

@@ -116,6 +116,9 @@ func TestErrors(t *testing.T) {
 		{"empty", "", "t.goal:0: expected num_ranks N, got the end of the file"},
 		{"no num_ranks", "rank 0 {\n", "t.goal:1: expected num_ranks N before the first rank"},
 		{"num_ranks", "num_ranks x\n", `t.goal:1: expected num_ranks N (1..16777216), got "num_ranks x"`},
+		{"sparse world", "// one rank of 70000 has work\nnum_ranks 70000\nrank 0 {\nl1: calc 5\n}\n",
+			"t.goal:2: num_ranks 70000: the world has 70000 ranks but only 1 of them have events: " +
+				"its 69999 empty ranks would need about 136.7 MiB of memory to check or simulate, and at most 65536 may be empty"},
 		{"rank range", "num_ranks 2\nrank 2 {\n", "t.goal:2: rank 2 outside 0..1 (num_ranks 2)"},
 		{"brace", "num_ranks 2\nrank 1\n", `t.goal:2: expected rank R {, got "rank 1"`},
 		{"unclosed", "num_ranks 2\nrank 1 {\ncalc 1\n", "t.goal:3: expected } closing rank 1, got the end of the file"},

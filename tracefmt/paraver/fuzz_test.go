@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -25,8 +26,8 @@ func FuzzRead(f *testing.F) {
 		fs := files{"out.prv": prv, "out.pcf": pcfBytes}
 		tr, err := Read("out.prv", bytes.NewReader(prv), fs.open)
 		if err != nil {
-			if !bytes.HasPrefix([]byte(err.Error()), []byte("out.prv")) {
-				t.Fatalf("error without the file name: %v", err)
+			if !errLine.MatchString(err.Error()) {
+				t.Fatalf("error without the file name and line: %v", err)
 			}
 			return
 		}
@@ -40,3 +41,6 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// errLine matches an error that names a file of the trace and a line in it.
+var errLine = regexp.MustCompile(`^out\.(prv|pcf|row):[0-9]+: `)

@@ -280,6 +280,10 @@ func (rd *reader) readWith(r io.Reader, taskNames []string, body func(*bufio.Rea
 			return nil, err
 		}
 	}
+	if err := tracefmt.CheckBuilt(t, n); err != nil {
+		// The header's task count made the world.
+		return nil, fmt.Errorf("%s:1: the header's %d tasks: %w", rd.name, n, err)
+	}
 	tr, err := rd.b.Finish()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rd.name, err)

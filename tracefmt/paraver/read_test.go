@@ -116,6 +116,9 @@ func TestErrors(t *testing.T) {
 		{"comm", hdr + "4:1:1:1:1:9:5:1:1:0:0\n", "out.prv:2: communicator 5 not defined by a c: line"},
 		{"trailing", hdr + "3:1:1:1:1:0:0:1:1:2:1:3:3:4:0:9\n", `out.prv:2: expected the end of the communication record, got "9"`},
 		{"comm tasks", hdr + "c:1:5:3:1:2\n", `out.prv:2: communicator 5: expected 3 tasks, got "1:5:3:1:2"`},
+		{"sparse world", "#Paraver (d):12:1:1:70000(" + strings.Repeat("1:1,", 69999) + "1:1)\n1:1:1:1:1:0:5:1\n",
+			"out.prv:1: the header's 70000 tasks: the world has 70000 ranks but only 1 of them have events: " +
+				"its 69999 empty ranks would need about 136.7 MiB of memory to check or simulate, and at most 65536 may be empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package simgridti
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -51,6 +52,11 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("general path: %v, fast path: %v", err3, err)
 		}
 		if err != nil {
+			// An input with no action at all is refused as a whole.
+			var pe *ParseError
+			if (!errors.As(err, &pe) || pe.Line < 1) && err.Error() != "trace has no ranks" {
+				t.Fatalf("error without a line: %v", err)
+			}
 			return
 		}
 		if err := tr.Validate(); err != nil {
