@@ -179,6 +179,11 @@ func (rd *reader) mapRanks() error {
 		slices.SortFunc(groups, func(x, y LocationGroup) int { return int(x.ID) - int(y.ID) })
 		for _, g := range groups {
 			if g.Type == locationGroupProcess || g.Type == 0 {
+				if _, dup := rankOfGroup[g.ID]; dup {
+					// A second definition would number a rank past the
+					// ranks there are.
+					return fmt.Errorf("location group %d is defined twice", g.ID)
+				}
 				rankOfGroup[g.ID] = len(rankOfGroup)
 			}
 		}
