@@ -25,24 +25,27 @@ func burst(m *Model, keys ...string) {
 // messages come back (the form's start, its move to the next field, its
 // submit): the keys must do what they do when typed one by one.
 func TestTypeAhead(t *testing.T) {
-	backspaces := strings.Split(strings.Repeat("backspace ", 12), " ")
-	backspaces = backspaces[:len(backspaces)-1]
+	named := map[string]bool{"enter": true, "down": true, "right": true, "backspace": true}
+	// keys spells keys: named keys, text typed rune by rune, and
+	// repetitions ([]string).
 	keys := func(ks ...any) []string {
 		var out []string
 		for _, k := range ks {
 			switch k := k.(type) {
 			case string:
-				if len(k) > 1 && !strings.Contains("enter down up tab backspace esc", k) {
-					out = append(out, strings.Split(k, "")...)
+				if named[k] {
+					out = append(out, k)
 					continue
 				}
-				out = append(out, k)
+				out = append(out, strings.Split(k, "")...)
 			case []string:
 				out = append(out, k...)
 			}
 		}
 		return out
 	}
+	times := func(n int, k string) []string { return strings.Fields(strings.Repeat(k+" ", n)) }
+	backspaces := times(12, "backspace")
 	tests := []struct {
 		name    string
 		row     string
@@ -56,6 +59,7 @@ func TestTypeAhead(t *testing.T) {
 		{"placement strategy and parameters", "placement", keys("enter", "down", "down", "enter", "4", "enter"), "placement", "block:4", "placement"},
 		{"topology kind and parameters", "topology", keys("enter", "down", "down", "down", "enter", "4x4", "enter"), "topology", "torus:4x4", "topology"},
 		{"bandwidth typed over", "bandwidth", keys("enter", backspaces, "5Gb/s", "enter"), "bandwidth", "5Gb/s", "bandwidth"},
+		{"collectives across fifteen fields", "coll-alg", keys("enter", "enter", "right", times(14, "enter")), "coll-alg", "bcast=linear", "coll-alg"},
 		{"bandwidth then the list", "bandwidth", keys("enter", backspaces, "5Gb/s", "enter", "down"), "bandwidth", "5Gb/s", "link-latency"},
 	}
 	for _, tt := range tests {
