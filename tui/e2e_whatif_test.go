@@ -108,17 +108,12 @@ func TestEndToEndWhatIf(t *testing.T) {
 
 	// Machine: the topology is the first setting; its editor asks for a
 	// kind (none, ring, mesh, torus, …) and then the parameters. The
-	// form focuses a field by a message of its own, after the keys
-	// already sent: keys for a field wait until it shows focused ("┃"),
-	// or a loaded host delivers them to the list and they are lost.
+	// keys go in one burst, as a slow SSH link delivers them, before the
+	// form shows a field focused: the parameters typed after the kind's
+	// enter must reach the parameters field, not the kind select.
 	x.keys(tab["Machine"])
 	x.waitFor("machine tab", "Machine · default", "topology")
-	x.keys("Enter")
-	x.waitFor("topology editor", "┃ topology kind")
-	x.keys("Down", "Down", "Down", "Enter")
-	x.waitFor("parameters", "┃ parameters", "┃ e.g. torus:8x8")
-	x.text("4x4")
-	x.keys("Enter")
+	x.keys("Enter", "Down", "Down", "Down", "Enter", "4", "x", "4", "Enter")
 	x.waitFor("torus set", "torus 4×4: 16 routers", "✓ valid")
 
 	x.keys(tab["Simulate"])

@@ -41,10 +41,9 @@ func TestServedFilesConfined(t *testing.T) {
 	// "none"), then its parameters. The placement editor: the row of
 	// placement is the eleventh setting, file the sixth strategy after
 	// "none". The load prompt starts with machine.toml.
-	// Keys are sent in steps: the form focuses a field by a message of
-	// its own, so keys for a field are sent once it shows it focused
-	// ("┃ parameters"); keys sent earlier would be lost.
-	const focused = "┃ parameters"
+	// A form's keys go in one burst once it shows open ("┃ placement
+	// strategy"): the keys after the strategy's enter reach the
+	// parameters field, as they do over a slow link.
 	load := func(name string) [][]string {
 		return [][]string{{"l", strings.Repeat("\x7f", len("machine.toml")), name, keyEnter}}
 	}
@@ -62,7 +61,7 @@ func TestServedFilesConfined(t *testing.T) {
 		return [][]string{{"w", strings.Repeat("\x7f", len("machine.toml")), name, keyEnter}}
 	}
 	placement := func(name string) [][]string {
-		return [][]string{{strings.Repeat(keyDown, 10), keyEnter}, {"┃ placement strategy"}, {strings.Repeat(keyDown, 6), keyEnter}, {focused}, {name, keyEnter}}
+		return [][]string{{strings.Repeat(keyDown, 10), keyEnter}, {"┃ placement strategy"}, {strings.Repeat(keyDown, 6), keyEnter, name, keyEnter}}
 	}
 	cases := []struct {
 		steps [][]string

@@ -17,6 +17,8 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -421,6 +423,7 @@ func (m *Model) toForm(msg tea.Msg) tea.Cmd {
 	if f, ok := f.(*huh.Form); ok {
 		m.ed.form = f
 	}
+	cmd = m.settle(cmd)
 	switch m.ed.form.State {
 	case huh.StateCompleted:
 		ed := m.ed
@@ -431,6 +434,72 @@ func (m *Model) toForm(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return tea.Batch(cmd, m.startCheck())
+}
+
+// settle gives the open form, before the next key, the messages by which
+// huh moves to the next or previous field or group, and returns the rest
+// of cmd. huh sends them as commands, so Bubble Tea would deliver them
+// after any keys already queued: typed ahead (or arriving in one burst
+// over a slow link), the keys after enter went to the field being left
+// (a select ignored the text meant for the next field; a submitted
+// input took the keys meant for the list). Batches are opened (a batch's
+// command only returns its commands); every other command (cursor
+// blinks, huh's evaluations of titles and descriptions) is returned to
+// run as usual.
+func (m *Model) settle(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil || m.ed == nil {
+		return cmd
+	}
+	switch stepOf(cmd) {
+	case stepBatch:
+		msg := cmd()
+		batch, ok := msg.(tea.BatchMsg)
+		if !ok { // a sequence: its order is its own
+			return func() tea.Msg { return msg }
+		}
+		out := make([]tea.Cmd, 0, len(batch))
+		for _, c := range batch {
+			out = append(out, m.settle(c))
+		}
+		return tea.Batch(out...)
+	case stepMove:
+		f, next := m.ed.form.Update(cmd())
+		if f, ok := f.(*huh.Form); ok {
+			m.ed.form = f
+		}
+		return m.settle(next)
+	}
+	return cmd
+}
+
+// A formStep is what settle does with a command.
+type formStep int
+
+const (
+	stepOther formStep = iota // run by Bubble Tea
+	stepBatch                 // tea.Batch's or tea.Sequence's: opened
+	stepMove                  // huh's move to a field or group: run now
+)
+
+// stepOf tells huh's moves and Bubble Tea's batches by their code:
+// huh's moves between groups are unexported, so they are told by name
+// (go.mod pins huh; TestTypeAhead fails if a new huh renames them).
+func stepOf(cmd tea.Cmd) formStep {
+	pc := reflect.ValueOf(cmd).Pointer()
+	noop := func() tea.Msg { return nil }
+	switch pc {
+	case reflect.ValueOf(tea.Batch(noop, noop)).Pointer():
+		return stepBatch
+	case reflect.ValueOf(huh.NextField).Pointer(), reflect.ValueOf(huh.PrevField).Pointer():
+		return stepMove
+	}
+	if f := runtime.FuncForPC(pc); f != nil {
+		switch f.Name() {
+		case "charm.land/huh/v2.nextGroup", "charm.land/huh/v2.prevGroup":
+			return stepMove
+		}
+	}
+	return stepOther
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
