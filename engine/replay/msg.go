@@ -122,6 +122,10 @@ type ctxQueues struct {
 	posted map[uint64]*fifo
 	wild   []int32
 	unexp  map[uint64]*fifo
+	// cposted and cunexp replace posted and unexp in the context of
+	// expanded collectives, whose receives are exact.
+	cposted collQueue
+	cunexp  collQueue
 }
 
 // of returns the queues of context c, creating them.
@@ -394,6 +398,14 @@ func (s *Sim) visible(id int32) {
 	m.visSeq = s.visSeq
 	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll))
 	key := matchKey(m.src, m.tag)
+	if m.coll {
+		if o := s.collTake(&q.cposted, key); o >= 0 {
+			s.match(id, o)
+		} else {
+			s.collPush(&q.cunexp, key, id)
+		}
+		return
+	}
 	best := int32(-1)
 	var bestFifo *fifo
 	if f := q.posted[key]; f != nil && f.len() > 0 {
@@ -450,6 +462,14 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	}
 	q := s.queues[r].of(ctxOf(comm, coll))
 	key := matchKey(src, tag)
+	if coll {
+		if m := s.collTake(&q.cunexp, key); m >= 0 {
+			s.match(m, id)
+		} else {
+			s.collPush(&q.cposted, key, id)
+		}
+		return id
+	}
 	if !o.anySrc && !o.anyTag {
 		if f := q.unexp[key]; f != nil && f.len() > 0 {
 			s.match(s.take(q.unexp, key, f, coll), id)
