@@ -73,5 +73,11 @@ func (s *Sim) collTake(q *collQueue, k uint64) int32 {
 		return -1
 	}
 	q.bigN--
-	return s.take(q.big, k, f, true)
+	x := f.pop()
+	if f.len() == 0 {
+		// The key is used up: recycle its fifo.
+		delete(q.big, k)
+		s.fifos = append(s.fifos, f)
+	}
+	return x
 }

@@ -428,8 +428,8 @@ func (s *Sim) unmatchedMessages() int {
 	for r := range s.queues {
 		for c := range s.queues[r].ctx {
 			q := &s.queues[r].ctx[c]
-			for _, f := range q.unexp {
-				n += f.len()
+			for _, kq := range q.keys {
+				n += kq.unexp.len()
 			}
 			n += q.cunexp.len()
 		}
