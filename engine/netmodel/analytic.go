@@ -36,7 +36,13 @@ type Analytic struct {
 	// nicFree is when each node's injection port is next free, for the
 	// nodes that have sent so far: it grows on demand, as a topology of
 	// millions of nodes may carry the messages of a few ranks.
-	nicFree   []des.Time
+	nicFree []des.Time
+	// hops caches dist's hops between the nodes of a small world (up to
+	// hopTabNodes), filled as pairs first talk: a message costs one load
+	// rather than the topology's coordinate arithmetic. hopUnknown marks
+	// a pair not yet seen.
+	hops      []uint16
+	hopNodes  int
 	inFlight  int
 	delivered uint64
 	bytes     int64
@@ -50,6 +56,12 @@ const (
 	evInjected
 )
 
+// hopTabNodes bounds the worlds whose hops Analytic caches: the table
+// holds nodes² entries (128 KiB at the bound).
+const hopTabNodes = 256
+
+const hopUnknown = math.MaxUint16
+
 // NewAnalytic returns a network of nodes nodes (a hint: the per-node state
 // grows with the nodes that send) driven by model over the
 // distances dist. serialize makes every node's messages leave one after
@@ -57,11 +69,35 @@ const (
 // engine's inject mode needs; models that serialise by themselves do it
 // regardless.
 func NewAnalytic(model Model, dist Distance, nodes int, serialize bool) *Analytic {
-	return &Analytic{
+	a := &Analytic{
 		model: model, dist: dist,
 		serialize: serialize || model.Serialized(),
 		nicFree:   make([]des.Time, 0, min(max(nodes, 0), 1024)),
 	}
+	if nodes > 0 && nodes <= hopTabNodes {
+		a.hopNodes = nodes
+		a.hops = make([]uint16, nodes*nodes)
+		for i := range a.hops {
+			a.hops[i] = hopUnknown
+		}
+	}
+	return a
+}
+
+// hopsOf returns the hops from node src to node dst.
+func (a *Analytic) hopsOf(src, dst int) int {
+	if uint(src) >= uint(a.hopNodes) || uint(dst) >= uint(a.hopNodes) {
+		return a.dist.Hops(src, dst)
+	}
+	p := &a.hops[src*a.hopNodes+dst]
+	if *p == hopUnknown {
+		h := a.dist.Hops(src, dst)
+		if h < 0 || h >= hopUnknown {
+			return h // not worth a table entry
+		}
+		*p = uint16(h)
+	}
+	return int(*p)
 }
 
 // Name returns the model's name.
@@ -77,7 +113,7 @@ func (a *Analytic) Attach(h Host) { a.h = h }
 func (a *Analytic) Send(m Message) {
 	now := a.h.Now()
 	start := now
-	hops := a.dist.Hops(int(m.Src), int(m.Dst))
+	hops := a.hopsOf(int(m.Src), int(m.Dst))
 	var occ des.Time
 	if hops > 0 {
 		occ = a.model.Occupancy(m.Bytes)

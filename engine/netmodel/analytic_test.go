@@ -212,3 +212,45 @@ func TestParseSwitching(t *testing.T) {
 		t.Errorf("fixed hops: %d", got)
 	}
 }
+
+// lineDist is the distance of a line of nodes; it counts its calls.
+type lineDist struct{ calls int }
+
+func (d *lineDist) Hops(src, dst int) int {
+	d.calls++
+	if src > dst {
+		return src - dst
+	}
+	return dst - src
+}
+
+// TestAnalyticHopTable checks that the analytic network's hop table
+// gives the distance's hops, asks the distance once per pair of a small
+// world, and asks it every time for nodes beyond the table.
+func TestAnalyticHopTable(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		nodes     int
+		src, dst  int
+		want      int
+		wantCalls int // calls to the distance after three lookups
+	}{
+		{"small world", 8, 1, 6, 5, 1},
+		{"same node", 8, 3, 3, 0, 1},
+		{"node past the hint", 8, 2, 9, 7, 3},
+		{"world too large for a table", hopTabNodes + 1, 0, hopTabNodes, hopTabNodes, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &lineDist{}
+			a := NewAnalytic(&CM02{LinkLatency: 5 * us, PerByte: 8000, Envelope: 16}, d, tc.nodes, false)
+			for range 3 {
+				if got := a.hopsOf(tc.src, tc.dst); got != tc.want {
+					t.Fatalf("hops %d -> %d = %d, want %d", tc.src, tc.dst, got, tc.want)
+				}
+			}
+			if d.calls != tc.wantCalls {
+				t.Errorf("distance asked %d times, want %d", d.calls, tc.wantCalls)
+			}
+		})
+	}
+}

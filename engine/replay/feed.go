@@ -35,9 +35,16 @@ func streamWindow(ranks int) int {
 // it returns stays valid until at reads further than the window twice
 // (the window keeps the event before pos, for the gap of a timed trace).
 func (s *Sim) at(rk *rank, i int32) *tracefmt.Event {
-	if j := i - rk.base; j >= 0 && int(j) < len(rk.ev) {
+	// A negative offset converts to a huge uint: one comparison.
+	if j := uint(i - rk.base); j < uint(len(rk.ev)) {
 		return &rk.ev[j]
 	}
+	return s.atFeed(rk, i)
+}
+
+// atFeed is at's path for an event outside the window, kept apart so
+// that at inlines into the per-event loop.
+func (s *Sim) atFeed(rk *rank, i int32) *tracefmt.Event {
 	if rk.feed == nil || i < rk.base || rk.feed.done {
 		return nil
 	}

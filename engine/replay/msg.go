@@ -119,9 +119,35 @@ type rankQueues struct {
 // ctxQueues are the posted receives (exact ones by key, wildcard ones in
 // post order) and the unexpected messages of one context.
 type ctxQueues struct {
-	posted map[uint64]*fifo
-	wild   []int32
-	unexp  map[uint64]*fifo
+	// keys holds, by key, the exact receives posted and the messages
+	// that arrived unexpected: one map lookup finds both sides.
+	keys map[uint64]*keyQueues
+	wild []int32
+	// cposted and cunexp replace keys in the context of expanded
+	// collectives, whose receives are exact.
+	cposted collQueue
+	cunexp  collQueue
+}
+
+// keyQueues are the posted receives and unexpected messages of one key.
+// A key stays in its context's map once used: point-to-point keys are
+// bounded by the trace's peers and tags.
+type keyQueues struct {
+	posted fifo
+	unexp  fifo
+}
+
+// key returns the queues of key k in q, creating them.
+func (q *ctxQueues) key(k uint64) *keyQueues {
+	kq := q.keys[k]
+	if kq == nil {
+		if q.keys == nil {
+			q.keys = map[uint64]*keyQueues{}
+		}
+		kq = &keyQueues{}
+		q.keys[k] = kq
+	}
+	return kq
 }
 
 // of returns the queues of context c, creating them.
@@ -139,19 +165,6 @@ func (s *Sim) newFifo() *fifo {
 		return f
 	}
 	return &fifo{}
-}
-
-// take pops the head of m[k]. An emptied fifo stays in the map for the
-// next message of a point-to-point key (their number is bounded by the
-// trace's peers and tags), and is recycled for collective keys (which
-// hold an operation's sequence number).
-func (s *Sim) take(m map[uint64]*fifo, k uint64, f *fifo, coll bool) int32 {
-	x := f.pop()
-	if coll && f.len() == 0 {
-		delete(m, k)
-		s.fifos = append(s.fifos, f)
-	}
-	return x
 }
 
 // pair returns the sequence counters of messages from src to dst: the
@@ -394,38 +407,42 @@ func (s *Sim) visible(id int32) {
 	m.visSeq = s.visSeq
 	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll))
 	key := matchKey(m.src, m.tag)
+	if m.coll {
+		if o := s.collTake(&q.cposted, key); o >= 0 {
+			s.match(id, o)
+		} else {
+			s.collPush(&q.cunexp, key, id)
+		}
+		return
+	}
+	kq := q.keys[key]
 	best := int32(-1)
-	var bestFifo *fifo
-	if f := q.posted[key]; f != nil && f.len() > 0 {
-		best, bestFifo = f.peek(), f
+	exact := false
+	if kq != nil && kq.posted.len() > 0 {
+		best, exact = kq.posted.peek(), true
 	}
 	wi := -1
 	for i, w := range q.wild {
 		if s.accepts(&s.ops[w], m) {
 			if best < 0 || s.ops[w].postSeq < s.ops[best].postSeq {
-				best, bestFifo, wi = w, nil, i
+				best, exact, wi = w, false, i
 			}
 			break
 		}
 	}
 	if best >= 0 {
-		if bestFifo != nil {
-			s.take(q.posted, key, bestFifo, m.coll)
+		if exact {
+			kq.posted.pop()
 		} else {
 			q.wild = append(q.wild[:wi], q.wild[wi+1:]...)
 		}
 		s.match(id, best)
 		return
 	}
-	if q.unexp == nil {
-		q.unexp = map[uint64]*fifo{}
+	if kq == nil {
+		kq = q.key(key)
 	}
-	f := q.unexp[key]
-	if f == nil {
-		f = s.newFifo()
-		q.unexp[key] = f
-	}
-	f.push(id)
+	kq.unexp.push(id)
 }
 
 // accepts reports whether wildcard receive o accepts message m.
@@ -450,36 +467,36 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	}
 	q := s.queues[r].of(ctxOf(comm, coll))
 	key := matchKey(src, tag)
-	if !o.anySrc && !o.anyTag {
-		if f := q.unexp[key]; f != nil && f.len() > 0 {
-			s.match(s.take(q.unexp, key, f, coll), id)
-			return id
+	if coll {
+		if m := s.collTake(&q.cunexp, key); m >= 0 {
+			s.match(m, id)
+		} else {
+			s.collPush(&q.cposted, key, id)
 		}
-		if q.posted == nil {
-			q.posted = map[uint64]*fifo{}
-		}
-		f := q.posted[key]
-		if f == nil {
-			f = s.newFifo()
-			q.posted[key] = f
-		}
-		f.push(id)
 		return id
 	}
-	var bestKey uint64
-	var bestFifo *fifo
+	if !o.anySrc && !o.anyTag {
+		kq := q.key(key)
+		if kq.unexp.len() > 0 {
+			s.match(kq.unexp.pop(), id)
+			return id
+		}
+		kq.posted.push(id)
+		return id
+	}
+	var bestQ *keyQueues
 	best := uint64(math.MaxUint64)
-	for k, f := range q.unexp {
-		if f.len() == 0 {
+	for _, kq := range q.keys {
+		if kq.unexp.len() == 0 {
 			continue
 		}
-		m := &s.msgs[f.peek()]
+		m := &s.msgs[kq.unexp.peek()]
 		if s.accepts(o, m) && m.visSeq < best {
-			best, bestKey, bestFifo = m.visSeq, k, f
+			best, bestQ = m.visSeq, kq
 		}
 	}
-	if bestFifo != nil {
-		s.match(s.take(q.unexp, bestKey, bestFifo, coll), id)
+	if bestQ != nil {
+		s.match(bestQ.unexp.pop(), id)
 		return id
 	}
 	q.wild = append(q.wild, id)

@@ -148,14 +148,21 @@ func (s *Sim) advance(r int32) {
 			s.next(rk, 1)
 			continue
 		}
-		if !s.more(rk, rk.pos) {
+		// at's window check, written out: at is too large to inline.
+		var e *tracefmt.Event
+		if j := uint(rk.pos - rk.base); j < uint(len(rk.ev)) {
+			e = &rk.ev[j]
+		} else {
+			e = s.atFeed(rk, rk.pos)
+		}
+		if e == nil {
 			s.finalize(r, rk)
 			return
 		}
 		// exec returns false when the rank blocked or started a burst;
 		// a rank still ready (a collective just started, nothing left to
 		// wait for) goes round again.
-		s.exec(r, rk)
+		s.exec(r, rk, e)
 	}
 }
 
@@ -203,10 +210,9 @@ func (s *Sim) unblock(r int32) {
 	}
 }
 
-// exec executes the event at rk.pos; it returns true when the rank moved
-// on and may continue at once.
-func (s *Sim) exec(r int32, rk *rank) bool {
-	e := s.at(rk, rk.pos)
+// exec executes e, the event at rk.pos; it returns true when the rank
+// moved on and may continue at once.
+func (s *Sim) exec(r int32, rk *rank, e *tracefmt.Event) bool {
 	if s.gaps && rk.stage == 0 {
 		pre := rk.preInit // up to MPI_Init's enter included
 		if e.Kind == tracefmt.KindEnter && s.class[e.State()].init {

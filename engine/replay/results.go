@@ -427,9 +427,11 @@ func (s *Sim) unmatchedMessages() int {
 	n := 0
 	for r := range s.queues {
 		for c := range s.queues[r].ctx {
-			for _, f := range s.queues[r].ctx[c].unexp {
-				n += f.len()
+			q := &s.queues[r].ctx[c]
+			for _, kq := range q.keys {
+				n += kq.unexp.len()
 			}
+			n += q.cunexp.len()
 		}
 	}
 	for _, h := range s.held {
