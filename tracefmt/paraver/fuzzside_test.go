@@ -1,10 +1,8 @@
 package paraver
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -25,21 +23,6 @@ func FuzzSideFiles(f *testing.F) {
 		f.Add(b, row)
 	}
 	f.Fuzz(func(t *testing.T, pcf, row []byte) {
-		fs := files{"out.prv": []byte(sidePRV), "out.pcf": pcf, "out.row": row}
-		tr, err := Read("out.prv", strings.NewReader(sidePRV), fs.open)
-		if err != nil {
-			if !errLine.MatchString(err.Error()) {
-				t.Fatalf("error without the file name and line: %v", err)
-			}
-			return
-		}
-		if err := tr.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		w1 := write(t, tr)
-		w2 := write(t, w1.read(t))
-		if !bytes.Equal(w1["out.prv"], w2["out.prv"]) || !bytes.Equal(w1["out.pcf"], w2["out.pcf"]) {
-			t.Fatalf("written again differs:\n%s\nthen\n%s", w1["out.pcf"], w2["out.pcf"])
-		}
+		readStable(t, files{"out.prv": []byte(sidePRV), "out.pcf": pcf, "out.row": row})
 	})
 }
