@@ -219,23 +219,39 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 		if len(files) == 1 {
 			rank = -1
 		}
-		if err := p.readListed(src.name, e.path, e.line, rank, open); err != nil {
+		lines, err := p.readListed(src.name, e.path, e.line, rank, open)
+		if err != nil {
 			return nil, err
+		}
+		if len(files) == 1 && p.maxRank < 0 {
+			// The one file holding every rank has none: say which file
+			// and which index line named it, rather than leave finish to
+			// refuse a trace without ranks with no place to name.
+			via := fmt.Sprintf("index line %d", e.line)
+			if src.name != "" {
+				via = fmt.Sprintf("%s:%d", src.name, e.line)
+			}
+			return nil, &ParseError{File: e.path, Line: lines + 1, Col: 1,
+				Msg: fmt.Sprintf(`no actions found in the file %s lists (expected lines such as "0 init")`, via)}
 		}
 	}
 	return p.finish()
 }
 
-func (p *parser) readListed(index, path string, line, rank int, open Opener) error {
+// readListed parses the file an index lists at line and returns how many
+// lines it has.
+func (p *parser) readListed(index, path string, line, rank int, open Opener) (int, error) {
 	rc, err := open(path)
 	if err != nil {
 		if index != "" {
-			return fmt.Errorf("%s:%d: opening %s: %w", index, line, path, err)
+			return 0, fmt.Errorf("%s:%d: opening %s: %w", index, line, path, err)
 		}
-		return fmt.Errorf("index line %d: opening %s: %w", line, path, err)
+		return 0, fmt.Errorf("index line %d: opening %s: %w", line, path, err)
 	}
 	defer rc.Close()
-	return p.parseAll(&source{name: path, rank: rank}, newLineReader(rc))
+	src := &source{name: path, rank: rank}
+	err = p.parseAll(src, newLineReader(rc))
+	return src.line, err
 }
 
 // parseText parses one line of actions (blank and comment lines add
@@ -395,7 +411,9 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 		P = max(p.maxRank+1, p.commSize)
 	}
 	if P == 0 {
-		return nil, fmt.Errorf("trace has no ranks")
+		// Every path that reads no action reports where (readNamed,
+		// readIndex); this guards the invariant.
+		return nil, fmt.Errorf("simgridti: no action names a rank (expected lines such as \"0 init\")")
 	}
 	if p.peerMax >= P {
 		pos := p.peerPos
