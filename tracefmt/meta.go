@@ -83,6 +83,11 @@ func (t *Trace) Insert(ins [][]Insertion) {
 // order within a rank; on large traces ranks run in parallel, so drop may
 // change only what belongs to rank r.
 func (t *Trace) Remove(drop func(r int, e *Event) bool) {
+	t.removeAt(func(r, _ int, e *Event) bool { return drop(r, e) })
+}
+
+// removeAt is Remove with drop given each event's index in its stream.
+func (t *Trace) removeAt(drop func(r, i int, e *Event) bool) {
 	workers := t.rankWorkers()
 	newIdx := make([][]int32, len(t.Ranks))
 	forRanks(len(t.Ranks), workers, func(_, r int) {
@@ -90,7 +95,7 @@ func (t *Trace) Remove(drop func(r int, e *Event) bool) {
 		var idx []int32
 		k := int32(0)
 		for i := range ev {
-			if drop(r, &ev[i]) {
+			if drop(r, i, &ev[i]) {
 				if idx == nil {
 					idx = make([]int32, len(ev))
 					for j := range i {
@@ -110,17 +115,21 @@ func (t *Trace) Remove(drop func(r int, e *Event) bool) {
 	forRanks(len(t.Ranks), workers, func(_, r int) {
 		ev := t.Ranks[r].Events
 		idx := newIdx[r]
-		out := ev[:0]
+		// In place: an event moves only down, over removed ones, and is
+		// renumbered where it lands.
+		k := 0
 		for i := range ev {
 			if idx != nil && idx[i] < 0 {
 				continue
 			}
-			e := ev[i]
-			remapMatch(&e, r, newIdx)
-			out = append(out, e)
+			if k != i {
+				ev[k] = ev[i]
+			}
+			remapMatch(&ev[k], r, newIdx)
+			k++
 		}
-		clear(ev[len(out):])
-		t.Ranks[r].Events = out
+		clear(ev[k:])
+		t.Ranks[r].Events = ev[:k]
 	})
 	t.remapMessageTimes(newIdx)
 }
@@ -164,20 +173,21 @@ func (t *Trace) MoveToMeta(meta func(m *MarkerDef) bool) {
 	if len(kept) == len(t.Markers) {
 		return
 	}
-	// Per rank, as Remove may run ranks in parallel.
-	before := make([]int32, len(t.Ranks))
+	// Per rank, as Remove may run ranks in parallel. A record's place is
+	// its index less the records taken out before it (each removed event
+	// is a record): no count written per event, which the workers on
+	// neighbouring ranks would share cache lines for.
 	recs := make([][]MetaRecord, len(t.Ranks))
-	t.Remove(func(r int, e *Event) bool {
+	t.removeAt(func(r, i int, e *Event) bool {
 		if e.Kind != KindMarker || e.Peer < 0 || int(e.Peer) >= len(isMeta) {
-			before[r]++
 			return false
 		}
 		if !isMeta[e.Peer] {
 			e.Peer = int32(newID[e.Peer])
-			before[r]++
 			return false
 		}
-		recs[r] = append(recs[r], MetaRecord{Rank: int32(r), Before: before[r], Time: e.Time, Comm: e.Comm,
+		before := int32(i - len(recs[r]))
+		recs[r] = append(recs[r], MetaRecord{Rank: int32(r), Before: before, Time: e.Time, Comm: e.Comm,
 			Name: t.Markers[e.Peer].Name, Def: t.Markers[e.Peer], Text: t.Text(e)})
 		return true
 	})

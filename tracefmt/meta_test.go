@@ -231,3 +231,58 @@ func TestMoveToMetaLarge(t *testing.T) {
 		t.Error("WithMeta does not give the original streams back")
 	}
 }
+
+// TestRemoveRenumbers: Remove renumbers the state pairs of the rank that
+// lost events and the messages pointing into it from ranks that lost
+// none; a match to a removed event becomes -1.
+func TestRemoveRenumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		drop func(r int, e *Event) bool
+		want string
+	}{
+		{"markers", func(_ int, e *Event) bool { return e.Kind == KindMarker }, strings.Join([]string{
+			"0/0 enter t=1 m=2",
+			"0/1 send t=1.5 m=0",
+			"0/2 leave t=2 m=0",
+			"1/0 recv t=3 m=1",
+		}, "\n")},
+		{"the receive", func(r int, e *Event) bool { return r == 1 && e.Kind == KindRecv }, strings.Join([]string{
+			"0/0 marker t=0 m=-1 X STATEDEF id=1",
+			"0/1 enter t=1 m=3",
+			"0/2 send t=1.5 m=-1",
+			"0/3 leave t=2 m=1",
+			"0/4 marker t=2.5 m=-1 checkpoint ",
+			"0/5 marker t=9 m=-1 X STATEDEF id=2",
+			"1/0 marker t=0 m=-1 X STATEDEF id=3",
+			"1/1 marker t=9 m=-1 X STATEDEF ",
+		}, "\n")},
+		{"rank 0's first marker only", func(r int, e *Event) bool { return r == 0 && e.Time == 0 }, strings.Join([]string{
+			"0/0 enter t=1 m=2",
+			"0/1 send t=1.5 m=1",
+			"0/2 leave t=2 m=0",
+			"0/3 marker t=2.5 m=-1 checkpoint ",
+			"0/4 marker t=9 m=-1 X STATEDEF id=2",
+			"1/0 marker t=0 m=-1 X STATEDEF id=3",
+			"1/1 recv t=3 m=1",
+			"1/2 marker t=9 m=-1 X STATEDEF ",
+		}, "\n")},
+		{"nothing", func(int, *Event) bool { return false }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := metaTrace(t)
+			want := tt.want
+			if want == "" {
+				want = describe(tr)
+			}
+			tr.Remove(tt.drop)
+			if got := describe(tr); got != want {
+				t.Errorf("after Remove:\n%s\nwant\n%s", got, want)
+			}
+			if err := tr.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
