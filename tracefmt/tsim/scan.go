@@ -293,26 +293,25 @@ func parseFloat(b []byte) (float64, bool) {
 	}
 	// Fast path: at most 15 digits and no exponent, so that the digits
 	// form an exact float64 and one division by an exact power of ten
-	// rounds correctly.
+	// rounds correctly. The integer and fraction digits are taken by
+	// loops of their own, and the count is checked once at the end (a
+	// longer number wraps mant, but then goes the slow way).
 	var mant uint64
-	digits, frac, dot := 0, 0, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c >= '0' && c <= '9' {
-			if digits == 15 {
-				return slowFloat(b)
-			}
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if dot {
-				frac++
-			}
-			continue
+	start := i
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		mant = mant*10 + uint64(b[i]-'0')
+	}
+	digits, frac := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		fstart := i
+		for ; i < len(b) && b[i]-'0' <= 9; i++ {
+			mant = mant*10 + uint64(b[i]-'0')
 		}
-		if c == '.' && !dot {
-			dot = true
-			continue
-		}
+		frac = i - fstart
+		digits += frac
+	}
+	if i != len(b) || digits > 15 {
 		return slowFloat(b)
 	}
 	if digits == 0 {
