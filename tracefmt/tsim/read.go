@@ -288,12 +288,18 @@ func (p *parser) needWord(kw tok, what string) (tok, error) {
 func (p *parser) name(kw tok, what string) (tok, error) {
 	if s := &p.s; s.more() && s.line[s.pos] != '"' {
 		// A bare name, as nearly every record has: read here, without
-		// the calls of the general case.
-		f := s.bare()
-		if bytes.IndexByte(f.b, '=') < 0 {
-			return f, nil
+		// the calls of the general case, looking for an = in the same
+		// pass.
+		line, start := s.line, s.pos
+		i, eq := start, false
+		for ; i < len(line) && !isBlank(line[i]); i++ {
+			eq = eq || line[i] == '='
 		}
-		s.pos = f.off // the general case words the error
+		if !eq {
+			s.pos = i
+			return tok{b: line[start:i], off: start}, nil
+		}
+		// The general case words the error, from the name's start.
 	}
 	f, err := p.needWord(kw, what)
 	if err != nil {
