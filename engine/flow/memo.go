@@ -12,18 +12,15 @@ import (
 // `tracesim sim --preset simgrid` (64 ranks, torus) 250,000 fills solve
 // about 200 distinct systems.
 //
-// A solve's first round is looked up by what build reads: the flows
-// reached (weight, penalty, bound, rate before the solve, links and how
-// many of them are the route) and the links (load, capacity, fatpipe). A
-// hit restores what build and fill would have made of them and check
-// reads: the links' kept loads and re-solved flows, and the flows'
-// rates and links fixed at. A later round (check added flows) builds as
-// usual and looks its fill up by what fill reads: the flows' weights,
-// levels, bounds, links and coefficients, and each link's saturation
-// level and, where it can saturate, its remaining capacity and usage (a
-// link that cannot saturate never fixes a flow, whatever its capacity).
-// A hit compares the whole key, not only its hash, so what a hit gives
-// is what building and filling would give, bit for bit.
+// Every round of a solve (build, fill) is looked up by what build reads:
+// the round's flows (weight, penalty, bound, rate before the solve, links
+// and how many of them are its route) and links (load, capacity,
+// fatpipe). A round after the first (check added flows) names the entry
+// of the round before and lists only the flows and links it adds. A hit
+// restores what build and fill would have made of them and check reads:
+// the links' kept loads and re-solved flows, and the flows' rates and
+// links fixed at. A hit compares the whole key, not only its hash, so
+// what a hit gives is what building and filling would give, bit for bit.
 //
 // The memory is bounded (memoWords): when full, the memo forgets
 // everything and starts again. A run whose systems do not repeat pays
@@ -35,43 +32,46 @@ type solveMemo struct {
 	// limit, when positive, replaces memoWords (tests).
 	limit int
 	// key is the scratch key of the system being looked up, hash its
-	// hash; head and found tell where the table chains it.
+	// hash.
 	key  []uint64
 	hash uint64
 	// tab maps a key's hash to its latest entry; entries with the same
 	// hash are chained by next.
 	tab  map[uint64]int32
 	ents []memoEntry
-	// The entries' keys, then their results as floats and as integers,
-	// end to end.
-	keys []uint64
-	f64  []float64
-	i32  []int32
+	// chunks hold the entries, each its key, then its rates and kept
+	// loads (float64 bits), then its integers two to a word. They are
+	// allocated once, and reused when the memo forgets: the memo makes
+	// no garbage. cur is the chunk being filled, words their capacity.
+	chunks [][]uint64
+	cur    int
+	words  int
 	// looks and hits count the lookups of the current window; rest is
 	// how many lookups are skipped before the next window.
 	looks, hits int
 	rest        int
 	// lookups and found count all lookups and hits, for the tests.
 	lookups, found int
+	// chain is the entry of the current solve's previous round (-1: it
+	// is the first; -2: the solve is not remembered); doneF and doneL
+	// the flows and links that round had.
+	chain        int32
+	doneF, doneL int
 }
 
-// memoEntry is a remembered system: its key is keys[k:k+nk], its
-// results f64[f:f+nf] and i32[i:i+ni] (see recall and fillMemoised).
+// memoEntry is a remembered system: its key is chunks[c][k:k+nk], then
+// come nf words of float64 results and ni integer results, two to a word
+// (see remember).
 type memoEntry struct {
-	k, nk, f, nf, i, ni int32
-	next                int32 // previous entry with the same hash; -1: none
+	c, k, nk, nf, ni int32
+	next             int32 // previous entry with the same hash; -1: none
 }
 
-// Kinds of key (their first word).
 const (
-	memoRound1 = 1 // build's inputs: the results are build's and fill's
-	memoFill   = 2 // fill's inputs: the results are fill's
-)
-
-const (
-	// memoWords bounds the memo's keys and results, in 4- and 8-byte
-	// words: at most 4 MiB.
+	// memoWords bounds the memo's chunks, in 8-byte words (2 MiB);
+	// memoChunk is the size of one.
 	memoWords = 1 << 18
+	memoChunk = 1 << 15
 	// A window of memoWindow lookups with fewer than one hit in
 	// memoMinHit makes the memo rest for memoRest lookups.
 	memoWindow = 4096
@@ -103,7 +103,7 @@ func (m *solveMemo) lookup() int32 {
 	e, ok := m.tab[m.hash]
 	for ; ok && e >= 0; e = m.ents[e].next {
 		en := &m.ents[e]
-		if slices.Equal(m.keys[en.k:en.k+en.nk], m.key) {
+		if slices.Equal(m.chunks[en.c][en.k:en.k+en.nk], m.key) {
 			m.hits++
 			m.found++
 			m.window()
@@ -114,8 +114,11 @@ func (m *solveMemo) lookup() int32 {
 	return -1
 }
 
-// store remembers m.key (as last looked up) with the results f and i.
-func (m *solveMemo) store(f [][]float64, i [][]int32) {
+// store remembers m.key (as last looked up) with the results f (as
+// float64 bits) and i (two to a word), and returns the new entry; -2 when
+// it forgot everything to make room and the key, which names an entry
+// forgotten, is not worth storing.
+func (m *solveMemo) store(f [][]float64, i [][]int32) int32 {
 	nf, ni := 0, 0
 	for _, x := range f {
 		nf += len(x)
@@ -123,30 +126,81 @@ func (m *solveMemo) store(f [][]float64, i [][]int32) {
 	for _, x := range i {
 		ni += len(x)
 	}
-	limit := memoWords
-	if m.limit > 0 {
-		limit = m.limit
-	}
-	if len(m.keys)+len(m.key)+len(m.f64)+nf+len(m.i32)+ni > limit {
-		// Full: forget everything (the systems of the current phase of
-		// the run come back soon enough).
-		clear(m.tab)
-		m.ents, m.keys, m.f64, m.i32 = m.ents[:0], m.keys[:0], m.f64[:0], m.i32[:0]
+	need := len(m.key) + nf + (ni+1)/2
+	c := m.room(need)
+	if c < 0 {
+		if int64(m.key[0]) >= 0 {
+			return -2
+		}
+		if c = m.room(need); c < 0 {
+			return -2 // larger than the whole memo
+		}
 	}
 	head, ok := m.tab[m.hash]
 	if !ok {
 		head = -1
 	}
+	buf := m.chunks[c]
 	m.tab[m.hash] = int32(len(m.ents))
-	m.ents = append(m.ents, memoEntry{k: int32(len(m.keys)), nk: int32(len(m.key)),
-		f: int32(len(m.f64)), nf: int32(nf), i: int32(len(m.i32)), ni: int32(ni), next: head})
-	m.keys = append(m.keys, m.key...)
+	m.ents = append(m.ents, memoEntry{c: int32(c), k: int32(len(buf)), nk: int32(len(m.key)), nf: int32(nf), ni: int32(ni), next: head})
+	buf = append(buf, m.key...)
 	for _, x := range f {
-		m.f64 = append(m.f64, x...)
+		for _, v := range x {
+			buf = append(buf, math.Float64bits(v))
+		}
 	}
+	odd, half := false, uint64(0)
 	for _, x := range i {
-		m.i32 = append(m.i32, x...)
+		for _, v := range x {
+			if odd {
+				buf = append(buf, half|uint64(uint32(v))<<32)
+			} else {
+				half = uint64(uint32(v))
+			}
+			odd = !odd
+		}
 	}
+	if odd {
+		buf = append(buf, half)
+	}
+	m.chunks[m.cur] = buf
+	return int32(len(m.ents) - 1)
+}
+
+// room makes room for an entry of need words and returns its chunk; -1
+// when the memo was full and forgot everything (its chunks are kept).
+func (m *solveMemo) room(need int) int {
+	limit := memoWords
+	if m.limit > 0 {
+		limit = m.limit
+	}
+	if m.cur < len(m.chunks) && len(m.chunks[m.cur])+need <= cap(m.chunks[m.cur]) {
+		return m.cur
+	}
+	// The next chunk, if one is allocated and large enough.
+	if m.cur+1 < len(m.chunks) && need <= cap(m.chunks[m.cur+1]) {
+		m.cur++
+		return m.cur
+	}
+	if size := max(need, min(memoChunk, limit)); m.words+size <= limit && m.cur+1 >= len(m.chunks) {
+		m.chunks = append(m.chunks, make([]uint64, 0, size))
+		m.words += size
+		m.cur = len(m.chunks) - 1
+		return m.cur
+	}
+	// Full: forget everything (the systems of the current phase of the
+	// run come back soon enough).
+	clear(m.tab)
+	m.ents = m.ents[:0]
+	for c := range m.chunks {
+		m.chunks[c] = m.chunks[c][:0]
+	}
+	m.cur = 0
+	if len(m.chunks) > 0 && need > cap(m.chunks[0]) {
+		// Too large for a chunk in place: nothing fits.
+		m.cur = len(m.chunks)
+	}
+	return -1
 }
 
 // window ends the lookup window when it is full: with too few hits, the
@@ -161,19 +215,31 @@ func (m *solveMemo) window() {
 	m.looks, m.hits = 0, 0
 }
 
-// recall gives the solve's first round, before build, the system and
-// the rates of the same round remembered: it reports whether it did. When
-// it did not, the key stays for rememberRound1.
+// begin starts a solve's chain of rounds.
+func (m *solveMemo) begin() {
+	m.chain, m.doneF, m.doneL = -1, 0, 0
+}
+
+// recall gives a round of the solve, before build, the system and the
+// rates remembered for it, and reports whether it did. A round's key is
+// the entry of the solve's previous round (-1: none) and what build reads
+// of the flows and links reached since: each flow's weight, penalty,
+// bound, rate before the solve, links and how many of them are its
+// route; each link's load, capacity and whether it is a fatpipe. What
+// build reads of the others is in the previous rounds' keys. When it
+// finds none, the key stays for remember.
 func (n *Network) recall() bool {
 	s := &n.sys
 	m := &s.memo
-	if !m.use(s.fresh) {
-		m.key = m.key[:0]
+	if m.chain < -1 || !m.use(s.fresh) {
+		// Not remembering this solve (a previous round was not
+		// remembered, or the memo rests).
+		m.chain, m.key = -2, m.key[:0]
 		return false
 	}
 	F, L := len(s.slot), len(s.id)
-	key := append(m.key[:0], memoRound1, uint64(F)<<32|uint64(L))
-	for _, fi := range s.slot {
+	key := append(m.key[:0], uint64(int64(m.chain)), uint64(m.doneF)<<32|uint64(F), uint64(m.doneL)<<32|uint64(L))
+	for _, fi := range s.slot[m.doneF:] {
 		f := &n.flows[fi]
 		key = append(key, math.Float64bits(f.w), math.Float64bits(f.penalty), math.Float64bits(f.bound),
 			math.Float64bits(f.prev), uint64(len(f.links))<<32|uint64(f.nfwd))
@@ -181,7 +247,7 @@ func (n *Network) recall() bool {
 			key = append(key, uint64(n.lsolve[l].local))
 		}
 	}
-	for _, l := range s.id {
+	for _, l := range s.id[m.doneL:] {
 		lk := &n.links[l]
 		fat := uint64(0)
 		if lk.fatpipe {
@@ -189,90 +255,55 @@ func (n *Network) recall() bool {
 		}
 		key = append(key, math.Float64bits(lk.load), math.Float64bits(lk.cap), fat)
 	}
-	m.key = key
+	m.key, m.doneF, m.doneL = key, F, L
 	e := m.lookup()
 	if e < 0 {
 		return false
 	}
+	m.chain = e
 	en := &m.ents[e]
-	f64, i32 := m.f64[en.f:en.f+en.nf], m.i32[en.i:en.i+en.ni]
-	E := len(i32) - F - (L + 1)
+	buf := m.chunks[en.c][en.k+en.nk:]
+	E := int(en.ni) - F - (L + 1)
 	s.w, s.prev, s.val = grow(s.w, F), grow(s.prev, F), grow(s.val, F)
 	s.kept, s.lC, s.at = grow(s.kept, L), grow(s.lC, E), grow(s.at, F)
 	s.lOff, s.lFlow = grow(s.lOff, L+1), grow(s.lFlow, E)
-	f64 = f64[copy(s.w, f64):]
-	f64 = f64[copy(s.prev, f64):]
-	f64 = f64[copy(s.val, f64):]
-	f64 = f64[copy(s.kept, f64):]
-	copy(s.lC, f64)
-	i32 = i32[copy(s.at, i32):]
-	i32 = i32[copy(s.lOff, i32):]
-	copy(s.lFlow, i32)
-	// What a later round extends is not built: it builds anew.
+	for i, fi := range s.slot {
+		f := &n.flows[fi]
+		s.w[i], s.prev[i] = f.w, f.prev
+	}
+	for _, x := range [][]float64{s.val, s.kept, s.lC} {
+		for k := range x {
+			x[k] = math.Float64frombits(buf[k])
+		}
+		buf = buf[len(x):]
+	}
+	k := 0
+	for _, x := range [][]int32{s.at, s.lOff, s.lFlow} {
+		for q := range x {
+			x[q] = int32(uint32(buf[k>>1] >> (32 * (k & 1))))
+			k++
+		}
+	}
+	// Nothing is built for a later round to extend: a round that
+	// misses builds anew (the same system to the bit, see build).
 	s.builtF, s.builtL = 0, 0
 	return true
 }
 
-// rememberRound1 stores the first round's system and rates under the
-// key recall looked up in vain.
-func (n *Network) rememberRound1() {
+// remember stores the round just built and filled under the key recall
+// looked up in vain: the system as check reads it (the links' kept loads
+// and re-solved flows; the flows' weights and rates before are in the
+// key) and the rates and links fixed at.
+func (n *Network) remember() {
 	s := &n.sys
-	if len(s.memo.key) == 0 || s.memo.key[0] != memoRound1 {
+	m := &s.memo
+	if m.chain < -1 {
 		return
 	}
 	F, L := len(s.slot), len(s.id)
 	E := s.lOff[L]
-	s.memo.store([][]float64{s.w[:F], s.prev[:F], s.val[:F], s.kept[:L], s.lC[:E]},
+	m.chain = m.store([][]float64{s.val[:F], s.kept[:L], s.lC[:E]},
 		[][]int32{s.at[:F], s.lOff[:L+1], s.lFlow[:E]})
-}
-
-// fillMemoised is fill, unless the memo holds the system as built: then
-// the rates and the links fixed at are the remembered ones.
-func (s *system) fillMemoised() {
-	m := &s.memo
-	if !m.use(s.fresh) {
-		m.key = m.key[:0]
-		s.fill()
-		return
-	}
-	F := len(s.slot)
-	s.fillKey()
-	if e := m.lookup(); e >= 0 {
-		en := &m.ents[e]
-		copy(s.val[:F], m.f64[en.f:en.f+en.nf])
-		copy(s.at[:F], m.i32[en.i:en.i+en.ni])
-		return
-	}
-	s.fill()
-	m.store([][]float64{s.val[:F]}, [][]int32{s.at[:F]})
-}
-
-// fillKey writes the key of the system as built (before fill) into the
-// memo's scratch: the numbers of flows and links; per flow its weight,
-// level, bound, number of links, and each link with its coefficient; per
-// link its saturation level and, when finite, its remaining capacity and
-// usage.
-func (s *system) fillKey() {
-	F, L := len(s.slot), len(s.id)
-	key := append(s.memo.key[:0], memoFill, uint64(F)<<32|uint64(L))
-	fOff, fLink, fC := s.fOff, s.fLink, s.fC
-	w, level, bound := s.w[:F], s.level[:F], s.bound[:F]
-	for i := range F {
-		a, b := fOff[i], fOff[i+1]
-		key = append(key, math.Float64bits(w[i]), math.Float64bits(level[i]), math.Float64bits(bound[i]), uint64(b-a))
-		for k := a; k < b; k++ {
-			key = append(key, uint64(fLink[k]), math.Float64bits(fC[k]))
-		}
-	}
-	rem, usage, ratio := s.rem[:L], s.usage[:L], s.ratio[:L]
-	for j := range L {
-		r := ratio[j]
-		key = append(key, math.Float64bits(r))
-		if !math.IsInf(r, 1) {
-			key = append(key, math.Float64bits(rem[j]), math.Float64bits(usage[j]))
-		}
-	}
-	s.memo.key = key
 }
 
 // memoHash is FNV-1a over the key's words.

@@ -135,17 +135,12 @@ func (n *Network) solve(now des.Time) {
 		n.wake()
 		return
 	}
-	for first := true; ; first = false {
-		switch {
-		case first && n.recall():
-			// Built and filled as before.
-		case first:
+	s.memo.begin()
+	for {
+		if !n.recall() {
 			n.build()
 			s.fill()
-			n.rememberRound1()
-		default:
-			n.build()
-			s.fillMemoised()
+			n.remember()
 		}
 		if !n.check(now) {
 			break
