@@ -24,8 +24,9 @@ import (
 //
 // The memory is bounded (memoWords): when full, the memo forgets
 // everything and starts again. A run whose systems do not repeat pays
-// the keys for nothing; after a window of lookups with few hits, the memo
-// rests for a while before it tries again.
+// the keys for nothing: a system is stored only the second time it is
+// met, and after a window of lookups with few hits the memo rests, longer
+// after each poor window, before it tries again.
 type solveMemo struct {
 	// off disables the memo (system.fresh turns it off too).
 	off bool
@@ -47,9 +48,10 @@ type solveMemo struct {
 	cur    int
 	words  int
 	// looks and hits count the lookups of the current window; rest is
-	// how many lookups are skipped before the next window.
+	// how many lookups are skipped before the next window, pause the
+	// length of the last rest (0: the last window was good).
 	looks, hits int
-	rest        int
+	rest, pause int
 	// lookups and found count all lookups and hits, for the tests.
 	lookups, found int
 	// chain is the entry of the current solve's previous round (-1: it
@@ -57,6 +59,11 @@ type solveMemo struct {
 	// the flows and links that round had.
 	chain        int32
 	doneF, doneL int
+	// seen holds the hashes of systems met once, at hash mod memoSeen: a
+	// system is stored the second time it is met, so that a run whose
+	// systems do not repeat pays for their keys but not for storing
+	// them.
+	seen []uint64
 }
 
 // memoEntry is a remembered system: its key is chunks[c][k:k+nk], then
@@ -73,10 +80,15 @@ const (
 	memoWords = 1 << 18
 	memoChunk = 1 << 15
 	// A window of memoWindow lookups with fewer than one hit in
-	// memoMinHit makes the memo rest for memoRest lookups.
-	memoWindow = 4096
+	// memoMinHit makes the memo rest: for memoWindow lookups after a
+	// good window, twice as long as the last rest after a poor one, at
+	// most memoRest.
+	memoWindow = 1024
 	memoMinHit = 4
-	memoRest   = 16 * memoWindow
+	memoRest   = 64 * memoWindow
+	// memoSeen is the number of hashes of systems met once that the memo
+	// keeps (a power of two).
+	memoSeen = 4096
 )
 
 // use tells whether to look the next system up, counting the lookup.
@@ -210,7 +222,10 @@ func (m *solveMemo) window() {
 		return
 	}
 	if m.hits*memoMinHit < m.looks {
-		m.rest = memoRest
+		m.pause = min(max(2*m.pause, memoWindow), memoRest)
+		m.rest = m.pause
+	} else {
+		m.pause = 0
 	}
 	m.looks, m.hits = 0, 0
 }
@@ -298,6 +313,16 @@ func (n *Network) remember() {
 	s := &n.sys
 	m := &s.memo
 	if m.chain < -1 {
+		return
+	}
+	if m.seen == nil {
+		m.seen = make([]uint64, memoSeen)
+	}
+	if p := &m.seen[m.hash&(memoSeen-1)]; *p != m.hash {
+		// Met for the first time (as far as seen tells): stored when it
+		// comes back. The solve's later rounds, which would name this
+		// one's entry, are not remembered either.
+		*p, m.chain = m.hash, -2
 		return
 	}
 	F, L := len(s.slot), len(s.id)
