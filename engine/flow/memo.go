@@ -59,6 +59,8 @@ type solveMemo struct {
 	// the flows and links that round had.
 	chain        int32
 	doneF, doneL int
+	// lf is remember's scratch.
+	lf []int32
 	// seen holds the hashes of systems met once, at hash mod memoSeen: a
 	// system is stored the second time it is met, so that a run whose
 	// systems do not repeat pays for their keys but not for storing
@@ -286,7 +288,7 @@ func (n *Network) recall() bool {
 		f := &n.flows[fi]
 		s.w[i], s.prev[i] = f.w, f.prev
 	}
-	for _, x := range [][]float64{s.val, s.kept, s.lC} {
+	for _, x := range [][]float64{s.val, s.kept} {
 		for k := range x {
 			x[k] = math.Float64frombits(buf[k])
 		}
@@ -299,6 +301,15 @@ func (n *Network) recall() bool {
 			k++
 		}
 	}
+	// A re-solved flow's coefficient on a link is 1 or the crosstraffic
+	// share, which the top bit of its number tells (see remember).
+	ct := n.cfg.CrossTraffic
+	for p, i := range s.lFlow {
+		s.lC[p] = 1
+		if i < 0 {
+			s.lFlow[p], s.lC[p] = i&math.MaxInt32, ct
+		}
+	}
 	// Nothing is built for a later round to extend: a round that
 	// misses builds anew (the same system to the bit, see build).
 	s.builtF, s.builtL = 0, 0
@@ -307,8 +318,8 @@ func (n *Network) recall() bool {
 
 // remember stores the round just built and filled under the key recall
 // looked up in vain: the system as check reads it (the links' kept loads
-// and re-solved flows; the flows' weights and rates before are in the
-// key) and the rates and links fixed at.
+// and re-solved flows with their coefficients; the flows' weights and
+// rates before are in the key) and the rates and links fixed at.
 func (n *Network) remember() {
 	s := &n.sys
 	m := &s.memo
@@ -327,8 +338,24 @@ func (n *Network) remember() {
 	}
 	F, L := len(s.slot), len(s.id)
 	E := s.lOff[L]
-	m.chain = m.store([][]float64{s.val[:F], s.kept[:L], s.lC[:E]},
-		[][]int32{s.at[:F], s.lOff[:L+1], s.lFlow[:E]})
+	// The re-solved flows of the links with their coefficients: the top
+	// bit of a flow's number tells the crosstraffic share from 1.
+	lf := append(m.lf[:0], s.lFlow[:E]...)
+	for p, c := range s.lC[:E] {
+		switch {
+		case c == 1:
+		case c == n.cfg.CrossTraffic:
+			lf[p] |= math.MinInt32
+		default:
+			// Cannot happen (coeff gives no other); not remembered
+			// rather than remembered wrong.
+			m.chain = -2
+			return
+		}
+	}
+	m.lf = lf
+	m.chain = m.store([][]float64{s.val[:F], s.kept[:L]},
+		[][]int32{s.at[:F], s.lOff[:L+1], lf})
 }
 
 // memoHash is FNV-1a over the key's words.
