@@ -172,6 +172,7 @@ func runCG(tb testing.TB, platform string, iters int, solver string) ([]des.Time
 		n.solveWith = n.solveRef
 	}
 	n.sys.fresh = solver == "fresh"
+	n.sys.memo.off = solver == "nomemo"
 	c := &cg{kernelHost: kernelHost{des.NewKernel(1)}, n: n, steps: iters * cgSteps, step: make([]int, cgRanks),
 		wait: make([]bool, cgRanks), got: make([][cgWindow]int, cgRanks)}
 	n.Attach(c)

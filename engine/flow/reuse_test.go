@@ -15,14 +15,7 @@ import (
 func TestReuseChangesNothing(t *testing.T) {
 	same := func(name string, got, want []des.Time) {
 		t.Helper()
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d deliveries, %d building anew", name, len(got), len(want))
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%s: delivery %d at %v, building anew %v", name, i, got[i], want[i])
-			}
-		}
+		sameTimes(t, name, "building anew", got, want)
 	}
 	for _, platform := range []string{"star", "torus"} {
 		got, _ := runCG(t, platform, 5, "checked")

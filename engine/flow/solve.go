@@ -89,6 +89,9 @@ type system struct {
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
+	// memo remembers the systems built and filled before (see
+	// solveMemo).
+	memo solveMemo
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -132,9 +135,13 @@ func (n *Network) solve(now des.Time) {
 		n.wake()
 		return
 	}
+	s.memo.begin()
 	for {
-		n.build()
-		s.fill()
+		if !n.recall() {
+			n.build()
+			s.fill()
+			n.remember()
+		}
 		if !n.check(now) {
 			break
 		}

@@ -94,6 +94,7 @@ func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint
 		n.solveWith = n.solveRef
 	}
 	n.sys.fresh = solver == "fresh"
+	n.sys.memo.off = solver == "nomemo"
 	s := &stencil{kernelHost: kernelHost{des.NewKernel(1)}, n: n, side: side, bytes: 16384, iters: iters,
 		got: make([]int, nodes), iter: make([]int, nodes)}
 	n.Attach(s)

@@ -1,0 +1,369 @@
+package flow
+
+import (
+	"math"
+	"slices"
+)
+
+// solveMemo remembers the systems the solver built and filled, so that a
+// system met before is neither built nor filled again. An iterative MPI
+// program repeats its communication pattern every iteration, and with it
+// the systems the solver meets, to the bit: on the CG-like replay of
+// `tracesim sim --preset simgrid` (64 ranks, torus) 250,000 fills solve
+// about 200 distinct systems.
+//
+// Every round of a solve (build, fill) is looked up by what build reads:
+// the round's flows (weight, penalty, bound, rate before the solve, links
+// and how many of them are its route) and links (load, capacity,
+// fatpipe). A round after the first (check added flows) names the entry
+// of the round before and lists only the flows and links it adds. A hit
+// restores what build and fill would have made of them and check reads:
+// the links' kept loads and re-solved flows, and the flows' rates and
+// links fixed at. A hit compares the whole key, not only its hash, so
+// what a hit gives is what building and filling would give, bit for bit.
+//
+// The memory is bounded (memoWords): when full, the memo forgets
+// everything and starts again. A run whose systems do not repeat pays
+// the keys for nothing: a system is stored only the second time it is
+// met, and after a window of lookups with few hits the memo rests, longer
+// after each poor window, before it tries again.
+type solveMemo struct {
+	// off disables the memo (system.fresh turns it off too).
+	off bool
+	// limit, when positive, replaces memoWords (tests).
+	limit int
+	// key is the scratch key of the system being looked up, hash its
+	// hash.
+	key  []uint64
+	hash uint64
+	// tab maps a key's hash to its latest entry; entries with the same
+	// hash are chained by next.
+	tab  map[uint64]int32
+	ents []memoEntry
+	// chunks hold the entries, each its key, then its rates and kept
+	// loads (float64 bits), then its integers two to a word. They are
+	// allocated once, and reused when the memo forgets: the memo makes
+	// no garbage. cur is the chunk being filled, words their capacity.
+	chunks [][]uint64
+	cur    int
+	words  int
+	// looks and hits count the lookups of the current window; rest is
+	// how many lookups are skipped before the next window, pause the
+	// length of the last rest (0: the last window was good).
+	looks, hits int
+	rest, pause int
+	// lookups and found count all lookups and hits, for the tests.
+	lookups, found int
+	// chain is the entry of the current solve's previous round (-1: it
+	// is the first; -2: the solve is not remembered); doneF and doneL
+	// the flows and links that round had.
+	chain        int32
+	doneF, doneL int
+	// lf is remember's scratch.
+	lf []int32
+	// seen holds the hashes of systems met once, at hash mod memoSeen: a
+	// system is stored the second time it is met, so that a run whose
+	// systems do not repeat pays for their keys but not for storing
+	// them.
+	seen []uint64
+}
+
+// memoEntry is a remembered system: its key is chunks[c][k:k+nk], then
+// come nf words of float64 results and ni integer results, two to a word
+// (see remember).
+type memoEntry struct {
+	c, k, nk, nf, ni int32
+	next             int32 // previous entry with the same hash; -1: none
+}
+
+const (
+	// memoWords bounds the memo's chunks, in 8-byte words (2 MiB);
+	// memoChunk is the size of one.
+	memoWords = 1 << 18
+	memoChunk = 1 << 15
+	// A window of memoWindow lookups with fewer than one hit in
+	// memoMinHit makes the memo rest: for memoWindow lookups after a
+	// good window, twice as long as the last rest after a poor one, at
+	// most memoRest.
+	memoWindow = 1024
+	memoMinHit = 4
+	memoRest   = 64 * memoWindow
+	// memoSeen is the number of hashes of systems met once that the memo
+	// keeps (a power of two).
+	memoSeen = 4096
+)
+
+// use tells whether to look the next system up, counting the lookup.
+func (m *solveMemo) use(fresh bool) bool {
+	if m.off || fresh {
+		return false
+	}
+	if m.rest > 0 {
+		m.rest--
+		return false
+	}
+	return true
+}
+
+// lookup finds the entry whose key is m.key (hashing it first), counting
+// the lookup and its hit; -1 when there is none.
+func (m *solveMemo) lookup() int32 {
+	m.hash = memoHash(m.key)
+	m.looks++
+	m.lookups++
+	if m.tab == nil {
+		m.tab = make(map[uint64]int32)
+	}
+	e, ok := m.tab[m.hash]
+	for ; ok && e >= 0; e = m.ents[e].next {
+		en := &m.ents[e]
+		if slices.Equal(m.chunks[en.c][en.k:en.k+en.nk], m.key) {
+			m.hits++
+			m.found++
+			m.window()
+			return e
+		}
+	}
+	m.window()
+	return -1
+}
+
+// store remembers m.key (as last looked up) with the results f (as
+// float64 bits) and i (two to a word), and returns the new entry; -2 when
+// it forgot everything to make room and the key, which names an entry
+// forgotten, is not worth storing.
+func (m *solveMemo) store(f [][]float64, i [][]int32) int32 {
+	nf, ni := 0, 0
+	for _, x := range f {
+		nf += len(x)
+	}
+	for _, x := range i {
+		ni += len(x)
+	}
+	need := len(m.key) + nf + (ni+1)/2
+	c := m.room(need)
+	if c < 0 {
+		if int64(m.key[0]) >= 0 {
+			return -2
+		}
+		if c = m.room(need); c < 0 {
+			return -2 // larger than the whole memo
+		}
+	}
+	head, ok := m.tab[m.hash]
+	if !ok {
+		head = -1
+	}
+	buf := m.chunks[c]
+	m.tab[m.hash] = int32(len(m.ents))
+	m.ents = append(m.ents, memoEntry{c: int32(c), k: int32(len(buf)), nk: int32(len(m.key)), nf: int32(nf), ni: int32(ni), next: head})
+	buf = append(buf, m.key...)
+	for _, x := range f {
+		for _, v := range x {
+			buf = append(buf, math.Float64bits(v))
+		}
+	}
+	odd, half := false, uint64(0)
+	for _, x := range i {
+		for _, v := range x {
+			if odd {
+				buf = append(buf, half|uint64(uint32(v))<<32)
+			} else {
+				half = uint64(uint32(v))
+			}
+			odd = !odd
+		}
+	}
+	if odd {
+		buf = append(buf, half)
+	}
+	m.chunks[m.cur] = buf
+	return int32(len(m.ents) - 1)
+}
+
+// room makes room for an entry of need words and returns its chunk; -1
+// when the memo was full and forgot everything (its chunks are kept).
+func (m *solveMemo) room(need int) int {
+	limit := memoWords
+	if m.limit > 0 {
+		limit = m.limit
+	}
+	if m.cur < len(m.chunks) && len(m.chunks[m.cur])+need <= cap(m.chunks[m.cur]) {
+		return m.cur
+	}
+	// The next chunk, if one is allocated and large enough.
+	if m.cur+1 < len(m.chunks) && need <= cap(m.chunks[m.cur+1]) {
+		m.cur++
+		return m.cur
+	}
+	if size := max(need, min(memoChunk, limit)); m.words+size <= limit && m.cur+1 >= len(m.chunks) {
+		m.chunks = append(m.chunks, make([]uint64, 0, size))
+		m.words += size
+		m.cur = len(m.chunks) - 1
+		return m.cur
+	}
+	// Full: forget everything (the systems of the current phase of the
+	// run come back soon enough).
+	clear(m.tab)
+	m.ents = m.ents[:0]
+	for c := range m.chunks {
+		m.chunks[c] = m.chunks[c][:0]
+	}
+	m.cur = 0
+	if len(m.chunks) > 0 && need > cap(m.chunks[0]) {
+		// Too large for a chunk in place: nothing fits.
+		m.cur = len(m.chunks)
+	}
+	return -1
+}
+
+// window ends the lookup window when it is full: with too few hits, the
+// memo rests.
+func (m *solveMemo) window() {
+	if m.looks < memoWindow {
+		return
+	}
+	if m.hits*memoMinHit < m.looks {
+		m.pause = min(max(2*m.pause, memoWindow), memoRest)
+		m.rest = m.pause
+	} else {
+		m.pause = 0
+	}
+	m.looks, m.hits = 0, 0
+}
+
+// begin starts a solve's chain of rounds.
+func (m *solveMemo) begin() {
+	m.chain, m.doneF, m.doneL = -1, 0, 0
+}
+
+// recall gives a round of the solve, before build, the system and the
+// rates remembered for it, and reports whether it did. A round's key is
+// the entry of the solve's previous round (-1: none) and what build reads
+// of the flows and links reached since: each flow's weight, penalty,
+// bound, rate before the solve, links and how many of them are its
+// route; each link's load, capacity and whether it is a fatpipe. What
+// build reads of the others is in the previous rounds' keys. When it
+// finds none, the key stays for remember.
+func (n *Network) recall() bool {
+	s := &n.sys
+	m := &s.memo
+	if m.chain < -1 || !m.use(s.fresh) {
+		// Not remembering this solve (a previous round was not
+		// remembered, or the memo rests).
+		m.chain, m.key = -2, m.key[:0]
+		return false
+	}
+	F, L := len(s.slot), len(s.id)
+	key := append(m.key[:0], uint64(int64(m.chain)), uint64(m.doneF)<<32|uint64(F), uint64(m.doneL)<<32|uint64(L))
+	for _, fi := range s.slot[m.doneF:] {
+		f := &n.flows[fi]
+		key = append(key, math.Float64bits(f.w), math.Float64bits(f.penalty), math.Float64bits(f.bound),
+			math.Float64bits(f.prev), uint64(len(f.links))<<32|uint64(f.nfwd))
+		for _, l := range f.links {
+			key = append(key, uint64(n.lsolve[l].local))
+		}
+	}
+	for _, l := range s.id[m.doneL:] {
+		lk := &n.links[l]
+		fat := uint64(0)
+		if lk.fatpipe {
+			fat = 1
+		}
+		key = append(key, math.Float64bits(lk.load), math.Float64bits(lk.cap), fat)
+	}
+	m.key, m.doneF, m.doneL = key, F, L
+	e := m.lookup()
+	if e < 0 {
+		return false
+	}
+	m.chain = e
+	en := &m.ents[e]
+	buf := m.chunks[en.c][en.k+en.nk:]
+	E := int(en.ni) - F - (L + 1)
+	s.w, s.prev, s.val = grow(s.w, F), grow(s.prev, F), grow(s.val, F)
+	s.kept, s.lC, s.at = grow(s.kept, L), grow(s.lC, E), grow(s.at, F)
+	s.lOff, s.lFlow = grow(s.lOff, L+1), grow(s.lFlow, E)
+	for i, fi := range s.slot {
+		f := &n.flows[fi]
+		s.w[i], s.prev[i] = f.w, f.prev
+	}
+	for _, x := range [][]float64{s.val, s.kept} {
+		for k := range x {
+			x[k] = math.Float64frombits(buf[k])
+		}
+		buf = buf[len(x):]
+	}
+	k := 0
+	for _, x := range [][]int32{s.at, s.lOff, s.lFlow} {
+		for q := range x {
+			x[q] = int32(uint32(buf[k>>1] >> (32 * (k & 1))))
+			k++
+		}
+	}
+	// A re-solved flow's coefficient on a link is 1 or the crosstraffic
+	// share, which the top bit of its number tells (see remember).
+	ct := n.cfg.CrossTraffic
+	for p, i := range s.lFlow {
+		s.lC[p] = 1
+		if i < 0 {
+			s.lFlow[p], s.lC[p] = i&math.MaxInt32, ct
+		}
+	}
+	// Nothing is built for a later round to extend: a round that
+	// misses builds anew (the same system to the bit, see build).
+	s.builtF, s.builtL = 0, 0
+	return true
+}
+
+// remember stores the round just built and filled under the key recall
+// looked up in vain: the system as check reads it (the links' kept loads
+// and re-solved flows with their coefficients; the flows' weights and
+// rates before are in the key) and the rates and links fixed at.
+func (n *Network) remember() {
+	s := &n.sys
+	m := &s.memo
+	if m.chain < -1 {
+		return
+	}
+	if m.seen == nil {
+		m.seen = make([]uint64, memoSeen)
+	}
+	if p := &m.seen[m.hash&(memoSeen-1)]; *p != m.hash {
+		// Met for the first time (as far as seen tells): stored when it
+		// comes back. The solve's later rounds, which would name this
+		// one's entry, are not remembered either.
+		*p, m.chain = m.hash, -2
+		return
+	}
+	F, L := len(s.slot), len(s.id)
+	E := s.lOff[L]
+	// The re-solved flows of the links with their coefficients: the top
+	// bit of a flow's number tells the crosstraffic share from 1.
+	lf := append(m.lf[:0], s.lFlow[:E]...)
+	for p, c := range s.lC[:E] {
+		switch {
+		case c == 1:
+		case c == n.cfg.CrossTraffic:
+			lf[p] |= math.MinInt32
+		default:
+			// Cannot happen (coeff gives no other); not remembered
+			// rather than remembered wrong.
+			m.chain = -2
+			return
+		}
+	}
+	m.lf = lf
+	m.chain = m.store([][]float64{s.val[:F], s.kept[:L]},
+		[][]int32{s.at[:F], s.lOff[:L+1], lf})
+}
+
+// memoHash is FNV-1a over the key's words.
+func memoHash(key []uint64) uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range key {
+		h ^= v
+		h *= 1099511628211
+	}
+	return h
+}

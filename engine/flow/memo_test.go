@@ -1,0 +1,90 @@
+package flow
+
+import (
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// iterations is an iterative program's traffic on a crossbar of 8 nodes:
+// every 3 ms (the network is idle in between), nodes 1–7 send 24,000 B to node 0 a microsecond
+// apart, then each sends 8 B to its right neighbour: the same systems to
+// solve every iteration.
+func iterations(iters int) []send {
+	var sends []send
+	for it := range iters {
+		t0 := des.Time(it) * 3 * des.Millisecond
+		for r := int32(1); r < 8; r++ {
+			sends = append(sends, send{at: t0 + des.Time(r)*des.Microsecond, src: r, dst: 0, bytes: 24000})
+			sends = append(sends, send{at: t0 + 500*des.Microsecond, src: r, dst: (r + 1) % 8, bytes: 8})
+		}
+	}
+	return sends
+}
+
+// TestMemoChangesNothing: remembering the systems solved before (memo)
+// delivers every message at the same picosecond as solving every system,
+// on an iterative pattern (where the memo finds most systems), on random
+// traffic, with a memo too small to keep them all, and on the CG-like
+// loop and the drifting stencil.
+func TestMemoChangesNothing(t *testing.T) {
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tc struct {
+		name    string
+		cfg     Config
+		sends   []send
+		limit   int
+		minHits float64 // least share of lookups found
+	}
+	cases := []tc{
+		{"iterations", Config{Topology: xbar, CrossTraffic: 0.05, Envelope: 16}, iterations(30), 0, 0.8},
+		{"iterations, small memo", Config{Topology: xbar, CrossTraffic: 0.05, Envelope: 16}, iterations(30), 600, 0},
+	}
+	for trial := range 12 {
+		spec, cfg, sends := randomTraffic(t, trial, 11, 300)
+		cases = append(cases, tc{"random " + spec + " trial " + itoa(trial), cfg, sends, 0, 0})
+	}
+	for _, c := range cases {
+		got, n := runSetup(t, c.cfg, c.sends, func(n *Network) { n.sys.memo.limit = c.limit })
+		want, _ := runSetup(t, c.cfg, c.sends, func(n *Network) { n.sys.memo.off = true })
+		for id := range c.sends {
+			if g, w := got.delivered[int32(id)], want.delivered[int32(id)]; g != w {
+				t.Fatalf("%s: message %d delivered at %v, without the memo %v", c.name, id, g, w)
+			}
+		}
+		m := &n.sys.memo
+		if share := float64(m.found) / float64(max(m.lookups, 1)); share < c.minHits {
+			t.Errorf("%s: the memo found %d of %d systems (%.2f), want at least %.2f", c.name, m.found, m.lookups, share, c.minHits)
+		}
+		if c.limit > 0 && m.words > c.limit {
+			t.Errorf("%s: the memo holds %d words, limit %d", c.name, m.words, c.limit)
+		}
+	}
+	for _, platform := range []string{"star", "torus"} {
+		got, _ := runCG(t, platform, 5, "checked")
+		want, _ := runCG(t, platform, 5, "nomemo")
+		sameTimes(t, "cg "+platform, "without the memo", got, want)
+	}
+	got, _ := runStencil(t, 8, 8, "checked")
+	want, _ := runStencil(t, 8, 8, "nomemo")
+	sameTimes(t, "stencil 64", "without the memo", got, want)
+}
+
+// sameTimes fails unless got and want (the deliveries of a run the way
+// other names) are the same deliveries.
+func sameTimes(t *testing.T, name, other string, got, want []des.Time) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d deliveries, %s %d", name, len(got), other, len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: delivery %d at %v, %s %v", name, i, got[i], other, want[i])
+		}
+	}
+}
