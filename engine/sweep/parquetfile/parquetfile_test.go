@@ -120,11 +120,12 @@ func FuzzRead(f *testing.F) {
 		}
 		seeds = append(seeds, buf.Bytes())
 	}
-	for i := range seeds {
-		f.Add([]byte{byte(i)})
-		f.Add([]byte{byte(i), 8, 0, 0})       // the first column's header
-		f.Add([]byte{byte(i), 0xfc, 0xff, 0}) // a byte of the footer, counted from the end
-		f.Add([]byte{byte(i), 0x40, 0x80, 0}) // a byte deleted
+	for i, seed := range seeds {
+		footer := len(seed) - 20                                           // inside the footer's metadata
+		f.Add([]byte{byte(i)})                                             // the file as written
+		f.Add([]byte{byte(i), 8, 0, 0})                                    // byte 8, in the first page's header, set to 0
+		f.Add([]byte{byte(i), byte(footer), byte(footer>>8) & 0x7f, 0xff}) // a footer byte set to 0xff
+		f.Add([]byte{byte(i), 64, 0x80, 0})                                // byte 64 deleted
 	}
 	f.Fuzz(func(t *testing.T, edits []byte) {
 		b := corrupt(seeds, edits)
