@@ -446,5 +446,17 @@ func (t *Trace) validateRank(r int) error {
 
 // badEvent is the error of validateRank about event i of rank r.
 func badEvent(r, i int, k Kind, format string, args ...any) error {
-	return fmt.Errorf("rank %d event %d (%s): %s", r, i, k, fmt.Sprintf(format, args...))
+	return &EventError{Rank: r, Index: i, Kind: k, Msg: fmt.Sprintf(format, args...)}
+}
+
+// EventError is Validate's error about one event: a reader that knows
+// where the rank's events came from (a file, a location) can say so.
+type EventError struct {
+	Rank, Index int // the event's rank and its index in the rank's stream
+	Kind        Kind
+	Msg         string // what is wrong with it
+}
+
+func (e *EventError) Error() string {
+	return fmt.Sprintf("rank %d event %d (%s): %s", e.Rank, e.Index, e.Kind, e.Msg)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -357,39 +358,56 @@ func buildVersion() string {
 }
 
 // versionFrom returns the version set with -ldflags "-X main.version=…",
-// else the main module's version the go command recorded: the tag or the
-// pseudo-version (which names the commit) for `go install …@v`, and for a
-// build in a git checkout (Go 1.24 on, without -buildvcs=false). The
-// commit is appended when the version does not name it already, and
-// "devel" stands for a build that recorded neither.
+// else what the go command recorded in the binary. A build in a git
+// checkout records the commit (vcs.revision, vcs.time, vcs.modified):
+// it reports "devel (40fecc1, 2026-11-26, modified)", or the tag it was
+// built at instead of "devel", because the pseudo-version Go 1.24 on
+// derives for such a build names no tag a user could go install.
+// `go install …@v` records no commit but the module version: the tag, or
+// the pseudo-version (which names the commit) of `@COMMIT`. A build that
+// recorded neither reports "devel" and why: the go command records no
+// commit with -buildvcs=false nor in a git worktree (it looks for a .git
+// directory, and a worktree's .git is a file).
 func versionFrom(ldflags string, info *debug.BuildInfo) string {
 	if ldflags != "" && ldflags != "dev" {
 		return ldflags
 	}
-	v := "devel"
+	const unrecorded = "devel (no commit recorded: built with -buildvcs=false or in a git worktree)"
 	if info == nil {
-		return v
+		return unrecorded
 	}
-	if m := info.Main.Version; m != "" && m != "(devel)" {
-		v = m
-	}
-	var rev, modified string
+	var rev, date, modified string
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
+		case "vcs.time":
+			date = s.Value
 		case "vcs.modified":
 			modified = s.Value
 		}
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev != "" && !strings.Contains(v, rev) {
-		if modified == "true" {
-			rev += "+dirty"
+	m := info.Main.Version
+	if rev == "" {
+		if m == "" || m == "(devel)" {
+			return unrecorded
 		}
-		v += " (" + rev + ")"
+		return m
 	}
-	return v
+	v := "devel"
+	if tag := strings.TrimSuffix(m, "+dirty"); tag != "" && tag != "(devel)" && !pseudoVersion.MatchString(tag) {
+		v = tag
+	}
+	parts := []string{rev[:min(len(rev), 7)]}
+	if t, err := time.Parse(time.RFC3339, date); err == nil {
+		parts = append(parts, t.UTC().Format("2006-01-02"))
+	}
+	if modified == "true" {
+		parts = append(parts, "modified")
+	}
+	return v + " (" + strings.Join(parts, ", ") + ")"
 }
+
+// pseudoVersion matches the end of a Go pseudo-version (vX.Y.Z-…-yyyymmddhhmmss-abcdefabcdef),
+// which names a commit and no tag.
+var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)

@@ -21,17 +21,7 @@ import (
 // uncommitted changes, and takes a minute or two (a fresh module cache
 // and a full build): -short skips it.
 func TestGoInstallVersion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds tracesim with go install")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	repo, err := gitOut(".", "rev-parse", "--show-toplevel")
-	if err != nil {
-		t.Skipf("not a git checkout: %v", err)
-	}
+	goBin, repo := buildSetup(t, "builds tracesim with go install")
 	rev, err := gitOut(repo, "rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +91,25 @@ func TestGoInstallVersion(t *testing.T) {
 	}
 }
 
+// buildSetup skips a test that builds tracesim under -short (saying why),
+// without a go command or outside a git checkout, and returns the go
+// command and the checkout's top directory.
+func buildSetup(t *testing.T, why string) (goBin, repo string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	repo, err = gitOut(".", "rev-parse", "--show-toplevel")
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	return goBin, repo
+}
+
 // gitOut runs git in dir and returns its trimmed output.
 func gitOut(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
@@ -120,9 +129,11 @@ func gitOut(dir string, args ...string) (string, error) {
 // TestVersionFrom covers the versions a binary can report.
 func TestVersionFrom(t *testing.T) {
 	vcs := func(rev, modified string) []debug.BuildSetting {
-		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev},
+			{Key: "vcs.time", Value: "2026-11-26T09:15:17Z"}, {Key: "vcs.modified", Value: modified}}
 	}
 	const rev = "38a7e39629ce1a28988f5a1d092d499411fc2104"
+	const unrecorded = "devel (no commit recorded: built with -buildvcs=false or in a git worktree)"
 	tests := []struct {
 		name    string
 		ldflags string
@@ -132,16 +143,108 @@ func TestVersionFrom(t *testing.T) {
 		{"-ldflags -X main.version", "1.2.0", &debug.BuildInfo{Main: debug.Module{Version: "v1.1.0"}}, "1.2.0"},
 		{"go install @tag", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.1.0", Sum: "h1:x"}}, "v1.1.0"},
 		{"go install @commit", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126091517-38a7e39629ce"}}, "v0.0.0-20261126091517-38a7e39629ce"},
-		{"go build in a checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126091517-38a7e39629ce+dirty"}, Settings: vcs(rev, "true")},
-			"v0.0.0-20261126091517-38a7e39629ce+dirty"},
-		{"-buildvcs with no module version", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "true")}, "devel (38a7e39629ce+dirty)"},
-		{"clean checkout, no module version", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "false")}, "devel (38a7e39629ce)"},
-		{"-buildvcs=false", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
-		{"no build info", "dev", nil, "devel"},
+		{"go build in a modified checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126091517-38a7e39629ce+dirty"}, Settings: vcs(rev, "true")},
+			"devel (38a7e39, 2026-11-26, modified)"},
+		{"go build in a clean checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126091517-38a7e39629ce"}, Settings: vcs(rev, "false")},
+			"devel (38a7e39, 2026-11-26)"},
+		{"go build after a pre-release tag", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.3.0-rc.1.0.20261126091517-38a7e39629ce"}, Settings: vcs(rev, "false")},
+			"devel (38a7e39, 2026-11-26)"},
+		{"go build at a tag", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}, Settings: vcs(rev, "false")}, "v1.2.0 (38a7e39, 2026-11-26)"},
+		{"go build at a tag, modified", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0+dirty"}, Settings: vcs(rev, "true")}, "v1.2.0 (38a7e39, 2026-11-26, modified)"},
+		{"go before 1.24: no module version", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs(rev, "true")}, "devel (38a7e39, 2026-11-26, modified)"},
+		{"no commit time", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: rev}}}, "devel (38a7e39)"},
+		{"-buildvcs=false or a worktree", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, unrecorded},
+		{"no build info", "dev", nil, unrecorded},
 	}
 	for _, tc := range tests {
 		if got := versionFrom(tc.ldflags, tc.info); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestBuildVersion is `go build ./cmd/tracesim` in a git checkout, then
+// `tracesim --version`: the working tree (tracked and untracked files, so
+// uncommitted changes are what is tested) is copied into a fresh repository
+// with one commit of a known date, a real .git directory (the go command
+// records no commit in a worktree, whose .git is a file) and -buildvcs=true
+// whatever GOFLAGS says. It builds three times (clean, tagged, modified);
+// -trimpath lets the build cache serve every compile after the first run,
+// and -short skips it.
+func TestBuildVersion(t *testing.T) {
+	goBin, repo := buildSetup(t, "builds tracesim")
+	files, err := gitOut(repo, "ls-files", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	for _, name := range strings.Split(files, "\n") {
+		data, err := os.ReadFile(filepath.Join(repo, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted but not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}, args...)...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GIT_COMMITTER_DATE=2026-11-26T09:15:17Z", "GIT_AUTHOR_DATE=2026-11-26T09:15:17Z",
+			"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "snapshot")
+	rev := git("rev-parse", "--short=7", "HEAD")
+
+	bin := filepath.Join(tmp, "tracesim")
+	version := func() string {
+		t.Helper()
+		cmd := exec.Command(goBin, "build", "-trimpath", "-buildvcs=true", "-o", bin, "./cmd/tracesim")
+		cmd.Dir = src
+		// Not GOPROXY=off: the go command then takes no tag as the main module's version.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=true", "GOWORK=off", "GOTOOLCHAIN=local")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		out, err := exec.Command(bin, "--version").Output()
+		if err != nil {
+			t.Fatalf("tracesim --version: %v", err)
+		}
+		return string(out)
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want string
+	}{
+		{"clean checkout", func() {}, "tracesim devel (" + rev + ", 2026-11-26)\n"},
+		{"at a tag", func() { git("tag", "v1.2.0") }, "tracesim v1.2.0 (" + rev + ", 2026-11-26)\n"},
+		{"uncommitted file", func() {
+			git("tag", "-d", "v1.2.0")
+			if err := os.WriteFile(filepath.Join(src, "NOTES"), []byte("wip\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "tracesim devel (" + rev + ", 2026-11-26, modified)\n"},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := version(); got != s.want {
+			t.Errorf("%s: tracesim --version = %q, want %q", s.name, got, s.want)
 		}
 	}
 }

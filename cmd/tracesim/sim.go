@@ -76,9 +76,17 @@ func runSim(e *env, args []string) int {
 	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
+	def := replay.Default()
 	for i := range all {
 		flags[i] = &settingFlag{s: &all[i]}
-		fs.Var(flags[i], all[i].Key, "["+all[i].Group+"] "+all[i].Help)
+		// A settingFlag holds only what was typed, so the flag records
+		// no default: the help states it in words, which fang's
+		// "(value)" after a help ending in a parenthesis would not.
+		usage := "[" + all[i].Group + "] " + all[i].Help
+		if d := all[i].Get(&def); d != "" {
+			usage += " (default " + d + ")"
+		}
+		fs.Var(flags[i], all[i].Key, usage)
 	}
 	fs.Usage = simUsage(fs, all)
 	maxPos := 1

@@ -504,3 +504,59 @@ func TestSimStreamsTIIndex(t *testing.T) {
 		t.Errorf("makespan %v", streamed["makespan_s"])
 	}
 }
+
+// TestSimHelpDefaults: `tracesim sim --help` (fang's help through cobra)
+// gives every setting's default and what its values mean, and says what
+// an empty default stands for.
+func TestSimHelpDefaults(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	code, out, errs := tracesim(t, "sim", "--help")
+	if code != exitOK || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		for _, w := range f {
+			if strings.HasPrefix(w, "--") && len(f) > 1 {
+				lines[w[2:]] = strings.TrimSpace(l)
+				break
+			}
+		}
+	}
+	tests := []struct {
+		flag string
+		want string // the line's text after the flag's names
+	}{
+		{"send", "[Mpi] send completion: auto (MPI: eager below the threshold, rendezvous above, Ssend synchronous), buffered (at issue), " +
+			"synchronous (when received), nospace (when arrived), recorded (auto, but sends the recorded run completed before their receive was " +
+			"posted are buffered). Eager: the send completes at once, its data leaving without waiting for the receive; rendezvous: the data " +
+			"moves once the receive is posted and the send completes when it has arrived (default recorded)"},
+		{"eager-threshold", "[Mpi] messages of this size and more use the rendezvous protocol (B, KB, KiB, MB, MiB) (default 64KiB)"},
+		{"seed", "[Replay] seed of the simulation's random choices (default 1)"},
+		{"model", "(default flow)"},
+		{"hops", "[Network] distance between distinct nodes in links (0: the topology's; 1 on the complete graph) (default 0)"},
+		{"map", "[Cpu] PUPPET placement map P1 … Pn: rank j runs on node P[j mod n] (blank- or comma-separated; empty: none, --ranks-per-node places the ranks)"},
+		{"routing", "(empty: the topology's default deadlock-free routing)"},
+	}
+	for _, tc := range tests {
+		if l := lines[tc.flag]; !strings.HasSuffix(l, tc.want) {
+			t.Errorf("--%s: help line %q, want it to end %q", tc.flag, l, tc.want)
+		}
+	}
+	def := replay.Default()
+	for _, s := range replay.Settings() {
+		l, ok := lines[s.Key]
+		if !ok {
+			t.Errorf("--%s: not in the help", s.Key)
+			continue
+		}
+		d := s.Get(&def)
+		if want := "(default " + d + ")"; d != "" && !strings.HasSuffix(l, want) {
+			t.Errorf("--%s: help line %q does not end %q", s.Key, l, want)
+		}
+		if d == "" && !strings.Contains(l, "empty:") {
+			t.Errorf("--%s: help line %q does not say what its empty default means", s.Key, l)
+		}
+	}
+}

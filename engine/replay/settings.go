@@ -189,7 +189,7 @@ func Settings() []Setting {
 		choice("cpu-from", "cpu", "computation of a timed trace: auto (compute events if any, else gaps), gaps (time between MPI calls), events (compute events)",
 			[]string{"auto", "gaps", "events"}, func(c *Config) int { return int(c.CPUFrom) }, func(c *Config, i int) { c.CPUFrom = CPUFrom(i) }),
 		intSetting("ranks-per-node", "cpu", "ranks placed on each node in rank order; they share its CPU (processor sharing)", func(c *Config) *int { return &c.RanksPerNode }),
-		{Key: "map", Group: "cpu", Kind: KindList, Help: "PUPPET placement map P1 … Pn: rank j runs on node P[j mod n] (blank- or comma-separated)",
+		{Key: "map", Group: "cpu", Kind: KindList, Help: "PUPPET placement map P1 … Pn: rank j runs on node P[j mod n] (blank- or comma-separated; empty: none, --ranks-per-node places the ranks)",
 			get: func(c *Config) string {
 				s := make([]string, len(c.Map))
 				for i, p := range c.Map {
@@ -211,7 +211,7 @@ func Settings() []Setting {
 			}},
 		spec("placement", "cpu", "rank placement on the nodes: linear, block:K, roundrobin, random:seed=S[,per=K], map:P1,P2,…, file:map.txt (empty: ranks-per-node or map)",
 			func(c *Config) *string { return &c.Placement }, checkPlacement),
-		choice("send", "mpi", "send completion: auto (MPI: eager below the threshold, rendezvous above, Ssend synchronous), buffered (at issue), synchronous (when received), nospace (when arrived), recorded (auto, but sends the recorded run completed before their receive was posted are buffered)",
+		choice("send", "mpi", "send completion: auto (MPI: eager below the threshold, rendezvous above, Ssend synchronous), buffered (at issue), synchronous (when received), nospace (when arrived), recorded (auto, but sends the recorded run completed before their receive was posted are buffered). Eager: the send completes at once, its data leaving without waiting for the receive; rendezvous: the data moves once the receive is posted and the send completes when it has arrived",
 			[]string{"auto", "buffered", "synchronous", "nospace", "recorded"}, func(c *Config) int { return int(c.Send) }, func(c *Config, i int) { c.Send = SendMode(i) }),
 		size("eager-threshold", "mpi", "messages of this size and more use the rendezvous protocol (B, KB, KiB, MB, MiB)", func(c *Config) *int64 { return &c.EagerThreshold }),
 		choice("eager-start", "mpi", "when eager data moves: auto (match for the simgrid model, else send), send (at the send), match (once the receive is posted, as SimGrid)",

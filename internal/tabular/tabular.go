@@ -7,6 +7,7 @@
 package tabular
 
 import (
+	"encoding/binary"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -246,6 +247,29 @@ type Table struct {
 	Meta map[string]string
 }
 
+// checkFooter checks the frame of a Parquet file of size bytes: "PAR1",
+// then the footer, its length as 4 bytes little-endian, and "PAR1". The
+// decoder allocates the footer by the length the file claims before it
+// reads it, so a few corrupt bytes would cost gigabytes: a length the
+// file cannot hold is an error that says so.
+func checkFooter(r io.ReaderAt, size int64) error {
+	const frame = 4 + 4 + 4 // both magics and the footer's length
+	if size < frame {
+		return fmt.Errorf("%d B: too short for a Parquet file (expected PAR1, a footer, its length and PAR1: %d B at least)", size, frame)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("reading the footer's length at offset %d: %w", size-8, err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("offset %d: %q where a Parquet file ends with \"PAR1\"", size-4, tail[4:])
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-frame {
+		return fmt.Errorf("offset %d: footer of %d B claimed, but the file has %d B before it", size-8, n, size-frame)
+	}
+	return nil
+}
+
 // Read reads a Parquet table written by a Writer (or any Parquet file of
 // flat columns of the four kinds). name is the file's name for errors.
 func Read(name string, r io.ReaderAt, size int64) (t *Table, err error) {
@@ -256,7 +280,12 @@ func Read(name string, r io.ReaderAt, size int64) (t *Table, err error) {
 			t, err = nil, fmt.Errorf("%s: corrupt Parquet file: %v", name, p)
 		}
 	}()
-	f, err := parquet.OpenFile(r, size)
+	if err := checkFooter(r, size); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// Rows need neither the page index nor the bloom filters, and the
+	// decoder allocates both by the lengths the file claims.
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -40,7 +40,7 @@ func TestReadErrors(t *testing.T) {
 		{"state without a name", "-13 0 1 2 0 0 red:gray\n", 1, 15, "state definition: expected `color:bitmap name` after the six fields, found \"red:gray\""},
 		{"state without a comment", "-13 0 1 2 0 0\n", 1, 14, "state definition: expected `color:bitmap name`"},
 		{"line too long", "-3 0 0 1 0 0\n1 0 0 0 0 0 " + strings.Repeat("x", maxLine) + "\n", 2, 1, "line longer than 65536 bytes"},
-		{"empty file", "", 1, 1, "alog: 1:1: the file ends without an event or a process count (-3 header): nothing to read"},
+		{"empty file", "", 1, 1, "alog: 1:1: empty file: expected a process count (-3 header) or an event"},
 		{"blank line (fuzz find)", " ", 2, 1, "alog: 2:1: the file ends without an event"},
 		{"sparse world (fuzz find)", "0 70000 0 0 0 0", 1, 3, "alog: 1:3: process 70000: the world has 70001 ranks but only 1 of them have events"},
 		{"headers only", "-1 0 0 0 0 0 Me\n-11 0 0 0 0 0\n", 3, 1, "alog: 3:1: the file ends without an event"},

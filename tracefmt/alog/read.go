@@ -425,6 +425,9 @@ type stateRef struct {
 // file has.
 func (p *reader) build(lines int) (*tracefmt.Trace, error) {
 	world := max(p.np, int(p.maxProc)+1)
+	if world == 0 && lines == 0 {
+		return nil, errAt(1, 1, "empty file: expected a process count (-3 header) or an event")
+	}
 	if world == 0 {
 		// Said at the end of the file, where the reader gave up looking.
 		return nil, errAt(lines+1, 1, "the file ends without an event or a process count (-3 header): nothing to read")

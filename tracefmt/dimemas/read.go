@@ -76,7 +76,8 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 		return nil, fmt.Errorf("%s:%d: %w", name, rd.line+1, err)
 	}
 	if rd.b == nil {
-		return nil, rd.errorf("expected the #DIMEMAS header, got an empty file")
+		rd.line = 1 // a file's first line, though it has none
+		return nil, rd.errorf("empty file: expected the #DIMEMAS header")
 	}
 	if err := tracefmt.CheckBuilt(rd.b.Trace(), rd.ranks); err != nil {
 		return nil, fmt.Errorf("%s:%d: the header's %d tasks: %w", name, rd.headerLine, rd.ranks, err)

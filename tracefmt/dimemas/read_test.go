@@ -87,7 +87,7 @@ func TestHeaders(t *testing.T) {
 func TestErrors(t *testing.T) {
 	const hdr = "#DIMEMAS:\"t\":1,0:2(1,1),1\n"
 	tests := []struct{ name, dim, want string }{
-		{"empty", "", "t.dim:0: expected the #DIMEMAS header, got an empty file"},
+		{"empty", "", "t.dim:1: empty file: expected the #DIMEMAS header"},
 		{"header", "#PARAVER\n", `t.dim:1: expected a header starting #DIMEMAS:, got "#PARAVER"`},
 		{"tasks", "#DIMEMAS:\"t\":1,0:2(1),0\n", "t.dim:1: header declares 2 tasks but lists 1 thread counts"},
 		{"sparse world", "#DIMEMAS:\"t\":1,0:70000(" + strings.Repeat("1,", 69999) + "1),0\n1:0:0:5\n",

@@ -174,9 +174,13 @@ func readMeta(name string, r io.Reader) (*meta, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
+	if line == 0 {
+		return nil, fmt.Errorf("%s:1: empty file: expected numprocs= and fileprefix= lines", name)
+	}
 	for _, k := range []string{"numprocs", "fileprefix"} {
 		if !seen[k] {
-			return nil, fmt.Errorf("%s: expected a %s= line, found none", name, k)
+			// Said at the end of the file, where the reader gave up looking.
+			return nil, fmt.Errorf("%s:%d: expected a %s= line, found none before the end of the file", name, line, k)
 		}
 	}
 	return m, nil

@@ -115,7 +115,7 @@ func TestErrors(t *testing.T) {
 		{"meta ranks", "numprocs=0\nfileprefix=testtrace\n", bin, `testtrace.meta:1: expected numprocs as a number of ranks from 1 to 1048576, got "0"`},
 		{"meta prefix path", "numprocs=2\nfileprefix=../x\n", bin, `testtrace.meta:2: expected fileprefix as a file's base name, got "../x"`},
 		{"meta version", "numprocs=2\nfileprefix=testtrace\nsubversion=one\n", bin, `testtrace.meta:3: expected subversion as an integer, got "one"`},
-		{"meta prefix", "numprocs=2\n", bin, "testtrace.meta: expected a fileprefix= line, found none"},
+		{"meta prefix", "numprocs=2\n", bin, "testtrace.meta:1: expected a fileprefix= line, found none before the end of the file"},
 		{"magic", "", patch(0, 0), "testtrace-0001.bin: offset 0 (0x0): expected the DUMPI magic ff aa dd 44 'UMPI', got 00 aa dd 44 55 4d 50 49"},
 		{"truncated", "", bin[:100], "testtrace-0001.bin: offset 100 (0x64): expected CPU nanoseconds (4 bytes), got the end of the file"},
 		{"label", "", patch(16, 0x7f, 0xff), "testtrace-0001.bin: offset 16 (0x10): expected a function label (0..293), got 32767"},

@@ -300,9 +300,20 @@ func headAndFormat(f io.Reader, name, format string) ([]byte, *Format, error) {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(head) == 0 {
-		// Said plainly: "unrecognised format" would send the user
+		// The format the name or --format gives says where it expected
+		// what (x.goal:1: empty file: expected num_ranks N); otherwise
+		// said plainly: "unrecognised format" would send the user
 		// looking for a --format to try.
-		return nil, nil, fmt.Errorf("%s: empty file (0 bytes), not a trace", name)
+		fm := ByExtension(name)
+		if format != "" {
+			if fm, err = Lookup(format); err != nil {
+				return nil, nil, err
+			}
+		}
+		if fm != nil && fm.Readable() {
+			return head, fm, nil
+		}
+		return nil, nil, fmt.Errorf("%s: offset 0: empty file (0 bytes), not a trace: expected one of %s", name, strings.Join(readable(), ", "))
 	}
 	fm, err := pick(name, format, head)
 	if err != nil {

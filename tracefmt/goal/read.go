@@ -157,6 +157,10 @@ func Read(name string, r io.Reader) (*tracefmt.Trace, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", name, rd.line+1, err)
 	}
+	if rd.b == nil && rd.line == 0 {
+		rd.line = 1 // a file's first line, though it has none
+		return nil, rd.errorf("empty file: expected num_ranks N")
+	}
 	if rd.b == nil {
 		return nil, rd.errorf("expected num_ranks N, got the end of the file")
 	}

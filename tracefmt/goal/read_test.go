@@ -113,7 +113,8 @@ func TestOrder(t *testing.T) {
 // TestErrors: errors name the file, the line and what was expected.
 func TestErrors(t *testing.T) {
 	tests := []struct{ name, goal, want string }{
-		{"empty", "", "t.goal:0: expected num_ranks N, got the end of the file"},
+		{"empty", "", "t.goal:1: empty file: expected num_ranks N"},
+		{"blank", "\n  \n// x\n", "t.goal:3: expected num_ranks N, got the end of the file"},
 		{"no num_ranks", "rank 0 {\n", "t.goal:1: expected num_ranks N before the first rank"},
 		{"num_ranks", "num_ranks x\n", `t.goal:1: expected num_ranks N (1..16777216), got "num_ranks x"`},
 		{"sparse world", "// one rank of 70000 has work\nnum_ranks 70000\nrank 0 {\nl1: calc 5\n}\n",

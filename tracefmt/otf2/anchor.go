@@ -65,6 +65,9 @@ func readAnchor(name string, r io.Reader) (*Anchor, error) {
 		return nil, &FormatError{name, maxAnchorSize, fmt.Sprintf("anchor file larger than %d bytes", maxAnchorSize)}
 	}
 	s := &scanner{name: name, buf: data, end: len(data), chunkSize: len(data)}
+	if len(data) == 0 {
+		return nil, s.errAt(0, "empty file: expected an OTF2 anchor file (byte 3, endianness, \"OTF2\")")
+	}
 	if len(data) < 2 || data[0] != recChunkHeader {
 		return nil, s.errAt(0, "expected an OTF2 anchor file (byte 3, endianness, \"OTF2\")")
 	}

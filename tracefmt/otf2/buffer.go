@@ -100,6 +100,10 @@ func (s *scanner) fill() (int, error) {
 	}
 }
 
+// offset returns the file offset of the record last started: after
+// errEnd, the end-of-file record's.
+func (s *scanner) offset() int64 { return s.base + int64(s.rec) }
+
 // errAt returns a FormatError at buffer offset p.
 func (s *scanner) errAt(p int, format string, args ...any) error {
 	return &FormatError{File: s.name, Offset: s.base + int64(p), Msg: fmt.Sprintf(format, args...)}

@@ -61,12 +61,17 @@ type Defs struct {
 	Comms                      []Comm
 	// Records counts the global definition records read.
 	Records int
+	// End is the offset where the records end, for errors about what
+	// none of them defined.
+	End int64
 }
 
 // LocationGroup is a process (or another kind of location group).
 type LocationGroup struct {
 	ID, Name uint32
 	Type     uint8
+	// At is the offset of its record in the definition file, for errors.
+	At int64
 }
 
 // Location is a thread (or a GPU stream, or a metric source) and the id of
@@ -77,6 +82,8 @@ type Location struct {
 	Type   uint8
 	Events uint64
 	Group  uint32
+	// At is the offset of its record in the definition file, for errors.
+	At int64
 }
 
 // Region is a code region: what Enter and Leave records name.
@@ -92,11 +99,15 @@ type Group struct {
 	Type, Paradigm uint8
 	Flags          uint32
 	Members        []uint64
+	// At is the offset of its record in the definition file, for errors.
+	At int64
 }
 
 // Comm is a communicator over a group.
 type Comm struct {
 	ID, Name, Group, Parent uint32
+	// At is the offset of its record in the definition file, for errors.
+	At int64
 }
 
 // readGlobalDefs parses a global definition file.
@@ -111,6 +122,7 @@ func readGlobalDefs(name string, r io.Reader, chunk int) (*Defs, error) {
 	for {
 		t, err := s.recordType()
 		if errors.Is(err, errEnd) {
+			d.End = s.offset()
 			return d, nil
 		}
 		if err != nil {
@@ -155,7 +167,7 @@ func (d *Defs) record(s *scanner, t byte) error {
 		}
 		d.Strings[id] = v
 	case defLocationGroup:
-		var g LocationGroup
+		g := LocationGroup{At: s.base + int64(start)}
 		if g.ID, err = s.u32(end, "location group id"); err != nil {
 			return err
 		}
@@ -167,7 +179,7 @@ func (d *Defs) record(s *scanner, t byte) error {
 		}
 		d.LocationGroups = append(d.LocationGroups, g)
 	case defLocation:
-		var l Location
+		l := Location{At: s.base + int64(start)}
 		if l.ID, err = s.u64(end, "location id"); err != nil {
 			return err
 		}
@@ -218,7 +230,7 @@ func (d *Defs) record(s *scanner, t byte) error {
 		}
 		d.Regions[id] = g
 	case defGroup:
-		var g Group
+		g := Group{At: s.base + int64(start)}
 		id, err := s.u32(end, "group id")
 		if err != nil {
 			return err
@@ -257,7 +269,7 @@ func (d *Defs) record(s *scanner, t byte) error {
 		}
 		d.Groups[id] = g
 	case defComm:
-		var c Comm
+		c := Comm{At: s.base + int64(start)}
 		if c.ID, err = s.u32(end, "communicator id"); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,11 +27,45 @@ func recordAt(t *testing.T, evt []byte, typ byte) int {
 	}
 }
 
+// commGroupAt returns the offsets of the first communicator record of a
+// global definition file and of its group field (a compressed integer:
+// its byte count, then its bytes).
+func commGroupAt(t *testing.T, def []byte) (rec, group int) {
+	t.Helper()
+	s := newScanner("traces.def", bytes.NewReader(def), maxChunkSize)
+	for {
+		typ, err := s.recordType()
+		if err != nil {
+			t.Fatalf("no communicator record: %v", err)
+		}
+		at := s.rec
+		end, err := s.length()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if typ == defComm {
+			for _, what := range []string{"id", "name"} {
+				if _, err := s.u32(end, what); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return at, s.pos
+		}
+		s.pos = end
+	}
+}
+
 // TestErrors corrupts an archive the OTF2 library wrote and checks the
 // error a user gets: the file, the byte offset and what was expected.
 func TestErrors(t *testing.T) {
 	orig := archiveFiles(t, "testdata/archives/isend_irecv/traces.otf2")
 	isend := recordAt(t, orig["traces/0.evt"], evMpiIsend)
+	defs, err := readGlobalDefs("traces.def", bytes.NewReader(orig["traces.def"]), maxChunkSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc2 := slices.IndexFunc(defs.Locations, func(l Location) bool { return l.ID == 2 })
+	comm, group := commGroupAt(t, orig["traces.def"])
 	tests := []struct {
 		name   string
 		file   string
@@ -62,7 +97,10 @@ func TestErrors(t *testing.T) {
 		{"no global definitions", "traces.def", nil,
 			"traces.def: global definitions of the archive: file does not exist"},
 		{"no event file", "traces/2.evt", nil,
-			"traces/2.evt: events of location 2: file does not exist"},
+			fmt.Sprintf("traces/2.evt: events of location 2 (traces.def offset %d: %d events): file does not exist", defs.Locations[loc2].At, defs.Locations[loc2].Events)},
+		// Checked once every definition is read, said at the record.
+		{"communicator's group undefined", "traces.def", func(b []byte) []byte { b[group+1] = 99; return b },
+			fmt.Sprintf("traces.def: offset %d: communicator 0 names group 99, which is not defined", comm)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

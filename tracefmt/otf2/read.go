@@ -90,8 +90,11 @@ type reader struct {
 	ranks [][]Location
 	// rankOfLoc maps a location id to its world rank.
 	rankOfLoc map[uint64]int
-	comms     map[uint32]*commInfo
-	states    map[stateKey]tracefmt.StateID
+	// worldAt is the offset in the global definitions of the record that
+	// declares the world: the MPI ranks' group, else the first process.
+	worldAt int64
+	comms   map[uint32]*commInfo
+	states  map[stateKey]tracefmt.StateID
 	// commByID holds the communicators of small ids, for the same reason.
 	commByID []*commInfo
 	b        *tracefmt.Builder
@@ -120,6 +123,11 @@ type stateKey struct {
 // fileName returns the path of an archive file shown in errors.
 func (rd *reader) fileName(rel string) string { return filepath.Join(rd.dir, filepath.FromSlash(rel)) }
 
+// defErr is an error about the global definition record at offset at.
+func (rd *reader) defErr(at int64, format string, args ...any) error {
+	return &FormatError{File: rd.fileName(rd.base + ".def"), Offset: at, Msg: fmt.Sprintf(format, args...)}
+}
+
 // readDefs reads the global definitions and derives ranks and
 // communicators from them.
 func (rd *reader) readDefs() error {
@@ -136,7 +144,7 @@ func (rd *reader) readDefs() error {
 	rd.defs = d
 	rd.stats.GlobalDefs = d.Records
 	if err := rd.mapRanks(); err != nil {
-		return fmt.Errorf("%s: %w", rd.fileName(rel), err)
+		return err
 	}
 	return rd.mapComms()
 }
@@ -162,14 +170,16 @@ func (rd *reader) mapRanks() error {
 		}
 	}
 	masters := map[int]uint64{}
+	rd.worldAt = d.End
 	if world != nil {
+		rd.worldAt = world.At
 		for i, loc := range world.Members {
 			lg, ok := locGroup[loc]
 			if !ok {
-				return fmt.Errorf("MPI rank %d is location %d, which no location definition names", i, loc)
+				return rd.defErr(world.At, "MPI rank %d is location %d, which no location definition names", i, loc)
 			}
 			if _, dup := rankOfGroup[lg]; dup {
-				return fmt.Errorf("MPI ranks share location group %d", lg)
+				return rd.defErr(world.At, "MPI ranks share location group %d", lg)
 			}
 			rankOfGroup[lg] = i
 			masters[i] = loc
@@ -182,14 +192,19 @@ func (rd *reader) mapRanks() error {
 				if _, dup := rankOfGroup[g.ID]; dup {
 					// A second definition would number a rank past the
 					// ranks there are.
-					return fmt.Errorf("location group %d is defined twice", g.ID)
+					return rd.defErr(g.At, "location group %d is defined twice", g.ID)
+				}
+				if len(rankOfGroup) == 0 {
+					rd.worldAt = g.At
 				}
 				rankOfGroup[g.ID] = len(rankOfGroup)
 			}
 		}
 	}
 	if len(rankOfGroup) == 0 {
-		return fmt.Errorf("no process location group and no MPI rank is defined: the archive has no ranks")
+		// Said at the end of the definitions, where the reader gave up
+		// looking.
+		return rd.defErr(rd.defs.End, "no process location group and no MPI rank is defined: the archive has no ranks")
 	}
 	rd.ranks = make([][]Location, len(rankOfGroup))
 	locs := slices.Clone(d.Locations)
@@ -239,7 +254,7 @@ func (rd *reader) mapComms() error {
 	for _, c := range d.Comms {
 		g, ok := d.Groups[c.Group]
 		if !ok {
-			return fmt.Errorf("%s: communicator %d names group %d, which is not defined", rd.fileName(rd.base+".def"), c.ID, c.Group)
+			return rd.defErr(c.At, "communicator %d names group %d, which is not defined", c.ID, c.Group)
 		}
 		ci := &commInfo{name: d.name(c.Name), id: c.ID}
 		switch {
@@ -249,7 +264,7 @@ func (rd *reader) mapComms() error {
 			for _, loc := range g.Members {
 				r, ok := rd.rankOfLoc[loc]
 				if !ok {
-					return fmt.Errorf("%s: communicator %q: location %d is no rank's", rd.fileName(rd.base+".def"), ci.name, loc)
+					return rd.defErr(g.At, "communicator %q: location %d is no rank's", ci.name, loc)
 				}
 				ci.ranks = append(ci.ranks, int32(r))
 			}
@@ -258,16 +273,16 @@ func (rd *reader) mapComms() error {
 			for _, m := range g.Members {
 				if viaLocs {
 					if m >= uint64(len(locs)) {
-						return fmt.Errorf("%s: communicator %q: member %d outside its %d locations", rd.fileName(rd.base+".def"), ci.name, m, len(locs))
+						return rd.defErr(g.At, "communicator %q: member %d outside its %d locations", ci.name, m, len(locs))
 					}
 					r, ok := rd.rankOfLoc[locs[m]]
 					if !ok {
-						return fmt.Errorf("%s: communicator %q: location %d is no rank's", rd.fileName(rd.base+".def"), ci.name, locs[m])
+						return rd.defErr(g.At, "communicator %q: location %d is no rank's", ci.name, locs[m])
 					}
 					m = uint64(r)
 				}
 				if m >= uint64(p) {
-					return fmt.Errorf("%s: communicator %q: member rank %d outside the world of %d ranks", rd.fileName(rd.base+".def"), ci.name, m, p)
+					return rd.defErr(g.At, "communicator %q: member rank %d outside the world of %d ranks", ci.name, m, p)
 				}
 				ci.ranks = append(ci.ranks, int32(m))
 			}
@@ -355,8 +370,18 @@ func (rd *reader) readEvents() (*tracefmt.Trace, error) {
 	if err := rd.readRanks(); err != nil {
 		return nil, err
 	}
+	if err := tracefmt.CheckBuilt(t, len(rd.ranks)); err != nil {
+		return nil, rd.defErr(rd.worldAt, "the world of %d ranks defined here: %v", len(rd.ranks), err)
+	}
 	t, err := rd.b.Finish()
 	if err != nil {
+		var ee *tracefmt.EventError
+		if errors.As(err, &ee) && ee.Rank < len(rd.ranks) && len(rd.ranks[ee.Rank]) > 0 {
+			// The rank's events came from its locations' files, the
+			// master's first.
+			l := rd.ranks[ee.Rank][0]
+			return nil, fmt.Errorf("%s: location %d (rank %d): the rank's event %d (%s): %s", rd.fileName(fmt.Sprintf("%s/%d.evt", rd.base, l.ID)), l.ID, ee.Rank, ee.Index, ee.Kind, ee.Msg)
+		}
 		return nil, fmt.Errorf("%s: %w", rd.fileName(rd.base+".otf2"), err)
 	}
 	return t, nil
@@ -615,7 +640,9 @@ func (rd *reader) openLocation(rs *rankState, l Location, thread int) (*location
 		if errors.Is(err, fs.ErrNotExist) && l.Events == 0 {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("%s: events of location %d: %w", rd.fileName(relEvt), l.ID, err)
+		// No offset in a file that cannot be opened: the definition that
+		// asks for it has one.
+		return nil, fmt.Errorf("%s: events of location %d (%s offset %d: %d events): %w", rd.fileName(relEvt), l.ID, rd.fileName(rd.base+".def"), l.At, l.Events, err)
 	}
 	loc.f = f
 	loc.file = rd.fileName(relEvt)

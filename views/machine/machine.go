@@ -91,6 +91,12 @@ type editor struct {
 	results map[string]error
 	pending *formCheck
 	keys    int
+	// While a check runs (checking), keys wait in queued: given to the
+	// form, they would edit the value being checked or go to a field
+	// the form has not moved to yet; they are delivered, in order,
+	// once its result is in.
+	checking bool
+	queued   []tea.KeyPressMsg
 }
 
 // formCheck is a check of a form's value that reads files.
@@ -136,6 +142,7 @@ func (m *Model) startCheck() tea.Cmd {
 	}
 	p := ed.pending
 	ed.pending = nil
+	ed.checking = true
 	open := m.cfg.Open
 	return func() tea.Msg {
 		return formCheckedMsg{ed: ed, value: p.value, keys: p.keys, err: p.check(open)}
@@ -143,7 +150,8 @@ func (m *Model) startCheck() tea.Cmd {
 }
 
 // formChecked records a form check's result and, when nothing was typed
-// since, submits the value again so that it passes or shows the error.
+// since, submits the value again so that it passes or shows the error;
+// then it delivers the keys typed while the check ran, as if typed after.
 func (m *Model) formChecked(msg formCheckedMsg) tea.Cmd {
 	ed := m.ed
 	if ed == nil || ed != msg.ed {
@@ -153,10 +161,24 @@ func (m *Model) formChecked(msg formCheckedMsg) tea.Cmd {
 		ed.results = map[string]error{}
 	}
 	ed.results[msg.value] = msg.err
-	if msg.keys != ed.keys {
-		return nil
+	ed.checking = false
+	queued := ed.queued
+	ed.queued = nil
+	var cmds []tea.Cmd
+	if msg.keys == ed.keys {
+		cmds = append(cmds, m.toForm(tea.KeyPressMsg{Code: tea.KeyEnter}))
 	}
-	return m.toForm(tea.KeyPressMsg{Code: tea.KeyEnter})
+	for i, k := range queued {
+		if m.ed != nil && m.ed.checking {
+			// The value was submitted again and names another file:
+			// the rest waits for that check.
+			m.ed.queued = append(m.ed.queued, queued[i:]...)
+			break
+		}
+		_, cmd := m.Update(k)
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
 }
 
 // opChoice is the algorithm chosen for one collective operation.
@@ -404,6 +426,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		if m.ed == nil {
 			return m, m.key(msg)
+		}
+		if m.ed.checking {
+			m.ed.queued = append(m.ed.queued, msg)
+			return m, nil
 		}
 	}
 	if m.ed == nil {

@@ -1,11 +1,16 @@
 package machine
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
@@ -87,6 +92,61 @@ func TestTypeAhead(t *testing.T) {
 				}
 				if r := m.m.rows[m.m.cur].key; r != tt.cur {
 					t.Errorf("%s: row %q selected, want %q", m.how, r, tt.cur)
+				}
+			}
+		})
+	}
+}
+
+// TestTypeAheadFileCheck types a file-valued topology, enter and more keys
+// in one burst: the keys typed while the file is checked ("checking…")
+// wait for its result, then do what they do when typed after it — move
+// the list, or correct a value the check refused.
+func TestTypeAheadFileCheck(t *testing.T) {
+	dir := t.TempDir()
+	graph := "router r\nnode n0 r\nnode n1 r\nnode n2 r\nnode n3 r\n"
+	if err := os.WriteFile(filepath.Join(dir, "net.txt"), []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The topology editor: its kind (file, the tenth), then the path.
+	open := append([]string{"enter"}, strings.Fields(strings.Repeat("down ", 9)+"enter")...)
+	path := func(s string) []string { return strings.Split(s, "") }
+	tests := []struct {
+		name     string
+		keys     []string
+		topology string
+		cur      string // the row selected afterwards
+		open     bool   // the editor still open
+	}{
+		{"then the list", slices.Concat(open, path("net.txt"), []string{"enter", "down", "down"}), "file:net.txt", "vcs", false},
+		{"then a correction", slices.Concat(open, path("none.txt"), []string{"enter"}, strings.Fields(strings.Repeat("backspace ", 8)),
+			path("net.txt"), []string{"enter", "down"}), "file:net.txt", "routing", false},
+		{"then more text", slices.Concat(open, path("none.txt"), []string{"enter"}, path("x")), "", "topology", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			slow, _ := newMachineIn(t, 4, userfile.DirSpace(dir, ""))
+			slow.Select("topology")
+			for _, k := range tt.keys {
+				typeKeys(slow, k)
+			}
+			fast, _ := newMachineIn(t, 4, userfile.DirSpace(dir, ""))
+			fast.Select("topology")
+			burst(fast, tt.keys...)
+			for _, m := range []struct {
+				how string
+				m   *Model
+			}{{"one by one", slow}, {"in one burst", fast}} {
+				if m.m.cfg.Topology != tt.topology || m.m.Capturing() != tt.open || m.m.rows[m.m.cur].key != tt.cur {
+					t.Errorf("%s: topology %q, editor open %v, row %q; want %q, %v, %q:\n%s", m.how, m.m.cfg.Topology, m.m.Capturing(),
+						m.m.rows[m.m.cur].key, tt.topology, tt.open, tt.cur, ansi.Strip(m.m.View()))
+				}
+			}
+			if tt.open {
+				// The text typed during the check went to the value,
+				// after the check's error was shown.
+				if a, b := ansi.Strip(slow.View()), ansi.Strip(fast.View()); a != b || !strings.Contains(b, "none.txtx") {
+					t.Errorf("the views differ or lack the value none.txtx:\none by one:\n%s\nin one burst:\n%s", a, b)
 				}
 			}
 		})
