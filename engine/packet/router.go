@@ -47,21 +47,33 @@ func (q *inBuf) occupancy(now des.Time, d int) {
 
 // avail returns the credits of output VC ov at now, collecting those that
 // have come back.
-func (n *Network) avail(ov int32, now des.Time) int32 {
+func (n *Network) avail(ov int32) int32 {
 	o := &n.outs[ov]
-	if o.count == 0 {
-		return o.credits
+	if o.next <= n.now {
+		n.collect(o, ov)
 	}
-	ring := n.pend[ov*n.nb : (ov+1)*n.nb]
-	for o.count > 0 && ring[o.head] <= now {
+	return o.credits
+}
+
+// collect takes the credits of output VC ov (o) that have come back by
+// n.now, at least its front one.
+func (n *Network) collect(o *outVC, ov int32) {
+	base := ov * n.nb
+	for {
 		o.head++
 		if int32(o.head) == n.nb {
 			o.head = 0
 		}
 		o.count--
 		o.credits++
+		if o.count == 0 {
+			o.next = des.Never
+			return
+		}
+		if o.next = n.pend[base+int32(o.head)]; o.next > n.now {
+			return
+		}
 	}
-	return o.credits
 }
 
 // giveCredit returns one credit to output VC ov at time at.
@@ -72,6 +84,9 @@ func (n *Network) giveCredit(ov int32, at des.Time) {
 		slot -= n.nb
 	}
 	n.pend[ov*n.nb+slot] = at
+	if o.count == 0 {
+		o.next = at
+	}
 	o.count++
 	og := ov / n.nv
 	if len(n.waiters[og]) > 0 {
@@ -92,10 +107,8 @@ func (n *Network) wakePort(og int32, at des.Time) {
 func (n *Network) armPort(og int32, now des.Time) {
 	next := des.Never
 	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
-		n.avail(ov, now)
-		if n.outs[ov].count > 0 {
-			next = min(next, n.pend[ov*n.nb+int32(n.outs[ov].head)])
-		}
+		n.avail(ov)
+		next = min(next, n.outs[ov].next)
 	}
 	if next != des.Never {
 		n.wakePort(og, next)
@@ -113,7 +126,7 @@ func (n *Network) route(iv int32) {
 // of its choices has room. It leaves the choices in n.choices.
 func (n *Network) try(iv int32) bool {
 	n.tries++
-	now := n.h.Now()
+	now := n.now
 	gp := iv / n.nv
 	vc := iv - gp*n.nv
 	pt := &n.ports[gp]
@@ -132,7 +145,7 @@ func (n *Network) try(iv int32) bool {
 		if c.Flags&routing.Bubble != 0 {
 			need = 2
 		}
-		if n.avail(ov, now) >= need {
+		if n.avail(ov) >= need {
 			n.depart(iv, id, og, ov, now)
 			return true
 		}
@@ -143,7 +156,7 @@ func (n *Network) try(iv int32) bool {
 // wait registers input buffer iv's front packet with the output ports of
 // its choices (n.choices, as try left them).
 func (n *Network) wait(iv int32) {
-	now := n.h.Now()
+	now := n.now
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
 	base := n.ports[iv/n.nv].base
@@ -205,7 +218,7 @@ func (n *Network) hold(iv, base int32) {
 func (n *Network) roomFor(h int32, now des.Time) bool {
 	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
 	for _, x := range rec[1 : 1+rec[0]] {
-		if n.avail(x>>1, now) >= 1+x&1 {
+		if n.avail(x>>1) >= 1+x&1 {
 			return true
 		}
 	}
@@ -228,7 +241,7 @@ func (n *Network) portVCs(p int32) uint64 {
 func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 	var m uint64
 	for v := int32(0); v < n.nv; v++ {
-		if n.avail(og*n.nv+v, now) > 0 {
+		if n.avail(og*n.nv+v) > 0 {
 			m |= 1 << uint(v)
 		}
 	}
@@ -242,7 +255,7 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 // anew at every port would put it behind every later waiter and fill
 // the lists with stale entries).
 func (n *Network) wake(og int32) {
-	now := n.h.Now()
+	now := n.now
 	if n.wakeAt[og] <= now {
 		n.wakeAt[og] = des.Never
 	}
@@ -367,7 +380,7 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 // pump injects the packets of the messages queued on injection lane ln
 // while its buffer at the router has room.
 func (n *Network) pump(ln int32) {
-	now := n.h.Now()
+	now := n.now
 	c := &n.nics[ln]
 	nq := &n.nq[c.node]
 	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
@@ -458,5 +471,46 @@ func (n *Network) Occupancy(r, p, vc int) int {
 		return 0
 	}
 	ov := og*n.nv + int32(vc)
-	return int(n.nb - n.avail(ov, n.h.Now()))
+	n.now = n.h.Now()
+	return int(n.nb - n.avail(ov))
+}
+
+// liveQueues is the network as the routing sees it (routing.Queues):
+// Occupancy at the clock of the event being handled, which the network
+// has read once.
+type liveQueues Network
+
+// Occupancy implements routing.Queues.
+func (q *liveQueues) Occupancy(r, p, vc int) int {
+	n := (*Network)(q)
+	og := n.portBase[r] + int32(p)
+	if n.ports[og].peer < 0 {
+		return 0
+	}
+	ov := og*n.nv + int32(vc)
+	o := &n.outs[ov]
+	if o.next <= n.now { // avail, written out: it is the routing's hot path
+		n.collect(o, ov)
+	}
+	return int(n.nb - o.credits)
+}
+
+// Occupancies implements routing.BatchQueues.
+func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
+	n := (*Network)(q)
+	base := n.portBase[r]
+	keys = keys[:len(cands)]
+	for i, c := range cands {
+		og := base + c.Port
+		if n.ports[og].peer < 0 {
+			keys[i] = 0
+			continue
+		}
+		ov := og*n.nv + int32(c.VC)
+		o := &n.outs[ov]
+		if o.next <= n.now {
+			n.collect(o, ov)
+		}
+		keys[i] = n.nb - o.credits
+	}
 }

@@ -129,6 +129,16 @@ type Queues interface {
 	Occupancy(r, p, vc int) int
 }
 
+// BatchQueues is a Queues that also gives the occupancies of several
+// choices of one router in one call: keys[i] = Occupancy(r, cands[i].Port,
+// cands[i].VC). Adaptive routings ask for every candidate of every hop;
+// one call per hop instead of one per candidate is what the packet model
+// implements.
+type BatchQueues interface {
+	Queues
+	Occupancies(r int, cands []Choice, keys []int32)
+}
+
 // Repeatable is implemented by algorithms that can tell whether Route,
 // asked again for the same packet at the same router, input port and VC,
 // returns the same set of choices (perhaps in another order, as queue
@@ -190,6 +200,7 @@ type base struct {
 	max     int
 	pcg     rand.PCG
 	queues  Queues
+	batch   BatchQueues // queues, when it implements BatchQueues
 	rr      []uint32
 	keys    []int32
 	classes int
@@ -205,6 +216,7 @@ func (b *base) MaxChoices() int             { return b.max }
 
 func newBase(name string, t topology.Topology, opt Options, classes int) base {
 	b := base{name: name, topo: t, vcs: opt.VCs, queues: opt.Queues, classes: classes}
+	b.batch, _ = opt.Queues.(BatchQueues)
 	b.pcg.Seed(opt.Seed, 0x9e3779b97f4a7c15)
 	b.vcLo = make([]uint8, classes)
 	b.vcHi = make([]uint8, classes)
@@ -277,8 +289,12 @@ func (b *base) order(p policy, r int, cands []Choice, group int) {
 			b.keys = make([]int32, n)
 		}
 		keys := b.keys[:n]
-		for i, c := range cands {
-			keys[i] = int32(b.queues.Occupancy(r, int(c.Port), int(c.VC)))
+		if b.batch != nil {
+			b.batch.Occupancies(r, cands, keys)
+		} else {
+			for i, c := range cands {
+				keys[i] = int32(b.queues.Occupancy(r, int(c.Port), int(c.VC)))
+			}
 		}
 		// Insertion sort: stable, allocation-free, and n is small.
 		for i := 1; i < n; i++ {
