@@ -156,8 +156,10 @@ type Network struct {
 	nv    int32 // virtual channels per port
 	nb    int32 // buffer slots per virtual channel
 	delay des.Time
-	// choices is the routing buffer (capacity MaxChoices).
-	choices []routing.Choice
+	// choices is the routing buffer (capacity MaxChoices); waitPorts
+	// the distinct ports of a waiting packet's choices (wait).
+	choices   []routing.Choice
+	waitPorts []portVCs
 	// repeatable: the routing gives a packet the same choices however
 	// often it is asked (routing.Repeatable). The choices of a waiting
 	// packet are then held, held[(h−1)·stride:h·stride] for its input

@@ -107,8 +107,11 @@ func (n *Network) wakePort(og int32, at des.Time) {
 func (n *Network) armPort(og int32, now des.Time) {
 	next := des.Never
 	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
-		n.avail(ov)
-		next = min(next, n.outs[ov].next)
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
+		}
+		next = min(next, o.next)
 	}
 	if next != des.Never {
 		n.wakePort(og, next)
@@ -145,7 +148,11 @@ func (n *Network) try(iv int32) bool {
 		if c.Flags&routing.Bubble != 0 {
 			need = 2
 		}
-		if n.avail(ov) >= need {
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
+		}
+		if o.credits >= need {
 			n.depart(iv, id, og, ov, now)
 			return true
 		}
@@ -163,21 +170,32 @@ func (n *Network) wait(iv int32) {
 	if n.repeatable {
 		n.hold(iv, base)
 	}
-	for i, c := range n.choices {
-		og := base + c.Port
-		dup := false
-		for _, d := range n.choices[:i] {
-			if d.Port == c.Port {
-				dup = true
-				break
-			}
+	// The choices' distinct ports in order of first appearance, each
+	// with the VCs the packet may take there, in one pass.
+	ports := n.waitPorts[:0]
+	for _, c := range n.choices {
+		k := 0
+		for k < len(ports) && ports[k].port != c.Port {
+			k++
 		}
-		if dup {
-			continue
+		if k == len(ports) {
+			ports = append(ports, portVCs{port: c.Port})
 		}
-		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: n.ins[iv].gen, vcs: n.portVCs(c.Port)})
+		ports[k].vcs |= 1 << uint(c.VC)
+	}
+	gen := n.ins[iv].gen
+	for _, pm := range ports {
+		og := base + pm.port
+		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: gen, vcs: pm.vcs})
 		n.armPort(og, now)
 	}
+	n.waitPorts = ports
+}
+
+// portVCs is a port and a set of its virtual channels (bit v for VC v).
+type portVCs struct {
+	port int32
+	vcs  uint64
 }
 
 // hold records n.choices (which try left, none of them an ejection, as
@@ -218,7 +236,12 @@ func (n *Network) hold(iv, base int32) {
 func (n *Network) roomFor(h int32, now des.Time) bool {
 	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
 	for _, x := range rec[1 : 1+rec[0]] {
-		if n.avail(x>>1) >= 1+x&1 {
+		ov := x >> 1
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
+		}
+		if o.credits >= 1+x&1 {
 			return true
 		}
 	}
@@ -240,8 +263,13 @@ func (n *Network) portVCs(p int32) uint64 {
 // credit at now.
 func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 	var m uint64
+	ov := og * n.nv
 	for v := int32(0); v < n.nv; v++ {
-		if n.avail(og*n.nv+v) > 0 {
+		o := &n.outs[ov+v]
+		if o.next <= now {
+			n.collect(o, ov+v)
+		}
+		if o.credits > 0 {
 			m |= 1 << uint(v)
 		}
 	}
