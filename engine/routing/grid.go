@@ -201,24 +201,7 @@ func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 			}
 		}
 	case modeAdaptive:
-		start := len(out)
-		var escD, escX, escDir int = -1, 0, 0
-		for d := 0; d < a.n; d++ {
-			x, y := a.coord(r, d), a.coord(target, d)
-			if x == y {
-				continue
-			}
-			dir, tie := a.dir(d, x, y)
-			if escD < 0 {
-				escD, escX, escDir = d, x, dir
-			}
-			out = a.appendVCs(out, a.port(d, dir), 1, 0)
-			if tie {
-				out = a.appendVCs(out, a.port(d, -dir), 1, 0)
-			}
-		}
-		a.order(policyQueue, r, out[start:], int(a.vcHi[1]-a.vcLo[1]))
-		return a.dorChoices(out, r, inPort, inVC, escD, escX, escDir, 0, Escape)
+		return a.adaptive(r, inPort, inVC, target, out)
 	case modeMinimal:
 		start := len(out)
 		for d := 0; d < a.n; d++ {
@@ -236,6 +219,44 @@ func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 		return out
 	}
 	return out
+}
+
+// adaptive is Route's adaptive mode away from the destination router: the
+// minimal ports on the adaptive VCs, least occupied first (ties in
+// dimension order), then dimension order's escape hop on VC 0. It runs at
+// every hop of every packet, hence the coordinates read in place.
+func (a *gridAlg) adaptive(r, inPort, inVC, target int, out []Choice) []Choice {
+	start := len(out)
+	lo, hi := a.vcLo[1], a.vcHi[1]
+	escD, escX, escDir := -1, 0, 0
+	for d := 0; d < a.n; d++ {
+		var x, y int
+		if a.pow2 {
+			sh, m := a.shift[d], int(a.mask[d])
+			x, y = (r>>sh)&m, (target>>sh)&m
+		} else {
+			x, y = a.coord(r, d), a.coord(target, d)
+		}
+		if x == y {
+			continue
+		}
+		dir, tie := a.dir(d, x, y)
+		if escD < 0 {
+			escD, escX, escDir = d, x, dir
+		}
+		p := int32(a.port(d, dir))
+		for v := lo; v < hi; v++ {
+			out = append(out, Choice{Port: p, VC: v})
+		}
+		if tie {
+			p = int32(a.port(d, -dir))
+			for v := lo; v < hi; v++ {
+				out = append(out, Choice{Port: p, VC: v})
+			}
+		}
+	}
+	a.order(policyQueue, r, out[start:], int(hi-lo))
+	return a.dorChoices(out, r, inPort, inVC, escD, escX, escDir, 0, Escape)
 }
 
 // dorChoices appends the dimension-order hop along d (coordinate x,
