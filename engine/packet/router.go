@@ -76,8 +76,9 @@ func (n *Network) collect(o *outVC, ov int32) {
 	}
 }
 
-// giveCredit returns one credit to output VC ov at time at.
-func (n *Network) giveCredit(ov int32, at des.Time) {
+// giveCredit returns one credit to output VC ov, of output port og, at
+// time at.
+func (n *Network) giveCredit(og, ov int32, at des.Time) {
 	o := &n.outs[ov]
 	slot := int32(o.head) + int32(o.count)
 	if slot >= n.nb {
@@ -88,7 +89,6 @@ func (n *Network) giveCredit(ov int32, at des.Time) {
 		o.next = at
 	}
 	o.count++
-	og := ov / n.nv
 	if len(n.waiters[og]) > 0 {
 		n.wakePort(og, at)
 	}
@@ -140,7 +140,7 @@ func (n *Network) try(iv int32) bool {
 	for _, c := range n.choices {
 		og := base + c.Port
 		if c.Flags&routing.Eject != 0 {
-			n.depart(iv, id, og, -1, now)
+			n.depart(iv, gp, id, og, -1, now)
 			return true
 		}
 		ov := og*n.nv + int32(c.VC)
@@ -153,7 +153,7 @@ func (n *Network) try(iv int32) bool {
 			n.collect(o, ov)
 		}
 		if o.credits >= need {
-			n.depart(iv, id, og, ov, now)
+			n.depart(iv, gp, id, og, ov, now)
 			return true
 		}
 	}
@@ -325,9 +325,10 @@ func (n *Network) wake(og int32) {
 	}
 }
 
-// depart sends input buffer iv's front packet id out of port og, into
-// output VC ov (-1 when it leaves the network to its destination node).
-func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
+// depart sends input buffer iv's (port gp's) front packet id out of port
+// og, into output VC ov (-1 when it leaves the network to its destination
+// node).
+func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	p := &n.pk[id]
 	out := &n.ports[og]
 	lk := &n.links[out.link]
@@ -369,11 +370,10 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 		n.heldFree = append(n.heldFree, q.hold)
 		q.hold = 0
 	}
-	gp := iv / n.nv
 	in := &n.ports[gp]
 	back := des.Add(e, n.links[in.link].lat)
 	if up := in.peer; up >= 0 {
-		n.giveCredit(up*n.nv+(iv-gp*n.nv), back)
+		n.giveCredit(up, up*n.nv+(iv-gp*n.nv), back)
 	} else {
 		n.nicCredit(^up, back)
 	}
@@ -529,12 +529,10 @@ func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
 	base := n.portBase[r]
 	keys = keys[:len(cands)]
 	for i, c := range cands {
-		og := base + c.Port
-		if n.ports[og].peer < 0 {
-			keys[i] = 0
-			continue
-		}
-		ov := og*n.nv + int32(c.VC)
+		// A port towards a node (or nowhere) has no downstream buffer:
+		// its credits never leave nb, and its occupancy is 0 as
+		// Occupancy says, without looking at the port.
+		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
 		if o.next <= n.now {
 			n.collect(o, ov)
