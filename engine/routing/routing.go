@@ -282,30 +282,38 @@ func (b *base) order(p policy, r int, cands []Choice, group int) {
 			rotate(cands, k*group)
 		}
 	case policyQueue:
-		if b.queues == nil {
-			return
+		b.byQueue(r, cands)
+	}
+}
+
+// byQueue sorts cands (at least two) by the occupancy of their queues at
+// router r, least first, keeping the static order among equals; without
+// Queues it leaves them.
+func (b *base) byQueue(r int, cands []Choice) {
+	if b.queues == nil {
+		return
+	}
+	n := len(cands)
+	if cap(b.keys) < n {
+		b.keys = make([]int32, n)
+	}
+	keys := b.keys[:n]
+	if b.batch != nil {
+		b.batch.Occupancies(r, cands, keys)
+	} else {
+		for i, c := range cands {
+			keys[i] = int32(b.queues.Occupancy(r, int(c.Port), int(c.VC)))
 		}
-		if cap(b.keys) < n {
-			b.keys = make([]int32, n)
+	}
+	// Insertion sort: stable, allocation-free, and n is small.
+	for i := 1; i < n; i++ {
+		k, c := keys[i], cands[i]
+		j := i - 1
+		for j >= 0 && keys[j] > k {
+			keys[j+1], cands[j+1] = keys[j], cands[j]
+			j--
 		}
-		keys := b.keys[:n]
-		if b.batch != nil {
-			b.batch.Occupancies(r, cands, keys)
-		} else {
-			for i, c := range cands {
-				keys[i] = int32(b.queues.Occupancy(r, int(c.Port), int(c.VC)))
-			}
-		}
-		// Insertion sort: stable, allocation-free, and n is small.
-		for i := 1; i < n; i++ {
-			k, c := keys[i], cands[i]
-			j := i - 1
-			for j >= 0 && keys[j] > k {
-				keys[j+1], cands[j+1] = keys[j], cands[j]
-				j--
-			}
-			keys[j+1], cands[j+1] = k, c
-		}
+		keys[j+1], cands[j+1] = k, c
 	}
 }
 
