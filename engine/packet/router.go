@@ -20,6 +20,7 @@ func (n *Network) push(iv, id int32, now des.Time) {
 	}
 	n.fifo[iv*n.nb+slot] = id
 	q.occupancy(now, +1)
+	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
 		n.schedule(max(des.Add(n.pk[id].headArr, n.delay), q.readFree), evRoute, iv)
 	}
@@ -346,12 +347,14 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		e = max(e, em, des.Add(s, n.ser(p.bytes, lk)))
 		m.free = em
 		m.busy += em - s
+		n.smp.touch(n.smp.linkOn, n.medium[out.router])
 		m.bytes += p.bytes
 		m.packets++
 		lat = des.Add(lat, m.lat)
 	}
 	lk.free = e
 	lk.busy += e - s
+	n.smp.touch(n.smp.linkOn, out.link)
 	lk.bytes += p.bytes
 	lk.packets++
 	n.hops++
@@ -365,6 +368,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.smp.longWaits++
 	}
 	n.pop(q, now)
+	n.smp.touch(n.smp.bufOn, iv)
 	q.readFree = e
 	if q.hold != 0 {
 		n.heldFree = append(n.heldFree, q.hold)
@@ -434,6 +438,7 @@ func (n *Network) pump(ln int32) {
 		}
 		lk.bytes += p.bytes
 		lk.packets++
+		n.smp.touch(n.smp.linkOn, c.inject)
 		n.hops++
 		p.headArr = des.Add(s, lk.lat)
 		p.tailArr = des.Add(e, lk.lat)
