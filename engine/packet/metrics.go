@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"math/bits"
+
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
@@ -49,6 +51,14 @@ type sampler struct {
 	areaMark  []float64
 	lastMean  []float32
 	lastMax   []uint16
+	// linkOn and bufOn have bit l (iv) set for the links (buffers) a
+	// sample must look at: those that changed in the period, and those
+	// whose last figures are not all zero or that keep changing without
+	// an event (a link reserved past the sample, a buffer holding
+	// packets). Every other one would give zeros again and list nothing,
+	// so Tick skips it: on a large network most of them are idle in
+	// most periods.
+	linkOn, bufOn []uint64
 	// Accumulated during the current period.
 	delivered uint64
 	packets   uint64
@@ -73,8 +83,18 @@ func (s *sampler) init(n *Network) {
 	s.areaMark = make([]float64, len(n.ins))
 	s.lastMean = make([]float32, len(n.ins))
 	s.lastMax = make([]uint16, len(n.ins))
+	s.linkOn = make([]uint64, (L+63)/64)
+	s.bufOn = make([]uint64, (len(n.ins)+63)/64)
 	s.groupBusy = make([]des.Time, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
+}
+
+// touch marks element i of set (linkOn or bufOn; nil when not sampling)
+// as changed.
+func (s *sampler) touch(set []uint64, i int32) {
+	if set != nil {
+		set[i>>6] |= 1 << uint(i&63)
+	}
 }
 
 // flush measures every period that ended at or before now.
@@ -108,27 +128,14 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	sm.LevelShare = n.levelShare(sm.LevelShare[:0], func(l int) int64 { return n.links[l].bytes - s.bytesMark[l] })
 	var routerBusy des.Time
 	sm.MaxUtilisation = 0
-	for l := range n.links {
-		if n.links[l].ps == 0 {
-			continue
+	for w, word := range s.linkOn {
+		for ; word != 0; word &= word - 1 {
+			l := w<<6 + bits.TrailingZeros64(word)
+			s.tickLink(l, t, period, &routerBusy)
+			if n.links[l].free <= t && s.lastUtil[l] == 0 {
+				s.linkOn[w] &^= 1 << uint(l&63)
+			}
 		}
-		b := n.busyAt(l, t)
-		db := b - s.busyMark[l]
-		dbytes := n.links[l].bytes - s.bytesMark[l]
-		s.busyMark[l], s.bytesMark[l] = b, n.links[l].bytes
-		u := min(float64(db)/float64(period), 1)
-		s.lastUtil[l] = float32(u)
-		if db == 0 && dbytes == 0 {
-			continue
-		}
-		g := n.linkGroup[l]
-		s.groupBusy[g] += db
-		sm.Groups[g].Bytes += dbytes
-		if g != groupInject && g != groupEject {
-			routerBusy += db
-		}
-		sm.MaxUtilisation = max(sm.MaxUtilisation, u)
-		sm.Links = append(sm.Links, netmodel.LinkSample{ID: int32(l), Bytes: dbytes, Utilisation: u})
 	}
 	for g := range s.groupBusy {
 		if k := n.groupLinks[g]; k > 0 {
@@ -139,21 +146,14 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	if n.routerLinks > 0 {
 		sm.Utilisation = float64(routerBusy) / float64(period) / float64(n.routerLinks)
 	}
-	for iv := range n.ins {
-		q := &n.ins[iv]
-		a := n.areaAt(iv, t)
-		mean := (a - s.areaMark[iv]) / float64(period)
-		s.areaMark[iv] = a
-		s.lastMean[iv], s.lastMax[iv] = float32(mean), q.pmax
-		// Lanes' buffers (after the routers' ports) are the nodes'
-		// injection queues, reported with the NICs.
-		if q.pmax > 0 && int32(iv) < n.portBase[len(n.portBase)-1]*n.nv {
-			gp := int32(iv) / n.nv
-			r := n.ports[gp].router
-			sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv,
-				Cur: int32(n.ins[iv].count), Max: int32(q.pmax), Mean: mean})
+	for w, word := range s.bufOn {
+		for ; word != 0; word &= word - 1 {
+			iv := w<<6 + bits.TrailingZeros64(word)
+			s.tickBuf(iv, t, period)
+			if n.ins[iv].count == 0 && s.lastMean[iv] == 0 && s.lastMax[iv] == 0 {
+				s.bufOn[w] &^= 1 << uint(iv&63)
+			}
 		}
-		q.pmax = n.ins[iv].count
 	}
 	s.delivered, s.packets, s.injected, s.longWaits = 0, 0, 0, 0
 	s.msgLat, s.pktLat = netmodel.LatencyAcc{}, netmodel.LatencyAcc{}
@@ -161,6 +161,50 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	if n.cfg.OnSample != nil {
 		n.cfg.OnSample(sm)
 	}
+}
+
+// tickLink measures link l for the sample ending at t.
+func (s *sampler) tickLink(l int, t, period des.Time, routerBusy *des.Time) {
+	n, sm := s.n, &s.sample
+	if n.links[l].ps == 0 {
+		return
+	}
+	b := n.busyAt(l, t)
+	db := b - s.busyMark[l]
+	dbytes := n.links[l].bytes - s.bytesMark[l]
+	s.busyMark[l], s.bytesMark[l] = b, n.links[l].bytes
+	u := min(float64(db)/float64(period), 1)
+	s.lastUtil[l] = float32(u)
+	if db == 0 && dbytes == 0 {
+		return
+	}
+	g := n.linkGroup[l]
+	s.groupBusy[g] += db
+	sm.Groups[g].Bytes += dbytes
+	if g != groupInject && g != groupEject {
+		*routerBusy += db
+	}
+	sm.MaxUtilisation = max(sm.MaxUtilisation, u)
+	sm.Links = append(sm.Links, netmodel.LinkSample{ID: int32(l), Bytes: dbytes, Utilisation: u})
+}
+
+// tickBuf measures input buffer iv for the sample ending at t.
+func (s *sampler) tickBuf(iv int, t, period des.Time) {
+	n, sm := s.n, &s.sample
+	q := &n.ins[iv]
+	a := n.areaAt(iv, t)
+	mean := (a - s.areaMark[iv]) / float64(period)
+	s.areaMark[iv] = a
+	s.lastMean[iv], s.lastMax[iv] = float32(mean), q.pmax
+	// Lanes' buffers (after the routers' ports) are the nodes'
+	// injection queues, reported with the NICs.
+	if q.pmax > 0 && int32(iv) < n.portBase[len(n.portBase)-1]*n.nv {
+		gp := int32(iv) / n.nv
+		r := n.ports[gp].router
+		sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv,
+			Cur: int32(n.ins[iv].count), Max: int32(q.pmax), Mean: mean})
+	}
+	q.pmax = n.ins[iv].count
 }
 
 // levelShare appends, for a fat tree, the share of traffic per highest

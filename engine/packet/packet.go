@@ -114,11 +114,12 @@ type Config struct {
 
 // The interfaces the network implements.
 var (
-	_ netmodel.Network   = (*Network)(nil)
-	_ netmodel.Staller   = (*Network)(nil)
-	_ netmodel.Estimator = (*Network)(nil)
-	_ netmodel.Finisher  = (*Network)(nil)
-	_ routing.Queues     = (*Network)(nil)
+	_ netmodel.Network    = (*Network)(nil)
+	_ netmodel.Staller    = (*Network)(nil)
+	_ netmodel.Estimator  = (*Network)(nil)
+	_ netmodel.Finisher   = (*Network)(nil)
+	_ routing.Queues      = (*Network)(nil)
+	_ routing.BatchQueues = (*liveQueues)(nil)
 )
 
 // Limits of the model's compact indexing.
@@ -145,15 +146,20 @@ const noPeer = math.MinInt32
 // goroutine (netmodel.Host); its Metrics are copies safe to hand to other
 // goroutines.
 type Network struct {
-	cfg   Config
-	topo  topology.Topology
-	alg   routing.Algorithm
-	h     netmodel.Host
+	cfg  Config
+	topo topology.Topology
+	alg  routing.Algorithm
+	h    netmodel.Host
+	// now is the host's clock, read once per event (Handle) or Send:
+	// the routing asks for queue lengths several times per hop.
+	now   des.Time
 	nv    int32 // virtual channels per port
 	nb    int32 // buffer slots per virtual channel
 	delay des.Time
-	// choices is the routing buffer (capacity MaxChoices).
-	choices []routing.Choice
+	// choices is the routing buffer (capacity MaxChoices); waitPorts
+	// the distinct ports of a waiting packet's choices (wait).
+	choices   []routing.Choice
+	waitPorts []portVCs
 	// repeatable: the routing gives a packet the same choices however
 	// often it is asked (routing.Repeatable). The choices of a waiting
 	// packet are then held, held[(h−1)·stride:h·stride] for its input
@@ -261,6 +267,9 @@ type outVC struct {
 	credits int32
 	head    uint16 // ring of pending credits in pend
 	count   uint16
+	// next is pend's front (des.Never when count is 0), kept here so
+	// that a look at the credits touches one cache line.
+	next des.Time
 }
 
 type waiter struct {
@@ -362,7 +371,7 @@ func New(cfg Config) (*Network, error) {
 	}
 	n := &Network{cfg: cfg, topo: t, nv: int32(cfg.VCs), nb: int32(cfg.Buffer), delay: cfg.RouterDelay,
 		freePk: -1, freeMg: -1}
-	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: n})
+	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: (*liveQueues)(n)})
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
 	}
@@ -488,6 +497,7 @@ func (n *Network) build() error {
 	n.pend = make([]des.Time, nIV*B)
 	for i := range n.outs {
 		n.outs[i].credits = n.nb
+		n.outs[i].next = des.Never
 	}
 	n.waiters = make([][]waiter, total)
 	n.wakeAt = make([]des.Time, total)
@@ -562,6 +572,7 @@ func (n *Network) schedule(at des.Time, kind uint8, obj int32) {
 // Send queues m at its source's network interface.
 func (n *Network) Send(m netmodel.Message) {
 	now := n.h.Now()
+	n.now = now
 	if int(m.Src) >= len(n.nics) || int(m.Dst) >= len(n.nics) || m.Src < 0 || m.Dst < 0 {
 		// The engine places ranks on the topology's nodes; this is a
 		// programming error, not bad input.
@@ -631,6 +642,7 @@ func (n *Network) lane(src, dst int32) int32 {
 
 // Handle processes one of the network's events.
 func (n *Network) Handle(e des.Event) {
+	n.now = n.h.Now()
 	n.smp.event(e.At)
 	switch e.Kind {
 	case evRoute:

@@ -357,3 +357,77 @@ func TestFatTreeLevelShare(t *testing.T) {
 		t.Errorf("groups %v", names)
 	}
 }
+
+// The samples skip the links and buffers that did nothing in a period;
+// what they report must still add up: per link, the bytes and the busy
+// time of all samples are the link's totals, per buffer the time-weighted
+// occupancies add up to its mean over the run, and a link or buffer idle
+// in the last period reports zero there however busy it was before.
+func TestSamplesAddUpToTheTotals(t *testing.T) {
+	const ns = des.Nanosecond
+	tests := []struct {
+		spec, routing string
+		vcs           int
+	}{
+		{"torus:4x4", "adaptive", 3},
+		{"torus:4x4", "dor", 2},
+		{"mesh:3x3x2", "adaptive", 2},
+		{"fattree:k=4,levels=2", "updown", 1},
+	}
+	for _, tc := range tests {
+		h := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: tc.vcs,
+			PacketSize: 64, Header: 16, RouterDelay: 5 * ns, SamplePeriod: 40 * ns})
+		type qkey struct{ r, p, vc int32 }
+		bytes := map[int32]int64{}
+		busy := map[int32]float64{}
+		area := map[qkey]float64{}
+		var last map[int32]float64
+		h.net.cfg.OnSample = func(s *netmodel.Sample) {
+			last = map[int32]float64{}
+			for _, l := range s.Links {
+				bytes[l.ID] += l.Bytes
+				busy[l.ID] += l.Utilisation * float64(s.Period)
+				last[l.ID] = l.Utilisation
+			}
+			for _, q := range s.Queues {
+				area[qkey{q.Router, q.Port, q.VC}] += q.Mean * float64(s.Period)
+			}
+		}
+		// One long stream keeps its route busy to the end; short
+		// messages elsewhere leave their links idle long before.
+		N := int32(h.net.topo.NumNodes())
+		h.net.Send(netmodel.Message{ID: 0, Src: 0, Dst: N - 1, Bytes: 64 * 200})
+		for i := int32(1); i < N-1; i++ {
+			h.net.Send(netmodel.Message{ID: i, Src: i, Dst: (i * 5) % N, Bytes: 64 * int64(i%3+1)})
+		}
+		h.run()
+		var m netmodel.Metrics
+		h.net.Metrics(&m)
+		now := float64(h.k.Now())
+		idle := 0
+		for _, lm := range m.Links {
+			if got := bytes[int32(lm.ID)]; got != lm.Bytes {
+				t.Errorf("%s %s: link %d: samples carried %d B, the link %d B", tc.spec, tc.routing, lm.ID, got, lm.Bytes)
+			}
+			if got, want := busy[int32(lm.ID)], lm.Busy*1e12; math.Abs(got-want) > 1e-6*want+1 {
+				t.Errorf("%s %s: link %d: samples busy %.0f ps, the link %.0f ps", tc.spec, tc.routing, lm.ID, got, want)
+			}
+			// Metrics keeps the last sample's figure as a float32.
+			if want := float64(float32(last[int32(lm.ID)])); lm.Utilisation != want {
+				t.Errorf("%s %s: link %d: last sample's utilisation %v, want %v", tc.spec, tc.routing, lm.ID, lm.Utilisation, want)
+			}
+			if lm.Bytes > 0 && last[int32(lm.ID)] == 0 {
+				idle++
+			}
+		}
+		if idle == 0 {
+			t.Errorf("%s %s: no link went idle before the end: the test shows nothing", tc.spec, tc.routing)
+		}
+		for _, qm := range m.Queues {
+			got, want := area[qkey{qm.Router, qm.Port, qm.VC}], qm.Mean*now
+			if math.Abs(got-want) > 1e-9*want+1e-3 {
+				t.Errorf("%s %s: buffer r%d.p%d/vc%d: samples' occupancy area %g, the buffer's %g", tc.spec, tc.routing, qm.Router, qm.Port, qm.VC, got, want)
+			}
+		}
+	}
+}

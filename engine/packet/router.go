@@ -20,6 +20,7 @@ func (n *Network) push(iv, id int32, now des.Time) {
 	}
 	n.fifo[iv*n.nb+slot] = id
 	q.occupancy(now, +1)
+	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
 		n.schedule(max(des.Add(n.pk[id].headArr, n.delay), q.readFree), evRoute, iv)
 	}
@@ -47,33 +48,48 @@ func (q *inBuf) occupancy(now des.Time, d int) {
 
 // avail returns the credits of output VC ov at now, collecting those that
 // have come back.
-func (n *Network) avail(ov int32, now des.Time) int32 {
+func (n *Network) avail(ov int32) int32 {
 	o := &n.outs[ov]
-	if o.count == 0 {
-		return o.credits
+	if o.next <= n.now {
+		n.collect(o, ov)
 	}
-	ring := n.pend[ov*n.nb : (ov+1)*n.nb]
-	for o.count > 0 && ring[o.head] <= now {
+	return o.credits
+}
+
+// collect takes the credits of output VC ov (o) that have come back by
+// n.now, at least its front one.
+func (n *Network) collect(o *outVC, ov int32) {
+	base := ov * n.nb
+	for {
 		o.head++
 		if int32(o.head) == n.nb {
 			o.head = 0
 		}
 		o.count--
 		o.credits++
+		if o.count == 0 {
+			o.next = des.Never
+			return
+		}
+		if o.next = n.pend[base+int32(o.head)]; o.next > n.now {
+			return
+		}
 	}
-	return o.credits
 }
 
-// giveCredit returns one credit to output VC ov at time at.
-func (n *Network) giveCredit(ov int32, at des.Time) {
+// giveCredit returns one credit to output VC ov, of output port og, at
+// time at.
+func (n *Network) giveCredit(og, ov int32, at des.Time) {
 	o := &n.outs[ov]
 	slot := int32(o.head) + int32(o.count)
 	if slot >= n.nb {
 		slot -= n.nb
 	}
 	n.pend[ov*n.nb+slot] = at
+	if o.count == 0 {
+		o.next = at
+	}
 	o.count++
-	og := ov / n.nv
 	if len(n.waiters[og]) > 0 {
 		n.wakePort(og, at)
 	}
@@ -92,10 +108,11 @@ func (n *Network) wakePort(og int32, at des.Time) {
 func (n *Network) armPort(og int32, now des.Time) {
 	next := des.Never
 	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
-		n.avail(ov, now)
-		if n.outs[ov].count > 0 {
-			next = min(next, n.pend[ov*n.nb+int32(n.outs[ov].head)])
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
 		}
+		next = min(next, o.next)
 	}
 	if next != des.Never {
 		n.wakePort(og, next)
@@ -113,7 +130,7 @@ func (n *Network) route(iv int32) {
 // of its choices has room. It leaves the choices in n.choices.
 func (n *Network) try(iv int32) bool {
 	n.tries++
-	now := n.h.Now()
+	now := n.now
 	gp := iv / n.nv
 	vc := iv - gp*n.nv
 	pt := &n.ports[gp]
@@ -124,7 +141,7 @@ func (n *Network) try(iv int32) bool {
 	for _, c := range n.choices {
 		og := base + c.Port
 		if c.Flags&routing.Eject != 0 {
-			n.depart(iv, id, og, -1, now)
+			n.depart(iv, gp, id, og, -1, now)
 			return true
 		}
 		ov := og*n.nv + int32(c.VC)
@@ -132,8 +149,12 @@ func (n *Network) try(iv int32) bool {
 		if c.Flags&routing.Bubble != 0 {
 			need = 2
 		}
-		if n.avail(ov, now) >= need {
-			n.depart(iv, id, og, ov, now)
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
+		}
+		if o.credits >= need {
+			n.depart(iv, gp, id, og, ov, now)
 			return true
 		}
 	}
@@ -143,28 +164,39 @@ func (n *Network) try(iv int32) bool {
 // wait registers input buffer iv's front packet with the output ports of
 // its choices (n.choices, as try left them).
 func (n *Network) wait(iv int32) {
-	now := n.h.Now()
+	now := n.now
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
 	base := n.ports[iv/n.nv].base
 	if n.repeatable {
 		n.hold(iv, base)
 	}
-	for i, c := range n.choices {
-		og := base + c.Port
-		dup := false
-		for _, d := range n.choices[:i] {
-			if d.Port == c.Port {
-				dup = true
-				break
-			}
+	// The choices' distinct ports in order of first appearance, each
+	// with the VCs the packet may take there, in one pass.
+	ports := n.waitPorts[:0]
+	for _, c := range n.choices {
+		k := 0
+		for k < len(ports) && ports[k].port != c.Port {
+			k++
 		}
-		if dup {
-			continue
+		if k == len(ports) {
+			ports = append(ports, portVCs{port: c.Port})
 		}
-		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: n.ins[iv].gen, vcs: n.portVCs(c.Port)})
+		ports[k].vcs |= 1 << uint(c.VC)
+	}
+	gen := n.ins[iv].gen
+	for _, pm := range ports {
+		og := base + pm.port
+		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: gen, vcs: pm.vcs})
 		n.armPort(og, now)
 	}
+	n.waitPorts = ports
+}
+
+// portVCs is a port and a set of its virtual channels (bit v for VC v).
+type portVCs struct {
+	port int32
+	vcs  uint64
 }
 
 // hold records n.choices (which try left, none of them an ejection, as
@@ -205,7 +237,12 @@ func (n *Network) hold(iv, base int32) {
 func (n *Network) roomFor(h int32, now des.Time) bool {
 	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
 	for _, x := range rec[1 : 1+rec[0]] {
-		if n.avail(x>>1, now) >= 1+x&1 {
+		ov := x >> 1
+		o := &n.outs[ov]
+		if o.next <= now {
+			n.collect(o, ov)
+		}
+		if o.credits >= 1+x&1 {
 			return true
 		}
 	}
@@ -227,8 +264,13 @@ func (n *Network) portVCs(p int32) uint64 {
 // credit at now.
 func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 	var m uint64
+	ov := og * n.nv
 	for v := int32(0); v < n.nv; v++ {
-		if n.avail(og*n.nv+v, now) > 0 {
+		o := &n.outs[ov+v]
+		if o.next <= now {
+			n.collect(o, ov+v)
+		}
+		if o.credits > 0 {
 			m |= 1 << uint(v)
 		}
 	}
@@ -242,7 +284,7 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 // anew at every port would put it behind every later waiter and fill
 // the lists with stale entries).
 func (n *Network) wake(og int32) {
-	now := n.h.Now()
+	now := n.now
 	if n.wakeAt[og] <= now {
 		n.wakeAt[og] = des.Never
 	}
@@ -284,9 +326,10 @@ func (n *Network) wake(og int32) {
 	}
 }
 
-// depart sends input buffer iv's front packet id out of port og, into
-// output VC ov (-1 when it leaves the network to its destination node).
-func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
+// depart sends input buffer iv's (port gp's) front packet id out of port
+// og, into output VC ov (-1 when it leaves the network to its destination
+// node).
+func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	p := &n.pk[id]
 	out := &n.ports[og]
 	lk := &n.links[out.link]
@@ -304,12 +347,14 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 		e = max(e, em, des.Add(s, n.ser(p.bytes, lk)))
 		m.free = em
 		m.busy += em - s
+		n.smp.touch(n.smp.linkOn, n.medium[out.router])
 		m.bytes += p.bytes
 		m.packets++
 		lat = des.Add(lat, m.lat)
 	}
 	lk.free = e
 	lk.busy += e - s
+	n.smp.touch(n.smp.linkOn, out.link)
 	lk.bytes += p.bytes
 	lk.packets++
 	n.hops++
@@ -323,16 +368,16 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 		n.smp.longWaits++
 	}
 	n.pop(q, now)
+	n.smp.touch(n.smp.bufOn, iv)
 	q.readFree = e
 	if q.hold != 0 {
 		n.heldFree = append(n.heldFree, q.hold)
 		q.hold = 0
 	}
-	gp := iv / n.nv
 	in := &n.ports[gp]
 	back := des.Add(e, n.links[in.link].lat)
 	if up := in.peer; up >= 0 {
-		n.giveCredit(up*n.nv+(iv-gp*n.nv), back)
+		n.giveCredit(up, up*n.nv+(iv-gp*n.nv), back)
 	} else {
 		n.nicCredit(^up, back)
 	}
@@ -367,7 +412,7 @@ func (n *Network) depart(iv, id, og, ov int32, now des.Time) {
 // pump injects the packets of the messages queued on injection lane ln
 // while its buffer at the router has room.
 func (n *Network) pump(ln int32) {
-	now := n.h.Now()
+	now := n.now
 	c := &n.nics[ln]
 	nq := &n.nq[c.node]
 	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
@@ -393,6 +438,7 @@ func (n *Network) pump(ln int32) {
 		}
 		lk.bytes += p.bytes
 		lk.packets++
+		n.smp.touch(n.smp.linkOn, c.inject)
 		n.hops++
 		p.headArr = des.Add(s, lk.lat)
 		p.tailArr = des.Add(e, lk.lat)
@@ -458,5 +504,44 @@ func (n *Network) Occupancy(r, p, vc int) int {
 		return 0
 	}
 	ov := og*n.nv + int32(vc)
-	return int(n.nb - n.avail(ov, n.h.Now()))
+	n.now = n.h.Now()
+	return int(n.nb - n.avail(ov))
+}
+
+// liveQueues is the network as the routing sees it (routing.Queues):
+// Occupancy at the clock of the event being handled, which the network
+// has read once.
+type liveQueues Network
+
+// Occupancy implements routing.Queues.
+func (q *liveQueues) Occupancy(r, p, vc int) int {
+	n := (*Network)(q)
+	og := n.portBase[r] + int32(p)
+	if n.ports[og].peer < 0 {
+		return 0
+	}
+	ov := og*n.nv + int32(vc)
+	o := &n.outs[ov]
+	if o.next <= n.now { // avail, written out: it is the routing's hot path
+		n.collect(o, ov)
+	}
+	return int(n.nb - o.credits)
+}
+
+// Occupancies implements routing.BatchQueues.
+func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
+	n := (*Network)(q)
+	base := n.portBase[r]
+	keys = keys[:len(cands)]
+	for i, c := range cands {
+		// A port towards a node (or nowhere) has no downstream buffer:
+		// its credits never leave nb, and its occupancy is 0 as
+		// Occupancy says, without looking at the port.
+		ov := (base+c.Port)*n.nv + int32(c.VC)
+		o := &n.outs[ov]
+		if o.next <= n.now {
+			n.collect(o, ov)
+		}
+		keys[i] = n.nb - o.credits
+	}
 }

@@ -54,6 +54,7 @@ func (n *Network) blockedOn(iv int32, out []int32) []int32 {
 	base := n.portBase[r]
 	st := n.pk[n.front(iv)].st
 	now := n.h.Now()
+	n.now = now
 	n.choices = n.alg.Route(int(r), int(n.ports[gp].in), int(iv-gp*n.nv), &st, n.choices[:0])
 	for _, c := range n.choices {
 		if c.Flags&routing.Eject != 0 {
@@ -65,7 +66,7 @@ func (n *Network) blockedOn(iv int32, out []int32) []int32 {
 		if c.Flags&routing.Bubble != 0 {
 			need = 2
 		}
-		if n.avail(ov, now) < need {
+		if n.avail(ov) < need {
 			down := n.ports[og].peer*n.nv + int32(c.VC)
 			if !slices.Contains(out, down) {
 				out = append(out, down)

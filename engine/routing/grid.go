@@ -40,6 +40,15 @@ type gridAlg struct {
 	conc     int
 	routers  int
 	phases   int // VC classes per dateline half: 2 for Valiant, else 1
+	dims     []gridDim
+}
+
+// gridDim is one dimension as the adaptive path reads it.
+type gridDim struct {
+	k, stride, mask int32
+	plus, minus     int32 // ports towards +1 and −1
+	shift           uint8
+	wrap            bool
 }
 
 func newGridAlg(name, baseName, variant string, g *topology.Grid, opt Options) *gridAlg {
@@ -101,6 +110,8 @@ func newGridAlg(name, baseName, variant string, g *topology.Grid, opt Options) *
 		}
 		a.shift = append(a.shift, uint8(sh))
 		a.mask = append(a.mask, int32(k-1))
+		a.dims = append(a.dims, gridDim{k: int32(k), stride: int32(g.Stride(d)), mask: int32(k - 1),
+			plus: a.plus[d], minus: a.minus[d], shift: uint8(sh), wrap: g.Wraps(d)})
 	}
 	a.max = a.netPorts*opt.VCs + 1
 	return a
@@ -201,24 +212,7 @@ func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 			}
 		}
 	case modeAdaptive:
-		start := len(out)
-		var escD, escX, escDir int = -1, 0, 0
-		for d := 0; d < a.n; d++ {
-			x, y := a.coord(r, d), a.coord(target, d)
-			if x == y {
-				continue
-			}
-			dir, tie := a.dir(d, x, y)
-			if escD < 0 {
-				escD, escX, escDir = d, x, dir
-			}
-			out = a.appendVCs(out, a.port(d, dir), 1, 0)
-			if tie {
-				out = a.appendVCs(out, a.port(d, -dir), 1, 0)
-			}
-		}
-		a.order(policyQueue, r, out[start:], int(a.vcHi[1]-a.vcLo[1]))
-		return a.dorChoices(out, r, inPort, inVC, escD, escX, escDir, 0, Escape)
+		return a.adaptive(r, inPort, inVC, target, out)
 	case modeMinimal:
 		start := len(out)
 		for d := 0; d < a.n; d++ {
@@ -236,6 +230,62 @@ func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 		return out
 	}
 	return out
+}
+
+// adaptive is Route's adaptive mode away from the destination router: the
+// minimal ports on the adaptive VCs, least occupied first (ties in
+// dimension order), then dimension order's escape hop on VC 0 — what
+// dorChoices gives for it, written out. It runs at every hop of every
+// packet, hence each dimension read from one record.
+func (a *gridAlg) adaptive(r, inPort, inVC, target int, out []Choice) []Choice {
+	start := len(out)
+	lo, hi := a.vcLo[1], a.vcHi[1]
+	escD, escDir := -1, 0
+	for d := range a.dims {
+		g := &a.dims[d]
+		var x, y int
+		if a.pow2 {
+			x, y = (r>>g.shift)&int(g.mask), (target>>g.shift)&int(g.mask)
+		} else {
+			x, y = (r/int(g.stride))%int(g.k), (target/int(g.stride))%int(g.k)
+		}
+		if x == y {
+			continue
+		}
+		dir, tie := a.dir(d, x, y)
+		if escD < 0 {
+			escD, escDir = d, dir
+		}
+		p := g.plus
+		if dir < 0 {
+			p = g.minus
+		}
+		for v := lo; v < hi; v++ {
+			out = append(out, Choice{Port: p, VC: v})
+		}
+		if tie {
+			p = g.minus // dir is +1 on a tie
+			for v := lo; v < hi; v++ {
+				out = append(out, Choice{Port: p, VC: v})
+			}
+		}
+	}
+	if len(out)-start > 1 && hi > lo {
+		a.byQueue(r, out[start:])
+	}
+	// The escape hop: VC 0 of dimension order's port; entering its ring
+	// (or moving onto VC 0 of it) under bubble flow control needs the
+	// bubble.
+	g := &a.dims[escD]
+	port, arrival := g.plus, g.minus
+	if escDir < 0 {
+		port, arrival = g.minus, g.plus
+	}
+	f := Escape
+	if g.wrap && a.flow != flowNone && !(int32(inPort) == arrival && inVC == 0) {
+		f |= Bubble
+	}
+	return append(out, Choice{Port: port, VC: 0, Flags: f})
 }
 
 // dorChoices appends the dimension-order hop along d (coordinate x,

@@ -129,6 +129,16 @@ type Queues interface {
 	Occupancy(r, p, vc int) int
 }
 
+// BatchQueues is a Queues that also gives the occupancies of several
+// choices of one router in one call: keys[i] = Occupancy(r, cands[i].Port,
+// cands[i].VC). Adaptive routings ask for every candidate of every hop;
+// one call per hop instead of one per candidate is what the packet model
+// implements.
+type BatchQueues interface {
+	Queues
+	Occupancies(r int, cands []Choice, keys []int32)
+}
+
 // Repeatable is implemented by algorithms that can tell whether Route,
 // asked again for the same packet at the same router, input port and VC,
 // returns the same set of choices (perhaps in another order, as queue
@@ -190,6 +200,7 @@ type base struct {
 	max     int
 	pcg     rand.PCG
 	queues  Queues
+	batch   BatchQueues // queues, when it implements BatchQueues
 	rr      []uint32
 	keys    []int32
 	classes int
@@ -205,6 +216,7 @@ func (b *base) MaxChoices() int             { return b.max }
 
 func newBase(name string, t topology.Topology, opt Options, classes int) base {
 	b := base{name: name, topo: t, vcs: opt.VCs, queues: opt.Queues, classes: classes}
+	b.batch, _ = opt.Queues.(BatchQueues)
 	b.pcg.Seed(opt.Seed, 0x9e3779b97f4a7c15)
 	b.vcLo = make([]uint8, classes)
 	b.vcHi = make([]uint8, classes)
@@ -270,26 +282,38 @@ func (b *base) order(p policy, r int, cands []Choice, group int) {
 			rotate(cands, k*group)
 		}
 	case policyQueue:
-		if b.queues == nil {
-			return
-		}
-		if cap(b.keys) < n {
-			b.keys = make([]int32, n)
-		}
-		keys := b.keys[:n]
+		b.byQueue(r, cands)
+	}
+}
+
+// byQueue sorts cands (at least two) by the occupancy of their queues at
+// router r, least first, keeping the static order among equals; without
+// Queues it leaves them.
+func (b *base) byQueue(r int, cands []Choice) {
+	if b.queues == nil {
+		return
+	}
+	n := len(cands)
+	if cap(b.keys) < n {
+		b.keys = make([]int32, n)
+	}
+	keys := b.keys[:n]
+	if b.batch != nil {
+		b.batch.Occupancies(r, cands, keys)
+	} else {
 		for i, c := range cands {
 			keys[i] = int32(b.queues.Occupancy(r, int(c.Port), int(c.VC)))
 		}
-		// Insertion sort: stable, allocation-free, and n is small.
-		for i := 1; i < n; i++ {
-			k, c := keys[i], cands[i]
-			j := i - 1
-			for j >= 0 && keys[j] > k {
-				keys[j+1], cands[j+1] = keys[j], cands[j]
-				j--
-			}
-			keys[j+1], cands[j+1] = k, c
+	}
+	// Insertion sort: stable, allocation-free, and n is small.
+	for i := 1; i < n; i++ {
+		k, c := keys[i], cands[i]
+		j := i - 1
+		for j >= 0 && keys[j] > k {
+			keys[j+1], cands[j+1] = keys[j], cands[j]
+			j--
 		}
+		keys[j+1], cands[j+1] = k, c
 	}
 }
 

@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -826,6 +827,79 @@ func TestRepeatable(t *testing.T) {
 		r, ok := alg.(Repeatable)
 		if got := ok && r.Repeatable(); got != tc.want {
 			t.Errorf("%s on %s: repeatable %v, want %v", tc.routing, tc.spec, got, tc.want)
+		}
+	}
+}
+
+// batchQueues is a Queues that also answers in batches (BatchQueues), from
+// the same occupancies.
+type batchQueues struct{ Queues }
+
+func (q batchQueues) Occupancies(r int, cands []Choice, keys []int32) {
+	for i, c := range cands {
+		keys[i] = int32(q.Occupancy(r, int(c.Port), int(c.VC)))
+	}
+}
+
+// A routing that orders by queue length gives the same choices whether
+// the queues answer one candidate at a time or a hop's candidates at once
+// (the packet model does the latter), at every router on the way to every
+// destination, with occupancies that differ from port to port and VC to VC.
+func TestBatchQueuesGiveTheSameChoices(t *testing.T) {
+	tests := []struct {
+		spec, name string
+		vcs        int
+	}{
+		{"torus:4x4", "adaptive", 3},
+		{"torus:5x3", "adaptive", 2},
+		{"mesh:3x3x3", "adaptive", 2},
+		{"torus:4x4x2", "adaptive", 4},
+		{"torus:4x4", "minimal:queue", 1},
+		{"fattree:k=4,levels=3", "updown:adaptive", 1},
+		{"dragonfly:p=2,a=4,h=2", "ugal", 3},
+	}
+	for _, tc := range tests {
+		tp := topo(t, tc.spec)
+		q := fakeQueues{}
+		for r := 0; r < tp.NumRouters(); r++ {
+			for p := 0; p < tp.NumPorts(r); p++ {
+				for v := 0; v < tc.vcs; v++ {
+					q[[3]int{r, p, v}] = (r*7 + p*3 + v*5) % 4
+				}
+			}
+		}
+		one, err := Parse(tc.name, tp, Options{VCs: tc.vcs, Seed: 1, Queues: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := Parse(tc.name, tp, Options{VCs: tc.vcs, Seed: 1, Queues: batchQueues{q}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b1 := make([]Choice, 0, one.MaxChoices())
+		b2 := make([]Choice, 0, batch.MaxChoices())
+		compared := 0
+		for src := 0; src < tp.NumNodes(); src++ {
+			for dst := 0; dst < tp.NumNodes(); dst++ {
+				var s1, s2 State
+				one.Init(&s1, src, dst)
+				batch.Init(&s2, src, dst)
+				for r := 0; r < tp.NumRouters(); r++ {
+					for vc := 0; vc < tc.vcs; vc++ {
+						in := r % tp.NumPorts(r)
+						c1 := one.Route(r, in, vc, &s1, b1[:0])
+						c2 := batch.Route(r, in, vc, &s2, b2[:0])
+						if !slices.Equal(c1, c2) {
+							t.Fatalf("%s %s: node %d → %d at router %d, in port %d VC %d: one at a time %v, batched %v",
+								tc.spec, tc.name, src, dst, r, in, vc, c1, c2)
+						}
+						compared++
+					}
+				}
+			}
+		}
+		if compared == 0 {
+			t.Errorf("%s %s: nothing compared", tc.spec, tc.name)
 		}
 	}
 }
