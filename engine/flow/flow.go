@@ -266,6 +266,8 @@ type Network struct {
 	unroutable int
 	msgLat     netmodel.LatencyAcc
 	smp        sampler
+	// led integrates the links' measurements.
+	led ledger
 }
 
 // link is one direction of a link: an LMM constraint.
@@ -284,17 +286,12 @@ type link struct {
 	rem     float64
 	usage   float64
 	unfixed int32
-	// Measurements, integrated up to last.
-	load  float64 // bytes per second consumed now
-	bytes float64
-	busy  float64 // seconds at full bandwidth
-	flowS float64 // flow·seconds
-	last  des.Time
-	used  bool   // carried a flow at some time
-	tick  uint32 // the sampler's epoch in which it was last active
-	// snapNext is the end of the period of its latest snapshot (lazy
-	// samples: see sampler.snaps).
-	snapNext des.Time
+	load    float64 // bytes per second consumed now
+	// last is when the load or the flows last changed (or were about
+	// to): the ledger has their measurements up to then.
+	last des.Time
+	used bool   // carried a flow at some time
+	tick uint32 // the sampler's epoch in which it was last active
 }
 
 // linkSolve is a constraint's place in the current solve: mark is the
@@ -450,6 +447,11 @@ func New(cfg Config) (*Network, error) {
 		}
 	}
 	n.smp.init(n)
+	period := des.Time(0)
+	if n.smp.lazy {
+		period = n.smp.clk.Period
+	}
+	n.led.init(n.links, period, cfg.OnSample == nil)
 	return n, nil
 }
 
@@ -923,23 +925,25 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 	return n.cfg.CrossTraffic
 }
 
-// account integrates link l's measurements up to now, before its load
-// changes; with samples, the link is then one the next sample measures.
+// account hands link l's measurements up to now to the ledger, before
+// its load or its flows change; with samples, the link is then one the
+// next sample measures.
 func (n *Network) account(l int32, now des.Time) {
 	lk := &n.links[l]
-	if n.smp.lazy {
-		n.smp.snapshot(l, lk, now)
-	} else if n.smp.clk.Period > 0 {
+	if n.smp.clk.Period > 0 && !n.smp.lazy {
 		n.smp.activate(l)
 		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
 			// A lane's load shows on its node's injection link (linkAt).
 			n.smp.activate(n.laneOf[i])
 		}
 	}
-	if dt := (now - lk.last).Seconds(); dt > 0 {
-		lk.bytes += lk.load * dt
-		lk.busy += fmin(lk.load/lk.cap, 1) * dt
-		lk.flowS += float64(lk.fwd) * dt
+	if now == lk.last && now > 0 {
+		// Accounted at this instant already (a flow starting or
+		// finishing, then the solve): the ledger would integrate
+		// nothing, and the lazy snapshot of this period is taken. At 0
+		// the link may not have been accounted yet.
+		return
 	}
 	lk.last = now
+	n.led.add(change{t: now, load: lk.load, l: l, fwd: lk.fwd})
 }

@@ -39,13 +39,12 @@ type sampler struct {
 	// lazy is set when no one reads the samples (no OnSample): a tick
 	// then only records its end and its length (lastPeriod), and Metrics
 	// works out the last period's utilisation and flows of every link
-	// from the two period-boundary snapshots each link keeps, rather
-	// than every tick measuring every active link. snaps holds, per
-	// link, its integrals at the period boundaries at or before its last
-	// two changes, the latest first.
+	// from the two period-boundary snapshots each link keeps (the
+	// ledger's snaps: per link, its integrals at the period boundaries at
+	// or before its last two changes, the latest first), rather than
+	// every tick measuring every active link.
 	lazy       bool
 	lastPeriod des.Time
-	snaps      [][2]linkSnap
 }
 
 // linkSnap is a link's integrals at a period boundary t (a multiple of
@@ -67,7 +66,6 @@ func (s *sampler) init(n *Network) {
 	}
 	if n.cfg.OnSample == nil {
 		s.lazy = true
-		s.snaps = make([][2]linkSnap, len(n.links))
 		return
 	}
 	L := len(n.links)
@@ -107,21 +105,22 @@ func (s *sampler) event(now des.Time) { s.clk.Event(now, s.n.inFlight > 0, s) }
 // finish measures the last period once the simulation has ended at now.
 func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) }
 
-// at returns link l's integrals (bytes, busy seconds, flow·seconds) up
-// to t, which is not before the link's last change.
-func (lk *link) at(t des.Time) (bytes, busy, flowS float64) {
-	dt := max((t - lk.last).Seconds(), 0)
-	return lk.bytes + lk.load*dt, lk.busy + min(lk.load/lk.cap, 1)*dt, lk.flowS + float64(lk.fwd)*dt
+// at returns constraint l's integrals (bytes, busy seconds,
+// flow·seconds) up to t, which is not before its last change; the ledger
+// must be settled.
+func (n *Network) at(l int32, t des.Time) (bytes, busy, flowS float64) {
+	lk := &n.links[l]
+	return n.led.acc[l].at(t, lk.load, lk.fwd)
 }
 
-// linkAt returns topology link l's integrals up to t (see link.at), its
-// flows and whether it carried any; a node's injection link adds those of
-// its injection lanes (Config.OneInjectionLink), so that it shows the
-// node's injection as the packet model's does, its busy time the sum of
-// the lanes'.
+// linkAt returns topology link l's integrals up to t (see Network.at),
+// its flows and whether it carried any; a node's injection link adds
+// those of its injection lanes (Config.OneInjectionLink), so that it
+// shows the node's injection as the packet model's does, its busy time
+// the sum of the lanes'.
 func (n *Network) linkAt(l int, t des.Time) (bytes, busy, flowS float64, fwd int32, used bool) {
 	lk := &n.links[l]
-	bytes, busy, flowS = lk.at(t)
+	bytes, busy, flowS = n.at(int32(l), t)
 	fwd, used = lk.fwd, lk.used
 	if n.injNode == nil || n.injNode[l] < 0 {
 		return
@@ -129,7 +128,7 @@ func (n *Network) linkAt(l int, t des.Time) (bytes, busy, flowS float64, fwd int
 	i := n.injNode[l]
 	for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
 		ln := &n.links[n.lanes+k]
-		b, bu, fs := ln.at(t)
+		b, bu, fs := n.at(n.lanes+k, t)
 		bytes, busy, flowS = bytes+b, busy+bu, flowS+fs
 		fwd += ln.fwd
 		used = used || ln.used
@@ -235,38 +234,22 @@ func (s *sampler) measure(l int32, t des.Time, ps float64, keep *[]int32) (db, d
 	return db, dbusy, dfs, true
 }
 
-// snapshot keeps link lk's integrals at the period boundary at or
-// before now, when its load is about to change at now and it has not
-// changed since that boundary (lazy samples): the last sample's
-// measurement of the link needs its integrals at the last two
-// boundaries, and they are straight lines between its changes.
-func (s *sampler) snapshot(l int32, lk *link, now des.Time) {
-	if now < lk.snapNext {
-		return // changed already in this period: its snapshot is taken
+// integralsAt returns constraint l's integrals (see Network.at) at the
+// period boundary t, which may be before its last change (lazy samples):
+// from its current state when t is not before its last change, else from
+// the snapshot at t or the line back from the snapshot after t (the link
+// did not change between the two). The ledger must be settled.
+func (n *Network) integralsAt(l int32, t des.Time) (bytes, busy, flowS float64) {
+	if t >= n.led.acc[l].last {
+		return n.at(l, t)
 	}
-	b := now - now%s.clk.Period
-	lk.snapNext = b + s.clk.Period
-	sn := &s.snaps[l]
-	sn[1] = sn[0]
-	bytes, busy, flowS := lk.at(b)
-	sn[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: lk.load, fwd: lk.fwd}
-}
-
-// integralsAt returns link lk's integrals (see link.at) at the period
-// boundary t, which may be before its last change (lazy samples): from
-// its current state when t is not before its last change, else from the
-// snapshot at t or the line back from the snapshot after t (the link did
-// not change between the two).
-func (lk *link) integralsAt(snaps *[2]linkSnap, t des.Time) (bytes, busy, flowS float64) {
-	if t >= lk.last {
-		return lk.at(t)
-	}
+	snaps := &n.led.snaps[l]
 	sn := &snaps[0]
 	if t < sn.t && t <= snaps[1].t {
 		sn = &snaps[1]
 	}
 	dt := (sn.t - t).Seconds()
-	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/lk.cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt
+	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/n.led.acc[l].cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt
 }
 
 // lazyLast returns topology link l's utilisation and flows over the last
@@ -281,8 +264,8 @@ func (n *Network) lazyLast(l int) (util, flows float64) {
 		if !lk.used {
 			return
 		}
-		_, b2, f2 := lk.integralsAt(&n.smp.snaps[c], t2)
-		_, b1, f1 := lk.integralsAt(&n.smp.snaps[c], t1)
+		_, b2, f2 := n.integralsAt(c, t2)
+		_, b1, f1 := n.integralsAt(c, t1)
 		busy += b2 - b1
 		flowS += f2 - f1
 	}
@@ -302,6 +285,7 @@ func (n *Network) lazyLast(l int) (util, flows float64) {
 func (n *Network) Metrics(m *netmodel.Metrics) {
 	now := n.h.Now()
 	n.smp.flush(now)
+	n.led.settle()
 	t := n.topo
 	m.Delivered, m.Bytes, m.InFlight, m.BytesInFlight = n.delivered, n.bytes, n.inFlight, n.flying
 	m.Topology, m.Layout = t, n.Layout()

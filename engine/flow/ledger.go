@@ -1,0 +1,153 @@
+package flow
+
+import "github.com/tracesim/tracesim/engine/des"
+
+// ledgerBatch is the number of link changes the simulation goroutine
+// hands to the ledger's other goroutine at once: large enough that
+// starting a goroutine costs nothing beside integrating them, small
+// enough (48 KiB) to stay in the cache between the two cores.
+const ledgerBatch = 2048
+
+// ledger keeps the links' measurements — the integrals over time of
+// their loads, used fractions and flows, and the lazy samples'
+// snapshots — from the changes of their loads and flows, which the
+// network reports to it (Network.account) before each change.
+//
+// Nothing in the simulation reads these integrals back: only Metrics
+// and the samples do. So when no listener reads the samples at every
+// tick (no Config.OnSample), the ledger collects the changes in batches
+// and integrates each batch on a goroutine of its own while the
+// simulation runs on, and Metrics waits for the last one (settle). A
+// link's changes are integrated in the order they happened, by the same
+// operations as one at a time: the figures are the same to the bit.
+// With a listener, every sample measures the links, so each change is
+// integrated at once on the simulation goroutine.
+type ledger struct {
+	// acc is, per constraint, its integrals; snaps (lazy samples only)
+	// its integrals at the period boundaries before its last two
+	// changes. Between batches only the goroutine integrating a batch
+	// touches them.
+	acc   []linkAcc
+	snaps [][2]linkSnap
+	// period is the sample period when the snapshots are kept (lazy
+	// samples), else 0.
+	period des.Time
+	// async: changes are integrated in batches on another goroutine.
+	async bool
+	// buf collects the changes of the next batch; spare is the buffer of
+	// the batch being integrated, if any (running), which done reports.
+	buf, spare []change
+	running    bool
+	done       chan struct{}
+}
+
+// linkAcc is a link's measurements, integrated up to last.
+type linkAcc struct {
+	cap      float64 // bytes per second, as the link's
+	bytes    float64
+	busy     float64 // seconds at full bandwidth
+	flowS    float64 // flow·seconds
+	last     des.Time
+	snapNext des.Time // end of the period of its latest snapshot
+}
+
+// change is link l's state — its load in bytes per second and its
+// flows — from its previous change up to t, when it changes again.
+type change struct {
+	t    des.Time
+	load float64
+	l    int32
+	fwd  int32
+}
+
+// init sizes the ledger for the network's links; period > 0 keeps the
+// lazy samples' snapshots of that period; async integrates in batches.
+func (g *ledger) init(links []link, period des.Time, async bool) {
+	g.acc = make([]linkAcc, len(links))
+	for i := range links {
+		g.acc[i].cap = links[i].cap
+	}
+	if period > 0 {
+		g.period = period
+		g.snaps = make([][2]linkSnap, len(links))
+	}
+	g.async = async
+	if async {
+		g.buf = make([]change, 0, ledgerBatch)
+		g.spare = make([]change, 0, ledgerBatch)
+		g.done = make(chan struct{}, 1)
+	}
+}
+
+// add records a change: integrated now, or in the next batch.
+func (g *ledger) add(c change) {
+	if !g.async {
+		g.apply(c)
+		return
+	}
+	g.buf = append(g.buf, c)
+	if len(g.buf) == ledgerBatch {
+		g.wait()
+		b := g.buf
+		g.buf, g.spare = g.spare[:0], b
+		g.running = true
+		go func() {
+			g.applyAll(b)
+			g.done <- struct{}{}
+		}()
+	}
+}
+
+// wait waits for the batch being integrated, if any.
+func (g *ledger) wait() {
+	if g.running {
+		<-g.done
+		g.running = false
+	}
+}
+
+// settle integrates every change recorded so far: the integrals and
+// snapshots are then the simulation goroutine's to read.
+func (g *ledger) settle() {
+	g.wait()
+	g.applyAll(g.buf)
+	g.buf = g.buf[:0]
+}
+
+func (g *ledger) applyAll(b []change) {
+	for i := range b {
+		g.apply(b[i])
+	}
+}
+
+// apply integrates link c.l's measurements up to c.t, at its load and
+// flows since its last change; with lazy samples it first keeps its
+// integrals at the period boundary at or before c.t, if it has not
+// changed since that boundary (the last sample's measurement of the
+// link needs its integrals at the last two boundaries, and they are
+// straight lines between its changes).
+func (g *ledger) apply(c change) {
+	a := &g.acc[c.l]
+	if g.period > 0 && c.t >= a.snapNext {
+		b := c.t - c.t%g.period
+		a.snapNext = b + g.period
+		sn := &g.snaps[c.l]
+		sn[1] = sn[0]
+		bytes, busy, flowS := a.at(b, c.load, c.fwd)
+		sn[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: c.load, fwd: c.fwd}
+	}
+	if dt := (c.t - a.last).Seconds(); dt > 0 {
+		a.bytes += c.load * dt
+		a.busy += fmin(c.load/a.cap, 1) * dt
+		a.flowS += float64(c.fwd) * dt
+	}
+	a.last = c.t
+}
+
+// at returns the link's integrals (bytes, busy seconds, flow·seconds) up
+// to t, which is not before its last change, at the load and flows it
+// has had since.
+func (a *linkAcc) at(t des.Time, load float64, fwd int32) (bytes, busy, flowS float64) {
+	dt := max((t - a.last).Seconds(), 0)
+	return a.bytes + load*dt, a.busy + min(load/a.cap, 1)*dt, a.flowS + float64(fwd)*dt
+}
