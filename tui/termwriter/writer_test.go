@@ -21,7 +21,7 @@ type screen struct {
 	vt     *vt
 	all    bytes.Buffer
 	writes chan string
-	fail   int // writes left to fail
+	fail   int           // writes left to fail
 	hold   chan struct{} // when set, a write waits for it to close
 	held   chan struct{} // a write is waiting on hold
 }
