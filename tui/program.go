@@ -6,6 +6,7 @@ import (
 	"os"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/tui/termwriter"
@@ -66,6 +67,9 @@ func Run(ctx context.Context, m tea.Model, renderer string, fps int) (tea.Model,
 	}
 	width, height := termSize(out)
 	w := termwriter.New(out, os.Environ(), width, height)
+	// The first frame is drawn before Bubble Tea's ColorProfileMsg: the
+	// profile it will send, detected alike.
+	w.SetProfile(colorprofile.Detect(out, os.Environ()))
 	p := tea.NewProgram(w.Model(m), tea.WithContext(ctx), tea.WithFPS(fps), tea.WithoutRenderer(),
 		tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(width, height))
 	stop := watchSize(out, p)

@@ -750,6 +750,8 @@ func (s *Server) program(sess ssh.Session, se *session) (*tea.Program, *termwrit
 		// the latest only while the client is slow to take them.
 		w, h := clampSize(se.size[0], se.size[1])
 		screen = termwriter.New(se.out, envs, w, h)
+		// The first frame is drawn before Bubble Tea's ColorProfileMsg.
+		screen.SetProfile(colorprofile.Env(envs))
 		m = screen.Model(m)
 		opts = append(opts, tea.WithoutRenderer())
 	}

@@ -303,6 +303,7 @@ func (w *Writer) content(f frame) {
 // erasing would take the last character.)
 func (w *Writer) writeLine(row int, line string, width int) {
 	w.buf.WriteString(ansi.CursorPosition(1, row+1))
+	line = trimPadding(line)
 	cols := ansi.StringWidth(line)
 	if cols > width {
 		line, cols = ansi.Truncate(line, width, ""), width
@@ -314,6 +315,26 @@ func (w *Writer) writeLine(row int, line string, width int) {
 	if cols < width {
 		w.buf.WriteString(ansi.EraseLineRight)
 	}
+}
+
+// trimPadding drops the spaces that end line in the default style (after
+// its last escape sequence when that is a style reset, or in a line
+// without any): erasing the rest of
+// the row draws them alike, in fewer bytes. Views pad their lines to the
+// screen's width.
+func trimPadding(line string) string {
+	t := strings.TrimRight(line, " ")
+	if len(t) == len(line) {
+		return line
+	}
+	i := strings.LastIndexByte(t, ansi.ESC)
+	switch {
+	case i < 0:
+		return t
+	case strings.HasPrefix(t[i:], "\x1b[m") || strings.HasPrefix(t[i:], "\x1b[0m"):
+		return t // what follows the reset is in the default style
+	}
+	return line
 }
 
 // placeCursor shows the cursor where the view asks, or hides it.

@@ -131,6 +131,10 @@ func TestFrames(t *testing.T) {
 			[]string{"a bigger", "screen now", "third row", ""}},
 		{"shrink", 14, 4, []step{{content: "a bigger\nscreen\nthird\nfourth"}, {content: "tiny\nrow", w: 6, h: 2}}, "",
 			[]string{"tiny", "row"}},
+		{"padding", 24, 3, []step{
+			{content: "long line of text here\n" + red + "red" + off + " tail      \n" + blue + "blue pad      "},
+			{content: "short   \n" + red + "r" + off + "   \n" + blue + "b     "}}, "",
+			[]string{"short", "r", "b"}},
 		{"more lines than rows", 10, 2, []step{{content: "a\nb\nc\nd"}}, "a\nb", []string{"a", "b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
