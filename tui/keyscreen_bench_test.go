@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tui/termwriter"
 	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
@@ -74,10 +75,19 @@ func keyScreenModel(b *testing.B) *Model {
 	return m
 }
 
+// signalWriter discards what is written and reports each write's size.
+type signalWriter struct{ wrote chan int }
+
+func (s *signalWriter) Write(b []byte) (int, error) {
+	s.wrote <- len(b)
+	return len(b), nil
+}
+
 // BenchmarkKeyToScreen is a key press as the UI handles it, without the
 // terminal: the model's Update and View ("view"), Bubble Tea's renderer
-// on that frame ("render": parse, diff, encode), and the two in turn
-// ("both"), for the keys of `tracesim bench --ui` in turn, so that every
+// on that frame ("render": parse, diff, encode), the default renderer on
+// it ("direct": package termwriter), and the model with Bubble Tea's
+// renderer in turn ("both"), for the keys of `tracesim bench --ui` in turn, so that every
 // frame differs from the one before.
 func BenchmarkKeyToScreen(b *testing.B) {
 	m := keyScreenModel(b)
@@ -99,6 +109,20 @@ func BenchmarkKeyToScreen(b *testing.B) {
 		n, i := 0, 0
 		for b.Loop() {
 			n += r.frame(frames[i%len(frames)])
+			i++
+		}
+		b.ReportMetric(float64(n)/float64(i), "bytes/frame")
+	})
+	b.Run("direct", func(b *testing.B) {
+		// The default renderer: the frame handed over, diffed by line
+		// and written by the writer's goroutine (timed until written).
+		out := &signalWriter{wrote: make(chan int, 1)}
+		w := termwriter.New(out, nil, 200, 60)
+		defer w.Close()
+		n, i := 0, 0
+		for b.Loop() {
+			w.Render(tea.NewView(frames[i%len(frames)]))
+			n += <-out.wrote
 			i++
 		}
 		b.ReportMetric(float64(n)/float64(i), "bytes/frame")

@@ -19,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
+	"github.com/tracesim/tracesim/tui"
 )
 
 // benchInput is what the benchmarks share: one generated trace and its
@@ -76,6 +77,7 @@ func runBench(e *env, args []string) int {
 	fs.BoolVar(&ui.on, "ui", false, "measure the UI's key-to-screen time in a pseudo-terminal (p50/p90/p99/max, idle CPU)")
 	fs.IntVar(&ui.presses, "presses", 200, "with --ui: key presses measured per frame-rate cap")
 	fs.StringVar(&ui.fpsList, "fps", "60,120", "with --ui: the UI's frame-rate caps to compare, comma-separated")
+	fs.StringVar(&ui.renderers, "renderer", tui.RendererDirect+","+tui.RendererBubbleTea, "with --ui: the UI's renderers to compare, comma-separated ("+tui.RendererDirect+", "+tui.RendererBubbleTea+")")
 	fs.IntVar(&ui.ssh, "ssh", 0, "with --ui: measure N sessions of `tracesim serve` over SSH instead (keys pressed in each in turn)")
 	var idle float64 = 3
 	fs.Var(durationValue{&idle}, "idle", "with --ui: how long to measure the idle UI's CPU use (0: not at all)")

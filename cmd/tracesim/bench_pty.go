@@ -22,6 +22,7 @@ import (
 
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
+	"github.com/tracesim/tracesim/tui"
 )
 
 // The UI benchmark (`tracesim bench --ui`) measures what a user waits for:
@@ -52,12 +53,14 @@ type uiBenchConfig struct {
 	bin           string // the tracesim binary to run
 	trace         string // the trace file it opens
 	width, height int
-	fps           int // the UI's --fps
-	presses       int // keys pressed (measured)
+	fps           int    // the UI's --fps
+	renderer      string // the UI's --renderer
+	presses       int    // keys pressed (measured)
 }
 
 // uiBenchResult is what one configuration measured.
 type uiBenchResult struct {
+	Renderer string  `json:"renderer"`
 	FPS      int     `json:"fps"`
 	Sessions int     `json:"sessions"` // terminals the process drew on
 	Presses  int     `json:"presses"`
@@ -282,7 +285,7 @@ func benchEnv() []string {
 // startUI starts the UI of configuration c in a pseudo-terminal and
 // waits until it has loaded and drawn its trace.
 func startUI(c uiBenchConfig) (*uiGroup, error) {
-	cmd := exec.Command(c.bin, "--theme", "dark", "--fps", strconv.Itoa(c.fps), c.trace)
+	cmd := exec.Command(c.bin, "--theme", "dark", "--fps", strconv.Itoa(c.fps), "--renderer", c.renderer, c.trace)
 	cmd.Env = benchEnv()
 	start := time.Now()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(c.height), Cols: uint16(c.width)})
@@ -410,7 +413,7 @@ func (g *uiGroup) press(t *ptyTerm, i int) error {
 
 // result summarises what g measured.
 func (g *uiGroup) result() (uiBenchResult, error) {
-	res := uiBenchResult{FPS: g.c.fps, Sessions: len(g.terms), Presses: g.presses, Missed: g.miss,
+	res := uiBenchResult{Renderer: g.c.renderer, FPS: g.c.fps, Sessions: len(g.terms), Presses: g.presses, Missed: g.miss,
 		LoadS: g.loadS, IdleCPU: -1, CPUPerPress: -1, WarmupMaxMs: g.warm.Seconds() * 1e3}
 	if g.pressCPU >= 0 && g.presses > 0 {
 		res.CPUPerPress = g.pressCPU.Seconds() * 1e3 / float64(g.presses)
@@ -571,7 +574,8 @@ type benchUIFlags struct {
 	width, height int
 	presses       int
 	fpsList       string
-	ssh           int // sessions of `tracesim serve` instead of the UI; 0: the UI
+	renderers     string // the renderers to compare, comma-separated
+	ssh           int    // sessions of `tracesim serve` instead of the UI; 0: the UI
 	idle          time.Duration
 	json          bool
 }
@@ -588,6 +592,15 @@ func runBenchUI(e *env, f benchUIFlags) int {
 			return exitUsage
 		}
 		fpsCaps = append(fpsCaps, n)
+	}
+	var renderers []string
+	for _, s := range strings.Split(f.renderers, ",") {
+		s = strings.TrimSpace(s)
+		if err := tui.CheckRenderer(s); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim bench: --%v\n", err)
+			return exitUsage
+		}
+		renderers = append(renderers, s)
 	}
 	if f.events < 1000 || f.presses < 1 {
 		fmt.Fprintln(e.stderr, "tracesim bench: --ui needs --events of at least 1000 and --presses of at least 1")
@@ -615,11 +628,13 @@ func runBenchUI(e *env, f benchUIFlags) int {
 		}
 		fmt.Fprintf(e.stdout, "input: stencil2d, 64 ranks, %d events; %s, %d×%d; %d key presses (%s); %s/%s, %d CPUs\n\n",
 			events, where, f.width, f.height, f.presses, uiBenchKeyNames(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-		fmt.Fprintln(tw, "FPS CAP\tP50\tP90\tP99\tMAX\tMISSED\tCPU/PRESS\tIDLE CPU\tLOAD\tWARM-UP MAX")
+		fmt.Fprintln(tw, "RENDERER\tFPS CAP\tP50\tP90\tP99\tMAX\tMISSED\tCPU/PRESS\tIDLE CPU\tLOAD\tWARM-UP MAX")
 	}
 	var cs []uiBenchConfig
-	for _, fps := range fpsCaps {
-		cs = append(cs, uiBenchConfig{bin: bin, trace: trace, width: f.width, height: f.height, fps: fps, presses: f.presses})
+	for _, r := range renderers {
+		for _, fps := range fpsCaps {
+			cs = append(cs, uiBenchConfig{bin: bin, trace: trace, width: f.width, height: f.height, fps: fps, renderer: r, presses: f.presses})
+		}
 	}
 	start := startUI
 	if f.ssh > 0 {
@@ -639,8 +654,8 @@ func runBenchUI(e *env, f benchUIFlags) int {
 			if r.CPUPerPress >= 0 {
 				cpu = fmt.Sprintf("%.1f ms", r.CPUPerPress)
 			}
-			fmt.Fprintf(tw, "%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%d\t%s\t%s\t%.1f s\t%.0f ms\n",
-				r.FPS, r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Missed, cpu, idle, r.LoadS, r.WarmupMaxMs)
+			fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%d\t%s\t%s\t%.1f s\t%.0f ms\n",
+				r.Renderer, r.FPS, r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Missed, cpu, idle, r.LoadS, r.WarmupMaxMs)
 		}
 	}
 	tw.Flush()
@@ -698,7 +713,7 @@ func startServeUI(c uiBenchConfig, sessions int) (*uiGroup, error) {
 	l.Close()
 	dir := filepath.Dir(c.trace)
 	cmd := exec.Command(c.bin, "serve", "--allow-anonymous", "--library", dir, "--listen", addr,
-		"--host-key", filepath.Join(dir, fmt.Sprintf("host-key-%d", c.fps)), "--fps", strconv.Itoa(c.fps),
+		"--host-key", filepath.Join(dir, fmt.Sprintf("host-key-%s-%d", c.renderer, c.fps)), "--fps", strconv.Itoa(c.fps), "--renderer", c.renderer,
 		"--theme", "dark", "--max-sessions", strconv.Itoa(sessions), "--per-source-max-startups", "100")
 	cmd.Env = benchEnv()
 	var stderr bytes.Buffer

@@ -10,8 +10,8 @@ import (
 )
 
 // TestBenchUI runs a short `tracesim bench --ui` with the real binary in
-// a pseudo-terminal and checks what it reports: every press of every
-// frame-rate cap reached the screen, in ordered percentiles, per key, and
+// a pseudo-terminal and checks what it reports: every press with either
+// renderer reached the screen, in ordered percentiles, per key, and
 // the idle CPU use. The times themselves are not asserted: they measure
 // the machine.
 func TestBenchUI(t *testing.T) {
@@ -37,7 +37,7 @@ func TestBenchUI(t *testing.T) {
 func checkBenchUI(t *testing.T, bin string, sessions int) {
 	t.Helper()
 	out, err := exec.Command(bin, "bench", "--ui", "--events", "5000", "--presses", "12",
-		"--fps", "60,120", "--idle", "500ms", "--ssh", strconv.Itoa(sessions), "--json").Output()
+		"--fps", "120", "--renderer", "direct,bubbletea", "--idle", "500ms", "--ssh", strconv.Itoa(sessions), "--json").Output()
 	if err != nil {
 		t.Fatalf("tracesim bench --ui: %v\n%s", err, out)
 	}
@@ -54,8 +54,9 @@ func checkBenchUI(t *testing.T, bin string, sessions int) {
 	if r.Width != 200 || r.Height != 60 || r.Events < 2500 || r.Events > 7500 || r.Keys != "+ l h - tab shift+tab" {
 		t.Errorf("input %d×%d, %d events, keys %q; want 200×60, about 5000, + l h - tab shift+tab", r.Width, r.Height, r.Events, r.Keys)
 	}
-	if len(r.Results) != 2 || r.Results[0].FPS != 60 || r.Results[1].FPS != 120 {
-		t.Fatalf("results %+v, want one for 60 fps and one for 120", r.Results)
+	if len(r.Results) != 2 || r.Results[0].Renderer != "direct" || r.Results[1].Renderer != "bubbletea" ||
+		r.Results[0].FPS != 120 || r.Results[1].FPS != 120 {
+		t.Fatalf("results %+v, want one for the direct renderer and one for Bubble Tea's, both at 120 fps", r.Results)
 	}
 	if r.SSHSessions != sessions {
 		t.Errorf("%d SSH sessions, want %d", r.SSHSessions, sessions)
@@ -116,6 +117,9 @@ func TestFPSFlags(t *testing.T) {
 		{[]string{"--fps", "121", "x.tsim"}, "tracesim: --fps 121: want 1 to 120 frames per second"},
 		{[]string{"bench", "--ui", "--fps", "60,200"}, `tracesim bench: --fps: "200" is not a frame rate from 1 to 120`},
 		{[]string{"bench", "--ui", "--fps", "fast"}, `tracesim bench: --fps: "fast" is not a frame rate from 1 to 120`},
+		{[]string{"--renderer", "fancy", "x.tsim"}, `tracesim: --renderer "fancy": want direct or bubbletea`},
+		{[]string{"bench", "--ui", "--renderer", "direct,fancy"}, `tracesim bench: --renderer "fancy": want direct or bubbletea`},
+		{[]string{"serve", "--library", ".", "--renderer", "fancy"}, "tracesim serve: --renderer \"fancy\": want direct or bubbletea"},
 		{[]string{"bench", "--ui", "--presses", "0"}, "tracesim bench: --ui needs --events of at least 1000 and --presses of at least 1"},
 	} {
 		code, _, errs := tracesim(t, c.args...)

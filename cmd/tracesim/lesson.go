@@ -6,7 +6,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/engine/lesson"
@@ -62,8 +61,7 @@ func runLesson(e *env, args []string) int {
 		Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx,
 		Lesson: l,
 	}
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(tui.FPS))
-	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
+	if _, err := tui.Run(e.ctx, tui.New(opts), tui.RendererDirect, tui.FPS); err != nil && e.ctx.Err() == nil {
 		return fail(e, "lesson", err)
 	}
 	return exitOK

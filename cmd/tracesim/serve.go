@@ -51,6 +51,8 @@ and resume where they left off; --class-db records their progress and
 	sourceMaxStartups := fs.String("per-source-max-startups", sourceStartups.String(), "the same per source address (raise it for a class behind one NAT address)")
 	loginGrace := fs.Duration("login-grace", serve.DefaultLoginGrace, "time a connection has to log in")
 	fps := fs.Int("fps", tui.FPS, fmt.Sprintf("most frames drawn per second in each session, 1 to %d (a key press waits up to one frame)", maxFPS))
+	renderer := fs.String("renderer", tui.RendererDirect, "how each session's frames reach its terminal: "+tui.RendererDirect+
+		" (each frame at once, changed lines only, the latest when the client is slow) or "+tui.RendererBubbleTea+" (Bubble Tea's renderer, on its --fps ticker)")
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")
 	noColor := fs.Bool("no-color", false, "monochrome display for every session")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
@@ -77,6 +79,8 @@ and resume where they left off; --class-db records their progress and
 		return usageErr("--class-db records students by key: give --authorized-keys, not --allow-anonymous")
 	case *stuck <= 0:
 		return usageErr("--stuck must be positive")
+	case tui.CheckRenderer(*renderer) != nil:
+		return usageErr("--" + tui.CheckRenderer(*renderer).Error())
 	case *fps < 1 || *fps > maxFPS:
 		return usageErr(fmt.Sprintf("--fps %d: want 1 to %d frames per second", *fps, maxFPS))
 	case *authorized == "" && !*anonymous:
@@ -156,6 +160,7 @@ and resume where they left off; --class-db records their progress and
 		SourceStartups: perSource,
 		SimBudget:      tui.SimBudget{WallTime: *simWall, Events: *simEvents},
 		FPS:            *fps,
+		Renderer:       *renderer,
 		Theme:          *theme,
 		NoColor:        *noColor,
 		Logger:         logger,

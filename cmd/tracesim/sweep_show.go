@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -77,8 +76,7 @@ func runSweepShow(e *env, args []string) int {
 		opts.Trace, opts.Path = tr, demo.Name
 	}
 	opts.Tabs = tui.SweepTabs(res, filepath.Base(pos[0]), open)
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(tui.FPS))
-	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
+	if _, err := tui.Run(e.ctx, tui.New(opts), tui.RendererDirect, tui.FPS); err != nil && e.ctx.Err() == nil {
 		return fail(e, "sweep show", err)
 	}
 	return exitOK

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/tracesim/tracesim/themes"
@@ -25,9 +24,15 @@ func runUI(e *env, args []string) int {
 	fs.BoolVar(&f.noColor, "no-color", false, "monochrome display (also when NO_COLOR is set)")
 	fs.StringVar(&f.library, "library", "", "directory the file picker (o) may browse; files outside are refused")
 	fs.IntVar(&f.fps, "fps", tui.FPS, fmt.Sprintf("most frames drawn per second, 1 to %d (a key press waits up to one frame)", maxFPS))
+	fs.StringVar(&f.renderer, "renderer", tui.RendererDirect, "how frames reach the terminal: "+tui.RendererDirect+
+		" (each frame at once, changed lines only) or "+tui.RendererBubbleTea+" (Bubble Tea's renderer, on its --fps ticker)")
 	pos, code := parse(e, fs, args, 0, 1)
 	if code >= 0 {
 		return code
+	}
+	if err := tui.CheckRenderer(f.renderer); err != nil {
+		fmt.Fprintf(e.stderr, "tracesim: --%v\n", err)
+		return exitUsage
 	}
 	if f.fps < 1 || f.fps > maxFPS {
 		fmt.Fprintf(e.stderr, "tracesim: --fps %d: want 1 to %d frames per second\n", f.fps, maxFPS)
@@ -43,8 +48,7 @@ func runUI(e *env, args []string) int {
 			"(tracesim info|check|sim FILE --json; tracesim help)")
 		return exitUsage
 	}
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(e.ctx), tea.WithFPS(f.fps))
-	if _, err := p.Run(); err != nil && e.ctx.Err() == nil {
+	if _, err := tui.Run(e.ctx, tui.New(opts), f.renderer, f.fps); err != nil && e.ctx.Err() == nil {
 		return fail(e, "ui", err)
 	}
 	return exitOK
@@ -59,6 +63,7 @@ type uiFlags struct {
 	noColor       bool
 	library       string
 	fps           int
+	renderer      string
 }
 
 // uiOptions returns the options of the UI for flags f, the user's

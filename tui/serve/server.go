@@ -22,6 +22,7 @@ import (
 	"github.com/tracesim/tracesim/internal/classdb"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tui"
+	"github.com/tracesim/tracesim/tui/termwriter"
 	"github.com/tracesim/tracesim/views/derived"
 )
 
@@ -93,6 +94,10 @@ type Config struct {
 	// waits up to one frame to reach the screen; an idle session costs
 	// next to nothing at any rate (docs/tui.md has the measurements).
 	FPS int
+	// Renderer is how sessions' frames reach their terminals: "" or
+	// tui.RendererDirect (each frame at once, by changed lines, through a
+	// writer per session), or tui.RendererBubbleTea.
+	Renderer string
 	// Theme and NoColor are passed to every session (tui.Options).
 	Theme   string
 	NoColor bool
@@ -667,7 +672,7 @@ func (s *Server) run(next ssh.Handler) ssh.Handler {
 			next(sess)
 			return
 		}
-		p := s.program(sess, se)
+		p, screen := s.program(sess, se)
 		ctx, cancel := context.WithCancel(se.ctx)
 		go resizes(ctx, se.winch, p)
 		if s.cfg.IdleTimeout > 0 {
@@ -679,6 +684,10 @@ func (s *Server) run(next ssh.Handler) ssh.Handler {
 		cancel()
 		// Restores the terminal after a crash; nothing after a normal end.
 		p.Kill()
+		if screen != nil {
+			// The main screen back, before what the session says last.
+			_ = screen.Close()
+		}
 		next(sess)
 	}
 }
@@ -711,8 +720,10 @@ func resizes(ctx context.Context, winch <-chan ssh.Window, p *tea.Program) {
 	}
 }
 
-// program builds the session's Bubble Tea program.
-func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
+// program builds the session's Bubble Tea program, and the writer that
+// draws its frames (nil with Bubble Tea's renderer), which the caller
+// closes once the program has ended.
+func (s *Server) program(sess ssh.Session, se *session) (*tea.Program, *termwriter.Writer) {
 	// What wish's MakeOptions gives on the emulated terminal (without
 	// reading the terminal again): the session's input, the colour
 	// profile from the client's TERM (and NO_COLOR/COLORTERM when the
@@ -731,11 +742,23 @@ func (s *Server) program(sess ssh.Session, se *session) *tea.Program {
 		tea.WithoutSignalHandler(),
 		tea.WithFPS(cmp.Or(s.cfg.FPS, tui.FPS)),
 	}
+	var screen *termwriter.Writer
 	se.mu.Lock()
-	p := tea.NewProgram(se.model, opts...)
+	m := tea.Model(se.model)
+	if s.cfg.Renderer != tui.RendererBubbleTea {
+		// Each session its own writer: frames written as soon as made,
+		// the latest only while the client is slow to take them.
+		w, h := clampSize(se.size[0], se.size[1])
+		screen = termwriter.New(se.out, envs, w, h)
+		// The first frame is drawn before Bubble Tea's ColorProfileMsg.
+		screen.SetProfile(colorprofile.Env(envs))
+		m = screen.Model(m)
+		opts = append(opts, tea.WithoutRenderer())
+	}
+	p := tea.NewProgram(m, opts...)
 	se.program = p
 	se.mu.Unlock()
-	return p
+	return p, screen
 }
 
 // filter returns the session's message filter: it clamps window sizes
