@@ -688,6 +688,10 @@ func (s *Server) run(next ssh.Handler) ssh.Handler {
 			// The main screen back, before what the session says last.
 			_ = screen.Close()
 		}
+		// The program's commands may outlive it (a tea.Tick waits out
+		// its timer, the status line's for 4 s), and through the
+		// program its model: the session's UI goes now.
+		se.model.release()
 		next(sess)
 	}
 }

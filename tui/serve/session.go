@@ -177,6 +177,11 @@ func newSessionModel(inner tea.Model, se *session) *sessionModel {
 	}
 }
 
+// release drops the application's model once the program has ended:
+// the program may stay reachable a while (from a command still waiting),
+// the views, traces and simulations it holds need not.
+func (m *sessionModel) release() { m.inner = nil }
+
 // Init implements tea.Model.
 func (m *sessionModel) Init() tea.Cmd { return m.inner.Init() }
 

@@ -161,6 +161,13 @@ func (w *Writer) Close() error {
 	w.mu.Unlock()
 	close(w.stop)
 	<-w.done
+	// The program's commands may outlive it (a tea.Tick waits out its
+	// timer), and through the program its model and this writer: the
+	// frames go now, not with the last of them.
+	w.mu.Lock()
+	w.next, w.queued, w.pending = tea.View{}, false, false
+	w.mu.Unlock()
+	w.lines, w.shown, w.buf = nil, tea.View{}, bytes.Buffer{}
 	return nil
 }
 

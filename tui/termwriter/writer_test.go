@@ -383,3 +383,45 @@ type counter struct{ n int }
 func (c *counter) Init() tea.Cmd                       { return nil }
 func (c *counter) Update(tea.Msg) (tea.Model, tea.Cmd) { c.n++; return c, nil }
 func (c *counter) View() tea.View                      { return view(fmt.Sprint(c.n)) }
+
+// TestClosedWriterKeepsNoFrame checks that a closed writer holds none of
+// the frames it was given: a program's command can outlive the program
+// (a tea.Tick waits out its timer) and keep the writer reachable through
+// the model, so whatever it holds after Close is kept that long.
+func TestClosedWriterKeepsNoFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		frames []string
+		after  string // rendered after Close (ignored)
+	}{
+		{name: "drawn", frames: []string{"first\nframe"}},
+		{name: "several", frames: []string{"a", "b\nc", "d\ne\nf"}},
+		{name: "rendered after close", frames: []string{"x"}, after: "late frame"},
+		{name: "none", after: "late frame"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScreen(20, 4)
+			w := New(s, nil, 20, 4)
+			for _, f := range tc.frames {
+				w.Render(view(f))
+				s.next(t)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.after != "" {
+				w.Render(view(tc.after))
+				w.Repaint()
+			}
+			w.mu.Lock()
+			next, queued, pending := w.next.Content, w.queued, w.pending
+			w.mu.Unlock()
+			if next != "" || queued || pending {
+				t.Errorf("after Close: next frame %q (queued %v, pending %v), want none", next, queued, pending)
+			}
+			if w.shown.Content != "" || w.lines != nil || w.buf.Cap() != 0 {
+				t.Errorf("after Close: shown %q, %d lines %q, a %d-byte buffer; want none", w.shown.Content, len(w.lines), w.lines, w.buf.Cap())
+			}
+		})
+	}
+}
