@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -294,7 +295,11 @@ func (ts *testServer) stop(t testing.TB) {
 			t.Errorf("Serve: %v", err)
 		}
 	case <-time.After(wait):
-		t.Errorf("Serve did not return after shutdown")
+		// Seen once, under two CI runs at once: keep every goroutine's
+		// stack so that the next occurrence shows where shutdown waits.
+		var stacks strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+		t.Errorf("Serve did not return after shutdown; goroutines:\n%s", stacks.String())
 	}
 }
 
