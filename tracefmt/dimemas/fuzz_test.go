@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/readcheck"
 )
 
 // FuzzRead: any input gives a trace or an error naming the file, never a
@@ -16,15 +18,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("#DIMEMAS:butterfly_2_8:0:2(1,1),0\n2:0:0:1:8:0:0:0\n3:1:0:0:8:0:0:0\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr, err := Read("f.dim", bytes.NewReader(b))
-		if err != nil {
-			if !errLine.MatchString(err.Error()) {
-				t.Fatalf("error without the file name and line: %v", err)
-			}
-			return
-		}
-		if err := tr.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		readcheck.Outcome(t, tr, err, errLine)
 	})
 }
 

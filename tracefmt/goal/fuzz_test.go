@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/readcheck"
 )
 
 // FuzzRead: any input gives a trace or an error naming the file, never a
@@ -16,15 +18,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("num_ranks 2\nrank 0 {\nl1: calc 5\nl2: send 8b to 1\nl3: recv 4 b from 1 tag 2 cpu 0 nic 1\nl1 requires l3\n}\nrank 1 {\nl1: send 4b to 0 tag 2\nl2: recv 8b from -1 tag -1\nl2 irequires l1\n}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tr, err := Read("f.goal", bytes.NewReader(b))
-		if err != nil {
-			if !errLine.MatchString(err.Error()) {
-				t.Fatalf("error without the file name and line: %v", err)
-			}
-			return
-		}
-		if err := tr.Validate(); err != nil {
-			t.Fatal(err)
-		}
+		readcheck.Outcome(t, tr, err, errLine)
 	})
 }
 

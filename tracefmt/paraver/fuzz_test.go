@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/readcheck"
 )
 
 // FuzzRead feeds arbitrary .prv bytes (seeded with the Extrae sample and
@@ -36,14 +38,8 @@ var errLine = regexp.MustCompile(`^out\.(prv|pcf|row):[0-9]+: `)
 func readStable(t *testing.T, fs files) {
 	t.Helper()
 	tr, err := Read("out.prv", bytes.NewReader(fs["out.prv"]), fs.open)
-	if err != nil {
-		if !errLine.MatchString(err.Error()) {
-			t.Fatalf("error without the file name and line: %v", err)
-		}
+	if !readcheck.Outcome(t, tr, err, errLine) {
 		return
-	}
-	if err := tr.Validate(); err != nil {
-		t.Fatal(err)
 	}
 	w1 := write(t, tr)
 	w2 := write(t, w1.read(t))
