@@ -361,31 +361,25 @@ func (w *Writer) placeCursor(c *tea.Cursor, width, height int) {
 	}
 }
 
+// mode writes set or reset when a terminal mode the view asks for changed
+// from was to on; the first frame writes only the modes it turns on, as
+// the terminal starts with all of them off.
+func (w *Writer) mode(first, was, on bool, set, reset string) {
+	switch {
+	case first && on, !first && on && !was:
+		w.buf.WriteString(set)
+	case !first && was && !on:
+		w.buf.WriteString(reset)
+	}
+}
+
 // modes writes what changed from the view old to v among the settings a
 // view asks of the terminal (all of them when first).
 func (w *Writer) modes(old, v tea.View, first bool) {
 	b := &w.buf
-	if first || v.AltScreen != old.AltScreen {
-		if v.AltScreen {
-			b.WriteString(ansi.SetModeAltScreenSaveCursor)
-		} else if !first {
-			b.WriteString(ansi.ResetModeAltScreenSaveCursor)
-		}
-	}
-	if first || v.DisableBracketedPasteMode != old.DisableBracketedPasteMode {
-		if !v.DisableBracketedPasteMode {
-			b.WriteString(ansi.SetModeBracketedPaste)
-		} else if !first {
-			b.WriteString(ansi.ResetModeBracketedPaste)
-		}
-	}
-	if first || v.ReportFocus != old.ReportFocus {
-		if v.ReportFocus {
-			b.WriteString(ansi.SetModeFocusEvent)
-		} else if !first {
-			b.WriteString(ansi.ResetModeFocusEvent)
-		}
-	}
+	w.mode(first, old.AltScreen, v.AltScreen, ansi.SetModeAltScreenSaveCursor, ansi.ResetModeAltScreenSaveCursor)
+	w.mode(first, !old.DisableBracketedPasteMode, !v.DisableBracketedPasteMode, ansi.SetModeBracketedPaste, ansi.ResetModeBracketedPaste)
+	w.mode(first, old.ReportFocus, v.ReportFocus, ansi.SetModeFocusEvent, ansi.ResetModeFocusEvent)
 	if first || v.MouseMode != old.MouseMode {
 		if !first {
 			b.WriteString(ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent + ansi.ResetModeMouseExtSgr)

@@ -246,6 +246,48 @@ func TestModes(t *testing.T) {
 	}
 }
 
+// TestModeChanges checks that a later frame turns on and off exactly the
+// terminal modes its view changed: alternate screen (1049), bracketed
+// paste (2004), focus events (1004) and the mouse (1002/1003 with 1006).
+func TestModeChanges(t *testing.T) {
+	s := newScreen(20, 2)
+	w := New(s, []string{"TERM=xterm-256color"}, 20, 2)
+	v := view("one")
+	v.MouseMode = tea.MouseModeCellMotion
+	w.Render(v)
+	s.next(t)
+	for _, c := range []struct {
+		name string
+		edit func(*tea.View)
+		want map[string]bool
+	}{
+		{"first frame", func(*tea.View) {}, map[string]bool{"1049": true, "2004": true, "1004": false, "1002": true, "1003": false, "1006": true}},
+		{"focus on, paste off", func(v *tea.View) { v.ReportFocus = true; v.DisableBracketedPasteMode = true },
+			map[string]bool{"1049": true, "2004": false, "1004": true, "1002": true, "1006": true}},
+		{"main screen, all motion", func(v *tea.View) { v.AltScreen = false; v.MouseMode = tea.MouseModeAllMotion },
+			map[string]bool{"1049": false, "2004": false, "1004": true, "1002": false, "1003": true, "1006": true}},
+		{"back: paste on, focus off, no mouse", func(v *tea.View) {
+			v.AltScreen = true
+			v.DisableBracketedPasteMode = false
+			v.ReportFocus = false
+			v.MouseMode = tea.MouseModeNone
+		}, map[string]bool{"1049": true, "2004": true, "1004": false, "1002": false, "1003": false, "1006": false}},
+	} {
+		c.edit(&v)
+		v.Content = c.name
+		w.Render(v)
+		s.next(t)
+		s.mu.Lock()
+		for m, on := range c.want {
+			if s.vt.modes[m] != on {
+				t.Errorf("%s: mode %s set %v, want %v", c.name, m, s.vt.modes[m], on)
+			}
+		}
+		s.mu.Unlock()
+	}
+	w.Close()
+}
+
 // TestQueryEnvironment checks when the writer asks the terminal about
 // synchronized output: as Bubble Tea does, not over SSH.
 func TestQueryEnvironment(t *testing.T) {
