@@ -14,9 +14,39 @@ import (
 // trace (ids, texts, "CLOG2 record" markers, attributes) that resolving
 // them one after another gives, also when workers must stop mid-rank.
 func TestParallelResolveSame(t *testing.T) {
+	inputs := resolveInputs(t)
+	for name, data := range inputs {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := newReader(bytes.NewReader(data), math.MaxInt, 1).read()
+			for _, workers := range []int{2, 3, 8} {
+				got, err := newReader(bytes.NewReader(data), 0, workers).read()
+				if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+					t.Fatalf("%d workers: error %v, want %v", workers, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%d workers: the trace differs from the sequential one", workers)
+				}
+			}
+		})
+	}
+}
+
+// resolveInputs are files whose resolution exercises the workers and
+// Meta: a real MPE log when present, crafted files with every record
+// kind, synthetic traces, definitions part way through ranks, records
+// inside the states that collectives are derived from, and a
+// per-process file that the reader refuses.
+func resolveInputs(t *testing.T) map[string][]byte {
 	inputs := map[string][]byte{}
 	if b, err := os.ReadFile(cpilogPath); err == nil {
 		inputs["cpilog"] = b
+	}
+	for _, p := range []string{"../../testdata/mpe/colls.clog2", "../../testdata/mpe/allreduce.clog2"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = b
 	}
 	small := newCraft(true, 3, 256)
 	small.auto, small.stale = true, true
@@ -33,20 +63,8 @@ func TestParallelResolveSame(t *testing.T) {
 		inputs[name] = writeBytes(t, synth(t, o))
 	}
 	inputs["definitions mid-rank"] = midRankDefinitions()
-	for name, data := range inputs {
-		t.Run(name, func(t *testing.T) {
-			want, wantErr := newReader(bytes.NewReader(data), math.MaxInt, 1).read()
-			for _, workers := range []int{2, 3, 8} {
-				got, err := newReader(bytes.NewReader(data), 0, workers).read()
-				if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
-					t.Fatalf("%d workers: error %v, want %v", workers, err, wantErr)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%d workers: the trace differs from the sequential one", workers)
-				}
-			}
-		})
-	}
+	inputs["records inside collective states"] = oddCollectiveRecords()
+	return inputs
 }
 
 // midRankDefinitions is a file whose ranks each need definitions (an
