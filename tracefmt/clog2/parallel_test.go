@@ -64,8 +64,31 @@ func resolveInputs(t *testing.T) map[string][]byte {
 	}
 	inputs["definitions mid-rank"] = midRankDefinitions()
 	inputs["records inside collective states"] = oddCollectiveRecords()
+	inputs["a state's end outside its range"] = halfRangeState()
 	return inputs
 }
+
+// halfRangeState is a file whose STATEDEF gives MPI_Bcast (id 6, event
+// types 12 and 13 in MPE's range) the end event type 999: the first event
+// of type 13 defines a state for 12 and 13 as MPE's range has it, and the
+// events of type 12 after it enter that state (a fuzz find: workers had
+// taken type 12 as the STATEDEF's state throughout).
+func halfRangeState() []byte {
+	const P = 2
+	c := newCraft(true, P, 512)
+	c.auto = true
+	c.worldCommEvts(P, 0)
+	tm := 0.01
+	for r := range int32(P) {
+		for _, et := range []int32{12, 13, 12, 999} {
+			tm += 0.001
+			c.rec(tm, 0, r, recBareEvt, bare(et)...)
+		}
+	}
+	c.rec(tm+1, 0, 0, recStateDef, statedef(6, 12, 999, "cyan", "MPI_Bcast")...)
+	return c.end(recEndLog, maxTime).worldTable(P).bytes()
+}
+
 
 // midRankDefinitions is a file whose ranks each need definitions (an
 // undefined state, an unknown event type, a record the writer would not

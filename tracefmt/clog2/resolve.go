@@ -759,7 +759,18 @@ func (rs *resolver) freeze() []etypeClass {
 	for et := range int32(denseEtypes) {
 		_, state := rs.etypeState[et]
 		_, mark := rs.etypeMark[et]
-		if _, _, inRange := rs.rd.p.stateRange(et); state || mark && !inRange {
+		_, start, inRange := rs.rd.p.stateRange(et)
+		if inRange && state {
+			// The first event of the other etype of the range defines
+			// a state for both (classifySlow), and from then on this
+			// etype is that state's, not the one it has now.
+			other := start
+			if et == start {
+				other = start + 1
+			}
+			_, state = rs.etypeState[other]
+		}
+		if state || mark && !inRange {
 			f[et] = rs.classifyFull(et)
 		}
 	}
