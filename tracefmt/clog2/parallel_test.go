@@ -2,6 +2,7 @@ package clog2
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -89,7 +90,6 @@ func halfRangeState() []byte {
 	return c.end(recEndLog, maxTime).worldTable(P).bytes()
 }
 
-
 // midRankDefinitions is a file whose ranks each need definitions (an
 // undefined state, an unknown event type, a record the writer would not
 // derive, a message to no rank) part way through, in different orders.
@@ -127,4 +127,61 @@ func midRankDefinitions() []byte {
 	c.rec(tm+1, 0, 0, recStateDef, statedef(80, 160, 161, "blue", "MPI_Send")...)
 	c.rec(tm+1, 0, 0, recStateDef, statedef(77, 154, 155, "green", "MPI_Recv")...)
 	return c.end(recEndLog, maxTime).worldTable(P).bytes()
+}
+
+// TestParallelDecodeSame: decoding blocks on workers gives what a
+// sequential read gives, trace or error (the first in file order, with
+// its offset), also on files cut short or damaged anywhere.
+func TestParallelDecodeSame(t *testing.T) {
+	parallel := 0
+	for name, data := range resolveInputs(t) {
+		rd := newReader(bytes.NewReader(data), 0, 2)
+		if rd.readPreamble() != nil || !rd.parallelDecode() {
+			continue
+		}
+		parallel++
+		t.Run(name, func(t *testing.T) {
+			variants := map[string][]byte{"as written": data}
+			B := rd.p.blockSize
+			for k := 0; preambleLen+k*B < len(data); k++ {
+				at := preambleLen + k*B
+				for _, n := range []int{at, at + 1, at + B/2, at + B - 1} {
+					if n < len(data) {
+						variants[fmt.Sprintf("cut at %d", n)] = data[:n]
+					}
+				}
+			}
+			for i := preambleLen + 5; i < len(data); i += len(data) / 25 {
+				for _, v := range []byte{0x00, 0xff} {
+					d := bytes.Clone(data)
+					d[i] = v
+					variants[fmt.Sprintf("byte %d = %#x", i, v)] = d
+				}
+			}
+			for vname, d := range variants {
+				want, wantErr := newReader(bytes.NewReader(d), math.MaxInt, 1).read()
+				for _, workers := range []int{2, 3} {
+					got, err := newReader(bytes.NewReader(d), 0, workers).read()
+					if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+						t.Fatalf("%s, %d workers: error %v, want %v", vname, workers, err, wantErr)
+					}
+					if traceText(got) != traceText(want) {
+						t.Fatalf("%s, %d workers: the trace differs from the sequential one", vname, workers)
+					}
+				}
+			}
+		})
+	}
+	if parallel < 5 {
+		t.Errorf("%d inputs decoded in parallel, want 5 or more", parallel)
+	}
+}
+
+// traceText is every field of a trace, for comparing traces whose times
+// may be NaN (reflect.DeepEqual finds NaN unequal to itself).
+func traceText(t *tracefmt.Trace) string {
+	if t == nil {
+		return "no trace"
+	}
+	return fmt.Sprintf("%#v", *t)
 }

@@ -45,13 +45,19 @@ func Read(r io.Reader) (*tracefmt.Trace, error) {
 
 // newReader returns a reader of r that resolves ranks on the given number
 // of goroutines when the file has at least parMin events.
+// It decodes blocks on workers goroutines from parDecodeBlocks blocks on
+// (parMin 0: from 2 blocks on).
 func newReader(r io.Reader, parMin, workers int) *reader {
+	decodeMin := parDecodeBlocks
+	if parMin == 0 {
+		decodeMin = 0
+	}
 	return &reader{
 		src: r, textIdx: map[string]int32{}, cargoIdx: map[[cargoLen]byte]int32{},
 		markerIdx: map[string]int32{}, consts: map[string]int32{}, commMap: map[uint64]int32{},
 		commEtype: map[int32]int32{}, exc: map[uint64]rawExtra{},
 		fillStale: true, fillZero: true, packOK: true,
-		parMin: parMin, workers: workers,
+		parMin: parMin, workers: workers, decodeMin: decodeMin,
 	}
 }
 
@@ -184,8 +190,9 @@ type reader struct {
 	hasTable bool
 	tableOff int64
 
-	// Resolution runs on workers goroutines from parMin events on.
-	parMin, workers int
+	// Resolution runs on workers goroutines from parMin events on, and
+	// so does decoding from decodeMin blocks on (see parallelDecode).
+	parMin, workers, decodeMin int
 }
 
 const fnvPrime = 1099511628211
@@ -257,6 +264,9 @@ func (rd *reader) readBlock() (int, error) {
 }
 
 func (rd *reader) readBlocks() error {
+	if rd.parallelDecode() {
+		return rd.readBlocksParallel()
+	}
 	rd.startScatter()
 	defer rd.stopScatter()
 	nb := rd.p.numBlocks()
@@ -303,9 +313,13 @@ func (rd *reader) readBlocks() error {
 // parseBlock decodes the records of one block and reports whether it ended
 // with ENDLOG.
 func (rd *reader) parseBlock(buf []byte) (bool, error) {
+	return rd.parseFrom(buf, 0)
+}
+
+// parseFrom is parseBlock from the record at offset u of the block.
+func (rd *reader) parseFrom(buf []byte, u int) (bool, error) {
 	B := len(buf)
 	blk := rd.block
-	u := 0
 	for {
 		off := rd.pos + int64(u)
 		if u+headerSize > B {
@@ -529,6 +543,8 @@ type batch struct {
 	block int
 	n     int
 	ev    []pendingEvent
+	// home takes the batch back when it is a worker's (see blockJob).
+	home chan *batch
 }
 
 // pendingEvent is a decoded event of world rank w, read at offset u of its
@@ -598,7 +614,11 @@ func (rd *reader) scatter() {
 			rb.ev = append(rb.ev, p.e)
 		}
 		b.n = 0
-		rd.free <- b
+		if b.home != nil {
+			b.home <- b
+		} else {
+			rd.free <- b
+		}
 	}
 }
 
