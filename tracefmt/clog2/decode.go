@@ -242,10 +242,13 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
 	u := 0
 	for {
-		if u+headerSize > B {
+		// Every record decoded here has 32 bytes or more: the header and
+		// the event type through h, whose length the compiler knows.
+		if u+32 > B {
 			return u
 		}
-		rt := i32(buf[u+20:])
+		h := (*[32]byte)(buf[u : u+32])
+		rt := i32(h[20:24])
 		if rt < recBareEvt || rt > recCollEvt {
 			return u
 		}
@@ -254,18 +257,18 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 			return u
 		}
 		rec := buf[u : u+size]
-		icomm, hrank, thread := i32(rec[8:]), i32(rec[12:]), i32(rec[16:])
+		icomm, hrank, thread := i32(h[8:12]), i32(h[12:16]), i32(h[16:20])
 		if icomm != 0 || uint32(hrank) >= P || thread != 0 || binary.LittleEndian.Uint32(rec[padAt[rt]:]) != 0 {
 			return u
 		}
 		p := &b.ev[b.n]
 		p.w, p.u = hrank, int32(u)
 		e := &p.e
-		*e = tracefmt.Event{Time: math.Float64frombits(binary.BigEndian.Uint64(rec[0:])), Match: hrank}
+		*e = tracefmt.Event{Time: math.Float64frombits(binary.BigEndian.Uint64(h[0:8])), Match: hrank}
 		switch rt {
 		case recBareEvt, recCargoEvt:
 			// A cargo's text is interned when the block is taken in.
-			e.Kind, e.Peer = provEvent, i32(rec[24:])
+			e.Kind, e.Peer = provEvent, i32(h[24:28])
 		case recMsgEvt:
 			etype, mc, partner, tag, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:]), i32(rec[36:]), i32(rec[40:])
 			if etype != etypeSend && etype != etypeRecv || size < 0 || mc != 0 || uint32(partner) >= P {
