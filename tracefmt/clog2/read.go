@@ -598,11 +598,12 @@ func (rd *reader) scatter() {
 				rd.ranks = ranks
 			}
 			// The global order (see checkOrder), inlined for the common
-			// case. It is followed here rather than in the decoder, which
-			// is the longer stage.
+			// cases (ties of ranks in MPE's merge order once checkOrder
+			// has the order's table). It is followed here rather than in
+			// the decoder, which is the longer stage.
 			t, w := p.e.Time, p.w
 			o.hash = (o.hash ^ uint64(uint32(w))) * fnvPrime
-			if !o.sorted || !(t > o.lastT || t == o.lastT && w == o.lastW) {
+			if !o.sorted || !(t > o.lastT || t == o.lastT && (w == o.lastW || o.post != nil && o.post[o.lastW] < o.post[w])) {
 				rd.checkOrder(t, w)
 			}
 			o.lastT, o.lastW = t, w
