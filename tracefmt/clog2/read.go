@@ -38,7 +38,9 @@ const (
 
 // Read parses a CLOG2 file (versions 02.40 to 02.44, merged or per
 // process, either byte order) into a trace in seconds. It reads the file
-// one block at a time. Errors name the byte offset and what was expected.
+// block by block, decoding a merged big-endian file's blocks on
+// GOMAXPROCS goroutines with a few blocks per goroutine in flight. Errors
+// name the byte offset and what was expected.
 func Read(r io.Reader) (*tracefmt.Trace, error) {
 	return newReader(r, parallelResolveEvents, runtime.GOMAXPROCS(0)).read()
 }
