@@ -142,16 +142,24 @@ func TestParallelDecodeSame(t *testing.T) {
 		parallel++
 		t.Run(name, func(t *testing.T) {
 			variants := map[string][]byte{"as written": data}
+			// Cuts in the first blocks, the last ones and a few between.
 			B := rd.p.blockSize
+			nb := (len(data) - preambleLen) / B
 			for k := 0; preambleLen+k*B < len(data); k++ {
+				if k > 3 && k < nb-3 && k%max(1, nb/6) != 0 {
+					continue
+				}
 				at := preambleLen + k*B
-				for _, n := range []int{at, at + 1, at + B/2, at + B - 1} {
+				for _, n := range []int{at, at + B/2, at + B - 1} {
 					if n < len(data) {
 						variants[fmt.Sprintf("cut at %d", n)] = data[:n]
 					}
 				}
 			}
-			for i := preambleLen + 5; i < len(data); i += len(data) / 25 {
+			// Damage files of a few blocks (under -race a read of a
+			// larger one takes seconds); the larger are read as written
+			// and cut.
+			for i := preambleLen + 5; len(data) <= 64<<10 && i < len(data); i += len(data) / 15 {
 				for _, v := range []byte{0x00, 0xff} {
 					d := bytes.Clone(data)
 					d[i] = v
@@ -161,6 +169,9 @@ func TestParallelDecodeSame(t *testing.T) {
 			for vname, d := range variants {
 				want, wantErr := newReader(bytes.NewReader(d), math.MaxInt, 1).read()
 				for _, workers := range []int{2, 3} {
+					if workers == 3 && vname != "as written" {
+						break // two workers take blocks out of order enough
+					}
 					got, err := newReader(bytes.NewReader(d), 0, workers).read()
 					if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 						t.Fatalf("%s, %d workers: error %v, want %v", vname, workers, err, wantErr)
