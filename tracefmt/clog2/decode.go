@@ -195,30 +195,33 @@ func (rd *reader) takeBlock(j *blockJob) (bool, error) {
 	buf := j.buf
 	B := len(buf)
 	b := j.bat
-	for i := range b.ev[:b.n] {
-		p := &b.ev[i]
+	evs, seen := b.ev[:b.n], rd.seen
+	for i := range evs {
+		p := &evs[i]
 		u := int(p.u)
 		next := j.stop
-		if i+1 < b.n {
-			next = int(b.ev[i+1].u)
+		if i+1 < len(evs) {
+			next = int(evs[i+1].u)
 		}
 		size := next - u
-		w := p.w
-		if int(w) >= len(rd.seen) {
-			seen := make([]rankState, min(max(int(w)+1, 2*len(rd.seen), 16), rd.P))
+		w := int(p.w)
+		if w >= len(seen) {
+			seen = make([]rankState, min(max(w+1, 2*len(seen), 16), rd.P))
 			copy(seen, rd.seen)
 			rd.seen = seen
 		}
 		if u+size+headerSize >= B || rd.endU >= 0 {
 			rd.checkPacking(p.e.Time, u, size)
 		}
-		switch {
-		case p.e.Kind == provEvent && size == recSize[recCargoEvt]:
-			p.e.SetTextRef(int(rd.cargoText(buf[u+32 : u+64])))
-		case p.e.Kind == provColl:
+		switch p.e.Kind {
+		case provEvent:
+			if size == recSize[recCargoEvt] {
+				p.e.SetTextRef(int(rd.cargoText(buf[u+32 : u+64])))
+			}
+		case provColl:
 			rd.anyColl = true
 		}
-		rd.seen[w].n++
+		seen[w].n++
 	}
 	rd.inBlock += int64(b.n)
 	if b.n > 0 {
