@@ -38,7 +38,9 @@ type Insertion struct {
 // increasing Pos order (events with equal Pos keep their order). Matches
 // are renumbered; the inserted events' own matches are left as given.
 // Streams that get events are reallocated, the others are changed only
-// where their matches point into a changed stream.
+// where their matches point into a changed stream. A Meta record keeps
+// its place before the event it preceded, after the events inserted
+// there (as if it were in the stream).
 func (t *Trace) Insert(ins [][]Insertion) {
 	newIdx := make([][]int32, len(t.Ranks))
 	isNew := make([][]bool, len(t.Ranks))
@@ -65,6 +67,17 @@ func (t *Trace) Insert(ins [][]Insertion) {
 		}
 		newIdx[r], isNew[r] = idx, fresh
 		t.Ranks[r].Events = out
+	}
+	for i := range t.Meta {
+		m := &t.Meta[i]
+		if m.Rank < 0 || int(m.Rank) >= len(newIdx) || newIdx[m.Rank] == nil {
+			continue
+		}
+		if idx := newIdx[m.Rank]; m.Before >= 0 && int(m.Before) < len(idx) {
+			m.Before = idx[m.Before]
+		} else if int(m.Before) == len(idx) {
+			m.Before = int32(len(t.Ranks[m.Rank].Events))
+		}
 	}
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events

@@ -286,3 +286,44 @@ func TestRemoveRenumbers(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertMovesMeta: a Meta record keeps its place before the event it
+// preceded, after the events inserted there, as it would in the stream.
+func TestInsertMovesMeta(t *testing.T) {
+	// After MoveToMeta, rank 0 is enter, send, leave, checkpoint with
+	// records before the enter (id=1) and at the end (id=2); rank 1 is
+	// its receive, with records before it (id=3) and at the end.
+	tests := []struct {
+		name string
+		rank int
+		pos  int32
+		want string
+	}{
+		{"before the first event", 0, 0, "0:1 id=1, 0:5 id=2, 1:0 id=3, 1:1 "},
+		{"after the first event", 0, 1, "0:0 id=1, 0:5 id=2, 1:0 id=3, 1:1 "},
+		{"at the end", 0, 4, "0:0 id=1, 0:5 id=2, 1:0 id=3, 1:1 "},
+		{"on the other rank, at its end", 1, 1, "0:0 id=1, 0:4 id=2, 1:0 id=3, 1:2 "},
+		{"on the other rank, first", 1, 0, "0:0 id=1, 0:4 id=2, 1:1 id=3, 1:2 "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := metaTrace(t)
+			tr.MoveToMeta(func(m *MarkerDef) bool { return strings.HasPrefix(m.Name, "X ") })
+			ins := make([][]Insertion, 2)
+			ins[tc.rank] = []Insertion{{Pos: tc.pos, Event: Mark(5, 0)}}
+			tr.Insert(ins)
+			var got []string
+			for _, m := range tr.Meta {
+				got = append(got, fmt.Sprintf("%d:%d %s", m.Rank, m.Before, m.Text))
+			}
+			if s := strings.Join(got, ", "); s != tc.want {
+				t.Errorf("Meta places %q, want %q", s, tc.want)
+			}
+			// WithMeta puts each record back before the event it preceded.
+			back := describe(tr.WithMeta())
+			if tc.rank == 0 && tc.pos == 1 && !strings.Contains(back, "0/0 marker t=0 m=-1 X STATEDEF id=1\n0/1 enter") {
+				t.Errorf("WithMeta after Insert:\n%s", back)
+			}
+		})
+	}
+}

@@ -43,9 +43,13 @@
 // "clog2.commtable.selves" for Write. A world rank outside
 // the world, in a header or as a peer, is an error.
 //
-// Read holds one block at a time. Each rank's events are stored once: the
-// slice that collects them while the file is read, sized from the number
-// of blocks commtable_fptr announces, becomes the rank's stream.
+// Read holds a few blocks at a time: one, or, when it decodes a merged
+// big-endian file's blocks on several goroutines, three per goroutine,
+// taken in in file order so that the trace and the first error are those
+// of a read of one block after the other. Each rank's events are stored
+// once: the slice that collects them while the file is read, sized from
+// the number of blocks commtable_fptr announces, becomes the rank's
+// stream.
 //
 // CLOG2 holds more than MPI semantics, and a trace read from a CLOG2 file
 // can be written back byte for byte. What the model has no field for is

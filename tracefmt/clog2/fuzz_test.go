@@ -73,6 +73,12 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
+		// Blocks and ranks on workers (from 2 blocks and any number of
+		// events on) or one after the other: the same trace or error.
+		par, parErr := newReader(bytes.NewReader(data), 0, 2).read()
+		if (err == nil) != (parErr == nil) || err != nil && err.Error() != parErr.Error() || traceText(tr) != traceText(par) {
+			t.Fatalf("read on workers: error %v, want %v (or the trace differs)", parErr, err)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {

@@ -38,20 +38,28 @@ const (
 
 // Read parses a CLOG2 file (versions 02.40 to 02.44, merged or per
 // process, either byte order) into a trace in seconds. It reads the file
-// one block at a time. Errors name the byte offset and what was expected.
+// block by block, decoding a merged big-endian file's blocks on
+// GOMAXPROCS goroutines with a few blocks per goroutine in flight. Errors
+// name the byte offset and what was expected.
 func Read(r io.Reader) (*tracefmt.Trace, error) {
 	return newReader(r, parallelResolveEvents, runtime.GOMAXPROCS(0)).read()
 }
 
 // newReader returns a reader of r that resolves ranks on the given number
 // of goroutines when the file has at least parMin events.
+// It decodes blocks on workers goroutines from parDecodeBlocks blocks on
+// (parMin 0: from 2 blocks on).
 func newReader(r io.Reader, parMin, workers int) *reader {
+	decodeMin := parDecodeBlocks
+	if parMin == 0 {
+		decodeMin = 0
+	}
 	return &reader{
 		src: r, textIdx: map[string]int32{}, cargoIdx: map[[cargoLen]byte]int32{},
 		markerIdx: map[string]int32{}, consts: map[string]int32{}, commMap: map[uint64]int32{},
 		commEtype: map[int32]int32{}, exc: map[uint64]rawExtra{},
 		fillStale: true, fillZero: true, packOK: true,
-		parMin: parMin, workers: workers,
+		parMin: parMin, workers: workers, decodeMin: decodeMin,
 	}
 }
 
@@ -184,8 +192,9 @@ type reader struct {
 	hasTable bool
 	tableOff int64
 
-	// Resolution runs on workers goroutines from parMin events on.
-	parMin, workers int
+	// Resolution runs on workers goroutines from parMin events on, and
+	// so does decoding from decodeMin blocks on (see parallelDecode).
+	parMin, workers, decodeMin int
 }
 
 const fnvPrime = 1099511628211
@@ -257,6 +266,9 @@ func (rd *reader) readBlock() (int, error) {
 }
 
 func (rd *reader) readBlocks() error {
+	if rd.parallelDecode() {
+		return rd.readBlocksParallel()
+	}
 	rd.startScatter()
 	defer rd.stopScatter()
 	nb := rd.p.numBlocks()
@@ -303,9 +315,13 @@ func (rd *reader) readBlocks() error {
 // parseBlock decodes the records of one block and reports whether it ended
 // with ENDLOG.
 func (rd *reader) parseBlock(buf []byte) (bool, error) {
+	return rd.parseFrom(buf, 0)
+}
+
+// parseFrom is parseBlock from the record at offset u of the block.
+func (rd *reader) parseFrom(buf []byte, u int) (bool, error) {
 	B := len(buf)
 	blk := rd.block
-	u := 0
 	for {
 		off := rd.pos + int64(u)
 		if u+headerSize > B {
@@ -529,6 +545,8 @@ type batch struct {
 	block int
 	n     int
 	ev    []pendingEvent
+	// home takes the batch back when it is a worker's (see blockJob).
+	home chan *batch
 }
 
 // pendingEvent is a decoded event of world rank w, read at offset u of its
@@ -582,11 +600,12 @@ func (rd *reader) scatter() {
 				rd.ranks = ranks
 			}
 			// The global order (see checkOrder), inlined for the common
-			// case. It is followed here rather than in the decoder, which
-			// is the longer stage.
+			// cases (ties of ranks in MPE's merge order once checkOrder
+			// has the order's table). It is followed here rather than in
+			// the decoder, which is the longer stage.
 			t, w := p.e.Time, p.w
 			o.hash = (o.hash ^ uint64(uint32(w))) * fnvPrime
-			if !o.sorted || !(t > o.lastT || t == o.lastT && w == o.lastW) {
+			if !o.sorted || !(t > o.lastT || t == o.lastT && (w == o.lastW || o.post != nil && o.post[o.lastW] < o.post[w])) {
 				rd.checkOrder(t, w)
 			}
 			o.lastT, o.lastW = t, w
@@ -598,7 +617,11 @@ func (rd *reader) scatter() {
 			rb.ev = append(rb.ev, p.e)
 		}
 		b.n = 0
-		rd.free <- b
+		if b.home != nil {
+			b.home <- b
+		} else {
+			rd.free <- b
+		}
 	}
 }
 

@@ -40,6 +40,22 @@ type resolver struct {
 	// cargo lists, per rank, the end events that carried cargo (MPE logs
 	// an MPI_Alltoall's byte counts there).
 	cargo [][]leaveCargo
+	// meta lists, per rank, the records kept out of the stream for
+	// Trace.Meta (see takeMeta).
+	meta [][]metaRef
+	// mkMeta and mkFinal say, per marker id, whether the marker's events
+	// go to Trace.Meta and, if not, the id the marker has once those
+	// markers leave the table (see fate).
+	mkMeta  []bool
+	mkFinal []tracefmt.MarkerID
+	nMeta   int
+}
+
+// metaRef is a record kept out of a rank's stream: the event it was read
+// as and the index of the stream's event it precedes.
+type metaRef struct {
+	before int32
+	e      tracefmt.Event
 }
 
 // leaveCargo is a leave event's index in its rank's stream and the
@@ -55,6 +71,9 @@ type etypeClass struct {
 	exact   bool // the writer derives this event type back
 	ref     stateRef
 	marker  tracefmt.MarkerID
+	// meta and final are the marker's fate (see resolver.fate).
+	meta  bool
+	final tracefmt.MarkerID
 }
 
 type stateRef struct {
@@ -145,17 +164,18 @@ func (rd *reader) finish() (*tracefmt.Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clog2: %w", err)
 	}
+	rs.takeMeta(tr)
 	if o := rd.ord; o.order != nil {
-		if h, err := mergedOrderHash(tr); err != nil || h != o.hash {
+		if h, err := mergedOrderHash(tr.WithMeta()); err != nil || h != o.hash {
 			tr.SetAttr(attrOrder, o.order.encode())
 		}
 	}
 	// MPE logs collectives as states only; a file with COLLEVT records
 	// was written from a model that had collective events (see Write).
+	// Insert moves the Meta records' places with the events.
 	if !rd.anyColl && tr.DeriveCollectives(rs.cargoSizes) > 0 {
 		tr.SetAttr(attrDerivedColls, "true")
 	}
-	tr.MoveToMeta(func(m *tracefmt.MarkerDef) bool { return IsBookkeeping(m.Name) || rd.p.isKnownSolo(m.Source.ID) })
 	return tr, nil
 }
 
@@ -486,6 +506,7 @@ func (rs *resolver) classifyFull(etype int32) etypeClass {
 	switch {
 	case !c.isState:
 		c.exact = rs.pl.mkEtype[c.marker] == etype
+		c.meta, c.final = rs.fate(c.marker)
 	case c.ref.start:
 		c.exact = rs.pl.stStart[c.ref.id] == etype
 	default:
@@ -546,6 +567,7 @@ type rankJob struct {
 	open      []*openQueue
 	openAbove map[tracefmt.StateID]*openQueue
 	cargo     []leaveCargo
+	meta      []metaRef
 	err       error
 	// out is the rank's stream; run stores it in the trace when it
 	// returns.
@@ -633,9 +655,14 @@ func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 	defer func() {
 		rs.t.Ranks[jb.w].Events = jb.out
 		rs.cargo[jb.w] = jb.cargo
+		rs.meta[jb.w] = jb.meta
 	}()
+	noExc := len(rs.rd.exc) == 0
 	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
 		pe := jb.src[jb.j]
+		if noExc && rs.eventFast(jb, &pe, frozen) {
+			continue
+		}
 		done, err := rs.event(jb, &pe, frozen)
 		if err != nil {
 			jb.err = err
@@ -655,6 +682,7 @@ func (rs *resolver) resolveRanks() error {
 	rd := rs.rd
 	rs.excCount = map[int32]int{}
 	rs.cargo = make([][]leaveCargo, rd.P)
+	rs.meta = make([][]metaRef, rd.P)
 	for k := range rd.exc {
 		rs.excCount[int32(k>>32)]++
 	}
@@ -735,7 +763,18 @@ func (rs *resolver) freeze() []etypeClass {
 	for et := range int32(denseEtypes) {
 		_, state := rs.etypeState[et]
 		_, mark := rs.etypeMark[et]
-		if _, _, inRange := rs.rd.p.stateRange(et); state || mark && !inRange {
+		_, start, inRange := rs.rd.p.stateRange(et)
+		if inRange && state {
+			// The first event of the other etype of the range defines
+			// a state for both (classifySlow), and from then on this
+			// etype is that state's, not the one it has now.
+			other := start
+			if et == start {
+				other = start + 1
+			}
+			_, state = rs.etypeState[other]
+		}
+		if state || mark && !inRange {
 			f[et] = rs.classifyFull(et)
 		}
 	}
@@ -759,6 +798,9 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 	leaveText := -1
 	var c etypeClass
 	openAt := -1
+	// The fate of e when it is a marker: bookkeeping records go to
+	// Trace.Meta, the others get their marker's final id.
+	meta, final := false, tracefmt.MarkerID(0)
 	switch pe.Kind {
 	case provEvent:
 		rawEtype, checkEtype = pe.Peer, true
@@ -775,6 +817,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 		case !c.isState:
 			e = tracefmt.Mark(pe.Time, c.marker)
 			e.SetTextRef(pe.TextRef())
+			meta, final = c.meta, c.final
 		case c.ref.start:
 			e = tracefmt.Enter(pe.Time, c.ref.id)
 			e.SetTextRef(pe.TextRef())
@@ -802,6 +845,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			e = tracefmt.Mark(pe.Time, rs.marker(markMsgEvt))
 			e.SetTextRef(b.Text(f.String()))
 			e.Comm = uint16(ci)
+			meta, final = rs.fate(e.Marker())
 			break
 		}
 		fast = fast && mc == hdrComm
@@ -822,6 +866,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			e = tracefmt.Mark(pe.Time, rs.marker(markCollEvt))
 			e.SetTextRef(b.Text(f.String()))
 			e.Comm = uint16(ci)
+			meta, final = rs.fate(e.Marker())
 			break
 		}
 		op := collOp(pe.Tag)
@@ -829,8 +874,11 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 		e = tracefmt.Collective(pe.Time, op, int(pe.Peer), uint16(ci), pe.Size, 0)
 		rawEtype, checkEtype, rawPeer, checkPeer = pe.Tag, true, root, true
 	default:
+		// A record the reader kept as a marker of its own (see
+		// reader.bookkeeping): every such marker is bookkeeping.
 		e = *pe
 		e.Comm = uint16(ci)
+		meta = true
 	}
 	var x rawExtra
 	hasX := false
@@ -862,12 +910,13 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			}
 			m := tracefmt.Mark(pe.Time, rs.marker(markRecord))
 			m.SetTextRef(b.Text(o.text()))
+			mMeta, mFinal := rs.fate(m.Marker())
 			// The marker goes to slot i, the event to i+1: if slot j+1
 			// is not read yet, the events not read yet move to a copy.
-			if i := len(jb.out); jb.shared && i+1 > jb.j {
+			if i := len(jb.out); jb.shared && !mMeta && i+1 > jb.j {
 				jb.src, jb.j, jb.shared = slices.Clone(jb.src[jb.j+1:]), -1, false
 			}
-			if err := jb.add(&m); err != nil {
+			if err := jb.put(&m, mMeta, mFinal); err != nil {
 				return false, err
 			}
 		}
@@ -890,17 +939,148 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			jb.cargo = append(jb.cargo, leaveCargo{int32(len(ev)), int32(pe.TextRef())})
 		}
 	}
-	if err := jb.add(&e); err != nil {
+	if err := jb.put(&e, meta, final); err != nil {
 		return false, err
 	}
 	return true, nil
 }
 
-// add appends e, paired already, to the rank's stream.
-func (jb *rankJob) add(e *tracefmt.Event) error {
+// eventFast resolves pe as event does when the file's record follows from
+// the event in every field (the record's communicator maps its ranks back
+// exactly, its event type is the one the writer derives, the reader kept
+// no thread or pad of any record) and the event is a state's enter or
+// leave or a message to a rank: most events of a trace, which then skip
+// event's checks and its large frame. It reports false, having changed
+// nothing but the classes of event types, for any other event.
+func (rs *resolver) eventFast(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) bool {
+	ci := rs.commIndex(int32(pe.Comm))
+	if !rs.exact[ci] || len(jb.out) >= math.MaxInt32 {
+		return false
+	}
+	var e tracefmt.Event
+	switch pe.Kind {
+	case provEvent:
+		var c etypeClass
+		if frozen == nil {
+			c = rs.classify(pe.Peer)
+		} else if uint32(pe.Peer) < denseEtypes {
+			c = frozen[pe.Peer]
+		}
+		if !c.ok || !c.isState || !c.exact {
+			return false
+		}
+		id := c.ref.id
+		if c.ref.start {
+			e = tracefmt.Enter(pe.Time, id)
+			e.SetTextRef(pe.TextRef())
+			e.Comm, e.Match = uint16(ci), -1
+			jb.push(id, openRef{id, pe.TextRef(), int32(len(jb.out))})
+			break
+		}
+		op, open := jb.oldest(id)
+		leaveText := -1
+		if open {
+			leaveText = op.text
+		}
+		if leaveText != pe.TextRef() {
+			return false // the writer would give the end another cargo
+		}
+		e = tracefmt.Leave(pe.Time, id)
+		e.Comm, e.Match = uint16(ci), -1
+		if open {
+			e.Match, jb.out[op.index].Match = op.index, int32(len(jb.out))
+			jb.pop(id)
+		}
+		if pe.TextRef() >= 0 {
+			jb.cargo = append(jb.cargo, leaveCargo{int32(len(jb.out)), int32(pe.TextRef())})
+		}
+	case provMsg:
+		if pe.Peer < 0 || int32(pe.Request()>>32) != int32(pe.Comm) {
+			return false
+		}
+		if pe.Flags == 1 {
+			e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+		} else {
+			e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+		}
+		e.Match = -1
+	default:
+		return false
+	}
+	jb.out = append(jb.out, e)
+	return true
+}
+
+// put appends e, paired already, to the rank's stream; a marker whose
+// events go to Trace.Meta (meta) is kept aside instead, with its place,
+// and any other marker gets its final id. MoveToMeta did this after the
+// trace was built, at two more passes over every event.
+func (jb *rankJob) put(e *tracefmt.Event, meta bool, final tracefmt.MarkerID) error {
+	if e.Kind == tracefmt.KindMarker {
+		if meta {
+			jb.meta = append(jb.meta, metaRef{int32(len(jb.out)), *e})
+			return nil
+		}
+		e.Peer = int32(final)
+	}
 	if len(jb.out) >= math.MaxInt32 {
 		return fmt.Errorf("clog2: rank %d has more than 2^31 events", jb.w)
 	}
 	jb.out = append(jb.out, *e)
 	return nil
+}
+
+// isMetaMarker says which markers' events Read keeps in Trace.Meta:
+// CLOG2's bookkeeping records and MPE's own solo events.
+func (rs *resolver) isMetaMarker(m *tracefmt.MarkerDef) bool {
+	return IsBookkeeping(m.Name) || rs.rd.p.isKnownSolo(m.Source.ID)
+}
+
+// fate says whether the events of marker id go to Trace.Meta and, if not,
+// the marker's id once the markers of those leave the table. Markers are
+// only ever added, so both are known when the marker is defined: its
+// final id is its id less the Meta markers defined before it.
+// Only the goroutine that defines markers may call it.
+func (rs *resolver) fate(id tracefmt.MarkerID) (bool, tracefmt.MarkerID) {
+	rs.syncFates()
+	return rs.mkMeta[id], rs.mkFinal[id]
+}
+
+// syncFates extends the fates to the markers defined since.
+func (rs *resolver) syncFates() {
+	for n := len(rs.mkMeta); n < len(rs.t.Markers); n++ {
+		m := rs.isMetaMarker(&rs.t.Markers[n])
+		rs.mkMeta = append(rs.mkMeta, m)
+		rs.mkFinal = append(rs.mkFinal, tracefmt.MarkerID(n-rs.nMeta))
+		if m {
+			rs.nMeta++
+		}
+	}
+}
+
+// takeMeta moves the records kept aside into t.Meta, rank after rank in
+// stream order, and drops their markers from the table (the events of
+// the others have their final ids already): what Trace.MoveToMeta would
+// make of the trace with those records in the streams.
+func (rs *resolver) takeMeta(t *tracefmt.Trace) {
+	for r, refs := range rs.meta {
+		for i := range refs {
+			m := &refs[i]
+			def := t.Markers[m.e.Marker()]
+			t.Meta = append(t.Meta, tracefmt.MetaRecord{Rank: int32(r), Before: m.before, Time: m.e.Time, Comm: m.e.Comm,
+				Name: def.Name, Def: def, Text: t.Text(&m.e)})
+		}
+	}
+	rs.meta = nil
+	rs.syncFates()
+	if rs.nMeta == 0 {
+		return
+	}
+	var kept []tracefmt.MarkerDef // nil when none is left, as MoveToMeta leaves it
+	for i := range t.Markers {
+		if !rs.mkMeta[i] {
+			kept = append(kept, t.Markers[i])
+		}
+	}
+	t.Markers = kept
 }
