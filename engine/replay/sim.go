@@ -77,6 +77,10 @@ type Options struct {
 	// Config.SamplePeriod while the network carries traffic), on the
 	// simulation goroutine; the Sample is reused after the call.
 	OnSample func(*netmodel.Sample)
+	// PerMessageCollectives replays every expanded collective message
+	// by message, even where it could be computed in bulk (bulk.go):
+	// the same results, more kernel events.
+	PerMessageCollectives bool
 }
 
 // densePairLimit is the largest world whose per-pair message counters
@@ -148,6 +152,8 @@ type Sim struct {
 	collSteps []collective.Step // scratch: the round a rank starts
 	members   [][]int32         // per communicator: world rank of each local rank
 	localRank [][]int32         // per communicator: local rank of each world rank
+	// bulk holds the collectives computed in bulk (bulk.go).
+	bulk bulkState
 
 	// Derived settings.
 	threshold   int64
@@ -493,6 +499,8 @@ func (s *Sim) handle(e des.Event) {
 		s.cpuEvent(e.Obj, e.Arg)
 	case evWake:
 		s.unblock(e.Obj)
+	case evBulkVisible:
+		s.bulkVisible(e.Obj)
 	}
 }
 
