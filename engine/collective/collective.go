@@ -605,17 +605,21 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step, sendsOnly
 		for i := 1; i < P; i++ {
 			send(int32((me+i)%P), n)
 		}
-		for i := 1; i < P; i++ {
+		for i := 1; i < P && !sendsOnly; i++ {
 			recv(int32((me - i + P) % P))
 		}
 	case scatteredAlltoall:
 		// Round k covers the peers at distances k·throttle up to the
 		// next multiple, distance 0 being the rank itself.
 		lo, hi := max(k*alltoallThrottle, 1), min((k+1)*alltoallThrottle, P)
+		peer := (me + lo) % P
 		for i := lo; i < hi; i++ {
-			send(int32((me+i)%P), n)
+			send(int32(peer), n)
+			if peer++; peer == P {
+				peer = 0
+			}
 		}
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !sendsOnly; i++ {
 			recv(int32((me - i + P) % P))
 		}
 	case linScanAll:

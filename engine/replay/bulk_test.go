@@ -83,11 +83,11 @@ func TestBulkCollectivesAsPerMessage(t *testing.T) {
 		{"puppet-causal", []string{"mode", "causal"}},
 	}
 	type tc struct {
-		cfg  int
-		op   tracefmt.CollOp
-		alg  collective.Algorithm
-		p    int
-		n    int64
+		cfg int
+		op  tracefmt.CollOp
+		alg collective.Algorithm
+		p   int
+		n   int64
 	}
 	var cases []tc
 	for ci := range configs {
