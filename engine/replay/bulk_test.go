@@ -189,3 +189,55 @@ func TestBulkCollectiveDeadlock(t *testing.T) {
 		t.Errorf("%d ranks listed blocked, want 4", len(res.Deadlock.Blocked))
 	}
 }
+
+// TestBulkSubCommunicator computes in bulk collectives over the odd ranks
+// (in reverse order) while the even ranks keep exchanging messages with
+// each other and with them, and compares sim --json's results with the
+// per-message replay's.
+func TestBulkSubCommunicator(t *testing.T) {
+	const p = 12
+	for _, kv := range [][]string{nil, {"model", "simgrid"}, {"handshake", "rts-cts", "eager-threshold", "2KiB"}} {
+		for _, op := range []tracefmt.CollOp{tracefmt.OpAlltoall, tracefmt.OpAllreduce, tracefmt.OpBarrier} {
+			for _, n := range []int64{16, 5000} {
+				pr := newProg(t, p)
+				var odd []int32
+				for r := p - 1; r >= 0; r -= 2 {
+					odd = append(odd, int32(r))
+				}
+				comm, err := pr.b.AddComm(tracefmt.Comm{Name: "odd", Ranks: odd})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent := n
+				if op == tracefmt.OpAlltoall {
+					sent = n * int64(len(odd))
+				}
+				for it := range 2 {
+					for r := range p {
+						pr.compute(r, float64((r*7+it*3)%5)*1e-6)
+						if r%2 == 0 {
+							pr.send(r, r+1, 7, 100+int64(r%4)*50000)
+							pr.send(r, (r+2)%p, 8, 64)
+							pr.recv(r, (r-2+p)%p, 8, 0)
+							continue
+						}
+						req := pr.irecv(r, r-1, 7, 0)
+						pr.add(r, tracefmt.Collective(0, op, 0, comm, sent, sent))
+						pr.wait(r, req)
+					}
+				}
+				tr := pr.trace()
+				cfg := cfgWith(t, kv...)
+				sb, rb := simulate(t, tr, cfg, Options{})
+				_, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
+				name := fmt.Sprintf("%v/%v/n%d", kv, op, n)
+				if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
+					t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
+				}
+				if sb.bulk.calls != 2 || !rb.Complete {
+					t.Errorf("%s: %d calls computed in bulk, complete %v: want 2, true", name, sb.bulk.calls, rb.Complete)
+				}
+			}
+		}
+	}
+}
