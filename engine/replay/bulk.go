@@ -44,16 +44,33 @@ type bulkState struct {
 	model       netmodel.Model
 	insts       map[collKey]*bulkInstance
 	pool        []*bulkInstance
-	// Scratch of bulkCompute, reused from call to call.
-	start, next []des.Time
-	node        []int32
-	steps       []collective.Step
-	recvN       []uint64
-	recvB       []int64
+	// steps is bulkRounds' scratch.
+	steps []collective.Step
+	// resume holds the calls whose computation a cancelled run stopped,
+	// by their evBulkResume event.
+	resume []*bulkInstance
 	// calls counts the calls computed in bulk, fallbacks those the
 	// notes report; holds and standIns the pairs bulkHolds and
 	// bulkStandIn took care of.
 	calls, fallbacks, holds, standIns int
+}
+
+// bulkRun is the progress of a call's computation: the next round, the
+// ranks' start times of the current round (start) and the next (next),
+// and what the messages so far add to the counters.
+type bulkRun struct {
+	comm                 uint16
+	mem                  []int32
+	node                 []int32
+	k                    int
+	start, next          []des.Time
+	recvN                []uint64
+	recvB                []int64
+	pendingVis           map[uint64]des.Time
+	messages             uint64
+	bytes                int64
+	lastDeliver, histLat des.Time
+	histN                uint64
 }
 
 // bulkInstance is one collective call computed in bulk.
@@ -72,6 +89,8 @@ type bulkInstance struct {
 	// holds bounds the visibility of the call's messages by pair of
 	// local ranks (bulkHolds).
 	holds map[uint64]des.Time
+	// run is the computation's progress (bulkRounds).
+	run bulkRun
 	// broken is set when a rank entered with something the bulk
 	// computation cannot take (a schedule other than the first rank's,
 	// blocking sends of its call pending): the call then runs per
@@ -114,7 +133,7 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 		if n := len(b.pool); n > 0 {
 			bi = b.pool[n-1]
 			b.pool = b.pool[:n-1]
-			*bi = bulkInstance{enter: bi.enter[:0], plans: bi.plans[:0], pending: bi.pending[:0], entered: bi.entered[:0]}
+			*bi = bulkInstance{enter: bi.enter[:0], plans: bi.plans[:0], pending: bi.pending[:0], entered: bi.entered[:0], run: bi.run}
 		} else {
 			bi = &bulkInstance{}
 		}
@@ -237,19 +256,49 @@ func (s *Sim) bulkLatency(ns, nd int32, bytes int64) des.Time {
 	return s.bulk.model.Latency(bytes, h)
 }
 
-// bulkCompute computes every message of a call all of whose ranks have
-// entered, round by round, accounts them as the per-message replay would
-// (the ranks' and the run's counters, the latency histogram, the
-// network's deliveries) and schedules each rank's exit.
+// bulkCompute starts computing every message of a call all of whose
+// ranks have entered (bulkRounds).
 func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 	b := &s.bulk
 	b.calls++
 	P := len(mem)
-	b.node = b.node[:0]
+	run := &bi.run
+	run.comm, run.mem = comm, mem
+	run.node = run.node[:0]
 	for _, w := range mem {
-		b.node = append(b.node, s.ranks[w].node)
+		run.node = append(run.node, s.ranks[w].node)
 	}
-	node := b.node
+	run.start = append(run.start[:0], bi.enter...)
+	run.next = append(run.next[:0], bi.enter...)
+	run.recvN = append(run.recvN[:0], make([]uint64, P)...)
+	run.recvB = append(run.recvB[:0], make([]int64, P)...)
+	run.pendingVis = nil
+	for j := range P {
+		if bi.pending[j] {
+			// Messages to a rank with a receive of its own pending: when
+			// the pair's last becomes visible, by pair of local ranks.
+			run.pendingVis = map[uint64]des.Time{}
+			break
+		}
+	}
+	run.k, run.messages, run.bytes, run.lastDeliver = 0, 0, 0, 0
+	run.histLat, run.histN = -1, 0
+	s.bulkRounds(bi)
+}
+
+// bulkRounds computes the rounds of bi from the next one on, round k's
+// start times giving each message's times and so round k+1's, then
+// accounts the messages as the per-message replay would (the ranks' and
+// the run's counters, the latency histogram, the network's deliveries)
+// and schedules each rank's exit. When the run's context is cancelled
+// between rounds it stops and resumes at the same instant
+// (evBulkResume), so that Run returns within a round, not at the end
+// of a call of billions of messages.
+func (s *Sim) bulkRounds(bi *bulkInstance) {
+	b := &s.bulk
+	run := &bi.run
+	mem, node := run.mem, run.node
+	P := len(mem)
 	an, model := b.an, b.model
 	// The latency of the last (bytes, hops) asked: a round's messages
 	// mostly share both.
@@ -266,30 +315,20 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 	}
 	holds := bi.holds
 	rts := s.cfg.Handshake == HandshakeRTSCTS
-	start := append(b.start[:0], bi.enter...)
-	next := append(b.next[:0], bi.enter...)
-	// Messages to a rank with a receive of its own pending: when the
-	// pair's last becomes visible, by pair of local ranks.
-	var pendingVis map[uint64]des.Time
-	for j := range P {
-		if bi.pending[j] {
-			pendingVis = map[uint64]des.Time{}
-			break
-		}
-	}
-	var (
-		messages, trips uint64
-		bytes, tripB    int64
-		histLat         = des.Time(-1)
-		histN           uint64
-		lastDeliver     des.Time
-	)
-	recvN := append(b.recvN[:0], make([]uint64, P)...)
-	recvB := append(b.recvB[:0], make([]int64, P)...)
+	start, next := run.start, run.next
+	recvN, recvB := run.recvN, run.recvB
+	pendingVis := run.pendingVis
+	messages, bytes, lastDeliver := run.messages, run.bytes, run.lastDeliver
+	histLat, histN := run.histLat, run.histN
 	// The protocol of the last size asked.
 	lastSize, lastData, lastComplete := int64(-1), false, uint8(0)
 	steps := b.steps
-	for k := range bi.plans[0].Rounds() {
+	rounds := bi.plans[0].Rounds()
+	for ; run.k < rounds; run.k++ {
+		if run.k > 0 && s.runCtx != nil && s.runCtx.Err() != nil {
+			break
+		}
+		k := run.k
 		copy(next, start)
 		for src := range P {
 			steps = bi.plans[src].Sends(k, steps[:0])
@@ -369,15 +408,23 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 		}
 		start, next = next, start
 	}
+	b.steps = steps
+	run.start, run.next = start, next
+	run.messages, run.bytes, run.lastDeliver = messages, bytes, lastDeliver
+	run.histLat, run.histN = histLat, histN
+	if run.k < rounds {
+		// Cancelled: carry on when the run resumes.
+		b.resume = append(b.resume, bi)
+		s.k.Schedule(s.k.Now(), evBulkResume, int32(len(b.resume)-1), 0)
+		return
+	}
 	s.stats.latency.addN(histLat, histN)
 	for j, w := range mem {
 		rk := &s.ranks[w]
 		rk.recvd += recvN[j]
 		rk.recvdB += recvB[j]
 	}
-	b.recvN, b.recvB = recvN, recvB
-	trips = messages
-	tripB = bytes
+	trips, tripB := messages, bytes
 	if rts {
 		trips = 3 * messages // the request to send and the clear to send carry no bytes
 	}
@@ -390,18 +437,32 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 		if v > start[src] {
 			// The sender leaves before its last message to dst is
 			// visible there: what it sends next waits for it.
-			s.bulkStandIn(mem[src], mem[dst], comm, v)
+			s.bulkStandIn(mem[src], mem[dst], run.comm, v)
 		}
 	}
 	for j, w := range mem {
 		s.k.Schedule(start[j], evWake, w, 0)
 	}
-	b.steps, b.start, b.next = steps, start, next
+}
+
+// bulkResume carries on with the call whose computation a cancelled run
+// stopped (bulkRounds); i indexes bulkState.resume.
+func (s *Sim) bulkResume(i int32) {
+	b := &s.bulk
+	bi := b.resume[i]
+	b.resume[i] = nil
+	for n := len(b.resume); n > 0 && b.resume[n-1] == nil; n-- {
+		b.resume = b.resume[:n-1]
+	}
+	s.bulkRounds(bi)
 }
 
 // evBulkVisible is the kernel event of a stand-in message becoming
 // visible (bulkStandIn).
 const evBulkVisible = evWake + 1
+
+// evBulkResume resumes the computation of a call (bulkRounds).
+const evBulkResume = evWake + 2
 
 // standInTag is the tag of stand-in messages, which no expanded
 // collective message has (theirs are the call's sequence number and

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -239,5 +240,30 @@ func TestBulkSubCommunicator(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBulkCollectiveCancelled cancels a run in the middle of a collective
+// computed in bulk: Run returns the context's error within a round of it,
+// and the run resumed gives the results of a run never interrupted.
+func TestBulkCollectiveCancelled(t *testing.T) {
+	tr := bulkProg(t, 70, tracefmt.OpAlltoall, 4096) // scattered linear: 3 rounds
+	cfg := cfgWith(t)
+	_, want := simulate(t, tr, cfg, Options{})
+	s, err := New(tr, cfg, Options{CheckEvery: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Run(ctx); err != context.Canceled {
+		t.Fatalf("Run with a cancelled context returned %v, want %v", err, context.Canceled)
+	}
+	if s.Done() || len(s.bulk.resume) != 1 || s.bulk.resume[0].run.k != 1 {
+		t.Fatalf("cancelled run: done %v, %d calls to resume: want one stopped after its first round", s.Done(), len(s.bulk.resume))
+	}
+	got := runToEnd(t, s, nil)
+	if jg, jw := resultsJSON(t, got), resultsJSON(t, want); !bytes.Equal(jg, jw) {
+		t.Fatalf("resumed results differ:\nresumed: %s\nwhole:   %s", firstDiff(jg, jw), firstDiff(jw, jg))
 	}
 }

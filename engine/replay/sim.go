@@ -154,6 +154,9 @@ type Sim struct {
 	localRank [][]int32         // per communicator: local rank of each world rank
 	// bulk holds the collectives computed in bulk (bulk.go).
 	bulk bulkState
+	// runCtx is the context of the Run or RunUntil in progress: a long
+	// computation within one event checks it (bulkRounds).
+	runCtx context.Context
 
 	// Derived settings.
 	threshold   int64
@@ -453,7 +456,9 @@ func (s *Sim) Run(ctx context.Context) error {
 
 func (s *Sim) run(ctx context.Context, until des.Time) error {
 	start := time.Now()
+	s.runCtx = ctx
 	defer func() {
+		s.runCtx = nil
 		s.wall += time.Since(start)
 		s.publish()
 	}()
@@ -501,6 +506,8 @@ func (s *Sim) handle(e des.Event) {
 		s.unblock(e.Obj)
 	case evBulkVisible:
 		s.bulkVisible(e.Obj)
+	case evBulkResume:
+		s.bulkResume(e.Obj)
 	}
 }
 
