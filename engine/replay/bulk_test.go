@@ -19,7 +19,7 @@ func bulkProg(t *testing.T, p int, op tracefmt.CollOp, n int64) *tracefmt.Trace 
 	pr := newProg(t, p)
 	sent, recvd := n, n
 	switch op {
-	case tracefmt.OpAllgather:
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
 		recvd = n * int64(p)
 	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
 		sent, recvd = n*int64(p), n*int64(p)
@@ -67,8 +67,8 @@ func resultsJSON(t *testing.T, res Results) []byte {
 // models and send protocols; it checks the bulk path ran (fewer kernel
 // events).
 func TestBulkCollectivesAsPerMessage(t *testing.T) {
-	ops := []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpAllreduce, tracefmt.OpAllgather,
-		tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter}
+	ops := []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpAllreduce, tracefmt.OpAllgather, tracefmt.OpAllgatherv,
+		tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter, tracefmt.OpOther}
 	configs := []struct {
 		name string
 		kv   []string
