@@ -220,7 +220,7 @@ func (s *Sim) bulkFallback(key collKey, bi *bulkInstance, mem []int32) {
 // those arrives: MPI's non-overtaking rule holds the call's messages of
 // the pair until then. Nothing is in flight at most calls' entries.
 func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
-	if s.stats.inFlight == 0 && s.nHeld == 0 {
+	if s.stats.inFlight == 0 && s.nHeld == 0 || !s.hasUnseen(r) {
 		return
 	}
 	for i := range s.msgs {
@@ -244,6 +244,23 @@ func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
 		bi.holds[k] = max(bi.holds[k], at)
 		s.bulk.holds++
 	}
+}
+
+// hasUnseen reports whether some message world rank r sent has not yet
+// become visible at its destination: its pair counters say so, in O(P)
+// for a small world and O(1) for a large one (whose tables keep only the
+// pairs with such messages).
+func (s *Sim) hasUnseen(r int32) bool {
+	if s.densePairs != nil {
+		P := len(s.ranks)
+		for _, v := range s.densePairs[int(r)*P : (int(r)+1)*P] {
+			if uint32(v>>32) != uint32(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.pairTabs[r].n > 0
 }
 
 // bulkLatency is the analytic network's time for bytes from node ns to

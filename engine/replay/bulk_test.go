@@ -267,3 +267,23 @@ func TestBulkCollectiveCancelled(t *testing.T) {
 		t.Fatalf("resumed results differ:\nresumed: %s\nwhole:   %s", firstDiff(jg, jw), firstDiff(jw, jg))
 	}
 }
+
+// TestBulkLargeWorld compares bulk and per-message results in a world
+// above densePairLimit, whose pair counters live in per-rank tables: the
+// messages sent before a call and still in flight must hold it back
+// there too.
+func TestBulkLargeWorld(t *testing.T) {
+	p := densePairLimit + 88
+	for _, op := range []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpAllreduce} {
+		tr := bulkProg(t, p, op, 8)
+		cfg := cfgWith(t)
+		sb, rb := simulate(t, tr, cfg, Options{})
+		_, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
+		if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
+			t.Fatalf("%v: bulk and per-message results differ:\nbulk:        %s\nper message: %s", op, firstDiff(jb, jm), firstDiff(jm, jb))
+		}
+		if sb.bulk.calls != 2 || sb.bulk.holds == 0 {
+			t.Errorf("%v: %d calls in bulk, %d pairs held: want 2 and some", op, sb.bulk.calls, sb.bulk.holds)
+		}
+	}
+}
