@@ -26,8 +26,8 @@ import (
 // What else could tell the difference is excluded or accounted for:
 //   - a message of the pair sent before the collective and not yet
 //     visible at its destination holds the collective's messages of the
-//     pair back (MPI's non-overtaking rule): bulkHolds finds them when the
-//     last rank enters, and their arrival bounds the pair's matches;
+//     pair back (MPI's non-overtaking rule): bulkHolds finds them as each
+//     rank enters, and their arrival bounds the pair's matches;
 //   - a receive a rank left pending before the collective could match a
 //     message that a rank leaving early sends it, which the per-message
 //     replay holds back until that rank's last collective message to it
@@ -120,8 +120,8 @@ func (s *Sim) bulkAllowed() bool {
 	return true
 }
 
-// bulkJoin decides whether world rank r's part c of a collective is computed in
-// bulk and, if so, files it with its call.
+// bulkJoin decides whether world rank r's part c of a collective is
+// computed in bulk and, if so, files it with its call.
 func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 	if P < 2 || !(c.op.Shape() == tracefmt.ShapeAllToAll || c.op == tracefmt.OpOther) || !s.bulkAllowed() {
 		return
