@@ -287,3 +287,30 @@ func TestBulkLargeWorld(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkDisagreeingRanks gives the ranks of an all-to-all block sizes
+// that choose different algorithms (Bruck for rank 0, the linear one for
+// the others), which MPI forbids: the call runs per message from its last
+// entry, and the notes say so.
+func TestBulkDisagreeingRanks(t *testing.T) {
+	pr := newProg(t, 8)
+	for r := range 8 {
+		n := int64(1000)
+		if r == 0 {
+			n = 8
+		}
+		pr.add(r, tracefmt.Collective(0, tracefmt.OpAlltoall, 0, 0, n*8, n*8))
+	}
+	s, err := New(pr.trace(), cfgWith(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := s.Results()
+	want := "1 collective calls whose ranks disagreed on the schedule (or entered with blocking sends pending) started their messages when their last rank entered"
+	if s.bulk.calls != 0 || s.bulk.fallbacks != 1 || len(res.Notes) != 1 || res.Notes[0] != want {
+		t.Errorf("%d calls in bulk, %d fallbacks, notes %q: want 0, 1 and %q", s.bulk.calls, s.bulk.fallbacks, res.Notes, want)
+	}
+}
