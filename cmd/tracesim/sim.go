@@ -72,6 +72,7 @@ func runSim(e *env, args []string) int {
 	msgOut := fs.String("messages-out", "", "write one row per message (times in seconds) to this file: Parquet for a .parquet file, else CSV")
 	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, to this file: Parquet for a .parquet file, else CSV")
 	perfettoOut := fs.String("perfetto-out", "", "write the simulated run as Chrome trace event JSON for ui.perfetto.dev, with the network's utilisation as counter tracks under the packet and flow models")
+	perMessage := fs.Bool("coll-per-message", false, "replay every expanded collective message by message, even those the contention-free models compute in bulk (the same results, more kernel events; docs/sim.md)")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
@@ -174,7 +175,7 @@ func runSim(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "sim", err)
 	}
-	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != ""}
+	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage}
 	var metrics *packet.CSVWriter
 	var counters *export.Counters
 	runCtx, stopRun := context.WithCancel(e.ctx)

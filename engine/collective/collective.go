@@ -449,14 +449,60 @@ type Step struct {
 // it. Sends come before receives; within each, peers are in the order
 // MPICH uses.
 func (pl *Plan) Round(k int, buf []Step) []Step {
+	return pl.round(k, buf, false)
+}
+
+// Sends appends the sends of round k (0 ≤ k < Rounds) to buf and returns
+// it, in Round's order: for a caller that pairs every send with the
+// receive its peer posts in the same round (see Aligned) and need not
+// walk the receives.
+func (pl *Plan) Sends(k int, buf []Step) []Step {
+	return pl.round(k, buf, true)
+}
+
+func (pl *Plan) round(k int, buf []Step, sendsOnly bool) []Step {
 	for i := 0; i < pl.n; i++ {
 		ph := &pl.phases[i]
 		if k < ph.rounds {
-			return pl.primRound(ph, uint8(i), k, buf)
+			return pl.primRound(ph, uint8(i), k, buf, sendsOnly)
 		}
 		k -= ph.rounds
 	}
 	return buf
+}
+
+// Aligned reports whether the schedule pairs every message within a
+// round: when every rank of the communicator runs a plan of the same
+// schedule (SameSchedule), a rank sends to a peer in round k exactly when
+// that peer receives from it in its round k, and at most once per round.
+// Tree algorithms are not aligned (a child receives in its first round
+// what its parent sends in its second).
+func (pl *Plan) Aligned() bool {
+	for i := 0; i < pl.n; i++ {
+		switch pl.phases[i].prim {
+		case linBcast, linGather, linScatter, linAlltoall, scatteredAlltoall, linScanAll,
+			rdAllreduce, rdAllgather, rdScan, ringPass, ringShift, pairXchg,
+			dissemination, bruckAllgather, bruckAlltoall:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// SameSchedule reports whether o has pl's schedule: the same operation,
+// algorithm, ranks, root and phases, message sizes aside.
+func (pl *Plan) SameSchedule(o *Plan) bool {
+	if pl.c.Op != o.c.Op || pl.c.Alg != o.c.Alg || pl.c.P != o.c.P || pl.c.Root != o.c.Root ||
+		pl.n != o.n || pl.rounds != o.rounds {
+		return false
+	}
+	for i := 0; i < pl.n; i++ {
+		if pl.phases[i].prim != o.phases[i].prim || pl.phases[i].rounds != o.phases[i].rounds {
+			return false
+		}
+	}
+	return true
 }
 
 // Messages returns the total number of steps of the plan, sends and
@@ -526,13 +572,17 @@ func lowbit(rel, p int) int {
 	return rel & -rel
 }
 
-func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
+func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step, sendsOnly bool) []Step {
 	c := &pl.c
 	P, me := c.P, c.Me
 	rel := (me - c.Root + P) % P
 	abs := func(r int) int32 { return int32((r + c.Root) % P) }
 	send := func(peer int32, b int64) { buf = append(buf, Step{Peer: peer, Send: true, Bytes: b, Phase: phaseNo}) }
-	recv := func(peer int32) { buf = append(buf, Step{Peer: peer, Phase: phaseNo}) }
+	recv := func(peer int32) {
+		if !sendsOnly {
+			buf = append(buf, Step{Peer: peer, Phase: phaseNo})
+		}
+	}
 	n := ph.bytes
 	switch ph.prim {
 	case linBcast, linScatter:
@@ -555,17 +605,21 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step) []Step {
 		for i := 1; i < P; i++ {
 			send(int32((me+i)%P), n)
 		}
-		for i := 1; i < P; i++ {
+		for i := 1; i < P && !sendsOnly; i++ {
 			recv(int32((me - i + P) % P))
 		}
 	case scatteredAlltoall:
 		// Round k covers the peers at distances k·throttle up to the
 		// next multiple, distance 0 being the rank itself.
 		lo, hi := max(k*alltoallThrottle, 1), min((k+1)*alltoallThrottle, P)
+		peer := (me + lo) % P
 		for i := lo; i < hi; i++ {
-			send(int32((me+i)%P), n)
+			send(int32(peer), n)
+			if peer++; peer == P {
+				peer = 0
+			}
 		}
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && !sendsOnly; i++ {
 			recv(int32((me - i + P) % P))
 		}
 	case linScanAll:

@@ -331,3 +331,83 @@ func TestBruckBlocksClosedForm(t *testing.T) {
 		}
 	}
 }
+
+// TestAlignedPlansPairEveryRound checks what Aligned promises: for every
+// operation and algorithm whose plan is aligned, in every round, the
+// sends of all ranks (with Sends) are exactly the receives of all ranks,
+// pair by pair, each pair at most once; and that the tree algorithms are
+// reported not aligned.
+func TestAlignedPlansPairEveryRound(t *testing.T) {
+	sizes := []int64{0, 8, 300, 4096, 70000}
+	aligned := 0
+	for _, op := range allOps {
+		for _, alg := range Algorithms(op) {
+			for p := 1; p <= 70; p += 1 + p/8 {
+				for _, n := range sizes {
+					root := p / 3
+					plans := make([]Plan, p)
+					for me := range p {
+						plans[me] = NewPlan(callFor(op, alg, p, me, root, n))
+					}
+					if !plans[0].Aligned() {
+						if plans[0].Rounds() > 0 && op == tracefmt.OpAllgather && alg == Ring {
+							t.Fatalf("%v %v p=%d n=%d: ring allgather reported not aligned", op, alg, p, n)
+						}
+						continue
+					}
+					aligned++
+					for me := range p {
+						if !plans[me].SameSchedule(&plans[0]) {
+							t.Fatalf("%v %v p=%d n=%d: rank %d's schedule differs from rank 0's", op, alg, p, n, me)
+						}
+					}
+					for k := range plans[0].Rounds() {
+						sends := map[[2]int32]int{}
+						recvs := map[[2]int32]int{}
+						var buf []Step
+						for me := range p {
+							buf = plans[me].Round(k, buf[:0])
+							var only []Step
+							only = plans[me].Sends(k, only)
+							nSends := 0
+							for _, st := range buf {
+								if st.Send {
+									sends[[2]int32{int32(me), st.Peer}]++
+									if nSends >= len(only) || only[nSends] != st {
+										t.Fatalf("%v %v p=%d round %d rank %d: Sends gave %v, Round's sends differ at %d", op, alg, p, k, me, only, nSends)
+									}
+									nSends++
+								} else {
+									recvs[[2]int32{st.Peer, int32(me)}]++
+								}
+							}
+							if nSends != len(only) {
+								t.Fatalf("%v %v p=%d round %d rank %d: Sends gave %d steps, Round %d sends", op, alg, p, k, me, len(only), nSends)
+							}
+						}
+						if len(sends) != len(recvs) {
+							t.Fatalf("%v %v p=%d n=%d round %d: %d pairs send, %d receive", op, alg, p, n, k, len(sends), len(recvs))
+						}
+						for pr, c := range sends {
+							if c != 1 || recvs[pr] != 1 {
+								t.Fatalf("%v %v p=%d n=%d round %d: pair %d->%d sent %d times, received %d", op, alg, p, n, k, pr[0], pr[1], c, recvs[pr])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if aligned == 0 {
+		t.Fatal("no aligned plan checked")
+	}
+	for _, c := range []Call{
+		{Op: tracefmt.OpBcast, Alg: Binomial, P: 8},
+		{Op: tracefmt.OpAllreduce, Alg: Binomial, P: 8, Sent: 8},
+		{Op: tracefmt.OpAllreduce, Alg: SMPI, P: 8, Sent: 8},
+	} {
+		if pl := NewPlan(c); pl.Aligned() {
+			t.Errorf("%v %v: a tree plan reported aligned", c.Op, c.Alg)
+		}
+	}
+}

@@ -412,3 +412,22 @@ func (c *CM02) transfer(s int64, d int) des.Time {
 
 // Serialized returns false: SimGrid shares links rather than queueing.
 func (c *CM02) Serialized() bool { return false }
+
+// Hops returns the hops from node src to node dst (0 within a node,
+// where a message takes no time).
+func (a *Analytic) Hops(src, dst int) int { return a.hopsOf(src, dst) }
+
+// Serializes reports whether a node's messages leave one after the other
+// (the engine's inject mode, or a model such as LogGOPS): when it does
+// not, a message sent at t from src reaches dst at t + Latency(bytes,
+// hops) whatever else is in flight, which is what lets the engine
+// compute a collective's messages in bulk.
+func (a *Analytic) Serializes() bool { return a.serialize }
+
+// Credit counts n messages of bytes in total as delivered, for messages
+// whose times the engine computed without Send (a collective computed in
+// bulk), so that Metrics counts them as Send would have.
+func (a *Analytic) Credit(n uint64, bytes int64) {
+	a.delivered += n
+	a.bytes += bytes
+}

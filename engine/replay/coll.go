@@ -16,6 +16,9 @@ type collRun struct {
 	started  bool
 	ovhPaid  bool
 	analytic bool
+	// bulk: the call is computed in bulk once its last rank enters
+	// (bulk.go).
+	bulk bool
 	// Analytic mode: this rank's local rank and the instance.
 	me  int
 	key collKey
@@ -140,6 +143,8 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 			}
 			s.colls[c.key] = ci
 		}
+	} else {
+		s.bulkJoin(r, rk, c, len(mem))
 	}
 	rk.coll = c
 	rk.act = ActCollective
@@ -153,6 +158,9 @@ func (s *Sim) collContinue(r int32, rk *rank) bool {
 	c := rk.coll
 	if c.analytic {
 		return s.collAnalytic(r, rk, c)
+	}
+	if c.bulk {
+		return s.collBulk(r, rk, c)
 	}
 	mem, _ := s.commMembers(c.comm)
 	inject := s.mode() == Inject

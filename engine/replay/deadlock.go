@@ -142,6 +142,20 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 			}
 			items[r] = append(items[r], fmt.Sprintf("ranks %s to enter %s", strings.Join(missing, ", "), collStateName(ci.op)))
 		}
+		if rk.coll != nil && rk.coll.bulk {
+			// Computed in bulk: the rank waits for the call's ranks that
+			// have not entered, having sent nothing yet.
+			bi := s.bulk.insts[rk.coll.key]
+			mem, _ := s.commMembers(rk.coll.comm)
+			var missing []string
+			for j, t := range bi.entered {
+				if !t {
+					add(r, int(mem[j]))
+					missing = append(missing, fmt.Sprint(mem[j]))
+				}
+			}
+			items[r] = append(items[r], fmt.Sprintf("ranks %s to enter %s", strings.Join(missing, ", "), collStateName(rk.coll.op)))
+		}
 	}
 	for r := range waits {
 		slices.Sort(waits[r])

@@ -419,6 +419,7 @@ func (s *Sim) runNotes() []string {
 	if n := s.stats.collByP2P; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d collective calls replayed as the point-to-point messages the trace records inside them (the traced library realised them so); --coll-alg does not apply to them", n))
 	}
+	notes = append(notes, s.bulkNotes()...)
 	return notes
 }
 

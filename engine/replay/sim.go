@@ -77,6 +77,10 @@ type Options struct {
 	// Config.SamplePeriod while the network carries traffic), on the
 	// simulation goroutine; the Sample is reused after the call.
 	OnSample func(*netmodel.Sample)
+	// PerMessageCollectives replays every expanded collective message
+	// by message, even where it could be computed in bulk (bulk.go):
+	// the same results, more kernel events.
+	PerMessageCollectives bool
 }
 
 // densePairLimit is the largest world whose per-pair message counters
@@ -148,6 +152,11 @@ type Sim struct {
 	collSteps []collective.Step // scratch: the round a rank starts
 	members   [][]int32         // per communicator: world rank of each local rank
 	localRank [][]int32         // per communicator: local rank of each world rank
+	// bulk holds the collectives computed in bulk (bulk.go).
+	bulk bulkState
+	// runCtx is the context of the Run or RunUntil in progress: a long
+	// computation within one event checks it (bulkRounds).
+	runCtx context.Context
 
 	// Derived settings.
 	threshold   int64
@@ -447,7 +456,9 @@ func (s *Sim) Run(ctx context.Context) error {
 
 func (s *Sim) run(ctx context.Context, until des.Time) error {
 	start := time.Now()
+	s.runCtx = ctx
 	defer func() {
+		s.runCtx = nil
 		s.wall += time.Since(start)
 		s.publish()
 	}()
@@ -493,6 +504,10 @@ func (s *Sim) handle(e des.Event) {
 		s.cpuEvent(e.Obj, e.Arg)
 	case evWake:
 		s.unblock(e.Obj)
+	case evBulkVisible:
+		s.bulkVisible(e.Obj)
+	case evBulkResume:
+		s.bulkResume(e.Obj)
 	}
 }
 

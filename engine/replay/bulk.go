@@ -1,0 +1,551 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/tracesim/tracesim/engine/collective"
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// A collective in which every rank's exit depends on every rank's entry
+// (barrier, allreduce, allgather, all-to-all, reduce-scatter) lets no
+// rank leave before the last one has entered. On a contention-free
+// network whose messages do not queue behind each other (puppet, the
+// simgrid model without contention), a message's times depend only on
+// when its sender starts its round and its receiver posts for it, so the
+// ranks may wait, sending nothing, until the last one enters; then every
+// message's times and every rank's exit follow from tight loops over
+// the rounds, with no kernel event per message, exactly as the
+// per-message replay gives them. For an aligned plan (every message sent
+// in round k is received in the peer's round k), round k's start times
+// give each message's send and post times, its arrival and completion,
+// and so the ranks' round k+1 start times.
+//
+// What else could tell the difference is excluded or accounted for:
+//   - a message of the pair sent before the collective and not yet
+//     visible at its destination holds the collective's messages of the
+//     pair back (MPI's non-overtaking rule): bulkHolds finds them as each
+//     rank enters, and their arrival bounds the pair's matches;
+//   - a receive a rank left pending before the collective could match a
+//     message that a rank leaving early sends it, which the per-message
+//     replay holds back until that rank's last collective message to it
+//     has arrived: for such pairs bulkCompute files a stand-in message
+//     that becomes visible then (bulkVisible) and holds the pair's later
+//     messages back as the real one would;
+//   - wildcard matching (any-source free) and records of messages or of
+//     the simulated run need each message: those runs expand per message.
+type bulkState struct {
+	// checked and ok: whether the run's settings allow bulk
+	// collectives at all (bulkAllowed).
+	checked, ok bool
+	an          *netmodel.Analytic
+	model       netmodel.Model
+	insts       map[collKey]*bulkInstance
+	pool        []*bulkInstance
+	// steps is bulkRounds' scratch.
+	steps []collective.Step
+	// resume holds the calls whose computation a cancelled run stopped,
+	// by their evBulkResume event.
+	resume []*bulkInstance
+	// calls counts the calls computed in bulk, fallbacks those the
+	// notes report; holds and standIns the pairs bulkHolds and
+	// bulkStandIn took care of.
+	calls, fallbacks, holds, standIns int
+}
+
+// bulkRun is the progress of a call's computation: the next round, the
+// ranks' start times of the current round (start) and the next (next),
+// and what the messages so far add to the counters.
+type bulkRun struct {
+	comm                 uint16
+	mem                  []int32
+	node                 []int32
+	k                    int
+	start, next          []des.Time
+	recvN                []uint64
+	recvB                []int64
+	pendingVis           map[uint64]des.Time
+	messages             uint64
+	bytes                int64
+	lastDeliver, histLat des.Time
+	histN                uint64
+}
+
+// bulkInstance is one collective call computed in bulk.
+type bulkInstance struct {
+	// bulk is decided when the first rank enters; the call's other ranks
+	// follow it.
+	bulk bool
+	// first is the plan of the first rank to enter.
+	first   collective.Plan
+	enter   []des.Time // by local rank
+	plans   []collective.Plan
+	pending []bool // by local rank: a receive of its own was pending at entry
+	entered []bool // by local rank
+	arrived int
+	passed  int
+	// holds bounds the visibility of the call's messages by pair of
+	// local ranks (bulkHolds).
+	holds map[uint64]des.Time
+	// run is the computation's progress (bulkRounds).
+	run bulkRun
+	// broken is set when a rank entered with something the bulk
+	// computation cannot take (a schedule other than the first rank's,
+	// blocking sends of its call pending): the call then runs per
+	// message from its last rank's entry (bulkFallback).
+	broken bool
+}
+
+// bulkAllowed reports whether the run's settings allow collectives
+// computed in bulk.
+func (s *Sim) bulkAllowed() bool {
+	b := &s.bulk
+	if b.checked {
+		return b.ok
+	}
+	b.checked = true
+	an, ok := s.net.(*netmodel.Analytic)
+	if !ok || an.Serializes() || s.opts.PerMessageCollectives || s.opts.RecordMessages || s.opts.RecordTrace ||
+		s.mode() == Inject || s.cfg.AnySource == AnyFree {
+		return false
+	}
+	if _, ovh := an.Model().(netmodel.Overheads); ovh {
+		// CPU overheads are bursts that ranks on a node share.
+		return false
+	}
+	b.an, b.model, b.ok = an, an.Model(), true
+	b.insts = map[collKey]*bulkInstance{}
+	return true
+}
+
+// bulkJoin decides whether world rank r's part c of a collective is
+// computed in bulk and, if so, files it with its call.
+func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
+	if P < 2 || !(c.op.Shape() == tracefmt.ShapeAllToAll || c.op == tracefmt.OpOther) || !s.bulkAllowed() {
+		return
+	}
+	b := &s.bulk
+	key := collKey{c.comm, c.inst}
+	bi := b.insts[key]
+	if bi == nil {
+		if n := len(b.pool); n > 0 {
+			bi = b.pool[n-1]
+			b.pool = b.pool[:n-1]
+			*bi = bulkInstance{enter: bi.enter[:0], plans: bi.plans[:0], pending: bi.pending[:0], entered: bi.entered[:0], run: bi.run}
+		} else {
+			bi = &bulkInstance{}
+		}
+		// Every rank files its part, in bulk or not, so that the call's
+		// ranks follow its first whatever their own plans say.
+		bi.bulk = c.plan.Aligned() && c.plan.Rounds() > 0 && rk.callPending == 0
+		bi.first = c.plan
+		if bi.bulk {
+			bi.enter = append(bi.enter, make([]des.Time, P)...)
+			bi.plans = append(bi.plans, make([]collective.Plan, P)...)
+			bi.pending = append(bi.pending, make([]bool, P)...)
+			bi.entered = append(bi.entered, make([]bool, P)...)
+		}
+		b.insts[key] = bi
+	}
+	bi.arrived++
+	if !bi.bulk {
+		if bi.arrived == P {
+			delete(b.insts, key)
+			b.pool = append(b.pool, bi)
+		}
+		return
+	}
+	c.bulk, c.key = true, key
+	if rk.callPending > 0 || !c.plan.SameSchedule(&bi.first) {
+		bi.broken = true
+	}
+	bi.plans[c.me] = c.plan
+	_, loc := s.commMembers(c.comm)
+	s.bulkHolds(bi, r, loc)
+	for _, q := range rk.reqs {
+		if q.recv && !s.ops[q.idx].done {
+			bi.pending[c.me] = true
+			break
+		}
+	}
+}
+
+// collBulk runs rank r's part of a collective computed in bulk: it
+// enters and waits; the last rank to enter computes everyone's exit.
+func (s *Sim) collBulk(r int32, rk *rank, c *collRun) bool {
+	bi := s.bulk.insts[c.key]
+	if c.started {
+		bi.passed++
+		if bi.passed == len(bi.enter) {
+			delete(s.bulk.insts, c.key)
+			s.bulk.pool = append(s.bulk.pool, bi)
+		}
+		s.endColl(rk)
+		return true
+	}
+	c.started = true
+	bi.enter[c.me] = s.k.Now()
+	bi.entered[c.me] = true
+	rk.block++
+	s.blockOn(r, rk, ActCollective)
+	if bi.arrived == len(bi.enter) {
+		mem, loc := s.commMembers(c.comm)
+		if bi.broken {
+			s.bulkFallback(c.key, bi, mem)
+		} else {
+			s.bulkCompute(bi, c.comm, mem, loc)
+		}
+	}
+	return false
+}
+
+// bulkFallback runs a call whose ranks disagree per message, every rank
+// starting at its last rank's entry.
+func (s *Sim) bulkFallback(key collKey, bi *bulkInstance, mem []int32) {
+	s.bulk.fallbacks++
+	now := s.k.Now()
+	for _, w := range mem {
+		c := s.ranks[w].coll
+		c.bulk, c.started = false, false
+		s.k.Schedule(now, evWake, w, 0)
+	}
+	delete(s.bulk.insts, key)
+	s.bulk.pool = append(s.bulk.pool, bi)
+}
+
+// bulkHolds files in bi.holds, for each member world rank r sends to
+// a message dst has not yet seen (sent before the call), when the last of
+// those arrives: MPI's non-overtaking rule holds the call's messages of
+// the pair until then. Nothing is in flight at most calls' entries.
+func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
+	if s.stats.inFlight == 0 && s.nHeld == 0 || !s.hasUnseen(r) {
+		return
+	}
+	for i := range s.msgs {
+		m := &s.msgs[i]
+		if m.src != r || !m.live || m.visSeq != 0 || loc[m.dst] < 0 {
+			continue
+		}
+		at := m.tSend // arrived already, held behind an earlier one
+		switch m.netPhase {
+		case phData:
+			if !m.delivered {
+				at = des.Add(m.tSend, s.bulkLatency(s.ranks[m.src].node, s.ranks[m.dst].node, m.size))
+			}
+		case phRTS:
+			at = des.Add(m.tSend, s.bulkLatency(s.ranks[m.src].node, s.ranks[m.dst].node, 0))
+		}
+		if bi.holds == nil {
+			bi.holds = map[uint64]des.Time{}
+		}
+		k := matchKey(loc[m.src], loc[m.dst])
+		bi.holds[k] = max(bi.holds[k], at)
+		s.bulk.holds++
+	}
+}
+
+// hasUnseen reports whether some message world rank r sent has not yet
+// become visible at its destination: its pair counters say so, in O(P)
+// for a small world and O(1) for a large one (whose tables keep only the
+// pairs with such messages).
+func (s *Sim) hasUnseen(r int32) bool {
+	if s.densePairs != nil {
+		P := len(s.ranks)
+		for _, v := range s.densePairs[int(r)*P : (int(r)+1)*P] {
+			if uint32(v>>32) != uint32(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.pairTabs[r].n > 0
+}
+
+// bulkLatency is the analytic network's time for bytes from node ns to
+// node nd: what Send adds to a message's start.
+func (s *Sim) bulkLatency(ns, nd int32, bytes int64) des.Time {
+	h := s.bulk.an.Hops(int(ns), int(nd))
+	if h <= 0 {
+		return 0
+	}
+	return s.bulk.model.Latency(bytes, h)
+}
+
+// bulkCompute starts computing every message of a call all of whose
+// ranks have entered (bulkRounds).
+func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
+	b := &s.bulk
+	b.calls++
+	P := len(mem)
+	run := &bi.run
+	run.comm, run.mem = comm, mem
+	run.node = run.node[:0]
+	for _, w := range mem {
+		run.node = append(run.node, s.ranks[w].node)
+	}
+	run.start = append(run.start[:0], bi.enter...)
+	run.next = append(run.next[:0], bi.enter...)
+	run.recvN = append(run.recvN[:0], make([]uint64, P)...)
+	run.recvB = append(run.recvB[:0], make([]int64, P)...)
+	run.pendingVis = nil
+	for j := range P {
+		if bi.pending[j] {
+			// Messages to a rank with a receive of its own pending: when
+			// the pair's last becomes visible, by pair of local ranks.
+			run.pendingVis = map[uint64]des.Time{}
+			break
+		}
+	}
+	run.k, run.messages, run.bytes, run.lastDeliver = 0, 0, 0, 0
+	run.histLat, run.histN = -1, 0
+	s.bulkRounds(bi)
+}
+
+// bulkRounds computes the rounds of bi from the next one on, round k's
+// start times giving each message's times and so round k+1's, then
+// accounts the messages as the per-message replay would (the ranks' and
+// the run's counters, the latency histogram, the network's deliveries)
+// and schedules each rank's exit. When the run's context is cancelled
+// between rounds it stops and resumes at the same instant
+// (evBulkResume), so that Run returns within a round, not at the end
+// of a call of billions of messages.
+func (s *Sim) bulkRounds(bi *bulkInstance) {
+	b := &s.bulk
+	run := &bi.run
+	mem, node := run.mem, run.node
+	P := len(mem)
+	an, model := b.an, b.model
+	// The latency of the last (bytes, hops) asked: a round's messages
+	// mostly share both.
+	lastBytes, lastHops, lastLat := int64(-1), -1, des.Time(0)
+	lat := func(ns, nd int32, bytes int64) des.Time {
+		h := an.Hops(int(ns), int(nd))
+		if h <= 0 {
+			return 0
+		}
+		if h != lastHops || bytes != lastBytes {
+			lastBytes, lastHops, lastLat = bytes, h, model.Latency(bytes, h)
+		}
+		return lastLat
+	}
+	holds := bi.holds
+	rts := s.cfg.Handshake == HandshakeRTSCTS
+	start, next := run.start, run.next
+	recvN, recvB := run.recvN, run.recvB
+	pendingVis := run.pendingVis
+	messages, bytes, lastDeliver := run.messages, run.bytes, run.lastDeliver
+	histLat, histN := run.histLat, run.histN
+	// The protocol of the last size asked.
+	lastSize, lastData, lastComplete := int64(-1), false, uint8(0)
+	steps := b.steps
+	rounds := bi.plans[0].Rounds()
+	for ; run.k < rounds; run.k++ {
+		if run.k > 0 && s.runCtx != nil && s.runCtx.Err() != nil {
+			break
+		}
+		k := run.k
+		copy(next, start)
+		for src := range P {
+			steps = bi.plans[src].Sends(k, steps[:0])
+			if len(steps) == 0 {
+				continue
+			}
+			ts := start[src]
+			ns := node[src]
+			srk := &s.ranks[mem[src]]
+			var sentB int64
+			for _, st := range steps {
+				dst := st.Peer
+				size := st.Bytes
+				tp := start[dst]
+				nd := node[dst]
+				l := lat(ns, nd, size)
+				if size != lastSize {
+					lastSize = size
+					lastData, lastComplete = s.protocol(size, false)
+				}
+				dataAtSend, complete := lastData, lastComplete
+				var arrive des.Time
+				switch {
+				case dataAtSend:
+					arrive = des.Add(ts, l)
+				case rts:
+					arrive = des.Add(ts, lat(ns, nd, 0))
+				default:
+					arrive = ts
+				}
+				if holds != nil {
+					arrive = max(arrive, holds[matchKey(int32(src), dst)])
+				}
+				match := max(arrive, tp)
+				var deliver, recvDone des.Time
+				if dataAtSend {
+					deliver, recvDone = des.Add(ts, l), match
+				} else {
+					at := match
+					if rts {
+						at = des.Add(at, lat(nd, ns, 0))
+					}
+					deliver = des.Add(at, l)
+					recvDone = deliver
+				}
+				sendDone := ts
+				switch complete {
+				case doneAtDelivery:
+					sendDone = deliver
+				case doneAtRecv:
+					sendDone = recvDone
+				}
+				next[src] = max(next[src], sendDone)
+				next[dst] = max(next[dst], recvDone)
+				if pendingVis != nil && bi.pending[dst] {
+					k := matchKey(int32(src), dst)
+					pendingVis[k] = max(pendingVis[k], arrive)
+				}
+				d := deliver - ts
+				if d != histLat {
+					s.stats.latency.addN(histLat, histN)
+					histLat, histN = d, 0
+				}
+				histN++
+				lastDeliver = max(lastDeliver, deliver)
+				recvN[dst]++
+				recvB[dst] += size
+				sentB += size
+			}
+			// The ranks' counters, once per round: a rank is a few
+			// hundred bytes, and touching the peers' in the loop missed
+			// the cache at every message.
+			srk.sent += uint64(len(steps))
+			srk.sentB += sentB
+			messages += uint64(len(steps))
+			bytes += sentB
+		}
+		start, next = next, start
+	}
+	b.steps = steps
+	run.start, run.next = start, next
+	run.messages, run.bytes, run.lastDeliver = messages, bytes, lastDeliver
+	run.histLat, run.histN = histLat, histN
+	if run.k < rounds {
+		// Cancelled: carry on when the run resumes.
+		b.resume = append(b.resume, bi)
+		s.k.Schedule(s.k.Now(), evBulkResume, int32(len(b.resume)-1), 0)
+		return
+	}
+	s.stats.latency.addN(histLat, histN)
+	for j, w := range mem {
+		rk := &s.ranks[w]
+		rk.recvd += recvN[j]
+		rk.recvdB += recvB[j]
+	}
+	trips, tripB := messages, bytes
+	if rts {
+		trips = 3 * messages // the request to send and the clear to send carry no bytes
+	}
+	s.stats.messages += messages
+	s.stats.bytes += bytes
+	s.stats.lastDeliver = max(s.stats.lastDeliver, lastDeliver)
+	an.Credit(trips, tripB)
+	for k, v := range pendingVis {
+		src, dst := int32(k>>32), int32(uint32(k))
+		if v > start[src] {
+			// The sender leaves before its last message to dst is
+			// visible there: what it sends next waits for it.
+			s.bulkStandIn(mem[src], mem[dst], run.comm, v)
+		}
+	}
+	for j, w := range mem {
+		s.k.Schedule(start[j], evWake, w, 0)
+	}
+}
+
+// bulkResume carries on with the call whose computation a cancelled run
+// stopped (bulkRounds); i indexes bulkState.resume.
+func (s *Sim) bulkResume(i int32) {
+	b := &s.bulk
+	bi := b.resume[i]
+	b.resume[i] = nil
+	for n := len(b.resume); n > 0 && b.resume[n-1] == nil; n-- {
+		b.resume = b.resume[:n-1]
+	}
+	s.bulkRounds(bi)
+}
+
+// evBulkVisible is the kernel event of a stand-in message becoming
+// visible (bulkStandIn).
+const evBulkVisible = evWake + 1
+
+// evBulkResume resumes the computation of a call (bulkRounds).
+const evBulkResume = evWake + 2
+
+// standInTag is the tag of stand-in messages, which no expanded
+// collective message has (theirs are the call's sequence number and
+// phase, never negative).
+const standInTag = -1
+
+// bulkStandIn files a stand-in for the last message from world rank src
+// to dst of a call computed in bulk, which becomes visible at dst at
+// time at: the pair's messages sent after it are held back until then,
+// as MPI's non-overtaking rule holds them behind the real one.
+func (s *Sim) bulkStandIn(src, dst int32, comm uint16, at des.Time) {
+	s.bulk.standIns++
+	id := s.allocMsg()
+	m := &s.msgs[id]
+	*m = message{
+		tSend: s.k.Now(), src: src, dst: dst, tag: standInTag, comm: comm, coll: true,
+		recvOp: -1, sendEv: -1, outSend: -1, next: -1, live: true,
+		sendDone: true, recvDone: true,
+	}
+	pv := s.pair(src, dst)
+	m.seq = uint32(*pv >> 32)
+	*pv += 1 << 32
+	s.k.Schedule(at, evBulkVisible, id, 0)
+}
+
+// bulkVisible makes stand-in message id visible, releasing the pair's
+// messages held behind it, and frees it.
+func (s *Sim) bulkVisible(id int32) {
+	m := &s.msgs[id]
+	src, dst, comm := m.src, m.dst, m.comm
+	s.arrive(id)
+	// visible filed it as unexpected in the collectives' context: no
+	// receive takes its tag.
+	q := s.queues[dst].of(ctxOf(comm, true))
+	s.collTake(&q.cunexp, matchKey(src, standInTag))
+	s.maybeFree(id)
+}
+
+// bulkNotes returns the notes on collectives computed in bulk that the
+// per-message replay could have timed differently.
+func (s *Sim) bulkNotes() []string {
+	var notes []string
+	if n := s.bulk.fallbacks; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d collective calls whose ranks disagreed on the schedule (or entered with blocking sends pending) started their messages when their last rank entered", n))
+	}
+	return notes
+}
+
+// addN adds n latencies of t.
+func (h *histogram) addN(t des.Time, n uint64) {
+	if n == 0 {
+		return
+	}
+	if h.n == 0 || t < h.min {
+		h.min = t
+	}
+	h.max = max(h.max, t)
+	h.n += n
+	h.bins[binOf(t)] += n
+	// Sums of whole picoseconds are exact below 2^53, in any order: one
+	// product then equals n additions.
+	if tot := float64(t) * float64(n); h.sum+tot < 1<<53 {
+		h.sum += tot
+		return
+	}
+	for range n {
+		h.sum += float64(t)
+	}
+}
