@@ -135,7 +135,7 @@ type Sim struct {
 	freeOp     int32
 	queues     []rankQueues
 	fifos      []*fifo
-	pairTabs   []pairTable // by source rank, when densePairs is nil
+	pairs      pairTable // when densePairs is nil
 	densePairs []uint64
 	held       map[uint64][]int32
 	nHeld      int
@@ -268,8 +268,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
-	} else {
-		s.pairTabs = make([]pairTable, P)
 	}
 	var mach *Machine
 	if opts.NodeOf == nil || opts.Network == nil {
