@@ -116,11 +116,14 @@ type Sim struct {
 	recBuffered []bufferedSend
 	// parts is Results.RecordedParts, computed once.
 	parts *RecordedParts
-	k     *des.Kernel
-	net   netmodel.Network
-	ovh   netmodel.Overheads
-	est   netmodel.Estimator
-	host  host
+	// spanLo and spanHi are the trace's Span, found by scanTrace.
+	spanLo, spanHi float64
+
+	k    *des.Kernel
+	net  netmodel.Network
+	ovh  netmodel.Overheads
+	est  netmodel.Estimator
+	host host
 
 	ranks []rank
 	nodes []node
@@ -265,7 +268,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		s.countWild = true
 	}
 	s.host.s = s
-	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
 	}
@@ -312,19 +314,22 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		}
 		if src == nil {
 			s.stats.totalEvents += uint64(len(rk.ev))
-			for i := 0; i < len(rk.ev) && !hasCompute; i++ {
-				hasCompute = rk.ev[i].Kind == tracefmt.KindCompute
-			}
 		}
 	}
 	if s.err != nil {
 		return nil, s.err // reading the first events
 	}
 	s.classifyStates()
-	if cfg.Send == SendRecorded && src == nil && cfg.Mode != Inject {
-		if s.recBuffered = recordedBuffered(t, s.class, s.threshold); len(s.recBuffered) > 0 {
+	if src == nil {
+		findBuffered := cfg.Send == SendRecorded && cfg.Mode != Inject
+		hasCompute = s.scanTrace(findBuffered)
+		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
 		}
+	} else {
+		// The header: no events.
+		s.spanLo, s.spanHi = t.Span()
+		s.sizeUnknown = t.UnknownSizeCollectives()
 	}
 	if cfg.Mode == Predict {
 		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
