@@ -337,10 +337,7 @@ func (s *Sim) Results() Results {
 	if s.tr.Timed {
 		a, b := s.spanLo, s.spanHi
 		res.Recorded = s.tr.Seconds(b - a)
-		if s.src == nil {
-			if s.parts == nil {
-				s.parts = recordedParts(s.tr, a, b)
-			}
+		if s.parts != nil { // a trace in memory (scanTrace)
 			p := *s.parts
 			res.RecordedParts = &p
 		}

@@ -114,7 +114,8 @@ type Sim struct {
 	// recBuffered are the sends replayed as buffered because the
 	// recorded run buffered them (SendRecorded), in rank and event order.
 	recBuffered []bufferedSend
-	// parts is Results.RecordedParts, computed once.
+	// parts is Results.RecordedParts of a timed trace in memory, found
+	// by scanTrace.
 	parts *RecordedParts
 	// spanLo and spanHi are the trace's Span, found by scanTrace.
 	spanLo, spanHi float64
