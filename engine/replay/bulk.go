@@ -260,7 +260,7 @@ func (s *Sim) hasUnseen(r int32) bool {
 		}
 		return false
 	}
-	return s.pairTabs[r].n > 0
+	return s.pairs.from(r) > 0
 }
 
 // bulkLatency is the analytic network's time for bytes from node ns to

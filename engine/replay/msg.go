@@ -174,7 +174,7 @@ func (s *Sim) pair(src, dst int32) *uint64 {
 	if s.densePairs != nil {
 		return &s.densePairs[int(src)*len(s.ranks)+int(dst)]
 	}
-	return s.pairTabs[src].at(dst)
+	return s.pairs.at(src, dst)
 }
 
 func (s *Sim) allocMsg() int32 {
@@ -393,9 +393,9 @@ func (s *Sim) arrive(id int32) {
 	}
 	pv = s.pair(src, dst)
 	*pv = *pv&^0xffffffff | uint64(next)
-	if s.pairTabs != nil && uint32(*pv>>32) == next {
+	if s.densePairs == nil && uint32(*pv>>32) == next {
 		// Nothing of the pair in flight: forget it.
-		s.pairTabs[src].remove(dst)
+		s.pairs.remove(src, dst)
 	}
 }
 

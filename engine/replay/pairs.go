@@ -1,92 +1,117 @@
 package replay
 
-// pairTable holds the sequence counters of the messages one rank sends,
-// by destination: an open-addressing hash table with linear probing.
-// One table per rank keeps a rank's counters together in memory, which a
-// map keyed by (source, destination) over every pair of a 65,536-rank
-// world does not (its lookups were a quarter of a replay's profile
-// there). A counter whose messages have all become visible is removed
-// (the next message of the pair starts again at zero), so a table holds
-// the peers with messages in flight, not every peer the rank ever had:
-// an all-to-all over P ranks would otherwise leave P² counters.
+// pairTable holds the sequence counters of the messages between pairs of
+// ranks, by (source, destination): one open-addressing hash table with
+// linear probing, whose slots keep key and counter side by side. A
+// counter whose messages have all become visible is removed (the next
+// message of the pair starts again at zero), so the table holds the
+// pairs with messages in flight, not every pair the run ever had: an
+// all-to-all over P ranks would otherwise leave P² counters. Being
+// bounded by the messages in flight, it stays small enough to sit in
+// the cache; a table per source rank (as before) cost two cache misses
+// per lookup at 4,096 ranks, the rank's table header and its slot, and
+// was the largest single item of the replay's profile there (8.6 %).
 type pairTable struct {
-	// keys holds destination+1 (0 marks a free slot); vals the counters.
-	keys []int32
-	vals []uint64
-	n    int
+	slots []pairSlot
+	// shift is 64 less log2(len(slots)): the hash keeps the product's
+	// high bits, which mix every bit of the key.
+	shift uint8
+	n     int
+	// fromSrc counts the pairs of each source rank (by index) in the
+	// table: whether a rank has messages in flight, in O(1).
+	fromSrc []int32
 }
 
-// at returns the counter of destination dst, adding it at zero. The
-// pointer is valid until the next call that adds a destination.
-func (t *pairTable) at(dst int32) *uint64 {
-	if len(t.keys) == 0 {
-		t.keys, t.vals = make([]int32, 4), make([]uint64, 4)
+// from reports how many pairs with src as source the table holds.
+func (t *pairTable) from(src int32) int32 {
+	if int(src) >= len(t.fromSrc) {
+		return 0
 	}
-	mask := len(t.keys) - 1
-	k := dst + 1
-	for i := pairHash(dst) & mask; ; i = (i + 1) & mask {
-		switch t.keys[i] {
+	return t.fromSrc[src]
+}
+
+// pairSlot is one counter; key 0 marks a free slot.
+type pairSlot struct {
+	key uint64
+	val uint64
+}
+
+// pairKey packs a pair into a key that is never 0.
+func pairKey(src, dst int32) uint64 { return uint64(uint32(src)+1)<<32 | uint64(uint32(dst)) }
+
+func (t *pairTable) home(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> t.shift) }
+
+// at returns the counter of the pair (src, dst), adding it at zero. The
+// pointer is valid until the next call that adds or removes a pair.
+func (t *pairTable) at(src, dst int32) *uint64 {
+	if len(t.slots) == 0 {
+		t.slots, t.shift = make([]pairSlot, 16), 64-4
+	}
+	mask := len(t.slots) - 1
+	k := pairKey(src, dst)
+	for i := t.home(k); ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		switch sl.key {
 		case k:
-			return &t.vals[i]
+			return &sl.val
 		case 0:
-			if 4*(t.n+1) > 3*len(t.keys) {
+			if 4*(t.n+1) > 3*len(t.slots) {
 				t.grow()
-				return t.at(dst)
+				return t.at(src, dst)
 			}
-			t.keys[i] = k
+			sl.key = k
 			t.n++
-			return &t.vals[i]
+			if int(src) >= len(t.fromSrc) {
+				t.fromSrc = append(t.fromSrc, make([]int32, int(src)+1-len(t.fromSrc))...)
+			}
+			t.fromSrc[src]++
+			return &sl.val
 		}
 	}
 }
 
-// remove drops destination dst's counter, if any. Later entries of its
-// probe run move back into the hole, so lookups never stop short.
-func (t *pairTable) remove(dst int32) {
-	if len(t.keys) == 0 {
+// remove drops the counter of the pair (src, dst), if any. Later entries
+// of its probe run move back into the hole, so lookups never stop short.
+func (t *pairTable) remove(src, dst int32) {
+	if len(t.slots) == 0 {
 		return
 	}
-	mask := len(t.keys) - 1
-	i := pairHash(dst) & mask
-	for t.keys[i] != dst+1 {
-		if t.keys[i] == 0 {
+	mask := len(t.slots) - 1
+	k := pairKey(src, dst)
+	i := t.home(k)
+	for t.slots[i].key != k {
+		if t.slots[i].key == 0 {
 			return
 		}
 		i = (i + 1) & mask
 	}
 	t.n--
-	for j := (i + 1) & mask; t.keys[j] != 0; j = (j + 1) & mask {
+	t.fromSrc[src]--
+	for j := (i + 1) & mask; t.slots[j].key != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i if its home slot h does
 		// not lie cyclically in (i, j].
-		h := pairHash(t.keys[j]-1) & mask
+		h := t.home(t.slots[j].key)
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
-			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.keys[i], t.vals[i] = 0, 0
+	t.slots[i] = pairSlot{}
 }
 
 // grow doubles the table and re-inserts its counters.
 func (t *pairTable) grow() {
-	keys, vals := t.keys, t.vals
-	t.keys, t.vals = make([]int32, 2*len(keys)), make([]uint64, 2*len(keys))
-	mask := len(t.keys) - 1
-	for j, k := range keys {
-		if k == 0 {
+	old := t.slots
+	t.slots, t.shift = make([]pairSlot, 2*len(old)), t.shift-1
+	mask := len(t.slots) - 1
+	for _, sl := range old {
+		if sl.key == 0 {
 			continue
 		}
-		i := pairHash(k-1) & mask
-		for t.keys[i] != 0 {
+		i := t.home(sl.key)
+		for t.slots[i].key != 0 {
 			i = (i + 1) & mask
 		}
-		t.keys[i], t.vals[i] = k, vals[j]
+		t.slots[i] = sl
 	}
-}
-
-// pairHash spreads destinations over the table: a rank's peers are often
-// at regular strides (powers of two in Bruck's and dissemination
-// algorithms), which the identity would pile into a few slots.
-func pairHash(dst int32) int {
-	return int((uint32(dst) * 0x9e3779b1) >> 8)
 }

@@ -5,46 +5,59 @@ import (
 	"testing"
 )
 
-// A rank's pair counters keep their values through the table's growth,
-// for peers at strides (as Bruck's rounds use), random peers and all of
-// a large world.
+// The pair counters keep their values through the table's growth and
+// removals, for peers at strides (as Bruck's rounds use), random pairs,
+// every peer of one rank in a large world and every pair of a small one.
 func TestPairTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
 		name  string
-		peers func(i int) int32
+		peers func(i int) [2]int32
 		n     int
 		// removeEvery removes a counter every so many steps (0: never).
 		removeEvery int
 	}{
-		{"powers of two", func(i int) int32 { return int32(1<<(i%17)) % 100000 }, 2000, 0},
-		{"random", func(int) int32 { return rng.Int32N(70000) }, 20000, 0},
-		{"every rank", func(i int) int32 { return int32(i % 65536) }, 3 * 65536, 0},
-		{"random with removals", func(int) int32 { return rng.Int32N(300) }, 50000, 2},
-		{"strides with removals", func(i int) int32 { return int32(i*64) % 4096 }, 20000, 3},
+		{"powers of two", func(i int) [2]int32 { return [2]int32{7, int32(1<<(i%17)) % 100000} }, 2000, 0},
+		{"random", func(int) [2]int32 { return [2]int32{rng.Int32N(70000), rng.Int32N(70000)} }, 20000, 0},
+		{"every rank", func(i int) [2]int32 { return [2]int32{65535, int32(i % 65536)} }, 3 * 65536, 0},
+		{"every pair of 64", func(i int) [2]int32 { return [2]int32{int32(i/64) % 64, int32(i % 64)} }, 3 * 4096, 0},
+		{"random with removals", func(int) [2]int32 { return [2]int32{rng.Int32N(20), rng.Int32N(300)} }, 50000, 2},
+		{"strides with removals", func(i int) [2]int32 { return [2]int32{int32(i % 5), int32(i*64) % 4096} }, 20000, 3},
 	} {
 		var tab pairTable
-		want := map[int32]uint64{}
+		want := map[[2]int32]uint64{}
 		for i := range tc.n {
 			d := tc.peers(i)
 			if tc.removeEvery > 0 && i%tc.removeEvery == 0 {
-				tab.remove(d)
+				tab.remove(d[0], d[1])
 				delete(want, d)
 				continue
 			}
-			p := tab.at(d)
+			p := tab.at(d[0], d[1])
 			if *p != want[d] {
-				t.Fatalf("%s: step %d: peer %d holds %d, want %d", tc.name, i, d, *p, want[d])
+				t.Fatalf("%s: step %d: pair %v holds %d, want %d", tc.name, i, d, *p, want[d])
 			}
 			*p += 1<<32 + 1
 			want[d] += 1<<32 + 1
 		}
 		if tab.n != len(want) {
-			t.Errorf("%s: %d peers in the table, want %d", tc.name, tab.n, len(want))
+			t.Errorf("%s: %d pairs in the table, want %d", tc.name, tab.n, len(want))
+		}
+		// Each source's count of pairs (what the bulk collectives ask
+		// before a call) follows the additions and removals.
+		bySrc := map[int32]int32{}
+		for d := range want {
+			bySrc[d[0]]++
+		}
+		for src := range int32(70001) {
+			if got := tab.from(src); got != bySrc[src] {
+				t.Errorf("%s: rank %d is the source of %d pairs, want %d", tc.name, src, got, bySrc[src])
+				break
+			}
 		}
 		for d, w := range want {
-			if got := *tab.at(d); got != w {
-				t.Errorf("%s: peer %d holds %d, want %d", tc.name, d, got, w)
+			if got := *tab.at(d[0], d[1]); got != w {
+				t.Errorf("%s: pair %v holds %d, want %d", tc.name, d, got, w)
 			}
 		}
 	}

@@ -335,12 +335,9 @@ func (s *Sim) Results() Results {
 		res.Wildcards = []WildcardMismatch{}
 	}
 	if s.tr.Timed {
-		a, b := s.tr.Span()
+		a, b := s.spanLo, s.spanHi
 		res.Recorded = s.tr.Seconds(b - a)
-		if s.src == nil {
-			if s.parts == nil {
-				s.parts = recordedParts(s.tr)
-			}
+		if s.parts != nil { // a trace in memory (scanTrace)
 			p := *s.parts
 			res.RecordedParts = &p
 		}

@@ -118,13 +118,17 @@ type Sim struct {
 	// recBuffered are the sends replayed as buffered because the
 	// recorded run buffered them (SendRecorded), in rank and event order.
 	recBuffered []bufferedSend
-	// parts is Results.RecordedParts, computed once.
+	// parts is Results.RecordedParts of a timed trace in memory, found
+	// by scanTrace.
 	parts *RecordedParts
-	k     *des.Kernel
-	net   netmodel.Network
-	ovh   netmodel.Overheads
-	est   netmodel.Estimator
-	host  host
+	// spanLo and spanHi are the trace's Span, found by scanTrace.
+	spanLo, spanHi float64
+
+	k    *des.Kernel
+	net  netmodel.Network
+	ovh  netmodel.Overheads
+	est  netmodel.Estimator
+	host host
 
 	ranks []rank
 	nodes []node
@@ -139,7 +143,7 @@ type Sim struct {
 	freeOp     int32
 	queues     []rankQueues
 	fifos      []*fifo
-	pairTabs   []pairTable // by source rank, when densePairs is nil
+	pairs      pairTable // when densePairs is nil
 	densePairs []uint64
 	held       map[uint64][]int32
 	nHeld      int
@@ -274,11 +278,8 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		s.countWild = true
 	}
 	s.host.s = s
-	s.sizeUnknown = t.UnknownSizeCollectives()
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
-	} else {
-		s.pairTabs = make([]pairTable, P)
 	}
 	var mach *Machine
 	if opts.NodeOf == nil || opts.Network == nil {
@@ -323,19 +324,22 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		}
 		if src == nil {
 			s.stats.totalEvents += uint64(len(rk.ev))
-			for i := 0; i < len(rk.ev) && !hasCompute; i++ {
-				hasCompute = rk.ev[i].Kind == tracefmt.KindCompute
-			}
 		}
 	}
 	if s.err != nil {
 		return nil, s.err // reading the first events
 	}
 	s.classifyStates()
-	if cfg.Send == SendRecorded && src == nil && cfg.Mode != Inject {
-		if s.recBuffered = recordedBuffered(t, s.class, s.threshold); len(s.recBuffered) > 0 {
+	if src == nil {
+		findBuffered := cfg.Send == SendRecorded && cfg.Mode != Inject
+		hasCompute = s.scanTrace(findBuffered)
+		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
 		}
+	} else {
+		// The header: no events.
+		s.spanLo, s.spanHi = t.Span()
+		s.sizeUnknown = t.UnknownSizeCollectives()
 	}
 	if cfg.Mode == Predict {
 		if t.Timed && (cfg.CPUFrom == CPUGaps || (cfg.CPUFrom == CPUAuto && !hasCompute)) {
