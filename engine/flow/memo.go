@@ -295,20 +295,25 @@ func (n *Network) recall() bool {
 		buf = buf[len(x):]
 	}
 	k := 0
-	for _, x := range [][]int32{s.at, s.lOff, s.lFlow} {
+	for _, x := range [][]int32{s.at, s.lOff} {
 		for q := range x {
 			x[q] = int32(uint32(buf[k>>1] >> (32 * (k & 1))))
 			k++
 		}
 	}
 	// A re-solved flow's coefficient on a link is 1 or the crosstraffic
-	// share, which the top bit of its number tells (see remember).
+	// share, which the top bit of its number tells (see remember): both
+	// are decoded in one pass.
 	ct := n.cfg.CrossTraffic
-	for p, i := range s.lFlow {
-		s.lC[p] = 1
+	lFlow, lC := s.lFlow[:E], s.lC[:E]
+	for p := range lFlow {
+		i := int32(uint32(buf[k>>1] >> (32 * (k & 1))))
+		k++
+		c := 1.0
 		if i < 0 {
-			s.lFlow[p], s.lC[p] = i&math.MaxInt32, ct
+			i, c = i&math.MaxInt32, ct
 		}
+		lFlow[p], lC[p] = i, c
 	}
 	// Nothing is built for a later round to extend: a round that
 	// misses builds anew (the same system to the bit, see build).
