@@ -243,7 +243,11 @@ type Network struct {
 	// flows activated since the last solve (see solve).
 	flevel []float64
 	bneck  []int32
-	added  []int32
+	// fixedAt is, per constraint, the number of its flows' uses of it
+	// whose bneck it is: check passes over a link no kept flow is fixed
+	// at without scanning its flows (see setBneck).
+	fixedAt []int32
+	added   []int32
 	// solveWith, when set (by tests), replaces the solver.
 	solveWith func(now des.Time)
 	done      []int32
@@ -388,6 +392,7 @@ func New(cfg Config) (*Network, error) {
 	}
 	n.links = make([]link, L+extra)
 	n.lsolve = make([]linkSolve, L+extra)
+	n.fixedAt = make([]int32, L+extra)
 	n.alias = make([]int32, L)
 	n.topoLinks = L
 	for i := 0; i < L; i++ {
@@ -846,7 +851,8 @@ func (n *Network) activate(fi int32, now des.Time) {
 		}
 		n.pending = append(n.pending, l)
 	}
-	n.flevel[fi], n.bneck[fi] = math.Inf(1), -1
+	n.flevel[fi] = math.Inf(1)
+	n.setBneck(fi, -1)
 	n.added = append(n.added, fi)
 	if !n.solvePending {
 		n.solvePending = true
@@ -895,6 +901,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.bytes += f.bytes
 	n.flying -= f.bytes
+	n.setBneck(fi, -1) // off its links: fixed at none
 	for k, l := range f.links {
 		lk := &n.links[l]
 		n.account(l, now)

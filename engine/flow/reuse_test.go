@@ -38,3 +38,40 @@ func TestReuseChangesNothing(t *testing.T) {
 		same("random "+spec+" trial "+itoa(trial), got, want)
 	}
 }
+
+// TestFixedAtCounts: after every solve of random traffic (on which some
+// flows use a constraint both ways), each constraint's count of the flows
+// fixed at it (fixedAt, by which check passes over a link without
+// scanning its flows) is the number of its flows' uses whose bottleneck
+// it is, counted afresh.
+func TestFixedAtCounts(t *testing.T) {
+	for trial := range 12 {
+		spec, cfg, sends := randomTraffic(t, trial, 11, 300)
+		solves := 0
+		_, _ = runSetup(t, cfg, sends, func(n *Network) {
+			var hook func(des.Time)
+			hook = func(now des.Time) {
+				n.solveWith = nil
+				n.solve(now)
+				n.solveWith = hook
+				solves++
+				for l := range n.links {
+					want := int32(0)
+					for _, e := range n.links[l].el {
+						if n.bneck[e.f] == int32(l) {
+							want++
+						}
+					}
+					if got := n.fixedAt[l]; got != want {
+						t.Fatalf("%s trial %d, solve %d at %v: constraint %d counts %d uses by flows fixed at it, its flows have %d",
+							spec, trial, solves, now, l, got, want)
+					}
+				}
+			}
+			n.solveWith = hook
+		})
+		if solves == 0 {
+			t.Fatalf("%s trial %d: no solve", spec, trial)
+		}
+	}
+}
