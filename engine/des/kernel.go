@@ -5,7 +5,10 @@ import "math/rand/v2"
 // Kernel is a simulation clock with its event queue and random source.
 // It is not safe for concurrent use: one goroutine runs a simulation.
 type Kernel struct {
-	q      Queue
+	// q holds the events in a radix heap: the clock never goes back
+	// (Schedule moves a late event to the present), which is all it
+	// needs.
+	q      radixQueue
 	now    Time
 	events uint64
 	late   uint64
@@ -20,7 +23,7 @@ type Kernel struct {
 // generator seeded with seed, so that two kernels with the same seed draw
 // the same numbers.
 func NewKernel(seed uint64) *Kernel {
-	return &Kernel{rng: rand.New(rand.NewPCG(seed, 0x7472616365736d))} // "tracesm"
+	return &Kernel{q: newRadixQueue(0), rng: rand.New(rand.NewPCG(seed, 0x7472616365736d))} // "tracesm"
 }
 
 // Now returns the current simulated time: the time of the last event
@@ -51,7 +54,8 @@ func (k *Kernel) Schedule(at Time, kind uint8, obj int32, arg int64) {
 // At set to the time it was scheduled; ok is false if there was none.
 func (k *Kernel) Overflow() (e Event, ok bool) { return k.over, k.overflow }
 
-// Grow makes room in the queue for n more events (Queue.Grow).
+// Grow makes room in the queue for n more events at the present (a
+// burst of start events).
 func (k *Kernel) Grow(n int) { k.q.Grow(n) }
 
 // Next removes the earliest event, advances the clock to its time and
