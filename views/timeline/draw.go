@@ -529,11 +529,11 @@ func (m *Model) drawMessages(p *palette) {
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
 		ri := &ix.ranks[r]
-		lo, hi := ix.rangeIn(r, ri.sends, m.a, m.b)
+		lo, hi := ix.fencedRange(r, ri.sends, ri.sendFence, m.a, m.b)
 		for _, i := range ri.sends[lo:hi] {
 			m.drawMessage(p, pos, tracefmt.EventRef{Rank: int32(r), Index: i})
 		}
-		lo, hi = ix.rangeIn(r, ri.recvs, m.a, m.b)
+		lo, hi = ix.fencedRange(r, ri.recvs, ri.recvFence, m.a, m.b)
 		for _, i := range ri.recvs[lo:hi] {
 			e := &m.tr.Ranks[r].Events[i]
 			if e.Match >= 0 {
@@ -807,8 +807,8 @@ func (m *Model) drawMarks(p *palette) {
 		} else {
 			// Column edges are increasing, so each search starts where
 			// the last one ended.
-			s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
-			r0, _ := ix.rangeIn(r, ri.recvs, m.a, m.a)
+			s0 := ix.fencedSearch(r, ri.sends, ri.sendFence, m.a)
+			r0 := ix.fencedSearch(r, ri.recvs, ri.recvFence, m.a)
 			for c := range l.cols {
 				b := m.a + float64(c+1)*cw
 				if c == l.cols-1 {

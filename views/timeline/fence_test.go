@@ -1,0 +1,67 @@
+package timeline
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+// TestFencedRange checks that the fenced searches find the same positions
+// as a plain binary search and the counts a scan of the events gives, at
+// every event's time, just before and after it, and outside the run, on
+// lists shorter than one fence step and many steps long, with skewed
+// clocks (times that tie across a rank's sends).
+func TestFencedRange(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		o      gen.Options
+		fences int // rank 0's send fence has at least this many times
+	}{
+		{"ring, 3 iterations (under one step)", gen.Options{Pattern: "ring", Ranks: 4, Iters: 3, Seed: 1}, 1},
+		{"stencil2d, 120 iterations", gen.Options{Pattern: "stencil2d", Ranks: 4, Iters: 120, Seed: 1, Skew: 80e-6}, 4},
+		{"alltoall, 40 iterations (collectives: empty lists)", gen.Options{Pattern: "alltoall", Ranks: 8, Iters: 40, Seed: 2, Jitter: 0.2}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := genTrace(t, tc.o)
+			ix := newIndex(tr)
+			if n := len(ix.ranks[0].sendFence); n < tc.fences {
+				t.Fatalf("rank 0's send fence has %d times, want at least %d", n, tc.fences)
+			}
+			for r := range tr.Ranks {
+				ri := &ix.ranks[r]
+				var times []float64
+				for i := range tr.Ranks[r].Events {
+					tm := ix.time(r, i)
+					times = append(times, tm, math.Nextafter(tm, math.Inf(-1)), math.Nextafter(tm, math.Inf(1)))
+				}
+				times = append(times, math.Inf(-1), math.Inf(1), -1, 1e9)
+				for _, l := range []struct {
+					name  string
+					list  []int32
+					fence []float64
+					kind  tracefmt.Kind
+				}{{"sends", ri.sends, ri.sendFence, tracefmt.KindSend}, {"recvs", ri.recvs, ri.recvFence, tracefmt.KindRecv}} {
+					for k, a := range times {
+						b := times[(k*7+3)%len(times)]
+						lo, hi := ix.fencedRange(r, l.list, l.fence, a, b)
+						wlo, whi := ix.rangeIn(r, l.list, a, b)
+						if lo != wlo || hi != whi {
+							t.Fatalf("rank %d %s [%v, %v): fenced positions %d..%d, want %d..%d", r, l.name, a, b, lo, hi, wlo, whi)
+						}
+						n := 0
+						for i := range tr.Ranks[r].Events {
+							if tm := ix.time(r, i); tr.Ranks[r].Events[i].Kind == l.kind && tm >= a && tm < b {
+								n++
+							}
+						}
+						if hi-lo != n {
+							t.Fatalf("rank %d %s [%v, %v): %d events, a scan counts %d", r, l.name, a, b, hi-lo, n)
+						}
+					}
+				}
+			}
+		})
+	}
+}
