@@ -65,3 +65,41 @@ func TestFencedRange(t *testing.T) {
 		})
 	}
 }
+
+// TestMsgCountCache asks a cache for counts across windows, ranks and two
+// indices in turn and wants each index's own counts, never a count kept
+// from another window or index.
+func TestMsgCountCache(t *testing.T) {
+	ta := genTrace(t, gen.Options{Pattern: "stencil2d", Ranks: 4, Iters: 60, Seed: 1})
+	tb := genTrace(t, gen.Options{Pattern: "ring", Ranks: 6, Iters: 20, Seed: 3})
+	a, b := newIndex(ta), newIndex(tb)
+	// Windows as fractions of each trace's span.
+	at := func(tr *tracefmt.Trace, f float64) float64 {
+		s, e := spanOf(tr)
+		return s + f*(e-s)
+	}
+	var c msgCountCache
+	nonzero := 0
+	for k, tc := range []struct {
+		ix     *index
+		tr     *tracefmt.Trace
+		r      int
+		lo, hi float64
+	}{
+		{a, ta, 0, 0, 1}, {a, ta, 3, 0, 1}, {a, ta, 0, 0, 1}, {a, ta, 0, 0.1, 0.2}, {a, ta, 2, 0.1, 0.2},
+		{b, tb, 5, 0.1, 0.2}, {b, tb, 0, 0, 1}, {a, ta, 0, 0, 1}, {a, ta, 1, 0.5, 0.5},
+	} {
+		lo, hi := at(tc.tr, tc.lo), at(tc.tr, tc.hi)
+		s, r := c.get(tc.ix, tc.r, lo, hi)
+		ws, wr := tc.ix.msgCounts(tc.r, lo, hi)
+		if s != ws || r != wr {
+			t.Errorf("ask %d (rank %d, [%v, %v]): %d sends %d recvs, want %d and %d", k, tc.r, lo, hi, s, r, ws, wr)
+		}
+		if s > 0 {
+			nonzero++
+		}
+	}
+	if nonzero < 5 {
+		t.Errorf("%d asks counted any sends: the asks mostly compare zeros", nonzero)
+	}
+}
