@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -101,5 +102,42 @@ func TestMsgCountCache(t *testing.T) {
 	}
 	if nonzero < 5 {
 		t.Errorf("%d asks counted any sends: the asks mostly compare zeros", nonzero)
+	}
+}
+
+// TestSearchStarts compares the fenced search of each state's interval
+// starts with sort.SearchFloat64s at every start, next to it, and outside
+// the run.
+func TestSearchStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    gen.Options
+		long bool // some state has more than two fence times
+	}{
+		{"ring, 3 iterations", gen.Options{Pattern: "ring", Ranks: 4, Iters: 3, Seed: 1}, false},
+		{"stencil2d, 120 iterations, skewed", gen.Options{Pattern: "stencil2d", Ranks: 4, Iters: 120, Seed: 1, Skew: 80e-6}, true},
+		{"alltoall, 200 iterations", gen.Options{Pattern: "alltoall", Ranks: 8, Iters: 200, Seed: 2, Jitter: 0.2}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := newIndex(genTrace(t, tc.o))
+			long := false
+			for r := range ix.ranks {
+				for _, ru := range ix.ranks[r].runs {
+					long = long || len(ru.fence) > 2
+					ts := []float64{math.Inf(-1), math.Inf(1), -1}
+					for _, s := range ru.starts {
+						ts = append(ts, s, math.Nextafter(s, math.Inf(-1)), math.Nextafter(s, math.Inf(1)))
+					}
+					for _, x := range ts {
+						if got, want := ru.searchStarts(x), sort.SearchFloat64s(ru.starts, x); got != want {
+							t.Fatalf("rank %d state %d at %v: position %d, want %d", r, ru.state, x, got, want)
+						}
+					}
+				}
+			}
+			if long != tc.long {
+				t.Errorf("a state with more than two fence times: %v, want %v", long, tc.long)
+			}
+		})
 	}
 }

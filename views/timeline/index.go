@@ -54,6 +54,8 @@ type runs struct {
 	starts []float64
 	// cum[i] is the total duration of the first i intervals.
 	cum []float64
+	// fence holds every fenceStep-th start, for searchStarts.
+	fence []float64
 }
 
 // bin is one cell of the multi-resolution summary: the three states that
@@ -355,6 +357,13 @@ func (ix *index) buildRank(r int) {
 	if !slices.IsSortedFunc(ri.marks, byTime) {
 		slices.SortStableFunc(ri.marks, byTime)
 	}
+	for k := range ri.runs {
+		ru := &ri.runs[k]
+		ru.fence = make([]float64, 0, (len(ru.starts)+fenceStep-1)/fenceStep)
+		for i := 0; i < len(ru.starts); i += fenceStep {
+			ru.fence = append(ru.fence, ru.starts[i])
+		}
+	}
 	ri.sendFence = ix.fence(r, ri.sends)
 	ri.recvFence = ix.fence(r, ri.recvs)
 	ri.segs = slices.Clip(ri.segs)
@@ -605,6 +614,21 @@ func (ix *index) msgCounts(r int, a, b float64) (sends, recvs int) {
 	return s1 - s0, r1 - r0
 }
 
+// searchStarts returns the position of the first interval starting at or
+// after t, as sort.SearchFloat64s(ru.starts, t) does, probing the fence
+// first: a long run's starts span many cache lines, its fence few.
+func (ru *runs) searchStarts(t float64) int {
+	k := sort.SearchFloat64s(ru.fence, t)
+	lo, hi := 0, len(ru.starts)
+	if k > 0 {
+		lo = (k-1)*fenceStep + 1
+	}
+	if k < len(ru.fence) {
+		hi = k * fenceStep
+	}
+	return lo + sort.SearchFloat64s(ru.starts[lo:hi], t)
+}
+
 // fenceStep is the number of list entries between two fence times.
 const fenceStep = 32
 
@@ -660,8 +684,8 @@ func (ix *index) stateStats(r int, a, b float64, count []int, total []float64) {
 			continue
 		}
 		n := len(ru.starts)
-		i0 := sort.SearchFloat64s(ru.starts, a)
-		i1 := i0 + sort.SearchFloat64s(ru.starts[i0:], b)
+		i0 := ru.searchStarts(a)
+		i1 := max(i0, ru.searchStarts(b))
 		c := i1 - i0
 		t := ru.cum[i1] - ru.cum[i0]
 		if c > 0 {
@@ -712,7 +736,7 @@ func (ix *index) memory() int {
 		n += cap(ri.segs)*24 + (cap(ri.sends)+cap(ri.recvs)+cap(ri.marks))*4
 		n += (cap(ri.sendFence) + cap(ri.recvFence)) * 8
 		for _, ru := range ri.runs {
-			n += (cap(ru.starts) + cap(ru.cum)) * 8
+			n += (cap(ru.starts) + cap(ru.cum) + cap(ru.fence)) * 8
 		}
 		for _, lv := range ri.levels {
 			n += cap(lv) * int(unsafe.Sizeof(bin{}))
