@@ -67,6 +67,9 @@ func Run(ctx context.Context, m tea.Model, renderer string, fps int) (tea.Model,
 	}
 	width, height := termSize(out)
 	w := termwriter.New(out, os.Environ(), width, height)
+	// A local terminal takes a frame into the kernel's buffer: Update
+	// writes it without waking the writer's goroutine.
+	w.SetInline(true)
 	// The first frame is drawn before Bubble Tea's ColorProfileMsg: the
 	// profile it will send, detected alike.
 	w.SetProfile(colorprofile.Detect(out, os.Environ()))

@@ -44,6 +44,13 @@ type Writer struct {
 	sync          bool // the terminal supports mode 2026
 	closed        bool
 
+	// inline lets Render draw the frame itself when no drawing is under
+	// way (SetInline).
+	inline bool
+	// drawing is held while a frame is drawn, by the drawing goroutine
+	// or, inline, by Render: the state below is one drawer's at a time.
+	drawing sync.Mutex
+
 	kick chan struct{} // a frame is pending (capacity 1)
 	stop chan struct{} // closed by Close
 	done chan struct{} // closed when the drawing goroutine has ended
@@ -107,8 +114,28 @@ func (w *Writer) Render(v tea.View) {
 		return
 	}
 	w.next, w.queued, w.pending = v, true, true
+	inline := w.inline
 	w.mu.Unlock()
+	if inline && w.drawing.TryLock() {
+		// Drawn here, the frame needs no hand-over to the drawing
+		// goroutine: on a loaded machine each goroutine woken is one
+		// more wait for a core before the key reaches the screen.
+		w.draw()
+		w.drawing.Unlock()
+		return
+	}
 	w.signal()
+}
+
+// SetInline sets whether Render writes the frame itself when the writer
+// is not drawing already (else it hands it to the drawing goroutine, as
+// always without inline). Inline, Render waits for the terminal to take
+// the frame: right for a local terminal, whose writes go to the kernel's
+// buffer, not for a remote one (an SSH client can stall a write).
+func (w *Writer) SetInline(on bool) {
+	w.mu.Lock()
+	w.inline = on
+	w.mu.Unlock()
 }
 
 // Resize tells the writer the terminal's new size: the next frame
@@ -167,7 +194,9 @@ func (w *Writer) Close() error {
 	w.mu.Lock()
 	w.next, w.queued, w.pending = tea.View{}, false, false
 	w.mu.Unlock()
+	w.drawing.Lock()
 	w.lines, w.shown, w.buf = nil, tea.View{}, bytes.Buffer{}
+	w.drawing.Unlock()
 	return nil
 }
 
@@ -184,14 +213,18 @@ func (w *Writer) loop() {
 	for {
 		select {
 		case <-w.kick:
+			w.drawing.Lock()
 			w.draw()
+			w.drawing.Unlock()
 		case <-w.stop:
+			w.drawing.Lock()
 			w.draw()
 			if w.started {
 				w.buf.Reset()
 				w.restore()
 				_, _ = w.out.Write(w.buf.Bytes())
 			}
+			w.drawing.Unlock()
 			return
 		}
 	}

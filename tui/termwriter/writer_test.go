@@ -467,3 +467,47 @@ func TestClosedWriterKeepsNoFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestInline checks that an inline writer has each frame on the screen
+// when Render returns (no hand-over to the drawing goroutine), changed
+// rows only, and that frames drawn by its goroutine (a repaint) and
+// inline ones take turns without losing one.
+func TestInline(t *testing.T) {
+	s := newScreen(20, 3)
+	w := New(s, nil, 20, 3)
+	w.SetInline(true)
+	defer w.Close()
+	for i, c := range []struct {
+		content string
+		repaint bool     // ask for a repaint (drawn by the goroutine) first
+		want    []string // the screen's rows
+		wrote   string   // a part of the frame's bytes
+	}{
+		{"one\ntwo\nthree", false, []string{"one", "two", "three"}, "three"},
+		{"one\n2\nthree", false, []string{"one", "2", "three"}, "\x1b[2;1H2"},
+		{"uno\n2\nthree", true, []string{"uno", "2", "three"}, "uno"},
+		{"uno\n2\ntres", false, []string{"uno", "2", "tres"}, "\x1b[3;1Htres"},
+	} {
+		if c.repaint {
+			w.Repaint()
+			s.next(t) // the goroutine redraws the last frame whole
+		}
+		w.Render(view(c.content))
+		var got string
+		select {
+		case got = <-s.writes:
+		default:
+			t.Fatalf("frame %d: nothing written when Render returned", i)
+		}
+		if !strings.Contains(got, c.wrote) {
+			t.Errorf("frame %d wrote %q, want it to hold %q", i, got, c.wrote)
+		}
+		s.mu.Lock()
+		rows := s.vt.text()
+		s.mu.Unlock()
+		if !equal(rows, c.want) {
+			t.Errorf("frame %d: screen rows %q, want %q", i, rows, c.want)
+		}
+	}
+	s.none(t)
+}

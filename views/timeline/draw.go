@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -513,7 +514,7 @@ func (m *Model) drawMessages(p *palette) {
 	n := 0
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
-		s, rc := ix.msgCounts(r, m.a, m.b)
+		s, rc := m.msgs.get(ix, r, m.a, m.b)
 		n += s + rc
 	}
 	// Braille arrows stay readable up to about one per four cells of the
@@ -529,11 +530,11 @@ func (m *Model) drawMessages(p *palette) {
 	for v := 0; v < l.nvis; v++ {
 		r := m.ranks[m.top+v]
 		ri := &ix.ranks[r]
-		lo, hi := ix.rangeIn(r, ri.sends, m.a, m.b)
+		lo, hi := ix.fencedRange(r, ri.sends, ri.sendFence, m.a, m.b)
 		for _, i := range ri.sends[lo:hi] {
 			m.drawMessage(p, pos, tracefmt.EventRef{Rank: int32(r), Index: i})
 		}
-		lo, hi = ix.rangeIn(r, ri.recvs, m.a, m.b)
+		lo, hi = ix.fencedRange(r, ri.recvs, ri.recvFence, m.a, m.b)
 		for _, i := range ri.recvs[lo:hi] {
 			e := &m.tr.Ranks[r].Events[i]
 			if e.Match >= 0 {
@@ -807,8 +808,8 @@ func (m *Model) drawMarks(p *palette) {
 		} else {
 			// Column edges are increasing, so each search starts where
 			// the last one ended.
-			s0, _ := ix.rangeIn(r, ri.sends, m.a, m.a)
-			r0, _ := ix.rangeIn(r, ri.recvs, m.a, m.a)
+			s0 := ix.fencedSearch(r, ri.sends, ri.sendFence, m.a)
+			r0 := ix.fencedSearch(r, ri.recvs, ri.recvFence, m.a)
 			for c := range l.cols {
 				b := m.a + float64(c+1)*cw
 				if c == l.cols-1 {
@@ -885,6 +886,33 @@ type statsCache struct {
 	recvs  int
 }
 
+// msgCountCache keeps each rank's message counts in one window of one
+// index: a frame asks for them twice (drawMessages, on the ranks in view,
+// to choose arrows or marks; the legend, on every shown rank), and each
+// count is two searches of the rank's lists.
+type msgCountCache struct {
+	ix           *index
+	a, b         float64
+	sends, recvs []int // per rank; -1: not counted yet
+}
+
+// get returns rank r's sends and receives in [a, b] of ix, counting them
+// on the first ask.
+func (c *msgCountCache) get(ix *index, r int, a, b float64) (sends, recvs int) {
+	if c.ix != ix || c.a != a || c.b != b || len(c.sends) != len(ix.ranks) {
+		c.ix, c.a, c.b = ix, a, b
+		c.sends = slices.Grow(c.sends[:0], len(ix.ranks))[:len(ix.ranks)]
+		c.recvs = slices.Grow(c.recvs[:0], len(ix.ranks))[:len(ix.ranks)]
+		for i := range c.sends {
+			c.sends[i] = -1
+		}
+	}
+	if c.sends[r] < 0 {
+		c.sends[r], c.recvs[r] = ix.msgCounts(r, a, b)
+	}
+	return c.sends[r], c.recvs[r]
+}
+
 // drawLegend draws the legend panel: per state, a swatch, the name, and
 // the number of intervals and time in the visible window on the shown
 // ranks. A hidden state's swatch is a dot.
@@ -902,7 +930,7 @@ func (m *Model) drawLegend(p *palette) {
 			count: make([]int, n), total: make([]float64, n)}
 		for _, r := range m.ranks {
 			ix.stateStats(r, m.a, m.b, sc.count, sc.total)
-			s, rc := ix.msgCounts(r, m.a, m.b)
+			s, rc := m.msgs.get(ix, r, m.a, m.b)
 			sc.sends += s
 			sc.recvs += rc
 		}

@@ -54,6 +54,8 @@ type runs struct {
 	starts []float64
 	// cum[i] is the total duration of the first i intervals.
 	cum []float64
+	// fence holds every fenceStep-th start, for searchStarts.
+	fence []float64
 }
 
 // bin is one cell of the multi-resolution summary: the three states that
@@ -80,6 +82,13 @@ type rankIndex struct {
 	runs []runs // sorted by state
 	// sends and recvs are event indices in time order.
 	sends, recvs []int32
+	// sendFence and recvFence hold the time of every fenceStep-th entry
+	// of sends and recvs: a search for a time looks there first, in a
+	// few contiguous cache lines, and then among fenceStep entries only,
+	// instead of probing the trace's events (a cache miss each) all the
+	// way down. The Timeline's message counts search every rank's lists
+	// on every pan and zoom.
+	sendFence, recvFence []float64
 	// marks are the marker events (MPE user events), in time order.
 	marks []int32
 	// levels[k] has len(levels[0])>>k bins of width w0<<k from the trace
@@ -348,6 +357,15 @@ func (ix *index) buildRank(r int) {
 	if !slices.IsSortedFunc(ri.marks, byTime) {
 		slices.SortStableFunc(ri.marks, byTime)
 	}
+	for k := range ri.runs {
+		ru := &ri.runs[k]
+		ru.fence = make([]float64, 0, (len(ru.starts)+fenceStep-1)/fenceStep)
+		for i := 0; i < len(ru.starts); i += fenceStep {
+			ru.fence = append(ru.fence, ru.starts[i])
+		}
+	}
+	ri.sendFence = ix.fence(r, ri.sends)
+	ri.recvFence = ix.fence(r, ri.recvs)
 	ri.segs = slices.Clip(ri.segs)
 	ix.buildLevels(r)
 }
@@ -591,14 +609,63 @@ func (ix *index) sampleRow(r int, a, sw float64, out []int32, hidden []bool, acc
 func (ix *index) msgCounts(r int, a, b float64) (sends, recvs int) {
 	ri := &ix.ranks[r]
 	b = math.Nextafter(b, math.Inf(1))
-	return ix.countIn(r, ri.sends, a, b), ix.countIn(r, ri.recvs, a, b)
+	s0, s1 := ix.fencedRange(r, ri.sends, ri.sendFence, a, b)
+	r0, r1 := ix.fencedRange(r, ri.recvs, ri.recvFence, a, b)
+	return s1 - s0, r1 - r0
 }
 
-// countIn counts the events of list (time-sorted indices of rank r) in
-// [a, b).
-func (ix *index) countIn(r int, list []int32, a, b float64) int {
-	lo, hi := ix.rangeIn(r, list, a, b)
-	return hi - lo
+// searchStarts returns the position of the first interval starting at or
+// after t, as sort.SearchFloat64s(ru.starts, t) does, probing the fence
+// first: a long run's starts span many cache lines, its fence few.
+func (ru *runs) searchStarts(t float64) int {
+	k := sort.SearchFloat64s(ru.fence, t)
+	lo, hi := 0, len(ru.starts)
+	if k > 0 {
+		lo = (k-1)*fenceStep + 1
+	}
+	if k < len(ru.fence) {
+		hi = k * fenceStep
+	}
+	return lo + sort.SearchFloat64s(ru.starts[lo:hi], t)
+}
+
+// fenceStep is the number of list entries between two fence times.
+const fenceStep = 32
+
+// fence returns the times of every fenceStep-th entry of list (time-sorted
+// event indices of rank r).
+func (ix *index) fence(r int, list []int32) []float64 {
+	f := make([]float64, 0, (len(list)+fenceStep-1)/fenceStep)
+	for i := 0; i < len(list); i += fenceStep {
+		f = append(f, ix.time(r, int(list[i])))
+	}
+	return f
+}
+
+// fencedRange is rangeIn on a whole list of rank r with its fence: the
+// same positions, found with fewer probes of the trace's events.
+func (ix *index) fencedRange(r int, list []int32, fence []float64, a, b float64) (lo, hi int) {
+	lo = ix.fencedSearch(r, list, fence, a)
+	if b <= a {
+		return lo, lo
+	}
+	return lo, ix.fencedSearch(r, list, fence, b)
+}
+
+// fencedSearch returns the position of the first entry of list at or
+// after t. Entry k·fenceStep has time fence[k]: the first fence at or
+// after t bounds the position from above and the one before it from
+// below, so only the entries between them are probed.
+func (ix *index) fencedSearch(r int, list []int32, fence []float64, t float64) int {
+	k := sort.SearchFloat64s(fence, t)
+	lo, hi := 0, len(list)
+	if k > 0 {
+		lo = (k-1)*fenceStep + 1
+	}
+	if k < len(fence) {
+		hi = k * fenceStep
+	}
+	return lo + sort.Search(hi-lo, func(i int) bool { return ix.time(r, int(list[lo+i])) >= t })
 }
 
 // rangeIn returns the positions in list of the events in [a, b).
@@ -617,8 +684,8 @@ func (ix *index) stateStats(r int, a, b float64, count []int, total []float64) {
 			continue
 		}
 		n := len(ru.starts)
-		i0 := sort.SearchFloat64s(ru.starts, a)
-		i1 := i0 + sort.SearchFloat64s(ru.starts[i0:], b)
+		i0 := ru.searchStarts(a)
+		i1 := max(i0, ru.searchStarts(b))
 		c := i1 - i0
 		t := ru.cum[i1] - ru.cum[i0]
 		if c > 0 {
@@ -667,8 +734,9 @@ func (ix *index) memory() int {
 	for r := range ix.ranks {
 		ri := &ix.ranks[r]
 		n += cap(ri.segs)*24 + (cap(ri.sends)+cap(ri.recvs)+cap(ri.marks))*4
+		n += (cap(ri.sendFence) + cap(ri.recvFence)) * 8
 		for _, ru := range ri.runs {
-			n += (cap(ru.starts) + cap(ru.cum)) * 8
+			n += (cap(ru.starts) + cap(ru.cum) + cap(ru.fence)) * 8
 		}
 		for _, lv := range ri.levels {
 			n += cap(lv) * int(unsafe.Sizeof(bin{}))

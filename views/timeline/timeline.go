@@ -71,6 +71,7 @@ type Model struct {
 	markRow        []uint8 // message marks of one rank row
 	over           overviewCache
 	stats          statsCache
+	msgs           msgCountCache
 	// plain renders without escape sequences (golden files).
 	plain bool
 
@@ -162,7 +163,7 @@ func (m *Model) SetTrace(tr *tracefmt.Trace) {
 	m.history, m.sel, m.query, m.status, m.filterText = nil, selection{}, nil, "", ""
 	m.ranks, m.row, m.top, m.legend, m.legendRow = nil, 0, 0, false, 0
 	m.prompt = prompt{}
-	m.over, m.stats = overviewCache{}, statsCache{}
+	m.over, m.stats, m.msgs = overviewCache{}, statsCache{}, msgCountCache{}
 	if tr != nil {
 		if tr.NumEvents() >= m.asyncEvents {
 			m.job = startBuild(m.cache(), tr)
@@ -199,7 +200,7 @@ func (m *Model) poll() bool {
 		return false
 	}
 	m.orig, m.job, m.waiting = m.job.ix, nil, false
-	m.over, m.stats = overviewCache{}, statsCache{}
+	m.over, m.stats, m.msgs = overviewCache{}, statsCache{}, msgCountCache{}
 	m.fit()
 	m.memo.Invalidate()
 	if a := m.pendingAlt; a != nil {
