@@ -165,10 +165,10 @@ func decodeFast(line []byte, fr *fastRec) bool {
 	}
 	args := f[2:n]
 	word := func(k int) []byte { return line[args[k].lo:args[k].hi] }
-	*fr = fastRec{act: act, nargs: uint8(len(args)), dt: -1, r: int32(r), rcol: f[0].lo + 1}
-	for k := range min(len(args), 2) {
-		fr.cols[k] = args[k].lo + 1
-	}
+	// Field by field: a composite literal is built on the stack and
+	// copied, a cost on every line.
+	fr.act, fr.nargs, fr.dt, fr.r, fr.rcol = act, uint8(len(args)), -1, int32(r), f[0].lo+1
+	fr.cols[0], fr.cols[1] = f[2].lo+1, f[3].lo+1 // read only for arguments there are
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
 		recv := act == fastRecv || act == fastIrecv
