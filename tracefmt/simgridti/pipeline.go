@@ -105,6 +105,11 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 // decodeBlock cuts b into lines, leaving out blank and comment ones, and
 // decodes the fast ones.
 func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
+	if cap(d.lines) == 0 {
+		// Room for lines of 16 bytes and more (a typical line has
+		// 19): the slice is not regrown block after block.
+		d.lines = make([]blockLine, 0, len(b.Data)/16+1)
+	}
 	d.lines = d.lines[:0]
 	err := b.Lines(func(no int, off int64, line []byte) error {
 		d.last = int32(no - b.Line)
