@@ -106,10 +106,34 @@ type span struct{ lo, hi int32 }
 // action and at most four arguments).
 const maxFastFields = 6
 
+// fastRec is a fast line decoded from its bytes alone: what applying it
+// needs of the line, with the checks that depend on the lines before
+// (the rank's default datatype, the world size, the grammar in use, the
+// pending requests) left to apply. Decoding runs on any goroutine.
+type fastRec struct {
+	act   fastAct
+	nargs uint8
+	dt    int8 // the datatype named, or -1 for the rank's default
+	r     int32
+	rcol  int32    // the rank field's column
+	cols  [2]int32 // the first two arguments' columns
+	a, b  int32    // send/recv: peer; wait/test: from and to (raw, see fastPeer)
+	tag   int32
+	count int64   // elements sent, received or reduced
+	v     float64 // compute: the amount; allreduce: the flops
+}
+
 // fastLine parses line (of src, whose line number is current) if it is a
 // plain line of a fast action, and reports whether it did; false means
 // nothing changed and the general path must parse the line.
 func (p *parser) fastLine(src *source, line []byte) bool {
+	var fr fastRec
+	return decodeFast(line, &fr) && p.applyFast(src, &fr)
+}
+
+// decodeFast decodes line into fr if it has the plain form of a fast
+// action; false sends the line to the general path.
+func decodeFast(line []byte, fr *fastRec) bool {
 	var f [maxFastFields]span
 	n := 0
 	for i := 0; i < len(line); {
@@ -132,7 +156,7 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 		return false
 	}
 	r, ok := rankBytes(line[f[0].lo:f[0].hi])
-	if !ok || r >= MaxRanks || src.rank >= 0 && r != src.rank {
+	if !ok || r >= MaxRanks {
 		return false
 	}
 	act := lookupFast(line[f[1].lo:f[1].hi])
@@ -141,13 +165,119 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 	}
 	args := f[2:n]
 	word := func(k int) []byte { return line[args[k].lo:args[k].hi] }
+	// Field by field: a composite literal is built on the stack and
+	// copied, a cost on every line.
+	fr.act, fr.nargs, fr.dt, fr.r, fr.rcol = act, uint8(len(args)), -1, int32(r), f[0].lo+1
+	fr.cols[0], fr.cols[1] = f[2].lo+1, f[3].lo+1 // read only for arguments there are
+	switch act {
+	case fastSend, fastIsend, fastRecv, fastIrecv:
+		recv := act == fastRecv || act == fastIrecv
+		if len(args) != 3 && len(args) != 4 {
+			return false
+		}
+		peer, ok := peerBytes(word(0), recv)
+		if !ok {
+			return false
+		}
+		tag, ok := smallIntBytes(word(1))
+		if !ok || tag == anyTag && !recv {
+			return false // a send cannot use MPI_ANY_TAG
+		}
+		if len(args) == 4 {
+			dt, ok := datatypeBytes(word(3))
+			if !ok {
+				return false
+			}
+			fr.dt = int8(dt)
+		}
+		c, ok := countBytes(word(2))
+		if !ok {
+			return false
+		}
+		fr.a, fr.tag, fr.count = int32(peer), int32(tag), c
+	case fastWait, fastTest:
+		if len(args) != 3 {
+			return false
+		}
+		from, ok := peerBytes(word(0), true)
+		if !ok {
+			return false
+		}
+		to, ok := peerBytes(word(1), false)
+		if !ok {
+			return false
+		}
+		tag, ok := smallIntBytes(word(2))
+		if !ok {
+			return false
+		}
+		fr.a, fr.b, fr.tag = int32(from), int32(to), int32(tag)
+	case fastWaitall:
+		switch len(args) {
+		case 0:
+		case 1:
+			if _, ok := countBytes(word(0)); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	case fastCompute:
+		if len(args) != 1 {
+			return false
+		}
+		v, ok := numberBytes(word(0))
+		if !ok {
+			return false
+		}
+		fr.v = v
+	case fastAllreduce:
+		if len(args) != 2 && len(args) != 3 {
+			return false
+		}
+		flops, ok := numberBytes(word(1))
+		if !ok {
+			return false
+		}
+		if len(args) == 3 {
+			dt, ok := datatypeBytes(word(2))
+			if !ok {
+				return false
+			}
+			fr.dt = int8(dt)
+		}
+		c, ok := countBytes(word(0))
+		if !ok {
+			return false
+		}
+		fr.count, fr.v = c, flops
+	case fastBarrier:
+		if len(args) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// applyFast applies a decoded line (of src, whose line number is
+// current) if the lines before allow the fast path, and reports whether
+// it did; false means nothing changed.
+func (p *parser) applyFast(src *source, fr *fastRec) bool {
+	r := int(fr.r)
+	if src.rank >= 0 && r != src.rank {
+		return false
+	}
+	act := fr.act
 	var rs *rankState
 	if r < len(p.ranks) {
 		rs = p.ranks[r]
 	}
-	dtDefault := Byte
+	dt := Byte
 	if rs != nil {
-		dtDefault = rs.dtDefault
+		dt = rs.dtDefault
+	}
+	if fr.dt >= 0 {
+		dt = Datatype(fr.dt)
 	}
 	// The events the action adds (at most two) between its enter and
 	// leave; none leaves the line without a state, as in parseLine.
@@ -171,36 +301,19 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
 		recv := act == fastRecv || act == fastIrecv
-		switch len(args) {
-		case 4:
+		// The legacy reading of three arguments (peer size datatype)
+		// is the general path's business.
+		if fr.nargs == 4 {
 			current = true
-		case 3:
-			// The legacy reading (peer size datatype) is the general
-			// path's business.
-			if p.legacyMode() {
-				return false
-			}
-			if _, ok := smallIntBytes(word(1)); !ok {
-				return false
-			}
-		default:
+		} else if p.legacyMode() {
 			return false
 		}
-		peer, ok := p.fastPeer(word(0), recv)
+		peer, ok := p.inWorld(int(fr.a))
 		if !ok {
 			return false
 		}
-		tag, ok := smallIntBytes(word(1))
-		if !ok || tag == anyTag && !recv {
-			return false // a send cannot use MPI_ANY_TAG
-		}
-		dt := dtDefault
-		if len(args) == 4 {
-			if dt, ok = datatypeBytes(word(3)); !ok {
-				return false
-			}
-		}
-		size, ok := sizeBytes(word(2), dt)
+		tag := int(fr.tag)
+		size, ok := sizeOf(fr.count, dt)
 		if !ok {
 			return false
 		}
@@ -229,26 +342,19 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 			nonBlocking = true
 		}
 	case fastWait, fastTest:
-		if len(args) != 3 {
-			return false
-		}
 		current = true
-		from, ok := p.fastPeer(word(0), true)
+		from, ok := p.inWorld(int(fr.a))
 		if !ok {
 			return false
 		}
-		to, ok := p.fastPeer(word(1), false)
-		if !ok {
-			return false
-		}
-		tag, ok := smallIntBytes(word(2))
+		to, ok := p.inWorld(int(fr.b))
 		if !ok {
 			return false
 		}
 		note(0, from)
 		note(1, to)
 		if rs != nil {
-			waitK = rs.find(int32(from), int32(to), int32(tag))
+			waitK = rs.find(int32(from), int32(to), fr.tag)
 		}
 		if waitK < 0 {
 			// SimGrid's replayer skips it; the general path counts it.
@@ -260,67 +366,35 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 			ev[0].Flags |= tracefmt.FlagTest
 		}
 	case fastWaitall:
-		switch len(args) {
-		case 0:
-		case 1:
-			if _, ok := countBytes(word(0)); !ok {
-				return false
-			}
-		default:
-			return false
-		}
 		clearPending = true
 		ev[0], nev = tracefmt.WaitAll(0), 1
 	case fastCompute:
-		if len(args) != 1 {
-			return false
-		}
-		v, ok := numberBytes(word(0))
-		if !ok {
-			return false
-		}
-		ev[0], nev = tracefmt.ComputeWork(0, v), 1
+		ev[0], nev = tracefmt.ComputeWork(0, fr.v), 1
 	case fastAllreduce:
-		if len(args) != 2 && len(args) != 3 {
-			return false
-		}
-		flops, ok := numberBytes(word(1))
-		if !ok {
-			return false
-		}
-		dt := dtDefault
-		if len(args) == 3 {
-			if dt, ok = datatypeBytes(word(2)); !ok {
-				return false
-			}
-		}
-		b, ok := sizeBytes(word(0), dt)
+		b, ok := sizeOf(fr.count, dt)
 		if !ok {
 			return false
 		}
 		ev[0], nev = tracefmt.Collective(0, tracefmt.OpAllreduce, -1, 0, b, b), 1
-		if flops > 0 {
+		if fr.v > 0 {
 			// SimGrid runs the reduction operator's flops once the
 			// communication is done.
-			ev[1], nev = tracefmt.ComputeWork(0, flops), 2
+			ev[1], nev = tracefmt.ComputeWork(0, fr.v), 2
 		}
 	case fastBarrier:
-		if len(args) != 0 {
-			return false
-		}
 		ev[0], nev = tracefmt.Collective(0, tracefmt.OpBarrier, -1, 0, 0, 0), 1
 	}
 
 	// The line is taken: apply its effects as the general path does.
 	if r > p.maxRank {
-		p.rankPos = position{src.name, src.line, int(f[0].lo) + 1}
+		p.rankPos = position{src.name, src.line, int(fr.rcol)}
 	}
 	rs = p.rank(r)
 	if current {
 		p.current = true
 	}
 	for _, n := range notes[:nnotes] {
-		p.notePeer(src, field{col: int(args[n.at].lo) + 1}, n.rank)
+		p.notePeer(src, field{col: int(fr.cols[n.at])}, n.rank)
 	}
 	if ignoredWait {
 		p.ignoredWaits++
@@ -383,10 +457,10 @@ func (p *parser) fastState(act fastAct) int32 {
 	return id
 }
 
-// fastPeer parses a rank named in an action as line.peer does, without
-// noting it; false for what line.peer refuses (or might: an integer of
-// more than nine digits).
-func (p *parser) fastPeer(b []byte, wild bool) (int, bool) {
+// peerBytes parses a rank named in an action as line.peer does, without
+// noting it or checking it against the world (see inWorld); false for
+// what line.peer refuses (or might: an integer of more than nine digits).
+func peerBytes(b []byte, wild bool) (int, bool) {
 	r, ok := rankBytes(b)
 	if !ok {
 		v, ok := smallIntBytes(b)
@@ -402,7 +476,16 @@ func (p *parser) fastPeer(b []byte, wild bool) (int, bool) {
 		}
 		r = v
 	}
-	if r >= MaxRanks || p.world > 0 && r >= p.world {
+	if r >= MaxRanks {
+		return 0, false
+	}
+	return r, true
+}
+
+// inWorld checks a rank from peerBytes against a world size fixed by an
+// index, passing the wildcard and MPI_PROC_NULL.
+func (p *parser) inWorld(r int) (int, bool) {
+	if r >= 0 && p.world > 0 && r >= p.world {
 		return 0, false
 	}
 	return r, true
@@ -463,12 +546,8 @@ func countBytes(b []byte) (int64, bool) {
 	return int64(v), true
 }
 
-// sizeBytes converts a count of elements of dt to bytes as line.bytes does.
-func sizeBytes(b []byte, dt Datatype) (int64, bool) {
-	c, ok := countBytes(b)
-	if !ok {
-		return 0, false
-	}
+// sizeOf converts a count of elements of dt to bytes as line.bytes does.
+func sizeOf(c int64, dt Datatype) (int64, bool) {
 	n := c * dt.Size()
 	return n, n < 1<<53
 }

@@ -1,43 +1,55 @@
 package simgridti
 
-import "runtime"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
 
-// A file of actions is read in two stages on two goroutines when the
-// process has more than one CPU: one reads the input and cuts it into
-// lines, the other parses them. Batches of lines go from the first to the
-// second and come back to be reused.
+	"github.com/tracesim/tracesim/tracefmt/lineblock"
+)
 
-// lineBatch is a run of lines (blank and comment lines left out).
-type lineBatch struct {
-	// buf holds the lines' text; a batch is reused only once parsed,
-	// and what outlives a line keeps a copy of it.
-	buf   []byte
-	lines []batchLine
-	// last is the number of the last line read into the batch (blank
-	// ones included).
-	last int
+// A file of actions is parsed in blocks on every CPU when the process
+// has more than one: workers cut a block into lines and decode the fast
+// lines from their bytes (decodeFast: field splitting and number
+// parsing, most of the work); the parser applies the decoded lines in
+// file order (applyFast: ranks, requests, states, events) and parses
+// the others on the general path. Everything that depends on the lines
+// before happens in that in-order step, so the trace, the errors and
+// their positions are those of the serial read.
+
+// blockBytes is the text of a block: about 14,000 typical lines, whose
+// decoded records (64 B each) cost ~1 MB a block; with 2×workers blocks
+// in flight the read holds a few MB whatever the file's size.
+const blockBytes = 256 << 10
+
+// blockLine is a line of a block as a worker leaves it.
+type blockLine struct {
+	no     int32 // line number, from the block's first
+	lo, hi int32 // the line's text in the block
+	fast   bool  // fr holds the decoded line
+	fr     fastRec
 }
 
-// batchLine is one line of a batch: its number and where its text ends
-// in the batch's buf (it starts where the line before ends).
-type batchLine struct {
-	no, end int
+// decodedBlock is a block's non-blank lines, decoded where they can be.
+type decodedBlock struct {
+	lines []blockLine
+	last  int32 // the last line's number, from the block's first
 }
 
-// batchBytes is the text a batch holds before it is handed over: large
-// enough that handing over is rare, small enough to stay in cache.
-const batchBytes = 64 << 10
-
-// pipelined reports whether parseAll reads lr on a goroutine of its own:
-// with a second CPU, and for an input not known to be small (a short
-// string or per-rank file is not worth a goroutine).
-func pipelined(lr *lineReader) bool {
-	return len(lr.buf) >= readChunk && runtime.GOMAXPROCS(0) > 1
+// pipelined reports whether parseAll parses lr's input in blocks on
+// several goroutines: with a second CPU, for an input not known to be
+// small (a short string or per-rank file is not worth the goroutines),
+// on the fast path.
+func (p *parser) pipelined(lr *lineReader) bool {
+	return len(lr.buf) >= readChunk && runtime.GOMAXPROCS(0) > 1 && !p.general && lr.err == nil
 }
 
 // parseAll parses every remaining line of lr.
 func (p *parser) parseAll(src *source, lr *lineReader) error {
-	if !pipelined(lr) {
+	if !p.pipelined(lr) {
 		for {
 			line, ok := lr.next()
 			if !ok {
@@ -50,75 +62,68 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		}
 		return scanErr(src, lr)
 	}
-	full := make(chan *lineBatch, 2)
-	free := make(chan *lineBatch, 3)
-	done := make(chan struct{})
-	go splitLines(lr, src.line, full, free, done)
-	for b := range full {
-		start := 0
-		for _, ln := range b.lines {
-			text := b.buf[start:ln.end]
-			start = ln.end
-			src.line = ln.no
-			if err := p.parseText(src, text); err != nil {
-				// Wait for the reader to stop, which it does at its
-				// next batch (at most 64 KiB more text): the caller
-				// may reuse or close what it reads once this returns.
-				close(done)
-				for range full {
-				}
+	// The rest of the input: what lr has buffered, then its reader.
+	var rest io.Reader = bytes.NewReader(lr.buf[lr.start:lr.end])
+	if !lr.eof {
+		rest = io.MultiReader(rest, lr.r)
+	}
+	lr.start, lr.eof = lr.end, true
+	base := src.line // the first block's line 1 is src.line+1
+	size := p.blockSize
+	if size == 0 {
+		size = blockBytes
+	}
+	o := lineblock.Options{BlockSize: size, MaxLine: maxLine}
+	err := lineblock.Run(context.Background(), rest, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
+		first := base + b.Line
+		for i := range d.lines {
+			l := &d.lines[i]
+			src.line = first + int(l.no)
+			if l.fast && p.applyFast(src, &l.fr) {
+				continue
+			}
+			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {
 				return err
 			}
 		}
-		src.line = b.last
-		select {
-		case free <- b:
-		default:
+		src.line = first + int(d.last)
+		return nil
+	})
+	var le *lineblock.Error
+	if errors.As(err, &le) {
+		src.line = base + le.Line - 1
+		if errors.Is(le.Err, lineblock.ErrLineTooLong) {
+			lr.err = errLineTooLong
+		} else {
+			lr.err = le.Err
 		}
+		return scanErr(src, lr)
 	}
-	// The channel is closed after the last batch: lr is settled.
-	return scanErr(src, lr)
+	return err
 }
 
-// splitLines reads lr's lines after line number no into batches sent on
-// full, taking batches to fill from free when there are, and stops early
-// when done is closed. It closes full when it returns.
-func splitLines(lr *lineReader, no int, full chan<- *lineBatch, free <-chan *lineBatch, done <-chan struct{}) {
-	defer close(full)
-	get := func() *lineBatch {
-		select {
-		case b := <-free:
-			b.buf, b.lines = b.buf[:0], b.lines[:0]
-			return b
-		default:
-			return &lineBatch{buf: make([]byte, 0, batchBytes)}
-		}
+// decodeBlock cuts b into lines, leaving out blank and comment ones, and
+// decodes the fast ones.
+func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
+	if cap(d.lines) == 0 {
+		// Room for lines of 16 bytes and more (a typical line has
+		// 19): the slice is not regrown block after block.
+		d.lines = make([]blockLine, 0, len(b.Data)/16+1)
 	}
-	b := get()
-	for {
-		line, ok := lr.next()
-		if !ok {
-			break
-		}
-		no++
+	d.lines = d.lines[:0]
+	err := b.Lines(func(no int, off int64, line []byte) error {
+		d.last = int32(no - b.Line)
 		if skipLine(line) {
-			continue
+			return nil
 		}
-		if len(b.buf)+len(line) > cap(b.buf) && len(b.lines) > 0 {
-			b.last = b.lines[len(b.lines)-1].no
-			select {
-			case full <- b:
-			case <-done:
-				return
-			}
-			b = get()
-		}
-		b.buf = append(b.buf, line...)
-		b.lines = append(b.lines, batchLine{no, len(b.buf)})
+		lo := int32(off - b.Offset)
+		d.lines = append(d.lines, blockLine{no: d.last, lo: lo, hi: lo + int32(len(line))})
+		l := &d.lines[len(d.lines)-1]
+		l.fast = decodeFast(line, &l.fr)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("decoding a block: %w", err) // Lines fails only by fn
 	}
-	b.last = no
-	select {
-	case full <- b:
-	case <-done:
-	}
+	return nil
 }

@@ -111,3 +111,55 @@ func TestPipelinedLongLine(t *testing.T) {
 }
 
 func first(s string, _ int) string { return s }
+
+// TestBlocksAsSerial: parsing in blocks as small as a few lines on two
+// and four goroutines gives the serial trace and the serial error (the
+// first in file order, with its line and column) also when a later
+// block holds another bad line, or lines the fast path leaves to the
+// general one.
+func TestBlocksAsSerial(t *testing.T) {
+	text, n := bigText(4, 400, "", 0)
+	lines := strings.Split(text, "\n")
+	with := func(bad map[int]string) string {
+		l := append([]string(nil), lines...)
+		for no, s := range bad {
+			l[no-1] = s
+		}
+		return strings.Join(l, "\n")
+	}
+	tests := []struct {
+		name, in string
+		err      string
+	}{
+		{"clean", text, ""},
+		{"general lines between", with(map[int]string{9: "0 bcast 100", 10: "1 Bcast 100", 2000: "2 comm_size 4"}), ""},
+		{"no final line break", strings.TrimSuffix(text, "\n"), ""},
+		{"bad in two blocks", with(map[int]string{n / 3: "0 fly 1", n - 10: "3 compute -1"}), fmt.Sprintf(`t.ti:%d:3: unknown action "fly"`, n/3)},
+		{"bad in two lines of one block", with(map[int]string{700: "1 send 2 0 abc", 701: "0 fly 1"}), `t.ti:700:12: expected count (a number), got "abc"`},
+		{"bad first after the first line", with(map[int]string{2: "1"}), `t.ti:2:1: expected a rank and an action`},
+		{"bad last", with(map[int]string{n: "7 compute -1"}), fmt.Sprintf("t.ti:%d:11: negative flop count -1", n)},
+	}
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	for _, tc := range tests {
+		runtime.GOMAXPROCS(1)
+		want, wantErr := ReadNamed("t.ti", struct{ io.Reader }{strings.NewReader(tc.in)}, nil)
+		if tc.err == "" && wantErr != nil || tc.err != "" && (wantErr == nil || !strings.HasPrefix(wantErr.Error(), tc.err)) {
+			t.Fatalf("%s: serial read: error %v, want %q", tc.name, wantErr, tc.err)
+		}
+		for _, procs := range []int{2, 4} {
+			for _, size := range []int{64, 1000, 4096} {
+				runtime.GOMAXPROCS(procs)
+				// A reader hiding its length takes the path of a
+				// file: in blocks.
+				got, err := readSized("t.ti", struct{ io.Reader }{strings.NewReader(tc.in)}, nil, false, size)
+				if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+					t.Fatalf("%s, %d procs, blocks of %d: error %v, want %v", tc.name, procs, size, err, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d procs, blocks of %d: traces differ", tc.name, procs, size)
+				}
+			}
+		}
+	}
+}

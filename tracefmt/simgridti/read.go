@@ -75,7 +75,13 @@ func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 // readNamed is ReadNamed; general leaves out the fast path (tests check
 // that both paths read every input alike).
 func readNamed(name string, r io.Reader, open Opener, general bool) (*tracefmt.Trace, error) {
-	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}, general: general}
+	return readSized(name, r, open, general, 0)
+}
+
+// readSized is readNamed parsing blocks of blockSize bytes (0: the
+// default) when it parses on several goroutines.
+func readSized(name string, r io.Reader, open Opener, general bool, blockSize int) (*tracefmt.Trace, error) {
+	p := &parser{blockSize: blockSize, maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}, general: general}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
 	if fs := p.firstLine(src, lr); fs != nil {
@@ -260,6 +266,11 @@ func (p *parser) parseText(src *source, line []byte) error {
 	if !p.general && p.fastLine(src, line) {
 		return nil
 	}
+	return p.parseGeneral(src, line)
+}
+
+// parseGeneral parses one line of actions on the general path.
+func (p *parser) parseGeneral(src *source, line []byte) error {
 	if skipLine(line) {
 		return nil
 	}
@@ -273,11 +284,14 @@ func (p *parser) parseText(src *source, line []byte) error {
 
 // parser accumulates the events of every rank.
 type parser struct {
-	ranks    []*rankState
-	last     *rankState // the rank of the latest line
-	world    int        // world size fixed by an index, 0 when inferred from the ranks seen
-	maxRank  int
-	commSize int
+	// blockSize is the text of a block parsed on one goroutine (0:
+	// blockBytes); tests make it small to cross blocks.
+	blockSize int
+	ranks     []*rankState
+	last      *rankState // the rank of the latest line
+	world     int        // world size fixed by an index, 0 when inferred from the ranks seen
+	maxRank   int
+	commSize  int
 	// rankPos and sizePos are where the highest rank and the largest
 	// comm_size appear, for an error about the world they imply.
 	rankPos, sizePos position
