@@ -1,5 +1,5 @@
 // Package learn is the Learn tab: it shows a lesson (engine/lesson) one
-// step at a time, rendered from Markdown with glamour, next to the live
+// step at a time, rendered from Markdown (views/markdown), next to the live
 // views. A step is done when the student has reached the tab and pressed
 // the keys it names (the application reports them with ObservedMsg) and
 // has answered its question correctly; the tab then moves on by itself. A
@@ -20,13 +20,13 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/markdown"
 )
 
 // Progress records a student's way through lessons; the class server
@@ -123,9 +123,7 @@ type Model struct {
 	top     int // first body line shown
 	started bool
 
-	// glamour renderer and its last output, by width and style.
-	rend      *glamour.TermRenderer
-	rendKey   [2]string
+	// The last body drawn and what it was drawn for.
 	bodyKey   string
 	bodyLines []string
 }
@@ -431,18 +429,6 @@ func (m *Model) todo(st *lesson.Step) string {
 	return strings.Join(parts, " and ")
 }
 
-// glamourStyle picks glamour's style for the session's theme.
-func (m *Model) glamourStyle() string {
-	th := m.common.Theme
-	switch {
-	case th == nil || th.Mono:
-		return "ascii"
-	case th.Dark:
-		return "dark"
-	}
-	return "light"
-}
-
 // markdown is the current step as one Markdown document.
 func (m *Model) markdown() string {
 	var b strings.Builder
@@ -465,27 +451,22 @@ func (m *Model) markdown() string {
 	return b.String()
 }
 
-// body renders the step with glamour, wrapped to the width; the output is
+// body draws the step's Markdown, wrapped to the width; the lines are
 // kept until the step, the width or the theme changes.
 func (m *Model) body(w int) []string {
-	style := m.glamourStyle()
-	key := fmt.Sprintf("%d|%d|%s|%d|%d", m.step, w, style, m.answered, m.wrong)
+	th := m.common.Theme
+	name := ""
+	if th != nil {
+		name = th.Name
+	}
+	key := fmt.Sprintf("%d|%d|%s|%d|%d", m.step, w, name, m.answered, m.wrong)
 	if key == m.bodyKey {
 		return m.bodyLines
 	}
-	rk := [2]string{strconv.Itoa(w), style}
-	if m.rend == nil || rk != m.rendKey {
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(w-6, 20)))
-		if err != nil {
-			return []string{"cannot render the lesson: " + err.Error()}
-		}
-		m.rend, m.rendKey = r, rk
+	lines := markdown.Render(m.markdown(), max(w-6, 20), markdown.StylesFor(th))
+	for i, l := range lines {
+		lines[i] = "  " + l
 	}
-	out, err := m.rend.Render(m.markdown())
-	if err != nil {
-		out = m.markdown()
-	}
-	lines := strings.Split(strings.Trim(out, "\n"), "\n")
 	m.bodyKey, m.bodyLines = key, lines
 	return lines
 }
