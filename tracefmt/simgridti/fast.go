@@ -156,39 +156,65 @@ func decodeFast(line []byte, fr *fastRec) bool {
 	// copied, a cost on every line.
 	fr.act, fr.dt, fr.r, fr.rcol = act, -1, int32(r), rcol
 	fr.cols[0] = int32(i + 1)
+	// The fields are parsed by functions small enough to be inlined
+	// (uintAt and its helpers): a call would spill this function's
+	// registers around it, field after field.
+	withDatatype := false
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
 		recv := act == fastRecv || act == fastIrecv
-		peer, j, ok := peerAt(line, i, recv)
+		var pre byte
+		var neg bool
+		i, pre = peerPrefix(line, i)
+		v, j, ok := uintAt(line, i)
+		peer, ok := peerOf(v, ok, pre, recv)
 		if !ok {
 			return false
 		}
 		i = nextField(line, j)
 		fr.cols[1] = int32(i + 1)
-		tag, j, ok := smallIntAt(line, i)
+		i, neg = signAt(line, i)
+		tag, j, ok := uintAt(line, i)
+		if neg {
+			tag = -tag
+		}
 		if !ok || tag == anyTag && !recv {
 			return false // a send cannot use MPI_ANY_TAG
 		}
-		c, j, ok := countAt(line, nextField(line, j))
+		i = nextField(line, j)
+		n, j, ok := uintAt(line, i)
+		c := int64(n)
 		if !ok {
-			return false
+			// Not a plain integer: a count in another form, or no count.
+			if c, j, ok = countAt(line, i); !ok {
+				return false
+			}
 		}
-		if i, ok = optDatatype(line, nextField(line, j), fr, 3); !ok {
-			return false
-		}
+		i = nextField(line, j)
+		fr.nargs, withDatatype = 3, true
 		fr.a, fr.tag, fr.count = int32(peer), int32(tag), c
 	case fastWait, fastTest:
-		from, j, ok := peerAt(line, i, true)
+		var pre byte
+		var neg bool
+		i, pre = peerPrefix(line, i)
+		v, j, ok := uintAt(line, i)
+		from, ok := peerOf(v, ok, pre, true)
 		if !ok {
 			return false
 		}
 		i = nextField(line, j)
 		fr.cols[1] = int32(i + 1)
-		to, j, ok := peerAt(line, i, false)
+		i, pre = peerPrefix(line, i)
+		v, j, ok = uintAt(line, i)
+		to, ok := peerOf(v, ok, pre, false)
 		if !ok {
 			return false
 		}
-		tag, j, ok := smallIntAt(line, nextField(line, j))
+		i, neg = signAt(line, nextField(line, j))
+		tag, j, ok := uintAt(line, i)
+		if neg {
+			tag = -tag
+		}
 		if !ok {
 			return false
 		}
@@ -205,46 +231,97 @@ func decodeFast(line []byte, fr *fastRec) bool {
 			i = nextField(line, j)
 		}
 	case fastCompute:
-		v, j, ok := numberAt(line, i)
+		n, j, ok := uintAt(line, i)
+		v := float64(n)
 		if !ok {
-			return false
+			if v, j, ok = numberAt(line, i); !ok {
+				return false
+			}
 		}
 		i = nextField(line, j)
 		fr.nargs, fr.v = 1, v
 	case fastAllreduce:
-		c, j, ok := countAt(line, i)
+		n, j, ok := uintAt(line, i)
+		c := int64(n)
 		if !ok {
-			return false
+			if c, j, ok = countAt(line, i); !ok {
+				return false
+			}
 		}
-		flops, j, ok := numberAt(line, nextField(line, j))
+		i = nextField(line, j)
+		n, j, ok = uintAt(line, i)
+		flops := float64(n)
 		if !ok {
-			return false
+			if flops, j, ok = numberAt(line, i); !ok {
+				return false
+			}
 		}
-		if i, ok = optDatatype(line, nextField(line, j), fr, 2); !ok {
-			return false
-		}
+		i = nextField(line, j)
+		fr.nargs, withDatatype = 2, true
 		fr.count, fr.v = c, flops
 	case fastBarrier:
 		fr.nargs = 0
+	}
+	if withDatatype && i < len(line) {
+		// The optional datatype closing a send, receive or allreduce.
+		i, neg := signAt(line, i)
+		dt, j, ok := uintAt(line, i)
+		if !datatypeOf(&dt, ok, neg) {
+			return false
+		}
+		fr.dt = int8(dt)
+		fr.nargs++
+		return nextField(line, j) == len(line)
 	}
 	// Nothing may follow the arguments the action takes.
 	return i == len(line)
 }
 
-// optDatatype decodes the optional datatype that may end a line at
-// line[i:] into fr, whose action has n arguments without it, and returns
-// the index after it.
-func optDatatype(line []byte, i int, fr *fastRec, n uint8) (int, bool) {
-	fr.nargs = n
-	if i == len(line) {
-		return i, true
+// signAt skips the minus sign of a field at line[i:], if it has one.
+func signAt(line []byte, i int) (int, bool) {
+	if i < len(line) && line[i] == '-' {
+		return i + 1, true
 	}
-	v, j, ok := smallIntAt(line, i)
-	if d := Datatype(v); !ok || !d.Known() {
-		return i, false
+	return i, false
+}
+
+// peerPrefix skips the prefix of a rank field at line[i:]: the p of an
+// actor name or a minus sign, which it returns (0 for none).
+func peerPrefix(line []byte, i int) (int, byte) {
+	if i < len(line) {
+		if c := line[i]; c == 'p' || c == '-' {
+			return i + 1, c
+		}
 	}
-	fr.dt, fr.nargs = int8(v), n+1
-	return nextField(line, j), true
+	return i, 0
+}
+
+// peerOf returns the rank a field names, given uintAt's reading of its
+// digits after the prefix pre (see peerPrefix), as line.peer reads it
+// but without noting it or checking it against the world (see inWorld);
+// false for what line.peer refuses (or might: an integer of more than
+// nine digits). wild admits the wildcards.
+func peerOf(v int, ok bool, pre byte, wild bool) (int, bool) {
+	switch {
+	case !ok:
+		return 0, false
+	case pre != '-':
+		return v, v < MaxRanks
+	case v == -procNull:
+		return procNull, true
+	case wild && (v == -anySource || v == -undefined):
+		return anySource, true
+	}
+	return 0, v == 0 // -0 is rank 0; other negative ranks are refused
+}
+
+// datatypeOf completes a datatype id from uintAt's reading (and the
+// sign before it) and reports whether it is one SMPI predefines.
+func datatypeOf(v *int, ok, neg bool) bool {
+	if neg {
+		*v = -*v
+	}
+	return ok && Datatype(*v).Known()
 }
 
 // skipBlanks returns the index of the first byte at or after i that is
@@ -302,44 +379,6 @@ func uintAt(line []byte, i int) (v, j int, ok bool) {
 		return 0, i + k, false
 	}
 	return v, i + k, true
-}
-
-// smallIntAt parses the field at line[i:] as smallInt parses a string
-// (an optional minus and one to nine digits), returning its end too.
-func smallIntAt(line []byte, i int) (v, j int, ok bool) {
-	if i < len(line) && line[i] == '-' {
-		v, j, ok = uintAt(line, i+1)
-		return -v, j, ok
-	}
-	return uintAt(line, i)
-}
-
-// peerAt parses the field at line[i:] as a rank named in an action, as
-// line.peer does but without noting it or checking it against the world
-// (see inWorld), and returns its end too; false for what line.peer
-// refuses (or might: an integer of more than nine digits).
-func peerAt(line []byte, i int, wild bool) (r, j int, ok bool) {
-	if i < len(line) {
-		switch line[i] {
-		case 'p':
-			i++ // an actor name
-		case '-':
-			v, j, ok := uintAt(line, i+1)
-			switch v = -v; {
-			case !ok:
-				return 0, j, false
-			case v == procNull:
-				return procNull, j, true
-			case wild && (v == anySource || v == undefined):
-				return anySource, j, true
-			case v < 0:
-				return 0, j, false
-			}
-			return v, j, true // -0
-		}
-	}
-	r, j, ok = uintAt(line, i)
-	return r, j, ok && r < MaxRanks
 }
 
 // countAt parses the field at line[i:] as an element count as
