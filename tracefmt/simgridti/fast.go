@@ -2,6 +2,7 @@ package simgridti
 
 import (
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/decimal"
 )
 
 // The fast path parses the lines that make up nearly all of a trace
@@ -390,31 +391,19 @@ func countAt(line []byte, i int) (int64, int, bool) {
 	}
 	j := fieldEnd(line, i)
 	// As line.count does: any real below 2^53, its fraction dropped.
-	v, ok := numberBytes(line[i:j])
+	v, ok := decimal.Exact(line[i:j])
 	if !ok || v >= 1<<53 {
 		return 0, j, false
 	}
 	return int64(v), j, true
 }
 
-// numberAt parses the field at line[i:] as a real amount (numberBytes),
-// returning its end too.
+// numberAt parses the field at line[i:] as a real amount in a form
+// decimal.Exact reads (plain integers are uintAt's), returning its end
+// too.
 func numberAt(line []byte, i int) (float64, int, bool) {
-	// Up to 15 digits are exact in a float64 (numberBytes's answer).
-	var m uint64
-	j := i
-	for ; j < len(line); j++ {
-		c := line[j] - '0'
-		if c > 9 {
-			break
-		}
-		m = m*10 + uint64(c)
-	}
-	if j > i && j-i <= 15 && endsField(line, j) {
-		return float64(m), j, true
-	}
-	j = fieldEnd(line, j)
-	v, ok := numberBytes(line[i:j])
+	j := fieldEnd(line, i)
+	v, ok := decimal.Exact(line[i:j])
 	return v, j, ok
 }
 
@@ -598,67 +587,4 @@ func (p *parser) fastState(act fastAct) int32 {
 // index, passing the wildcard and MPI_PROC_NULL.
 func (p *parser) inWorld(r int32) bool {
 	return r < 0 || p.world == 0 || int(r) < p.world
-}
-
-// pow10 are the powers of ten a float64 holds exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// numberBytes parses a non-negative decimal real ("400000", "1e+06",
-// "0.25") of at most 15 significant digits whose power of ten is within
-// ±22: both are exact in a float64, so one multiplication or division
-// rounds the value as strconv.ParseFloat does. Other text (longer or
-// signed numbers, hexadecimal, inf) reports false.
-func numberBytes(b []byte) (float64, bool) {
-	var m uint64
-	nd, frac, i := 0, 0, 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-		nd++
-	}
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-			nd++
-			frac++
-		}
-	}
-	if nd == 0 || nd > 15 {
-		return 0, false
-	}
-	exp := 0
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		neg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			neg = b[i] == '-'
-			i++
-		}
-		ne := 0
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			if ne++; ne > 3 {
-				return 0, false
-			}
-			exp = exp*10 + int(b[i]-'0')
-		}
-		if ne == 0 {
-			return 0, false
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	if i != len(b) {
-		return 0, false
-	}
-	exp -= frac
-	switch {
-	case exp == 0:
-		return float64(m), true
-	case exp > 0 && exp < len(pow10):
-		return float64(m) * pow10[exp], true
-	case exp < 0 && -exp < len(pow10):
-		return float64(m) / pow10[-exp], true
-	}
-	return 0, false
 }

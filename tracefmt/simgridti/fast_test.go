@@ -3,9 +3,7 @@ package simgridti
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 	"testing"
 )
 
@@ -64,35 +62,6 @@ func TestFastPathAgrees(t *testing.T) {
 				t.Fatalf("fast path read\n%s\ngeneral path read\n%s", ft, gt)
 			}
 		})
-	}
-}
-
-// TestNumberBytes: the fast path's reals are exactly strconv's, and it
-// leaves to strconv what it cannot read exactly.
-func TestNumberBytes(t *testing.T) {
-	for _, c := range []struct {
-		in string
-		ok bool
-	}{
-		{"0", true}, {"400000", true}, {"1e+06", true}, {"1E6", true}, {"0.1", true},
-		{"3.", true}, {".5", true}, {"2.5e-7", true}, {"123456789012345", true},
-		{"9.99999999999999e22", true}, {"1e22", true}, {"0.000001", true},
-		{"1234567890123456", false}, {"1e23", false}, {"1e-23", false}, {"-1", false},
-		{"+1", false}, {"1e", false}, {"e5", false}, {".", false}, {"1.2.3", false},
-		{"0x10", false}, {"inf", false}, {"NaN", false}, {"1_0", false}, {"", false}, {"1e1000", false},
-	} {
-		v, ok := numberBytes([]byte(c.in))
-		if ok != c.ok {
-			t.Errorf("numberBytes(%q) ok = %v, want %v", c.in, ok, c.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		want, err := strconv.ParseFloat(c.in, 64)
-		if err != nil || math.Float64bits(v) != math.Float64bits(want) {
-			t.Errorf("numberBytes(%q) = %v, strconv gives %v (%v)", c.in, v, want, err)
-		}
 	}
 }
 
