@@ -2,6 +2,7 @@ package simgridti
 
 import (
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/decimal"
 )
 
 // The fast path parses the lines that make up nearly all of a trace
@@ -39,19 +40,11 @@ var fastNames = [numFastActs]string{
 	fastAllreduce: "allreduce", fastBarrier: "barrier",
 }
 
-// lookupFast returns the fast action named exactly name (lower case: a
-// camel-case spelling is evidence of the legacy grammar, which the
-// general path records).
-func lookupFast(name []byte) fastAct {
-	// The names but allreduce fit in a word: one load and one compare
-	// of integers instead of comparing strings.
-	if len(name) > 8 {
-		if string(name) == "allreduce" {
-			return fastAllreduce
-		}
-		return fastNone
-	}
-	switch packName(name) {
+// lookupPacked returns the fast action whose name (of at most eight
+// bytes) packs to k (see packedIsend): the names are constants, so the switch is a few
+// comparisons of integers rather than of strings.
+func lookupPacked(k uint64) fastAct {
+	switch k {
 	case packedIsend:
 		return fastIsend
 	case packedIrecv:
@@ -74,37 +67,19 @@ func lookupFast(name []byte) fastAct {
 	return fastNone
 }
 
-// packName packs a name of at most eight bytes into an integer, its
-// first byte lowest; names of different lengths differ (no byte is 0).
-func packName(name []byte) uint64 {
-	var k uint64
-	for i := len(name) - 1; i >= 0; i-- {
-		k = k<<8 | uint64(name[i])
-	}
-	return k
-}
-
-// packedName is packName for a constant.
-func packedName(s string) uint64 { return packName([]byte(s)) }
-
-var (
-	packedIsend   = packedName("isend")
-	packedIrecv   = packedName("irecv")
-	packedCompute = packedName("compute")
-	packedWaitall = packedName("waitall")
-	packedWait    = packedName("wait")
-	packedSend    = packedName("send")
-	packedRecv    = packedName("recv")
-	packedTest    = packedName("test")
-	packedBarrier = packedName("barrier")
+// The fast actions' names packed into an integer, their first byte
+// highest (as decodeFast packs them).
+const (
+	packedIsend   = 'i'<<32 | 's'<<24 | 'e'<<16 | 'n'<<8 | 'd'
+	packedIrecv   = 'i'<<32 | 'r'<<24 | 'e'<<16 | 'c'<<8 | 'v'
+	packedCompute = 'c'<<48 | 'o'<<40 | 'm'<<32 | 'p'<<24 | 'u'<<16 | 't'<<8 | 'e'
+	packedWaitall = 'w'<<48 | 'a'<<40 | 'i'<<32 | 't'<<24 | 'a'<<16 | 'l'<<8 | 'l'
+	packedWait    = 'w'<<24 | 'a'<<16 | 'i'<<8 | 't'
+	packedSend    = 's'<<24 | 'e'<<16 | 'n'<<8 | 'd'
+	packedRecv    = 'r'<<24 | 'e'<<16 | 'c'<<8 | 'v'
+	packedTest    = 't'<<24 | 'e'<<16 | 's'<<8 | 't'
+	packedBarrier = 'b'<<48 | 'a'<<40 | 'r'<<32 | 'r'<<24 | 'i'<<16 | 'e'<<8 | 'r'
 )
-
-// span is a field of a line: line[lo:hi].
-type span struct{ lo, hi int32 }
-
-// maxFastFields bounds the fields of a line the fast path takes (rank,
-// action and at most four arguments).
-const maxFastFields = 6
 
 // fastRec is a fast line decoded from its bytes alone: what applying it
 // needs of the line, with the checks that depend on the lines before
@@ -133,144 +108,324 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 
 // decodeFast decodes line into fr if it has the plain form of a fast
 // action; false sends the line to the general path.
+//
+// It reads the line once, left to right, parsing each field as it
+// finds its end: integers digit by digit, the action's name packed into
+// an integer. A field that is not in the plain form its place asks for
+// (a count in exponent form, a real amount) is parsed from its bytes
+// once its end is found.
 func decodeFast(line []byte, fr *fastRec) bool {
-	var f [maxFastFields]span
-	n := 0
-	for i := 0; i < len(line); {
-		if c := line[i]; c <= ' ' && blank[c] {
-			i++
-			continue
-		}
-		if n == maxFastFields {
-			return false
-		}
-		j := i + 1
-		for j < len(line) && (line[j] > ' ' || !blank[line[j]]) {
-			j++
-		}
-		f[n] = span{int32(i), int32(j)}
-		n++
-		i = j
-	}
-	if n < 2 {
+	i := skipBlanks(line, 0)
+	if i == len(line) {
 		return false
 	}
-	r, ok := rankBytes(line[f[0].lo:f[0].hi])
+	rcol := int32(i + 1)
+	if line[i] == 'p' {
+		i++ // an actor name: p and the rank
+	}
+	r, j, ok := uintAt(line, i)
 	if !ok || r >= MaxRanks {
 		return false
 	}
-	act := lookupFast(line[f[1].lo:f[1].hi])
+	// The action: lower-case letters up to a blank; the names but
+	// allreduce fit in a word.
+	i = nextField(line, j)
+	var key uint64
+	j = i
+	for _, c := range line[i:] {
+		if c-'a' > 'z'-'a' {
+			break
+		}
+		key = key<<8 | uint64(c) // names of different lengths differ: no byte is 0
+		j++
+	}
+	if !endsField(line, j) {
+		return false
+	}
+	var act fastAct
+	switch n := j - i; {
+	case n <= 8:
+		act = lookupPacked(key)
+	case n == 9 && string(line[i:j]) == "allreduce":
+		act = fastAllreduce
+	}
 	if act == fastNone {
 		return false
 	}
-	args := f[2:n]
-	word := func(k int) []byte { return line[args[k].lo:args[k].hi] }
+	i = nextField(line, j)
 	// Field by field: a composite literal is built on the stack and
 	// copied, a cost on every line.
-	fr.act, fr.nargs, fr.dt, fr.r, fr.rcol = act, uint8(len(args)), -1, int32(r), f[0].lo+1
-	fr.cols[0], fr.cols[1] = f[2].lo+1, f[3].lo+1 // read only for arguments there are
+	fr.act, fr.dt, fr.r, fr.rcol = act, -1, int32(r), rcol
+	fr.cols[0] = int32(i + 1)
+	// The fields are parsed by functions small enough to be inlined
+	// (uintAt and its helpers): a call would spill this function's
+	// registers around it, field after field.
+	withDatatype := false
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
 		recv := act == fastRecv || act == fastIrecv
-		if len(args) != 3 && len(args) != 4 {
-			return false
-		}
-		peer, ok := peerBytes(word(0), recv)
+		var pre byte
+		var neg bool
+		i, pre = peerPrefix(line, i)
+		v, j, ok := uintAt(line, i)
+		peer, ok := peerOf(v, ok, pre, recv)
 		if !ok {
 			return false
 		}
-		tag, ok := smallIntBytes(word(1))
+		i = nextField(line, j)
+		fr.cols[1] = int32(i + 1)
+		i, neg = signAt(line, i)
+		tag, j, ok := uintAt(line, i)
+		if neg {
+			tag = -tag
+		}
 		if !ok || tag == anyTag && !recv {
 			return false // a send cannot use MPI_ANY_TAG
 		}
-		if len(args) == 4 {
-			dt, ok := datatypeBytes(word(3))
-			if !ok {
+		i = nextField(line, j)
+		n, j, ok := uintAt(line, i)
+		c := int64(n)
+		if !ok {
+			// Not a plain integer: a count in another form, or no count.
+			if c, j, ok = countAt(line, i); !ok {
 				return false
 			}
-			fr.dt = int8(dt)
 		}
-		c, ok := countBytes(word(2))
-		if !ok {
-			return false
-		}
+		i = nextField(line, j)
+		fr.nargs, withDatatype = 3, true
 		fr.a, fr.tag, fr.count = int32(peer), int32(tag), c
 	case fastWait, fastTest:
-		if len(args) != 3 {
-			return false
-		}
-		from, ok := peerBytes(word(0), true)
+		var pre byte
+		var neg bool
+		i, pre = peerPrefix(line, i)
+		v, j, ok := uintAt(line, i)
+		from, ok := peerOf(v, ok, pre, true)
 		if !ok {
 			return false
 		}
-		to, ok := peerBytes(word(1), false)
+		i = nextField(line, j)
+		fr.cols[1] = int32(i + 1)
+		i, pre = peerPrefix(line, i)
+		v, j, ok = uintAt(line, i)
+		to, ok := peerOf(v, ok, pre, false)
 		if !ok {
 			return false
 		}
-		tag, ok := smallIntBytes(word(2))
+		i, neg = signAt(line, nextField(line, j))
+		tag, j, ok := uintAt(line, i)
+		if neg {
+			tag = -tag
+		}
 		if !ok {
 			return false
 		}
-		fr.a, fr.b, fr.tag = int32(from), int32(to), int32(tag)
+		i = nextField(line, j)
+		fr.nargs, fr.a, fr.b, fr.tag = 3, int32(from), int32(to), int32(tag)
 	case fastWaitall:
-		switch len(args) {
-		case 0:
-		case 1:
-			if _, ok := countBytes(word(0)); !ok {
-				return false
-			}
-		default:
-			return false
-		}
-	case fastCompute:
-		if len(args) != 1 {
-			return false
-		}
-		v, ok := numberBytes(word(0))
-		if !ok {
-			return false
-		}
-		fr.v = v
-	case fastAllreduce:
-		if len(args) != 2 && len(args) != 3 {
-			return false
-		}
-		flops, ok := numberBytes(word(1))
-		if !ok {
-			return false
-		}
-		if len(args) == 3 {
-			dt, ok := datatypeBytes(word(2))
+		fr.nargs = 0
+		if i < len(line) {
+			_, j, ok := countAt(line, i)
 			if !ok {
 				return false
 			}
-			fr.dt = int8(dt)
+			fr.nargs = 1
+			i = nextField(line, j)
 		}
-		c, ok := countBytes(word(0))
+	case fastCompute:
+		n, j, ok := uintAt(line, i)
+		v := float64(n)
 		if !ok {
-			return false
+			if v, j, ok = numberAt(line, i); !ok {
+				return false
+			}
 		}
+		i = nextField(line, j)
+		fr.nargs, fr.v = 1, v
+	case fastAllreduce:
+		n, j, ok := uintAt(line, i)
+		c := int64(n)
+		if !ok {
+			if c, j, ok = countAt(line, i); !ok {
+				return false
+			}
+		}
+		i = nextField(line, j)
+		n, j, ok = uintAt(line, i)
+		flops := float64(n)
+		if !ok {
+			if flops, j, ok = numberAt(line, i); !ok {
+				return false
+			}
+		}
+		i = nextField(line, j)
+		fr.nargs, withDatatype = 2, true
 		fr.count, fr.v = c, flops
 	case fastBarrier:
-		if len(args) != 0 {
+		fr.nargs = 0
+	}
+	if withDatatype && i < len(line) {
+		// The optional datatype closing a send, receive or allreduce.
+		i, neg := signAt(line, i)
+		dt, j, ok := uintAt(line, i)
+		if !datatypeOf(&dt, ok, neg) {
 			return false
 		}
+		fr.dt = int8(dt)
+		fr.nargs++
+		return nextField(line, j) == len(line)
 	}
-	return true
+	// Nothing may follow the arguments the action takes.
+	return i == len(line)
+}
+
+// signAt skips the minus sign of a field at line[i:], if it has one.
+func signAt(line []byte, i int) (int, bool) {
+	if i < len(line) && line[i] == '-' {
+		return i + 1, true
+	}
+	return i, false
+}
+
+// peerPrefix skips the prefix of a rank field at line[i:]: the p of an
+// actor name or a minus sign, which it returns (0 for none).
+func peerPrefix(line []byte, i int) (int, byte) {
+	if i < len(line) {
+		if c := line[i]; c == 'p' || c == '-' {
+			return i + 1, c
+		}
+	}
+	return i, 0
+}
+
+// peerOf returns the rank a field names, given uintAt's reading of its
+// digits after the prefix pre (see peerPrefix), as line.peer reads it
+// but without noting it or checking it against the world (see inWorld);
+// false for what line.peer refuses (or might: an integer of more than
+// nine digits). wild admits the wildcards.
+func peerOf(v int, ok bool, pre byte, wild bool) (int, bool) {
+	switch {
+	case !ok:
+		return 0, false
+	case pre != '-':
+		return v, v < MaxRanks
+	case v == -procNull:
+		return procNull, true
+	case wild && (v == -anySource || v == -undefined):
+		return anySource, true
+	}
+	return 0, v == 0 // -0 is rank 0; other negative ranks are refused
+}
+
+// datatypeOf completes a datatype id from uintAt's reading (and the
+// sign before it) and reports whether it is one SMPI predefines.
+func datatypeOf(v *int, ok, neg bool) bool {
+	if neg {
+		*v = -*v
+	}
+	return ok && Datatype(*v).Known()
+}
+
+// skipBlanks returns the index of the first byte at or after i that is
+// not blank (len(line) if none).
+func skipBlanks(line []byte, i int) int {
+	for _, c := range line[i:] {
+		if c > ' ' || !blank[c] {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// nextField returns the index of the field after one ending at j (at a
+// blank or the line's end): nearly always the byte after that blank.
+func nextField(line []byte, j int) int {
+	if j+1 < len(line) && line[j+1] > ' ' {
+		return j + 1
+	}
+	return skipBlanks(line, j)
+}
+
+// endsField reports whether a field ends at j: at a blank or the line's
+// end.
+func endsField(line []byte, j int) bool {
+	return j == len(line) || line[j] <= ' ' && blank[line[j]]
+}
+
+// fieldEnd returns the index of the first blank at or after i (len(line)
+// if none).
+func fieldEnd(line []byte, i int) int {
+	for _, c := range line[i:] {
+		if c <= ' ' && blank[c] {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// uintAt parses the field at line[i:] if it is one to nine decimal
+// digits, returning its value and its end.
+func uintAt(line []byte, i int) (v, j int, ok bool) {
+	b := line[i:]
+	k := 0
+	for ; k < len(b); k++ {
+		c := b[k] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + int(c)
+	}
+	if k == 0 || k > 9 || k < len(b) && (b[k] > ' ' || !blank[b[k]]) {
+		return 0, i + k, false
+	}
+	return v, i + k, true
+}
+
+// countAt parses the field at line[i:] as an element count as
+// line.count does, returning its end too.
+func countAt(line []byte, i int) (int64, int, bool) {
+	// Counts are nearly always plain integers: no float on the way.
+	if n, j, ok := uintAt(line, i); ok {
+		return int64(n), j, true
+	}
+	j := fieldEnd(line, i)
+	// As line.count does: any real below 2^53, its fraction dropped.
+	v, ok := decimal.Exact(line[i:j])
+	if !ok || v >= 1<<53 {
+		return 0, j, false
+	}
+	return int64(v), j, true
+}
+
+// numberAt parses the field at line[i:] as a real amount in a form
+// decimal.Exact reads (plain integers are uintAt's), returning its end
+// too.
+func numberAt(line []byte, i int) (float64, int, bool) {
+	j := fieldEnd(line, i)
+	v, ok := decimal.Exact(line[i:j])
+	return v, j, ok
 }
 
 // applyFast applies a decoded line (of src, whose line number is
 // current) if the lines before allow the fast path, and reports whether
 // it did; false means nothing changed.
+//
+// It first checks what the lines before decide (the grammar in use, the
+// world, the sizes with the rank's default datatype) and changes
+// nothing until every check passed; then it writes the line's events
+// straight into the rank's stream.
 func (p *parser) applyFast(src *source, fr *fastRec) bool {
 	r := int(fr.r)
 	if src.rank >= 0 && r != src.rank {
 		return false
 	}
-	act := fr.act
-	var rs *rankState
-	if r < len(p.ranks) {
-		rs = p.ranks[r]
+	rs := p.last
+	if rs == nil || p.lastRank != r {
+		rs = nil
+		if r < len(p.ranks) {
+			rs = p.ranks[r]
+		}
 	}
 	dt := Byte
 	if rs != nil {
@@ -279,170 +434,141 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 	if fr.dt >= 0 {
 		dt = Datatype(fr.dt)
 	}
-	// The events the action adds (at most two) between its enter and
-	// leave; none leaves the line without a state, as in parseLine.
-	var ev [2]tracefmt.Event
-	nev := 0
-	// Effects on the parser once the line is taken: the peers to note
-	// (in field order, as the general path notes them), ...
-	var notes [2]struct{ at, rank int }
-	nnotes := 0
-	note := func(at, r int) {
-		if r != procNull && r != anySource {
-			notes[nnotes] = struct{ at, rank int }{at, r}
-			nnotes++
-		}
-	}
-	current, clearPending, ignoredWait := false, false, false
-	anySrc, wild := false, false // a wildcard receive: of any source, of any tag
-	waitK := -1
-	nonBlocking := false
-	var req pendingReq
+	act := fr.act
+	var size int64
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
-		recv := act == fastRecv || act == fastIrecv
 		// The legacy reading of three arguments (peer size datatype)
 		// is the general path's business.
-		if fr.nargs == 4 {
-			current = true
-		} else if p.legacyMode() {
+		if fr.nargs != 4 && p.legacyMode() || !p.inWorld(fr.a) {
 			return false
 		}
-		peer, ok := p.inWorld(int(fr.a))
-		if !ok {
+		if size = fr.count * dt.Size(); size >= 1<<53 {
 			return false
-		}
-		tag := int(fr.tag)
-		size, ok := sizeOf(fr.count, dt)
-		if !ok {
-			return false
-		}
-		note(0, peer)
-		if peer == procNull {
-			break // a call with MPI_PROC_NULL does nothing
-		}
-		if recv {
-			ev[0] = tracefmt.Recv(0, peer, int32(tag), 0, size)
-			req = pendingReq{src: int32(peer), dst: int32(r), tag: int32(tag), recv: true}
-			if peer == anySource {
-				ev[0].Flags |= tracefmt.FlagAnySource
-				anySrc = true
-			}
-			if tag == anyTag {
-				ev[0].Flags |= tracefmt.FlagAnyTag
-				wild = true
-			}
-		} else {
-			ev[0] = tracefmt.Send(0, peer, int32(tag), 0, size)
-			req = pendingReq{src: int32(r), dst: int32(peer), tag: int32(tag)}
-		}
-		nev = 1
-		if act == fastIsend || act == fastIrecv {
-			ev[0].Flags |= tracefmt.FlagNonBlocking
-			nonBlocking = true
 		}
 	case fastWait, fastTest:
-		current = true
-		from, ok := p.inWorld(int(fr.a))
-		if !ok {
+		if !p.inWorld(fr.a) || !p.inWorld(fr.b) {
 			return false
 		}
-		to, ok := p.inWorld(int(fr.b))
-		if !ok {
-			return false
-		}
-		note(0, from)
-		note(1, to)
-		if rs != nil {
-			waitK = rs.find(int32(from), int32(to), fr.tag)
-		}
-		if waitK < 0 {
-			// SimGrid's replayer skips it; the general path counts it.
-			ignoredWait = true
-			break
-		}
-		ev[0], nev = tracefmt.Wait(0, rs.pending[waitK].id), 1
-		if act == fastTest {
-			ev[0].Flags |= tracefmt.FlagTest
-		}
-	case fastWaitall:
-		clearPending = true
-		ev[0], nev = tracefmt.WaitAll(0), 1
-	case fastCompute:
-		ev[0], nev = tracefmt.ComputeWork(0, fr.v), 1
 	case fastAllreduce:
-		b, ok := sizeOf(fr.count, dt)
-		if !ok {
+		if size = fr.count * dt.Size(); size >= 1<<53 {
 			return false
 		}
-		ev[0], nev = tracefmt.Collective(0, tracefmt.OpAllreduce, -1, 0, b, b), 1
-		if fr.v > 0 {
-			// SimGrid runs the reduction operator's flops once the
-			// communication is done.
-			ev[1], nev = tracefmt.ComputeWork(0, fr.v), 2
-		}
-	case fastBarrier:
-		ev[0], nev = tracefmt.Collective(0, tracefmt.OpBarrier, -1, 0, 0, 0), 1
 	}
 
 	// The line is taken: apply its effects as the general path does.
 	if r > p.maxRank {
 		p.rankPos = position{src.name, src.line, int(fr.rcol)}
 	}
-	rs = p.rank(r)
-	if current {
+	if rs == nil || rs != p.last {
+		rs = p.rank(r)
+	}
+	if cap(rs.events)-len(rs.events) < maxLineEvents {
+		for cap(rs.events)-len(rs.events) < maxLineEvents {
+			rs.grow()
+		}
+	}
+	start := len(rs.events)
+	// ev is the room of the line's events: its enter, at most two
+	// events, its leave.
+	ev := rs.events[start : start+maxLineEvents]
+	nev := 1
+	switch act {
+	case fastSend, fastIsend, fastRecv, fastIrecv:
+		if fr.nargs == 4 {
+			p.current = true
+		}
+		peer := fr.a
+		p.notePeerCol(src, fr.cols[0], peer)
+		if peer == procNull {
+			nev = 0 // a call with MPI_PROC_NULL does nothing
+			break
+		}
+		tag := fr.tag
+		var req pendingReq
+		if act == fastRecv || act == fastIrecv {
+			ev[1] = tracefmt.Recv(0, int(peer), tag, 0, size)
+			req = pendingReq{src: peer, dst: int32(r), tag: tag, recv: true}
+			if peer == anySource {
+				ev[1].Flags |= tracefmt.FlagAnySource
+				p.anySources++
+				p.wildcards = true
+			}
+			if tag == anyTag {
+				ev[1].Flags |= tracefmt.FlagAnyTag
+				p.wildcards = true
+			}
+		} else {
+			ev[1] = tracefmt.Send(0, int(peer), tag, 0, size)
+			req = pendingReq{src: int32(r), dst: peer, tag: tag}
+		}
+		if act == fastIsend || act == fastIrecv {
+			ev[1].Flags |= tracefmt.FlagNonBlocking
+			rs.nextReq++
+			req.id = rs.nextReq
+			ev[1].SetRequest(req.id)
+			rs.pending = append(rs.pending, req)
+		}
+	case fastWait, fastTest:
 		p.current = true
-	}
-	for _, n := range notes[:nnotes] {
-		p.notePeer(src, field{col: int(fr.cols[n.at])}, n.rank)
-	}
-	if ignoredWait {
-		p.ignoredWaits++
-	}
-	if anySrc {
-		p.anySources++
-	}
-	if anySrc || wild {
-		p.wildcards = true
+		p.notePeerCol(src, fr.cols[0], fr.a)
+		p.notePeerCol(src, fr.cols[1], fr.b)
+		k := rs.find(fr.a, fr.b, fr.tag)
+		if k < 0 {
+			// SimGrid's replayer skips it; the general path counts it.
+			p.ignoredWaits++
+			nev = 0
+			break
+		}
+		ev[1] = tracefmt.Wait(0, rs.pending[k].id)
+		if act == fastTest {
+			// A test completes nothing for sure: its request stays.
+			ev[1].Flags |= tracefmt.FlagTest
+		} else {
+			rs.pending = append(rs.pending[:k], rs.pending[k+1:]...)
+		}
+	case fastWaitall:
+		ev[1] = tracefmt.WaitAll(0)
+		rs.pending = rs.pending[:0]
+	case fastCompute:
+		ev[1] = tracefmt.ComputeWork(0, fr.v)
+	case fastAllreduce:
+		ev[1] = tracefmt.Collective(0, tracefmt.OpAllreduce, -1, 0, size, size)
+		if fr.v > 0 {
+			// SimGrid runs the reduction operator's flops once the
+			// communication is done.
+			ev[2], nev = tracefmt.ComputeWork(0, fr.v), 2
+		}
+	case fastBarrier:
+		ev[1] = tracefmt.Collective(0, tracefmt.OpBarrier, -1, 0, 0, 0)
 	}
 	if nev == 0 {
 		// No events, no state; but the general path adds the enter
 		// before it knows, so a rank's stream exists (empty) once a
-		// line named it: the traces both paths read are alike.
-		if rs.events == nil {
-			rs.grow()
-		}
+		// line named it: the traces both paths read are alike. (The
+		// room made above gave it one.)
 		return true
 	}
-	if nonBlocking {
-		rs.nextReq++
-		req.id = rs.nextReq
-		ev[0].SetRequest(req.id)
-		rs.pending = append(rs.pending, req)
+	st := p.fastStates[act] - 1
+	if st < 0 {
+		st = p.fastState(act)
 	}
-	if clearPending {
-		rs.pending = rs.pending[:0]
-	}
-	if waitK >= 0 && act == fastWait {
-		// A test completes nothing for sure: its request stays.
-		rs.pending = append(rs.pending[:waitK], rs.pending[waitK+1:]...)
-	}
-	st := tracefmt.StateID(p.fastState(act))
-	for cap(rs.events)-len(rs.events) < 4 {
-		rs.grow()
-	}
-	start := len(rs.events)
-	enter := tracefmt.Enter(0, st)
-	enter.Match = rs.base + int32(start+1+nev) // the leave's index
-	leave := tracefmt.Leave(0, st)
-	leave.Match = rs.base + int32(start)
-	// One append of the whole span: the capacity is there.
-	if nev == 1 {
-		rs.events = append(rs.events, enter, ev[0], leave)
-	} else {
-		rs.events = append(rs.events, enter, ev[0], ev[1], leave)
-	}
+	ev[0] = tracefmt.Enter(0, tracefmt.StateID(st))
+	ev[0].Match = rs.base + int32(start+1+nev) // the leave's index
+	ev[1+nev] = tracefmt.Leave(0, tracefmt.StateID(st))
+	ev[1+nev].Match = rs.base + int32(start)
+	rs.events = rs.events[:start+2+nev]
 	return true
+}
+
+// notePeerCol is notePeer for a rank from peerAt (the wildcard and
+// MPI_PROC_NULL, both negative, are never the highest) in the field at
+// column col.
+func (p *parser) notePeerCol(src *source, col, r int32) {
+	if int(r) > p.peerMax {
+		p.peerMax = int(r)
+		p.peerPos = position{src.name, src.line, int(col)}
+	}
 }
 
 // fastState returns the state of a fast action, defined on its first
@@ -457,160 +583,8 @@ func (p *parser) fastState(act fastAct) int32 {
 	return id
 }
 
-// peerBytes parses a rank named in an action as line.peer does, without
-// noting it or checking it against the world (see inWorld); false for
-// what line.peer refuses (or might: an integer of more than nine digits).
-func peerBytes(b []byte, wild bool) (int, bool) {
-	r, ok := rankBytes(b)
-	if !ok {
-		v, ok := smallIntBytes(b)
-		switch {
-		case !ok:
-			return 0, false
-		case v == procNull:
-			return procNull, true
-		case wild && (v == anySource || v == undefined):
-			return anySource, true
-		case v < 0:
-			return 0, false
-		}
-		r = v
-	}
-	if r >= MaxRanks {
-		return 0, false
-	}
-	return r, true
-}
-
-// inWorld checks a rank from peerBytes against a world size fixed by an
+// inWorld checks a rank from peerAt against a world size fixed by an
 // index, passing the wildcard and MPI_PROC_NULL.
-func (p *parser) inWorld(r int) (int, bool) {
-	if r >= 0 && p.world > 0 && r >= p.world {
-		return 0, false
-	}
-	return r, true
-}
-
-// rankBytes is parseRank for a field's bytes.
-func rankBytes(b []byte) (int, bool) {
-	if len(b) > 1 && b[0] == 'p' {
-		b = b[1:]
-	}
-	return uintBytes(b)
-}
-
-// smallIntBytes is smallInt for a field's bytes.
-func smallIntBytes(b []byte) (int, bool) {
-	if len(b) > 1 && b[0] == '-' {
-		n, ok := uintBytes(b[1:])
-		return -n, ok
-	}
-	return uintBytes(b)
-}
-
-// uintBytes parses one to nine decimal digits.
-func uintBytes(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c -= '0'; c > 9 {
-			return 0, false
-		}
-		n = n*10 + int(c)
-	}
-	return n, true
-}
-
-// datatypeBytes parses a datatype id that line.datatype accepts.
-func datatypeBytes(b []byte) (Datatype, bool) {
-	v, ok := smallIntBytes(b)
-	if !ok {
-		return 0, false
-	}
-	d := Datatype(v)
-	return d, d.Known()
-}
-
-// countBytes parses an element count as line.count does.
-func countBytes(b []byte) (int64, bool) {
-	// Counts are nearly always plain integers: no float on the way.
-	if n, ok := uintBytes(b); ok {
-		return int64(n), true
-	}
-	v, ok := numberBytes(b)
-	if !ok || v >= 1<<53 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
-// sizeOf converts a count of elements of dt to bytes as line.bytes does.
-func sizeOf(c int64, dt Datatype) (int64, bool) {
-	n := c * dt.Size()
-	return n, n < 1<<53
-}
-
-// pow10 are the powers of ten a float64 holds exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// numberBytes parses a non-negative decimal real ("400000", "1e+06",
-// "0.25") of at most 15 significant digits whose power of ten is within
-// ±22: both are exact in a float64, so one multiplication or division
-// rounds the value as strconv.ParseFloat does. Other text (longer or
-// signed numbers, hexadecimal, inf) reports false.
-func numberBytes(b []byte) (float64, bool) {
-	var m uint64
-	nd, frac, i := 0, 0, 0
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-		nd++
-	}
-	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-			nd++
-			frac++
-		}
-	}
-	if nd == 0 || nd > 15 {
-		return 0, false
-	}
-	exp := 0
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		neg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			neg = b[i] == '-'
-			i++
-		}
-		ne := 0
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			if ne++; ne > 3 {
-				return 0, false
-			}
-			exp = exp*10 + int(b[i]-'0')
-		}
-		if ne == 0 {
-			return 0, false
-		}
-		if neg {
-			exp = -exp
-		}
-	}
-	if i != len(b) {
-		return 0, false
-	}
-	exp -= frac
-	switch {
-	case exp == 0:
-		return float64(m), true
-	case exp > 0 && exp < len(pow10):
-		return float64(m) * pow10[exp], true
-	case exp < 0 && -exp < len(pow10):
-		return float64(m) / pow10[-exp], true
-	}
-	return 0, false
+func (p *parser) inWorld(r int32) bool {
+	return r < 0 || p.world == 0 || int(r) < p.world
 }

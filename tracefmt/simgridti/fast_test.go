@@ -3,9 +3,7 @@ package simgridti
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 	"testing"
 )
 
@@ -30,6 +28,11 @@ func TestFastPathAgrees(t *testing.T) {
 		{"collectives", "0 allreduce 4 10\n1 allreduce 4 0 1\n0 barrier\n1 barrier\n0 allReduce 4 1\n1 allreduce 4 1\n", ""},
 		{"legacy grammar then three fields", "0 Isend 1 8\n1 irecv 0 8 0\n1 wait\n0 send 1 4 2\n1 recv 0 4 2\n", ""},
 		{"blanks", "  0\tisend  1 0 8 0  \r\n1 irecv 0 0 8 0\n\n# comment\n0 waitall\n", ""},
+		{"near misses of the one-pass tokenizer", "p0 isend -0 0 8 0\n0 compute 123456789012345\n0 compute 1234567890123456\n0 isend p1 -0 1e3 0\n1 irecv 0 0 0001000 0\n1 wait 0 1 0\n\v1\fwaitall\t3 \n0 allreduce 1e2 2.5 1\n", ""},
+		{"a name that runs into a digit", "0 isend2 1 0 8 0\n", `1:3: unknown action "isend2"`},
+		{"a count that runs into a letter", "0 isend 1 0 8x 0\n", `1:13: expected count (a number), got "8x"`},
+		{"a rank of ten digits", "0 send 1234567890 0 8 0\n", `1:8: destination 1234567890 is beyond the 1048576 ranks tracesim supports`},
+		{"a bare actor prefix", "p compute 5\n", `1:1: expected a rank number or an actor name like p0, got "p"`},
 		{"too many fields", "0 isend 1 0 8 0 7\n", "1:17: isend takes 3 to 4 arguments (dst tag count [datatype], or legacy dst size [datatype]), got 5"},
 		{"peer beyond the world", "0 send 1 0 8 0\n", `1:8: rank 1 is outside the world of 1 ranks (ranks seen: 0 to 0)`},
 		{"negative peer", "0 send -3 0 8 0\n", `1:8: destination -3 is outside the world (ranks start at 0)`},
@@ -59,35 +62,6 @@ func TestFastPathAgrees(t *testing.T) {
 				t.Fatalf("fast path read\n%s\ngeneral path read\n%s", ft, gt)
 			}
 		})
-	}
-}
-
-// TestNumberBytes: the fast path's reals are exactly strconv's, and it
-// leaves to strconv what it cannot read exactly.
-func TestNumberBytes(t *testing.T) {
-	for _, c := range []struct {
-		in string
-		ok bool
-	}{
-		{"0", true}, {"400000", true}, {"1e+06", true}, {"1E6", true}, {"0.1", true},
-		{"3.", true}, {".5", true}, {"2.5e-7", true}, {"123456789012345", true},
-		{"9.99999999999999e22", true}, {"1e22", true}, {"0.000001", true},
-		{"1234567890123456", false}, {"1e23", false}, {"1e-23", false}, {"-1", false},
-		{"+1", false}, {"1e", false}, {"e5", false}, {".", false}, {"1.2.3", false},
-		{"0x10", false}, {"inf", false}, {"NaN", false}, {"1_0", false}, {"", false}, {"1e1000", false},
-	} {
-		v, ok := numberBytes([]byte(c.in))
-		if ok != c.ok {
-			t.Errorf("numberBytes(%q) ok = %v, want %v", c.in, ok, c.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		want, err := strconv.ParseFloat(c.in, 64)
-		if err != nil || math.Float64bits(v) != math.Float64bits(want) {
-			t.Errorf("numberBytes(%q) = %v, strconv gives %v (%v)", c.in, v, want, err)
-		}
 	}
 }
 

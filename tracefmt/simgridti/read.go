@@ -289,6 +289,7 @@ type parser struct {
 	blockSize int
 	ranks     []*rankState
 	last      *rankState // the rank of the latest line
+	lastRank  int        // its number
 	world     int        // world size fixed by an index, 0 when inferred from the ranks seen
 	maxRank   int
 	commSize  int
@@ -378,7 +379,7 @@ func (p *parser) rank(r int) *rankState {
 		if p.last != nil {
 			rs.hint = len(p.last.events)
 		}
-		p.last = rs
+		p.last, p.lastRank = rs, r
 	}
 	if r > p.maxRank {
 		p.maxRank = r
