@@ -2,6 +2,8 @@ package tsim
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,11 +42,20 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
+		// Read in blocks of a few lines, the same input gives the same
+		// trace or the same error.
+		blocks, berr := read(context.Background(), bytes.NewReader(data), readOptions{workers: 2, blockSize: 64})
+		if fmt.Sprint(err) != fmt.Sprint(berr) {
+			t.Fatalf("read in blocks: error %v, want %v", berr, err)
+		}
 		if err != nil {
 			if _, ok := err.(*ParseError); !ok {
 				t.Fatalf("error %T is not a *ParseError: %v", err, err)
 			}
 			return
+		}
+		if d := diffTraces(tr, blocks); d != "" {
+			t.Fatalf("read in blocks: %s", d)
 		}
 		if err := tr.Validate(); err != nil {
 			t.Fatalf("accepted an invalid trace: %v", err)
