@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/lineblock"
 )
 
@@ -18,34 +17,24 @@ import (
 // decode: field splitting, number parsing, argument checks, most of the
 // work), and the parser applies the decoded records in file order
 // (parser.apply: state, marker and text names, the per-rank buffers).
-// A line a worker could not decode, or whose fields it could not keep
-// as bytes of the block (a quoted name with escapes), is parsed again in
-// order by the serial path, which words its error: the trace, the errors
-// and their positions are those of the serial read.
+// A line a worker could not decode, or whose names the parser could not
+// resolve, is parsed again in order by the serial path, which words its
+// error: the trace, the errors and their positions are those of the
+// serial read.
 
 // blockBytes is the text of a block: about 7,000 typical lines, whose
-// decoded records (~100 B each) cost ~700 KB a block; with 2×workers
+// decoded records (~150 B each) cost ~1 MB a block; with 2×workers
 // blocks in flight the read holds a few MB whatever the file's size.
 const blockBytes = 256 << 10
 
-// span is a field of a line kept as offsets into its block: the bytes
-// of a bare or quoted field without escapes.
-type span struct {
-	lo, n, off int32
-	quoted     bool
-}
-
 // blockRec is a non-blank line of a block as a worker leaves it.
 type blockRec struct {
-	e          tracefmt.Event
-	rank       int32
-	rankOff    int32
-	no         int32 // line number, from the block's first
-	lo, hi     int32 // the line's text in the block
-	name, text span
-	decoded    bool // e, rank, name and text hold the decoded line
-	named      bool
-	hasText    bool
+	// r is the decoded line (decoded): its names and text are bytes
+	// of the block, valid while the block is consumed.
+	r       rec
+	no      int32 // line number, from the block's first
+	lo, hi  int32 // the line's text in the block
+	decoded bool
 }
 
 // decodedBlock is a block's non-blank lines, decoded where they can be.
@@ -106,21 +95,12 @@ func (p *parser) readBlocks(ctx context.Context) error {
 		first := base + b.Line
 		for i := range d.recs {
 			br := &d.recs[i]
-			line := b.Data[br.lo:br.hi]
-			p.s = lineScanner{line: line, no: first + int(br.no)}
-			if br.decoded {
-				r := rec{e: br.e, rank: br.rank, rankOff: br.rankOff, named: br.named, hasText: br.hasText}
-				if br.named {
-					r.name = br.name.tok(line)
-				}
-				if br.hasText {
-					r.text = br.text.tok(line)
-				}
-				if p.apply(&r) == nil {
-					continue
-				}
-				// Applying failed: the serial path words the error.
+			if br.decoded && p.apply(&br.r) == nil {
+				continue
 			}
+			// The serial path parses the line again and words the
+			// error, if any.
+			p.s = lineScanner{line: b.Data[br.lo:br.hi], no: first + int(br.no)}
 			p.s.more()
 			if err := p.record(); err != nil {
 				return err
@@ -142,24 +122,6 @@ func (p *parser) readBlocks(ctx context.Context) error {
 	return err
 }
 
-// tok returns the field sp of line.
-func (sp span) tok(line []byte) tok {
-	return tok{b: line[sp.lo : sp.lo+sp.n], off: int(sp.off), quoted: sp.quoted}
-}
-
-// spanOf returns the span of a field of line, reporting false for one
-// that is not bytes of the line.
-func spanOf(line []byte, t tok) (span, bool) {
-	if t.copied {
-		return span{}, false
-	}
-	lo := t.off
-	if t.quoted {
-		lo++
-	}
-	return span{lo: int32(lo), n: int32(len(t.b)), off: int32(t.off), quoted: t.quoted}, true
-}
-
 // decodeBlock cuts b into lines, leaving out blank and comment ones, and
 // decodes each.
 func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
@@ -178,20 +140,10 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		lo := int32(off - b.Offset)
 		d.recs = append(d.recs, blockRec{no: d.last, lo: lo, hi: lo + int32(len(line))})
 		br := &d.recs[len(d.recs)-1]
-		var r rec
-		if rf.decode(&s, &r) != nil {
-			return nil
-		}
-		ok := true
-		if r.named {
-			br.name, ok = spanOf(line, r.name)
-		}
-		if ok && r.hasText {
-			br.text, ok = spanOf(line, r.text)
-		}
-		if ok {
-			br.e, br.rank, br.rankOff = r.e, r.rank, r.rankOff
-			br.named, br.hasText, br.decoded = r.named, r.hasText, true
+		br.decoded = rf.decodeFast(line, s.pos, &br.r)
+		if !br.decoded {
+			br.r = rec{}
+			br.decoded = rf.decode(&s, &br.r) == nil
 		}
 		return nil
 	})

@@ -712,6 +712,10 @@ type rec struct {
 // record parses one record line: TIME RANK KIND [NAME] {ARG | FLAG}.
 func (p *parser) record() error {
 	var r rec
+	if p.rf.decodeFast(p.s.line, p.s.pos, &r) {
+		return p.apply(&r)
+	}
+	r = rec{}
 	if err := p.rf.decode(&p.s, &r); err != nil {
 		if r.named {
 			// The name is resolved before the arguments are checked.

@@ -16,9 +16,6 @@ type tok struct {
 	// off is the byte offset of the field in the line.
 	off    int
 	quoted bool
-	// copied says b is a decoded copy, not bytes of the line: a quoted
-	// field with escapes.
-	copied bool
 }
 
 // lineScanner walks the fields of one line. Fields are separated by
@@ -159,7 +156,7 @@ func (s *lineScanner) quoted() (tok, error) {
 	if err != nil {
 		return tok{}, s.errAt(start, `expected a string in Go syntax (escapes such as \n, \t, \", \\, \x41, \u00e9), got %s`, shorten(raw))
 	}
-	return tok{b: []byte(u), off: start, quoted: true, copied: true}, nil
+	return tok{b: []byte(u), off: start, quoted: true}, nil
 }
 
 // end checks that nothing but blanks or a comment is left on the line.
