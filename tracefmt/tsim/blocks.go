@@ -138,8 +138,17 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			return nil
 		}
 		lo := int32(off - b.Offset)
-		d.recs = append(d.recs, blockRec{no: d.last, lo: lo, hi: lo + int32(len(line))})
-		br := &d.recs[len(d.recs)-1]
+		// The record is set field by field, not zeroed whole: decodeFast
+		// sets every field but the name and text, which the flags
+		// cleared here make it ignore.
+		k := len(d.recs)
+		if k == cap(d.recs) {
+			d.recs = append(d.recs, blockRec{})
+		}
+		d.recs = d.recs[:k+1]
+		br := &d.recs[k]
+		br.no, br.lo, br.hi = d.last, lo, lo+int32(len(line))
+		br.r.named, br.r.hasText = false, false
 		br.decoded = rf.decodeFast(line, s.pos, &br.r)
 		if !br.decoded {
 			br.r = rec{}
