@@ -88,10 +88,12 @@ type parser struct {
 	stateIDs map[string]tracefmt.StateID
 	// recent lists the first state names stateRef resolved (nrecent of
 	// them), checked before stateIDs.
-	recent    [8]recentState
-	nrecent   int
-	markerIDs map[string]tracefmt.MarkerID
-	textIDs   map[string]int
+	recent  [8]recentState
+	nrecent int
+	// lastRecent is the index in recent of the last name found there.
+	lastRecent int
+	markerIDs  map[string]tracefmt.MarkerID
+	textIDs    map[string]int
 	// rf is what decoding records needs, set with the builder.
 	rf recordFormat
 
@@ -1057,8 +1059,15 @@ func (p *parser) stateRef(f tok) (tracefmt.StateID, error) {
 	// A trace's records name a handful of states: comparing with the
 	// first few names resolved saves hashing the name on every enter
 	// and leave.
+	// Records in a row often name the same state (a rank's leave
+	// after its enter, the ranks in turn entering one state): the
+	// name of the last hit is tried first.
+	if r := &p.recent[p.lastRecent]; r.name == string(f.b) && p.nrecent > 0 {
+		return r.id, nil
+	}
 	for i := range p.nrecent {
 		if r := &p.recent[i]; r.name == string(f.b) {
+			p.lastRecent = i
 			return r.id, nil
 		}
 	}
