@@ -1,7 +1,9 @@
 package tsim
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -81,8 +83,7 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 			i++
 		}
 		start = i
-		for i < n && byteClass[line[i]] == 0 {
-			i++
+		for i = skipName(line, i); i < n && byteClass[line[i]] == 0; i++ {
 		}
 		if i == start || i < n && byteClass[line[i]] != blank {
 			return false
@@ -266,6 +267,27 @@ func kindAt(b []byte) (tracefmt.Kind, int) {
 		return 0, 0
 	}
 	return k, w
+}
+
+// skipName returns the offset of the first byte at or after i that may
+// end a bare name ('\x00'–'#' or '='), looking at eight bytes at a time
+// while eight are left, else i: names are the longest fields of most
+// records. The caller checks the byte it stops at and goes on byte by
+// byte. (Reading the last bytes as the top of the line's last word
+// counted more instructions.)
+func skipName(line []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(line); i += 8 {
+		x := binary.LittleEndian.Uint64(line[i:])
+		// The high bit of the first byte below '$' or equal to '='
+		// is set in m: the borrows run upward only, so the lowest bit
+		// set is exact.
+		y := x ^ ones*'='
+		if m := ((x-ones*'$')&^x | (y-ones)&^y) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	return i
 }
 
 // smallUint parses 1 to 9 decimal digits, the common tag, request id
