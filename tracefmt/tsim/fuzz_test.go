@@ -96,6 +96,8 @@ func FuzzDecodeFast(f *testing.F) {
 		"12 0 send to=1 size=99999999999999999999", "12 0 send to=1 size=1000000000000000000", "13 0 coll bcast",
 		"14 0 compute dur=1 flops=1", "15 0 enter \"A B\"", "16 0 enter 3", "17 0\tsend\tto=1\t\tsize=1B",
 		"0.1234567890123456 0 enter A", "18 0 send to=1 to=1", "19 0 send to=1 =3", "20 0 send to= size=1",
+		"21 0 enter MPI_Allreduce_and_more", "22 1 leave MPI_Allreduce_x=y", "23 0 marker a_long_marker_name#x text=t",
+		"24 0 enter a_long_state\x01name", "25 0 leave a_long_state!name text=x", "26 0 enter éééééééé",
 	} {
 		f.Add(s, uint16(2), true, uint8(2))
 	}
