@@ -64,7 +64,9 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 			return false
 		}
 	}
-	if i == rankOff || i == n || !isBlank(line[i]) {
+	// More than seven digits (leading zeros) are the general path's:
+	// parseUint refuses more than 18.
+	if i == rankOff || i-rankOff > 7 || i == n || !isBlank(line[i]) {
 		return false
 	}
 	for i < n && isBlank(line[i]) {
