@@ -13,9 +13,9 @@ import (
 
 // Once the first record is read, the rest of a large input is parsed in
 // blocks of lines on every CPU when the process has more than one:
-// workers cut a block into lines and decode each record (recordFormat.
-// decode: field splitting, number parsing, argument checks, most of the
-// work), and the parser applies the decoded records in file order
+// workers cut a block into lines and decode each record (recordFormat's
+// decodeFast, else decode: field splitting, number parsing, argument
+// checks, most of the work), and the parser applies the decoded records in file order
 // (parser.apply: state, marker and text names, the per-rank buffers).
 // A line a worker could not decode, or whose names the parser could not
 // resolve, is parsed again in order by the serial path, which words its

@@ -34,8 +34,10 @@ const kindList = "enter, leave, send, recv, wait, coll, compute, marker"
 // flagList lists the flag words, for error messages.
 const flagList = "nb, sync, sendrecv, anysrc, anytag, all, test"
 
-// Read parses a tsim trace from r. It reads the input line by line and
-// never holds more than one line (and the trace being built) in memory.
+// Read parses a tsim trace from r. It streams the input: line by line
+// with one CPU; with more, the records after the first in blocks of
+// lines decoded on every CPU, a few blocks in memory at a time (besides
+// the trace being built), with the same trace and errors.
 // Errors are *ParseError values naming the line, the column and what was
 // expected, except read errors of r, which are wrapped with the line
 // number. The trace's Format is "tsim".
