@@ -21,7 +21,8 @@
 // keep their file order. docs/tsim.md in the repository is the full
 // reference, with a worked example and a grammar.
 //
-// Read streams its input line by line and builds the trace with a
+// Read streams its input (in blocks of lines decoded on every CPU, see
+// blocks.go) and builds the trace with a
 // tracefmt.Builder, which pairs enters with leaves and matches messages;
 // errors are *ParseError values naming the line, the column and what was
 // expected. Write writes every field of the model that has a meaning for

@@ -51,6 +51,7 @@ func TestReadErrors(t *testing.T) {
 		{"number time in untimed", "tsim 1\nranks 1\nuntimed\n5 0 enter S\n", `tsim: line 4:1: expected - for the time (the trace is untimed), got "5"`},
 		{"missing rank", "tsim 1\nranks 1\n5\n", `tsim: line 3:2: expected a rank after the time, got end of line`},
 		{"bad rank", "tsim 1\nranks 1\n5 r0 enter S\n", `tsim: line 3:3: expected a rank (an integer from 0 to 0), got "r0"`},
+		{"rank of 19 digits", "tsim 1\nranks 2\n0 0000000000000000000 leave 0\n", `tsim: line 3:3: expected a rank (an integer from 0 to 1), got "0000000000000000000"`},
 		{"rank out of range", "tsim 1\nranks 3\n5 3 enter S\n", `tsim: line 3:3: expected a rank from 0 to 2 (the world has 3 ranks), got 3`},
 		{"missing kind", "tsim 1\nranks 1\n5 0\n", `tsim: line 3:4: expected an event kind (enter, leave, send, recv, wait, coll, compute, marker), got end of line`},
 		{"unknown kind", "tsim 1\nranks 1\n5 0 isend to=0\n", `tsim: line 3:5: expected an event kind (enter, leave, send, recv, wait, coll, compute, marker), got "isend"`},

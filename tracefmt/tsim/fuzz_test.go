@@ -2,9 +2,14 @@ package tsim
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // FuzzRead: no input makes the reader panic; what it accepts is a valid
@@ -40,11 +45,20 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Read(bytes.NewReader(data))
+		// Read in blocks of a few lines, the same input gives the same
+		// trace or the same error.
+		blocks, berr := read(context.Background(), bytes.NewReader(data), readOptions{workers: 2, blockSize: 64})
+		if fmt.Sprint(err) != fmt.Sprint(berr) {
+			t.Fatalf("read in blocks: error %v, want %v", berr, err)
+		}
 		if err != nil {
 			if _, ok := err.(*ParseError); !ok {
 				t.Fatalf("error %T is not a *ParseError: %v", err, err)
 			}
 			return
+		}
+		if d := diffTraces(tr, blocks); d != "" {
+			t.Fatalf("read in blocks: %s", d)
 		}
 		if err := tr.Validate(); err != nil {
 			t.Fatalf("accepted an invalid trace: %v", err)
@@ -66,6 +80,47 @@ func FuzzRead(f *testing.F) {
 		}
 		if !bytes.Equal(first.Bytes(), second.Bytes()) {
 			t.Fatalf("rewriting changed the text:\n%s\nthen:\n%s", first.Bytes(), second.Bytes())
+		}
+	})
+}
+
+// FuzzDecodeFast: where the one-pass decoder of common records accepts
+// a line, the general decoder accepts it too and decodes the same
+// record.
+func FuzzDecodeFast(f *testing.F) {
+	for _, s := range []string{
+		"0 0 enter Compute", "1.5 1 leave MPI_Send", "2 0 send to=1 tag=3 size=4KiB comm=row req=7 nb",
+		"3 1 recv from=0 tag=-1 size=4096 anysrc anytag # c", "4 0 wait req=7 all test", "- 0 compute dur=1.5ms",
+		"5 0 compute flops=2Gf", "6 1 coll bcast root=0 sent=8 recv=8 comm=1", "7 0 coll allreduce sizeunknown",
+		"8 0 marker m text=x=y", "9 0 marker m text=\"x\"", "1e3 0 enter A", "10 2 enter A", "11 0 enter a=b",
+		"12 0 send to=1 size=99999999999999999999", "12 0 send to=1 size=1000000000000000000", "13 0 coll bcast",
+		"14 0 compute dur=1 flops=1", "15 0 enter \"A B\"", "16 0 enter 3", "17 0\tsend\tto=1\t\tsize=1B",
+		"0.1234567890123456 0 enter A", "18 0 send to=1 to=1", "19 0 send to=1 =3", "20 0 send to= size=1",
+		"21 0 enter MPI_Allreduce_and_more", "22 1 leave MPI_Allreduce_x=y", "23 0 marker a_long_marker_name#x text=t",
+		"24 0 enter a_long_state\x01name", "25 0 leave a_long_state!name text=x", "26 0 enter éééééééé",
+	} {
+		f.Add(s, uint16(2), true, uint8(2))
+	}
+	f.Add("- 1 enter S", uint16(3), false, uint8(0))
+	f.Fuzz(func(t *testing.T, line string, ranks uint16, timed bool, unit uint8) {
+		units := []tracefmt.Unit{tracefmt.Second, tracefmt.Millisecond, tracefmt.Microsecond, tracefmt.Nanosecond, tracefmt.Picosecond}
+		rf := recordFormat{
+			ranks: int(ranks) + 1, timed: timed, unit: units[int(unit)%len(units)], firstRecord: 1,
+			commIDs: map[string]uint16{"MPI_COMM_WORLD": 0, "row": 1}, ncomms: 2,
+		}
+		s := lineScanner{line: []byte(line)}
+		if !s.more() {
+			return
+		}
+		var fast, general rec
+		if !rf.decodeFast(s.line, s.pos, &fast) {
+			return
+		}
+		if err := rf.decode(&s, &general); err != nil {
+			t.Fatalf("decodeFast accepted %q, decode refused it: %v", line, err)
+		}
+		if !reflect.DeepEqual(fast, general) {
+			t.Fatalf("%q: decodeFast gave %+v, decode %+v", line, fast, general)
 		}
 	})
 }

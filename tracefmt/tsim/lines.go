@@ -38,7 +38,8 @@ type errLineTooLong struct{}
 func (errLineTooLong) Error() string { return fmt.Sprintf("line longer than %d MiB", maxLine>>20) }
 
 // next returns the next line without its "\n" or "\r\n" terminator. At
-// the end of the input it returns io.EOF; a read error is returned as is.
+// the end of the input it returns io.EOF; a read error is returned as is,
+// in place of the line it cut.
 func (lr *lineReader) next() ([]byte, error) {
 	empty := 0
 	for {
@@ -52,7 +53,9 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 		lr.scanned = lr.end
 		if lr.err != nil {
-			if lr.start < lr.end {
+			// A line cut short by a failed read is not parsed: the
+			// failure is the error.
+			if lr.err == io.EOF && lr.start < lr.end {
 				line := lr.buf[lr.start:lr.end]
 				lr.start, lr.scanned = lr.end, lr.end
 				lr.line++

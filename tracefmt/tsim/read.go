@@ -2,6 +2,7 @@ package tsim
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,13 +34,27 @@ const kindList = "enter, leave, send, recv, wait, coll, compute, marker"
 // flagList lists the flag words, for error messages.
 const flagList = "nb, sync, sendrecv, anysrc, anytag, all, test"
 
-// Read parses a tsim trace from r. It reads the input line by line and
-// never holds more than one line (and the trace being built) in memory.
+// Read parses a tsim trace from r. It streams the input: line by line
+// with one CPU; with more, the records after the first in blocks of
+// lines decoded on every CPU, a few blocks in memory at a time (besides
+// the trace being built), with the same trace and errors.
 // Errors are *ParseError values naming the line, the column and what was
 // expected, except read errors of r, which are wrapped with the line
 // number. The trace's Format is "tsim".
 func Read(r io.Reader) (*tracefmt.Trace, error) {
+	return read(context.Background(), r, readOptions{})
+}
+
+// ReadContext is Read that stops when ctx is done, returning ctx.Err():
+// a large input is parsed on every CPU, and a cancelled load stops
+// them all and returns promptly.
+func ReadContext(ctx context.Context, r io.Reader) (*tracefmt.Trace, error) {
+	return read(ctx, r, readOptions{})
+}
+
+func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, error) {
 	p := &parser{
+		opts:      o,
 		lr:        newLineReader(r),
 		unit:      tracefmt.Second,
 		timed:     true,
@@ -48,13 +63,14 @@ func Read(r io.Reader) (*tracefmt.Trace, error) {
 		textIDs:   map[string]int{},
 		comms:     []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
 	}
-	return p.run()
+	return p.run(ctx)
 }
 
 // parser holds the state of one Read.
 type parser struct {
-	lr lineReader
-	s  lineScanner
+	lr   lineReader
+	s    lineScanner
+	opts readOptions
 
 	version bool
 	// Lines on which header settings were given (0: not given), to
@@ -74,17 +90,18 @@ type parser struct {
 	stateIDs map[string]tracefmt.StateID
 	// recent lists the first state names stateRef resolved (nrecent of
 	// them), checked before stateIDs.
-	recent    [8]recentState
-	nrecent   int
-	markerIDs map[string]tracefmt.MarkerID
-	commIDs   map[string]uint16
-	textIDs   map[string]int
+	recent  [8]recentState
+	nrecent int
+	// lastRecent is the index in recent of the last name found there.
+	lastRecent int
+	markerIDs  map[string]tracefmt.MarkerID
+	textIDs    map[string]int
+	// rf is what decoding records needs, set with the builder.
+	rf recordFormat
 
 	// b is nil while the header is read.
 	b *tracefmt.Builder
 	t *tracefmt.Trace
-	// firstRecord is the line of the first record.
-	firstRecord int
 	// pending holds each rank's events until the end of the input, for
 	// the ranks up to the highest seen so far: the declared world is
 	// judged against the ranks that have events (tracefmt.CheckWorld)
@@ -92,17 +109,19 @@ type parser struct {
 	pending []rankBuffer
 }
 
-func (p *parser) run() (*tracefmt.Trace, error) {
+func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 	for {
+		if p.lr.line&(checkEvery-1) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		line, err := p.lr.next()
 		if err != nil {
 			if err == io.EOF {
 				break
 			}
-			if errors.As(err, new(errLineTooLong)) {
-				return nil, &ParseError{Line: p.lr.line + 1, Col: 1, Msg: fmt.Sprintf("expected lines of at most %d MiB, got a longer one", maxLine>>20)}
-			}
-			return nil, fmt.Errorf("tsim: line %d: %w", p.lr.line+1, err)
+			return nil, readError(p.lr.line+1, err)
 		}
 		if p.lr.line == 1 && len(line) >= 3 && string(line[:3]) == "\uFEFF" {
 			line = line[3:] // a byte order mark some editors write
@@ -127,6 +146,16 @@ func (p *parser) run() (*tracefmt.Trace, error) {
 			if err := p.startRecords(); err != nil {
 				return nil, err
 			}
+			if err := p.record(); err != nil {
+				return nil, err
+			}
+			if p.pipelined() {
+				if err := p.readBlocks(ctx); err != nil {
+					return nil, err
+				}
+				break
+			}
+			continue
 		}
 		if err := p.record(); err != nil {
 			return nil, err
@@ -161,6 +190,18 @@ func (p *parser) run() (*tracefmt.Trace, error) {
 		return nil, fmt.Errorf("tsim: %w", err)
 	}
 	return t, nil
+}
+
+// checkEvery is how many lines the serial read parses between looks at
+// its context (a power of two).
+const checkEvery = 1 << 14
+
+// readError is the error of reading line no that failed with err.
+func readError(no int, err error) error {
+	if errors.As(err, new(errLineTooLong)) {
+		return &ParseError{Line: no, Col: 1, Msg: fmt.Sprintf("expected lines of at most %d MiB, got a longer one", maxLine>>20)}
+	}
+	return fmt.Errorf("tsim: line %d: %w", no, err)
 }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -247,11 +288,11 @@ func (p *parser) headerLine() error {
 			return s.errAt(v.off, "expected newest or oldest after pairing, got %s", show(v.b))
 		}
 	case "attr":
-		k, err := p.needWord(kw, "an attribute name")
+		k, err := p.s.needWord(kw, "an attribute name")
 		if err != nil {
 			return err
 		}
-		v, err := p.needWord(kw, "the value of attribute "+strconv.Quote(string(k.b)))
+		v, err := p.s.needWord(kw, "the value of attribute "+strconv.Quote(string(k.b)))
 		if err != nil {
 			return err
 		}
@@ -277,16 +318,16 @@ func (p *parser) need(kw tok, what string) (tok, error) {
 }
 
 // needWord reads the bare or quoted field that must follow a keyword.
-func (p *parser) needWord(kw tok, what string) (tok, error) {
-	if !p.s.more() {
-		return tok{}, p.s.errAt(p.s.pos, "expected %s after %s, got end of line", what, kw.b)
+func (s *lineScanner) needWord(kw tok, what string) (tok, error) {
+	if !s.more() {
+		return tok{}, s.errAt(s.pos, "expected %s after %s, got end of line", what, kw.b)
 	}
-	return p.s.word()
+	return s.word()
 }
 
 // name reads the name field of a definition or a record.
-func (p *parser) name(kw tok, what string) (tok, error) {
-	if s := &p.s; s.more() && s.line[s.pos] != '"' {
+func (s *lineScanner) name(kw tok, what string) (tok, error) {
+	if s.more() && s.line[s.pos] != '"' {
 		// A bare name, as nearly every record has: read here, without
 		// the calls of the general case, looking for an = in the same
 		// pass.
@@ -301,13 +342,13 @@ func (p *parser) name(kw tok, what string) (tok, error) {
 		}
 		// The general case words the error, from the name's start.
 	}
-	f, err := p.needWord(kw, what)
+	f, err := s.needWord(kw, what)
 	if err != nil {
 		return f, err
 	}
 	if !f.quoted {
 		if i := bytes.IndexByte(f.b, '='); i >= 0 {
-			return f, p.s.errAt(f.off, "expected %s after %s, got %s (write names containing = in quotes)", what, kw.b, show(f.b))
+			return f, s.errAt(f.off, "expected %s after %s, got %s (write names containing = in quotes)", what, kw.b, show(f.b))
 		}
 	}
 	return f, nil
@@ -333,7 +374,7 @@ func (p *parser) commLine(kw tok) error {
 	if p.ranksLine == 0 {
 		return s.errAt(kw.off, "expected ranks N before the first %s line, got a %s line", kw.b, kw.b)
 	}
-	nm, err := p.name(kw, "a communicator name")
+	nm, err := p.s.name(kw, "a communicator name")
 	if err != nil {
 		return err
 	}
@@ -435,7 +476,7 @@ func (p *parser) defLine(kw tok) error {
 	if state {
 		what = "a state name"
 	}
-	nm, err := p.name(kw, what)
+	nm, err := p.s.name(kw, what)
 	if err != nil {
 		return err
 	}
@@ -530,19 +571,19 @@ func (p *parser) startRecords() error {
 	if p.ranksLine == 0 {
 		return p.s.errAt(0, "expected ranks N in the header before the first record, got a record")
 	}
-	p.firstRecord = p.s.no
 	p.b = tracefmt.NewLazyBuilder(p.ranks, p.timed, p.unit)
 	p.b.SetPairing(p.pairing)
 	t := p.b.Trace()
 	t.Format = "tsim"
 	t.States, t.Markers, t.Comms, t.Attrs = p.states, p.markers, p.comms, p.attrs
 	p.t = t
-	p.commIDs = make(map[string]uint16, len(p.comms))
+	commIDs := make(map[string]uint16, len(p.comms))
 	for i, c := range p.comms {
-		if _, ok := p.commIDs[c.Name]; !ok {
-			p.commIDs[c.Name] = uint16(i)
+		if _, ok := commIDs[c.Name]; !ok {
+			commIDs[c.Name] = uint16(i)
 		}
 	}
+	p.rf = recordFormat{ranks: p.ranks, timed: p.timed, unit: p.unit, firstRecord: p.s.no, commIDs: commIDs, ncomms: len(p.comms)}
 	return nil
 }
 
@@ -642,22 +683,114 @@ func flagBit(w []byte) (tracefmt.Flags, bool) {
 	return 0, false
 }
 
+// recordFormat is what decoding a record needs of the header. It is
+// fixed once the first record is reached, so that the goroutines
+// decoding blocks of records share it read-only.
+type recordFormat struct {
+	ranks int
+	timed bool
+	unit  tracefmt.Unit
+	// firstRecord is the line of the first record.
+	firstRecord int
+	commIDs     map[string]uint16
+	ncomms      int
+}
+
+// rec is a decoded record: its event and rank, with what only the lines
+// before can resolve (a state or marker name, an info text) left as
+// fields of the line.
+type rec struct {
+	e    tracefmt.Event
+	rank int32
+	// rankOff is the rank field's offset, for the error of a rank with
+	// too many records.
+	rankOff int32
+	// named says name was read (also when decoding failed after it).
+	named   bool
+	hasText bool
+	// name is the state or marker name of an enter, leave or marker;
+	// text the info text of an enter or marker (hasText).
+	name, text tok
+}
+
 // record parses one record line: TIME RANK KIND [NAME] {ARG | FLAG}.
 func (p *parser) record() error {
-	s := &p.s
+	var r rec
+	if p.rf.decodeFast(p.s.line, p.s.pos, &r) {
+		return p.apply(&r)
+	}
+	r = rec{}
+	if err := p.rf.decode(&p.s, &r); err != nil {
+		if r.named {
+			// The name is resolved before the arguments are checked.
+			if err := p.resolve(&r); err != nil {
+				return err
+			}
+		}
+		return err
+	}
+	return p.apply(&r)
+}
+
+// resolve sets the state or marker id of an enter, leave or marker.
+func (p *parser) resolve(r *rec) error {
+	switch r.e.Kind {
+	case tracefmt.KindEnter, tracefmt.KindLeave:
+		id, err := p.stateRef(r.name)
+		if err != nil {
+			return err
+		}
+		r.e.Peer = int32(id)
+	case tracefmt.KindMarker:
+		id, err := p.markerRef(r.name)
+		if err != nil {
+			return err
+		}
+		r.e.Peer = int32(id)
+	}
+	return nil
+}
+
+// apply adds a decoded record to its rank's events, resolving its names
+// and text. The errors it gives are those of decoding p.s's line again
+// and applying that (see readBlocks), and it changes nothing before
+// failing.
+func (p *parser) apply(r *rec) error {
+	rank := int(r.rank)
+	if rank >= len(p.pending) {
+		p.pending = slices.Grow(p.pending, rank+1-len(p.pending))[:rank+1]
+	}
+	rb := &p.pending[rank]
+	if rb.n == maxRankEvents {
+		return p.s.errAt(int(r.rankOff), "expected at most %d records per rank, got more on rank %d", maxRankEvents, rank)
+	}
+	if err := p.resolve(r); err != nil {
+		return err
+	}
+	if r.hasText {
+		r.e.SetTextRef(p.text(r.text.b))
+	}
+	rb.add(r.e)
+	return nil
+}
+
+// decode decodes the record at s's cursor into r. It depends on nothing
+// but the header and the line, so blocks of lines decode on several
+// goroutines.
+func (f *recordFormat) decode(s *lineScanner, out *rec) error {
 	if isLetter(s.line[s.pos]) {
 		kw := s.bareAt(s.pos)
 		switch string(kw) {
 		case "ranks", "unit", "timed", "untimed", "pairing", "attr", "world", "comm", "state", "marker", "tsim":
-			return s.errAt(s.pos, "expected a record (TIME RANK KIND ...) after the first record (line %d), got header line %s (header lines go above the records)", p.firstRecord, show(kw))
+			return s.errAt(s.pos, "expected a record (TIME RANK KIND ...) after the first record (line %d), got header line %s (header lines go above the records)", f.firstRecord, show(kw))
 		}
 	}
 	tf := s.bare()
 	var tm float64
-	if p.timed {
+	if f.timed {
 		v, ok := parseFloat(tf.b)
 		if !ok {
-			return s.errAt(tf.off, "expected a time (a number in %s) at the start of a record, got %s", p.unit, show(tf.b))
+			return s.errAt(tf.off, "expected a time (a number in %s) at the start of a record, got %s", f.unit, show(tf.b))
 		}
 		tm = v
 	} else if len(tf.b) != 1 || tf.b[0] != '-' {
@@ -669,10 +802,10 @@ func (p *parser) record() error {
 	rf := s.bare()
 	r, ok := parseUint(rf.b)
 	if !ok {
-		return s.errAt(rf.off, "expected a rank (an integer from 0 to %d), got %s", p.ranks-1, show(rf.b))
+		return s.errAt(rf.off, "expected a rank (an integer from 0 to %d), got %s", f.ranks-1, show(rf.b))
 	}
-	if r >= int64(p.ranks) {
-		return s.errAt(rf.off, "expected a rank from 0 to %d (the world has %d ranks), got %d", p.ranks-1, p.ranks, r)
+	if r >= int64(f.ranks) {
+		return s.errAt(rf.off, "expected a rank from 0 to %d (the world has %d ranks), got %d", f.ranks-1, f.ranks, r)
 	}
 	if !s.more() {
 		return s.errAt(s.pos, "expected an event kind (%s), got end of line", kindList)
@@ -703,31 +836,25 @@ func (p *parser) record() error {
 	var e tracefmt.Event
 	switch kind {
 	case tracefmt.KindEnter, tracefmt.KindLeave:
-		nm, err := p.name(kf, "a state name")
+		nm, err := s.name(kf, "a state name")
 		if err != nil {
 			return err
 		}
-		id, err := p.stateRef(nm)
-		if err != nil {
-			return err
-		}
+		out.name, out.named, out.e.Kind = nm, true, kind
 		if kind == tracefmt.KindEnter {
-			e = tracefmt.Enter(tm, id)
+			e = tracefmt.Enter(tm, 0)
 		} else {
-			e = tracefmt.Leave(tm, id)
+			e = tracefmt.Leave(tm, 0)
 		}
 	case tracefmt.KindMarker:
-		nm, err := p.name(kf, "a marker name")
+		nm, err := s.name(kf, "a marker name")
 		if err != nil {
 			return err
 		}
-		id, err := p.markerRef(nm)
-		if err != nil {
-			return err
-		}
-		e = tracefmt.Mark(tm, id)
+		out.name, out.named, out.e.Kind = nm, true, kind
+		e = tracefmt.Mark(tm, 0)
 	case tracefmt.KindCollective:
-		nm, err := p.name(kf, "a collective operation")
+		nm, err := s.name(kf, "a collective operation")
 		if err != nil {
 			return err
 		}
@@ -773,19 +900,19 @@ func (p *parser) record() error {
 		case argTo, argFrom:
 			n, ok := parseUint(v.b)
 			if !ok || v.quoted {
-				return s.errAt(v.off, "expected a rank (an integer from 0 to %d) after %s=, got %s", p.ranks-1, k.b, show(v.b))
+				return s.errAt(v.off, "expected a rank (an integer from 0 to %d) after %s=, got %s", f.ranks-1, k.b, show(v.b))
 			}
-			if n >= int64(p.ranks) {
-				return s.errAt(v.off, "expected a rank from 0 to %d after %s= (the world has %d ranks), got %d", p.ranks-1, k.b, p.ranks, n)
+			if n >= int64(f.ranks) {
+				return s.errAt(v.off, "expected a rank from 0 to %d after %s= (the world has %d ranks), got %d", f.ranks-1, k.b, f.ranks, n)
 			}
 			e.Peer = int32(n)
 		case argRoot:
 			n, ok := parseInt(v.b)
 			if !ok || v.quoted || n < -1 {
-				return s.errAt(v.off, "expected a root rank (an integer from 0 to %d, or -1 for none), got %s", p.ranks-1, show(v.b))
+				return s.errAt(v.off, "expected a root rank (an integer from 0 to %d, or -1 for none), got %s", f.ranks-1, show(v.b))
 			}
-			if n >= int64(p.ranks) {
-				return s.errAt(v.off, "expected a root rank from 0 to %d, or -1 for none (the world has %d ranks), got %d", p.ranks-1, p.ranks, n)
+			if n >= int64(f.ranks) {
+				return s.errAt(v.off, "expected a root rank from 0 to %d, or -1 for none (the world has %d ranks), got %d", f.ranks-1, f.ranks, n)
 			}
 			e.Peer = int32(n)
 		case argTag:
@@ -795,7 +922,7 @@ func (p *parser) record() error {
 			}
 			e.Tag = int32(n)
 		case argSize, argSent, argRecv:
-			n, err := p.size(k, v)
+			n, err := s.size(k, v)
 			if err != nil {
 				return err
 			}
@@ -805,7 +932,7 @@ func (p *parser) record() error {
 				size = n
 			}
 		case argComm:
-			c, err := p.commRef(v)
+			c, err := f.commRef(s, v)
 			if err != nil {
 				return err
 			}
@@ -820,9 +947,9 @@ func (p *parser) record() error {
 			if seen&argFlops != 0 {
 				return s.errAt(k.off, "expected either dur= or flops= in a compute record, got both")
 			}
-			d, ok := p.duration(v.b)
+			d, ok := f.duration(v.b)
 			if !ok || v.quoted {
-				return s.errAt(v.off, "expected a duration (a non-negative number, in %s or with a unit such as 5us), got %s", p.unit, show(v.b))
+				return s.errAt(v.off, "expected a duration (a non-negative number, in %s or with a unit such as 5us), got %s", f.unit, show(v.b))
 			}
 			amount = d
 		case argFlops:
@@ -836,7 +963,7 @@ func (p *parser) record() error {
 			amount = f
 			e.Flags |= tracefmt.FlagWork
 		case argText:
-			e.SetTextRef(p.text(v.b))
+			out.text, out.hasText = v, true
 		}
 	}
 
@@ -864,14 +991,7 @@ func (p *parser) record() error {
 		e.SetRequest(int64(math.Float64bits(amount)))
 	}
 
-	if int(r) >= len(p.pending) {
-		p.pending = slices.Grow(p.pending, int(r)+1-len(p.pending))[:r+1]
-	}
-	rb := &p.pending[r]
-	if rb.n == maxRankEvents {
-		return s.errAt(rf.off, "expected at most %d records per rank, got more on rank %d", maxRankEvents, r)
-	}
-	rb.add(e)
+	out.e, out.rank, out.rankOff = e, int32(r), int32(rf.off)
 	return nil
 }
 
@@ -941,8 +1061,15 @@ func (p *parser) stateRef(f tok) (tracefmt.StateID, error) {
 	// A trace's records name a handful of states: comparing with the
 	// first few names resolved saves hashing the name on every enter
 	// and leave.
+	// Records in a row often name the same state (a rank's leave
+	// after its enter, the ranks in turn entering one state): the
+	// name of the last hit is tried first.
+	if r := &p.recent[p.lastRecent]; r.name == string(f.b) && p.nrecent > 0 {
+		return r.id, nil
+	}
 	for i := range p.nrecent {
 		if r := &p.recent[i]; r.name == string(f.b) {
+			p.lastRecent = i
 			return r.id, nil
 		}
 	}
@@ -987,16 +1114,16 @@ func (p *parser) markerRef(f tok) (tracefmt.MarkerID, error) {
 
 // commRef resolves a communicator name or index; communicators must be
 // defined in the header.
-func (p *parser) commRef(f tok) (uint16, error) {
+func (rf *recordFormat) commRef(s *lineScanner, f tok) (uint16, error) {
 	if !f.quoted && allDigits(f.b) {
 		n, ok := parseUint(f.b)
-		if ok && n < int64(len(p.t.Comms)) {
+		if ok && n < int64(rf.ncomms) {
 			return uint16(n), nil
 		}
-	} else if id, ok := p.commIDs[string(f.b)]; ok {
+	} else if id, ok := rf.commIDs[string(f.b)]; ok {
 		return id, nil
 	}
-	return 0, p.s.errAt(f.off, "expected a communicator defined in the header (a comm line's name, or its index from 0 for the world to %d), got %s", len(p.t.Comms)-1, show(f.b))
+	return 0, s.errAt(f.off, "expected a communicator defined in the header (a comm line's name, or its index from 0 for the world to %d), got %s", rf.ncomms-1, show(f.b))
 }
 
 // text interns an info text.
@@ -1011,7 +1138,7 @@ func (p *parser) text(b []byte) int {
 }
 
 // size parses a byte count: an integer, or a number with a unit (4KiB).
-func (p *parser) size(k, v tok) (int64, error) {
+func (s *lineScanner) size(k, v tok) (int64, error) {
 	if !v.quoted && allDigits(v.b) {
 		if n, ok := parseInt(v.b); ok {
 			return n, nil
@@ -1021,14 +1148,14 @@ func (p *parser) size(k, v tok) (int64, error) {
 			return n, nil
 		}
 	}
-	return 0, p.s.errAt(v.off, "expected a byte count after %s= (such as 4096 or 4KiB; units B, KB, KiB, MB, MiB, GB, GiB), got %s", k.b, show(v.b))
+	return 0, s.errAt(v.off, "expected a byte count after %s= (such as 4096 or 4KiB; units B, KB, KiB, MB, MiB, GB, GiB), got %s", k.b, show(v.b))
 }
 
 // duration parses a compute duration into trace units: a bare number is
 // in trace units, a suffixed one is converted exactly as far as float64
 // allows (one multiplication or division by a power of ten).
-func (p *parser) duration(b []byte) (float64, bool) {
-	u := p.unit
+func (rf *recordFormat) duration(b []byte) (float64, bool) {
+	u := rf.unit
 	if n := len(b); n > 1 && b[n-1] == 's' {
 		num, sfx := b[:n-1], byte(0)
 		if m := len(num); m > 0 {
@@ -1059,7 +1186,7 @@ func (p *parser) duration(b []byte) (float64, bool) {
 	if !ok || v < 0 {
 		return 0, false
 	}
-	switch d := int(u) - int(p.unit); {
+	switch d := int(u) - int(rf.unit); {
 	case d > 0:
 		v *= pow10[d]
 	case d < 0:

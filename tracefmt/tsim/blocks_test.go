@@ -1,0 +1,246 @@
+package tsim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/iotest"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// blockSizes are the block sizes the block tests read with: a line or
+// less per block, a few lines, many.
+var blockSizes = []int{1, 40, 300, 4096}
+
+// readSerial reads text line by line on the calling goroutine.
+func readSerial(text string) (*tracefmt.Trace, error) {
+	return read(context.Background(), strings.NewReader(text), readOptions{workers: 1})
+}
+
+// readInBlocks reads text in blocks of size bytes on three workers.
+func readInBlocks(text string, size int) (*tracefmt.Trace, error) {
+	return read(context.Background(), strings.NewReader(text), readOptions{workers: 3, blockSize: size})
+}
+
+// TestReadBlocksSameTrace: reading in blocks gives the trace reading
+// line by line gives, for the test files, real traces and a generated
+// one with texts, markers and states first named in the records.
+func TestReadBlocksSameTrace(t *testing.T) {
+	inputs := map[string]string{}
+	paths, _ := filepath.Glob("../../testdata/tsim/*.tsim")
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[filepath.Base(p)] = string(b)
+	}
+	for i, b := range realSeeds(t) {
+		inputs[fmt.Sprintf("real seed %d", i)] = string(b)
+	}
+	inputs["bench trace"] = string(mustWrite(t, benchTrace(t, 20_000, 8)))
+	var gen strings.Builder
+	gen.WriteString("tsim 1\nranks 3\nunit ns\ncomm row ranks=0,2\n\n")
+	for i := range 400 {
+		r := i % 3
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&gen, "%d %d enter \"state %d\" text=\"t\\t%d\"\n", i, r, i%7, i%11)
+		case 1:
+			fmt.Fprintf(&gen, "%d %d marker m%d text=x%d # comment\n", i, r, i%4, i%13)
+		case 2:
+			fmt.Fprintf(&gen, "%d %d compute dur=%dus\r\n", i, r, i)
+		case 3:
+			fmt.Fprintf(&gen, "   \n# a comment line\n%d %d coll allreduce sent=8 recv=8 comm=row\n", i, r)
+		case 4:
+			fmt.Fprintf(&gen, "%d %d marker \"esc\\\"aped %d\"\n", i, r, i%3)
+		}
+	}
+	inputs["generated"] = gen.String()
+	for name, text := range inputs {
+		want, werr := readSerial(text)
+		for _, size := range blockSizes {
+			got, err := readInBlocks(text, size)
+			if werr != nil || err != nil {
+				if fmt.Sprint(err) != fmt.Sprint(werr) {
+					t.Errorf("%s, blocks of %d: error %v, want %v", name, size, err, werr)
+				}
+				continue
+			}
+			if d := diffTraces(want, got); d != "" {
+				t.Errorf("%s, blocks of %d: %s", name, size, d)
+			}
+			if len(got.Texts) != len(want.Texts) || strings.Join(got.Texts, "|") != strings.Join(want.Texts, "|") {
+				t.Errorf("%s, blocks of %d: texts %q, want %q", name, size, got.Texts, want.Texts)
+			}
+		}
+	}
+}
+
+// TestReadBlocksErrors: a bad line in a block gives the error, line and
+// column of the serial read, and of two bad lines the first in the file
+// wins, whether each is found decoding (on a worker) or applying (in
+// order), in one block or in different ones.
+func TestReadBlocksErrors(t *testing.T) {
+	const header = "tsim 1\nranks 2\nstate S\n" // records start on line 4
+	tests := []struct {
+		name string
+		bad  map[int]string // record index (from 0) → line
+		want string
+	}{
+		{"unknown kind", map[int]string{50: "5 0 isend to=1"},
+			`tsim: line 54:5: expected an event kind (enter, leave, send, recv, wait, coll, compute, marker), got "isend"`},
+		{"bad time then bad rank in a later block", map[int]string{30: "1.2.3 0 compute dur=1", 300: "5 7 compute dur=1"},
+			`tsim: line 34:1: expected a time (a number in s) at the start of a record, got "1.2.3"`},
+		{"bad rank then bad time", map[int]string{31: "5 7 compute dur=1", 32: "1.2.3 0 compute dur=1"},
+			`tsim: line 35:3: expected a rank from 0 to 1 (the world has 2 ranks), got 7`},
+		{"undefined state index then a decoding error", map[int]string{40: "5 0 leave 3", 41: "5 0 send"},
+			`tsim: line 44:11: expected a state name or the index of a defined state (0 to 0), got "3" (write names made of digits in quotes)`},
+		{"decoding error then undefined state index", map[int]string{40: "5 0 send", 400: "5 0 leave 3"},
+			`tsim: line 44:9: expected to=RANK (the destination) in a send, got end of line`},
+		{"undefined state index before a bad argument", map[int]string{60: "5 0 leave 3 bogus=1"},
+			`tsim: line 64:11: expected a state name or the index of a defined state (0 to 0), got "3" (write names made of digits in quotes)`},
+		{"undefined marker index", map[int]string{70: "5 1 marker 0"},
+			`tsim: line 74:12: expected a marker name or the index of a defined marker (0 to -1), got "0" (write names made of digits in quotes)`},
+		{"header line after the records", map[int]string{99: "state T"},
+			`tsim: line 103:1: expected a record (TIME RANK KIND ...) after the first record (line 4), got header line "state" (header lines go above the records)`},
+		{"bad escape", map[int]string{120: `5 0 marker "\q"`},
+			`tsim: line 124:12: expected a string in Go syntax (escapes such as \n, \t, \", \\, \x41, \u00e9), got "\q"`},
+		{"last line without newline", map[int]string{499: "5 0 compute"},
+			`tsim: line 503:12: expected dur=DURATION or flops=AMOUNT in a compute record, got end of line`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(header)
+			for i := range 500 {
+				line, ok := tt.bad[i]
+				if !ok {
+					line = fmt.Sprintf("%d %d compute dur=1", i, i%2)
+				}
+				b.WriteString(line)
+				if i < 499 {
+					b.WriteString("\n")
+				}
+			}
+			text := b.String()
+			_, serr := readSerial(text)
+			if serr == nil || serr.Error() != tt.want {
+				t.Fatalf("serial read: error\n got: %v\nwant: %s", serr, tt.want)
+			}
+			for _, size := range blockSizes {
+				_, err := readInBlocks(text, size)
+				if err == nil || err.Error() != tt.want {
+					t.Errorf("blocks of %d: error\n got: %v\nwant: %s", size, err, tt.want)
+				}
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Errorf("blocks of %d: error %T is not a *ParseError", size, err)
+				}
+			}
+		})
+	}
+}
+
+// records is an endless input of records after a header, counting the
+// bytes read; ctx is cancelled once after bytes.
+type records struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	after  int64
+	read   atomic.Int64
+	text   []byte
+	pos    int
+}
+
+func newRecords(after int64) *records {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &records{ctx: ctx, cancel: cancel, after: after, text: []byte("tsim 1\nranks 4\n")}
+	return r
+}
+
+func (r *records) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if r.pos == len(r.text) {
+			r.text, r.pos = fmt.Appendf(r.text[:0], "%d %d compute dur=1\n", r.read.Load(), r.read.Load()%4), 0
+		}
+		c := copy(p[n:], r.text[r.pos:])
+		r.pos += c
+		n += c
+	}
+	if r.read.Add(int64(n)) >= r.after {
+		r.cancel()
+	}
+	return n, nil
+}
+
+// TestReadContextCancel: a cancelled read stops reading and returns the
+// context's error, in blocks on several workers and line by line.
+func TestReadContextCancel(t *testing.T) {
+	for _, o := range []readOptions{{workers: 1}, {workers: 3}, {workers: 2, blockSize: 4096}} {
+		t.Run(fmt.Sprintf("%d workers", o.workers), func(t *testing.T) {
+			in := newRecords(4 << 20)
+			_, err := read(in.ctx, in, o)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want %v", err, context.Canceled)
+			}
+			// Read has returned: the input is no longer read.
+			n := in.read.Load()
+			if _, err := in.Read(make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
+			if got := in.read.Load(); got != n+1 {
+				t.Errorf("input read %d bytes after Read returned", got-n-1)
+			}
+			// At most the blocks in flight were read past the cancel.
+			if over := n - in.after; over > 16<<20 {
+				t.Errorf("read %d bytes past the cancel", over)
+			}
+		})
+	}
+}
+
+// TestReadContextDone: a context done before Read starts reads nothing
+// of the records.
+func TestReadContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadContext(ctx, strings.NewReader("tsim 1\nranks 1\n0 0 compute dur=1\n"))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want %v", err, context.Canceled)
+	}
+	var buf bytes.Buffer
+	if _, err := ReadContext(context.Background(), &buf); err == nil || !strings.Contains(err.Error(), "line 1:1") {
+		t.Errorf("empty input: error %v, want one at line 1:1", err)
+	}
+}
+
+// TestReadBlocksReadError: a failed read or a line too long after the
+// first record names the line it happened on, as the serial read does.
+func TestReadBlocksReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	const records = "tsim 1\nranks 1\n0 0 compute dur=1\n1 0 compute dur=1\n2 0 comp"
+	for _, o := range []readOptions{{workers: 1}, {workers: 2, blockSize: 8}, {workers: 2}} {
+		_, err := read(context.Background(), io.MultiReader(strings.NewReader(records), iotest.ErrReader(boom)), o)
+		if !errors.Is(err, boom) || err.Error() != "tsim: line 5: disk on fire" {
+			t.Errorf("%+v: error %v, want tsim: line 5: disk on fire", o, err)
+		}
+		if testing.Short() {
+			continue
+		}
+		_, err = read(context.Background(), io.MultiReader(strings.NewReader(records[:len(records)-8]), endless{}), o)
+		want := "tsim: line 5:1: expected lines of at most 64 MiB, got a longer one"
+		if err == nil || err.Error() != want {
+			t.Errorf("%+v: error %v, want %s", o, err, want)
+		}
+	}
+}
