@@ -83,3 +83,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseAsStrconv: Parse gives what strconv.ParseFloat gives for the
+// decimals it accepts, bit for bit (its fast path divides by a power of
+// ten), and refuses what the text readers do not take as a number (the
+// cases tsim's own parser was tested with).
+func TestParseAsStrconv(t *testing.T) {
+	for _, c := range []struct {
+		in string
+		ok bool
+	}{
+		{"0", true}, {"-0", true}, {"+7", true}, {"1604.632", true}, {".5", true}, {"-.25", true},
+		{"5.", true}, {"123456789012345", true}, {"1234567890.12345", true},
+		{"1234567890123456", true}, {"0.1000000000000001", true}, {"12345678901234567890123", true},
+		{"1e3", true}, {"2.5E-7", true}, {"0.000000000000000001", true},
+		{"", false}, {".", false}, {"-", false}, {"+.", false}, {"1.2.3", false}, {"5.x", false},
+		{"0x10", false}, {"1_000", false}, {"inf", false}, {"NaN", false}, {"1e400", false}, {"--1", false},
+	} {
+		got, ok := Parse([]byte(c.in))
+		if ok != c.ok {
+			t.Errorf("Parse(%q) ok=%v, want %v", c.in, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := strconv.ParseFloat(c.in, 64)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("Parse(%q) = %v (%x), strconv gives %v (%x, %v)", c.in, got, math.Float64bits(got), want, math.Float64bits(want), err)
+		}
+	}
+}

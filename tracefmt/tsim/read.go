@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tracesim/tracesim/tracefmt/decimal"
 	"io"
 	"math"
 	"slices"
@@ -788,7 +789,7 @@ func (f *recordFormat) decode(s *lineScanner, out *rec) error {
 	tf := s.bare()
 	var tm float64
 	if f.timed {
-		v, ok := parseFloat(tf.b)
+		v, ok := decimal.Parse(tf.b)
 		if !ok {
 			return s.errAt(tf.off, "expected a time (a number in %s) at the start of a record, got %s", f.unit, show(tf.b))
 		}
@@ -1182,7 +1183,7 @@ func (rf *recordFormat) duration(b []byte) (float64, bool) {
 		}
 		b = num
 	}
-	v, ok := parseFloat(b)
+	v, ok := decimal.Parse(b)
 	if !ok || v < 0 {
 		return 0, false
 	}
@@ -1200,7 +1201,7 @@ func (rf *recordFormat) duration(b []byte) (float64, bool) {
 
 // flops parses an amount of work: a number, or one with a unit (2Gf).
 func flops(b []byte) (float64, bool) {
-	v, ok := parseFloat(b)
+	v, ok := decimal.Parse(b)
 	if !ok {
 		var err error
 		if v, err = units.ParseFlops(string(b)); err != nil {
