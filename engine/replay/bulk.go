@@ -64,8 +64,8 @@ type bulkRun struct {
 	node                 []int32
 	k                    int
 	start, next          []des.Time
-	recvN                []uint64
-	recvB                []int64
+	recvN, sentN         []uint64
+	recvB, sentB         []int64
 	pendingVis           map[uint64]des.Time
 	messages             uint64
 	bytes                int64
@@ -289,6 +289,8 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 	run.next = append(run.next[:0], bi.enter...)
 	run.recvN = append(run.recvN[:0], make([]uint64, P)...)
 	run.recvB = append(run.recvB[:0], make([]int64, P)...)
+	run.sentN = append(run.sentN[:0], make([]uint64, P)...)
+	run.sentB = append(run.sentB[:0], make([]int64, P)...)
 	run.pendingVis = nil
 	for j := range P {
 		if bi.pending[j] {
@@ -333,7 +335,7 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 	holds := bi.holds
 	rts := s.cfg.Handshake == HandshakeRTSCTS
 	start, next := run.start, run.next
-	recvN, recvB := run.recvN, run.recvB
+	recvN, recvB, sentN, sentBy := run.recvN, run.recvB, run.sentN, run.sentB
 	pendingVis := run.pendingVis
 	messages, bytes, lastDeliver := run.messages, run.bytes, run.lastDeliver
 	histLat, histN := run.histLat, run.histN
@@ -354,7 +356,6 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 			}
 			ts := start[src]
 			ns := node[src]
-			srk := &s.ranks[mem[src]]
 			var sentB int64
 			for _, st := range steps {
 				dst := st.Peer
@@ -415,11 +416,12 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 				recvB[dst] += size
 				sentB += size
 			}
-			// The ranks' counters, once per round: a rank is a few
-			// hundred bytes, and touching the peers' in the loop missed
-			// the cache at every message.
-			srk.sent += uint64(len(steps))
-			srk.sentB += sentB
+			// The ranks' counters go to the ranks once per call, after
+			// the last round: a rank is a few hundred bytes, and touching
+			// the peers' in the loop missed the cache at every message,
+			// the sender's once per round (16 rounds at 65,536 ranks).
+			sentN[src] += uint64(len(steps))
+			sentBy[src] += sentB
 			messages += uint64(len(steps))
 			bytes += sentB
 		}
@@ -440,6 +442,8 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 		rk := &s.ranks[w]
 		rk.recvd += recvN[j]
 		rk.recvdB += recvB[j]
+		rk.sent += sentN[j]
+		rk.sentB += sentBy[j]
 	}
 	trips, tripB := messages, bytes
 	if rts {

@@ -119,35 +119,76 @@ type rankQueues struct {
 // ctxQueues are the posted receives (exact ones by key, wildcard ones in
 // post order) and the unexpected messages of one context.
 type ctxQueues struct {
-	// keys holds, by key, the exact receives posted and the messages
-	// that arrived unexpected: one map lookup finds both sides.
-	keys map[uint64]*keyQueues
-	wild []int32
-	// cposted and cunexp replace keys in the context of expanded
+	// nkeys is how many keys the context has used; the first
+	// smallKeys of them sit in keys and kqs, the others in more. One
+	// lookup finds both the exact receives posted and the messages that
+	// arrived unexpected.
+	nkeys int32
+	keys  [smallKeys]uint64
+	kqs   [smallKeys]*keyQueues
+	more  map[uint64]*keyQueues
+	wild  []int32
+	// cposted and cunexp replace the keys in the context of expanded
 	// collectives, whose receives are exact.
 	cposted collQueue
 	cunexp  collQueue
 }
 
+// smallKeys is how many keys of a context are found by scanning an array
+// rather than hashing. A rank receives from a few peers (a 2-D stencil's
+// four); a map per rank and context cost a lookup through its header and
+// groups on every message, the map's memory scattered across the heap, so
+// that at 4,096 ranks it was mostly cache misses.
+const smallKeys = 4
+
 // keyQueues are the posted receives and unexpected messages of one key.
-// A key stays in its context's map once used: point-to-point keys are
-// bounded by the trace's peers and tags.
+// A key stays in its context once used: point-to-point keys are bounded
+// by the trace's peers and tags.
 type keyQueues struct {
 	posted fifo
 	unexp  fifo
 }
 
+// find returns the queues of key k in q, or nil.
+func (q *ctxQueues) find(k uint64) *keyQueues {
+	n := min(int(q.nkeys), smallKeys)
+	for i := range n {
+		if q.keys[i] == k {
+			return q.kqs[i]
+		}
+	}
+	if q.more == nil {
+		return nil
+	}
+	return q.more[k]
+}
+
 // key returns the queues of key k in q, creating them.
 func (q *ctxQueues) key(k uint64) *keyQueues {
-	kq := q.keys[k]
-	if kq == nil {
-		if q.keys == nil {
-			q.keys = map[uint64]*keyQueues{}
-		}
-		kq = &keyQueues{}
-		q.keys[k] = kq
+	if kq := q.find(k); kq != nil {
+		return kq
 	}
+	kq := &keyQueues{}
+	if q.nkeys < smallKeys {
+		q.keys[q.nkeys], q.kqs[q.nkeys] = k, kq
+	} else {
+		if q.more == nil {
+			q.more = map[uint64]*keyQueues{}
+		}
+		q.more[k] = kq
+	}
+	q.nkeys++
 	return kq
+}
+
+// each calls f with the queues of every key of q, in no particular order.
+func (q *ctxQueues) each(f func(*keyQueues)) {
+	for _, kq := range q.kqs[:min(int(q.nkeys), smallKeys)] {
+		f(kq)
+	}
+	for _, kq := range q.more {
+		f(kq)
+	}
 }
 
 // of returns the queues of context c, creating them.
@@ -415,7 +456,7 @@ func (s *Sim) visible(id int32) {
 		}
 		return
 	}
-	kq := q.keys[key]
+	kq := q.find(key)
 	best := int32(-1)
 	exact := false
 	if kq != nil && kq.posted.len() > 0 {
@@ -486,15 +527,17 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	}
 	var bestQ *keyQueues
 	best := uint64(math.MaxUint64)
-	for _, kq := range q.keys {
+	// The earliest visible message is the same in any order of the
+	// keys: visSeq numbers are unique.
+	q.each(func(kq *keyQueues) {
 		if kq.unexp.len() == 0 {
-			continue
+			return
 		}
 		m := &s.msgs[kq.unexp.peek()]
 		if s.accepts(o, m) && m.visSeq < best {
 			best, bestQ = m.visSeq, kq
 		}
-	}
+	})
 	if bestQ != nil {
 		s.match(bestQ.unexp.pop(), id)
 		return id

@@ -1,26 +1,38 @@
 package replay
 
 // pairTable holds the sequence counters of the messages between pairs of
-// ranks, by (source, destination): one open-addressing hash table with
-// linear probing, whose slots keep key and counter side by side. A
-// counter whose messages have all become visible is removed (the next
-// message of the pair starts again at zero), so the table holds the
-// pairs with messages in flight, not every pair the run ever had: an
-// all-to-all over P ranks would otherwise leave P² counters. Being
-// bounded by the messages in flight, it stays small enough to sit in
-// the cache; a table per source rank (as before) cost two cache misses
-// per lookup at 4,096 ranks, the rank's table header and its slot, and
-// was the largest single item of the replay's profile there (8.6 %).
+// ranks, by (source, destination). Each source rank has a bucket of
+// pairBucket slots of its own in one flat array, and the pairs that do not
+// fit there go to an overflow hash table. A counter whose messages have
+// all become visible is removed (the next message of the pair starts
+// again at zero), so the table holds the pairs with messages in flight,
+// not every pair the run ever had: an all-to-all over P ranks would
+// otherwise leave P² counters.
+//
+// Why buckets by source: a single hash table of every pair in flight
+// scatters a rank's pairs over the whole table, so at 4,096 ranks (16 k
+// pairs in flight on a 2-D stencil, a 512 KiB table) nearly every lookup
+// missed the cache and the lookup was the replay's largest single item
+// (4.6 % of a whole `sim` run). A bucket is one cache line, its rank's
+// sends and arrivals touch only it, and the replay advances ranks in
+// order, so consecutive lookups walk the array forward. Sources with more
+// peers in flight than a bucket holds (a collective's fan-out, an
+// all-to-all) spill into the overflow table, which is then as before.
 type pairTable struct {
-	slots []pairSlot
-	// shift is 64 less log2(len(slots)): the hash keeps the product's
-	// high bits, which mix every bit of the key.
-	shift uint8
-	n     int
+	// buckets holds pairBucket slots per source rank, by rank; a slot's
+	// key is the destination plus one (0: free).
+	buckets []pairSlot
+	over    pairHash
+	// n counts the pairs held, in buckets and overflow.
+	n int
 	// fromSrc counts the pairs of each source rank (by index) in the
 	// table: whether a rank has messages in flight, in O(1).
 	fromSrc []int32
 }
+
+// pairBucket is the number of slots of a source rank's bucket: 4 slots of
+// 16 bytes fill a 64-byte cache line, and cover a 2-D stencil's peers.
+const pairBucket = 4
 
 // from reports how many pairs with src as source the table holds.
 func (t *pairTable) from(src int32) int32 {
@@ -28,6 +40,74 @@ func (t *pairTable) from(src int32) int32 {
 		return 0
 	}
 	return t.fromSrc[src]
+}
+
+// at returns the counter of the pair (src, dst), adding it at zero. The
+// pointer is valid until the next call that adds or removes a pair.
+func (t *pairTable) at(src, dst int32) *uint64 {
+	if int(src) >= len(t.fromSrc) {
+		t.fromSrc = append(t.fromSrc, make([]int32, int(src)+1-len(t.fromSrc))...)
+		t.buckets = append(t.buckets, make([]pairSlot, len(t.fromSrc)*pairBucket-len(t.buckets))...)
+	}
+	b := t.buckets[int(src)*pairBucket : int(src)*pairBucket+pairBucket : int(src)*pairBucket+pairBucket]
+	k := uint64(uint32(dst)) + 1
+	free, held := -1, int32(0)
+	for i := range b {
+		switch b[i].key {
+		case k:
+			return &b[i].val
+		case 0:
+			if free < 0 {
+				free = i
+			}
+		default:
+			held++
+		}
+	}
+	if t.fromSrc[src] > held {
+		// Some of the source's pairs are in the overflow table.
+		if v := t.over.find(src, dst); v != nil {
+			return v
+		}
+	}
+	t.n++
+	t.fromSrc[src]++
+	if free >= 0 {
+		b[free] = pairSlot{key: k}
+		return &b[free].val
+	}
+	return t.over.add(src, dst)
+}
+
+// remove drops the counter of the pair (src, dst), if any.
+func (t *pairTable) remove(src, dst int32) {
+	if int(src) >= len(t.fromSrc) {
+		return
+	}
+	b := t.buckets[int(src)*pairBucket : int(src)*pairBucket+pairBucket : int(src)*pairBucket+pairBucket]
+	k := uint64(uint32(dst)) + 1
+	for i := range b {
+		if b[i].key == k {
+			b[i] = pairSlot{}
+			t.n--
+			t.fromSrc[src]--
+			return
+		}
+	}
+	if t.over.remove(src, dst) {
+		t.n--
+		t.fromSrc[src]--
+	}
+}
+
+// pairHash is the overflow of pairTable: one open-addressing hash table
+// with linear probing, whose slots keep key and counter side by side.
+type pairHash struct {
+	slots []pairSlot
+	// shift is 64 less log2(len(slots)): the hash keeps the product's
+	// high bits, which mix every bit of the key.
+	shift uint8
+	n     int
 }
 
 // pairSlot is one counter; key 0 marks a free slot.
@@ -39,13 +119,12 @@ type pairSlot struct {
 // pairKey packs a pair into a key that is never 0.
 func pairKey(src, dst int32) uint64 { return uint64(uint32(src)+1)<<32 | uint64(uint32(dst)) }
 
-func (t *pairTable) home(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> t.shift) }
+func (t *pairHash) home(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> t.shift) }
 
-// at returns the counter of the pair (src, dst), adding it at zero. The
-// pointer is valid until the next call that adds or removes a pair.
-func (t *pairTable) at(src, dst int32) *uint64 {
+// find returns the counter of the pair (src, dst), or nil.
+func (t *pairHash) find(src, dst int32) *uint64 {
 	if len(t.slots) == 0 {
-		t.slots, t.shift = make([]pairSlot, 16), 64-4
+		return nil
 	}
 	mask := len(t.slots) - 1
 	k := pairKey(src, dst)
@@ -55,38 +134,47 @@ func (t *pairTable) at(src, dst int32) *uint64 {
 		case k:
 			return &sl.val
 		case 0:
-			if 4*(t.n+1) > 3*len(t.slots) {
-				t.grow()
-				return t.at(src, dst)
-			}
-			sl.key = k
-			t.n++
-			if int(src) >= len(t.fromSrc) {
-				t.fromSrc = append(t.fromSrc, make([]int32, int(src)+1-len(t.fromSrc))...)
-			}
-			t.fromSrc[src]++
-			return &sl.val
+			return nil
 		}
 	}
 }
 
-// remove drops the counter of the pair (src, dst), if any. Later entries
-// of its probe run move back into the hole, so lookups never stop short.
-func (t *pairTable) remove(src, dst int32) {
+// add inserts the pair (src, dst), which is not in the table, at zero.
+func (t *pairHash) add(src, dst int32) *uint64 {
 	if len(t.slots) == 0 {
-		return
+		t.slots, t.shift = make([]pairSlot, 16), 64-4
+	}
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow()
+	}
+	mask := len(t.slots) - 1
+	k := pairKey(src, dst)
+	i := t.home(k)
+	for t.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i].key = k
+	t.n++
+	return &t.slots[i].val
+}
+
+// remove drops the counter of the pair (src, dst) and reports whether it
+// was there. Later entries of its probe run move back into the hole, so
+// lookups never stop short.
+func (t *pairHash) remove(src, dst int32) bool {
+	if len(t.slots) == 0 {
+		return false
 	}
 	mask := len(t.slots) - 1
 	k := pairKey(src, dst)
 	i := t.home(k)
 	for t.slots[i].key != k {
 		if t.slots[i].key == 0 {
-			return
+			return false
 		}
 		i = (i + 1) & mask
 	}
 	t.n--
-	t.fromSrc[src]--
 	for j := (i + 1) & mask; t.slots[j].key != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i if its home slot h does
 		// not lie cyclically in (i, j].
@@ -97,10 +185,11 @@ func (t *pairTable) remove(src, dst int32) {
 		}
 	}
 	t.slots[i] = pairSlot{}
+	return true
 }
 
 // grow doubles the table and re-inserts its counters.
-func (t *pairTable) grow() {
+func (t *pairHash) grow() {
 	old := t.slots
 	t.slots, t.shift = make([]pairSlot, 2*len(old)), t.shift-1
 	mask := len(t.slots) - 1

@@ -426,9 +426,7 @@ func (s *Sim) unmatchedMessages() int {
 	for r := range s.queues {
 		for c := range s.queues[r].ctx {
 			q := &s.queues[r].ctx[c]
-			for _, kq := range q.keys {
-				n += kq.unexp.len()
-			}
+			q.each(func(kq *keyQueues) { n += kq.unexp.len() })
 			n += q.cunexp.len()
 		}
 	}
