@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"image/color"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,11 @@ type Writer struct {
 	profile       colorprofile.Profile
 	sync          bool // the terminal supports mode 2026
 	closed        bool
+	// output is what Output was given and not yet written: it goes
+	// before the next frame.
+	output string
+	// outputs are the Bubble Tea messages Filter takes over.
+	outputs map[reflect.Type]func(tea.Msg) string
 
 	// inline lets Render draw the frame itself when no drawing is under
 	// way (SetInline).
@@ -73,6 +79,7 @@ func New(out io.Writer, environ []string, width, height int) *Writer {
 		out: out, query: querySync(environ),
 		width: width, height: height, profile: colorprofile.TrueColor,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		outputs: outputs(),
 	}
 	go w.loop()
 	return w
@@ -116,6 +123,12 @@ func (w *Writer) Render(v tea.View) {
 	w.next, w.queued, w.pending = v, true, true
 	inline := w.inline
 	w.mu.Unlock()
+	w.deliver(inline)
+}
+
+// deliver draws what is pending: here when inline and no drawing is
+// under way, else by the drawing goroutine.
+func (w *Writer) deliver(inline bool) {
 	if inline && w.drawing.TryLock() {
 		// Drawn here, the frame needs no hand-over to the drawing
 		// goroutine: on a loaded machine each goroutine woken is one
@@ -192,7 +205,7 @@ func (w *Writer) Close() error {
 	// timer), and through the program its model and this writer: the
 	// frames go now, not with the last of them.
 	w.mu.Lock()
-	w.next, w.queued, w.pending = tea.View{}, false, false
+	w.next, w.queued, w.pending, w.output = tea.View{}, false, false, ""
 	w.mu.Unlock()
 	w.drawing.Lock()
 	w.lines, w.shown, w.buf = nil, tea.View{}, bytes.Buffer{}
@@ -233,6 +246,7 @@ func (w *Writer) loop() {
 // frame is what draw takes from the shared state.
 type frame struct {
 	v             tea.View
+	output        string // written before the frame
 	repaint, sync bool
 	width, height int
 	profile       colorprofile.Profile
@@ -245,8 +259,8 @@ func (w *Writer) take() (frame, bool) {
 	if !w.pending {
 		return frame{}, false
 	}
-	f := frame{v: w.next, repaint: w.repaint, sync: w.sync, width: w.width, height: w.height, profile: w.profile}
-	w.pending, w.repaint = false, false
+	f := frame{v: w.next, output: w.output, repaint: w.repaint, sync: w.sync, width: w.width, height: w.height, profile: w.profile}
+	w.pending, w.repaint, w.output = false, false, ""
 	return f, true
 }
 
@@ -276,6 +290,7 @@ func (w *Writer) draw() {
 		}
 		w.modes(w.shown, f.v, false)
 	}
+	w.buf.WriteString(f.output)
 	w.shown = f.v
 	if f.repaint || len(w.lines) != f.height {
 		f.repaint = true
