@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestFilter checks that the messages with which Bubble Tea would write to
@@ -75,5 +76,41 @@ func TestOutputBeforeFirstFrame(t *testing.T) {
 	w.Render(view("second"))
 	if got := s.next(t); strings.Contains(got, "\x1b]11;?") {
 		t.Errorf("second frame %q repeats the query", got)
+	}
+}
+
+// TestLineWidth checks lineWidth against ansi.StringWidth: every rune its
+// fast path counts as one cell, alone and between others, and lines that
+// take the fast path or fall back to ansi.StringWidth.
+func TestLineWidth(t *testing.T) {
+	for r := rune(0); r <= 0x2fff; r++ {
+		if !narrow(r) {
+			continue
+		}
+		s := "a" + string(r) + string(r) + "\x1b[1mb\x1b[m"
+		if got, want := lineWidth(s), ansi.StringWidth(s); got != want || got != 4 {
+			t.Errorf("U+%04X: lineWidth(%q) = %d, ansi.StringWidth %d, want 4", r, s, got, want)
+		}
+	}
+	for _, c := range []struct {
+		line string
+		want int
+	}{
+		{"", 0},
+		{"plain ascii", 11},
+		{"\x1b[38;2;1;2;3;48;5;7m█▌▐ • ◆ ◇ ▸ ◂ µs ± ×\x1b[m  ", 22},
+		{"wide 世界", 9},
+		{"e\u0301 combining", 11},
+		{"flag 🇫🇷 emoji ⌚", 16},
+		{"\x1b]8;;http://x\x07link\x1b]8;;\x07", 4},
+		{"soft\u00adhyphen", 10},
+		{"tab\there", ansi.StringWidth("tab\there")},
+		{"cut CSI \x1b[12", ansi.StringWidth("cut CSI \x1b[12")},
+		{"bad \xff utf-8", ansi.StringWidth("bad \xff utf-8")},
+		{"◽ wide square", 14},
+	} {
+		if got, std := lineWidth(c.line), ansi.StringWidth(c.line); got != c.want || got != std {
+			t.Errorf("lineWidth(%q) = %d, ansi.StringWidth %d, want %d", c.line, got, std, c.want)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -359,7 +360,7 @@ func (w *Writer) content(f frame) {
 func (w *Writer) writeLine(row int, line string, width int) {
 	w.buf.WriteString(ansi.CursorPosition(1, row+1))
 	line = trimPadding(line)
-	cols := ansi.StringWidth(line)
+	cols := lineWidth(line)
 	if cols > width {
 		line, cols = ansi.Truncate(line, width, ""), width
 	}
@@ -370,6 +371,68 @@ func (w *Writer) writeLine(row int, line string, width int) {
 	if cols < width {
 		w.buf.WriteString(ansi.EraseLineRight)
 	}
+}
+
+// lineWidth is ansi.StringWidth(line), the cells line takes, found in
+// one pass over its bytes when it holds only printable ASCII, narrow
+// runes and CSI sequences (a view's styled line: the box drawing, blocks
+// and symbols the views draw with): ansi.StringWidth splits every line
+// into grapheme clusters, which was most of the writer's time per frame.
+// Any other line is measured by ansi.StringWidth.
+func lineWidth(line string) int {
+	n := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == ansi.ESC && i+1 < len(line) && line[i+1] == '[':
+			// CSI: parameter bytes, intermediate bytes, a final byte.
+			j := i + 2
+			for j < len(line) && line[j] >= 0x30 && line[j] <= 0x3f {
+				j++
+			}
+			for j < len(line) && line[j] >= 0x20 && line[j] <= 0x2f {
+				j++
+			}
+			if j >= len(line) || line[j] < 0x40 || line[j] > 0x7e {
+				return ansi.StringWidth(line)
+			}
+			i = j + 1
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(line[i:])
+			if !narrow(r) {
+				return ansi.StringWidth(line)
+			}
+			n++
+			i += size
+		default:
+			return ansi.StringWidth(line)
+		}
+	}
+	return n
+}
+
+// narrow reports whether r is in the ranges of runes one cell wide that
+// never join the runes around them into a wider grapheme cluster (Latin,
+// punctuation, arrows, mathematical operators, box drawing, blocks,
+// geometric shapes, braille). TestLineWidth checks every one of them
+// against ansi.StringWidth.
+func narrow(r rune) bool {
+	switch {
+	case r < 0xa0:
+		return false
+	case r <= 0x2ff:
+		return r != 0xad // the soft hyphen takes no cell
+	case r < 0x2010:
+		return false
+	case r <= 0x2027, r >= 0x2030 && r <= 0x205e, r >= 0x2070 && r <= 0x20cf, r >= 0x2100 && r <= 0x22ff:
+		return true
+	case r >= 0x2500 && r <= 0x25fc, r >= 0x2800 && r <= 0x28ff:
+		return true
+	}
+	return false
 }
 
 // trimPadding drops the spaces that end line in the default style (after
