@@ -90,13 +90,13 @@ type Model struct {
 	frames   int // recompositions, for tests
 
 	// The bars are cached too: most messages change neither.
-	tabKey     barKey
-	tabLine    string
-	tabX       [][2]int // each tab's columns in the tab bar, for clicks
+	tabKey  barKey
+	tabLine string
+	tabX    [][2]int // each tab's columns in the tab bar, for clicks
 	// tabBars keeps the tab bar of each active tab at tabKey's width and
 	// theme: switching tabs (tab, shift+tab, digits) draws each bar once,
 	// not with lipgloss on every switch.
-	tabBars map[int]tabBarLine
+	tabBars    map[int]tabBarLine
 	statusKey  statusKey
 	statusLine string
 
