@@ -12,18 +12,18 @@ import (
 	"github.com/tracesim/tracesim/tui/termwriter"
 )
 
-// directTickFPS is the rate of Bubble Tea's frame ticker under the
+// DirectTickFPS is the rate of Bubble Tea's frame ticker under the
 // direct renderer: the writer draws every frame and writes Bubble Tea's
 // other output itself (termwriter.Writer.Filter), so the ticker flushes
 // nothing; it cannot be turned off, only slowed.
-const directTickFPS = 1
+const DirectTickFPS = 1
 
 // FPS is the frame-rate cap of Bubble Tea's renderer (RendererBubbleTea):
 // it draws on a ticker, never right after an update, so a key press waits
 // up to one tick to reach the screen; at Bubble Tea's highest cap (120)
 // that wait is at most 8.3 ms. The default renderer (RendererDirect) draws
 // on every update and uses no ticker of its own: the cap is then not used
-// (see directTickFPS). docs/tui.md has the measurements.
+// (see DirectTickFPS). docs/tui.md has the measurements.
 const FPS = 120
 
 // The renderers a program can draw with.
@@ -83,7 +83,7 @@ func Run(ctx context.Context, m tea.Model, renderer string, fps int) (tea.Model,
 	// ticker (queries, clipboard): the ticker has nothing left to flush,
 	// and each of its ticks woke the idle UI (120 a second at the default
 	// cap, a core's share of every key press on a loaded machine).
-	p := tea.NewProgram(w.Model(m), tea.WithContext(ctx), tea.WithFPS(directTickFPS), tea.WithoutRenderer(),
+	p := tea.NewProgram(w.Model(m), tea.WithContext(ctx), tea.WithFPS(DirectTickFPS), tea.WithoutRenderer(),
 		tea.WithFilter(w.Filter), tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(width, height))
 	stop := watchSize(out, p)
 	final, err := p.Run()
