@@ -90,9 +90,13 @@ type Model struct {
 	frames   int // recompositions, for tests
 
 	// The bars are cached too: most messages change neither.
-	tabKey     barKey
-	tabLine    string
-	tabX       [][2]int // each tab's columns in the tab bar, for clicks
+	tabKey  barKey
+	tabLine string
+	tabX    [][2]int // each tab's columns in the tab bar, for clicks
+	// tabBars keeps the tab bar of each active tab at tabKey's width and
+	// theme: switching tabs (tab, shift+tab, digits) draws each bar once,
+	// not with lipgloss on every switch.
+	tabBars    map[int]tabBarLine
 	statusKey  statusKey
 	statusLine string
 
@@ -106,6 +110,12 @@ type Model struct {
 	// lesson is the session's lesson and its Learn tab (lesson.go), nil
 	// without one.
 	lesson *lessonState
+}
+
+// tabBarLine is a tab bar drawn for one active tab.
+type tabBarLine struct {
+	line string
+	x    [][2]int
 }
 
 // barKey is what the tab bar depends on.
@@ -815,8 +825,20 @@ func (m *Model) tabBar() string {
 	if k == m.tabKey {
 		return m.tabLine
 	}
+	if k.width != m.tabKey.width || k.theme != m.tabKey.theme {
+		clear(m.tabBars)
+	}
 	m.tabKey = k
+	if b, ok := m.tabBars[k.active]; ok {
+		m.tabLine, m.tabX = b.line, b.x
+		return m.tabLine
+	}
+	m.tabX = nil // renderTabBar fills a slice of its own: the kept ones stay
 	m.tabLine = m.renderTabBar()
+	if m.tabBars == nil {
+		m.tabBars = map[int]tabBarLine{}
+	}
+	m.tabBars[k.active] = tabBarLine{line: m.tabLine, x: m.tabX}
 	return m.tabLine
 }
 

@@ -12,13 +12,18 @@ import (
 	"github.com/tracesim/tracesim/tui/termwriter"
 )
 
+// DirectTickFPS is the rate of Bubble Tea's frame ticker under the
+// direct renderer: the writer draws every frame and writes Bubble Tea's
+// other output itself (termwriter.Writer.Filter), so the ticker flushes
+// nothing; it cannot be turned off, only slowed.
+const DirectTickFPS = 1
+
 // FPS is the frame-rate cap of Bubble Tea's renderer (RendererBubbleTea):
 // it draws on a ticker, never right after an update, so a key press waits
 // up to one tick to reach the screen; at Bubble Tea's highest cap (120)
 // that wait is at most 8.3 ms. The default renderer (RendererDirect) draws
-// on every update and uses no ticker of its own: the cap then only paces
-// Bubble Tea's other output (clipboard and colour queries). docs/tui.md
-// has the measurements.
+// on every update and uses no ticker of its own: the cap is then not used
+// (see DirectTickFPS). docs/tui.md has the measurements.
 const FPS = 120
 
 // The renderers a program can draw with.
@@ -44,7 +49,8 @@ func CheckRenderer(name string) error {
 }
 
 // Run runs m on the process's terminal with the renderer named renderer
-// (empty: RendererDirect) at the frame-rate cap fps, until it quits or
+// (empty: RendererDirect) at the frame-rate cap fps (Bubble Tea's renderer
+// only: the direct one draws each frame at once), until it quits or
 // ctx ends, and returns its final model.
 func Run(ctx context.Context, m tea.Model, renderer string, fps int) (tea.Model, error) {
 	if renderer == RendererBubbleTea {
@@ -73,8 +79,12 @@ func Run(ctx context.Context, m tea.Model, renderer string, fps int) (tea.Model,
 	// The first frame is drawn before Bubble Tea's ColorProfileMsg: the
 	// profile it will send, detected alike.
 	w.SetProfile(colorprofile.Detect(out, os.Environ()))
-	p := tea.NewProgram(w.Model(m), tea.WithContext(ctx), tea.WithFPS(fps), tea.WithoutRenderer(),
-		tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(width, height))
+	// The writer writes what Bubble Tea would have buffered for its
+	// ticker (queries, clipboard): the ticker has nothing left to flush,
+	// and each of its ticks woke the idle UI (120 a second at the default
+	// cap, a core's share of every key press on a loaded machine).
+	p := tea.NewProgram(w.Model(m), tea.WithContext(ctx), tea.WithFPS(DirectTickFPS), tea.WithoutRenderer(),
+		tea.WithFilter(w.Filter), tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(width, height))
 	stop := watchSize(out, p)
 	final, err := p.Run()
 	stop()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,6 +179,41 @@ func TestTabs(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(m.Frame()), "stencil.tsim") || !strings.Contains(ansi.Strip(m.Frame()), "12 ranks") {
 		t.Error("status bar lacks the file or the ranks")
+	}
+}
+
+// TestTabBarKept switches tabs back and forth (each tab's bar is then
+// kept, not drawn again) and checks the bar and the clickable tab columns
+// against a model that draws every bar anew: the same first line, and a
+// click on each tab's label selects that tab. A resize and a theme change
+// draw the bars again.
+func TestTabBarKept(t *testing.T) {
+	m := newModel(t, 120, 40)
+	for i, step := range []string{"tab", "tab", "shift+tab", "shift+tab", "3", "1", "resize", "3", "T", "1", "3"} {
+		switch step {
+		case "resize":
+			m.Update(tea.WindowSizeMsg{Width: 70, Height: 30})
+		default:
+			press(m, step)
+		}
+		got := strings.SplitN(m.Frame(), "\n", 2)[0]
+		gotX := slices.Clone(m.tabX)
+		m.tabKey, m.tabBars = barKey{}, nil
+		if want := m.tabBar(); got != want {
+			t.Errorf("step %d (%s): tab bar %q, drawn anew %q", i, step, ansi.Strip(got), ansi.Strip(want))
+		}
+		if !slices.Equal(gotX, m.tabX) {
+			t.Errorf("step %d (%s): tab columns %v, drawn anew %v", i, step, gotX, m.tabX)
+		}
+		// Each click from this bar (a click changes the bar).
+		active := m.Active()
+		for k, r := range gotX {
+			m.Update(tea.MouseClickMsg{X: r[0] + 1, Y: 0, Button: tea.MouseLeft})
+			if m.Active() != k {
+				t.Errorf("step %d (%s): a click at column %d selects tab %d, want %d", i, step, r[0]+1, m.Active(), k)
+			}
+			press(m, fmt.Sprint(active+1))
+		}
 	}
 }
 

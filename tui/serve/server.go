@@ -757,7 +757,17 @@ func (s *Server) program(sess ssh.Session, se *session) (*tea.Program, *termwrit
 		// The first frame is drawn before Bubble Tea's ColorProfileMsg.
 		screen.SetProfile(colorprofile.Env(envs))
 		m = screen.Model(m)
-		opts = append(opts, tea.WithoutRenderer())
+		// The writer writes what Bubble Tea would have flushed on its
+		// ticker (queries, clipboard), which then has nothing to do: at
+		// the frame-rate cap every idle session woke the server.
+		filter := s.filter(se)
+		opts = append(opts, tea.WithoutRenderer(), tea.WithFPS(tui.DirectTickFPS),
+			tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg {
+				if msg = filter(m, msg); msg == nil {
+					return nil
+				}
+				return screen.Filter(m, msg)
+			}))
 	}
 	p := tea.NewProgram(m, opts...)
 	se.program = p

@@ -19,9 +19,11 @@ import (
 	"bytes"
 	"image/color"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -43,6 +45,11 @@ type Writer struct {
 	profile       colorprofile.Profile
 	sync          bool // the terminal supports mode 2026
 	closed        bool
+	// output is what Output was given and not yet written: it goes
+	// before the next frame.
+	output string
+	// outputs are the Bubble Tea messages Filter takes over.
+	outputs map[reflect.Type]func(tea.Msg) string
 
 	// inline lets Render draw the frame itself when no drawing is under
 	// way (SetInline).
@@ -73,6 +80,7 @@ func New(out io.Writer, environ []string, width, height int) *Writer {
 		out: out, query: querySync(environ),
 		width: width, height: height, profile: colorprofile.TrueColor,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		outputs: outputs(),
 	}
 	go w.loop()
 	return w
@@ -116,6 +124,12 @@ func (w *Writer) Render(v tea.View) {
 	w.next, w.queued, w.pending = v, true, true
 	inline := w.inline
 	w.mu.Unlock()
+	w.deliver(inline)
+}
+
+// deliver draws what is pending: here when inline and no drawing is
+// under way, else by the drawing goroutine.
+func (w *Writer) deliver(inline bool) {
 	if inline && w.drawing.TryLock() {
 		// Drawn here, the frame needs no hand-over to the drawing
 		// goroutine: on a loaded machine each goroutine woken is one
@@ -192,7 +206,7 @@ func (w *Writer) Close() error {
 	// timer), and through the program its model and this writer: the
 	// frames go now, not with the last of them.
 	w.mu.Lock()
-	w.next, w.queued, w.pending = tea.View{}, false, false
+	w.next, w.queued, w.pending, w.output = tea.View{}, false, false, ""
 	w.mu.Unlock()
 	w.drawing.Lock()
 	w.lines, w.shown, w.buf = nil, tea.View{}, bytes.Buffer{}
@@ -233,6 +247,7 @@ func (w *Writer) loop() {
 // frame is what draw takes from the shared state.
 type frame struct {
 	v             tea.View
+	output        string // written before the frame
 	repaint, sync bool
 	width, height int
 	profile       colorprofile.Profile
@@ -245,8 +260,8 @@ func (w *Writer) take() (frame, bool) {
 	if !w.pending {
 		return frame{}, false
 	}
-	f := frame{v: w.next, repaint: w.repaint, sync: w.sync, width: w.width, height: w.height, profile: w.profile}
-	w.pending, w.repaint = false, false
+	f := frame{v: w.next, output: w.output, repaint: w.repaint, sync: w.sync, width: w.width, height: w.height, profile: w.profile}
+	w.pending, w.repaint, w.output = false, false, ""
 	return f, true
 }
 
@@ -276,6 +291,7 @@ func (w *Writer) draw() {
 		}
 		w.modes(w.shown, f.v, false)
 	}
+	w.buf.WriteString(f.output)
 	w.shown = f.v
 	if f.repaint || len(w.lines) != f.height {
 		f.repaint = true
@@ -344,7 +360,7 @@ func (w *Writer) content(f frame) {
 func (w *Writer) writeLine(row int, line string, width int) {
 	w.buf.WriteString(ansi.CursorPosition(1, row+1))
 	line = trimPadding(line)
-	cols := ansi.StringWidth(line)
+	cols := lineWidth(line)
 	if cols > width {
 		line, cols = ansi.Truncate(line, width, ""), width
 	}
@@ -355,6 +371,68 @@ func (w *Writer) writeLine(row int, line string, width int) {
 	if cols < width {
 		w.buf.WriteString(ansi.EraseLineRight)
 	}
+}
+
+// lineWidth is ansi.StringWidth(line), the cells line takes, found in
+// one pass over its bytes when it holds only printable ASCII, narrow
+// runes and CSI sequences (a view's styled line: the box drawing, blocks
+// and symbols the views draw with): ansi.StringWidth splits every line
+// into grapheme clusters, which was most of the writer's time per frame.
+// Any other line is measured by ansi.StringWidth.
+func lineWidth(line string) int {
+	n := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c == ansi.ESC && i+1 < len(line) && line[i+1] == '[':
+			// CSI: parameter bytes, intermediate bytes, a final byte.
+			j := i + 2
+			for j < len(line) && line[j] >= 0x30 && line[j] <= 0x3f {
+				j++
+			}
+			for j < len(line) && line[j] >= 0x20 && line[j] <= 0x2f {
+				j++
+			}
+			if j >= len(line) || line[j] < 0x40 || line[j] > 0x7e {
+				return ansi.StringWidth(line)
+			}
+			i = j + 1
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(line[i:])
+			if !narrow(r) {
+				return ansi.StringWidth(line)
+			}
+			n++
+			i += size
+		default:
+			return ansi.StringWidth(line)
+		}
+	}
+	return n
+}
+
+// narrow reports whether r is in the ranges of runes one cell wide that
+// never join the runes around them into a wider grapheme cluster (Latin,
+// punctuation, arrows, mathematical operators, box drawing, blocks,
+// geometric shapes, braille). TestLineWidth checks every one of them
+// against ansi.StringWidth.
+func narrow(r rune) bool {
+	switch {
+	case r < 0xa0:
+		return false
+	case r <= 0x2ff:
+		return r != 0xad // the soft hyphen takes no cell
+	case r < 0x2010:
+		return false
+	case r <= 0x2027, r >= 0x2030 && r <= 0x205e, r >= 0x2070 && r <= 0x20cf, r >= 0x2100 && r <= 0x22ff:
+		return true
+	case r >= 0x2500 && r <= 0x25fc, r >= 0x2800 && r <= 0x28ff:
+		return true
+	}
+	return false
 }
 
 // trimPadding drops the spaces that end line in the default style (after

@@ -143,3 +143,23 @@ func BenchmarkNew10M(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkKeys10M presses the Timeline keys of `tracesim bench --ui` in
+// turn (zoom in, pan right, pan left, zoom out) on a 10 M-event trace at
+// 200×60, a frame after each: every frame is of a new window, so the
+// legend's statistics and the message counts search every rank's lists
+// again (BenchmarkFrame10M redraws one window).
+func BenchmarkKeys10M(b *testing.B) {
+	tr := trace10M(b)
+	c := component.New(&component.Session{Theme: themes.Dark()}, 200, 60)
+	m := newWithAsync(c, tr, math.MaxInt)
+	m.View()
+	keys := []string{"+", "l", "h", "-"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		press(m, keys[i%len(keys)])
+		m.View()
+		i++
+	}
+}
