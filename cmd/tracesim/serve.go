@@ -50,7 +50,7 @@ and resume where they left off; --class-db records their progress and
 	maxStartups := fs.String("max-startups", globalStartups.String(), "connections not logged in yet, in all: start:rate:full (random early drop from start, all refused at full) or a number")
 	sourceMaxStartups := fs.String("per-source-max-startups", sourceStartups.String(), "the same per source address (raise it for a class behind one NAT address)")
 	loginGrace := fs.Duration("login-grace", serve.DefaultLoginGrace, "time a connection has to log in")
-	fps := fs.Int("fps", tui.FPS, fmt.Sprintf("most frames drawn per second in each session, 1 to %d (a key press waits up to one frame)", maxFPS))
+	fps := fs.Int("fps", tui.FPS, fmt.Sprintf("with --renderer bubbletea: most frames drawn per second in each session, 1 to %d (a key press waits up to one frame; the direct renderer draws at each change)", maxFPS))
 	renderer := fs.String("renderer", tui.RendererDirect, "how each session's frames reach its terminal: "+tui.RendererDirect+
 		" (each frame at once, changed lines only, the latest when the client is slow) or "+tui.RendererBubbleTea+" (Bubble Tea's renderer, on its --fps ticker)")
 	theme := fs.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from each terminal's background)")

@@ -23,7 +23,7 @@ func runUI(e *env, args []string) int {
 	fs.StringVar(&f.theme, "theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
 	fs.BoolVar(&f.noColor, "no-color", false, "monochrome display (also when NO_COLOR is set)")
 	fs.StringVar(&f.library, "library", "", "directory the file picker (o) may browse; files outside are refused")
-	fs.IntVar(&f.fps, "fps", tui.FPS, fmt.Sprintf("most frames drawn per second, 1 to %d (a key press waits up to one frame)", maxFPS))
+	fs.IntVar(&f.fps, "fps", tui.FPS, fmt.Sprintf("with --renderer bubbletea: most frames drawn per second, 1 to %d (a key press waits up to one frame; the direct renderer draws at each change)", maxFPS))
 	fs.StringVar(&f.renderer, "renderer", tui.RendererDirect, "how frames reach the terminal: "+tui.RendererDirect+
 		" (each frame at once, changed lines only) or "+tui.RendererBubbleTea+" (Bubble Tea's renderer, on its --fps ticker)")
 	pos, code := parse(e, fs, args, 0, 1)
