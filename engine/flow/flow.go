@@ -218,8 +218,10 @@ type Network struct {
 	free     int32   // free list of flow slots (-1: none)
 	seq      uint64
 
-	// heap orders the sharing flows by completion time.
+	// heap orders the sharing flows by completion time (queue.go);
+	// hkey holds its entries' keys.
 	heap []int32
+	hkey []hkey
 	// wakeAt is the time of the pending wake event (des.Never: none);
 	// wakeGen tells the current wake from superseded ones.
 	wakeAt  des.Time
@@ -864,7 +866,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 // reports the deliveries.
 func (n *Network) complete(now des.Time) {
 	done := n.done[:0]
-	for len(n.heap) > 0 && n.flows[n.heap[0]].finish <= now {
+	for len(n.heap) > 0 && n.hkey[0].t <= now {
 		fi := n.heapPop()
 		n.detach(fi, now)
 		done = append(done, fi)
@@ -901,9 +903,14 @@ func (n *Network) detach(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.bytes += f.bytes
 	n.flying -= f.bytes
-	n.setBneck(fi, -1) // off its links: fixed at none
+	// Off its links: fixed at none (setBneck, folded into the loop).
+	old := n.bneck[fi]
+	n.bneck[fi] = -1
 	for k, l := range f.links {
 		lk := &n.links[l]
+		if l == old {
+			n.fixedAt[l]--
+		}
 		n.account(l, now)
 		p := f.pos[k]
 		last := int32(len(lk.el) - 1)
