@@ -941,16 +941,13 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 
 // account hands link l's measurements up to now to the ledger, before
 // its load or its flows change; with samples, the link is then one the
-// next sample measures.
+// next sample measures. It is small enough to be inlined into the loops
+// over a flow's links that call it.
 func (n *Network) account(l int32, now des.Time) {
-	lk := &n.links[l]
-	if n.smp.clk.Period > 0 && !n.smp.lazy {
-		n.smp.activate(l)
-		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
-			// A lane's load shows on its node's injection link (linkAt).
-			n.smp.activate(n.laneOf[i])
-		}
+	if n.smp.eager {
+		n.smp.activateLink(l)
 	}
+	lk := &n.links[l]
 	if now == lk.last && now > 0 {
 		// Accounted at this instant already (a flow starting or
 		// finishing, then the solve): the ledger would integrate
@@ -959,5 +956,7 @@ func (n *Network) account(l int32, now des.Time) {
 		return
 	}
 	lk.last = now
-	n.led.add(change{t: now, load: lk.load, l: l, fwd: lk.fwd})
+	if c := (change{t: now, load: lk.load, l: l, fwd: lk.fwd}); !n.led.push(c) {
+		n.led.addSlow(c)
+	}
 }
