@@ -753,14 +753,12 @@ func (n *Network) Send(m netmodel.Message) {
 		f.links = f.links[:0]
 	}
 	f.nfwd = int32(len(f.links))
-	for _, l := range f.links {
-		n.links[l].routed++
-	}
 	var lat des.Time
 	penalty := 0.0
 	bound := math.Inf(1)
 	for _, l := range f.links {
 		lk := &n.links[l]
+		lk.routed++
 		lat += lk.lat
 		bound = min(bound, lk.cap)
 		if n.cfg.WeightS > 0 {
