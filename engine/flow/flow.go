@@ -278,26 +278,29 @@ type Network struct {
 
 // link is one direction of a link: an LMM constraint.
 type link struct {
-	cap float64 // bytes per second
-	lat des.Time
-	// fatpipe links bound their flows without sharing (no constraint).
-	fatpipe bool
-	el      []elem
-	fwd     int32 // flows sharing the link (not counting crosstraffic)
+	// The fields the network and the solver read and write at every
+	// change of the link come first, within 64 bytes: the others are read
+	// when a flow starts and by the tests.
+	el  []elem
+	fwd int32 // flows sharing the link (not counting crosstraffic)
 	// routed counts the flows routed over the link from their start,
 	// latency phase included: the load adaptive routings compare, so that
 	// flows starting at one instant see each other.
 	routed int32
+	cap    float64 // bytes per second
+	load   float64 // bytes per second consumed now
+	// last is when the load or the flows last changed (or were about
+	// to): the ledger has their measurements up to then.
+	last des.Time
+	// fatpipe links bound their flows without sharing (no constraint).
+	fatpipe bool
+	used    bool   // carried a flow at some time
+	tick    uint32 // the sampler's epoch in which it was last active
+	lat     des.Time
 	// Scratch of the tests' reference solver (solveref_test.go).
 	rem     float64
 	usage   float64
 	unfixed int32
-	load    float64 // bytes per second consumed now
-	// last is when the load or the flows last changed (or were about
-	// to): the ledger has their measurements up to then.
-	last des.Time
-	used bool   // carried a flow at some time
-	tick uint32 // the sampler's epoch in which it was last active
 }
 
 // linkSolve is a constraint's place in the current solve: mark is the
@@ -318,28 +321,31 @@ type elem struct {
 
 // flowRec is a message in the network.
 type flowRec struct {
-	id     int32
-	notify bool
-	active bool
-	fixed  bool // scratch of the tests' reference solver
+	// The fields a re-solve reads and writes come first: links and the
+	// progress (the first 64 bytes), then the weights, bound and heap
+	// place; what the start and the delivery need last.
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
-	pos     []int32
-	nfwd    int32
-	penalty float64 // CM02 sharing penalty, seconds
-	w       float64 // 1/penalty
-	bound   float64 // bytes per second; 0: none
-	factor  float64 // progress = value × factor
-	remain  float64 // bytes left
 	value   float64 // rate on the links, bytes per second
 	prev    float64 // value before the current solve
+	remain  float64 // bytes left
+	factor  float64 // progress = value × factor
 	last    des.Time
+	nfwd    int32
+	hi      int32   // index in the heap, -1 outside
+	w       float64 // 1/penalty
+	bound   float64 // bytes per second; 0: none
+	penalty float64 // CM02 sharing penalty, seconds
 	finish  des.Time
+	pos     []int32
+	id      int32
+	notify  bool
+	active  bool
+	fixed   bool // scratch of the tests' reference solver
 	start   des.Time
 	bytes   int64
 	seq     uint64
-	hi      int32 // index in the heap, -1 outside
 	next    int32 // free list
 }
 
