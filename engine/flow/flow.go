@@ -218,8 +218,10 @@ type Network struct {
 	free     int32   // free list of flow slots (-1: none)
 	seq      uint64
 
-	// heap orders the sharing flows by completion time.
+	// heap orders the sharing flows by completion time (queue.go);
+	// hkey holds its entries' keys.
 	heap []int32
+	hkey []hkey
 	// wakeAt is the time of the pending wake event (des.Never: none);
 	// wakeGen tells the current wake from superseded ones.
 	wakeAt  des.Time
@@ -276,26 +278,29 @@ type Network struct {
 
 // link is one direction of a link: an LMM constraint.
 type link struct {
-	cap float64 // bytes per second
-	lat des.Time
-	// fatpipe links bound their flows without sharing (no constraint).
-	fatpipe bool
-	el      []elem
-	fwd     int32 // flows sharing the link (not counting crosstraffic)
+	// The fields the network and the solver read and write at every
+	// change of the link come first, within 64 bytes: the others are read
+	// when a flow starts and by the tests.
+	el  []elem
+	fwd int32 // flows sharing the link (not counting crosstraffic)
 	// routed counts the flows routed over the link from their start,
 	// latency phase included: the load adaptive routings compare, so that
 	// flows starting at one instant see each other.
 	routed int32
+	cap    float64 // bytes per second
+	load   float64 // bytes per second consumed now
+	// last is when the load or the flows last changed (or were about
+	// to): the ledger has their measurements up to then.
+	last des.Time
+	// fatpipe links bound their flows without sharing (no constraint).
+	fatpipe bool
+	used    bool   // carried a flow at some time
+	tick    uint32 // the sampler's epoch in which it was last active
+	lat     des.Time
 	// Scratch of the tests' reference solver (solveref_test.go).
 	rem     float64
 	usage   float64
 	unfixed int32
-	load    float64 // bytes per second consumed now
-	// last is when the load or the flows last changed (or were about
-	// to): the ledger has their measurements up to then.
-	last des.Time
-	used bool   // carried a flow at some time
-	tick uint32 // the sampler's epoch in which it was last active
 }
 
 // linkSolve is a constraint's place in the current solve: mark is the
@@ -316,28 +321,31 @@ type elem struct {
 
 // flowRec is a message in the network.
 type flowRec struct {
-	id     int32
-	notify bool
-	active bool
-	fixed  bool // scratch of the tests' reference solver
+	// The fields a re-solve reads and writes come first: links and the
+	// progress (the first 64 bytes), then the weights, bound and heap
+	// place; what the start and the delivery need last.
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
-	pos     []int32
-	nfwd    int32
-	penalty float64 // CM02 sharing penalty, seconds
-	w       float64 // 1/penalty
-	bound   float64 // bytes per second; 0: none
-	factor  float64 // progress = value × factor
-	remain  float64 // bytes left
 	value   float64 // rate on the links, bytes per second
 	prev    float64 // value before the current solve
+	remain  float64 // bytes left
+	factor  float64 // progress = value × factor
 	last    des.Time
+	nfwd    int32
+	hi      int32   // index in the heap, -1 outside
+	w       float64 // 1/penalty
+	bound   float64 // bytes per second; 0: none
+	penalty float64 // CM02 sharing penalty, seconds
 	finish  des.Time
+	pos     []int32
+	id      int32
+	notify  bool
+	active  bool
+	fixed   bool // scratch of the tests' reference solver
 	start   des.Time
 	bytes   int64
 	seq     uint64
-	hi      int32 // index in the heap, -1 outside
 	next    int32 // free list
 }
 
@@ -751,14 +759,12 @@ func (n *Network) Send(m netmodel.Message) {
 		f.links = f.links[:0]
 	}
 	f.nfwd = int32(len(f.links))
-	for _, l := range f.links {
-		n.links[l].routed++
-	}
 	var lat des.Time
 	penalty := 0.0
 	bound := math.Inf(1)
 	for _, l := range f.links {
 		lk := &n.links[l]
+		lk.routed++
 		lat += lk.lat
 		bound = min(bound, lk.cap)
 		if n.cfg.WeightS > 0 {
@@ -864,7 +870,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 // reports the deliveries.
 func (n *Network) complete(now des.Time) {
 	done := n.done[:0]
-	for len(n.heap) > 0 && n.flows[n.heap[0]].finish <= now {
+	for len(n.heap) > 0 && n.hkey[0].t <= now {
 		fi := n.heapPop()
 		n.detach(fi, now)
 		done = append(done, fi)
@@ -901,9 +907,14 @@ func (n *Network) detach(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.bytes += f.bytes
 	n.flying -= f.bytes
-	n.setBneck(fi, -1) // off its links: fixed at none
+	// Off its links: fixed at none (setBneck, folded into the loop).
+	old := n.bneck[fi]
+	n.bneck[fi] = -1
 	for k, l := range f.links {
 		lk := &n.links[l]
+		if l == old {
+			n.fixedAt[l]--
+		}
 		n.account(l, now)
 		p := f.pos[k]
 		last := int32(len(lk.el) - 1)
@@ -934,16 +945,13 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 
 // account hands link l's measurements up to now to the ledger, before
 // its load or its flows change; with samples, the link is then one the
-// next sample measures.
+// next sample measures. It is small enough to be inlined into the loops
+// over a flow's links that call it.
 func (n *Network) account(l int32, now des.Time) {
-	lk := &n.links[l]
-	if n.smp.clk.Period > 0 && !n.smp.lazy {
-		n.smp.activate(l)
-		if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
-			// A lane's load shows on its node's injection link (linkAt).
-			n.smp.activate(n.laneOf[i])
-		}
+	if n.smp.eager {
+		n.smp.activateLink(l)
 	}
+	lk := &n.links[l]
 	if now == lk.last && now > 0 {
 		// Accounted at this instant already (a flow starting or
 		// finishing, then the solve): the ledger would integrate
@@ -952,5 +960,7 @@ func (n *Network) account(l int32, now des.Time) {
 		return
 	}
 	lk.last = now
-	n.led.add(change{t: now, load: lk.load, l: l, fwd: lk.fwd})
+	if c := (change{t: now, load: lk.load, l: l, fwd: lk.fwd}); !n.led.push(c) {
+		n.led.addSlow(c)
+	}
 }

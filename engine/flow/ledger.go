@@ -34,9 +34,12 @@ type ledger struct {
 	period des.Time
 	// async: changes are integrated in batches on another goroutine.
 	async bool
-	// buf collects the changes of the next batch; spare is the buffer of
+	// buf collects the changes of the next batch, nbuf of them (kept at
+	// ledgerBatch without batches, so that add takes its slow path);
+	// spare is the buffer of
 	// the batch being integrated, if any (running), which done reports.
-	buf, spare []change
+	buf, spare *[ledgerBatch]change
+	nbuf       uint
 	running    bool
 	done       chan struct{}
 }
@@ -72,30 +75,52 @@ func (g *ledger) init(links []link, period des.Time, async bool) {
 		g.snaps = make([][2]linkSnap, len(links))
 	}
 	g.async = async
+	g.nbuf = ledgerBatch
 	if async {
-		g.buf = make([]change, 0, ledgerBatch)
-		g.spare = make([]change, 0, ledgerBatch)
+		g.nbuf = 0
+		g.buf = new([ledgerBatch]change)
+		g.spare = new([ledgerBatch]change)
 		g.done = make(chan struct{}, 1)
 	}
 }
 
-// add records a change: integrated now, or in the next batch.
+// add records a change: integrated now, or in the next batch. Its
+// common case is push, which Network.account calls inlined.
 func (g *ledger) add(c change) {
+	if !g.push(c) {
+		g.addSlow(c)
+	}
+}
+
+// push appends c to the batch and reports whether it did: not when c
+// would fill the batch (or there are no batches), which addSlow does.
+func (g *ledger) push(c change) bool {
+	k := g.nbuf
+	if k >= ledgerBatch-1 {
+		return false
+	}
+	g.buf[k] = c
+	g.nbuf = k + 1
+	return true
+}
+
+// addSlow integrates c at once (no batches), or appends it as the last
+// change of a batch and hands the batch to a goroutine of its own, after
+// the previous one.
+func (g *ledger) addSlow(c change) {
 	if !g.async {
 		g.apply(c)
 		return
 	}
-	g.buf = append(g.buf, c)
-	if len(g.buf) == ledgerBatch {
-		g.wait()
-		b := g.buf
-		g.buf, g.spare = g.spare[:0], b
-		g.running = true
-		go func() {
-			g.applyAll(b)
-			g.done <- struct{}{}
-		}()
-	}
+	g.buf[ledgerBatch-1] = c
+	g.wait()
+	b := g.buf
+	g.buf, g.spare, g.nbuf = g.spare, b, 0
+	g.running = true
+	go func() {
+		g.applyAll(b[:])
+		g.done <- struct{}{}
+	}()
 }
 
 // wait waits for the batch being integrated, if any.
@@ -110,8 +135,10 @@ func (g *ledger) wait() {
 // snapshots are then the simulation goroutine's to read.
 func (g *ledger) settle() {
 	g.wait()
-	g.applyAll(g.buf)
-	g.buf = g.buf[:0]
+	if g.async {
+		g.applyAll(g.buf[:g.nbuf])
+		g.nbuf = 0
+	}
 }
 
 func (g *ledger) applyAll(b []change) {
@@ -128,17 +155,20 @@ func (g *ledger) applyAll(b []change) {
 // straight lines between its changes).
 func (g *ledger) apply(c change) {
 	a := &g.acc[c.l]
+	// The used fraction, divided once for the snapshot and the
+	// integrals (fmin and at's min agree on numbers that are not NaN).
+	u := fmin(c.load/a.cap, 1)
 	if g.period > 0 && c.t >= a.snapNext {
 		b := c.t - c.t%g.period
 		a.snapNext = b + g.period
 		sn := &g.snaps[c.l]
 		sn[1] = sn[0]
-		bytes, busy, flowS := a.at(b, c.load, c.fwd)
-		sn[0] = linkSnap{t: b, bytes: bytes, busy: busy, flowS: flowS, load: c.load, fwd: c.fwd}
+		dt := max((b - a.last).Seconds(), 0)
+		sn[0] = linkSnap{t: b, bytes: a.bytes + c.load*dt, busy: a.busy + u*dt, flowS: a.flowS + float64(c.fwd)*dt, load: c.load, fwd: c.fwd}
 	}
 	if dt := (c.t - a.last).Seconds(); dt > 0 {
 		a.bytes += c.load * dt
-		a.busy += fmin(c.load/a.cap, 1) * dt
+		a.busy += u * dt
 		a.flowS += float64(c.fwd) * dt
 	}
 	a.last = c.t

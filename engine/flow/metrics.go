@@ -45,6 +45,9 @@ type sampler struct {
 	// every tick measuring every active link.
 	lazy       bool
 	lastPeriod des.Time
+	// eager is set when samples are taken and read (a period and an
+	// OnSample): every link change then lists its link (activateLink).
+	eager bool
 }
 
 // linkSnap is a link's integrals at a period boundary t (a multiple of
@@ -68,6 +71,7 @@ func (s *sampler) init(n *Network) {
 		s.lazy = true
 		return
 	}
+	s.eager = true
 	L := len(n.links)
 	s.busyMark = make([]float64, L)
 	s.bytesMark = make([]float64, L)
@@ -93,6 +97,16 @@ func (s *sampler) activate(l int32) {
 	if lk.tick != s.epoch {
 		lk.tick = s.epoch
 		s.active = append(s.active, l)
+	}
+}
+
+// activateLink lists constraint l for the next sample, and with it the
+// injection link a lane's load shows on (linkAt).
+func (s *sampler) activateLink(l int32) {
+	s.activate(l)
+	n := s.n
+	if i := int(l) - n.topoLinks; i >= 0 && i < len(n.laneOf) && n.laneOf[i] >= 0 {
+		s.activate(n.laneOf[i])
 	}
 }
 
