@@ -195,33 +195,44 @@ func (rd *reader) takeBlock(j *blockJob) (bool, error) {
 	buf := j.buf
 	B := len(buf)
 	b := j.bat
-	evs, seen := b.ev[:b.n], rd.seen
-	for i := range evs {
-		p := &evs[i]
-		u := int(p.u)
-		next := j.stop
-		if i+1 < len(evs) {
-			next = int(evs[i+1].u)
-		}
-		size := next - u
-		w := int(p.w)
-		if w >= len(seen) {
-			seen = make([]rankState, min(max(w+1, 2*len(seen), 16), rd.P))
+	evs := b.ev[:b.n]
+	if len(evs) > 0 {
+		if int(b.maxW) >= len(rd.seen) {
+			seen := make([]rankState, min(max(int(b.maxW)+1, 2*len(rd.seen), 16), rd.P))
 			copy(seen, rd.seen)
 			rd.seen = seen
 		}
-		if u+size+headerSize >= B || rd.endU >= 0 {
-			rd.checkPacking(p.e.Time, u, size)
+		seen := rd.seen
+		for _, w := range b.touched {
+			seen[w].n += int(b.cnt[w])
+			b.cnt[w] = 0
 		}
-		switch p.e.Kind {
-		case provEvent:
-			if size == recSize[recCargoEvt] {
-				p.e.SetTextRef(int(rd.cargoText(buf[u+32 : u+64])))
+		b.touched = b.touched[:0]
+		// next is where the record after event i starts.
+		next := func(i int) int {
+			if i+1 < len(evs) {
+				return int(evs[i+1].u)
 			}
-		case provColl:
+			return j.stop
+		}
+		// The block layout checks look at the block's first record (after
+		// an ENDBLOCK) and at the records that end within a header of the
+		// block's end, which are the last ones; they only ever clear
+		// packOK past the first, so the order of the calls does not matter.
+		if rd.endU >= 0 {
+			rd.checkPacking(evs[0].e.Time, int(evs[0].u), next(0)-int(evs[0].u))
+		}
+		for i := len(evs) - 1; i >= 0 && next(i)+headerSize >= B; i-- {
+			rd.checkPacking(evs[i].e.Time, int(evs[i].u), next(i)-int(evs[i].u))
+		}
+		for _, i := range b.cargo {
+			p := &evs[i]
+			p.e.SetTextRef(int(rd.cargoText(buf[p.u+32 : p.u+64])))
+		}
+		b.cargo = b.cargo[:0]
+		if b.coll {
 			rd.anyColl = true
 		}
-		seen[w].n++
 	}
 	rd.inBlock += int64(b.n)
 	if b.n > 0 {
@@ -243,6 +254,7 @@ func (rd *reader) takeBlock(j *blockJob) (bool, error) {
 func (rd *reader) predecode(buf []byte, b *batch) int {
 	B, P := len(buf), uint32(rd.P)
 	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
+	b.touched, b.cargo, b.maxW, b.coll = b.touched[:0], b.cargo[:0], -1, false
 	u := 0
 	for {
 		// Every record decoded here has 32 bytes or more: the header and
@@ -272,6 +284,9 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 		case recBareEvt, recCargoEvt:
 			// A cargo's text is interned when the block is taken in.
 			e.Kind, e.Peer = provEvent, i32(h[24:28])
+			if rt == recCargoEvt {
+				b.cargo = append(b.cargo, int32(b.n))
+			}
 		case recMsgEvt:
 			etype, mc, partner, tag, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:]), i32(rec[36:]), i32(rec[40:])
 			if etype != etypeSend && etype != etypeRecv || size < 0 || mc != 0 || uint32(partner) >= P {
@@ -288,6 +303,7 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 				return u
 			}
 			e.Kind, e.Tag, e.Size = provColl, etype, int64(size)
+			b.coll = true
 			e.SetRequest(int64(root))
 			e.Peer = peerNone
 			if root != -1 {
@@ -296,6 +312,15 @@ func (rd *reader) predecode(buf []byte, b *batch) int {
 		default:
 			return u
 		}
+		// Count the event for takeBlock.
+		if int(hrank) >= len(b.cnt) {
+			b.cnt = append(b.cnt, make([]int32, int(hrank)+1-len(b.cnt))...)
+		}
+		if b.cnt[hrank] == 0 {
+			b.touched = append(b.touched, hrank)
+			b.maxW = max(b.maxW, hrank)
+		}
+		b.cnt[hrank]++
 		b.n++
 		u += size
 	}

@@ -547,6 +547,16 @@ type batch struct {
 	ev    []pendingEvent
 	// home takes the batch back when it is a worker's (see blockJob).
 	home chan *batch
+	// What a worker's predecode notes for takeBlock, so that the reader's
+	// goroutine does not walk the decoded events one by one: the events
+	// per world rank (cnt, indexed by rank, zero but for the ranks in
+	// touched), the highest rank, the indices of CARGOEVT events and
+	// whether any COLLEVT was decoded.
+	cnt     []int32
+	touched []int32
+	maxW    int32
+	cargo   []int32
+	coll    bool
 }
 
 // pendingEvent is a decoded event of world rank w, read at offset u of its
