@@ -178,6 +178,10 @@ func TestRadixQueueMatchesQueue(t *testing.T) {
 		{"near", 1000, 1},
 		{"wide", 1 << 40, 1},
 		{"burst", 100, 4},
+		// More pending times than the group cache has entries, each
+		// pushed to many times: groups evicted from the cache and
+		// opened again for their time.
+		{"groups", 20000, 8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

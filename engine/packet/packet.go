@@ -166,6 +166,10 @@ type Network struct {
 	// buffer's hold h (count, then output VC·2 + 1 for a bubble hop), so
 	// that a wake-up that cannot move it skips the routing.
 	repeatable bool
+	// pickMost: the routing leaves its choices before the escape in
+	// static order (routing.QueueOrderer) and try takes the one with the
+	// most credits, which the occupancy order would have put first.
+	pickMost   bool
 	held       []int32
 	heldFree   []int32
 	holdStride int32
@@ -381,6 +385,9 @@ func New(cfg Config) (*Network, error) {
 	n.alg = alg
 	n.cfg.Routing = alg.Name()
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
+	if o, ok := alg.(routing.QueueOrderer); ok {
+		n.pickMost = o.DeferQueueOrder()
+	}
 	if r, ok := alg.(routing.Repeatable); ok && r.Repeatable() {
 		n.repeatable, n.holdStride = true, int32(alg.MaxChoices())+1
 	}
@@ -631,8 +638,16 @@ func (n *Network) lane(src, dst int32) int32 {
 	pt := &n.ports[n.nics[l0].iv/n.nv]
 	n.choices = n.alg.Route(int(pt.router), int(pt.in), 0, &st, n.choices[:0])
 	if len(n.choices) > 0 {
+		first := n.choices[0].Port
+		if n.pickMost {
+			// The occupancy order the routing left to us: all choices
+			// full keeps the static order.
+			if i, most := n.mostRoom(pt.base); most > 0 {
+				first = n.choices[i].Port
+			}
+		}
 		for l := l0 + 1; l < l1; l++ {
-			if n.nics[l].out == n.choices[0].Port {
+			if n.nics[l].out == first {
 				return l
 			}
 		}

@@ -138,6 +138,16 @@ func (n *Network) try(iv int32) bool {
 	id := n.front(iv)
 	p := &n.pk[id]
 	n.choices = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0])
+	if n.pickMost {
+		// The first with the most credits leads, and it can leave if it
+		// has one.
+		if i, most := n.mostRoom(base); most > 0 {
+			c := n.choices[i]
+			og := base + c.Port
+			n.depart(iv, gp, id, og, og*n.nv+int32(c.VC), now)
+			return true
+		}
+	}
 	for _, c := range n.choices {
 		og := base + c.Port
 		if c.Flags&routing.Eject != 0 {
@@ -159,6 +169,29 @@ func (n *Network) try(iv int32) bool {
 		}
 	}
 	return false
+}
+
+// mostRoom returns the index in n.choices of the first choice before the
+// escape with the most credits, and its credits (0, index −1: none has
+// one, or there are no such choices): the choice the occupancy order
+// (nb − credits, least first, stable) would put first when the routing
+// defers it (pickMost). base is the router's first global port.
+func (n *Network) mostRoom(base int32) (int, int32) {
+	best, most := -1, int32(0)
+	for i, c := range n.choices {
+		if c.Flags&(routing.Escape|routing.Eject) != 0 {
+			break
+		}
+		ov := (base+c.Port)*n.nv + int32(c.VC)
+		o := &n.outs[ov]
+		if o.next <= n.now {
+			n.collect(o, ov)
+		}
+		if o.credits > most {
+			best, most = i, o.credits
+		}
+	}
+	return best, most
 }
 
 // wait registers input buffer iv's front packet with the output ports of

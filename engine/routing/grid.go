@@ -41,6 +41,19 @@ type gridAlg struct {
 	routers  int
 	phases   int // VC classes per dateline half: 2 for Valiant, else 1
 	dims     []gridDim
+	// deferOrder: the adaptive choices stay in static order for the
+	// caller to take the least occupied (DeferQueueOrder).
+	deferOrder bool
+}
+
+// DeferQueueOrder implements QueueOrderer: adaptive routing orders its
+// minimal choices by occupancy; the others have no such order to defer.
+func (a *gridAlg) DeferQueueOrder() bool {
+	if a.mode != modeAdaptive {
+		return false
+	}
+	a.deferOrder = true
+	return true
 }
 
 // gridDim is one dimension as the adaptive path reads it.
@@ -270,7 +283,7 @@ func (a *gridAlg) adaptive(r, inPort, inVC, target int, out []Choice) []Choice {
 			}
 		}
 	}
-	if len(out)-start > 1 && hi > lo {
+	if len(out)-start > 1 && hi > lo && !a.deferOrder {
 		a.byQueue(r, out[start:])
 	}
 	// The escape hop: VC 0 of dimension order's port; entering its ring

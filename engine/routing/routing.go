@@ -161,6 +161,18 @@ type Options struct {
 	Queues Queues
 }
 
+// QueueOrderer is an algorithm whose choices, but for a last one with the
+// Escape flag, it would order by occupancy, least first (stable), and can
+// leave that order to a caller that only wants the first of them with
+// room: DeferQueueOrder reports whether it does, and from then on Route
+// lists those choices in their static order without reading any queue.
+// The first with the most room in static order is then what the ordered
+// list would put first, and a list where none has room is the same both
+// ways.
+type QueueOrderer interface {
+	DeferQueueOrder() bool
+}
+
 // MaxVCs is the largest number of virtual channels supported.
 const MaxVCs = 64
 
