@@ -83,6 +83,8 @@ type wholeMemo struct {
 	// slot.
 	g  [2]uint64
 	fl []wholeFlowRec
+	// lt is each link's load term, as added to g.
+	lt [][2]uint64
 	// tab maps a fingerprint to its outcome's offset in words: the
 	// number of links and of flows, then (link, load bits) per link,
 	// then (first link<<32 | place, rate bits, link fixed at) per flow.
@@ -182,6 +184,17 @@ func wholeLoadTerm(l int32, v float64) (uint64, uint64) {
 	return mixA(vb ^ uint64(uint32(l))*kLoad), mixB(vb + uint64(uint32(l))*kPlace)
 }
 
+// setLoadTerm replaces link l's load term with that of load v.
+func (w *wholeMemo) setLoadTerm(l int32, v float64) {
+	if w.lt == nil {
+		return // no load counted yet: all terms 0
+	}
+	t := &w.lt[l]
+	w.sub(t[0], t[1])
+	t[0], t[1] = wholeLoadTerm(l, v)
+	w.add(t[0], t[1])
+}
+
 // wholeTermOf is flow fi's term from its record's signature and sum and
 // its rate, level and link fixed at.
 func (n *Network) wholeTermOf(fi int32, r *wholeFlowRec) [2]uint64 {
@@ -256,16 +269,14 @@ func (n *Network) wholeDetach(fi int32) {
 }
 
 // wholeMove is called by detach before it removes flow fi's element at
-// place p of link l and moves the list's last element there, and before
-// it changes the link's load: it takes the load's term away (wholeLoad
-// adds the new one) and moves the last element.
+// place p of link l and moves the list's last element there: it moves
+// the last element (wholeLoad then counts the link's new load).
 func (n *Network) wholeMove(fi, l, p int32) {
 	w := &n.whole
 	if w.idle {
 		return
 	}
 	lk := &n.links[l]
-	w.sub(wholeLoadTerm(l, lk.load))
 	last := int32(len(lk.el) - 1)
 	m := lk.el[last]
 	if m.f == fi {
@@ -284,16 +295,19 @@ func (n *Network) wholeLoad(l int32) {
 	if n.whole.idle {
 		return
 	}
-	n.whole.add(wholeLoadTerm(l, n.links[l].load))
+	n.whole.setLoadTerm(l, n.links[l].load)
 }
 
 // wholeRebuild computes the fingerprint of the state afresh.
 func (n *Network) wholeRebuild() {
 	w := &n.whole
 	w.g = [2]uint64{}
+	w.lt = grow(w.lt, len(n.links))
 	for l := range n.links {
 		lk := &n.links[l]
-		w.add(wholeLoadTerm(int32(l), lk.load))
+		x, y := wholeLoadTerm(int32(l), lk.load)
+		w.lt[l] = [2]uint64{x, y}
+		w.add(x, y)
 		for _, e := range lk.el {
 			if e.k == 0 {
 				n.wholeNew(e.f)
@@ -340,6 +354,7 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	w.lookups++
 	if w.tab == nil {
 		w.tab = make(map[[2]uint64]int32)
+		w.lt = make([][2]uint64, len(n.links))
 		w.seen = make([]uint64, wholeSeen)
 	}
 	if at, ok := w.tab[w.key]; ok && n.wholeReplay(int(at), now) {
@@ -469,8 +484,7 @@ func (n *Network) setLoad(l int32, load float64, now des.Time) {
 	w := &n.whole
 	lk := &n.links[l]
 	if !w.idle {
-		w.sub(wholeLoadTerm(l, lk.load))
-		w.add(wholeLoadTerm(l, load))
+		w.setLoadTerm(l, load)
 	}
 	n.account(l, now)
 	lk.load = load
