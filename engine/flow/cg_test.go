@@ -157,13 +157,20 @@ func (c *cg) tryFinish(r int) {
 // solver (see runStencil). It returns the delivery times in order and
 // the kernel's event count.
 func runCG(tb testing.TB, platform string, iters int, solver string) ([]des.Time, uint64) {
+	arr, n := runCGWith(tb, platform, iters, solver, 0.05)
+	return arr, n.h.(*cg).k.Events()
+}
+
+// runCGWith is runCG with the given crosstraffic; it returns the
+// network.
+func runCGWith(tb testing.TB, platform string, iters int, solver string, ct float64) ([]des.Time, *Network) {
 	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
 	spec := map[string]string{"star": "crossbar:64", "torus": "torus:4x4x4"}[platform]
 	tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n, err := New(Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16, TCPGamma: 4194304,
+	n, err := New(Config{Topology: tp, CrossTraffic: ct, Envelope: 16, TCPGamma: 4194304,
 		OneInjectionLink: true, SamplePeriod: 10 * des.Microsecond, Exhaustive: solver == "exhaustive"})
 	if err != nil {
 		tb.Fatal(err)
@@ -171,8 +178,7 @@ func runCG(tb testing.TB, platform string, iters int, solver string) ([]des.Time
 	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
-	n.sys.fresh = solver == "fresh"
-	n.sys.memo.off = solver == "nomemo"
+	solverOptions(n, solver)
 	c := &cg{kernelHost: kernelHost{des.NewKernel(1)}, n: n, steps: iters * cgSteps, step: make([]int, cgRanks),
 		wait: make([]bool, cgRanks), got: make([][cgWindow]int, cgRanks)}
 	n.Attach(c)
@@ -184,7 +190,7 @@ func runCG(tb testing.TB, platform string, iters int, solver string) ([]des.Time
 	if want := iters * (4*cgRanks + 4*(cgRanks-1)); len(c.arrival) != want {
 		tb.Fatalf("%d of %d messages delivered", len(c.arrival), want)
 	}
-	return c.arrival, c.k.Events()
+	return c.arrival, n
 }
 
 // TestCGMatchesReference: on the CG-like loop, star and torus, the

@@ -239,6 +239,8 @@ type Network struct {
 	// inner loops would otherwise pull into the cache line by line.
 	lsolve []linkSolve
 	fmark  []uint32 // per flow slot: the solve that reached it
+	// whole remembers whole solves (see wholeMemo).
+	whole wholeMemo
 	// flevel is, per flow slot, its level (rate × penalty) at the last
 	// solve, +Inf while it has not been solved or runs at rate 0; bneck
 	// the constraint it was fixed at (-1: its bound). added are the
@@ -859,6 +861,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 	}
 	n.flevel[fi] = math.Inf(1)
 	n.setBneck(fi, -1)
+	n.wholeActivate(fi)
 	n.added = append(n.added, fi)
 	if !n.solvePending {
 		n.solvePending = true
@@ -907,6 +910,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.bytes += f.bytes
 	n.flying -= f.bytes
+	n.wholeDetach(fi)
 	// Off its links: fixed at none (setBneck, folded into the loop).
 	old := n.bneck[fi]
 	n.bneck[fi] = -1
@@ -915,6 +919,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if l == old {
 			n.fixedAt[l]--
 		}
+		n.wholeMove(fi, l, f.pos[k])
 		n.account(l, now)
 		p := f.pos[k]
 		last := int32(len(lk.el) - 1)
@@ -930,6 +935,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if len(lk.el) == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
+		n.wholeLoad(l)
 		n.pending = append(n.pending, l)
 	}
 }

@@ -124,6 +124,9 @@ func (n *Network) solve(now des.Time) {
 		n.wake()
 		return
 	}
+	if n.wholeRecall(now) {
+		return // done as the last time the network was in this state
+	}
 	n.epoch++
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
@@ -132,6 +135,8 @@ func (n *Network) solve(now des.Time) {
 	if len(s.slot) == 0 {
 		// Only flows that finished, alone on their links: no rate
 		// moves (the check finds nothing without re-solved flows).
+		n.wholeStart(0, 0)
+		n.wholeEnd(nil, 0)
 		n.wake()
 		return
 	}
@@ -147,7 +152,10 @@ func (n *Network) solve(now des.Time) {
 		}
 	}
 	// Rates and link loads back into the network; new completion times
-	// for the flows whose rate changed.
+	// for the flows whose rate changed. The whole-solve memo stores
+	// what is written (see wholeMemo).
+	n.wholeStart(len(s.slot), len(s.id))
+	changed := 0
 	for j, l := range s.id {
 		load := s.kept[j]
 		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
@@ -156,20 +164,14 @@ func (n *Network) solve(now des.Time) {
 		if load != n.links[l].load {
 			// Integrated up to now only when the load changes: the
 			// integrals are straight lines between changes.
-			n.account(l, now)
-			n.links[l].load = load
+			n.setLoad(l, load, now)
+			changed++
 		}
 	}
 	for i, fi := range s.slot {
-		f := &n.flows[fi]
-		f.value = s.val[i]
-		n.flevel[fi] = math.Inf(1)
-		if f.value > 0 {
-			n.flevel[fi] = f.value * f.penalty
-		}
-		n.setBneck(fi, s.linkID(s.at[i]))
-		n.reschedule(fi, now)
+		n.setRate(fi, s.val[i], s.linkID(s.at[i]), now)
 	}
+	n.wholeEnd(s.slot, changed)
 	n.wake()
 }
 
@@ -215,10 +217,7 @@ func (n *Network) include(fi int32, now des.Time) {
 	}
 	n.fmark[fi] = n.epoch
 	f := &n.flows[fi]
-	if dt := (now - f.last).Seconds(); dt > 0 {
-		f.remain -= f.value * f.factor * dt
-	}
-	f.last, f.prev = now, f.value
+	n.settle(fi, now)
 	n.sys.slot = append(n.sys.slot, fi)
 	for _, l := range f.links {
 		n.reach(l)

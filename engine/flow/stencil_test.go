@@ -2,6 +2,7 @@ package flow
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -80,21 +81,27 @@ func (s *stencil) send(v int) {
 // ("reference"); it returns the delivery times
 // in order and the kernel's event count.
 func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint64) {
+	arr, n := runStencilOn(tb, "crossbar:"+itoa(side*side), side, iters, solver, 0.05)
+	return arr, n.h.(*stencil).k.Events()
+}
+
+// runStencilOn is runStencil on the topology spec (side × side nodes)
+// with the given crosstraffic.
+func runStencilOn(tb testing.TB, spec string, side, iters int, solver string, ct float64) ([]des.Time, *Network) {
 	nodes := side * side
 	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	tp, err := topology.ParseWith("crossbar:"+itoa(nodes), topology.Options{Link: &lp})
+	tp, err := topology.ParseWith(spec, topology.Options{Link: &lp})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n, err := New(Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16, Exhaustive: solver == "exhaustive"})
+	n, err := New(Config{Topology: tp, CrossTraffic: ct, Envelope: 16, Exhaustive: solver == "exhaustive"})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if solver == "reference" {
 		n.solveWith = n.solveRef
 	}
-	n.sys.fresh = solver == "fresh"
-	n.sys.memo.off = solver == "nomemo"
+	solverOptions(n, solver)
 	s := &stencil{kernelHost: kernelHost{des.NewKernel(1)}, n: n, side: side, bytes: 16384, iters: iters,
 		got: make([]int, nodes), iter: make([]int, nodes)}
 	n.Attach(s)
@@ -105,7 +112,26 @@ func runStencil(tb testing.TB, side, iters int, solver string) ([]des.Time, uint
 	if want := nodes * iters * 4; len(s.arrival) != want {
 		tb.Fatalf("%d of %d messages delivered", len(s.arrival), want)
 	}
-	return s.arrival, s.k.Events()
+	return s.arrival, n
+}
+
+// solverOptions sets the solver's test switches that solver names, a
+// comma-separated list: "fresh" (system.fresh), "nomemo" (no memo of the
+// systems), "nowhole" (no whole-solve memo), "tiny" (a whole-solve memo
+// of 300 words).
+func solverOptions(n *Network, solver string) {
+	for _, o := range strings.Split(solver, ",") {
+		switch o {
+		case "fresh":
+			n.sys.fresh = true
+		case "nomemo":
+			n.sys.memo.off = true
+		case "nowhole":
+			n.whole.off = true
+		case "tiny":
+			n.whole.limit = 300
+		}
+	}
 }
 
 // drive runs the kernel's events until there are none: the network's to

@@ -1,0 +1,116 @@
+package flow
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/topology"
+)
+
+// TestWholeMemoChangesNothing: replaying remembered solves (the
+// whole-solve memo) delivers every message at the same picosecond as
+// solving every time, on the CG-like loop (star and torus), the drifting
+// stencil (crossbar and torus), with and without crosstraffic, with the
+// exhaustive solver, with a memo too small to hold much, on an iterative
+// pattern and on random traffic over tori, crossbars, fat trees and
+// rings with SHARED and FATPIPE links, limiters, TCP bounds and factors.
+// Where the traffic repeats, most solves are replayed.
+func TestWholeMemoChangesNothing(t *testing.T) {
+	type run func(solver string) ([]des.Time, *Network)
+	type tc struct {
+		name    string
+		run     run
+		minHits float64 // least share of the lookups replayed
+	}
+	var cases []tc
+	for _, platform := range []string{"star", "torus"} {
+		for _, ct := range []float64{0.05, 0} {
+			cases = append(cases, tc{fmt.Sprintf("cg %s crosstraffic %v", platform, ct), func(solver string) ([]des.Time, *Network) {
+				return runCGWith(t, platform, 6, solver, ct)
+			}, 0.3})
+		}
+	}
+	for _, spec := range []string{"crossbar:64", "torus:8x8"} {
+		for _, ct := range []float64{0.05, 0} {
+			cases = append(cases, tc{fmt.Sprintf("stencil %s crosstraffic %v", spec, ct), func(solver string) ([]des.Time, *Network) {
+				return runStencilOn(t, spec, 8, 6, solver, ct)
+			}, 0})
+		}
+	}
+	cases = append(cases, tc{"cg torus exhaustive", func(solver string) ([]des.Time, *Network) {
+		return runCGWith(t, "torus", 4, "exhaustive,"+solver, 0.05)
+	}, 0.05})
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendsRun := func(cfg Config, sends []send) run {
+		return func(solver string) ([]des.Time, *Network) {
+			h, n := runSetup(t, cfg, sends, func(n *Network) { solverOptions(n, solver) })
+			times := make([]des.Time, len(sends))
+			for id := range sends {
+				times[id] = h.delivered[int32(id)]
+			}
+			return times, n
+		}
+	}
+	cases = append(cases, tc{"iterations", sendsRun(Config{Topology: xbar, CrossTraffic: 0.05, Envelope: 16}, iterations(30)), 0.8})
+	for trial := range 12 {
+		spec, cfg, sends := randomTraffic(t, trial, 17, 300)
+		cases = append(cases, tc{fmt.Sprintf("random %s trial %d", spec, trial), sendsRun(cfg, sends), 0})
+	}
+	for _, c := range cases {
+		want, _ := c.run("nowhole")
+		for _, solver := range []string{"", "tiny"} {
+			got, n := c.run(solver)
+			sameTimes(t, c.name+" "+solver, "without the whole-solve memo", got, want)
+			w := &n.whole
+			if share := float64(w.found) / float64(max(w.lookups, 1)); solver == "" && share < c.minHits {
+				t.Errorf("%s: the memo replayed %d of %d solves (%.2f), want at least %.2f", c.name, w.found, w.lookups, share, c.minHits)
+			}
+			if solver == "tiny" && cap(w.words) > 300 {
+				t.Errorf("%s: the tiny memo holds %d words, limit 300", c.name, cap(w.words))
+			}
+		}
+	}
+}
+
+// TestWholeMemoRests: on traffic that never repeats, the memo stops
+// looking solves up (and keeping the fingerprint) after a window of
+// misses, and still delivers every message when solving every time
+// does; on a longer CG-like loop it replays most solves.
+func TestWholeMemoRests(t *testing.T) {
+	// Random messages a few microseconds apart, of random sizes: a few
+	// flows at a time, in states that do not come back.
+	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
+	tp, err := topology.ParseWith("torus:4x4", topology.Options{Link: &lp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16}
+	rng := rand.New(rand.NewPCG(7, 9))
+	sends := make([]send, 2500)
+	for i := range sends {
+		src := rng.IntN(16)
+		sends[i] = send{at: des.Time(i)*5*des.Microsecond + des.Time(rng.IntN(5000))*des.Nanosecond, src: int32(src),
+			dst: int32((src + 1 + rng.IntN(15)) % 16), bytes: int64(1000 + rng.IntN(20000))}
+	}
+	h, n := runSetup(t, cfg, sends, func(*Network) {})
+	ref, _ := runSetup(t, cfg, sends, func(n *Network) { n.whole.off = true })
+	for id := range sends {
+		if g, w := h.delivered[int32(id)], ref.delivered[int32(id)]; g != w {
+			t.Fatalf("message %d delivered at %v, without the memo %v", id, g, w)
+		}
+	}
+	w := &n.whole
+	if w.pause == 0 || w.lookups >= w.solves {
+		t.Errorf("random traffic: %d lookups in %d solves, pause %d: want the memo to rest", w.lookups, w.solves, w.pause)
+	}
+	_, cgn := runCGWith(t, "torus", 12, "", 0.05)
+	if w := &cgn.whole; w.found*10 < w.solves*6 {
+		t.Errorf("cg: %d of %d solves replayed, want at least 60 %%", w.found, w.solves)
+	}
+}
