@@ -115,7 +115,9 @@ func (a *Analytic) Send(m Message) {
 	start := now
 	hops := a.hopsOf(int(m.Src), int(m.Dst))
 	var occ des.Time
-	if hops > 0 {
+	// The occupancy matters only to a serialised port or a reported
+	// injection: a contention-free model's message skips computing it.
+	if hops > 0 && (a.serialize || m.NotifyInjected) {
 		occ = a.model.Occupancy(m.Bytes)
 		if a.serialize {
 			if n := int(m.Src) + 1; n > len(a.nicFree) {

@@ -8,8 +8,10 @@ import (
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/flow"
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/internal/simgrid"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
 // benchTrace generates a stencil2d trace of 64 ranks with about n events.
@@ -152,5 +154,57 @@ func BenchmarkReplayRanks(b *testing.B) {
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
 		})
+	}
+}
+
+// cgTI writes a CG-like SimGrid TI trace on a ring-of-rows layout like
+// /tmp/sgb's cg64 (each iteration: four irecv and four isend to the
+// ±1 and ±8 neighbours, waitall, computation and two one-double
+// allreduces) and reads it back: the per-event cost of a TI replay.
+func cgTI(b *testing.B, ranks, iters int) *tracefmt.Trace {
+	b.Helper()
+	index, err := simgrid.WriteRanks(b.TempDir(), "cg", ranks, func(r int) []string {
+		peers := [4]int{(r + 1) % ranks, (r + ranks - 1) % ranks, (r + 8) % ranks, (r + ranks - 8) % ranks}
+		sizes := [4]int{24000, 24000, 4000, 4000}
+		var acts []string
+		for range iters {
+			for i, p := range peers {
+				acts = append(acts, fmt.Sprintf("irecv %d %d %d 6", p, i, sizes[i]))
+			}
+			for i, p := range peers {
+				acts = append(acts, fmt.Sprintf("isend %d %d %d 6", p, i^1, sizes[i]))
+			}
+			acts = append(acts, "waitall 8", "compute 400000", "allreduce 1 0 0", "compute 100000", "allreduce 1 0 0", "compute 50000")
+		}
+		return acts
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := simgridti.ReadFile(index)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tr
+}
+
+// BenchmarkReplayTI replays a CG-like TI trace of 64 ranks (about
+// 180,000 actions) with the simgrid analytic model and with the flow
+// model set as --preset simgrid sets it (on an 8×8 torus), and reports
+// trace events per second: the replay engine's per-event cost on the
+// inputs of issues #12 and #19 (run it under callgrind with -benchtime
+// 1x). Both use any-source free, as `sim` resolves auto for a streamed
+// TI trace, which replays collectives message by message.
+func BenchmarkReplayTI(b *testing.B) {
+	tr := cgTI(b, 64, 200)
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"simgrid", []string{"mode", "predict", "model", "simgrid", "any-source", "free"}},
+		{"flow", []string{"mode", "predict", "model", "flow", "any-source", "free", "coll-alg", "other=smpi,barrier=smpi,allreduce=smpi", "eager-start", "match",
+			"eager-threshold", "64KiB", "topology", "torus:8x8", "sample-period", "0"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchReplay(b, tr, cfgWith(b, tc.kv...)) })
 	}
 }

@@ -379,6 +379,13 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	if o, ok := s.net.(netmodel.Overheads); ok {
 		s.ovh = o
 	}
+	if an, ok := s.net.(*netmodel.Analytic); ok {
+		if _, has := an.Model().(netmodel.Overheads); !has {
+			// Every overhead is zero: skip asking for them on each
+			// message and collective round.
+			s.ovh = nil
+		}
+	}
 	if e, ok := s.net.(netmodel.Estimator); ok {
 		s.est = e
 	}
@@ -468,7 +475,9 @@ func (s *Sim) run(ctx context.Context, until des.Time) error {
 	}()
 	n := 0
 	for !s.done {
-		if s.k.NextTime() > until && s.k.Pending() > 0 {
+		// Peeking at the next event's time costs a scan of a radix
+		// bucket that Next repeats: Run, whose limit is Never, skips it.
+		if until != des.Never && s.k.NextTime() > until && s.k.Pending() > 0 {
 			if id, ok := s.net.(netmodel.Idler); ok && until != des.Never {
 				id.SampleUntil(until) // nothing changes before the next event
 			}
