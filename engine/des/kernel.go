@@ -54,6 +54,10 @@ func (k *Kernel) Schedule(at Time, kind uint8, obj int32, arg int64) {
 // At set to the time it was scheduled; ok is false if there was none.
 func (k *Kernel) Overflow() (e Event, ok bool) { return k.over, k.overflow }
 
+// Overflowed reports whether an event was scheduled at Never (Overflow
+// returns it): a check cheap enough for every step.
+func (k *Kernel) Overflowed() bool { return k.overflow }
+
 // Grow makes room in the queue for n more events at the present (a
 // burst of start events).
 func (k *Kernel) Grow(n int) { k.q.Grow(n) }

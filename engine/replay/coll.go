@@ -70,28 +70,40 @@ func collStateName(op tracefmt.CollOp) string {
 // commMembers returns the world ranks of communicator c by local rank
 // and the local rank of every world rank (-1 for non-members).
 func (s *Sim) commMembers(c uint16) ([]int32, []int32) {
-	if s.members[c] == nil {
-		P := len(s.ranks)
-		comm := &s.tr.Comms[c]
-		var mem []int32
-		if comm.Ranks == nil {
-			mem = make([]int32, P)
-			for i := range mem {
-				mem[i] = int32(i)
-			}
-		} else {
-			mem = comm.Ranks
-		}
-		loc := make([]int32, P)
-		for i := range loc {
-			loc[i] = -1
-		}
-		for i, w := range mem {
-			loc[w] = int32(i)
-		}
-		s.members[c], s.localRank[c] = mem, loc
+	cr := &s.comms[c]
+	if cr.members == nil {
+		s.newCommMembers(c)
 	}
-	return s.members[c], s.localRank[c]
+	return cr.members, cr.local
+}
+
+// commRanks are a communicator's members by local rank and the local
+// rank of every world rank (-1 for non-members); nil until first used.
+type commRanks struct {
+	members, local []int32
+}
+
+// newCommMembers fills s.comms[c] the first time communicator c is used.
+func (s *Sim) newCommMembers(c uint16) {
+	P := len(s.ranks)
+	comm := &s.tr.Comms[c]
+	var mem []int32
+	if comm.Ranks == nil {
+		mem = make([]int32, P)
+		for i := range mem {
+			mem[i] = int32(i)
+		}
+	} else {
+		mem = comm.Ranks
+	}
+	loc := make([]int32, P)
+	for i := range loc {
+		loc[i] = -1
+	}
+	for i, w := range mem {
+		loc[w] = int32(i)
+	}
+	s.comms[c] = commRanks{members: mem, local: loc}
 }
 
 // startColl starts rank r's part of a collective. It returns false when

@@ -252,7 +252,9 @@ func (s *Sim) maybeFree(id int32) {
 	} else if !m.sendDone || !m.recvDone {
 		return
 	}
-	*m = message{next: s.freeMsg}
+	// Every allocation writes the whole message, and every walk over
+	// s.msgs skips those not live: no need to clear the rest.
+	m.live, m.next = false, s.freeMsg
 	s.freeMsg = id
 }
 
@@ -261,7 +263,8 @@ func (s *Sim) freeOpID(id int32) {
 	if !o.live || o.held {
 		return
 	}
-	*o = recvOp{next: s.freeOp}
+	// As for messages: post writes the whole op.
+	o.live, o.next = false, s.freeOp
 	s.freeOp = id
 }
 

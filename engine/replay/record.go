@@ -98,9 +98,14 @@ func (s *Sim) recordCopy(rk *rank, e *tracefmt.Event) {
 // wrapEnter opens a state for an MPI operation the trace shows without
 // one (untimed traces).
 func (s *Sim) wrapEnter(rk *rank, name string) {
-	if s.rec == nil || rk.depth > 0 || rk.wrap >= 0 {
-		return
+	// The check inlines into every operation's path; the state does not.
+	if s.rec != nil && rk.depth == 0 && rk.wrap < 0 {
+		s.recordWrap(rk, name)
 	}
+}
+
+// recordWrap is wrapEnter while recording.
+func (s *Sim) recordWrap(rk *rank, name string) {
 	c := tracefmt.CatP2P
 	switch {
 	case name == "MPI_Wait" || name == "MPI_Waitall" || name == "MPI_Test":
@@ -116,6 +121,11 @@ func (s *Sim) recSend(rk *rank, m *message) int32 {
 	if s.rec == nil {
 		return -1
 	}
+	return s.recordSend(rk, m)
+}
+
+// recordSend is recSend while recording.
+func (s *Sim) recordSend(rk *rank, m *message) int32 {
 	e := tracefmt.Send(float64(s.k.Now()), int(m.dst), m.tag, m.comm, m.size)
 	if src := s.at(rk, m.sendEv); m.sendEv >= 0 && !m.coll && src != nil {
 		e.Flags = src.Flags
@@ -127,9 +137,13 @@ func (s *Sim) recSend(rk *rank, m *message) int32 {
 // recRecv records the completion of receive op oid (trace event ev, or
 // -1 for a collective's message) and links it to its send.
 func (s *Sim) recRecv(rk *rank, oid int32, ev int32) {
-	if s.rec == nil {
-		return
+	if s.rec != nil {
+		s.recordRecv(rk, oid, ev)
 	}
+}
+
+// recordRecv is recRecv while recording.
+func (s *Sim) recordRecv(rk *rank, oid int32, ev int32) {
 	o := &s.ops[oid]
 	if !o.done {
 		return

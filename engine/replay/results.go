@@ -232,9 +232,13 @@ type MessageRecord struct {
 }
 
 func (s *Sim) record(m *message, recvEv int32) {
-	if !s.opts.RecordMessages {
-		return
+	if s.opts.RecordMessages {
+		s.recordMessage(m, recvEv)
 	}
+}
+
+// recordMessage is record while recording messages.
+func (s *Sim) recordMessage(m *message, recvEv int32) {
 	se := int(m.sendEv)
 	if m.coll {
 		se = -1

@@ -154,8 +154,9 @@ type Sim struct {
 	collPool  []*collInstance
 	collRuns  []*collRun
 	collSteps []collective.Step // scratch: the round a rank starts
-	members   [][]int32         // per communicator: world rank of each local rank
-	localRank [][]int32         // per communicator: local rank of each world rank
+	// comms holds, per communicator, the world rank of each local rank
+	// and the local rank of each world rank (commMembers).
+	comms []commRanks
 	// bulk holds the collectives computed in bulk (bulk.go).
 	bulk bulkState
 	// runCtx is the context of the Run or RunUntil in progress: a long
@@ -390,8 +391,7 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		s.est = e
 	}
 	s.net.Attach(&s.host)
-	s.members = make([][]int32, len(t.Comms))
-	s.localRank = make([][]int32, len(t.Comms))
+	s.comms = make([]commRanks, len(t.Comms))
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
 	}
@@ -441,7 +441,8 @@ func (s *Sim) step() bool {
 	}
 	s.handle(e)
 	s.drain()
-	if o, ok := s.k.Overflow(); ok && s.err == nil {
+	if s.k.Overflowed() && s.err == nil {
+		o, _ := s.k.Overflow()
 		s.err = s.kernelRangeError(o)
 	}
 	if s.err != nil {
