@@ -61,8 +61,15 @@ func (s *Sim) collTake(q *collQueue, k uint64) int32 {
 		for i, x := range q.keys {
 			if x == k {
 				id := q.ids[i]
-				q.keys = append(q.keys[:i], q.keys[i+1:]...)
-				q.ids = append(q.ids[:i], q.ids[i+1:]...)
+				if n := len(q.keys) - 1; i < n {
+					copy(q.keys[i:], q.keys[i+1:])
+					copy(q.ids[i:], q.ids[i+1:])
+					q.keys, q.ids = q.keys[:n], q.ids[:n]
+				} else {
+					// The last entry (most often the only one): no
+					// move.
+					q.keys, q.ids = q.keys[:i], q.ids[:i]
+				}
 				return id
 			}
 		}
