@@ -3,7 +3,6 @@ package simgridti
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +83,12 @@ func (rs *rankState) grow() {
 	if rs.hint > len(ev) {
 		n = max(n, rs.hint+rs.hint/64-len(ev))
 	}
-	rs.events = slices.Grow(ev, n)
+	// make and copy rather than slices.Grow: Grow clears the new room
+	// explicitly, make leaves memory fresh from the OS as it is (zero),
+	// so the stream touches its new pages once, when events fill them.
+	grown := make([]tracefmt.Event, len(ev), len(ev)+n)
+	copy(grown, ev)
+	rs.events = grown
 }
 
 func (l *line) integer(f field, what string) (int, error) {
