@@ -313,15 +313,7 @@ func (b *Builder) addChunks(r int, cs [][]Event) error {
 	if start+n >= 1<<31-1 {
 		return fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
-	out := rk.Events
-	if cap(out)-len(out) < n {
-		// make and copy rather than slices.Grow, which clears the new
-		// room explicitly: memory fresh from the OS is left as it is
-		// (zero) and touched once, by the copy.
-		grown := make([]Event, len(out), len(out)+n)
-		copy(grown, out)
-		out = grown
-	}
+	out := slices.Grow(rk.Events, n)
 	for _, c := range cs {
 		out = append(out, c...)
 	}

@@ -3,6 +3,7 @@ package simgridti
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,12 +84,7 @@ func (rs *rankState) grow() {
 	if rs.hint > len(ev) {
 		n = max(n, rs.hint+rs.hint/64-len(ev))
 	}
-	// make and copy rather than slices.Grow: Grow clears the new room
-	// explicitly, make leaves memory fresh from the OS as it is (zero),
-	// so the stream touches its new pages once, when events fill them.
-	grown := make([]tracefmt.Event, len(ev), len(ev)+n)
-	copy(grown, ev)
-	rs.events = grown
+	rs.events = slices.Grow(ev, n)
 }
 
 func (l *line) integer(f field, what string) (int, error) {
