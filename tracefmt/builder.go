@@ -2,6 +2,7 @@ package tracefmt
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 )
 
@@ -252,6 +253,79 @@ func (b *Builder) AddEvents(r int, ev []Event) error {
 	return nil
 }
 
+// AddChunks appends to each rank r < len(chunks) the events of
+// chunks[r], chunk after chunk, as AddEvents would one chunk at a time
+// (the events are copied, their Match fields ignored, and enters and
+// leaves paired), for readers that buffer every rank's events until the
+// end of the input. Each rank's stream is grown once to its exact size,
+// and ranks are copied and paired on several goroutines for a large
+// trace: a rank's pairing depends on its own events only, so the result
+// is AddEvents'. chunks[r] is set to nil once copied, so that the
+// garbage collector may take a rank's buffers while the others are
+// copied. On error (a rank outside the world, more than 2^31 events on
+// a rank) it returns the error of the first rank in order that has one.
+func (b *Builder) AddChunks(chunks [][][]Event) error {
+	p := len(chunks)
+	if p == 0 {
+		return nil
+	}
+	// Ranks and their pairing lists are sized here, on one goroutine:
+	// the workers then touch rank r's stream and lists only.
+	if _, err := b.rank(p - 1); err != nil {
+		if p > b.world {
+			_, err = b.rank(max(b.world, 0))
+		}
+		return err
+	}
+	if p > len(b.open) {
+		b.open = slices.Grow(b.open, p-len(b.open))[:p]
+	}
+	total := 0
+	for _, cs := range chunks {
+		for _, c := range cs {
+			total += len(c)
+		}
+	}
+	workers := 1
+	if total >= parallelEvents {
+		workers = min(runtime.GOMAXPROCS(0), p)
+	}
+	errs := make([]error, p)
+	forRanks(p, workers, func(_, r int) {
+		errs[r] = b.addChunks(r, chunks[r])
+		chunks[r] = nil
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addChunks appends cs to rank r's stream and pairs its states.
+func (b *Builder) addChunks(r int, cs [][]Event) error {
+	rk := &b.t.Ranks[r]
+	start, n := len(rk.Events), 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	if start+n >= 1<<31-1 {
+		return fmt.Errorf("rank %d has more than 2^31 events", r)
+	}
+	out := slices.Grow(rk.Events, n)
+	for _, c := range cs {
+		out = append(out, c...)
+	}
+	rk.Events = out
+	open := &b.open[r]
+	for i := start; i < len(out); i++ {
+		out[i].Match = -1
+		open.pair(b.pairing, out, i)
+	}
+	return nil
+}
+
 // denseStates is how many state ids get their open lists in a slice per
 // rank: traces use few states, and a slice of them all for a format with
 // thousands (user states) would cost more than it saves.
@@ -395,14 +469,14 @@ func (b *Builder) Finish() (*Trace, error) {
 	}
 	t := b.t
 	b.t, b.open = nil, nil
-	for i := range t.Ranks {
-		// Shrinking rank by rank bounds the extra memory to one rank's
-		// stream rather than the whole trace.
-		ev := t.Ranks[i].Events
+	// Shrinking rank by rank bounds the extra memory to one rank's
+	// stream a worker rather than the whole trace.
+	forRanks(len(t.Ranks), t.rankWorkers(), func(_, r int) {
+		ev := t.Ranks[r].Events
 		if cap(ev)-len(ev) > len(ev)/32 {
-			t.Ranks[i].Events = slices.Clone(ev)
+			t.Ranks[r].Events = slices.Clone(ev)
 		}
-	}
+	})
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}

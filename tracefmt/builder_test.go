@@ -124,3 +124,89 @@ func TestPairingAcrossStateIDs(t *testing.T) {
 		t.Errorf("state -1: %v", err)
 	}
 }
+
+// TestAddChunksAsAddEvents: handing every rank's chunks over at once
+// (ranks copied and paired on several goroutines when the trace is
+// large) builds the trace that AddEvents builds chunk by chunk, under
+// both pairings, and fails with the same error.
+func TestAddChunksAsAddEvents(t *testing.T) {
+	// chunks gives ranks ranks of n rounds each of nested states, a
+	// message to the next rank and one from the previous, an unmatched
+	// send, and a leave with no open enter, in chunks of 1 to 97 events.
+	chunks := func(ranks, n int) [][][]Event {
+		out := make([][][]Event, ranks)
+		for r := range out {
+			var ev []Event
+			for i := range n {
+				tm := float64(i)
+				ev = append(ev, Enter(tm, 0), Enter(tm, 1), Send(tm, (r+1)%ranks, 0, 0, 8),
+					Recv(tm, (r+ranks-1)%ranks, 0, 0, 8), Leave(tm, 1), Enter(tm, 1), Leave(tm, 0), Leave(tm, 1))
+				if i%7 == 0 {
+					ev = append(ev, Send(tm, (r+2)%ranks, 5, 0, 1), Leave(tm, 2))
+				}
+			}
+			for i, k := 0, 1; i < len(ev); k = k%97 + 13 {
+				j := min(i+k, len(ev))
+				out[r] = append(out[r], ev[i:j:j])
+				i = j
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name            string
+		world, ranks, n int
+		wantErr         string
+	}{
+		{name: "small", world: 3, ranks: 3, n: 20},
+		{name: "large, several goroutines", world: 8, ranks: 8, n: 2000},
+		{name: "fewer ranks with events than the world", world: 8, ranks: 5, n: 2000},
+		{name: "a rank outside the world", world: 4, ranks: 6, n: 10, wantErr: "rank 4 outside the world of 4 ranks"},
+	}
+	for _, tc := range tests {
+		for _, pairing := range []Pairing{PairNewest, PairOldest} {
+			t.Run(fmt.Sprintf("%s, pairing %d", tc.name, pairing), func(t *testing.T) {
+				build := func(all bool) (*Trace, error) {
+					b := NewLazyBuilder(tc.world, true, Second)
+					b.SetPairing(pairing)
+					for _, s := range []string{"A", "B", "C"} {
+						b.State(s)
+					}
+					cs := chunks(tc.ranks, tc.n)
+					if all {
+						if err := b.AddChunks(cs); err != nil {
+							return nil, err
+						}
+					} else {
+						for r := range cs {
+							for _, c := range cs[r] {
+								if err := b.AddEvents(r, c); err != nil {
+									return nil, err
+								}
+							}
+						}
+					}
+					return b.Finish()
+				}
+				want, wantErr := build(false)
+				got, err := build(true)
+				if tc.wantErr != "" {
+					if wantErr == nil || wantErr.Error() != tc.wantErr || err == nil || err.Error() != tc.wantErr {
+						t.Fatalf("errors: AddEvents %v, AddChunks %v, want %s", wantErr, err, tc.wantErr)
+					}
+					return
+				}
+				if wantErr != nil || err != nil {
+					t.Fatalf("errors: AddEvents %v, AddChunks %v", wantErr, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("AddChunks built another trace than AddEvents")
+				}
+				c := got.CountMessages()
+				if c.Matched != tc.ranks*tc.n || c.UnmatchedSends == 0 {
+					t.Errorf("messages %+v, want %d matched and some unmatched sends", c, tc.ranks*tc.n)
+				}
+			})
+		}
+	}
+}

@@ -93,7 +93,9 @@ func All() []Format {
 			Description: "tracesim text format (docs/tsim.md), lossless",
 			Extensions:  []string{".tsim"},
 			Sniff:       tsim.Sniff,
-			Read:        func(_ string, r io.Reader) (*tracefmt.Trace, error) { return tsim.Read(r) },
+			Read: func(_ string, r io.Reader) (*tracefmt.Trace, error) {
+				return tsim.ReadContext(readerContext(r), r)
+			},
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return tsim.Write(w, t)
 			},
@@ -126,7 +128,7 @@ func All() []Format {
 			Extensions:  []string{".ti"},
 			Sniff:       simgridti.Sniff,
 			Read: func(path string, r io.Reader) (*tracefmt.Trace, error) {
-				return simgridti.ReadNamed(path, r, simgridti.DirOpener(filepath.Dir(path)))
+				return simgridti.ReadNamedContext(readerContext(r), path, r, simgridti.DirOpener(filepath.Dir(path)))
 			},
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, o WriteOptions) error {
 				return simgridti.Write(w, t, simgridti.WriteOptions{CPUSpeed: o.CPUSpeed})

@@ -388,6 +388,17 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 	})
 }
 
+// readerContext returns the context of Open's reader r, so that a
+// reader that parses on several goroutines stops them all when the
+// load is cancelled (not only at its next read of r), or
+// context.Background() for any other reader.
+func readerContext(r io.Reader) context.Context {
+	if w, ok := r.(*watchedReader); ok {
+		return w.ctx
+	}
+	return context.Background()
+}
+
 // watchedReader reports progress and stops reading once its context is
 // cancelled.
 type watchedReader struct {

@@ -37,7 +37,7 @@ type readIn func(fm *Format, name string, r io.Reader, open SideOpener) (*tracef
 func rootReaders() map[string]readIn {
 	m := map[string]readIn{
 		"ti": func(_ *Format, name string, r io.Reader, open SideOpener) (*tracefmt.Trace, error) {
-			return simgridti.ReadNamed(name, r, simgridti.Opener(open))
+			return simgridti.ReadNamedContext(readerContext(r), name, r, simgridti.Opener(open))
 		},
 		"otf2": func(_ *Format, name string, r io.Reader, open SideOpener) (*tracefmt.Trace, error) {
 			t, _, err := otf2.Read(name, r, stoppedWith(r, otf2.Opener(open)))

@@ -2,7 +2,6 @@ package simgridti
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +46,10 @@ func (p *parser) pipelined(lr *lineReader) bool {
 	return len(lr.buf) >= readChunk && runtime.GOMAXPROCS(0) > 1 && !p.general && lr.err == nil
 }
 
+// checkEvery is how many lines a serial read parses between looks at
+// its context (a power of two).
+const checkEvery = 1 << 14
+
 // parseAll parses every remaining line of lr.
 func (p *parser) parseAll(src *source, lr *lineReader) error {
 	if !p.pipelined(lr) {
@@ -56,6 +59,11 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 				break
 			}
 			src.line++
+			if src.line&(checkEvery-1) == 0 {
+				if err := p.ctx.Err(); err != nil {
+					return err
+				}
+			}
 			if err := p.parseText(src, line); err != nil {
 				return err
 			}
@@ -74,7 +82,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		size = blockBytes
 	}
 	o := lineblock.Options{BlockSize: size, MaxLine: maxLine}
-	err := lineblock.Run(context.Background(), rest, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
+	err := lineblock.Run(p.ctx, rest, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
 		first := base + b.Line
 		for i := range d.lines {
 			l := &d.lines[i]

@@ -2,11 +2,14 @@ package simgridti
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -161,5 +164,66 @@ func TestBlocksAsSerial(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// actions is an endless TI file of four ranks' computes that cancels its
+// context once after bytes were read from it.
+type actions struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	after  int64
+	read   atomic.Int64
+	text   []byte
+	pos    int
+}
+
+func (a *actions) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if a.pos == len(a.text) {
+			a.text, a.pos = fmt.Appendf(a.text[:0], "%d compute %d\n", a.read.Load()%4, a.read.Load()), 0
+		}
+		c := copy(p[n:], a.text[a.pos:])
+		a.pos += c
+		n += c
+	}
+	if a.read.Add(int64(n)) >= a.after {
+		a.cancel()
+	}
+	return n, nil
+}
+
+// TestReadNamedContextCancel: a cancelled read returns the context's
+// error and reads no further, on one CPU (line by line) and on two (in
+// blocks), and a context done before the read starts stops it too.
+func TestReadNamedContextCancel(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d CPUs", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			ctx, cancel := context.WithCancel(context.Background())
+			in := &actions{ctx: ctx, cancel: cancel, after: 4 << 20}
+			_, err := ReadNamedContext(ctx, "endless.ti", in, nil)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want %v", err, context.Canceled)
+			}
+			// Read has returned: the input is no longer read.
+			n := in.read.Load()
+			if _, err := in.Read(make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
+			if got := in.read.Load(); got != n+1 {
+				t.Errorf("input read %d bytes after Read returned", got-n-1)
+			}
+			// At most the blocks in flight were read past the cancel.
+			if over := n - in.after; over > 16<<20 {
+				t.Errorf("read %d bytes past the cancel", over)
+			}
+
+			_, err = ReadNamedContext(ctx, "done.ti", strings.NewReader("0 init\n0 compute 1\n0 finalize\n"), nil)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("done before the read: error %v, want %v", err, context.Canceled)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package simgridti
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -72,6 +73,14 @@ func ReadNamed(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 	return readNamed(name, r, open, false)
 }
 
+// ReadNamedContext is ReadNamed that stops when ctx is done, returning
+// ctx.Err(): the blocks of a large file parsed on every CPU stop at the
+// next block, a serial read within checkEvery lines.
+func ReadNamedContext(ctx context.Context, name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
+	p := newParser(ctx, false, 0)
+	return p.read(name, r, open)
+}
+
 // readNamed is ReadNamed; general leaves out the fast path (tests check
 // that both paths read every input alike).
 func readNamed(name string, r io.Reader, open Opener, general bool) (*tracefmt.Trace, error) {
@@ -81,7 +90,20 @@ func readNamed(name string, r io.Reader, open Opener, general bool) (*tracefmt.T
 // readSized is readNamed parsing blocks of blockSize bytes (0: the
 // default) when it parses on several goroutines.
 func readSized(name string, r io.Reader, open Opener, general bool, blockSize int) (*tracefmt.Trace, error) {
-	p := &parser{blockSize: blockSize, maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}, general: general}
+	return newParser(context.Background(), general, blockSize).read(name, r, open)
+}
+
+// newParser returns a parser of one read (see readSized for general and
+// blockSize) that stops when ctx is done.
+func newParser(ctx context.Context, general bool, blockSize int) *parser {
+	return &parser{ctx: ctx, blockSize: blockSize, maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}, general: general}
+}
+
+// read reads the trace whose index or actions file name r holds.
+func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
+	if err := p.ctx.Err(); err != nil {
+		return nil, err
+	}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
 	if fs := p.firstLine(src, lr); fs != nil {
@@ -221,6 +243,9 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 		p.world = len(files)
 	}
 	for k, e := range files {
+		if err := p.ctx.Err(); err != nil {
+			return nil, err
+		}
 		rank := k
 		if len(files) == 1 {
 			rank = -1
@@ -284,6 +309,8 @@ func (p *parser) parseGeneral(src *source, line []byte) error {
 
 // parser accumulates the events of every rank.
 type parser struct {
+	// ctx stops the read when it is done.
+	ctx context.Context
 	// blockSize is the text of a block parsed on one goroutine (0:
 	// blockBytes); tests make it small to cross blocks.
 	blockSize int

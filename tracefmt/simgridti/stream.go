@@ -2,6 +2,7 @@ package simgridti
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func OpenSource(path string) (*Source, error) {
 		return nil, err
 	}
 	defer f.Close()
-	p := &parser{maxRank: -1, peerMax: -1, markerIDs: map[string]tracefmt.MarkerID{}, textIDs: map[string]int{}}
+	p := newParser(context.Background(), false, 0)
 	lr := newLineReader(f)
 	src := &source{name: path, rank: -1}
 	fs := p.firstLine(src, lr)

@@ -55,7 +55,7 @@ type readOptions struct {
 
 // pipelined reports whether the rest of the input, after the first
 // record, is parsed in blocks: with a second CPU, for an input not
-// known to be small (it filled the line reader's first buffer and has
+// known to be small (it fills the line reader's first buffer and has
 // not ended), or any input when the options set a block size.
 func (p *parser) pipelined() bool {
 	workers := p.opts.workers
@@ -69,7 +69,12 @@ func (p *parser) pipelined() bool {
 	case p.opts.blockSize > 0:
 		return true
 	}
-	return lr.err == nil && lr.total >= int64(len(lr.buf))
+	// A reader may return less than it has: formats.Open's first read
+	// gives only the bytes it sniffed, which left every file it opened
+	// on the serial path. Reading on until the buffer is full tells a
+	// small input from a short read.
+	lr.fill()
+	return lr.err == nil
 }
 
 // readBlocks parses every line after the current one in blocks.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -242,5 +243,59 @@ func TestReadBlocksReadError(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%+v: error %v, want %s", o, err, want)
 		}
+	}
+}
+
+// TestPipelinedShortReads: a reader that returns less than it has
+// (formats.Open's first read gives only the 4 KiB it sniffed) still has
+// a large input parsed in blocks, and a small one line by line, and the
+// trace is the serial read's either way.
+func TestPipelinedShortReads(t *testing.T) {
+	text := func(n int) string {
+		var b strings.Builder
+		b.WriteString("tsim 1\nranks 2\n")
+		for i := range n {
+			fmt.Fprintf(&b, "%d %d compute dur=1\n", i, i%2)
+		}
+		return b.String()
+	}
+	large, small := text(5000), text(100) // 105 KB and 2 KB: the first buffer is 16 KiB
+	short := func(s string, first int) func() io.Reader {
+		return func() io.Reader {
+			return io.MultiReader(strings.NewReader(s[:first]), strings.NewReader(s[first:]))
+		}
+	}
+	tests := []struct {
+		name      string
+		in        func() io.Reader
+		pipelined bool
+	}{
+		{"large, first read short", short(large, 4096), true},
+		{"large, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(large)) }, true},
+		{"large, whole", func() io.Reader { return strings.NewReader(large) }, true},
+		{"small, first read short", short(small, 100), false},
+		{"small, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(small)) }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &parser{opts: readOptions{workers: 2}, lr: newLineReader(tc.in())}
+			if _, err := p.lr.next(); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.pipelined(); got != tc.pipelined {
+				t.Errorf("pipelined %v, want %v", got, tc.pipelined)
+			}
+			want, err := read(context.Background(), tc.in(), readOptions{workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := read(context.Background(), tc.in(), readOptions{workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the trace read on 2 workers differs from the serial read's")
+			}
+		})
 	}
 }

@@ -63,11 +63,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			}
 			return nil, lr.err
 		}
-		if lr.start > 0 {
-			n := copy(lr.buf, lr.buf[lr.start:lr.end])
-			lr.scanned -= lr.start
-			lr.start, lr.end = 0, n
-		}
+		lr.compact()
 		full := lr.end == len(lr.buf)
 		if full && len(lr.buf) >= maxLine {
 			return nil, errLineTooLong{}
@@ -77,19 +73,43 @@ func (lr *lineReader) next() ([]byte, error) {
 			copy(nb, lr.buf[:lr.end])
 			lr.buf = nb
 		}
-		n, err := lr.r.Read(lr.buf[lr.end:])
-		lr.end += n
-		lr.total += int64(n)
-		switch {
-		case err != nil:
-			lr.err = err
-		case n == 0:
-			if empty++; empty >= 100 {
-				lr.err = io.ErrNoProgress
-			}
-		default:
-			empty = 0
+		lr.read(&empty)
+	}
+}
+
+// fill reads until the buffer is full or the input fails or ends
+// (lr.err), moving the unread bytes to its start first.
+func (lr *lineReader) fill() {
+	lr.compact()
+	for empty := 0; lr.err == nil && lr.end < len(lr.buf); {
+		lr.read(&empty)
+	}
+}
+
+// compact moves the unread bytes to the start of the buffer.
+func (lr *lineReader) compact() {
+	if lr.start > 0 {
+		n := copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.scanned -= lr.start
+		lr.start, lr.end = 0, n
+	}
+}
+
+// read reads once into the free end of the buffer; empty counts the
+// reads in a row that returned nothing, and a hundred of them fail.
+func (lr *lineReader) read(empty *int) {
+	n, err := lr.r.Read(lr.buf[lr.end:])
+	lr.end += n
+	lr.total += int64(n)
+	switch {
+	case err != nil:
+		lr.err = err
+	case n == 0:
+		if *empty++; *empty >= 100 {
+			lr.err = io.ErrNoProgress
 		}
+	default:
+		*empty = 0
 	}
 }
 

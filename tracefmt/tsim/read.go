@@ -1028,23 +1028,20 @@ func (rb *rankBuffer) add(e tracefmt.Event) {
 	rb.n++
 }
 
-// flush hands the buffered events to the builder, which pairs states,
-// rank by rank, releasing each rank's chunks once copied.
+// flush hands the buffered events to the builder, which copies them and
+// pairs states rank by rank on every CPU, releasing each rank's chunks
+// once copied.
 func (p *parser) flush() error {
+	chunks := make([][][]tracefmt.Event, len(p.pending))
 	for r := range p.pending {
-		if int(r) >= len(p.pending) {
-			p.pending = slices.Grow(p.pending, int(r)+1-len(p.pending))[:r+1]
-		}
 		rb := &p.pending[r]
-		p.b.Grow(r, rb.n)
-		for _, chunk := range append(rb.full, rb.cur) {
-			if err := p.b.AddEvents(r, chunk); err != nil {
-				return fmt.Errorf("tsim: %w", err)
-			}
-		}
+		chunks[r] = append(rb.full, rb.cur)
 		*rb = rankBuffer{}
 	}
 	p.pending = nil
+	if err := p.b.AddChunks(chunks); err != nil {
+		return fmt.Errorf("tsim: %w", err)
+	}
 	return nil
 }
 
