@@ -248,8 +248,9 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 // record does for each scanned record that depends on the records before
 // (places in the ranks' buffers, the global order, cargo texts, the block
 // layout checks), then the rest of the block record by record; last it
-// hands the scanned records to a worker to be written into their places.
-// It reports whether the block ended with ENDLOG.
+// hands the scanned records to a worker to be written into their places
+// (or, without work, writes them itself). It reports whether the block
+// ended with ENDLOG.
 func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	buf := j.buf
 	B := len(buf)
@@ -311,6 +312,11 @@ func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	for l, w := range j.touched {
 		b := j.base[l]
 		j.dst = append(j.dst, rd.ranks[w].ev[b:b+int(j.cnt[l])])
+	}
+	if work == nil {
+		// A sequential read (readBlocks).
+		rd.decodeInto(j)
+		return last, nil
 	}
 	j.fill, j.written = true, make(chan struct{})
 	rd.inflight = append(rd.inflight, j)

@@ -214,6 +214,9 @@ type reader struct {
 	// Resolution runs on workers goroutines from parMin events on, and
 	// so does decoding from decodeMin blocks on (see parallelDecode).
 	parMin, workers, decodeMin int
+	// byRecord has a sequential read decode every record with record (the
+	// reference the tests compare the other ways with).
+	byRecord bool
 }
 
 func (rd *reader) i32(b []byte) int32 {
@@ -288,6 +291,16 @@ func (rd *reader) readBlocks() error {
 	}
 	nb := rd.p.numBlocks()
 	B := rd.p.blockSize
+	// A merged big-endian file's blocks are scanned, taken in and written
+	// as the workers of readBlocksParallel do, but on this goroutine: half
+	// the instructions of decoding every record with record.
+	var j *blockJob
+	if !rd.byRecord && rd.p.finalized && !rd.le {
+		j = &blockJob{}
+		if rd.ord.post == nil {
+			rd.ord.post = postOrder(rd.P)
+		}
+	}
 	for k := int64(0); nb < 0 || k < nb; k++ {
 		n, err := rd.readBlock()
 		if err != nil {
@@ -300,7 +313,14 @@ func (rd *reader) readBlocks() error {
 			return fmt.Errorf("clog2: reading block %d: %w", k, err)
 		}
 		rd.block = int(k)
-		last, err := rd.parseBlock(rd.buf[:B])
+		var last bool
+		if j != nil {
+			j.buf = rd.buf[:B]
+			rd.scan(j)
+			last, err = rd.takeBlock(j, nil)
+		} else {
+			last, err = rd.parseBlock(rd.buf[:B])
+		}
 		if err != nil {
 			return err
 		}
