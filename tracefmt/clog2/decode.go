@@ -253,7 +253,6 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 // ended with ENDLOG.
 func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	buf := j.buf
-	B := len(buf)
 	if j.nrec > 0 {
 		if int(j.maxW) >= len(rd.ranks) {
 			rd.growRanks(j.maxW)
@@ -270,7 +269,9 @@ func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 			o.lastT, o.lastW = j.lastT, j.lastW
 			o.nrec += int64(j.nrec)
 			for l, w := range j.touched {
-				rd.reserve(&rd.ranks[w], int(j.cnt[l]), B)
+				// Counted from the block's start: the rank's count so
+				// far covers the blocks before (see grow).
+				rd.reserve(&rd.ranks[w], int(j.cnt[l]), 0)
 			}
 		} else {
 			// Out of order: record by record, as a sequential read.

@@ -89,8 +89,10 @@ type rankBuf struct {
 
 // grow makes room for need more events of rb, read at offset u of block
 // blk. When the preamble says how many blocks the file has, the rank's
-// count so far is extrapolated to the end of the file (1% more: the
-// builder keeps a slice whose spare room is under 1/32); otherwise, or
+// count so far is extrapolated to the end of the file (1% more, 2% in the
+// first quarter: the builder keeps a slice whose spare room is under
+// 1/32, and moving a whole rank's events again late costs as much as
+// reading them); otherwise, or
 // while too little is known, capacity doubles. No worker may be writing to
 // rb's events (see drain).
 func (rd *reader) grow(rb *rankBuf, blk, u, need int) {
@@ -98,7 +100,13 @@ func (rd *reader) grow(rb *rankBuf, blk, u, need int) {
 	want := max(2*n, 16)
 	if nb := rd.p.numBlocks(); nb > 0 && blk >= 4 && int64(blk) >= nb/32 {
 		done := float64(blk) + float64(u)/float64(rd.p.blockSize)
-		est := float64(n) * float64(nb) / done * 1.01
+		// Early on the rate so far may fall short of the file's (its first
+		// blocks hold the ranks' prologues): 2% more before a quarter.
+		margin := 1.01
+		if done < float64(nb)/4 {
+			margin = 1.02
+		}
+		est := float64(n) * float64(nb) / done * margin
 		want = max(int(min(est, 1<<31)), n+n/64+16)
 	}
 	want = max(want, n+need)
