@@ -473,4 +473,7 @@ func (rd *reader) decodeInto(j *blockJob) {
 			u += 40
 		}
 	}
+	// The places point into the ranks' buffers, which may move: a job
+	// waiting in the pool must not keep their old arrays alive.
+	clear(dst)
 }
