@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -34,21 +35,48 @@ const (
 	blocksPerWorker = 3
 )
 
-// blockJob is one block on its way through the workers.
+// blockJob is one block on its way through the workers: read, scanned by
+// a worker (scan), taken in by the reader's goroutine in file order
+// (takeBlock), its decoded records written into the ranks' buffers by a
+// worker (decodeInto).
 type blockJob struct {
 	k   int64
 	buf []byte
 	n   int   // bytes read
 	err error // the read's error
-	// bat holds the events decoded by a worker, stop the offset of the
-	// first record it left to the reader's goroutine.
-	bat  *batch
-	stop int
+	// done is closed once the block is scanned (or failed to read).
 	done chan struct{}
-	// home gets bat back from the scatter goroutine; out says bat was
-	// sent there and not back yet.
-	home chan *batch
-	out  bool
+
+	// What scan finds in the records it decodes, the block's first nrec,
+	// ending at offset stop (the first record left to the reader's
+	// goroutine): the world ranks they are on (touched, with loc[w] the
+	// index in touched + 1) and how many each (cnt, by touched index); the
+	// offsets of the CARGOEVT records; whether any is a COLLEVT; the offset
+	// of the first that ends within a header of the block's end (near, -1
+	// none); and their global order: sorted among themselves, the first and
+	// last time and rank, and their order hash (see follow).
+	nrec, stop    int
+	loc           []int32
+	touched       []int32
+	cnt           []int32
+	maxW          int32
+	cargo         []int32
+	coll          bool
+	near          int
+	sorted        bool
+	firstT, lastT float64
+	firstW, lastW int32
+	hash          uint64
+
+	// What takeBlock hands decodeInto: the places of the events of each
+	// touched rank (by touched index) and the texts of the cargo records.
+	// written is closed once they are filled; nil while not handed over.
+	base    []int
+	dst     [][]tracefmt.Event
+	next    []int // decodeInto's count of events written per touched rank
+	texts   []int32
+	fill    bool
+	written chan struct{}
 }
 
 // parallelDecode reports whether the file's blocks are decoded by
@@ -61,26 +89,43 @@ func (rd *reader) parallelDecode() bool {
 
 // readBlocksParallel is readBlocks with workers decoding blocks ahead.
 func (rd *reader) readBlocksParallel() error {
-	rd.startScatter()
-	defer rd.stopScatter()
 	nb := rd.p.numBlocks()
 	B := rd.p.blockSize
 	njobs := blocksPerWorker * rd.workers
 	pool := make(chan *blockJob, njobs)
+	// A job is in work at most once at a time (to be scanned, then to be
+	// filled), so sends to it never block.
 	work := make(chan *blockJob, njobs)
 	order := make(chan *blockJob, njobs)
 	quit := make(chan struct{})
+	// The workers check the order within a block through MPE's post-order
+	// table, which the reader's goroutine otherwise builds on the first
+	// tie.
+	if rd.ord.post == nil {
+		rd.ord.post = postOrder(rd.P)
+	}
 	var wg sync.WaitGroup
 	defer func() {
 		close(quit)
 		wg.Wait()
+		rd.inflight = nil
 	}()
 	wg.Go(func() { rd.readAhead(nb, njobs, pool, work, order, quit) })
 	for range rd.workers {
 		wg.Go(func() {
-			for j := range work {
-				j.stop = rd.predecode(j.buf, j.bat)
-				close(j.done)
+			for {
+				select {
+				case j := <-work:
+					if j.fill {
+						rd.decodeInto(j)
+						close(j.written)
+					} else {
+						rd.scan(j)
+						close(j.done)
+					}
+				case <-quit:
+					return
+				}
 			}
 		})
 	}
@@ -98,24 +143,26 @@ func (rd *reader) readBlocksParallel() error {
 		if prev != nil {
 			rd.prev = prev.buf
 		}
-		last, err := rd.takeBlock(j)
+		last, err := rd.takeBlock(j, work)
 		if err != nil {
 			return err
 		}
-		rd.flush()
 		rd.nBlock = k + 1
 		if last {
 			if k != nb-1 {
 				return errAt(rd.pos, int(k), "ENDLOG in block %d, but commtable_fptr announces %d blocks", k, nb)
 			}
 			rd.pos += int64(B)
+			rd.drain()
 			return nil
 		}
 		if k == nb-1 {
 			return errAt(rd.pos+int64(B)-1, int(k), "the last block (commtable_fptr announces %d) ends with ENDBLOCK: expected ENDLOG", nb)
 		}
-		// The block before is no longer needed for the filler check.
+		// The block before is no longer needed for the filler check, and
+		// once its events are written, its job can take another block.
 		if prev != nil {
+			rd.release(prev)
 			pool <- prev
 		}
 		prev = j
@@ -124,13 +171,36 @@ func (rd *reader) readBlocksParallel() error {
 	return nil
 }
 
+// drain waits until no worker writes events into the ranks' buffers, so
+// that they can move.
+func (rd *reader) drain() {
+	for _, j := range rd.inflight {
+		<-j.written
+	}
+	clear(rd.inflight)
+	rd.inflight = rd.inflight[:0]
+}
+
+// release waits until the events of job j are written and forgets it.
+func (rd *reader) release(j *blockJob) {
+	if j.written == nil {
+		return
+	}
+	<-j.written
+	j.written = nil
+	if len(rd.inflight) > 0 && rd.inflight[0] == j {
+		// Jobs are handed over in file order and released in it.
+		rd.inflight[0] = nil
+		rd.inflight = rd.inflight[1:]
+	}
+}
+
 // readAhead reads the nb blocks into jobs from the pool and hands them to
 // the workers and, in file order, to the reader's goroutine. A read error
 // ends the blocks with a job that carries it. Jobs are made as they are
 // needed, njobs at most, so that a file shorter than its preamble says
 // does not have the memory of all of them allocated.
 func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, order chan *blockJob, quit chan struct{}) {
-	defer close(work)
 	made := 0
 	for k := range nb {
 		var j *blockJob
@@ -139,12 +209,7 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 		default:
 			if made < njobs {
 				made++
-				B := rd.p.blockSize
-				j = &blockJob{
-					buf:  make([]byte, B),
-					bat:  &batch{ev: make([]pendingEvent, B/32+1)},
-					home: make(chan *batch, 1),
-				}
+				j = &blockJob{buf: make([]byte, rd.p.blockSize)}
 				break
 			}
 			select {
@@ -153,15 +218,7 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 				return
 			}
 		}
-		if j.out {
-			select {
-			case <-j.home:
-			case <-quit:
-				return
-			}
-			j.out = false
-		}
-		j.k, j.bat.n, j.stop = k, 0, 0
+		j.k, j.nrec, j.stop, j.fill = k, 0, 0, false
 		j.done = make(chan struct{})
 		j.n, j.err = io.ReadFull(rd.src, j.buf)
 		if j.err != nil {
@@ -187,141 +244,236 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 	}
 }
 
-// takeBlock takes in a block that a worker decoded up to j.stop: what
-// record does for each decoded event that depends on the records before,
-// then the rest of the block record by record. It reports whether the
-// block ended with ENDLOG.
-func (rd *reader) takeBlock(j *blockJob) (bool, error) {
+// takeBlock takes in a block that a worker scanned up to j.stop: what
+// record does for each scanned record that depends on the records before
+// (places in the ranks' buffers, the global order, cargo texts, the block
+// layout checks), then the rest of the block record by record; last it
+// hands the scanned records to a worker to be written into their places
+// (or, without work, writes them itself). It reports whether the block
+// ended with ENDLOG.
+func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	buf := j.buf
-	B := len(buf)
-	b := j.bat
-	evs := b.ev[:b.n]
-	if len(evs) > 0 {
-		if int(b.maxW) >= len(rd.seen) {
-			seen := make([]rankState, min(max(int(b.maxW)+1, 2*len(rd.seen), 16), rd.P))
-			copy(seen, rd.seen)
-			rd.seen = seen
+	if j.nrec > 0 {
+		if int(j.maxW) >= len(rd.ranks) {
+			rd.growRanks(j.maxW)
 		}
-		seen := rd.seen
-		for _, w := range b.touched {
-			seen[w].n += int(b.cnt[w])
-			b.cnt[w] = 0
+		// The places of each rank's events start where its buffer ends.
+		j.base = j.base[:0]
+		for _, w := range j.touched {
+			j.base = append(j.base, len(rd.ranks[w].ev))
 		}
-		b.touched = b.touched[:0]
-		// next is where the record after event i starts.
-		next := func(i int) int {
-			if i+1 < len(evs) {
-				return int(evs[i+1].u)
+		o := rd.ord
+		if o.sorted && j.sorted && (o.nrec == 0 || j.firstT > o.lastT ||
+			j.firstT == o.lastT && (j.firstW == o.lastW || o.post[o.lastW] < o.post[j.firstW])) {
+			o.hash = o.hash*powMul(j.nrec) + j.hash
+			o.lastT, o.lastW = j.lastT, j.lastW
+			o.nrec += int64(j.nrec)
+			for l, w := range j.touched {
+				// Counted from the block's start: the rank's count so
+				// far covers the blocks before (see grow).
+				rd.reserve(&rd.ranks[w], int(j.cnt[l]), 0)
 			}
-			return j.stop
+		} else {
+			// Out of order: record by record, as a sequential read.
+			for u := 0; u < j.stop; u += recSize[rd.i32(buf[u+20:])] {
+				w := rd.i32(buf[u+12:])
+				rd.follow(rd.f64(buf[u:]), w)
+				rd.reserve(&rd.ranks[w], 1, u)
+			}
 		}
 		// The block layout checks look at the block's first record (after
 		// an ENDBLOCK) and at the records that end within a header of the
-		// block's end, which are the last ones; they only ever clear
-		// packOK past the first, so the order of the calls does not matter.
+		// block's end; they only ever clear packOK past the first.
 		if rd.endU >= 0 {
-			rd.checkPacking(evs[0].e.Time, int(evs[0].u), next(0)-int(evs[0].u))
+			rd.checkPacking(rd.f64(buf), 0, recSize[rd.i32(buf[20:])])
 		}
-		for i := len(evs) - 1; i >= 0 && next(i)+headerSize >= B; i-- {
-			rd.checkPacking(evs[i].e.Time, int(evs[i].u), next(i)-int(evs[i].u))
+		if j.near >= 0 {
+			for u := j.near; u < j.stop; {
+				size := recSize[rd.i32(buf[u+20:])]
+				rd.checkPacking(rd.f64(buf[u:]), u, size)
+				u += size
+			}
 		}
-		for _, i := range b.cargo {
-			p := &evs[i]
-			p.e.SetTextRef(int(rd.cargoText(buf[p.u+32 : p.u+64])))
+		j.texts = j.texts[:0]
+		for _, u := range j.cargo {
+			j.texts = append(j.texts, rd.cargoText(buf[u+32:u+64]))
 		}
-		b.cargo = b.cargo[:0]
-		if b.coll {
+		if j.coll {
 			rd.anyColl = true
 		}
+		rd.inBlock += int64(j.nrec)
 	}
-	rd.inBlock += int64(b.n)
-	if b.n > 0 {
-		b.block = rd.block
-		b.home = j.home
-		j.out = true
-		rd.flush()
-		rd.full <- b
+	last, err := rd.parseFrom(buf, j.stop)
+	if err != nil || j.nrec == 0 {
+		return last, err
 	}
-	return rd.parseFrom(buf, j.stop)
+	// The places are taken from the buffers as they are now: the rest of
+	// the block may have moved them (see reserve).
+	j.dst = j.dst[:0]
+	for l, w := range j.touched {
+		b := j.base[l]
+		j.dst = append(j.dst, rd.ranks[w].ev[b:b+int(j.cnt[l])])
+	}
+	if work == nil {
+		// A sequential read (readBlocks).
+		rd.decodeInto(j)
+		return last, nil
+	}
+	j.fill, j.written = true, make(chan struct{})
+	rd.inflight = append(rd.inflight, j)
+	work <- j
+	return last, nil
 }
 
-// predecode decodes the records of a block from its start, as record
-// does, for as long as they need nothing but their own bytes, into b; it
-// returns the offset of the first record it leaves (a terminator at the
-// latest). It reads only what does not change while blocks are read. The
-// file is big-endian (parallelDecode): reading the fields without asking
-// the byte order each time takes a fifth off the decoding.
-func (rd *reader) predecode(buf []byte, b *batch) int {
-	B, P := len(buf), uint32(rd.P)
-	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
-	b.touched, b.cargo, b.maxW, b.coll = b.touched[:0], b.cargo[:0], -1, false
-	u := 0
-	for {
-		// Every record decoded here has 32 bytes or more: the header and
-		// the event type through h, whose length the compiler knows.
-		if u+32 > B {
-			return u
-		}
+// scan checks the records of a block from its start for as long as they
+// need nothing but their own bytes to be decoded (as record would), and
+// notes in j what takeBlock needs of them. It reads only what does not
+// change while blocks are read. The file is big-endian (parallelDecode),
+// so fields are read without asking the byte order each time, and the
+// header's communicator and rank, thread and type are read as pairs.
+func (rd *reader) scan(j *blockJob) {
+	buf := j.buf
+	B, P := len(buf), rd.P
+	post := rd.ord.post
+	if len(j.loc) < P {
+		j.loc = make([]int32, P)
+	}
+	loc := j.loc
+	for _, w := range j.touched {
+		loc[w] = 0
+	}
+	j.touched, j.cnt, j.cargo, j.coll = j.touched[:0], j.cnt[:0], j.cargo[:0], false
+	sorted, hash, near, maxW := true, uint64(0), -1, int32(-1)
+	var lastT float64
+	lastW := int32(-1)
+	n, u := 0, 0
+records:
+	for u+32 <= B {
 		h := (*[32]byte)(buf[u : u+32])
-		rt := i32(h[20:24])
-		if rt < recBareEvt || rt > recCollEvt {
-			return u
+		// icomm<<32 | rank below P: a world rank on MPI_COMM_WORLD.
+		cr := binary.BigEndian.Uint64(h[8:16])
+		if cr >= uint64(P) {
+			break
 		}
-		size := recSize[rt]
-		if u+size > B {
-			return u
-		}
-		rec := buf[u : u+size]
-		icomm, hrank, thread := i32(h[8:12]), i32(h[12:16]), i32(h[16:20])
-		if icomm != 0 || uint32(hrank) >= P || thread != 0 || binary.LittleEndian.Uint32(rec[padAt[rt]:]) != 0 {
-			return u
-		}
-		p := &b.ev[b.n]
-		p.w, p.u = hrank, int32(u)
-		e := &p.e
-		*e = tracefmt.Event{Time: math.Float64frombits(binary.BigEndian.Uint64(h[0:8])), Match: hrank}
-		switch rt {
-		case recBareEvt, recCargoEvt:
-			// A cargo's text is interned when the block is taken in.
-			e.Kind, e.Peer = provEvent, i32(h[24:28])
-			if rt == recCargoEvt {
-				b.cargo = append(b.cargo, int32(b.n))
+		w := int32(cr)
+		// thread<<32 | type: thread 0, an event record; then its pad 0.
+		var size int
+		switch binary.BigEndian.Uint64(h[16:24]) {
+		case recBareEvt:
+			if binary.BigEndian.Uint32(h[28:32]) != 0 {
+				break records
 			}
+			size = 32
+		case recCargoEvt:
+			if u+64 > B || binary.BigEndian.Uint32(h[28:32]) != 0 {
+				break records
+			}
+			// Its text is interned when the block is taken in.
+			j.cargo = append(j.cargo, int32(u))
+			size = 64
 		case recMsgEvt:
-			etype, mc, partner, tag, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:]), i32(rec[36:]), i32(rec[40:])
-			if etype != etypeSend && etype != etypeRecv || size < 0 || mc != 0 || uint32(partner) >= P {
-				return u
+			if u+48 > B {
+				break records
 			}
-			e.Kind, e.Tag, e.Size, e.Peer = provMsg, tag, int64(size), partner
-			e.SetRequest(int64(uint32(partner)))
-			if etype == etypeRecv {
-				e.Flags = 1
+			rec := (*[48]byte)(buf[u : u+48])
+			etype, partner := int32(binary.BigEndian.Uint32(rec[24:28])), binary.BigEndian.Uint32(rec[32:36])
+			// Communicator 0, a world partner, a size of 0 or more, pad 0.
+			if etype != etypeSend && etype != etypeRecv || binary.BigEndian.Uint32(rec[28:32]) != 0 ||
+				partner >= uint32(P) || rec[40]&0x80 != 0 || binary.BigEndian.Uint32(rec[44:48]) != 0 {
+				break records
 			}
+			size = 48
 		case recCollEvt:
-			etype, root, size := i32(rec[24:]), i32(rec[28:]), i32(rec[32:])
-			if size < 0 || root != -1 && uint32(root) >= P {
-				return u
+			if u+40 > B {
+				break records
 			}
-			e.Kind, e.Tag, e.Size = provColl, etype, int64(size)
-			b.coll = true
-			e.SetRequest(int64(root))
-			e.Peer = peerNone
-			if root != -1 {
-				e.Peer = root
+			rec := (*[40]byte)(buf[u : u+40])
+			root := binary.BigEndian.Uint32(rec[28:32])
+			if rec[32]&0x80 != 0 || root != math.MaxUint32 && root >= uint32(P) || binary.BigEndian.Uint32(rec[36:40]) != 0 {
+				break records
 			}
+			j.coll = true
+			size = 40
 		default:
-			return u
+			break records
 		}
-		// Count the event for takeBlock.
-		if int(hrank) >= len(b.cnt) {
-			b.cnt = append(b.cnt, make([]int32, int(hrank)+1-len(b.cnt))...)
+		t := math.Float64frombits(binary.BigEndian.Uint64(h[0:8]))
+		if n == 0 {
+			j.firstT, j.firstW = t, w
+		} else if !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
+			sorted = false
 		}
-		if b.cnt[hrank] == 0 {
-			b.touched = append(b.touched, hrank)
-			b.maxW = max(b.maxW, hrank)
+		lastT, lastW = t, w
+		hash = hash*orderMul + cr + 1
+		if near < 0 && u+size+headerSize >= B {
+			near = u
 		}
-		b.cnt[hrank]++
-		b.n++
+		l := loc[w]
+		if l == 0 {
+			j.touched = append(j.touched, w)
+			j.cnt = append(j.cnt, 0)
+			maxW = max(maxW, w)
+			l = int32(len(j.touched))
+			loc[w] = l
+		}
+		j.cnt[l-1]++
+		n++
 		u += size
 	}
+	j.nrec, j.stop = n, u
+	j.sorted, j.lastT, j.lastW, j.hash, j.near, j.maxW = sorted, lastT, lastW, hash, near, maxW
+}
+
+// decodeInto writes the events of the records scan checked into the
+// places takeBlock gave them, as record would decode them.
+func (rd *reader) decodeInto(j *blockJob) {
+	buf := j.buf
+	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
+	dst, texts, loc := j.dst, j.texts, j.loc
+	next := slices.Grow(j.next[:0], len(dst))[:len(dst)]
+	clear(next)
+	j.next = next
+	u := 0
+	for range j.nrec {
+		h := (*[32]byte)(buf[u : u+32])
+		w := i32(h[12:16])
+		l := loc[w] - 1
+		k := next[l]
+		next[l] = k + 1
+		e := &dst[l][k]
+		t := math.Float64frombits(binary.BigEndian.Uint64(h[0:8]))
+		switch i32(h[20:24]) {
+		case recBareEvt:
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: i32(h[24:28])}
+			u += 32
+		case recCargoEvt:
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: i32(h[24:28])}
+			e.SetTextRef(int(texts[0]))
+			texts = texts[1:]
+			u += 64
+		case recMsgEvt:
+			rec := (*[48]byte)(buf[u : u+48])
+			partner := i32(rec[32:36])
+			var fl tracefmt.Flags
+			if i32(rec[24:28]) == etypeRecv {
+				fl = 1
+			}
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provMsg, Tag: i32(rec[36:40]), Size: int64(i32(rec[40:44])), Peer: partner, Flags: fl}
+			e.SetRequest(int64(uint32(partner)))
+			u += 48
+		default: // recCollEvt
+			rec := (*[40]byte)(buf[u : u+40])
+			root := i32(rec[28:32])
+			peer := int32(peerNone)
+			if root != -1 {
+				peer = root
+			}
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provColl, Tag: i32(rec[24:28]), Size: int64(i32(rec[32:36])), Peer: peer}
+			e.SetRequest(int64(root))
+			u += 40
+		}
+	}
+	// The places point into the ranks' buffers, which may move: a job
+	// waiting in the pool must not keep their old arrays alive.
+	clear(dst)
 }

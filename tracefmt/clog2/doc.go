@@ -49,7 +49,8 @@
 // of a read of one block after the other. Each rank's events are stored
 // once: the slice that collects them while the file is read, sized from
 // the number of blocks commtable_fptr announces, becomes the rank's
-// stream.
+// stream; the goroutine that takes the blocks in reserves each block's
+// places in it, and the workers write the decoded events there.
 //
 // CLOG2 holds more than MPI semantics, and a trace read from a CLOG2 file
 // can be written back byte for byte. What the model has no field for is

@@ -79,6 +79,11 @@ func FuzzRead(f *testing.F) {
 		if (err == nil) != (parErr == nil) || err != nil && err.Error() != parErr.Error() || traceText(tr) != traceText(par) {
 			t.Fatalf("read on workers: error %v, want %v (or the trace differs)", parErr, err)
 		}
+		// Every record decoded by record, not scanned by blocks.
+		ref, refErr := byRecord(data).read()
+		if (err == nil) != (refErr == nil) || err != nil && err.Error() != refErr.Error() || traceText(tr) != traceText(ref) {
+			t.Fatalf("read record by record: error %v, want %v (or the trace differs)", refErr, err)
+		}
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {

@@ -359,7 +359,7 @@ func mergedOrderHash(t *tracefmt.Trace) (uint64, error) {
 		if rec == nil {
 			break
 		}
-		h = (h ^ uint64(uint32(rec.src))) * fnvPrime
+		h = h*orderMul + uint64(uint32(rec.src)) + 1
 		if err := root.pop(); err != nil {
 			return 0, err
 		}

@@ -18,7 +18,7 @@ func TestParallelResolveSame(t *testing.T) {
 	inputs := resolveInputs(t)
 	for name, data := range inputs {
 		t.Run(name, func(t *testing.T) {
-			want, wantErr := newReader(bytes.NewReader(data), math.MaxInt, 1).read()
+			want, wantErr := byRecord(data).read()
 			for _, workers := range []int{2, 3, 8} {
 				got, err := newReader(bytes.NewReader(data), 0, workers).read()
 				if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
@@ -167,7 +167,7 @@ func TestParallelDecodeSame(t *testing.T) {
 				}
 			}
 			for vname, d := range variants {
-				want, wantErr := newReader(bytes.NewReader(d), math.MaxInt, 1).read()
+				want, wantErr := byRecord(d).read()
 				for _, workers := range []int{2, 3} {
 					if workers == 3 && vname != "as written" {
 						break // two workers take blocks out of order enough
@@ -195,4 +195,12 @@ func traceText(t *tracefmt.Trace) string {
 		return "no trace"
 	}
 	return fmt.Sprintf("%#v", *t)
+}
+
+// byRecord returns a sequential reader of data that decodes every record
+// with record: the reference the other ways of reading are compared with.
+func byRecord(data []byte) *reader {
+	rd := newReader(bytes.NewReader(data), math.MaxInt, 1)
+	rd.byRecord = true
+	return rd
 }

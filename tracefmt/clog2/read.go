@@ -76,37 +76,70 @@ func (rd *reader) read() (*tracefmt.Trace, error) {
 	return rd.finish()
 }
 
-// rankBuf holds one rank's provisional events. The slice becomes the
-// rank's stream in the trace (converted in place), so it is sized from an
-// estimate of the rank's final count rather than by doubling.
+// rankBuf holds one rank's provisional events and its clock shift. The
+// slice becomes the rank's stream in the trace (converted in place), so it
+// is sized from an estimate of the rank's final count rather than by
+// doubling. Decoding writes the events in place: the reader's goroutine
+// reserves a block's places (extending len) and the workers fill them
+// (see takeBlock), so the array only moves once no worker writes to it.
 type rankBuf struct {
-	ev []tracefmt.Event
-}
-
-// rankState is what the decoding of records keeps per rank: the number of
-// events so far (the index of the next one) and the clock shift.
-type rankState struct {
-	n     int
+	ev    []tracefmt.Event
 	tdiff float64
 }
 
-// grow makes room for one more event of rb, read at offset u of block blk.
-// When the preamble says how many blocks the file has, the rank's count so
-// far is extrapolated to the end of the file (1% more: the builder keeps a
-// slice whose spare room is under 1/32); otherwise, or while too little is
-// known, capacity doubles.
-func (rd *reader) grow(rb *rankBuf, blk, u int) {
+// grow makes room for need more events of rb, read at offset u of block
+// blk. When the preamble says how many blocks the file has, the rank's
+// count so far is extrapolated to the end of the file (1% more, 2% in the
+// first quarter: the builder keeps a slice whose spare room is under
+// 1/32, and moving a whole rank's events again late costs as much as
+// reading them); otherwise, or
+// while too little is known, capacity doubles. No worker may be writing to
+// rb's events (see drain).
+func (rd *reader) grow(rb *rankBuf, blk, u, need int) {
 	n := len(rb.ev)
 	want := max(2*n, 16)
 	if nb := rd.p.numBlocks(); nb > 0 && blk >= 4 && int64(blk) >= nb/32 {
 		done := float64(blk) + float64(u)/float64(rd.p.blockSize)
-		est := float64(n) * float64(nb) / done * 1.01
+		// Early on the rate so far may fall short of the file's (its first
+		// blocks hold the ranks' prologues): 2% more before a quarter.
+		margin := 1.01
+		if done < float64(nb)/4 {
+			margin = 1.02
+		}
+		est := float64(n) * float64(nb) / done * margin
 		want = max(int(min(est, 1<<31)), n+n/64+16)
 	}
+	want = max(want, n+need)
 	// Exactly want: slices.Grow would round up to append's growth.
 	ev := make([]tracefmt.Event, n, want)
 	copy(ev, rb.ev)
 	rb.ev = ev
+}
+
+// rank returns world rank w's buffer, making room for it in rd.ranks.
+func (rd *reader) rank(w int32) *rankBuf {
+	if int(w) >= len(rd.ranks) {
+		rd.growRanks(w)
+	}
+	return &rd.ranks[w]
+}
+
+func (rd *reader) growRanks(w int32) {
+	ranks := make([]rankBuf, min(max(int(w)+1, 2*len(rd.ranks), 16), rd.P))
+	copy(ranks, rd.ranks)
+	rd.ranks = ranks
+}
+
+// reserve extends rb's events by n places for events read at offset u of
+// the current block and returns the index of the first.
+func (rd *reader) reserve(rb *rankBuf, n, u int) int {
+	i := len(rb.ev)
+	if cap(rb.ev)-i < n {
+		rd.drain()
+		rd.grow(rb, rd.block, u, n)
+	}
+	rb.ev = rb.ev[:i+n]
+	return i
 }
 
 // rawExtra keeps a record's thread and pad when they are not zero.
@@ -144,16 +177,11 @@ type reader struct {
 	prev   []byte
 	nBlock int64
 
-	// Decoded events go to their ranks' buffers through a pipeline (see
-	// scatter): seen is the decoder's view of the ranks, ranks belongs to
-	// the scatter goroutine until readBlocks returns.
-	seen  []rankState
-	ranks []rankBuf
-	out   *batch
-	full  chan *batch
-	free  chan *batch
-	nBat  int
-	done  chan struct{}
+	// ranks holds the decoded events per world rank; inflight lists the
+	// blocks whose workers may still be writing their events there (see
+	// takeBlock and drain).
+	ranks    []rankBuf
+	inflight []*blockJob
 
 	texts    []string
 	textIdx  map[string]int32
@@ -173,8 +201,7 @@ type reader struct {
 	exc       map[uint64]rawExtra
 	deferred  []deferredRef
 
-	// ord follows the global order; the scatter goroutine owns it until
-	// readBlocks returns.
+	// ord follows the global order.
 	ord *orderCheck
 
 	// Block layout checks (merged files).
@@ -195,9 +222,10 @@ type reader struct {
 	// Resolution runs on workers goroutines from parMin events on, and
 	// so does decoding from decodeMin blocks on (see parallelDecode).
 	parMin, workers, decodeMin int
+	// byRecord has a sequential read decode every record with record (the
+	// reference the tests compare the other ways with).
+	byRecord bool
 }
-
-const fnvPrime = 1099511628211
 
 func (rd *reader) i32(b []byte) int32 {
 	if rd.le {
@@ -269,10 +297,18 @@ func (rd *reader) readBlocks() error {
 	if rd.parallelDecode() {
 		return rd.readBlocksParallel()
 	}
-	rd.startScatter()
-	defer rd.stopScatter()
 	nb := rd.p.numBlocks()
 	B := rd.p.blockSize
+	// A merged big-endian file's blocks are scanned, taken in and written
+	// as the workers of readBlocksParallel do, but on this goroutine: half
+	// the instructions of decoding every record with record.
+	var j *blockJob
+	if !rd.byRecord && rd.p.finalized && !rd.le {
+		j = &blockJob{}
+		if rd.ord.post == nil {
+			rd.ord.post = postOrder(rd.P)
+		}
+	}
 	for k := int64(0); nb < 0 || k < nb; k++ {
 		n, err := rd.readBlock()
 		if err != nil {
@@ -285,11 +321,17 @@ func (rd *reader) readBlocks() error {
 			return fmt.Errorf("clog2: reading block %d: %w", k, err)
 		}
 		rd.block = int(k)
-		last, err := rd.parseBlock(rd.buf[:B])
+		var last bool
+		if j != nil {
+			j.buf = rd.buf[:B]
+			rd.scan(j)
+			last, err = rd.takeBlock(j, nil)
+		} else {
+			last, err = rd.parseBlock(rd.buf[:B])
+		}
 		if err != nil {
 			return err
 		}
-		rd.flush()
 		rd.nBlock = k + 1
 		if last {
 			if nb >= 0 && k != nb-1 {
@@ -471,12 +513,7 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 			return err
 		}
 	}
-	if int(w) >= len(rd.seen) {
-		seen := make([]rankState, min(max(int(w)+1, 2*len(rd.seen), 16), rd.P))
-		copy(seen, rd.seen)
-		rd.seen = seen
-	}
-	rb := &rd.seen[w]
+	rb := rd.rank(w)
 	if rd.apply {
 		if rt == recTimeShift {
 			rb.tdiff = rd.f64(rec[24:])
@@ -490,8 +527,13 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 	}
 	rd.inBlock++
 
-	// The event is built in its batch slot; it counts once emitted.
-	e := rd.slot(w, u)
+	// The event is built in its place; it counts once len covers it.
+	i := len(rb.ev)
+	if i == cap(rb.ev) {
+		rd.drain()
+		rd.grow(rb, rd.block, u, 1)
+	}
+	e := &rb.ev[:i+1][i]
 	*e = tracefmt.Event{Time: t, Comm: uint16(icomm), Match: hrank}
 	switch rt {
 	case recBareEvt:
@@ -516,10 +558,10 @@ func (rd *reader) record(rec []byte, rt int32, off int64, u int) error {
 		if p != 0 {
 			copy(x.pad[:], rec[p:p+4])
 		}
-		rd.exc[uint64(w)<<32|uint64(rb.n)] = x
+		rd.exc[uint64(w)<<32|uint64(i)] = x
 	}
-	rb.n++
-	rd.emit()
+	rd.follow(t, w)
+	rb.ev = rb.ev[:i+1]
 	return nil
 }
 
@@ -539,159 +581,43 @@ type orderCheck struct {
 	_      [64]byte
 }
 
-// batch carries decoded events of one block from the decoder to the
-// scatter goroutine: the first n of ev.
-type batch struct {
-	block int
-	n     int
-	ev    []pendingEvent
-	// home takes the batch back when it is a worker's (see blockJob).
-	home chan *batch
-	// What a worker's predecode notes for takeBlock, so that the reader's
-	// goroutine does not walk the decoded events one by one: the events
-	// per world rank (cnt, indexed by rank, zero but for the ranks in
-	// touched), the highest rank, the indices of CARGOEVT events and
-	// whether any COLLEVT was decoded.
-	cnt     []int32
-	touched []int32
-	maxW    int32
-	cargo   []int32
-	coll    bool
-}
+// orderMul is the multiplier of the order hash: h = h*orderMul + w + 1
+// over the records' world ranks w. A polynomial hash, so that a block's
+// hash, computed on its own, joins the file's: H(ab) = H(a)*orderMul^|b| +
+// H(b).
+const orderMul = 1099511628211
 
-// pendingEvent is a decoded event of world rank w, read at offset u of its
-// block.
-type pendingEvent struct {
-	e tracefmt.Event
-	w int32
-	u int32
-}
-
-// Pipeline bounds: at most maxBatches batches of at most batchLen events
-// are in flight, so the pipeline's memory does not grow with the file.
-const (
-	maxBatches = 4
-	batchLen   = 2048
-)
-
-// startScatter starts the goroutine that appends decoded events to their
-// ranks' buffers. Decoding is sequential (the checks of the global order
-// and of the block layout follow the file), but writing ~40 bytes per
-// record into freshly allocated per-rank buffers is about as costly: on
-// two cores, the two overlap.
-func (rd *reader) startScatter() {
-	rd.full = make(chan *batch, maxBatches)
-	rd.free = make(chan *batch, maxBatches)
-	rd.done = make(chan struct{})
-	go rd.scatter()
-}
-
-// stopScatter sends the last batch and waits until every event is in its
-// rank's buffer; rd.ranks belongs to the caller again.
-func (rd *reader) stopScatter() {
-	rd.flush()
-	close(rd.full)
-	<-rd.done
-	// The batches are garbage from here on.
-	rd.out, rd.full, rd.free = nil, nil, nil
-}
-
-// scatter appends the events of every batch, in order, to their ranks'
-// buffers, and hands the batch back.
-func (rd *reader) scatter() {
-	defer close(rd.done)
+// follow checks the global order with the next record, of time t and world
+// rank w, and hashes its rank. The common cases (ties of ranks in MPE's
+// merge order once checkOrder has the order's table) are inline.
+func (rd *reader) follow(t float64, w int32) {
 	o := rd.ord
-	for b := range rd.full {
-		for i := range b.ev[:b.n] {
-			p := &b.ev[i]
-			if int(p.w) >= len(rd.ranks) {
-				ranks := make([]rankBuf, min(max(int(p.w)+1, 2*len(rd.ranks), 16), rd.P))
-				copy(ranks, rd.ranks)
-				rd.ranks = ranks
-			}
-			// The global order (see checkOrder), inlined for the common
-			// cases (ties of ranks in MPE's merge order once checkOrder
-			// has the order's table). It is followed here rather than in
-			// the decoder, which is the longer stage.
-			t, w := p.e.Time, p.w
-			o.hash = (o.hash ^ uint64(uint32(w))) * fnvPrime
-			if !o.sorted || !(t > o.lastT || t == o.lastT && (w == o.lastW || o.post != nil && o.post[o.lastW] < o.post[w])) {
-				rd.checkOrder(t, w)
-			}
-			o.lastT, o.lastW = t, w
-			o.nrec++
-			rb := &rd.ranks[w]
-			if len(rb.ev) == cap(rb.ev) {
-				rd.grow(rb, b.block, int(p.u))
-			}
-			rb.ev = append(rb.ev, p.e)
+	o.hash = o.hash*orderMul + uint64(uint32(w)) + 1
+	if !o.sorted || !(t > o.lastT || t == o.lastT && (w == o.lastW || o.post != nil && o.post[o.lastW] < o.post[w])) {
+		rd.checkOrder(t, w)
+	}
+	o.lastT, o.lastW = t, w
+	o.nrec++
+}
+
+// powMul returns orderMul^n.
+func powMul(n int) uint64 {
+	r, b := uint64(1), uint64(orderMul)
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			r *= b
 		}
-		b.n = 0
-		if b.home != nil {
-			b.home <- b
-		} else {
-			rd.free <- b
-		}
+		b *= b
 	}
-}
-
-// slot returns the place of the next event, of world rank w read at
-// offset u of the current block; emit queues it.
-func (rd *reader) slot(w int32, u int) *tracefmt.Event {
-	b := rd.out
-	if b == nil {
-		b = rd.newBatch()
-	}
-	if b.n == 0 {
-		b.block = rd.block
-	}
-	p := &b.ev[b.n]
-	p.w, p.u = w, int32(u)
-	return &p.e
-}
-
-// emit queues the event built in the slot for its rank's buffer.
-func (rd *reader) emit() {
-	b := rd.out
-	b.n++
-	if b.n == len(b.ev) {
-		rd.flush()
-	}
-}
-
-// newBatch returns an empty batch: a recycled one, or a new one while
-// fewer than maxBatches exist.
-func (rd *reader) newBatch() *batch {
-	var b *batch
-	select {
-	case b = <-rd.free:
-	default:
-		if rd.nBat < maxBatches {
-			rd.nBat++
-			// A block holds at most blockSize/32 records.
-			b = &batch{ev: make([]pendingEvent, min(batchLen, rd.p.blockSize/32+1))}
-		} else {
-			b = <-rd.free
-		}
-	}
-	rd.out = b
-	return b
-}
-
-// flush sends the current batch to the scatter goroutine.
-func (rd *reader) flush() {
-	if b := rd.out; b != nil && b.n > 0 {
-		rd.out = nil
-		rd.full <- b
-	}
+	return r
 }
 
 // checkOrder follows the global order: in a merged file of time-sorted
 // streams MPE's merge gives non-decreasing times, equal times in the
 // post-order of its tree. The first record that breaks this starts a
 // stored order (kept only if the merge replay disagrees with the file).
-// scatter has hashed the rank and handles the common cases itself; it
-// calls checkOrder before it appends the event.
+// follow has hashed the rank and handles the common cases itself; it
+// calls checkOrder before the event counts in its rank's buffer.
 func (rd *reader) checkOrder(t float64, w int32) {
 	o := rd.ord
 	if o.sorted && o.nrec > 0 && !(t > o.lastT || (t == o.lastT && (w == o.lastW || rd.postBefore(o.lastW, w)))) {
@@ -851,7 +777,7 @@ func (rd *reader) msgEvt(e *tracefmt.Event, rec []byte, w int32, off int64) erro
 		if mc == 0 && partner >= 0 {
 			return errAt(off, rd.block, "MSGEVT partner rank %d outside the world of %d ranks", partner, rd.P)
 		}
-		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(rd.seen[w].n), off: off, blk: rd.block})
+		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(len(rd.ranks[w].ev)), off: off, blk: rd.block})
 	}
 	return nil
 }
@@ -893,7 +819,7 @@ func (rd *reader) collEvt(e *tracefmt.Event, rec []byte, hc, w int32, off int64)
 		if hc == 0 && root >= 0 {
 			return errAt(off, rd.block, "COLLEVT root rank %d outside the world of %d ranks", root, rd.P)
 		}
-		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(rd.seen[w].n), off: off, blk: rd.block})
+		rd.deferred = append(rd.deferred, deferredRef{rank: w, idx: int32(len(rd.ranks[w].ev)), off: off, blk: rd.block})
 	}
 	return nil
 }

@@ -658,11 +658,14 @@ func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 		rs.meta[jb.w] = jb.meta
 	}()
 	noExc := len(rs.rd.exc) == 0
-	for ; jb.j < len(jb.src); jb.j, jb.idx = jb.j+1, jb.idx+1 {
-		pe := jb.src[jb.j]
-		if noExc && rs.eventFast(jb, &pe, frozen) {
-			continue
+	for {
+		if noExc {
+			rs.runFast(jb, frozen)
 		}
+		if jb.j >= len(jb.src) {
+			return
+		}
+		pe := jb.src[jb.j]
 		done, err := rs.event(jb, &pe, frozen)
 		if err != nil {
 			jb.err = err
@@ -671,6 +674,7 @@ func (rs *resolver) run(jb *rankJob, frozen []etypeClass) {
 		if !done {
 			return
 		}
+		jb.j, jb.idx = jb.j+1, jb.idx+1
 	}
 }
 
@@ -945,70 +949,77 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 	return true, nil
 }
 
-// eventFast resolves pe as event does when the file's record follows from
-// the event in every field (the record's communicator maps its ranks back
-// exactly, its event type is the one the writer derives, the reader kept
-// no thread or pad of any record) and the event is a state's enter or
-// leave or a message to a rank: most events of a trace, which then skip
-// event's checks and its large frame. It reports false, having changed
-// nothing but the classes of event types, for any other event.
-func (rs *resolver) eventFast(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) bool {
-	ci := rs.commIndex(int32(pe.Comm))
-	if !rs.exact[ci] || len(jb.out) >= math.MaxInt32 {
-		return false
-	}
-	var e tracefmt.Event
-	switch pe.Kind {
-	case provEvent:
-		var c etypeClass
-		if frozen == nil {
-			c = rs.classify(pe.Peer)
-		} else if uint32(pe.Peer) < denseEtypes {
-			c = frozen[pe.Peer]
-		}
-		if !c.ok || !c.isState || !c.exact {
-			return false
-		}
-		id := c.ref.id
-		if c.ref.start {
-			e = tracefmt.Enter(pe.Time, id)
-			e.SetTextRef(pe.TextRef())
-			e.Comm, e.Match = uint16(ci), -1
-			jb.push(id, openRef{id, pe.TextRef(), int32(len(jb.out))})
+// runFast resolves the job's events from the next one on for as long as
+// their records follow from the events in every field: a state's enter
+// or leave (with the cargo the writer would give it) or a message to a
+// rank, on a communicator whose ranks map back exactly (most events). It
+// stops before the first event that needs the general checks of event,
+// having changed nothing for it. The loop keeps the stream in locals: the
+// events are written in place over the ones read (out never passes src).
+func (rs *resolver) runFast(jb *rankJob, frozen []etypeClass) {
+	src, out, exact := jb.src, jb.out, rs.exact
+	j := jb.j
+loop:
+	for ; j < len(src); j++ {
+		pe := &src[j]
+		ci := rs.commIndex(int32(pe.Comm))
+		if !exact[ci] || len(out) >= math.MaxInt32 {
 			break
 		}
-		op, open := jb.oldest(id)
-		leaveText := -1
-		if open {
-			leaveText = op.text
+		var e tracefmt.Event
+		switch pe.Kind {
+		case provEvent:
+			var c etypeClass
+			if frozen == nil {
+				c = rs.classify(pe.Peer)
+			} else if uint32(pe.Peer) < denseEtypes {
+				c = frozen[pe.Peer]
+			}
+			if !c.ok || !c.isState || !c.exact {
+				break loop
+			}
+			id, text := c.ref.id, pe.TextRef()
+			if c.ref.start {
+				e = tracefmt.Enter(pe.Time, id)
+				e.SetTextRef(text)
+				e.Comm, e.Match = uint16(ci), -1
+				jb.push(id, openRef{id, text, int32(len(out))})
+				break
+			}
+			op, open := jb.oldest(id)
+			leaveText := -1
+			if open {
+				leaveText = op.text
+			}
+			if leaveText != text {
+				break loop // the writer would give the end another cargo
+			}
+			e = tracefmt.Leave(pe.Time, id)
+			e.Comm, e.Match = uint16(ci), -1
+			if open {
+				e.Match, out[op.index].Match = op.index, int32(len(out))
+				jb.pop(id)
+			}
+			if text >= 0 {
+				jb.cargo = append(jb.cargo, leaveCargo{int32(len(out)), int32(text)})
+			}
+		case provMsg:
+			if pe.Peer < 0 || int32(pe.Request()>>32) != int32(pe.Comm) {
+				break loop
+			}
+			if pe.Flags == 1 {
+				e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+			} else {
+				e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+			}
+			e.Match = -1
+		default:
+			break loop
 		}
-		if leaveText != pe.TextRef() {
-			return false // the writer would give the end another cargo
-		}
-		e = tracefmt.Leave(pe.Time, id)
-		e.Comm, e.Match = uint16(ci), -1
-		if open {
-			e.Match, jb.out[op.index].Match = op.index, int32(len(jb.out))
-			jb.pop(id)
-		}
-		if pe.TextRef() >= 0 {
-			jb.cargo = append(jb.cargo, leaveCargo{int32(len(jb.out)), int32(pe.TextRef())})
-		}
-	case provMsg:
-		if pe.Peer < 0 || int32(pe.Request()>>32) != int32(pe.Comm) {
-			return false
-		}
-		if pe.Flags == 1 {
-			e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
-		} else {
-			e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
-		}
-		e.Match = -1
-	default:
-		return false
+		out = append(out, e)
 	}
-	jb.out = append(jb.out, e)
-	return true
+	jb.idx += j - jb.j
+	jb.j, jb.out = j, out
 }
 
 // put appends e, paired already, to the rank's stream; a marker whose
