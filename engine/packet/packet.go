@@ -169,7 +169,13 @@ type Network struct {
 	// pickMost: the routing leaves its choices before the escape in
 	// static order (routing.QueueOrderer) and try takes the one with the
 	// most credits, which the occupancy order would have put first.
-	pickMost   bool
+	pickMost bool
+	// compact is the routing in compact form (routing.CompactRouting),
+	// nil when it has none or does not defer its order (pickMost): try
+	// then scans hop's ports and VCs and builds n.choices only for a
+	// packet that must wait.
+	compact    routing.CompactRouting
+	hop        routing.Compact
 	held       []int32
 	heldFree   []int32
 	holdStride int32
@@ -387,6 +393,9 @@ func New(cfg Config) (*Network, error) {
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	if o, ok := alg.(routing.QueueOrderer); ok {
 		n.pickMost = o.DeferQueueOrder()
+	}
+	if c, ok := alg.(routing.CompactRouting); ok && n.pickMost {
+		n.compact = c
 	}
 	if r, ok := alg.(routing.Repeatable); ok && r.Repeatable() {
 		n.repeatable, n.holdStride = true, int32(alg.MaxChoices())+1

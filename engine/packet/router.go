@@ -137,6 +137,9 @@ func (n *Network) try(iv int32) bool {
 	base := pt.base
 	id := n.front(iv)
 	p := &n.pk[id]
+	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), int(vc), &p.st, &n.hop) {
+		return n.tryCompact(iv, gp, id, base, now)
+	}
 	n.choices = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0])
 	if n.pickMost {
 		// The first with the most credits leads, and it can leave if it
@@ -149,25 +152,70 @@ func (n *Network) try(iv int32) bool {
 		}
 	}
 	for _, c := range n.choices {
-		og := base + c.Port
-		if c.Flags&routing.Eject != 0 {
-			n.depart(iv, gp, id, og, -1, now)
-			return true
-		}
-		ov := og*n.nv + int32(c.VC)
-		need := int32(1)
-		if c.Flags&routing.Bubble != 0 {
-			need = 2
-		}
-		o := &n.outs[ov]
-		if o.next <= now {
-			n.collect(o, ov)
-		}
-		if o.credits >= need {
-			n.depart(iv, gp, id, og, ov, now)
+		if n.take(iv, gp, id, base, c, now) {
 			return true
 		}
 	}
+	return false
+}
+
+// take sends input buffer iv's (port gp's) front packet id by choice c if
+// c has the credits it needs (one, two for a bubble hop; an ejection
+// always can), and reports whether it did. base is the router's first
+// global port.
+func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) bool {
+	og := base + c.Port
+	if c.Flags&routing.Eject != 0 {
+		n.depart(iv, gp, id, og, -1, now)
+		return true
+	}
+	ov := og*n.nv + int32(c.VC)
+	need := int32(1)
+	if c.Flags&routing.Bubble != 0 {
+		need = 2
+	}
+	o := &n.outs[ov]
+	if o.next <= now {
+		n.collect(o, ov)
+	}
+	if o.credits >= need {
+		n.depart(iv, gp, id, og, ov, now)
+		return true
+	}
+	return false
+}
+
+// tryCompact is try for a routing that gave the hop in compact form
+// (n.hop): the same choice as try over the expanded list — the first, in
+// static order, of the adaptive choices with the most credits, else the
+// last choice (escape or ejection) if it has the credits it needs — found
+// without building the list, which only a packet that must wait gets
+// (in n.choices, for wait).
+func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
+	h := &n.hop
+	best, most := int32(-1), int32(0)
+	lo, hi := int32(h.VCLo), int32(h.VCHi)
+	for _, port := range h.Ports {
+		ov0 := (base + port) * n.nv
+		for ov := ov0 + lo; ov < ov0+hi; ov++ {
+			o := &n.outs[ov]
+			if o.next <= now {
+				n.collect(o, ov)
+			}
+			if o.credits > most {
+				best, most = ov, o.credits
+			}
+		}
+	}
+	if most > 0 {
+		og := best / n.nv
+		n.depart(iv, gp, id, og, best, now)
+		return true
+	}
+	if n.take(iv, gp, id, base, h.Last, now) {
+		return true
+	}
+	n.choices = h.AppendChoices(n.choices[:0])
 	return false
 }
 
@@ -257,29 +305,58 @@ func (n *Network) hold(iv, base int32) {
 	rec := n.held[(q.hold-1)*n.holdStride : q.hold*n.holdStride]
 	rec[0] = int32(len(n.choices))
 	for i, c := range n.choices {
-		x := ((base+c.Port)*n.nv + int32(c.VC)) << 1
+		x := ((base+c.Port)*n.nv + int32(c.VC)) << 2
 		if c.Flags&routing.Bubble != 0 {
-			x |= 1
+			x |= heldBubble
+		}
+		if c.Flags&routing.Escape != 0 {
+			x |= heldEscape
 		}
 		rec[1+i] = x
 	}
 }
 
-// roomFor reports whether one of the held choices h has the credits it
-// needs at now: one, two for a bubble hop (the test try applies).
-func (n *Network) roomFor(h int32, now des.Time) bool {
+// Bits of a held choice, below its output VC.
+const (
+	heldBubble = 1 // a bubble hop: needs two credits
+	heldEscape = 2 // the escape, where mostRoom stops
+)
+
+// pickHeld returns the output VC that try would give the waiting packet
+// of held choices h at now — under pickMost the first choice before the
+// escape with the most credits, if it has one, else (and without
+// pickMost) the first with the credits it needs, one or two for a bubble
+// hop — or −1 when none has room. A repeatable routing gives the packet
+// the same choices again, so that this is try without routing it anew.
+func (n *Network) pickHeld(h int32, now des.Time) int32 {
 	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
+	best, most := int32(-1), int32(0)
 	for _, x := range rec[1 : 1+rec[0]] {
-		ov := x >> 1
+		ov := x >> 2
 		o := &n.outs[ov]
 		if o.next <= now {
 			n.collect(o, ov)
 		}
-		if o.credits >= 1+x&1 {
-			return true
+		if n.pickMost && x&heldEscape == 0 {
+			if o.credits > most {
+				best, most = ov, o.credits
+			}
+			continue
+		}
+		// Past the choices before the escape (none of which has a
+		// credit when most is 0), or without pickMost: the first with
+		// the credits it needs.
+		if most > 0 {
+			return best
+		}
+		if o.credits >= 1+x&heldBubble {
+			return ov
 		}
 	}
-	return false
+	if most > 0 {
+		return best
+	}
+	return -1
 }
 
 // portVCs returns the virtual channels of port p among n.choices.
@@ -336,11 +413,21 @@ func (n *Network) wake(og int32) {
 			kept++
 			continue
 		}
-		if in.hold != 0 && !n.roomFor(in.hold, now) {
-			// Routing it again would give the same choices, none
-			// with room: the try would fail and change nothing.
-			list[kept] = w
-			kept++
+		if in.hold != 0 {
+			// Routing it again would give the same choices: take the
+			// one try would, or keep it waiting when none has room (the
+			// try would fail and change nothing).
+			ov := n.pickHeld(in.hold, now)
+			if ov < 0 {
+				list[kept] = w
+				kept++
+				continue
+			}
+			in.waiting = false
+			n.tries++
+			gp := w.iv / n.nv
+			n.depart(w.iv, gp, n.front(w.iv), ov/n.nv, ov, now)
+			credit = n.creditVCs(og, now)
 			continue
 		}
 		in.waiting = false
