@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"slices"
+
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/routing"
 )
@@ -140,7 +142,7 @@ func (n *Network) try(iv int32) bool {
 	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), int(vc), &p.st, &n.hop) {
 		return n.tryCompact(iv, gp, id, base, now)
 	}
-	n.choices = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0])
+	n.choices, n.fromHop = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0]), false
 	if n.pickMost {
 		// The first with the most credits leads, and it can leave if it
 		// has one.
@@ -189,8 +191,8 @@ func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) b
 // (n.hop): the same choice as try over the expanded list — the first, in
 // static order, of the adaptive choices with the most credits, else the
 // last choice (escape or ejection) if it has the credits it needs — found
-// without building the list, which only a packet that must wait gets
-// (in n.choices, for wait).
+// without building the list: a packet that must wait is registered from
+// n.hop (fromHop).
 func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 	h := &n.hop
 	best, most := int32(-1), int32(0)
@@ -215,7 +217,7 @@ func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 	if n.take(iv, gp, id, base, h.Last, now) {
 		return true
 	}
-	n.choices = h.AppendChoices(n.choices[:0])
+	n.fromHop = true
 	return false
 }
 
@@ -255,15 +257,20 @@ func (n *Network) wait(iv int32) {
 	// The choices' distinct ports in order of first appearance, each
 	// with the VCs the packet may take there, in one pass.
 	ports := n.waitPorts[:0]
-	for _, c := range n.choices {
-		k := 0
-		for k < len(ports) && ports[k].port != c.Port {
-			k++
+	if n.fromHop {
+		// The hop's ports are distinct, each on the adaptive VCs; the
+		// last choice's port is usually one of them.
+		h := &n.hop
+		if m := n.hopVCs(); m != 0 {
+			for _, p := range h.Ports {
+				ports = append(ports, portVCs{port: p, vcs: m})
+			}
 		}
-		if k == len(ports) {
-			ports = append(ports, portVCs{port: c.Port})
+		ports = addPortVC(ports, h.Last)
+	} else {
+		for _, c := range n.choices {
+			ports = addPortVC(ports, c)
 		}
-		ports[k].vcs |= 1 << uint(c.VC)
 	}
 	gen := n.ins[iv].gen
 	for _, pm := range ports {
@@ -272,6 +279,25 @@ func (n *Network) wait(iv int32) {
 		n.armPort(og, now)
 	}
 	n.waitPorts = ports
+}
+
+// addPortVC adds choice c's port and VC to ports.
+func addPortVC(ports []portVCs, c routing.Choice) []portVCs {
+	k := 0
+	for k < len(ports) && ports[k].port != c.Port {
+		k++
+	}
+	if k == len(ports) {
+		ports = append(ports, portVCs{port: c.Port})
+	}
+	ports[k].vcs |= 1 << uint(c.VC)
+	return ports
+}
+
+// hopVCs returns n.hop's adaptive VCs as a set (bit v for VC v).
+func (n *Network) hopVCs() uint64 {
+	// A shift by 64 gives 0: all 64 VCs.
+	return (uint64(1)<<n.hop.VCHi - 1) &^ (uint64(1)<<n.hop.VCLo - 1)
 }
 
 // portVCs is a port and a set of its virtual channels (bit v for VC v).
@@ -285,7 +311,12 @@ type portVCs struct {
 // packet; base is the router's first global port.
 func (n *Network) hold(iv, base int32) {
 	q := &n.ins[iv]
-	if int32(len(n.choices)) >= n.holdStride {
+	count := int32(len(n.choices))
+	h := &n.hop
+	if n.fromHop {
+		count = int32(len(h.Ports))*int32(h.VCHi-h.VCLo) + 1
+	}
+	if count >= n.holdStride {
 		// More than MaxChoices: not held, routed again at every wake-up.
 		if q.hold != 0 {
 			n.heldFree = append(n.heldFree, q.hold)
@@ -303,17 +334,35 @@ func (n *Network) hold(iv, base int32) {
 		}
 	}
 	rec := n.held[(q.hold-1)*n.holdStride : q.hold*n.holdStride]
-	rec[0] = int32(len(n.choices))
-	for i, c := range n.choices {
-		x := ((base+c.Port)*n.nv + int32(c.VC)) << 2
-		if c.Flags&routing.Bubble != 0 {
-			x |= heldBubble
+	rec[0] = count
+	if !n.fromHop {
+		for i, c := range n.choices {
+			rec[1+i] = n.heldChoice(base, c)
 		}
-		if c.Flags&routing.Escape != 0 {
-			x |= heldEscape
-		}
-		rec[1+i] = x
+		return
 	}
+	i := 1
+	for _, p := range h.Ports {
+		ov := (base + p) * n.nv
+		for v := int32(h.VCLo); v < int32(h.VCHi); v++ {
+			rec[i] = (ov + v) << 2
+			i++
+		}
+	}
+	rec[i] = n.heldChoice(base, h.Last)
+}
+
+// heldChoice encodes choice c at the router whose first global port is
+// base as a held choice: output VC, then heldBubble and heldEscape.
+func (n *Network) heldChoice(base int32, c routing.Choice) int32 {
+	x := ((base+c.Port)*n.nv + int32(c.VC)) << 2
+	if c.Flags&routing.Bubble != 0 {
+		x |= heldBubble
+	}
+	if c.Flags&routing.Escape != 0 {
+		x |= heldEscape
+	}
+	return x
 }
 
 // Bits of a held choice, below its output VC.
@@ -362,6 +411,16 @@ func (n *Network) pickHeld(h int32, now des.Time) int32 {
 // portVCs returns the virtual channels of port p among n.choices.
 func (n *Network) portVCs(p int32) uint64 {
 	var m uint64
+	if n.fromHop {
+		h := &n.hop
+		if slices.Contains(h.Ports, p) {
+			m = n.hopVCs()
+		}
+		if h.Last.Port == p {
+			m |= 1 << uint(h.Last.VC)
+		}
+		return m
+	}
 	for _, c := range n.choices {
 		if c.Port == p {
 			m |= 1 << uint(c.VC)
@@ -440,7 +499,12 @@ func (n *Network) wake(og int32) {
 		list[kept] = w
 		kept++
 	}
-	n.waiters[og] = append(list[:kept], n.waiters[og][k:]...)
+	if rest := n.waiters[og][k:]; len(rest) > 0 {
+		// Waiters registered during the wake-up follow.
+		n.waiters[og] = append(list[:kept], rest...)
+	} else {
+		n.waiters[og] = list[:kept]
+	}
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
 	}
