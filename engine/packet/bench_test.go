@@ -66,6 +66,7 @@ func BenchmarkPacketHops(b *testing.B) {
 				events += h.k.Events()
 				tries += h.net.tries
 			}
+			b.ReportMetric(float64(hops)/float64(b.N), "hops/op")
 			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
 			b.ReportMetric(float64(hops)/cpu.Seconds(), "hops/cpu-s")
 			b.ReportMetric(float64(events)/float64(hops), "events/hop")
