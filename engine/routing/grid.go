@@ -333,7 +333,7 @@ type gridHop struct {
 }
 
 // maxHopTable is the most routers for which DeferQueueOrder builds the
-// hop table (about 16 B per router, plus the ports).
+// hop table (about 20 B per router, plus the ports).
 const maxHopTable = 1 << 20
 
 // hopTable builds the hop table when every dimension's size is a power of
