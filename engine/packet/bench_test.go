@@ -29,6 +29,7 @@ func BenchmarkPacketHops(b *testing.B) {
 		{"torus16x16-adaptive", "torus:16x16", "adaptive", 3, 0},
 		{"fattree-k8-l3", "fattree:k=8,levels=3", "updown", 1, 0},
 		{"dragonfly-p4a8h4", "dragonfly:p=4,a=8,h=4", "minimal", 2, 0},
+		{"torus32x32-dor", "torus:32x32", "dor", 2, 4},
 		{"torus32x32-adaptive", "torus:32x32", "adaptive", 3, 4},
 		{"torus16x16x16-adaptive", "torus:16x16x16", "adaptive", 3, 1},
 	}
@@ -65,6 +66,7 @@ func BenchmarkPacketHops(b *testing.B) {
 				events += h.k.Events()
 				tries += h.net.tries
 			}
+			b.ReportMetric(float64(hops)/float64(b.N), "hops/op")
 			b.ReportMetric(float64(hops)/wall.Seconds(), "hops/s")
 			b.ReportMetric(float64(hops)/cpu.Seconds(), "hops/cpu-s")
 			b.ReportMetric(float64(events)/float64(hops), "events/hop")

@@ -9,11 +9,64 @@ import (
 	"github.com/tracesim/tracesim/engine/netmodel"
 )
 
+// uniformRun is what a run of uniform random traffic gave.
+type uniformRun struct {
+	delivered   map[int32]des.Time
+	order       []int32
+	hops, tries uint64
+	busy        []des.Time
+}
+
+// runUniform sends 6 messages of 6 packets from every node of spec to
+// random nodes, all at once, after tweak has changed the network, and
+// runs them to the end.
+func runUniform(t *testing.T, spec, routing string, vcs int, tweak func(*Network)) uniformRun {
+	t.Helper()
+	topo := parseTopo(t, spec)
+	h := newHost(t, Config{Topology: topo, Routing: routing, VCs: vcs, Buffer: 2,
+		PacketSize: 48, Header: 16, RouterDelay: 5 * des.Nanosecond})
+	tweak(h.net)
+	rng := rand.New(rand.NewPCG(3, 4))
+	N := topo.NumNodes()
+	id := int32(0)
+	for range 6 {
+		for src := range N {
+			h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 6 * 48})
+			id++
+		}
+	}
+	h.run()
+	if len(h.delivered) != int(id) {
+		t.Fatalf("%d of %d delivered", len(h.delivered), id)
+	}
+	r := uniformRun{delivered: h.delivered, order: h.order, hops: h.net.hops, tries: h.net.tries}
+	for _, l := range h.net.links {
+		r.busy = append(r.busy, l.busy)
+	}
+	return r
+}
+
+// sameRun fails the test unless runs a (without a change) and b (with
+// it) delivered every message at the same time, in the same order, with
+// the same hops and link loads.
+func sameRun(t *testing.T, change string, a, b uniformRun) {
+	t.Helper()
+	for id, at := range a.delivered {
+		if b.delivered[id] != at {
+			t.Fatalf("message %d delivered at %v with %s, %v without", id, b.delivered[id], change, at)
+		}
+	}
+	if !slices.Equal(a.order, b.order) || a.hops != b.hops || !slices.Equal(a.busy, b.busy) {
+		t.Fatalf("%s changed the run: hops %d → %d, same order %v, same link busy times %v",
+			change, a.hops, b.hops, slices.Equal(a.order, b.order), slices.Equal(a.busy, b.busy))
+	}
+}
+
 // Holding a waiting packet's choices, when the routing is repeatable,
-// only skips tries that would fail: every message arrives at the same
-// time and in the same order as when every wake-up routes again, with
-// the same hops and link loads, and fewer routing attempts where
-// packets wait (bubble hops on a congested torus).
+// only skips routing it again: every message arrives at the same time and
+// in the same order as when every wake-up routes again, with the same
+// hops and link loads, and fewer routing attempts where packets wait
+// (bubble hops on a congested torus).
 func TestHeldChoicesChangeNothing(t *testing.T) {
 	cases := []struct {
 		name, spec, routing string
@@ -27,49 +80,56 @@ func TestHeldChoicesChangeNothing(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var delivered [2]map[int32]des.Time
-			var order [2][]int32
-			var hops, tries [2]uint64
-			var busy [2][]des.Time
+			var runs [2]uniformRun
 			for pass, hold := range []bool{false, true} {
-				topo := parseTopo(t, tc.spec)
-				h := newHost(t, Config{Topology: topo, Routing: tc.routing, VCs: tc.vcs, Buffer: 2,
-					PacketSize: 48, Header: 16, RouterDelay: 5 * des.Nanosecond})
-				if !h.net.repeatable {
-					t.Fatalf("%s: routing not repeatable", tc.routing)
-				}
-				h.net.repeatable = hold
-				rng := rand.New(rand.NewPCG(3, 4))
-				N := topo.NumNodes()
-				id := int32(0)
-				for range 6 {
-					for src := range N {
-						h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 6 * 48})
-						id++
+				runs[pass] = runUniform(t, tc.spec, tc.routing, tc.vcs, func(n *Network) {
+					if !n.repeatable {
+						t.Fatalf("%s: routing not repeatable", tc.routing)
 					}
-				}
-				h.run()
-				if len(h.delivered) != int(id) {
-					t.Fatalf("hold %v: %d of %d delivered", hold, len(h.delivered), id)
-				}
-				delivered[pass], order[pass] = h.delivered, h.order
-				hops[pass], tries[pass] = h.net.hops, h.net.tries
-				for _, l := range h.net.links {
-					busy[pass] = append(busy[pass], l.busy)
-				}
+					n.repeatable = hold
+				})
 			}
-			for id, at := range delivered[0] {
-				if delivered[1][id] != at {
-					t.Fatalf("message %d delivered at %v with held choices, %v without", id, delivered[1][id], at)
-				}
-			}
-			if !slices.Equal(order[0], order[1]) || hops[0] != hops[1] || !slices.Equal(busy[0], busy[1]) {
-				t.Fatalf("held choices changed the run: hops %d → %d, same order %v, same link busy times %v",
-					hops[0], hops[1], slices.Equal(order[0], order[1]), slices.Equal(busy[0], busy[1]))
-			}
-			if tc.fewer && tries[1] >= tries[0] || tries[1] > tries[0] {
-				t.Errorf("tries %d with held choices, %d without (fewer: %v)", tries[1], tries[0], tc.fewer)
+			sameRun(t, "held choices", runs[0], runs[1])
+			if tc.fewer && runs[1].tries >= runs[0].tries || runs[1].tries > runs[0].tries {
+				t.Errorf("tries %d with held choices, %d without (fewer: %v)", runs[1].tries, runs[0].tries, tc.fewer)
 			}
 		})
+	}
+}
+
+// Adaptive routing in compact form (routing.CompactRouting: ports and a VC
+// range, from the hop table where the torus allows) moves every packet as
+// the list of choices does: the same deliveries, order, hops, link loads
+// and routing attempts, with and without held choices.
+func TestCompactRoutingChangesNothing(t *testing.T) {
+	cases := []struct {
+		name, spec string
+		vcs        int
+	}{
+		{"torus 8x8 (hop table)", "torus:8x8", 3},
+		{"torus 6x6", "torus:6x6", 3},
+		{"torus 4x4x4 (hop table)", "torus:4x4x4", 4},
+		{"mesh 6x6", "mesh:6x6", 2},
+		{"hypercube (hop table)", "hypercube:6", 2},
+	}
+	for _, tc := range cases {
+		for _, hold := range []bool{false, true} {
+			var runs [2]uniformRun
+			for pass, compact := range []bool{false, true} {
+				runs[pass] = runUniform(t, tc.spec, "adaptive", tc.vcs, func(n *Network) {
+					if n.compact == nil {
+						t.Fatalf("%s: adaptive routing not compact", tc.spec)
+					}
+					if !compact {
+						n.compact = nil
+					}
+					n.repeatable = hold
+				})
+			}
+			sameRun(t, "compact routing", runs[0], runs[1])
+			if runs[0].tries != runs[1].tries {
+				t.Errorf("%s, held %v: %d tries in compact form, %d from the list", tc.name, hold, runs[1].tries, runs[0].tries)
+			}
+		}
 	}
 }

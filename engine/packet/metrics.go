@@ -21,17 +21,17 @@ func (n *Network) groups() {
 	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
 }
 
-// busyAt is link l's transmission time up to time t. Reservations made up
-// to t that end after it form one contiguous block ending at linkFree,
-// because a link is reserved from the later of now and its free time.
-func (n *Network) busyAt(l int, t des.Time) des.Time {
-	return n.links[l].busy - max(0, n.links[l].free-t)
+// busyAt is the link's transmission time up to time t. Reservations made
+// up to t that end after it form one contiguous block ending at its free
+// time, because a link is reserved from the later of now and its free
+// time.
+func (l *link) busyAt(t des.Time) des.Time {
+	return l.busy - max(0, l.free-t)
 }
 
-// areaAt is buffer iv's occupancy integral up to time t.
-func (n *Network) areaAt(iv int, t des.Time) float64 {
-	q := &n.ins[iv]
-	return q.area + float64(n.ins[iv].count)*float64(t-q.last)
+// areaAt is the buffer's occupancy integral up to time t.
+func (q *inBuf) areaAt(t des.Time) float64 {
+	return q.area + float64(q.count)*float64(t-q.last)
 }
 
 // sampler measures the network every period in which it carries traffic.
@@ -68,6 +68,9 @@ type sampler struct {
 	pktLat    netmodel.LatencyAcc
 	sample    netmodel.Sample
 	groupBusy []des.Time
+	// routerBufs is the number of the routers' input buffers; the
+	// lanes' follow.
+	routerBufs int32
 }
 
 func (s *sampler) init(n *Network) {
@@ -85,6 +88,7 @@ func (s *sampler) init(n *Network) {
 	s.lastMax = make([]uint16, len(n.ins))
 	s.linkOn = make([]uint64, (L+63)/64)
 	s.bufOn = make([]uint64, (len(n.ins)+63)/64)
+	s.routerBufs = n.portBase[len(n.portBase)-1] * n.nv
 	s.groupBusy = make([]des.Time, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
@@ -132,7 +136,7 @@ func (s *sampler) Tick(t des.Time, span bool) {
 		for ; word != 0; word &= word - 1 {
 			l := w<<6 + bits.TrailingZeros64(word)
 			s.tickLink(l, t, period, &routerBusy)
-			if n.links[l].free <= t && s.lastUtil[l] == 0 {
+			if s.lastUtil[l] == 0 && n.links[l].free <= t {
 				s.linkOn[w] &^= 1 << uint(l&63)
 			}
 		}
@@ -166,13 +170,15 @@ func (s *sampler) Tick(t des.Time, span bool) {
 // tickLink measures link l for the sample ending at t.
 func (s *sampler) tickLink(l int, t, period des.Time, routerBusy *des.Time) {
 	n, sm := s.n, &s.sample
-	if n.links[l].ps == 0 {
+	lk := &n.links[l]
+	if lk.ps == 0 {
 		return
 	}
-	b := n.busyAt(l, t)
-	db := b - s.busyMark[l]
-	dbytes := n.links[l].bytes - s.bytesMark[l]
-	s.busyMark[l], s.bytesMark[l] = b, n.links[l].bytes
+	b := lk.busyAt(t)
+	busy, bytes := &s.busyMark[l], &s.bytesMark[l]
+	db := b - *busy
+	dbytes := lk.bytes - *bytes
+	*busy, *bytes = b, lk.bytes
 	u := min(float64(db)/float64(period), 1)
 	s.lastUtil[l] = float32(u)
 	if db == 0 && dbytes == 0 {
@@ -192,19 +198,20 @@ func (s *sampler) tickLink(l int, t, period des.Time, routerBusy *des.Time) {
 func (s *sampler) tickBuf(iv int, t, period des.Time) {
 	n, sm := s.n, &s.sample
 	q := &n.ins[iv]
-	a := n.areaAt(iv, t)
-	mean := (a - s.areaMark[iv]) / float64(period)
-	s.areaMark[iv] = a
+	a := q.areaAt(t)
+	mark := &s.areaMark[iv]
+	mean := (a - *mark) / float64(period)
+	*mark = a
 	s.lastMean[iv], s.lastMax[iv] = float32(mean), q.pmax
 	// Lanes' buffers (after the routers' ports) are the nodes'
 	// injection queues, reported with the NICs.
-	if q.pmax > 0 && int32(iv) < n.portBase[len(n.portBase)-1]*n.nv {
+	if q.pmax > 0 && int32(iv) < s.routerBufs {
 		gp := int32(iv) / n.nv
-		r := n.ports[gp].router
-		sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv,
-			Cur: int32(n.ins[iv].count), Max: int32(q.pmax), Mean: mean})
+		pt := &n.ports[gp]
+		sm.Queues = append(sm.Queues, netmodel.QueueSample{Router: pt.router, Port: pt.in, VC: int32(iv) - gp*n.nv,
+			Cur: int32(q.count), Max: int32(q.pmax), Mean: mean})
 	}
-	q.pmax = n.ins[iv].count
+	q.pmax = q.count
 }
 
 // levelShare appends, for a fat tree, the share of traffic per highest
@@ -263,7 +270,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		if n.links[l].ps == 0 {
 			continue
 		}
-		busy := n.busyAt(l, now)
+		busy := n.links[l].busyAt(now)
 		lm := netmodel.DescribeLink(t, topology.LinkID(l))
 		lm.Bytes, lm.Packets, lm.Busy = n.links[l].bytes, n.links[l].packets, busy.Seconds()
 		if now > 0 {
@@ -288,7 +295,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		qm := netmodel.QueueMetric{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv, Capacity: n.nb,
 			Cur: int32(n.ins[iv].count), Max: int32(q.max), LongWaits: uint64(q.long)}
 		if now > 0 {
-			qm.Mean = n.areaAt(iv, now) / float64(now)
+			qm.Mean = n.ins[iv].areaAt(now) / float64(now)
 		}
 		qm.SampleMean, qm.SampleMax = qm.Mean, qm.Max
 		if sampled {

@@ -169,7 +169,16 @@ type Network struct {
 	// pickMost: the routing leaves its choices before the escape in
 	// static order (routing.QueueOrderer) and try takes the one with the
 	// most credits, which the occupancy order would have put first.
-	pickMost   bool
+	pickMost bool
+	// compact is the routing in compact form (routing.CompactRouting),
+	// nil when it has none or does not defer its order (pickMost): try
+	// then scans hop's ports and VCs and builds n.choices only for a
+	// packet that must wait.
+	compact routing.CompactRouting
+	hop     routing.Compact
+	// fromHop: the last failed try left its choices in hop, not in
+	// choices (wait, hold and portVCs read them from there).
+	fromHop    bool
 	held       []int32
 	heldFree   []int32
 	holdStride int32
@@ -212,6 +221,12 @@ type Network struct {
 	freePk int32
 	msgs   []msg
 	freeMg int32
+
+	// serBytes and serPS are the last serialisation ser computed, of
+	// serTime (serBytes −1: none yet).
+	serBytes int64
+	serPS    float64
+	serTime  des.Time
 
 	// Counters.
 	inFlight    int
@@ -374,7 +389,7 @@ func New(cfg Config) (*Network, error) {
 		}
 	}
 	n := &Network{cfg: cfg, topo: t, nv: int32(cfg.VCs), nb: int32(cfg.Buffer), delay: cfg.RouterDelay,
-		freePk: -1, freeMg: -1}
+		freePk: -1, freeMg: -1, serBytes: -1}
 	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: (*liveQueues)(n)})
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
@@ -387,6 +402,9 @@ func New(cfg Config) (*Network, error) {
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	if o, ok := alg.(routing.QueueOrderer); ok {
 		n.pickMost = o.DeferQueueOrder()
+	}
+	if c, ok := alg.(routing.CompactRouting); ok && n.pickMost {
+		n.compact = c
 	}
 	if r, ok := alg.(routing.Repeatable); ok && r.Repeatable() {
 		n.repeatable, n.holdStride = true, int32(alg.MaxChoices())+1
@@ -720,6 +738,13 @@ func (n *Network) freePkt(id int32) {
 
 // ser is the time link l takes to carry b bytes, des.Never past the end
 // of simulated time.
+// Packets are mostly of one size and links of one bandwidth: the last
+// answer is kept (the same product, so the same rounding).
 func (n *Network) ser(b int64, l *link) des.Time {
-	return des.FromPS(float64(b) * l.ps)
+	if b == n.serBytes && l.ps == n.serPS {
+		return n.serTime
+	}
+	t := des.FromPS(float64(b) * l.ps)
+	n.serBytes, n.serPS, n.serTime = b, l.ps, t
+	return t
 }

@@ -1,6 +1,8 @@
 package packet
 
 import (
+	"slices"
+
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/routing"
 )
@@ -137,7 +139,10 @@ func (n *Network) try(iv int32) bool {
 	base := pt.base
 	id := n.front(iv)
 	p := &n.pk[id]
-	n.choices = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0])
+	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), int(vc), &p.st, &n.hop) {
+		return n.tryCompact(iv, gp, id, base, now)
+	}
+	n.choices, n.fromHop = n.alg.Route(int(pt.router), int(pt.in), int(vc), &p.st, n.choices[:0]), false
 	if n.pickMost {
 		// The first with the most credits leads, and it can leave if it
 		// has one.
@@ -149,25 +154,70 @@ func (n *Network) try(iv int32) bool {
 		}
 	}
 	for _, c := range n.choices {
-		og := base + c.Port
-		if c.Flags&routing.Eject != 0 {
-			n.depart(iv, gp, id, og, -1, now)
-			return true
-		}
-		ov := og*n.nv + int32(c.VC)
-		need := int32(1)
-		if c.Flags&routing.Bubble != 0 {
-			need = 2
-		}
-		o := &n.outs[ov]
-		if o.next <= now {
-			n.collect(o, ov)
-		}
-		if o.credits >= need {
-			n.depart(iv, gp, id, og, ov, now)
+		if n.take(iv, gp, id, base, c, now) {
 			return true
 		}
 	}
+	return false
+}
+
+// take sends input buffer iv's (port gp's) front packet id by choice c if
+// c has the credits it needs (one, two for a bubble hop; an ejection
+// always can), and reports whether it did. base is the router's first
+// global port.
+func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) bool {
+	og := base + c.Port
+	if c.Flags&routing.Eject != 0 {
+		n.depart(iv, gp, id, og, -1, now)
+		return true
+	}
+	ov := og*n.nv + int32(c.VC)
+	need := int32(1)
+	if c.Flags&routing.Bubble != 0 {
+		need = 2
+	}
+	o := &n.outs[ov]
+	if o.next <= now {
+		n.collect(o, ov)
+	}
+	if o.credits >= need {
+		n.depart(iv, gp, id, og, ov, now)
+		return true
+	}
+	return false
+}
+
+// tryCompact is try for a routing that gave the hop in compact form
+// (n.hop): the same choice as try over the expanded list — the first, in
+// static order, of the adaptive choices with the most credits, else the
+// last choice (escape or ejection) if it has the credits it needs — found
+// without building the list: a packet that must wait is registered from
+// n.hop (fromHop).
+func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
+	h := &n.hop
+	best, most := int32(-1), int32(0)
+	lo, hi := int32(h.VCLo), int32(h.VCHi)
+	for _, port := range h.Ports {
+		ov0 := (base + port) * n.nv
+		for ov := ov0 + lo; ov < ov0+hi; ov++ {
+			o := &n.outs[ov]
+			if o.next <= now {
+				n.collect(o, ov)
+			}
+			if o.credits > most {
+				best, most = ov, o.credits
+			}
+		}
+	}
+	if most > 0 {
+		og := best / n.nv
+		n.depart(iv, gp, id, og, best, now)
+		return true
+	}
+	if n.take(iv, gp, id, base, h.Last, now) {
+		return true
+	}
+	n.fromHop = true
 	return false
 }
 
@@ -207,15 +257,20 @@ func (n *Network) wait(iv int32) {
 	// The choices' distinct ports in order of first appearance, each
 	// with the VCs the packet may take there, in one pass.
 	ports := n.waitPorts[:0]
-	for _, c := range n.choices {
-		k := 0
-		for k < len(ports) && ports[k].port != c.Port {
-			k++
+	if n.fromHop {
+		// The hop's ports are distinct, each on the adaptive VCs; the
+		// last choice's port is usually one of them.
+		h := &n.hop
+		if m := n.hopVCs(); m != 0 {
+			for _, p := range h.Ports {
+				ports = append(ports, portVCs{port: p, vcs: m})
+			}
 		}
-		if k == len(ports) {
-			ports = append(ports, portVCs{port: c.Port})
+		ports = addPortVC(ports, h.Last)
+	} else {
+		for _, c := range n.choices {
+			ports = addPortVC(ports, c)
 		}
-		ports[k].vcs |= 1 << uint(c.VC)
 	}
 	gen := n.ins[iv].gen
 	for _, pm := range ports {
@@ -224,6 +279,25 @@ func (n *Network) wait(iv int32) {
 		n.armPort(og, now)
 	}
 	n.waitPorts = ports
+}
+
+// addPortVC adds choice c's port and VC to ports.
+func addPortVC(ports []portVCs, c routing.Choice) []portVCs {
+	k := 0
+	for k < len(ports) && ports[k].port != c.Port {
+		k++
+	}
+	if k == len(ports) {
+		ports = append(ports, portVCs{port: c.Port})
+	}
+	ports[k].vcs |= 1 << uint(c.VC)
+	return ports
+}
+
+// hopVCs returns n.hop's adaptive VCs as a set (bit v for VC v).
+func (n *Network) hopVCs() uint64 {
+	// A shift by 64 gives 0: all 64 VCs.
+	return (uint64(1)<<n.hop.VCHi - 1) &^ (uint64(1)<<n.hop.VCLo - 1)
 }
 
 // portVCs is a port and a set of its virtual channels (bit v for VC v).
@@ -237,7 +311,12 @@ type portVCs struct {
 // packet; base is the router's first global port.
 func (n *Network) hold(iv, base int32) {
 	q := &n.ins[iv]
-	if int32(len(n.choices)) >= n.holdStride {
+	count := int32(len(n.choices))
+	h := &n.hop
+	if n.fromHop {
+		count = int32(len(h.Ports))*int32(h.VCHi-h.VCLo) + 1
+	}
+	if count >= n.holdStride {
 		// More than MaxChoices: not held, routed again at every wake-up.
 		if q.hold != 0 {
 			n.heldFree = append(n.heldFree, q.hold)
@@ -255,36 +334,93 @@ func (n *Network) hold(iv, base int32) {
 		}
 	}
 	rec := n.held[(q.hold-1)*n.holdStride : q.hold*n.holdStride]
-	rec[0] = int32(len(n.choices))
-	for i, c := range n.choices {
-		x := ((base+c.Port)*n.nv + int32(c.VC)) << 1
-		if c.Flags&routing.Bubble != 0 {
-			x |= 1
+	rec[0] = count
+	if !n.fromHop {
+		for i, c := range n.choices {
+			rec[1+i] = n.heldChoice(base, c)
 		}
-		rec[1+i] = x
+		return
 	}
+	i := 1
+	for _, p := range h.Ports {
+		ov := (base + p) * n.nv
+		for v := int32(h.VCLo); v < int32(h.VCHi); v++ {
+			rec[i] = (ov + v) << 2
+			i++
+		}
+	}
+	rec[i] = n.heldChoice(base, h.Last)
 }
 
-// roomFor reports whether one of the held choices h has the credits it
-// needs at now: one, two for a bubble hop (the test try applies).
-func (n *Network) roomFor(h int32, now des.Time) bool {
+// heldChoice encodes choice c at the router whose first global port is
+// base as a held choice: output VC, then heldBubble and heldEscape.
+func (n *Network) heldChoice(base int32, c routing.Choice) int32 {
+	x := ((base+c.Port)*n.nv + int32(c.VC)) << 2
+	if c.Flags&routing.Bubble != 0 {
+		x |= heldBubble
+	}
+	if c.Flags&routing.Escape != 0 {
+		x |= heldEscape
+	}
+	return x
+}
+
+// Bits of a held choice, below its output VC.
+const (
+	heldBubble = 1 // a bubble hop: needs two credits
+	heldEscape = 2 // the escape, where mostRoom stops
+)
+
+// pickHeld returns the output VC that try would give the waiting packet
+// of held choices h at now — under pickMost the first choice before the
+// escape with the most credits, if it has one, else (and without
+// pickMost) the first with the credits it needs, one or two for a bubble
+// hop — or −1 when none has room. A repeatable routing gives the packet
+// the same choices again, so that this is try without routing it anew.
+func (n *Network) pickHeld(h int32, now des.Time) int32 {
 	rec := n.held[(h-1)*n.holdStride : h*n.holdStride]
+	best, most := int32(-1), int32(0)
 	for _, x := range rec[1 : 1+rec[0]] {
-		ov := x >> 1
+		ov := x >> 2
 		o := &n.outs[ov]
 		if o.next <= now {
 			n.collect(o, ov)
 		}
-		if o.credits >= 1+x&1 {
-			return true
+		if n.pickMost && x&heldEscape == 0 {
+			if o.credits > most {
+				best, most = ov, o.credits
+			}
+			continue
+		}
+		// Past the choices before the escape (none of which has a
+		// credit when most is 0), or without pickMost: the first with
+		// the credits it needs.
+		if most > 0 {
+			return best
+		}
+		if o.credits >= 1+x&heldBubble {
+			return ov
 		}
 	}
-	return false
+	if most > 0 {
+		return best
+	}
+	return -1
 }
 
 // portVCs returns the virtual channels of port p among n.choices.
 func (n *Network) portVCs(p int32) uint64 {
 	var m uint64
+	if n.fromHop {
+		h := &n.hop
+		if slices.Contains(h.Ports, p) {
+			m = n.hopVCs()
+		}
+		if h.Last.Port == p {
+			m |= 1 << uint(h.Last.VC)
+		}
+		return m
+	}
 	for _, c := range n.choices {
 		if c.Port == p {
 			m |= 1 << uint(c.VC)
@@ -336,11 +472,21 @@ func (n *Network) wake(og int32) {
 			kept++
 			continue
 		}
-		if in.hold != 0 && !n.roomFor(in.hold, now) {
-			// Routing it again would give the same choices, none
-			// with room: the try would fail and change nothing.
-			list[kept] = w
-			kept++
+		if in.hold != 0 {
+			// Routing it again would give the same choices: take the
+			// one try would, or keep it waiting when none has room (the
+			// try would fail and change nothing).
+			ov := n.pickHeld(in.hold, now)
+			if ov < 0 {
+				list[kept] = w
+				kept++
+				continue
+			}
+			in.waiting = false
+			n.tries++
+			gp := w.iv / n.nv
+			n.depart(w.iv, gp, n.front(w.iv), ov/n.nv, ov, now)
+			credit = n.creditVCs(og, now)
 			continue
 		}
 		in.waiting = false
@@ -353,7 +499,12 @@ func (n *Network) wake(og int32) {
 		list[kept] = w
 		kept++
 	}
-	n.waiters[og] = append(list[:kept], n.waiters[og][k:]...)
+	if rest := n.waiters[og][k:]; len(rest) > 0 {
+		// Waiters registered during the wake-up follow.
+		n.waiters[og] = append(list[:kept], rest...)
+	} else {
+		n.waiters[og] = list[:kept]
+	}
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
 	}

@@ -44,6 +44,14 @@ type gridAlg struct {
 	// deferOrder: the adaptive choices stay in static order for the
 	// caller to take the least occupied (DeferQueueOrder).
 	deferOrder bool
+	// scratch holds the minimal ports of a hop without the hop table.
+	scratch []int32
+	// hops is the hop table (hopTable) by offset of the target, nil
+	// when there is none; hopPorts holds its ports and hopHigh the top
+	// bit of every dimension's field of a router number.
+	hops     []gridHop
+	hopPorts []int32
+	hopHigh  int
 }
 
 // DeferQueueOrder implements QueueOrderer: adaptive routing orders its
@@ -53,6 +61,9 @@ func (a *gridAlg) DeferQueueOrder() bool {
 		return false
 	}
 	a.deferOrder = true
+	if a.hops == nil {
+		a.hopTable()
+	}
 	return true
 }
 
@@ -247,12 +258,127 @@ func (a *gridAlg) Route(r, inPort, inVC int, st *State, out []Choice) []Choice {
 
 // adaptive is Route's adaptive mode away from the destination router: the
 // minimal ports on the adaptive VCs, least occupied first (ties in
-// dimension order), then dimension order's escape hop on VC 0 — what
-// dorChoices gives for it, written out. It runs at every hop of every
-// packet, hence each dimension read from one record.
+// dimension order), then dimension order's escape hop on VC 0.
 func (a *gridAlg) adaptive(r, inPort, inVC, target int, out []Choice) []Choice {
 	start := len(out)
-	lo, hi := a.vcLo[1], a.vcHi[1]
+	h := Compact{VCLo: a.vcLo[1], VCHi: a.vcHi[1]}
+	a.minimalHop(r, inPort, inVC, target, &h)
+	out = h.AppendChoices(out)
+	if len(out)-start > 2 && h.VCHi > h.VCLo && !a.deferOrder {
+		a.byQueue(r, out[start:len(out)-1])
+	}
+	return out
+}
+
+// RouteCompact implements CompactRouting for adaptive routing: its choices
+// in static order (the order Route gives once DeferQueueOrder was called).
+// h.Ports is then the algorithm's own: read only, valid until the next
+// call.
+func (a *gridAlg) RouteCompact(r, inPort, inVC int, st *State, h *Compact) bool {
+	if a.mode != modeAdaptive {
+		return false
+	}
+	target := int(st.DstRouter)
+	if r == target {
+		h.Ports = h.Ports[:0]
+		h.VCLo, h.VCHi = 0, 0
+		h.Last = Choice{Port: int32(a.netPorts + int(st.Dst)%a.conc), Flags: Eject}
+		return true
+	}
+	h.VCLo, h.VCHi = a.vcLo[1], a.vcHi[1]
+	a.minimalHop(r, inPort, inVC, target, h)
+	return true
+}
+
+// minimalHop sets h.Ports and h.Last to the minimal ports from router r
+// (not target) to target and the escape hop, from the hop table when
+// there is one (hopTable).
+func (a *gridAlg) minimalHop(r, inPort, inVC, target int, h *Compact) {
+	var esc gridEscape
+	if a.hops != nil {
+		// Every dimension's size is a power of two: subtract the
+		// coordinates field by field without borrows between fields
+		// (SIMD within a register), which gives the offset of target
+		// from r modulo each dimension's size, as a router number.
+		o := ((target | a.hopHigh) - (r &^ a.hopHigh)) ^ ((target ^ ^r) & a.hopHigh)
+		e := &a.hops[o]
+		h.Ports = a.hopPorts[e.first : e.first+uint32(e.n)]
+		esc = e.esc
+	} else {
+		h.Ports, esc = a.minimal(r, target, a.scratch[:0])
+		a.scratch = h.Ports
+	}
+	f := Escape
+	if esc.bubble && !(int32(inPort) == esc.arrival && inVC == 0) {
+		f |= Bubble
+	}
+	h.Last = Choice{Port: esc.port, VC: 0, Flags: f}
+}
+
+// gridEscape is adaptive routing's escape hop from a router towards a
+// target: VC 0 of dimension order's port. Under bubble flow control,
+// entering its ring (or moving onto VC 0 of it) needs the bubble: bubble
+// unless the packet came in by arrival on VC 0.
+type gridEscape struct {
+	port, arrival int32
+	bubble        bool
+}
+
+// gridHop is an entry of the hop table: the minimal ports towards an
+// offset, hopPorts[first:first+n], and the escape hop.
+type gridHop struct {
+	first uint32
+	n     uint8
+	esc   gridEscape
+}
+
+// maxHopTable is the most routers for which DeferQueueOrder builds the
+// hop table (about 20 B per router, plus the ports).
+const maxHopTable = 1 << 20
+
+// hopTable builds the hop table when every dimension's size is a power of
+// two and the minimal ports along it depend only on the offset modulo
+// that size (it wraps, or has two routers): the choices towards target
+// from r are those towards the offset of target from r, from router 0.
+func (a *gridAlg) hopTable() {
+	if !a.pow2 || a.routers > maxHopTable {
+		return
+	}
+	// Router numbers pack the coordinates into fields of log2 k bits,
+	// dimension 0 lowest.
+	high := 0
+	for _, g := range a.dims {
+		if g.k > 2 && !g.wrap {
+			return
+		}
+		if g.k > 1 {
+			high |= 1 << (int(g.shift) + bitsOf(g.k) - 1)
+		}
+	}
+	a.hopHigh = high
+	a.hops = make([]gridHop, a.routers)
+	a.hopPorts = a.hopPorts[:0]
+	for o := 1; o < a.routers; o++ {
+		first := len(a.hopPorts)
+		var esc gridEscape
+		a.hopPorts, esc = a.minimal(0, o, a.hopPorts)
+		a.hops[o] = gridHop{first: uint32(first), n: uint8(len(a.hopPorts) - first), esc: esc}
+	}
+}
+
+// bitsOf is log2 of k, a power of two.
+func bitsOf(k int32) int {
+	b := 0
+	for 1<<b < int(k) {
+		b++
+	}
+	return b
+}
+
+// minimal appends to ports the minimal ports from router r (not target)
+// to target, in dimension order (both directions of a dimension half-way
+// round its ring, + first), and returns them with the escape hop.
+func (a *gridAlg) minimal(r, target int, ports []int32) ([]int32, gridEscape) {
 	escD, escDir := -1, 0
 	for d := range a.dims {
 		g := &a.dims[d]
@@ -269,36 +395,21 @@ func (a *gridAlg) adaptive(r, inPort, inVC, target int, out []Choice) []Choice {
 		if escD < 0 {
 			escD, escDir = d, dir
 		}
-		p := g.plus
 		if dir < 0 {
-			p = g.minus
-		}
-		for v := lo; v < hi; v++ {
-			out = append(out, Choice{Port: p, VC: v})
+			ports = append(ports, g.minus)
+		} else {
+			ports = append(ports, g.plus)
 		}
 		if tie {
-			p = g.minus // dir is +1 on a tie
-			for v := lo; v < hi; v++ {
-				out = append(out, Choice{Port: p, VC: v})
-			}
+			ports = append(ports, g.minus) // dir is +1 on a tie
 		}
 	}
-	if len(out)-start > 1 && hi > lo && !a.deferOrder {
-		a.byQueue(r, out[start:])
-	}
-	// The escape hop: VC 0 of dimension order's port; entering its ring
-	// (or moving onto VC 0 of it) under bubble flow control needs the
-	// bubble.
 	g := &a.dims[escD]
-	port, arrival := g.plus, g.minus
+	esc := gridEscape{port: g.plus, arrival: g.minus, bubble: g.wrap && a.flow != flowNone}
 	if escDir < 0 {
-		port, arrival = g.minus, g.plus
+		esc.port, esc.arrival = g.minus, g.plus
 	}
-	f := Escape
-	if g.wrap && a.flow != flowNone && !(int32(inPort) == arrival && inVC == 0) {
-		f |= Bubble
-	}
-	return append(out, Choice{Port: port, VC: 0, Flags: f})
+	return ports, esc
 }
 
 // dorChoices appends the dimension-order hop along d (coordinate x,

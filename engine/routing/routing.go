@@ -173,6 +173,35 @@ type QueueOrderer interface {
 	DeferQueueOrder() bool
 }
 
+// Compact is a hop's choices in compact form (CompactRouting): each port
+// of Ports on each virtual channel of [VCLo, VCHi), ports outer, then
+// Last — the list Route gives, in the same order, without one Choice per
+// port and VC.
+type Compact struct {
+	Ports      []int32
+	VCLo, VCHi uint8
+	Last       Choice
+}
+
+// AppendChoices appends h's choices to out, in Route's order.
+func (h *Compact) AppendChoices(out []Choice) []Choice {
+	for _, p := range h.Ports {
+		for v := h.VCLo; v < h.VCHi; v++ {
+			out = append(out, Choice{Port: p, VC: v})
+		}
+	}
+	return append(out, h.Last)
+}
+
+// CompactRouting is an algorithm that can give a hop's choices as a
+// Compact, which a router scans without building the list (adaptive
+// routing on a grid, in the static order of QueueOrderer once
+// DeferQueueOrder was called). RouteCompact fills h (h.Ports reuses its buffer, of capacity
+// MaxChoices) and reports whether it did; when it did not, call Route.
+type CompactRouting interface {
+	RouteCompact(r, inPort, inVC int, st *State, h *Compact) bool
+}
+
 // MaxVCs is the largest number of virtual channels supported.
 const MaxVCs = 64
 

@@ -903,3 +903,80 @@ func TestBatchQueuesGiveTheSameChoices(t *testing.T) {
 		}
 	}
 }
+
+// Adaptive routing on a grid gives the same choices, in the same order, in
+// compact form (RouteCompact, expanded by AppendChoices) as Route once
+// DeferQueueOrder was called — the packet model scans the compact form —
+// at every router, from every input port and VC, to every destination;
+// the other grid routings decline.
+func TestCompactGivesRouteChoices(t *testing.T) {
+	tests := []struct {
+		spec, name string
+		vcs        int
+		// compact: RouteCompact answers; table: from the hop table
+		// (every dimension a power of two that wraps or has two routers).
+		compact, table bool
+	}{
+		{"torus:4x4", "adaptive", 3, true, true},
+		{"torus:5x3", "adaptive", 2, true, false},
+		{"mesh:3x3x3", "adaptive", 2, true, false},
+		{"mesh:4x2", "adaptive", 2, true, false},
+		{"torus:4x2x2", "adaptive", 4, true, true},
+		{"torus:8x2x2", "adaptive", 3, true, true},
+		{"torus:4x4,c=2", "adaptive", 3, true, true},
+		{"ring:8", "adaptive", 2, true, true},
+		{"hypercube:3", "adaptive", 2, true, true},
+		{"torus:4x4", "dor", 2, false, false},
+		{"torus:4x4", "valiant", 4, false, false},
+		{"torus:4x4", "minimal:queue", 1, false, false},
+	}
+	for _, tc := range tests {
+		tp := topo(t, tc.spec)
+		a := alg(t, tc.spec, tc.name, tc.vcs)
+		if o, ok := a.(QueueOrderer); ok {
+			o.DeferQueueOrder()
+		}
+		if g, ok := a.(*gridAlg); !ok || (g.hops != nil) != tc.table {
+			t.Fatalf("%s %s: hop table %v, want %v", tc.spec, tc.name, ok && g.hops != nil, tc.table)
+		}
+		cr, ok := a.(CompactRouting)
+		if !ok {
+			t.Fatalf("%s %s: no CompactRouting", tc.spec, tc.name)
+		}
+		route := make([]Choice, 0, a.MaxChoices())
+		var got []Choice
+		var h Compact
+		compared := 0
+		for src := 0; src < tp.NumNodes(); src++ {
+			for dst := 0; dst < tp.NumNodes(); dst++ {
+				var st State
+				a.Init(&st, src, dst)
+				for r := 0; r < tp.NumRouters(); r++ {
+					for in := 0; in < tp.NumPorts(r); in++ {
+						for vc := 0; vc < tc.vcs; vc++ {
+							if !cr.RouteCompact(r, in, vc, &st, &h) {
+								if tc.compact {
+									t.Fatalf("%s %s: node %d → %d at router %d: declined", tc.spec, tc.name, src, dst, r)
+								}
+								continue
+							}
+							if !tc.compact {
+								t.Fatalf("%s %s: compact form given", tc.spec, tc.name)
+							}
+							route = a.Route(r, in, vc, &st, route[:0])
+							got = h.AppendChoices(got[:0])
+							if !slices.Equal(route, got) {
+								t.Fatalf("%s %s: node %d → %d at router %d, in port %d VC %d: Route %v, compact %v",
+									tc.spec, tc.name, src, dst, r, in, vc, route, got)
+							}
+							compared++
+						}
+					}
+				}
+			}
+		}
+		if tc.compact && compared == 0 {
+			t.Errorf("%s %s: nothing compared", tc.spec, tc.name)
+		}
+	}
+}
