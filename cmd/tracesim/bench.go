@@ -78,6 +78,7 @@ func runBench(e *env, args []string) int {
 	fs.IntVar(&ui.presses, "presses", 200, "with --ui: key presses measured per frame-rate cap")
 	fs.StringVar(&ui.fpsList, "fps", "60,120", "with --ui: the UI's frame-rate caps to compare, comma-separated")
 	fs.StringVar(&ui.renderers, "renderer", tui.RendererDirect+","+tui.RendererBubbleTea, "with --ui: the UI's renderers to compare, comma-separated ("+tui.RendererDirect+", "+tui.RendererBubbleTea+")")
+	fs.BoolVar(&ui.realtime, "realtime", false, "with --ui: run the benchmark's own threads under SCHED_FIFO (Linux; root or CAP_SYS_NICE), so that only the UI's scheduling delays are measured")
 	fs.IntVar(&ui.ssh, "ssh", 0, "with --ui: measure N sessions of `tracesim serve` over SSH instead (keys pressed in each in turn)")
 	var idle float64 = 3
 	fs.Var(durationValue{&idle}, "idle", "with --ui: how long to measure the idle UI's CPU use (0: not at all)")

@@ -75,7 +75,12 @@ type uiBenchResult struct {
 	// CPUPerPress is the UI's CPU time while the keys were pressed, per
 	// press (ms; -1 when unknown): what a frame costs, whatever the load.
 	CPUPerPress float64 `json:"cpu_ms_per_press"`
-	FrameSize   int     `json:"mean_frame_bytes"`
+	// SwitchesPerPress counts the context switches of the UI's threads
+	// while the keys were pressed, per press (-1 when unknown): each is a
+	// thread put to sleep and woken again, and on a loaded host every
+	// wake-up waits for a core.
+	SwitchesPerPress float64 `json:"switches_per_press"`
+	FrameSize        int     `json:"mean_frame_bytes"`
 	// KeyP50ms is the median per key.
 	KeyP50ms map[string]float64 `json:"key_p50_ms"`
 	// KeyMissed counts the missed presses per key.
@@ -266,8 +271,10 @@ type uiGroup struct {
 	drawn   int
 	keyMiss map[string]int
 	// pressCPU is the CPU time the process used while the keys were
-	// pressed, -1 when unknown.
-	pressCPU time.Duration
+	// pressed, -1 when unknown; pressSwitches its threads' context
+	// switches meanwhile, -1 when unknown.
+	pressCPU      time.Duration
+	pressSwitches int
 	// warm is the slowest unmeasured press before the measured ones.
 	warm time.Duration
 }
@@ -414,9 +421,12 @@ func (g *uiGroup) press(t *ptyTerm, i int) error {
 // result summarises what g measured.
 func (g *uiGroup) result() (uiBenchResult, error) {
 	res := uiBenchResult{Renderer: g.c.renderer, FPS: g.c.fps, Sessions: len(g.terms), Presses: g.presses, Missed: g.miss,
-		LoadS: g.loadS, IdleCPU: -1, CPUPerPress: -1, WarmupMaxMs: g.warm.Seconds() * 1e3}
+		LoadS: g.loadS, IdleCPU: -1, CPUPerPress: -1, SwitchesPerPress: -1, WarmupMaxMs: g.warm.Seconds() * 1e3}
 	if g.pressCPU >= 0 && g.presses > 0 {
 		res.CPUPerPress = g.pressCPU.Seconds() * 1e3 / float64(g.presses)
+	}
+	if g.pressSwitches >= 0 && g.presses > 0 {
+		res.SwitchesPerPress = float64(g.pressSwitches) / float64(g.presses)
 	}
 	lat := slices.Clone(g.lat)
 	if len(lat) == 0 {
@@ -444,8 +454,10 @@ func (g *uiGroup) result() (uiBenchResult, error) {
 // runUIBench runs the configurations side by side, each started by
 // start, pressing the same key in each in turn (in each of a group's
 // terminals in turn), so that they share whatever else the machine is
-// doing; then it measures their CPU use while idle, together.
-func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error), idle time.Duration) ([]uiBenchResult, error) {
+// doing; then it measures their CPU use while idle, together. With
+// realtime the harness's own threads run under SCHED_FIFO once the
+// processes are started (harnessRealtime).
+func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error), idle time.Duration, realtime bool) ([]uiBenchResult, error) {
 	var gs []*uiGroup
 	defer func() {
 		for _, g := range gs {
@@ -459,6 +471,12 @@ func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error),
 		}
 		gs = append(gs, g)
 	}
+	if realtime {
+		// After the starts: the measured processes keep the normal policy.
+		if err := harnessRealtime(); err != nil {
+			return nil, err
+		}
+	}
 	for _, g := range gs {
 		for _, t := range g.terms {
 			d, err := g.warmUp(t)
@@ -469,8 +487,10 @@ func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error),
 		}
 	}
 	cpu0 := make([]time.Duration, len(gs))
+	sw0 := make([]int, len(gs))
 	for i, g := range gs {
 		cpu0[i], _ = procCPU(g.cmd.Process.Pid)
+		sw0[i] = procSwitches(g.cmd.Process.Pid)
 	}
 	for i := range cs[0].presses {
 		for _, g := range gs {
@@ -484,6 +504,10 @@ func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error),
 		g.pressCPU = -1
 		if cpu, ok := procCPU(g.cmd.Process.Pid); ok && cpu0[i] > 0 {
 			g.pressCPU = cpu - cpu0[i]
+		}
+		g.pressSwitches = -1
+		if sw := procSwitches(g.cmd.Process.Pid); sw >= 0 && sw0[i] >= 0 {
+			g.pressSwitches = sw - sw0[i]
 		}
 	}
 	var out []uiBenchResult
@@ -566,6 +590,33 @@ func procCPU(pid int) (time.Duration, bool) {
 	return time.Duration(u+s) * 10 * time.Millisecond, true
 }
 
+// procSwitches sums the voluntary and involuntary context switches of
+// process pid's threads (Linux: /proc/PID/task/*/status), -1 when
+// unknown. A thread that ended takes its count with it.
+func procSwitches(pid int) int {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return -1
+	}
+	total := 0
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSpace(v))
+				total += n
+			} else if v, ok := strings.CutPrefix(line, "nonvoluntary_ctxt_switches:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSpace(v))
+				total += n
+			}
+		}
+	}
+	return total
+}
+
 // benchUIFlags are the flags of `tracesim bench --ui`.
 type benchUIFlags struct {
 	on            bool
@@ -578,6 +629,8 @@ type benchUIFlags struct {
 	ssh           int    // sessions of `tracesim serve` instead of the UI; 0: the UI
 	idle          time.Duration
 	json          bool
+	// realtime runs the harness under SCHED_FIFO (harnessRealtime).
+	realtime bool
 }
 
 // runBenchUI is `tracesim bench --ui`: it writes a generated trace of
@@ -626,9 +679,13 @@ func runBenchUI(e *env, f benchUIFlags) int {
 		if f.ssh > 0 {
 			where = fmt.Sprintf("%d SSH sessions of tracesim serve, in turn", f.ssh)
 		}
-		fmt.Fprintf(e.stdout, "input: stencil2d, 64 ranks, %d events; %s, %d×%d; %d key presses (%s); %s/%s, %d CPUs\n\n",
-			events, where, f.width, f.height, f.presses, uiBenchKeyNames(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-		fmt.Fprintln(tw, "RENDERER\tFPS CAP\tP50\tP90\tP99\tMAX\tMISSED\tCPU/PRESS\tIDLE CPU\tLOAD\tWARM-UP MAX")
+		harness := ""
+		if f.realtime {
+			harness = "; harness under SCHED_FIFO"
+		}
+		fmt.Fprintf(e.stdout, "input: stencil2d, 64 ranks, %d events; %s, %d×%d; %d key presses (%s); %s/%s, %d CPUs%s\n\n",
+			events, where, f.width, f.height, f.presses, uiBenchKeyNames(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), harness)
+		fmt.Fprintln(tw, "RENDERER\tFPS CAP\tP50\tP90\tP99\tMAX\tMISSED\tCPU/PRESS\tSWITCHES/PRESS\tIDLE CPU\tLOAD\tWARM-UP MAX")
 	}
 	var cs []uiBenchConfig
 	for _, r := range renderers {
@@ -640,7 +697,7 @@ func runBenchUI(e *env, f benchUIFlags) int {
 	if f.ssh > 0 {
 		start = func(c uiBenchConfig) (*uiGroup, error) { return startServeUI(c, f.ssh) }
 	}
-	results, err := runUIBench(cs, start, f.idle)
+	results, err := runUIBench(cs, start, f.idle, f.realtime)
 	if err != nil {
 		return fail(e, "bench", err)
 	}
@@ -654,15 +711,19 @@ func runBenchUI(e *env, f benchUIFlags) int {
 			if r.CPUPerPress >= 0 {
 				cpu = fmt.Sprintf("%.1f ms", r.CPUPerPress)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%d\t%s\t%s\t%.1f s\t%.0f ms\n",
-				r.Renderer, r.FPS, r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Missed, cpu, idle, r.LoadS, r.WarmupMaxMs)
+			switches := "n/a"
+			if r.SwitchesPerPress >= 0 {
+				switches = fmt.Sprintf("%.1f", r.SwitchesPerPress)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%d\t%s\t%s\t%s\t%.1f s\t%.0f ms\n",
+				r.Renderer, r.FPS, r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Missed, cpu, switches, idle, r.LoadS, r.WarmupMaxMs)
 		}
 	}
 	tw.Flush()
 	if f.json {
 		return writeJSON(e, "bench", map[string]any{
 			"events": events, "width": f.width, "height": f.height, "cpus": runtime.NumCPU(),
-			"keys": uiBenchKeyNames(), "ssh_sessions": f.ssh, "results": results,
+			"keys": uiBenchKeyNames(), "ssh_sessions": f.ssh, "realtime_harness": f.realtime, "results": results,
 		})
 	}
 	return exitOK

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -24,20 +25,26 @@ func TestBenchUI(t *testing.T) {
 	bin := buildTracesim(t)
 	for _, c := range []struct {
 		name     string
-		sessions int // 0: the UI itself
-	}{{"pty", 0}, {"ssh", 2}} {
+		sessions int  // 0: the UI itself
+		realtime bool // --realtime
+	}{{"pty", 0, false}, {"ssh", 2, false}, {"pty-realtime", 0, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			checkBenchUI(t, bin, c.sessions)
+			if c.realtime && (runtime.GOOS != "linux" || os.Geteuid() != 0) {
+				t.Skip("SCHED_FIFO needs Linux and root")
+			}
+			checkBenchUI(t, bin, c.sessions, c.realtime)
 		})
 	}
 }
 
 // checkBenchUI runs the benchmark on sessions SSH sessions (0: the UI in
-// a pseudo-terminal) and checks its report.
-func checkBenchUI(t *testing.T, bin string, sessions int) {
+// a pseudo-terminal), the harness under SCHED_FIFO when realtime, and
+// checks its report.
+func checkBenchUI(t *testing.T, bin string, sessions int, realtime bool) {
 	t.Helper()
 	out, err := exec.Command(bin, "bench", "--ui", "--events", "5000", "--presses", "12",
-		"--fps", "120", "--renderer", "direct,bubbletea", "--idle", "500ms", "--ssh", strconv.Itoa(sessions), "--json").Output()
+		"--fps", "120", "--renderer", "direct,bubbletea", "--idle", "500ms", "--ssh", strconv.Itoa(sessions),
+		"--realtime="+strconv.FormatBool(realtime), "--json").Output()
 	if err != nil {
 		t.Fatalf("tracesim bench --ui: %v\n%s", err, out)
 	}
@@ -45,7 +52,8 @@ func checkBenchUI(t *testing.T, bin string, sessions int) {
 		Width, Height int
 		Events        int
 		Keys          string
-		SSHSessions   int `json:"ssh_sessions"`
+		SSHSessions   int  `json:"ssh_sessions"`
+		Realtime      bool `json:"realtime_harness"`
 		Results       []uiBenchResult
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -57,6 +65,9 @@ func checkBenchUI(t *testing.T, bin string, sessions int) {
 	if len(r.Results) != 2 || r.Results[0].Renderer != "direct" || r.Results[1].Renderer != "bubbletea" ||
 		r.Results[0].FPS != 120 || r.Results[1].FPS != 120 {
 		t.Fatalf("results %+v, want one for the direct renderer and one for Bubble Tea's, both at 120 fps", r.Results)
+	}
+	if r.Realtime != realtime {
+		t.Errorf("realtime_harness %v, want %v", r.Realtime, realtime)
 	}
 	if r.SSHSessions != sessions {
 		t.Errorf("%d SSH sessions, want %d", r.SSHSessions, sessions)
@@ -85,6 +96,10 @@ func checkBenchUI(t *testing.T, bin string, sessions int) {
 		}
 		if runtime.GOOS == "linux" && (res.IdleCPU < 0 || res.CPUPerPress <= 0) {
 			t.Errorf("%d fps: idle CPU %g%%, CPU per press %g ms: not measured", res.FPS, res.IdleCPU, res.CPUPerPress)
+		}
+		// A press wakes the UI at least once: the thread that reads it.
+		if runtime.GOOS == "linux" && res.SwitchesPerPress < 1 {
+			t.Errorf("%d fps: %g context switches per press: not measured", res.FPS, res.SwitchesPerPress)
 		}
 	}
 }
