@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/tracesim/tracesim/internal/simgrid"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
@@ -130,8 +130,6 @@ func benchChild(e *env, exe string, args []string) (childUsage, error) {
 		return childUsage{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	u := childUsage{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.rss = ru.Maxrss * 1024 // kilobytes on Linux
-	}
+	u.rss = simgrid.PeakRSS(cmd.ProcessState)
 	return u, nil
 }
