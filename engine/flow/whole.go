@@ -98,10 +98,11 @@ type wholeMemo struct {
 	// their links.
 	g    [2]uint64
 	live int
-	// tab maps a fingerprint to its outcome's offset in words: the
-	// number of links and of flows, then (link, load bits) per link,
-	// then (first link<<32 | place, rate bits, link fixed at) per flow.
-	tab   map[[2]uint64]int32
+	// tab maps a fingerprint to its outcome's offset in words (see
+	// wholeTable): the number of links and of flows, then (link, load
+	// bits) per link, then (first link<<32 | place, rate bits, link
+	// fixed at) per flow.
+	tab   wholeTable
 	words []uint64
 	// seen holds the first halves of fingerprints met once, at the half
 	// mod wholeSeen.
@@ -249,11 +250,10 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	}
 	w.looks++
 	w.lookups++
-	if w.tab == nil {
-		w.tab = make(map[[2]uint64]int32)
+	if w.seen == nil {
 		w.seen = make([]uint64, wholeSeen)
 	}
-	if at, ok := w.tab[w.key]; ok && n.wholeReplay(int(at), now) {
+	if at, ok := w.tab.find(w.key); ok && n.wholeReplay(at, now) {
 		w.hits++
 		w.found++
 		w.window()
@@ -303,13 +303,14 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 		res = append(res, n.links[l].el[p].f)
 	}
 	w.res = res
-	for _, fi := range res {
-		n.settle(fi, now)
-	}
 	for q := 0; q < len(ls); q += 2 {
 		n.setLoad(int32(ls[q]), math.Float64frombits(ls[q+1]), now)
 	}
+	// Settled just before its new rate rather than before the loads as
+	// include does: settling reads and writes only the flow, setting a
+	// load only the link and the ledger.
 	for q, fi := range res {
+		n.settle(fi, now)
 		n.setRate(fi, math.Float64frombits(fs[3*q+1]), int32(fs[3*q+2]), now)
 	}
 	n.pending, n.added = n.pending[:0], n.added[:0]
@@ -335,7 +336,7 @@ func (n *Network) wholeStart(F, L int) {
 		return
 	}
 	if len(w.words)+need > limit {
-		clear(w.tab)
+		w.tab.reset()
 		w.words = w.words[:0]
 	}
 	if len(w.words)+need > cap(w.words) {
@@ -362,7 +363,7 @@ func (n *Network) wholeEnd(slots []int32, nl int) {
 		w.words = append(w.words, uint64(uint32(f.links[0]))<<32|uint64(uint32(f.pos[0])),
 			math.Float64bits(f.value), uint64(uint32(n.bneck[fi])))
 	}
-	w.tab[w.key] = int32(w.at)
+	w.tab.put(w.key, w.at)
 }
 
 // settle brings flow fi's bytes up to now before a solve sets its rate.
@@ -398,4 +399,65 @@ func (n *Network) setRate(fi int32, v float64, at int32, now des.Time) {
 	n.flevel[fi] = lv
 	n.setBneck(fi, at)
 	n.reschedule(fi, now)
+}
+
+// wholeTable is the memo's index: an open-addressing hash table from a
+// fingerprint to its outcome's offset, probed linearly from the
+// fingerprint's first half (a hash already), about half full at most.
+// Cheaper than a map of 16-byte keys, which hashes the key again.
+type wholeTable struct {
+	slots []wholeSlot
+	n     int // slots in use
+}
+
+// wholeSlot is a slot of wholeTable: a fingerprint and its outcome's
+// offset plus one (0: the slot is free).
+type wholeSlot struct {
+	k  [2]uint64
+	at int32
+}
+
+// find returns the offset stored under k.
+func (t *wholeTable) find(k [2]uint64) (int, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	m := len(t.slots) - 1
+	for i := int(k[0]) & m; ; i = (i + 1) & m {
+		s := &t.slots[i]
+		if s.at == 0 {
+			return 0, false
+		}
+		if s.k == k {
+			return int(s.at - 1), true
+		}
+	}
+}
+
+// put stores offset at under k, replacing what k had.
+func (t *wholeTable) put(k [2]uint64, at int) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.n = make([]wholeSlot, max(2*len(old), 1024)), 0
+		for _, s := range old {
+			if s.at != 0 {
+				t.put(s.k, int(s.at-1))
+			}
+		}
+	}
+	m := len(t.slots) - 1
+	i := int(k[0]) & m
+	for t.slots[i].at != 0 && t.slots[i].k != k {
+		i = (i + 1) & m
+	}
+	if t.slots[i].at == 0 {
+		t.n++
+	}
+	t.slots[i] = wholeSlot{k, int32(at + 1)}
+}
+
+// reset empties the table, keeping its slots.
+func (t *wholeTable) reset() {
+	clear(t.slots)
+	t.n = 0
 }
