@@ -94,8 +94,9 @@ type wholeMemo struct {
 	off bool
 	// limit, when positive, replaces wholeWords (tests).
 	limit int
-	// g is the fingerprint of the state; live the number of flows on
-	// their links.
+	// g is the fingerprint of the state: of the path from the last
+	// empty network (see above); live the number of flows on their
+	// links.
 	g    [2]uint64
 	live int
 	// tab maps a fingerprint to its outcome's offset in words (see
