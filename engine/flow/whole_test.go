@@ -123,12 +123,7 @@ func TestWholeMemoRests(t *testing.T) {
 // same picosecond as without the whole-solve memo, and the solves after
 // the network emptied are replayed although the flows that left differ.
 func TestWholeMemoAfterEmpty(t *testing.T) {
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	tp, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{Topology: tp, CrossTraffic: 0.05, Envelope: 16}
+	cfg := Config{Topology: star(t, 8), CrossTraffic: 0.05, Envelope: 16}
 	const iters = 24
 	// The departing messages alone give the instants they end at.
 	var first []send
