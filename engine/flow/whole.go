@@ -126,7 +126,8 @@ type wholeMemo struct {
 }
 
 const (
-	// wholeWords bounds the stored outcomes, in 8-byte words (4 MiB).
+	// wholeWords bounds the stored outcomes, in 8-byte words (4 MiB),
+	// and their number to wholeWords/8 (an index of at most 3 MiB).
 	wholeWords = 1 << 19
 	// A window of wholeWindow lookups with fewer than one hit in
 	// wholeMinHit makes the memo rest: for wholeWindow solves after a
@@ -336,7 +337,10 @@ func (n *Network) wholeStart(F, L int) {
 		w.rec = false
 		return
 	}
-	if len(w.words)+need > limit {
+	// The index counts too: at most one outcome per 8 words of the
+	// limit (its table, at most half full, then takes 6 words per
+	// outcome at most), however small the outcomes.
+	if len(w.words)+need > limit || 8*(w.tab.n+1) > limit {
 		w.tab.reset()
 		w.words = w.words[:0]
 	}
