@@ -9,36 +9,57 @@ import (
 // wholeMemo remembers whole solves: what a solve did (the flows it
 // re-solved, their new rates and the links they were fixed at, the links
 // whose load changed and their new loads), under a 128-bit fingerprint of
-// everything the solve's outcome depends on. A solve whose fingerprint it
-// has met before replays the remembered outcome instead of seeding,
-// recalling, building, filling and checking. An iterative MPI program
+// the state the solve reads and the change it solves. A solve whose
+// fingerprint it has met before replays the remembered outcome instead
+// of seeding, recalling, building, filling and checking. An iterative MPI program
 // puts the network through the same states every iteration: on the
 // CG-like replay of `tracesim sim --preset simgrid` (64 ranks, torus) the
 // 300,000 solves meet a few hundred states. The memo of the systems
 // (solveMemo) still spares build and fill, but every solve paid the rest.
 //
-// # What the fingerprint covers
+// # The fingerprint
 //
-// The outcome of solve is a function of the following, and the
-// fingerprint is a sum over terms of them, kept up to date at every
-// change (activate, detach, a solve's write-back) in time proportional
-// to the change, never to the network:
+// The state a solve reads — every link's element list in order (each
+// element's flow, its index in the flow's links and its coefficient),
+// every link's load (as float64 bits: a history-dependent sum), every
+// flow's signature (its links, how many of them are its route, its
+// penalty and its bound), rate, level (flevel) and the link it is fixed
+// at (bneck; fixedAt is their count) — and the change it solves (the
+// pending links and the flows added since the last solve, in order) are
+// a function of the events since the network was last empty:
 //
-//   - every element of every link's element list: the link, its place in
-//     the list (swap-removes reorder the lists, and seed, build and check
-//     walk them in order), the element's index k in its flow's links, and
-//     its flow's signature: the flow's links in order and how many of
-//     them are its route (hence each element's coefficient), its penalty
-//     (hence its weight) and its bound, its rate, its level (flevel) and
-//     the link it is fixed at (bneck; fixedAt is their count), and where
-//     its first element sits (the link is in the route, the place is
-//     named): the last tells which elements of two lists are one flow,
-//     which seed's and check's marks depend on;
-//   - every link's load, as float64 bits (a history-dependent sum: equal
-//     loads reached by different sums differ in their last bits);
-//   - the change: the pending links in order, and the flows activated
-//     since the last solve in order, each by where its first element
-//     sits.
+//   - activate appends the flow's elements to its links' lists and
+//     marks the flow unsolved: what it adds is a function of the flow's
+//     signature, which wholeActivate chains into the fingerprint;
+//   - detach removes a flow's elements (each swap-remove moves the last
+//     element of the list into the place freed), lowers its links' loads
+//     by its rate and zeroes the load of a link left empty: a function of
+//     the state and of which flow it is, which wholeDetach chains in as
+//     where the flow's first element sits (the state tells which flow
+//     sits there);
+//   - a solve sets rates, levels, bottlenecks and loads as a function of
+//     the state and the change; its key, and the fingerprint after it,
+//     is the fingerprint before it chained with a solve mark;
+//   - both add their links to the pending links, and activate its flow to
+//     the flows added, in the order of the events.
+//
+// The empty network is one state, however it was reached: no element,
+// every load 0 (detach zeroes the load of a link it leaves empty), and
+// the flows in their latency phase are not in it. When the last flow
+// leaves, the fingerprint restarts from the empty network's. The links
+// still pending from the flows that left are then not in it, and need
+// not be: no flow is on them but the flows added since, which the solve
+// re-solves whatever the pending links, and their loads stay 0.
+//
+// The fingerprint is thus a 128-bit hash of the path from the last empty
+// state, in two lanes chained by two different bijective mixers: the
+// cost of keeping it is a few multiplications per flow started or
+// finished and per solve, never a term per element moved, rate changed
+// or load changed. Two paths to one state get two fingerprints and two
+// outcomes (the CG-like replay hits as often as with a hash of the state
+// itself); two paths that share the 128 bits would be taken for one
+// (about 2^-128 per pair, none met in the tests, where each run is compared
+// with the memo off).
 //
 // A link's capacity and whether it is a fatpipe are fixed, and so is the
 // configuration. What solve reads and the fingerprint leaves out does
@@ -52,10 +73,7 @@ import (
 // solve's links, then sets each re-solved flow's rate, level and
 // bottleneck and reschedules it, in the order the solve re-solved them —
 // so the ledger, the heap and every completion time are those of the
-// full solve. The fingerprint is a hash, not the state: two states that
-// differ but share the 128 bits would be taken for one (2^-128 per pair
-// of states, none met in the tests, where each run is compared with the
-// memo off).
+// full solve.
 //
 // # Identifying flows
 //
@@ -69,26 +87,23 @@ import (
 // The memory is bounded (wholeWords; the memo forgets everything when
 // full), an outcome is stored the second time its fingerprint is met
 // (wholeSeen), and after a window of lookups with few hits the memo
-// rests, longer after each poor window: it then neither looks up nor
-// keeps the fingerprint, which it rebuilds from the element lists (once
-// per rest) when it tries again.
+// rests, longer after each poor window: it then does not look up, but
+// keeps chaining the fingerprint, which costs next to nothing.
 type wholeMemo struct {
 	// off disables the memo (tests; system.fresh turns it off too).
 	off bool
 	// limit, when positive, replaces wholeWords (tests).
 	limit int
-	// idle: the fingerprint is not kept (resting, or off).
-	idle bool
-	// g is the fingerprint of the state; fl what it keeps of each flow
-	// slot.
-	g  [2]uint64
-	fl []wholeFlowRec
-	// lt is each link's load term, as added to g.
-	lt [][2]uint64
-	// tab maps a fingerprint to its outcome's offset in words: the
-	// number of links and of flows, then (link, load bits) per link,
-	// then (first link<<32 | place, rate bits, link fixed at) per flow.
-	tab   map[[2]uint64]int32
+	// g is the fingerprint of the state: of the path from the last
+	// empty network (see above); live the number of flows on their
+	// links.
+	g    [2]uint64
+	live int
+	// tab maps a fingerprint to its outcome's offset in words (see
+	// wholeTable): the number of links and of flows, then (link, load
+	// bits) per link, then (first link<<32 | place, rate bits, link
+	// fixed at) per flow.
+	tab   wholeTable
 	words []uint64
 	// seen holds the first halves of fingerprints met once, at the half
 	// mod wholeSeen.
@@ -111,7 +126,8 @@ type wholeMemo struct {
 }
 
 const (
-	// wholeWords bounds the stored outcomes, in 8-byte words (4 MiB).
+	// wholeWords bounds the stored outcomes, in 8-byte words (4 MiB),
+	// and their number to wholeWords/8 (an index of at most 3 MiB).
 	wholeWords = 1 << 19
 	// A window of wholeWindow lookups with fewer than one hit in
 	// wholeMinHit makes the memo rest: for wholeWindow solves after a
@@ -154,167 +170,64 @@ func mixB(h uint64) uint64 {
 	return h
 }
 
-// wholeFlowRec is what the fingerprint keeps of a flow slot: the
-// signature of its penalty, bound and number of route links; the sum of
-// its elements' terms (each hashing the link, the place in its list and
-// the element's index in the flow's links, so that together they name
-// the route in order and where each element sits); and the term the flow
-// adds to the fingerprint, a hash of both and of its rate, level and
-// link fixed at. A flow's term is not linear in its elements' terms:
-// two flows alike but for their places give different sums, so which
-// elements of two lists are one flow is in the fingerprint. A change of
-// rate or of one place costs a few hashes, not one per element.
-type wholeFlowRec struct {
-	sig, sum, term [2]uint64
+// step chains the event (a, b) into the fingerprint.
+func (w *wholeMemo) step(a, b uint64) {
+	w.g[0] = mixA(w.g[0] ^ a)
+	w.g[1] = mixB(w.g[1] + b)
 }
 
-// wholeElem is the term of the element at place p of link l, element k
-// of its flow.
-func wholeElem(l, p int32, k int) (uint64, uint64) {
-	e := uint64(uint32(l))<<32 | uint64(uint32(p))
-	return mixA(e*kPlace + uint64(k)*kIndex), mixB(e ^ uint64(k)<<48 + kLink)
-}
-
-// wholeLoadTerm is the term of link l at load v (none for 0).
-func wholeLoadTerm(l int32, v float64) (uint64, uint64) {
-	vb := math.Float64bits(v)
-	if vb == 0 {
-		return 0, 0
-	}
-	return mixA(vb ^ uint64(uint32(l))*kLoad), mixB(vb + uint64(uint32(l))*kPlace)
-}
-
-// setLoadTerm replaces link l's load term with that of load v.
-func (w *wholeMemo) setLoadTerm(l int32, v float64) {
-	if w.lt == nil {
-		return // no load counted yet: all terms 0
-	}
-	t := &w.lt[l]
-	w.sub(t[0], t[1])
-	t[0], t[1] = wholeLoadTerm(l, v)
-	w.add(t[0], t[1])
-}
-
-// wholeTermOf is flow fi's term from its record's signature and sum and
-// its rate, level and link fixed at.
-func (n *Network) wholeTermOf(fi int32, r *wholeFlowRec) [2]uint64 {
-	vb, lb := math.Float64bits(n.flows[fi].value), math.Float64bits(n.flevel[fi])
-	d := uint64(uint32(n.bneck[fi]))
-	return [2]uint64{
-		mixA(mixA(r.sig[0]^vb+r.sum[0]) ^ (lb + d*kLink)),
-		mixB(mixB(r.sig[1]+vb^r.sum[1]) + (lb ^ d*kPlace)),
-	}
-}
-
-// wholeNew computes flow fi's record from scratch and adds its term.
-func (n *Network) wholeNew(fi int32) {
+// wholeActivate chains flow fi's start into the fingerprint: its
+// elements, which activate has just appended to its links' lists. What
+// they add to the state is a function of the flow's signature: its links
+// in order, how many of them are its route, its penalty and its bound.
+func (n *Network) wholeActivate(fi int32) {
 	w := &n.whole
-	for int(fi) >= len(w.fl) {
-		w.fl = append(w.fl, wholeFlowRec{})
+	if w.off {
+		return
+	}
+	if w.live == 0 {
+		w.g = [2]uint64{kLink, kPlace} // the empty network's
 	}
 	f := &n.flows[fi]
-	r := &w.fl[fi]
+	a, b := uint64(len(f.links))<<32|uint64(uint32(f.nfwd)), uint64(kIndex)
+	for _, l := range f.links {
+		a = (a ^ uint64(uint32(l))) * kPlace
+		b = (b + uint64(uint32(l))) * kLoad
+	}
 	pb, bb := math.Float64bits(f.penalty), math.Float64bits(f.bound)
-	nf := uint64(uint32(f.nfwd))
-	r.sig = [2]uint64{mixA(pb ^ mixA(bb+nf*kIndex)), mixB(pb + mixB(bb^nf*kLoad))}
-	r.sum = [2]uint64{}
-	for k, l := range f.links {
-		x, y := wholeElem(l, f.pos[k], k)
-		r.sum[0] += x
-		r.sum[1] += y
-	}
-	r.term = n.wholeTermOf(fi, r)
-	w.add(r.term[0], r.term[1])
+	a = (a^pb)*kPlace ^ bb
+	b = (b+bb)*kLoad + pb
+	w.step(a, b)
+	w.live++
 }
 
-// wholeRetake replaces flow fi's term after its rate, level, link fixed
-// at or sum changed.
-func (n *Network) wholeRetake(fi int32) {
-	w := &n.whole
-	r := &w.fl[fi]
-	w.sub(r.term[0], r.term[1])
-	r.term = n.wholeTermOf(fi, r)
-	w.add(r.term[0], r.term[1])
-}
-
-// add adds a term (x, y) to the fingerprint, sub takes it away.
-func (w *wholeMemo) add(x, y uint64) {
-	w.g[0] += x
-	w.g[1] += y
-}
-
-func (w *wholeMemo) sub(x, y uint64) {
-	w.g[0] -= x
-	w.g[1] -= y
-}
-
-// wholeActivate counts flow fi, whose elements activate has just
-// appended to its links' lists.
-func (n *Network) wholeActivate(fi int32) {
-	if n.whole.idle {
-		return
-	}
-	n.wholeNew(fi)
-}
-
-// wholeDetach takes flow fi away, before detach removes its elements
-// (and sets its bottleneck).
+// wholeDetach chains flow fi's end into the fingerprint, before detach
+// removes its elements: which flow it is (where its first element sits)
+// is all detach's effect on the state depends on. When no flow is left
+// the network is empty again, whatever the events that led there.
 func (n *Network) wholeDetach(fi int32) {
 	w := &n.whole
-	if w.idle {
+	f := &n.flows[fi]
+	if w.off || len(f.links) == 0 {
+		return // a flow that never joined its links changes nothing
+	}
+	if w.live--; w.live == 0 {
+		w.g = [2]uint64{kLink, kPlace} // the empty network's
 		return
 	}
-	t := w.fl[fi].term
-	w.sub(t[0], t[1])
+	x := uint64(uint32(f.links[0]))<<32 | uint64(uint32(f.pos[0]))
+	w.step(x*kIndex+kLink, x^kLoad)
 }
 
 // wholeMove is called by detach before it removes flow fi's element at
-// place p of link l and moves the list's last element there: it moves
-// the last element (wholeLoad then counts the link's new load).
-func (n *Network) wholeMove(fi, l, p int32) {
-	w := &n.whole
-	if w.idle {
-		return
-	}
-	lk := &n.links[l]
-	last := int32(len(lk.el) - 1)
-	m := lk.el[last]
-	if m.f == fi {
-		return // fi's own: fi is taken away already
-	}
-	r := &w.fl[m.f]
-	x0, y0 := wholeElem(l, last, int(m.k))
-	x1, y1 := wholeElem(l, p, int(m.k))
-	r.sum[0] += x1 - x0
-	r.sum[1] += y1 - y0
-	n.wholeRetake(m.f)
-}
+// place p of link l: the element the swap-remove moves into place p is
+// implied by the state and the flow detached, which wholeDetach has
+// chained into the fingerprint already, so it adds nothing.
+func (n *Network) wholeMove(fi, l, p int32) {}
 
-// wholeLoad adds link l's load term, after detach changed the load.
-func (n *Network) wholeLoad(l int32) {
-	if n.whole.idle {
-		return
-	}
-	n.whole.setLoadTerm(l, n.links[l].load)
-}
-
-// wholeRebuild computes the fingerprint of the state afresh.
-func (n *Network) wholeRebuild() {
-	w := &n.whole
-	w.g = [2]uint64{}
-	w.lt = grow(w.lt, len(n.links))
-	for l := range n.links {
-		lk := &n.links[l]
-		x, y := wholeLoadTerm(int32(l), lk.load)
-		w.lt[l] = [2]uint64{x, y}
-		w.add(x, y)
-		for _, e := range lk.el {
-			if e.k == 0 {
-				n.wholeNew(e.f)
-			}
-		}
-	}
-}
+// wholeLoad is called by detach after it changed link l's load: the new
+// load, too, is implied by the state and the flow detached.
+func (n *Network) wholeLoad(l int32) {}
 
 // wholeRecall looks the solve about to run up and, when its outcome is
 // remembered, replays it and reports true. Otherwise it notes whether
@@ -323,48 +236,33 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	w := &n.whole
 	w.rec = false
 	if w.off || n.sys.fresh {
-		w.idle = true
+		w.off = true // the fingerprint is no longer kept
 		return false
 	}
 	w.solves++
+	// The solve's outcome is a function of the state and of the change
+	// since the last solve (the pending links, the flows added), which
+	// the events chained since tell: the fingerprint after them is the
+	// key, and the state after the solve a function of it.
+	w.step(kIndex, kIndex)
+	w.key = w.g
 	if w.rest > 0 {
 		w.rest--
-		if w.rest > 0 {
-			return false
-		}
-		n.wholeRebuild()
-		w.idle = false
+		return false
 	}
-	// The change: a polynomial hash of the pending links and the added
-	// flows' first places, in order, then mixed with the state's.
-	a, b := uint64(len(n.pending))<<32|uint64(len(n.added)), uint64(0)
-	for _, l := range n.pending {
-		a = a*kPlace + uint64(uint32(l))
-		b = b*kLoad + uint64(uint32(l))
-	}
-	for _, fi := range n.added {
-		f := &n.flows[fi]
-		x := uint64(uint32(f.links[0]))<<32 | uint64(uint32(f.pos[0]))
-		a = a*kPlace + x
-		b = b*kLoad + x
-	}
-	a, b = mixA(a^w.g[0]), mixB(b+w.g[1])
-	w.key = [2]uint64{a, b}
 	w.looks++
 	w.lookups++
-	if w.tab == nil {
-		w.tab = make(map[[2]uint64]int32)
-		w.lt = make([][2]uint64, len(n.links))
+	if w.seen == nil {
 		w.seen = make([]uint64, wholeSeen)
 	}
-	if at, ok := w.tab[w.key]; ok && n.wholeReplay(int(at), now) {
+	if at, ok := w.tab.find(w.key); ok && n.wholeReplay(at, now) {
 		w.hits++
 		w.found++
 		w.window()
 		return true
 	}
-	if p := &w.seen[a&(wholeSeen-1)]; *p != a {
-		*p = a
+	if a := w.key[0]; w.seen[a&(wholeSeen-1)] != a {
+		w.seen[a&(wholeSeen-1)] = a
 	} else {
 		w.rec = true
 	}
@@ -380,7 +278,7 @@ func (w *wholeMemo) window() {
 	}
 	if w.hits*wholeMinHit < w.looks {
 		w.pause = min(max(2*w.pause, wholeWindow), wholeRest)
-		w.rest, w.idle = w.pause, true
+		w.rest = w.pause
 	} else {
 		w.pause = 0
 	}
@@ -407,13 +305,14 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 		res = append(res, n.links[l].el[p].f)
 	}
 	w.res = res
-	for _, fi := range res {
-		n.settle(fi, now)
-	}
 	for q := 0; q < len(ls); q += 2 {
 		n.setLoad(int32(ls[q]), math.Float64frombits(ls[q+1]), now)
 	}
+	// Settled just before its new rate rather than before the loads as
+	// include does: settling reads and writes only the flow, setting a
+	// load only the link and the ledger.
 	for q, fi := range res {
+		n.settle(fi, now)
 		n.setRate(fi, math.Float64frombits(fs[3*q+1]), int32(fs[3*q+2]), now)
 	}
 	n.pending, n.added = n.pending[:0], n.added[:0]
@@ -438,8 +337,11 @@ func (n *Network) wholeStart(F, L int) {
 		w.rec = false
 		return
 	}
-	if len(w.words)+need > limit {
-		clear(w.tab)
+	// The index counts too: at most one outcome per 8 words of the
+	// limit (its table, at most half full, then takes 6 words per
+	// outcome at most), however small the outcomes.
+	if len(w.words)+need > limit || 8*(w.tab.n+1) > limit {
+		w.tab.reset()
 		w.words = w.words[:0]
 	}
 	if len(w.words)+need > cap(w.words) {
@@ -466,7 +368,7 @@ func (n *Network) wholeEnd(slots []int32, nl int) {
 		w.words = append(w.words, uint64(uint32(f.links[0]))<<32|uint64(uint32(f.pos[0])),
 			math.Float64bits(f.value), uint64(uint32(n.bneck[fi])))
 	}
-	w.tab[w.key] = int32(w.at)
+	w.tab.put(w.key, w.at)
 }
 
 // settle brings flow fi's bytes up to now before a solve sets its rate.
@@ -483,9 +385,6 @@ func (n *Network) settle(fi int32, now des.Time) {
 func (n *Network) setLoad(l int32, load float64, now des.Time) {
 	w := &n.whole
 	lk := &n.links[l]
-	if !w.idle {
-		w.setLoadTerm(l, load)
-	}
 	n.account(l, now)
 	lk.load = load
 	if w.rec {
@@ -501,13 +400,69 @@ func (n *Network) setRate(fi int32, v float64, at int32, now des.Time) {
 	if v > 0 {
 		lv = v * f.penalty
 	}
-	keep := !n.whole.idle && (math.Float64bits(f.value) != math.Float64bits(v) ||
-		math.Float64bits(n.flevel[fi]) != math.Float64bits(lv) || n.bneck[fi] != at)
 	f.value = v
 	n.flevel[fi] = lv
 	n.setBneck(fi, at)
-	if keep {
-		n.wholeRetake(fi)
-	}
 	n.reschedule(fi, now)
+}
+
+// wholeTable is the memo's index: an open-addressing hash table from a
+// fingerprint to its outcome's offset, probed linearly from the
+// fingerprint's first half (a hash already), about half full at most.
+// Cheaper than a map of 16-byte keys, which hashes the key again.
+type wholeTable struct {
+	slots []wholeSlot
+	n     int // slots in use
+}
+
+// wholeSlot is a slot of wholeTable: a fingerprint and its outcome's
+// offset plus one (0: the slot is free).
+type wholeSlot struct {
+	k  [2]uint64
+	at int32
+}
+
+// find returns the offset stored under k.
+func (t *wholeTable) find(k [2]uint64) (int, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	m := len(t.slots) - 1
+	for i := int(k[0]) & m; ; i = (i + 1) & m {
+		s := &t.slots[i]
+		if s.at == 0 {
+			return 0, false
+		}
+		if s.k == k {
+			return int(s.at - 1), true
+		}
+	}
+}
+
+// put stores offset at under k, replacing what k had.
+func (t *wholeTable) put(k [2]uint64, at int) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.n = make([]wholeSlot, max(2*len(old), 1024)), 0
+		for _, s := range old {
+			if s.at != 0 {
+				t.put(s.k, int(s.at-1))
+			}
+		}
+	}
+	m := len(t.slots) - 1
+	i := int(k[0]) & m
+	for t.slots[i].at != 0 && t.slots[i].k != k {
+		i = (i + 1) & m
+	}
+	if t.slots[i].at == 0 {
+		t.n++
+	}
+	t.slots[i] = wholeSlot{k, int32(at + 1)}
+}
+
+// reset empties the table, keeping its slots.
+func (t *wholeTable) reset() {
+	clear(t.slots)
+	t.n = 0
 }
