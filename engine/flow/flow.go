@@ -351,11 +351,13 @@ type flowRec struct {
 	id      int32
 	notify  bool
 	active  bool
-	fixed   bool // scratch of the tests' reference solver
-	start   des.Time
-	bytes   int64
-	seq     uint64
-	next    int32 // free list
+	// distinct: no constraint is twice among links (see detach).
+	distinct bool
+	fixed    bool // scratch of the tests' reference solver
+	start    des.Time
+	bytes    int64
+	seq      uint64
+	next     int32 // free list
 }
 
 // New builds a flow-level network on cfg.Topology.
@@ -625,6 +627,7 @@ const maxCachedNodes = 1024
 type path struct {
 	off, n, nfwd int32
 	ok           bool // false: no route (the flow is delivered at once)
+	distinct     bool // no constraint twice among them
 	lat          des.Time
 	bound        float64 // +Inf: none
 	penalty      float64 // before the latency factor
@@ -659,9 +662,21 @@ func (n *Network) cachedPath(src, dst int) *path {
 		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
 	}
 	p.n = int32(len(n.routeBuf) - off)
+	p.distinct = distinct(n.routeBuf[off:])
 	n.paths = append(n.paths, p)
 	n.routeAt[pair] = int32(len(n.paths))
 	return &n.paths[len(n.paths)-1]
+}
+
+// distinct tells whether no constraint is twice in r (a short list: a
+// route and its way back).
+func distinct(r []int32) bool {
+	for i, l := range r {
+		if slices.Contains(r[i+1:], l) {
+			return false
+		}
+	}
+	return true
 }
 
 // pathNumbers returns the latency, the rate bound (+Inf: none) and the
@@ -812,7 +827,7 @@ func (n *Network) Send(m netmodel.Message) {
 	var bound, penalty float64
 	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
 		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
-		f.nfwd = p.nfwd
+		f.nfwd, f.distinct = p.nfwd, p.distinct
 		if !p.ok {
 			n.unroutable++
 		}
@@ -835,6 +850,7 @@ func (n *Network) Send(m netmodel.Message) {
 		if ok && n.cfg.CrossTraffic > 0 {
 			f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
 		}
+		f.distinct = distinct(f.links)
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {
@@ -912,9 +928,20 @@ func (n *Network) activate(fi int32, now des.Time) {
 	np := len(n.pending)
 	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
+	led, eager := &n.led, n.smp.eager
 	for k, l := range links {
 		lk := &n.links[l]
-		n.account(l, now)
+		if now != lk.last || eager {
+			// account, its common case written out: the loop then
+			// makes no call.
+			if b := led.nbuf; b < ledgerBatch-1 && !eager {
+				led.buf[b] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+				led.nbuf = b + 1
+				lk.last = now
+			} else {
+				n.record(l, now)
+			}
+		}
 		c := 1.0
 		if k < nfwd {
 			lk.fwd++
@@ -986,17 +1013,40 @@ func (n *Network) detach(fi int32, now des.Time) {
 	np := len(n.pending)
 	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct, v := int(f.nfwd), n.cfg.CrossTraffic, f.value
-	whole := !n.whole.idle // the fingerprint's hooks do nothing otherwise
+	// The fingerprint's hooks do nothing while it is idle. When the
+	// flow's links are distinct, each is changed once: its elements'
+	// moves (wholeMove, before any element moves) and its links' load
+	// terms (wholeLoad, once every load is set) then have loops of their
+	// own, the same updates in another order across links that share
+	// nothing, and the main loop makes no call in its common case.
+	whole := !n.whole.idle
+	split := whole && f.distinct
+	inLoop := whole && !split
+	if split {
+		for k, l := range links {
+			n.wholeMove(fi, l, pos[k])
+		}
+	}
+	led, eager := &n.led, n.smp.eager
 	for k, l := range links {
 		lk := &n.links[l]
 		if l == old {
 			n.fixedAt[l]--
 		}
 		p := pos[k]
-		if whole {
+		if inLoop {
 			n.wholeMove(fi, l, p)
 		}
-		n.account(l, now)
+		if now != lk.last || eager {
+			// account, written out as in activate.
+			if b := led.nbuf; b < ledgerBatch-1 && !eager {
+				led.buf[b] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+				led.nbuf = b + 1
+				lk.last = now
+			} else {
+				n.record(l, now)
+			}
+		}
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
 		lk.el[p] = moved
@@ -1013,12 +1063,17 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
-		if whole {
+		if inLoop {
 			n.wholeLoad(l)
 		}
 		pending[np+k] = l
 	}
 	n.pending = pending
+	if split {
+		for _, l := range links {
+			n.wholeLoad(l)
+		}
+	}
 }
 
 // coeff is how much of flow f's rate its element k consumes: all of it
