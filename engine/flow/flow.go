@@ -916,9 +916,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 		n.wake()
 		return
 	}
-	// One pass over the links: the ledger's record of each before its
-	// flows change, the element, the count of flows and the pending
-	// change.
+	// The ledger's record of each link before its flows change, then
+	// one pass over them: the element, the count of flows and the
+	// pending change.
 	links := f.links
 	if cap(f.pos) < len(links) {
 		f.pos = make([]int32, len(links))
@@ -928,20 +928,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	np := len(n.pending)
 	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
-	led, eager := &n.led, n.smp.eager
+	n.accountAll(links, now)
 	for k, l := range links {
 		lk := &n.links[l]
-		if now != lk.last || eager {
-			// account, its common case written out: the loop then
-			// makes no call.
-			if b := led.nbuf; b < ledgerBatch-1 && !eager {
-				led.buf[b] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-				led.nbuf = b + 1
-				lk.last = now
-			} else {
-				n.record(l, now)
-			}
-		}
 		c := 1.0
 		if k < nfwd {
 			lk.fwd++
@@ -1027,7 +1016,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 			n.wholeMove(fi, l, pos[k])
 		}
 	}
-	led, eager := &n.led, n.smp.eager
+	n.accountAll(links, now)
 	for k, l := range links {
 		lk := &n.links[l]
 		if l == old {
@@ -1036,16 +1025,6 @@ func (n *Network) detach(fi int32, now des.Time) {
 		p := pos[k]
 		if inLoop {
 			n.wholeMove(fi, l, p)
-		}
-		if now != lk.last || eager {
-			// account, written out as in activate.
-			if b := led.nbuf; b < ledgerBatch-1 && !eager {
-				led.buf[b] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-				led.nbuf = b + 1
-				lk.last = now
-			} else {
-				n.record(l, now)
-			}
 		}
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
@@ -1093,6 +1072,29 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 // change joins the ledger's batch.
 func (n *Network) account(l int32, now des.Time) {
 	if lk := &n.links[l]; now != lk.last || n.smp.eager {
+		n.record(l, now)
+	}
+}
+
+// accountAll is account of each of the links, in order, before a flow's
+// start or end changes them: in one loop that makes no call in its
+// common case, the change written into the ledger's batch. A link listed
+// twice is accounted at its first listing, as account would be: at its
+// second, the link is accounted at this instant already.
+func (n *Network) accountAll(links []int32, now des.Time) {
+	led, eager := &n.led, n.smp.eager
+	for _, l := range links {
+		lk := &n.links[l]
+		if now == lk.last && !eager {
+			continue
+		}
+		// With samples read at every change there are no batches: no
+		// slot.
+		if c := led.slot(); c != nil {
+			*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+			lk.last = now
+			continue
+		}
 		n.record(l, now)
 	}
 }
