@@ -638,8 +638,11 @@ type path struct {
 // one walks the routers' ports hop by hop. It returns nil for other
 // routes and for networks of more than maxCachedNodes nodes.
 func (n *Network) cachedPath(src, dst int) *path {
+	if !n.fixedRoutes {
+		return nil
+	}
 	N := n.topo.NumNodes()
-	if !n.fixedRoutes || N > maxCachedNodes || src == dst && n.loopback >= 0 {
+	if N > maxCachedNodes || src == dst && n.loopback >= 0 {
 		return nil
 	}
 	if n.routeAt == nil {
@@ -657,7 +660,7 @@ func (n *Network) cachedPath(src, dst int) *path {
 		n.routeBuf = n.routeBuf[:off]
 	}
 	p.nfwd = int32(len(n.routeBuf) - off)
-	p.lat, p.bound, p.penalty = n.pathNumbers(n.routeBuf[off:])
+	p.lat, p.bound, p.penalty = n.pathNumbers(n.routeBuf[off:], false)
 	if ok && n.cfg.CrossTraffic > 0 {
 		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
 	}
@@ -681,11 +684,14 @@ func distinct(r []int32) bool {
 
 // pathNumbers returns the latency, the rate bound (+Inf: none) and the
 // sharing penalty (before the latency factor) of a flow over the route
-// r.
-func (n *Network) pathNumbers(r []int32) (lat des.Time, bound, penalty float64) {
+// r; with route set, it counts the flow as routed over r's links.
+func (n *Network) pathNumbers(r []int32, route bool) (lat des.Time, bound, penalty float64) {
 	bound = math.Inf(1)
 	for _, l := range r {
 		lk := &n.links[l]
+		if route {
+			lk.routed++
+		}
 		lat += lk.lat
 		bound = min(bound, lk.cap)
 		if n.cfg.WeightS > 0 {
@@ -843,14 +849,13 @@ func (n *Network) Send(m netmodel.Message) {
 			f.links = f.links[:0]
 		}
 		f.nfwd = int32(len(f.links))
-		for _, l := range f.links {
-			n.links[l].routed++
-		}
-		lat, bound, penalty = n.pathNumbers(f.links)
+		lat, bound, penalty = n.pathNumbers(f.links, true)
 		if ok && n.cfg.CrossTraffic > 0 {
 			f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
 		}
-		f.distinct = distinct(f.links)
+		// Not worth finding out for every message: detach takes the
+		// loop that any links allow.
+		f.distinct = false
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {
