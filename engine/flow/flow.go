@@ -61,6 +61,7 @@ package flow
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -202,10 +203,15 @@ type Network struct {
 	loopback  int32 // first loopback constraint; -1: none
 	flows     []flowRec
 	hops      []int // Config.Hops scratch
-	// The platform routes computed so far (cachedRoute).
-	routeAt  []int32
-	routeBuf []int32
-	rlimiter int32 // first router limiter constraint; -1: none
+	// fixedRoutes: a pair of nodes has one route, whatever the loads and
+	// the random source (a platform's routes, dimension order), so
+	// cachedPath keeps them. routeAt is, per
+	// pair of nodes, the path's index in paths plus one (0: not yet).
+	fixedRoutes bool
+	routeAt     []int32
+	paths       []path
+	routeBuf    []int32
+	rlimiter    int32 // first router limiter constraint; -1: none
 	// Injection lanes (Config.OneInjectionLink): node i's are the
 	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
 	// router by ports laneOut[…]; laneOf[l−topoLinks] is the injection
@@ -292,7 +298,8 @@ type link struct {
 	cap    float64 // bytes per second
 	load   float64 // bytes per second consumed now
 	// last is when the load or the flows last changed (or were about
-	// to): the ledger has their measurements up to then.
+	// to): the ledger has their measurements up to then; -1 before the
+	// first change.
 	last des.Time
 	// fatpipe links bound their flows without sharing (no constraint).
 	fatpipe bool
@@ -344,11 +351,13 @@ type flowRec struct {
 	id      int32
 	notify  bool
 	active  bool
-	fixed   bool // scratch of the tests' reference solver
-	start   des.Time
-	bytes   int64
-	seq     uint64
-	next    int32 // free list
+	// distinct: no constraint is twice among links (see detach).
+	distinct bool
+	fixed    bool // scratch of the tests' reference solver
+	start    des.Time
+	bytes    int64
+	seq      uint64
+	next     int32 // free list
 }
 
 // New builds a flow-level network on cfg.Topology.
@@ -377,6 +386,7 @@ func New(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.alg = alg
+	n.fixedRoutes = cfg.Hops != nil || fixedRouting(alg)
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	n.maxHops = 4*t.NumRouters() + 8
 	L := t.NumLinks()
@@ -461,6 +471,9 @@ func New(cfg Config) (*Network, error) {
 			n.estPerByte = 1e12 / minBW
 		}
 	}
+	for i := range n.links {
+		n.links[i].last = -1
+	}
 	n.smp.init(n)
 	period := des.Time(0)
 	if n.smp.lazy {
@@ -503,6 +516,16 @@ func (n *Network) buildLanes() int {
 		n.laneOf[i] = -1
 	}
 	return len(n.laneOut)
+}
+
+// fixedRouting tells whether alg gives a packet one route between two
+// nodes: a repeatable routing (routing.Repeatable: no random draw, no
+// state) whose choices are not ordered by queue lengths either, which of
+// the repeatable ones only dimension order is.
+func fixedRouting(alg routing.Algorithm) bool {
+	r, ok := alg.(routing.Repeatable)
+	name := alg.Name()
+	return ok && r.Repeatable() && (name == "dor" || strings.HasPrefix(name, "dor:"))
 }
 
 // RoutingVCs is the number of virtual channels the flow model builds the
@@ -575,7 +598,7 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 		return append(out, n.loopback+int32(src)), true
 	}
 	if n.cfg.Hops != nil {
-		return n.cachedRoute(src, dst, out)
+		return n.platformRoute(src, dst, out)
 	}
 	if n.limiter >= 0 {
 		out = append(out, n.limiter+int32(src))
@@ -593,41 +616,93 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 	return out, ok
 }
 
-// maxCachedNodes bounds the networks whose platform routes are cached:
+// maxCachedNodes bounds the networks whose platform paths are cached:
 // the cache has an entry per pair of nodes.
 const maxCachedNodes = 1024
 
-// cachedRoute is platformRoute, each pair's route computed once: a
-// platform's routes are fixed, and computing one walks the routers'
-// ports hop by hop.
-func (n *Network) cachedRoute(src, dst int, out []int32) ([]int32, bool) {
+// path is what a flow between two nodes starts with when its route is
+// fixed (a platform's routes: see cachedPath): its constraints, route
+// then way back (routeBuf[off:off+n], the first nfwd the route), and
+// what Send works out from them.
+type path struct {
+	off, n, nfwd int32
+	ok           bool // false: no route (the flow is delivered at once)
+	distinct     bool // no constraint twice among them
+	lat          des.Time
+	bound        float64 // +Inf: none
+	penalty      float64 // before the latency factor
+}
+
+// cachedPath returns the path of a flow from node src to node dst, each
+// pair's computed once, when the routes are fixed (fixedRoutes): computing
+// one walks the routers' ports hop by hop. It returns nil for other
+// routes and for networks of more than maxCachedNodes nodes.
+func (n *Network) cachedPath(src, dst int) *path {
+	if !n.fixedRoutes {
+		return nil
+	}
 	N := n.topo.NumNodes()
-	if N > maxCachedNodes {
-		return n.platformRoute(src, dst, out)
+	if N > maxCachedNodes || src == dst && n.loopback >= 0 {
+		return nil
 	}
 	if n.routeAt == nil {
 		n.routeAt = make([]int32, N*N)
 	}
 	pair := src*N + dst
-	if at := n.routeAt[pair]; at != 0 {
-		// at is the route's offset in routeBuf plus one, negative when
-		// the pair has no route; its length is stored first.
-		if at < 0 {
-			return out, false
-		}
-		k := n.routeBuf[at-1]
-		return append(out, n.routeBuf[at:at+k]...), true
+	if at := n.routeAt[pair]; at > 0 {
+		return &n.paths[at-1]
 	}
-	start := len(out)
-	out, ok := n.platformRoute(src, dst, out)
+	off := len(n.routeBuf)
+	var ok bool
+	n.routeBuf, ok = n.route(src, dst, n.routeBuf)
+	p := path{off: int32(off), ok: ok}
 	if !ok {
-		n.routeAt[pair] = -1
-		return out, false
+		n.routeBuf = n.routeBuf[:off]
 	}
-	n.routeBuf = append(n.routeBuf, int32(len(out)-start))
-	n.routeAt[pair] = int32(len(n.routeBuf))
-	n.routeBuf = append(n.routeBuf, out[start:]...)
-	return out, true
+	p.nfwd = int32(len(n.routeBuf) - off)
+	p.lat, p.bound, p.penalty = n.pathNumbers(n.routeBuf[off:], false)
+	if ok && n.cfg.CrossTraffic > 0 {
+		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
+	}
+	p.n = int32(len(n.routeBuf) - off)
+	p.distinct = distinct(n.routeBuf[off:])
+	n.paths = append(n.paths, p)
+	n.routeAt[pair] = int32(len(n.paths))
+	return &n.paths[len(n.paths)-1]
+}
+
+// distinct tells whether no constraint is twice in r (a short list: a
+// route and its way back).
+func distinct(r []int32) bool {
+	for i, l := range r {
+		if slices.Contains(r[i+1:], l) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathNumbers returns the latency, the rate bound (+Inf: none) and the
+// sharing penalty (before the latency factor) of a flow over the route
+// r; with route set, it counts the flow as routed over r's links.
+func (n *Network) pathNumbers(r []int32, route bool) (lat des.Time, bound, penalty float64) {
+	bound = math.Inf(1)
+	for _, l := range r {
+		lk := &n.links[l]
+		if route {
+			lk.routed++
+		}
+		lat += lk.lat
+		bound = min(bound, lk.cap)
+		if n.cfg.WeightS > 0 {
+			penalty += n.cfg.WeightS / lk.cap
+		}
+	}
+	penalty += lat.Seconds()
+	if n.cfg.TCPGamma > 0 && lat > 0 {
+		bound = min(bound, n.cfg.TCPGamma/(2*lat.Seconds()))
+	}
+	return lat, bound, penalty
 }
 
 // platformRoute appends the constraints of the route Config.Hops gives
@@ -754,31 +829,33 @@ func (n *Network) Send(m netmodel.Message) {
 	f.id, f.notify, f.start, f.bytes, f.hi = m.ID, m.NotifyInjected, now, m.Bytes, -1
 	f.seq = n.seq
 	n.seq++
-	var ok bool
-	f.links, ok = n.route(int(m.Src), int(m.Dst), f.links[:0])
-	if !ok {
-		n.unroutable++
-		f.links = f.links[:0]
-	}
-	f.nfwd = int32(len(f.links))
 	var lat des.Time
-	penalty := 0.0
-	bound := math.Inf(1)
-	for _, l := range f.links {
-		lk := &n.links[l]
-		lk.routed++
-		lat += lk.lat
-		bound = min(bound, lk.cap)
-		if n.cfg.WeightS > 0 {
-			penalty += n.cfg.WeightS / lk.cap
+	var bound, penalty float64
+	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
+		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
+		f.nfwd, f.distinct = p.nfwd, p.distinct
+		if !p.ok {
+			n.unroutable++
 		}
-	}
-	penalty += lat.Seconds()
-	if n.cfg.TCPGamma > 0 && lat > 0 {
-		bound = min(bound, n.cfg.TCPGamma/(2*lat.Seconds()))
-	}
-	if ok && n.cfg.CrossTraffic > 0 {
-		f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
+		for _, l := range f.links[:p.nfwd] {
+			n.links[l].routed++
+		}
+		lat, bound, penalty = p.lat, p.bound, p.penalty
+	} else {
+		var ok bool
+		f.links, ok = n.route(int(m.Src), int(m.Dst), f.links[:0])
+		if !ok {
+			n.unroutable++
+			f.links = f.links[:0]
+		}
+		f.nfwd = int32(len(f.links))
+		lat, bound, penalty = n.pathNumbers(f.links, true)
+		if ok && n.cfg.CrossTraffic > 0 {
+			f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
+		}
+		// Not worth finding out for every message: detach takes the
+		// loop that any links allow.
+		f.distinct = false
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {
@@ -844,21 +921,33 @@ func (n *Network) activate(fi int32, now des.Time) {
 		n.wake()
 		return
 	}
-	if cap(f.pos) < len(f.links) {
-		f.pos = make([]int32, len(f.links))
+	// The ledger's record of each link before its flows change, then
+	// one pass over them: the element, the count of flows and the
+	// pending change.
+	links := f.links
+	if cap(f.pos) < len(links) {
+		f.pos = make([]int32, len(links))
 	}
-	f.pos = f.pos[:len(f.links)]
-	for k, l := range f.links {
+	pos := f.pos[:len(links)]
+	f.pos = pos
+	np := len(n.pending)
+	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
+	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
+	n.accountAll(links, now)
+	for k, l := range links {
 		lk := &n.links[l]
-		n.account(l, now)
-		f.pos[k] = int32(len(lk.el))
-		lk.el = append(lk.el, elem{fi, int32(k), n.coeff(f, k)})
-		lk.used = true
-		if int32(k) < f.nfwd {
+		c := 1.0
+		if k < nfwd {
 			lk.fwd++
+		} else {
+			c = ct
 		}
-		n.pending = append(n.pending, l)
+		pos[k] = int32(len(lk.el))
+		lk.el = append(lk.el, elem{fi, int32(k), c})
+		lk.used = true
+		pending[np+k] = l
 	}
+	n.pending = pending
 	n.flevel[fi] = math.Inf(1)
 	n.setBneck(fi, -1)
 	n.wholeActivate(fi)
@@ -914,29 +1003,60 @@ func (n *Network) detach(fi int32, now des.Time) {
 	// Off its links: fixed at none (setBneck, folded into the loop).
 	old := n.bneck[fi]
 	n.bneck[fi] = -1
-	for k, l := range f.links {
+	links, pos := f.links, f.pos[:len(f.links)]
+	np := len(n.pending)
+	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
+	nfwd, ct, v := int(f.nfwd), n.cfg.CrossTraffic, f.value
+	// The fingerprint's hooks do nothing while it is idle. When the
+	// flow's links are distinct, each is changed once: its elements'
+	// moves (wholeMove, before any element moves) and its links' load
+	// terms (wholeLoad, once every load is set) then have loops of their
+	// own, the same updates in another order across links that share
+	// nothing, and the main loop makes no call in its common case.
+	whole := !n.whole.idle
+	split := whole && f.distinct
+	inLoop := whole && !split
+	if split {
+		for k, l := range links {
+			n.wholeMove(fi, l, pos[k])
+		}
+	}
+	n.accountAll(links, now)
+	for k, l := range links {
 		lk := &n.links[l]
 		if l == old {
 			n.fixedAt[l]--
 		}
-		n.wholeMove(fi, l, f.pos[k])
-		n.account(l, now)
-		p := f.pos[k]
+		p := pos[k]
+		if inLoop {
+			n.wholeMove(fi, l, p)
+		}
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
 		lk.el[p] = moved
 		n.flows[moved.f].pos[moved.k] = p
 		lk.el = lk.el[:last]
-		if int32(k) < f.nfwd {
+		c := 1.0
+		if k < nfwd {
 			lk.fwd--
 			lk.routed--
+		} else {
+			c = ct
 		}
-		lk.load -= n.coeff(f, k) * f.value
-		if len(lk.el) == 0 {
+		lk.load -= c * v
+		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
-		n.wholeLoad(l)
-		n.pending = append(n.pending, l)
+		if inLoop {
+			n.wholeLoad(l)
+		}
+		pending[np+k] = l
+	}
+	n.pending = pending
+	if split {
+		for _, l := range links {
+			n.wholeLoad(l)
+		}
 	}
 }
 
@@ -951,22 +1071,60 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 
 // account hands link l's measurements up to now to the ledger, before
 // its load or its flows change; with samples, the link is then one the
-// next sample measures. It is small enough to be inlined into the loops
-// over a flow's links that call it.
+// next sample measures. Its common cases are inlined into the loops over
+// a flow's links that call it: a link accounted at this instant already
+// (a flow starting or finishing, then the solve) needs nothing, and a
+// change joins the ledger's batch.
 func (n *Network) account(l int32, now des.Time) {
-	if n.smp.eager {
-		n.smp.activateLink(l)
+	if lk := &n.links[l]; now != lk.last || n.smp.eager {
+		n.record(l, now)
 	}
-	lk := &n.links[l]
-	if now == lk.last && now > 0 {
-		// Accounted at this instant already (a flow starting or
-		// finishing, then the solve): the ledger would integrate
-		// nothing, and the lazy snapshot of this period is taken. At 0
-		// the link may not have been accounted yet.
+}
+
+// accountAll is account of each of the links, in order, before a flow's
+// start or end changes them: in one loop that makes no call in its
+// common case, the change written into the ledger's batch. A link listed
+// twice is accounted at its first listing, as account would be: at its
+// second, the link is accounted at this instant already.
+func (n *Network) accountAll(links []int32, now des.Time) {
+	led, eager := &n.led, n.smp.eager
+	for _, l := range links {
+		lk := &n.links[l]
+		if now == lk.last && !eager {
+			continue
+		}
+		// With samples read at every change there are no batches: no
+		// slot.
+		if c := led.slot(); c != nil {
+			*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+			lk.last = now
+			continue
+		}
+		n.record(l, now)
+	}
+}
+
+// record is account's change for the ledger.
+func (n *Network) record(l int32, now des.Time) {
+	if n.smp.eager {
+		n.accountEager(l, now)
 		return
 	}
+	lk := &n.links[l]
 	lk.last = now
 	if c := (change{t: now, load: lk.load, l: l, fwd: lk.fwd}); !n.led.push(c) {
 		n.led.addSlow(c)
 	}
+}
+
+// accountEager is account when samples are taken and read: every change
+// lists its link for the next sample.
+func (n *Network) accountEager(l int32, now des.Time) {
+	n.smp.activateLink(l)
+	lk := &n.links[l]
+	if now == lk.last {
+		return // accounted at this instant already: nothing to integrate
+	}
+	lk.last = now
+	n.led.add(change{t: now, load: lk.load, l: l, fwd: lk.fwd})
 }

@@ -104,6 +104,18 @@ func (g *ledger) push(c change) bool {
 	return true
 }
 
+// slot returns where the next change of the batch goes, or nil when
+// it is to take addSlow's path (the batch would be full, or there are
+// no batches).
+func (g *ledger) slot() *change {
+	k := g.nbuf
+	if k >= ledgerBatch-1 {
+		return nil
+	}
+	g.nbuf = k + 1
+	return &g.buf[k]
+}
+
 // addSlow integrates c at once (no batches), or appends it as the last
 // change of a batch and hands the batch to a goroutine of its own, after
 // the previous one.
