@@ -351,13 +351,11 @@ type flowRec struct {
 	id      int32
 	notify  bool
 	active  bool
-	// distinct: no constraint is twice among links (see detach).
-	distinct bool
-	fixed    bool // scratch of the tests' reference solver
-	start    des.Time
-	bytes    int64
-	seq      uint64
-	next     int32 // free list
+	fixed   bool // scratch of the tests' reference solver
+	start   des.Time
+	bytes   int64
+	seq     uint64
+	next    int32 // free list
 }
 
 // New builds a flow-level network on cfg.Topology.
@@ -627,7 +625,6 @@ const maxCachedNodes = 1024
 type path struct {
 	off, n, nfwd int32
 	ok           bool // false: no route (the flow is delivered at once)
-	distinct     bool // no constraint twice among them
 	lat          des.Time
 	bound        float64 // +Inf: none
 	penalty      float64 // before the latency factor
@@ -665,21 +662,9 @@ func (n *Network) cachedPath(src, dst int) *path {
 		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
 	}
 	p.n = int32(len(n.routeBuf) - off)
-	p.distinct = distinct(n.routeBuf[off:])
 	n.paths = append(n.paths, p)
 	n.routeAt[pair] = int32(len(n.paths))
 	return &n.paths[len(n.paths)-1]
-}
-
-// distinct tells whether no constraint is twice in r (a short list: a
-// route and its way back).
-func distinct(r []int32) bool {
-	for i, l := range r {
-		if slices.Contains(r[i+1:], l) {
-			return false
-		}
-	}
-	return true
 }
 
 // pathNumbers returns the latency, the rate bound (+Inf: none) and the
@@ -833,7 +818,7 @@ func (n *Network) Send(m netmodel.Message) {
 	var bound, penalty float64
 	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
 		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
-		f.nfwd, f.distinct = p.nfwd, p.distinct
+		f.nfwd = p.nfwd
 		if !p.ok {
 			n.unroutable++
 		}
@@ -853,9 +838,6 @@ func (n *Network) Send(m netmodel.Message) {
 		if ok && n.cfg.CrossTraffic > 0 {
 			f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
 		}
-		// Not worth finding out for every message: detach takes the
-		// loop that any links allow.
-		f.distinct = false
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {
@@ -1007,20 +989,6 @@ func (n *Network) detach(fi int32, now des.Time) {
 	np := len(n.pending)
 	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct, v := int(f.nfwd), n.cfg.CrossTraffic, f.value
-	// The fingerprint's hooks do nothing while it is idle. When the
-	// flow's links are distinct, each is changed once: its elements'
-	// moves (wholeMove, before any element moves) and its links' load
-	// terms (wholeLoad, once every load is set) then have loops of their
-	// own, the same updates in another order across links that share
-	// nothing, and the main loop makes no call in its common case.
-	whole := !n.whole.idle
-	split := whole && f.distinct
-	inLoop := whole && !split
-	if split {
-		for k, l := range links {
-			n.wholeMove(fi, l, pos[k])
-		}
-	}
 	n.accountAll(links, now)
 	for k, l := range links {
 		lk := &n.links[l]
@@ -1028,9 +996,6 @@ func (n *Network) detach(fi int32, now des.Time) {
 			n.fixedAt[l]--
 		}
 		p := pos[k]
-		if inLoop {
-			n.wholeMove(fi, l, p)
-		}
 		last := int32(len(lk.el) - 1)
 		moved := lk.el[last]
 		lk.el[p] = moved
@@ -1047,17 +1012,9 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
-		if inLoop {
-			n.wholeLoad(l)
-		}
 		pending[np+k] = l
 	}
 	n.pending = pending
-	if split {
-		for _, l := range links {
-			n.wholeLoad(l)
-		}
-	}
 }
 
 // coeff is how much of flow f's rate its element k consumes: all of it

@@ -219,16 +219,6 @@ func (n *Network) wholeDetach(fi int32) {
 	w.step(x*kIndex+kLink, x^kLoad)
 }
 
-// wholeMove is called by detach before it removes flow fi's element at
-// place p of link l: the element the swap-remove moves into place p is
-// implied by the state and the flow detached, which wholeDetach has
-// chained into the fingerprint already, so it adds nothing.
-func (n *Network) wholeMove(fi, l, p int32) {}
-
-// wholeLoad is called by detach after it changed link l's load: the new
-// load, too, is implied by the state and the flow detached.
-func (n *Network) wholeLoad(l int32) {}
-
 // wholeRecall looks the solve about to run up and, when its outcome is
 // remembered, replays it and reports true. Otherwise it notes whether
 // the outcome is to be stored (wholeStart, wholeEnd).
