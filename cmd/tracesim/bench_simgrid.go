@@ -14,8 +14,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"text/tabwriter"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tracesim/tracesim/internal/simgrid"
 )
@@ -94,11 +96,24 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 		return fail(e, "bench", errors.New("--simgrid needs smpirun (SimGrid, Debian package libsimgrid-dev)"))
 	}
 	var results []simgridResult
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+	header := []string{"CASE", "ACTIONS", "SMPIRUN WALL", "CPU", "PEAK", "FLOW WALL", "CPU", "PEAK", "WALL ×", "CPU ×", "MEM ×",
+		"ANALYTIC WALL", "CPU", "PEAK", "WALL ×", "CPU ×", "MEM ×", "MAKESPAN SMPIRUN", "FLOW", "ANALYTIC"}
+	// Rows are printed as their cases finish (a case takes minutes), so
+	// the columns have widths fixed up front, wide enough for the values.
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = max(utf8.RuneCountInString(h), 9)
+	}
+	for _, c := range simgridCases() {
+		widths[0] = max(widths[0], len(c.name))
+	}
+	for i := len(header) - 3; i < len(header); i++ {
+		widths[i] = max(widths[i], 12) // seconds to the nanosecond
+	}
 	if !asJSON {
 		fmt.Fprintf(e.stdout, "smpirun -replay --cfg=network/model:CM02  against  tracesim sim --preset simgrid (flow) and --model simgrid (analytic);\n"+
 			"%d paired runs per case: medians of the wall and CPU times and of the paired ratios, largest peak RSS\n\n", repeat)
-		fmt.Fprintln(tw, "CASE\tACTIONS\tSMPIRUN WALL\tCPU\tPEAK\tFLOW WALL\tCPU\tPEAK\tWALL ×\tCPU ×\tMEM ×\tANALYTIC WALL\tCPU\tPEAK\tWALL ×\tCPU ×\tMEM ×\tMAKESPAN SMPIRUN\tFLOW\tANALYTIC\t")
+		printColumns(e.stdout, widths, header)
 	}
 	ran := 0
 	for _, c := range simgridCases() {
@@ -154,10 +169,13 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 		ran++
 		if !asJSON {
 			sg, fl, an := medianRun(r.SimGrid), medianRun(r.Flow), medianRun(r.Analytic)
-			fmt.Fprintf(tw, "%s\t%d\t%.2f s\t%.2f s\t%s\t%.2f s\t%.2f s\t%s\t%.1f\t%.1f\t%.2f\t%.2f s\t%.2f s\t%s\t%.1f\t%.1f\t%.2f\t%.9f\t%.9f\t%.9f\t\n",
-				c.name, actions, sg.Wall, sg.CPU, mib(sg.PeakRSS), fl.Wall, fl.CPU, mib(fl.PeakRSS), r.FlowWallRatio, r.FlowCPURatio, r.FlowMemRatio,
-				an.Wall, an.CPU, mib(an.PeakRSS), r.AnalyticWallRatio, r.AnalyticCPURatio, r.AnalyticMemRatio, sg.Makespan, fl.Makespan, an.Makespan)
-			tw.Flush()
+			printColumns(e.stdout, widths, []string{c.name, strconv.FormatInt(actions, 10),
+				fmt.Sprintf("%.2f s", sg.Wall), fmt.Sprintf("%.2f s", sg.CPU), mib(sg.PeakRSS),
+				fmt.Sprintf("%.2f s", fl.Wall), fmt.Sprintf("%.2f s", fl.CPU), mib(fl.PeakRSS),
+				fmt.Sprintf("%.1f", r.FlowWallRatio), fmt.Sprintf("%.1f", r.FlowCPURatio), fmt.Sprintf("%.2f", r.FlowMemRatio),
+				fmt.Sprintf("%.2f s", an.Wall), fmt.Sprintf("%.2f s", an.CPU), mib(an.PeakRSS),
+				fmt.Sprintf("%.1f", r.AnalyticWallRatio), fmt.Sprintf("%.1f", r.AnalyticCPURatio), fmt.Sprintf("%.2f", r.AnalyticMemRatio),
+				fmt.Sprintf("%.9f", sg.Makespan), fmt.Sprintf("%.9f", fl.Makespan), fmt.Sprintf("%.9f", an.Makespan)})
 		}
 	}
 	if ran == 0 {
@@ -293,4 +311,18 @@ func median(v []float64) float64 {
 }
 
 // mib formats bytes as MiB.
+// printColumns prints one line of cells, each left-aligned in its width
+// and two spaces apart.
+func printColumns(w io.Writer, widths []int, cells []string) {
+	var b strings.Builder
+	for i, c := range cells {
+		b.WriteString(c)
+		if i < len(cells)-1 {
+			b.WriteString(strings.Repeat(" ", max(widths[i]-utf8.RuneCountInString(c), 0)+2))
+		}
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
+}
+
 func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

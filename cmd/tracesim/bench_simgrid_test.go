@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +104,50 @@ func TestBenchSimGrid(t *testing.T) {
 	}
 	if code := benchSimGrid(e, child, t.TempDir(), "", 1, false); code != exitFail || !strings.Contains(errOut.String(), "record.sh") {
 		t.Errorf("empty directory: exit %d, stderr %q; want %d and a hint to record.sh", code, errOut.String(), exitFail)
+	}
+}
+
+// TestPrintColumns: rows printed one at a time, as bench --simgrid's
+// cases finish, start each cell at the same column as the header's,
+// whatever the values' widths (a flushed tabwriter aligned each row
+// only with itself).
+func TestPrintColumns(t *testing.T) {
+	header := []string{"CASE", "WALL ×", "MAKESPAN SMPIRUN", "FLOW"}
+	widths := []int{16, 9, 16, 12}
+	rows := [][]string{
+		{"cg64/star", "18.5", "1.334244352", "1.334244353"},
+		{"stencil256/torus", "103.1", "0.896030680", "0.896030680"},
+		{"x", "7", "1", "2"},
+	}
+	var b bytes.Buffer
+	printColumns(&b, widths, header)
+	for _, r := range rows {
+		printColumns(&b, widths, r)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 1+len(rows) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), 1+len(rows), b.String())
+	}
+	cellStarts := func(line string) []int {
+		var starts []int
+		runes := []rune(line)
+		for i, r := range runes {
+			if r != ' ' && (i == 0 || i >= 2 && runes[i-1] == ' ' && runes[i-2] == ' ') {
+				starts = append(starts, i)
+			}
+		}
+		return starts
+	}
+	want := cellStarts(lines[0])
+	if !slices.Equal(want, []int{0, 18, 29, 47}) {
+		t.Fatalf("header cells start at %v, want [0 18 29 47]: %q", want, lines[0])
+	}
+	for _, l := range lines[1:] {
+		if got := cellStarts(l); !slices.Equal(got, want) {
+			t.Errorf("row cells start at %v, header's at %v:\n%s\n%s", got, want, lines[0], l)
+		}
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("row %q ends in spaces", l)
+		}
 	}
 }
