@@ -215,6 +215,11 @@ func parse(e *env, fs *flag.FlagSet, args []string, minPos, maxPos int) ([]strin
 
 // fail prints an error for command name and returns exitFail.
 func fail(e *env, name string, err error) int {
+	// Ctrl-C or SIGTERM cancels e.ctx: say so in words, not only with
+	// the context package's "context canceled" from deep in a reader.
+	if errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "interrupted") {
+		err = fmt.Errorf("interrupted: %w", err)
+	}
 	fmt.Fprintf(e.stderr, "tracesim %s: %v\n", name, err)
 	return exitFail
 }

@@ -331,3 +331,26 @@ func jsonEqual(a, b any) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// TestInterruptedSaysSo: a command whose context is cancelled (Ctrl-C,
+// SIGTERM) while it reads says it was interrupted, not only the context
+// package's "context canceled".
+func TestInterruptedSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.tsim")
+	var out, errOut bytes.Buffer
+	e := &env{ctx: context.Background(), stdout: &out, stderr: &errOut}
+	if code := run(e, []string{"gen", "stencil2d", "--ranks", "16", "--iters", "50", "-o", path}); code != exitOK {
+		t.Fatalf("gen: exit %d: %s", code, errOut.String())
+	}
+	for _, cmd := range [][]string{{"info", path}, {"check", path}, {"sim", path}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		out.Reset()
+		errOut.Reset()
+		code := run(&env{ctx: ctx, stdout: &out, stderr: &errOut}, cmd)
+		want := "tracesim " + cmd[0] + ": interrupted"
+		if code != exitFail || !strings.HasPrefix(errOut.String(), want) || strings.Count(errOut.String(), "interrupted") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q once", cmd, code, errOut.String(), exitFail, want)
+		}
+	}
+}
