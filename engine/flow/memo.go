@@ -47,11 +47,8 @@ type solveMemo struct {
 	chunks [][]uint64
 	cur    int
 	words  int
-	// looks and hits count the lookups of the current window; rest is
-	// how many lookups are skipped before the next window, pause the
-	// length of the last rest (0: the last window was good).
-	looks, hits int
-	rest, pause int
+	// rests makes the memo skip lookups while it rarely hits.
+	rests resting
 	// lookups and found count all lookups and hits, for the tests.
 	lookups, found int
 	// chain is the entry of the current solve's previous round (-1: it
@@ -81,13 +78,6 @@ const (
 	// memoChunk is the size of one.
 	memoWords = 1 << 18
 	memoChunk = 1 << 15
-	// A window of memoWindow lookups with fewer than one hit in
-	// memoMinHit makes the memo rest: for memoWindow lookups after a
-	// good window, twice as long as the last rest after a poor one, at
-	// most memoRest.
-	memoWindow = 1024
-	memoMinHit = 4
-	memoRest   = 64 * memoWindow
 	// memoSeen is the number of hashes of systems met once that the memo
 	// keeps (a power of two).
 	memoSeen = 4096
@@ -98,18 +88,13 @@ func (m *solveMemo) use(fresh bool) bool {
 	if m.off || fresh {
 		return false
 	}
-	if m.rest > 0 {
-		m.rest--
-		return false
-	}
-	return true
+	return !m.rests.skip()
 }
 
 // lookup finds the entry whose key is m.key (hashing it first), counting
 // the lookup and its hit; -1 when there is none.
 func (m *solveMemo) lookup() int32 {
 	m.hash = memoHash(m.key)
-	m.looks++
 	m.lookups++
 	if m.tab == nil {
 		m.tab = make(map[uint64]int32)
@@ -118,13 +103,12 @@ func (m *solveMemo) lookup() int32 {
 	for ; ok && e >= 0; e = m.ents[e].next {
 		en := &m.ents[e]
 		if slices.Equal(m.chunks[en.c][en.k:en.k+en.nk], m.key) {
-			m.hits++
 			m.found++
-			m.window()
+			m.rests.looked(true)
 			return e
 		}
 	}
-	m.window()
+	m.rests.looked(false)
 	return -1
 }
 
@@ -217,19 +201,52 @@ func (m *solveMemo) room(need int) int {
 	return -1
 }
 
-// window ends the lookup window when it is full: with too few hits, the
-// memo rests.
-func (m *solveMemo) window() {
-	if m.looks < memoWindow {
+// resting is how a memo backs off when it rarely hits, so that traffic
+// that does not repeat pays little for it: a window of restWindow
+// lookups with fewer than one hit in restMinHit makes the memo skip the
+// next lookups (for the whole memo, solves) — restWindow of them after a
+// good window, twice as many as the last rest after a poor one, at most
+// restMax.
+type resting struct {
+	// looks and hits count the lookups of the current window; rest is
+	// how many lookups are skipped before the next window, pause the
+	// length of the last rest (0: the last window was good).
+	looks, hits int
+	rest, pause int
+}
+
+const (
+	restWindow = 1024
+	restMinHit = 4
+	restMax    = 64 * restWindow
+)
+
+// skip tells whether the memo rests this time, counting the skip.
+func (r *resting) skip() bool {
+	if r.rest > 0 {
+		r.rest--
+		return true
+	}
+	return false
+}
+
+// looked counts a lookup and whether it hit; a full window with too few
+// hits starts a rest.
+func (r *resting) looked(hit bool) {
+	r.looks++
+	if hit {
+		r.hits++
+	}
+	if r.looks < restWindow {
 		return
 	}
-	if m.hits*memoMinHit < m.looks {
-		m.pause = min(max(2*m.pause, memoWindow), memoRest)
-		m.rest = m.pause
+	if r.hits*restMinHit < r.looks {
+		r.pause = min(max(2*r.pause, restWindow), restMax)
+		r.rest = r.pause
 	} else {
-		m.pause = 0
+		r.pause = 0
 	}
-	m.looks, m.hits = 0, 0
+	r.looks, r.hits = 0, 0
 }
 
 // begin starts a solve's chain of rounds.

@@ -113,11 +113,8 @@ type wholeMemo struct {
 	key [2]uint64
 	rec bool
 	at  int
-	// looks and hits count the lookups of the current window; rest is
-	// how many solves are left before the next window, pause the length
-	// of the last rest (0: the last window was good).
-	looks, hits int
-	rest, pause int
+	// rests makes the memo skip solves while it rarely hits.
+	rests resting
 	// solves, lookups and found count all solves, lookups and hits,
 	// for the tests.
 	solves, lookups, found int
@@ -129,13 +126,6 @@ const (
 	// wholeWords bounds the stored outcomes, in 8-byte words (4 MiB),
 	// and their number to wholeWords/8 (an index of at most 3 MiB).
 	wholeWords = 1 << 19
-	// A window of wholeWindow lookups with fewer than one hit in
-	// wholeMinHit makes the memo rest: for wholeWindow solves after a
-	// good window, twice as long as the last rest after a poor one, at
-	// most wholeRest.
-	wholeWindow = 1024
-	wholeMinHit = 4
-	wholeRest   = 64 * wholeWindow
 	// wholeSeen is the number of fingerprints met once that the memo
 	// keeps (a power of two).
 	wholeSeen = 4096
@@ -236,19 +226,16 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	// key, and the state after the solve a function of it.
 	w.step(kIndex, kIndex)
 	w.key = w.g
-	if w.rest > 0 {
-		w.rest--
+	if w.rests.skip() {
 		return false
 	}
-	w.looks++
 	w.lookups++
 	if w.seen == nil {
 		w.seen = make([]uint64, wholeSeen)
 	}
 	if at, ok := w.tab.find(w.key); ok && n.wholeReplay(at, now) {
-		w.hits++
 		w.found++
-		w.window()
+		w.rests.looked(true)
 		return true
 	}
 	if a := w.key[0]; w.seen[a&(wholeSeen-1)] != a {
@@ -256,23 +243,8 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	} else {
 		w.rec = true
 	}
-	w.window()
+	w.rests.looked(false)
 	return false
-}
-
-// window ends the lookup window when it is full: with too few hits, the
-// memo rests and stops keeping the fingerprint.
-func (w *wholeMemo) window() {
-	if w.looks < wholeWindow {
-		return
-	}
-	if w.hits*wholeMinHit < w.looks {
-		w.pause = min(max(2*w.pause, wholeWindow), wholeRest)
-		w.rest = w.pause
-	} else {
-		w.pause = 0
-	}
-	w.looks, w.hits = 0, 0
 }
 
 // wholeReplay does what the solve whose outcome is at offset at did. It

@@ -106,8 +106,8 @@ func TestWholeMemoRests(t *testing.T) {
 		}
 	}
 	w := &n.whole
-	if w.pause == 0 || w.lookups >= w.solves {
-		t.Errorf("random traffic: %d lookups in %d solves, pause %d: want the memo to rest", w.lookups, w.solves, w.pause)
+	if w.rests.pause == 0 || w.lookups >= w.solves {
+		t.Errorf("random traffic: %d lookups in %d solves, pause %d: want the memo to rest", w.lookups, w.solves, w.rests.pause)
 	}
 	_, cgn := runCGWith(t, "torus", 12, "", 0.05)
 	if w := &cgn.whole; w.found*10 < w.solves*6 {
