@@ -822,6 +822,11 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		if !ok {
 			return nil // completes a send the trace did not record
 		}
+		if p.recv >= 0 {
+			// Forgetting it would leave the receive posted with no
+			// sender, which the trace model refuses far from here.
+			return l.errAt(rec, "MpiIsendComplete: request %d is the pending MPI_Irecv's of MpiIrecvRequest, not an MPI_Isend's", rec.req)
+		}
 		delete(rs.reqs[l.thread], rec.req)
 		_, err := rs.rb.Add(tracefmt.Wait(tm, p.req))
 		return err
