@@ -129,7 +129,10 @@ type reader struct {
 	comms   map[int64]uint16
 	// roots are the collectives whose record flags their rank as root.
 	roots []tracefmt.EventRef
-	seq   int64
+	// messages pairs each receive with the send of its record (see
+	// pairAsRecorded).
+	messages []recordedMessage
+	seq      int64
 	// batchBytes is the size of the body's batches, batchBytes when 0.
 	batchBytes int
 	// texts caches the text index of a marker's value, sparing the
@@ -183,6 +186,15 @@ type pendingEvent struct {
 	// delta is the event's MessageTime delta (a receive's posting
 	// before its arrival), kept once the event has its index.
 	delta float64
+	// send is, for a receive, the index of its send in the sender's
+	// (ev.Peer's) stream.
+	send int32
+}
+
+// recordedMessage is a send and a receive that one communication record
+// pairs.
+type recordedMessage struct {
+	send, recv tracefmt.EventRef
 }
 
 // pendingHeap is a min-heap by time, then arrival (typed, so that a push
@@ -288,6 +300,8 @@ func (rd *reader) readWith(r io.Reader, taskNames []string, body func(*bufio.Rea
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rd.name, err)
 	}
+	pairAsRecorded(tr, rd.messages)
+	rd.messages = nil
 	setRoots(tr, rd.roots)
 	// Rank by rank in stream order: sorted as SetMessageTimes wants.
 	kept := 0
@@ -568,6 +582,12 @@ func (rd *reader) flush(r int, t float64, all bool) error {
 		if p.delta != 0 {
 			rd.keepTime(r, i, p.delta)
 		}
+		if p.ev.Kind == tracefmt.KindRecv {
+			rd.messages = append(rd.messages, recordedMessage{
+				send: tracefmt.EventRef{Rank: p.ev.Peer, Index: p.send},
+				recv: tracefmt.EventRef{Rank: int32(r), Index: int32(i)},
+			})
+		}
 	}
 	return nil
 }
@@ -593,8 +613,14 @@ func (rd *reader) later(r int, e tracefmt.Event) {
 
 // laterDelta is later for a receive posted delta (≤ 0) from its arrival.
 func (rd *reader) laterDelta(r int, e tracefmt.Event, delta float64) {
+	rd.laterRecv(r, e, delta, -1)
+}
+
+// laterRecv is laterDelta for a receive whose send is event send of its
+// source.
+func (rd *reader) laterRecv(r int, e tracefmt.Event, delta float64, send int) {
 	rd.seq++
-	rd.ranks[r].pending.push(pendingEvent{seq: rd.seq, ev: e, delta: delta})
+	rd.ranks[r].pending.push(pendingEvent{seq: rd.seq, ev: e, delta: delta, send: int32(send)})
 }
 
 func (rd *reader) trailing(f *fields, what string) error {
@@ -741,8 +767,21 @@ func (rd *reader) commRecord(r int, v []int64, f *fields) error {
 	if psend != lsend {
 		rd.keepTime(r, i, float64(psend-lsend))
 	}
-	rd.laterDelta(to, tracefmt.Recv(float64(precv), r, int32(tag), 0, size), float64(lrecv-precv))
+	rd.laterRecv(to, tracefmt.Recv(float64(precv), r, int32(tag), 0, size), float64(lrecv-precv), i)
 	return nil
+}
+
+// pairAsRecorded pairs every message as its communication record says.
+// The builder pairs them in MPI's order (the n-th send of a channel with
+// its n-th receive), but a record names both ends, and its ends can
+// arrive out of that order: the reader keeps no communicator (messages of
+// two communicators share a channel here), and a broken trace's clock can
+// go back. The record is what the tracer saw.
+func pairAsRecorded(t *tracefmt.Trace, messages []recordedMessage) {
+	for _, m := range messages {
+		t.Event(m.send).Match = m.recv.Index
+		t.Event(m.recv).Match = m.send.Index
+	}
 }
 
 // globalOps are the operation numbers of record 4 (Dimemas' numbering).
@@ -862,16 +901,36 @@ func (rd *reader) comm(s []byte) error {
 }
 
 // setRoots gives each rooted collective its root: the rank whose record
-// flags it or, in a file that flags none (old traces write 0 throughout),
-// the one member that only sends (broadcast, scatter) or only receives
-// (reduce, gather) in the instance. Instances are the k-th
-// collective of each member on a communicator.
+// flags it or, in a file whose flags give no collective a root (old
+// traces write 0 throughout), the one member that only sends (broadcast,
+// scatter) or only receives (reduce, gather) in the instance. Instances
+// are the k-th collective of each member on a communicator. Whether
+// roots are inferred depends on the flags that take effect, not on any
+// flag: a flag on an unrooted operation (a broken record) is not written
+// back, so deciding on it would read the written trace differently.
 func setRoots(t *tracefmt.Trace, flagged []tracefmt.EventRef) {
-	infer := len(flagged) == 0
 	isRoot := map[tracefmt.EventRef]bool{}
 	for _, r := range flagged {
 		isRoot[r] = true
 	}
+	insts := rootedInstances(t)
+	set := 0
+	if len(flagged) > 0 {
+		for _, inst := range insts {
+			set += setRoot(t, inst, isRoot, false)
+		}
+	}
+	if set == 0 {
+		for _, inst := range insts {
+			setRoot(t, inst, nil, true)
+		}
+	}
+}
+
+// rootedInstances returns the instances of rooted collectives: per
+// communicator, the k-th collective of each member, where the first
+// member's is rooted.
+func rootedInstances(t *tracefmt.Trace) [][]tracefmt.EventRef {
 	// per communicator and member: the indices of its collectives
 	byComm := make([]map[int][]int32, len(t.Comms))
 	for r := range t.Ranks {
@@ -887,6 +946,7 @@ func setRoots(t *tracefmt.Trace, flagged []tracefmt.EventRef) {
 			m[r] = append(m[r], int32(i))
 		}
 	}
+	var insts [][]tracefmt.EventRef
 	for ci, m := range byComm {
 		if m == nil {
 			continue
@@ -908,31 +968,39 @@ func setRoots(t *tracefmt.Trace, flagged []tracefmt.EventRef) {
 			if len(inst) == 0 {
 				break
 			}
-			op := t.Event(inst[0]).Op()
-			if !op.Rooted() {
-				continue
-			}
-			root, found := -1, 0
-			for _, ref := range inst {
-				e := t.Event(ref)
-				if e.Op() != op {
-					found = 2
-					break
-				}
-				only := (op.Shape() == tracefmt.ShapeOneToAll && e.Size > 0 && e.RecvBytes() == 0) ||
-					(op.Shape() == tracefmt.ShapeAllToOne && e.RecvBytes() > 0 && e.Size == 0)
-				if isRoot[ref] {
-					root, found = int(ref.Rank), -100
-				} else if infer && only && found >= 0 {
-					root = int(ref.Rank)
-					found++
-				}
-			}
-			if found == 1 || found < 0 {
-				for _, ref := range inst {
-					t.Event(ref).Peer = int32(root)
-				}
+			if t.Event(inst[0]).Op().Rooted() {
+				insts = append(insts, inst)
 			}
 		}
 	}
+	return insts
+}
+
+// setRoot gives the collectives of inst the root its flags name (or,
+// when infer, the one that only sends or only receives) and returns 1
+// if it did.
+func setRoot(t *tracefmt.Trace, inst []tracefmt.EventRef, isRoot map[tracefmt.EventRef]bool, infer bool) int {
+	op := t.Event(inst[0]).Op()
+	root, found := -1, 0
+	for _, ref := range inst {
+		e := t.Event(ref)
+		if e.Op() != op {
+			return 0
+		}
+		only := (op.Shape() == tracefmt.ShapeOneToAll && e.Size > 0 && e.RecvBytes() == 0) ||
+			(op.Shape() == tracefmt.ShapeAllToOne && e.RecvBytes() > 0 && e.Size == 0)
+		if isRoot[ref] {
+			root, found = int(ref.Rank), -100
+		} else if infer && only && found >= 0 {
+			root = int(ref.Rank)
+			found++
+		}
+	}
+	if found != 1 && found >= 0 {
+		return 0
+	}
+	for _, ref := range inst {
+		t.Event(ref).Peer = int32(root)
+	}
+	return 1
 }

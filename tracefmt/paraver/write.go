@@ -2,11 +2,11 @@ package paraver
 
 import (
 	"bufio"
+	"container/heap"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -201,15 +201,59 @@ type item struct {
 	idx  int32
 }
 
+// mergeRanks merges the ranks' items by (time, rank), each rank's items
+// kept in their own order. Sorting them all by time would move the
+// events of a rank whose clock went back before their predecessors; the
+// reader takes a rank's records in file order, so the trace read back
+// would differ (its calls would nest differently).
+func mergeRanks(byRank [][]item) []item {
+	n := 0
+	h := make(rankHeads, 0, len(byRank))
+	for _, its := range byRank {
+		n += len(its)
+		if len(its) > 0 {
+			h = append(h, its)
+		}
+	}
+	heap.Init(&h)
+	out := make([]item, 0, n)
+	for len(h) > 0 {
+		out = append(out, h[0][0])
+		if h[0] = h[0][1:]; len(h[0]) == 0 {
+			heap.Pop(&h)
+		} else {
+			heap.Fix(&h, 0)
+		}
+	}
+	return out
+}
+
+// rankHeads is a heap of the ranks' remaining items, keyed by the first.
+type rankHeads [][]item
+
+func (h rankHeads) Len() int { return len(h) }
+func (h rankHeads) Less(i, j int) bool {
+	a, b := h[i][0], h[j][0]
+	return a.time < b.time || a.time == b.time && a.rank < b.rank
+}
+func (h rankHeads) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *rankHeads) Push(x any)   { *h = append(*h, x.([]item)) }
+func (h *rankHeads) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
 func (p *plan) writePRV(w io.Writer) error {
 	t := p.t
-	var items []item
 	var ftime int64
+	byRank := make([][]item, len(t.Ranks))
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
+		var its []item
 		for i := range ev {
 			e := &ev[i]
-			ti := p.ns(e.Time)
 			switch e.Kind {
 			case tracefmt.KindEnter, tracefmt.KindMarker, tracefmt.KindCollective, tracefmt.KindLeave:
 			case tracefmt.KindSend:
@@ -219,19 +263,11 @@ func (p *plan) writePRV(w io.Writer) error {
 			default:
 				continue
 			}
-			items = append(items, item{ti, int32(r), int32(i)})
+			its = append(its, item{p.ns(e.Time), int32(r), int32(i)})
 		}
+		byRank[r] = its
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		if a.time != b.time {
-			return a.time < b.time
-		}
-		if a.rank != b.rank {
-			return a.rank < b.rank
-		}
-		return a.idx < b.idx
-	})
+	items := mergeRanks(byRank)
 	ftime, _ = p.body(nil, items, 0)
 	bw := bufio.NewWriterSize(w, 256*1024)
 	n := len(t.Ranks)
