@@ -363,6 +363,9 @@ func (rd *reader) scan(j *blockJob) {
 	at := j.at[:len(evs)]
 	j.touched, j.cnt, j.cargo, j.cargoN, j.coll = j.touched[:0], j.cnt[:0], j.cargo[:0], j.cargoN[:0], false
 	sorted, hash, near, maxW := true, uint64(0), -1, int32(-1)
+	// Only a record that starts past nearU can end within a header of the
+	// block's end (event records are at most 64 bytes).
+	nearU := B - 64 - headerSize
 	var lastT float64
 	lastW := int32(-1)
 	n, u := 0, 0
@@ -440,7 +443,7 @@ records:
 		}
 		lastT, lastW = t, w
 		hash = hash*orderMul + cr + 1
-		if near < 0 && u+size+headerSize >= B {
+		if u > nearU && near < 0 && u+size+headerSize >= B {
 			near = u
 		}
 		l := loc[w]
