@@ -362,12 +362,10 @@ func (rd *reader) scan(j *blockJob) {
 	evs := j.evs[:B/32]
 	at := j.at[:len(evs)]
 	j.touched, j.cnt, j.cargo, j.cargoN, j.coll = j.touched[:0], j.cnt[:0], j.cargo[:0], j.cargoN[:0], false
-	sorted, hash, near, maxW := true, uint64(0), -1, int32(-1)
+	near := -1
 	// Only a record that starts past nearU can end within a header of the
 	// block's end (event records are at most 64 bytes).
 	nearU := B - 64 - headerSize
-	var lastT float64
-	lastW := int32(-1)
 	n, u := 0, 0
 records:
 	for n < len(evs) && u+32 <= B {
@@ -436,16 +434,36 @@ records:
 		default:
 			break records
 		}
-		if n == 0 {
-			j.firstT, j.firstW = t, w
-		} else if !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
-			sorted = false
-		}
-		lastT, lastW = t, w
-		hash = hash*orderMul + cr + 1
 		if u > nearU && near < 0 && u+size+headerSize >= B {
 			near = u
 		}
+		n++
+		u += size
+	}
+	j.nrec, j.stop, j.near = n, u, near
+	j.follow(evs[:n], at[:n], post)
+}
+
+// follow notes the global order of a block's scanned events (sorted among
+// themselves, the first and last time and rank, their order hash) and
+// where each goes. It runs after the decoding loop, over the events in
+// the cache, so that neither loop runs out of registers.
+func (j *blockJob) follow(evs []tracefmt.Event, at []evPlace, post []int32) {
+	sorted, hash, maxW := true, uint64(0), int32(-1)
+	var lastT float64
+	lastW := int32(-1)
+	loc := j.loc
+	at = at[:len(evs)]
+	if len(evs) > 0 {
+		j.firstT, j.firstW = evs[0].Time, evs[0].Match
+	}
+	for n := range evs {
+		t, w := evs[n].Time, evs[n].Match
+		if n > 0 && !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
+			sorted = false
+		}
+		lastT, lastW = t, w
+		hash = hash*orderMul + uint64(w) + 1
 		l := loc[w]
 		if l == 0 {
 			j.touched = append(j.touched, w)
@@ -457,11 +475,8 @@ records:
 		c := &j.cnt[l-1]
 		at[n] = evPlace{l - 1, *c}
 		*c++
-		n++
-		u += size
 	}
-	j.nrec, j.stop = n, u
-	j.sorted, j.lastT, j.lastW, j.hash, j.near, j.maxW = sorted, lastT, lastW, hash, near, maxW
+	j.sorted, j.lastT, j.lastW, j.hash, j.maxW = sorted, lastT, lastW, hash, maxW
 }
 
 // placeEvents copies the events scan decoded into the places takeBlock
