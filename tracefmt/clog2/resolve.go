@@ -959,6 +959,10 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 func (rs *resolver) runFast(jb *rankJob, frozen []etypeClass) {
 	src, out, exact := jb.src, jb.out, rs.exact
 	j := jb.j
+	classes := frozen
+	if frozen == nil {
+		classes = rs.dense
+	}
 loop:
 	for ; j < len(src); j++ {
 		pe := &src[j]
@@ -976,13 +980,18 @@ loop:
 		e := &out[:n+1][n]
 		switch pe.Kind {
 		case provEvent:
-			var c etypeClass
-			if frozen == nil {
-				c = rs.classify(pe.Peer)
-			} else if uint32(pe.Peer) < denseEtypes {
-				c = frozen[pe.Peer]
+			// The classes of dense event types are read in place; without
+			// frozen, classify fills in those not known yet.
+			var c *etypeClass
+			if t := uint32(pe.Peer); t < denseEtypes && classes != nil && classes[t].ok {
+				c = &classes[t]
+			} else if frozen == nil {
+				cl := rs.classify(pe.Peer)
+				c, classes = &cl, rs.dense
+			} else {
+				break loop
 			}
-			if !c.ok || !c.isState || !c.exact {
+			if !c.isState || !c.exact {
 				break loop
 			}
 			id, text := c.ref.id, pe.TextRef()
