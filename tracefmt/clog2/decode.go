@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -22,8 +21,10 @@ import (
 // reader's goroutine takes the blocks in file order: it does what depends
 // on the records before (counts, texts, the block layout checks) for the
 // decoded ones and decodes the rest of the block itself, record by record,
-// as a sequential read does. So the trace, and the first error in file
-// order with its offset, are those of a sequential read.
+// as a sequential read does; then a worker copies the decoded events into
+// the places the reader's goroutine gave them. Each record is parsed once.
+// So the trace, and the first error in file order with its offset, are
+// those of a sequential read.
 
 // Bounds of parallel decoding: blocks of at most maxParBlock bytes, files
 // of at least parDecodeBlocks blocks, and blocksPerWorker blocks per
@@ -37,8 +38,8 @@ const (
 
 // blockJob is one block on its way through the workers: read, scanned by
 // a worker (scan), taken in by the reader's goroutine in file order
-// (takeBlock), its decoded records written into the ranks' buffers by a
-// worker (decodeInto).
+// (takeBlock), its decoded events copied into the ranks' buffers by a
+// worker (placeEvents).
 type blockJob struct {
 	k   int64
 	buf []byte
@@ -60,7 +61,13 @@ type blockJob struct {
 	touched       []int32
 	cnt           []int32
 	maxW          int32
-	cargo         []int32
+	cargo, cargoN []int32 // offsets and record indexes
+	// evs holds the block's first nrec events, decoded by scan in record
+	// order (a CARGOEVT's text left for placeEvents), and at[n] where the
+	// n-th goes: its rank's touched index and its place among the
+	// block's events of that rank. So each record is parsed once.
+	evs           []tracefmt.Event
+	at            []evPlace
 	coll          bool
 	near          int
 	sorted        bool
@@ -68,12 +75,11 @@ type blockJob struct {
 	firstW, lastW int32
 	hash          uint64
 
-	// What takeBlock hands decodeInto: the places of the events of each
+	// What takeBlock hands placeEvents: the places of the events of each
 	// touched rank (by touched index) and the texts of the cargo records.
 	// written is closed once they are filled; nil while not handed over.
 	base    []int
 	dst     [][]tracefmt.Event
-	next    []int // decodeInto's count of events written per touched rank
 	texts   []int32
 	fill    bool
 	written chan struct{}
@@ -117,7 +123,7 @@ func (rd *reader) readBlocksParallel() error {
 				select {
 				case j := <-work:
 					if j.fill {
-						rd.decodeInto(j)
+						rd.placeEvents(j)
 						close(j.written)
 					} else {
 						rd.scan(j)
@@ -248,7 +254,7 @@ func (rd *reader) readAhead(nb int64, njobs int, pool chan *blockJob, work, orde
 // record does for each scanned record that depends on the records before
 // (places in the ranks' buffers, the global order, cargo texts, the block
 // layout checks), then the rest of the block record by record; last it
-// hands the scanned records to a worker to be written into their places
+// hands the scanned events to a worker to be copied into their places
 // (or, without work, writes them itself). It reports whether the block
 // ended with ENDLOG.
 func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
@@ -316,7 +322,7 @@ func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	}
 	if work == nil {
 		// A sequential read (readBlocks).
-		rd.decodeInto(j)
+		rd.placeEvents(j)
 		return last, nil
 	}
 	j.fill, j.written = true, make(chan struct{})
@@ -325,12 +331,17 @@ func (rd *reader) takeBlock(j *blockJob, work chan<- *blockJob) (bool, error) {
 	return last, nil
 }
 
-// scan checks the records of a block from its start for as long as they
-// need nothing but their own bytes to be decoded (as record would), and
-// notes in j what takeBlock needs of them. It reads only what does not
-// change while blocks are read. The file is big-endian (parallelDecode),
-// so fields are read without asking the byte order each time, and the
-// header's communicator and rank, thread and type are read as pairs.
+// evPlace is where a scanned event goes: l, the touched index of its rank,
+// and k, its place among the block's events of that rank.
+type evPlace struct{ l, k int32 }
+
+// scan decodes the records of a block from its start for as long as they
+// need nothing but their own bytes (as record would decode them), into
+// j.evs, and notes in j what takeBlock needs of them. It reads only what
+// does not change while blocks are read. The file is big-endian
+// (parallelDecode), so fields are read without asking the byte order each
+// time, and the header's communicator and rank, thread and type are read
+// as pairs.
 func (rd *reader) scan(j *blockJob) {
 	buf := j.buf
 	B, P := len(buf), rd.P
@@ -342,13 +353,22 @@ func (rd *reader) scan(j *blockJob) {
 	for _, w := range j.touched {
 		loc[w] = 0
 	}
-	j.touched, j.cnt, j.cargo, j.coll = j.touched[:0], j.cnt[:0], j.cargo[:0], false
-	sorted, hash, near, maxW := true, uint64(0), -1, int32(-1)
-	var lastT float64
-	lastW := int32(-1)
+	// At most one event per 32 bytes, the smallest record; the block is
+	// read, so this is proportional to the data.
+	if len(j.evs) < B/32 {
+		j.evs = make([]tracefmt.Event, B/32)
+		j.at = make([]evPlace, B/32)
+	}
+	evs := j.evs[:B/32]
+	at := j.at[:len(evs)]
+	j.touched, j.cnt, j.cargo, j.cargoN, j.coll = j.touched[:0], j.cnt[:0], j.cargo[:0], j.cargoN[:0], false
+	near := -1
+	// Only a record that starts past nearU can end within a header of the
+	// block's end (event records are at most 64 bytes).
+	nearU := B - 64 - headerSize
 	n, u := 0, 0
 records:
-	for u+32 <= B {
+	for n < len(evs) && u+32 <= B {
 		h := (*[32]byte)(buf[u : u+32])
 		// icomm<<32 | rank below P: a world rank on MPI_COMM_WORLD.
 		cr := binary.BigEndian.Uint64(h[8:16])
@@ -356,6 +376,8 @@ records:
 			break
 		}
 		w := int32(cr)
+		t := math.Float64frombits(binary.BigEndian.Uint64(h[0:8]))
+		e := &evs[n]
 		// thread<<32 | type: thread 0, an event record; then its pad 0.
 		var size int
 		switch binary.BigEndian.Uint64(h[16:24]) {
@@ -363,13 +385,17 @@ records:
 			if binary.BigEndian.Uint32(h[28:32]) != 0 {
 				break records
 			}
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: int32(binary.BigEndian.Uint32(h[24:28]))}
 			size = 32
 		case recCargoEvt:
 			if u+64 > B || binary.BigEndian.Uint32(h[28:32]) != 0 {
 				break records
 			}
-			// Its text is interned when the block is taken in.
+			// Its text is interned when the block is taken in and set
+			// when the events are placed.
 			j.cargo = append(j.cargo, int32(u))
+			j.cargoN = append(j.cargoN, int32(n))
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: int32(binary.BigEndian.Uint32(h[24:28]))}
 			size = 64
 		case recMsgEvt:
 			if u+48 > B {
@@ -382,6 +408,13 @@ records:
 				partner >= uint32(P) || rec[40]&0x80 != 0 || binary.BigEndian.Uint32(rec[44:48]) != 0 {
 				break records
 			}
+			var fl tracefmt.Flags
+			if etype == etypeRecv {
+				fl = 1
+			}
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provMsg, Tag: int32(binary.BigEndian.Uint32(rec[36:40])),
+				Size: int64(binary.BigEndian.Uint32(rec[40:44])), Peer: int32(partner), Flags: fl}
+			e.SetRequest(int64(partner))
 			size = 48
 		case recCollEvt:
 			if u+40 > B {
@@ -393,21 +426,44 @@ records:
 				break records
 			}
 			j.coll = true
+			peer := int32(root) // -1: none (peerNone)
+			*e = tracefmt.Event{Time: t, Match: w, Kind: provColl, Tag: int32(binary.BigEndian.Uint32(rec[24:28])),
+				Size: int64(binary.BigEndian.Uint32(rec[32:36])), Peer: peer}
+			e.SetRequest(int64(int32(root)))
 			size = 40
 		default:
 			break records
 		}
-		t := math.Float64frombits(binary.BigEndian.Uint64(h[0:8]))
-		if n == 0 {
-			j.firstT, j.firstW = t, w
-		} else if !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
+		if u > nearU && near < 0 && u+size+headerSize >= B {
+			near = u
+		}
+		n++
+		u += size
+	}
+	j.nrec, j.stop, j.near = n, u, near
+	j.follow(evs[:n], at[:n], post)
+}
+
+// follow notes the global order of a block's scanned events (sorted among
+// themselves, the first and last time and rank, their order hash) and
+// where each goes. It runs after the decoding loop, over the events in
+// the cache, so that neither loop runs out of registers.
+func (j *blockJob) follow(evs []tracefmt.Event, at []evPlace, post []int32) {
+	sorted, hash, maxW := true, uint64(0), int32(-1)
+	var lastT float64
+	lastW := int32(-1)
+	loc := j.loc
+	at = at[:len(evs)]
+	if len(evs) > 0 {
+		j.firstT, j.firstW = evs[0].Time, evs[0].Match
+	}
+	for n := range evs {
+		t, w := evs[n].Time, evs[n].Match
+		if n > 0 && !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
 			sorted = false
 		}
 		lastT, lastW = t, w
-		hash = hash*orderMul + cr + 1
-		if near < 0 && u+size+headerSize >= B {
-			near = u
-		}
+		hash = hash*orderMul + uint64(w) + 1
 		l := loc[w]
 		if l == 0 {
 			j.touched = append(j.touched, w)
@@ -416,62 +472,25 @@ records:
 			l = int32(len(j.touched))
 			loc[w] = l
 		}
-		j.cnt[l-1]++
-		n++
-		u += size
+		c := &j.cnt[l-1]
+		at[n] = evPlace{l - 1, *c}
+		*c++
 	}
-	j.nrec, j.stop = n, u
-	j.sorted, j.lastT, j.lastW, j.hash, j.near, j.maxW = sorted, lastT, lastW, hash, near, maxW
+	j.sorted, j.lastT, j.lastW, j.hash, j.maxW = sorted, lastT, lastW, hash, maxW
 }
 
-// decodeInto writes the events of the records scan checked into the
-// places takeBlock gave them, as record would decode them.
-func (rd *reader) decodeInto(j *blockJob) {
-	buf := j.buf
-	i32 := func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
-	dst, texts, loc := j.dst, j.texts, j.loc
-	next := slices.Grow(j.next[:0], len(dst))[:len(dst)]
-	clear(next)
-	j.next = next
-	u := 0
-	for range j.nrec {
-		h := (*[32]byte)(buf[u : u+32])
-		w := i32(h[12:16])
-		l := loc[w] - 1
-		k := next[l]
-		next[l] = k + 1
-		e := &dst[l][k]
-		t := math.Float64frombits(binary.BigEndian.Uint64(h[0:8]))
-		switch i32(h[20:24]) {
-		case recBareEvt:
-			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: i32(h[24:28])}
-			u += 32
-		case recCargoEvt:
-			*e = tracefmt.Event{Time: t, Match: w, Kind: provEvent, Peer: i32(h[24:28])}
-			e.SetTextRef(int(texts[0]))
-			texts = texts[1:]
-			u += 64
-		case recMsgEvt:
-			rec := (*[48]byte)(buf[u : u+48])
-			partner := i32(rec[32:36])
-			var fl tracefmt.Flags
-			if i32(rec[24:28]) == etypeRecv {
-				fl = 1
-			}
-			*e = tracefmt.Event{Time: t, Match: w, Kind: provMsg, Tag: i32(rec[36:40]), Size: int64(i32(rec[40:44])), Peer: partner, Flags: fl}
-			e.SetRequest(int64(uint32(partner)))
-			u += 48
-		default: // recCollEvt
-			rec := (*[40]byte)(buf[u : u+40])
-			root := i32(rec[28:32])
-			peer := int32(peerNone)
-			if root != -1 {
-				peer = root
-			}
-			*e = tracefmt.Event{Time: t, Match: w, Kind: provColl, Tag: i32(rec[24:28]), Size: int64(i32(rec[32:36])), Peer: peer}
-			e.SetRequest(int64(root))
-			u += 40
-		}
+// placeEvents copies the events scan decoded into the places takeBlock
+// gave them, with the texts of their cargo.
+func (rd *reader) placeEvents(j *blockJob) {
+	evs := j.evs[:j.nrec]
+	at := j.at[:len(evs)]
+	for c, n := range j.cargoN {
+		evs[n].SetTextRef(int(j.texts[c]))
+	}
+	dst := j.dst
+	for n := range evs {
+		p := at[n]
+		dst[p.l][p.k] = evs[n]
 	}
 	// The places point into the ranks' buffers, which may move: a job
 	// waiting in the pool must not keep their old arrays alive.

@@ -959,6 +959,10 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 func (rs *resolver) runFast(jb *rankJob, frozen []etypeClass) {
 	src, out, exact := jb.src, jb.out, rs.exact
 	j := jb.j
+	classes := frozen
+	if frozen == nil {
+		classes = rs.dense
+	}
 loop:
 	for ; j < len(src); j++ {
 		pe := &src[j]
@@ -966,24 +970,36 @@ loop:
 		if !exact[ci] || len(out) >= math.MaxInt32 {
 			break
 		}
-		var e tracefmt.Event
+		// The event is written in its place, which may be pe's own
+		// (the fields are read before): a local Event would be built on
+		// the stack and copied, and append would test the capacity again.
+		n := len(out)
+		if n == cap(out) {
+			break loop // only once out no longer shares src's array (see event)
+		}
+		e := &out[:n+1][n]
 		switch pe.Kind {
 		case provEvent:
-			var c etypeClass
-			if frozen == nil {
-				c = rs.classify(pe.Peer)
-			} else if uint32(pe.Peer) < denseEtypes {
-				c = frozen[pe.Peer]
+			// The classes of dense event types are read in place; without
+			// frozen, classify fills in those not known yet.
+			var c *etypeClass
+			if t := uint32(pe.Peer); t < denseEtypes && classes != nil && classes[t].ok {
+				c = &classes[t]
+			} else if frozen == nil {
+				cl := rs.classify(pe.Peer)
+				c, classes = &cl, rs.dense
+			} else {
+				break loop
 			}
-			if !c.ok || !c.isState || !c.exact {
+			if !c.isState || !c.exact {
 				break loop
 			}
 			id, text := c.ref.id, pe.TextRef()
 			if c.ref.start {
-				e = tracefmt.Enter(pe.Time, id)
+				*e = tracefmt.Enter(pe.Time, id)
 				e.SetTextRef(text)
-				e.Comm, e.Match = uint16(ci), -1
-				jb.push(id, openRef{id, text, int32(len(out))})
+				e.Comm = uint16(ci)
+				jb.push(id, openRef{id, text, int32(n)})
 				break
 			}
 			op, open := jb.oldest(id)
@@ -994,29 +1010,28 @@ loop:
 			if leaveText != text {
 				break loop // the writer would give the end another cargo
 			}
-			e = tracefmt.Leave(pe.Time, id)
-			e.Comm, e.Match = uint16(ci), -1
+			*e = tracefmt.Leave(pe.Time, id)
+			e.Comm = uint16(ci)
 			if open {
-				e.Match, out[op.index].Match = op.index, int32(len(out))
+				e.Match, out[op.index].Match = op.index, int32(n)
 				jb.pop(id)
 			}
 			if text >= 0 {
-				jb.cargo = append(jb.cargo, leaveCargo{int32(len(out)), int32(text)})
+				jb.cargo = append(jb.cargo, leaveCargo{int32(n), int32(text)})
 			}
 		case provMsg:
 			if pe.Peer < 0 || int32(pe.Request()>>32) != int32(pe.Comm) {
 				break loop
 			}
 			if pe.Flags == 1 {
-				e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+				*e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
 			} else {
-				e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+				*e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
 			}
-			e.Match = -1
 		default:
 			break loop
 		}
-		out = append(out, e)
+		out = out[:n+1]
 	}
 	jb.idx += j - jb.j
 	jb.j, jb.out = j, out
