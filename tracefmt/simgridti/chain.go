@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sync"
 
@@ -132,36 +133,62 @@ func (p *parser) chained(files []indexEntry) bool {
 	return len(files) > 1 && runtime.GOMAXPROCS(0) > 1 && !p.general
 }
 
-// readChain parses the per-rank files of index (named index, "" when
+// chainPos follows which file of a chain the lines being parsed are in.
+type chainPos struct {
+	files  []indexEntry
+	starts []fileStart // the files opened when last looked at
+	at     int         // the index in starts of the file parsed, -1 before the first
+	src    *source     // that file
+	// first is the chained line number of its first line; next that of
+	// the next file opened (math.MaxInt while none is known).
+	first, next int
+}
+
+// move makes pos.src the file holding chained line no, among the files
+// in pos.starts: the chain records a file before handing out its bytes,
+// so a block's files are all there once it is read.
+func (pos *chainPos) move(no int) {
+	for no >= pos.next {
+		pos.at++
+		f := pos.starts[pos.at]
+		pos.src = &source{name: pos.files[f.file].path, rank: f.file}
+		pos.first = f.line
+		pos.next = math.MaxInt
+		if pos.at+1 < len(pos.starts) {
+			pos.next = pos.starts[pos.at+1].line
+		}
+	}
+}
+
+// look takes in the files the chain opened since the last look.
+func (pos *chainPos) look(c *chain) {
+	pos.starts = c.startsNow()
+	if pos.at+1 < len(pos.starts) {
+		pos.next = pos.starts[pos.at+1].line
+	}
+}
+
+// readChain parses the per-rank files of an index (named index, "" when
 // unnamed) as one stream.
 func (p *parser) readChain(index string, files []indexEntry, open Opener) error {
 	c := &chain{entries: files, open: open}
 	defer c.close()
-	var starts []fileStart
-	at := -1 // the index in starts of the file being parsed
-	var src *source
-	// fileOf makes src the file holding chained line no, among the
-	// files opened when starts was last taken: the chain records a file
-	// before handing out its bytes, so a block's files are all in it.
-	fileOf := func(no int) {
-		for at+1 < len(starts) && no >= starts[at+1].line {
-			at++
-			k := starts[at].file
-			src = &source{name: files[k].path, rank: k}
-		}
-	}
+	pos := &chainPos{files: files, at: -1, next: math.MaxInt}
 	size := p.blockSize
 	if size == 0 {
 		size = blockBytes
 	}
 	o := lineblock.Options{BlockSize: size, MaxLine: maxLine}
 	err := lineblock.Run(p.ctx, c, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
-		starts = c.startsNow()
+		pos.look(c)
 		for i := range d.lines {
 			l := &d.lines[i]
 			no := b.Line + int(l.no)
-			fileOf(no)
-			src.line = no - starts[at].line + 1
+			if no >= pos.next {
+				pos.move(no)
+			}
+			src := pos.src
+			src.line = no - pos.first + 1
 			if l.fast && p.applyFast(src, &l.fr) {
 				continue
 			}
@@ -174,16 +201,16 @@ func (p *parser) readChain(index string, files []indexEntry, open Opener) error 
 	var le *lineblock.Error
 	if errors.As(err, &le) {
 		// Where the read failed: in the file holding its line.
-		starts = c.startsNow()
-		fileOf(le.Line)
-		if src == nil {
+		pos.look(c)
+		pos.move(le.Line)
+		if pos.src == nil {
 			return fmt.Errorf("%s: %w", files[0].path, le)
 		}
-		line := le.Line - starts[at].line + 1
+		line := le.Line - pos.first + 1
 		if errors.Is(le.Err, lineblock.ErrLineTooLong) {
-			return &ParseError{File: src.name, Line: line, Col: 1, Msg: errLineTooLong.Error()}
+			return &ParseError{File: pos.src.name, Line: line, Col: 1, Msg: errLineTooLong.Error()}
 		}
-		return fmt.Errorf("%s: line %d: %w", src.name, line, le.Err)
+		return fmt.Errorf("%s: line %d: %w", pos.src.name, line, le.Err)
 	}
 	if err != nil {
 		return err

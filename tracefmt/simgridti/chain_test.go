@@ -186,3 +186,41 @@ func TestChainEvents(t *testing.T) {
 		t.Fatalf("rank 0 has %d events, want its 300 steps'", n)
 	}
 }
+
+// FuzzChain: an index of per-rank files (the input cut at each '|', up
+// to eight files) reads alike one file at a time on one CPU and as a
+// chain on two in small blocks: the same trace or the same error.
+func FuzzChain(f *testing.F) {
+	f.Add("0 init\n0 send 1 0 8\n0 finalize\n|1 init\n1 recv 0 0 8\n1 finalize")
+	f.Add("0 isend 1 3 100\n0 wait 0 1 3\r\n|1 irecv 0 3 100\n# c\n\n1 wait 0 1 3\n|")
+	f.Add("0 compute 1e6\n0 allreduce 10 100\n|1 compute 2\n1 allreduce 10 100\n|2 Bcast 10\n|3 sleep 0.5")
+	f.Add("0 send 1 0 abc\n|1 recv 0 0 8")
+	f.Fuzz(func(t *testing.T, in string) {
+		parts := strings.SplitN(in, "|", 8)
+		if len(parts) < 2 {
+			return
+		}
+		var index strings.Builder
+		for k := range parts {
+			fmt.Fprintf(&index, "f%d\n", k)
+		}
+		open := func(name string) (io.ReadCloser, error) {
+			var k int
+			if _, err := fmt.Sscanf(name, "f%d", &k); err != nil || k >= len(parts) {
+				return nil, fs.ErrNotExist
+			}
+			return io.NopCloser(struct{ io.Reader }{strings.NewReader(parts[k])}), nil
+		}
+		prev := runtime.GOMAXPROCS(1)
+		defer runtime.GOMAXPROCS(prev)
+		want, wantErr := readSized("index", strings.NewReader(index.String()), open, false, 0)
+		runtime.GOMAXPROCS(2)
+		got, err := readSized("index", strings.NewReader(index.String()), open, false, 64)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("chained: error %v, one by one: %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatal("the chained trace differs from the one-by-one trace")
+		}
+	})
+}
