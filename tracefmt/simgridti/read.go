@@ -242,6 +242,12 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 	if len(files) > 1 {
 		p.world = len(files)
 	}
+	if p.chained(files) {
+		if err := p.readChain(src.name, files, open); err != nil {
+			return nil, err
+		}
+		return p.finish()
+	}
 	for k, e := range files {
 		if err := p.ctx.Err(); err != nil {
 			return nil, err
