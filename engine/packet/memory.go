@@ -48,7 +48,10 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 		lanes*(int64(unsafe.Sizeof(nic{}))+B*time) + // nics, nicPend
 		N*(int64(unsafe.Sizeof(nodeQueue{}))+4) // nq, nodeLane
 	if sampling {
-		bytes += L*(2*time+4) + ivs*(8+4+2)
+		// Samples nobody reads (no OnSample) keep two state copies per
+		// link and buffer, more than the marks of samples read period
+		// by period (L*(2*time+4) + ivs*(8+4+2)).
+		bytes += L*int64(unsafe.Sizeof([2]linkSnap{})) + ivs*int64(unsafe.Sizeof([2]bufSnap{}))
 	}
 	if _, ok := t.(*topology.Graph); ok {
 		// Routing on a graph keeps two 16-bit distances per router and

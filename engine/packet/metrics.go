@@ -25,13 +25,35 @@ func (n *Network) groups() {
 // up to t that end after it form one contiguous block ending at its free
 // time, because a link is reserved from the later of now and its free
 // time.
-func (l *link) busyAt(t des.Time) des.Time {
-	return l.busy - max(0, l.free-t)
-}
+func (l *link) busyAt(t des.Time) des.Time { return busyAt(l.busy, l.free, t) }
 
 // areaAt is the buffer's occupancy integral up to time t.
-func (q *inBuf) areaAt(t des.Time) float64 {
-	return q.area + float64(q.count)*float64(t-q.last)
+func (q *inBuf) areaAt(t des.Time) float64 { return areaAt(q.area, q.count, q.last, t) }
+
+// busyAt is the transmission time up to t of a link that has been busy
+// for busy in all and is reserved until free.
+func busyAt(busy, free, t des.Time) des.Time { return busy - max(0, free-t) }
+
+// areaAt is the occupancy integral up to t of a buffer whose integral was
+// area at last, holding count packets since.
+func areaAt(area float64, count uint16, last, t des.Time) float64 {
+	return area + float64(count)*float64(t-last)
+}
+
+// linkSnap is a link's state (see link) as it was at the end of sample
+// tick-1 (0: none), taken at its first change after that sample.
+type linkSnap struct {
+	busy, free des.Time
+	tick       uint64
+}
+
+// bufSnap is an input buffer's state (see inBuf) as it was at the end of
+// sample tick-1 (0: none), taken at its first change after that sample.
+type bufSnap struct {
+	area        float64
+	last        des.Time
+	tick        uint64
+	count, pmax uint16
 }
 
 // sampler measures the network every period in which it carries traffic.
@@ -71,6 +93,28 @@ type sampler struct {
 	// routerBufs is the number of the routers' input buffers; the
 	// lanes' follow.
 	routerBufs int32
+
+	// lazy is set when no one reads the samples (no OnSample): only the
+	// last sample's figures of each link and buffer are ever seen (in
+	// Metrics), so a tick only counts itself and records its end and
+	// length, and Metrics works them out from the state each link and
+	// buffer was in at the last two samples. That state is the present
+	// one unless the link or buffer changed since, and before its first
+	// change after a sample it keeps a copy (beforeLink, beforeBuf): the
+	// copies of its last two changed periods are enough, since a change
+	// in the period between them would have left a copy of its own.
+	// Sampling then costs one compare per change instead of a look at
+	// every busy link and buffer every period, and every figure is the
+	// same expression of the same state as the eager sample's.
+	lazy bool
+	// ticks is the number of samples taken; prev is the end of the one
+	// before the last (0: none), lastPeriod the length the last used.
+	ticks      uint64
+	prev       des.Time
+	lastPeriod des.Time
+	// linkSnaps[l] and bufSnaps[iv] are the copies, the latest first.
+	linkSnaps [][2]linkSnap
+	bufSnaps  [][2]bufSnap
 }
 
 func (s *sampler) init(n *Network) {
@@ -80,6 +124,12 @@ func (s *sampler) init(n *Network) {
 		return
 	}
 	L := len(n.links)
+	if n.cfg.OnSample == nil {
+		s.lazy = true
+		s.linkSnaps = make([][2]linkSnap, L)
+		s.bufSnaps = make([][2]bufSnap, len(n.ins))
+		return
+	}
 	s.busyMark = make([]des.Time, L)
 	s.bytesMark = make([]int64, L)
 	s.lastUtil = make([]float32, L)
@@ -101,6 +151,37 @@ func (s *sampler) touch(set []uint64, i int32) {
 	}
 }
 
+// beforeLink keeps, in lazy mode, link l's state at the last sample
+// before its first change since: the caller is about to change it.
+func (s *sampler) beforeLink(l int32) {
+	if !s.lazy {
+		return
+	}
+	sn := &s.linkSnaps[l]
+	if sn[0].tick != s.ticks+1 {
+		lk := &s.n.links[l]
+		sn[1] = sn[0]
+		sn[0] = linkSnap{busy: lk.busy, free: lk.free, tick: s.ticks + 1}
+	}
+}
+
+// beforeBuf keeps, in lazy mode, input buffer iv's state at the last
+// sample before its first change since, and starts its maximum of the
+// period (pmax) there as the eager sample would have: the caller is about
+// to change it.
+func (s *sampler) beforeBuf(iv int32) {
+	if !s.lazy {
+		return
+	}
+	sn := &s.bufSnaps[iv]
+	if sn[0].tick != s.ticks+1 {
+		q := &s.n.ins[iv]
+		sn[1] = sn[0]
+		sn[0] = bufSnap{area: q.area, last: q.last, tick: s.ticks + 1, count: q.count, pmax: q.pmax}
+		q.pmax = q.count
+	}
+}
+
 // flush measures every period that ended at or before now.
 func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
 
@@ -117,6 +198,11 @@ func (s *sampler) Tick(t des.Time, span bool) {
 	period := t - s.last
 	if !span && (s.last == 0 || period > s.clk.Period) {
 		period = s.clk.Period
+	}
+	if s.lazy {
+		s.prev, s.last, s.lastPeriod = s.last, t, period
+		s.ticks++
+		return
 	}
 	sm := &s.sample
 	sm.Time, sm.Period = t, period
@@ -214,6 +300,76 @@ func (s *sampler) tickBuf(iv int, t, period des.Time) {
 	q.pmax = q.count
 }
 
+// linkUtil is link l's utilisation in the last sample.
+func (s *sampler) linkUtil(l int) float32 {
+	if !s.lazy {
+		return s.lastUtil[l]
+	}
+	sn := &s.linkSnaps[l]
+	lk := &s.n.links[l]
+	at := func(k uint64) des.Time { // busy up to sample k's end
+		t := s.last
+		if k < s.ticks {
+			t = s.prev
+		}
+		switch i := snapAt(sn[0].tick, sn[1].tick, k); i {
+		case -1:
+			return lk.busyAt(t)
+		default:
+			return busyAt(sn[i].busy, sn[i].free, t)
+		}
+	}
+	db := at(s.ticks) - at(s.ticks-1)
+	return float32(min(float64(db)/float64(s.lastPeriod), 1))
+}
+
+// bufLast is input buffer iv's mean and maximum occupancy in the last
+// sample.
+func (s *sampler) bufLast(iv int) (float32, uint16) {
+	if !s.lazy {
+		return s.lastMean[iv], s.lastMax[iv]
+	}
+	sn := &s.bufSnaps[iv]
+	q := &s.n.ins[iv]
+	i := snapAt(sn[0].tick, sn[1].tick, s.ticks)
+	a, count, pmax := q.areaAt(s.last), q.count, q.pmax
+	if i >= 0 {
+		a, count, pmax = areaAt(sn[i].area, sn[i].count, sn[i].last, s.last), sn[i].count, sn[i].pmax
+	}
+	mark := q.areaAt(s.prev)
+	if j := snapAt(sn[0].tick, sn[1].tick, s.ticks-1); j >= 0 {
+		mark = areaAt(sn[j].area, sn[j].count, sn[j].last, s.prev)
+	}
+	// The period's maximum counts from its start only if the buffer
+	// changed in it (a copy of the state at its start exists);
+	// otherwise it held count throughout.
+	if sn[0].tick != s.ticks && sn[1].tick != s.ticks {
+		pmax = count
+	}
+	return float32((a - mark) / float64(s.lastPeriod)), pmax
+}
+
+// snapAt says which of an element's two copies, tagged t0 (the latest)
+// and t1 (sample number + 1, 0: none), holds its state at the end of
+// sample k (0: the start), one of the last two samples — -1 for its
+// present state. A copy tagged k+1
+// was taken at the first change after sample k. Without one, the state
+// at k is the present one if the element has not changed since
+// (t0 <= k), else the state before its next change, the copy t0: no
+// change came between k and that copy's sample, or it would have left a
+// copy tagged k+1.
+func snapAt(t0, t1, k uint64) int {
+	switch {
+	case t0 == k+1:
+		return 0
+	case t1 == k+1:
+		return 1
+	case t0 <= k:
+		return -1
+	}
+	return 0
+}
+
 // levelShare appends, for a fat tree, the share of traffic per highest
 // level reached, from the bytes bytes(l) of every link l; nil otherwise.
 func (n *Network) levelShare(out []float64, bytes func(l int) int64) []float64 {
@@ -278,7 +434,7 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		}
 		lm.Utilisation = lm.MeanUtilisation
 		if sampled {
-			lm.Utilisation = float64(n.smp.lastUtil[l])
+			lm.Utilisation = float64(n.smp.linkUtil(l))
 		}
 		m.Links = append(m.Links, lm)
 	}
@@ -299,7 +455,8 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 		}
 		qm.SampleMean, qm.SampleMax = qm.Mean, qm.Max
 		if sampled {
-			qm.SampleMean, qm.SampleMax = float64(n.smp.lastMean[iv]), int32(n.smp.lastMax[iv])
+			mean, mx := n.smp.bufLast(iv)
+			qm.SampleMean, qm.SampleMax = float64(mean), int32(mx)
 		}
 		m.Queues = append(m.Queues, qm)
 	}

@@ -163,13 +163,12 @@ func TestZeroLoadMixedLinks(t *testing.T) {
 func TestContentionSerialises(t *testing.T) {
 	const ns = des.Nanosecond
 	topo := parseTopo(t, "crossbar:4")
-	h := newHost(t, Config{Topology: topo, PacketSize: 0, Header: 0, SamplePeriod: 100 * ns})
 	var samples []netmodel.Sample
-	h.net.cfg.OnSample = func(s *netmodel.Sample) {
+	h := newHost(t, Config{Topology: topo, PacketSize: 0, Header: 0, SamplePeriod: 100 * ns, OnSample: func(s *netmodel.Sample) {
 		c := *s
 		c.Links = append([]netmodel.LinkSample(nil), s.Links...)
 		samples = append(samples, c)
-	}
+	}})
 	// 1000 B at 10 Gb/s = 800 ns per link; nodes 0 and 1 both send to 3.
 	h.net.Send(netmodel.Message{ID: 1, Src: 0, Dst: 3, Bytes: 1000})
 	h.net.Send(netmodel.Message{ID: 2, Src: 1, Dst: 3, Bytes: 1000})
@@ -334,9 +333,9 @@ func TestCreditBackPressure(t *testing.T) {
 // The fat-tree level shares count where routes turn: one message to a
 // sibling, one to the other half of the subtree, one across the root.
 func TestFatTreeLevelShare(t *testing.T) {
-	h := newHost(t, Config{Topology: parseTopo(t, "fattree:k=2,levels=3"), SamplePeriod: des.Microsecond})
 	var share []float64
-	h.net.cfg.OnSample = func(s *netmodel.Sample) { share = append(share[:0], s.LevelShare...) }
+	h := newHost(t, Config{Topology: parseTopo(t, "fattree:k=2,levels=3"), SamplePeriod: des.Microsecond,
+		OnSample: func(s *netmodel.Sample) { share = append(share[:0], s.LevelShare...) }})
 	for i, dst := range []int32{1, 2, 4} {
 		h.net.Send(netmodel.Message{ID: int32(i), Src: 0, Dst: dst, Bytes: 100})
 	}
@@ -375,14 +374,12 @@ func TestSamplesAddUpToTheTotals(t *testing.T) {
 		{"fattree:k=4,levels=2", "updown", 1},
 	}
 	for _, tc := range tests {
-		h := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: tc.vcs,
-			PacketSize: 64, Header: 16, RouterDelay: 5 * ns, SamplePeriod: 40 * ns})
 		type qkey struct{ r, p, vc int32 }
 		bytes := map[int32]int64{}
 		busy := map[int32]float64{}
 		area := map[qkey]float64{}
 		var last map[int32]float64
-		h.net.cfg.OnSample = func(s *netmodel.Sample) {
+		onSample := func(s *netmodel.Sample) {
 			last = map[int32]float64{}
 			for _, l := range s.Links {
 				bytes[l.ID] += l.Bytes
@@ -393,6 +390,8 @@ func TestSamplesAddUpToTheTotals(t *testing.T) {
 				area[qkey{q.Router, q.Port, q.VC}] += q.Mean * float64(s.Period)
 			}
 		}
+		h := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: tc.vcs,
+			PacketSize: 64, Header: 16, RouterDelay: 5 * ns, SamplePeriod: 40 * ns, OnSample: onSample})
 		// One long stream keeps its route busy to the end; short
 		// messages elsewhere leave their links idle long before.
 		N := int32(h.net.topo.NumNodes())

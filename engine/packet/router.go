@@ -21,6 +21,7 @@ func (n *Network) push(iv, id int32, now des.Time) {
 		slot -= n.nb
 	}
 	n.fifo[iv*n.nb+slot] = id
+	n.smp.beforeBuf(iv)
 	q.occupancy(now, +1)
 	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
@@ -529,6 +530,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		s = max(s, m.free)
 		em := des.Add(s, n.ser(p.bytes, m))
 		e = max(e, em, des.Add(s, n.ser(p.bytes, lk)))
+		n.smp.beforeLink(n.medium[out.router])
 		m.free = em
 		m.busy += em - s
 		n.smp.touch(n.smp.linkOn, n.medium[out.router])
@@ -536,6 +538,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		m.packets++
 		lat = des.Add(lat, m.lat)
 	}
+	n.smp.beforeLink(out.link)
 	lk.free = e
 	lk.busy += e - s
 	n.smp.touch(n.smp.linkOn, out.link)
@@ -551,6 +554,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.longWaits++
 		n.smp.longWaits++
 	}
+	n.smp.beforeBuf(iv)
 	n.pop(q, now)
 	n.smp.touch(n.smp.bufOn, iv)
 	q.readFree = e
@@ -616,6 +620,7 @@ func (n *Network) pump(ln int32) {
 		s := max(now, c.free)
 		e := des.Add(s, n.ser(p.bytes, lk))
 		c.free = e
+		n.smp.beforeLink(c.inject)
 		if e > lk.free {
 			lk.busy += e - max(s, lk.free)
 			lk.free = e
