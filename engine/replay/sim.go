@@ -400,7 +400,10 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
 	}
-	s.k.Grow(len(s.ranks))
+	// The start events, and an event for each message the tables were
+	// sized for (its arrival): grown from the ranks' count, the queue's
+	// nodes copied themselves over again at 65,536 ranks.
+	s.k.Grow(len(s.ranks) + cap(s.msgs))
 	for r := range s.ranks {
 		s.k.Schedule(0, evStart, int32(r), 0)
 	}
