@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,8 +85,11 @@ func runBenchScale(e *env, points string) int {
 	defer os.RemoveAll(dir)
 	// Fixed columns rather than a tabwriter: each line is printed as
 	// soon as its stage has run.
-	const row = "%11s %7s  %-13s %10s %10s %13s %13s\n"
-	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "PEAK B/EVENT")
+	const row = "%11s %7s  %-13s %10s %10s %13s %13s %13s\n"
+	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT")
+	// perEvent[i] holds stage i's CPU nanoseconds per event at each
+	// point, for the spread printed at the end.
+	perEvent := make([][]float64, len(scaleStages))
 	for _, pt := range pts {
 		o := gen.Options{Pattern: "stencil2d", Ranks: pt.ranks, Iters: 1, Compute: -1}
 		c, err := gen.Expect(o)
@@ -98,16 +103,29 @@ func runBenchScale(e *env, points string) int {
 			return fail(e, "bench", fmt.Errorf("gen: %w", err))
 		}
 		n := iters * c.Events
-		for _, st := range scaleStages {
+		for i, st := range scaleStages {
 			u, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
 			if err != nil {
 				return fail(e, "bench", fmt.Errorf("%s on %d events at %d ranks: %w", st.name, n, pt.ranks, err))
 			}
 			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, u.wall.Round(time.Millisecond),
 				u.cpu.Round(time.Millisecond), fmt.Sprintf("%.3g", float64(n)/max(u.cpu.Seconds(), 1e-9)/1e6),
+				fmt.Sprintf("%.0f", float64(u.cpu.Nanoseconds())/float64(n)),
 				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)))
+			// Rounded as printed, so that the spread is that of the rows.
+			perEvent[i] = append(perEvent[i], math.Round(float64(u.cpu.Nanoseconds())/float64(n)))
 		}
 		os.Remove(path)
+	}
+	if len(pts) > 1 {
+		// How far the cost per event moves across sizes and rank
+		// counts: issue #19 bounds max/min at 1.2.
+		const spread = "%-13s %13s %13s %8s\n"
+		fmt.Fprintf(e.stdout, "\n"+spread, "STAGE", "MIN NS/EVENT", "MAX NS/EVENT", "MAX/MIN")
+		for i, st := range scaleStages {
+			lo, hi := slices.Min(perEvent[i]), slices.Max(perEvent[i])
+			fmt.Fprintf(e.stdout, spread, st.name, fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/max(lo, 1e-9)))
+		}
 	}
 	return exitOK
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,11 +21,14 @@ func TestBenchScale(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S PEAK B/EVENT" {
+	table, summary, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
+	lines := strings.Split(table, "\n")
+	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT" {
 		t.Fatalf("output:\n%s", out)
 	}
 	stages := []string{"info", "check", "sim analytic", "sim flow", "sim packet"}
+	// perEvent holds each stage's CPU ns per event at both points.
+	perEvent := map[string][]float64{}
 	for i, l := range lines[1:] {
 		f := strings.Fields(l)
 		ranks := []string{"8", "64"}[i/5]
@@ -35,17 +40,39 @@ func TestBenchScale(t *testing.T) {
 		// The rate is the events over the CPU time printed beside it
 		// (rounded to the millisecond and three digits), not over the
 		// wall time.
-		cpu, err1 := time.ParseDuration(f[len(f)-3])
-		rate, err2 := strconv.ParseFloat(f[len(f)-2], 64)
+		cpu, err1 := time.ParseDuration(f[len(f)-4])
+		rate, err2 := strconv.ParseFloat(f[len(f)-3], 64)
+		ns, err4 := strconv.Atoi(f[len(f)-2])
 		peak, err3 := strconv.Atoi(f[len(f)-1])
-		if err1 != nil || err2 != nil || err3 != nil || cpu <= 0 || peak <= 0 {
-			t.Errorf("line %d: %q: want CPU time, rate and peak bytes per event", i+1, l)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || cpu <= 0 || peak <= 0 {
+			t.Errorf("line %d: %q: want CPU time, rate, ns and peak bytes per event", i+1, l)
 			continue
 		}
+		// The ns per event is the CPU time printed over the events (the
+		// CPU time rounded to the millisecond, ns to the unit).
+		if lo, hi := float64(cpu-time.Millisecond/2)/float64(n)-1, float64(cpu+time.Millisecond/2)/float64(n)+1; float64(ns) < lo || float64(ns) > hi {
+			t.Errorf("line %d: %q: %d ns per event, want %v / %d (%.0f to %.0f)", i+1, l, ns, cpu, n, lo, hi)
+		}
+		perEvent[stages[i%5]] = append(perEvent[stages[i%5]], float64(ns))
 		lo := float64(n) / (cpu + time.Millisecond/2).Seconds() / 1e6 * 0.995
 		hi := float64(n) / max(cpu-time.Millisecond/2, time.Microsecond).Seconds() / 1e6 * 1.005
 		if rate < lo || rate > hi {
 			t.Errorf("line %d: %q: rate %g M events per CPU second, want %d events / %v (%.3g to %.3g)", i+1, l, rate, n, cpu, lo, hi)
+		}
+	}
+	// The summary gives each stage's least and greatest ns per event
+	// and their ratio.
+	sum := strings.Split(summary, "\n")
+	if len(sum) != 6 || strings.Join(strings.Fields(sum[0]), " ") != "STAGE MIN NS/EVENT MAX NS/EVENT MAX/MIN" {
+		t.Fatalf("summary:\n%s", summary)
+	}
+	for i, l := range sum[1:] {
+		f := strings.Fields(l)
+		st := stages[i]
+		lo, hi := slices.Min(perEvent[st]), slices.Max(perEvent[st])
+		want := []string{fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/lo)}
+		if len(f) < 4 || !strings.HasPrefix(l, st) || !slices.Equal(f[len(f)-3:], want) {
+			t.Errorf("summary line %q: want %s %v", l, st, want)
 		}
 	}
 	for _, bad := range []string{"10M", "10M@1", "x@64"} {

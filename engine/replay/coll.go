@@ -116,6 +116,9 @@ func (s *Sim) startColl(r int32, rk *rank, op tracefmt.CollOp, root int, comm ui
 		return false
 	}
 	if len(rk.collSeq) <= int(comm) {
+		if cap(rk.collSeq) == 0 && int(comm) < firstCommSeq {
+			rk.collSeq = s.alloc.seqs.take(firstCommSeq)
+		}
 		rk.collSeq = append(rk.collSeq, make([]uint32, int(comm)+1-len(rk.collSeq))...)
 	}
 	inst := rk.collSeq[comm]
@@ -246,7 +249,7 @@ func (s *Sim) collStart(r int32, rk *rank, c *collRun, mem []int32, inject bool,
 			}
 			s.issue(r, rk, peer, t, c.comm, true, st.Bytes, false, rk.pos, b, 0)
 		} else if !inject {
-			rk.ops = append(rk.ops, s.post(r, peer, t, c.comm, true, 0, -1))
+			s.addOp(rk, s.post(r, peer, t, c.comm, true, 0, -1))
 		}
 	}
 	for _, op := range rk.ops {

@@ -8,15 +8,16 @@ import "testing"
 func TestCtxQueuesKeys(t *testing.T) {
 	for _, n := range []int{0, 1, smallKeys, smallKeys + 1, 40} {
 		var q ctxQueues
+		var a allocs
 		got := map[uint64]*keyQueues{}
 		for i := range n {
 			k := matchKey(int32(i*7), int32(i%3))
-			kq := q.key(k)
+			kq := q.key(k, &a)
 			kq.unexp.push(int32(i))
 			got[k] = kq
 		}
 		for k, kq := range got {
-			if q.find(k) != kq || q.key(k) != kq {
+			if q.find(k) != kq || q.key(k, &a) != kq {
 				t.Errorf("%d keys: key %#x finds other queues than it was given", n, k)
 			}
 		}

@@ -114,6 +114,8 @@ func (f *fifo) pop() int32 {
 // context.
 type rankQueues struct {
 	ctx []ctxQueues
+	// first is the run's slab the rank's first contexts come from.
+	first *slab[ctxQueues]
 }
 
 // ctxQueues are the posted receives (exact ones by key, wildcard ones in
@@ -164,11 +166,11 @@ func (q *ctxQueues) find(k uint64) *keyQueues {
 }
 
 // key returns the queues of key k in q, creating them.
-func (q *ctxQueues) key(k uint64) *keyQueues {
+func (q *ctxQueues) key(k uint64, a *allocs) *keyQueues {
 	if kq := q.find(k); kq != nil {
 		return kq
 	}
-	kq := &keyQueues{}
+	kq := a.newKey()
 	if q.nkeys < smallKeys {
 		q.keys[q.nkeys], q.kqs[q.nkeys] = k, kq
 	} else {
@@ -194,6 +196,9 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 // of returns the queues of context c, creating them.
 func (q *rankQueues) of(c int) *ctxQueues {
 	if c >= len(q.ctx) {
+		if cap(q.ctx) == 0 && q.first != nil && c < firstCtxs {
+			q.ctx = q.first.take(firstCtxs)
+		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
 	return &q.ctx[c]
@@ -293,7 +298,7 @@ func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, s
 		rk.callPending++
 	case bindReq:
 		m.held = true
-		rk.reqs = append(rk.reqs, request{id: req, idx: id})
+		s.addReq(rk, request{id: req, idx: id})
 	}
 	// Protocol.
 	m.dataAtSend, m.complete = s.protocol(size, sync)
@@ -484,7 +489,7 @@ func (s *Sim) visible(id int32) {
 		return
 	}
 	if kq == nil {
-		kq = q.key(key)
+		kq = q.key(key, &s.alloc)
 	}
 	kq.unexp.push(id)
 }
@@ -520,7 +525,7 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		return id
 	}
 	if !o.anySrc && !o.anyTag {
-		kq := q.key(key)
+		kq := q.key(key, &s.alloc)
 		if kq.unexp.len() > 0 {
 			s.match(kq.unexp.pop(), id)
 			return id

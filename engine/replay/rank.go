@@ -468,7 +468,7 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		}
 		op := s.post(r, e.Peer, e.Tag, e.Comm, false, e.Flags, rk.pos)
 		s.ops[op].held = true
-		rk.reqs = append(rk.reqs, request{id: e.Request(), recv: true, idx: op})
+		s.addReq(rk, request{id: e.Request(), recv: true, idx: op})
 		return s.next(rk, 1)
 	}
 	if rk.stage == 0 {
@@ -493,7 +493,7 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		for i := range n {
 			x := s.at(rk, rk.pos+i)
 			op := s.post(r, x.Peer, x.Tag, x.Comm, false, x.Flags, rk.pos+i)
-			rk.ops = append(rk.ops, op)
+			s.addOp(rk, op)
 		}
 		for _, op := range rk.ops {
 			if o := &s.ops[op]; !o.done {

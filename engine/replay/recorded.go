@@ -41,6 +41,9 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 	if t.Timed {
 		parts = newPartsScan(t)
 	}
+	// The messages and receives the run will hold at once, estimated
+	// from each rank's sends and receives (see flightPerRank).
+	var inFlight, posted int
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
 		if len(ev) == 0 {
@@ -49,6 +52,7 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 		if parts != nil {
 			parts.rank(ev)
 		}
+		var sends, recvs int
 		for i := range ev {
 			e := &ev[i]
 			// Every event, as Span: per-rank clocks can run backwards
@@ -70,7 +74,10 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 				if e.Flags.Has(tracefmt.FlagSizeUnknown) {
 					s.sizeUnknown++
 				}
+			case tracefmt.KindRecv:
+				recvs++
 			case tracefmt.KindSend:
+				sends++
 				if findBuffered && e.Size >= s.threshold && sentEarly(t, s.class, int32(r), int32(i)) {
 					s.recBuffered = append(s.recBuffered, bufferedSend{rank: int32(r), ev: int32(i), dst: e.Peer, size: e.Size})
 				}
@@ -79,7 +86,11 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 		if parts != nil {
 			parts.rankDone()
 		}
+		inFlight += min(sends, flightPerRank)
+		posted += min(recvs, flightPerRank)
 	}
+	s.msgs = make([]message, 0, inFlight)
+	s.ops = make([]recvOp, 0, posted)
 	if t.Timed && lo <= hi {
 		s.spanLo, s.spanHi = lo, hi
 	} else {

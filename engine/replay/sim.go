@@ -137,10 +137,12 @@ type Sim struct {
 	// readyHead indexes the first rank of ready still to run.
 	readyHead int
 
-	msgs       []message
-	freeMsg    int32
-	ops        []recvOp
-	freeOp     int32
+	msgs    []message
+	freeMsg int32
+	ops     []recvOp
+	freeOp  int32
+	// alloc serves the first arrays of the ranks' small slices.
+	alloc      allocs
 	queues     []rankQueues
 	fifos      []*fifo
 	pairs      pairTable // when densePairs is nil
@@ -279,6 +281,9 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		s.countWild = true
 	}
 	s.host.s = s
+	for r := range s.queues {
+		s.queues[r].first = &s.alloc.ctxs
+	}
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
 	}
@@ -395,7 +400,10 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
 	}
-	s.k.Grow(len(s.ranks))
+	// The start events, and an event for each message the tables were
+	// sized for (its arrival): grown from the ranks' count, the queue's
+	// nodes copied themselves over again at 65,536 ranks.
+	s.k.Grow(len(s.ranks) + cap(s.msgs))
 	for r := range s.ranks {
 		s.k.Schedule(0, evStart, int32(r), 0)
 	}

@@ -1,0 +1,94 @@
+package replay
+
+// slabChunk is how many small slices one allocation of a slab serves.
+const slabChunk = 256
+
+// slab hands out the first backing arrays of many small slices (a rank's
+// requests, a match key's queues) from allocations shared by slabChunk of
+// them. Each slice grew on its own from nothing (1, 2, 4, 8 elements,
+// each step a malloc and a copy), and a trace of many ranks and few
+// events per rank paid that growth once per rank: at 65,536 ranks the
+// replay's growslice and newobject were a fifth of its CPU profile. A
+// slice that outgrows its first array moves to one of its own, as any
+// append does; the shared array stays allocated while one of its slices
+// lives, memory bounded by the ranks and their match keys.
+type slab[T any] struct {
+	buf []T
+}
+
+// take returns an empty slice of capacity k (at most slabChunk).
+func (sl *slab[T]) take(k int) []T {
+	if len(sl.buf) < k {
+		sl.buf = make([]T, k*slabChunk)
+	}
+	x := sl.buf[:0:k]
+	sl.buf = sl.buf[k:]
+	return x
+}
+
+// one returns a pointer to a new zero T from the slab.
+func (sl *slab[T]) one() *T {
+	if len(sl.buf) == 0 {
+		sl.buf = make([]T, slabChunk)
+	}
+	x := &sl.buf[0]
+	sl.buf = sl.buf[1:]
+	return x
+}
+
+// First capacities of the per-rank and per-key slices: a rank of a
+// stencil or CG keeps eight requests open (four receives and four sends)
+// and its collective rounds post a receive or two; a match key holds a
+// message or a receive at a time.
+const (
+	firstReqs    = 8
+	firstOps     = 4
+	firstKeyItem = 2
+	firstCtxs    = 2
+	firstCommSeq = 2
+)
+
+// allocs are the slabs of a run.
+type allocs struct {
+	reqs  slab[request]
+	ops   slab[int32]
+	items slab[int32]
+	keys  slab[keyQueues]
+	ctxs  slab[ctxQueues]
+	seqs  slab[uint32]
+}
+
+// newKey returns empty queues for a match key, each with room for
+// firstKeyItem ids.
+func (a *allocs) newKey() *keyQueues {
+	kq := a.keys.one()
+	kq.posted.items = a.items.take(firstKeyItem)
+	kq.unexp.items = a.items.take(firstKeyItem)
+	return kq
+}
+
+// addReq appends q to the rank's open requests.
+func (s *Sim) addReq(rk *rank, q request) {
+	if cap(rk.reqs) == 0 {
+		rk.reqs = s.alloc.reqs.take(firstReqs)
+	}
+	rk.reqs = append(rk.reqs, q)
+}
+
+// addOp appends receive op to the rank's current operation.
+func (s *Sim) addOp(rk *rank, op int32) {
+	if cap(rk.ops) == 0 {
+		rk.ops = s.alloc.ops.take(firstOps)
+	}
+	rk.ops = append(rk.ops, op)
+}
+
+// flightPerRank is how many of a rank's messages (and posted receives)
+// the message and receive tables are sized for before the run: a
+// point-to-point pattern keeps a message to each of a few neighbours in
+// flight (a 2-D stencil four, a CG four to eight). Grown by append from
+// nothing, the tables of a 65,536-rank stencil (261,120 messages at
+// once, 88 bytes each) copied themselves about four times over in Go's
+// 1.25× steps; a trace with fewer sends per rank gets smaller tables,
+// one with more grows them as before.
+const flightPerRank = 4

@@ -1,0 +1,71 @@
+package replay
+
+import (
+	"slices"
+	"testing"
+)
+
+// Slices taken from a slab are apart: filling each to its capacity and
+// beyond (which moves it to an array of its own) leaves every other
+// slice's elements as they were written, across the slab's chunks.
+func TestSlabSlicesApart(t *testing.T) {
+	for _, tc := range []struct {
+		k, n, fill int
+	}{
+		{k: 1, n: 3, fill: 1},
+		{k: 4, n: slabChunk + 5, fill: 4},
+		{k: 8, n: 2*slabChunk + 1, fill: 11},
+	} {
+		var sl slab[int32]
+		got := make([][]int32, tc.n)
+		for i := range got {
+			got[i] = sl.take(tc.k)
+			if len(got[i]) != 0 || cap(got[i]) != tc.k {
+				t.Fatalf("k %d: slice %d has len %d cap %d, want 0 and %d", tc.k, i, len(got[i]), cap(got[i]), tc.k)
+			}
+		}
+		for i := range got {
+			for j := range tc.fill {
+				got[i] = append(got[i], int32(i*100+j))
+			}
+		}
+		for i := range got {
+			want := make([]int32, tc.fill)
+			for j := range want {
+				want[j] = int32(i*100 + j)
+			}
+			if !slices.Equal(got[i], want) {
+				t.Errorf("k %d fill %d: slice %d holds %v, want %v", tc.k, tc.fill, i, got[i], want)
+			}
+		}
+	}
+}
+
+// A match key's new queues are empty, apart from every other key's, and
+// keep the ids pushed in order.
+func TestAllocsNewKey(t *testing.T) {
+	var a allocs
+	kqs := make([]*keyQueues, 2*slabChunk+3)
+	for i := range kqs {
+		kqs[i] = a.newKey()
+		if kqs[i].posted.len() != 0 || kqs[i].unexp.len() != 0 {
+			t.Fatalf("key %d: new queues hold %d posted and %d unexpected", i, kqs[i].posted.len(), kqs[i].unexp.len())
+		}
+	}
+	for i, kq := range kqs {
+		for j := range i % 5 {
+			kq.posted.push(int32(i + j))
+			kq.unexp.push(int32(-i - j))
+		}
+	}
+	for i, kq := range kqs {
+		for j := range i % 5 {
+			if p, u := kq.posted.pop(), kq.unexp.pop(); p != int32(i+j) || u != int32(-i-j) {
+				t.Fatalf("key %d: pop %d gave %d and %d, want %d and %d", i, j, p, u, i+j, -i-j)
+			}
+		}
+		if kq.posted.len() != 0 || kq.unexp.len() != 0 {
+			t.Errorf("key %d: %d posted and %d unexpected left", i, kq.posted.len(), kq.unexp.len())
+		}
+	}
+}
