@@ -299,3 +299,71 @@ func TestPipelinedShortReads(t *testing.T) {
 		})
 	}
 }
+
+// TestFlushInGroups: handing the ranks' buffers to the builder in groups
+// (each returned to the system before the next is copied) gives the
+// trace of one hand-over, events, state pairs and message pairs alike,
+// with wildcard receives and unmatched messages, read serially and in
+// blocks.
+func TestFlushInGroups(t *testing.T) {
+	var msgs strings.Builder
+	msgs.WriteString("tsim 1\nranks 5\n")
+	for i := range 3000 {
+		t0 := 10 * i
+		fmt.Fprintf(&msgs, "%d 0 enter MPI_Send\n%d 0 send to=1 tag=%d size=8\n%d 0 leave MPI_Send\n", t0, t0, i%3, t0+1)
+		fmt.Fprintf(&msgs, "%d 1 recv from=0 tag=%d size=8 anysrc anytag\n", t0+2, i%3)
+		// Tags that differ: rank 2's sends and rank 3's receives stay
+		// unmatched.
+		fmt.Fprintf(&msgs, "%d 2 send to=3 tag=1 size=8\n%d 3 recv from=2 tag=2 size=8\n", t0+3, t0+4)
+		fmt.Fprintf(&msgs, "%d 4 compute dur=1\n", t0+5)
+	}
+	inputs := map[string]string{
+		"bench trace":                  string(mustWrite(t, benchTrace(t, 20_000, 8))),
+		"wildcards and unmatched":      msgs.String(),
+		"one rank with nearly all":     "tsim 1\nranks 3\n" + strings.Repeat("1 0 compute dur=1\n", 5000) + "2 1 compute dur=1\n3 2 compute dur=1\n",
+		"ranks without events between": "tsim 1\nranks 9\n" + strings.Repeat("1 0 compute dur=1\n2 8 compute dur=2\n", 3000),
+	}
+	for name, text := range inputs {
+		want, err := readSerial(text)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		unmatched, wildcards, events := 0, 0, 0
+		for _, rk := range want.Ranks {
+			events += len(rk.Events)
+			for _, e := range rk.Events {
+				if (e.Kind == tracefmt.KindSend || e.Kind == tracefmt.KindRecv) && e.Match < 0 {
+					unmatched++
+				}
+				if e.Flags&tracefmt.FlagAnySource != 0 {
+					wildcards++
+				}
+			}
+		}
+		// Every record is an event: the lines that start with a time.
+		records := 0
+		for line := range strings.Lines(text) {
+			if line[0] == '-' || line[0] >= '0' && line[0] <= '9' {
+				records++
+			}
+		}
+		if events != records {
+			t.Fatalf("%s: %d events, want %d", name, events, records)
+		}
+		if name == "wildcards and unmatched" && (unmatched != 6000 || wildcards != 3000) {
+			t.Fatalf("%s: %d unmatched messages and %d wildcard receives, want 6000 and 3000", name, unmatched, wildcards)
+		}
+		for _, o := range []readOptions{{workers: 1, flushMin: 1}, {workers: 3, blockSize: 4096, flushMin: 1}, {workers: 2, flushMin: 700}} {
+			got, err := read(context.Background(), strings.NewReader(text), o)
+			if err != nil {
+				t.Fatalf("%s, %+v: %v", name, o, err)
+			}
+			if d := diffTraces(want, got); d != "" {
+				t.Errorf("%s, %+v: %s", name, o, d)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %+v: the trace differs from the one read in one hand-over", name, o)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/decimal"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -1033,17 +1034,58 @@ func (rb *rankBuffer) add(e tracefmt.Event) {
 // once copied.
 func (p *parser) flush() error {
 	chunks := make([][][]tracefmt.Event, len(p.pending))
+	total := 0
 	for r := range p.pending {
 		rb := &p.pending[r]
 		chunks[r] = append(rb.full, rb.cur)
+		total += rb.n
 		*rb = rankBuffer{}
 	}
 	p.pending = nil
-	if err := p.b.AddChunks(chunks); err != nil {
-		return fmt.Errorf("tsim: %w", err)
+	// The buffers hold the whole trace, and so do the copies: handed
+	// over at once, both would be resident at the end. Handed over in
+	// groups of ranks, with the buffers of each group returned to the
+	// system before the next is copied, the read peaks at the trace
+	// plus one group's buffers.
+	least := p.opts.flushMin
+	if least == 0 {
+		least = flushMin
+	}
+	step := max(total/flushGroups, least)
+	n := 0
+	for r := range chunks {
+		n += chunksLen(chunks[r])
+		if n < step && r < len(chunks)-1 {
+			continue
+		}
+		if err := p.b.AddChunks(chunks[:r+1]); err != nil {
+			return fmt.Errorf("tsim: %w", err)
+		}
+		if r < len(chunks)-1 {
+			debug.FreeOSMemory()
+		}
+		n = 0
 	}
 	return nil
 }
+
+// chunksLen is the number of events in a rank's chunks.
+func chunksLen(cs [][]tracefmt.Event) int {
+	n := 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	return n
+}
+
+// flushGroups is how many groups of ranks flush hands over (the peak
+// is the trace and 1/flushGroups of it), and flushMin the fewest events
+// in a group: each group costs a garbage collection, which below a few
+// MB of events returns less than it costs.
+const (
+	flushGroups = 16
+	flushMin    = 1 << 18
+)
 
 // stateRef resolves a state name, or an index into the state table when
 // the field is an unquoted integer. Unknown names define a state with a
