@@ -66,8 +66,36 @@ func TestReadBlocksSameTrace(t *testing.T) {
 		}
 	}
 	inputs["generated"] = gen.String()
+	// States the header defines (one twice, one quoted) resolve on the
+	// workers; names new to the header, indices and texts in order.
+	var hdr strings.Builder
+	hdr.WriteString("tsim 1\nranks 4\nstate A cat=p2p\nstate \"B b\"\nstate A cat=wait\nstate 7\n")
+	for i := range 600 {
+		r := i % 4
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&hdr, "%d %d enter A\n%d %d leave A\n", i, r, i, r)
+		case 1:
+			fmt.Fprintf(&hdr, "%d %d enter \"B b\"\n%d %d leave \"B b\"\n", i, r, i, r)
+		case 2:
+			fmt.Fprintf(&hdr, "%d %d enter N%d\n%d %d leave N%d\n", i, r, i%5, i, r, i%5)
+		case 3:
+			fmt.Fprintf(&hdr, "%d %d enter %d\n%d %d leave \"7\"\n", i, r, i%4, i, r)
+		case 4:
+			fmt.Fprintf(&hdr, "%d %d enter A text=t%d\n%d %d leave A\n", i, r, i%3, i, r)
+		case 5:
+			fmt.Fprintf(&hdr, "%d %d send to=%d tag=1 size=8\n%d %d recv from=%d tag=1 size=8\n", i, r, (r+1)%4, i, (r+1)%4, r)
+		}
+	}
+	inputs["header states"] = hdr.String()
+	// An index beyond the states so far, after lines the workers
+	// resolve: the error of the serial read.
+	inputs["index too high"] = hdr.String() + "700 0 enter 12\n"
 	for name, text := range inputs {
 		want, werr := readSerial(text)
+		if name == "index too high" && fmt.Sprint(werr) != `tsim: line 1207:13: expected a state name or the index of a defined state (0 to 8), got "12" (write names made of digits in quotes)` {
+			t.Errorf("%s: the serial read's error is %v", name, werr)
+		}
 		for _, size := range blockSizes {
 			got, err := readInBlocks(text, size)
 			if werr != nil || err != nil {

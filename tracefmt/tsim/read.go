@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/tracesim/tracesim/tracefmt/decimal"
 	"io"
+	"maps"
 	"math"
 	"runtime/debug"
 	"slices"
@@ -586,6 +587,19 @@ func (p *parser) startRecords() error {
 		}
 	}
 	p.rf = recordFormat{ranks: p.ranks, timed: p.timed, unit: p.unit, firstRecord: p.s.no, commIDs: commIDs, ncomms: len(p.comms)}
+	// The states the header defines, for the workers: their names
+	// resolve as stateRef would, whatever the lines before. (stateIDs
+	// itself grows with the names the records define.)
+	if len(p.stateIDs) > maxHeaderStates {
+		p.rf.stateIDs = maps.Clone(p.stateIDs)
+	} else {
+		for _, d := range p.states {
+			// A name defined twice keeps its first id.
+			if !slices.ContainsFunc(p.rf.headerStates, func(s recentState) bool { return s.name == d.Name }) {
+				p.rf.headerStates = append(p.rf.headerStates, recentState{d.Name, p.stateIDs[d.Name]})
+			}
+		}
+	}
 	return nil
 }
 
@@ -696,7 +710,15 @@ type recordFormat struct {
 	firstRecord int
 	commIDs     map[string]uint16
 	ncomms      int
+	// headerStates are the states the header defines, by name, when
+	// they are few (maxHeaderStates), else stateIDs maps their names.
+	headerStates []recentState
+	stateIDs     map[string]tracefmt.StateID
 }
+
+// maxHeaderStates is the most header states the workers look up by
+// comparing names rather than in a map.
+const maxHeaderStates = 16
 
 // rec is a decoded record: its event and rank, with what only the lines
 // before can resolve (a state or marker name, an info text) left as
@@ -766,13 +788,22 @@ func (p *parser) apply(r *rec) error {
 	if rb.n == maxRankEvents {
 		return p.s.errAt(int(r.rankOff), "expected at most %d records per rank, got more on rank %d", maxRankEvents, rank)
 	}
+	if err := p.resolveRec(r); err != nil {
+		return err
+	}
+	rb.add(r.e)
+	return nil
+}
+
+// resolveRec resolves a decoded record's names and text, as apply does
+// before adding it.
+func (p *parser) resolveRec(r *rec) error {
 	if err := p.resolve(r); err != nil {
 		return err
 	}
 	if r.hasText {
 		r.e.SetTextRef(p.text(r.text.b))
 	}
-	rb.add(r.e)
 	return nil
 }
 
@@ -1020,13 +1051,31 @@ const (
 
 func (rb *rankBuffer) add(e tracefmt.Event) {
 	if len(rb.cur) == cap(rb.cur) {
-		if rb.cur != nil {
-			rb.full = append(rb.full, rb.cur)
-		}
-		rb.cur = make([]tracefmt.Event, 0, min(max(2*cap(rb.cur), minChunk), maxChunk))
+		rb.next()
 	}
 	rb.cur = append(rb.cur, e)
 	rb.n++
+}
+
+// addAll appends ev, filling the current chunk and starting new ones.
+func (rb *rankBuffer) addAll(ev []tracefmt.Event) {
+	for len(ev) > 0 {
+		if len(rb.cur) == cap(rb.cur) {
+			rb.next()
+		}
+		k := copy(rb.cur[len(rb.cur):cap(rb.cur)], ev)
+		rb.cur = rb.cur[:len(rb.cur)+k]
+		rb.n += k
+		ev = ev[k:]
+	}
+}
+
+// next starts a new chunk once the current one is full.
+func (rb *rankBuffer) next() {
+	if rb.cur != nil {
+		rb.full = append(rb.full, rb.cur)
+	}
+	rb.cur = make([]tracefmt.Event, 0, min(max(2*cap(rb.cur), minChunk), maxChunk))
 }
 
 // flush hands the buffered events to the builder, which copies them and
