@@ -75,9 +75,9 @@ type readOptions struct {
 	// blockSize is the text of a block (0: blockBytes). A positive
 	// value also pipelines inputs too small to be worth it, for tests.
 	blockSize int
-	// flushMin is the fewest events flush hands over in a group
-	// (0: the default, flushMin), for tests of small groups.
-	flushMin int
+	// groupFrom is the fewest events flush hands over in groups (0:
+	// the default, groupFrom), for tests of small traces.
+	groupFrom int
 }
 
 // pipelined reports whether the rest of the input, after the first

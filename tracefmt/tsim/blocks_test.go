@@ -381,7 +381,7 @@ func TestFlushInGroups(t *testing.T) {
 		if name == "wildcards and unmatched" && (unmatched != 6000 || wildcards != 3000) {
 			t.Fatalf("%s: %d unmatched messages and %d wildcard receives, want 6000 and 3000", name, unmatched, wildcards)
 		}
-		for _, o := range []readOptions{{workers: 1, flushMin: 1}, {workers: 3, blockSize: 4096, flushMin: 1}, {workers: 2, flushMin: 700}} {
+		for _, o := range []readOptions{{workers: 1, groupFrom: 1}, {workers: 3, blockSize: 4096, groupFrom: 1}, {workers: 2, groupFrom: 700}} {
 			got, err := read(context.Background(), strings.NewReader(text), o)
 			if err != nil {
 				t.Fatalf("%s, %+v: %v", name, o, err)
