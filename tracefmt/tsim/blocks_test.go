@@ -288,6 +288,14 @@ func TestPipelinedShortReads(t *testing.T) {
 		return b.String()
 	}
 	large, small := text(5000), text(100) // 105 KB and 2 KB: the first buffer is 16 KiB
+	// States of the header (resolved by the workers) and states,
+	// markers and texts first named in the records (in order).
+	var named strings.Builder
+	named.WriteString("tsim 1\nranks 3\nstate Known\n")
+	for i := range 3000 {
+		fmt.Fprintf(&named, "%d %d enter Known\n%d %d enter S%d text=t%d\n%d %d marker m%d\n%d %d leave S%d\n%d %d leave Known\n",
+			i, i%3, i, i%3, i%4, i%5, i, i%3, i%2, i, i%3, i%4, i, i%3)
+	}
 	short := func(s string, first int) func() io.Reader {
 		return func() io.Reader {
 			return io.MultiReader(strings.NewReader(s[:first]), strings.NewReader(s[first:]))
@@ -301,6 +309,7 @@ func TestPipelinedShortReads(t *testing.T) {
 		{"large, first read short", short(large, 4096), true},
 		{"large, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(large)) }, true},
 		{"large, whole", func() io.Reader { return strings.NewReader(large) }, true},
+		{"named in records, first read short", short(named.String(), 4096), true},
 		{"small, first read short", short(small, 100), false},
 		{"small, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(small)) }, false},
 	}
