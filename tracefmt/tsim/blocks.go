@@ -286,7 +286,7 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 		p.pending = slices.Grow(p.pending, hi+1-len(p.pending))[:hi+1]
 	}
 	for _, run := range d.runs {
-		p.pending[run.rank].addAll(run.ev)
+		p.pending[run.rank].addAll(run.ev, p.slab(int(run.rank)))
 	}
 	return nil
 }

@@ -355,9 +355,14 @@ func TestFlushInGroups(t *testing.T) {
 		fmt.Fprintf(&msgs, "%d 4 compute dur=1\n", t0+5)
 	}
 	inputs := map[string]string{
-		"bench trace":                  string(mustWrite(t, benchTrace(t, 20_000, 8))),
-		"wildcards and unmatched":      msgs.String(),
-		"one rank with nearly all":     "tsim 1\nranks 3\n" + strings.Repeat("1 0 compute dur=1\n", 5000) + "2 1 compute dur=1\n3 2 compute dur=1\n",
+		"bench trace":              string(mustWrite(t, benchTrace(t, 20_000, 8))),
+		"wildcards and unmatched":  msgs.String(),
+		"one rank with nearly all": "tsim 1\nranks 3\n" + strings.Repeat("1 0 compute dur=1\n", 5000) + "2 1 compute dur=1\n3 2 compute dur=1\n",
+		// Four ranks a slab range: groups end with a range.
+		"many ranks": "tsim 1\nranks 200\nstate S\n" + repeat(8000, func(i int) string {
+			return fmt.Sprintf("%d %d enter S\n%d %d send to=%d tag=0 size=8\n%d %d leave S\n%d %d recv from=%d tag=0 size=8\n",
+				i, i%200, i, i%200, (i+1)%200, i, i%200, i, (i+1)%200, i%200)
+		}),
 		"ranks without events between": "tsim 1\nranks 9\n" + strings.Repeat("1 0 compute dur=1\n2 8 compute dur=2\n", 3000),
 	}
 	for name, text := range inputs {
@@ -403,4 +408,13 @@ func TestFlushInGroups(t *testing.T) {
 			}
 		}
 	}
+}
+
+// repeat joins the n texts of line.
+func repeat(n int, line func(i int) string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(line(i))
+	}
+	return b.String()
 }
