@@ -1099,8 +1099,7 @@ func (rb *rankBuffer) next(slab *[]tracefmt.Event) {
 // for many chunks, and flush's groups, which end with a range, free
 // whole slabs, where allocated alone the small chunks of a group's ranks
 // would share pages with those of later groups. (At 4,096 ranks of
-// 1,300 events, 5 % less CPU for the read; the peak, 49 B per event,
-// is the same.)
+// 1,300 events the peak, 49 B per event, is the same as without them.)
 const (
 	slabLen      = 8192
 	maxSlabChunk = 512
@@ -1171,14 +1170,15 @@ func chunksLen(cs [][]tracefmt.Event) int {
 }
 
 // flushGroups is how many groups of ranks flush hands over (the peak
-// is the trace and 1/flushGroups of it), from groupFrom events on (80
-// MB of buffers). Each group costs a garbage collection and the page
-// faults of the memory returned: 6 % more CPU a byte where a process
-// reads 1 M events again and again (bench tsim/read), where the peak
-// is not the point.
+// is the trace and 1/flushGroups of it), from groupFrom events on (40
+// MB of buffers; 1.34 M events in one hand-over peaked at 98 B an
+// event). Each group costs a garbage collection and the page faults of
+// the memory returned: 6 % more CPU a byte where a process reads the
+// 998,400 events of bench tsim/read again and again, where the peak is
+// not the point.
 const (
 	flushGroups = 16
-	groupFrom   = 1 << 21
+	groupFrom   = 1 << 20
 )
 
 // stateRef resolves a state name, or an index into the state table when
