@@ -317,6 +317,11 @@ func (b *Builder) addChunks(r int, cs [][]Event) error {
 	for _, c := range cs {
 		out = append(out, c...)
 	}
+	// Grow rounds the stream up to an allocation size (1433 events for
+	// 1320 at Go 1.26): room that Finish would take for spare capacity
+	// and copy the stream to shed, the whole trace at a few thousand
+	// events a rank. The room is cleared memory no append will use.
+	out = slices.Clip(out)
 	rk.Events = out
 	open := &b.open[r]
 	for i := start; i < len(out); i++ {

@@ -210,3 +210,32 @@ func TestAddChunksAsAddEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestAddChunksExactStreams: AddChunks leaves each stream without spare
+// capacity, whatever size its allocation was rounded to, so that Finish
+// has no stream to copy for its spare room (a copy of the whole trace at
+// a few thousand events a rank).
+func TestAddChunksExactStreams(t *testing.T) {
+	for _, n := range []int{1, 17, 700, 1320, 5000, 70_000} {
+		b := NewLazyBuilder(2, true, Second)
+		chunk := make([]Event, n)
+		for i := range chunk {
+			chunk[i] = Event{Time: float64(i), Kind: KindCompute}
+		}
+		if err := b.AddChunks([][][]Event{{chunk[:n/2], chunk[n/2:]}, {chunk}}); err != nil {
+			t.Fatal(err)
+		}
+		for r, rk := range b.Trace().Ranks {
+			if len(rk.Events) != n || cap(rk.Events) != n {
+				t.Errorf("%d events: rank %d has %d events, capacity %d; want %d and %d", n, r, len(rk.Events), cap(rk.Events), n, n)
+			}
+		}
+		tr, err := b.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Ranks[1].Events[n-1].Time; got != float64(n-1) {
+			t.Errorf("%d events: the last event's time is %v, want %d", n, got, n-1)
+		}
+	}
+}

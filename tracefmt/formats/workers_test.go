@@ -76,6 +76,16 @@ func TestReadSameOnEveryCPU(t *testing.T) {
 				"%d 2 send to=3 tag=1 size=8\n%d 3 recv from=2 tag=2 size=8\n%d 1 send to=2 tag=0 size=4\n",
 				t0, i%3, t0+1, i%2, t0+2, t0+3, t0+4)
 		})), unmatched: true},
+		// States the header defines (resolved by the block workers)
+		// beside states, markers and texts first named in the records
+		// (resolved in file order), wildcard and unmatched messages.
+		{name: "tsim names in records", path: write("names.tsim", "tsim 1\nranks 4\nstate MPI_Send\n"+repeat(14000, func(i int) string {
+			t0 := 10 * i
+			return fmt.Sprintf("%d 0 enter MPI_Send\n%d 0 send to=1 tag=%d size=8\n%d 0 leave MPI_Send\n"+
+				"%d 1 enter \"recv %d\" text=r%d\n%d 1 recv from=0 tag=%d size=8 anysrc\n%d 1 leave \"recv %d\"\n"+
+				"%d 2 marker m%d text=\"t %d\"\n%d 2 send to=3 tag=1 size=8\n%d 3 recv from=2 tag=2 size=8\n",
+				t0, t0, i%3, t0+1, t0+2, i%5, i%7, t0+3, i%3, t0+4, i%5, t0+5, i%4, i%9, t0+6, t0+7)
+		})), unmatched: true, wildcard: true},
 		{name: "ti unmatched", path: write("unmatched.ti", repeat(6000, func(i int) string {
 			return "0 send 1 8 1\n1 recv 0 8 2\n2 isend 3 4 1\n3 recv 2 5 1\n2 wait\n"
 		})), unmatched: true},

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/lineblock"
 )
 
@@ -27,7 +29,10 @@ import (
 // blocks in flight the read holds a few MB whatever the file's size.
 const blockBytes = 256 << 10
 
-// blockRec is a non-blank line of a block as a worker leaves it.
+// blockRec is a line of a block the parser applies itself, in file
+// order: a record naming what only the lines before resolve (a state
+// not in the header, a marker, an index, a text), or one the worker
+// could not decode.
 type blockRec struct {
 	// r is the decoded line (decoded): its names and text are bytes
 	// of the block, valid while the block is consumed.
@@ -35,12 +40,31 @@ type blockRec struct {
 	no      int32 // line number, from the block's first
 	lo, hi  int32 // the line's text in the block
 	decoded bool
+	// run and idx place a decoded record's event in d.runs.
+	run, idx int32
 }
 
-// decodedBlock is a block's non-blank lines, decoded where they can be.
+// decodedBlock is what a worker leaves of a block: each rank's events
+// in file order, and the lines the parser applies itself.
 type decodedBlock struct {
+	// runs are the ranks of the block, in order of first record, and
+	// their events; the events of decoded recs are set by the parser.
+	runs []rankRun
 	recs []blockRec
-	last int32 // the last line's number, from the block's first
+	// runOf is the index in runs of a rank's run plus one (0: none
+	// yet), for the ranks up to the highest in the block; it is all 0
+	// between blocks.
+	runOf []int32
+	last  int32 // the last line's number, from the block's first
+	// lastState is the index in the header's states of the last name
+	// the worker found there.
+	lastState int
+}
+
+// rankRun is a rank's events in a decoded block.
+type rankRun struct {
+	rank int32
+	ev   []tracefmt.Event
 }
 
 // readOptions tune how Read parses; the zero value is Read's choice.
@@ -51,6 +75,9 @@ type readOptions struct {
 	// blockSize is the text of a block (0: blockBytes). A positive
 	// value also pipelines inputs too small to be worth it, for tests.
 	blockSize int
+	// groupFrom is the fewest events flush hands over in groups (0:
+	// the default, groupFrom), for tests of small traces.
+	groupFrom int
 }
 
 // pipelined reports whether the rest of the input, after the first
@@ -98,18 +125,8 @@ func (p *parser) readBlocks(ctx context.Context) error {
 		return rf.decodeBlock(b, d)
 	}, func(b *lineblock.Block, d *decodedBlock) error {
 		first := base + b.Line
-		for i := range d.recs {
-			br := &d.recs[i]
-			if br.decoded && p.apply(&br.r) == nil {
-				continue
-			}
-			// The serial path parses the line again and words the
-			// error, if any.
-			p.s = lineScanner{line: b.Data[br.lo:br.hi], no: first + int(br.no)}
-			p.s.more()
-			if err := p.record(); err != nil {
-				return err
-			}
+		if err := p.applyBlock(b, d, first); err != nil {
+			return err
 		}
 		lr.line = first + int(d.last)
 		return nil
@@ -127,37 +144,41 @@ func (p *parser) readBlocks(ctx context.Context) error {
 	return err
 }
 
-// decodeBlock cuts b into lines, leaving out blank and comment ones, and
-// decodes each.
+// decodeBlock cuts b into lines, leaving out blank and comment ones,
+// decodes each and adds its event to its rank's run, resolved where the
+// header tells the state; the other lines are left in d.recs.
 func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
-	if cap(d.recs) == 0 {
-		// Room for lines of 24 bytes and more (a typical line has
-		// 35): the slice is not regrown block after block.
-		d.recs = make([]blockRec, 0, len(b.Data)/24+1)
+	for i := range d.runs {
+		d.runOf[d.runs[i].rank] = 0
 	}
-	d.recs = d.recs[:0]
+	d.runs, d.recs = d.runs[:0], d.recs[:0]
+	var r rec
 	err := b.Lines(func(no int, off int64, line []byte) error {
 		d.last = int32(no - b.Line)
 		s := lineScanner{line: line}
 		if !s.more() {
 			return nil
 		}
-		lo := int32(off - b.Offset)
-		// The record is set field by field, not zeroed whole: decodeFast
-		// sets every field but the name and text, which the flags
-		// cleared here make it ignore.
-		k := len(d.recs)
-		if k == cap(d.recs) {
-			d.recs = append(d.recs, blockRec{})
+		// The record is set field by field, not zeroed whole:
+		// decodeFast sets every field but the name and text, which the
+		// flags cleared here make it ignore.
+		r.named, r.hasText = false, false
+		ok := rf.decodeFast(line, s.pos, &r)
+		if !ok {
+			r = rec{}
+			ok = rf.decode(&s, &r) == nil
 		}
-		d.recs = d.recs[:k+1]
-		br := &d.recs[k]
-		br.no, br.lo, br.hi = d.last, lo, lo+int32(len(line))
-		br.r.named, br.r.hasText = false, false
-		br.decoded = rf.decodeFast(line, s.pos, &br.r)
-		if !br.decoded {
-			br.r = rec{}
-			br.decoded = rf.decode(&s, &br.r) == nil
+		done := ok && rf.resolveHeader(&r, &d.lastState)
+		var k, idx int32
+		if ok {
+			k = d.run(r.rank)
+			run := &d.runs[k]
+			idx = int32(len(run.ev))
+			run.ev = append(run.ev, r.e)
+		}
+		if !done {
+			lo := int32(off - b.Offset)
+			d.recs = append(d.recs, blockRec{r: r, no: d.last, lo: lo, hi: lo + int32(len(line)), decoded: ok, run: k, idx: idx})
 		}
 		return nil
 	})
@@ -165,4 +186,119 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		return fmt.Errorf("decoding a block: %w", err) // Lines fails only by fn
 	}
 	return nil
+}
+
+// run returns the index in d.runs of rank's run, starting it (with the
+// memory of the run once there) when the rank is new to the block.
+func (d *decodedBlock) run(rank int32) int32 {
+	r := int(rank)
+	if r >= len(d.runOf) {
+		d.runOf = slices.Grow(d.runOf, r+1-len(d.runOf))[:r+1]
+	}
+	if k := d.runOf[r]; k > 0 {
+		return k - 1
+	}
+	n := len(d.runs)
+	if n < cap(d.runs) {
+		d.runs = d.runs[:n+1]
+		d.runs[n].rank, d.runs[n].ev = rank, d.runs[n].ev[:0]
+	} else {
+		d.runs = append(d.runs, rankRun{rank: rank})
+	}
+	d.runOf[r] = int32(n + 1)
+	return int32(n)
+}
+
+// resolveHeader resolves what a decoded record needs with what the
+// header defines, reporting whether nothing is left for the parser: a
+// record with no name and no text, or an enter or leave naming a state
+// of the header by its name (stateRef's answer, which no later line
+// changes).
+func (rf *recordFormat) resolveHeader(r *rec, last *int) bool {
+	if r.hasText {
+		return false
+	}
+	switch r.e.Kind {
+	case tracefmt.KindMarker:
+		return false
+	case tracefmt.KindEnter, tracefmt.KindLeave:
+	default:
+		return true
+	}
+	nm := r.name
+	if !nm.quoted && allDigits(nm.b) {
+		return false // an index, judged against the states so far
+	}
+	if rf.stateIDs != nil {
+		id, ok := rf.stateIDs[string(nm.b)]
+		r.e.Peer = int32(id)
+		return ok
+	}
+	// A few states: comparing names costs less than hashing one, the
+	// last one found first (a leave follows its enter).
+	hs := rf.headerStates
+	if *last < len(hs) && hs[*last].name == string(nm.b) {
+		r.e.Peer = int32(hs[*last].id)
+		return true
+	}
+	for i := range hs {
+		if hs[i].name == string(nm.b) {
+			*last = i
+			r.e.Peer = int32(hs[i].id)
+			return true
+		}
+	}
+	return false
+}
+
+// applyBlock adds the records of a decoded block to their ranks' events
+// in file order: the ones left to it one by one (as the serial read
+// would), then each rank's events of the block at once. Where a rank
+// would exceed its limit, the block is parsed line by line instead,
+// which words the error.
+func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) error {
+	hi := -1
+	for _, run := range d.runs {
+		r := int(run.rank)
+		if r < len(p.pending) && p.pending[r].n > maxRankEvents-len(run.ev) {
+			return p.applyLines(b, first)
+		}
+		hi = max(hi, r)
+	}
+	for i := range d.recs {
+		br := &d.recs[i]
+		if br.decoded {
+			if err := p.resolveRec(&br.r); err == nil {
+				d.runs[br.run].ev[br.idx] = br.r.e
+				continue
+			}
+		}
+		// The serial path parses the line again and words the error
+		// (a worker's decoding, or resolving, failed: so does it).
+		p.s = lineScanner{line: b.Data[br.lo:br.hi], no: first + int(br.no)}
+		p.s.more()
+		if err := p.record(); err != nil {
+			return err
+		}
+		return fmt.Errorf("tsim: line %d: the record failed in a block but not alone", p.s.no)
+	}
+	if hi >= len(p.pending) {
+		p.pending = slices.Grow(p.pending, hi+1-len(p.pending))[:hi+1]
+	}
+	for _, run := range d.runs {
+		p.pending[run.rank].addAll(run.ev, p.slab(int(run.rank)))
+	}
+	return nil
+}
+
+// applyLines parses a block's lines one by one in file order, as the
+// serial read does.
+func (p *parser) applyLines(b *lineblock.Block, first int) error {
+	return b.Lines(func(no int, _ int64, line []byte) error {
+		p.s = lineScanner{line: line, no: first + no - b.Line}
+		if !p.s.more() {
+			return nil
+		}
+		return p.record()
+	})
 }

@@ -66,8 +66,36 @@ func TestReadBlocksSameTrace(t *testing.T) {
 		}
 	}
 	inputs["generated"] = gen.String()
+	// States the header defines (one twice, one quoted) resolve on the
+	// workers; names new to the header, indices and texts in order.
+	var hdr strings.Builder
+	hdr.WriteString("tsim 1\nranks 4\nstate A cat=p2p\nstate \"B b\"\nstate A cat=wait\nstate 7\n")
+	for i := range 600 {
+		r := i % 4
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&hdr, "%d %d enter A\n%d %d leave A\n", i, r, i, r)
+		case 1:
+			fmt.Fprintf(&hdr, "%d %d enter \"B b\"\n%d %d leave \"B b\"\n", i, r, i, r)
+		case 2:
+			fmt.Fprintf(&hdr, "%d %d enter N%d\n%d %d leave N%d\n", i, r, i%5, i, r, i%5)
+		case 3:
+			fmt.Fprintf(&hdr, "%d %d enter %d\n%d %d leave \"7\"\n", i, r, i%4, i, r)
+		case 4:
+			fmt.Fprintf(&hdr, "%d %d enter A text=t%d\n%d %d leave A\n", i, r, i%3, i, r)
+		case 5:
+			fmt.Fprintf(&hdr, "%d %d send to=%d tag=1 size=8\n%d %d recv from=%d tag=1 size=8\n", i, r, (r+1)%4, i, (r+1)%4, r)
+		}
+	}
+	inputs["header states"] = hdr.String()
+	// An index beyond the states so far, after lines the workers
+	// resolve: the error of the serial read.
+	inputs["index too high"] = hdr.String() + "700 0 enter 12\n"
 	for name, text := range inputs {
 		want, werr := readSerial(text)
+		if name == "index too high" && fmt.Sprint(werr) != `tsim: line 1207:13: expected a state name or the index of a defined state (0 to 8), got "12" (write names made of digits in quotes)` {
+			t.Errorf("%s: the serial read's error is %v", name, werr)
+		}
 		for _, size := range blockSizes {
 			got, err := readInBlocks(text, size)
 			if werr != nil || err != nil {
@@ -260,6 +288,14 @@ func TestPipelinedShortReads(t *testing.T) {
 		return b.String()
 	}
 	large, small := text(5000), text(100) // 105 KB and 2 KB: the first buffer is 16 KiB
+	// States of the header (resolved by the workers) and states,
+	// markers and texts first named in the records (in order).
+	var named strings.Builder
+	named.WriteString("tsim 1\nranks 3\nstate Known\n")
+	for i := range 3000 {
+		fmt.Fprintf(&named, "%d %d enter Known\n%d %d enter S%d text=t%d\n%d %d marker m%d\n%d %d leave S%d\n%d %d leave Known\n",
+			i, i%3, i, i%3, i%4, i%5, i, i%3, i%2, i, i%3, i%4, i, i%3)
+	}
 	short := func(s string, first int) func() io.Reader {
 		return func() io.Reader {
 			return io.MultiReader(strings.NewReader(s[:first]), strings.NewReader(s[first:]))
@@ -273,6 +309,7 @@ func TestPipelinedShortReads(t *testing.T) {
 		{"large, first read short", short(large, 4096), true},
 		{"large, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(large)) }, true},
 		{"large, whole", func() io.Reader { return strings.NewReader(large) }, true},
+		{"named in records, first read short", short(named.String(), 4096), true},
 		{"small, first read short", short(small, 100), false},
 		{"small, a byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(small)) }, false},
 	}
@@ -298,4 +335,86 @@ func TestPipelinedShortReads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlushInGroups: handing the ranks' buffers to the builder in groups
+// (each returned to the system before the next is copied) gives the
+// trace of one hand-over, events, state pairs and message pairs alike,
+// with wildcard receives and unmatched messages, read serially and in
+// blocks.
+func TestFlushInGroups(t *testing.T) {
+	var msgs strings.Builder
+	msgs.WriteString("tsim 1\nranks 5\n")
+	for i := range 3000 {
+		t0 := 10 * i
+		fmt.Fprintf(&msgs, "%d 0 enter MPI_Send\n%d 0 send to=1 tag=%d size=8\n%d 0 leave MPI_Send\n", t0, t0, i%3, t0+1)
+		fmt.Fprintf(&msgs, "%d 1 recv from=0 tag=%d size=8 anysrc anytag\n", t0+2, i%3)
+		// Tags that differ: rank 2's sends and rank 3's receives stay
+		// unmatched.
+		fmt.Fprintf(&msgs, "%d 2 send to=3 tag=1 size=8\n%d 3 recv from=2 tag=2 size=8\n", t0+3, t0+4)
+		fmt.Fprintf(&msgs, "%d 4 compute dur=1\n", t0+5)
+	}
+	inputs := map[string]string{
+		"bench trace":              string(mustWrite(t, benchTrace(t, 20_000, 8))),
+		"wildcards and unmatched":  msgs.String(),
+		"one rank with nearly all": "tsim 1\nranks 3\n" + strings.Repeat("1 0 compute dur=1\n", 5000) + "2 1 compute dur=1\n3 2 compute dur=1\n",
+		// Four ranks a slab range: groups end with a range.
+		"many ranks": "tsim 1\nranks 200\nstate S\n" + repeat(8000, func(i int) string {
+			return fmt.Sprintf("%d %d enter S\n%d %d send to=%d tag=0 size=8\n%d %d leave S\n%d %d recv from=%d tag=0 size=8\n",
+				i, i%200, i, i%200, (i+1)%200, i, i%200, i, (i+1)%200, i%200)
+		}),
+		"ranks without events between": "tsim 1\nranks 9\n" + strings.Repeat("1 0 compute dur=1\n2 8 compute dur=2\n", 3000),
+	}
+	for name, text := range inputs {
+		want, err := readSerial(text)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		unmatched, wildcards, events := 0, 0, 0
+		for _, rk := range want.Ranks {
+			events += len(rk.Events)
+			for _, e := range rk.Events {
+				if (e.Kind == tracefmt.KindSend || e.Kind == tracefmt.KindRecv) && e.Match < 0 {
+					unmatched++
+				}
+				if e.Flags&tracefmt.FlagAnySource != 0 {
+					wildcards++
+				}
+			}
+		}
+		// Every record is an event: the lines that start with a time.
+		records := 0
+		for line := range strings.Lines(text) {
+			if line[0] == '-' || line[0] >= '0' && line[0] <= '9' {
+				records++
+			}
+		}
+		if events != records {
+			t.Fatalf("%s: %d events, want %d", name, events, records)
+		}
+		if name == "wildcards and unmatched" && (unmatched != 6000 || wildcards != 3000) {
+			t.Fatalf("%s: %d unmatched messages and %d wildcard receives, want 6000 and 3000", name, unmatched, wildcards)
+		}
+		for _, o := range []readOptions{{workers: 1, groupFrom: 1}, {workers: 3, blockSize: 4096, groupFrom: 1}, {workers: 2, groupFrom: 700}} {
+			got, err := read(context.Background(), strings.NewReader(text), o)
+			if err != nil {
+				t.Fatalf("%s, %+v: %v", name, o, err)
+			}
+			if d := diffTraces(want, got); d != "" {
+				t.Errorf("%s, %+v: %s", name, o, d)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %+v: the trace differs from the one read in one hand-over", name, o)
+			}
+		}
+	}
+}
+
+// repeat joins the n texts of line.
+func repeat(n int, line func(i int) string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(line(i))
+	}
+	return b.String()
 }
