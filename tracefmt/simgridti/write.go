@@ -140,6 +140,11 @@ func newWriter(t *tracefmt.Trace, opt WriteOptions) (*writer, error) {
 		ev := t.Ranks[r].Events
 		for i := range ev {
 			e := &ev[i]
+			// A receive is written with the larger of its size and its
+			// send's: both are checked here.
+			if e.IsP2P() && e.Size >= maxStated {
+				return nil, fmt.Errorf("simgridti: rank %d event %d: %s of %d bytes, more than the 2^53 a TI trace may state", r, i, e.Kind, e.Size)
+			}
 			if e.Kind != tracefmt.KindCollective {
 				continue
 			}
@@ -279,7 +284,9 @@ func (w *writer) writeRank(out io.Writer, r int, withInit bool) error {
 			w.wait(r, e, reqs)
 		case tracefmt.KindCollective:
 			flushGap()
-			w.collective(r, k, e)
+			if b := w.collective(r, k, e); b >= maxStated {
+				return fmt.Errorf("simgridti: rank %d event %d: %s: a count of %d bytes, more than the 2^53 a TI trace may state", r, i, e.Op(), b)
+			}
 			k++
 		}
 		if len(w.buf) >= 32<<10 {
@@ -620,8 +627,15 @@ func (w *writer) pick(counts ...[]int64) Datatype {
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// collective writes rank r's line for its collective call k.
-func (w *writer) collective(r, k int, e *tracefmt.Event) {
+// maxStated bounds the bytes of one count in a TI trace: the reader
+// refuses more (SimGrid parses counts as doubles), so the writer must not
+// write it.
+const maxStated = 1 << 53
+
+// collective writes rank r's line for its collective call k. It returns
+// the largest count written, in bytes, for the caller to refuse one the
+// reader would (maxStated).
+func (w *writer) collective(r, k int, e *tracefmt.Event) int64 {
 	var dt Datatype
 	if e.Op() == tracefmt.OpAlltoallv {
 		dt = w.matrix(k).dt
@@ -634,9 +648,11 @@ func (w *writer) collective(r, k int, e *tracefmt.Event) {
 	w.buf = strconv.AppendInt(w.buf, int64(r), 10)
 	w.buf = append(w.buf, ' ')
 	w.buf = append(w.buf, action...)
+	var most int64
 	for _, a := range args {
 		v := a.v
 		if a.count {
+			most = max(most, v)
 			v /= d
 		}
 		w.buf = append(w.buf, ' ')
@@ -647,4 +663,5 @@ func (w *writer) collective(r, k int, e *tracefmt.Event) {
 		w.buf = strconv.AppendInt(w.buf, int64(dt), 10)
 	}
 	w.buf = append(w.buf, '\n')
+	return most
 }

@@ -540,3 +540,74 @@ func TestWriteTaggedSendrecv(t *testing.T) {
 		t.Errorf("wrote:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }
+
+// TestWriteCountsStated: the writer refuses a count the reader would
+// refuse (2^53 bytes or more, which a tsim trace may hold: a FuzzCross
+// find, "0 allgather" of 1e16 bytes written and then not read back), and
+// writes what stays below it; an alltoall is judged by its per-peer
+// blocks, which is what the line states.
+func TestWriteCountsStated(t *testing.T) {
+	const big = int64(1) << 53
+	tests := []struct {
+		name string
+		add  func(b *tracefmt.Builder) error
+		want string // the error, or "" when the trace is written and reads back
+	}{
+		{"send of 2^53 bytes", func(b *tracefmt.Builder) error {
+			if _, err := b.Add(0, tracefmt.Send(0, 1, 0, 0, big)); err != nil {
+				return err
+			}
+			_, err := b.Add(1, tracefmt.Recv(0, 0, 0, 0, 8))
+			return err
+		}, "simgridti: rank 0 event 0: send of 9007199254740992 bytes, more than the 2^53 a TI trace may state"},
+		{"send of 2^53-8 bytes", func(b *tracefmt.Builder) error {
+			if _, err := b.Add(0, tracefmt.Send(0, 1, 0, 0, big-8)); err != nil {
+				return err
+			}
+			_, err := b.Add(1, tracefmt.Recv(0, 0, 0, 0, big-8))
+			return err
+		}, ""},
+		{"allgather of 1e16 bytes", func(b *tracefmt.Builder) error {
+			for r := range 2 {
+				if _, err := b.Add(r, tracefmt.Collective(0, tracefmt.OpAllgather, -1, 0, 1e16, 2e16)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "simgridti: rank 0 event 0: allgather: a count of 10000000000000000 bytes, more than the 2^53 a TI trace may state"},
+		{"alltoall of 2^53 bytes in blocks of 2^52", func(b *tracefmt.Builder) error {
+			for r := range 2 {
+				if _, err := b.Add(r, tracefmt.Collective(0, tracefmt.OpAlltoall, -1, 0, big, big)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tracefmt.NewBuilder(2, false, tracefmt.Second)
+			if err := tt.add(b); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := b.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = Write(&out, tr, WriteOptions{})
+			if tt.want != "" {
+				if err == nil || err.Error() != tt.want {
+					t.Fatalf("Write error %v, want %s", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Write: %v", err)
+			}
+			if _, err := Read(bytes.NewReader(out.Bytes()), nil); err != nil {
+				t.Errorf("cannot read what was written: %v\n%s", err, out.Bytes())
+			}
+		})
+	}
+}
