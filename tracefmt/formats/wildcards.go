@@ -100,32 +100,38 @@ func wildcardIn(b []byte, upTo int) bool {
 }
 
 // withoutUnrecordedSources returns src with a header that says it has no
-// wildcard receives whose sender is unrecorded when its TI files prove
-// it, else src.
-func withoutUnrecordedSources(path string, src tracefmt.Source) (tracefmt.Source, error) {
+// wildcard receives whose sender is unrecorded when the files of the TI
+// index at path prove it, else src.
+func withoutUnrecordedSources(path string, src tracefmt.Source) tracefmt.Source {
 	h := src.Header()
 	if n, ok := h.Attr(tracefmt.AttrUnrecordedSources); !ok || n != "" {
-		return src, nil
+		return src
 	}
+	// An index or file that cannot be read is the reader's to report, at
+	// its line: the header stays as the reader made it.
 	files, err := simgridti.IndexFiles(path)
 	if err != nil || len(files) == 0 {
-		return src, err
+		return src
 	}
 	if may, err := tiMayHaveWildcards(files); may || err != nil {
-		// An unreadable file is the reader's to report, at its line.
-		return src, nil
+		return src
 	}
-	hdr := *h
-	hdr.Attrs = slices.DeleteFunc(slices.Clone(h.Attrs), func(a tracefmt.Attr) bool { return a.Key == tracefmt.AttrUnrecordedSources })
-	return &knownSenders{Source: src, hdr: &hdr}, nil
+	attrs := slices.DeleteFunc(slices.Clone(h.Attrs), func(a tracefmt.Attr) bool { return a.Key == tracefmt.AttrUnrecordedSources })
+	return &knownSenders{Source: src, attrs: attrs}
 }
 
-// knownSenders is a Source whose header says what a scan of its files
-// found out.
+// knownSenders is a Source whose header's attributes say what a scan of
+// its files found out.
 type knownSenders struct {
 	tracefmt.Source
-	hdr *tracefmt.Trace
+	attrs []tracefmt.Attr
 }
 
-// Header returns the header with the scan's findings.
-func (k *knownSenders) Header() *tracefmt.Trace { return k.hdr }
+// Header returns the source's header with the scan's attributes: a copy
+// each time, since the source's Markers and Texts grow as its events are
+// read (Prefetch asks after every read).
+func (k *knownSenders) Header() *tracefmt.Trace {
+	h := *k.Source.Header()
+	h.Attrs = k.attrs
+	return &h
+}

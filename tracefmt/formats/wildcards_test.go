@@ -21,7 +21,7 @@ func TestTIWildcardScan(t *testing.T) {
 			src = string(rune('0' + left))
 		}
 		return strings.NewReplacer("R", string(rune('0'+r)), "S", src, "D", string(rune('0'+right))).Replace(
-			"R init\nR compute 1e+06\nR irecv S -444 8000 6\nR isend D 0 8000 6\nR waitall 2\nR allreduce 100 0 0\nR finalize\n")
+			"R init\nR location cg.c 1R\nR compute 1e+06\nR irecv S -444 8000 6\nR isend D 0 8000 6\nR waitall 2\nR allreduce 100 0 0\nR finalize\n")
 	}
 	for _, tc := range []struct {
 		name string
@@ -37,7 +37,7 @@ func TestTIWildcardScan(t *testing.T) {
 		{"-000333", "-000333", 0, true},
 		{"-555 far in", "-555", 40000, true},
 		{"-555 further", "-555", 40001, true},
-		{"-55 is no wildcard, nor the -444 tags", "-55", 0, false},
+		{"-55 is no wildcard, nor the -444 tags (the reader refuses -55)", "-55", 0, false},
 		{"-5550 counts, conservatively", "-5550", 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestTIWildcardScan(t *testing.T) {
 			for r := range 4 {
 				text := ring(r, "")
 				if r == 2 {
-					text = strings.Replace(ring(r, tc.src), "2 init\n", "2 init\n"+strings.Repeat("2 compute 1\n", tc.pad), 1)
+					text = strings.Replace(ring(r, tc.src), "2 location cg.c 12\n", "2 location cg.c 12\n"+strings.Repeat("2 compute 1\n", tc.pad), 1)
 				}
 				name := filepath.Join("ring_files", "rank-"+string(rune('0'+r))+".txt")
 				if err := os.MkdirAll(filepath.Join(dir, "ring_files"), 0o755); err != nil {
@@ -92,8 +92,12 @@ func TestTIWildcardScan(t *testing.T) {
 			// the reader's error at the source outside the world.
 			var ev [64]tracefmt.Event
 			k, err := src.ReadRank(2, ev[:])
-			if err != nil && !strings.HasPrefix(err.Error(), "ring_files/rank-2.txt:3:9: source "+tc.src+" is outside the world") || err == nil && k < 4 {
+			if err != nil && !strings.HasPrefix(err.Error(), "ring_files/rank-2.txt:4:9: source "+tc.src+" is outside the world") || err == nil && k < 4 {
 				t.Errorf("ReadRank(2): %d events, %v", k, err)
+			}
+			// The markers and texts the read defined are in the header.
+			if h := src.Header(); err == nil && !(len(h.Markers) == 1 && h.Markers[0].Name == "location" && len(h.Texts) == 1 && h.Texts[0] == "cg.c:12") {
+				t.Errorf("after reading rank 2: markers %v, texts %q; want [location], [cg.c:12]", h.Markers, h.Texts)
 			}
 		})
 	}
