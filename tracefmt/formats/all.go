@@ -141,7 +141,7 @@ func All() []Format {
 				if err != nil {
 					return nil, err // *Source(nil) would make a non-nil interface
 				}
-				return src, nil
+				return withoutUnrecordedSources(path, src), nil
 			},
 		},
 		{

@@ -1,0 +1,104 @@
+package formats
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// TestTIWildcardScan: the scan of a streamed TI index's files finds every
+// source the reader takes for MPI_ANY_SOURCE (-555, -333, with leading
+// zeros), wherever the buffer boundaries fall, and OpenSource's header
+// keeps tracefmt.AttrUnrecordedSources ("": counted as read) unless the
+// files have none.
+func TestTIWildcardScan(t *testing.T) {
+	ring := func(r int, src string) string {
+		left, right := (r+3)%4, (r+1)%4
+		if src == "" {
+			src = string(rune('0' + left))
+		}
+		return strings.NewReplacer("R", string(rune('0'+r)), "S", src, "D", string(rune('0'+right))).Replace(
+			"R init\nR location cg.c 1R\nR compute 1e+06\nR irecv S -444 8000 6\nR isend D 0 8000 6\nR waitall 2\nR allreduce 100 0 0\nR finalize\n")
+	}
+	for _, tc := range []struct {
+		name string
+		src  string // rank 2's receive source; "" its left neighbour
+		pad  int    // compute lines before rank 2's receive, moving it past buffer boundaries
+		want bool   // a wildcard may be there
+	}{
+		{"none", "", 0, false},
+		{"none, far in", "", 40000, false},
+		{"-555", "-555", 0, true},
+		{"-333", "-333", 0, true},
+		{"-0555", "-0555", 0, true},
+		{"-000333", "-000333", 0, true},
+		{"-555 far in", "-555", 40000, true},
+		{"-555 further", "-555", 40001, true},
+		{"-55 is no wildcard, nor the -444 tags (the reader refuses -55)", "-55", 0, false},
+		{"-5550 counts, conservatively", "-5550", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var index []string
+			for r := range 4 {
+				text := ring(r, "")
+				if r == 2 {
+					text = strings.Replace(ring(r, tc.src), "2 location cg.c 12\n", "2 location cg.c 12\n"+strings.Repeat("2 compute 1\n", tc.pad), 1)
+				}
+				name := filepath.Join("ring_files", "rank-"+string(rune('0'+r))+".txt")
+				if err := os.MkdirAll(filepath.Join(dir, "ring_files"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				index = append(index, filepath.Join(dir, name))
+			}
+			for _, size := range []int{16, 17, 64, wildcardScanBuf} {
+				buf := make([]byte, size)
+				got := false
+				for _, f := range index {
+					found, err := fileMayHaveWildcards(f, buf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = got || found
+				}
+				if got != tc.want {
+					t.Errorf("buffer of %d bytes: wildcard %v, want %v", size, got, tc.want)
+				}
+			}
+			path := filepath.Join(dir, "ring.txt")
+			var list strings.Builder
+			for r := range 4 {
+				list.WriteString("ring_files/rank-" + string(rune('0'+r)) + ".txt\n")
+			}
+			if err := os.WriteFile(path, []byte(list.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src, err := OpenSource(path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			n, ok := src.Header().Attr(tracefmt.AttrUnrecordedSources)
+			if ok != tc.want || n != "" {
+				t.Errorf("header %s = %q, present %v; want present %v with \"\"", tracefmt.AttrUnrecordedSources, n, ok, tc.want)
+			}
+			// The header's source reads as before: rank 2's events, or
+			// the reader's error at the source outside the world.
+			var ev [64]tracefmt.Event
+			k, err := src.ReadRank(2, ev[:])
+			if err != nil && !strings.HasPrefix(err.Error(), "ring_files/rank-2.txt:4:9: source "+tc.src+" is outside the world") || err == nil && k < 4 {
+				t.Errorf("ReadRank(2): %d events, %v", k, err)
+			}
+			// The markers and texts the read defined are in the header.
+			if h := src.Header(); err == nil && !(len(h.Markers) == 1 && h.Markers[0].Name == "location" && len(h.Texts) == 1 && h.Texts[0] == "cg.c:12") {
+				t.Errorf("after reading rank 2: markers %v, texts %q; want [location], [cg.c:12]", h.Markers, h.Texts)
+			}
+		})
+	}
+}
