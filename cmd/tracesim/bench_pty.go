@@ -487,9 +487,10 @@ func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error),
 		}
 	}
 	cpu0 := make([]time.Duration, len(gs))
+	cpu0ok := make([]bool, len(gs))
 	sw0 := make([]int, len(gs))
 	for i, g := range gs {
-		cpu0[i], _ = procCPU(g.cmd.Process.Pid)
+		cpu0[i], cpu0ok[i] = procCPU(g.cmd.Process.Pid)
 		sw0[i] = procSwitches(g.cmd.Process.Pid)
 	}
 	for i := range cs[0].presses {
@@ -502,7 +503,7 @@ func runUIBench(cs []uiBenchConfig, start func(uiBenchConfig) (*uiGroup, error),
 	}
 	for i, g := range gs {
 		g.pressCPU = -1
-		if cpu, ok := procCPU(g.cmd.Process.Pid); ok && cpu0[i] > 0 {
+		if cpu, ok := procCPU(g.cmd.Process.Pid); ok && cpu0ok[i] {
 			g.pressCPU = cpu - cpu0[i]
 		}
 		g.pressSwitches = -1
@@ -565,9 +566,15 @@ func idleCPU(gs []*uiGroup, d time.Duration) []float64 {
 	return out
 }
 
-// procCPU reads the user and system time of process pid from
-// /proc/PID/stat (Linux; in clock ticks of 1/100 s).
+// procCPU returns the CPU time process pid has used (Linux): the sum of
+// its threads' run times from /proc/PID/task/*/schedstat, in
+// nanoseconds, or else user plus system time from /proc/PID/stat. The
+// latter counts in ticks of 1/100 s, too coarse for a dozen presses of
+// a millisecond each: they would read as 0.
 func procCPU(pid int) (time.Duration, bool) {
+	if d, ok := procSchedCPU(pid); ok {
+		return d, true
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, false
@@ -588,6 +595,39 @@ func procCPU(pid int) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(u+s) * 10 * time.Millisecond, true
+}
+
+// procSchedCPU sums the run time of process pid's threads from
+// /proc/PID/task/*/schedstat (its first field, in nanoseconds); false
+// when the kernel keeps no such file. A thread that ended takes its
+// time with it; the Go runtime rarely ends one.
+func procSchedCPU(pid int) (time.Duration, bool) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, false
+	}
+	var total time.Duration
+	read := 0
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			if os.IsNotExist(err) && read == 0 {
+				return 0, false // no schedstat in this kernel
+			}
+			continue // the thread ended meanwhile
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, false
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		total += time.Duration(ns)
+		read++
+	}
+	return total, read > 0
 }
 
 // procSwitches sums the voluntary and involuntary context switches of
