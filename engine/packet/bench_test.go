@@ -32,6 +32,13 @@ func BenchmarkPacketHops(b *testing.B) {
 		{"torus32x32-dor", "torus:32x32", "dor", 2, 4},
 		{"torus32x32-adaptive", "torus:32x32", "adaptive", 3, 4},
 		{"torus16x16x16-adaptive", "torus:16x16x16", "adaptive", 3, 1},
+		// One router of N ports, the default of sim --model packet: the
+		// same work per hop at every size (two hops a packet), so that
+		// what changes with N is the memory the hops touch (issue #19,
+		// per-event spread across rank counts).
+		{"crossbar64", "crossbar:64", "", 2, 64},
+		{"crossbar4096", "crossbar:4096", "", 2, 4},
+		{"crossbar65536", "crossbar:65536", "", 2, 1},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
