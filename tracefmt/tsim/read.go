@@ -602,10 +602,19 @@ func (p *parser) startRecords() error {
 	if n := min(len(p.counts), p.ranks); n > 0 {
 		// Each counted rank's stream, at its size: the records are
 		// decoded into place, and handed to the builder as they are.
+		// The streams are cut from one array: allocated apart, each
+		// would be rounded up to whole pages (4 % more at 4,096 ranks
+		// of 1,150 events).
+		total := 0
+		for _, c := range p.counts[:n] {
+			total += int(c)
+		}
+		arena := make([]tracefmt.Event, total)
 		p.pending = make([]rankBuffer, n)
 		for r, c := range p.counts[:n] {
 			if c > 0 {
-				p.pending[r] = rankBuffer{cur: make([]tracefmt.Event, 0, c), owned: true}
+				p.pending[r] = rankBuffer{cur: arena[:0:c], owned: true}
+				arena = arena[c:]
 			}
 		}
 	}
