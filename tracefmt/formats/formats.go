@@ -403,10 +403,10 @@ func readerContext(r io.Reader) context.Context {
 }
 
 // watchedFile is a watchedReader that can also read its file at an
-// offset (io.ReaderAt), for a reader that looks the file over in a pass
-// of its own before reading it in order (tsim counts each rank's
-// records, to decode them into place). ReadAt stops with the context
-// but reports no progress.
+// offset (io.ReaderAt) and says its size, for a reader that looks the
+// file over in a pass of its own before reading it in order (tsim counts
+// each rank's records, to decode them into place). ReadAt stops with the
+// context but reports no progress.
 type watchedFile struct {
 	*watchedReader
 	f io.ReaderAt
@@ -418,6 +418,10 @@ func (w watchedFile) ReadAt(p []byte, off int64) (int, error) {
 	}
 	return w.f.ReadAt(p, off)
 }
+
+// Size is the file's size when it was opened, so that a reader may
+// share a pass over it between goroutines.
+func (w watchedFile) Size() int64 { return w.total }
 
 // withFile returns w, made a watchedFile when f reads at offsets.
 func withFile(w *watchedReader, f any) io.Reader {

@@ -3,7 +3,9 @@ package tsim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"sync"
 )
 
 // An input that can be read again (an io.ReaderAt: a file, or a reader of
@@ -20,67 +22,118 @@ import (
 // countBuf is the size of the count pass's reads.
 const countBuf = 64 << 10
 
+// minCountPart is the fewest bytes the count pass gives a goroutine of
+// its own.
+const minCountPart = 4 << 20
+
 // countRecords counts the lines of ra from offset off that look like
 // records (a number or - first, then a rank), by rank, for the ranks
-// below limit. It stops at the first read error, which it returns with
-// the counts so far; ctx is looked at between reads.
-func countRecords(ctx context.Context, ra io.ReaderAt, off int64, limit int) ([]int32, error) {
+// below limit, in up to parts pieces on goroutines of their own when
+// size (ra's length, 0 when unknown) says there is enough to share. It
+// stops at the first read error, which it returns; ctx is looked at
+// between reads.
+func countRecords(ctx context.Context, ra io.ReaderAt, off, size int64, parts, limit int) ([]int32, error) {
+	parts = min(parts, int((size-off)/minCountPart))
+	if parts < 2 {
+		return countRange(ctx, ra, off, -1, false, limit)
+	}
+	// Part k counts the lines that start in [at[k], at[k+1]); the last
+	// reads on to the end, wherever it is now.
+	counts := make([][]int32, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	step := (size - off) / int64(parts)
+	for k := range parts {
+		from, end := off+int64(k)*step, off+int64(k+1)*step
+		if k == parts-1 {
+			end = -1
+		}
+		first := k == 0
+		wg.Go(func() {
+			counts[k], errs[k] = countPart(ctx, ra, from, end, first, limit)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	total := counts[0]
+	for _, c := range counts[1:] {
+		if len(c) > len(total) {
+			total, c = c, total
+		}
+		for r, n := range c {
+			total[r] = int32(min(int64(total[r])+int64(n), maxRankEvents))
+		}
+	}
+	return total, nil
+}
+
+// countPart counts the lines that start in ra from offset from and
+// before end (-1: to the end); from is a line's start when first is set.
+func countPart(ctx context.Context, ra io.ReaderAt, from, end int64, first bool, limit int) ([]int32, error) {
+	if first || from == 0 {
+		return countRange(ctx, ra, from, end, false, limit)
+	}
+	// A line starts at from when the byte before it ends one: reading
+	// from there and skipping to the first newline finds the first line
+	// that starts at from or after.
+	return countRange(ctx, ra, from-1, end, true, limit)
+}
+
+// countRange counts the lines that start in ra from offset off and
+// before offset end (-1: to the end of ra), skipping the first line's
+// bytes up to its newline when skip is set.
+func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, limit int) ([]int32, error) {
 	var counts []int32
 	buf := make([]byte, countBuf)
 	carry := 0 // bytes of a line cut by the end of the last read
-	skip := false
+	base := off
 	for {
 		if err := ctx.Err(); err != nil {
 			return counts, err
 		}
-		n, err := ra.ReadAt(buf[carry:], off)
-		off += int64(n)
-		end := carry + n
+		n, err := ra.ReadAt(buf[carry:], base+int64(carry))
 		last := err != nil
-		if err != nil && err != io.EOF {
+		if last && err != io.EOF {
 			return counts, err
 		}
-		data := buf[:end]
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
+		data := buf[:carry+n]
+		pos := 0
+		for pos < len(data) {
+			if !skip && end >= 0 && base+int64(pos) >= end {
+				return counts, nil
+			}
+			i := bytes.IndexByte(data[pos:], '\n')
 			if i < 0 {
 				if !last {
 					break
 				}
-				i = len(data)
+				i = len(data) - pos
 			}
 			if !skip {
-				counts = countLine(counts, data[:i], limit)
+				counts = countLine(counts, data[pos:pos+i], limit)
 			}
 			skip = false
-			data = data[min(i+1, len(data)):]
+			pos += i + 1
 		}
 		if last {
 			return counts, nil
 		}
-		carry = copy(buf, data)
-		if carry == len(buf) {
-			// A line longer than the buffer: its first fields decide,
-			// and the rest of it is skipped.
-			counts = countLine(counts, buf, limit)
-			carry, skip = 0, true
-			for skip {
-				n, err := ra.ReadAt(buf, off)
-				if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-					// The next read starts after the line.
-					off += int64(i + 1)
-					skip = false
-					break
-				}
-				off += int64(n)
-				if err != nil {
-					if err == io.EOF {
-						return counts, nil
-					}
-					return counts, err
-				}
+		if pos == 0 && len(data) == len(buf) {
+			// A line longer than the buffer: its first fields decide
+			// (the line's start was checked against end above), and
+			// the rest of it is skipped.
+			if !skip {
+				counts = countLine(counts, data, limit)
 			}
+			skip = true
+			base += int64(len(buf))
+			carry = 0
+			continue
 		}
+		carry = copy(buf, data[pos:])
+		base += int64(pos)
 	}
 }
 

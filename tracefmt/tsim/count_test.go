@@ -36,28 +36,98 @@ func TestCountRecords(t *testing.T) {
 		{"a long line at the end", "1 0 x\n" + strings.TrimSuffix(long, "\n"), 9, []int32{1, 0, 1}},
 	}
 	for _, c := range cases {
-		got, err := countRecords(context.Background(), strings.NewReader(c.in), 0, c.limit)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		// Trailing zeros are room, not counts.
-		for len(got) > len(c.want) && got[len(got)-1] == 0 {
-			got = got[:len(got)-1]
-		}
+		// In one piece, and cut into pieces counted apart (countPart,
+		// as countRecords calls it on a large input), at every offset
+		// for the short inputs: a line is counted once whichever
+		// piece it starts in.
+		got := countInPieces(t, c.in, []int64{0}, c.limit)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: counts %v, want %v", c.name, got, c.want)
+		}
+		for cut := int64(1); cut < int64(len(c.in)); cut++ {
+			if len(c.in) > 200 && cut%997 != 0 && cut != int64(len(c.in))-3 {
+				continue
+			}
+			for _, cuts := range [][]int64{{0, cut}, {0, cut / 2, cut}} {
+				if got := countInPieces(t, c.in, cuts, c.limit); !reflect.DeepEqual(got, c.want) {
+					t.Fatalf("%s, pieces from %v: counts %v, want %v", c.name, cuts, got, c.want)
+				}
+			}
 		}
 	}
 	// From an offset: the lines before it are not counted.
 	in := "9 1 x\n9 0 x\n"
-	got, err := countRecords(context.Background(), strings.NewReader(in), 6, 9)
+	got, err := countRecords(context.Background(), strings.NewReader(in), 6, 0, 1, 9)
 	if err != nil || !reflect.DeepEqual(got, []int32{1}) {
 		t.Errorf("from offset 6: %v, %v, want [1]", got, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := countRecords(ctx, strings.NewReader(in), 0, 9); !errors.Is(err, context.Canceled) {
+	if _, err := countRecords(ctx, strings.NewReader(in), 0, 0, 1, 9); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// countInPieces counts in with countPart from each offset of cuts to
+// the next, as countRecords does, and sums the pieces' counts without
+// trailing zeros.
+func countInPieces(t *testing.T, in string, cuts []int64, limit int) []int32 {
+	t.Helper()
+	var total []int32
+	for k, from := range cuts {
+		end := int64(-1)
+		if k+1 < len(cuts) {
+			end = cuts[k+1]
+		}
+		c, err := countPart(context.Background(), strings.NewReader(in), from, end, k == 0, limit)
+		if err != nil {
+			t.Fatalf("pieces %v: %v", cuts, err)
+		}
+		for len(total) < len(c) {
+			total = append(total, 0)
+		}
+		for r, n := range c {
+			total[r] += n
+		}
+	}
+	for len(total) > 0 && total[len(total)-1] == 0 {
+		total = total[:len(total)-1]
+	}
+	return total
+}
+
+// TestCountRecordsInParts: the count of a large input shared between
+// goroutines is the count in one piece.
+func TestCountRecordsInParts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("tsim 1\nranks 7\n")
+	for i := 0; b.Len() < 3*minCountPart+12345; i++ {
+		fmt.Fprintf(&b, "%d %d compute dur=%d\n", i, (i*i)%7, i%1000)
+	}
+	in := b.String()
+	one, err := countRecords(context.Background(), strings.NewReader(in), 0, int64(len(in)), 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range []int{2, 3} {
+		got, err := countRecords(context.Background(), strings.NewReader(in), 0, int64(len(in)), parts, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Trailing zeros are room, not counts.
+		for len(got) > len(one) && got[len(got)-1] == 0 {
+			got = got[:len(got)-1]
+		}
+		if !reflect.DeepEqual(got, one) {
+			t.Errorf("in %d parts: %v, want %v", parts, got, one)
+		}
+	}
+	sum := 0
+	for _, n := range one {
+		sum += int(n)
+	}
+	if lines := strings.Count(in, "\n") - 2; sum != lines {
+		t.Errorf("%d records counted, want %d", sum, lines)
 	}
 }
 

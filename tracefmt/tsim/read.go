@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +75,17 @@ func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, err
 				off = at
 			}
 		}
-		counts, err := countRecords(ctx, ra, off, MaxRanks)
+		// Shared on the CPUs that decode (blocks.go) when the input
+		// says its size (bytes.Reader, formats.Open's file).
+		var size int64
+		if sz, ok := r.(interface{ Size() int64 }); ok {
+			size = sz.Size()
+		}
+		workers := o.workers
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		counts, err := countRecords(ctx, ra, off, size, workers, MaxRanks)
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
