@@ -139,7 +139,7 @@ func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, 
 
 // countLine adds line to counts when it looks like a record of a rank
 // below limit: blanks, a field that starts with a digit, '-', '+' or
-// '.', blanks and a rank followed by a blank.
+// '.', blanks, a rank, blanks and a lower-case letter.
 func countLine(counts []int32, line []byte, limit int) []int32 {
 	i := 0
 	for i < len(line) && isBlank(line[i]) {
@@ -164,7 +164,16 @@ func countLine(counts []int32, line []byte, limit int) []int32 {
 			return counts
 		}
 	}
-	if digits == 0 || i < len(line) && !isBlank(line[i]) {
+	if digits == 0 || i == len(line) || !isBlank(line[i]) {
+		return counts
+	}
+	// A kind follows: lines of junk ("0 0") count nothing, so that the
+	// streams allocated for the counts stay within a few times the size
+	// of what could be records.
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] < 'a' || line[i] > 'z' {
 		return counts
 	}
 	if r >= len(counts) {

@@ -31,6 +31,7 @@ func TestCountRecords(t *testing.T) {
 		{"blanks and CRLF", "  \t3   1 enter A\r\n3\t1\tleave A\r\n", 9, []int32{0, 2}},
 		{"no newline at the end", "1 0 x\n2 1 x", 9, []int32{1, 1}},
 		{"not a rank", "1 x compute\n1 1x compute\n1\n1 \nx 0 y\n", 9, nil},
+		{"no kind after the rank", "1 0\n1 0 \n1 0 7\n1 0 Enter\n1 0\tenter\n", 9, []int32{1}},
 		{"rank from limit on", "1 3 x\n1 99999999999999999999 x\n1 2 x\n", 3, []int32{0, 0, 1}},
 		{"a line longer than a read", "1 0 x\n" + long + long + "1 1 x\n", 9, []int32{1, 1, 2}},
 		{"a long line at the end", "1 0 x\n" + strings.TrimSuffix(long, "\n"), 9, []int32{1, 0, 1}},
