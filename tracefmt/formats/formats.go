@@ -164,7 +164,7 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 	if !fm.Readable() {
 		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", path, fm.Name, strings.Join(readable(), ", "))
 	}
-	r := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
+	r := withFile(&watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}, f)
 	t, err := fm.Read(path, r)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -393,10 +393,42 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 // load is cancelled (not only at its next read of r), or
 // context.Background() for any other reader.
 func readerContext(r io.Reader) context.Context {
-	if w, ok := r.(*watchedReader); ok {
+	switch w := r.(type) {
+	case *watchedReader:
+		return w.ctx
+	case watchedFile:
 		return w.ctx
 	}
 	return context.Background()
+}
+
+// watchedFile is a watchedReader that can also read its file at an
+// offset (io.ReaderAt) and says its size, for a reader that looks the
+// file over in a pass of its own before reading it in order (tsim counts
+// each rank's records, to decode them into place). ReadAt stops with the
+// context but reports no progress.
+type watchedFile struct {
+	*watchedReader
+	f io.ReaderAt
+}
+
+func (w watchedFile) ReadAt(p []byte, off int64) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return w.f.ReadAt(p, off)
+}
+
+// Size is the file's size when it was opened, so that a reader may
+// share a pass over it between goroutines.
+func (w watchedFile) Size() int64 { return w.total }
+
+// withFile returns w, made a watchedFile when f reads at offsets.
+func withFile(w *watchedReader, f any) io.Reader {
+	if ra, ok := f.(io.ReaderAt); ok {
+		return watchedFile{w, ra}
+	}
+	return w
 }
 
 // watchedReader reports progress and stops reading once its context is

@@ -109,7 +109,7 @@ func OpenIn(ctx context.Context, root *os.Root, name, format string, progress Pr
 		}
 		return rc, nil
 	}
-	r := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
+	r := withFile(&watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}, f)
 	t, err := read(fm, name, r, side)
 	if err != nil {
 		if ctx.Err() != nil {

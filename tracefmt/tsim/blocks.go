@@ -75,9 +75,9 @@ type readOptions struct {
 	// blockSize is the text of a block (0: blockBytes). A positive
 	// value also pipelines inputs too small to be worth it, for tests.
 	blockSize int
-	// groupFrom is the fewest events flush hands over in groups (0:
-	// the default, groupFrom), for tests of small traces.
-	groupFrom int
+	// noCount skips the count pass of an input that could be read
+	// twice (count.go), for tests of the reading in chunks.
+	noCount bool
 }
 
 // pipelined reports whether the rest of the input, after the first

@@ -337,12 +337,11 @@ func TestPipelinedShortReads(t *testing.T) {
 	}
 }
 
-// TestFlushInGroups: handing the ranks' buffers to the builder in groups
-// (each returned to the system before the next is copied) gives the
-// trace of one hand-over, events, state pairs and message pairs alike,
-// with wildcard receives and unmatched messages, read serially and in
-// blocks.
-func TestFlushInGroups(t *testing.T) {
+// TestCountedMatchesChunked: decoding into streams sized by the count
+// pass (count.go) and handing them over in place gives the trace of the
+// reading in chunks, events, state pairs and message pairs alike, with
+// wildcard receives and unmatched messages, read serially and in blocks.
+func TestCountedMatchesChunked(t *testing.T) {
 	var msgs strings.Builder
 	msgs.WriteString("tsim 1\nranks 5\n")
 	for i := range 3000 {
@@ -395,7 +394,7 @@ func TestFlushInGroups(t *testing.T) {
 		if name == "wildcards and unmatched" && (unmatched != 6000 || wildcards != 3000) {
 			t.Fatalf("%s: %d unmatched messages and %d wildcard receives, want 6000 and 3000", name, unmatched, wildcards)
 		}
-		for _, o := range []readOptions{{workers: 1, groupFrom: 1}, {workers: 3, blockSize: 4096, groupFrom: 1}, {workers: 2, groupFrom: 700}} {
+		for _, o := range []readOptions{{workers: 1, noCount: true}, {workers: 3, blockSize: 4096, noCount: true}, {workers: 2, noCount: true}, {workers: 1}, {workers: 3, blockSize: 4096}} {
 			got, err := read(context.Background(), strings.NewReader(text), o)
 			if err != nil {
 				t.Fatalf("%s, %+v: %v", name, o, err)
@@ -404,7 +403,7 @@ func TestFlushInGroups(t *testing.T) {
 				t.Errorf("%s, %+v: %s", name, o, d)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, %+v: the trace differs from the one read in one hand-over", name, o)
+				t.Errorf("%s, %+v: the trace differs from the one read with counts", name, o)
 			}
 		}
 	}

@@ -51,6 +51,11 @@ func FuzzRead(f *testing.F) {
 		if fmt.Sprint(err) != fmt.Sprint(berr) {
 			t.Fatalf("read in blocks: error %v, want %v", berr, err)
 		}
+		// Without the count pass (an input read once), the same again.
+		chunked, cerr := read(context.Background(), bytes.NewReader(data), readOptions{workers: 2, blockSize: 64, noCount: true})
+		if fmt.Sprint(err) != fmt.Sprint(cerr) {
+			t.Fatalf("read without counts: error %v, want %v", cerr, err)
+		}
 		if err != nil {
 			if _, ok := err.(*ParseError); !ok {
 				t.Fatalf("error %T is not a *ParseError: %v", err, err)
@@ -59,6 +64,9 @@ func FuzzRead(f *testing.F) {
 		}
 		if d := diffTraces(tr, blocks); d != "" {
 			t.Fatalf("read in blocks: %s", d)
+		}
+		if !reflect.DeepEqual(blocks, chunked) {
+			t.Fatalf("read without counts: the trace differs from the one read with counts")
 		}
 		if err := tr.Validate(); err != nil {
 			t.Fatalf("accepted an invalid trace: %v", err)

@@ -9,7 +9,7 @@ import (
 	"io"
 	"maps"
 	"math"
-	"runtime/debug"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +66,34 @@ func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, err
 		textIDs:   map[string]int{},
 		comms:     []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
 	}
+	if ra, ok := r.(io.ReaderAt); ok && !o.noCount {
+		// Counted from where r stands (a file or bytes.Reader read
+		// partly), else from the start (formats.Open's reader).
+		var off int64
+		if sk, ok := r.(io.Seeker); ok {
+			if at, err := sk.Seek(0, io.SeekCurrent); err == nil {
+				off = at
+			}
+		}
+		// Shared on the CPUs that decode (blocks.go) when the input
+		// says its size (bytes.Reader, formats.Open's file).
+		var size int64
+		if sz, ok := r.(interface{ Size() int64 }); ok {
+			size = sz.Size()
+		}
+		workers := o.workers
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		counts, err := countRecords(ctx, ra, off, size, workers, MaxRanks)
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			// A read error is the parse's to report, at its line.
+			p.counts = counts
+		}
+	}
 	return p.run(ctx)
 }
 
@@ -114,6 +142,9 @@ type parser struct {
 	// slabRanks ranks.
 	slabs     [][]tracefmt.Event
 	slabRanks int
+	// counts are each rank's records as the count pass found them (nil:
+	// not counted), see count.go.
+	counts []int32
 }
 
 func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
@@ -579,6 +610,26 @@ func (p *parser) startRecords() error {
 		return p.s.errAt(0, "expected ranks N in the header before the first record, got a record")
 	}
 	p.slabRanks = max(1, (p.ranks+slabRanges-1)/slabRanges)
+	if n := min(len(p.counts), p.ranks); n > 0 {
+		// Each counted rank's stream, at its size: the records are
+		// decoded into place, and handed to the builder as they are.
+		// The streams are cut from one array: allocated apart, each
+		// would be rounded up to whole pages (4 % more at 4,096 ranks
+		// of 1,150 events).
+		total := 0
+		for _, c := range p.counts[:n] {
+			total += int(c)
+		}
+		arena := make([]tracefmt.Event, total)
+		p.pending = make([]rankBuffer, n)
+		for r, c := range p.counts[:n] {
+			if c > 0 {
+				p.pending[r] = rankBuffer{cur: arena[:0:c], owned: true}
+				arena = arena[c:]
+			}
+		}
+	}
+	p.counts = nil
 	p.b = tracefmt.NewLazyBuilder(p.ranks, p.timed, p.unit)
 	p.b.SetPairing(p.pairing)
 	t := p.b.Trace()
@@ -1041,10 +1092,15 @@ const maxRankEvents = 1<<31 - 1
 // Ranks interleave in the file and their counts are unknown until the
 // end, so growing one slice per rank would copy every stream several
 // times over; chunks are copied once, into a slice of the exact size.
+//
+// A rank the count pass counted starts with cur the stream's own slice
+// of the counted size (owned): while it holds all of the rank's events,
+// flush hands it to the builder without copying.
 type rankBuffer struct {
-	full [][]tracefmt.Event
-	cur  []tracefmt.Event
-	n    int
+	full  [][]tracefmt.Event
+	cur   []tracefmt.Event
+	n     int
+	owned bool
 }
 
 // Chunk sizes grow from minChunk to maxChunk events, so that a world of
@@ -1079,6 +1135,7 @@ func (rb *rankBuffer) addAll(ev []tracefmt.Event, slab *[]tracefmt.Event) {
 // cut from slab, the free end of an array shared by the ranks of one
 // range (see parser.slab), a large one allocated alone.
 func (rb *rankBuffer) next(slab *[]tracefmt.Event) {
+	rb.owned = false
 	if rb.cur != nil {
 		rb.full = append(rb.full, rb.cur)
 	}
@@ -1094,12 +1151,9 @@ func (rb *rankBuffer) next(slab *[]tracefmt.Event) {
 	rb.cur, *slab = s[:0:n], s[n:cap(s)][:0]
 }
 
-// Small chunks come from slabs of slabLen events, each shared by the
-// ranks of one range of slabRanges (ranks/64 and more): one allocation
-// for many chunks, and flush's groups, which end with a range, free
-// whole slabs, where allocated alone the small chunks of a group's ranks
-// would share pages with those of later groups. (At 4,096 ranks of
-// 1,300 events the peak, 49 B per event, is the same as without them.)
+// Small chunks (of an input read once, or a rank beyond its count) come
+// from slabs of slabLen events, each shared by the ranks of one range of
+// slabRanges (ranks/64 and more): one allocation for many chunks.
 const (
 	slabLen      = 8192
 	maxSlabChunk = 512
@@ -1115,71 +1169,34 @@ func (p *parser) slab(r int) *[]tracefmt.Event {
 	return &p.slabs[i]
 }
 
-// flush hands the buffered events to the builder, which copies them and
-// pairs states rank by rank on every CPU, releasing each rank's chunks
-// once copied.
+// flush hands the buffered events to the builder, which pairs states
+// rank by rank on every CPU. A rank whose events are all in its own
+// stream (counted, see count.go) is handed over in place; the others'
+// chunks are copied into a stream of the exact size and released.
 func (p *parser) flush() error {
 	chunks := make([][][]tracefmt.Event, len(p.pending))
-	total := 0
 	for r := range p.pending {
 		rb := &p.pending[r]
-		chunks[r] = append(rb.full, rb.cur)
-		total += rb.n
+		if n := len(rb.cur); rb.owned && n > 0 && cap(rb.cur)-n <= n/32 {
+			// AddChunks then appends the stream to itself: no
+			// allocation, no copy elsewhere. (A stream much larger
+			// than its events, counted in a file that changed, is
+			// copied to its size as chunks are.)
+			if err := p.b.SetEvents(r, rb.cur[:0]); err != nil {
+				return fmt.Errorf("tsim: %w", err)
+			}
+			chunks[r] = [][]tracefmt.Event{rb.cur}
+		} else {
+			chunks[r] = append(rb.full, rb.cur)
+		}
 		*rb = rankBuffer{}
 	}
 	p.pending, p.slabs = nil, nil
-	// The buffers hold the whole trace, and so do the copies: handed
-	// over at once, both would be resident at the end. Handed over in
-	// groups of ranks, with the buffers of each group returned to the
-	// system before the next is copied, the read peaks at the trace
-	// plus one group's buffers.
-	from := p.opts.groupFrom
-	if from == 0 {
-		from = groupFrom
-	}
-	step := max(total, 1)
-	if total >= from {
-		step = max(total/flushGroups, 1)
-	}
-	n := 0
-	for r := range chunks {
-		n += chunksLen(chunks[r])
-		// A group ends with a range of slabs, so that the slabs its
-		// ranks share are freed with it.
-		if r < len(chunks)-1 && (n < step || (r+1)%p.slabRanks != 0) {
-			continue
-		}
-		if err := p.b.AddChunks(chunks[:r+1]); err != nil {
-			return fmt.Errorf("tsim: %w", err)
-		}
-		if r < len(chunks)-1 {
-			debug.FreeOSMemory()
-		}
-		n = 0
+	if err := p.b.AddChunks(chunks); err != nil {
+		return fmt.Errorf("tsim: %w", err)
 	}
 	return nil
 }
-
-// chunksLen is the number of events in a rank's chunks.
-func chunksLen(cs [][]tracefmt.Event) int {
-	n := 0
-	for _, c := range cs {
-		n += len(c)
-	}
-	return n
-}
-
-// flushGroups is how many groups of ranks flush hands over (the peak
-// is the trace and 1/flushGroups of it), from groupFrom events on (40
-// MB of buffers; 1.34 M events in one hand-over peaked at 98 B an
-// event). Each group costs a garbage collection and the page faults of
-// the memory returned: 6 % more CPU a byte where a process reads the
-// 998,400 events of bench tsim/read again and again, where the peak is
-// not the point.
-const (
-	flushGroups = 16
-	groupFrom   = 1 << 20
-)
 
 // stateRef resolves a state name, or an index into the state table when
 // the field is an unquoted integer. Unknown names define a state with a

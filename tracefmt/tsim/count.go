@@ -1,0 +1,189 @@
+package tsim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// An input that can be read again (an io.ReaderAt: a file, or a reader of
+// bytes in memory) is counted before it is parsed: a quick pass finds
+// each record's rank, so that every rank's stream is allocated once at
+// its size and the records are decoded into place. Without counts the
+// events wait in chunks until the end and are copied into streams of the
+// right size: twice the memory of the trace at the hand-over, or a
+// garbage collection of the whole process between groups of ranks to
+// return the chunks. The counts are a hint, never trusted: a rank with
+// more records than counted (the file grew between the passes) goes on in
+// chunks, and one with fewer keeps a stream of the records it has.
+
+// countBuf is the size of the count pass's reads.
+const countBuf = 64 << 10
+
+// minCountPart is the fewest bytes the count pass gives a goroutine of
+// its own.
+const minCountPart = 4 << 20
+
+// countRecords counts the lines of ra from offset off that look like
+// records (a number or - first, then a rank), by rank, for the ranks
+// below limit, in up to parts pieces on goroutines of their own when
+// size (ra's length, 0 when unknown) says there is enough to share. It
+// stops at the first read error, which it returns; ctx is looked at
+// between reads.
+func countRecords(ctx context.Context, ra io.ReaderAt, off, size int64, parts, limit int) ([]int32, error) {
+	parts = min(parts, int((size-off)/minCountPart))
+	if parts < 2 {
+		return countRange(ctx, ra, off, -1, false, limit)
+	}
+	// Part k counts the lines that start in [at[k], at[k+1]); the last
+	// reads on to the end, wherever it is now.
+	counts := make([][]int32, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	step := (size - off) / int64(parts)
+	for k := range parts {
+		from, end := off+int64(k)*step, off+int64(k+1)*step
+		if k == parts-1 {
+			end = -1
+		}
+		first := k == 0
+		wg.Go(func() {
+			counts[k], errs[k] = countPart(ctx, ra, from, end, first, limit)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	total := counts[0]
+	for _, c := range counts[1:] {
+		if len(c) > len(total) {
+			total, c = c, total
+		}
+		for r, n := range c {
+			total[r] = int32(min(int64(total[r])+int64(n), maxRankEvents))
+		}
+	}
+	return total, nil
+}
+
+// countPart counts the lines that start in ra from offset from and
+// before end (-1: to the end); from is a line's start when first is set.
+func countPart(ctx context.Context, ra io.ReaderAt, from, end int64, first bool, limit int) ([]int32, error) {
+	if first || from == 0 {
+		return countRange(ctx, ra, from, end, false, limit)
+	}
+	// A line starts at from when the byte before it ends one: reading
+	// from there and skipping to the first newline finds the first line
+	// that starts at from or after.
+	return countRange(ctx, ra, from-1, end, true, limit)
+}
+
+// countRange counts the lines that start in ra from offset off and
+// before offset end (-1: to the end of ra), skipping the first line's
+// bytes up to its newline when skip is set.
+func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, limit int) ([]int32, error) {
+	var counts []int32
+	buf := make([]byte, countBuf)
+	carry := 0 // bytes of a line cut by the end of the last read
+	base := off
+	for {
+		if err := ctx.Err(); err != nil {
+			return counts, err
+		}
+		n, err := ra.ReadAt(buf[carry:], base+int64(carry))
+		last := err != nil
+		if last && err != io.EOF {
+			return counts, err
+		}
+		data := buf[:carry+n]
+		pos := 0
+		for pos < len(data) {
+			if !skip && end >= 0 && base+int64(pos) >= end {
+				return counts, nil
+			}
+			i := bytes.IndexByte(data[pos:], '\n')
+			if i < 0 {
+				if !last {
+					break
+				}
+				i = len(data) - pos
+			}
+			if !skip {
+				counts = countLine(counts, data[pos:pos+i], limit)
+			}
+			skip = false
+			pos += i + 1
+		}
+		if last {
+			return counts, nil
+		}
+		if pos == 0 && len(data) == len(buf) {
+			// A line longer than the buffer: its first fields decide
+			// (the line's start was checked against end above), and
+			// the rest of it is skipped.
+			if !skip {
+				counts = countLine(counts, data, limit)
+			}
+			skip = true
+			base += int64(len(buf))
+			carry = 0
+			continue
+		}
+		carry = copy(buf, data[pos:])
+		base += int64(pos)
+	}
+}
+
+// countLine adds line to counts when it looks like a record of a rank
+// below limit: blanks, a field that starts with a digit, '-', '+' or
+// '.', blanks, a rank, blanks and a lower-case letter.
+func countLine(counts []int32, line []byte, limit int) []int32 {
+	i := 0
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) {
+		return counts
+	}
+	if c := line[i]; !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.') {
+		return counts
+	}
+	for i < len(line) && !isBlank(line[i]) {
+		i++
+	}
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	r, digits := 0, 0
+	for ; i < len(line) && line[i] >= '0' && line[i] <= '9'; i++ {
+		r = r*10 + int(line[i]-'0')
+		if digits++; r >= limit {
+			return counts
+		}
+	}
+	if digits == 0 || i == len(line) || !isBlank(line[i]) {
+		return counts
+	}
+	// A kind follows: lines of junk ("0 0") count nothing, so that the
+	// streams allocated for the counts stay within a few times the size
+	// of what could be records.
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] < 'a' || line[i] > 'z' {
+		return counts
+	}
+	if r >= len(counts) {
+		n := max(r+1, 2*len(counts))
+		grown := make([]int32, n)
+		copy(grown, counts)
+		counts = grown
+	}
+	if counts[r] < maxRankEvents {
+		counts[r]++
+	}
+	return counts
+}

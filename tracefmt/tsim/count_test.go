@@ -1,0 +1,221 @@
+package tsim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// TestCountRecords: the count pass counts, per rank, the lines that
+// start with a time and a rank, whatever their length, line ends and
+// where the reads cut them, and leaves header lines, comments, blank
+// lines and ranks from limit on alone.
+func TestCountRecords(t *testing.T) {
+	long := "1 2 marker M text=\"" + strings.Repeat("x", 3*countBuf/2) + "\"\n"
+	cases := []struct {
+		name, in string
+		limit    int
+		want     []int32
+	}{
+		{"header and records", "tsim 1\nranks 3\nstate S\n\n# c\n0 0 enter S\n1.5 2 leave S\n2 0 compute dur=1\n", 3, []int32{2, 0, 1}},
+		{"untimed and signs", "- 1 compute dur=1\n-0 1 leave S\n+1 0 x\n.5 0 x\n", 9, []int32{2, 2}},
+		{"blanks and CRLF", "  \t3   1 enter A\r\n3\t1\tleave A\r\n", 9, []int32{0, 2}},
+		{"no newline at the end", "1 0 x\n2 1 x", 9, []int32{1, 1}},
+		{"not a rank", "1 x compute\n1 1x compute\n1\n1 \nx 0 y\n", 9, nil},
+		{"no kind after the rank", "1 0\n1 0 \n1 0 7\n1 0 Enter\n1 0\tenter\n", 9, []int32{1}},
+		{"rank from limit on", "1 3 x\n1 99999999999999999999 x\n1 2 x\n", 3, []int32{0, 0, 1}},
+		{"a line longer than a read", "1 0 x\n" + long + long + "1 1 x\n", 9, []int32{1, 1, 2}},
+		{"a long line at the end", "1 0 x\n" + strings.TrimSuffix(long, "\n"), 9, []int32{1, 0, 1}},
+	}
+	for _, c := range cases {
+		// In one piece, and cut into pieces counted apart (countPart,
+		// as countRecords calls it on a large input), at every offset
+		// for the short inputs: a line is counted once whichever
+		// piece it starts in.
+		got := countInPieces(t, c.in, []int64{0}, c.limit)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: counts %v, want %v", c.name, got, c.want)
+		}
+		for cut := int64(1); cut < int64(len(c.in)); cut++ {
+			if len(c.in) > 200 && cut%997 != 0 && cut != int64(len(c.in))-3 {
+				continue
+			}
+			for _, cuts := range [][]int64{{0, cut}, {0, cut / 2, cut}} {
+				if got := countInPieces(t, c.in, cuts, c.limit); !reflect.DeepEqual(got, c.want) {
+					t.Fatalf("%s, pieces from %v: counts %v, want %v", c.name, cuts, got, c.want)
+				}
+			}
+		}
+	}
+	// From an offset: the lines before it are not counted.
+	in := "9 1 x\n9 0 x\n"
+	got, err := countRecords(context.Background(), strings.NewReader(in), 6, 0, 1, 9)
+	if err != nil || !reflect.DeepEqual(got, []int32{1}) {
+		t.Errorf("from offset 6: %v, %v, want [1]", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := countRecords(ctx, strings.NewReader(in), 0, 0, 1, 9); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+}
+
+// countInPieces counts in with countPart from each offset of cuts to
+// the next, as countRecords does, and sums the pieces' counts without
+// trailing zeros.
+func countInPieces(t *testing.T, in string, cuts []int64, limit int) []int32 {
+	t.Helper()
+	var total []int32
+	for k, from := range cuts {
+		end := int64(-1)
+		if k+1 < len(cuts) {
+			end = cuts[k+1]
+		}
+		c, err := countPart(context.Background(), strings.NewReader(in), from, end, k == 0, limit)
+		if err != nil {
+			t.Fatalf("pieces %v: %v", cuts, err)
+		}
+		for len(total) < len(c) {
+			total = append(total, 0)
+		}
+		for r, n := range c {
+			total[r] += n
+		}
+	}
+	for len(total) > 0 && total[len(total)-1] == 0 {
+		total = total[:len(total)-1]
+	}
+	return total
+}
+
+// TestCountRecordsInParts: the count of a large input shared between
+// goroutines is the count in one piece.
+func TestCountRecordsInParts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("tsim 1\nranks 7\n")
+	for i := 0; b.Len() < 3*minCountPart+12345; i++ {
+		fmt.Fprintf(&b, "%d %d compute dur=%d\n", i, (i*i)%7, i%1000)
+	}
+	in := b.String()
+	one, err := countRecords(context.Background(), strings.NewReader(in), 0, int64(len(in)), 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, parts := range []int{2, 3} {
+		got, err := countRecords(context.Background(), strings.NewReader(in), 0, int64(len(in)), parts, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Trailing zeros are room, not counts.
+		for len(got) > len(one) && got[len(got)-1] == 0 {
+			got = got[:len(got)-1]
+		}
+		if !reflect.DeepEqual(got, one) {
+			t.Errorf("in %d parts: %v, want %v", parts, got, one)
+		}
+	}
+	sum := 0
+	for _, n := range one {
+		sum += int(n)
+	}
+	if lines := strings.Count(in, "\n") - 2; sum != lines {
+		t.Errorf("%d records counted, want %d", sum, lines)
+	}
+}
+
+// otherAt is an input whose ReadAt gives other bytes than its Read: a
+// file that changed between the count pass and the parse.
+type otherAt struct {
+	io.Reader
+	at *strings.Reader
+}
+
+func (o otherAt) ReadAt(p []byte, off int64) (int, error) { return o.at.ReadAt(p, off) }
+
+// failingAt is an input whose ReadAt fails.
+type failingAt struct{ io.Reader }
+
+func (failingAt) ReadAt([]byte, int64) (int, error) { return 0, errors.New("disk on fire") }
+
+// TestCountsAreHints: counts that are wrong (more records on a rank
+// than counted, fewer on another, ranks counted that have none, none
+// counted at all, a count pass that failed) give the trace of the read
+// without counts, serially and in blocks.
+func TestCountsAreHints(t *testing.T) {
+	line := func(i int) string {
+		return fmt.Sprintf("%d %d enter S\n%d %d send to=%d tag=0 size=8\n%d %d leave S\n%d %d recv from=%d tag=0 size=8\n",
+			i, i%4, i, i%4, (i+1)%4, i, i%4, i, (i+1)%4, i%4)
+	}
+	text := "tsim 1\nranks 5\nstate S\n" + repeat(3000, line)
+	counted := map[string]string{
+		"fewer counted": "tsim 1\nranks 5\nstate S\n" + repeat(1000, line),
+		"more counted":  "tsim 1\nranks 5\nstate S\n" + repeat(5000, line),
+		"other ranks":   "tsim 1\nranks 5\n" + strings.Repeat("1 4 compute dur=1\n1 0 compute dur=1\n", 7000),
+		"none counted":  "",
+	}
+	want, err := read(context.Background(), strings.NewReader(text), readOptions{workers: 1, noCount: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, other := range counted {
+		for _, o := range []readOptions{{workers: 1}, {workers: 3, blockSize: 4096}} {
+			got, err := read(context.Background(), otherAt{strings.NewReader(text), strings.NewReader(other)}, o)
+			if err != nil {
+				t.Fatalf("%s, %+v: %v", name, o, err)
+			}
+			if d := diffTraces(want, got); d != "" {
+				t.Errorf("%s, %+v: %s", name, o, d)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %+v: the trace differs from the one read without counts", name, o)
+			}
+		}
+	}
+	got, err := read(context.Background(), failingAt{strings.NewReader(text)}, readOptions{workers: 2})
+	if err != nil {
+		t.Fatalf("a failed count pass: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a failed count pass: the trace differs from the one read without counts")
+	}
+}
+
+// TestCountedReadAllocatesTheEventsOnce: read from an input that can be
+// read twice, the events are decoded into streams of their size, handed
+// to the builder as they are: the read allocates little more than the
+// events, where reading in chunks allocates them twice (the chunks and
+// the streams they are copied into), whose peak needed collections of
+// the whole process during the read to stay near the trace's size.
+func TestCountedReadAllocatesTheEventsOnce(t *testing.T) {
+	data := mustWrite(t, benchTrace(t, 400_000, 16))
+	evBytes := 0.0
+	for _, o := range []readOptions{{workers: 1}, {workers: 2}, {workers: 1, noCount: true}, {workers: 2, noCount: true}} {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tr, err := read(context.Background(), bytes.NewReader(data), o)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evBytes = float64(tr.NumEvents()) * float64(unsafe.Sizeof(tracefmt.Event{}))
+		ratio := float64(after.TotalAlloc-before.TotalAlloc) / evBytes
+		t.Logf("%+v: allocated %.2f× the events", o, ratio)
+		// The pipeline's blocks are a few MB whatever the trace's size.
+		if !o.noCount && ratio > 1.55 {
+			t.Errorf("%+v: the read allocated %.2f× the events' %.0f bytes, want at most 1.55×", o, ratio, evBytes)
+		}
+		if o.noCount && ratio < 1.8 {
+			t.Errorf("%+v: the read in chunks allocated %.2f× the events, want at least 1.8× (what does the test measure?)", o, ratio)
+		}
+	}
+}
