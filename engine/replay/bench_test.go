@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -207,4 +208,51 @@ func BenchmarkReplayTI(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) { benchReplay(b, tr, cfgWith(b, tc.kv...)) })
 	}
+}
+
+// BenchmarkReplayScale replays 1 M-event stencil2d traces of 64, 4,096
+// and 65,536 ranks (the last one iteration, about 30 events per rank)
+// with the PUPPET model and reports the engine's nanoseconds per trace
+// event: issue #19 asks for a cost per event flat across rank counts, and
+// what grows with them is the per-rank state each event touches. The
+// process's own time (and its page faults) is bench --scale's.
+func BenchmarkReplayScale(b *testing.B) {
+	for _, p := range []int{64, 4096, 65536} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) {
+			o := gen.Options{Pattern: "stencil2d", Ranks: p, Iters: 1}
+			c, err := gen.Expect(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o.Iters = max(1, 1_000_000/c.Events)
+			tr := generate(b, o)
+			cfg := cfgWith(b)
+			b.ReportAllocs()
+			var events uint64
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				s, err := New(tr, cfg, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				events += s.Results().TraceEvents
+			}
+			// CPU time, the collector's included: on a loaded machine
+			// the wall time measures the other processes too.
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(events), "cpu-ns/event")
+		})
+	}
+}
+
+// cpuTime returns the process's CPU time so far (user and system), in
+// nanoseconds.
+func cpuTime(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -518,7 +518,7 @@ func (s *Sim) bulkVisible(id int32) {
 	// visible filed it as unexpected in the collectives' context: no
 	// receive takes its tag.
 	q := s.queues[dst].of(ctxOf(comm, true))
-	s.collTake(&q.cunexp, matchKey(src, standInTag))
+	s.collTake(&q.colls(&s.alloc).unexp, matchKey(src, standInTag))
 	s.maybeFree(id)
 }
 

@@ -130,10 +130,28 @@ type ctxQueues struct {
 	kqs   [smallKeys]*keyQueues
 	more  map[uint64]*keyQueues
 	wild  []int32
-	// cposted and cunexp replace the keys in the context of expanded
-	// collectives, whose receives are exact.
-	cposted collQueue
-	cunexp  collQueue
+	// coll replaces the keys in the context of expanded collectives,
+	// whose receives are exact; nil until the context's first use (a
+	// point-to-point context never has it). Held inline, its two queues
+	// more than doubled the context, and every rank has two contexts:
+	// at 65,536 ranks of few events each, the memory first touched is
+	// what the replay's cost per event grows with.
+	coll *collQueues
+}
+
+// collQueues are the posted receives and unexpected messages of an
+// expanded collectives' context.
+type collQueues struct {
+	posted collQueue
+	unexp  collQueue
+}
+
+// colls returns q's collective queues, creating them.
+func (q *ctxQueues) colls(a *allocs) *collQueues {
+	if q.coll == nil {
+		q.coll = a.colls.one()
+	}
+	return q.coll
 }
 
 // smallKeys is how many keys of a context are found by scanning an array
@@ -457,10 +475,11 @@ func (s *Sim) visible(id int32) {
 	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll))
 	key := matchKey(m.src, m.tag)
 	if m.coll {
-		if o := s.collTake(&q.cposted, key); o >= 0 {
+		cq := q.colls(&s.alloc)
+		if o := s.collTake(&cq.posted, key); o >= 0 {
 			s.match(id, o)
 		} else {
-			s.collPush(&q.cunexp, key, id)
+			s.collPush(&cq.unexp, key, id)
 		}
 		return
 	}
@@ -517,10 +536,11 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	q := s.queues[r].of(ctxOf(comm, coll))
 	key := matchKey(src, tag)
 	if coll {
-		if m := s.collTake(&q.cunexp, key); m >= 0 {
+		cq := q.colls(&s.alloc)
+		if m := s.collTake(&cq.unexp, key); m >= 0 {
 			s.match(m, id)
 		} else {
-			s.collPush(&q.cposted, key, id)
+			s.collPush(&cq.posted, key, id)
 		}
 		return id
 	}

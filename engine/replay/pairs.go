@@ -42,6 +42,22 @@ func (t *pairTable) from(src int32) int32 {
 	return t.fromSrc[src]
 }
 
+// reserve sizes the table for source ranks 0..n-1. Grown by append as
+// the sources came (the replay starts ranks in order), the buckets of a
+// 65,536-rank stencil were copied some fifty times over, each copy a
+// fresh array whose pages the kernel had to fault in: 5 % of the
+// engine's time there.
+func (t *pairTable) reserve(n int) {
+	if n <= len(t.fromSrc) {
+		return
+	}
+	fromSrc := make([]int32, n)
+	copy(fromSrc, t.fromSrc)
+	buckets := make([]pairSlot, n*pairBucket)
+	copy(buckets, t.buckets)
+	t.fromSrc, t.buckets = fromSrc, buckets
+}
+
 // at returns the counter of the pair (src, dst), adding it at zero. The
 // pointer is valid until the next call that adds or removes a pair.
 func (t *pairTable) at(src, dst int32) *uint64 {

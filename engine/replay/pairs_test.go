@@ -7,7 +7,9 @@ import (
 
 // The pair counters keep their values through the table's growth and
 // removals, for peers at strides (as Bruck's rounds use), random pairs,
-// every peer of one rank in a large world and every pair of a small one.
+// every peer of one rank in a large world and every pair of a small one;
+// also when the table is sized for more sources halfway (reserve, which
+// the replay calls before the run).
 func TestPairTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
@@ -16,17 +18,25 @@ func TestPairTable(t *testing.T) {
 		n     int
 		// removeEvery removes a counter every so many steps (0: never).
 		removeEvery int
+		// reserve sizes the table for this many sources halfway (0:
+		// never).
+		reserve int
 	}{
-		{"powers of two", func(i int) [2]int32 { return [2]int32{7, int32(1<<(i%17)) % 100000} }, 2000, 0},
-		{"random", func(int) [2]int32 { return [2]int32{rng.Int32N(70000), rng.Int32N(70000)} }, 20000, 0},
-		{"every rank", func(i int) [2]int32 { return [2]int32{65535, int32(i % 65536)} }, 3 * 65536, 0},
-		{"every pair of 64", func(i int) [2]int32 { return [2]int32{int32(i/64) % 64, int32(i % 64)} }, 3 * 4096, 0},
-		{"random with removals", func(int) [2]int32 { return [2]int32{rng.Int32N(20), rng.Int32N(300)} }, 50000, 2},
-		{"strides with removals", func(i int) [2]int32 { return [2]int32{int32(i % 5), int32(i*64) % 4096} }, 20000, 3},
+		{"powers of two", func(i int) [2]int32 { return [2]int32{7, int32(1<<(i%17)) % 100000} }, 2000, 0, 0},
+		{"random", func(int) [2]int32 { return [2]int32{rng.Int32N(70000), rng.Int32N(70000)} }, 20000, 0, 0},
+		{"every rank", func(i int) [2]int32 { return [2]int32{65535, int32(i % 65536)} }, 3 * 65536, 0, 0},
+		{"every pair of 64", func(i int) [2]int32 { return [2]int32{int32(i/64) % 64, int32(i % 64)} }, 3 * 4096, 0, 0},
+		{"random with removals", func(int) [2]int32 { return [2]int32{rng.Int32N(20), rng.Int32N(300)} }, 50000, 2, 0},
+		{"strides with removals", func(i int) [2]int32 { return [2]int32{int32(i % 5), int32(i*64) % 4096} }, 20000, 3, 0},
+		{"random, reserved", func(int) [2]int32 { return [2]int32{rng.Int32N(70000), rng.Int32N(70000)} }, 20000, 0, 100000},
+		{"random with removals, reserved", func(int) [2]int32 { return [2]int32{rng.Int32N(20), rng.Int32N(300)} }, 50000, 2, 64},
 	} {
 		var tab pairTable
 		want := map[[2]int32]uint64{}
 		for i := range tc.n {
+			if i == tc.n/2 && tc.reserve > 0 {
+				tab.reserve(tc.reserve)
+			}
 			d := tc.peers(i)
 			if tc.removeEvery > 0 && i%tc.removeEvery == 0 {
 				tab.remove(d[0], d[1])

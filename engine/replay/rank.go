@@ -80,8 +80,8 @@ type rank struct {
 	// started; later stages are the event's own.
 	stage   uint8
 	act     Activity
-	actEv   int32
 	ovhPaid bool
+	actEv   int32
 	// block counts the completions the rank waits for.
 	block int32
 	// callPending counts the blocking sends of the current call not yet
@@ -100,10 +100,17 @@ type rank struct {
 	// the time before it is the rank's launch (Paraver's "Not
 	// created"), which the replay does not model
 	// (RecordedParts.Startup), not computation.
-	preInit    bool
+	preInit bool
+	// keepWrap keeps the wrapper state open past the next event (the
+	// send of a sendrecv).
+	keepWrap bool
+	// burstAct is what the current burst is (burstWork, burstStart).
+	// The small fields sit together: padded apart, they took 16 bytes
+	// more per rank.
+	burstAct   Activity
+	group      int32
 	pendingOvh des.Time
 	lastT      float64
-	group      int32
 	ops        []int32
 	reqs       []request
 	coll       *collRun
@@ -117,16 +124,19 @@ type rank struct {
 	finish     des.Time
 	burstWork  des.Time
 	burstStart des.Time
-	burstAct   Activity
 
 	sent, recvd     uint64
 	sentB, recvdB   int64
 	wrap, burstWrap int32
-	// keepWrap keeps the wrapper state open past the next event (the
-	// send of a sendrecv).
-	keepWrap bool
-	// out is the simulated run of the rank (Options.RecordTrace), open
-	// the output indices of the trace's own open states.
+	// rec is the simulated run of the rank, nil unless recorded
+	// (Options.RecordTrace): kept out of line, as a run that does not
+	// record has no use for its 48 bytes per rank.
+	rec *rankOut
+}
+
+// rankOut is the simulated run of one rank (Options.RecordTrace): its
+// events, and open the output indices of the trace's own open states.
+type rankOut struct {
 	out  []tracefmt.Event
 	open []int32
 }

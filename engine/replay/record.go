@@ -48,8 +48,8 @@ func (rc *recorder) state(name string, c tracefmt.Category) tracefmt.StateID {
 
 func (rc *recorder) add(rk *rank, e tracefmt.Event) int32 {
 	e.Match = -1
-	rk.out = append(rk.out, e)
-	return int32(len(rk.out) - 1)
+	rk.rec.out = append(rk.rec.out, e)
+	return int32(len(rk.rec.out) - 1)
 }
 
 func (rc *recorder) enter(rk *rank, st tracefmt.StateID, at des.Time) int32 {
@@ -57,9 +57,9 @@ func (rc *recorder) enter(rk *rank, st tracefmt.StateID, at des.Time) int32 {
 }
 
 func (rc *recorder) leave(rk *rank, enter int32, at des.Time) {
-	k := rc.add(rk, tracefmt.Leave(float64(at), rk.out[enter].State()))
-	rk.out[enter].Match = k
-	rk.out[k].Match = enter
+	k := rc.add(rk, tracefmt.Leave(float64(at), rk.rec.out[enter].State()))
+	rk.rec.out[enter].Match = k
+	rk.rec.out[k].Match = enter
 }
 
 // recCopy copies a trace event into the simulated run at the current
@@ -77,14 +77,14 @@ func (s *Sim) recordCopy(rk *rank, e *tracefmt.Event) {
 	c.Time = float64(s.k.Now())
 	switch e.Kind {
 	case tracefmt.KindEnter:
-		rk.open = append(rk.open, s.rec.add(rk, c))
+		rk.rec.open = append(rk.rec.open, s.rec.add(rk, c))
 	case tracefmt.KindLeave:
 		k := s.rec.add(rk, c)
-		for i := len(rk.open) - 1; i >= 0; i-- {
-			j := rk.open[i]
-			if rk.out[j].State() == e.State() {
-				rk.out[j].Match, rk.out[k].Match = k, j
-				rk.open = append(rk.open[:i], rk.open[i+1:]...)
+		for i := len(rk.rec.open) - 1; i >= 0; i-- {
+			j := rk.rec.open[i]
+			if rk.rec.out[j].State() == e.State() {
+				rk.rec.out[j].Match, rk.rec.out[k].Match = k, j
+				rk.rec.open = append(rk.rec.open[:i], rk.rec.open[i+1:]...)
 				break
 			}
 		}
@@ -156,8 +156,8 @@ func (s *Sim) recordRecv(rk *rank, oid int32, ev int32) {
 	k := s.rec.add(rk, e)
 	if o.mOut >= 0 {
 		sender := &s.ranks[o.mSrc]
-		rk.out[k].Match = o.mOut
-		sender.out[o.mOut].Match = k
+		rk.rec.out[k].Match = o.mOut
+		sender.rec.out[o.mOut].Match = k
 	}
 }
 
@@ -176,7 +176,7 @@ func (s *Sim) Trace() (*tracefmt.Trace, error) {
 	}
 	t := s.rec.out
 	for r := range s.ranks {
-		t.Ranks[r].Events = s.ranks[r].out
+		t.Ranks[r].Events = s.ranks[r].rec.out
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("replay: simulated trace: %w", err)
@@ -213,7 +213,7 @@ func (s *Sim) TraceSoFar() (*tracefmt.Trace, error) {
 	t.Ranks = make([]tracefmt.Rank, len(s.ranks))
 	now := float64(s.k.Now())
 	for r := range s.ranks {
-		ev := slices.Clone(s.ranks[r].out)
+		ev := slices.Clone(s.ranks[r].rec.out)
 		// Open states close now, innermost first.
 		for i := len(ev) - 1; i >= 0; i-- {
 			if ev[i].Kind == tracefmt.KindEnter && ev[i].Match < 0 {

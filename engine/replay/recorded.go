@@ -44,6 +44,9 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 	// The messages and receives the run will hold at once, estimated
 	// from each rank's sends and receives (see flightPerRank).
 	var inFlight, posted int
+	// senders is one more than the last rank that sends a message or
+	// calls a collective (whose expansion sends).
+	senders := 0
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
 		if len(ev) == 0 {
@@ -52,7 +55,7 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 		if parts != nil {
 			parts.rank(ev)
 		}
-		var sends, recvs int
+		var sends, recvs, colls int
 		for i := range ev {
 			e := &ev[i]
 			// Every event, as Span: per-rank clocks can run backwards
@@ -71,6 +74,7 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 			case tracefmt.KindCompute:
 				hasCompute = true
 			case tracefmt.KindCollective:
+				colls++
 				if e.Flags.Has(tracefmt.FlagSizeUnknown) {
 					s.sizeUnknown++
 				}
@@ -86,11 +90,17 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 		if parts != nil {
 			parts.rankDone()
 		}
+		if sends > 0 || colls > 0 {
+			senders = r + 1
+		}
 		inFlight += min(sends, flightPerRank)
 		posted += min(recvs, flightPerRank)
 	}
 	s.msgs = make([]message, 0, inFlight)
 	s.ops = make([]recvOp, 0, posted)
+	if s.densePairs == nil {
+		s.pairs.reserve(senders)
+	}
 	if t.Timed && lo <= hi {
 		s.spanLo, s.spanHi = lo, hi
 	} else {

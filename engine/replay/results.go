@@ -431,7 +431,9 @@ func (s *Sim) unmatchedMessages() int {
 		for c := range s.queues[r].ctx {
 			q := &s.queues[r].ctx[c]
 			q.each(func(kq *keyQueues) { n += kq.unexp.len() })
-			n += q.cunexp.len()
+			if q.coll != nil {
+				n += q.coll.unexp.len()
+			}
 		}
 	}
 	for _, h := range s.held {

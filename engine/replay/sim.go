@@ -399,6 +399,10 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s.comms = make([]commRanks, len(t.Comms))
 	if opts.RecordTrace {
 		s.rec = newRecorder(t)
+		outs := make([]rankOut, len(s.ranks))
+		for r := range s.ranks {
+			s.ranks[r].rec = &outs[r]
+		}
 	}
 	// The start events, and an event for each message the tables were
 	// sized for (its arrival): grown from the ranks' count, the queue's

@@ -55,6 +55,8 @@ type allocs struct {
 	items slab[int32]
 	keys  slab[keyQueues]
 	ctxs  slab[ctxQueues]
+	colls slab[collQueues]
+	runs  slab[collRun]
 	seqs  slab[uint32]
 }
 
