@@ -244,14 +244,20 @@ func TestPacketSnapshotsWhileRunning(t *testing.T) {
 	}
 	done := make(chan struct{})
 	seen := make(chan int)
+	started := make(chan struct{})
 	go func() {
 		n := 0
+		close(started)
 		for {
-			select {
-			case <-done:
-				seen <- n
-				return
-			default:
+			// One snapshot at least, however late the scheduler runs
+			// this goroutine on a loaded machine.
+			if n > 0 {
+				select {
+				case <-done:
+					seen <- n
+					return
+				default:
+				}
 			}
 			sn := s.Snapshot()
 			var busy float64
@@ -268,13 +274,12 @@ func TestPacketSnapshotsWhileRunning(t *testing.T) {
 			n++
 		}
 	}()
+	<-started
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	close(done)
-	if n := <-seen; n == 0 {
-		t.Error("no snapshot read")
-	}
+	<-seen // the reader has stopped: its errors are reported before the test ends
 	if res := s.Results(); !res.Complete {
 		t.Fatalf("incomplete: %+v", res.Deadlock)
 	}
