@@ -28,6 +28,9 @@ type carried struct {
 	// shift returns what the format adds to every time of ref, in
 	// seconds; nil for none.
 	shift func(ref *tracefmt.Trace) float64
+	// counted are the kinds of events whose number on each rank reads
+	// back the same.
+	counted []tracefmt.Kind
 	// lossless: the trace reads back equal (its tsim text is the same).
 	lossless bool
 }
@@ -35,9 +38,10 @@ type carried struct {
 // carriedBy are the writable formats that read back, by name; perfetto is
 // written only, and checked by perfetto.Check.
 var carriedBy = map[string]carried{
-	"tsim":  {tags: true, lossless: true, res: func(*tracefmt.Trace) float64 { return 0 }},
-	"clog2": {tags: true, res: func(*tracefmt.Trace) float64 { return 0 }},
-	"otf2": {tags: true, res: func(back *tracefmt.Trace) float64 {
+	"tsim": {tags: true, lossless: true, res: func(*tracefmt.Trace) float64 { return 0 }},
+	"clog2": {tags: true, res: func(*tracefmt.Trace) float64 { return 0 },
+		counted: []tracefmt.Kind{tracefmt.KindLeave, tracefmt.KindSend, tracefmt.KindCollective}},
+	"otf2": {tags: true, counted: []tracefmt.Kind{tracefmt.KindEnter, tracefmt.KindLeave, tracefmt.KindSend, tracefmt.KindCollective}, res: func(back *tracefmt.Trace) float64 {
 		v, _ := back.Attr("otf2.timer_resolution")
 		ticks, err := strconv.ParseFloat(v, 64)
 		if err != nil || ticks <= 0 {
@@ -47,14 +51,15 @@ var carriedBy = map[string]carried{
 	}},
 	// Paraver's times are unsigned: a trace that starts before 0 is
 	// shifted by whole nanoseconds to start at 0 or just after.
-	"paraver": {tags: true, res: func(*tracefmt.Trace) float64 { return 1e-9 }, shift: func(ref *tracefmt.Trace) float64 {
-		start, _ := ref.Span()
-		if start >= 0 {
-			return 0
-		}
-		return -math.Floor(start*ref.Unit.Seconds()*1e9) * 1e-9
-	}},
-	"ti": {},
+	"paraver": {tags: true, counted: []tracefmt.Kind{tracefmt.KindCollective, tracefmt.KindMarker},
+		res: func(*tracefmt.Trace) float64 { return 1e-9 }, shift: func(ref *tracefmt.Trace) float64 {
+			start, _ := ref.Span()
+			if start >= 0 {
+				return 0
+			}
+			return -math.Floor(start*ref.Unit.Seconds()*1e9) * 1e-9
+		}},
+	"ti": {counted: []tracefmt.Kind{tracefmt.KindSend, tracefmt.KindCollective}},
 }
 
 // message is a matched send as FuzzCrossFormat compares it: times in
@@ -65,10 +70,14 @@ type message struct {
 	sent, recv float64
 }
 
-// rankView is what every readable format keeps of a rank.
+// rankView is what every readable format keeps of a rank, and the
+// number of its events of each kind.
 type rankView struct {
 	sends       []message
 	collectives int
+	// recvs counts the matched receives.
+	recvs int
+	kinds [tracefmt.KindMarker + 1]int
 }
 
 func view(t *tracefmt.Trace) []rankView {
@@ -76,7 +85,14 @@ func view(t *tracefmt.Trace) []rankView {
 	out := make([]rankView, len(t.Ranks))
 	for r := range t.Ranks {
 		for _, e := range t.Ranks[r].Events {
+			if int(e.Kind) < len(out[r].kinds) {
+				out[r].kinds[e.Kind]++
+			}
 			switch e.Kind {
+			case tracefmt.KindRecv:
+				if e.Match >= 0 {
+					out[r].recvs++
+				}
 			case tracefmt.KindCollective:
 				out[r].collectives++
 			case tracefmt.KindSend:
@@ -124,6 +140,14 @@ func compare(name string, c carried, ref, back *tracefmt.Trace) error {
 	for r := range a {
 		if a[r].collectives != b[r].collectives {
 			return fmt.Errorf("rank %d: %d collectives, want %d", r, b[r].collectives, a[r].collectives)
+		}
+		if a[r].recvs != b[r].recvs {
+			return fmt.Errorf("rank %d: %d matched receives, want %d", r, b[r].recvs, a[r].recvs)
+		}
+		for _, k := range c.counted {
+			if a[r].kinds[k] != b[r].kinds[k] {
+				return fmt.Errorf("rank %d: %d events %s, want %d", r, b[r].kinds[k], k, a[r].kinds[k])
+			}
 		}
 		if len(a[r].sends) != len(b[r].sends) {
 			return fmt.Errorf("rank %d: %d matched sends, want %d", r, len(b[r].sends), len(a[r].sends))
