@@ -375,16 +375,38 @@ func (rd *reader) readEvents() (*tracefmt.Trace, error) {
 	}
 	t, err := rd.b.Finish()
 	if err != nil {
-		var ee *tracefmt.EventError
-		if errors.As(err, &ee) && ee.Rank < len(rd.ranks) && len(rd.ranks[ee.Rank]) > 0 {
-			// The rank's events came from its locations' files, the
-			// master's first.
-			l := rd.ranks[ee.Rank][0]
-			return nil, fmt.Errorf("%s: location %d (rank %d): the rank's event %d (%s): %s", rd.fileName(fmt.Sprintf("%s/%d.evt", rd.base, l.ID)), l.ID, ee.Rank, ee.Index, ee.Kind, ee.Msg)
-		}
-		return nil, fmt.Errorf("%s: %w", rd.fileName(rd.base+".otf2"), err)
+		return nil, rd.finishError(err)
 	}
 	return t, nil
+}
+
+// finishError says where in the archive the event an error of the
+// builder's Finish is about came from. Offsets are not kept per event:
+// the rank's locations are read again up to the record that made the
+// event, and the error names that record's file, location and offset.
+func (rd *reader) finishError(err error) error {
+	var ee *tracefmt.EventError
+	if !errors.As(err, &ee) || ee.Rank < 0 || ee.Rank >= len(rd.ranks) || len(rd.ranks[ee.Rank]) == 0 {
+		return fmt.Errorf("%s: %w", rd.fileName(rd.base+".otf2"), err)
+	}
+	var stop atomic.Int64
+	stop.Store(int64(len(rd.ranks)))
+	if rs := rd.readRankTo(ee.Rank, &stop, ee.Index); rs.found != nil {
+		f := rs.found
+		return &FormatError{File: f.file, Offset: f.at, Msg: fmt.Sprintf("location %d (rank %d): %s: the rank's event %d (%s): %s", f.loc, ee.Rank, recName(f.typ), ee.Index, ee.Kind, ee.Msg)}
+	}
+	// No record made the event (the re-read stopped before it): name
+	// the master location's file, where the rank's events start.
+	l := rd.ranks[ee.Rank][0]
+	return fmt.Errorf("%s: location %d (rank %d): the rank's event %d (%s): %s", rd.fileName(fmt.Sprintf("%s/%d.evt", rd.base, l.ID)), l.ID, ee.Rank, ee.Index, ee.Kind, ee.Msg)
+}
+
+// foundRecord is the record that made the event a re-read looks for.
+type foundRecord struct {
+	file string
+	loc  uint64
+	typ  byte
+	at   int64
 }
 
 // location is one location's event stream while its rank is read.
@@ -481,6 +503,12 @@ const stopCheck = 1 << 12
 // time, into a stream of its own; the returned state's err says where it
 // stopped.
 func (rd *reader) readRank(r int, stop *atomic.Int64) *rankState {
+	return rd.readRankTo(r, stop, -1)
+}
+
+// readRankTo is readRank that, for a find of 0 or more, stops at the
+// record that makes the rank's event find and notes it in found.
+func (rd *reader) readRankTo(r int, stop *atomic.Int64, find int) *rankState {
 	rs := &rankState{r: r, nextReq: 1, rb: tracefmt.NewRankBuilder(r, tracefmt.PairNewest)}
 	var locs []*location
 	defer func() {
@@ -518,6 +546,10 @@ func (rd *reader) readRank(r int, stop *atomic.Int64) *rankState {
 				err = next.errAt(&next.rec, "%v", err)
 			}
 			rs.err = err
+			return rs
+		}
+		if find >= 0 && len(rs.rb.Events()) > find {
+			rs.found = &foundRecord{file: next.file, loc: next.ID, typ: next.rec.typ, at: next.rec.at}
 			return rs
 		}
 		if err := rd.advance(rs, next); err != nil {
@@ -690,6 +722,8 @@ type rankState struct {
 	rb *tracefmt.RankBuilder
 	// err is the error the rank's read stopped at.
 	err error
+	// found is the record readRankTo looked for, once read.
+	found *foundRecord
 	// locations and records count what the rank's read went through.
 	locations, records int
 	// The rank's states, markers and MPI_COMM_SELF-like communicators

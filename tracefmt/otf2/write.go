@@ -28,7 +28,8 @@ type Creator func(rel string, fn func(w io.Writer) error) error
 // create the other files, named after path ("traces.otf2" has
 // "traces.def" and "traces/N.evt", "traces/N.def"). Each rank is a
 // process with one thread. Enter and leave events become Enter and Leave
-// records of one region per state; sends and receives MpiSend, MpiRecv,
+// records of one region per state name used (in the order of first use,
+// rank by rank, as the reader defines states); sends and receives MpiSend, MpiRecv,
 // MpiIsend with MpiIsendComplete at the wait that completes it, and
 // MpiIrecvRequest with MpiIrecv at its wait; collectives
 // MpiCollectiveBegin and MpiCollectiveEnd at the event's time. Compute
@@ -46,6 +47,7 @@ func Write(path string, w io.Writer, t *tracefmt.Trace, create Creator) error {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	wr := &writer{t: t, strings: map[string]uint32{}}
 	wr.clock()
+	wr.regions()
 	counts := make([]uint64, len(t.Ranks))
 	for r := range t.Ranks {
 		rel := fmt.Sprintf("%s/%d.evt", base, r)
@@ -96,6 +98,40 @@ type writer struct {
 	last       uint64
 	strings    map[string]uint32
 	defs       [][]byte
+	// regionOf is the region of each state; region lists, per region,
+	// the first state of its name.
+	regionOf []uint32
+	region   []tracefmt.StateID
+}
+
+// regions gives a region to each state name entered or left, in the order
+// of first use rank by rank: the order in which the reader defines the
+// states of an archive (one per region name, on use), so that a trace
+// read back writes the same regions. A state no event uses gets no
+// region (the reader would not define it).
+func (wr *writer) regions() {
+	t := wr.t
+	wr.regionOf = make([]uint32, len(t.States))
+	for i := range wr.regionOf {
+		wr.regionOf[i] = undefined32
+	}
+	byName := map[string]uint32{}
+	for r := range t.Ranks {
+		for i := range t.Ranks[r].Events {
+			e := &t.Ranks[r].Events[i]
+			if e.Kind != tracefmt.KindEnter && e.Kind != tracefmt.KindLeave || wr.regionOf[e.State()] != undefined32 {
+				continue
+			}
+			name := t.States[e.State()].Name
+			id, ok := byName[name]
+			if !ok {
+				id = uint32(len(wr.region))
+				byName[name] = id
+				wr.region = append(wr.region, e.State())
+			}
+			wr.regionOf[e.State()] = id
+		}
+	}
 }
 
 // clock chooses the timer: the OTF2 source's when the trace came from
@@ -186,9 +222,9 @@ func (wr *writer) rankEvents(w io.Writer, r int) (uint64, error) {
 		e := &ev[i]
 		switch e.Kind {
 		case tracefmt.KindEnter:
-			emit(e.Time, evEnter, appendU32(nil, uint32(e.State())), true)
+			emit(e.Time, evEnter, appendU32(nil, wr.regionOf[e.State()]), true)
 		case tracefmt.KindLeave:
-			emit(e.Time, evLeave, appendU32(nil, uint32(e.State())), true)
+			emit(e.Time, evLeave, appendU32(nil, wr.regionOf[e.State()]), true)
 		case tracefmt.KindSend, tracefmt.KindRecv:
 			typ := byte(evMpiSend)
 			if e.Kind == tracefmt.KindRecv {
@@ -343,7 +379,8 @@ func (wr *writer) globalDefs(w io.Writer, counts []uint64) (uint64, error) {
 		p = appendU64(p, counts[r])
 		wr.def(defLocation, appendU32(p, uint32(r)))
 	}
-	for i, s := range t.States {
+	for i, st := range wr.region {
+		s := t.States[st]
 		name := wr.str(s.Name)
 		par := uint8(paradigmUser)
 		if s.Category.IsMPI() || strings.HasPrefix(s.Name, "MPI_") {

@@ -2,7 +2,6 @@ package paraver
 
 import (
 	"bufio"
-	"container/heap"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/rankmerge"
 )
 
 // Creator writes a file beside the .prv, by base name.
@@ -202,47 +202,22 @@ type item struct {
 }
 
 // mergeRanks merges the ranks' items by (time, rank), each rank's items
-// kept in their own order. Sorting them all by time would move the
-// events of a rank whose clock went back before their predecessors; the
-// reader takes a rank's records in file order, so the trace read back
-// would differ (its calls would nest differently).
+// kept in their own order (see rankmerge). Sorting them all by time would
+// move the events of a rank whose clock went back before their
+// predecessors; the reader takes a rank's records in file order, so the
+// trace read back would differ (its calls would nest differently).
 func mergeRanks(byRank [][]item) []item {
 	n := 0
-	h := make(rankHeads, 0, len(byRank))
 	for _, its := range byRank {
 		n += len(its)
-		if len(its) > 0 {
-			h = append(h, its)
-		}
 	}
-	heap.Init(&h)
 	out := make([]item, 0, n)
-	for len(h) > 0 {
-		out = append(out, h[0][0])
-		if h[0] = h[0][1:]; len(h[0]) == 0 {
-			heap.Pop(&h)
-		} else {
-			heap.Fix(&h, 0)
-		}
+	count := func(r int) int { return len(byRank[r]) }
+	key := func(r, i int) int64 { return byRank[r][i].time }
+	for r, i := range rankmerge.Merge(len(byRank), count, key) {
+		out = append(out, byRank[r][i])
 	}
 	return out
-}
-
-// rankHeads is a heap of the ranks' remaining items, keyed by the first.
-type rankHeads [][]item
-
-func (h rankHeads) Len() int { return len(h) }
-func (h rankHeads) Less(i, j int) bool {
-	a, b := h[i][0], h[j][0]
-	return a.time < b.time || a.time == b.time && a.rank < b.rank
-}
-func (h rankHeads) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *rankHeads) Push(x any)   { *h = append(*h, x.([]item)) }
-func (h *rankHeads) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 func (p *plan) writePRV(w io.Writer) error {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/rankmerge"
 )
 
 // Write writes t in the tsim format. The output depends only on t: the
@@ -299,51 +300,16 @@ func pairs(t *tracefmt.Trace, p tracefmt.Pairing) bool {
 }
 
 // merged writes the records of a timed trace ordered by (time, rank),
-// each rank's events in their own order: a k-way merge over a heap of
-// ranks keyed by their next event.
+// each rank's events in their own order (see rankmerge).
 func (w *writer) merged() {
 	t := w.t
-	next := make([]int, len(t.Ranks))
-	heap := make([]int32, 0, len(t.Ranks))
-	less := func(a, b int32) bool {
-		ta, tb := t.Ranks[a].Events[next[a]].Time, t.Ranks[b].Events[next[b]].Time
-		return ta < tb || ta == tb && a < b
-	}
-	down := func(i int) {
-		n := len(heap)
-		for {
-			l := 2*i + 1
-			if l >= n {
-				return
-			}
-			m := l
-			if r := l + 1; r < n && less(heap[r], heap[l]) {
-				m = r
-			}
-			if !less(heap[m], heap[i]) {
-				return
-			}
-			heap[i], heap[m] = heap[m], heap[i]
-			i = m
+	count := func(r int) int { return len(t.Ranks[r].Events) }
+	key := func(r, i int) float64 { return t.Ranks[r].Events[i].Time }
+	for r, i := range rankmerge.Merge(len(t.Ranks), count, key) {
+		if w.err != nil {
+			return
 		}
-	}
-	for r := range t.Ranks {
-		if len(t.Ranks[r].Events) > 0 {
-			heap = append(heap, int32(r))
-		}
-	}
-	for i := len(heap)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	for len(heap) > 0 && w.err == nil {
-		r := heap[0]
-		w.record(int(r), &t.Ranks[r].Events[next[r]])
-		next[r]++
-		if next[r] == len(t.Ranks[r].Events) {
-			heap[0] = heap[len(heap)-1]
-			heap = heap[:len(heap)-1]
-		}
-		down(0)
+		w.record(r, &t.Ranks[r].Events[i])
 	}
 }
 
