@@ -31,9 +31,12 @@ type Builder struct {
 	world   int
 	lazy    bool
 	pairing Pairing
-	states  map[string]StateID
-	markers map[string]MarkerID
-	texts   map[string]int
+	// recorded: the reader pairs the messages itself (see
+	// SkipMessageMatching).
+	recorded bool
+	states   map[string]StateID
+	markers  map[string]MarkerID
+	texts    map[string]int
 	// open holds, per rank, the enters not yet left.
 	open []rankPairs
 }
@@ -118,6 +121,14 @@ func (b *Builder) SetEvents(r int, ev []Event) error {
 // SetPairing chooses how leaves pair with enters; the default is
 // PairNewest.
 func (b *Builder) SetPairing(p Pairing) { b.pairing = p }
+
+// SkipMessageMatching tells Finish not to pair sends with receives
+// (MatchMessages, first with first on each channel), for a reader whose
+// records name both ends of every message and which pairs them as
+// recorded once Finish returns (Paraver's communication records): the
+// pass would be undone. Sends and receives keep the Match the reader gave
+// them, -1 when added with Add.
+func (b *Builder) SkipMessageMatching() { b.recorded = true }
 
 // Grow reserves room for n more events on rank r, for readers that know
 // the counts in advance.
@@ -457,8 +468,8 @@ func (rb *RankBuilder) Add(e Event) (int, error) {
 // one); an enter or leave was paired when it was added.
 func (rb *RankBuilder) Events() []Event { return rb.ev }
 
-// Finish matches messages, trims spare capacity, validates the trace and
-// returns it; a lazy builder first checks its world (CheckWorld). The builder must not be used afterwards.
+// Finish trims spare capacity, validates the trace, matches its messages
+// (unless SkipMessageMatching) and returns it; a lazy builder first checks its world (CheckWorld). The builder must not be used afterwards.
 func (b *Builder) Finish() (*Trace, error) {
 	if b.lazy {
 		withEvents := 0
@@ -485,6 +496,8 @@ func (b *Builder) Finish() (*Trace, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	MatchMessages(t)
+	if !b.recorded {
+		MatchMessages(t)
+	}
 	return t, nil
 }

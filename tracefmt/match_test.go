@@ -166,3 +166,48 @@ func BenchmarkMatchMessages(b *testing.B) {
 	}
 	b.ReportMetric(float64(t.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestFinishSkipMessageMatching: a builder told that the reader pairs
+// the messages leaves them as added; otherwise Finish pairs them first
+// with first.
+func TestFinishSkipMessageMatching(t *testing.T) {
+	tests := []struct {
+		name      string
+		skip      bool
+		sends     []int32 // Match of rank 0's two sends
+		recvsWant []int32 // Match of rank 1's two receives
+	}{
+		{"matched by Finish", false, []int32{0, 1}, []int32{0, 1}},
+		{"left to the reader", true, []int32{-1, -1}, []int32{-1, -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(2, true, Second)
+			for _, a := range []struct {
+				r int
+				e Event
+			}{{0, Send(0, 1, 5, 0, 8)}, {0, Send(1, 1, 5, 0, 8)}, {1, Recv(2, 0, 5, 0, 8)}, {1, Recv(3, 0, 5, 0, 8)}} {
+				if _, err := b.Add(a.r, a.e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.skip {
+				b.SkipMessageMatching()
+			}
+			tr, err := b.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range tt.sends {
+				if g := tr.Ranks[0].Events[i].Match; g != w {
+					t.Errorf("send %d: Match = %d, want %d", i, g, w)
+				}
+			}
+			for i, w := range tt.recvsWant {
+				if g := tr.Ranks[1].Events[i].Match; g != w {
+					t.Errorf("receive %d: Match = %d, want %d", i, g, w)
+				}
+			}
+		})
+	}
+}

@@ -394,19 +394,23 @@ func (t *Trace) validateRank(r int) error {
 		}
 		switch e.Kind {
 		case KindEnter, KindLeave:
-			if e.Peer < 0 || int(e.Peer) >= states {
+			// uint(int(x)) >= uint(n) is x < 0 || x >= n in one test.
+			if uint(int(e.Peer)) >= uint(states) {
 				return badEvent(r, i, e.Kind, "state %d not defined", e.Peer)
 			}
 			if e.Kind == KindEnter && e.TextRef() >= texts {
 				return badEvent(r, i, e.Kind, "text %d not defined", e.TextRef())
 			}
-			if e.Match >= 0 {
-				if int(e.Match) >= len(ev) || ev[e.Match].Match != int32(i) || ev[e.Match].Peer != e.Peer {
+			if m := int(e.Match); m >= 0 {
+				if m >= len(ev) {
+					return badEvent(r, i, e.Kind, "state pairing broken")
+				}
+				if o := &ev[m]; o.Match != int32(i) || o.Peer != e.Peer {
 					return badEvent(r, i, e.Kind, "state pairing broken")
 				}
 			}
 		case KindSend, KindRecv:
-			if e.Peer < 0 || int(e.Peer) >= p {
+			if uint(int(e.Peer)) >= uint(p) {
 				return badEvent(r, i, e.Kind, "peer %d outside 0..%d", e.Peer, p-1)
 			}
 			if e.Size < 0 {
@@ -426,7 +430,7 @@ func (t *Trace) validateRank(r int) error {
 				return badEvent(r, i, e.Kind, "negative size")
 			}
 		case KindMarker:
-			if e.Peer < 0 || int(e.Peer) >= markers {
+			if uint(int(e.Peer)) >= uint(markers) {
 				return badEvent(r, i, e.Kind, "marker %d not defined", e.Peer)
 			}
 			if e.TextRef() >= texts {

@@ -449,34 +449,43 @@ records:
 // where each goes. It runs after the decoding loop, over the events in
 // the cache, so that neither loop runs out of registers.
 func (j *blockJob) follow(evs []tracefmt.Event, at []evPlace, post []int32) {
-	sorted, hash, maxW := true, uint64(0), int32(-1)
+	sorted, hash := true, uint64(0)
 	var lastT float64
 	lastW := int32(-1)
-	loc := j.loc
-	at = at[:len(evs)]
 	if len(evs) > 0 {
 		j.firstT, j.firstW = evs[0].Time, evs[0].Match
+		lastT, lastW = evs[0].Time, evs[0].Match
+		hash = uint64(lastW) + 1
 	}
-	for n := range evs {
+	// Two loops, each with few enough values for the registers: the
+	// order and its hash, then the places.
+	for n := 1; n < len(evs); n++ {
 		t, w := evs[n].Time, evs[n].Match
-		if n > 0 && !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
+		if !(t > lastT || t == lastT && (w == lastW || post[lastW] < post[w])) {
 			sorted = false
 		}
 		lastT, lastW = t, w
 		hash = hash*orderMul + uint64(w) + 1
+	}
+	j.sorted, j.lastT, j.lastW, j.hash = sorted, lastT, lastW, hash
+	maxW := int32(-1)
+	loc, cnt := j.loc, j.cnt
+	at = at[:len(evs)]
+	for n := range evs {
+		w := evs[n].Match
 		l := loc[w]
 		if l == 0 {
 			j.touched = append(j.touched, w)
-			j.cnt = append(j.cnt, 0)
+			cnt = append(cnt, 0)
 			maxW = max(maxW, w)
-			l = int32(len(j.touched))
+			l = int32(len(cnt))
 			loc[w] = l
 		}
-		c := &j.cnt[l-1]
+		c := &cnt[l-1]
 		at[n] = evPlace{l - 1, *c}
 		*c++
 	}
-	j.sorted, j.lastT, j.lastW, j.hash, j.maxW = sorted, lastT, lastW, hash, maxW
+	j.cnt, j.maxW = cnt, maxW
 }
 
 // placeEvents copies the events scan decoded into the places takeBlock

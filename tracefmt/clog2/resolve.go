@@ -84,8 +84,7 @@ type stateRef struct {
 // openRef is an open state of a rank: its enter's index in the stream and
 // info text.
 type openRef struct {
-	state tracefmt.StateID
-	text  int
+	text  int32
 	index int32
 }
 
@@ -829,7 +828,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 			e = tracefmt.Leave(pe.Time, c.ref.id)
 			isLeave = true
 			if op, ok := jb.oldest(c.ref.id); ok {
-				leaveText, openAt = op.text, int(op.index)
+				leaveText, openAt = int(op.text), int(op.index)
 			}
 			fast = fast && leaveText == pe.TextRef()
 		}
@@ -933,7 +932,7 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 	e.Match = -1
 	if pe.Kind == provEvent && c.isState {
 		if c.ref.start {
-			jb.push(c.ref.id, openRef{c.ref.id, pe.TextRef(), int32(len(ev))})
+			jb.push(c.ref.id, openRef{int32(pe.TextRef()), int32(len(ev))})
 		} else if openAt >= 0 {
 			j := int32(openAt)
 			e.Match, ev[j].Match = j, int32(len(ev))
@@ -951,8 +950,9 @@ func (rs *resolver) event(jb *rankJob, pe *tracefmt.Event, frozen []etypeClass) 
 
 // runFast resolves the job's events from the next one on for as long as
 // their records follow from the events in every field: a state's enter
-// or leave (with the cargo the writer would give it) or a message to a
-// rank, on a communicator whose ranks map back exactly (most events). It
+// or leave (with the cargo the writer would give it), a message to a
+// rank or a collective with a root or none, on a communicator whose
+// ranks map back exactly (most events). It
 // stops before the first event that needs the general checks of event,
 // having changed nothing for it. The loop keeps the stream in locals: the
 // events are written in place over the ones read (out never passes src).
@@ -963,12 +963,26 @@ func (rs *resolver) runFast(jb *rankJob, frozen []etypeClass) {
 	if frozen == nil {
 		classes = rs.dense
 	}
+	// The stream may not pass 2^31 events: the loop stops where it would
+	// (rather than testing every event), and event says why.
+	end := len(src)
+	if room := j + math.MaxInt32 - len(out); room < end {
+		end = room
+	}
+	identity := rs.identity
 loop:
-	for ; j < len(src); j++ {
+	for ; j < end; j++ {
 		pe := &src[j]
-		ci := rs.commIndex(int32(pe.Comm))
-		if !exact[ci] || len(out) >= math.MaxInt32 {
-			break
+		// With ids equal to indexes, communicator 0 is the world's,
+		// exact: most events need no look-up.
+		ci := int(pe.Comm)
+		if ci != 0 || !identity {
+			if !identity {
+				ci = rs.idIndex[int32(pe.Comm)]
+			}
+			if !exact[ci] {
+				break
+			}
 		}
 		// The event is written in its place, which may be pe's own
 		// (the fields are read before): a local Event would be built on
@@ -977,61 +991,82 @@ loop:
 		if n == cap(out) {
 			break loop // only once out no longer shares src's array (see event)
 		}
-		e := &out[:n+1][n]
+		out = out[:n+1]
+		e := &out[n]
 		switch pe.Kind {
 		case provEvent:
 			// The classes of dense event types are read in place; without
 			// frozen, classify fills in those not known yet.
 			var c *etypeClass
-			if t := uint32(pe.Peer); t < denseEtypes && classes != nil && classes[t].ok {
+			if t := uint32(pe.Peer); t < uint32(len(classes)) && classes[t].ok {
 				c = &classes[t]
 			} else if frozen == nil {
 				cl := rs.classify(pe.Peer)
 				c, classes = &cl, rs.dense
 			} else {
+				out = out[:n]
 				break loop
 			}
 			if !c.isState || !c.exact {
+				out = out[:n]
 				break loop
 			}
-			id, text := c.ref.id, pe.TextRef()
+			id, text, t := c.ref.id, pe.TextRef(), pe.Time
+			q := jb.queue(id)
 			if c.ref.start {
-				*e = tracefmt.Enter(pe.Time, id)
+				*e = tracefmt.Event{Time: t, Kind: tracefmt.KindEnter, Peer: int32(id), Match: -1, Comm: uint16(ci)}
 				e.SetTextRef(text)
-				e.Comm = uint16(ci)
-				jb.push(id, openRef{id, text, int32(n)})
+				if q != nil && len(q.refs) < cap(q.refs) {
+					q.refs = append(q.refs, openRef{text: int32(text), index: int32(n)})
+				} else {
+					jb.push(id, openRef{text: int32(text), index: int32(n)})
+				}
 				break
 			}
-			op, open := jb.oldest(id)
-			leaveText := -1
+			open := q != nil && q.head < len(q.refs)
+			leaveText := int32(-1)
 			if open {
-				leaveText = op.text
+				leaveText = q.refs[q.head].text
 			}
-			if leaveText != text {
+			if int(leaveText) != text {
+				out = out[:n]
 				break loop // the writer would give the end another cargo
 			}
-			*e = tracefmt.Leave(pe.Time, id)
-			e.Comm = uint16(ci)
+			*e = tracefmt.Event{Time: t, Kind: tracefmt.KindLeave, Peer: int32(id), Match: -1, Comm: uint16(ci)}
 			if open {
-				e.Match, out[op.index].Match = op.index, int32(n)
-				jb.pop(id)
+				oi := q.refs[q.head].index
+				e.Match, out[oi].Match = oi, int32(n)
+				if q.head++; q.head == len(q.refs) {
+					// Drained: reuse the storage from the start.
+					q.refs, q.head = q.refs[:0], 0
+				}
 			}
 			if text >= 0 {
 				jb.cargo = append(jb.cargo, leaveCargo{int32(n), int32(text)})
 			}
 		case provMsg:
 			if pe.Peer < 0 || int32(pe.Request()>>32) != int32(pe.Comm) {
+				out = out[:n]
 				break loop
 			}
+			k := tracefmt.KindSend
 			if pe.Flags == 1 {
-				*e = tracefmt.Recv(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
-			} else {
-				*e = tracefmt.Send(pe.Time, int(pe.Peer), pe.Tag, uint16(ci), pe.Size)
+				k = tracefmt.KindRecv
 			}
+			*e = tracefmt.Event{Time: pe.Time, Size: pe.Size, Kind: k, Peer: pe.Peer, Tag: pe.Tag, Match: -1, Comm: uint16(ci)}
+		case provColl:
+			// A root of the world, or none; the writer derives the
+			// event type back from the operation.
+			op := collOp(pe.Tag)
+			if pe.Peer == peerNoRank || collEtype(op) != pe.Tag {
+				out = out[:n]
+				break loop
+			}
+			*e = tracefmt.Collective(pe.Time, op, int(pe.Peer), uint16(ci), pe.Size, 0)
 		default:
+			out = out[:n]
 			break loop
 		}
-		out = out[:n+1]
 	}
 	jb.idx += j - jb.j
 	jb.j, jb.out = j, out

@@ -296,6 +296,9 @@ func (rd *reader) readWith(r io.Reader, taskNames []string, body func(*bufio.Rea
 		// The header's task count made the world.
 		return nil, fmt.Errorf("%s:1: the header's %d tasks: %w", rd.name, n, err)
 	}
+	// Every message is paired as its record names it (pairAsRecorded),
+	// not first with first.
+	rd.b.SkipMessageMatching()
 	tr, err := rd.b.Finish()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rd.name, err)
