@@ -106,6 +106,7 @@ func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, e
 	}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
+	p.slab = &eventSlab{}
 	if fs := p.firstLine(src, lr); fs != nil {
 		if len(fs) == 1 {
 			if _, isRank := parseRank(fs[0].s); !isRank {
@@ -359,6 +360,9 @@ type parser struct {
 	// (0: not defined yet).
 	fastStates [numFastActs]int32
 	general    bool // no fast path (see readNamed)
+	// slab hands out the streams' memory in a whole read (nil in a
+	// streamed one, whose streams are the caller's buffers).
+	slab *eventSlab
 }
 
 type rankState struct {
@@ -370,7 +374,10 @@ type rankState struct {
 	base      int32
 	dtDefault Datatype
 	nextReq   int64
-	pending   []pendingReq
+	// slab hands out the stream's memory in a whole read (nil: the
+	// heap).
+	slab    *eventSlab
+	pending []pendingReq
 }
 
 // pendingReq is an isend or irecv not yet completed by a wait, with the
@@ -402,7 +409,7 @@ func (p *parser) rank(r int) *rankState {
 		p.ranks = grown
 	}
 	if p.ranks[r] == nil {
-		p.ranks[r] = &rankState{dtDefault: Byte}
+		p.ranks[r] = &rankState{dtDefault: Byte, slab: p.slab}
 	}
 	if rs := p.ranks[r]; rs != p.last {
 		// Ranks of one program have streams of similar lengths, and
