@@ -84,7 +84,7 @@ func (rs *rankState) grow() {
 		n = max(n, rs.hint+rs.hint/64-len(ev))
 	}
 	if rs.slab != nil {
-		rs.events = rs.slab.grow(ev, maxLineEvents, n)
+		rs.slab.grow(rs, maxLineEvents, n)
 		return
 	}
 	// make and copy rather than append: append clears the new room of

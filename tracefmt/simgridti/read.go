@@ -106,7 +106,7 @@ func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, e
 	}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
-	p.slab = &eventSlab{}
+	p.slab = &eventSlab{input: inputSize(r)}
 	if fs := p.firstLine(src, lr); fs != nil {
 		if len(fs) == 1 {
 			if _, isRank := parseRank(fs[0].s); !isRank {
@@ -126,6 +126,20 @@ func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, e
 		return nil, err
 	}
 	return nil, &ParseError{File: name, Line: src.line + 1, Col: 1, Msg: `no actions found (expected lines such as "0 init" or an index of per-rank files)`}
+}
+
+// inputSize returns the bytes r holds if it knows (an in-memory reader,
+// a regular file), else 0.
+func inputSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case *os.File:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return 0
 }
 
 // firstLine returns the fields of the first line that is not blank or a
@@ -242,6 +256,7 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 	// SimGrid: a single line names one file holding every rank.
 	if len(files) > 1 {
 		p.world = len(files)
+		p.slab.world = p.world
 	}
 	if p.chained(files) {
 		if err := p.readChain(src.name, files, open); err != nil {

@@ -1,9 +1,16 @@
 package simgridti
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
 // slabEvent is the i-th event of rank r in the slab tests: a compute
@@ -26,7 +33,7 @@ func TestSlabStreams(t *testing.T) {
 	}{
 		{"one rank after the other", [][2]int{{0, 50000}, {1, 50000}, {2, 50000}, {3, 70000}}, 0.01},
 		{"inits first (gen's single file)", [][2]int{{0, 1}, {1, 1}, {2, 1}, {3, 1}, {0, 90000}, {1, 90000}, {2, 90000}, {3, 90000}}, 0.01},
-		{"a rank larger than a block", [][2]int{{0, 5 * slabFirst}, {1, 1000}}, 0.5},
+		{"a rank larger than a block", [][2]int{{0, 5 * slabMin}, {1, 1000}}, 0.5},
 		{"alternating lines", alternate(8, 20000), 0.25},
 		{"alternating runs", alternateRuns(4, 30, 3000), 0.25},
 	}
@@ -100,37 +107,105 @@ func alternateRuns(ranks, runs, k int) [][2]int {
 }
 
 // TestSlabGrowsTailInPlace checks that the ranks of an index, read one
-// after the other, lie one after the other in a block and that the rank
-// being read grows without moving: no copy of its events, and the
-// memory the read faults in is that of the trace.
+// after the other, lie one after the other in a block with no room
+// between them, and that a rank being read grows without moving once
+// the rank before gave its size: no copy of its events, and the memory
+// the read touches is that of the trace.
 func TestSlabGrowsTailInPlace(t *testing.T) {
-	s := &eventSlab{}
-	var prev *rankState
+	s := &eventSlab{world: 4}
+	var ranks []*rankState
+	total := 0
 	for r := range 4 {
 		rs := &rankState{slab: s}
-		if prev != nil {
-			rs.hint = len(prev.events)
+		if r > 0 {
+			rs.hint = len(ranks[r-1].events)
 		}
 		rs.add(slabEvent(r, 0))
 		first := &rs.events[0]
-		if prev != nil {
-			end := prev.events[:cap(prev.events)]
-			if want := &s.buf[len(s.buf)-cap(rs.events)]; first != want || &end[len(end)-1] != &s.buf[len(s.buf)-cap(rs.events)-1] {
-				t.Fatalf("rank %d does not start where rank %d's room ends", r, r-1)
+		if r > 0 {
+			prev := ranks[r-1].events
+			if cap(prev) != len(prev) {
+				t.Errorf("rank %d keeps room for %d events once rank %d started", r-1, cap(prev)-len(prev), r)
+			}
+		}
+		if r > 1 {
+			// Ranks 1 to 3 share the block sized for them.
+			prev := ranks[r-1].events
+			if at := len(s.buf) - cap(rs.events) - 1; at < 0 || &prev[:cap(prev)][cap(prev)-1] != &s.buf[at] {
+				t.Fatalf("rank %d does not start where rank %d ends", r, r-1)
 			}
 		}
 		for i := 1; i < 5000; i++ {
 			rs.add(slabEvent(r, i))
-			if &rs.events[0] != first {
+			if r > 0 && &rs.events[0] != first {
 				t.Fatalf("rank %d moved at event %d (capacity %d)", r, i, cap(rs.events))
 			}
 		}
-		if spare := cap(rs.events) - len(rs.events); spare > slabStep {
-			t.Errorf("rank %d keeps %d events of room unused, want at most %d", r, spare, slabStep)
-		}
-		prev = rs
+		total += len(rs.events)
+		ranks = append(ranks, rs)
 	}
-	if s.dead != 0 {
-		t.Errorf("%d events of room left unused, want none", s.dead)
+	last := ranks[len(ranks)-1].events
+	if spare := cap(last) - len(last); spare > slabStep {
+		t.Errorf("the last rank keeps room for %d events, want at most %d", spare, slabStep)
+	}
+	// Only the first rank, whose size nothing told, may have moved.
+	if left := s.used - total - (cap(last) - len(last)); left < 0 || left > slabMin {
+		t.Errorf("%d events handed out for %d, leaving %d unused, want at most %d", s.used, total, left, slabMin)
+	}
+	if n := len(s.buf) + cap(s.buf) - len(s.buf); n > total {
+		t.Errorf("the last block holds room for %d events, more than the %d of the whole trace", n, total)
+	}
+}
+
+// TestSlabHoldsTheTrace reads generated traces whole, as one file and
+// as an index of per-rank files, and checks that the blocks hold little
+// more room than the trace's events: their room counts in the Go heap
+// (`tracesim bench` ti/read's B/event) whether or not it is touched.
+func TestSlabHoldsTheTrace(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 200, Compute: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, tr, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(t.TempDir(), "trace.txt")
+	if err := WriteIndex(index, tr, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, layout := range []string{"single", "index"} {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/GOMAXPROCS=%d", layout, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				p := newParser(context.Background(), false, 16<<10)
+				var got *tracefmt.Trace
+				var err error
+				if layout == "single" {
+					got, err = p.read("", bytes.NewReader(buf.Bytes()), nil)
+				} else {
+					f, ferr := os.Open(index)
+					if ferr != nil {
+						t.Fatal(ferr)
+					}
+					defer f.Close()
+					got, err = p.read(index, f, DirOpener(filepath.Dir(index)))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				events := got.NumEvents()
+				if events != tr.NumEvents() {
+					t.Fatalf("read %d events, want %d", events, tr.NumEvents())
+				}
+				// The first ranks, whose sizes nothing tells, and the
+				// last block, sized for ranks alike, leave some room: up
+				// to half the events in a trace this small (4-11 % on
+				// traces of millions of events).
+				if limit := events + events/2; p.slab.held > limit {
+					t.Errorf("blocks hold room for %d events for %d read, want at most %d", p.slab.held, events, limit)
+				}
+			})
+		}
 	}
 }
