@@ -13,7 +13,8 @@ import (
 type lineReader struct {
 	r          io.Reader
 	buf        []byte
-	start, end int // buf[start:end] is read and not yet returned
+	start, end int   // buf[start:end] is read and not yet returned
+	done       int64 // bytes of the lines returned
 	eof        bool
 	err        error
 }
@@ -38,6 +39,7 @@ func (lr *lineReader) next() ([]byte, bool) {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
 			line := lr.buf[lr.start : lr.start+i]
 			lr.start += i + 1
+			lr.done += int64(i + 1)
 			return trimCR(line), true
 		}
 		if lr.eof || lr.err != nil {

@@ -3,7 +3,6 @@ package simgridti
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +83,17 @@ func (rs *rankState) grow() {
 	if rs.hint > len(ev) {
 		n = max(n, rs.hint+rs.hint/64-len(ev))
 	}
-	rs.events = slices.Grow(ev, n)
+	if rs.slab != nil {
+		rs.slab.grow(rs, maxLineEvents, n)
+		return
+	}
+	// make and copy rather than append: append clears the new room of
+	// an element type without pointers (touching, and faulting in, every
+	// page of it at once), while make's memory fresh from the OS is zero
+	// already and is touched only as events are written.
+	grown := make([]tracefmt.Event, len(ev), len(ev)+n)
+	copy(grown, ev)
+	rs.events = grown
 }
 
 func (l *line) integer(f field, what string) (int, error) {

@@ -64,6 +64,9 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 					return err
 				}
 			}
+			if src.line&1023 == 0 && p.slab != nil && src.rank < 0 {
+				p.slab.consumed = lr.done // for the size of the next block
+			}
 			if err := p.parseText(src, line); err != nil {
 				return err
 			}
@@ -76,6 +79,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		rest = io.MultiReader(rest, lr.r)
 	}
 	lr.start, lr.eof = lr.end, true
+	done := lr.done  // the bytes before the first block
 	base := src.line // the first block's line 1 is src.line+1
 	size := p.blockSize
 	if size == 0 {
@@ -84,6 +88,9 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 	o := lineblock.Options{BlockSize: size, MaxLine: maxLine}
 	err := lineblock.Run(p.ctx, rest, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
 		first := base + b.Line
+		if p.slab != nil && src.rank < 0 {
+			p.slab.consumed = done + b.Offset + int64(len(b.Data))
+		}
 		for i := range d.lines {
 			l := &d.lines[i]
 			src.line = first + int(l.no)

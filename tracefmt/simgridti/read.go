@@ -106,6 +106,7 @@ func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, e
 	}
 	lr := newLineReader(r)
 	src := &source{name: name, rank: -1}
+	p.slab = &eventSlab{input: inputSize(r)}
 	if fs := p.firstLine(src, lr); fs != nil {
 		if len(fs) == 1 {
 			if _, isRank := parseRank(fs[0].s); !isRank {
@@ -125,6 +126,20 @@ func (p *parser) read(name string, r io.Reader, open Opener) (*tracefmt.Trace, e
 		return nil, err
 	}
 	return nil, &ParseError{File: name, Line: src.line + 1, Col: 1, Msg: `no actions found (expected lines such as "0 init" or an index of per-rank files)`}
+}
+
+// inputSize returns the bytes r holds if it knows (an in-memory reader,
+// a regular file), else 0.
+func inputSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case *os.File:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return 0
 }
 
 // firstLine returns the fields of the first line that is not blank or a
@@ -241,6 +256,7 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 	// SimGrid: a single line names one file holding every rank.
 	if len(files) > 1 {
 		p.world = len(files)
+		p.slab.world = p.world
 	}
 	if p.chained(files) {
 		if err := p.readChain(src.name, files, open); err != nil {
@@ -359,6 +375,9 @@ type parser struct {
 	// (0: not defined yet).
 	fastStates [numFastActs]int32
 	general    bool // no fast path (see readNamed)
+	// slab hands out the streams' memory in a whole read (nil in a
+	// streamed one, whose streams are the caller's buffers).
+	slab *eventSlab
 }
 
 type rankState struct {
@@ -370,7 +389,10 @@ type rankState struct {
 	base      int32
 	dtDefault Datatype
 	nextReq   int64
-	pending   []pendingReq
+	// slab hands out the stream's memory in a whole read (nil: the
+	// heap).
+	slab    *eventSlab
+	pending []pendingReq
 }
 
 // pendingReq is an isend or irecv not yet completed by a wait, with the
@@ -402,7 +424,7 @@ func (p *parser) rank(r int) *rankState {
 		p.ranks = grown
 	}
 	if p.ranks[r] == nil {
-		p.ranks[r] = &rankState{dtDefault: Byte}
+		p.ranks[r] = &rankState{dtDefault: Byte, slab: p.slab}
 	}
 	if rs := p.ranks[r]; rs != p.last {
 		// Ranks of one program have streams of similar lengths, and
