@@ -908,7 +908,16 @@ func (n *Network) activate(fi int32, now des.Time) {
 	// pending change.
 	links := f.links
 	if cap(f.pos) < len(links) {
-		f.pos = make([]int32, len(links))
+		// The links and their places in one block, side by side: a
+		// flow's start and end, and the solver, read both, and a slot
+		// reused for routes no longer than this one keeps the block
+		// (the links' capacity ends where the places begin, so a
+		// longer route is appended elsewhere).
+		k := len(links)
+		blk := make([]int32, 2*k)
+		copy(blk, links)
+		links = blk[:k:k]
+		f.links, f.pos = links, blk[k:]
 	}
 	pos := f.pos[:len(links)]
 	f.pos = pos
