@@ -197,6 +197,7 @@ type Network struct {
 	// alias maps a topology link to its constraint (a SHARED link's two
 	// directions are one).
 	links     []link
+	lat       []des.Time // per constraint: its latency
 	alias     []int32
 	topoLinks int
 	limiter   int32 // first limiter constraint; -1: none
@@ -305,11 +306,9 @@ type link struct {
 	fatpipe bool
 	used    bool   // carried a flow at some time
 	tick    uint32 // the sampler's epoch in which it was last active
-	lat     des.Time
-	// Scratch of the tests' reference solver (solveref_test.go).
-	rem     float64
-	usage   float64
-	unfixed int32
+	// The record is 64 bytes, a cache line: a link's latency, read
+	// only when a flow starts, is in Network.lat, and nothing else
+	// belongs here (see TestLinkRecordSize).
 }
 
 // linkSolve is a constraint's place in the current solve: mark is the
@@ -351,7 +350,6 @@ type flowRec struct {
 	id      int32
 	notify  bool
 	active  bool
-	fixed   bool // scratch of the tests' reference solver
 	start   des.Time
 	bytes   int64
 	seq     uint64
@@ -409,6 +407,7 @@ func New(cfg Config) (*Network, error) {
 		extra += n.buildLanes()
 	}
 	n.links = make([]link, L+extra)
+	n.lat = make([]des.Time, L+extra)
 	n.lsolve = make([]linkSolve, L+extra)
 	n.fixedAt = make([]int32, L+extra)
 	n.alias = make([]int32, L)
@@ -423,7 +422,7 @@ func New(cfg Config) (*Network, error) {
 			return nil, fmt.Errorf("flow: link %d (%s → %s) has bandwidth %v B/s: the flow model needs a finite positive bandwidth", i, l.From, l.To, l.Props.Bandwidth)
 		}
 		n.links[i].cap = l.Props.Bandwidth
-		n.links[i].lat = des.Time(l.Props.Latency)
+		n.lat[i] = des.Time(l.Props.Latency)
 		n.links[i].fatpipe = cfg.Sharing == FatPipe
 		if cfg.Sharing == Shared && l.Reverse != topology.NoLink && l.Reverse < l.ID {
 			n.alias[i] = int32(l.Reverse)
@@ -441,7 +440,7 @@ func New(cfg Config) (*Network, error) {
 	for i := 0; i+1 < len(n.nodeLane); i++ {
 		inj := t.InjectLink(i)
 		for k := n.nodeLane[i]; k < n.nodeLane[i+1]; k++ {
-			n.links[n.lanes+k] = n.links[inj]
+			n.links[n.lanes+k], n.lat[n.lanes+k] = n.links[inj], n.lat[inj]
 			n.laneOf[n.lanes+k-int32(L)] = int32(inj)
 			n.injNode[inj] = int32(i)
 		}
@@ -454,7 +453,8 @@ func New(cfg Config) (*Network, error) {
 			if !(lb.Bandwidth > 0) || math.IsInf(lb.Bandwidth, 0) {
 				return nil, fmt.Errorf("flow: loopback bandwidth %v B/s: the flow model needs a finite positive bandwidth", lb.Bandwidth)
 			}
-			n.links[n.loopback+int32(i)] = link{cap: lb.Bandwidth, lat: des.Time(lb.Latency), fatpipe: true}
+			n.links[n.loopback+int32(i)] = link{cap: lb.Bandwidth, fatpipe: true}
+			n.lat[n.loopback+int32(i)] = des.Time(lb.Latency)
 		}
 	}
 	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
@@ -463,7 +463,7 @@ func New(cfg Config) (*Network, error) {
 		if r, ok := n.route(0, 1, nil); ok {
 			minBW := math.Inf(1)
 			for _, l := range r {
-				n.estimate += n.links[l].lat
+				n.estimate += n.lat[l]
 				minBW = min(minBW, n.links[l].cap)
 			}
 			n.estPerByte = 1e12 / minBW
@@ -677,7 +677,7 @@ func (n *Network) pathNumbers(r []int32, route bool) (lat des.Time, bound, penal
 		if route {
 			lk.routed++
 		}
-		lat += lk.lat
+		lat += n.lat[l]
 		bound = min(bound, lk.cap)
 		if n.cfg.WeightS > 0 {
 			penalty += n.cfg.WeightS / lk.cap
@@ -908,7 +908,16 @@ func (n *Network) activate(fi int32, now des.Time) {
 	// pending change.
 	links := f.links
 	if cap(f.pos) < len(links) {
-		f.pos = make([]int32, len(links))
+		// The links and their places in one block, side by side: a
+		// flow's start and end, and the solver, read both, and a slot
+		// reused for routes no longer than this one keeps the block
+		// (the links' capacity ends where the places begin, so a
+		// longer route is appended elsewhere).
+		k := len(links)
+		blk := make([]int32, 2*k)
+		copy(blk, links)
+		links = blk[:k:k]
+		f.links, f.pos = links, blk[k:]
 	}
 	pos := f.pos[:len(links)]
 	f.pos = pos

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
@@ -564,5 +565,15 @@ func TestMetricsWithoutListener(t *testing.T) {
 		if busy == 0 {
 			t.Errorf("%s: no link busy in the last period: the comparison shows nothing", tc.name)
 		}
+	}
+}
+
+// TestLinkRecordSize: a link's record is one cache line, so that the
+// solver and the network touch one line per link they visit (on a
+// 4,096-node crossbar the 8,192 links then take 512 KiB rather than
+// 768 KiB, and no record straddles two lines).
+func TestLinkRecordSize(t *testing.T) {
+	if got := unsafe.Sizeof(link{}); got != 64 {
+		t.Fatalf("link record is %d bytes, want 64", got)
 	}
 }

@@ -168,10 +168,7 @@ func (m *solveMemo) store(f [][]float64, i [][]int32) int32 {
 // room makes room for an entry of need words and returns its chunk; -1
 // when the memo was full and forgot everything (its chunks are kept).
 func (m *solveMemo) room(need int) int {
-	limit := memoWords
-	if m.limit > 0 {
-		limit = m.limit
-	}
+	limit := m.wordLimit()
 	if m.cur < len(m.chunks) && len(m.chunks[m.cur])+need <= cap(m.chunks[m.cur]) {
 		return m.cur
 	}
@@ -199,6 +196,15 @@ func (m *solveMemo) room(need int) int {
 		m.cur = len(m.chunks)
 	}
 	return -1
+}
+
+// wordLimit is the bound on the memo's words: memoWords, or the
+// tests' limit.
+func (m *solveMemo) wordLimit() int {
+	if m.limit > 0 {
+		return m.limit
+	}
+	return memoWords
 }
 
 // resting is how a memo backs off when it rarely hits, so that traffic
@@ -272,8 +278,21 @@ func (n *Network) recall() bool {
 		return false
 	}
 	F, L := len(s.slot), len(s.id)
+	// A key longer than the whole memo names a system store cannot
+	// keep (and would forget everything trying): it is neither built
+	// nor looked up. Its lower bound, 5 words a flow and 3 a link,
+	// spares building most of such a key; the loop stops the rest.
+	limit := m.wordLimit()
+	if 3+5*(F-m.doneF)+3*(L-m.doneL) > limit {
+		m.chain, m.key = -2, m.key[:0]
+		return false
+	}
 	key := append(m.key[:0], uint64(int64(m.chain)), uint64(m.doneF)<<32|uint64(F), uint64(m.doneL)<<32|uint64(L))
 	for _, fi := range s.slot[m.doneF:] {
+		if len(key) > limit {
+			m.chain, m.key = -2, key[:0]
+			return false
+		}
 		f := &n.flows[fi]
 		key = append(key, math.Float64bits(f.w), math.Float64bits(f.penalty), math.Float64bits(f.bound),
 			math.Float64bits(f.prev), uint64(len(f.links))<<32|uint64(f.nfwd))
@@ -288,6 +307,10 @@ func (n *Network) recall() bool {
 			fat = 1
 		}
 		key = append(key, math.Float64bits(lk.load), math.Float64bits(lk.cap), fat)
+	}
+	if len(key) > limit {
+		m.chain, m.key = -2, key[:0]
+		return false
 	}
 	m.key, m.doneF, m.doneL = key, F, L
 	e := m.lookup()

@@ -31,13 +31,16 @@ func (n *Network) solveRef(now des.Time) {
 	// and so on. Each link is prepared for the solver as it is reached,
 	// each flow brought up to date.
 	flows := n.compFlows[:0]
+	r := &refScratch{rem: make([]float64, len(n.links)), usage: make([]float64, len(n.links)),
+		unfixed: make([]int32, len(n.links)), fixed: make([]bool, len(n.flows))}
 	for i := 0; i < len(links); i++ {
-		lk := &n.links[links[i]]
-		n.account(links[i], now)
-		lk.rem, lk.usage, lk.unfixed = lk.cap, 0, int32(len(lk.el))
+		l := links[i]
+		lk := &n.links[l]
+		n.account(l, now)
+		r.rem[l], r.usage[l], r.unfixed[l] = lk.cap, 0, int32(len(lk.el))
 		for _, e := range lk.el {
 			f := &n.flows[e.f]
-			lk.usage += e.c * f.w
+			r.usage[l] += e.c * f.w
 			if n.fmark[e.f] == ep {
 				continue
 			}
@@ -45,7 +48,7 @@ func (n *Network) solveRef(now des.Time) {
 			if dt := (now - f.last).Seconds(); dt > 0 {
 				f.remain -= f.value * f.factor * dt
 			}
-			f.last, f.fixed, f.prev = now, false, f.value
+			f.last, r.fixed[e.f], f.prev = now, false, f.value
 			flows = append(flows, e.f)
 			for _, l := range f.links {
 				if ls := &n.lsolve[l]; ls.mark != ep {
@@ -55,7 +58,7 @@ func (n *Network) solveRef(now des.Time) {
 			}
 		}
 	}
-	n.fillRef(links, flows)
+	n.fillRef(r, links, flows)
 	for _, l := range links {
 		n.links[l].load = 0
 	}
@@ -74,18 +77,18 @@ func (n *Network) solveRef(now des.Time) {
 // unfixed flow f runs at level/p_f; the level rises until a link is
 // saturated (its flows are fixed there) or a flow reaches its bound (it is
 // fixed at the bound), and so on until every flow is fixed.
-func (n *Network) fillRef(links, flows []int32) {
+func (n *Network) fillRef(r *refScratch, links, flows []int32) {
 	unfixed := len(flows)
 	for unfixed > 0 {
 		x := math.Inf(1)
 		for _, l := range links {
-			if lk := &n.links[l]; lk.unfixed > 0 && lk.usage > 0 && !lk.fatpipe {
-				x = min(x, lk.rem/lk.usage)
+			if r.unfixed[l] > 0 && r.usage[l] > 0 && !n.links[l].fatpipe {
+				x = min(x, r.rem[l]/r.usage[l])
 			}
 		}
 		xb := math.Inf(1)
 		for _, fi := range flows {
-			if f := &n.flows[fi]; !f.fixed && f.bound > 0 {
+			if f := &n.flows[fi]; !r.fixed[fi] && f.bound > 0 {
 				xb = min(xb, f.bound*f.penalty)
 			}
 		}
@@ -94,8 +97,8 @@ func (n *Network) fillRef(links, flows []int32) {
 				// Neither a link nor a bound limits what is left:
 				// cannot happen with finite bandwidths.
 				for _, fi := range flows {
-					if f := &n.flows[fi]; !f.fixed {
-						n.fixRef(f, 0)
+					if f := &n.flows[fi]; !r.fixed[fi] {
+						n.fixRef(r, fi, f, 0)
 						unfixed--
 					}
 				}
@@ -103,8 +106,8 @@ func (n *Network) fillRef(links, flows []int32) {
 			}
 			thr := xb * (1 + boundTol)
 			for _, fi := range flows {
-				if f := &n.flows[fi]; !f.fixed && f.bound > 0 && f.bound*f.penalty <= thr {
-					n.fixRef(f, f.bound)
+				if f := &n.flows[fi]; !r.fixed[fi] && f.bound > 0 && f.bound*f.penalty <= thr {
+					n.fixRef(r, fi, f, f.bound)
 					unfixed--
 				}
 			}
@@ -113,12 +116,12 @@ func (n *Network) fillRef(links, flows []int32) {
 		thr := x * (1 + levelTol)
 		for _, l := range links {
 			lk := &n.links[l]
-			if lk.unfixed == 0 || lk.usage <= 0 || lk.fatpipe || lk.rem/lk.usage > thr {
+			if r.unfixed[l] == 0 || r.usage[l] <= 0 || lk.fatpipe || r.rem[l]/r.usage[l] > thr {
 				continue
 			}
 			for _, e := range lk.el {
-				if f := &n.flows[e.f]; !f.fixed {
-					n.fixRef(f, x*f.w)
+				if f := &n.flows[e.f]; !r.fixed[e.f] {
+					n.fixRef(r, e.f, f, x*f.w)
 					unfixed--
 				}
 			}
@@ -126,14 +129,23 @@ func (n *Network) fillRef(links, flows []int32) {
 	}
 }
 
-// fixRef sets flow f's rate and takes it off its links' remaining capacity.
-func (n *Network) fixRef(f *flowRec, v float64) {
-	f.value, f.fixed = v, true
+// fixRef sets flow fi's rate and takes it off its links' remaining
+// capacity.
+func (n *Network) fixRef(r *refScratch, fi int32, f *flowRec, v float64) {
+	f.value, r.fixed[fi] = v, true
 	for k, l := range f.links {
-		lk := &n.links[l]
 		c := n.coeff(f, k)
-		lk.rem = max(lk.rem-c*v, 0)
-		lk.usage -= c * f.w
-		lk.unfixed--
+		r.rem[l] = max(r.rem[l]-c*v, 0)
+		r.usage[l] -= c * f.w
+		r.unfixed[l]--
 	}
+}
+
+// refScratch is the reference solver's scratch: per link, its remaining
+// capacity, Σ c·w of its unfixed flows and their number; per flow slot,
+// whether it is fixed.
+type refScratch struct {
+	rem, usage []float64
+	unfixed    []int32
+	fixed      []bool
 }
