@@ -133,13 +133,7 @@ func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config, opts ...func() Op
 func BenchmarkReplayRanks(b *testing.B) {
 	for _, p := range []int{4, 64, 1024} {
 		b.Run(fmt.Sprint(p), func(b *testing.B) {
-			o := gen.Options{Pattern: "stencil2d", Ranks: p, Iters: 1}
-			c, err := gen.Expect(o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			o.Iters = max(1, 1_000_000/c.Events)
-			tr := generate(b, o)
+			tr := stencilOfAbout(b, p, 1_000_000)
 			cfg := cfgWith(b, "mode", "causal")
 			b.ReportAllocs()
 			var events uint64
@@ -219,13 +213,7 @@ func BenchmarkReplayTI(b *testing.B) {
 func BenchmarkReplayScale(b *testing.B) {
 	for _, p := range []int{64, 4096, 65536} {
 		b.Run(fmt.Sprint(p), func(b *testing.B) {
-			o := gen.Options{Pattern: "stencil2d", Ranks: p, Iters: 1}
-			c, err := gen.Expect(o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			o.Iters = max(1, 1_000_000/c.Events)
-			tr := generate(b, o)
+			tr := stencilOfAbout(b, p, 1_000_000)
 			cfg := cfgWith(b)
 			b.ReportAllocs()
 			var events uint64
@@ -245,6 +233,19 @@ func BenchmarkReplayScale(b *testing.B) {
 			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(events), "cpu-ns/event")
 		})
 	}
+}
+
+// stencilOfAbout generates a stencil2d trace of ranks ranks and about
+// events events (one iteration at least).
+func stencilOfAbout(b *testing.B, ranks, events int) *tracefmt.Trace {
+	b.Helper()
+	o := gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: 1}
+	c, err := gen.Expect(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Iters = max(1, events/c.Events)
+	return generate(b, o)
 }
 
 // cpuTime returns the process's CPU time so far (user and system), in
