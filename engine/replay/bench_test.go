@@ -101,10 +101,10 @@ func BenchmarkReplay(b *testing.B) {
 	}
 }
 
-// benchReplay replays tr with cfg to completion once per iteration and
-// reports trace events per second; opts, when set, gives each replay its
-// options.
-func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config, opts ...func() Options) {
+// benchReplay replays tr with cfg to completion once per iteration,
+// reports trace events per second and returns the trace events replayed;
+// opts, when set, gives each replay its options.
+func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config, opts ...func() Options) uint64 {
 	b.ReportAllocs()
 	var events uint64
 	for b.Loop() {
@@ -126,6 +126,7 @@ func benchReplay(b *testing.B, tr *tracefmt.Trace, cfg Config, opts ...func() Op
 		events += res.TraceEvents
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+	return events
 }
 
 // BenchmarkReplayRanks shows how the engine scales with the number of
@@ -134,20 +135,7 @@ func BenchmarkReplayRanks(b *testing.B) {
 	for _, p := range []int{4, 64, 1024} {
 		b.Run(fmt.Sprint(p), func(b *testing.B) {
 			tr := stencilOfAbout(b, p, 1_000_000)
-			cfg := cfgWith(b, "mode", "causal")
-			b.ReportAllocs()
-			var events uint64
-			for b.Loop() {
-				s, err := New(tr, cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				events += s.Results().TraceEvents
-			}
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "trace-events/s")
+			benchReplay(b, tr, cfgWith(b, "mode", "causal"))
 		})
 	}
 }
@@ -214,20 +202,8 @@ func BenchmarkReplayScale(b *testing.B) {
 	for _, p := range []int{64, 4096, 65536} {
 		b.Run(fmt.Sprint(p), func(b *testing.B) {
 			tr := stencilOfAbout(b, p, 1_000_000)
-			cfg := cfgWith(b)
-			b.ReportAllocs()
-			var events uint64
 			cpu0 := cpuTime(b)
-			for b.Loop() {
-				s, err := New(tr, cfg, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				events += s.Results().TraceEvents
-			}
+			events := benchReplay(b, tr, cfgWith(b))
 			// CPU time, the collector's included: on a loaded machine
 			// the wall time measures the other processes too.
 			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(events), "cpu-ns/event")
