@@ -219,6 +219,25 @@ func writeMem(tr *tracefmt.Trace) (map[string][]byte, error) {
 }
 
 // readMem reads an archive written by writeMem.
+// writeReadBack reads the tsim text in, writes it as an archive in memory
+// and reads that back: the archive's files and the trace read back.
+func writeReadBack(t *testing.T, text string) (map[string][]byte, *tracefmt.Trace) {
+	t.Helper()
+	tr, err := tsim.Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := writeMem(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := readMem(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, back
+}
+
 func readMem(files map[string][]byte) (*tracefmt.Trace, error) {
 	tr, _, err := Read("t.otf2", bytes.NewReader(files["t.otf2"]), func(name string) (io.ReadCloser, error) {
 		b, ok := files[name]
@@ -246,18 +265,7 @@ func TestWriteNULNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, err := tsim.Read(strings.NewReader(tt.tsim))
-			if err != nil {
-				t.Fatal(err)
-			}
-			first, err := writeMem(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := readMem(first)
-			if err != nil {
-				t.Fatal(err)
-			}
+			first, back := writeReadBack(t, tt.tsim)
 			if tt.comm != "" && (len(back.Comms) < 2 || back.Comms[1].Name != tt.comm) {
 				t.Errorf("communicators read back %+v, want the second named %q", back.Comms, tt.comm)
 			}
@@ -294,18 +302,7 @@ func TestWriteRegionsAsRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, err := tsim.Read(strings.NewReader(tt.tsim))
-			if err != nil {
-				t.Fatal(err)
-			}
-			first, err := writeMem(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := readMem(first)
-			if err != nil {
-				t.Fatal(err)
-			}
+			first, back := writeReadBack(t, tt.tsim)
 			var names []string
 			for _, s := range back.States {
 				names = append(names, s.Name)
