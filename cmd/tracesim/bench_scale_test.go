@@ -23,7 +23,7 @@ func TestBenchScale(t *testing.T) {
 	}
 	table, summary, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
 	lines := strings.Split(table, "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT" {
+	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT NET B/EVENT" {
 		t.Fatalf("output:\n%s", out)
 	}
 	stages := []string{"info", "check", "sim analytic", "sim flow", "sim packet"}
@@ -40,13 +40,19 @@ func TestBenchScale(t *testing.T) {
 		// The rate is the events over the CPU time printed beside it
 		// (rounded to the millisecond and three digits), not over the
 		// wall time.
-		cpu, err1 := time.ParseDuration(f[len(f)-4])
-		rate, err2 := strconv.ParseFloat(f[len(f)-3], 64)
-		ns, err4 := strconv.Atoi(f[len(f)-2])
-		peak, err3 := strconv.Atoi(f[len(f)-1])
+		cpu, err1 := time.ParseDuration(f[len(f)-5])
+		rate, err2 := strconv.ParseFloat(f[len(f)-4], 64)
+		ns, err4 := strconv.Atoi(f[len(f)-3])
+		peak, err3 := strconv.Atoi(f[len(f)-2])
 		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || cpu <= 0 || peak <= 0 {
 			t.Errorf("line %d: %q: want CPU time, rate, ns and peak bytes per event", i+1, l)
 			continue
+		}
+		// The net bytes per event leave out the process's fixed start
+		// (the same stage's peak on a one-iteration trace), so they are
+		// below the peak bytes per event, whose every byte counts.
+		if net, err := strconv.Atoi(f[len(f)-1]); err != nil || net >= peak {
+			t.Errorf("line %d: %q: net bytes per event %q, want a number below the peak %d", i+1, l, f[len(f)-1], peak)
 		}
 		// The ns per event is the CPU time printed over the events (the
 		// CPU time rounded to the millisecond, ns to the unit).
