@@ -37,3 +37,30 @@ func BenchmarkBuilderNested(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSummarize summarises a timed trace of 64 ranks of states,
+// messages and compute bursts (what `tracesim info` prints).
+func BenchmarkSummarize(b *testing.B) {
+	const ranks, steps = 64, 1 << 13
+	bl := NewBuilder(ranks, true, Microsecond)
+	st := bl.State("MPI_Sendrecv")
+	for r := range ranks {
+		for s := range steps {
+			t := float64(s * 10)
+			for _, e := range []Event{Enter(t, st), Send(t+1, (r+1)%ranks, 0, 0, 64), Recv(t+2, (r+ranks-1)%ranks, 0, 0, 64), Leave(t+3, st), ComputeTime(t+4, 5)} {
+				if _, err := bl.Add(r, e); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	tr, err := bl.Finish()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Summarize(tr)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tr.NumEvents()), "ns/event")
+}

@@ -228,7 +228,10 @@ func (m *matcher) recvs(r int) {
 			if ci, ok := st.table(e.Comm)[chanKey(int32(r), e.Tag)]; ok {
 				ch = &st.chans[ci]
 			}
-			*slot = recvSlot{src: src, tag: e.Tag, comm: e.Comm, ch: ch, st: st}
+			// Field by field: a composite literal was built on the stack
+			// and copied with 16-byte loads of its narrower stores, a
+			// stall that took most of the matcher's time.
+			slot.src, slot.tag, slot.comm, slot.ch, slot.st = src, e.Tag, e.Comm, ch, st
 		}
 		ch := slot.ch
 		if ch == nil || ch.head == ch.end {

@@ -227,3 +227,60 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("states %+v", sum.States)
 	}
 }
+
+// TestSummarizeOnePass: the one pass of Summarize gives what the span,
+// the message count and the totals give separately: the span over every
+// event (a clock running backwards included), none for an untimed trace
+// or a trace without events, unmatched and wildcard messages counted.
+func TestSummarizeOnePass(t *testing.T) {
+	type ev struct {
+		r int
+		e Event
+	}
+	wild := Recv(4, 0, 7, 0, 8)
+	wild.Flags |= FlagAnySource
+	tests := []struct {
+		name            string
+		ranks           int
+		timed           bool
+		events          []ev
+		start, duration float64
+		msgs            MessageCounts
+		bytes           int64
+		computeSec      float64
+		flops           float64
+	}{
+		{"clock running backwards", 2, true,
+			[]ev{{0, Send(5, 1, 7, 0, 8)}, {0, ComputeTime(3, 2)}, {0, Send(6, 1, 9, 0, 16)}, {1, wild}, {1, Recv(9, 0, 3, 0, 4)}},
+			3e-3, 6e-3, MessageCounts{Matched: 1, UnmatchedSends: 1, UnmatchedRecvs: 1, WildcardRecvs: 1}, 24, 2e-3, 0},
+		{"untimed: no span", 2, false,
+			[]ev{{0, ComputeWork(5, 1e6)}, {0, Send(6, 1, 0, 0, 8)}, {1, Recv(9, 0, 0, 0, 8)}},
+			0, 0, MessageCounts{Matched: 1}, 8, 0, 1e6},
+		{"no events", 3, true, nil, 0, 0, MessageCounts{}, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(tt.ranks, tt.timed, Millisecond)
+			for _, a := range tt.events {
+				mustAdd(t, b, a.r, a.e)
+			}
+			tr, err := b.Finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := Summarize(tr)
+			if s.Start != tt.start || s.Duration != tt.duration {
+				t.Errorf("start %g duration %g, want %g %g", s.Start, s.Duration, tt.start, tt.duration)
+			}
+			if s.Messages != tt.msgs {
+				t.Errorf("messages %+v, want %+v", s.Messages, tt.msgs)
+			}
+			if s.Bytes != tt.bytes || s.Compute.Seconds != tt.computeSec || s.Compute.Flops != tt.flops {
+				t.Errorf("bytes %d compute %g s %g flops, want %d %g %g", s.Bytes, s.Compute.Seconds, s.Compute.Flops, tt.bytes, tt.computeSec, tt.flops)
+			}
+			if s.Events != len(tt.events) || len(s.RankEvents) != tt.ranks {
+				t.Errorf("events %d ranks %d, want %d %d", s.Events, len(s.RankEvents), len(tt.events), tt.ranks)
+			}
+		})
+	}
+}

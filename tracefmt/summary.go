@@ -1,6 +1,9 @@
 package tracefmt
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // Summary describes a trace in numbers: what `tracesim info` prints.
 type Summary struct {
@@ -38,8 +41,10 @@ type ComputeSummary struct {
 	Flops   float64 `json:"flops"`
 }
 
-// Summarize computes the summary of a trace in one pass over its events.
-// States are listed by decreasing total time, then by name.
+// Summarize computes the summary of a trace in one pass over its events
+// (the span, the message counts and the totals together: each pass over a
+// trace of millions of events reads it all from memory again). States are
+// listed by decreasing total time, then by name.
 func Summarize(t *Trace) Summary {
 	s := Summary{
 		Format:     t.Format,
@@ -47,29 +52,49 @@ func Summarize(t *Trace) Summary {
 		Timed:      t.Timed,
 		Unit:       t.Unit.String(),
 		Events:     t.NumEvents(),
-		Messages:   t.CountMessages(),
 		RankEvents: make([]int, t.Size()),
 	}
-	start, end := t.Span()
-	s.Start, s.Duration = t.Seconds(start), t.Seconds(end-start)
 	states := make([]StateSummary, len(t.States))
 	for i, d := range t.States {
 		states[i] = StateSummary{Name: d.Name, Category: d.Category.String()}
 	}
+	sec := t.Unit.Seconds()
+	// The span as Span computes it, over every event (clocks may run
+	// backwards in broken traces).
+	start, end := math.Inf(1), math.Inf(-1)
+	var c MessageCounts
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
 		s.RankEvents[r] = len(ev)
 		for i := range ev {
 			e := &ev[i]
+			if x := e.Time; x < start {
+				start = x
+			}
+			if x := e.Time; x > end {
+				end = x
+			}
 			switch e.Kind {
 			case KindEnter:
 				st := &states[e.State()]
 				st.Count++
 				if e.Match >= 0 {
-					st.Total += t.Seconds(ev[e.Match].Time - e.Time)
+					st.Total += (ev[e.Match].Time - e.Time) * sec
 				}
 			case KindSend:
 				s.Bytes += e.Size
+				if e.Match >= 0 {
+					c.Matched++
+				} else {
+					c.UnmatchedSends++
+				}
+			case KindRecv:
+				if e.Match < 0 {
+					c.UnmatchedRecvs++
+				}
+				if e.Flags&(FlagAnySource|FlagAnyTag) != 0 {
+					c.WildcardRecvs++
+				}
 			case KindCollective:
 				s.Collectives++
 				s.CollectiveBytes += e.Size
@@ -81,11 +106,16 @@ func Summarize(t *Trace) Summary {
 				if e.Flags.Has(FlagWork) {
 					s.Compute.Flops += e.Amount()
 				} else {
-					s.Compute.Seconds += t.Seconds(e.Amount())
+					s.Compute.Seconds += e.Amount() * sec
 				}
 			}
 		}
 	}
+	s.Messages = c
+	if !t.Timed || start > end {
+		start, end = 0, 0
+	}
+	s.Start, s.Duration = start*sec, (end-start)*sec
 	sort.SliceStable(states, func(i, j int) bool {
 		if states[i].Total != states[j].Total {
 			return states[i].Total > states[j].Total

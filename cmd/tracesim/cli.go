@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/fang/v2"
@@ -395,7 +396,7 @@ func versionFrom(ldflags string, info *debug.BuildInfo) string {
 		return m
 	}
 	v := "devel"
-	if tag := strings.TrimSuffix(m, "+dirty"); tag != "" && tag != "(devel)" && !pseudoVersion.MatchString(tag) {
+	if tag := strings.TrimSuffix(m, "+dirty"); tag != "" && tag != "(devel)" && !pseudoVersion().MatchString(tag) {
 		v = tag
 	}
 	parts := []string{rev[:min(len(rev), 7)]}
@@ -410,4 +411,4 @@ func versionFrom(ldflags string, info *debug.BuildInfo) string {
 
 // pseudoVersion matches the end of a Go pseudo-version (vX.Y.Z-…-yyyymmddhhmmss-abcdefabcdef),
 // which names a commit and no tag.
-var pseudoVersion = regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`)
+var pseudoVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-.]\d{14}-[0-9a-f]{12}$`) })

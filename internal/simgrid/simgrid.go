@@ -43,6 +43,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -160,9 +161,11 @@ func Path() (string, error) {
 	return exec.LookPath("smpirun")
 }
 
+// The patterns of smpirun's simulated time, compiled at first use rather
+// than at every start of the program.
 var (
-	simTime     = regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`)
-	preciseTime = regexp.MustCompile(`Simulation time [0-9.eE+-]+ @([0-9.eE+-]+)`)
+	simTime     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Simulation time ([0-9.eE+-]+)`) })
+	preciseTime = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Simulation time [0-9.eE+-]+ @([0-9.eE+-]+)`) })
 )
 
 // Run replays r.Index with smpirun and returns the simulated time. It
@@ -242,14 +245,14 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("simgrid: smpirun failed (%w):\n%s", err, tail(res.Output, 20))
 	}
-	m := simTime.FindAllStringSubmatch(res.Output, -1)
+	m := simTime().FindAllStringSubmatch(res.Output, -1)
 	if len(m) == 0 {
 		return res, errors.New("simgrid: smpirun printed no simulated time:\n" + tail(res.Output, 20))
 	}
 	if r.Precise {
 		// "Simulation time 0.013635 @0.013635280000": the replay's end
 		// time follows the @.
-		if p := preciseTime.FindAllStringSubmatch(res.Output, -1); len(p) > 0 {
+		if p := preciseTime().FindAllStringSubmatch(res.Output, -1); len(p) > 0 {
 			m = p
 		}
 	}

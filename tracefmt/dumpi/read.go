@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -70,7 +71,8 @@ type meta struct {
 }
 
 // binName matches a rank's file, PREFIX-NNNN.bin.
-var binName = regexp.MustCompile(`^(.*)-[0-9]{4,}\.bin$`)
+// It is compiled at first use, not at every start of the program.
+var binName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*)-[0-9]{4,}\.bin$`) })
 
 // Read reads the trace whose .meta (or one of whose .bin files) is r, at
 // path; open opens the trace's other files by base name.
@@ -79,7 +81,7 @@ func Read(path string, r io.Reader, open Opener) (*tracefmt.Trace, error) {
 	br := bufio.NewReader(r)
 	if head, _ := br.Peek(len(magic)); bytes.Equal(head, magic) {
 		// A rank's file: the trace is named by the .meta beside it.
-		m := binName.FindStringSubmatch(name)
+		m := binName().FindStringSubmatch(name)
 		if m == nil {
 			return nil, fmt.Errorf("%s: a DUMPI rank file, but not named PREFIX-NNNN.bin: open the trace's .meta", name)
 		}
