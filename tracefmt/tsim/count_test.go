@@ -308,7 +308,7 @@ func refCount(in string, limit int) []int32 {
 // are advised as huge pages before their first touch (Linux), so that
 // filling them faults once every 2 MiB rather than every 4 KiB. Each
 // read runs in a process of its own, whose heap has not yet touched the
-// memory the streams get.
+// memory the streams get, and checks the advice on their mapping.
 func TestCountedEventsInHugePages(t *testing.T) {
 	if path := os.Getenv("TSIM_HUGE_TRACE"); path != "" {
 		hugePagesChild(t, path)
@@ -335,7 +335,7 @@ func TestCountedEventsInHugePages(t *testing.T) {
 }
 
 // hugePagesChild reads the trace at path and checks that rank 1's
-// events lie in huge pages.
+// events lie in memory advised as huge pages.
 func hugePagesChild(t *testing.T, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -347,12 +347,13 @@ func hugePagesChild(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	ev := tr.Ranks[1].Events
-	kb, err := hugepage.InHugePages(unsafe.Pointer(&ev[len(ev)/2]))
+	m, err := hugepage.MappingOf(unsafe.Pointer(&ev[len(ev)/2]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kb < hugepage.Size>>10 {
-		t.Errorf("%d workers: %d KiB of the mapping of rank 1's %d events (%d KiB) in huge pages, want at least %d", workers, kb, len(ev), len(ev)*int(unsafe.Sizeof(ev[0]))>>10, hugepage.Size>>10)
+	// Whether the kernel then finds free huge pages is its choice.
+	if !m.Advised {
+		t.Errorf("%d workers: the mapping of rank 1's %d events is not advised as huge pages (%d KiB in huge pages)", workers, len(ev), m.HugeKB)
 	}
 	runtime.KeepAlive(tr)
 }
