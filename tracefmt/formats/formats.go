@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -134,7 +135,10 @@ func Detect(path string, head []byte) (*Format, error) {
 }
 
 // Progress is called while a file loads with the bytes read so far and the
-// file size.
+// file size. A reader that looks the file over first (tsim counts each
+// rank's records) fills the first tenth of the size with that pass and
+// the rest with the read proper: done only grows, whatever the passes.
+// Calls may come from another goroutine than the load's, one at a time.
 type Progress func(done, total int64)
 
 // Open reads the trace at path. An empty format name means detection by
@@ -406,7 +410,8 @@ func readerContext(r io.Reader) context.Context {
 // offset (io.ReaderAt) and says its size, for a reader that looks the
 // file over in a pass of its own before reading it in order (tsim counts
 // each rank's records, to decode them into place). ReadAt stops with the
-// context but reports no progress.
+// context; until the first Read, its bytes fill the first tenth of the
+// progress (lookOverShare), the goroutines of the pass taking turns.
 type watchedFile struct {
 	*watchedReader
 	f io.ReaderAt
@@ -416,7 +421,9 @@ func (w watchedFile) ReadAt(p []byte, off int64) (int, error) {
 	if err := w.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return w.f.ReadAt(p, off)
+	n, err := w.f.ReadAt(p, off)
+	w.lookedOver(n)
+	return n, err
 }
 
 // Size is the file's size when it was opened, so that a reader may
@@ -440,17 +447,75 @@ type watchedReader struct {
 	total    int64
 	last     int64
 	progress Progress
+	started  bool // Read was called (used by Read's goroutine only)
+
+	// mu guards what a look-over pass (watchedFile.ReadAt, on several
+	// goroutines) and Read share.
+	mu sync.Mutex
+	// looked is what the look-over pass read; lastLook when it last
+	// reported progress.
+	looked, lastLook int64
+	// reading is set by the first Read: ReadAt reports no more.
+	reading bool
+	// base is the progress the look-over pass reached when the read in
+	// order began, which maps the read onto the rest of the bar.
+	base int64
+	// shown is the progress last reported.
+	shown int64
 }
+
+// lookOverShare is the part (its inverse) of the progress bar a pass
+// over the whole file before the read fills: tsim's count pass costs
+// about a tenth of its load.
+const lookOverShare = 10
 
 func (w *watchedReader) Read(p []byte) (int, error) {
 	if err := w.ctx.Err(); err != nil {
 		return 0, err
 	}
+	if !w.started && w.progress != nil {
+		w.started = true
+		w.mu.Lock()
+		w.reading, w.base = true, w.shown
+		w.mu.Unlock()
+	}
 	n, err := w.r.Read(p)
 	w.done += int64(n)
 	if w.progress != nil && (w.done-w.last >= 1<<20 || err == io.EOF) {
 		w.last = w.done
-		w.progress(w.done, w.total)
+		v := w.done
+		w.mu.Lock()
+		if w.base > 0 && w.total > 0 {
+			v = w.base + int64(float64(w.total-w.base)*float64(min(w.done, w.total))/float64(w.total))
+		}
+		w.show(v)
+		w.mu.Unlock()
 	}
 	return n, err
+}
+
+// lookedOver counts n bytes a look-over pass read, reporting progress
+// every MiB, up to a tenth of the file.
+func (w *watchedReader) lookedOver(n int) {
+	if w.progress == nil || n <= 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reading {
+		return
+	}
+	w.looked += int64(n)
+	if w.looked-w.lastLook >= 1<<20 {
+		w.lastLook = w.looked
+		w.show(min(w.looked, w.total) / lookOverShare)
+	}
+}
+
+// show reports progress v unless it would go back; w.mu is held.
+func (w *watchedReader) show(v int64) {
+	if v > w.shown || v == w.total && w.shown == 0 {
+		w.shown = v
+		w.progress(v, w.total)
+	}
 }

@@ -2,6 +2,7 @@ package tsim
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -181,4 +182,16 @@ type countWriter struct{ n int64 }
 func (w *countWriter) Write(p []byte) (int, error) {
 	w.n += int64(len(p))
 	return len(p), nil
+}
+
+// BenchmarkCountRecords runs the count pass alone (one part) over the
+// 10 M-event trace: the cost a counted read adds to the parse.
+func BenchmarkCountRecords(b *testing.B) {
+	data := benchData(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := countRecords(context.Background(), bytes.NewReader(data), 0, 0, 1, MaxRanks); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -6,12 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -218,4 +224,136 @@ func TestCountedReadAllocatesTheEventsOnce(t *testing.T) {
 			t.Errorf("%+v: the read in chunks allocated %.2f× the events, want at least 1.8× (what does the test measure?)", o, ratio)
 		}
 	}
+}
+
+// TestCountRecordsAsLines: the count pass, which looks at a read's bytes
+// without cutting them into lines first, counts what the rule counts on
+// each line alone (refCount), on random lines made of the bytes that
+// matter to it: blanks, line ends, signs, digits, letters, control bytes.
+func TestCountRecordsAsLines(t *testing.T) {
+	const alphabet = " \t\r\n\x00\x01-+.09581azeZ=\"#\xc2"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 3000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			// Mostly records, with a random byte here and there.
+			line := []byte(fmt.Sprintf("%d.%d%s%d%senter S", rng.IntN(100), rng.IntN(1000), []string{" ", "\t", "  "}[rng.IntN(3)], rng.IntN(12), []string{" ", "\t", " \t"}[rng.IntN(3)]))
+			for range rng.IntN(4) {
+				line[rng.IntN(len(line))] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if rng.IntN(8) == 0 {
+				line = line[:rng.IntN(len(line)+1)]
+			}
+			b.Write(line)
+			b.WriteString([]string{"\n", "\r\n", "\n\n"}[rng.IntN(3)])
+		}
+		in := b.String()
+		if rng.IntN(2) == 0 {
+			in = strings.TrimSuffix(in, "\n")
+		}
+		limit := 1 + rng.IntN(12)
+		want := refCount(in, limit)
+		got, err := countRecords(context.Background(), strings.NewReader(in), 0, 0, 1, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(got) > 0 && got[len(got)-1] == 0 {
+			got = got[:len(got)-1]
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d, limit %d, %q: counts %v, want %v", trial, limit, in, got, want)
+		}
+	}
+}
+
+// refCount counts the records of in by rank below limit as the count
+// pass's rule says, line by line: blanks, a field that starts with a
+// digit, '-', '+' or '.', blanks, a rank, blanks and a lower-case letter.
+func refCount(in string, limit int) []int32 {
+	var counts []int32
+	for _, line := range strings.Split(in, "\n") {
+		f := strings.TrimLeft(line, " \t")
+		if f == "" || !strings.ContainsAny(f[:1], "0123456789-+.") {
+			continue
+		}
+		i := strings.IndexAny(f, " \t")
+		if i < 0 {
+			continue
+		}
+		f = strings.TrimLeft(f[i:], " \t")
+		j := 0
+		for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+			j++
+		}
+		if j == 0 || j == len(f) || f[j] != ' ' && f[j] != '\t' {
+			continue
+		}
+		r, err := strconv.Atoi(f[:j])
+		if err != nil || r >= limit {
+			continue
+		}
+		f = strings.TrimLeft(f[j:], " \t")
+		if f == "" || f[0] < 'a' || f[0] > 'z' {
+			continue
+		}
+		for len(counts) <= r {
+			counts = append(counts, 0)
+		}
+		counts[r]++
+	}
+	return counts
+}
+
+// TestCountedEventsInHugePages: the streams a counted read decodes into
+// are advised as huge pages before their first touch (Linux), so that
+// filling them faults once every 2 MiB rather than every 4 KiB. Each
+// read runs in a process of its own, whose heap has not yet touched the
+// memory the streams get, and checks the advice on their mapping.
+func TestCountedEventsInHugePages(t *testing.T) {
+	if path := os.Getenv("TSIM_HUGE_TRACE"); path != "" {
+		hugePagesChild(t, path)
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("transparent huge pages are a Linux feature")
+	}
+	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || !bytes.Contains(b, []byte("[madvise]")) && !bytes.Contains(b, []byte("[always]")) {
+		t.Skipf("transparent huge pages not given to madvised memory here (%q, %v)", b, err)
+	}
+	path := filepath.Join(t.TempDir(), "t.tsim")
+	if err := os.WriteFile(path, mustWrite(t, benchTrace(t, 400_000, 4)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []string{"1", "2"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCountedEventsInHugePages$", "-test.v")
+		cmd.Env = append(os.Environ(), "TSIM_HUGE_TRACE="+path, "TSIM_HUGE_WORKERS="+workers)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("--- PASS")) {
+			t.Errorf("%s workers: %v\n%s", workers, err, out)
+		}
+	}
+}
+
+// hugePagesChild reads the trace at path and checks that rank 1's
+// events lie in memory advised as huge pages.
+func hugePagesChild(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers, _ := strconv.Atoi(os.Getenv("TSIM_HUGE_WORKERS"))
+	tr, err := read(context.Background(), bytes.NewReader(data), readOptions{workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := tr.Ranks[1].Events
+	m, err := hugepage.MappingOf(unsafe.Pointer(&ev[len(ev)/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Whether the kernel then finds free huge pages is its choice.
+	if !m.Advised {
+		t.Errorf("%d workers: the mapping of rank 1's %d events is not advised as huge pages (%d KiB in huge pages)", workers, len(ev), m.HugeKB)
+	}
+	runtime.KeepAlive(tr)
 }
