@@ -229,6 +229,10 @@ type Network struct {
 	// hkey holds its entries' keys.
 	heap []int32
 	hkey []hkey
+	// hpos is, per flow slot, its index in the heap (-1: outside),
+	// apart from the flow records: sifting moves entries of flows it
+	// does not otherwise touch.
+	hpos []int32
 	// wakeAt is the time of the pending wake event (des.Never: none);
 	// wakeGen tells the current wake from superseded ones.
 	wakeAt  des.Time
@@ -330,8 +334,8 @@ type elem struct {
 // flowRec is a message in the network.
 type flowRec struct {
 	// The fields a re-solve reads and writes come first: links and the
-	// progress (the first 64 bytes), then the weights, bound and heap
-	// place; what the start and the delivery need last.
+	// progress (the first 64 bytes), then the weights and bound (the
+	// heap place is in Network.hpos); what the start and the delivery need last.
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
@@ -341,7 +345,6 @@ type flowRec struct {
 	factor  float64 // progress = value × factor
 	last    des.Time
 	nfwd    int32
-	hi      int32   // index in the heap, -1 outside
 	w       float64 // 1/penalty
 	bound   float64 // bytes per second; 0: none
 	penalty float64 // CM02 sharing penalty, seconds
@@ -785,12 +788,13 @@ func (n *Network) allocFlow() int32 {
 	n.fmark = append(n.fmark, 0)
 	n.flevel = append(n.flevel, 0)
 	n.bneck = append(n.bneck, -1)
+	n.hpos = append(n.hpos, -1)
 	return int32(len(n.flows) - 1)
 }
 
 func (n *Network) freeFlow(i int32) {
 	f := &n.flows[i]
-	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free, hi: -1}
+	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free}
 	n.free = i
 }
 
@@ -811,7 +815,7 @@ func (n *Network) Send(m netmodel.Message) {
 	}
 	fi := n.allocFlow()
 	f := &n.flows[fi]
-	f.id, f.notify, f.start, f.bytes, f.hi = m.ID, m.NotifyInjected, now, m.Bytes, -1
+	f.id, f.notify, f.start, f.bytes = m.ID, m.NotifyInjected, now, m.Bytes
 	f.seq = n.seq
 	n.seq++
 	var lat des.Time

@@ -615,10 +615,10 @@ func (n *Network) reschedule(fi int32, now des.Time) {
 		return // same rate: same completion time
 	}
 	f.finish = n.finishTime(f, now)
-	if f.hi < 0 {
+	if hi := n.hpos[fi]; hi < 0 {
 		n.heapPush(fi)
 	} else {
-		n.heapFix(int(f.hi))
+		n.heapFix(int(hi))
 	}
 }
 
