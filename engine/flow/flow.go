@@ -263,6 +263,12 @@ type Network struct {
 	// at without scanning its flows (see setBneck).
 	fixedAt []int32
 	added   []int32
+	// routed counts, per constraint, the flows routed over it from their
+	// start, latency phase included: the load adaptive routings compare,
+	// so that flows starting at one instant see each other. Apart from
+	// the link records, which a flow's start would otherwise pull into
+	// the cache one by one when it is sent, and again when it shares.
+	routed []int32
 	// solveWith, when set (by tests), replaces the solver.
 	solveWith func(now des.Time)
 	done      []int32
@@ -294,14 +300,10 @@ type link struct {
 	// The fields the network and the solver read and write at every
 	// change of the link come first, within 64 bytes: the others are read
 	// when a flow starts and by the tests.
-	el  []elem
-	fwd int32 // flows sharing the link (not counting crosstraffic)
-	// routed counts the flows routed over the link from their start,
-	// latency phase included: the load adaptive routings compare, so that
-	// flows starting at one instant see each other.
-	routed int32
-	cap    float64 // bytes per second
-	load   float64 // bytes per second consumed now
+	el   []elem
+	fwd  int32   // flows sharing the link (not counting crosstraffic)
+	cap  float64 // bytes per second
+	load float64 // bytes per second consumed now
 	// last is when the load or the flows last changed (or were about
 	// to): the ledger has their measurements up to then; -1 before the
 	// first change.
@@ -345,6 +347,7 @@ type flowRec struct {
 	factor  float64 // progress = value × factor
 	last    des.Time
 	nfwd    int32
+	path    int32   // its cached path's index in Network.paths; -1: none
 	w       float64 // 1/penalty
 	bound   float64 // bytes per second; 0: none
 	penalty float64 // CM02 sharing penalty, seconds
@@ -413,6 +416,7 @@ func New(cfg Config) (*Network, error) {
 	n.lat = make([]des.Time, L+extra)
 	n.lsolve = make([]linkSolve, L+extra)
 	n.fixedAt = make([]int32, L+extra)
+	n.routed = make([]int32, L+extra)
 	n.alias = make([]int32, L)
 	n.topoLinks = L
 	for i := 0; i < L; i++ {
@@ -587,7 +591,7 @@ func (n *Network) Occupancy(r, p, vc int) int {
 	if l == topology.NoLink {
 		return 0
 	}
-	return int(n.links[n.alias[l]].routed)
+	return int(n.routed[n.alias[l]])
 }
 
 // route appends the constraints from node src to node dst to out: the
@@ -631,6 +635,9 @@ type path struct {
 	lat          des.Time
 	bound        float64 // +Inf: none
 	penalty      float64 // before the latency factor
+	// ha and hb are what wholeActivate chains of the path's links (see
+	// linkHash), worked out once.
+	ha, hb uint64
 }
 
 // cachedPath returns the path of a flow from node src to node dst, each
@@ -665,6 +672,7 @@ func (n *Network) cachedPath(src, dst int) *path {
 		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
 	}
 	p.n = int32(len(n.routeBuf) - off)
+	p.ha, p.hb = linkHash(n.routeBuf[off:off+int(p.n)], p.nfwd)
 	n.paths = append(n.paths, p)
 	n.routeAt[pair] = int32(len(n.paths))
 	return &n.paths[len(n.paths)-1]
@@ -678,7 +686,7 @@ func (n *Network) pathNumbers(r []int32, route bool) (lat des.Time, bound, penal
 	for _, l := range r {
 		lk := &n.links[l]
 		if route {
-			lk.routed++
+			n.routed[l]++
 		}
 		lat += n.lat[l]
 		bound = min(bound, lk.cap)
@@ -794,7 +802,7 @@ func (n *Network) allocFlow() int32 {
 
 func (n *Network) freeFlow(i int32) {
 	f := &n.flows[i]
-	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free}
+	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free, path: -1}
 	n.free = i
 }
 
@@ -820,14 +828,17 @@ func (n *Network) Send(m netmodel.Message) {
 	n.seq++
 	var lat des.Time
 	var bound, penalty float64
+	f.path = -1
 	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
+		f.path = n.routeAt[int(m.Src)*n.topo.NumNodes()+int(m.Dst)] - 1
 		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
 		f.nfwd = p.nfwd
 		if !p.ok {
 			n.unroutable++
 		}
+		routed := n.routed
 		for _, l := range f.links[:p.nfwd] {
-			n.links[l].routed++
+			routed[l]++
 		}
 		lat, bound, penalty = p.lat, p.bound, p.penalty
 	} else {
@@ -899,7 +910,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 		// Nothing to carry (or no route): done once the latency is paid,
 		// without joining the links.
 		for _, l := range f.links[:f.nfwd] {
-			n.links[l].routed--
+			n.routed[l]--
 		}
 		f.links, f.nfwd = f.links[:0], 0
 		f.finish = now
@@ -1001,7 +1012,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	links, pos := f.links, f.pos[:len(f.links)]
 	np := len(n.pending)
 	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
-	nfwd, ct, v := int(f.nfwd), n.cfg.CrossTraffic, f.value
+	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
 	n.accountAll(links, now)
 	for k, l := range links {
 		lk := &n.links[l]
@@ -1017,7 +1028,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		c := 1.0
 		if k < nfwd {
 			lk.fwd--
-			lk.routed--
+			routed[l]--
 		} else {
 			c = ct
 		}
