@@ -802,7 +802,11 @@ func (n *Network) allocFlow() int32 {
 
 func (n *Network) freeFlow(i int32) {
 	f := &n.flows[i]
-	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free, path: -1}
+	links := f.links[:0]
+	if f.path >= 0 {
+		links = nil // the cached path's, not the slot's to append to
+	}
+	*f = flowRec{links: links, pos: f.pos[:0], next: n.free, path: -1}
 	n.free = i
 }
 
@@ -831,7 +835,10 @@ func (n *Network) Send(m netmodel.Message) {
 	f.path = -1
 	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
 		f.path = n.routeAt[int(m.Src)*n.topo.NumNodes()+int(m.Dst)] - 1
-		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
+		// The path's constraints themselves, never written (a fixed
+		// route's are the same for every flow of the pair), not a copy:
+		// the capacity ends with them, and freeFlow does not keep them.
+		f.links = n.routeBuf[p.off : p.off+p.n : p.off+p.n]
 		f.nfwd = p.nfwd
 		if !p.ok {
 			n.unroutable++
@@ -922,7 +929,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	// one pass over them: the element, the count of flows and the
 	// pending change.
 	links := f.links
-	if cap(f.pos) < len(links) {
+	if cap(f.pos) < len(links) && f.path >= 0 {
+		f.pos = make([]int32, len(links)) // the links are the path's
+	} else if cap(f.pos) < len(links) {
 		// The links and their places in one block, side by side: a
 		// flow's start and end, and the solver, read both, and a slot
 		// reused for routes no longer than this one keeps the block
