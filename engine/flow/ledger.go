@@ -190,7 +190,11 @@ func (g *ledger) apply(c *change) {
 		a.snapNext = b + p
 		a.snap ^= 1
 		dt := max((b - a.last).Seconds(), 0)
-		g.snaps[c.l][a.snap] = linkSnap{t: b, bytes: a.bytes + c.load*dt, busy: a.busy + u*dt, flowS: a.flowS + float64(c.fwd)*dt, load: c.load, fwd: c.fwd}
+		// Field by field: a composite literal is built aside, then
+		// copied.
+		sn := &g.snaps[c.l][a.snap&1]
+		sn.t, sn.bytes, sn.busy, sn.flowS = b, a.bytes+c.load*dt, a.busy+u*dt, a.flowS+float64(c.fwd)*dt
+		sn.load, sn.fwd = c.load, c.fwd
 	}
 	if dt := (c.t - a.last).Seconds(); dt > 0 {
 		a.bytes += c.load * dt

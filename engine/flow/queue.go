@@ -135,8 +135,21 @@ func (n *Network) heapPop() int32 {
 	}
 	i := 0
 	for {
-		best := minChild(keys, i)
-		if best < 0 {
+		// minChild, inlined for nodes with all their children.
+		c := heapArity*i + 1
+		best := c
+		if c+heapArity <= last {
+			b := c + 2
+			if keys[c+1].less(keys[c]) {
+				best = c + 1
+			}
+			if keys[c+3].less(keys[c+2]) {
+				b = c + 3
+			}
+			if keys[b].less(keys[best]) {
+				best = b
+			}
+		} else if best = minChild(keys, i); best < 0 {
 			break
 		}
 		q := h[best]
