@@ -61,7 +61,6 @@ package flow
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -238,7 +237,10 @@ type Network struct {
 	wakeAt  des.Time
 	wakeGen int64
 
-	// Changes waiting for the solver: the links whose flows changed.
+	// Changes waiting for the solver: the flows started on or finished
+	// from their links since the last solve, in order (their links are
+	// the links whose flows changed; a finished flow's slot is freed
+	// after the solve).
 	pending      []int32
 	solvePending bool
 	epoch        uint32
@@ -945,8 +947,6 @@ func (n *Network) activate(fi int32, now des.Time) {
 	}
 	pos := f.pos[:len(links)]
 	f.pos = pos
-	np := len(n.pending)
-	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
 	n.accountAll(links, now)
 	for k, l := range links {
@@ -960,9 +960,8 @@ func (n *Network) activate(fi int32, now des.Time) {
 		pos[k] = int32(len(lk.el))
 		lk.el = append(lk.el, elem{fi, int32(k), c})
 		lk.used = true
-		pending[np+k] = l
 	}
-	n.pending = pending
+	n.pending = append(n.pending, fi)
 	n.flevel[fi] = math.Inf(1)
 	n.setBneck(fi, -1)
 	n.wholeActivate(fi)
@@ -1019,8 +1018,9 @@ func (n *Network) detach(fi int32, now des.Time) {
 	old := n.bneck[fi]
 	n.bneck[fi] = -1
 	links, pos := f.links, f.pos[:len(f.links)]
-	np := len(n.pending)
-	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
+	if len(links) > 0 {
+		n.pending = append(n.pending, fi)
+	}
 	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
 	n.accountAll(links, now)
 	for k, l := range links {
@@ -1045,9 +1045,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
-		pending[np+k] = l
 	}
-	n.pending = pending
 }
 
 // coeff is how much of flow f's rate its element k consumes: all of it

@@ -40,8 +40,9 @@ import (
 //   - a solve sets rates, levels, bottlenecks and loads as a function of
 //     the state and the change; its key, and the fingerprint after it,
 //     is the fingerprint before it chained with a solve mark;
-//   - both add their links to the pending links, and activate its flow to
-//     the flows added, in the order of the events.
+//   - both add their flow to the pending flows (whose links are the
+//     pending links), and activate it to the flows added, in the order
+//     of the events.
 //
 // The empty network is one state, however it was reached: no element,
 // every load 0 (detach zeroes the load of a link it leaves empty), and
