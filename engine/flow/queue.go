@@ -79,8 +79,8 @@ func minChild(keys []hkey, i int) int {
 }
 
 // heapDown moves the entry at i towards the leaves until its children
-// are later, and reports whether it moved.
-func (n *Network) heapDown(i int) bool {
+// are later.
+func (n *Network) heapDown(i int) {
 	h, keys, hpos := n.heap, n.hkey, n.hpos
 	fi, k := h[i], keys[i]
 	start := i
@@ -96,7 +96,6 @@ func (n *Network) heapDown(i int) bool {
 	if i > start {
 		h[i], keys[i], hpos[fi] = fi, k, int32(i)
 	}
-	return i > start
 }
 
 // heapPush adds flow fi at its completion time.
@@ -110,9 +109,15 @@ func (n *Network) heapPush(fi int32) {
 // heapFix moves the entry at i, whose flow's completion time changed,
 // into its place.
 func (n *Network) heapFix(i int) {
-	n.hkey[i].t = n.flows[n.heap[i]].finish
-	if !n.heapDown(i) {
+	t := n.flows[n.heap[i]].finish
+	old := n.hkey[i].t
+	n.hkey[i].t = t
+	// Earlier, it can only go up (its children were later than before);
+	// later, only down.
+	if t < old {
 		n.heapUp(i)
+	} else if t > old {
+		n.heapDown(i)
 	}
 }
 
