@@ -23,12 +23,6 @@ func (a hkey) less(b hkey) bool { return a.t < b.t || a.t == b.t && a.seq < b.se
 // heap than a binary one, whose children's keys share a cache line.
 const heapArity = 4
 
-// heapPlace puts flow fi with key k at position i of the heap.
-func (n *Network) heapPlace(i int, fi int32, k hkey) {
-	n.heap[i], n.hkey[i] = fi, k
-	n.hpos[fi] = int32(i)
-}
-
 // heapUp moves the entry at i towards the root until its parent is
 // earlier.
 func (n *Network) heapUp(i int) {
