@@ -61,7 +61,6 @@ package flow
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -229,12 +228,19 @@ type Network struct {
 	// hkey holds its entries' keys.
 	heap []int32
 	hkey []hkey
+	// hpos is, per flow slot, its index in the heap (-1: outside),
+	// apart from the flow records: sifting moves entries of flows it
+	// does not otherwise touch.
+	hpos []int32
 	// wakeAt is the time of the pending wake event (des.Never: none);
 	// wakeGen tells the current wake from superseded ones.
 	wakeAt  des.Time
 	wakeGen int64
 
-	// Changes waiting for the solver: the links whose flows changed.
+	// Changes waiting for the solver: the flows started on or finished
+	// from their links since the last solve, in order (their links are
+	// the links whose flows changed; a finished flow's slot is freed
+	// after the solve).
 	pending      []int32
 	solvePending bool
 	epoch        uint32
@@ -259,6 +265,12 @@ type Network struct {
 	// at without scanning its flows (see setBneck).
 	fixedAt []int32
 	added   []int32
+	// routed counts, per constraint, the flows routed over it from their
+	// start, latency phase included: the load adaptive routings compare,
+	// so that flows starting at one instant see each other. Apart from
+	// the link records, which a flow's start would otherwise pull into
+	// the cache one by one when it is sent, and again when it shares.
+	routed []int32
 	// solveWith, when set (by tests), replaces the solver.
 	solveWith func(now des.Time)
 	done      []int32
@@ -290,14 +302,10 @@ type link struct {
 	// The fields the network and the solver read and write at every
 	// change of the link come first, within 64 bytes: the others are read
 	// when a flow starts and by the tests.
-	el  []elem
-	fwd int32 // flows sharing the link (not counting crosstraffic)
-	// routed counts the flows routed over the link from their start,
-	// latency phase included: the load adaptive routings compare, so that
-	// flows starting at one instant see each other.
-	routed int32
-	cap    float64 // bytes per second
-	load   float64 // bytes per second consumed now
+	el   []elem
+	fwd  int32   // flows sharing the link (not counting crosstraffic)
+	cap  float64 // bytes per second
+	load float64 // bytes per second consumed now
 	// last is when the load or the flows last changed (or were about
 	// to): the ledger has their measurements up to then; -1 before the
 	// first change.
@@ -330,8 +338,8 @@ type elem struct {
 // flowRec is a message in the network.
 type flowRec struct {
 	// The fields a re-solve reads and writes come first: links and the
-	// progress (the first 64 bytes), then the weights, bound and heap
-	// place; what the start and the delivery need last.
+	// progress (the first 64 bytes), then the weights and bound (the
+	// heap place is in Network.hpos); what the start and the delivery need last.
 	// links holds the route, then (crosstraffic) the reverse route; pos
 	// the position of each in its link's element list.
 	links   []int32
@@ -341,7 +349,7 @@ type flowRec struct {
 	factor  float64 // progress = value × factor
 	last    des.Time
 	nfwd    int32
-	hi      int32   // index in the heap, -1 outside
+	path    int32   // its cached path's index in Network.paths; -1: none
 	w       float64 // 1/penalty
 	bound   float64 // bytes per second; 0: none
 	penalty float64 // CM02 sharing penalty, seconds
@@ -410,6 +418,7 @@ func New(cfg Config) (*Network, error) {
 	n.lat = make([]des.Time, L+extra)
 	n.lsolve = make([]linkSolve, L+extra)
 	n.fixedAt = make([]int32, L+extra)
+	n.routed = make([]int32, L+extra)
 	n.alias = make([]int32, L)
 	n.topoLinks = L
 	for i := 0; i < L; i++ {
@@ -584,7 +593,7 @@ func (n *Network) Occupancy(r, p, vc int) int {
 	if l == topology.NoLink {
 		return 0
 	}
-	return int(n.links[n.alias[l]].routed)
+	return int(n.routed[n.alias[l]])
 }
 
 // route appends the constraints from node src to node dst to out: the
@@ -628,6 +637,9 @@ type path struct {
 	lat          des.Time
 	bound        float64 // +Inf: none
 	penalty      float64 // before the latency factor
+	// ha and hb are what wholeActivate chains of the path's links (see
+	// linkHash), worked out once.
+	ha, hb uint64
 }
 
 // cachedPath returns the path of a flow from node src to node dst, each
@@ -662,6 +674,7 @@ func (n *Network) cachedPath(src, dst int) *path {
 		n.routeBuf, _ = n.route(dst, src, n.routeBuf)
 	}
 	p.n = int32(len(n.routeBuf) - off)
+	p.ha, p.hb = linkHash(n.routeBuf[off:off+int(p.n)], p.nfwd)
 	n.paths = append(n.paths, p)
 	n.routeAt[pair] = int32(len(n.paths))
 	return &n.paths[len(n.paths)-1]
@@ -675,7 +688,7 @@ func (n *Network) pathNumbers(r []int32, route bool) (lat des.Time, bound, penal
 	for _, l := range r {
 		lk := &n.links[l]
 		if route {
-			lk.routed++
+			n.routed[l]++
 		}
 		lat += n.lat[l]
 		bound = min(bound, lk.cap)
@@ -785,12 +798,17 @@ func (n *Network) allocFlow() int32 {
 	n.fmark = append(n.fmark, 0)
 	n.flevel = append(n.flevel, 0)
 	n.bneck = append(n.bneck, -1)
+	n.hpos = append(n.hpos, -1)
 	return int32(len(n.flows) - 1)
 }
 
 func (n *Network) freeFlow(i int32) {
 	f := &n.flows[i]
-	*f = flowRec{links: f.links[:0], pos: f.pos[:0], next: n.free, hi: -1}
+	links := f.links[:0]
+	if f.path >= 0 {
+		links = nil // the cached path's, not the slot's to append to
+	}
+	*f = flowRec{links: links, pos: f.pos[:0], next: n.free, path: -1}
 	n.free = i
 }
 
@@ -811,19 +829,25 @@ func (n *Network) Send(m netmodel.Message) {
 	}
 	fi := n.allocFlow()
 	f := &n.flows[fi]
-	f.id, f.notify, f.start, f.bytes, f.hi = m.ID, m.NotifyInjected, now, m.Bytes, -1
+	f.id, f.notify, f.start, f.bytes = m.ID, m.NotifyInjected, now, m.Bytes
 	f.seq = n.seq
 	n.seq++
 	var lat des.Time
 	var bound, penalty float64
+	f.path = -1
 	if p := n.cachedPath(int(m.Src), int(m.Dst)); p != nil {
-		f.links = append(f.links[:0], n.routeBuf[p.off:p.off+p.n]...)
+		f.path = n.routeAt[int(m.Src)*n.topo.NumNodes()+int(m.Dst)] - 1
+		// The path's constraints themselves, never written (a fixed
+		// route's are the same for every flow of the pair), not a copy:
+		// the capacity ends with them, and freeFlow does not keep them.
+		f.links = n.routeBuf[p.off : p.off+p.n : p.off+p.n]
 		f.nfwd = p.nfwd
 		if !p.ok {
 			n.unroutable++
 		}
+		routed := n.routed
 		for _, l := range f.links[:p.nfwd] {
-			n.links[l].routed++
+			routed[l]++
 		}
 		lat, bound, penalty = p.lat, p.bound, p.penalty
 	} else {
@@ -895,7 +919,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 		// Nothing to carry (or no route): done once the latency is paid,
 		// without joining the links.
 		for _, l := range f.links[:f.nfwd] {
-			n.links[l].routed--
+			n.routed[l]--
 		}
 		f.links, f.nfwd = f.links[:0], 0
 		f.finish = now
@@ -907,7 +931,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	// one pass over them: the element, the count of flows and the
 	// pending change.
 	links := f.links
-	if cap(f.pos) < len(links) {
+	if cap(f.pos) < len(links) && f.path >= 0 {
+		f.pos = make([]int32, len(links)) // the links are the path's
+	} else if cap(f.pos) < len(links) {
 		// The links and their places in one block, side by side: a
 		// flow's start and end, and the solver, read both, and a slot
 		// reused for routes no longer than this one keeps the block
@@ -921,8 +947,6 @@ func (n *Network) activate(fi int32, now des.Time) {
 	}
 	pos := f.pos[:len(links)]
 	f.pos = pos
-	np := len(n.pending)
-	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
 	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
 	n.accountAll(links, now)
 	for k, l := range links {
@@ -936,9 +960,8 @@ func (n *Network) activate(fi int32, now des.Time) {
 		pos[k] = int32(len(lk.el))
 		lk.el = append(lk.el, elem{fi, int32(k), c})
 		lk.used = true
-		pending[np+k] = l
 	}
-	n.pending = pending
+	n.pending = append(n.pending, fi)
 	n.flevel[fi] = math.Inf(1)
 	n.setBneck(fi, -1)
 	n.wholeActivate(fi)
@@ -995,9 +1018,10 @@ func (n *Network) detach(fi int32, now des.Time) {
 	old := n.bneck[fi]
 	n.bneck[fi] = -1
 	links, pos := f.links, f.pos[:len(f.links)]
-	np := len(n.pending)
-	pending := slices.Grow(n.pending, len(links))[:np+len(links)]
-	nfwd, ct, v := int(f.nfwd), n.cfg.CrossTraffic, f.value
+	if len(links) > 0 {
+		n.pending = append(n.pending, fi)
+	}
+	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
 	n.accountAll(links, now)
 	for k, l := range links {
 		lk := &n.links[l]
@@ -1013,7 +1037,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		c := 1.0
 		if k < nfwd {
 			lk.fwd--
-			lk.routed--
+			routed[l]--
 		} else {
 			c = ct
 		}
@@ -1021,9 +1045,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}
-		pending[np+k] = l
 	}
-	n.pending = pending
 }
 
 // coeff is how much of flow f's rate its element k consumes: all of it

@@ -52,6 +52,10 @@ type linkAcc struct {
 	flowS    float64 // flow·seconds
 	last     des.Time
 	snapNext des.Time // end of the period of its latest snapshot
+	// snap is the index in the link's snaps of its latest snapshot; the
+	// other is the one before (a new one overwrites that one, rather
+	// than the latest moving over it).
+	snap uint8
 }
 
 // change is link l's state — its load in bytes per second and its
@@ -121,7 +125,7 @@ func (g *ledger) slot() *change {
 // the previous one.
 func (g *ledger) addSlow(c change) {
 	if !g.async {
-		g.apply(c)
+		g.apply(&c)
 		return
 	}
 	g.buf[ledgerBatch-1] = c
@@ -155,7 +159,7 @@ func (g *ledger) settle() {
 
 func (g *ledger) applyAll(b []change) {
 	for i := range b {
-		g.apply(b[i])
+		g.apply(&b[i])
 	}
 }
 
@@ -165,18 +169,32 @@ func (g *ledger) applyAll(b []change) {
 // changed since that boundary (the last sample's measurement of the
 // link needs its integrals at the last two boundaries, and they are
 // straight lines between its changes).
-func (g *ledger) apply(c change) {
+func (g *ledger) apply(c *change) {
 	a := &g.acc[c.l]
 	// The used fraction, divided once for the snapshot and the
-	// integrals (fmin and at's min agree on numbers that are not NaN).
-	u := fmin(c.load/a.cap, 1)
-	if g.period > 0 && c.t >= a.snapNext {
-		b := c.t - c.t%g.period
-		a.snapNext = b + g.period
-		sn := &g.snaps[c.l]
-		sn[1] = sn[0]
+	// integrals (fmin and at's min agree on numbers that are not NaN);
+	// an idle link's is 0 without dividing (0/cap is 0 for any
+	// positive bandwidth).
+	u := 0.0
+	if c.load != 0 || !(a.cap > 0) {
+		u = fmin(c.load/a.cap, 1)
+	}
+	if p := g.period; p > 0 && c.t >= a.snapNext {
+		// The boundary at or before c.t: snapNext itself (a boundary)
+		// when c.t is within the period after it, which spares the
+		// division.
+		b := a.snapNext
+		if b <= 0 || c.t-b >= p {
+			b = c.t - c.t%p
+		}
+		a.snapNext = b + p
+		a.snap ^= 1
 		dt := max((b - a.last).Seconds(), 0)
-		sn[0] = linkSnap{t: b, bytes: a.bytes + c.load*dt, busy: a.busy + u*dt, flowS: a.flowS + float64(c.fwd)*dt, load: c.load, fwd: c.fwd}
+		// Field by field: a composite literal is built aside, then
+		// copied.
+		sn := &g.snaps[c.l][a.snap&1]
+		sn.t, sn.bytes, sn.busy, sn.flowS = b, a.bytes+c.load*dt, a.busy+u*dt, a.flowS+float64(c.fwd)*dt
+		sn.load, sn.fwd = c.load, c.fwd
 	}
 	if dt := (c.t - a.last).Seconds(); dt > 0 {
 		a.bytes += c.load * dt

@@ -41,7 +41,7 @@ type sampler struct {
 	// works out the last period's utilisation and flows of every link
 	// from the two period-boundary snapshots each link keeps (the
 	// ledger's snaps: per link, its integrals at the period boundaries at
-	// or before its last two changes, the latest first), rather than
+	// or before its last two changes, the latest at linkAcc.snap), rather than
 	// every tick measuring every active link.
 	lazy       bool
 	lastPeriod des.Time
@@ -257,10 +257,10 @@ func (n *Network) integralsAt(l int32, t des.Time) (bytes, busy, flowS float64) 
 	if t >= n.led.acc[l].last {
 		return n.at(l, t)
 	}
-	snaps := &n.led.snaps[l]
-	sn := &snaps[0]
-	if t < sn.t && t <= snaps[1].t {
-		sn = &snaps[1]
+	snaps, k := &n.led.snaps[l], n.led.acc[l].snap
+	sn := &snaps[k]
+	if t < sn.t && t <= snaps[k^1].t {
+		sn = &snaps[k^1]
 	}
 	dt := (sn.t - t).Seconds()
 	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/n.led.acc[l].cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt

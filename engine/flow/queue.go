@@ -23,56 +23,73 @@ func (a hkey) less(b hkey) bool { return a.t < b.t || a.t == b.t && a.seq < b.se
 // heap than a binary one, whose children's keys share a cache line.
 const heapArity = 4
 
-// heapPlace puts flow fi with key k at position i of the heap.
-func (n *Network) heapPlace(i int, fi int32, k hkey) {
-	n.heap[i], n.hkey[i] = fi, k
-	n.flows[fi].hi = int32(i)
-}
-
 // heapUp moves the entry at i towards the root until its parent is
 // earlier.
 func (n *Network) heapUp(i int) {
-	h, keys := n.heap, n.hkey
+	h, keys, hpos := n.heap, n.hkey, n.hpos
 	fi, k := h[i], keys[i]
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if !k.less(keys[p]) {
+		kp := keys[p]
+		if !k.less(kp) {
 			break
 		}
-		n.heapPlace(i, h[p], keys[p])
+		q := h[p]
+		h[i], keys[i], hpos[q] = q, kp, int32(i)
 		i = p
 	}
-	n.heapPlace(i, fi, k)
+	h[i], keys[i], hpos[fi] = fi, k, int32(i)
+}
+
+// minChild returns the earliest of the children of the entry at i, or
+// -1 when it has none. A node with all its children, every one but the
+// last few, is compared in a fixed pattern.
+func minChild(keys []hkey, i int) int {
+	c := heapArity*i + 1
+	m := len(keys)
+	if c+heapArity <= m {
+		a, b := c, c+2
+		if keys[c+1].less(keys[c]) {
+			a = c + 1
+		}
+		if keys[c+3].less(keys[c+2]) {
+			b = c + 3
+		}
+		if keys[b].less(keys[a]) {
+			return b
+		}
+		return a
+	}
+	if c >= m {
+		return -1
+	}
+	best := c
+	for j := c + 1; j < m; j++ {
+		if keys[j].less(keys[best]) {
+			best = j
+		}
+	}
+	return best
 }
 
 // heapDown moves the entry at i towards the leaves until its children
-// are later, and reports whether it moved.
-func (n *Network) heapDown(i int) bool {
-	h, keys := n.heap, n.hkey
-	m := len(h)
+// are later.
+func (n *Network) heapDown(i int) {
+	h, keys, hpos := n.heap, n.hkey, n.hpos
 	fi, k := h[i], keys[i]
 	start := i
 	for {
-		c := heapArity*i + 1
-		if c >= m {
+		best := minChild(keys, i)
+		if best < 0 || !keys[best].less(k) {
 			break
 		}
-		best := c
-		for j := c + 1; j < min(c+heapArity, m); j++ {
-			if keys[j].less(keys[best]) {
-				best = j
-			}
-		}
-		if !keys[best].less(k) {
-			break
-		}
-		n.heapPlace(i, h[best], keys[best])
+		q := h[best]
+		h[i], keys[i], hpos[q] = q, keys[best], int32(i)
 		i = best
 	}
 	if i > start {
-		n.heapPlace(i, fi, k)
+		h[i], keys[i], hpos[fi] = fi, k, int32(i)
 	}
-	return i > start
 }
 
 // heapPush adds flow fi at its completion time.
@@ -86,22 +103,59 @@ func (n *Network) heapPush(fi int32) {
 // heapFix moves the entry at i, whose flow's completion time changed,
 // into its place.
 func (n *Network) heapFix(i int) {
-	n.hkey[i].t = n.flows[n.heap[i]].finish
-	if !n.heapDown(i) {
+	t := n.flows[n.heap[i]].finish
+	old := n.hkey[i].t
+	n.hkey[i].t = t
+	// Earlier, it can only go up (its children were later than before);
+	// later, only down.
+	if t < old {
 		n.heapUp(i)
+	} else if t > old {
+		n.heapDown(i)
 	}
 }
 
-// heapPop removes the earliest flow and returns it.
+// heapPop removes the earliest flow and returns it. The hole it leaves
+// at the root goes down along the earliest children to a leaf, where the
+// last entry fills it and moves up into its place: the last entry,
+// from the bottom, seldom goes far up, and the way down compares the
+// children only. The order is total, so the flows come out as with any
+// other heap.
 func (n *Network) heapPop() int32 {
-	top := n.heap[0]
-	last := len(n.heap) - 1
-	fi, k := n.heap[last], n.hkey[last]
-	n.heap, n.hkey = n.heap[:last], n.hkey[:last]
-	if last > 0 {
-		n.heapPlace(0, fi, k)
-		n.heapDown(0)
+	h, keys, hpos := n.heap, n.hkey, n.hpos
+	top := h[0]
+	hpos[top] = -1
+	last := len(h) - 1
+	fi, k := h[last], keys[last]
+	h, keys = h[:last], keys[:last]
+	n.heap, n.hkey = h, keys
+	if last == 0 {
+		return top
 	}
-	n.flows[top].hi = -1
+	i := 0
+	for {
+		// minChild, inlined for nodes with all their children.
+		c := heapArity*i + 1
+		best := c
+		if c+heapArity <= last {
+			b := c + 2
+			if keys[c+1].less(keys[c]) {
+				best = c + 1
+			}
+			if keys[c+3].less(keys[c+2]) {
+				b = c + 3
+			}
+			if keys[b].less(keys[best]) {
+				best = b
+			}
+		} else if best = minChild(keys, i); best < 0 {
+			break
+		}
+		q := h[best]
+		h[i], keys[i], hpos[q] = q, keys[best], int32(i)
+		i = best
+	}
+	h[i], keys[i], hpos[fi] = fi, k, int32(i)
+	n.heapUp(i)
 	return top
 }

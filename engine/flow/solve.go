@@ -95,8 +95,9 @@ type system struct {
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
-// the last solve (flows started on or finished from n.pending) can
-// alter, and their completion times. The other flows keep their rates.
+// the last solve (the flows of n.pending, started on or finished from
+// their links) can alter, and their completion times. The other flows
+// keep their rates.
 //
 // Which flows those are is found by checking, not by following every
 // shared link: crosstraffic connects nearly every flow of a machine to
@@ -182,18 +183,20 @@ func (n *Network) seed(now des.Time) {
 	for _, fi := range n.added {
 		n.include(fi, now)
 	}
-	for _, l := range n.pending {
-		n.reach(l)
-		j := n.lsolve[l].local
-		if n.sys.changed[j] {
-			// Listed again (several flows started or finished on it):
-			// its flows are in already.
-			continue
-		}
-		n.sys.changed[j] = true
-		for _, e := range n.links[l].el {
-			if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
-				n.include(e.f, now)
+	for _, fi := range n.pending {
+		for _, l := range n.flows[fi].links {
+			n.reach(l)
+			j := n.lsolve[l].local
+			if n.sys.changed[j] {
+				// Listed again (several flows started or finished on
+				// it): its flows are in already.
+				continue
+			}
+			n.sys.changed[j] = true
+			for _, e := range n.links[l].el {
+				if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
+					n.include(e.f, now)
+				}
 			}
 		}
 	}
@@ -615,10 +618,10 @@ func (n *Network) reschedule(fi int32, now des.Time) {
 		return // same rate: same completion time
 	}
 	f.finish = n.finishTime(f, now)
-	if f.hi < 0 {
+	if hi := n.hpos[fi]; hi < 0 {
 		n.heapPush(fi)
 	} else {
-		n.heapFix(int(f.hi))
+		n.heapFix(int(hi))
 	}
 }
 

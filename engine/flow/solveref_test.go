@@ -20,10 +20,12 @@ func (n *Network) solveRef(now des.Time) {
 	n.epoch++
 	ep := n.epoch
 	links := n.compLinks[:0]
-	for _, l := range n.pending {
-		if ls := &n.lsolve[l]; ls.mark != ep {
-			ls.mark = ep
-			links = append(links, l)
+	for _, fi := range n.pending {
+		for _, l := range n.flows[fi].links {
+			if ls := &n.lsolve[l]; ls.mark != ep {
+				ls.mark = ep
+				links = append(links, l)
+			}
 		}
 	}
 	n.pending = n.pending[:0]

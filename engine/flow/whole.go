@@ -40,8 +40,9 @@ import (
 //   - a solve sets rates, levels, bottlenecks and loads as a function of
 //     the state and the change; its key, and the fingerprint after it,
 //     is the fingerprint before it chained with a solve mark;
-//   - both add their links to the pending links, and activate its flow to
-//     the flows added, in the order of the events.
+//   - both add their flow to the pending flows (whose links are the
+//     pending links), and activate it to the flows added, in the order
+//     of the events.
 //
 // The empty network is one state, however it was reached: no element,
 // every load 0 (detach zeroes the load of a link it leaves empty), and
@@ -179,16 +180,28 @@ func (n *Network) wholeActivate(fi int32) {
 		w.g = [2]uint64{kLink, kPlace} // the empty network's
 	}
 	f := &n.flows[fi]
-	a, b := uint64(len(f.links))<<32|uint64(uint32(f.nfwd)), uint64(kIndex)
-	for _, l := range f.links {
-		a = (a ^ uint64(uint32(l))) * kPlace
-		b = (b + uint64(uint32(l))) * kLoad
+	var a, b uint64
+	if f.path >= 0 {
+		a, b = n.paths[f.path].ha, n.paths[f.path].hb
+	} else {
+		a, b = linkHash(f.links, f.nfwd)
 	}
 	pb, bb := math.Float64bits(f.penalty), math.Float64bits(f.bound)
 	a = (a^pb)*kPlace ^ bb
 	b = (b+bb)*kLoad + pb
 	w.step(a, b)
 	w.live++
+}
+
+// linkHash is the part of a flow's start that wholeActivate chains of
+// its links: their number, how many are its route, and each in order.
+func linkHash(links []int32, nfwd int32) (a, b uint64) {
+	a, b = uint64(len(links))<<32|uint64(uint32(nfwd)), uint64(kIndex)
+	for _, l := range links {
+		a = (a ^ uint64(uint32(l))) * kPlace
+		b = (b + uint64(uint32(l))) * kLoad
+	}
+	return a, b
 }
 
 // wholeDetach chains flow fi's end into the fingerprint, before detach
@@ -267,15 +280,51 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 		res = append(res, n.links[l].el[p].f)
 	}
 	w.res = res
-	for q := 0; q < len(ls); q += 2 {
-		n.setLoad(int32(ls[q]), math.Float64frombits(ls[q+1]), now)
+	// setLoad's work, without storing an outcome (a replayed solve is
+	// not stored): each link accounted as accountAll does, then its load.
+	led, eager, links := &n.led, n.smp.eager, n.links
+	for q := 0; q+1 < len(ls); q += 2 {
+		l := int32(ls[q])
+		lk := &links[l]
+		if now != lk.last || eager {
+			if c := led.slot(); c != nil {
+				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+				lk.last = now
+			} else {
+				n.record(l, now)
+			}
+		}
+		lk.load = math.Float64frombits(ls[q+1])
 	}
 	// Settled just before its new rate rather than before the loads as
 	// include does: settling reads and writes only the flow, setting a
-	// load only the link and the ledger.
+	// load only the link and the ledger. settle, then setRate, in one.
+	flows, flevel, bneck := n.flows, n.flevel, n.bneck
 	for q, fi := range res {
-		n.settle(fi, now)
-		n.setRate(fi, math.Float64frombits(fs[3*q+1]), int32(fs[3*q+2]), now)
+		f := &flows[fi]
+		v, at := math.Float64frombits(fs[3*q+1]), int32(fs[3*q+2])
+		old := f.value
+		if dt := (now - f.last).Seconds(); dt > 0 {
+			f.remain -= old * f.factor * dt
+		}
+		f.last, f.prev, f.value = now, old, v
+		lv := math.Inf(1)
+		if v > 0 {
+			lv = v * f.penalty
+		}
+		flevel[fi] = lv
+		if bneck[fi] != at {
+			n.setBneck(fi, at)
+		}
+		if v != old || f.finish == des.Never {
+			// reschedule's work: a new rate, a new completion time.
+			f.finish = n.finishTime(f, now)
+			if hi := n.hpos[fi]; hi < 0 {
+				n.heapPush(fi)
+			} else {
+				n.heapFix(int(hi))
+			}
+		}
 	}
 	n.pending, n.added = n.pending[:0], n.added[:0]
 	n.wake()
