@@ -196,6 +196,10 @@ type Network struct {
 	groupNames  []string
 	groupLinks  []int
 	routerLinks int // router-to-router links (for mean utilisation)
+	// measuredLinks and measuredQueues are the lengths of Metrics'
+	// lists: the links that exist, and the routers' input buffers of
+	// ports that lead somewhere.
+	measuredLinks, measuredQueues int
 
 	// Input buffers, by input VC iv = gp·V + vc; fifo[iv·B + slot]
 	// holds their packets.
@@ -511,6 +515,12 @@ func (n *Network) build() error {
 		}
 		n.links[id].ps = 1e12 / l.Props.Bandwidth
 		n.links[id].lat = des.Time(l.Props.Latency)
+		n.measuredLinks++
+	}
+	for gp := range routerTotal {
+		if n.ports[gp].peer != noPeer {
+			n.measuredQueues += V
+		}
 	}
 	n.groups()
 
@@ -763,6 +773,11 @@ func (n *Network) ser(b int64, l *link) des.Time {
 	if b == n.serBytes && l.ps == n.serPS {
 		return n.serTime
 	}
+	return n.serNew(b, l)
+}
+
+// serNew is ser for another size or bandwidth than the last.
+func (n *Network) serNew(b int64, l *link) des.Time {
 	t := des.FromPS(float64(b) * l.ps)
 	n.serBytes, n.serPS, n.serTime = b, l.ps, t
 	return t
