@@ -132,7 +132,7 @@ const (
 
 // Event kinds of the network (netmodel.Host.Schedule kinds).
 const (
-	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed
+	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed; arg: its port
 	evWake                  // obj: output port whose waiters retry
 	evNIC                   // obj: injection lane that may inject again
 	evInjected              // obj: message slot whose last packet left its NIC
@@ -689,7 +689,7 @@ func (n *Network) Handle(e des.Event) {
 	n.smp.event(e.At)
 	switch e.Kind {
 	case evRoute:
-		n.route(e.Obj)
+		n.route(e.Obj, int32(e.Arg))
 	case evWake:
 		n.wake(e.Obj)
 	case evNIC:
