@@ -90,3 +90,30 @@ func processCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkMetrics builds the end-of-run metrics (every link, buffer and
+// network interface) of a crossbar that carried one message per node,
+// the default network of sim --model packet at 64, 4,096 and 65,536
+// ranks: the replay asks for them at its start, at the end of a run and
+// for the results (issue #19, per-event spread across rank counts).
+func BenchmarkMetrics(b *testing.B) {
+	for _, spec := range []string{"crossbar:64", "crossbar:4096", "crossbar:65536"} {
+		b.Run(spec, func(b *testing.B) {
+			topo := parseTopo(b, spec)
+			h := newHost(b, Config{Topology: topo, VCs: 2, Buffer: 4, Header: 16, RouterDelay: 5 * des.Nanosecond})
+			N := topo.NumNodes()
+			for src := range N {
+				h.net.Send(netmodel.Message{ID: int32(src), Src: int32(src), Dst: int32((src + 1) % N), Bytes: 64})
+			}
+			h.run()
+			b.ReportAllocs()
+			for range b.N {
+				var m netmodel.Metrics
+				h.net.Metrics(&m)
+				if len(m.Links) != topo.NumLinks() {
+					b.Fatalf("%d links measured, want %d", len(m.Links), topo.NumLinks())
+				}
+			}
+		})
+	}
+}

@@ -133,3 +133,66 @@ func TestCompactRoutingChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A message's injection lane, on a node with one per router port, is the
+// one towards the first choice of its first hop: from the compact form
+// of adaptive routing (laneCompact) the same lane as from the list of
+// choices, whatever the credits of the first router's output VCs.
+func TestCompactLaneIsTheListsLane(t *testing.T) {
+	for _, spec := range []string{"torus:4x4", "torus:6x6", "mesh:4x4", "torus:4x4x4"} {
+		n := newHost(t, Config{Topology: parseTopo(t, spec), Routing: "adaptive", VCs: 3}).net
+		if n.compact == nil {
+			t.Fatalf("%s: adaptive routing not compact", spec)
+		}
+		compact := n.compact
+		rng := rand.New(rand.NewPCG(3, 4))
+		N := int32(n.topo.NumNodes())
+		differs, lanes := 0, map[int32]bool{}
+		for round := range 20 {
+			// Credits from none to all on every output VC (round 0:
+			// all, the static order).
+			for ov := range n.outs {
+				if round > 0 {
+					n.outs[ov].credits = int32(rng.IntN(int(n.nb) + 1))
+				}
+			}
+			for src := range N {
+				for dst := range N {
+					if src == dst {
+						continue
+					}
+					n.compact = nil
+					want := n.lane(src, dst)
+					n.compact = compact
+					got := n.lane(src, dst)
+					if got != want {
+						t.Fatalf("%s, round %d: %d -> %d: lane %d from the compact hop, %d from the list", spec, round, src, dst, got, want)
+					}
+					if want != n.nodeLane[src] && want != n.nodeLane[src]+1 {
+						differs++
+					}
+					lanes[want-n.nodeLane[src]] = true
+				}
+			}
+		}
+		if differs == 0 || len(lanes) < 3 {
+			t.Fatalf("%s: lanes used %v, %d past the second: the credits chose nothing", spec, lanes, differs)
+		}
+	}
+}
+
+// Choosing a message's injection lane allocates nothing: the routing
+// state it routes lives in the network (a local one escaped to the heap
+// through the routing's interface, once per message sent).
+func TestLaneAllocatesNothing(t *testing.T) {
+	for _, tc := range []struct{ spec, routing string }{{"torus:4x4", "adaptive"}, {"torus:4x4", "dor"}, {"mesh:4x4", "adaptive"}} {
+		n := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: 3}).net
+		if n.nodeLane[1]-n.nodeLane[0] < 2 {
+			t.Fatalf("%s: one injection lane per node", tc.spec)
+		}
+		k := int32(0)
+		if a := testing.AllocsPerRun(100, func() { k++; n.lane(0, 1+k%15) }); a != 0 {
+			t.Errorf("%s %s: %v allocations per lane chosen, want 0", tc.spec, tc.routing, a)
+		}
+	}
+}

@@ -66,6 +66,13 @@ type sampler struct {
 	n    *Network
 	clk  netmodel.SampleClock
 	last des.Time // end of the last period measured
+	// marked is the end of the period the last event marked active
+	// (des.Never without samples; 0 after a flush): the clock then has
+	// nothing to flush before it (it ends every period it flushes at the
+	// first multiple of its period after the flush's time) and the
+	// period stays marked, so an event before it skips the clock — one
+	// compare per event instead of a call.
+	marked des.Time
 	// Marks at the end of the last period.
 	busyMark  []des.Time
 	bytesMark []int64
@@ -183,13 +190,34 @@ func (s *sampler) beforeBuf(iv int32) {
 }
 
 // flush measures every period that ended at or before now.
-func (s *sampler) flush(now des.Time) { s.clk.Flush(now, s.n.inFlight > 0, s) }
+func (s *sampler) flush(now des.Time) {
+	s.clk.Flush(now, s.n.inFlight > 0, s)
+	s.marked = 0 // the flush may have started a period not marked active
+}
 
 // event flushes the finished periods and marks the current one active.
-func (s *sampler) event(now des.Time) { s.clk.Event(now, s.n.inFlight > 0, s) }
+// An event before marked needs neither: the last call marked the period
+// that is still current (see marked).
+func (s *sampler) event(now des.Time) {
+	if now >= s.marked {
+		s.mark(now)
+	}
+}
+
+// mark is event past the marked period.
+func (s *sampler) mark(now des.Time) {
+	s.clk.Event(now, s.n.inFlight > 0, s)
+	s.marked = des.Never
+	if p := s.clk.Period; p > 0 {
+		s.marked = (now/p + 1) * p
+	}
+}
 
 // finish measures the last period once the simulation has ended at now.
-func (s *sampler) finish(now des.Time) { s.clk.Finish(now, s.n.inFlight > 0, s) }
+func (s *sampler) finish(now des.Time) {
+	s.clk.Finish(now, s.n.inFlight > 0, s)
+	s.marked = 0
+}
 
 // Tick measures the period ending at t; span measures everything since
 // the last sample instead (a quiet stretch: see netmodel.SampleClock).
@@ -421,7 +449,10 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.LevelShare = n.levelShare(nil, func(l int) int64 { return n.links[l].bytes })
 	sampled := n.smp.clk.Period > 0 && n.smp.last > 0
 
-	m.Links = make([]netmodel.LinkMetric, 0, len(n.links))
+	// The lists are allocated at their length: at 65,536 nodes they are
+	// tens of megabytes, each page of which the first write faults in,
+	// and the replay asks for them more than once.
+	m.Links = make([]netmodel.LinkMetric, 0, n.measuredLinks)
 	for l := range n.links {
 		if n.links[l].ps == 0 {
 			continue
@@ -440,25 +471,28 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	}
 	m.Groups = netmodel.SumGroups(n.groupNames, n.groupLinks, n.linkGroup, m.Links)
 
-	m.Queues = make([]netmodel.QueueMetric, 0, len(n.ins))
-	for iv := range n.ins {
-		gp := int32(iv) / n.nv
-		if n.ports[gp].peer == noPeer || gp >= n.portBase[len(n.portBase)-1] {
+	// The routers' input buffers, not the lanes' (which follow them).
+	m.Queues = make([]netmodel.QueueMetric, 0, n.measuredQueues)
+	for gp := range n.portBase[len(n.portBase)-1] {
+		pt := &n.ports[gp]
+		if pt.peer == noPeer {
 			continue
 		}
-		r := n.ports[gp].router
-		q := &n.ins[iv]
-		qm := netmodel.QueueMetric{Router: r, Port: n.ports[gp].in, VC: int32(iv) - gp*n.nv, Capacity: n.nb,
-			Cur: int32(n.ins[iv].count), Max: int32(q.max), LongWaits: uint64(q.long)}
-		if now > 0 {
-			qm.Mean = n.ins[iv].areaAt(now) / float64(now)
+		for vc := range n.nv {
+			iv := gp*n.nv + vc
+			q := &n.ins[iv]
+			qm := netmodel.QueueMetric{Router: pt.router, Port: pt.in, VC: vc, Capacity: n.nb,
+				Cur: int32(q.count), Max: int32(q.max), LongWaits: uint64(q.long)}
+			if now > 0 {
+				qm.Mean = q.areaAt(now) / float64(now)
+			}
+			qm.SampleMean, qm.SampleMax = qm.Mean, qm.Max
+			if sampled {
+				mean, mx := n.smp.bufLast(int(iv))
+				qm.SampleMean, qm.SampleMax = float64(mean), int32(mx)
+			}
+			m.Queues = append(m.Queues, qm)
 		}
-		qm.SampleMean, qm.SampleMax = qm.Mean, qm.Max
-		if sampled {
-			mean, mx := n.smp.bufLast(iv)
-			qm.SampleMean, qm.SampleMax = float64(mean), int32(mx)
-		}
-		m.Queues = append(m.Queues, qm)
 	}
 	m.NICs = make([]netmodel.NICMetric, len(n.nq))
 	for i := range n.nq {

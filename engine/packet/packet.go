@@ -132,7 +132,7 @@ const (
 
 // Event kinds of the network (netmodel.Host.Schedule kinds).
 const (
-	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed
+	evRoute    uint8 = iota // obj: input VC whose front packet is to be routed; arg: its port
 	evWake                  // obj: output port whose waiters retry
 	evNIC                   // obj: injection lane that may inject again
 	evInjected              // obj: message slot whose last packet left its NIC
@@ -178,7 +178,10 @@ type Network struct {
 	hop     routing.Compact
 	// fromHop: the last failed try left its choices in hop, not in
 	// choices (wait, hold and portVCs read them from there).
-	fromHop    bool
+	fromHop bool
+	// laneState is the routing state of the message whose injection
+	// lane is chosen (lane).
+	laneState  routing.State
 	held       []int32
 	heldFree   []int32
 	holdStride int32
@@ -196,6 +199,10 @@ type Network struct {
 	groupNames  []string
 	groupLinks  []int
 	routerLinks int // router-to-router links (for mean utilisation)
+	// measuredLinks and measuredQueues are the lengths of Metrics'
+	// lists: the links that exist, and the routers' input buffers of
+	// ports that lead somewhere.
+	measuredLinks, measuredQueues int
 
 	// Input buffers, by input VC iv = gp·V + vc; fifo[iv·B + slot]
 	// holds their packets.
@@ -511,6 +518,12 @@ func (n *Network) build() error {
 		}
 		n.links[id].ps = 1e12 / l.Props.Bandwidth
 		n.links[id].lat = des.Time(l.Props.Latency)
+		n.measuredLinks++
+	}
+	for gp := range routerTotal {
+		if n.ports[gp].peer != noPeer {
+			n.measuredQueues += V
+		}
 	}
 	n.groups()
 
@@ -651,10 +664,15 @@ func (n *Network) lane(src, dst int32) int32 {
 	if l1-l0 == 1 {
 		return l0
 	}
-	var st routing.State
-	n.alg.Init(&st, int(src), int(dst))
+	// The state lives in the network: a local one would escape to the
+	// heap through the routing's interface, an allocation per message.
+	st := &n.laneState
+	n.alg.Init(st, int(src), int(dst))
 	pt := &n.ports[n.nics[l0].iv/n.nv]
-	n.choices = n.alg.Route(int(pt.router), int(pt.in), 0, &st, n.choices[:0])
+	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), 0, st, &n.hop) {
+		return n.laneCompact(l0, l1, pt.base)
+	}
+	n.choices = n.alg.Route(int(pt.router), int(pt.in), 0, st, n.choices[:0])
 	if len(n.choices) > 0 {
 		first := n.choices[0].Port
 		if n.pickMost {
@@ -673,13 +691,46 @@ func (n *Network) lane(src, dst int32) int32 {
 	return l0
 }
 
+// laneCompact is lane for a routing that gave the first hop in compact
+// form (n.hop), at the router whose first global port is base: the lane
+// of the first of the expanded choices — the first, in static order, of
+// the adaptive choices with the most credits (pickMost), else the first
+// choice — found without building the list, as tryCompact does.
+func (n *Network) laneCompact(l0, l1, base int32) int32 {
+	h := &n.hop
+	lo, hi := int32(h.VCLo), int32(h.VCHi)
+	first := h.Last.Port
+	if len(h.Ports) > 0 && lo < hi {
+		first = h.Ports[0]
+	}
+	most := int32(0)
+	for _, port := range h.Ports {
+		ov0 := (base + port) * n.nv
+		for ov := ov0 + lo; ov < ov0+hi; ov++ {
+			o := &n.outs[ov]
+			if o.next <= n.now {
+				n.collect(o, ov)
+			}
+			if o.credits > most {
+				first, most = port, o.credits
+			}
+		}
+	}
+	for l := l0 + 1; l < l1; l++ {
+		if n.nics[l].out == first {
+			return l
+		}
+	}
+	return l0
+}
+
 // Handle processes one of the network's events.
 func (n *Network) Handle(e des.Event) {
 	n.now = n.h.Now()
 	n.smp.event(e.At)
 	switch e.Kind {
 	case evRoute:
-		n.route(e.Obj)
+		n.route(e.Obj, int32(e.Arg))
 	case evWake:
 		n.wake(e.Obj)
 	case evNIC:
@@ -763,6 +814,11 @@ func (n *Network) ser(b int64, l *link) des.Time {
 	if b == n.serBytes && l.ps == n.serPS {
 		return n.serTime
 	}
+	return n.serNew(b, l)
+}
+
+// serNew is ser for another size or bandwidth than the last.
+func (n *Network) serNew(b int64, l *link) des.Time {
 	t := des.FromPS(float64(b) * l.ps)
 	n.serBytes, n.serPS, n.serTime = b, l.ps, t
 	return t

@@ -12,9 +12,10 @@ func (n *Network) front(iv int32) int32 {
 	return n.fifo[iv*n.nb+int32(n.ins[iv].head)]
 }
 
-// push appends packet id to input buffer iv (its slot was reserved by a
-// credit) and schedules its routing when it is at the front.
-func (n *Network) push(iv, id int32, now des.Time) {
+// push appends packet id to input buffer iv of port gp (its slot was
+// reserved by a credit) and schedules its routing when it is at the
+// front.
+func (n *Network) push(iv, gp, id int32, now des.Time) {
 	q := &n.ins[iv]
 	slot := int32(q.head) + int32(q.count)
 	if slot >= n.nb {
@@ -25,7 +26,7 @@ func (n *Network) push(iv, id int32, now des.Time) {
 	q.occupancy(now, +1)
 	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
-		n.schedule(max(des.Add(n.pk[id].headArr, n.delay), q.readFree), evRoute, iv)
+		n.scheduleRoute(max(des.Add(n.pk[id].headArr, n.delay), q.readFree), iv, gp)
 	}
 }
 
@@ -122,19 +123,28 @@ func (n *Network) armPort(og int32, now des.Time) {
 	}
 }
 
-// route handles the routing event of input buffer iv's front packet.
-func (n *Network) route(iv int32) {
-	if !n.try(iv) {
+// scheduleRoute schedules the routing of input buffer iv's front packet
+// at time at; gp is the buffer's port, iv / VCs, carried in the event's
+// argument so that the routing needs no division (the argument plays no
+// part in the order of events).
+func (n *Network) scheduleRoute(at des.Time, iv, gp int32) {
+	n.h.Schedule(at, evRoute, iv, int64(gp))
+}
+
+// route handles the routing event of input buffer iv's (port gp's)
+// front packet.
+func (n *Network) route(iv, gp int32) {
+	if !n.try(iv, gp) {
 		n.wait(iv)
 	}
 }
 
-// try routes the front packet of input buffer iv and sends it on if one
-// of its choices has room. It leaves the choices in n.choices.
-func (n *Network) try(iv int32) bool {
+// try routes the front packet of input buffer iv, of port gp, and sends
+// it on if one of its choices has room. It leaves the choices in
+// n.choices.
+func (n *Network) try(iv, gp int32) bool {
 	n.tries++
 	now := n.now
-	gp := iv / n.nv
 	vc := iv - gp*n.nv
 	pt := &n.ports[gp]
 	base := pt.base
@@ -491,7 +501,7 @@ func (n *Network) wake(og int32) {
 			continue
 		}
 		in.waiting = false
-		if n.try(w.iv) {
+		if n.try(w.iv, w.iv/n.nv) {
 			credit = n.creditVCs(og, now)
 			continue
 		}
@@ -571,7 +581,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	}
 	if q.count > 0 {
 		next := &n.pk[n.front(iv)]
-		n.schedule(max(e, des.Add(next.headArr, n.delay)), evRoute, iv)
+		n.scheduleRoute(max(e, des.Add(next.headArr, n.delay)), iv, gp)
 	}
 
 	if ov < 0 {
@@ -594,7 +604,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	n.outs[ov].credits--
 	p.headArr = des.Add(s, lat)
 	p.tailArr = des.Add(e, lat)
-	n.push(out.peer*n.nv+(ov-og*n.nv), id, now)
+	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
 }
 
 // pump injects the packets of the messages queued on injection lane ln
@@ -648,7 +658,7 @@ func (n *Network) pump(ln int32) {
 				n.schedule(e, evInjected, slot)
 			}
 		}
-		n.push(c.iv, id, now)
+		n.push(c.iv, c.iv/n.nv, id, now)
 	}
 	if c.qhead >= 0 && c.pcount > 0 {
 		n.nicWake(ln, n.nicPend[ln*n.nb+int32(c.phead)])
