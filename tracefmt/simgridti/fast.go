@@ -112,15 +112,17 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 }
 
 // fastMax bounds the lines decodeFast takes (typical ones have 12 to
-// 25 bytes): it copies a line into a buffer of fastMax bytes whose rest
-// is zero and reads it there. Indices into the buffer are masked, so the
-// compiler checks no bounds, and no loop checks the line's length: the
-// zero byte after the line is neither a digit, a letter nor a blank, so
-// it ends every field, and a field ends at the line's end exactly where
-// it ends at that zero. Longer lines go to the general path.
+// 25 bytes). It reads a line in a buffer of fastMax bytes and more,
+// where a byte that is neither a digit, a letter nor a blank follows the
+// line: a zero in a copy of the line, or the line break after it in its
+// own buffer when that has room. Indices into the buffer are masked, so
+// the compiler checks no bounds, and no loop checks the line's length:
+// that byte ends every field, and a field ends at the line's end
+// exactly where it ends at that byte. Longer lines go to the general
+// path.
 const fastMax = 64
 
-// lineBuf is a line copied for decodeFast, zero after its end; the
+// lineBuf is the buffer decodeFast reads a line in (see fastMax); the
 // eight bytes past fastMax let load8 read a word at any index of the
 // line.
 type lineBuf = [fastMax + 8]byte
@@ -226,7 +228,7 @@ func peerField(b *lineBuf, i int) (int, byte) {
 // decodeFast decodes line into fr if it has the plain form of a fast
 // action; false sends the line to the general path.
 //
-// It reads the line once, left to right, from a copy (see fastMax),
+// It reads the line once, left to right, in a buffer (see fastMax),
 // parsing each field as it finds its end: integers digit by digit, the
 // action's name packed into an integer. A field that is not in the
 // plain form its place asks for (a count in exponent form, a real
@@ -237,9 +239,17 @@ func decodeFast(line []byte, fr *fastRec) bool {
 	if n >= fastMax {
 		return false
 	}
-	var buf lineBuf
-	copy(buf[:], line)
-	b := &buf
+	var b *lineBuf
+	if c := cap(line); c >= len(lineBuf{}) && c > n && (line[:n+1][n] == '\n' || line[:n+1][n] == '\r') {
+		// The line's own buffer will do: the line break after it ends
+		// every field as the zero would, and the buffer has room for
+		// every word read.
+		b = (*lineBuf)(line[:len(lineBuf{})])
+	} else {
+		var buf lineBuf
+		copy(buf[:], line)
+		b = &buf
+	}
 	i := skipAt(b, 0)
 	if i == n {
 		return false

@@ -163,3 +163,29 @@ func FuzzFastNumbers(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeInPlace: a line read in its own buffer (followed there by a
+// line break, and by more text that must not be read as the line's)
+// decodes as its copy does, and a line followed by anything else is
+// copied, not read in place.
+func TestDecodeInPlace(t *testing.T) {
+	lines := []string{"0 isend 1 1 24000 6", "12 compute 400000", "3 allreduce 1 0 0 ", "p2 wait 1 0 3",
+		"0 send 1 3 1024", "0 waitall 8", "0 barrier", "0 compute 1e+06", "1 irecv -555 -444 8 0", "0 send 1 2 3 4 5"}
+	for _, line := range lines {
+		var want fastRec
+		wok := decodeFast([]byte(line), &want)
+		if !wok && line != "0 send 1 2 3 4 5" {
+			t.Fatalf("%q: not decoded", line)
+		}
+		// After the line, what the next line could hold: digits and
+		// letters run on into its fields if it were read as the line's.
+		for _, after := range []string{"\n", "\r\n", "\r", "7\n", "e3\n", "x\n", " 9\n", "\x00\n"} {
+			buf := []byte(line + after + strings.Repeat("9", 100))
+			var got fastRec
+			ok := decodeFast(buf[:len(line)], &got)
+			if ok != wok || got != want {
+				t.Fatalf("%q followed by %q: %v %+v; alone %v %+v", line, after, ok, got, wok, want)
+			}
+		}
+	}
+}
