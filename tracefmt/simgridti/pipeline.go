@@ -145,8 +145,16 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			line = line[:n-1]
 		}
 		if !skipLine(line) {
-			d.lines = append(d.lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + len(line))})
-			l := &d.lines[len(d.lines)-1]
+			// The record is filled in place, not built and copied;
+			// decodeFast sets every field of l.fr that applyFast
+			// reads, whatever an earlier block left there.
+			k := len(d.lines)
+			if k == cap(d.lines) {
+				d.lines = append(d.lines, blockLine{})
+			}
+			d.lines = d.lines[:k+1]
+			l := &d.lines[k]
+			l.no, l.lo, l.hi = no, int32(lo), int32(lo+len(line))
 			l.fast = decodeFast(line, &l.fr)
 		}
 		lo = next
