@@ -1,6 +1,9 @@
 package simgridti
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/decimal"
 )
@@ -41,8 +44,8 @@ var fastNames = [numFastActs]string{
 }
 
 // lookupPacked returns the fast action whose name (of at most eight
-// bytes) packs to k (see packedIsend): the names are constants, so the switch is a few
-// comparisons of integers rather than of strings.
+// bytes) packs to k (see packedIsend): the names are constants, so the
+// switch is a few comparisons of integers rather than of strings.
 func lookupPacked(k uint64) fastAct {
 	switch k {
 	case packedIsend:
@@ -68,17 +71,19 @@ func lookupPacked(k uint64) fastAct {
 }
 
 // The fast actions' names packed into an integer, their first byte
-// highest (as decodeFast packs them).
+// lowest (as decodeFast loads them: little-endian).
 const (
-	packedIsend   = 'i'<<32 | 's'<<24 | 'e'<<16 | 'n'<<8 | 'd'
-	packedIrecv   = 'i'<<32 | 'r'<<24 | 'e'<<16 | 'c'<<8 | 'v'
-	packedCompute = 'c'<<48 | 'o'<<40 | 'm'<<32 | 'p'<<24 | 'u'<<16 | 't'<<8 | 'e'
-	packedWaitall = 'w'<<48 | 'a'<<40 | 'i'<<32 | 't'<<24 | 'a'<<16 | 'l'<<8 | 'l'
-	packedWait    = 'w'<<24 | 'a'<<16 | 'i'<<8 | 't'
-	packedSend    = 's'<<24 | 'e'<<16 | 'n'<<8 | 'd'
-	packedRecv    = 'r'<<24 | 'e'<<16 | 'c'<<8 | 'v'
-	packedTest    = 't'<<24 | 'e'<<16 | 's'<<8 | 't'
-	packedBarrier = 'b'<<48 | 'a'<<40 | 'r'<<32 | 'r'<<24 | 'i'<<16 | 'e'<<8 | 'r'
+	packedIsend   = 'i' | 's'<<8 | 'e'<<16 | 'n'<<24 | 'd'<<32
+	packedIrecv   = 'i' | 'r'<<8 | 'e'<<16 | 'c'<<24 | 'v'<<32
+	packedCompute = 'c' | 'o'<<8 | 'm'<<16 | 'p'<<24 | 'u'<<32 | 't'<<40 | 'e'<<48
+	packedWaitall = 'w' | 'a'<<8 | 'i'<<16 | 't'<<24 | 'a'<<32 | 'l'<<40 | 'l'<<48
+	packedWait    = 'w' | 'a'<<8 | 'i'<<16 | 't'<<24
+	packedSend    = 's' | 'e'<<8 | 'n'<<16 | 'd'<<24
+	packedRecv    = 'r' | 'e'<<8 | 'c'<<16 | 'v'<<24
+	packedTest    = 't' | 'e'<<8 | 's'<<16 | 't'<<24
+	packedBarrier = 'b' | 'a'<<8 | 'r'<<16 | 'r'<<24 | 'i'<<32 | 'e'<<40 | 'r'<<48
+	// packedAllreduc is allreduce but its last byte, which does not fit.
+	packedAllreduc = 'a' | 'l'<<8 | 'l'<<16 | 'r'<<24 | 'e'<<32 | 'd'<<40 | 'u'<<48 | 'c'<<56
 )
 
 // fastRec is a fast line decoded from its bytes alone: what applying it
@@ -106,59 +111,183 @@ func (p *parser) fastLine(src *source, line []byte) bool {
 	return decodeFast(line, &fr) && p.applyFast(src, &fr)
 }
 
+// fastMax bounds the lines decodeFast takes (typical ones have 12 to
+// 25 bytes). It reads a line in a buffer of fastMax bytes and more,
+// where a byte that is neither a digit, a letter nor a blank follows the
+// line: a zero in a copy of the line, or the line break after it in its
+// own buffer when that has room. Indices into the buffer are masked, so
+// the compiler checks no bounds, and no loop checks the line's length:
+// that byte ends every field, and a field ends at the line's end
+// exactly where it ends at that byte. Longer lines go to the general
+// path.
+const fastMax = 64
+
+// lineBuf is the buffer decodeFast reads a line in (see fastMax); the
+// eight bytes past fastMax let load8 read a word at any index of the
+// line.
+type lineBuf = [fastMax + 8]byte
+
+// ones has a one in every byte: c*ones repeats the byte c in a word.
+const ones = 0x0101010101010101
+
+// load8 returns the eight bytes b[i:i+8] as a word, b[i] lowest.
+func load8(b *lineBuf, i int) uint64 {
+	return binary.LittleEndian.Uint64(b[i&(fastMax-1):])
+}
+
+// at returns b[i]; i < fastMax always (see fastMax), which the mask
+// tells the compiler.
+func at(b *lineBuf, i int) byte { return b[i&(fastMax-1)] }
+
+// skipAt returns the index of the first byte at or after i that is not
+// blank (the line's length if none).
+func skipAt(b *lineBuf, i int) int {
+	for blank[at(b, i)] {
+		i++
+	}
+	return i
+}
+
+// nextAt returns the index of the field after one ending at j (at a
+// blank or the line's end): nearly always the byte after one space.
+func nextAt(b *lineBuf, j int) int {
+	if at(b, j) == ' ' && at(b, j+1) > ' ' {
+		return j + 1
+	}
+	return skipAt(b, j)
+}
+
+// endsAt reports whether a field of a line of n bytes ends at j: at a
+// blank or the line's end.
+func endsAt(b *lineBuf, j, n int) bool {
+	return blank[at(b, j)] || j == n
+}
+
+// uintField parses the field at b[i:] of a line of n bytes if it is one
+// to nine decimal digits, returning its value and its end; as uintAt.
+// It reads digit by digit, inline: ranks, tags and datatypes have one
+// or two. Counts and amounts, longer, take uintWord.
+func uintField(b *lineBuf, i, n int) (v, j int, ok bool) {
+	j = i
+	for {
+		d := at(b, j) - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + int(d)
+		j++
+	}
+	// Nine digits at most: v < 10^9 fits in an int32.
+	return v, j, uint(j-i-1) < 9 && endsAt(b, j, n)
+}
+
+// uintWord is uintField reading the field a word at a time: it finds
+// the first byte that is not a digit in the eight at i, and converts the
+// digits before it with three multiplications, each adding up pairs of
+// the digit groups before (ones, then pairs, then fours). Eight digits
+// or more take uintField.
+func uintWord(b *lineBuf, i, n int) (v, j int, ok bool) {
+	x := load8(b, i)
+	// A byte c is a digit if c&0xf0 == 0x30 and (c+6)&0xf0 == 0x30: a
+	// byte that is not marks its high nibble in nd. (c+6 carries into
+	// the next byte only from a byte above 0xf9, not a digit: the bytes
+	// after the first non-digit do not matter.)
+	nd := (x&(0xf0*ones) ^ 0x30*ones) | ((x+0x06*ones)&(0xf0*ones) ^ 0x30*ones)
+	k := bits.TrailingZeros64(nd) >> 3 // the digits before the first non-digit
+	if k == 8 {
+		return uintField(b, i, n)
+	}
+	// The k digits' values, the last in the highest byte: the bytes
+	// shifted in below are leading zeros. (With no digit, k == 0, the
+	// value is not used.)
+	d := (x & (0x0f * ones)) << ((64 - 8*k) & 63)
+	d = (d * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff    // bytes: two digits
+	d = (d * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff // halves: four
+	d = (d * (10000<<32 + 1)) >> 32                    // the eight
+	j = i + k
+	return int(d), j, k > 0 && endsAt(b, j, n)
+}
+
+// signField skips the minus sign of a field at b[i:], if it has one.
+func signField(b *lineBuf, i int) (int, bool) {
+	if at(b, i) == '-' {
+		return i + 1, true
+	}
+	return i, false
+}
+
+// peerField skips the prefix of a rank field at b[i:] as line.peer
+// reads it: the p of an actor name or a minus sign, returned (0 for none).
+func peerField(b *lineBuf, i int) (int, byte) {
+	if c := at(b, i); c == 'p' || c == '-' {
+		return i + 1, c
+	}
+	return i, 0
+}
+
 // decodeFast decodes line into fr if it has the plain form of a fast
 // action; false sends the line to the general path.
 //
-// It reads the line once, left to right, parsing each field as it
-// finds its end: integers digit by digit, the action's name packed into
-// an integer. A field that is not in the plain form its place asks for
-// (a count in exponent form, a real amount) is parsed from its bytes
-// once its end is found.
+// It reads the line once, left to right, in a buffer (see fastMax),
+// parsing each field as it finds its end: integers digit by digit, the
+// action's name packed into an integer. A field that is not in the
+// plain form its place asks for (a count in exponent form, a real
+// amount) is parsed from its bytes once its end is found (countAt,
+// numberAt: exact, or the general path).
 func decodeFast(line []byte, fr *fastRec) bool {
-	i := skipBlanks(line, 0)
-	if i == len(line) {
+	n := len(line)
+	if n >= fastMax {
+		return false
+	}
+	var b *lineBuf
+	if c := cap(line); c >= len(lineBuf{}) && c > n && (line[:n+1][n] == '\n' || line[:n+1][n] == '\r') {
+		// The line's own buffer will do: the line break after it ends
+		// every field as the zero would, and the buffer has room for
+		// every word read.
+		b = (*lineBuf)(line[:len(lineBuf{})])
+	} else {
+		var buf lineBuf
+		copy(buf[:], line)
+		b = &buf
+	}
+	i := skipAt(b, 0)
+	if i == n {
 		return false
 	}
 	rcol := int32(i + 1)
-	if line[i] == 'p' {
+	if at(b, i) == 'p' {
 		i++ // an actor name: p and the rank
 	}
-	r, j, ok := uintAt(line, i)
+	r, j, ok := uintField(b, i, n)
 	if !ok || r >= MaxRanks {
 		return false
 	}
-	// The action: lower-case letters up to a blank; the names but
-	// allreduce fit in a word.
-	i = nextField(line, j)
-	var key uint64
-	j = i
-	for _, c := range line[i:] {
-		if c-'a' > 'z'-'a' {
-			break
-		}
-		key = key<<8 | uint64(c) // names of different lengths differ: no byte is 0
-		j++
-	}
-	if !endsField(line, j) {
-		return false
-	}
+	// The action: its bytes up to the first at or below ' ' (a blank,
+	// the zero after the line) compared as a word with the names
+	// packed: the names but allreduce fit in a word.
+	i = nextAt(b, j)
+	x := load8(b, i)
+	// The high bit of each byte below 0x21 (exact for the first one:
+	// the borrow runs upwards only).
+	low := (x - 0x21*ones) &^ x & (0x80 * ones)
+	k := bits.TrailingZeros64(low) >> 3
 	var act fastAct
-	switch n := j - i; {
-	case n <= 8:
-		act = lookupPacked(key)
-	case n == 9 && string(line[i:j]) == "allreduce":
-		act = fastAllreduce
+	if k < 8 {
+		act = lookupPacked(x & (1<<(8*k) - 1))
+	} else if x == packedAllreduc && at(b, i+8) == 'e' {
+		act, k = fastAllreduce, 9
 	}
-	if act == fastNone {
+	j = i + k
+	if act == fastNone || !endsAt(b, j, n) {
 		return false
 	}
-	i = nextField(line, j)
+	i = nextAt(b, j)
 	// Field by field: a composite literal is built on the stack and
 	// copied, a cost on every line.
 	fr.act, fr.dt, fr.r, fr.rcol = act, -1, int32(r), rcol
 	fr.cols[0] = int32(i + 1)
 	// The fields are parsed by functions small enough to be inlined
-	// (uintAt and its helpers): a call would spill this function's
+	// (uintField and its helpers): a call would spill this function's
 	// registers around it, field after field.
 	withDatatype := false
 	switch act {
@@ -166,139 +295,120 @@ func decodeFast(line []byte, fr *fastRec) bool {
 		recv := act == fastRecv || act == fastIrecv
 		var pre byte
 		var neg bool
-		i, pre = peerPrefix(line, i)
-		v, j, ok := uintAt(line, i)
+		i, pre = peerField(b, i)
+		v, j, ok := uintField(b, i, n)
 		peer, ok := peerOf(v, ok, pre, recv)
 		if !ok {
 			return false
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.cols[1] = int32(i + 1)
-		i, neg = signAt(line, i)
-		tag, j, ok := uintAt(line, i)
+		i, neg = signField(b, i)
+		tag, j, ok := uintField(b, i, n)
 		if neg {
 			tag = -tag
 		}
 		if !ok || tag == anyTag && !recv {
 			return false // a send cannot use MPI_ANY_TAG
 		}
-		i = nextField(line, j)
-		n, j, ok := uintAt(line, i)
-		c := int64(n)
+		i = nextAt(b, j)
+		c, j, ok := uintWord(b, i, n)
+		count := int64(c)
 		if !ok {
 			// Not a plain integer: a count in another form, or no count.
-			if c, j, ok = countAt(line, i); !ok {
+			if count, j, ok = countAt(line, i); !ok {
 				return false
 			}
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.nargs, withDatatype = 3, true
-		fr.a, fr.tag, fr.count = int32(peer), int32(tag), c
+		fr.a, fr.tag, fr.count = int32(peer), int32(tag), count
 	case fastWait, fastTest:
 		var pre byte
 		var neg bool
-		i, pre = peerPrefix(line, i)
-		v, j, ok := uintAt(line, i)
+		i, pre = peerField(b, i)
+		v, j, ok := uintField(b, i, n)
 		from, ok := peerOf(v, ok, pre, true)
 		if !ok {
 			return false
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.cols[1] = int32(i + 1)
-		i, pre = peerPrefix(line, i)
-		v, j, ok = uintAt(line, i)
+		i, pre = peerField(b, i)
+		v, j, ok = uintField(b, i, n)
 		to, ok := peerOf(v, ok, pre, false)
 		if !ok {
 			return false
 		}
-		i, neg = signAt(line, nextField(line, j))
-		tag, j, ok := uintAt(line, i)
+		i, neg = signField(b, nextAt(b, j))
+		tag, j, ok := uintField(b, i, n)
 		if neg {
 			tag = -tag
 		}
 		if !ok {
 			return false
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.nargs, fr.a, fr.b, fr.tag = 3, int32(from), int32(to), int32(tag)
 	case fastWaitall:
 		fr.nargs = 0
-		if i < len(line) {
+		if i < n {
 			_, j, ok := countAt(line, i)
 			if !ok {
 				return false
 			}
 			fr.nargs = 1
-			i = nextField(line, j)
+			i = nextAt(b, j)
 		}
 	case fastCompute:
-		n, j, ok := uintAt(line, i)
-		v := float64(n)
+		c, j, ok := uintWord(b, i, n)
+		v := float64(c)
 		if !ok {
 			if v, j, ok = numberAt(line, i); !ok {
 				return false
 			}
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.nargs, fr.v = 1, v
 	case fastAllreduce:
-		n, j, ok := uintAt(line, i)
-		c := int64(n)
+		c, j, ok := uintWord(b, i, n)
+		count := int64(c)
 		if !ok {
-			if c, j, ok = countAt(line, i); !ok {
+			if count, j, ok = countAt(line, i); !ok {
 				return false
 			}
 		}
-		i = nextField(line, j)
-		n, j, ok = uintAt(line, i)
-		flops := float64(n)
+		i = nextAt(b, j)
+		c, j, ok = uintField(b, i, n)
+		flops := float64(c)
 		if !ok {
 			if flops, j, ok = numberAt(line, i); !ok {
 				return false
 			}
 		}
-		i = nextField(line, j)
+		i = nextAt(b, j)
 		fr.nargs, withDatatype = 2, true
-		fr.count, fr.v = c, flops
+		fr.count, fr.v = count, flops
 	case fastBarrier:
 		fr.nargs = 0
 	}
-	if withDatatype && i < len(line) {
+	if withDatatype && i < n {
 		// The optional datatype closing a send, receive or allreduce.
-		i, neg := signAt(line, i)
-		dt, j, ok := uintAt(line, i)
+		i, neg := signField(b, i)
+		dt, j, ok := uintField(b, i, n)
 		if !datatypeOf(&dt, ok, neg) {
 			return false
 		}
 		fr.dt = int8(dt)
 		fr.nargs++
-		return nextField(line, j) == len(line)
+		return nextAt(b, j) == n
 	}
 	// Nothing may follow the arguments the action takes.
-	return i == len(line)
-}
-
-// signAt skips the minus sign of a field at line[i:], if it has one.
-func signAt(line []byte, i int) (int, bool) {
-	if i < len(line) && line[i] == '-' {
-		return i + 1, true
-	}
-	return i, false
-}
-
-// peerPrefix skips the prefix of a rank field at line[i:]: the p of an
-// actor name or a minus sign, which it returns (0 for none).
-func peerPrefix(line []byte, i int) (int, byte) {
-	if i < len(line) {
-		if c := line[i]; c == 'p' || c == '-' {
-			return i + 1, c
-		}
-	}
-	return i, 0
+	return i == n
 }
 
 // peerOf returns the rank a field names, given uintAt's reading of its
-// digits after the prefix pre (see peerPrefix), as line.peer reads it
+// digits after the prefix pre (see peerField), as line.peer reads it
 // but without noting it or checking it against the world (see inWorld);
 // false for what line.peer refuses (or might: an integer of more than
 // nine digits). wild admits the wildcards.
@@ -323,33 +433,6 @@ func datatypeOf(v *int, ok, neg bool) bool {
 		*v = -*v
 	}
 	return ok && Datatype(*v).Known()
-}
-
-// skipBlanks returns the index of the first byte at or after i that is
-// not blank (len(line) if none).
-func skipBlanks(line []byte, i int) int {
-	for _, c := range line[i:] {
-		if c > ' ' || !blank[c] {
-			break
-		}
-		i++
-	}
-	return i
-}
-
-// nextField returns the index of the field after one ending at j (at a
-// blank or the line's end): nearly always the byte after that blank.
-func nextField(line []byte, j int) int {
-	if j+1 < len(line) && line[j+1] > ' ' {
-		return j + 1
-	}
-	return skipBlanks(line, j)
-}
-
-// endsField reports whether a field ends at j: at a blank or the line's
-// end.
-func endsField(line []byte, j int) bool {
-	return j == len(line) || line[j] <= ' ' && blank[line[j]]
 }
 
 // fieldEnd returns the index of the first blank at or after i (len(line)
