@@ -1,6 +1,9 @@
 package simgridti
 
-import "github.com/tracesim/tracesim/tracefmt"
+import (
+	"github.com/tracesim/tracesim/internal/hugepage"
+	"github.com/tracesim/tracesim/tracefmt"
+)
 
 // A whole read keeps every event of the trace (tracefmt.Event, 40 B)
 // and, on a machine whose page faults are dear (a virtual machine pays
@@ -10,7 +13,7 @@ import "github.com/tracesim/tracesim/tracefmt"
 // ranks' streams. The streams are therefore carved from large shared
 // blocks, one rank after the other as index files and most single files
 // list them, and a block is backed by huge pages where the system
-// allows (adviseHuge): a fault then brings in 2 MiB, not 4 KiB.
+// allows (hugepage.Advise): a fault then brings in 2 MiB, not 4 KiB.
 
 // eventSlab hands out the ranks' event streams of a whole read. The
 // stream at the tail of the current block grows in place, without a
@@ -83,7 +86,7 @@ func (s *eventSlab) grow(rs *rankState, n, want int) {
 		blk := max(size, min(slabMax, max(slabMin, s.estimate(size, c == 0))))
 		s.buf = make([]tracefmt.Event, 0, blk)
 		s.held += blk
-		adviseHuge(s.buf[:blk])
+		hugepage.Advise(s.buf[:blk])
 	}
 	if !tail {
 		s.dead += c
