@@ -63,7 +63,12 @@ var scaleStages = []struct {
 // runBenchScale generates a stencil2d trace for every point and times the
 // stages on it: wall time, CPU time (user + system), trace events per
 // CPU second and peak resident bytes per event (the child's maximum RSS
-// over the trace's events). The rate is per CPU second because the wall
+// over the trace's events). NET B/EVENT is what each event adds: the
+// stage's peak less its peak on the same generator's one-iteration trace
+// at the same rank count, over the events more. Peak ÷ events carries the
+// process's fixed start (binary, runtime, ~20 MB) and the per-rank state,
+// which dominate a trace of a few million events; the net figure is the
+// trace's own cost. The rate is per CPU second because the wall
 // time of a process on a shared, loaded machine measures the other
 // processes as much as this one: comparing per-event costs across sizes
 // and rank counts needs the time the process itself ran. Every stage
@@ -85,11 +90,13 @@ func runBenchScale(e *env, points string) int {
 	defer os.RemoveAll(dir)
 	// Fixed columns rather than a tabwriter: each line is printed as
 	// soon as its stage has run.
-	const row = "%11s %7s  %-13s %10s %10s %13s %13s %13s\n"
-	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT")
+	const row = "%11s %7s  %-13s %10s %10s %13s %13s %13s %12s\n"
+	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT", "NET B/EVENT")
 	// perEvent[i] holds stage i's CPU nanoseconds per event at each
 	// point, for the spread printed at the end.
 	perEvent := make([][]float64, len(scaleStages))
+	// bases[ranks][i] is stage i's peak on the one-iteration trace.
+	bases := map[int][]int64{}
 	for _, pt := range pts {
 		o := gen.Options{Pattern: "stencil2d", Ranks: pt.ranks, Iters: 1, Compute: -1}
 		c, err := gen.Expect(o)
@@ -97,21 +104,31 @@ func runBenchScale(e *env, points string) int {
 			return fail(e, "bench", err)
 		}
 		iters := max(1, pt.events/max(c.Events, 1))
-		path := filepath.Join(dir, fmt.Sprintf("s%d-%d.tsim", pt.events, pt.ranks))
-		genArgs := []string{"gen", "stencil2d", "--ranks", strconv.Itoa(pt.ranks), "--iters", strconv.Itoa(iters), "--compute", "0", "-o", path}
-		if _, err := benchChild(e, exe, genArgs); err != nil {
-			return fail(e, "bench", fmt.Errorf("gen: %w", err))
-		}
 		n := iters * c.Events
+		base, ok := bases[pt.ranks]
+		if !ok {
+			if base, err = scaleBase(e, exe, dir, pt.ranks); err != nil {
+				return fail(e, "bench", err)
+			}
+			bases[pt.ranks] = base
+		}
+		path, err := genScaleTrace(e, exe, dir, pt.ranks, iters)
+		if err != nil {
+			return fail(e, "bench", err)
+		}
 		for i, st := range scaleStages {
 			u, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
 			if err != nil {
 				return fail(e, "bench", fmt.Errorf("%s on %d events at %d ranks: %w", st.name, n, pt.ranks, err))
 			}
+			net := "-"
+			if n > c.Events {
+				net = fmt.Sprintf("%.0f", float64(u.rss-base[i])/float64(n-c.Events))
+			}
 			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, u.wall.Round(time.Millisecond),
 				u.cpu.Round(time.Millisecond), fmt.Sprintf("%.3g", float64(n)/max(u.cpu.Seconds(), 1e-9)/1e6),
 				fmt.Sprintf("%.0f", float64(u.cpu.Nanoseconds())/float64(n)),
-				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)))
+				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)), net)
 			// Rounded as printed, so that the spread is that of the rows.
 			perEvent[i] = append(perEvent[i], math.Round(float64(u.cpu.Nanoseconds())/float64(n)))
 		}
@@ -128,6 +145,37 @@ func runBenchScale(e *env, points string) int {
 		}
 	}
 	return exitOK
+}
+
+// genScaleTrace writes bench --scale's stencil2d trace of iters
+// iterations at ranks ranks into dir and returns its path.
+func genScaleTrace(e *env, exe, dir string, ranks, iters int) (string, error) {
+	path := filepath.Join(dir, fmt.Sprintf("s%d-%d.tsim", iters, ranks))
+	genArgs := []string{"gen", "stencil2d", "--ranks", strconv.Itoa(ranks), "--iters", strconv.Itoa(iters), "--compute", "0", "-o", path}
+	if _, err := benchChild(e, exe, genArgs); err != nil {
+		return "", fmt.Errorf("gen: %w", err)
+	}
+	return path, nil
+}
+
+// scaleBase returns each stage's peak resident bytes on the
+// one-iteration trace at ranks ranks: the fixed part NET B/EVENT leaves
+// out.
+func scaleBase(e *env, exe, dir string, ranks int) ([]int64, error) {
+	path, err := genScaleTrace(e, exe, dir, ranks, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	base := make([]int64, len(scaleStages))
+	for i, st := range scaleStages {
+		u, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
+		if err != nil {
+			return nil, fmt.Errorf("%s on one iteration at %d ranks: %w", st.name, ranks, err)
+		}
+		base[i] = u.rss
+	}
+	return base, nil
 }
 
 // childUsage is what a child process of a benchmark used: wall time,
