@@ -282,9 +282,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		s.countWild = true
 	}
 	s.host.s = s
-	for r := range s.queues {
-		s.queues[r].first = &s.alloc.ctxs
-	}
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
 	}
