@@ -429,6 +429,16 @@ func NewPlan(c Call) Plan {
 // Call returns the call with its algorithm resolved.
 func (pl *Plan) Call() Call { return pl.c }
 
+// ForRank returns pl with its call's local rank set to me: the same
+// operation, algorithm, root, sizes and phases. Where a call's plan does
+// not depend on the calling rank beyond Me (pl.ForRank(q.Call().Me) == q),
+// one plan stands for every rank's.
+func (pl *Plan) ForRank(me int) Plan {
+	q := *pl
+	q.c.Me = me
+	return q
+}
+
 // Rounds returns the number of rounds of the schedule. Some rounds may be
 // empty for some ranks.
 func (pl *Plan) Rounds() int { return pl.rounds }
@@ -449,7 +459,7 @@ type Step struct {
 // it. Sends come before receives; within each, peers are in the order
 // MPICH uses.
 func (pl *Plan) Round(k int, buf []Step) []Step {
-	return pl.round(k, buf, false)
+	return pl.round(pl.c.Me, k, buf, false)
 }
 
 // Sends appends the sends of round k (0 ≤ k < Rounds) to buf and returns
@@ -457,14 +467,21 @@ func (pl *Plan) Round(k int, buf []Step) []Step {
 // receive its peer posts in the same round (see Aligned) and need not
 // walk the receives.
 func (pl *Plan) Sends(k int, buf []Step) []Step {
-	return pl.round(k, buf, true)
+	return pl.round(pl.c.Me, k, buf, true)
 }
 
-func (pl *Plan) round(k int, buf []Step, sendsOnly bool) []Step {
+// SendsAs appends the sends of round k of local rank me's plan, where
+// that plan is pl.ForRank(me), to buf and returns it: one plan serves
+// every rank's rounds without a copy per rank.
+func (pl *Plan) SendsAs(me, k int, buf []Step) []Step {
+	return pl.round(me, k, buf, true)
+}
+
+func (pl *Plan) round(me, k int, buf []Step, sendsOnly bool) []Step {
 	for i := 0; i < pl.n; i++ {
 		ph := &pl.phases[i]
 		if k < ph.rounds {
-			return pl.primRound(ph, uint8(i), k, buf, sendsOnly)
+			return pl.primRound(ph, uint8(i), me, k, buf, sendsOnly)
 		}
 		k -= ph.rounds
 	}
@@ -572,9 +589,9 @@ func lowbit(rel, p int) int {
 	return rel & -rel
 }
 
-func (pl *Plan) primRound(ph *phase, phaseNo uint8, k int, buf []Step, sendsOnly bool) []Step {
+func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sendsOnly bool) []Step {
 	c := &pl.c
-	P, me := c.P, c.Me
+	P := c.P
 	rel := (me - c.Root + P) % P
 	abs := func(r int) int32 { return int32((r + c.Root) % P) }
 	send := func(peer int32, b int64) { buf = append(buf, Step{Peer: peer, Send: true, Bytes: b, Phase: phaseNo}) }

@@ -411,3 +411,37 @@ func TestAlignedPlansPairEveryRound(t *testing.T) {
 		}
 	}
 }
+
+// TestSendsAs: one plan stands for every rank whose own plan is that
+// plan for it (ForRank), and SendsAs gives that rank's sends, round by
+// round, as its own plan's Sends does. Of the aligned schedules, those
+// whose ranks all send the same block are uniform: every rank's plan is
+// the first's for it.
+func TestSendsAs(t *testing.T) {
+	ops := []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpBcast, tracefmt.OpReduce, tracefmt.OpAllreduce,
+		tracefmt.OpAllgather, tracefmt.OpAlltoall, tracefmt.OpReduceScatter, tracefmt.OpScan, tracefmt.OpGather}
+	for _, op := range ops {
+		for _, alg := range Algorithms(op) {
+			for _, p := range []int{2, 5, 8, 13, 64} {
+				first := NewPlan(Call{Op: op, Alg: alg, P: p, Me: 0, Root: 1 % p, Sent: 4096, Recvd: 4096})
+				uniform := 0
+				for me := range p {
+					own := NewPlan(Call{Op: op, Alg: alg, P: p, Me: me, Root: 1 % p, Sent: 4096, Recvd: 4096})
+					if first.ForRank(me) != own {
+						continue
+					}
+					uniform++
+					for k := range own.Rounds() {
+						want := fmt.Sprint(own.Sends(k, nil))
+						if got := fmt.Sprint(first.SendsAs(me, k, nil)); got != want {
+							t.Fatalf("%v/%v/p%d: rank %d round %d: SendsAs %s, own plan %s", op, alg, p, me, k, got, want)
+						}
+					}
+				}
+				if first.Aligned() && uniform != p {
+					t.Errorf("%v/%v/p%d: %d of %d ranks' plans are the first's for them, want all", op, alg, p, uniform, p)
+				}
+			}
+		}
+	}
+}

@@ -79,9 +79,15 @@ type bulkInstance struct {
 	// follow it.
 	bulk bool
 	// first is the plan of the first rank to enter.
-	first   collective.Plan
-	enter   []des.Time // by local rank
+	first collective.Plan
+	enter []des.Time // by local rank
+	// plans holds each local rank's plan unless uniform is set: then
+	// every rank's plan so far is first's for that rank
+	// (collective.Plan.ForRank), and plans is empty. An allreduce of
+	// 65,536 ranks kept 65,536 copies of one plan (8 MB, read once per
+	// round).
 	plans   []collective.Plan
+	uniform bool
 	pending []bool // by local rank: a receive of its own was pending at entry
 	entered []bool // by local rank
 	arrived int
@@ -89,6 +95,10 @@ type bulkInstance struct {
 	// holds bounds the visibility of the call's messages by pair of
 	// local ranks (bulkHolds).
 	holds map[uint64]des.Time
+	// holdFrom has bit i set when local rank i sends a pair of holds:
+	// the others' messages skip the look-up (at 65,536 ranks a few
+	// holds made every one of the call's million messages hash).
+	holdFrom []uint64
 	// run is the computation's progress (bulkRounds).
 	run bulkRun
 	// broken is set when a rank entered with something the bulk
@@ -141,9 +151,9 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 		// ranks follow its first whatever their own plans say.
 		bi.bulk = c.plan.Aligned() && c.plan.Rounds() > 0 && rk.callPending == 0
 		bi.first = c.plan
+		bi.uniform = true
 		if bi.bulk {
 			bi.enter = append(bi.enter, make([]des.Time, P)...)
-			bi.plans = append(bi.plans, make([]collective.Plan, P)...)
 			bi.pending = append(bi.pending, make([]bool, P)...)
 			bi.entered = append(bi.entered, make([]bool, P)...)
 		}
@@ -161,7 +171,7 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 	if rk.callPending > 0 || !c.plan.SameSchedule(&bi.first) {
 		bi.broken = true
 	}
-	bi.plans[c.me] = c.plan
+	bi.filePlan(c.me, &c.plan)
 	_, loc := s.commMembers(c.comm)
 	s.bulkHolds(bi, r, loc)
 	for _, q := range rk.reqs {
@@ -170,6 +180,23 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 			break
 		}
 	}
+}
+
+// filePlan files local rank me's plan pl: nothing while pl is first's
+// for me, else in plans, which then gets every rank's.
+func (bi *bulkInstance) filePlan(me int, pl *collective.Plan) {
+	if bi.uniform {
+		if bi.first.ForRank(me) == *pl {
+			return
+		}
+		// The ranks that filed so far had first's plans, and every
+		// other rank files its own before the call is computed.
+		bi.uniform = false
+		for j := range bi.enter {
+			bi.plans = append(bi.plans, bi.first.ForRank(j))
+		}
+	}
+	bi.plans[me] = *pl
 }
 
 // collBulk runs rank r's part of a collective computed in bulk: it
@@ -239,8 +266,10 @@ func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
 		}
 		if bi.holds == nil {
 			bi.holds = map[uint64]des.Time{}
+			bi.holdFrom = make([]uint64, (len(bi.enter)+63)/64)
 		}
 		k := matchKey(loc[m.src], loc[m.dst])
+		bi.holdFrom[loc[m.src]/64] |= 1 << (loc[m.src] % 64)
 		bi.holds[k] = max(bi.holds[k], at)
 		s.bulk.holds++
 	}
@@ -332,7 +361,7 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 		}
 		return lastLat
 	}
-	holds := bi.holds
+	holds, holdFrom := bi.holds, bi.holdFrom
 	rts := s.cfg.Handshake == HandshakeRTSCTS
 	start, next := run.start, run.next
 	recvN, recvB, sentN, sentBy := run.recvN, run.recvB, run.sentN, run.sentB
@@ -342,7 +371,7 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 	// The protocol of the last size asked.
 	lastSize, lastData, lastComplete := int64(-1), false, uint8(0)
 	steps := b.steps
-	rounds := bi.plans[0].Rounds()
+	rounds := bi.first.Rounds() // every rank's, or the call fell back
 	for ; run.k < rounds; run.k++ {
 		if run.k > 0 && s.runCtx != nil && s.runCtx.Err() != nil {
 			break
@@ -350,7 +379,11 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 		k := run.k
 		copy(next, start)
 		for src := range P {
-			steps = bi.plans[src].Sends(k, steps[:0])
+			if bi.uniform {
+				steps = bi.first.SendsAs(src, k, steps[:0])
+			} else {
+				steps = bi.plans[src].Sends(k, steps[:0])
+			}
 			if len(steps) == 0 {
 				continue
 			}
@@ -377,7 +410,7 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 				default:
 					arrive = ts
 				}
-				if holds != nil {
+				if holds != nil && holdFrom[src/64]&(1<<(src%64)) != 0 {
 					arrive = max(arrive, holds[matchKey(int32(src), dst)])
 				}
 				match := max(arrive, tp)
@@ -517,7 +550,7 @@ func (s *Sim) bulkVisible(id int32) {
 	s.arrive(id)
 	// visible filed it as unexpected in the collectives' context: no
 	// receive takes its tag.
-	q := s.queues[dst].of(ctxOf(comm, true))
+	q := s.queues[dst].of(ctxOf(comm, true), &s.alloc.ctxs)
 	s.collTake(&q.colls(&s.alloc).unexp, matchKey(src, standInTag))
 	s.maybeFree(id)
 }

@@ -314,3 +314,51 @@ func TestBulkDisagreeingRanks(t *testing.T) {
 		t.Errorf("%d calls in bulk, %d fallbacks, notes %q: want 0, 1 and %q", s.bulk.calls, s.bulk.fallbacks, res.Notes, want)
 	}
 }
+
+// TestBulkRanksOfDifferentSizes replays calls whose ranks share a
+// schedule but not their sizes (a v-collective, or an allreduce whose
+// ranks recorded different buffers): the bulk path keeps every rank's own
+// plan then, rather than the one plan that stands for all ranks of a
+// uniform call, and its results are the per-message replay's to the
+// byte. One rank differing is enough: the first, the last or one in the
+// middle to enter.
+func TestBulkRanksOfDifferentSizes(t *testing.T) {
+	for _, tc := range []struct {
+		op  tracefmt.CollOp
+		alg string
+	}{
+		{tracefmt.OpAllreduce, "recursive-doubling"},
+		{tracefmt.OpAllreduce, "ring"},
+		{tracefmt.OpAllgatherv, "ring"},
+		{tracefmt.OpAllgatherv, "recursive-doubling"},
+		{tracefmt.OpAlltoallv, "pairwise"},
+		{tracefmt.OpAlltoallv, "dissemination"},
+	} {
+		for _, p := range []int{5, 8, 13} {
+			for _, odd := range []int{0, p / 2, p - 1} {
+				name := fmt.Sprintf("%v/%s/p%d/rank%d", tc.op, tc.alg, p, odd)
+				pr := newProg(t, p)
+				for r := range p {
+					n := int64(4096)
+					if r == odd {
+						n = 100000 // past the eager threshold too
+					}
+					// Rank odd enters last but one: ranks before and after it
+					// filed the common plan.
+					pr.compute(r, float64((r+p-odd-2+p)%p)*1e-6)
+					pr.add(r, tracefmt.Collective(0, tc.op, 0, 0, n, n*int64(p)))
+				}
+				tr := pr.trace()
+				cfg := cfgWith(t, "coll-alg", "all="+tc.alg)
+				sb, rb := simulate(t, tr, cfg, Options{})
+				_, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
+				if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
+					t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
+				}
+				if sb.bulk.calls != 1 || sb.bulk.fallbacks != 0 {
+					t.Errorf("%s: %d calls in bulk, %d fallbacks; want 1 and 0", name, sb.bulk.calls, sb.bulk.fallbacks)
+				}
+			}
+		}
+	}
+}

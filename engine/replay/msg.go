@@ -114,8 +114,6 @@ func (f *fifo) pop() int32 {
 // context.
 type rankQueues struct {
 	ctx []ctxQueues
-	// first is the run's slab the rank's first contexts come from.
-	first *slab[ctxQueues]
 }
 
 // ctxQueues are the posted receives (exact ones by key, wildcard ones in
@@ -211,11 +209,14 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 	}
 }
 
-// of returns the queues of context c, creating them.
-func (q *rankQueues) of(c int) *ctxQueues {
+// of returns the queues of context c, creating them; a rank's first
+// contexts come from the run's slab first (nil: none). The slab is an
+// argument rather than a pointer kept by every rank: 65,536 copies of
+// one pointer were 512 KiB for the collector to scan.
+func (q *rankQueues) of(c int, first *slab[ctxQueues]) *ctxQueues {
 	if c >= len(q.ctx) {
-		if cap(q.ctx) == 0 && q.first != nil && c < firstCtxs {
-			q.ctx = q.first.take(firstCtxs)
+		if cap(q.ctx) == 0 && first != nil && c < firstCtxs {
+			q.ctx = first.take(firstCtxs)
 		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
@@ -472,7 +473,7 @@ func (s *Sim) visible(id int32) {
 	m := &s.msgs[id]
 	s.visSeq++
 	m.visSeq = s.visSeq
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll))
+	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs)
 	key := matchKey(m.src, m.tag)
 	if m.coll {
 		cq := q.colls(&s.alloc)
@@ -533,7 +534,7 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		o.anySrc = flags.Has(tracefmt.FlagAnySource)
 		o.anyTag = flags.Has(tracefmt.FlagAnyTag)
 	}
-	q := s.queues[r].of(ctxOf(comm, coll))
+	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs)
 	key := matchKey(src, tag)
 	if coll {
 		cq := q.colls(&s.alloc)

@@ -18,7 +18,7 @@ func TestPerRankStateSizes(t *testing.T) {
 	}{
 		{"rank", unsafe.Sizeof(rank{}), 296},
 		{"ctxQueues", unsafe.Sizeof(ctxQueues{}), 112},
-		{"rankQueues", unsafe.Sizeof(rankQueues{}), 32},
+		{"rankQueues", unsafe.Sizeof(rankQueues{}), 24},
 	} {
 		if tc.got > tc.most {
 			t.Errorf("%s takes %d bytes, want at most %d", tc.name, tc.got, tc.most)
