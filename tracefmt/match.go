@@ -259,25 +259,34 @@ func (t *Trace) CountMessages() MessageCounts {
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
 		for i := range ev {
-			e := &ev[i]
-			switch e.Kind {
+			switch e := &ev[i]; e.Kind {
 			case KindSend:
-				if e.Match >= 0 {
-					c.Matched++
-				} else {
-					c.UnmatchedSends++
-				}
+				c.addSend(e)
 			case KindRecv:
-				if e.Match < 0 {
-					c.UnmatchedRecvs++
-				}
-				if e.Flags&(FlagAnySource|FlagAnyTag) != 0 {
-					c.WildcardRecvs++
-				}
+				c.addRecv(e)
 			}
 		}
 	}
 	return c
+}
+
+// addSend counts a send event: matched or not.
+func (c *MessageCounts) addSend(e *Event) {
+	if e.Match >= 0 {
+		c.Matched++
+	} else {
+		c.UnmatchedSends++
+	}
+}
+
+// addRecv counts a receive event: unmatched, wildcard.
+func (c *MessageCounts) addRecv(e *Event) {
+	if e.Match < 0 {
+		c.UnmatchedRecvs++
+	}
+	if e.Flags&(FlagAnySource|FlagAnyTag) != 0 {
+		c.WildcardRecvs++
+	}
 }
 
 // Messages calls fn for every matched message, in sender rank order, with

@@ -83,18 +83,9 @@ func Summarize(t *Trace) Summary {
 				}
 			case KindSend:
 				s.Bytes += e.Size
-				if e.Match >= 0 {
-					c.Matched++
-				} else {
-					c.UnmatchedSends++
-				}
+				c.addSend(e)
 			case KindRecv:
-				if e.Match < 0 {
-					c.UnmatchedRecvs++
-				}
-				if e.Flags&(FlagAnySource|FlagAnyTag) != 0 {
-					c.WildcardRecvs++
-				}
+				c.addRecv(e)
 			case KindCollective:
 				s.Collectives++
 				s.CollectiveBytes += e.Size
