@@ -398,19 +398,65 @@ func (s *Sim) Results() Results {
 
 // measured fills m with the network's measurements and reports whether
 // the network has its own (a topology); the counters of the analytic
-// models are in the results already.
+// models are in the results already. When nothing ran since the latest
+// snapshot, its measurements are copied rather than taken again; the
+// snapshot, which a caller may hold, is left as it is.
 func (s *Sim) measured(m *netmodel.Metrics) bool {
-	s.net.Metrics(m)
+	if sn := s.netSnap; sn != nil {
+		*m = sn.Net
+		if m.Topology == nil {
+			return false
+		}
+		m.Time = s.k.Now().Seconds()
+		m.LevelShare = slices.Clone(m.LevelShare)
+		m.Groups = slices.Clone(m.Groups)
+		m.Links = keep(m.Links, usedLink)
+		m.Queues = keep(m.Queues, usedQueue)
+		m.NICs = keep(m.NICs, usedNIC)
+		return true
+	}
+	s.measure(m)
 	if m.Topology == nil {
 		return false
 	}
 	m.Time = s.k.Now().Seconds()
 	// Links that carried nothing are left out (the flow model counts
 	// bytes, not packets).
-	m.Links = slices.DeleteFunc(m.Links, func(l netmodel.LinkMetric) bool { return l.Packets == 0 && l.Bytes == 0 })
-	m.Queues = slices.DeleteFunc(m.Queues, func(q netmodel.QueueMetric) bool { return q.Max == 0 })
-	m.NICs = slices.DeleteFunc(m.NICs, func(n netmodel.NICMetric) bool { return n.Max == 0 })
+	m.Links = slices.DeleteFunc(m.Links, func(l netmodel.LinkMetric) bool { return !usedLink(l) })
+	m.Queues = slices.DeleteFunc(m.Queues, func(q netmodel.QueueMetric) bool { return !usedQueue(q) })
+	m.NICs = slices.DeleteFunc(m.NICs, func(n netmodel.NICMetric) bool { return !usedNIC(n) })
 	return true
+}
+
+// measure takes the network's measurements into m.
+func (s *Sim) measure(m *netmodel.Metrics) {
+	s.netBuilds++
+	s.net.Metrics(m)
+}
+
+func usedLink(l netmodel.LinkMetric) bool   { return l.Packets != 0 || l.Bytes != 0 }
+func usedQueue(q netmodel.QueueMetric) bool { return q.Max != 0 }
+func usedNIC(n netmodel.NICMetric) bool     { return n.Max != 0 }
+
+// keep returns a new slice of the elements of xs for which used is true
+// (nil when none is), leaving xs as it is.
+func keep[T any](xs []T, used func(T) bool) []T {
+	n := 0
+	for _, x := range xs {
+		if used(x) {
+			n++
+		}
+	}
+	if n == 0 {
+		return xs[:0:0]
+	}
+	out := make([]T, 0, n)
+	for _, x := range xs {
+		if used(x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // runNotes returns the notes of the run so far: the choices made for
@@ -570,7 +616,8 @@ func (s *Sim) publish() {
 		sn.Ranks[r] = st
 	}
 	if s.net != nil {
-		s.net.Metrics(&sn.Net)
+		s.measure(&sn.Net)
+		s.netSnap = sn
 	}
 	s.snap.Store(sn)
 }

@@ -186,6 +186,13 @@ type Sim struct {
 
 	snap     atomic.Pointer[Snapshot]
 	wantSnap atomic.Bool
+	// netSnap is the latest snapshot while its Net is still the
+	// network's state (nothing ran since publish): Results copies it
+	// instead of measuring the network again (at 65,536 packet nodes a
+	// measurement takes 70-90 ms). Only the simulation goroutine uses it.
+	netSnap *Snapshot
+	// netBuilds counts the network measurements taken (tests).
+	netBuilds int
 }
 
 // stats are the run's counters.
@@ -444,6 +451,7 @@ func (s *Sim) step() bool {
 	if s.done {
 		return false
 	}
+	s.netSnap = nil
 	e, ok := s.k.Next()
 	if !ok {
 		s.finish()
@@ -490,6 +498,7 @@ func (s *Sim) run(ctx context.Context, until des.Time) error {
 		// bucket that Next repeats: Run, whose limit is Never, skips it.
 		if until != des.Never && s.k.NextTime() > until && s.k.Pending() > 0 {
 			if id, ok := s.net.(netmodel.Idler); ok && until != des.Never {
+				s.netSnap = nil
 				id.SampleUntil(until) // nothing changes before the next event
 			}
 			return nil

@@ -1,0 +1,101 @@
+package replay
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/des"
+	"github.com/tracesim/tracesim/engine/netmodel"
+)
+
+// cloneNet copies m's lists, so that a later change to the snapshot's
+// lists shows against the copy.
+func cloneNet(m netmodel.Metrics) netmodel.Metrics {
+	m.Links, m.Queues, m.NICs = slices.Clone(m.Links), slices.Clone(m.Queues), slices.Clone(m.NICs)
+	m.Groups, m.LevelShare = slices.Clone(m.Groups), slices.Clone(m.LevelShare)
+	return m
+}
+
+// TestResultsReuseTheLastSnapshot checks that Results takes the
+// network's measurements from the latest snapshot when nothing ran since
+// (one build fewer at the end of every run), that they equal a fresh
+// measurement, and that the snapshot a caller holds is left unchanged.
+func TestResultsReuseTheLastSnapshot(t *testing.T) {
+	p := newProg(t, 16)
+	for r := 0; r < 16; r++ {
+		for i := 0; i < 6; i++ {
+			p.send(r, (r+5+i)%16, 0, 4000)
+			p.recv(r, (r+11-i+32)%16, 0, 4000)
+		}
+	}
+	tr := p.trace()
+	for _, tc := range []struct {
+		name string
+		cfg  []string
+	}{
+		{"packet", []string{"model", "packet", "topology", "torus:4x4", "packet-size", "256B"}},
+		{"packet sampled", []string{"model", "packet", "topology", "torus:4x4", "packet-size", "256B", "sample-period", "1us"}},
+		{"flow", []string{"model", "flow", "topology", "torus:4x4"}},
+		{"flow sampled", []string{"model", "flow", "topology", "fattree:k=4,levels=2", "sample-period", "1us"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(tr, cfgWith(t, tc.cfg...), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// fresh returns the results with the network measured again.
+			fresh := func() Results {
+				held := s.netSnap
+				s.netSnap = nil
+				defer func() { s.netSnap = held }()
+				return s.Results()
+			}
+			check := func(stage string, wantBuilds int) {
+				t.Helper()
+				sn := s.snap.Load() // not Snapshot, which asks for one more
+				before := cloneNet(sn.Net)
+				builds := s.netBuilds
+				got := s.Results()
+				if n := s.netBuilds - builds; n != 0 {
+					t.Errorf("%s: Results measured the network %d times, want 0 (the snapshot is current)", stage, n)
+				}
+				if s.netBuilds != wantBuilds {
+					t.Errorf("%s: %d measurements in all, want %d", stage, s.netBuilds, wantBuilds)
+				}
+				if !reflect.DeepEqual(sn.Net, before) {
+					t.Errorf("%s: Results changed the snapshot's measurements", stage)
+				}
+				want := fresh()
+				got.Wall, want.Wall = 0, 0
+				if got.Network == nil || (stage == "at the end" && len(got.Network.Links) == 0) {
+					t.Fatalf("%s: no network measurements: %+v", stage, got.Network)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: results from the snapshot differ from a fresh measurement:\n got %+v\nwant %+v", stage, got.Network, want.Network)
+				}
+				if !reflect.DeepEqual(sn.Net, before) {
+					t.Errorf("%s: a fresh measurement changed the snapshot's measurements", stage)
+				}
+			}
+			check("at start", 1) // New published the first snapshot
+			if err := s.RunUntil(context.Background(), des.Time(10_000_000)); err != nil {
+				t.Fatal(err)
+			}
+			if s.Done() {
+				t.Fatal("the run ended before the mid point")
+			}
+			check("mid-run", 3) // and fresh measured once, RunUntil published once
+			s.Step()
+			check("after a step", 5)
+			if err := s.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			check("at the end", 7)
+			if r := s.Results(); !r.Complete {
+				t.Fatalf("incomplete: %+v", r.Deadlock)
+			}
+		})
+	}
+}
