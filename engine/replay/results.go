@@ -70,7 +70,8 @@ type Results struct {
 	// run (nil for the analytic models): delivery counters, packets,
 	// hops, latencies, long waits, link groups, fat-tree level shares,
 	// and the links, buffers and network interfaces that carried or held
-	// traffic (idle ones are left out).
+	// traffic (idle ones are left out). Its lists may share memory with
+	// the latest snapshot's Net: read-only, like a snapshot.
 	Network *netmodel.Metrics `json:"network"`
 }
 
@@ -400,7 +401,8 @@ func (s *Sim) Results() Results {
 // the network has its own (a topology); the counters of the analytic
 // models are in the results already. When nothing ran since the latest
 // snapshot, its measurements are copied rather than taken again; the
-// snapshot, which a caller may hold, is left as it is.
+// snapshot, which a caller may hold, is left as it is; a list kept
+// whole is shared with it (both are read-only).
 func (s *Sim) measured(m *netmodel.Metrics) bool {
 	if sn := s.netSnap; sn != nil {
 		*m = sn.Net
@@ -438,8 +440,9 @@ func usedLink(l netmodel.LinkMetric) bool   { return l.Packets != 0 || l.Bytes !
 func usedQueue(q netmodel.QueueMetric) bool { return q.Max != 0 }
 func usedNIC(n netmodel.NICMetric) bool     { return n.Max != 0 }
 
-// keep returns a new slice of the elements of xs for which used is true
-// (nil when none is), leaving xs as it is.
+// keep returns the elements of xs for which used is true, leaving xs as
+// it is: xs itself (clipped, so an append cannot write into it) when
+// every element is, else a new slice.
 func keep[T any](xs []T, used func(T) bool) []T {
 	n := 0
 	for _, x := range xs {
@@ -447,7 +450,10 @@ func keep[T any](xs []T, used func(T) bool) []T {
 			n++
 		}
 	}
-	if n == 0 {
+	switch n {
+	case len(xs):
+		return slices.Clip(xs)
+	case 0:
 		return xs[:0:0]
 	}
 	out := make([]T, 0, n)
