@@ -175,7 +175,8 @@ func runSim(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "sim", err)
 	}
-	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage}
+	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage,
+		NoNetSnapshots: true} // nothing here reads snapshots
 	var metrics *packet.CSVWriter
 	var counters *export.Counters
 	runCtx, stopRun := context.WithCancel(e.ctx)

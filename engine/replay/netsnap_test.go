@@ -99,3 +99,54 @@ func TestResultsReuseTheLastSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestNoNetSnapshotsMeasuresOnce checks that a run whose snapshots carry
+// no network measurements measures the network once, in Results, with
+// the same results as a run that measures at every snapshot; and that
+// OnSample overrides it (a measurement hands over the samples due).
+func TestNoNetSnapshotsMeasuresOnce(t *testing.T) {
+	p := newProg(t, 16)
+	for r := 0; r < 16; r++ {
+		for i := 0; i < 6; i++ {
+			p.send(r, (r+5+i)%16, 0, 4000)
+			p.recv(r, (r+11-i+32)%16, 0, 4000)
+		}
+	}
+	tr := p.trace()
+	for _, model := range []string{"packet", "flow"} {
+		t.Run(model, func(t *testing.T) {
+			cfg := cfgWith(t, "model", model, "topology", "torus:4x4", "sample-period", "1us")
+			run := func(o Options) (Results, *Sim) {
+				s, err := New(tr, cfg, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				r := s.Results()
+				r.Wall, r.EventsPerSec, r.TraceEventsPerSec = 0, 0, 0 // host time
+				return r, s
+			}
+			want, s := run(Options{})
+			if s.netBuilds != 2 {
+				t.Errorf("with snapshots: %d measurements, want 2 (start, end)", s.netBuilds)
+			}
+			got, s := run(Options{NoNetSnapshots: true})
+			if s.netBuilds != 1 {
+				t.Errorf("without: %d measurements, want 1", s.netBuilds)
+			}
+			if sn := s.Snapshot(); sn.Net.Topology != nil || len(sn.Net.Links) != 0 {
+				t.Errorf("without: the snapshot holds measurements: %+v", sn.Net)
+			}
+			if got.Network == nil || len(got.Network.Links) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("results differ:\n got %+v\nwant %+v", got.Network, want.Network)
+			}
+			samples := 0
+			_, s = run(Options{NoNetSnapshots: true, OnSample: func(*netmodel.Sample) { samples++ }})
+			if s.netBuilds != 2 || samples == 0 {
+				t.Errorf("with OnSample: %d measurements (want 2: start, end), %d samples", s.netBuilds, samples)
+			}
+		})
+	}
+}

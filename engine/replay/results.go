@@ -621,7 +621,7 @@ func (s *Sim) publish() {
 		}
 		sn.Ranks[r] = st
 	}
-	if s.net != nil {
+	if s.net != nil && (!s.opts.NoNetSnapshots || s.opts.OnSample != nil) {
 		s.measure(&sn.Net)
 		s.netSnap = sn
 	}

@@ -82,6 +82,13 @@ type Options struct {
 	// by message, even where it could be computed in bulk (bulk.go):
 	// the same results, more kernel events.
 	PerMessageCollectives bool
+	// NoNetSnapshots leaves the snapshots' Net empty, for callers that
+	// read only Results: the network is then measured once, by Results,
+	// instead of at every snapshot (at 65,536 packet nodes a measurement
+	// allocates and faults in tens of megabytes). Ignored with OnSample:
+	// a measurement hands over the samples due, which the caller may
+	// need before it calls Results.
+	NoNetSnapshots bool
 }
 
 // densePairLimit is the largest world whose per-pair message counters
