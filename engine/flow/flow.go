@@ -948,9 +948,24 @@ func (n *Network) activate(fi int32, now des.Time) {
 	pos := f.pos[:len(links)]
 	f.pos = pos
 	nfwd, ct := int(f.nfwd), n.cfg.CrossTraffic
-	n.accountAll(links, now)
+	led, eager := &n.led, n.smp.eager
 	for k, l := range links {
 		lk := &n.links[l]
+		// account's work, inlined and fused into this loop (one pass
+		// over the links, no call in the common case, the change
+		// written into the ledger's batch): a link's record depends on
+		// that link alone, and a link listed twice is accounted at its
+		// first listing, before it changes; at its second it is
+		// accounted at this instant already. With samples read at every
+		// change there are no batches: no slot.
+		if now != lk.last || eager {
+			if c := led.slot(); c != nil {
+				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+				lk.last = now
+			} else {
+				n.record(l, now)
+			}
+		}
 		c := 1.0
 		if k < nfwd {
 			lk.fwd++
@@ -1022,9 +1037,18 @@ func (n *Network) detach(fi int32, now des.Time) {
 		n.pending = append(n.pending, fi)
 	}
 	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
-	n.accountAll(links, now)
+	led, eager := &n.led, n.smp.eager
 	for k, l := range links {
 		lk := &n.links[l]
+		// account's work, inlined and fused into this loop (see activate).
+		if now != lk.last || eager {
+			if c := led.slot(); c != nil {
+				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+				lk.last = now
+			} else {
+				n.record(l, now)
+			}
+		}
 		if l == old {
 			n.fixedAt[l]--
 		}
@@ -1065,29 +1089,6 @@ func (n *Network) coeff(f *flowRec, k int) float64 {
 // change joins the ledger's batch.
 func (n *Network) account(l int32, now des.Time) {
 	if lk := &n.links[l]; now != lk.last || n.smp.eager {
-		n.record(l, now)
-	}
-}
-
-// accountAll is account of each of the links, in order, before a flow's
-// start or end changes them: in one loop that makes no call in its
-// common case, the change written into the ledger's batch. A link listed
-// twice is accounted at its first listing, as account would be: at its
-// second, the link is accounted at this instant already.
-func (n *Network) accountAll(links []int32, now des.Time) {
-	led, eager := &n.led, n.smp.eager
-	for _, l := range links {
-		lk := &n.links[l]
-		if now == lk.last && !eager {
-			continue
-		}
-		// With samples read at every change there are no batches: no
-		// slot.
-		if c := led.slot(); c != nil {
-			*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-			lk.last = now
-			continue
-		}
 		n.record(l, now)
 	}
 }

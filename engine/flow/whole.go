@@ -281,7 +281,7 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 	}
 	w.res = res
 	// setLoad's work, without storing an outcome (a replayed solve is
-	// not stored): each link accounted as accountAll does, then its load.
+	// not stored): each link accounted as activate and detach do, then its load.
 	led, eager, links := &n.led, n.smp.eager, n.links
 	for q := 0; q+1 < len(ls); q += 2 {
 		l := int32(ls[q])
