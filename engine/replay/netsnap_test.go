@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // cloneNet copies m's lists, so that a later change to the snapshot's
@@ -18,11 +19,10 @@ func cloneNet(m netmodel.Metrics) netmodel.Metrics {
 	return m
 }
 
-// TestResultsReuseTheLastSnapshot checks that Results takes the
-// network's measurements from the latest snapshot when nothing ran since
-// (one build fewer at the end of every run), that they equal a fresh
-// measurement, and that the snapshot a caller holds is left unchanged.
-func TestResultsReuseTheLastSnapshot(t *testing.T) {
+// crossingTraffic is 16 ranks each sending six 4,000-byte messages to
+// six others and receiving six: enough to load a 4×4 torus's links and
+// queues unevenly.
+func crossingTraffic(t *testing.T) *tracefmt.Trace {
 	p := newProg(t, 16)
 	for r := 0; r < 16; r++ {
 		for i := 0; i < 6; i++ {
@@ -30,7 +30,15 @@ func TestResultsReuseTheLastSnapshot(t *testing.T) {
 			p.recv(r, (r+11-i+32)%16, 0, 4000)
 		}
 	}
-	tr := p.trace()
+	return p.trace()
+}
+
+// TestResultsReuseTheLastSnapshot checks that Results takes the
+// network's measurements from the latest snapshot when nothing ran since
+// (one build fewer at the end of every run), that they equal a fresh
+// measurement, and that the snapshot a caller holds is left unchanged.
+func TestResultsReuseTheLastSnapshot(t *testing.T) {
+	tr := crossingTraffic(t)
 	for _, tc := range []struct {
 		name string
 		cfg  []string
@@ -105,14 +113,7 @@ func TestResultsReuseTheLastSnapshot(t *testing.T) {
 // the same results as a run that measures at every snapshot; and that
 // OnSample overrides it (a measurement hands over the samples due).
 func TestNoNetSnapshotsMeasuresOnce(t *testing.T) {
-	p := newProg(t, 16)
-	for r := 0; r < 16; r++ {
-		for i := 0; i < 6; i++ {
-			p.send(r, (r+5+i)%16, 0, 4000)
-			p.recv(r, (r+11-i+32)%16, 0, 4000)
-		}
-	}
-	tr := p.trace()
+	tr := crossingTraffic(t)
 	for _, model := range []string{"packet", "flow"} {
 		t.Run(model, func(t *testing.T) {
 			cfg := cfgWith(t, "model", model, "topology", "torus:4x4", "sample-period", "1us")
