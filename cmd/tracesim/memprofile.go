@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"sync"
+
+	"github.com/tracesim/tracesim/internal/atomicfile"
 )
 
 // memProfileRate is the heap profile's sampling interval with
@@ -47,15 +51,21 @@ type gcSentinel struct {
 	_ [16]byte
 }
 
-// startHeapPeak starts keeping the peak heap profile for path; the file
-// is created at once, so that a path that cannot be written fails
-// before the command runs.
+// startHeapPeak starts keeping the peak heap profile for path. A file
+// is created in path's directory and removed at once, so that a path
+// that cannot be written fails before the command runs; an existing
+// profile at path stays until the new one replaces it whole.
 func startHeapPeak(path string) (*heapPeak, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("open %s: is a directory", path)
 	}
-	if err := f.Close(); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tracesim-memprofile-*")
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
 		return nil, err
 	}
 	runtime.MemProfileRate = memProfileRate
@@ -134,7 +144,11 @@ func (h *heapPeak) stop() error {
 	if h.err != nil {
 		return fmt.Errorf("--memprofile %s: %w", h.path, h.err)
 	}
-	if err := os.WriteFile(h.path, h.prof.Bytes(), 0o644); err != nil {
+	err := atomicfile.Write(h.path, func(w io.Writer) error {
+		_, err := w.Write(h.prof.Bytes())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("--memprofile: %w", err)
 	}
 	return nil

@@ -88,13 +88,20 @@ func TestMemProfileFlag(t *testing.T) {
 	rate := runtime.MemProfileRate
 	t.Cleanup(func() { runtime.MemProfileRate = rate })
 	p := genRing(t)
-	path := filepath.Join(t.TempDir(), "info.pb.gz")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "info.pb.gz")
+	if err := os.WriteFile(path, []byte("an older profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, errs := tracesim(t, "--memprofile", path, "info", p, "--json")
 	if code != exitOK || !strings.Contains(out, `"ranks"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if raw := readProfile(t, path); !bytes.Contains(raw, []byte("tracesim/tracefmt")) {
 		t.Errorf("the profile names no function of tracefmt, which read the trace")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the profile's directory, want the profile alone (no temporary file left)", len(ents))
 	}
 	bad := filepath.Join(t.TempDir(), "no", "dir", "heap.pb.gz")
 	code, out, errs = tracesim(t, "info", p, "--memprofile", bad)
