@@ -224,7 +224,7 @@ func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 	ui := command{name: "tracesim", run: runUI}
 	spec, _ := describe(ui)
 	var recorded []string
-	var debugLog string
+	var debugLog, memProfile string
 	root := &cobra.Command{
 		Use:   "tracesim [FILE|DIR]",
 		Short: "Explore, check and replay MPI traces",
@@ -239,7 +239,7 @@ func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 			"tracesim sim run.clog2 --preset insee-torus",
 		Args: cobra.ArbitraryArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return e.start(cmd, debugLog)
+			return e.start(cmd, debugLog, memProfile)
 		},
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			if len(pos) > 0 && len(args) > 0 && args[0] == pos[0] {
@@ -259,6 +259,7 @@ func newRoot(e *env, args []string, cmds []command) *cobra.Command {
 	addFlags(root.Flags(), spec.fs, &recorded)
 	completeValues(root)
 	root.PersistentFlags().StringVar(&debugLog, "debug-log", "", "write a structured log (commands, files loaded, simulations) to this file")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (go tool pprof) taken at the run's largest live heap to this file")
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("tracesim {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

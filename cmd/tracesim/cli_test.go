@@ -255,7 +255,7 @@ func TestUserConfig(t *testing.T) {
 	write("theme = \"light\"\npreset = \"insee-torus\"\n[keys]\nquit = \"Q\"\n")
 	var errb bytes.Buffer
 	e := &env{ctx: context.Background(), stdout: &errb, stderr: &errb}
-	if err := e.start(newRoot(e, nil, nil), ""); err != nil {
+	if err := e.start(newRoot(e, nil, nil), "", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -30,9 +30,16 @@ type startError struct{ err error }
 func (e startError) Error() string { return e.err.Error() }
 
 // start prepares the environment of the command cobra is about to run:
-// the debug log when asked for, and the user's configuration for the
-// commands that use it.
-func (e *env) start(cmd *cobra.Command, debugLog string) error {
+// the debug log and the peak heap profile when asked for, and the
+// user's configuration for the commands that use it.
+func (e *env) start(cmd *cobra.Command, debugLog, memProfile string) error {
+	if memProfile != "" {
+		h, err := startHeapPeak(memProfile)
+		if err != nil {
+			return startError{fmt.Errorf("--memprofile: %w", err)}
+		}
+		e.mem = h
+	}
 	if debugLog != "" {
 		f, err := os.OpenFile(debugLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
@@ -78,8 +85,14 @@ func (e *env) debug(msg string, keyvals ...any) {
 	}
 }
 
-// close closes the debug log.
+// close writes the peak heap profile and closes the debug log.
 func (e *env) close() {
+	if e.mem != nil {
+		if err := e.mem.stop(); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim: %v\n", err)
+		}
+		e.mem = nil
+	}
 	if e.logFile != nil {
 		e.logFile.Close()
 		e.logFile, e.log = nil, nil

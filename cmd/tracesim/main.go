@@ -42,6 +42,8 @@ type env struct {
 	// log receives the --debug-log records; nil logs nothing.
 	log     *log.Logger
 	logFile io.Closer
+	// mem keeps the --memprofile heap profile; nil without the flag.
+	mem *heapPeak
 	// spec, when set, asks a command to describe itself instead of
 	// running: newFlags and parse record its synopsis, description and
 	// flags there, and parse returns exitOK before the command does
