@@ -568,30 +568,31 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 			break
 		}
 		tag := fr.tag
-		var req pendingReq
+		// The event as tracefmt.Send and Recv make it, its flags set
+		// before it is stored.
+		e := tracefmt.Event{Kind: tracefmt.KindSend, Peer: peer, Tag: tag, Size: size, Match: -1}
+		req := pendingReq{src: int32(r), dst: peer, tag: tag}
 		if act == fastRecv || act == fastIrecv {
-			ev[1] = tracefmt.Recv(0, int(peer), tag, 0, size)
+			e.Kind = tracefmt.KindRecv
 			req = pendingReq{src: peer, dst: int32(r), tag: tag, recv: true}
 			if peer == anySource {
-				ev[1].Flags |= tracefmt.FlagAnySource
+				e.Flags |= tracefmt.FlagAnySource
 				p.anySources++
 				p.wildcards = true
 			}
 			if tag == anyTag {
-				ev[1].Flags |= tracefmt.FlagAnyTag
+				e.Flags |= tracefmt.FlagAnyTag
 				p.wildcards = true
 			}
-		} else {
-			ev[1] = tracefmt.Send(0, int(peer), tag, 0, size)
-			req = pendingReq{src: int32(r), dst: peer, tag: tag}
 		}
 		if act == fastIsend || act == fastIrecv {
-			ev[1].Flags |= tracefmt.FlagNonBlocking
+			e.Flags |= tracefmt.FlagNonBlocking
 			rs.nextReq++
 			req.id = rs.nextReq
-			ev[1].SetRequest(req.id)
+			e.SetRequest(req.id)
 			rs.pending = append(rs.pending, req)
 		}
+		ev[1] = e
 	case fastWait, fastTest:
 		p.current = true
 		p.notePeerCol(src, fr.cols[0], fr.a)
@@ -636,10 +637,10 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 	if st < 0 {
 		st = p.fastState(act)
 	}
-	ev[0] = tracefmt.Enter(0, tracefmt.StateID(st))
-	ev[0].Match = rs.base + int32(start+1+nev) // the leave's index
-	ev[1+nev] = tracefmt.Leave(0, tracefmt.StateID(st))
-	ev[1+nev].Match = rs.base + int32(start)
+	// As tracefmt.Enter and Leave make them, each linked to the other.
+	self := rs.base + int32(start)
+	ev[0] = tracefmt.Event{Kind: tracefmt.KindEnter, Peer: st, Match: self + 1 + int32(nev)}
+	ev[1+nev] = tracefmt.Event{Kind: tracefmt.KindLeave, Peer: st, Match: self}
 	rs.events = rs.events[:start+2+nev]
 	return true
 }

@@ -23,12 +23,17 @@ const tightLast = fastMax - 9
 
 // digitsIn returns how many of the eight bytes of x (the first lowest)
 // are digits before the first that is not, and their value (zero when
-// there is none). As uintWord: three multiplications add up the digit
-// groups, ones, then pairs, then fours.
+// there is none). A byte c is a digit if y = c^'0' is below 10: y+0x76
+// then lacks the high bit, which a larger y (or one with the high bit)
+// sets; a carry out of a byte starts only from one so flagged, and runs
+// upwards, past the first. The digits' values are the low bytes of y,
+// which three multiplications add up as in uintWord: ones, then pairs,
+// then fours.
 func digitsIn(x uint64) (v uint64, k int) {
-	nd := (x&(0xf0*ones) ^ 0x30*ones) | ((x+0x06*ones)&(0xf0*ones) ^ 0x30*ones)
+	y := x ^ 0x30*ones
+	nd := ((y + 0x76*ones) | y) & (0x80 * ones)
 	k = bits.TrailingZeros64(nd) >> 3
-	d := (x & (0x0f * ones)) << ((64 - 8*k) & 63)
+	d := y << ((64 - 8*k) & 63)
 	d = (d * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
 	d = (d * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
 	d = (d * (10000<<32 + 1)) >> 32

@@ -2,6 +2,8 @@ package simgridti
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt/lineblock"
@@ -135,4 +137,45 @@ func FuzzTight(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
 		tightCheck(t, text)
 	})
+}
+
+// TestDigitsIn compares digitsIn with a byte-by-byte reading on words
+// made of digits, the bytes around them and random bytes, every byte
+// value in every place after a run of digits.
+func TestDigitsIn(t *testing.T) {
+	naive := func(x uint64) (uint64, int) {
+		var v uint64
+		for k := range 8 {
+			c := byte(x >> (8 * k))
+			if c < '0' || c > '9' {
+				return v, k
+			}
+			v = v*10 + uint64(c-'0')
+		}
+		return v, 8
+	}
+	check := func(w [8]byte) {
+		x := binary.LittleEndian.Uint64(w[:])
+		wv, wk := naive(x)
+		v, k := digitsIn(x)
+		if k != wk || k > 0 && v != wv {
+			t.Fatalf("%q: digitsIn %d digits = %d, want %d = %d", w, k, v, wk, wv)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for pos := range 8 {
+		for c := range 256 {
+			for range 64 {
+				var w [8]byte
+				for i := range w {
+					w[i] = byte('0' + rng.IntN(10))
+					if i > pos {
+						w[i] = byte(rng.IntN(256))
+					}
+				}
+				w[pos] = byte(c)
+				check(w)
+			}
+		}
+	}
 }
