@@ -149,20 +149,13 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	// usual one.
 	tight := len(data) - len(lineBuf{})
 	for lo := 0; lo < len(data); {
-		no++
 		if lo <= tight {
-			k := len(d.lines)
-			if k == cap(d.lines) {
-				d.lines = append(d.lines, blockLine{})[:k]
-			}
-			l := &d.lines[:k+1][k]
-			if n, ok := decodeTight((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr); ok {
-				d.lines = d.lines[:k+1]
-				l.no, l.lo, l.hi, l.fast = no, int32(lo), int32(lo+n), true
-				lo += n + 1
-				continue
+			lo, no = d.tightRun(data, lo, no, tight)
+			if lo >= len(data) {
+				break
 			}
 		}
+		no++
 		hi := len(data)
 		next := hi
 		if i := bytes.IndexByte(data[lo:], '\n'); i >= 0 {
@@ -190,4 +183,30 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	}
 	d.last = max(no, 0)
 	return nil
+}
+
+// tightRun decodes the lines from data[lo:] on while they have the tight
+// form and start at or before last (see decodeBlock), appending them to
+// d.lines; no is the number of the line before data[lo:]. It returns
+// where the first line it did not take starts, and that line's number
+// less one.
+func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, int32) {
+	lines := d.lines
+	for lo <= last {
+		k := len(lines)
+		if k == cap(lines) {
+			lines = append(lines, blockLine{})[:k]
+		}
+		l := &lines[:k+1][k]
+		n, ok := decodeTight((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
+		if !ok {
+			break
+		}
+		no++
+		l.no, l.lo, l.hi, l.fast = no, int32(lo), int32(lo+n), true
+		lines = lines[:k+1]
+		lo += n + 1
+	}
+	d.lines = lines
+	return lo, no
 }
