@@ -44,30 +44,39 @@ var fastNames = [numFastActs]string{
 }
 
 // lookupPacked returns the fast action whose name (of at most eight
-// bytes) packs to k (see packedIsend): the names are constants, so the
-// switch is a few comparisons of integers rather than of strings.
+// bytes) packs to k (see packedIsend), or fastNone. The names hash
+// perfectly to the sixteen slots of packedActs (a multiplication and a
+// shift), so a name is found by one comparison, whatever action the
+// line before had: a switch's tree of comparisons took branches the
+// processor mispredicted as the actions alternated.
 func lookupPacked(k uint64) fastAct {
-	switch k {
-	case packedIsend:
-		return fastIsend
-	case packedIrecv:
-		return fastIrecv
-	case packedCompute:
-		return fastCompute
-	case packedWaitall:
-		return fastWaitall
-	case packedWait:
-		return fastWait
-	case packedSend:
-		return fastSend
-	case packedRecv:
-		return fastRecv
-	case packedTest:
-		return fastTest
-	case packedBarrier:
-		return fastBarrier
+	e := &packedActs[k*packedMul>>60]
+	if e.key == k {
+		return e.act
 	}
 	return fastNone
+}
+
+// packedMul hashes the packed names to distinct slots of packedActs
+// (the slots below are constants: a collision would not compile).
+const packedMul = 0xe4b06ce60741c7a9
+
+// packedActs is the table lookupPacked reads; a slot no name hashes to
+// holds key 0, which only the empty name packs to (and that hashes to
+// wait's slot).
+var packedActs = [16]struct {
+	key uint64
+	act fastAct
+}{
+	packedIsend * packedMul % (1 << 64) >> 60:   {packedIsend, fastIsend},
+	packedIrecv * packedMul % (1 << 64) >> 60:   {packedIrecv, fastIrecv},
+	packedCompute * packedMul % (1 << 64) >> 60: {packedCompute, fastCompute},
+	packedWaitall * packedMul % (1 << 64) >> 60: {packedWaitall, fastWaitall},
+	packedWait * packedMul % (1 << 64) >> 60:    {packedWait, fastWait},
+	packedSend * packedMul % (1 << 64) >> 60:    {packedSend, fastSend},
+	packedRecv * packedMul % (1 << 64) >> 60:    {packedRecv, fastRecv},
+	packedTest * packedMul % (1 << 64) >> 60:    {packedTest, fastTest},
+	packedBarrier * packedMul % (1 << 64) >> 60: {packedBarrier, fastBarrier},
 }
 
 // The fast actions' names packed into an integer, their first byte

@@ -179,3 +179,38 @@ func TestDigitsIn(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupPacked checks that every fast action's name packs to its
+// action and that other words, and random keys, find none.
+func TestLookupPacked(t *testing.T) {
+	pack := func(name string) uint64 {
+		var w [8]byte
+		copy(w[:], name)
+		return binary.LittleEndian.Uint64(w[:])
+	}
+	want := map[uint64]fastAct{}
+	for act, name := range fastNames {
+		if act == int(fastNone) || fastAct(act) == fastAllreduce {
+			continue
+		}
+		want[pack(name)] = fastAct(act)
+		if got := lookupPacked(pack(name)); got != fastAct(act) {
+			t.Errorf("%s: action %d, want %d", name, got, act)
+		}
+	}
+	if len(want) != 9 {
+		t.Fatalf("%d names", len(want))
+	}
+	for _, w := range []string{"", "init", "Isend", "isen", "sendd", "waital", "waitalll", "computer", "barrie", "allreduc", "reduce", "bcast", "sleep"} {
+		if got := lookupPacked(pack(w)); got != fastNone {
+			t.Errorf("%q: action %d, want none", w, got)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1 << 20 {
+		k := rng.Uint64() >> (8 * rng.IntN(8))
+		if got := lookupPacked(k); got != want[k] {
+			t.Fatalf("%#x: action %d, want %d", k, got, want[k])
+		}
+	}
+}
