@@ -44,30 +44,39 @@ var fastNames = [numFastActs]string{
 }
 
 // lookupPacked returns the fast action whose name (of at most eight
-// bytes) packs to k (see packedIsend): the names are constants, so the
-// switch is a few comparisons of integers rather than of strings.
+// bytes) packs to k (see packedIsend), or fastNone. The names hash
+// perfectly to the sixteen slots of packedActs (a multiplication and a
+// shift), so a name is found by one comparison, whatever action the
+// line before had: a switch's tree of comparisons took branches the
+// processor mispredicted as the actions alternated.
 func lookupPacked(k uint64) fastAct {
-	switch k {
-	case packedIsend:
-		return fastIsend
-	case packedIrecv:
-		return fastIrecv
-	case packedCompute:
-		return fastCompute
-	case packedWaitall:
-		return fastWaitall
-	case packedWait:
-		return fastWait
-	case packedSend:
-		return fastSend
-	case packedRecv:
-		return fastRecv
-	case packedTest:
-		return fastTest
-	case packedBarrier:
-		return fastBarrier
+	e := &packedActs[k*packedMul>>60]
+	if e.key == k {
+		return e.act
 	}
 	return fastNone
+}
+
+// packedMul hashes the packed names to distinct slots of packedActs
+// (the slots below are constants: a collision would not compile).
+const packedMul = 0xe4b06ce60741c7a9
+
+// packedActs is the table lookupPacked reads; a slot no name hashes to
+// holds key 0, which only the empty name packs to (and that hashes to
+// wait's slot).
+var packedActs = [16]struct {
+	key uint64
+	act fastAct
+}{
+	packedIsend * packedMul % (1 << 64) >> 60:   {packedIsend, fastIsend},
+	packedIrecv * packedMul % (1 << 64) >> 60:   {packedIrecv, fastIrecv},
+	packedCompute * packedMul % (1 << 64) >> 60: {packedCompute, fastCompute},
+	packedWaitall * packedMul % (1 << 64) >> 60: {packedWaitall, fastWaitall},
+	packedWait * packedMul % (1 << 64) >> 60:    {packedWait, fastWait},
+	packedSend * packedMul % (1 << 64) >> 60:    {packedSend, fastSend},
+	packedRecv * packedMul % (1 << 64) >> 60:    {packedRecv, fastRecv},
+	packedTest * packedMul % (1 << 64) >> 60:    {packedTest, fastTest},
+	packedBarrier * packedMul % (1 << 64) >> 60: {packedBarrier, fastBarrier},
 }
 
 // The fast actions' names packed into an integer, their first byte
@@ -568,30 +577,31 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 			break
 		}
 		tag := fr.tag
-		var req pendingReq
+		// The event as tracefmt.Send and Recv make it, its flags set
+		// before it is stored.
+		e := tracefmt.Event{Kind: tracefmt.KindSend, Peer: peer, Tag: tag, Size: size, Match: -1}
+		req := pendingReq{src: int32(r), dst: peer, tag: tag}
 		if act == fastRecv || act == fastIrecv {
-			ev[1] = tracefmt.Recv(0, int(peer), tag, 0, size)
+			e.Kind = tracefmt.KindRecv
 			req = pendingReq{src: peer, dst: int32(r), tag: tag, recv: true}
 			if peer == anySource {
-				ev[1].Flags |= tracefmt.FlagAnySource
+				e.Flags |= tracefmt.FlagAnySource
 				p.anySources++
 				p.wildcards = true
 			}
 			if tag == anyTag {
-				ev[1].Flags |= tracefmt.FlagAnyTag
+				e.Flags |= tracefmt.FlagAnyTag
 				p.wildcards = true
 			}
-		} else {
-			ev[1] = tracefmt.Send(0, int(peer), tag, 0, size)
-			req = pendingReq{src: int32(r), dst: peer, tag: tag}
 		}
 		if act == fastIsend || act == fastIrecv {
-			ev[1].Flags |= tracefmt.FlagNonBlocking
+			e.Flags |= tracefmt.FlagNonBlocking
 			rs.nextReq++
 			req.id = rs.nextReq
-			ev[1].SetRequest(req.id)
+			e.SetRequest(req.id)
 			rs.pending = append(rs.pending, req)
 		}
+		ev[1] = e
 	case fastWait, fastTest:
 		p.current = true
 		p.notePeerCol(src, fr.cols[0], fr.a)
@@ -636,10 +646,10 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 	if st < 0 {
 		st = p.fastState(act)
 	}
-	ev[0] = tracefmt.Enter(0, tracefmt.StateID(st))
-	ev[0].Match = rs.base + int32(start+1+nev) // the leave's index
-	ev[1+nev] = tracefmt.Leave(0, tracefmt.StateID(st))
-	ev[1+nev].Match = rs.base + int32(start)
+	// As tracefmt.Enter and Leave make them, each linked to the other.
+	self := rs.base + int32(start)
+	ev[0] = tracefmt.Event{Kind: tracefmt.KindEnter, Peer: st, Match: self + 1 + int32(nev)}
+	ev[1+nev] = tracefmt.Event{Kind: tracefmt.KindLeave, Peer: st, Match: self}
 	rs.events = rs.events[:start+2+nev]
 	return true
 }

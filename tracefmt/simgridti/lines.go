@@ -54,6 +54,22 @@ func (lr *lineReader) next() ([]byte, bool) {
 	}
 }
 
+// window returns the buffered bytes from the next line's start as the
+// window decodeTight reads, or nil when fewer are buffered.
+func (lr *lineReader) window() *lineBuf {
+	if lr.end-lr.start < len(lineBuf{}) {
+		return nil
+	}
+	return (*lineBuf)(lr.buf[lr.start : lr.start+len(lineBuf{})])
+}
+
+// skip moves past the next line, of n bytes and a "\n" (as window
+// showed it), as next would.
+func (lr *lineReader) skip(n int) {
+	lr.start += n + 1
+	lr.done += int64(n + 1)
+}
+
 // fill reads more input after what is buffered, moving the unreturned
 // part to the front and growing the buffer for a long line.
 func (lr *lineReader) fill() {

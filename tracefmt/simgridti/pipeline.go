@@ -53,9 +53,21 @@ const checkEvery = 1 << 14
 func (p *parser) parseAll(src *source, lr *lineReader) error {
 	if !p.pipelined(lr) {
 		for {
-			line, ok := lr.next()
-			if !ok {
-				break
+			var fr fastRec
+			var line []byte
+			tight := false
+			if w := lr.window(); w != nil && !p.general {
+				var n int
+				if n, tight = decodeTight(w, &fr); tight {
+					line = lr.buf[lr.start : lr.start+n]
+					lr.skip(n)
+				}
+			}
+			if !tight {
+				var ok bool
+				if line, ok = lr.next(); !ok {
+					break
+				}
 			}
 			src.line++
 			if src.line&(checkEvery-1) == 0 {
@@ -67,7 +79,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 				p.slab.consumed = lr.done // for the size of the next block
 			}
 			// parseText, one call fewer a line.
-			if !p.general && p.fastLine(src, line) {
+			if tight && p.applyFast(src, &fr) || !tight && !p.general && p.fastLine(src, line) {
 				continue
 			}
 			if err := p.parseGeneral(src, line); err != nil {
@@ -132,7 +144,17 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	d.lines = d.lines[:0]
 	data := b.Data
 	no := int32(-1) // the line's number, from the block's first
+	// The tight path reads a window of a lineBuf from each line's
+	// start: the lines closer than that to the block's end take the
+	// usual one.
+	tight := len(data) - len(lineBuf{})
 	for lo := 0; lo < len(data); {
+		if lo <= tight {
+			lo, no = d.tightRun(data, lo, no, tight)
+			if lo >= len(data) {
+				break
+			}
+		}
 		no++
 		hi := len(data)
 		next := hi
@@ -161,4 +183,30 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	}
 	d.last = max(no, 0)
 	return nil
+}
+
+// tightRun decodes the lines from data[lo:] on while they have the tight
+// form and start at or before last (see decodeBlock), appending them to
+// d.lines; no is the number of the line before data[lo:]. It returns
+// where the first line it did not take starts, and that line's number
+// less one.
+func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, int32) {
+	lines := d.lines
+	for lo <= last {
+		k := len(lines)
+		if k == cap(lines) {
+			lines = append(lines, blockLine{})[:k]
+		}
+		l := &lines[:k+1][k]
+		n, ok := decodeTight((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
+		if !ok {
+			break
+		}
+		no++
+		l.no, l.lo, l.hi, l.fast = no, int32(lo), int32(lo+n), true
+		lines = lines[:k+1]
+		lo += n + 1
+	}
+	d.lines = lines
+	return lo, no
 }

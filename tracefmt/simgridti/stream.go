@@ -190,6 +190,20 @@ const maxLineEvents = 4
 func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
 	for len(rs.events) < want {
 		data := rf.buf[rf.lo:rf.hi]
+		if len(data) >= len(lineBuf{}) && !s.p.general {
+			// A line of the tight form is decoded where it is.
+			var fr fastRec
+			if n, ok := decodeTight((*lineBuf)(data[:len(lineBuf{})]), &fr); ok {
+				rf.lo += n + 1
+				rf.src.line++
+				if !s.p.applyFast(&rf.src, &fr) {
+					if err := s.p.parseGeneral(&rf.src, data[:n]); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
 		i := bytes.IndexByte(data, '\n')
 		var line []byte
 		switch {
