@@ -8,17 +8,19 @@ import (
 
 // ledgerBatch is the number of link changes the simulation goroutine
 // hands to the ledger's other goroutine at once: large enough that
-// starting a goroutine costs nothing beside integrating them, small
-// enough (48 KiB) to stay in the cache between the two cores.
-const ledgerBatch = 2048
+// handing it over costs nothing beside integrating it, small enough
+// (24 KiB) to stay in the cache between the two cores, and that a queue
+// of ledgerDepth of them adds little to the run's peak (408 KiB at most;
+// the 2,048 of before cost the same time in a queue twice that size).
+const ledgerBatch = 1024
 
 // ledgerDepth is the number of full batches that may wait for the
 // ledger's goroutine before the simulation waits for it. A goroutine
 // started on the simulation's core runs on the other one only once that
 // core's thread wakes and takes it, which on a loaded or virtual
-// machine takes longer than filling a batch (0.1–0.4 ms against ~0.2):
-// with one batch of slack the simulation waited for nearly every batch,
-// and the ledger then ran on its own core, after it.
+// machine takes longer than filling a batch (0.1–0.8 ms, at times 3 ms,
+// against 0.05–0.1 ms): with one batch of slack the simulation waited
+// for nearly every batch, and the ledger then ran on its core, after it.
 const ledgerDepth = 16
 
 // ledger keeps the links' measurements — the integrals over time of
