@@ -146,9 +146,10 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 
 // TestLedgerQueuesBatches: full batches wait in the queue for the
 // integrating goroutine rather than the simulation waiting for each
-// one. With one processor that goroutine runs only when the simulation
-// waits, so the simulation must fill four batches without waiting (the
-// old hand-over, one batch at a time, waited at the second); past the
+// one, and a goroutine is started only once a few batches wait. With
+// one processor that goroutine runs only when the simulation waits, so
+// the simulation must fill four batches without waiting (the old
+// hand-over, one batch at a time, waited at the second); past the
 // queue's depth it waits, and settle then brings every link to the
 // integrals of a ledger integrating each change at once.
 func TestLedgerQueuesBatches(t *testing.T) {
@@ -175,13 +176,29 @@ func TestLedgerQueuesBatches(t *testing.T) {
 		defer q.mu.Unlock()
 		return q.waits, q.made
 	}
-	add(4 * ledgerBatch)
+	starts := func() int {
+		q := async.q
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.starts
+	}
+	add(3 * ledgerBatch)
+	// Each start wakes the other core, whose thread then spins a while:
+	// the first batches wait for more (the old hand-over started a
+	// goroutine at every batch).
+	if n := starts(); n != 0 {
+		t.Fatalf("%d goroutines started for 3 full batches, want none yet", n)
+	}
+	add(ledgerBatch)
 	if w, _ := waits(); w != 0 {
 		t.Fatalf("the simulation waited %d times for the ledger while filling 4 batches", w)
 	}
 	add((ledgerDepth+3)*ledgerBatch + 5) // past the depth: it waits, then goes on
 	if _, made := waits(); made > ledgerDepth+1 {
 		t.Fatalf("%d batches allocated for a queue of %d: not bounded", made, ledgerDepth)
+	}
+	if n, full := starts(), ledgerDepth+7; n == 0 || n > full/ledgerStart {
+		t.Fatalf("%d goroutines started for %d full batches: want 1 to one per %d", n, full, ledgerStart)
 	}
 	async.settle()
 	for l := range links {
