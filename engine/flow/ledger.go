@@ -1,12 +1,35 @@
 package flow
 
-import "github.com/tracesim/tracesim/engine/des"
+import (
+	"sync"
+
+	"github.com/tracesim/tracesim/engine/des"
+)
 
 // ledgerBatch is the number of link changes the simulation goroutine
 // hands to the ledger's other goroutine at once: large enough that
-// starting a goroutine costs nothing beside integrating them, small
-// enough (48 KiB) to stay in the cache between the two cores.
-const ledgerBatch = 2048
+// handing it over costs nothing beside integrating it, small enough
+// (24 KiB) to stay in the cache between the two cores, and that a queue
+// of ledgerDepth of them adds little to the run's peak (408 KiB at most;
+// the 2,048 of before cost the same time in a queue twice that size).
+const ledgerBatch = 1024
+
+// ledgerDepth is the number of full batches that may wait for the
+// ledger's goroutine before the simulation waits for it. A goroutine
+// started on the simulation's core runs on the other one only once that
+// core's thread wakes and takes it, which on a loaded or virtual
+// machine takes longer than filling a batch (0.1–0.8 ms, at times 3 ms,
+// against 0.05–0.1 ms): with one batch of slack the simulation waited
+// for nearly every batch, and the ledger then ran on its core, after it.
+const ledgerDepth = 16
+
+// ledgerStart is the number of full batches queued before a goroutine
+// is started to integrate them: each start wakes the other core's
+// thread, which then spins a while looking for more work before it
+// sleeps again, so a start per batch cost CPU time (tsim cg64 on
+// torus:8x8, ~18,000 batches: +0.4 s); four batches a start keep the
+// queue's slack at twelve.
+const ledgerStart = 4
 
 // ledger keeps the links' measurements — the integrals over time of
 // their loads, used fractions and flows, and the lazy samples'
@@ -16,32 +39,50 @@ const ledgerBatch = 2048
 // Nothing in the simulation reads these integrals back: only Metrics
 // and the samples do. So when no listener reads the samples at every
 // tick (no Config.OnSample), the ledger collects the changes in batches
-// and integrates each batch on a goroutine of its own while the
-// simulation runs on, and Metrics waits for the last one (settle). A
-// link's changes are integrated in the order they happened, by the same
-// operations as one at a time: the figures are the same to the bit.
+// and hands the full ones to a goroutine, which integrates them in
+// order while the simulation runs on, and Metrics waits for it (settle).
+// A link's changes are integrated in the order they happened, by the
+// same operations as one at a time: the figures are the same to the bit.
 // With a listener, every sample measures the links, so each change is
 // integrated at once on the simulation goroutine.
 type ledger struct {
 	// acc is, per constraint, its integrals; snaps (lazy samples only)
 	// its integrals at the period boundaries before its last two
-	// changes. Between batches only the goroutine integrating a batch
-	// touches them.
+	// changes. While batches are queued (q.running) only the goroutine
+	// integrating them touches them.
 	acc   []linkAcc
 	snaps [][2]linkSnap
 	// period is the sample period when the snapshots are kept (lazy
 	// samples), else 0.
 	period des.Time
-	// async: changes are integrated in batches on another goroutine.
-	async bool
 	// buf collects the changes of the next batch, nbuf of them (kept at
-	// ledgerBatch without batches, so that add takes its slow path);
-	// spare is the buffer of
-	// the batch being integrated, if any (running), which done reports.
-	buf, spare *[ledgerBatch]change
-	nbuf       uint
-	running    bool
-	done       chan struct{}
+	// ledgerBatch without batches, so that add takes its slow path).
+	buf  *[ledgerBatch]change
+	nbuf uint
+	// q hands the full batches to the integrating goroutine; nil
+	// without batches.
+	q *ledgerQueue
+}
+
+// ledgerQueue is the full batches waiting to be integrated, in the
+// order they were filled, and the emptied ones ready to be filled again.
+// A goroutine, started once ledgerStart batches wait, drains it while
+// running is set and exits once it is empty, so no goroutine outlives
+// the batches; settle integrates those that wait without one.
+type ledgerQueue struct {
+	mu   sync.Mutex
+	cond sync.Cond // signalled when a batch is emptied or the queue drained
+	// full holds the batches to integrate from head on; free the
+	// emptied ones; made counts the batches allocated (at most
+	// ledgerDepth+1: the one being filled and those queued).
+	full    []*[ledgerBatch]change
+	head    int
+	free    []*[ledgerBatch]change
+	made    int
+	running bool
+	// waits counts the times the simulation waited for an emptied
+	// batch, starts the goroutines started.
+	waits, starts int
 }
 
 // linkAcc is a link's measurements, integrated up to last.
@@ -78,13 +119,12 @@ func (g *ledger) init(links []link, period des.Time, async bool) {
 		g.period = period
 		g.snaps = make([][2]linkSnap, len(links))
 	}
-	g.async = async
 	g.nbuf = ledgerBatch
 	if async {
 		g.nbuf = 0
 		g.buf = new([ledgerBatch]change)
-		g.spare = new([ledgerBatch]change)
-		g.done = make(chan struct{}, 1)
+		g.q = &ledgerQueue{made: 1}
+		g.q.cond.L = &g.q.mu
 	}
 }
 
@@ -121,40 +161,87 @@ func (g *ledger) slot() *change {
 }
 
 // addSlow integrates c at once (no batches), or appends it as the last
-// change of a batch and hands the batch to a goroutine of its own, after
-// the previous one.
+// change of a batch, queues the batch for the integrating goroutine
+// (starting one if none runs) and takes an emptied batch to fill next,
+// waiting for one only when ledgerDepth batches are queued already.
 func (g *ledger) addSlow(c change) {
-	if !g.async {
+	q := g.q
+	if q == nil {
 		g.apply(&c)
 		return
 	}
 	g.buf[ledgerBatch-1] = c
-	g.wait()
-	b := g.buf
-	g.buf, g.spare, g.nbuf = g.spare, b, 0
-	g.running = true
-	go func() {
-		g.applyAll(b[:])
-		g.done <- struct{}{}
-	}()
+	q.mu.Lock()
+	q.full = append(q.full, g.buf)
+	if !q.running && len(q.full)-q.head >= ledgerStart {
+		q.running = true
+		q.starts++
+		go g.drain()
+	}
+	if len(q.free) == 0 && q.made > ledgerDepth {
+		q.waits++
+		for len(q.free) == 0 {
+			q.cond.Wait()
+		}
+	}
+	if k := len(q.free); k > 0 {
+		g.buf = q.free[k-1]
+		q.free = q.free[:k-1]
+	} else {
+		g.buf = new([ledgerBatch]change)
+		q.made++
+	}
+	q.mu.Unlock()
+	g.nbuf = 0
 }
 
-// wait waits for the batch being integrated, if any.
-func (g *ledger) wait() {
-	if g.running {
-		<-g.done
-		g.running = false
+// drain integrates the queued batches in order until none is left, then
+// clears running and returns.
+func (g *ledger) drain() {
+	q := g.q
+	// The integrals through a copy of the ledger's header on this
+	// goroutine's stack: the simulation goroutine writes nbuf beside it
+	// at every change.
+	w := ledger{acc: g.acc, snaps: g.snaps, period: g.period}
+	q.mu.Lock()
+	for q.head < len(q.full) {
+		b := q.full[q.head]
+		q.full[q.head] = nil
+		q.head++
+		q.mu.Unlock()
+		w.applyAll(b[:])
+		q.mu.Lock()
+		q.free = append(q.free, b)
+		q.cond.Signal()
 	}
+	q.full, q.head = q.full[:0], 0
+	q.running = false
+	q.cond.Signal()
+	q.mu.Unlock()
 }
 
 // settle integrates every change recorded so far: the integrals and
 // snapshots are then the simulation goroutine's to read.
 func (g *ledger) settle() {
-	g.wait()
-	if g.async {
-		g.applyAll(g.buf[:g.nbuf])
-		g.nbuf = 0
+	q := g.q
+	if q == nil {
+		return
 	}
+	q.mu.Lock()
+	for q.running {
+		q.cond.Wait()
+	}
+	// The batches queued too few to start a goroutine, then the batch
+	// being filled.
+	for _, b := range q.full[q.head:] {
+		g.applyAll(b[:])
+		q.free = append(q.free, b)
+	}
+	clear(q.full)
+	q.full, q.head = q.full[:0], 0
+	q.mu.Unlock()
+	g.applyAll(g.buf[:g.nbuf])
+	g.nbuf = 0
 }
 
 func (g *ledger) applyAll(b []change) {

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -139,6 +140,70 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 			if b, busy, f := n.integralsAt(int32(l), at); b != wb || busy != wbusy || f != wf {
 				t.Fatalf("link %d at %v: integrals %v %v %v, want %v %v %v", l, at, b, busy, f, wb, wbusy, wf)
 			}
+		}
+	}
+}
+
+// TestLedgerQueuesBatches: full batches wait in the queue for the
+// integrating goroutine rather than the simulation waiting for each
+// one, and a goroutine is started only once a few batches wait. With
+// one processor that goroutine runs only when the simulation waits, so
+// the simulation must fill four batches without waiting (the old
+// hand-over, one batch at a time, waited at the second); past the
+// queue's depth it waits, and settle then brings every link to the
+// integrals of a ledger integrating each change at once.
+func TestLedgerQueuesBatches(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	links := make([]link, 16)
+	for i := range links {
+		links[i].cap = 125e6
+	}
+	var sync, async ledger
+	sync.init(links, 0, false)
+	async.init(links, 0, true)
+	now := des.Time(0)
+	add := func(n int) {
+		for i := range n {
+			now += des.Nanosecond * des.Time(1+i%7)
+			c := change{t: now, load: 1e8 * float64(1+i%3), l: int32(i % len(links)), fwd: int32(1 + i%4)}
+			sync.add(c)
+			async.add(c)
+		}
+	}
+	waits := func() (waits, made int) {
+		q := async.q
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.waits, q.made
+	}
+	starts := func() int {
+		q := async.q
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.starts
+	}
+	add(3 * ledgerBatch)
+	// Each start wakes the other core, whose thread then spins a while:
+	// the first batches wait for more (the old hand-over started a
+	// goroutine at every batch).
+	if n := starts(); n != 0 {
+		t.Fatalf("%d goroutines started for 3 full batches, want none yet", n)
+	}
+	add(ledgerBatch)
+	if w, _ := waits(); w != 0 {
+		t.Fatalf("the simulation waited %d times for the ledger while filling 4 batches", w)
+	}
+	add((ledgerDepth+3)*ledgerBatch + 5) // past the depth: it waits, then goes on
+	if _, made := waits(); made > ledgerDepth+1 {
+		t.Fatalf("%d batches allocated for a queue of %d: not bounded", made, ledgerDepth)
+	}
+	if n, full := starts(), ledgerDepth+7; n == 0 || n > full/ledgerStart {
+		t.Fatalf("%d goroutines started for %d full batches: want 1 to one per %d", n, full, ledgerStart)
+	}
+	async.settle()
+	for l := range links {
+		if a, b := async.acc[l], sync.acc[l]; a != b {
+			t.Fatalf("link %d: queued %+v, at once %+v", l, a, b)
 		}
 	}
 }
