@@ -89,6 +89,9 @@ type Options struct {
 	// a measurement hands over the samples due, which the caller may
 	// need before it calls Results.
 	NoNetSnapshots bool
+	// Facts are the whole-trace facts of a streamed trace (ScanFacts),
+	// for NewSource; NewSource scans a Prescanner itself without them.
+	Facts *Facts
 }
 
 // densePairLimit is the largest world whose per-pair message counters
@@ -246,6 +249,13 @@ func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 	if m, ok := src.(tracefmt.InMemory); ok {
 		return New(m.Trace(), cfg, opts)
 	}
+	if ps, ok := src.(Prescanner); ok && opts.Facts == nil {
+		f, err := ScanFacts(ps, cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.Facts = f
+	}
 	t := src.Header()
 	if t == nil || t.Size() == 0 {
 		if err := cfg.Validate(); err != nil {
@@ -353,6 +363,11 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		hasCompute = s.scanTrace(findBuffered)
 		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
+		}
+	} else if opts.Facts != nil {
+		// Scanned ahead (facts.go).
+		if hasCompute, err = s.useFacts(opts.Facts); err != nil {
+			return nil, err
 		}
 	} else {
 		// The header: no events.
