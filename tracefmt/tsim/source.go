@@ -377,7 +377,6 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 			}
 			break
 		}
-		c.compact()
 		if err := s.decodeChunk(c.next, r); err != nil {
 			return n, err
 		}
@@ -438,6 +437,9 @@ func (s *Source) decodeChunk(k int32, want int) error {
 
 // add appends a chunk's events of the rank, pairing its states.
 func (c *rankCursor) add(ev []tracefmt.Event, rule tracefmt.Pairing) {
+	// A rank other ranks' reads feed may never decode a chunk itself:
+	// its returned events are dropped here.
+	c.compact()
 	for j := range ev {
 		e := ev[j]
 		i := c.n

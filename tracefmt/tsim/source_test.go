@@ -124,6 +124,16 @@ func TestSourceAsRead(t *testing.T) {
 				}
 			}
 			got := readAllRanks(t, src, rand.New(rand.NewPCG(uint64(tc.block), 9)))
+			if tc.block == 512 {
+				// Memory bounded by the lookahead and the waiting
+				// events, not by the rank's stream: a rank that other
+				// ranks' reads feed drops what it returned.
+				for r := range src.ranks {
+					if c := cap(src.ranks[r].q); c > 128 {
+						t.Errorf("%s: rank %d's cursor holds room for %d events (of %d)", name, r, c, len(want.Ranks[r].Events))
+					}
+				}
+			}
 			src.Close()
 			h := src.Header()
 			if len(h.States) != len(want.States) || len(h.Markers) != len(want.Markers) || len(h.Texts) != len(want.Texts) {
