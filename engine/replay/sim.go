@@ -239,7 +239,10 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 // streamed trace lists no wildcard mismatches for receives whose sender
 // it does not record, that Snapshot's TotalTraceEvents is 0 (not known
 // before the end), and that Results.Recorded is 0 for a timed trace. A
-// timed trace computes from its gaps unless CPUFrom says events.
+// timed trace computes from its gaps unless CPUFrom says events. A
+// source that can read its trace once ahead (Prescanner: a tsim file) or
+// Options.Facts (ScanFacts) give the whole trace's facts first, and then
+// the results of New (see facts.go).
 // Recording the run (Options.RecordTrace) needs the trace in memory. The
 // Sim reads src but does not close it.
 func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
