@@ -373,7 +373,7 @@ func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.
 		if ps, ok := src.(replay.Prescanner); ok && err == nil {
 			// The facts of the whole trace, in one pass over the file
 			// that also indexes it; its errors are the whole read's.
-			f, ferr := replay.ScanFacts(ps, cfg)
+			f, ferr := replay.ScanFacts(e.ctx, ps, cfg)
 			if ferr != nil {
 				src.Close()
 				return nil, nil, nil, ferr

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -48,8 +49,8 @@ type Facts struct {
 // ScanFacts reads src's trace once (Prescan) and returns the facts a
 // replay under cfg needs: with them, NewSource gives the results New
 // gives for the trace read whole. It must be called before src is read
-// otherwise.
-func ScanFacts(src Prescanner, cfg Config) (*Facts, error) {
+// otherwise. It stops with ctx's error when ctx is done.
+func ScanFacts(ctx context.Context, src Prescanner, cfg Config) (*Facts, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -62,6 +63,7 @@ func ScanFacts(src Prescanner, cfg Config) (*Facts, error) {
 		return nil, fmt.Errorf("replay: the trace has no ranks")
 	}
 	fs := &factScan{
+		ctx:       ctx,
 		h:         h,
 		threshold: cfg.Threshold(),
 		find:      cfg.Send == SendRecorded && cfg.Mode != Inject && h.Timed,
@@ -79,6 +81,7 @@ func ScanFacts(src Prescanner, cfg Config) (*Facts, error) {
 
 // factScan is the state of ScanFacts' pass.
 type factScan struct {
+	ctx       context.Context
 	h         *tracefmt.Trace
 	class     []stateClass
 	part      []uint8
@@ -165,6 +168,9 @@ func (fs *factScan) classes(st tracefmt.StateID) {
 
 // run takes a run of rank r's events (Prescan's fn).
 func (fs *factScan) run(r int, first int32, ev []tracefmt.Event) error {
+	if err := fs.ctx.Err(); err != nil {
+		return err
+	}
 	rf := &fs.ranks[r]
 	if first != rf.n {
 		return fmt.Errorf("replay: prescan gave rank %d's events from %d, expected %d", r, first, rf.n)

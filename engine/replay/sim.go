@@ -253,7 +253,7 @@ func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 		return New(m.Trace(), cfg, opts)
 	}
 	if ps, ok := src.(Prescanner); ok && opts.Facts == nil {
-		f, err := ScanFacts(ps, cfg)
+		f, err := ScanFacts(context.Background(), ps, cfg)
 		if err != nil {
 			return nil, err
 		}

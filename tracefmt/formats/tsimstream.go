@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -26,10 +27,11 @@ type tsimSource struct {
 
 // Prescan indexes the file (tsim.Source.Prescan).
 func (s *tsimSource) Prescan(fn func(rank int, first int32, ev []tracefmt.Event) error) error {
-	if err := s.Source.Prescan(fn); err != nil {
-		return addPath(s.path, err)
+	err := s.Source.Prescan(fn)
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // a stopped scan says so, as Open does
 	}
-	return nil
+	return addPath(s.path, err)
 }
 
 // ReadRank reads rank r's next events (tsim.Source.ReadRank).
