@@ -57,7 +57,11 @@ state Compute cat=compute
 // (time-ordered, ranks interleaved) and handStream.
 func streamCases(t *testing.T) map[string][]byte {
 	t.Helper()
-	cases := map[string][]byte{"hand": []byte(handStream)}
+	cases := map[string][]byte{
+		"hand": []byte(handStream),
+		// Leaves close the oldest open enter of their state.
+		"hand-oldest": []byte(strings.Replace(handStream, "unit us\n", "unit us\npairing oldest\n", 1)),
+	}
 	for _, o := range []gen.Options{
 		{Pattern: "cg", Ranks: 16, Iters: 6, Compute: -1, Seed: 1},
 		{Pattern: "stencil2d", Ranks: 64, Iters: 3, Compute: -1, Seed: 2},
