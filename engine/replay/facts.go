@@ -93,6 +93,7 @@ type factScan struct {
 	ranks     []rankFacts
 	chans     map[chanID]*chanFacts
 	cands     []candidate
+	free      []int32
 	buffered  []bufferedSend
 }
 
@@ -145,12 +146,13 @@ type ordRecv struct {
 }
 
 // candidate is a blocking send sentEarly may find early: its call's
-// leave and its receive's call are known once met.
+// leave and its receive's call are known once met (hasLeave, hasRecv;
+// recv NaN when the receive is not in an MPI_Recv). Decided, its slot is
+// reused (free): the candidates held are those in flight.
 type candidate struct {
-	send             bufferedSend
-	leave, recv      float64
-	hasLeave, hasRcv bool
-	dead             bool
+	send              bufferedSend
+	leave, recv       float64
+	hasLeave, hasRecv bool
 }
 
 // classes returns the classes of the states up to st, classifying the
@@ -270,8 +272,15 @@ func (fs *factScan) send(r int, i int32, e *tracefmt.Event) {
 		!e.Flags.Has(tracefmt.FlagNonBlocking|tracefmt.FlagSync|tracefmt.FlagSendrecv) {
 		rf := &fs.ranks[r]
 		if c, ok := fs.call(rf, i); ok && fs.class[c.state].kind == callSend {
-			cand = int32(len(fs.cands))
-			fs.cands = append(fs.cands, candidate{send: bufferedSend{rank: int32(r), ev: i, dst: e.Peer, size: e.Size}})
+			cd := candidate{send: bufferedSend{rank: int32(r), ev: i, dst: e.Peer, size: e.Size}}
+			if k := len(fs.free); k > 0 {
+				cand = fs.free[k-1]
+				fs.free = fs.free[:k-1]
+				fs.cands[cand] = cd
+			} else {
+				cand = int32(len(fs.cands))
+				fs.cands = append(fs.cands, cd)
+			}
 			if rf.waiting == nil {
 				rf.waiting = map[int32][]int32{}
 			}
@@ -333,24 +342,21 @@ func (fs *factScan) settle(id chanID, ch *chanFacts) {
 // t (NaN: none).
 func (fs *factScan) received(c int32, t float64) {
 	cd := &fs.cands[c]
-	if math.IsNaN(t) {
-		cd.dead = true
-		return
-	}
-	cd.recv, cd.hasRcv = t, true
+	cd.recv, cd.hasRecv = t, true
 	fs.decide(c)
 }
 
-// decide lists candidate c once both ends are known.
+// decide lists candidate c once both ends are known (an MPI_Send left
+// before the MPI_Recv was entered: sentEarly), and frees its slot.
 func (fs *factScan) decide(c int32) {
 	cd := &fs.cands[c]
-	if cd.dead || !cd.hasLeave || !cd.hasRcv {
+	if !cd.hasLeave || !cd.hasRecv {
 		return
 	}
-	cd.dead = true
-	if cd.leave < cd.recv {
+	if cd.leave < cd.recv { // false when recv is NaN
 		fs.buffered = append(fs.buffered, cd.send)
 	}
+	fs.free = append(fs.free, c)
 }
 
 // facts ends the pass.

@@ -140,7 +140,11 @@ func OpenSource(path string) (*Source, error) {
 	s.tables()
 	s.lookahead = min(max((1<<20)/p.ranks, 64), 4096)
 	s.queueCap = min(max((1<<21)/p.ranks, 256), 1<<15)
-	s.blockSize = blockBytes
+	// Chunks hold about 64 bytes (two records) per rank: a rank's
+	// records then lie in consecutive chunks, one run, in a file of
+	// many ranks in time order (with 256 KiB chunks at 65,536 ranks, a
+	// rank had a record in one chunk of eight: a run each).
+	s.blockSize = min(max(blockBytes, 64*p.ranks), 16<<20)
 	return s, nil
 }
 
