@@ -60,6 +60,8 @@ type Source struct {
 	// lookahead is how far (in events) a rank's cursor pairs enters
 	// itself; queueCap how many events a rank keeps waiting.
 	lookahead, queueCap int
+	// front is the first chunk not yet decoded in the file's order.
+	front int32
 	// blockSize is the text of a chunk (blockBytes; smaller in tests).
 	blockSize int
 	blk       decodedBlock
@@ -139,7 +141,7 @@ func OpenSource(path string) (*Source, error) {
 		Attrs: p.attrs, Ranks: make([]tracefmt.Rank, p.ranks)}
 	s.tables()
 	s.lookahead = min(max((1<<20)/p.ranks, 64), 4096)
-	s.queueCap = min(max((1<<21)/p.ranks, 256), 1<<15)
+	s.queueCap = min(max((1<<20)/p.ranks, 64), 1<<13)
 	// Chunks hold about 64 bytes (two records) per rank: a rank's
 	// records then lie in consecutive chunks, one run, in a file of
 	// many ranks in time order (with 256 KiB chunks at 65,536 ranks, a
@@ -381,7 +383,18 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 			}
 			break
 		}
-		if err := s.decodeChunk(c.next, r); err != nil {
+		if k := c.next; k >= s.front {
+			// Chunks are decoded in the file's order, each for every
+			// rank it holds records of: a rank whose records skip a
+			// chunk finds it decoded when it gets there.
+			for ; s.front <= k; s.front++ {
+				if err := s.decodeChunk(s.front, r); err != nil {
+					return n, err
+				}
+			}
+		} else if err := s.decodeChunk(k, r); err != nil {
+			// A rank behind the others (it had queueCap events
+			// waiting when its chunk was decoded) decodes it again.
 			return n, err
 		}
 	}
