@@ -470,7 +470,7 @@ func TestSimStreamsTIIndex(t *testing.T) {
 		record   bool
 		streamed bool
 	}{{index, false, true}, {index, true, false}, {single, false, false}} {
-		s, tr, done, err := newSim(e, tc.path, "", replay.Default(), replay.Options{RecordTrace: tc.record})
+		s, tr, done, err := newSim(e, tc.path, "", "auto", replay.Default(), replay.Options{RecordTrace: tc.record})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,6 +89,9 @@ type Options struct {
 	// a measurement hands over the samples due, which the caller may
 	// need before it calls Results.
 	NoNetSnapshots bool
+	// Facts are the whole-trace facts of a streamed trace (ScanFacts),
+	// for NewSource; NewSource scans a Prescanner itself without them.
+	Facts *Facts
 }
 
 // densePairLimit is the largest world whose per-pair message counters
@@ -236,7 +239,10 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 // streamed trace lists no wildcard mismatches for receives whose sender
 // it does not record, that Snapshot's TotalTraceEvents is 0 (not known
 // before the end), and that Results.Recorded is 0 for a timed trace. A
-// timed trace computes from its gaps unless CPUFrom says events.
+// timed trace computes from its gaps unless CPUFrom says events. A
+// source that can read its trace once ahead (Prescanner: a tsim file) or
+// Options.Facts (ScanFacts) give the whole trace's facts first, and then
+// the results of New (see facts.go).
 // Recording the run (Options.RecordTrace) needs the trace in memory. The
 // Sim reads src but does not close it.
 func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
@@ -245,6 +251,13 @@ func NewSource(src tracefmt.Source, cfg Config, opts Options) (*Sim, error) {
 	}
 	if m, ok := src.(tracefmt.InMemory); ok {
 		return New(m.Trace(), cfg, opts)
+	}
+	if ps, ok := src.(Prescanner); ok && opts.Facts == nil {
+		f, err := ScanFacts(context.Background(), ps, cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts.Facts = f
 	}
 	t := src.Header()
 	if t == nil || t.Size() == 0 {
@@ -353,6 +366,11 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		hasCompute = s.scanTrace(findBuffered)
 		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
+		}
+	} else if opts.Facts != nil {
+		// Scanned ahead (facts.go).
+		if hasCompute, err = s.useFacts(opts.Facts); err != nil {
+			return nil, err
 		}
 	} else {
 		// The header: no events.

@@ -99,6 +99,7 @@ func All() []Format {
 			Write: func(_ string, w io.Writer, t *tracefmt.Trace, _ WriteOptions) error {
 				return tsim.Write(w, t)
 			},
+			Stream: openTsimSource,
 		},
 		{
 			Name:        "alog",

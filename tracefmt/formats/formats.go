@@ -53,7 +53,8 @@ type Format struct {
 var ErrNotStreamable = errors.New("the trace cannot be streamed rank by rank")
 
 // OpenSource opens the trace at path as a tracefmt.Source when its format
-// and layout allow (a SimGrid TI index of per-rank files), else returns
+// and layout allow (a SimGrid TI index of per-rank files, a tsim file:
+// indexed first, see tsim.Source), else returns
 // ErrNotStreamable. format names the format as for Open (empty:
 // detected).
 func OpenSource(path, format string) (tracefmt.Source, error) {

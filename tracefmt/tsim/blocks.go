@@ -78,6 +78,10 @@ type readOptions struct {
 	// noCount skips the count pass of an input that could be read
 	// twice (count.go), for tests of the reading in chunks.
 	noCount bool
+	// header, when set, stops the read at the first record (or the end
+	// of the input) and says where the records start: OpenSource reads
+	// the header so.
+	header *recordsStart
 }
 
 // pipelined reports whether the rest of the input, after the first

@@ -155,6 +155,9 @@ func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 				return nil, err
 			}
 		}
+		// Where the next line starts (a stream's index starts there at
+		// the first record): the bytes read less those not yet used.
+		at := p.lr.total - int64(p.lr.end-p.lr.start)
 		line, err := p.lr.next()
 		if err != nil {
 			if err == io.EOF {
@@ -185,6 +188,12 @@ func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 			if err := p.startRecords(); err != nil {
 				return nil, err
 			}
+			if p.opts.header != nil {
+				// A stream's header ends here; its index reads the
+				// records from this line (source.go).
+				p.opts.header.at, p.opts.header.line = at, p.s.no
+				return nil, nil
+			}
 			if err := p.record(); err != nil {
 				return nil, err
 			}
@@ -211,6 +220,14 @@ func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 		if err := p.startRecords(); err != nil {
 			return nil, err
 		}
+	}
+	if p.opts.header != nil {
+		// A stream without records: its world is judged now.
+		p.opts.header.at = -1
+		if err := tracefmt.CheckWorld(p.ranks, 0); err != nil {
+			return nil, &ParseError{Line: p.ranksLine, Col: 1, Msg: "ranks " + strconv.Itoa(p.ranks) + ": " + err.Error()}
+		}
+		return nil, nil
 	}
 	withEvents := 0
 	for i := range p.pending {

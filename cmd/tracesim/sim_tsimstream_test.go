@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/engine/replay"
+)
+
+// TestSimStreamsTsim: sim --stream on streams a tsim file (newSim hands
+// the engine the header only) and prints what the whole read prints,
+// notes and warnings included, under several models; --stream auto
+// reads a small file whole; a bad record is the whole read's error,
+// naming the file and line.
+func TestSimStreamsTsim(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, g := range [][]string{
+		{"cg", "--ranks", "16", "--iters", "8", "--size", "70000"},
+		{"stencil2d", "--ranks", "16", "--iters", "4"},
+		{"master-worker", "--ranks", "8"},
+	} {
+		p := filepath.Join(dir, g[0]+".tsim")
+		if code, _, errs := tracesim(t, append([]string{"gen"}, append(g, "-o", p)...)...); code != exitOK {
+			t.Fatalf("gen %v: exit %d: %s", g, code, errs)
+		}
+		paths = append(paths, p)
+	}
+	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+	for _, tc := range []struct {
+		stream   string
+		streamed bool
+	}{{"on", true}, {"auto", false}, {"off", false}} {
+		s, tr, done, err := newSim(e, paths[0], "", tc.stream, replay.Default(), replay.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+		if got := tr.NumEvents() == 0; got != tc.streamed || s == nil {
+			t.Errorf("--stream %s: streamed %v, want %v", tc.stream, got, tc.streamed)
+		}
+	}
+	run := func(args ...string) (int, map[string]any, string) {
+		t.Helper()
+		code, out, errs := simRun(t, append([]string{"--json"}, args...)...)
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("sim %v: exit %d: %s\n%s", args, code, err, errs)
+		}
+		for _, k := range []string{"wall_s", "events_per_s", "trace_events_per_s"} {
+			delete(m, k)
+		}
+		return code, m, errs
+	}
+	for _, p := range paths {
+		for _, model := range [][]string{
+			{"--model", "puppet"},
+			{"--preset", "simgrid"},
+			{"--model", "flow", "--topology", "torus:4x4"},
+			{"--model", "packet", "--topology", "torus:4x4", "--routing", "adaptive"},
+			{"--model", "loggops", "--cpu-from", "gaps", "--send", "auto"},
+		} {
+			args := append([]string{p}, model...)
+			wc, whole, werrs := run(append(args, "--stream", "off")...)
+			sc, streamed, serrs := run(append(args, "--stream", "on")...)
+			if wc != sc || werrs != serrs || !reflect.DeepEqual(whole, streamed) {
+				t.Errorf("sim %v: streamed (exit %d, %q)\n%v\ndiffers from whole (exit %d, %q)\n%v", args, sc, serrs, streamed, wc, werrs, whole)
+			}
+		}
+	}
+	text, err := os.ReadFile(paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.tsim")
+	if err := os.WriteFile(bad, append(text, "5 3 send to=99 tag=0 size=1\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, werrs := simRun(t, bad, "--stream", "off")
+	code, _, serrs := simRun(t, bad, "--stream", "on")
+	if code != exitFail || serrs != werrs || !strings.Contains(serrs, bad+": tsim: line ") {
+		t.Errorf("bad record streamed: exit %d, %q; whole: %q", code, serrs, werrs)
+	}
+}

@@ -1,0 +1,226 @@
+package tsim
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
+
+// handStream is a trace with what a cursor must pair across chunks and
+// beyond its lookahead: a state over the whole rank, enters never left,
+// states, markers and texts defined by the records, ranks apart in the
+// file (rank 2 after the others).
+const handStream = `tsim 1
+ranks 3
+unit us
+state Compute cat=compute
+
+0 0 enter main
+0 1 enter main
+1 0 enter MPI_Init
+2 0 leave MPI_Init
+1 1 enter MPI_Init
+2 1 leave MPI_Init
+3 0 enter MPI_Send
+3.5 0 send to=1 tag=4 size=8KiB
+4 0 leave MPI_Send
+3 1 enter MPI_Recv
+4.5 1 recv from=0 tag=4 size=8192
+5 1 leave MPI_Recv
+5 0 marker "phase 1" text="a text"
+6 0 enter Compute text="work"
+9 0 leave Compute
+6 1 enter lost
+7 1 enter MPI_Allreduce
+8 1 coll allreduce sent=8 recv=8
+9 1 leave MPI_Allreduce
+10 0 enter MPI_Finalize
+11 0 leave MPI_Finalize
+12 0 leave main
+12 1 leave main
+0 2 enter MPI_Init
+1 2 leave MPI_Init
+2 2 enter open
+3 2 enter open
+4 2 leave open
+5 2 compute dur=2
+`
+
+// streamCases are the traces TestSourceAsRead streams: generated ones
+// (time-ordered, ranks interleaved) and handStream.
+func streamCases(t *testing.T) map[string][]byte {
+	t.Helper()
+	cases := map[string][]byte{
+		"hand": []byte(handStream),
+		// Leaves close the oldest open enter of their state.
+		"hand-oldest": []byte(strings.Replace(handStream, "unit us\n", "unit us\npairing oldest\n", 1)),
+	}
+	for _, o := range []gen.Options{
+		{Pattern: "cg", Ranks: 16, Iters: 6, Compute: -1, Seed: 1},
+		{Pattern: "stencil2d", Ranks: 64, Iters: 3, Compute: -1, Seed: 2},
+		{Pattern: "master-worker", Ranks: 8, Iters: 5, Compute: -1, Seed: 3},
+		{Pattern: "alltoall", Ranks: 8, Iters: 2, Compute: -1, Seed: 4},
+	} {
+		tr, err := gen.Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[o.Pattern] = mustWrite(t, tr)
+	}
+	return cases
+}
+
+// TestSourceAsRead streams traces rank by rank, in windows of random
+// sizes and ranks in random turns, through small chunks and lookaheads,
+// and finds Read's events: every field, enters' and leaves' Match, and
+// messages unmatched (-1).
+func TestSourceAsRead(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range streamCases(t) {
+		path := filepath.Join(dir, name+".tsim")
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := Read(strings.NewReader(string(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			block, lookahead, queue int
+			prescan                 bool
+		}{
+			{0, 0, 0, false},
+			{0, 0, 0, true},
+			{512, 4, 8, true},
+			{97, 1, 1, false},
+		} {
+			src, err := OpenSource(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.block > 0 {
+				src.blockSize, src.lookahead, src.queueCap = tc.block, tc.lookahead, tc.queue
+			}
+			if tc.prescan {
+				seen := make([]int32, len(want.Ranks))
+				err := src.Prescan(func(r int, first int32, ev []tracefmt.Event) error {
+					if first != seen[r] {
+						t.Fatalf("%s: Prescan gave rank %d events from %d, expected %d", name, r, first, seen[r])
+					}
+					for j := range ev {
+						w := want.Ranks[r].Events[int(first)+j]
+						if ev[j].Kind == tracefmt.KindLeave && ev[j].Match != w.Match {
+							t.Fatalf("%s: Prescan: rank %d event %d: leave Match %d, Read %d", name, r, int(first)+j, ev[j].Match, w.Match)
+						}
+					}
+					seen[r] += int32(len(ev))
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := readAllRanks(t, src, rand.New(rand.NewPCG(uint64(tc.block), 9)))
+			if tc.block == 512 {
+				// Memory bounded by the lookahead and the waiting
+				// events, not by the rank's stream: a rank that other
+				// ranks' reads feed drops what it returned.
+				for r := range src.ranks {
+					if c := cap(src.ranks[r].q); c > 128 {
+						t.Errorf("%s: rank %d's cursor holds room for %d events (of %d)", name, r, c, len(want.Ranks[r].Events))
+					}
+				}
+			}
+			src.Close()
+			h := src.Header()
+			if len(h.States) != len(want.States) || len(h.Markers) != len(want.Markers) || len(h.Texts) != len(want.Texts) {
+				t.Fatalf("%s %+v: header has %d states, %d markers, %d texts; Read %d, %d, %d", name, tc,
+					len(h.States), len(h.Markers), len(h.Texts), len(want.States), len(want.Markers), len(want.Texts))
+			}
+			for i := range h.States {
+				if h.States[i] != want.States[i] {
+					t.Fatalf("%s: state %d is %+v, Read %+v", name, i, h.States[i], want.States[i])
+				}
+			}
+			for r := range want.Ranks {
+				we := want.Ranks[r].Events
+				if len(got[r]) != len(we) {
+					t.Fatalf("%s %+v: rank %d: %d events streamed, Read %d", name, tc, r, len(got[r]), len(we))
+				}
+				for i := range we {
+					w := we[i]
+					if w.Kind == tracefmt.KindSend || w.Kind == tracefmt.KindRecv {
+						w.Match = -1
+					}
+					if got[r][i] != w {
+						t.Fatalf("%s %+v: rank %d event %d:\n got %+v\nwant %+v", name, tc, r, i, got[r][i], w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// readAllRanks reads every rank of src to its end, a window of 1 to 40
+// events at a time, ranks taking turns at random.
+func readAllRanks(t *testing.T, src *Source, rng *rand.Rand) [][]tracefmt.Event {
+	t.Helper()
+	p := len(src.Header().Ranks)
+	out := make([][]tracefmt.Event, p)
+	done := make([]bool, p)
+	left := p
+	for left > 0 {
+		r := rng.IntN(p)
+		if done[r] {
+			continue
+		}
+		buf := make([]tracefmt.Event, 1+rng.IntN(40))
+		n, err := src.ReadRank(r, buf)
+		out[r] = append(out[r], buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			done[r] = true
+			left--
+			continue
+		}
+		if err != nil {
+			t.Fatalf("ReadRank(%d): %v", r, err)
+		}
+	}
+	return out
+}
+
+// TestSourceErrors finds Read's error, with its line, when a stream's
+// file has a bad record.
+func TestSourceErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, text := range []string{
+		handStream + "6 2 send to=9 tag=0 size=1\n",
+		handStream + "7 2 bogus\n",
+		strings.Replace(handStream, "3.5 0 send to=1", "3.5 0 send to=x", 1),
+		"tsim 1\nranks 2\nunit us\nbogus header\n",
+	} {
+		_, want := Read(strings.NewReader(text))
+		if want == nil {
+			t.Fatalf("Read accepted\n%s", text)
+		}
+		path := filepath.Join(dir, "bad.tsim")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := OpenSource(path)
+		if err == nil {
+			_, err = src.ReadRank(0, make([]tracefmt.Event, 4))
+			src.Close()
+		}
+		if err == nil || err.Error() != want.Error() {
+			t.Errorf("streamed: %v\nRead: %v", err, want)
+		}
+	}
+}
