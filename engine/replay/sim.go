@@ -90,6 +90,11 @@ type Options struct {
 	// a measurement hands over the samples due, which the caller may
 	// need before it calls Results.
 	NoNetSnapshots bool
+	// NoRankStatus leaves the snapshots' Ranks nil, for callers that
+	// read only Results: a snapshot is otherwise built at New and at the
+	// end of every Run, each with a status per rank (two lists of
+	// 65,536, ~1 µs a rank with their first touch).
+	NoRankStatus bool
 }
 
 // densePairLimit is the largest world whose per-pair message counters
