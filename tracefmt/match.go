@@ -1,6 +1,7 @@
 package tracefmt
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 	"sync"
@@ -242,10 +243,10 @@ func (m *matcher) sends(worker, r int) {
 		st.chans[ci] = channel{key: id.key, comm: id.comm, end: counts[ci]}
 	}
 	slices.SortFunc(st.chans, func(a, b channel) int {
-		if a.before(b.comm, b.key) {
-			return -1
+		if c := cmp.Compare(a.comm, b.comm); c != 0 {
+			return c
 		}
-		return 1 // keys are unique
+		return cmp.Compare(a.key, b.key)
 	})
 	n := int32(0)
 	for c := range st.chans {
