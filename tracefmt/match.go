@@ -1,7 +1,9 @@
 package tracefmt
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -20,11 +22,11 @@ func MatchMessages(t *Trace) {
 		return
 	}
 	workers := t.rankWorkers()
-	m := matcher{t: t, senders: make([]sendTable, p), scratch: make([]sendScratch, workers)}
+	m := matcher{t: t, senders: make([]sendTable, p), scratch: make([]matchScratch, workers)}
 	// Sends first, each rank's into its own table; receives then read the
 	// senders' tables, and only the receiver of a channel advances it.
 	forRanks(p, workers, m.sends)
-	forRanks(p, workers, func(_, r int) { m.recvs(r) })
+	forRanks(p, workers, m.recvs)
 }
 
 // parallelEvents is the trace size from which whole-trace passes
@@ -44,16 +46,14 @@ func (t *Trace) rankWorkers() int {
 type matcher struct {
 	t       *Trace
 	senders []sendTable
-	scratch []sendScratch // one per worker
+	scratch []matchScratch // one per worker
 }
 
-// sendTable holds the channels of one sending rank. A channel is keyed by
-// its communicator and by chanKey(destination, tag).
+// sendTable holds the channels of one sending rank, sorted by
+// communicator, destination and tag: a receive finds its channel by
+// binary search. (A map per rank was a fixed cost of ~2 µs a rank, most
+// of MatchMessages' time at 65,536 ranks of 30 events.)
 type sendTable struct {
-	// world holds the channels of communicator 0, by far the most used;
-	// comms those of the others.
-	world map[uint64]int32
-	comms map[uint16]map[uint64]int32
 	chans []channel
 	// items holds the event indices of the rank's sends grouped by
 	// channel, each channel's in send order. A receive reads its channel's
@@ -64,42 +64,86 @@ type sendTable struct {
 
 // channel is one FIFO of sends: items[head:end] are not received yet.
 type channel struct {
+	key       uint64 // chanKey(destination, tag)
+	comm      uint16
 	head, end int32
 }
 
-// sendScratch is a worker's room for grouping one rank's sends by channel.
-type sendScratch struct {
-	chans, idx []int32
+// before reports whether channel c sorts before the channel of
+// communicator comm and key key.
+func (c *channel) before(comm uint16, key uint64) bool {
+	return c.comm < comm || c.comm == comm && c.key < key
+}
+
+// find returns the channel of communicator comm and key key, or nil.
+func (st *sendTable) find(comm uint16, key uint64) *channel {
+	lo, hi := 0, len(st.chans)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if st.chans[h].before(comm, key) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < len(st.chans) && st.chans[lo].comm == comm && st.chans[lo].key == key {
+		return &st.chans[lo]
+	}
+	return nil
 }
 
 // chanKey packs a destination (or source) and a tag into the key of a
-// channel within a communicator. A uint64 key takes the map's fast 64-bit
-// path; hashing a struct key was most of the matcher's time.
+// channel within a communicator.
 func chanKey(peer, tag int32) uint64 { return uint64(uint32(peer))<<32 | uint64(uint32(tag)) }
 
-// table returns the channels of communicator c (nil when it has none).
-func (st *sendTable) table(c uint16) map[uint64]int32 {
-	if c == 0 {
-		return st.world
-	}
-	return st.comms[c]
+// matchScratch is a worker's room: the direct-mapped caches of sends and
+// recvs, valid for the rank whose generation they carry (so that a rank
+// starts with an empty cache without clearing it: 4–8 KiB a rank were
+// cleared before), the map from a channel to its index while a rank's
+// sends are grouped, the grouping's lists, and the arena the ranks'
+// tables are cut from.
+type matchScratch struct {
+	gen        uint32
+	sendCache  [chanCacheLen]sendSlot
+	recvCache  [chanCacheLen]recvSlot
+	ids        map[chanID]int32
+	chans, idx []int32
+	perm       []int32
+	chanArena  []channel
+	itemArena  []int32
 }
 
-// newTable returns the channels of communicator c, creating the table.
-func (st *sendTable) newTable(c uint16) map[uint64]int32 {
-	if tbl := st.table(c); tbl != nil {
-		return tbl
+// chanID names a channel of a sending rank.
+type chanID struct {
+	key  uint64
+	comm uint16
+}
+
+// maxScratchIDs is the most channels the scratch map keeps its room for
+// between ranks: clearing a map costs its capacity, so a rank with more
+// channels (a master sending to every rank) leaves a fresh map behind.
+const maxScratchIDs = 1024
+
+// arenaBlock is how many elements an arena allocates at a time: the
+// ranks' small tables share allocations instead of taking one each.
+const arenaBlock = 4096
+
+// take returns n elements cut from the arena a (capacity n, so that an
+// append cannot run into the next cut), allocating a new block when the
+// current one is short.
+func take[T any](a *[]T, n int) []T {
+	if n == 0 {
+		return nil
 	}
-	tbl := map[uint64]int32{}
-	if c == 0 {
-		st.world = tbl
-	} else {
-		if st.comms == nil {
-			st.comms = map[uint16]map[uint64]int32{}
-		}
-		st.comms[c] = tbl
+	if n > arenaBlock/4 {
+		return make([]T, n)
 	}
-	return tbl
+	if cap(*a)-len(*a) < n {
+		*a = make([]T, 0, arenaBlock)
+	}
+	s := *a
+	*a = s[:len(s)+n]
+	return s[len(s) : len(s)+n : len(s)+n]
 }
 
 // forRanks calls fn(worker, r) for ranks r = 0..p-1, spreading them over
@@ -128,10 +172,10 @@ func forRanks(p, workers int, fn func(worker, r int)) {
 }
 
 // chanCacheLen is the size of the direct-mapped caches of channels that
-// sends and recvs keep in front of the channel maps: a rank exchanges
+// sends and recvs keep in front of the channel lookups: a rank exchanges
 // with a few neighbours in turn (a halo of four, a ring, a stream from a
-// master), so that a remembered channel saves most map lookups, which
-// were half the matcher's time.
+// master), so that a remembered channel saves most lookups, which were
+// half the matcher's time.
 const chanCacheLen = 256
 
 // chanSlot returns the cache slot of a peer and tag: the top 8 bits of
@@ -140,10 +184,12 @@ func chanSlot(peer, tag int32) int {
 	return int((uint32(peer)*0x9E3779B1 ^ uint32(tag)*0x85EBCA77) >> 24)
 }
 
-// sendSlot is an entry of sends' cache: a channel of the sending rank.
+// sendSlot is an entry of sends' cache: a channel of the sending rank,
+// valid when gen is the worker's current generation.
 type sendSlot struct {
 	key  uint64
-	comm int32 // -1: empty
+	gen  uint32
+	comm uint16
 	ci   int32
 }
 
@@ -152,11 +198,17 @@ func (m *matcher) sends(worker, r int) {
 	ev := m.t.Ranks[r].Events
 	st := &m.senders[r]
 	sc := &m.scratch[worker]
+	sc.gen++
+	gen := sc.gen
 	sc.chans, sc.idx = sc.chans[:0], sc.idx[:0]
-	var cache [chanCacheLen]sendSlot
-	for i := range cache {
-		cache[i].comm = -1
+	if len(sc.ids) > maxScratchIDs || sc.ids == nil {
+		sc.ids = map[chanID]int32{}
+	} else if len(sc.ids) > 0 {
+		clear(sc.ids)
 	}
+	// counts[ci] counts channel ci's sends; its index is the order the
+	// channels were first used in.
+	counts := sc.perm[:0]
 	for i := range ev {
 		e := &ev[i]
 		if e.Kind != KindSend {
@@ -164,53 +216,73 @@ func (m *matcher) sends(worker, r int) {
 		}
 		e.Match = -1
 		k := chanKey(e.Peer, e.Tag)
-		slot := &cache[chanSlot(e.Peer, e.Tag)]
+		slot := &sc.sendCache[chanSlot(e.Peer, e.Tag)]
 		ci := slot.ci
-		if slot.key != k || slot.comm != int32(e.Comm) {
-			tbl := st.newTable(e.Comm)
+		if slot.gen != gen || slot.key != k || slot.comm != e.Comm {
+			id := chanID{key: k, comm: e.Comm}
 			var ok bool
-			ci, ok = tbl[k]
-			if !ok {
-				ci = int32(len(st.chans))
-				st.chans = append(st.chans, channel{})
-				tbl[k] = ci
+			if ci, ok = sc.ids[id]; !ok {
+				ci = int32(len(counts))
+				counts = append(counts, 0)
+				sc.ids[id] = ci
 			}
-			*slot = sendSlot{key: k, comm: int32(e.Comm), ci: ci}
+			*slot = sendSlot{key: k, gen: gen, comm: e.Comm, ci: ci}
 		}
-		st.chans[ci].end++ // counts the channel's sends for now
+		counts[ci]++
 		sc.chans = append(sc.chans, ci)
 		sc.idx = append(sc.idx, int32(i))
 	}
-	// Group the sends by channel, a counting sort.
+	sc.perm = counts
+	if len(counts) == 0 {
+		return
+	}
+	// The channels sorted by communicator and key, each with its run of
+	// items: a counting sort of the sends by channel.
+	st.chans = take(&sc.chanArena, len(counts))
+	for id, ci := range sc.ids {
+		st.chans[ci] = channel{key: id.key, comm: id.comm, end: counts[ci]}
+	}
+	slices.SortFunc(st.chans, func(a, b channel) int {
+		if c := cmp.Compare(a.comm, b.comm); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.key, b.key)
+	})
 	n := int32(0)
 	for c := range st.chans {
 		ch := &st.chans[c]
 		ch.head, ch.end, n = n, n, n+ch.end
 	}
-	st.items = make([]int32, len(sc.idx))
-	for k, c := range sc.chans {
+	// counts[ci] becomes channel ci's place in the sorted table.
+	for c := range st.chans {
 		ch := &st.chans[c]
+		counts[sc.ids[chanID{key: ch.key, comm: ch.comm}]] = int32(c)
+	}
+	st.items = take(&sc.itemArena, len(sc.idx))
+	for k, c := range sc.chans {
+		ch := &st.chans[counts[c]]
 		st.items[ch.end] = sc.idx[k]
 		ch.end++
 	}
 }
 
 // recvSlot is an entry of recvs' cache: the channel of a source,
-// communicator and tag, nil when no send was queued on it.
+// communicator and tag, nil when no send was queued on it; valid when
+// gen is the worker's current generation.
 type recvSlot struct {
-	src, tag int32 // src -1: empty
+	src, tag int32
+	gen      uint32
 	comm     uint16
 	ch       *channel
 	st       *sendTable
 }
 
 // recvs matches rank r's receives with the queued sends.
-func (m *matcher) recvs(r int) {
+func (m *matcher) recvs(worker, r int) {
 	ev := m.t.Ranks[r].Events
-	var cache [chanCacheLen]recvSlot
-	for i := range cache {
-		cache[i].src = -1
-	}
+	sc := &m.scratch[worker]
+	sc.gen++
+	gen := sc.gen
 	for i := range ev {
 		e := &ev[i]
 		if e.Kind != KindRecv {
@@ -221,17 +293,13 @@ func (m *matcher) recvs(r int) {
 		if src < 0 || int(src) >= len(m.senders) {
 			continue
 		}
-		slot := &cache[chanSlot(src, e.Tag)]
-		if slot.src != src || slot.comm != e.Comm || slot.tag != e.Tag {
+		slot := &sc.recvCache[chanSlot(src, e.Tag)]
+		if slot.gen != gen || slot.src != src || slot.comm != e.Comm || slot.tag != e.Tag {
 			st := &m.senders[src]
-			var ch *channel
-			if ci, ok := st.table(e.Comm)[chanKey(int32(r), e.Tag)]; ok {
-				ch = &st.chans[ci]
-			}
 			// Field by field: a composite literal was built on the stack
 			// and copied with 16-byte loads of its narrower stores, a
 			// stall that took most of the matcher's time.
-			slot.src, slot.tag, slot.comm, slot.ch, slot.st = src, e.Tag, e.Comm, ch, st
+			slot.src, slot.tag, slot.gen, slot.comm, slot.ch, slot.st = src, e.Tag, gen, e.Comm, st.find(e.Comm, chanKey(int32(r), e.Tag)), st
 		}
 		ch := slot.ch
 		if ch == nil || ch.head == ch.end {

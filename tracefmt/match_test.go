@@ -211,3 +211,78 @@ func TestFinishSkipMessageMatching(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchMessagesManyRanksAndChannels: ranks that share a worker's
+// scratch in turn (thousands of ranks of a few events, on the concurrent
+// path), and a rank with more channels than the scratch map keeps room
+// for, match as the reference does.
+func TestMatchMessagesManyRanksAndChannels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	master := func(ranks int) *Trace {
+		// Rank 0 sends twice to every rank on each of two tags and
+		// communicators; every rank receives them in another order.
+		tr := &Trace{Ranks: make([]Rank, ranks), Comms: []Comm{{Name: "MPI_COMM_WORLD"}, {Name: "dup"}}}
+		for r := 1; r < ranks; r++ {
+			for _, c := range []uint16{1, 0} {
+				for _, tag := range []int32{7, 3} {
+					tr.Ranks[0].Events = append(tr.Ranks[0].Events, Send(0, r, tag, c, 8), Send(0, r, tag, c, 8))
+					tr.Ranks[r].Events = append(tr.Ranks[r].Events, Recv(0, 0, 10-tag, c^1, 8), Recv(0, 0, tag, c, 8))
+				}
+			}
+		}
+		return tr
+	}
+	tests := []struct {
+		name  string
+		trace *Trace
+	}{
+		{"4,096 ranks of 20 events", randomTrace(rng, 4096, 20)},
+		{"a master with 6,000 channels", master(1500)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.trace
+			want := cloneTrace(got)
+			MatchMessages(got)
+			matchReference(want)
+			matched := 0
+			for r := range want.Ranks {
+				for i, w := range want.Ranks[r].Events {
+					if g := got.Ranks[r].Events[i]; g.Match != w.Match {
+						t.Fatalf("rank %d event %d (%s): Match = %d, want %d", r, i, w.Kind, g.Match, w.Match)
+					}
+					if w.Kind == KindRecv && w.Match >= 0 {
+						matched++
+					}
+				}
+			}
+			if matched == 0 {
+				t.Fatal("no message matched: the case tests nothing")
+			}
+		})
+	}
+}
+
+// TestMatchMessagesAllocationsFlatInRanks: matching allocates a bounded
+// number of times whatever the rank count, not a table (a map, its
+// channels, its items) per rank: at 65,536 ranks of 30 events those were
+// most of MatchMessages' time.
+func TestMatchMessagesAllocationsFlatInRanks(t *testing.T) {
+	for _, ranks := range []int{64, 4096} {
+		tr := &Trace{Ranks: make([]Rank, ranks), Comms: []Comm{{Name: "MPI_COMM_WORLD"}}}
+		for r := range tr.Ranks {
+			for s := range 8 {
+				tr.Ranks[r].Events = append(tr.Ranks[r].Events, Send(0, (r+1+s%4)%ranks, int32(s), 0, 8), Recv(0, (r+ranks-1-s%4)%ranks, int32(s), 0, 8))
+			}
+		}
+		allocs := testing.AllocsPerRun(3, func() { MatchMessages(tr) })
+		// The per-rank tables come from shared blocks: about one
+		// allocation per 4,096 channels or items, plus the fixed ones.
+		if limit := 40.0; allocs > limit {
+			t.Errorf("%d ranks: %.0f allocations a match, want at most %.0f", ranks, allocs, limit)
+		}
+		if c := tr.CountMessages(); c.Matched != 8*ranks {
+			t.Errorf("%d ranks: %d matched, want %d", ranks, c.Matched, 8*ranks)
+		}
+	}
+}

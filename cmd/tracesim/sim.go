@@ -179,7 +179,7 @@ func runSim(e *env, args []string) int {
 		return fail(e, "sim", err)
 	}
 	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage,
-		NoNetSnapshots: true} // nothing here reads snapshots
+		NoNetSnapshots: true, NoRankStatus: true} // nothing here reads snapshots
 	var metrics *packet.CSVWriter
 	var counters *export.Counters
 	runCtx, stopRun := context.WithCancel(e.ctx)

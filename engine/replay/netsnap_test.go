@@ -151,3 +151,38 @@ func TestNoNetSnapshotsMeasuresOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRankStatus: a run told that nobody reads its snapshots' rank
+// statuses builds none (a list of every rank at New and at the end of
+// the run), and its results are those of a run that builds them.
+func TestNoRankStatus(t *testing.T) {
+	tr := crossingTraffic(t)
+	for _, model := range []string{"loggops", "packet"} {
+		t.Run(model, func(t *testing.T) {
+			cfg := cfgWith(t, "model", model, "topology", "torus:4x4")
+			run := func(o Options) (Results, *Sim) {
+				s, err := New(tr, cfg, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				r := s.Results()
+				r.Wall, r.EventsPerSec, r.TraceEventsPerSec = 0, 0, 0 // host time
+				return r, s
+			}
+			want, s := run(Options{})
+			if n := len(s.Snapshot().Ranks); n != len(tr.Ranks) {
+				t.Fatalf("with statuses: %d in the snapshot, want %d", n, len(tr.Ranks))
+			}
+			got, s := run(Options{NoRankStatus: true})
+			if sn := s.Snapshot(); sn.Ranks != nil || !sn.Done {
+				t.Errorf("without: the snapshot holds %d statuses (done %v), want none (done)", len(sn.Ranks), sn.Done)
+			}
+			if got.Makespan == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("results differ:\n got %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -98,6 +99,11 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 	}
 	s.msgs = make([]message, 0, inFlight)
 	s.ops = make([]recvOp, 0, posted)
+	// Filled in as the run starts, message by message: as huge pages
+	// (23 MiB of messages and 21 MiB of receives at 65,536 ranks of a
+	// stencil, 11 k faults of 4 KiB).
+	hugepage.Advise(s.msgs[:cap(s.msgs)])
+	hugepage.Advise(s.ops[:cap(s.ops)])
 	if s.densePairs == nil {
 		s.pairs.reserve(senders)
 	}

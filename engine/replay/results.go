@@ -505,7 +505,8 @@ type Snapshot struct {
 	TotalTraceEvents uint64
 	Done             bool
 	Deadlock         *Deadlock
-	Ranks            []RankStatus
+	// Ranks holds each rank's status (nil with Options.NoRankStatus).
+	Ranks []RankStatus
 	// InFlight counts network trips under way; Messages and Bytes the
 	// messages completed so far.
 	InFlight int
@@ -609,9 +610,11 @@ func (s *Sim) publish() {
 		Time: s.k.Now(), Events: s.k.Events(), TraceEvents: s.stats.traceEvents,
 		TotalTraceEvents: s.stats.totalEvents, Done: s.done, Deadlock: s.deadlock,
 		InFlight: s.stats.inFlight, Messages: s.stats.messages, Bytes: s.stats.bytes,
-		Ranks: make([]RankStatus, len(s.ranks)),
 	}
-	for r := range s.ranks {
+	if !s.opts.NoRankStatus {
+		sn.Ranks = make([]RankStatus, len(s.ranks))
+	}
+	for r := range sn.Ranks {
 		rk := &s.ranks[r]
 		st := RankStatus{State: rk.state, Act: rk.act, Event: rk.pos, Since: rk.since,
 			Compute: rk.compute, Blocked: rk.blocked, Finish: rk.finish}

@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // Slices taken from a slab are apart: filling each to its capacity and
@@ -67,5 +68,27 @@ func TestAllocsNewKey(t *testing.T) {
 		if kq.posted.len() != 0 || kq.unexp.len() != 0 {
 			t.Errorf("key %d: %d posted and %d unexpected left", i, kq.posted.len(), kq.unexp.len())
 		}
+	}
+}
+
+// TestSlabChunksGrow: a slab serving many slices allocates a number of
+// times logarithmic in them (each chunk twice the last, up to
+// slabMaxBytes), not once every slabChunk: at 65,536 ranks the slabs'
+// chunks of 256 were faulted in 4 KiB at a time.
+func TestSlabChunksGrow(t *testing.T) {
+	const n = 1 << 17
+	var sl slab[keyQueues]
+	allocs := testing.AllocsPerRun(1, func() {
+		sl = slab[keyQueues]{}
+		for range n {
+			sl.one().posted.head = 1
+		}
+	})
+	// 256, 512, ... 65,536 (8 MiB of 64-byte queues), then 65,536 more.
+	if allocs > 10 {
+		t.Errorf("%.0f allocations for %d queues, want at most 10", allocs, n)
+	}
+	if most := slabMaxBytes / int(unsafe.Sizeof(keyQueues{})); sl.chunk > most {
+		t.Errorf("the next chunk serves %d, more than slabMaxBytes allows (%d)", sl.chunk, most)
 	}
 }
