@@ -57,8 +57,8 @@ type decodedBlock struct {
 	runOf []int32
 	last  int32 // the last line's number, from the block's first
 	// lastState is the index in the header's states of the last name
-	// the worker found there.
-	lastState int
+	// the worker found there for an enter ([0]) and for a leave ([1]).
+	lastState [2]int
 }
 
 // rankRun is a rank's events in a decoded block.
@@ -218,7 +218,7 @@ func (d *decodedBlock) run(rank int32) int32 {
 // record with no name and no text, or an enter or leave naming a state
 // of the header by its name (stateRef's answer, which no later line
 // changes).
-func (rf *recordFormat) resolveHeader(r *rec, last *int) bool {
+func (rf *recordFormat) resolveHeader(r *rec, lasts *[2]int) bool {
 	if r.hasText {
 		return false
 	}
@@ -239,11 +239,20 @@ func (rf *recordFormat) resolveHeader(r *rec, last *int) bool {
 		return ok
 	}
 	// A few states: comparing names costs less than hashing one, the
-	// last one found first (a leave follows its enter).
+	// last ones found first: the kind's (ranks in turn enter one state
+	// and leave another), then the other's (a leave follows its enter).
+	k := 0
+	if r.e.Kind == tracefmt.KindLeave {
+		k = 1
+	}
+	last := &lasts[k]
 	hs := rf.headerStates
-	if *last < len(hs) && hs[*last].name == string(nm.b) {
-		r.e.Peer = int32(hs[*last].id)
-		return true
+	for _, i := range [2]int{*last, lasts[1-k]} {
+		if i < len(hs) && hs[i].name == string(nm.b) {
+			*last = i
+			r.e.Peer = int32(hs[i].id)
+			return true
+		}
 	}
 	for i := range hs {
 		if hs[i].name == string(nm.b) {

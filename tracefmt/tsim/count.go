@@ -3,8 +3,10 @@ package tsim
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"sync"
 )
 
@@ -81,38 +83,53 @@ func countPart(ctx context.Context, ra io.ReaderAt, from, end int64, first bool,
 	return countRange(ctx, ra, from-1, end, true, limit)
 }
 
+// countPad is the bytes after a read's data in the count pass's buffer:
+// line breaks, which stop every loop of peekRecord, and room for the
+// word it reads at the data's end.
+const countPad = 8
+
 // countRange counts the lines that start in ra from offset off and
 // before offset end (-1: to the end of ra), skipping the first line's
 // bytes up to its newline when skip is set.
 func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, limit int) ([]int32, error) {
 	var counts []int32
-	buf := make([]byte, countBuf)
+	buf := make([]byte, countBuf+countPad)
 	carry := 0 // bytes of a line cut by the end of the last read
 	base := off
 	for {
 		if err := ctx.Err(); err != nil {
 			return counts, err
 		}
-		n, err := ra.ReadAt(buf[carry:], base+int64(carry))
+		n, err := ra.ReadAt(buf[carry:countBuf], base+int64(carry))
 		last := err != nil
 		if last && err != io.EOF {
 			return counts, err
 		}
 		data := buf[:carry+n]
+		padded := buf[:len(data)+countPad]
+		copy(padded[len(data):], "\n\n\n\n\n\n\n\n")
 		pos := 0
 		for pos < len(data) {
 			if !skip && end >= 0 && base+int64(pos) >= end {
 				return counts, nil
 			}
-			i := bytes.IndexByte(data[pos:], '\n')
+			// The first fields, then the line break after them.
+			r, j, st := peekRecord(padded, pos, limit)
+			i := bytes.IndexByte(data[j:], '\n')
 			if i < 0 {
 				if !last {
 					break
 				}
-				i = len(data) - pos
+				i = len(data) - j
 			}
+			i += j - pos
 			if !skip {
-				counts = countLine(counts, data[pos:pos+i], limit)
+				switch st {
+				case peekRecordOf:
+					counts = countRank(counts, r)
+				case peekUnsure:
+					counts = countLine(counts, data[pos:pos+i], limit)
+				}
 			}
 			skip = false
 			pos += i + 1
@@ -120,7 +137,7 @@ func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, 
 		if last {
 			return counts, nil
 		}
-		if pos == 0 && len(data) == len(buf) {
+		if pos == 0 && len(data) == countBuf {
 			// A line longer than the buffer: its first fields decide
 			// (the line's start was checked against end above), and
 			// the rest of it is skipped.
@@ -128,13 +145,75 @@ func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, 
 				counts = countLine(counts, data, limit)
 			}
 			skip = true
-			base += int64(len(buf))
+			base += countBuf
 			carry = 0
 			continue
 		}
 		carry = copy(buf, data[pos:])
 		base += int64(pos)
 	}
+}
+
+// What peekRecord makes of a line.
+const (
+	peekNone     = iota // no record: countLine counts nothing
+	peekRecordOf        // a record of the rank returned
+	peekUnsure          // a byte it does not judge: countLine's
+)
+
+// peekRecord reads the first fields of the line at d[i:] as countLine
+// does, stopping at its line break at the latest (d holds the data and
+// countPad line breaks after it), and returns the rank of a record, the
+// index it stopped at, at or before the line's break, and its verdict.
+// The first field is skipped a word at a time; a control byte in it
+// leaves the line to countLine.
+func peekRecord(d []byte, i, limit int) (r, j int, st int) {
+	c := d[i]
+	for c == ' ' || c == '\t' {
+		i++
+		c = d[i]
+	}
+	if !(c-'0' <= 9 || c == '-' || c == '+' || c == '.') {
+		return 0, i, peekNone
+	}
+	// The first byte at or below ' ' of the field.
+	for {
+		x := binary.LittleEndian.Uint64(d[i:])
+		if m := (x - 0x21*ones) &^ x & (0x80 * ones); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			break
+		}
+		i += 8
+	}
+	if c = d[i]; c == '\n' {
+		return 0, i, peekNone
+	}
+	if c != ' ' && c != '\t' {
+		return 0, i, peekUnsure
+	}
+	for c == ' ' || c == '\t' {
+		i++
+		c = d[i]
+	}
+	start := i
+	for ; c-'0' <= 9; c = d[i] {
+		r = r*10 + int(c-'0')
+		if r >= limit {
+			return 0, i, peekNone
+		}
+		i++
+	}
+	if i == start || c != ' ' && c != '\t' {
+		return 0, i, peekNone
+	}
+	for c == ' ' || c == '\t' {
+		i++
+		c = d[i]
+	}
+	if c < 'a' || c > 'z' {
+		return 0, i, peekNone
+	}
+	return r, i, peekRecordOf
 }
 
 // countLine adds line to counts when it looks like a record of a rank
@@ -176,6 +255,11 @@ func countLine(counts []int32, line []byte, limit int) []int32 {
 	if i == len(line) || line[i] < 'a' || line[i] > 'z' {
 		return counts
 	}
+	return countRank(counts, r)
+}
+
+// countRank adds a record of rank r to counts.
+func countRank(counts []int32, r int) []int32 {
 	if r >= len(counts) {
 		n := max(r+1, 2*len(counts))
 		grown := make([]int32, n)

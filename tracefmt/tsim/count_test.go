@@ -357,3 +357,38 @@ func hugePagesChild(t *testing.T, path string) {
 	}
 	runtime.KeepAlive(tr)
 }
+
+// TestPeekRecordAsCountLine: the count pass's quick look at a line's
+// first fields (peekRecord, a word at a time over the first field)
+// counts what countLine counts, for plain records, long first fields,
+// control and UTF-8 bytes, CRLF and lines cut at the end of the input,
+// and for random lines of the bytes that matter.
+func TestPeekRecordAsCountLine(t *testing.T) {
+	lines := []string{
+		"0 0 enter S", "200.5 63 send to=1", "123456789.123456 1 leave S", "1234567 2 x", "12345678 2 x",
+		"123456789012345678901234 3 x", "1\x01 2 x", "1\x00 2 x", "1\r 2 x", "1\r", "1 2\r", "1 2 x\r",
+		"1é 2 x", "é 2 x", "1\t\t2\tx", "  1 2 x", "1 2", "1 2 ", "1 2 X", "1 02 x", "1 8 x", "1 7 x",
+		"- 1 x", "+ 1 x", ". 1 x", "1 - x", "", " ", "#", "1", "1 ", "1 \x01 x", "1 2\x01x",
+	}
+	rng := rand.New(rand.NewPCG(19, 2))
+	const alphabet = "0123456789 \t.-+xé\x01\r#"
+	for range 3000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		lines = append(lines, string(b))
+	}
+	for _, line := range lines {
+		want := countLine(nil, []byte(line), 8)
+		for _, in := range []string{line + "\n", line} {
+			got, err := countRange(context.Background(), strings.NewReader(in), 0, -1, false, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: the count pass counts %v, countLine %v", in, got, want)
+			}
+		}
+	}
+}

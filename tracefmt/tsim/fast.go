@@ -9,28 +9,99 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
+// fastMax bounds the lines decodeFast takes (typical records have 20
+// to 60 bytes). It reads a line in a buffer of fastMax bytes and more,
+// where a byte that ends every field follows the line: a zero in a copy
+// of the line, or the line break after it in its own buffer when that
+// has room. Indices into the buffer are masked, so the compiler checks
+// no bounds, and no loop checks the line's length: that byte ends every
+// field, and the line ends exactly where a loop stops at index n. (Such
+// a byte inside the line stops a field too, short of n: the general
+// path's.) Longer lines go to the general path.
+const fastMax = 128
+
+// lineBuf is the buffer decodeFast reads a line in (see fastMax); the
+// eight bytes past fastMax let load8 read a word at any index of the
+// line.
+type lineBuf = [fastMax + 8]byte
+
+// ones has a one in every byte: c*ones repeats the byte c in a word.
+const ones = 0x0101010101010101
+
+// load8 returns the eight bytes b[i:i+8] as a word, b[i] lowest.
+func load8(b *lineBuf, i int) uint64 {
+	return binary.LittleEndian.Uint64(b[i&(fastMax-1):])
+}
+
+// at returns b[i]; i < fastMax always (see fastMax), which the mask
+// tells the compiler.
+func at(b *lineBuf, i int) byte { return b[i&(fastMax-1)] }
+
+// skipBlanks returns the index of the first byte at or after i that is
+// not blank.
+func skipBlanks(b *lineBuf, i int) int {
+	for isBlank(at(b, i)) {
+		i++
+	}
+	return i
+}
+
+// nextField returns the index of the field after one ending at j (at a
+// blank or the line's end): nearly always the byte after one space.
+func nextField(b *lineBuf, j int) int {
+	if at(b, j) == ' ' && at(b, j+1) > ' ' {
+		return j + 1
+	}
+	return skipBlanks(b, j)
+}
+
 // decodeFast decodes a record of the common shape in one pass over its
 // bytes, parsing numbers as it reads them: bare fields (no quotes), a
 // time without sign or exponent, arguments whose values are plain. It
 // reports false for anything else, mistakes included, and leaves the
 // line to decode, which reads every shape and words the errors; where
 // it reports true, r is what decode gives (FuzzDecodeFast checks it).
-// Most of a large file's lines take this path.
+// Most of a large file's lines take this path. It reads the line in a
+// buffer (see fastMax); names, texts and values are slices of line.
 func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	n := len(line)
+	if n >= fastMax {
+		return false
+	}
+	var b *lineBuf
+	if c := cap(line); c >= len(lineBuf{}) && c > n && (line[:n+1][n] == '\n' || line[:n+1][n] == '\r') {
+		// The line's own buffer will do: the line break after it ends
+		// every field as the zero would, and the buffer has room for
+		// every word read.
+		b = (*lineBuf)(line[:len(lineBuf{})])
+	} else {
+		var buf lineBuf
+		copy(buf[:], line)
+		b = &buf
+	}
 	var tm float64
 	if f.timed {
 		var mant uint64
 		start := i
-		for ; i < n && line[i]-'0' <= 9; i++ {
-			mant = mant*10 + uint64(line[i]-'0')
+		for {
+			d := at(b, i) - '0'
+			if d > 9 {
+				break
+			}
+			mant = mant*10 + uint64(d)
+			i++
 		}
 		digits, frac := i-start, 0
-		if i < n && line[i] == '.' {
+		if at(b, i) == '.' {
 			i++
 			fstart := i
-			for ; i < n && line[i]-'0' <= 9; i++ {
-				mant = mant*10 + uint64(line[i]-'0')
+			for {
+				d := at(b, i) - '0'
+				if d > 9 {
+					break
+				}
+				mant = mant*10 + uint64(d)
+				i++
 			}
 			frac = i - fstart
 			digits += frac
@@ -42,37 +113,38 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		}
 		tm = float64(mant)
 		if frac > 0 {
-			tm /= pow10[frac]
+			tm /= pow10[frac&15]
 		}
 	} else {
-		if line[i] != '-' {
+		if at(b, i) != '-' {
 			return false
 		}
 		i++
 	}
-	if i == n || !isBlank(line[i]) {
+	if i == n || !isBlank(at(b, i)) {
 		return false
 	}
-	for i < n && isBlank(line[i]) {
-		i++
-	}
+	i = nextField(b, i)
 	rankOff := i
 	var r int
-	for ; i < n && line[i]-'0' <= 9; i++ {
-		r = r*10 + int(line[i]-'0')
+	for {
+		d := at(b, i) - '0'
+		if d > 9 {
+			break
+		}
+		r = r*10 + int(d)
 		if r >= f.ranks {
 			return false
 		}
+		i++
 	}
 	// More than seven digits (leading zeros) are the general path's:
 	// parseUint refuses more than 18.
-	if i == rankOff || i-rankOff > 7 || i == n || !isBlank(line[i]) {
+	if i == rankOff || i-rankOff > 7 || i == n || !isBlank(at(b, i)) {
 		return false
 	}
-	for i < n && isBlank(line[i]) {
-		i++
-	}
-	kind, w := kindAt(line[i:])
+	i = nextField(b, i)
+	kind, w := kindAt(b, i, n)
 	if w == 0 {
 		return false
 	}
@@ -81,13 +153,11 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	e := tracefmt.Event{Time: tm, Kind: kind}
 	switch kind {
 	case tracefmt.KindEnter, tracefmt.KindLeave, tracefmt.KindMarker, tracefmt.KindCollective:
-		for i < n && isBlank(line[i]) {
-			i++
-		}
+		i = skipBlanks(b, i)
 		start = i
-		for i = skipName(line, i); i < n && byteClass[line[i]] == 0; i++ {
+		for i = skipName(b, i); byteClass[at(b, i)] == 0; i++ {
 		}
-		if i == start || i < n && byteClass[line[i]] != blank {
+		if i == start || i != n && byteClass[at(b, i)] != blank {
 			return false
 		}
 		nm := line[start:i]
@@ -107,17 +177,18 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	var size, recvd int64
 	var amount float64
 	for {
-		for i < n && isBlank(line[i]) {
-			i++
-		}
-		if i == n || line[i] == '#' {
+		i = skipBlanks(b, i)
+		if i == n || at(b, i) == '#' {
 			break
 		}
 		start = i
-		for i < n && byteClass[line[i]]&(blank|equals) == 0 {
+		for byteClass[at(b, i)]&(blank|equals|end) == 0 {
 			i++
 		}
-		if i == n || line[i] != '=' {
+		if c := at(b, i); c != '=' {
+			if i != n && !isBlank(c) {
+				return false
+			}
 			// A flag.
 			w := line[start:i]
 			if fl, ok := flagBit(w); ok {
@@ -136,13 +207,13 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		seen |= bit
 		i++
 		vstart := i
-		for i < n && byteClass[line[i]] != blank {
+		for byteClass[at(b, i)]&(blank|end) == 0 {
 			i++
 		}
-		v := line[vstart:i]
-		if len(v) == 0 || v[0] == '"' {
+		if i == vstart || i != n && !isBlank(at(b, i)) || at(b, vstart) == '"' {
 			return false
 		}
+		v := line[vstart:i]
 		switch bit {
 		case argTo, argFrom:
 			p, ok := smallUint(v)
@@ -239,48 +310,61 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	return true
 }
 
-// kindAt returns the record kind b starts with, and its length; 0 when
-// b starts with no kind followed by a blank or the end. The words are
-// compared as constants, which compiles to a load and a compare.
-func kindAt(b []byte) (tracefmt.Kind, int) {
+// The kinds' names as words of their bytes, the first lowest.
+const (
+	wordEnter   = 'e' | 'n'<<8 | 't'<<16 | 'e'<<24 | 'r'<<32
+	wordLeave   = 'l' | 'e'<<8 | 'a'<<16 | 'v'<<24 | 'e'<<32
+	wordSend    = 's' | 'e'<<8 | 'n'<<16 | 'd'<<24
+	wordRecv    = 'r' | 'e'<<8 | 'c'<<16 | 'v'<<24
+	wordWait    = 'w' | 'a'<<8 | 'i'<<16 | 't'<<24
+	wordColl    = 'c' | 'o'<<8 | 'l'<<16 | 'l'<<24
+	wordCompute = 'c' | 'o'<<8 | 'm'<<16 | 'p'<<24 | 'u'<<32 | 't'<<40 | 'e'<<48
+	wordMarker  = 'm' | 'a'<<8 | 'r'<<16 | 'k'<<24 | 'e'<<32 | 'r'<<40
+)
+
+// kindAt returns the record kind the line of n bytes in b has at i, and
+// its length; 0 when none is there followed by a blank or the end. The
+// kinds are compared as words.
+func kindAt(b *lineBuf, i, n int) (tracefmt.Kind, int) {
+	x := load8(b, i)
 	var k tracefmt.Kind
 	w := 0
 	switch {
-	case len(b) >= 5 && string(b[:5]) == "enter":
+	case x&(1<<40-1) == wordEnter:
 		k, w = tracefmt.KindEnter, 5
-	case len(b) >= 5 && string(b[:5]) == "leave":
+	case x&(1<<40-1) == wordLeave:
 		k, w = tracefmt.KindLeave, 5
-	case len(b) >= 4 && string(b[:4]) == "send":
+	case x&(1<<32-1) == wordSend:
 		k, w = tracefmt.KindSend, 4
-	case len(b) >= 4 && string(b[:4]) == "recv":
+	case x&(1<<32-1) == wordRecv:
 		k, w = tracefmt.KindRecv, 4
-	case len(b) >= 4 && string(b[:4]) == "wait":
+	case x&(1<<32-1) == wordWait:
 		k, w = tracefmt.KindWait, 4
-	case len(b) >= 4 && string(b[:4]) == "coll":
+	case x&(1<<32-1) == wordColl:
 		k, w = tracefmt.KindCollective, 4
-	case len(b) >= 7 && string(b[:7]) == "compute":
+	case x&(1<<56-1) == wordCompute:
 		k, w = tracefmt.KindCompute, 7
-	case len(b) >= 6 && string(b[:6]) == "marker":
+	case x&(1<<48-1) == wordMarker:
 		k, w = tracefmt.KindMarker, 6
 	default:
 		return 0, 0
 	}
-	if len(b) > w && !isBlank(b[w]) {
+	// The word may run past the line's end into the byte after it,
+	// which is no letter: a kind matched ends at or before n.
+	if i+w != n && !isBlank(at(b, i+w)) {
 		return 0, 0
 	}
 	return k, w
 }
 
 // skipName returns the offset of the first byte at or after i that may
-// end a bare name ('\x00'–'#' or '='), looking at eight bytes at a time
-// while eight are left, else i: names are the longest fields of most
-// records. The caller checks the byte it stops at and goes on byte by
-// byte. (Reading the last bytes as the top of the line's last word
-// counted more instructions.)
-func skipName(line []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(line); i += 8 {
-		x := binary.LittleEndian.Uint64(line[i:])
+// end a bare name ('\x00'–'#' or '='), looking at eight bytes at a time:
+// names are the longest fields of most records. The byte after the
+// line stops it at the line's end at the latest.
+func skipName(b *lineBuf, i int) int {
+	const highs = 0x8080808080808080
+	for {
+		x := load8(b, i)
 		// The high bit of the first byte below '$' or equal to '='
 		// is set in m: the borrows run upward only, so the lowest bit
 		// set is exact.
@@ -288,8 +372,8 @@ func skipName(line []byte, i int) int {
 		if m := ((x-ones*'$')&^x | (y-ones)&^y) & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
+		i += 8
 	}
-	return i
 }
 
 // smallUint parses 1 to 9 decimal digits, the common tag, request id
@@ -313,11 +397,12 @@ const (
 	blank  = 1 << iota // ' ' and '\t', between fields
 	equals             // '=', in an argument
 	other              // '"' and '#', which decode reads
+	end                // the bytes that may follow a line in its buffer
 )
 
 // byteClass classifies bytes for decodeFast's loops over fields: one
 // look-up a byte tells a byte inside a field from one that ends it.
-var byteClass = [256]uint8{' ': blank, '\t': blank, '=': equals, '"': other, '#': other}
+var byteClass = [256]uint8{' ': blank, '\t': blank, '=': equals, '"': other, '#': other, 0: end, '\n': end, '\r': end}
 
 // commFast is commRef for a bare name or index, without the error.
 func (f *recordFormat) commFast(v []byte) (uint16, bool) {
