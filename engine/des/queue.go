@@ -41,6 +41,13 @@ func (q *Queue) Push(at Time, kind uint8, obj int32, arg int64) {
 	q.up(len(q.h) - 1)
 }
 
+// pushEvent queues e with the sequence number it carries (calQueue's
+// far events, numbered by the calendar).
+func (q *Queue) pushEvent(e Event) {
+	q.h = append(q.h, e)
+	q.up(len(q.h) - 1)
+}
+
 // Peek returns the earliest event without removing it; ok is false when
 // the queue is empty.
 func (q *Queue) Peek() (e Event, ok bool) {
