@@ -67,7 +67,7 @@ type calQueue struct {
 }
 
 type calNode struct {
-	e    Event
+	x    entry
 	next int32
 }
 
@@ -105,7 +105,7 @@ func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 	// prev is the node to insert after (-1: an empty bucket); the
 	// event becomes the bucket's tail unless it goes before one.
 	prev, last := tail, true
-	if tail >= 0 && q.nodes[tail].e.At > at {
+	if tail >= 0 && q.nodes[tail].x.e.At > at {
 		last = false
 		// An event of the bucket lies later: the event's place is
 		// found from the bucket's front within calWalk nodes, or the
@@ -114,7 +114,7 @@ func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 		prev = -1
 		p, c := tail, q.nodes[tail].next
 		for range calWalk {
-			if q.nodes[c].e.At > at {
+			if q.nodes[c].x.e.At > at {
 				prev = p
 				break
 			}
@@ -135,7 +135,7 @@ func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 	q.ring++
 	nd := &q.nodes[id]
 	// Field by field: a composite literal is built on the stack first.
-	nd.e.At, nd.e.Arg, nd.e.seq, nd.e.Obj, nd.e.Kind = at, arg, q.seq, obj, kind
+	nd.x.e.At, nd.x.e.Arg, nd.x.e.Obj, nd.x.e.Kind, nd.x.seq = at, arg, obj, kind, q.seq
 	if prev < 0 {
 		nd.next = id
 		*sl = id + 1
@@ -157,7 +157,7 @@ func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 //
 //go:noinline
 func (q *calQueue) pushFar(at Time, kind uint8, obj int32, arg int64) {
-	q.far.pushEvent(Event{At: at, Arg: arg, seq: q.seq, Obj: obj, Kind: kind})
+	q.far.pushEntry(entry{Event{At: at, Arg: arg, Obj: obj, Kind: kind}, q.seq})
 }
 
 // first returns the slot of the ring's earliest bucket; the ring must
@@ -197,11 +197,11 @@ func (q *calQueue) Peek() (e Event, ok bool) {
 		return q.far.Peek()
 	}
 	s := q.first()
-	h := &q.nodes[q.nodes[q.slots[s]-1].next].e
+	h := &q.nodes[q.nodes[q.slots[s]-1].next].x
 	if q.far.Len() > 0 && before(&q.far.h[0], h) {
-		return q.far.h[0], true
+		return q.far.h[0].e, true
 	}
-	return *h, true
+	return h.e, true
 }
 
 // popFar takes out the far heap's earliest event, which is the queue's.
@@ -233,10 +233,10 @@ func (q *calQueue) Pop() (e Event, ok bool) {
 	tn := &q.nodes[tail]
 	id := tn.next
 	nd := &q.nodes[id]
-	if len(q.far.h) > 0 && before(&q.far.h[0], &nd.e) {
+	if len(q.far.h) > 0 && before(&q.far.h[0], &nd.x) {
 		return q.popFar()
 	}
-	e = nd.e
+	e = nd.x.e
 	if id == tail {
 		*sl = 0
 		w := s >> 6

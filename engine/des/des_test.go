@@ -41,25 +41,25 @@ func TestQueueOrdersByTimeThenSequence(t *testing.T) {
 func TestQueueInterleavedPushPop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var q Queue
-	var ref []Event // reference: sorted slice
+	var ref []entry // reference: sorted slice
 	seq := uint64(0)
 	for step := range 20000 {
 		if rng.IntN(3) > 0 || len(ref) == 0 {
 			at := Time(rng.IntN(100))
 			q.Push(at, 0, 0, int64(step))
 			seq++
-			ref = append(ref, Event{At: at, Arg: int64(step), seq: seq})
+			ref = append(ref, entry{Event{At: at, Arg: int64(step)}, seq})
 			continue
 		}
-		slices.SortFunc(ref, func(a, b Event) int {
+		slices.SortFunc(ref, func(a, b entry) int {
 			if before(&a, &b) {
 				return -1
 			}
 			return 1
 		})
 		e, _ := q.Pop()
-		if e.Arg != ref[0].Arg || e.At != ref[0].At {
-			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, e.At, e.Arg, ref[0].At, ref[0].Arg)
+		if e.Arg != ref[0].e.Arg || e.At != ref[0].e.At {
+			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, e.At, e.Arg, ref[0].e.At, ref[0].e.Arg)
 		}
 		ref = ref[1:]
 	}
@@ -194,7 +194,7 @@ func TestCalQueueMatchesQueue(t *testing.T) {
 			var ref Queue
 			cq := newCalQueue(0)
 			now := Time(0)
-			popped, far, ring := 0, 0, 0
+			popped, far, ring, pushes := 0, 0, 0, 0
 			for step := 0; step < 25000 || ref.Len() > 0; step++ {
 				if step < 25000 {
 					for range rng.IntN(2*tc.pushes + 1) {
@@ -202,8 +202,11 @@ func TestCalQueueMatchesQueue(t *testing.T) {
 						if tc.fixed > 0 && rng.IntN(2) == 0 {
 							at = now + Time(tc.fixed)
 						}
-						ref.Push(at, uint8(step), int32(step), int64(step))
-						cq.Push(at, uint8(step), int32(step), int64(step))
+						// Arg numbers the pushes: equal times must
+						// leave in push order.
+						pushes++
+						ref.Push(at, uint8(step), int32(step), int64(pushes))
+						cq.Push(at, uint8(step), int32(step), int64(pushes))
 					}
 				}
 				if cq.Len() != ref.Len() {
