@@ -41,25 +41,25 @@ func TestQueueOrdersByTimeThenSequence(t *testing.T) {
 func TestQueueInterleavedPushPop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var q Queue
-	var ref []Event // reference: sorted slice
+	var ref []entry // reference: sorted slice
 	seq := uint64(0)
 	for step := range 20000 {
 		if rng.IntN(3) > 0 || len(ref) == 0 {
 			at := Time(rng.IntN(100))
 			q.Push(at, 0, 0, int64(step))
 			seq++
-			ref = append(ref, Event{At: at, Arg: int64(step), seq: seq})
+			ref = append(ref, entry{Event{At: at, Arg: int64(step)}, seq})
 			continue
 		}
-		slices.SortFunc(ref, func(a, b Event) int {
+		slices.SortFunc(ref, func(a, b entry) int {
 			if before(&a, &b) {
 				return -1
 			}
 			return 1
 		})
 		e, _ := q.Pop()
-		if e.Arg != ref[0].Arg || e.At != ref[0].At {
-			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, e.At, e.Arg, ref[0].At, ref[0].Arg)
+		if e.Arg != ref[0].e.Arg || e.At != ref[0].e.At {
+			t.Fatalf("step %d: popped (%d, %d), want (%d, %d)", step, e.At, e.Arg, ref[0].e.At, ref[0].e.Arg)
 		}
 		ref = ref[1:]
 	}
@@ -163,61 +163,77 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// TestRadixQueueMatchesQueue runs the kernel's radix heap and the 4-ary
+// TestCalQueueMatchesQueue runs the kernel's calendar queue and the 4-ary
 // heap side by side on pushes that never lie before the last event taken
-// out, as the kernel guarantees, with many equal times, gaps from 0 to
-// beyond 2³² ps and peeks in between: both must give every event in the
-// same order, and Peek must show the event Pop then takes.
-func TestRadixQueueMatchesQueue(t *testing.T) {
+// out, as the kernel guarantees: many equal times, times within one
+// bucket pushed out of order, fixed delays (a network's hops), gaps
+// across the whole ring and beyond its window (the far heap), and peeks
+// in between. Both must give every event in the same order, and Peek
+// must show the event Pop then takes.
+func TestCalQueueMatchesQueue(t *testing.T) {
+	const window = calSlots << calShift
 	tests := []struct {
 		name   string
-		spread int64 // times are now + rand(spread)
+		spread int64 // times are now + rand(spread) …
+		fixed  int64 // … or, one push in two, now + fixed
 		pushes int   // pushes per pop, on average ×2
 	}{
-		{"ties", 3, 1},
-		{"near", 1000, 1},
-		{"wide", 1 << 40, 1},
-		{"burst", 100, 4},
-		// More pending times than the group cache has entries, each
-		// pushed to many times: groups evicted from the cache and
-		// opened again for their time.
-		{"groups", 20000, 8},
+		{"ties", 3, 0, 1},
+		{"in-bucket", 1 << calShift, 0, 2},
+		{"near", 1000, 0, 1},
+		{"hops", 1 << 14, 30000, 2},
+		{"window-edge", window + 3000, window - 1, 1},
+		{"ring-and-far", 3 * window, 52451600, 2},
+		{"wide", 1 << 40, 0, 1},
+		{"burst", 100, 0, 4},
+		{"many", 20000, 0, 8},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.spread), 9))
 			var ref Queue
-			rq := newRadixQueue(0)
+			cq := newCalQueue(0)
 			now := Time(0)
-			popped := 0
+			popped, far, ring, pushes := 0, 0, 0, 0
 			for step := 0; step < 25000 || ref.Len() > 0; step++ {
 				if step < 25000 {
 					for range rng.IntN(2*tc.pushes + 1) {
 						at := now + Time(rng.Int64N(tc.spread))
-						ref.Push(at, uint8(step), int32(step), int64(step))
-						rq.Push(at, uint8(step), int32(step), int64(step))
+						if tc.fixed > 0 && rng.IntN(2) == 0 {
+							at = now + Time(tc.fixed)
+						}
+						// Arg numbers the pushes: equal times must
+						// leave in push order.
+						pushes++
+						ref.Push(at, uint8(step), int32(step), int64(pushes))
+						cq.Push(at, uint8(step), int32(step), int64(pushes))
 					}
 				}
-				if rq.Len() != ref.Len() {
-					t.Fatalf("step %d: radix holds %d events, heap %d", step, rq.Len(), ref.Len())
+				if cq.Len() != ref.Len() {
+					t.Fatalf("step %d: calendar holds %d events, heap %d", step, cq.Len(), ref.Len())
 				}
-				pe, pok := rq.Peek()
+				far, ring = max(far, cq.far.Len()), max(ring, cq.ring)
+				pe, pok := cq.Peek()
 				want, wok := ref.Pop()
-				got, gok := rq.Pop()
+				got, gok := cq.Pop()
 				if gok != wok || pok != wok {
-					t.Fatalf("step %d: radix ok %v (peek %v), heap ok %v", step, gok, pok, wok)
+					t.Fatalf("step %d: calendar ok %v (peek %v), heap ok %v", step, gok, pok, wok)
 				}
 				if !wok {
 					continue
 				}
 				if got != want || pe != want {
-					t.Fatalf("step %d: radix popped %+v (peeked %+v), heap %+v", step, got, pe, want)
+					t.Fatalf("step %d: calendar popped %+v (peeked %+v), heap %+v", step, got, pe, want)
 				}
 				now = got.At
 				popped++
 			}
-			if popped < 25000 || rq.Len() != 0 {
-				t.Fatalf("%d events popped, %d left", popped, rq.Len())
+			if popped < 20000 || cq.Len() != 0 {
+				t.Fatalf("%d events popped, %d left", popped, cq.Len())
+			}
+			// Both parts were used where the times ask for them.
+			if ring == 0 || (tc.spread+tc.fixed > window && far == 0) {
+				t.Errorf("the ring held up to %d events, the far heap %d", ring, far)
 			}
 		})
 	}

@@ -5,10 +5,10 @@ import "math/rand/v2"
 // Kernel is a simulation clock with its event queue and random source.
 // It is not safe for concurrent use: one goroutine runs a simulation.
 type Kernel struct {
-	// q holds the events in a radix heap: the clock never goes back
+	// q holds the events in a calendar: the clock never goes back
 	// (Schedule moves a late event to the present), which is all it
 	// needs.
-	q      radixQueue
+	q      calQueue
 	now    Time
 	events uint64
 	late   uint64
@@ -23,7 +23,7 @@ type Kernel struct {
 // generator seeded with seed, so that two kernels with the same seed draw
 // the same numbers.
 func NewKernel(seed uint64) *Kernel {
-	return &Kernel{q: newRadixQueue(0), rng: rand.New(rand.NewPCG(seed, 0x7472616365736d))} // "tracesm"
+	return &Kernel{q: newCalQueue(0), rng: rand.New(rand.NewPCG(seed, 0x7472616365736d))} // "tracesm"
 }
 
 // Now returns the current simulated time: the time of the last event

@@ -4,22 +4,28 @@ import "slices"
 
 // Event is one scheduled occurrence. Kind, Obj and Arg mean what the
 // event's owner says; the kernel only orders events by At, then by the
-// sequence number it assigns when an event is scheduled.
+// sequence number it assigns when an event is scheduled (kept beside the
+// event in the queue: an Event of four fields travels in registers).
 type Event struct {
 	// At is when the event happens.
 	At Time
 	// Arg is a 64-bit argument (a message id, a generation counter).
 	Arg int64
-	seq uint64
 	// Obj names the object the event concerns (a rank, a node, a router).
 	Obj int32
 	// Kind says what the event is.
 	Kind uint8
 }
 
+// entry is a queued event and its sequence number.
+type entry struct {
+	e   Event
+	seq uint64
+}
+
 // before reports whether a comes out of the queue before b.
-func before(a, b *Event) bool {
-	return a.At < b.At || (a.At == b.At && a.seq < b.seq)
+func before(a, b *entry) bool {
+	return a.e.At < b.e.At || (a.e.At == b.e.At && a.seq < b.seq)
 }
 
 // Queue is a 4-ary min-heap of events stored by value. A 4-ary heap is
@@ -27,7 +33,7 @@ func before(a, b *Event) bool {
 // line, which makes it the faster choice for the short-lived, mostly
 // near-future events of a replay.
 type Queue struct {
-	h   []Event
+	h   []entry
 	seq uint64
 }
 
@@ -37,7 +43,14 @@ func (q *Queue) Len() int { return len(q.h) }
 // Push schedules an event. Events at equal times leave in push order.
 func (q *Queue) Push(at Time, kind uint8, obj int32, arg int64) {
 	q.seq++
-	q.h = append(q.h, Event{At: at, Arg: arg, seq: q.seq, Obj: obj, Kind: kind})
+	q.h = append(q.h, entry{Event{At: at, Arg: arg, Obj: obj, Kind: kind}, q.seq})
+	q.up(len(q.h) - 1)
+}
+
+// pushEntry queues x with the sequence number it carries (calQueue's
+// far events, numbered by the calendar).
+func (q *Queue) pushEntry(x entry) {
+	q.h = append(q.h, x)
 	q.up(len(q.h) - 1)
 }
 
@@ -47,7 +60,7 @@ func (q *Queue) Peek() (e Event, ok bool) {
 	if len(q.h) == 0 {
 		return Event{}, false
 	}
-	return q.h[0], true
+	return q.h[0].e, true
 }
 
 // Pop removes and returns the earliest event; ok is false when the queue
@@ -57,7 +70,7 @@ func (q *Queue) Pop() (e Event, ok bool) {
 	if n == 0 {
 		return Event{}, false
 	}
-	e = q.h[0]
+	e = q.h[0].e
 	last := q.h[n-1]
 	q.h = q.h[:n-1]
 	if n > 1 {
@@ -96,7 +109,7 @@ func (q *Queue) up(i int) {
 }
 
 // down places e, the former last element, starting from the root.
-func (q *Queue) down(e Event) {
+func (q *Queue) down(e entry) {
 	h := q.h
 	n := len(h)
 	i := 0

@@ -1,0 +1,258 @@
+package des
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// Geometry of calQueue's ring: calSlots buckets of 2^calShift ps (256
+// ps) each, a window of 67 µs ahead of the clock. A bucket is narrower
+// than the gaps between the times a network model schedules (a 16×16
+// torus: 30 ns and 29.2 ns after the present), so that its events mostly
+// share one time and arrive in order. The ring costs 1 MiB of address
+// space per kernel, resident as the clock sweeps it.
+const (
+	calShift = 8
+	calSlots = 1 << 18
+	calMask  = calSlots - 1
+	calWords = calSlots / 64
+	// calWalk is the most nodes a push walks to place an event before
+	// the end of its bucket.
+	calWalk = 8
+)
+
+// calQueue is the kernel's event queue: a calendar (a ring of buckets
+// by time) for the events of the near future, and a 4-ary heap for those
+// beyond the ring's window. It needs what the kernel guarantees — no
+// event is scheduled before the last one taken out — and gives the same
+// order as Queue: by time, then by the order of the pushes (a sequence
+// number every event carries, in the ring and in the heap alike).
+//
+// A network model schedules most of its events a fixed delay ahead (a
+// packet on the torus of an alltoall: 66 % of its events exactly 30 ns
+// after the present, most others ~52 µs, its serialisation), which a
+// calendar queues and dequeues in a few word operations where a heap, or
+// the radix heap before it, moved entries between levels.
+//
+// Bucket b (absolute: time >> calShift) lives in slot b & calMask. Every
+// event in the ring lies in a bucket of [cur, cur+calSlots), cur being the
+// bucket of the last event taken out, so a slot holds one bucket at a
+// time and the ring's earliest event is the front of the first non-empty
+// slot from cur's onwards (found through three levels of bitmaps). A
+// bucket is a list sorted by (time, sequence), circular through its tail
+// so that the slot keeps only the tail. A push appends to its bucket, or,
+// when an event of the bucket lies later, walks from the bucket's front
+// to its place — at most calWalk nodes: further, it goes to the heap, so
+// that a burst of times out of order costs a heap push each, never a long
+// walk. Any event may go to the heap (Pop takes the earlier of the two
+// fronts), so the order does not depend on which of the two holds it.
+type calQueue struct {
+	// slots holds each bucket's tail node + 1 (0: empty).
+	slots *[calSlots]int32
+	// occ has bit s set when slot s holds events, occ2 bit w when
+	// occ[w] is not zero, occ3 bit k when occ2[k] is not zero.
+	occ  *[calWords]uint64
+	occ2 [calWords / 64]uint64
+	occ3 uint64
+	// cur is the bucket of the last event taken out.
+	cur   int64
+	nodes []calNode
+	// freeN is the head of nodes' free list (−1: none).
+	freeN int32
+	ring  int // events in the ring
+	seq   uint64
+	// far holds the events beyond the ring's window and those a
+	// bucket could not place.
+	far Queue
+}
+
+type calNode struct {
+	x    entry
+	next int32
+}
+
+// newCalQueue returns a queue whose first events may lie at start or
+// later.
+func newCalQueue(start Time) calQueue {
+	return calQueue{slots: new([calSlots]int32), occ: new([calWords]uint64), cur: bucket(start), freeN: -1}
+}
+
+// bucket is the calendar bucket of time t.
+func bucket(t Time) int64 { return int64(t) >> calShift }
+
+// Len returns the number of queued events.
+func (q *calQueue) Len() int { return q.ring + q.far.Len() }
+
+// Grow makes room for n more events (a burst of start events).
+func (q *calQueue) Grow(n int) {
+	if n > 0 {
+		q.nodes = slices.Grow(q.nodes, n)
+	}
+}
+
+// Push queues an event at at, which must not lie before the last event
+// taken out (the kernel moves such events to the present first).
+func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
+	q.seq++
+	b := bucket(at)
+	if uint64(b-q.cur) >= calSlots {
+		q.pushFar(at, kind, obj, arg)
+		return
+	}
+	s := b & calMask
+	sl := &q.slots[s]
+	tail := *sl - 1
+	// prev is the node to insert after (-1: an empty bucket); the
+	// event becomes the bucket's tail unless it goes before one.
+	prev, last := tail, true
+	if tail >= 0 && q.nodes[tail].x.e.At > at {
+		last = false
+		// An event of the bucket lies later: the event's place is
+		// found from the bucket's front within calWalk nodes, or the
+		// heap orders it (a burst of times out of order in one bucket
+		// costs a heap push each, never a long walk).
+		prev = -1
+		p, c := tail, q.nodes[tail].next
+		for range calWalk {
+			if q.nodes[c].x.e.At > at {
+				prev = p
+				break
+			}
+			p, c = c, q.nodes[c].next
+		}
+		if prev < 0 {
+			q.pushFar(at, kind, obj, arg)
+			return
+		}
+	}
+	id := q.freeN
+	if id >= 0 {
+		q.freeN = q.nodes[id].next
+	} else {
+		q.nodes = append(q.nodes, calNode{})
+		id = int32(len(q.nodes) - 1)
+	}
+	q.ring++
+	nd := &q.nodes[id]
+	// Field by field: a composite literal is built on the stack first.
+	nd.x.e.At, nd.x.e.Arg, nd.x.e.Obj, nd.x.e.Kind, nd.x.seq = at, arg, obj, kind, q.seq
+	if prev < 0 {
+		nd.next = id
+		*sl = id + 1
+		q.occ[s>>6] |= 1 << uint(s&63)
+		q.occ2[s>>12] |= 1 << uint((s>>6)&63)
+		q.occ3 |= 1 << uint(s>>12)
+		return
+	}
+	pn := &q.nodes[prev]
+	nd.next = pn.next
+	pn.next = id
+	if last {
+		*sl = id + 1
+	}
+}
+
+// pushFar queues an event in the far heap, with the calendar's next
+// sequence number (taken by Push).
+//
+//go:noinline
+func (q *calQueue) pushFar(at Time, kind uint8, obj int32, arg int64) {
+	q.far.pushEntry(entry{Event{At: at, Arg: arg, Obj: obj, Kind: kind}, q.seq})
+}
+
+// first returns the slot of the ring's earliest bucket; the ring must
+// hold events.
+func (q *calQueue) first() int64 {
+	s := q.cur & calMask
+	w := s >> 6
+	if m := q.occ[w] >> uint(s&63); m != 0 {
+		return s + int64(bits.TrailingZeros64(m))
+	}
+	// A later word of w's group of 64, then a later group, else the
+	// first word from slot 0 (the window's far end, before s).
+	if j := w + 1; j&63 != 0 {
+		if m := q.occ2[j>>6] >> uint(j&63); m != 0 {
+			return q.firstIn(j + int64(bits.TrailingZeros64(m)))
+		}
+	}
+	if k := w>>6 + 1; k < 64 {
+		if m := q.occ3 >> uint(k); m != 0 {
+			k += int64(bits.TrailingZeros64(m))
+			return q.firstIn(k<<6 + int64(bits.TrailingZeros64(q.occ2[k])))
+		}
+	}
+	k := int64(bits.TrailingZeros64(q.occ3))
+	return q.firstIn(k<<6 + int64(bits.TrailingZeros64(q.occ2[k])))
+}
+
+// firstIn returns the first slot of occ's word w, which is not zero.
+func (q *calQueue) firstIn(w int64) int64 {
+	return w<<6 + int64(bits.TrailingZeros64(q.occ[w]))
+}
+
+// Peek returns the earliest event without taking it out; ok is false
+// when the queue is empty.
+func (q *calQueue) Peek() (e Event, ok bool) {
+	if q.ring == 0 {
+		return q.far.Peek()
+	}
+	s := q.first()
+	h := &q.nodes[q.nodes[q.slots[s]-1].next].x
+	if q.far.Len() > 0 && before(&q.far.h[0], h) {
+		return q.far.h[0].e, true
+	}
+	return h.e, true
+}
+
+// popFar takes out the far heap's earliest event, which is the queue's.
+//
+//go:noinline
+func (q *calQueue) popFar() (e Event, ok bool) {
+	e, _ = q.far.Pop()
+	q.cur = bucket(e.At)
+	return e, true
+}
+
+// Pop takes out the earliest event; ok is false when the queue is empty.
+func (q *calQueue) Pop() (e Event, ok bool) {
+	if q.ring == 0 {
+		if len(q.far.h) == 0 {
+			return Event{}, false
+		}
+		return q.popFar()
+	}
+	// The first non-empty slot: mostly in cur's word of the bitmap.
+	s := q.cur & calMask
+	if m := q.occ[s>>6] >> uint(s&63); m != 0 {
+		s += int64(bits.TrailingZeros64(m))
+	} else {
+		s = q.first()
+	}
+	sl := &q.slots[s]
+	tail := *sl - 1
+	tn := &q.nodes[tail]
+	id := tn.next
+	nd := &q.nodes[id]
+	if len(q.far.h) > 0 && before(&q.far.h[0], &nd.x) {
+		return q.popFar()
+	}
+	e = nd.x.e
+	if id == tail {
+		*sl = 0
+		w := s >> 6
+		q.occ[w] &^= 1 << uint(s&63)
+		if q.occ[w] == 0 {
+			q.occ2[w>>6] &^= 1 << uint(w&63)
+			if q.occ2[w>>6] == 0 {
+				q.occ3 &^= 1 << uint(w>>6)
+			}
+		}
+	} else {
+		tn.next = nd.next
+	}
+	nd.next = q.freeN
+	q.freeN = id
+	q.ring--
+	q.cur = bucket(e.At)
+	return e, true
+}
