@@ -88,3 +88,24 @@ func TestSimStreamsTsim(t *testing.T) {
 		t.Errorf("bad record streamed: exit %d, %q; whole: %q", code, serrs, werrs)
 	}
 }
+
+// TestStreamTsimAuto: --stream auto streams a tsim file only when it is
+// large and holds enough per rank for the per-rank read-ahead to pay.
+func TestStreamTsimAuto(t *testing.T) {
+	for _, c := range []struct {
+		size  int64
+		ranks int
+		want  bool
+	}{
+		{94 << 20, 64, false},     // gen cg 2.9 M events: reading whole is cheaper
+		{256 << 20, 64, true},     // the size threshold
+		{678 << 20, 64, true},     // gen cg 20 M events
+		{350 << 20, 65536, false}, // 10 M events at 65,536 ranks: 5.5 KiB a rank
+		{4 << 30, 65536, true},    // 64 KiB a rank
+		{(4 << 30) - 1, 65536, false},
+	} {
+		if got := streamTsimAuto(c.size, c.ranks); got != c.want {
+			t.Errorf("streamTsimAuto(%d B, %d ranks) = %v, want %v", c.size, c.ranks, got, c.want)
+		}
+	}
+}

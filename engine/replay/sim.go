@@ -530,8 +530,9 @@ func (s *Sim) run(ctx context.Context, until des.Time) error {
 	}()
 	n := 0
 	for !s.done {
-		// Peeking at the next event's time costs a scan of a radix
-		// bucket that Next repeats: Run, whose limit is Never, skips it.
+		// Run, whose limit is Never, need not peek at the next event's
+		// time: it skips the peek (a search of the calendar's buckets
+		// that Next repeats).
 		if until != des.Never && s.k.NextTime() > until && s.k.Pending() > 0 {
 			if id, ok := s.net.(netmodel.Idler); ok && until != des.Never {
 				s.netSnap = nil
