@@ -56,8 +56,10 @@ func ReadContext(ctx context.Context, r io.Reader) (*tracefmt.Trace, error) {
 	return read(ctx, r, readOptions{})
 }
 
-func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, error) {
-	p := &parser{
+// newParser returns a parser of r with the defaults of a tsim file
+// before its header: times in seconds, the world communicator alone.
+func newParser(r io.Reader, o readOptions) *parser {
+	return &parser{
 		opts:      o,
 		lr:        newLineReader(r),
 		unit:      tracefmt.Second,
@@ -67,6 +69,10 @@ func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, err
 		textIDs:   map[string]int{},
 		comms:     []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
 	}
+}
+
+func read(ctx context.Context, r io.Reader, o readOptions) (*tracefmt.Trace, error) {
+	p := newParser(r, o)
 	if ra, ok := r.(io.ReaderAt); ok && !o.noCount {
 		// Counted from where r stands (a file or bytes.Reader read
 		// partly), else from the start (formats.Open's reader).

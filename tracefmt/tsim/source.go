@@ -121,15 +121,7 @@ func OpenSource(path string) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{f: f, path: path, size: st.Size()}
-	p := &parser{
-		lr:        newLineReader(f),
-		unit:      tracefmt.Second,
-		timed:     true,
-		stateIDs:  map[string]tracefmt.StateID{},
-		markerIDs: map[string]tracefmt.MarkerID{},
-		textIDs:   map[string]int{},
-		comms:     []tracefmt.Comm{{Name: "MPI_COMM_WORLD"}},
-	}
+	p := newParser(f, readOptions{})
 	p.opts.header = &s.rs
 	if _, err := p.run(context.Background()); err != nil {
 		f.Close()
