@@ -339,7 +339,7 @@ func (n *Network) build() {
 // ones are the caller's to set.
 func extend[T any](s []T, n int) []T {
 	if cap(s) < n {
-		t := make([]T, n, 2*n)
+		t := make([]T, n, n+n/4)
 		copy(t, s)
 		return t
 	}
@@ -506,7 +506,7 @@ func fmax(a, b float64) float64 {
 // enough; the contents are the caller's to set.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n, 2*n)
+		return make([]T, n, n+n/4)
 	}
 	return s[:n]
 }
