@@ -130,22 +130,10 @@ func (p *prefetch) start(r int) {
 	p.jobs <- r
 }
 
-// take hands rank r's oldest read back to the consumer, waiting for it
-// if block; it reports whether it did.
-func (p *prefetch) take(r int, block bool) bool {
+// take hands rank r's oldest read back to the consumer, waiting for it.
+func (p *prefetch) take(r int) {
 	s := &p.slots[r]
-	if s.queued == 0 {
-		return false
-	}
-	if block {
-		<-s.ready
-	} else {
-		select {
-		case <-s.ready:
-		default:
-			return false
-		}
-	}
+	<-s.ready
 	s.queued--
 	s.owned++
 	h := &s.halves[(s.cur+s.owned-1)&1]
@@ -160,62 +148,45 @@ func (p *prefetch) take(r int, block bool) bool {
 	if h.n == 0 || h.err != nil {
 		s.end = true
 	}
-	return true
 }
 
 func (p *prefetch) Header() *Trace { return &p.hdr }
 
+// ReadRank returns events of the rank's current half only, so that what
+// a call returns depends on the calls before it, not on how far the
+// reading goroutine got.
 func (p *prefetch) ReadRank(r int, dst []Event) (int, error) {
 	if r < 0 || r >= len(p.slots) || p.closed {
 		// src words the error (or says it is closed).
 		return p.src.ReadRank(r, dst)
 	}
 	s := &p.slots[r]
-	k := 0
-	for {
-		if s.owned == 0 && !p.take(r, k == 0) {
-			if s.queued == 0 && k == 0 {
-				// The last read gave nothing and no error: read again,
-				// as src would be asked without Prefetch.
-				s.end = false
-				p.start(r)
-				continue
-			}
-			return k, nil
+	if s.owned == 0 {
+		if s.queued == 0 {
+			// The last read gave nothing and no error: ask src again,
+			// as a call without Prefetch would.
+			s.end = false
+			p.start(r)
 		}
-		h := &s.halves[s.cur]
-		if s.lo < h.n {
-			c := copy(dst[k:], h.buf[s.lo:h.n])
-			s.lo += c
-			k += c
-			if k == len(dst) {
-				if s.lo == h.n && h.err == nil && h.n > 0 {
-					p.drained(r)
-				}
-				return k, nil
-			}
-		}
-		if h.err != nil {
-			if k > 0 {
-				return k, nil
-			}
-			return 0, h.err
-		}
-		if h.n == 0 {
-			// src gave nothing: the next call asks it again.
-			s.owned--
-			s.lo = 0
-			s.cur ^= 1
-			if k > 0 || s.queued > 0 || s.owned > 0 {
-				if k > 0 {
-					return k, nil
-				}
-				continue
-			}
-			return 0, nil
-		}
-		p.drained(r)
+		p.take(r)
 	}
+	h := &s.halves[s.cur]
+	if s.lo < h.n {
+		k := copy(dst, h.buf[s.lo:h.n])
+		s.lo += k
+		if s.lo == h.n && h.err == nil {
+			p.drained(r)
+		}
+		return k, nil
+	}
+	if h.err != nil {
+		return 0, h.err
+	}
+	// src gave nothing: hand the half back unread, the next call asks
+	// again.
+	s.owned--
+	s.cur ^= 1
+	return 0, nil
 }
 
 // drained gives rank r's current half, taken whole, back to the reading
