@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 // countingSource streams rank r's events Send(0, r, i, …) for i below
@@ -132,5 +134,97 @@ func TestPrefetchInMemory(t *testing.T) {
 	src := tr.Source()
 	if got := Prefetch(src, 4); got != src {
 		t.Errorf("Prefetch(in memory) = %T, want the source itself", got)
+	}
+}
+
+// loggingSource is a countingSource that logs the ranks of its reads and
+// how far each rank's reads got, under a lock (the test reads them while
+// Prefetch's goroutine reads the source).
+type loggingSource struct {
+	mu    sync.Mutex
+	inner *countingSource
+	calls []int
+}
+
+func (l *loggingSource) Header() *Trace { return l.inner.Header() }
+
+func (l *loggingSource) ReadRank(r int, dst []Event) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls = append(l.calls, r)
+	return l.inner.ReadRank(r, dst)
+}
+
+func (l *loggingSource) Close() error { return l.inner.Close() }
+
+// state returns the reads so far and each rank's events read.
+func (l *loggingSource) state() ([]int, []int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.calls), slices.Clone(l.inner.pos)
+}
+
+// waitCalls waits until the source was read n times (the reads run on
+// Prefetch's goroutine) and returns the reads' ranks and positions.
+func (l *loggingSource) waitCalls(t *testing.T, n int) ([]int, []int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		calls, pos := l.state()
+		if len(calls) >= n {
+			return calls, pos
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the source was read %d times (%v), want %d reads without the consumer asking", len(calls), calls, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPrefetchReadsAhead: every rank's two halves are read before the
+// consumer asks, in rank order; a half the consumer has taken is read
+// again at once, in the order the halves were taken; a rank never has
+// more than chunk events read and not taken.
+func TestPrefetchReadsAhead(t *testing.T) {
+	const chunk = 8 // halves of 4
+	lens := []int{20, 20, 20}
+	src := &loggingSource{inner: newCountingSource(lens, nil)}
+	pre := Prefetch(src, chunk)
+	defer pre.Close()
+	calls, pos := src.waitCalls(t, 6)
+	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(calls, want) {
+		t.Fatalf("reads before the consumer asked = %v, want %v", calls, want)
+	}
+	if want := []int{8, 8, 8}; !slices.Equal(pos, want) {
+		t.Errorf("events read per rank before the consumer asked = %v, want %v", pos, want)
+	}
+	taken := make([]int, len(lens))
+	buf := make([]Event, 3)
+	// Each consumer call takes at most the rest of the current half.
+	for i, step := range []struct{ rank, want int }{
+		{2, 3}, {2, 1}, {0, 3}, {2, 3}, {0, 1}, {0, 3}, {2, 1},
+	} {
+		n, err := pre.ReadRank(step.rank, buf)
+		if err != nil || n != step.want {
+			t.Fatalf("call %d: ReadRank(%d) = %d, %v; want %d, nil", i, step.rank, n, err, step.want)
+		}
+		for j, e := range buf[:n] {
+			if e.Peer != int32(step.rank) || e.Tag != int32(taken[step.rank]+j) {
+				t.Fatalf("call %d: event %d is %+v, want rank %d's event %d", i, j, e, step.rank, taken[step.rank]+j)
+			}
+		}
+		taken[step.rank] += n
+		_, pos := src.state()
+		for r := range lens {
+			if pos[r]-taken[r] > chunk {
+				t.Errorf("call %d: rank %d has %d events read and %d taken: more than chunk %d ahead", i, r, pos[r], taken[r], chunk)
+			}
+		}
+	}
+	// Halves drained: rank 2's first (call 1), rank 0's first (call 4),
+	// rank 2's second (call 6).
+	calls, _ = src.waitCalls(t, 9)
+	if want := []int{0, 1, 2, 0, 1, 2, 2, 0, 2}; !slices.Equal(calls, want) {
+		t.Errorf("reads = %v, want %v", calls, want)
 	}
 }
