@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -84,7 +85,9 @@ func runCheck(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	t, fm, err := formats.Open(e.ctx, pos[0], *format, nil)
+	prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
+	t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
+	prog.finish()
 	if err != nil {
 		return fail(e, "check", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/causality"
@@ -96,7 +97,9 @@ func runFix(e *env, args []string) int {
 	if err != nil {
 		return fail(e, "fix", err)
 	}
-	t, fm, err := formats.Open(e.ctx, pos[0], *format, nil)
+	prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
+	t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
+	prog.finish()
 	if err != nil {
 		return fail(e, "fix", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -38,7 +39,9 @@ func runInfo(e *env, args []string) int {
 // load opens a trace for a headless command.
 func load(e *env, path, format string) (*tracefmt.Trace, error) {
 	start := time.Now()
-	t, _, err := formats.Open(e.ctx, path, format, nil)
+	prog := newTermProgress(e, "loading "+filepath.Base(path))
+	t, _, err := formats.Open(e.ctx, path, format, prog.loadProgress())
+	prog.finish()
 	if err != nil {
 		e.debug("file not loaded", "path", path, "err", err)
 		return nil, err

@@ -222,7 +222,9 @@ func runSim(e *env, args []string) int {
 		start := time.Now()
 		model, _ := cfg.Get("model")
 		e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
+		stop := newTermProgress(e, "simulating "+filepath.Base(pos[0])).watchRun(s)
 		err := s.Run(runCtx)
+		stop()
 		e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
 		if metricsErr != nil {
 			return fmt.Errorf("--metrics-out %s: %w", *metricsOut, metricsErr)
@@ -373,7 +375,9 @@ func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.
 		if ps, ok := src.(replay.Prescanner); ok && err == nil {
 			// The facts of the whole trace, in one pass over the file
 			// that also indexes it; its errors are the whole read's.
+			stop := newTermProgress(e, "reading "+filepath.Base(path)+" ahead (index and whole-trace facts)").watchTime()
 			f, ferr := replay.ScanFacts(e.ctx, ps, cfg)
+			stop()
 			if ferr != nil {
 				src.Close()
 				return nil, nil, nil, ferr
