@@ -21,6 +21,7 @@ import (
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/topology"
 	"github.com/tracesim/tracesim/internal/atomicfile"
+	"github.com/tracesim/tracesim/internal/hostmem"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/perfetto"
@@ -76,7 +77,7 @@ func runSim(e *env, args []string) int {
 	perMessage := fs.Bool("coll-per-message", false, "replay every expanded collective message by message, even those the contention-free models compute in bulk (the same results, more kernel events; docs/sim.md)")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	stream := "auto"
-	fs.Var(choice{&stream, []string{"auto", "on", "off"}}, "stream", "read the trace rank by rank as the run reaches it, in memory bounded by the ranks and the messages in flight: auto (a SimGrid TI index of per-rank files, and a tsim file of 256 MiB or more holding 64 KiB or more per rank), on (every trace whose format streams: TI index, tsim), off (read it whole)")
+	fs.Var(choice{&stream, []string{"auto", "on", "off"}}, "stream", "read the trace rank by rank as the run reaches it, in memory bounded by the ranks and the messages in flight: auto (a SimGrid TI index of per-rank files, and a tsim file whose whole read would take more than half of the machine's memory), on (every trace whose format streams: TI index, tsim), off (read it whole)")
 	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
@@ -359,15 +360,15 @@ func runSim(e *env, args []string) int {
 // unless the run needs it whole (--trace-out, --any-source recorded on
 // wildcard receives without recorded senders). It returns the trace, or
 // for a streamed one its header (no events), and what closes the files
-// the run reads. A tsim file streams under --stream auto when it has
-// tsimStreamMin bytes or more (its index pass and the cursors parse it
-// twice: worth it where reading it whole would not fit), under --stream
-// on always; --stream off reads every trace whole.
+// the run reads. A tsim file streams under --stream auto when reading it
+// whole would not fit (streamTsimAuto: its index pass and the cursors
+// parse it twice), under --stream on always; --stream off reads every
+// trace whole.
 func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.Options) (*replay.Sim, *tracefmt.Trace, func(), error) {
 	if !opts.RecordTrace && stream != "off" {
 		src, err := formats.OpenSource(path, format)
 		if err == nil && stream == "auto" && src.Header().Format == "tsim" {
-			if st, serr := os.Stat(path); serr == nil && !streamTsimAuto(st.Size(), len(src.Header().Ranks)) {
+			if st, serr := os.Stat(path); serr == nil && !streamTsimAuto(st.Size(), hostmem.Total()) {
 				src.Close()
 				err = formats.ErrNotStreamable
 			}
@@ -406,25 +407,27 @@ func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.
 	return s, t, func() {}, err
 }
 
-// tsimStreamMin is the size from which --stream auto streams a tsim file
-// (about 8 M events, 400 MB read whole). Streaming parses the file twice
-// but faults in no trace: at 2.9 M events (94 MB, cg at 64 ranks) it
-// took 30 % more CPU than the whole read, at 20 M (678 MB) 20 % less,
-// in 36 MB instead of 843 MB.
-const tsimStreamMin = 256 << 20
+// tsimWholeFactor is a whole read's peak memory per byte of a tsim file
+// (843 MB for a 678 MB cg trace, 4.10 GB for 3.45 GB), rounded up.
+const tsimWholeFactor = 1.3
 
-// tsimStreamPerRank is the least a tsim file must hold per rank for
-// --stream auto to stream it: a streamed rank keeps read-ahead buffers
-// of its own (prefetch, replay window, cursor queue), which outweigh a
-// rank's share of a short trace at many ranks (2 M events at 65,536
-// ranks: 7.4 s CPU and 971 MB streamed against 3.0 s and 375 MB whole).
-const tsimStreamPerRank = 64 << 10
+// tsimStreamUnknown is the file size from which --stream auto streams a
+// tsim file where the machine's memory is not known.
+const tsimStreamUnknown = 2 << 30
 
 // streamTsimAuto is --stream auto's rule for a tsim file of size bytes
-// and ranks ranks: stream it when it is large (tsimStreamMin) and holds
-// enough per rank (tsimStreamPerRank) for the buffers to pay.
-func streamTsimAuto(size int64, ranks int) bool {
-	return size >= tsimStreamMin && size >= int64(ranks)*tsimStreamPerRank
+// on a machine whose process may use mem bytes (0: unknown): stream it
+// when reading it whole would take more than half of that, the budget
+// the SSH server also keeps to. Below, the whole read wins: streaming
+// parses the file twice (10 M events at 64 ranks: 2.50 s CPU streamed
+// against 1.63 s whole, analytic), and at many ranks a streamed rank's
+// read-ahead outweighs its share of a short trace (2 M events at 65,536
+// ranks: 7.4 s and 971 MB streamed against 3.0 s and 375 MB whole).
+func streamTsimAuto(size, mem int64) bool {
+	if mem <= 0 {
+		return size >= tsimStreamUnknown
+	}
+	return float64(size)*tsimWholeFactor > float64(mem)/2
 }
 
 // simUsage lists the settings by group after the command's own flags.

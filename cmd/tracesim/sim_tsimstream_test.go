@@ -89,23 +89,25 @@ func TestSimStreamsTsim(t *testing.T) {
 	}
 }
 
-// TestStreamTsimAuto: --stream auto streams a tsim file only when it is
-// large and holds enough per rank for the per-rank read-ahead to pay.
+// TestStreamTsimAuto: --stream auto streams a tsim file only when reading
+// it whole would take more than half of the machine's memory (from 2 GiB
+// where that is not known): below, the whole read costs less CPU.
 func TestStreamTsimAuto(t *testing.T) {
+	const gib = 1 << 30
 	for _, c := range []struct {
-		size  int64
-		ranks int
-		want  bool
+		size, mem int64
+		want      bool
 	}{
-		{94 << 20, 64, false},     // gen cg 2.9 M events: reading whole is cheaper
-		{256 << 20, 64, true},     // the size threshold
-		{678 << 20, 64, true},     // gen cg 20 M events
-		{350 << 20, 65536, false}, // 10 M events at 65,536 ranks: 5.5 KiB a rank
-		{4 << 30, 65536, true},    // 64 KiB a rank
-		{(4 << 30) - 1, 65536, false},
+		{340 << 20, 24 * gib, false},  // 10 M events: reading whole is cheaper
+		{3450 << 20, 24 * gib, false}, // 100 M events, 4.1 GB whole: fits
+		{9 * gib, 24 * gib, false},    // 11.7 GB whole, under 12
+		{10 * gib, 24 * gib, true},    // 13 GB whole, over 12
+		{700 << 20, 1 * gib, true},    // a small cgroup
+		{(2 * gib) - 1, 0, false},     // memory unknown
+		{2 * gib, 0, true},
 	} {
-		if got := streamTsimAuto(c.size, c.ranks); got != c.want {
-			t.Errorf("streamTsimAuto(%d B, %d ranks) = %v, want %v", c.size, c.ranks, got, c.want)
+		if got := streamTsimAuto(c.size, c.mem); got != c.want {
+			t.Errorf("streamTsimAuto(%d B, memory %d B) = %v, want %v", c.size, c.mem, got, c.want)
 		}
 	}
 }

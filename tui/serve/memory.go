@@ -1,14 +1,11 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
 	"math"
-	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
+
+	"github.com/tracesim/tracesim/internal/hostmem"
 )
 
 // A session's heap grows with its terminal: the renderer keeps two cell
@@ -35,33 +32,10 @@ func DefaultMaxMemory() int64 {
 	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 		return l / 10 * 9
 	}
-	if m := hostMemory(); m > 0 {
+	if m := hostmem.Total(); m > 0 {
 		return m / 2
 	}
 	return 2 << 30
-}
-
-// hostMemory returns the memory the process may use on Linux (the
-// smaller of MemTotal and the cgroup's memory.max), 0 elsewhere.
-func hostMemory() int64 {
-	var total int64
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					total = kb << 10
-				}
-				break
-			}
-		}
-	}
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && v > 0 && (total == 0 || v < total) {
-			total = v
-		}
-	}
-	return total
 }
 
 // liveHeap returns the heap found live by the last garbage collection.
