@@ -117,18 +117,7 @@ func TestNoNetSnapshotsMeasuresOnce(t *testing.T) {
 	for _, model := range []string{"packet", "flow"} {
 		t.Run(model, func(t *testing.T) {
 			cfg := cfgWith(t, "model", model, "topology", "torus:4x4", "sample-period", "1us")
-			run := func(o Options) (Results, *Sim) {
-				s, err := New(tr, cfg, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				r := s.Results()
-				r.Wall, r.EventsPerSec, r.TraceEventsPerSec = 0, 0, 0 // host time
-				return r, s
-			}
+			run := func(o Options) (Results, *Sim) { return runResults(t, tr, cfg, o) }
 			want, s := run(Options{})
 			if s.netBuilds != 2 {
 				t.Errorf("with snapshots: %d measurements, want 2 (start, end)", s.netBuilds)
@@ -160,18 +149,7 @@ func TestNoRankStatus(t *testing.T) {
 	for _, model := range []string{"loggops", "packet"} {
 		t.Run(model, func(t *testing.T) {
 			cfg := cfgWith(t, "model", model, "topology", "torus:4x4")
-			run := func(o Options) (Results, *Sim) {
-				s, err := New(tr, cfg, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Run(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				r := s.Results()
-				r.Wall, r.EventsPerSec, r.TraceEventsPerSec = 0, 0, 0 // host time
-				return r, s
-			}
+			run := func(o Options) (Results, *Sim) { return runResults(t, tr, cfg, o) }
 			want, s := run(Options{})
 			if n := len(s.Snapshot().Ranks); n != len(tr.Ranks) {
 				t.Fatalf("with statuses: %d in the snapshot, want %d", n, len(tr.Ranks))
@@ -185,4 +163,20 @@ func TestNoRankStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runResults runs tr on cfg with o to its end and returns its results
+// without the host's times (which differ between runs) and the Sim.
+func runResults(t *testing.T, tr *tracefmt.Trace, cfg Config, o Options) (Results, *Sim) {
+	t.Helper()
+	s, err := New(tr, cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Results()
+	r.Wall, r.EventsPerSec, r.TraceEventsPerSec = 0, 0, 0 // host time
+	return r, s
 }
