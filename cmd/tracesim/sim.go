@@ -418,11 +418,13 @@ const tsimStreamUnknown = 2 << 30
 // streamTsimAuto is --stream auto's rule for a tsim file of size bytes
 // on a machine whose process may use mem bytes (0: unknown): stream it
 // when reading it whole would take more than half of that, the budget
-// the SSH server also keeps to. Below, the whole read wins: streaming
-// parses the file twice (10 M events at 64 ranks: 2.50 s CPU streamed
-// against 1.63 s whole, analytic), and at many ranks a streamed rank's
-// read-ahead outweighs its share of a short trace (2 M events at 65,536
-// ranks: 7.4 s and 971 MB streamed against 3.0 s and 375 MB whole).
+// the SSH server also keeps to. Below, the whole read is the surer
+// choice in time: streaming parses the file twice (a 10 M-event stencil
+// at 64 ranks: 2.50 s CPU streamed against 1.64 s whole; cg traces of
+// 10 M and 20 M events: about even, and 17 % less), and at many ranks a
+// streamed rank's read-ahead outweighs its share of a short trace (2 M
+// events at 65,536 ranks: 7.4 s and 971 MB streamed against 3.0 s and
+// 375 MB whole). docs/sim.md has the table.
 func streamTsimAuto(size, mem int64) bool {
 	if mem <= 0 {
 		return size >= tsimStreamUnknown
