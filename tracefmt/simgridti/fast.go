@@ -274,19 +274,7 @@ func decodeFast(line []byte, fr *fastRec) bool {
 	// The action: its bytes up to the first at or below ' ' (a blank,
 	// the zero after the line) compared as a word with the names
 	// packed: the names but allreduce fit in a word.
-	i = nextAt(b, j)
-	x := load8(b, i)
-	// The high bit of each byte below 0x21 (exact for the first one:
-	// the borrow runs upwards only).
-	low := (x - 0x21*ones) &^ x & (0x80 * ones)
-	k := bits.TrailingZeros64(low) >> 3
-	var act fastAct
-	if k < 8 {
-		act = lookupPacked(x & (1<<(8*k) - 1))
-	} else if x == packedAllreduc && at(b, i+8) == 'e' {
-		act, k = fastAllreduce, 9
-	}
-	j = i + k
+	act, j := actionAt(b, nextAt(b, j))
 	if act == fastNone || !endsAt(b, j, n) {
 		return false
 	}
@@ -680,4 +668,24 @@ func (p *parser) fastState(act fastAct) int32 {
 // index, passing the wildcard and MPI_PROC_NULL.
 func (p *parser) inWorld(r int32) bool {
 	return r < 0 || p.world == 0 || int(r) < p.world
+}
+
+// actionAt reads the action that starts at b[i]: its bytes up to the
+// first at or below ' ' (a blank, the zero after the line), compared as
+// a word with the names packed (all but allreduce fit in a word). It
+// returns the action (fastNone for any other name) and the index after
+// its name.
+func actionAt(b *lineBuf, i int) (fastAct, int) {
+	x := load8(b, i)
+	// The high bit of each byte below 0x21 (exact for the first one:
+	// the borrow runs upwards only).
+	low := (x - 0x21*ones) &^ x & (0x80 * ones)
+	k := bits.TrailingZeros64(low) >> 3
+	if k < 8 {
+		return lookupPacked(x & (1<<(8*k) - 1)), i + k
+	}
+	if x == packedAllreduc && at(b, i+8) == 'e' {
+		return fastAllreduce, i + 9
+	}
+	return fastNone, i + k
 }

@@ -57,17 +57,7 @@ func decodeTight(b *lineBuf, fr *fastRec) (int, bool) {
 	}
 	// The action, as decodeFast reads it: its bytes up to the first at
 	// or below ' '.
-	i := j + 1
-	x := load8(b, i)
-	low := (x - 0x21*ones) &^ x & (0x80 * ones)
-	k := bits.TrailingZeros64(low) >> 3
-	var act fastAct
-	if k < 8 {
-		act = lookupPacked(x & (1<<(8*k) - 1))
-	} else if x == packedAllreduc && at(b, i+8) == 'e' {
-		act, k = fastAllreduce, 9
-	}
-	j = i + k
+	act, j := actionAt(b, j+1)
 	c := at(b, j)
 	if act == fastNone || c != ' ' && c != '\n' {
 		return 0, false
