@@ -63,6 +63,11 @@ type solveMemo struct {
 	// systems do not repeat pays for their keys but not for storing
 	// them.
 	seen []uint64
+	// verify makes every hit build and fill the round it recalled and
+	// compare (tests): verified counts the hits compared, mismatched
+	// those whose system or rates differed in a bit.
+	verify               bool
+	verified, mismatched int
 }
 
 // memoEntry is a remembered system: its key is chunks[c][k:k+nk], then
@@ -358,6 +363,48 @@ func (n *Network) recall() bool {
 	// Nothing is built for a later round to extend: a round that
 	// misses builds anew (the same system to the bit, see build).
 	s.builtF, s.builtL = 0, 0
+	if m.verify {
+		n.verifyRecall()
+	}
+	return true
+}
+
+// verifyRecall builds and fills the round recall has just recalled, and
+// counts it in mismatched unless what check reads of it — the rates, the
+// links fixed at, the kept loads, the links' re-solved flows and their
+// coefficients — is what recall gave, bit for bit (tests). It leaves the
+// recalled system in place.
+func (n *Network) verifyRecall() {
+	s := &n.sys
+	m := &s.memo
+	F, L := len(s.slot), len(s.id)
+	E := int(s.lOff[L])
+	val, kept, at := slices.Clone(s.val[:F]), slices.Clone(s.kept[:L]), slices.Clone(s.at[:F])
+	lOff, lFlow, lC := slices.Clone(s.lOff[:L+1]), slices.Clone(s.lFlow[:E]), slices.Clone(s.lC[:E])
+	n.build()
+	s.fill()
+	m.verified++
+	if !sameBits(val, s.val[:F]) || !sameBits(kept, s.kept[:L]) || !slices.Equal(at, s.at[:F]) ||
+		!slices.Equal(lOff, s.lOff[:L+1]) || !slices.Equal(lFlow, s.lFlow[:E]) || !sameBits(lC, s.lC[:E]) {
+		m.mismatched++
+	}
+	copy(s.val, val)
+	copy(s.kept, kept)
+	copy(s.at, at)
+	s.lOff, s.lFlow, s.lC = append(s.lOff[:0], lOff...), append(s.lFlow[:0], lFlow...), append(s.lC[:0], lC...)
+	s.builtF, s.builtL = 0, 0
+}
+
+// sameBits tells whether a and b hold the same numbers, bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
 	return true
 }
 

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tracesim/tracesim/engine/des"
 )
@@ -92,6 +93,10 @@ type system struct {
 	// memo remembers the systems built and filled before (see
 	// solveMemo).
 	memo solveMemo
+	// distinct is, per cached path (Network.paths), whether its
+	// constraints are all different: 1 yes, 2 no, 0 not worked out yet
+	// (see setBneck).
+	distinct []uint8
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -461,12 +466,35 @@ func (n *Network) check(now des.Time) bool {
 // of it by flows fixed at it: a flow whose route and way back share a
 // constraint counts twice there, as it is twice among its flows (check
 // compares the count with its re-solved flows fixed there).
+//
+// A flow on a cached path whose constraints are all different (most
+// routes: a SPLITDUPLEX route and its way back use different links)
+// uses each of its constraints once: its old and new ones are counted
+// without a pass over its links. Either way the counts are those of the
+// pass (a flow is only ever fixed at one of its own constraints).
 func (n *Network) setBneck(fi, l int32) {
+	if n.bneck[fi] != l {
+		n.moveBneck(fi, l)
+	}
+}
+
+// moveBneck is setBneck for a flow whose constraint fixed at changes
+// (setBneck, small enough to be inlined, tells).
+func (n *Network) moveBneck(fi, l int32) {
 	old := n.bneck[fi]
-	if old == l {
+	f := &n.flows[fi]
+	d := n.sys.distinct
+	if pi := f.path; pi >= 0 && int(pi) < len(d) && d[pi] == 1 && int32(len(f.links)) == n.paths[pi].n || n.distinctPath(f) {
+		if old >= 0 {
+			n.fixedAt[old]--
+		}
+		if l >= 0 {
+			n.fixedAt[l]++
+		}
+		n.bneck[fi] = l
 		return
 	}
-	for _, k := range n.flows[fi].links {
+	for _, k := range f.links {
 		if k == old {
 			n.fixedAt[old]--
 		}
@@ -475,6 +503,39 @@ func (n *Network) setBneck(fi, l int32) {
 		}
 	}
 	n.bneck[fi] = l
+}
+
+// distinctPath tells whether flow f runs its whole cached path and the
+// path's constraints are all different, working that out once per path
+// (system.distinct).
+func (n *Network) distinctPath(f *flowRec) bool {
+	pi := f.path
+	if pi < 0 {
+		return false
+	}
+	p := &n.paths[pi]
+	if int32(len(f.links)) != p.n {
+		return false // its links were dropped (nothing to carry)
+	}
+	d := &n.sys.distinct
+	if int(pi) >= len(*d) {
+		*d = append(*d, make([]uint8, len(n.paths)-len(*d))...)
+	}
+	switch (*d)[pi] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	links := f.links
+	(*d)[pi] = 1
+	for k, l := range links {
+		if slices.Contains(links[k+1:], l) {
+			(*d)[pi] = 2
+			break
+		}
+	}
+	return (*d)[pi] == 1
 }
 
 // linkID is the constraint id of the solve's link j; -1 for -1.

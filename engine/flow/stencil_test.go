@@ -118,7 +118,8 @@ func runStencilOn(tb testing.TB, spec string, side, iters int, solver string, ct
 // solverOptions sets the solver's test switches that solver names, a
 // comma-separated list: "fresh" (system.fresh), "nomemo" (no memo of the
 // systems), "nowhole" (no whole-solve memo), "tiny" (a whole-solve memo
-// of 300 words).
+// of 300 words), "verify" (the memo's hits checked, see
+// solveMemo.verify).
 func solverOptions(n *Network, solver string) {
 	for _, o := range strings.Split(solver, ",") {
 		switch o {
@@ -130,6 +131,8 @@ func solverOptions(n *Network, solver string) {
 			n.whole.off = true
 		case "tiny":
 			n.whole.limit = 300
+		case "verify":
+			n.sys.memo.verify = true
 		}
 	}
 }
