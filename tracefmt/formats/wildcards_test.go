@@ -1,8 +1,10 @@
 package formats
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,5 +102,76 @@ func TestTIWildcardScan(t *testing.T) {
 				t.Errorf("after reading rank 2: markers %v, texts %q; want [location], [cg.c:12]", h.Markers, h.Texts)
 			}
 		})
+	}
+}
+
+// growingSource is a Source whose header's Markers and Texts grow when
+// the test says, as a reader's do when its reads define them.
+type growingSource struct {
+	tracefmt.Source
+	hdr tracefmt.Trace
+}
+
+func (g *growingSource) Header() *tracefmt.Trace { return &g.hdr }
+
+// TestKnownSendersHeader: the scanned source's header has the scan's
+// attributes and the markers and texts its source has defined so far;
+// while they do not grow, Header returns the copy it returned last
+// without allocating (Prefetch asks after every read: a copy each time
+// was a third of a 256-rank stencil's allocations), and a copy once
+// returned is never changed.
+func TestKnownSendersHeader(t *testing.T) {
+	attrs := []tracefmt.Attr{{Key: "scanned", Value: "yes"}}
+	inner := &growingSource{hdr: tracefmt.Trace{Format: "ti", Ranks: make([]tracefmt.Rank, 2),
+		Attrs: []tracefmt.Attr{{Key: tracefmt.AttrUnrecordedSources}}}}
+	k := &knownSenders{Source: inner, attrs: attrs}
+	var prev *tracefmt.Trace
+	var kept []*tracefmt.Trace
+	for i, step := range []struct {
+		markers, texts int // defined by the reads before the call
+		same           bool
+	}{
+		{0, 0, false}, // the first call copies
+		{0, 0, true},
+		{1, 0, false},
+		{0, 0, true},
+		{0, 2, false},
+		{3, 1, false},
+		{0, 0, true},
+	} {
+		for range step.markers {
+			inner.hdr.Markers = append(inner.hdr.Markers, tracefmt.MarkerDef{Name: fmt.Sprintf("m%d", len(inner.hdr.Markers))})
+		}
+		for range step.texts {
+			inner.hdr.Texts = append(inner.hdr.Texts, fmt.Sprintf("t%d", len(inner.hdr.Texts)))
+		}
+		h := k.Header()
+		if !slices.Equal(h.Markers, inner.hdr.Markers) || !slices.Equal(h.Texts, inner.hdr.Texts) {
+			t.Errorf("call %d: markers %v, texts %q; want %v, %q", i, h.Markers, h.Texts, inner.hdr.Markers, inner.hdr.Texts)
+		}
+		if !slices.Equal(h.Attrs, attrs) || h.Format != "ti" || len(h.Ranks) != 2 {
+			t.Errorf("call %d: attrs %v, format %q, %d ranks; want %v, ti, 2", i, h.Attrs, h.Format, len(h.Ranks), attrs)
+		}
+		if same := h == prev; same != step.same {
+			t.Errorf("call %d: the last copy returned again = %v, want %v", i, same, step.same)
+		}
+		prev = h
+		kept = append(kept, h)
+		// Called as Prefetch calls it, through the interface.
+		var src tracefmt.Source = k
+		var sink *tracefmt.Trace
+		if allocs := testing.AllocsPerRun(100, func() { sink = src.Header() }); allocs != 0 || sink != h {
+			t.Errorf("call %d: Header allocates %.0f times a call while nothing grows, want 0", i, allocs)
+		}
+	}
+	// The copies returned keep what they had.
+	for i, want := range []int{0, 0, 1, 1, 1, 4, 4} {
+		if got := len(kept[i].Markers); got != want {
+			t.Errorf("copy of call %d now has %d markers, want %d", i, got, want)
+		}
+	}
+	// The source's own header keeps its attributes.
+	if _, ok := inner.hdr.Attr(tracefmt.AttrUnrecordedSources); !ok {
+		t.Errorf("the source's header lost %s", tracefmt.AttrUnrecordedSources)
 	}
 }
