@@ -26,7 +26,10 @@ import (
 // goroutines are timed; only when the reads happen changes. An error src
 // returns reaches the consumer after the events read before it. The
 // returned Source's Header is a copy of src's whose Markers and Texts
-// follow src's as the consumer takes events (never shrinking); Close
+// follow src's as the consumer takes events (never shrinking): src's
+// Header is asked after every read, so it should not allocate (a copy
+// per call was a third of a 256-rank stencil's allocations, and the
+// garbage raised its peak RSS by 4 to 7 MB through the GC's goal); Close
 // stops the goroutine, skipping the reads still queued, and closes src.
 // A Source that holds its trace in memory (InMemory) is returned as it
 // is.

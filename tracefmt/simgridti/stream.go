@@ -156,7 +156,12 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 		room := len(dst) - n
 		if room < maxLineEvents {
 			// Too little room for a line: parse one into the rank's
-			// own buffer, handed out above.
+			// own buffer, handed out above. One line's room is all it
+			// needs (grow would give it 64 events, 2.5 KiB a rank for
+			// the whole run: 640 KiB of a 256-rank heap's 13 MiB).
+			if cap(rs.events) < maxLineEvents {
+				rs.events = make([]tracefmt.Event, 0, maxLineEvents)
+			}
 			if err := s.parseSome(rf, rs, 1); err != nil {
 				return n, err
 			}

@@ -104,6 +104,13 @@ func TestSourceMatchesReadFile(t *testing.T) {
 			}
 			got := streamed(t, src, chunk)
 			hdr := src.Header()
+			// A rank holds the events of one line between calls at
+			// most, however small the calls' buffers.
+			for r, rs := range src.p.ranks {
+				if rs != nil && cap(rs.events) > maxLineEvents {
+					t.Fatalf("%s chunk %d: rank %d keeps room for %d events between calls, want at most %d", path, chunk, r, cap(rs.events), maxLineEvents)
+				}
+			}
 			if err := src.Close(); err != nil {
 				t.Fatal(err)
 			}
