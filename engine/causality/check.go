@@ -360,12 +360,14 @@ const minScanEvents = 1 << 18
 // scan runs the per-rank checks, on several goroutines for large
 // traces: each takes a contiguous block of ranks, and their findings are
 // concatenated in rank order so that the result does not depend on the
-// number of goroutines. It runs in two phases. The first streams through
-// each rank's events once, checking its clock and gathering the times and
-// sizes of its messages' ends and collective calls into slots of the
-// graph's numbering; the second checks the messages, by rank, and the
-// collective calls, in call order, reading only those slots: no check
-// loads an event of another rank's stream.
+// number of goroutines. Each rank's events are streamed once, in blocks
+// that stay in cache: its clock is checked, and each of its matched sends
+// against its receive, loaded through the send's Match (one load from
+// another rank's stream per message: gathering both ends into slots
+// first took 32 bytes a message, and index lists 20 more, for the same
+// one scattered access). Each goroutine then checks a block of the
+// collective calls, in call order, from the times of their members'
+// events.
 func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanner, error) {
 	t := g.t
 	events := t.NumEvents()
@@ -385,10 +387,8 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	for ; w <= workers; w++ {
 		bounds[w] = t.Size()
 	}
-	gt := g.gathered()
-	defer g.bufs.Put(gt)
 	for w := range scs {
-		scs[w] = newScanner(g, gt, lmin, countOnly)
+		scs[w] = newScanner(g, lmin, countOnly)
 	}
 	err := parallel(workers, func(w int) error {
 		sc := scs[w]
@@ -399,16 +399,6 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 				}
 			}
 			sc.rank(r)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	err = parallel(workers, func(w int) error {
-		sc := scs[w]
-		for r := bounds[w]; r < bounds[w+1]; r++ {
-			sc.msgs += sc.messages(r)
 		}
 		// Each goroutine also takes a block of the collective calls, in
 		// call order.
@@ -425,7 +415,7 @@ func (g *Graph) scan(ctx context.Context, lmin float64, countOnly bool) (*scanne
 	if workers == 1 {
 		return scs[0], nil
 	}
-	m := newScanner(g, gt, lmin, countOnly)
+	m := newScanner(g, lmin, countOnly)
 	for _, sc := range scs {
 		for k := range m.chunks {
 			m.chunks[k] = append(m.chunks[k], sc.chunks[k]...)
@@ -460,34 +450,6 @@ func parallel(n int, fn func(w int) error) error {
 	return errors.Join(errs...)
 }
 
-// msgEnds are the times and sizes of a message's send and receive, as
-// the first phase of a scan gathers them.
-type msgEnds struct {
-	sendT, recvT float64
-	sendS, recvS int64
-}
-
-// gathered is what the first phase of a scan gathers, in the slots of
-// the graph: each slot is written by one goroutine (the send's and the
-// receive's halves of a message by the goroutines of their ranks), and
-// read after every goroutine of the phase is done.
-type gathered struct {
-	msgs      []msgEnds
-	src, sink []float64 // collective sources' and sinks' times
-}
-
-// gathered returns slots for a scan of g: from g.bufs when a previous
-// scan left some, as every slot is written before it is read and the
-// megabytes of a large trace would otherwise be cleared every time.
-func (g *Graph) gathered() *gathered {
-	if gt, ok := g.bufs.Get().(*gathered); ok && len(gt.msgs) == int(g.sendSlot[len(g.sendSlot)-1]) &&
-		len(gt.src) == int(g.srcSlots) && len(gt.sink) == int(g.sinkSlots) {
-		return gt
-	}
-	return &gathered{msgs: make([]msgEnds, g.sendSlot[len(g.sendSlot)-1]),
-		src: make([]float64, g.srcSlots), sink: make([]float64, g.sinkSlots)}
-}
-
 func runReplay(p ReplayPolicy, events int) bool {
 	switch p {
 	case ReplayOn:
@@ -501,7 +463,6 @@ func runReplay(p ReplayPolicy, events int) bool {
 // scanner is the one pass of Check over the events.
 type scanner struct {
 	g    *Graph
-	gt   *gathered
 	t    *tracefmt.Trace
 	lmin float64 // trace units
 	unit float64 // seconds per trace unit
@@ -519,10 +480,14 @@ type scanner struct {
 	// Unmatched sends and receives, paired up later to find tag
 	// mismatches.
 	sends, recvs []tracefmt.EventRef
+	// ends and times are messages' and collectives' room for the times
+	// of one block of sends or one call, reused.
+	ends  []recvEnd
+	times []float64
 }
 
-func newScanner(g *Graph, gt *gathered, lmin float64, countOnly bool) *scanner {
-	return &scanner{g: g, gt: gt, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
+func newScanner(g *Graph, lmin float64, countOnly bool) *scanner {
+	return &scanner{g: g, t: g.t, lmin: lmin, unit: g.t.Unit.Seconds(), countOnly: countOnly}
 }
 
 // add records f.
@@ -598,34 +563,30 @@ func (s *scanner) sec(x float64) float64 {
 	return s.t.Seconds(x)
 }
 
-// scanBlock is the number of events the first phase of a scan checks
-// before it gathers what it needs of them: they are still in the cache.
+// scanBlock is the number of events a scan checks at a time: the clock
+// pass over them leaves them in the cache for the message pass.
 const scanBlock = 1024
 
-// rank runs the first phase of a scan on rank r: it checks that its
-// clock never runs backwards, gathers the times and sizes of its matched
-// sends and receives and the times of its collective sources and sinks,
-// and checks the events the graph marks.
+// rank runs the per-rank checks on rank r: its clock never runs
+// backwards, its matched sends against their receives, and the events
+// the graph marks.
 func (s *scanner) rank(r int) {
-	t, g, gt := s.t, s.g, s.gt
+	t, g := s.t, s.g
 	ev := t.Ranks[r].Events
 	r32 := int32(r)
 	timed := t.Timed
-	sends, recvs := g.sends[r], g.recvAt[r]
-	srcs, sinks := g.srcAt[r], g.sinkAt[r]
-	if !timed {
-		srcs, sinks = nil, nil // collective edges are not checked
-	}
-	slot := g.sendSlot[r]
-	msgs := gt.msgs
+	// A send whose data left after the call (Paraver's physical send)
+	// is checked from that time: the clock condition is about when the
+	// data left and arrived.
+	mt := t.MessageTimesOf(r)
 	var prev float64
 	if len(ev) > 0 {
 		prev = ev[0].Time
 	}
 	for lo := 0; lo < len(ev); lo += scanBlock {
 		hi := min(lo+scanBlock, len(ev))
+		blk := ev[lo:hi]
 		if timed {
-			blk := ev[lo:hi]
 			for j := 0; j < len(blk); j++ {
 				j += ascending(blk[j:], prev)
 				if j == len(blk) {
@@ -639,43 +600,10 @@ func (s *scanner) rank(r int) {
 			}
 			prev = blk[len(blk)-1].Time
 		}
-		h := int32(hi)
-		k := 0
-		for ; k < len(sends) && sends[k] < h; k++ {
-			e := &ev[sends[k]]
-			m := &msgs[slot]
-			m.sendT, m.sendS = e.Time, e.Size
-			slot++
-		}
-		sends = sends[k:]
-		for k = 0; k < len(recvs) && recvs[k].index < h; k++ {
-			e := &ev[recvs[k].index]
-			m := &msgs[recvs[k].slot]
-			m.recvT, m.recvS = e.Time, e.Size
-		}
-		recvs = recvs[k:]
-		for k = 0; k < len(srcs) && srcs[k].index < h; k++ {
-			gt.src[srcs[k].slot] = ev[srcs[k].index].Time
-		}
-		srcs = srcs[k:]
-		for k = 0; k < len(sinks) && sinks[k].index < h; k++ {
-			gt.sink[sinks[k].slot] = ev[sinks[k].index].Time
-		}
-		sinks = sinks[k:]
-	}
-	// A send whose data left after the call (Paraver's physical send)
-	// is checked from that time: the clock condition is about when the
-	// data left and arrived.
-	if mt := t.MessageTimesOf(r); len(mt) > 0 {
-		all := g.sends[r]
-		for _, x := range mt {
-			if k, ok := slices.BinarySearch(all, x.Event.Index); ok && ev[x.Event.Index].Kind == tracefmt.KindSend {
-				msgs[g.sendSlot[r]+int32(k)].sendT += x.Delta
-			}
-		}
+		mt = s.messages(r32, int32(lo), blk, mt)
 	}
 	inNondet := 0
-	for _, i := range g.marks[r] {
+	for _, i := range g.marksOf(r) {
 		e := &ev[i]
 		ref := tracefmt.EventRef{Rank: r32, Index: i}
 		switch e.Kind {
@@ -703,6 +631,72 @@ func (s *scanner) rank(r int) {
 	}
 }
 
+// recvEnd is what a check needs of a matched send's receive: its time
+// and size, loaded for a block of sends at a time.
+type recvEnd struct {
+	t    float64
+	size int64
+	j    int32 // the send's index in its block
+}
+
+// messages checks the matched sends of blk, rank r's events from index
+// lo on, against their receives: the receive must come l_min after the
+// send and carry its size. mt are rank r's message times from the block
+// on (stream order); it returns those after the block.
+//
+// The receives are loaded first, for the whole block, in a loop with no
+// branch on what it loads, so that their cache misses overlap; the
+// checks then read them from s.ends. Loading and checking each in turn
+// waited for every miss where the comparison is unpredictable (a skewed
+// trace with half its messages reversed: 3× slower).
+func (s *scanner) messages(r, lo int32, blk []tracefmt.Event, mt []tracefmt.MessageTime) []tracefmt.MessageTime {
+	ranks := s.t.Ranks
+	ends := s.ends[:0]
+	for j := range blk {
+		e := &blk[j]
+		if e.Kind != tracefmt.KindSend || e.Match < 0 || uint(e.Peer) >= uint(len(ranks)) {
+			continue
+		}
+		pe := ranks[e.Peer].Events
+		if uint(e.Match) >= uint(len(pe)) {
+			continue
+		}
+		rv := &pe[e.Match]
+		ends = append(ends, recvEnd{rv.Time, rv.Size, int32(j)})
+	}
+	s.ends = ends
+	s.msgs += len(ends)
+	timed, lmin := s.t.Timed, s.lmin
+	for _, m := range ends {
+		e := &blk[m.j]
+		i := lo + m.j
+		sendT, recvT := e.Time, m.t
+		for len(mt) > 0 && mt[0].Event.Index <= i {
+			if mt[0].Event.Index == i {
+				sendT += mt[0].Delta
+			}
+			mt = mt[1:]
+		}
+		if timed && recvT < sendT+lmin {
+			kind := KindLatency
+			if recvT < sendT {
+				kind = KindReversal
+			}
+			s.add(Finding{Kind: kind,
+				Events: [2]tracefmt.EventRef{{Rank: r, Index: i}, {Rank: e.Peer, Index: e.Match}},
+				Times:  [2]float64{sendT * s.unit, recvT * s.unit},
+				Amount: (sendT + lmin - recvT) * s.unit})
+		}
+		if m.size != e.Size {
+			s.add(Finding{Kind: KindSizeMismatch,
+				Events: [2]tracefmt.EventRef{{Rank: r, Index: i}, {Rank: e.Peer, Index: e.Match}},
+				Times:  [2]float64{s.sec(sendT), s.sec(recvT)},
+				Amount: float64(m.size - e.Size)})
+		}
+	}
+	return mt
+}
+
 // ascending returns the length of the prefix of ev in which no event is
 // stamped before the one before it, the first before prev. It is the
 // loop that streams through every event of the trace: kept alone so that
@@ -727,37 +721,6 @@ func (s *scanner) backwards(r int32, i int, prev, x float64) {
 		Events: [2]tracefmt.EventRef{{Rank: r, Index: int32(i - 1)}, {Rank: r, Index: int32(i)}},
 		Times:  [2]float64{prev * s.unit, x * s.unit},
 		Amount: (prev - x) * s.unit})
-}
-
-// messages checks the messages of rank r's matched sends from the times
-// and sizes gathered, and returns their number.
-func (s *scanner) messages(r int) int {
-	g := s.g
-	lo, hi := g.sendSlot[r], g.sendSlot[r+1]
-	msgs := s.gt.msgs[lo:hi]
-	sends := g.sends[r][:len(msgs)]
-	recvs := g.msgRecv[r][:len(msgs)]
-	timed, lmin, r32 := s.t.Timed, s.lmin, int32(r)
-	for k := range msgs {
-		m := &msgs[k]
-		if timed && m.recvT < m.sendT+lmin {
-			kind := KindLatency
-			if m.recvT < m.sendT {
-				kind = KindReversal
-			}
-			s.add(Finding{Kind: kind,
-				Events: [2]tracefmt.EventRef{{Rank: r32, Index: sends[k]}, recvs[k]},
-				Times:  [2]float64{m.sendT * s.unit, m.recvT * s.unit},
-				Amount: (m.sendT + lmin - m.recvT) * s.unit})
-		}
-		if m.recvS != m.sendS {
-			s.add(Finding{Kind: KindSizeMismatch,
-				Events: [2]tracefmt.EventRef{{Rank: r32, Index: sends[k]}, recvs[k]},
-				Times:  [2]float64{s.sec(m.sendT), s.sec(m.recvT)},
-				Amount: float64(m.recvS - m.sendS)})
-		}
-	}
-	return len(msgs)
 }
 
 // nondeterministic reports whether a state names a call whose outcome
@@ -815,17 +778,19 @@ func (s *scanner) unmatched() {
 	}
 }
 
-// collectives checks the edges of collective calls from to to−1 from the
-// times gathered: each sink must come l_min after the latest of its
-// sources, so a call costs O(members).
+// collectives checks the edges of collective calls from to to−1: each
+// sink must come l_min after the latest of its sources, so a call costs
+// O(members).
 func (s *scanner) collectives(from, to int) {
-	colls, src, sink := s.g.colls, s.gt.src, s.gt.sink
+	colls := s.g.colls
 	for id := from; id < to; id++ {
 		in := &colls[id]
 		if len(in.sinks) == 0 {
 			continue
 		}
-		st := src[in.srcSlot:][:len(in.sources)]
+		// Loaded first, then compared, so that the loads' misses
+		// overlap (see messages).
+		st := s.load(in.sources)
 		v, latest := st[0], 0
 		for k := 1; k < len(st); k++ {
 			if st[k] > v {
@@ -833,7 +798,7 @@ func (s *scanner) collectives(from, to int) {
 			}
 		}
 		lim := v + s.lmin
-		for k, xt := range sink[in.sinkSlot:][:len(in.sinks)] {
+		for k, xt := range s.load(in.sinks) {
 			if xt < lim {
 				s.add(Finding{Kind: KindCollective, Events: [2]tracefmt.EventRef{in.sources[latest], in.sinks[k]},
 					Times:  [2]float64{v * s.unit, xt * s.unit},
@@ -841,6 +806,17 @@ func (s *scanner) collectives(from, to int) {
 			}
 		}
 	}
+}
+
+// load returns the times of events refs in s.times.
+func (s *scanner) load(refs []tracefmt.EventRef) []float64 {
+	ranks := s.t.Ranks
+	out := s.times[:0]
+	for _, x := range refs {
+		out = append(out, ranks[x.Rank].Events[x.Index].Time)
+	}
+	s.times = out
+	return out
 }
 
 func shapeName(s tracefmt.Shape) string {

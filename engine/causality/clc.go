@@ -120,7 +120,7 @@ func (c *clc) amortise(g *Graph, out *tracefmt.Trace, r int, jumps []jump, shift
 	for range n {
 		shift = append(shift, 0)
 	}
-	srcs := g.srcAt[r]
+	srcs := g.collRefs().srcAt[r]
 	sc := len(srcs) - 1
 	jk := len(jumps) - 1
 	// a is max over later jumps of J − σ·LC'; the amortised shift of

@@ -157,6 +157,7 @@ func findRef(refs []collRef, i int32) int32 {
 
 func (g *Graph) past(c *Cone) {
 	t := g.t
+	sinkAt := g.collRefs().sinkAt
 	P := t.Size()
 	scanned := make([]int32, P)
 	for q := range P {
@@ -181,7 +182,7 @@ func (g *Graph) past(c *Cone) {
 				raise(e.Peer, e.Match)
 			}
 			if e.Kind == tracefmt.KindLeave {
-				if id := findRef(g.sinkAt[q], i); id >= 0 {
+				if id := findRef(sinkAt[q], i); id >= 0 {
 					for _, s := range g.colls[id].sources {
 						raise(s.Rank, s.Index)
 					}
@@ -194,6 +195,7 @@ func (g *Graph) past(c *Cone) {
 
 func (g *Graph) future(c *Cone) {
 	t := g.t
+	srcAt := g.collRefs().srcAt
 	P := t.Size()
 	scanned := make([]int32, P) // lowest index already scanned
 	for q := range P {
@@ -218,7 +220,7 @@ func (g *Graph) future(c *Cone) {
 				lower(e.Peer, e.Match)
 			}
 			if e.Kind == tracefmt.KindCollective {
-				if id := findRef(g.srcAt[q], i); id >= 0 {
+				if id := findRef(srcAt[q], i); id >= 0 {
 					for _, x := range g.colls[id].sinks {
 						lower(x.Rank, x.Index)
 					}

@@ -61,7 +61,7 @@ func verifyCorrection(t *testing.T, orig, snapshot *tracefmt.Trace, c *Correctio
 			if nd < 0 {
 				t.Fatalf("rank %d event %d: corrected interval %g < 0", r, i, nd)
 			}
-			sink := (a[i].Kind == tracefmt.KindRecv && a[i].Match >= 0) || findRef(g.sinkAt[r], int32(i)) >= 0
+			sink := (a[i].Kind == tracefmt.KindRecv && a[i].Match >= 0) || findRef(g.collRefs().sinkAt[r], int32(i)) >= 0
 			if d < 0 || sink {
 				continue
 			}

@@ -29,24 +29,12 @@ type collInst struct {
 	// when the call defines no edge (ShapeNone, a member missing, an exit
 	// missing).
 	sources, sinks []tracefmt.EventRef
-	// srcSlot and sinkSlot are where the check gathers the times of
-	// sources and sinks (see Graph.srcSlots).
-	srcSlot, sinkSlot int32
 }
 
-// collRef places an instance's source or sink in a rank's stream; slot
-// is where the check gathers its time.
+// collRef places an instance's source or sink in a rank's stream.
 type collRef struct {
 	index int32
 	inst  int32
-	slot  int32
-}
-
-// msgRef places a matched receive in its rank's stream; slot is its
-// message's.
-type msgRef struct {
-	index int32
-	slot  int32
 }
 
 // Graph is the happens-before structure of a trace: program order, the
@@ -54,35 +42,25 @@ type msgRef struct {
 // calls. It is built once, in O(events), and read by Lamport, Cone,
 // Correct and the checks; it does not copy the trace, which must not
 // change while the graph is used. A Graph is safe for concurrent reads.
+//
+// Beyond the trace it holds only what the events do not say directly:
+// the collective calls (two references per member) and the events few
+// checks look at. Messages take no room: the trace's Match links both
+// ends.
 type Graph struct {
 	t     *tracefmt.Trace
 	colls []collInst
-	// srcAt and sinkAt list, per rank in stream order, the events that
-	// are sources (collective enters) and sinks (collective exits) of
-	// collective edges.
-	srcAt, sinkAt [][]collRef
-	// sends lists, per rank, the indices of its matched sends, and marks
-	// the events the other per-event checks look at: unmatched sends and
-	// receives, wildcard receives, enters and leaves of non-deterministic
-	// calls, waits flagged as tests. With them a check touches only the
-	// events it needs.
-	sends, marks [][]int32
-	// Every matched message has a slot, numbered in send order (rank,
-	// then stream): sendSlot[r] is the slot of rank r's first matched
-	// send, recvAt lists per rank in stream order its matched receives,
-	// and msgRecv per rank the receive of each matched send. The check gathers each
-	// message's times there while it streams through each rank's
-	// events, instead of loading the receive of each send from another
-	// rank's stream, a cache miss.
-	sendSlot []int32
-	recvAt   [][]msgRef
-	msgRecv  [][]tracefmt.EventRef
-	// srcSlots and sinkSlots count the slots of collective sources and
-	// sinks.
-	srcSlots, sinkSlots int32
-	// bufs keeps the slots of finished checks for the next ones (shared
-	// by the graphs of Correct's copies, which have the same slots).
-	bufs *sync.Pool
+	// refs places the sources and sinks of collective edges in the
+	// ranks' streams, built on first use: the walks (Lamport, Cone,
+	// Correct) need them, the checks do not.
+	refs *collRefs
+	// marks lists, rank after rank, the events the per-event checks other
+	// than the clock and message checks look at (rank r's are
+	// marks[markAt[r]:markAt[r+1]]): unmatched sends and receives,
+	// wildcard receives, enters and leaves of non-deterministic calls,
+	// waits flagged as tests. With them a check touches only the events
+	// it needs.
+	marks, markAt []int32
 	// nondet says which states are non-deterministic calls.
 	nondet []bool
 	// mismatches are the collective calls the members disagree on, and
@@ -94,9 +72,7 @@ type Graph struct {
 // NewGraph builds the happens-before graph of t.
 func NewGraph(t *tracefmt.Trace) *Graph {
 	P := t.Size()
-	g := &Graph{t: t, srcAt: make([][]collRef, P), sinkAt: make([][]collRef, P),
-		sends: make([][]int32, P), marks: make([][]int32, P), nondet: make([]bool, len(t.States)),
-		sendSlot: make([]int32, P+1), recvAt: make([][]msgRef, P), msgRecv: make([][]tracefmt.EventRef, P), bufs: new(sync.Pool)}
+	g := &Graph{t: t, markAt: make([]int32, P+1), nondet: make([]bool, len(t.States)), refs: new(collRefs)}
 	for i, d := range t.States {
 		g.nondet[i] = nondeterministic(d.Name)
 	}
@@ -150,23 +126,13 @@ func (g *Graph) buildColls() {
 	}
 	// The events of each rank the graph keeps are listed in buffers
 	// reused from rank to rank, and copied once: growing slices per rank
-	// would allocate and copy them again and again. recvs counts the
-	// matched receives of each rank, for sorting recvAt out of them at
-	// the end.
+	// would allocate and copy them again and again.
 	var b rankEvents
-	recvs := make([]int32, P+1)
-	slot := int32(0)
 	for r := range t.Ranks {
 		ev := t.Ranks[r].Events
-		g.classify(ev, &b, recvs)
-		g.sendSlot[r] = slot
-		if len(b.sends) > 0 {
-			g.sends[r], g.msgRecv[r] = slices.Clone(b.sends), slices.Clone(b.recvs)
-			slot += int32(len(b.sends))
-		}
-		if len(b.marks) > 0 {
-			g.marks[r] = slices.Clone(b.marks)
-		}
+		g.classify(ev, &b)
+		g.marks = append(g.marks, b.marks...)
+		g.markAt[r+1] = int32(len(g.marks))
 		for _, i32 := range b.colls {
 			i := int(i32)
 			e := &ev[i]
@@ -219,100 +185,96 @@ func (g *Graph) buildColls() {
 		}
 	}
 	for id := range g.colls {
-		g.edges(int32(id))
-	}
-	g.sendSlot[P] = slot
-	// A counting sort by receiving rank, then by index within each rank.
-	at := make([]int32, P+1)
-	for r := range P {
-		at[r+1] = at[r] + recvs[r]
-	}
-	all := make([]msgRef, slot)
-	copy(recvs, at)
-	for r := range P {
-		for k, m := range g.msgRecv[r] {
-			all[recvs[m.Rank]] = msgRef{m.Index, g.sendSlot[r] + int32(k)}
-			recvs[m.Rank]++
-		}
-	}
-	var tmp []msgRef
-	for r := range P {
-		slices.SortFunc(g.srcAt[r], func(a, b collRef) int { return int(a.index - b.index) })
-		slices.SortFunc(g.sinkAt[r], func(a, b collRef) int { return int(a.index - b.index) })
-		g.recvAt[r], tmp = sortRuns(all[at[r]:at[r+1]:at[r+1]], tmp)
+		g.edges(&g.colls[id])
 	}
 }
 
-// sortRuns sorts refs by index with a natural merge sort and returns
-// them, and tmp, a scratch buffer, for reuse. The receives of a rank are
-// listed by sender, each sender's in order: a few sorted runs, which
-// this merges in O(n log runs).
-func sortRuns(refs, tmp []msgRef) ([]msgRef, []msgRef) {
-	if len(refs) < 2 {
-		return refs, tmp
-	}
-	tmp = slices.Grow(tmp[:0], len(refs))[:len(refs)]
-	for {
-		// One pass merges each pair of adjacent runs of refs into tmp.
-		runs := 0
-		for lo := 0; lo < len(refs); {
-			mid := lo + 1
-			for mid < len(refs) && refs[mid-1].index <= refs[mid].index {
-				mid++
-			}
-			runs++
-			hi := mid
-			if mid < len(refs) {
-				hi = mid + 1
-				for hi < len(refs) && refs[hi-1].index <= refs[hi].index {
-					hi++
-				}
-			}
-			if runs == 1 && hi == len(refs) && mid == hi {
-				return refs, tmp // sorted
-			}
-			a, b, k := lo, mid, lo
-			for a < mid && b < hi {
-				if refs[b].index < refs[a].index {
-					tmp[k] = refs[b]
-					b++
-				} else {
-					tmp[k] = refs[a]
-					a++
-				}
-				k++
-			}
-			k += copy(tmp[k:], refs[a:mid])
-			copy(tmp[k:], refs[b:hi])
-			lo = hi
+// marksOf returns the events of rank r that Graph.marks lists.
+func (g *Graph) marksOf(r int) []int32 { return g.marks[g.markAt[r]:g.markAt[r+1]] }
+
+// collRefs lists, per rank in stream order, the events that are sources
+// (collective enters) and sinks (collective exits) of collective edges:
+// slices of one array each.
+type collRefs struct {
+	once          sync.Once
+	srcAt, sinkAt [][]collRef
+}
+
+// collRefs returns the sources and sinks of g's collective edges per
+// rank, listing them on the first call.
+func (g *Graph) collRefs() *collRefs {
+	g.refs.once.Do(g.index)
+	return g.refs
+}
+
+// index lists the sources and sinks of every call's edges per rank, in
+// stream order: counted first, so that each list is a slice of one
+// array of the exact size.
+func (g *Graph) index() {
+	P := g.t.Size()
+	srcN, sinkN := make([]int32, P+1), make([]int32, P+1)
+	for id := range g.colls {
+		in := &g.colls[id]
+		for _, s := range in.sources {
+			srcN[s.Rank+1]++
 		}
-		refs, tmp = tmp, refs
+		for _, x := range in.sinks {
+			sinkN[x.Rank+1]++
+		}
 	}
+	cr := g.refs
+	cr.srcAt, cr.sinkAt = cutRefs(srcN), cutRefs(sinkN)
+	for id := range g.colls {
+		in := &g.colls[id]
+		for _, s := range in.sources {
+			cr.srcAt[s.Rank] = append(cr.srcAt[s.Rank], collRef{s.Index, int32(id)})
+		}
+		for _, x := range in.sinks {
+			cr.sinkAt[x.Rank] = append(cr.sinkAt[x.Rank], collRef{x.Index, int32(id)})
+		}
+	}
+	for r := range P {
+		slices.SortFunc(cr.srcAt[r], func(a, b collRef) int { return int(a.index - b.index) })
+		slices.SortFunc(cr.sinkAt[r], func(a, b collRef) int { return int(a.index - b.index) })
+	}
+}
+
+// cutRefs turns counts (rank r's in n[r+1]) into per-rank empty slices
+// of one array, each with room for its rank's count.
+func cutRefs(n []int32) [][]collRef {
+	P := len(n) - 1
+	for r := range P {
+		n[r+1] += n[r]
+	}
+	out := make([][]collRef, P)
+	if n[P] == 0 {
+		return out
+	}
+	all := make([]collRef, n[P])
+	for r := range P {
+		out[r] = all[n[r]:n[r]:n[r+1]]
+	}
+	return out
 }
 
 // rankEvents are the events of one rank that the graph keeps.
 type rankEvents struct {
-	// sends are the matched sends, recvs their receives; marks are the
-	// events Graph.marks describes; colls the collective events.
-	sends, marks, colls []int32
-	recvs               []tracefmt.EventRef
+	// marks are the events Graph.marks describes; colls the collective
+	// events.
+	marks, colls []int32
 }
 
-// classify lists in b the events of ev that the graph keeps, and counts
-// in recvs the matched receives of each rank. It is the loop over every
-// event of the trace: kept alone so that it runs in registers.
-func (g *Graph) classify(ev []tracefmt.Event, b *rankEvents, recvs []int32) {
-	b.sends, b.marks, b.colls, b.recvs = b.sends[:0], b.marks[:0], b.colls[:0], b.recvs[:0]
+// classify lists in b the events of ev that the graph keeps. It is the
+// loop over every event of the trace: kept alone so that it runs in
+// registers.
+func (g *Graph) classify(ev []tracefmt.Event, b *rankEvents) {
+	b.marks, b.colls = b.marks[:0], b.colls[:0]
 	nondet := g.nondet
 	for i := range ev {
 		e := &ev[i]
 		switch e.Kind {
 		case tracefmt.KindSend:
-			if e.Match >= 0 {
-				b.sends = append(b.sends, int32(i))
-				b.recvs = append(b.recvs, tracefmt.EventRef{Rank: e.Peer, Index: e.Match})
-				recvs[e.Peer]++
-			} else {
+			if e.Match < 0 {
 				b.marks = append(b.marks, int32(i))
 			}
 		case tracefmt.KindRecv:
@@ -342,9 +304,8 @@ func (g *Graph) firstEnter(in *collInst) tracefmt.EventRef {
 	return NoEvent
 }
 
-// edges fills the sources and sinks of instance id from its shape.
-func (g *Graph) edges(id int32) {
-	in := &g.colls[id]
+// edges fills the sources and sinks of instance in from its shape.
+func (g *Graph) edges(in *collInst) {
 	var root = -1
 	if in.op.Rooted() {
 		for j, e := range in.enters {
@@ -379,15 +340,6 @@ func (g *Graph) edges(id int32) {
 			in.sources, in.sinks = nil, nil
 			return
 		}
-	}
-	in.srcSlot, in.sinkSlot = g.srcSlots, g.sinkSlots
-	for _, s := range in.sources {
-		g.srcAt[s.Rank] = append(g.srcAt[s.Rank], collRef{s.Index, id, g.srcSlots})
-		g.srcSlots++
-	}
-	for _, x := range in.sinks {
-		g.sinkAt[x.Rank] = append(g.sinkAt[x.Rank], collRef{x.Index, id, g.sinkSlots})
-		g.sinkSlots++
 	}
 }
 
@@ -456,6 +408,7 @@ type visitFunc func(r, i int, msg bool, sink, src int32)
 func (g *Graph) walk(ctx context.Context, visit visitFunc, progress func(done, total int)) ([]tracefmt.EventRef, error) {
 	t := g.t
 	P := t.Size()
+	cr := g.collRefs()
 	pos := make([]int32, P)
 	srcCur := make([]int32, P)
 	sinkCur := make([]int32, P)
@@ -481,7 +434,7 @@ func (g *Graph) walk(ctx context.Context, visit visitFunc, progress func(done, t
 			queue = queue[1:]
 			queued[r] = false
 			ev := t.Ranks[r].Events
-			srcs, sinks := g.srcAt[r], g.sinkAt[r]
+			srcs, sinks := cr.srcAt[r], cr.sinkAt[r]
 			start := pos[r]
 			i := pos[r]
 		run:

@@ -2,10 +2,8 @@ package causality
 
 import (
 	"context"
-	"math/rand/v2"
 	"reflect"
 	"runtime"
-	"slices"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -110,31 +108,4 @@ func referenceCheck(g *Graph, lmin float64) map[Kind][]Finding {
 		}
 	}
 	return out
-}
-
-// TestSortRuns sorts lists made of a few sorted runs, as NewGraph's
-// receives are, and arbitrary ones.
-func TestSortRuns(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var tmp []msgRef
-	for n := range 200 {
-		refs := make([]msgRef, n)
-		runs := 1 + rng.IntN(6)
-		for i := range refs {
-			refs[i] = msgRef{index: rng.Int32N(50), slot: int32(i)}
-		}
-		if n%3 != 0 { // sorted runs of about n/runs
-			for lo := 0; lo < n; lo += max(1, n/runs) {
-				run := refs[lo:min(n, lo+max(1, n/runs))]
-				slices.SortStableFunc(run, func(a, b msgRef) int { return int(a.index - b.index) })
-			}
-		}
-		want := slices.Clone(refs)
-		slices.SortStableFunc(want, func(a, b msgRef) int { return int(a.index - b.index) })
-		var got []msgRef
-		got, tmp = sortRuns(refs, tmp)
-		if !slices.Equal(got, want) {
-			t.Fatalf("n %d: got %v, want %v", n, got, want)
-		}
-	}
 }
