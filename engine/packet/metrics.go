@@ -131,10 +131,13 @@ func (s *sampler) init(n *Network) {
 		return
 	}
 	L := len(n.links)
+	s.routerBufs = n.portBase[len(n.portBase)-1] * n.nv
 	if n.cfg.OnSample == nil {
 		s.lazy = true
 		s.linkSnaps = make([][2]linkSnap, L)
-		s.bufSnaps = make([][2]bufSnap, len(n.ins))
+		// Metrics reads the last samples of the routers' buffers only,
+		// not of the lanes'.
+		s.bufSnaps = make([][2]bufSnap, s.routerBufs)
 		return
 	}
 	s.busyMark = make([]des.Time, L)
@@ -145,7 +148,6 @@ func (s *sampler) init(n *Network) {
 	s.lastMax = make([]uint16, len(n.ins))
 	s.linkOn = make([]uint64, (L+63)/64)
 	s.bufOn = make([]uint64, (len(n.ins)+63)/64)
-	s.routerBufs = n.portBase[len(n.portBase)-1] * n.nv
 	s.groupBusy = make([]des.Time, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
@@ -175,9 +177,9 @@ func (s *sampler) beforeLink(l int32) {
 // beforeBuf keeps, in lazy mode, input buffer iv's state at the last
 // sample before its first change since, and starts its maximum of the
 // period (pmax) there as the eager sample would have: the caller is about
-// to change it.
+// to change it. A lane's buffer, whose samples no one reads, keeps none.
 func (s *sampler) beforeBuf(iv int32) {
-	if !s.lazy {
+	if !s.lazy || iv >= s.routerBufs {
 		return
 	}
 	sn := &s.bufSnaps[iv]
