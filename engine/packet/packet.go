@@ -353,12 +353,13 @@ type nodeQueue struct {
 	queued, maxQueued, queuedBytes int64
 }
 
+// pkt is a packet: 64 bytes, one cache line of the table (whose start
+// is page-aligned).
 type pkt struct {
 	st      routing.State
 	msg     int32
-	next    int32
+	next    int32 // the next packet of its buffer, or of the free list
 	bytes   int64 // wire bytes
-	payload int64
 	born    des.Time
 	headArr des.Time
 	tailArr des.Time

@@ -639,7 +639,7 @@ func (n *Network) pump(ln int32) {
 		}
 		id := n.allocPkt()
 		p := &n.pk[id]
-		*p = pkt{msg: slot, next: -1, payload: payload, bytes: payload + n.cfg.Header, born: now}
+		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
 		// The lane has the injection link to itself; the link's busy
 		// time counts the union of its lanes' transmissions.
