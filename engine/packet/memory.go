@@ -20,9 +20,9 @@ const DefaultMemoryLimit = 4e9
 // sampling or not, before any traffic: its ports, links, buffers, network
 // interfaces and routing tables. It walks the routers once and allocates
 // nothing, so a size can be refused before the network exists. The
-// buffers' packets and the credits on their way back take room only as
-// traffic fills them (a record per packet or credit in flight), so the
-// buffer size does not change the estimate.
+// buffers' packets, and the credits on their way back to the lanes, take
+// room only as traffic fills them (a record per packet or credit in
+// flight).
 func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 	R := int64(t.NumRouters())
 	L := int64(t.NumLinks())
@@ -52,6 +52,9 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 		ivs*int64(unsafe.Sizeof(inBuf{})) + // ins
 		lanes*int64(unsafe.Sizeof(nic{})) + // nics
 		N*(int64(unsafe.Sizeof(nodeQueue{}))+4) // nq, nodeLane
+	if B := int64(max(buffer, 1)); B > outRing {
+		bytes += rports * V * B * time // pend
+	}
 	if sampling {
 		// Samples nobody reads (no OnSample) keep two state copies per
 		// link and router buffer, more than the marks of samples read period

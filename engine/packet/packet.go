@@ -215,10 +215,14 @@ type Network struct {
 	waiters [][]waiter
 	wakeAt  []des.Time
 
-	// cr holds the credits on their way back to an output VC or a lane,
-	// linked in order of return per VC (outVC.first, nic.pfirst); freeCr
-	// heads the free records. Only credits in flight take room, and a
-	// record freed is the next taken, still in cache.
+	// pend[ov·B + slot] are the times pending credits come back to
+	// output VC ov, for buffers of more than outRing packets (nil
+	// otherwise: outVC.ring).
+	pend []des.Time
+	// cr holds the credits on their way back to a lane, linked in order
+	// of return per lane (nic.pfirst); freeCr heads the free records.
+	// Only credits in flight take room, and a record freed is the next
+	// taken, still in cache.
 	cr     []credit
 	freeCr int32
 
@@ -303,14 +307,20 @@ type outVC struct {
 	// touches one cache line.
 	next    des.Time
 	credits int32
-	// first and last are its pending credits (cr; -1: none), in order
-	// of return.
-	first, last int32
+	// head and count delimit the ring of the times its pending credits
+	// come back: ring itself when buffers hold at most outRing packets,
+	// else pend[ov·B …].
+	head, count uint16
+	ring        [outRing]des.Time
 }
 
-// credit is a credit on its way back (Network.cr): the time it arrives
-// and the next pending credit of the same VC or lane (-1: none), or the
-// next free record.
+// outRing is the room for pending credits in an outVC: the default
+// buffer of 4 packets keeps its credits in the line of its counter.
+const outRing = 4
+
+// credit is a credit on its way back to a lane (Network.cr): the time
+// it arrives and the next pending credit of the same lane (-1: none), or
+// the next free record.
 type credit struct {
 	at   des.Time
 	next int32
@@ -553,7 +563,10 @@ func (n *Network) build() error {
 	n.slots = nIV * B
 	n.outs = make([]outVC, routerTotal*V)
 	for i := range n.outs {
-		n.outs[i] = outVC{next: des.Never, credits: n.nb, first: -1, last: -1}
+		n.outs[i] = outVC{next: des.Never, credits: n.nb}
+	}
+	if B > outRing {
+		n.pend = make([]des.Time, routerTotal*V*B)
 	}
 	n.waiters = make([][]waiter, routerTotal)
 	n.wakeAt = make([]des.Time, routerTotal)

@@ -63,24 +63,33 @@ func (n *Network) avail(ov int32) int32 {
 // n.now, at least its front one.
 func (n *Network) collect(o *outVC, ov int32) {
 	for {
-		c := o.first
-		next := n.cr[c].next
-		n.freeCredit(c)
-		o.first = next
+		o.head++
+		if int32(o.head) == n.nb {
+			o.head = 0
+		}
+		o.count--
 		o.credits++
-		if next < 0 {
-			o.last = -1
+		if o.count == 0 {
 			o.next = des.Never
 			return
 		}
-		if o.next = n.cr[next].at; o.next > n.now {
+		if o.next = *n.pendAt(o, ov, int32(o.head)); o.next > n.now {
 			return
 		}
 	}
 }
 
+// pendAt returns the slot of output VC ov's (o's) ring of pending
+// credits.
+func (n *Network) pendAt(o *outVC, ov, slot int32) *des.Time {
+	if n.pend == nil {
+		return &o.ring[slot&(outRing-1)]
+	}
+	return &n.pend[ov*n.nb+slot]
+}
+
 // newCredit returns a record of a credit coming back at time at, last of
-// its VC's or lane's.
+// its lane's.
 func (n *Network) newCredit(at des.Time) int32 {
 	c := n.freeCr
 	if c >= 0 {
@@ -102,15 +111,16 @@ func (n *Network) freeCredit(c int32) {
 // giveCredit returns one credit to output VC ov, of output port og, at
 // time at.
 func (n *Network) giveCredit(og, ov int32, at des.Time) {
-	c := n.newCredit(at)
 	o := &n.outs[ov]
-	if o.first < 0 {
-		o.first = c
-		o.next = at
-	} else {
-		n.cr[o.last].next = c
+	slot := int32(o.head) + int32(o.count)
+	if slot >= n.nb {
+		slot -= n.nb
 	}
-	o.last = c
+	*n.pendAt(o, ov, slot) = at
+	if o.count == 0 {
+		o.next = at
+	}
+	o.count++
 	if len(n.waiters[og]) > 0 {
 		n.wakePort(og, at)
 	}
