@@ -166,9 +166,12 @@ func (s *sampler) beforeLink(l int32) {
 	if !s.lazy {
 		return
 	}
-	sn := &s.linkSnaps[l]
-	if sn[0].tick != s.ticks+1 {
-		lk := &s.n.links[l]
+	// The link's copy of its latest snapshot's tick saves a look at
+	// linkSnaps on every change but a period's first.
+	lk := &s.n.links[l]
+	if lk.snap != s.ticks+1 {
+		lk.snap = s.ticks + 1
+		sn := &s.linkSnaps[l]
 		sn[1] = sn[0]
 		sn[0] = linkSnap{busy: lk.busy, free: lk.free, tick: s.ticks + 1}
 	}
@@ -182,9 +185,10 @@ func (s *sampler) beforeBuf(iv int32) {
 	if !s.lazy || iv >= s.routerBufs {
 		return
 	}
-	sn := &s.bufSnaps[iv]
-	if sn[0].tick != s.ticks+1 {
-		q := &s.n.ins[iv]
+	q := &s.n.ins[iv]
+	if q.snap != s.ticks+1 {
+		q.snap = s.ticks + 1
+		sn := &s.bufSnaps[iv]
 		sn[1] = sn[0]
 		sn[0] = bufSnap{area: q.area, last: q.last, tick: s.ticks + 1, count: q.count, pmax: q.pmax}
 		q.pmax = q.count

@@ -282,6 +282,9 @@ type link struct {
 	busy    des.Time // total reserved transmission time
 	bytes   int64
 	packets uint64
+	// snap is the tick of its latest lazy snapshot, linkSnaps[l][0].tick
+	// (see sampler.beforeLink).
+	snap uint64
 }
 
 // inBuf is an input buffer (a port's virtual channel) and its statistics.
@@ -298,6 +301,9 @@ type inBuf struct {
 	count       uint16
 	max, pmax   uint16 // maximum occupancy: overall, this sample period
 	waiting     bool   // its front packet waits for credits
+	// snap is the tick of its latest lazy snapshot, bufSnaps[iv][0].tick
+	// (see sampler.beforeBuf); inBuf is 64 bytes with it.
+	snap uint64
 }
 
 // outVC is the credit counter of an output port's virtual channel.
