@@ -11,7 +11,7 @@ import (
 
 // DefaultMemoryLimit is the largest memory estimate (MemoryEstimate) of a
 // network New builds when Config.MemoryLimit is 0: 4 GB, well above the
-// 65,536-node torus of the project's benchmarks (about 0.34 GB) and below
+// 65,536-node torus of the project's benchmarks (about 0.26 GB) and below
 // what a mistyped size (torus:4096x4096, 16.7 M routers) would take.
 const DefaultMemoryLimit = 4e9
 
