@@ -22,8 +22,14 @@ type uniformRun struct {
 // runs them to the end.
 func runUniform(t *testing.T, spec, routing string, vcs int, tweak func(*Network)) uniformRun {
 	t.Helper()
+	return runUniformBuffer(t, spec, routing, vcs, 2, tweak)
+}
+
+// runUniformBuffer is runUniform with buffers of buffer packets.
+func runUniformBuffer(t *testing.T, spec, routing string, vcs, buffer int, tweak func(*Network)) uniformRun {
+	t.Helper()
 	topo := parseTopo(t, spec)
-	h := newHost(t, Config{Topology: topo, Routing: routing, VCs: vcs, Buffer: 2,
+	h := newHost(t, Config{Topology: topo, Routing: routing, VCs: vcs, Buffer: buffer,
 		PacketSize: 48, Header: 16, RouterDelay: 5 * des.Nanosecond})
 	tweak(h.net)
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -11,7 +11,7 @@ import (
 
 // DefaultMemoryLimit is the largest memory estimate (MemoryEstimate) of a
 // network New builds when Config.MemoryLimit is 0: 4 GB, well above the
-// 65,536-node torus of the project's benchmarks (about 0.34 GB) and below
+// 65,536-node torus of the project's benchmarks (about 0.26 GB) and below
 // what a mistyped size (torus:4096x4096, 16.7 M routers) would take.
 const DefaultMemoryLimit = 4e9
 
@@ -19,7 +19,10 @@ const DefaultMemoryLimit = 4e9
 // on t with vcs virtual channels per port and buffers of buffer packets,
 // sampling or not, before any traffic: its ports, links, buffers, network
 // interfaces and routing tables. It walks the routers once and allocates
-// nothing, so a size can be refused before the network exists.
+// nothing, so a size can be refused before the network exists. The
+// buffers' packets, and the credits on their way back to the lanes, take
+// room only as traffic fills them (a record per packet or credit in
+// flight).
 func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 	R := int64(t.NumRouters())
 	L := int64(t.NumLinks())
@@ -37,21 +40,26 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 			}
 		}
 	}
-	ports += lanes // every lane has a buffer of its own
-	ivs := ports * int64(max(vcs, 1))
-	B := int64(max(buffer, 1))
+	rports := ports // the routers' ports, the only outputs
+	ports += lanes  // every lane has a buffer of its own
+	V := int64(max(vcs, 1))
+	ivs := ports * V
 	const time = int64(unsafe.Sizeof(des.Time(0)))
 	bytes := (R+1)*4 + // portBase
-		ports*(int64(unsafe.Sizeof(port{}))+int64(unsafe.Sizeof([]waiter(nil)))+time) + // ports, waiters, wakeAt
+		ports*int64(unsafe.Sizeof(port{})) + // ports
+		rports*(int64(unsafe.Sizeof([]waiter(nil)))+time+V*int64(unsafe.Sizeof(outVC{}))) + // waiters, wakeAt, outs
 		L*(int64(unsafe.Sizeof(link{}))+1) + // links, linkGroup
-		ivs*(int64(unsafe.Sizeof(inBuf{}))+int64(unsafe.Sizeof(outVC{}))+B*(4+time)) + // ins, outs, fifo, pend
-		lanes*(int64(unsafe.Sizeof(nic{}))+B*time) + // nics, nicPend
+		ivs*int64(unsafe.Sizeof(inBuf{})) + // ins
+		lanes*int64(unsafe.Sizeof(nic{})) + // nics
 		N*(int64(unsafe.Sizeof(nodeQueue{}))+4) // nq, nodeLane
+	if B := int64(max(buffer, 1)); B > outRing {
+		bytes += rports * V * B * time // pend
+	}
 	if sampling {
 		// Samples nobody reads (no OnSample) keep two state copies per
-		// link and buffer, more than the marks of samples read period
+		// link and router buffer, more than the marks of samples read period
 		// by period (L*(2*time+4) + ivs*(8+4+2)).
-		bytes += L*int64(unsafe.Sizeof([2]linkSnap{})) + ivs*int64(unsafe.Sizeof([2]bufSnap{}))
+		bytes += L*int64(unsafe.Sizeof([2]linkSnap{})) + rports*V*int64(unsafe.Sizeof([2]bufSnap{}))
 	}
 	if _, ok := t.(*topology.Graph); ok {
 		// Routing on a graph keeps two 16-bit distances per router and

@@ -131,10 +131,13 @@ func (s *sampler) init(n *Network) {
 		return
 	}
 	L := len(n.links)
+	s.routerBufs = n.portBase[len(n.portBase)-1] * n.nv
 	if n.cfg.OnSample == nil {
 		s.lazy = true
 		s.linkSnaps = make([][2]linkSnap, L)
-		s.bufSnaps = make([][2]bufSnap, len(n.ins))
+		// Metrics reads the last samples of the routers' buffers only,
+		// not of the lanes'.
+		s.bufSnaps = make([][2]bufSnap, s.routerBufs)
 		return
 	}
 	s.busyMark = make([]des.Time, L)
@@ -145,7 +148,6 @@ func (s *sampler) init(n *Network) {
 	s.lastMax = make([]uint16, len(n.ins))
 	s.linkOn = make([]uint64, (L+63)/64)
 	s.bufOn = make([]uint64, (len(n.ins)+63)/64)
-	s.routerBufs = n.portBase[len(n.portBase)-1] * n.nv
 	s.groupBusy = make([]des.Time, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
 }
@@ -164,9 +166,12 @@ func (s *sampler) beforeLink(l int32) {
 	if !s.lazy {
 		return
 	}
-	sn := &s.linkSnaps[l]
-	if sn[0].tick != s.ticks+1 {
-		lk := &s.n.links[l]
+	// The link's copy of its latest snapshot's tick saves a look at
+	// linkSnaps on every change but a period's first.
+	lk := &s.n.links[l]
+	if lk.snap != s.ticks+1 {
+		lk.snap = s.ticks + 1
+		sn := &s.linkSnaps[l]
 		sn[1] = sn[0]
 		sn[0] = linkSnap{busy: lk.busy, free: lk.free, tick: s.ticks + 1}
 	}
@@ -175,14 +180,15 @@ func (s *sampler) beforeLink(l int32) {
 // beforeBuf keeps, in lazy mode, input buffer iv's state at the last
 // sample before its first change since, and starts its maximum of the
 // period (pmax) there as the eager sample would have: the caller is about
-// to change it.
+// to change it. A lane's buffer, whose samples no one reads, keeps none.
 func (s *sampler) beforeBuf(iv int32) {
-	if !s.lazy {
+	if !s.lazy || iv >= s.routerBufs {
 		return
 	}
-	sn := &s.bufSnaps[iv]
-	if sn[0].tick != s.ticks+1 {
-		q := &s.n.ins[iv]
+	q := &s.n.ins[iv]
+	if q.snap != s.ticks+1 {
+		q.snap = s.ticks + 1
+		sn := &s.bufSnaps[iv]
 		sn[1] = sn[0]
 		sn[0] = bufSnap{area: q.area, last: q.last, tick: s.ticks + 1, count: q.count, pmax: q.pmax}
 		q.pmax = q.count

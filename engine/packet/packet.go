@@ -204,28 +204,38 @@ type Network struct {
 	// ports that lead somewhere.
 	measuredLinks, measuredQueues int
 
-	// Input buffers, by input VC iv = gp·V + vc; fifo[iv·B + slot]
-	// holds their packets.
-	ins  []inBuf
-	fifo []int32
+	// Input buffers, by input VC iv = gp·V + vc; their packets are
+	// linked front to back through pkt.next.
+	ins []inBuf
 
-	// Output VCs ov = gp·V + vc: credits towards the downstream buffer;
-	// pend[ov·B + slot] the times credits come back.
+	// Output VCs ov = gp·V + vc of the routers' ports (gp below
+	// portBase[R]: a lane's buffer is no router's output): credits
+	// towards the downstream buffer. waiters and wakeAt, by router port.
 	outs    []outVC
-	pend    []des.Time
 	waiters [][]waiter
 	wakeAt  []des.Time
 
+	// pend[ov·B + slot] are the times pending credits come back to
+	// output VC ov, for buffers of more than outRing packets (nil
+	// otherwise: outVC.ring).
+	pend []des.Time
+	// cr holds the credits on their way back to a lane, linked in order
+	// of return per lane (nic.pfirst); freeCr heads the free records.
+	// Only credits in flight take room, and a record freed is the next
+	// taken, still in cache.
+	cr     []credit
+	freeCr int32
+
 	// nics are the injection lanes, nodeLane[node] … nodeLane[node+1]−1
-	// those of a node; nicPend[lane·B + slot] the times their credits
-	// come back; nq the nodes' queue statistics.
+	// those of a node; nq the nodes' queue statistics.
 	nics     []nic
 	nodeLane []int32
-	nicPend  []des.Time
 	nq       []nodeQueue
 
 	pk     []pkt
 	freePk int32
+	// slots is the number of buffer slots, a bound on the packets.
+	slots  int
 	msgs   []msg
 	freeMg int32
 
@@ -272,30 +282,54 @@ type link struct {
 	busy    des.Time // total reserved transmission time
 	bytes   int64
 	packets uint64
+	// snap is the tick of its latest lazy snapshot, linkSnaps[l][0].tick
+	// (see sampler.beforeLink).
+	snap uint64
 }
 
 // inBuf is an input buffer (a port's virtual channel) and its statistics.
 type inBuf struct {
-	readFree  des.Time // when its last departure has left it
-	area      float64  // occupancy × ps since the start
-	last      des.Time // last change of occupancy
-	gen       uint32   // wait registration round
-	long      uint32   // long waits
-	hold      int32    // its waiting packet's held choices + 1, 0 for none
-	head      uint16
-	count     uint16
-	max, pmax uint16 // maximum occupancy: overall, this sample period
-	waiting   bool   // its front packet waits for credits
+	readFree des.Time // when its last departure has left it
+	area     float64  // occupancy × ps since the start
+	last     des.Time // last change of occupancy
+	gen      uint32   // wait registration round
+	long     uint32   // long waits
+	hold     int32    // its waiting packet's held choices + 1, 0 for none
+	// front and back are its first and last packets (pk; linked by
+	// pkt.next), valid when count > 0.
+	front, back int32
+	count       uint16
+	max, pmax   uint16 // maximum occupancy: overall, this sample period
+	waiting     bool   // its front packet waits for credits
+	// snap is the tick of its latest lazy snapshot, bufSnaps[iv][0].tick
+	// (see sampler.beforeBuf); inBuf is 64 bytes with it.
+	snap uint64
 }
 
 // outVC is the credit counter of an output port's virtual channel.
 type outVC struct {
+	// next is the time the first pending credit comes back (des.Never
+	// when none is pending), kept here so that a look at the credits
+	// touches one cache line.
+	next    des.Time
 	credits int32
-	head    uint16 // ring of pending credits in pend
-	count   uint16
-	// next is pend's front (des.Never when count is 0), kept here so
-	// that a look at the credits touches one cache line.
-	next des.Time
+	// head and count delimit the ring of the times its pending credits
+	// come back: ring itself when buffers hold at most outRing packets,
+	// else pend[ov·B …].
+	head, count uint16
+	ring        [outRing]des.Time
+}
+
+// outRing is the room for pending credits in an outVC: the default
+// buffer of 4 packets keeps its credits in the line of its counter.
+const outRing = 4
+
+// credit is a credit on its way back to a lane (Network.cr): the time
+// it arrives and the next pending credit of the same lane (-1: none), or
+// the next free record.
+type credit struct {
+	at   des.Time
+	next int32
 }
 
 type waiter struct {
@@ -320,13 +354,14 @@ type nic struct {
 	iv      int32 // its input buffer at the router (VC 0)
 	inject  int32 // link id node → router
 	credits int32
-	phead   uint16
-	pcount  uint16
-	qhead   int32 // message FIFO (msg.next), -1 when empty
-	qtail   int32
-	at      des.Time // pending evNIC time, des.Never if none
-	free    des.Time // when its last packet has left the node
-	queued  int64    // packets not yet injected
+	// pfirst and plast are its pending credits (cr; -1: none), in
+	// order of return.
+	pfirst, plast int32
+	qhead         int32 // message FIFO (msg.next), -1 when empty
+	qtail         int32
+	at            des.Time // pending evNIC time, des.Never if none
+	free          des.Time // when its last packet has left the node
+	queued        int64    // packets not yet injected
 }
 
 // nodeQueue is the injection queue of a node, over all its lanes.
@@ -334,12 +369,13 @@ type nodeQueue struct {
 	queued, maxQueued, queuedBytes int64
 }
 
+// pkt is a packet: 64 bytes, one cache line of the table (whose start
+// is page-aligned).
 type pkt struct {
 	st      routing.State
 	msg     int32
-	next    int32
+	next    int32 // the next packet of its buffer, or of the free list
 	bytes   int64 // wire bytes
-	payload int64
 	born    des.Time
 	headArr des.Time
 	tailArr des.Time
@@ -396,7 +432,7 @@ func New(cfg Config) (*Network, error) {
 		}
 	}
 	n := &Network{cfg: cfg, topo: t, nv: int32(cfg.VCs), nb: int32(cfg.Buffer), delay: cfg.RouterDelay,
-		freePk: -1, freeMg: -1, serBytes: -1}
+		freePk: -1, freeMg: -1, freeCr: -1, serBytes: -1}
 	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: (*liveQueues)(n)})
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
@@ -530,28 +566,28 @@ func (n *Network) build() error {
 	nIV := total * V
 	n.ins = make([]inBuf, nIV)
 	n.held, n.heldFree = n.held[:0], n.heldFree[:0]
-	n.fifo = make([]int32, nIV*B)
-	n.outs = make([]outVC, nIV)
-	n.pend = make([]des.Time, nIV*B)
+	n.slots = nIV * B
+	n.outs = make([]outVC, routerTotal*V)
 	for i := range n.outs {
-		n.outs[i].credits = n.nb
-		n.outs[i].next = des.Never
+		n.outs[i] = outVC{next: des.Never, credits: n.nb}
 	}
-	n.waiters = make([][]waiter, total)
-	n.wakeAt = make([]des.Time, total)
+	if B > outRing {
+		n.pend = make([]des.Time, routerTotal*V*B)
+	}
+	n.waiters = make([][]waiter, routerTotal)
+	n.wakeAt = make([]des.Time, routerTotal)
 	for i := range n.wakeAt {
 		n.wakeAt[i] = des.Never
 	}
 
 	n.nics = make([]nic, lanes)
-	n.nicPend = make([]des.Time, lanes*B)
 	n.nq = make([]nodeQueue, N)
 	for i := 0; i < N; i++ {
 		r, p := t.Attach(i)
 		term := n.portBase[r] + int32(p)
 		l := n.nodeLane[i]
 		n.nics[l] = nic{node: int32(i), out: -1, iv: term * n.nv, inject: int32(t.InjectLink(i)),
-			credits: n.nb, qhead: -1, qtail: -1, at: des.Never}
+			credits: n.nb, pfirst: -1, plast: -1, qhead: -1, qtail: -1, at: des.Never}
 		// A lane's buffer is a copy of the terminal port: same router,
 		// same port number for the routing, same links.
 		for q := 0; q < t.NumPorts(r) && l+1 < n.nodeLane[i+1]; q++ {
@@ -768,7 +804,7 @@ func (n *Network) Handle(e des.Event) {
 // each).
 func (n *Network) msgRoom() int { return min(4*len(n.nq), 1<<20) }
 
-func (n *Network) pktRoom() int { return min(4*len(n.nics), len(n.fifo), 1<<20) }
+func (n *Network) pktRoom() int { return min(4*len(n.nics), n.slots, 1<<20) }
 
 func (n *Network) allocMsg() int32 {
 	if n.freeMg >= 0 {

@@ -9,7 +9,7 @@ import (
 
 // front returns the packet at the front of input buffer iv.
 func (n *Network) front(iv int32) int32 {
-	return n.fifo[iv*n.nb+int32(n.ins[iv].head)]
+	return n.ins[iv].front
 }
 
 // push appends packet id to input buffer iv of port gp (its slot was
@@ -17,11 +17,13 @@ func (n *Network) front(iv int32) int32 {
 // front.
 func (n *Network) push(iv, gp, id int32, now des.Time) {
 	q := &n.ins[iv]
-	slot := int32(q.head) + int32(q.count)
-	if slot >= n.nb {
-		slot -= n.nb
+	n.pk[id].next = -1
+	if q.count == 0 {
+		q.front = id
+	} else {
+		n.pk[q.back].next = id
 	}
-	n.fifo[iv*n.nb+slot] = id
+	q.back = id
 	n.smp.beforeBuf(iv)
 	q.occupancy(now, +1)
 	n.smp.touch(n.smp.bufOn, iv)
@@ -32,10 +34,7 @@ func (n *Network) push(iv, gp, id int32, now des.Time) {
 
 // pop removes the front packet of input buffer q.
 func (n *Network) pop(q *inBuf, now des.Time) {
-	q.head++
-	if int32(q.head) == n.nb {
-		q.head = 0
-	}
+	q.front = n.pk[q.front].next
 	q.occupancy(now, -1)
 }
 
@@ -63,7 +62,6 @@ func (n *Network) avail(ov int32) int32 {
 // collect takes the credits of output VC ov (o) that have come back by
 // n.now, at least its front one.
 func (n *Network) collect(o *outVC, ov int32) {
-	base := ov * n.nb
 	for {
 		o.head++
 		if int32(o.head) == n.nb {
@@ -75,10 +73,39 @@ func (n *Network) collect(o *outVC, ov int32) {
 			o.next = des.Never
 			return
 		}
-		if o.next = n.pend[base+int32(o.head)]; o.next > n.now {
+		if o.next = *n.pendAt(o, ov, int32(o.head)); o.next > n.now {
 			return
 		}
 	}
+}
+
+// pendAt returns the slot of output VC ov's (o's) ring of pending
+// credits.
+func (n *Network) pendAt(o *outVC, ov, slot int32) *des.Time {
+	if n.pend == nil {
+		return &o.ring[slot&(outRing-1)]
+	}
+	return &n.pend[ov*n.nb+slot]
+}
+
+// newCredit returns a record of a credit coming back at time at, last of
+// its lane's.
+func (n *Network) newCredit(at des.Time) int32 {
+	c := n.freeCr
+	if c >= 0 {
+		n.freeCr = n.cr[c].next
+	} else {
+		c = int32(len(n.cr))
+		n.cr = append(n.cr, credit{})
+	}
+	n.cr[c] = credit{at: at, next: -1}
+	return c
+}
+
+// freeCredit returns credit record c to the free list.
+func (n *Network) freeCredit(c int32) {
+	n.cr[c].next = n.freeCr
+	n.freeCr = c
 }
 
 // giveCredit returns one credit to output VC ov, of output port og, at
@@ -89,7 +116,7 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 	if slot >= n.nb {
 		slot -= n.nb
 	}
-	n.pend[ov*n.nb+slot] = at
+	*n.pendAt(o, ov, slot) = at
 	if o.count == 0 {
 		o.next = at
 	}
@@ -622,7 +649,7 @@ func (n *Network) pump(ln int32) {
 		}
 		id := n.allocPkt()
 		p := &n.pk[id]
-		*p = pkt{msg: slot, next: -1, payload: payload, bytes: payload + n.cfg.Header, born: now}
+		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
 		// The lane has the injection link to itself; the link's busy
 		// time counts the union of its lanes' transmissions.
@@ -660,28 +687,36 @@ func (n *Network) pump(ln int32) {
 		}
 		n.push(c.iv, c.iv/n.nv, id, now)
 	}
-	if c.qhead >= 0 && c.pcount > 0 {
-		n.nicWake(ln, n.nicPend[ln*n.nb+int32(c.phead)])
+	if c.qhead >= 0 && c.pfirst >= 0 {
+		n.nicWake(ln, n.cr[c.pfirst].at)
 	}
 }
 
 // nicAvail returns node's credits at now.
 func (n *Network) nicAvail(node int32, now des.Time) int32 {
 	c := &n.nics[node]
-	for c.pcount > 0 && n.nicPend[node*n.nb+int32(c.phead)] <= now {
-		c.phead = uint16((int32(c.phead) + 1) % n.nb)
-		c.pcount--
+	for c.pfirst >= 0 && n.cr[c.pfirst].at <= now {
+		f := c.pfirst
+		c.pfirst = n.cr[f].next
+		n.freeCredit(f)
 		c.credits++
+	}
+	if c.pfirst < 0 {
+		c.plast = -1
 	}
 	return c.credits
 }
 
 // nicCredit returns a credit to node's interface at time at.
 func (n *Network) nicCredit(node int32, at des.Time) {
+	r := n.newCredit(at)
 	c := &n.nics[node]
-	slot := (int32(c.phead) + int32(c.pcount)) % n.nb
-	n.nicPend[node*n.nb+slot] = at
-	c.pcount++
+	if c.pfirst < 0 {
+		c.pfirst = r
+	} else {
+		n.cr[c.plast].next = r
+	}
+	c.plast = r
 	if c.qhead >= 0 {
 		n.nicWake(node, at)
 	}
