@@ -577,3 +577,22 @@ func TestLinkRecordSize(t *testing.T) {
 		t.Fatalf("link record is %d bytes, want 64", got)
 	}
 }
+
+// TestFlowRecordSize: a flow's record and its uses of links are what a
+// network holds per message in flight (at 65,536 ranks a quarter of a
+// million at once): the record keeps its places in the links' lists in
+// its links' block and no field read by no one, and an element no
+// coefficient (coeff derives it).
+func TestFlowRecordSize(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"flowRec", unsafe.Sizeof(flowRec{}), 136},
+		{"elem", unsafe.Sizeof(elem{}), 8},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s is %d bytes, want %d", c.name, c.got, c.want)
+		}
+	}
+}

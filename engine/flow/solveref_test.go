@@ -42,7 +42,7 @@ func (n *Network) solveRef(now des.Time) {
 		r.rem[l], r.usage[l], r.unfixed[l] = lk.cap, 0, int32(len(lk.el))
 		for _, e := range lk.el {
 			f := &n.flows[e.f]
-			r.usage[l] += e.c * f.w
+			r.usage[l] += n.coeff(f, int(e.k)) * f.w
 			if n.fmark[e.f] == ep {
 				continue
 			}

@@ -218,7 +218,7 @@ func (n *Network) wholeDetach(fi int32) {
 		w.g = [2]uint64{kLink, kPlace} // the empty network's
 		return
 	}
-	x := uint64(uint32(f.links[0]))<<32 | uint64(uint32(f.pos[0]))
+	x := uint64(uint32(f.links[0]))<<32 | uint64(uint32(f.pos()[0]))
 	w.step(x*kIndex+kLink, x^kLoad)
 }
 
@@ -376,7 +376,7 @@ func (n *Network) wholeEnd(slots []int32, nl int) {
 	w.words[w.at], w.words[w.at+1] = uint64(nl), uint64(len(slots))
 	for _, fi := range slots {
 		f := &n.flows[fi]
-		w.words = append(w.words, uint64(uint32(f.links[0]))<<32|uint64(uint32(f.pos[0])),
+		w.words = append(w.words, uint64(uint32(f.links[0]))<<32|uint64(uint32(f.pos()[0])),
 			math.Float64bits(f.value), uint64(uint32(n.bneck[fi])))
 	}
 	w.tab.put(w.key, w.at)
