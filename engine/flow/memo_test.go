@@ -251,7 +251,7 @@ func TestMemoKeyCoversWhatBuildReads(t *testing.T) {
 		}
 		var live []int32
 		for fi := range n.flows {
-			if f := &n.flows[fi]; f.active && len(f.links) > 0 {
+			if f := &n.flows[fi]; n.hpos[fi] >= 0 && len(f.links) > 0 {
 				live = append(live, int32(fi))
 			}
 		}
