@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
 // TestSimStreamsTsim: sim --stream on streams a tsim file (newSim hands
@@ -109,5 +110,32 @@ func TestStreamTsimAuto(t *testing.T) {
 		if got := streamTsimAuto(c.size, c.mem); got != c.want {
 			t.Errorf("streamTsimAuto(%d B, memory %d B) = %v, want %v", c.size, c.mem, got, c.want)
 		}
+	}
+}
+
+// TestReadAheadByFormat: a streamed TI index is read ahead on a second
+// core (Prefetch), a streamed tsim file is read as its Source reads it,
+// without two more halves of read-ahead per rank.
+func TestReadAheadByFormat(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.tsim")
+	if code, _, errs := tracesim(t, "gen", "stencil2d", "--ranks", "16", "--iters", "2", "-o", p); code != exitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	for _, tc := range []struct {
+		path     string
+		prefetch bool
+	}{
+		{p, false},
+		{filepath.Join("..", "..", "testdata", "simgrid", "halo.txt"), true},
+	} {
+		src, err := formats.OpenSource(tc.path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readAhead(src)
+		if (got != src) != tc.prefetch {
+			t.Errorf("%s: read through %T, prefetched %v; expected prefetched %v", tc.path, got, got != src, tc.prefetch)
+		}
+		got.Close()
 	}
 }

@@ -365,6 +365,10 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 			}
 			n += k
 			c.head += k
+			if c.head == len(c.q) && c.next < 0 {
+				// The rank is done: its buffers go.
+				*c = rankCursor{next: -1, total: c.total, n: c.n}
+			}
 			continue
 		}
 		if c.next < 0 {
@@ -449,6 +453,14 @@ func (c *rankCursor) add(ev []tracefmt.Event, rule tracefmt.Pairing) {
 	// A rank other ranks' reads feed may never decode a chunk itself:
 	// its returned events are dropped here.
 	c.compact()
+	if need := len(c.q) + len(ev); need > cap(c.q) {
+		// The queue doubles, from 64 events, but never past what the
+		// rank has left: a rank of 30 events takes room for 30, once.
+		left := len(c.q) + int(c.total-c.n)
+		q := make([]tracefmt.Event, len(c.q), max(need, min(left, max(2*cap(c.q), 64))))
+		copy(q, c.q)
+		c.q = q
+	}
 	for j := range ev {
 		e := ev[j]
 		i := c.n

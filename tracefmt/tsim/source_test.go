@@ -224,3 +224,64 @@ func TestSourceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceRankRoomByWhatItHas reads a trace of many short ranks (a
+// time-ordered file: the first read decodes every chunk and queues every
+// rank's events) and finds each rank's cursor holding room for the
+// events it has, not a doubled append's, and nothing once the rank is
+// read to its end.
+func TestSourceRankRoomByWhatItHas(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 256, Iters: 1, Compute: -1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "short.tsim")
+	if err := os.WriteFile(path, mustWrite(t, tr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := OpenSource(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	// Small chunks: a rank's records come a few at a time.
+	src.blockSize = 1024
+	// Rank 0 read whole: the file to its last record decoded.
+	if _, err := src.ReadRank(0, make([]tracefmt.Event, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]tracefmt.Event, 3)
+	queued := 0
+	for r := 1; r < len(tr.Ranks); r++ {
+		c := &src.ranks[r]
+		if c.next >= 0 {
+			continue // records left after rank 0's last
+		}
+		queued++
+		if n := len(tr.Ranks[r].Events); len(c.q) != n || cap(c.q) != n {
+			t.Fatalf("rank %d: %d events queued in room for %d, expected %d in %d", r, len(c.q), cap(c.q), n, n)
+		}
+	}
+	if queued < 10 {
+		t.Fatalf("rank 0's read queued %d ranks whole of 255", queued)
+	}
+	for r := range tr.Ranks {
+		var got []tracefmt.Event
+		for {
+			n, err := src.ReadRank(r, buf)
+			got = append(got, buf[:n]...)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r > 0 && len(got) != len(tr.Ranks[r].Events) || r == 0 && len(got) != 0 {
+			t.Fatalf("rank %d: %d events read, %d in the trace", r, len(got), len(tr.Ranks[r].Events))
+		}
+		if c := &src.ranks[r]; c.q != nil || c.spans != nil || c.open.lists != nil {
+			t.Errorf("rank %d read to its end still holds room for %d events, %d spans, %d state lists", r, cap(c.q), len(c.spans), len(c.open.lists))
+		}
+	}
+}
