@@ -259,10 +259,10 @@ func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
 		switch m.netPhase {
 		case phData:
 			if !m.delivered {
-				at = des.Add(m.tSend, s.bulkLatency(s.ranks[m.src].node, s.ranks[m.dst].node, m.size))
+				at = des.Add(m.tSend, s.bulkLatency(s.nodeOf[m.src], s.nodeOf[m.dst], m.size))
 			}
 		case phRTS:
-			at = des.Add(m.tSend, s.bulkLatency(s.ranks[m.src].node, s.ranks[m.dst].node, 0))
+			at = des.Add(m.tSend, s.bulkLatency(s.nodeOf[m.src], s.nodeOf[m.dst], 0))
 		}
 		if bi.holds == nil {
 			bi.holds = map[uint64]des.Time{}
@@ -312,7 +312,7 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 	run.comm, run.mem = comm, mem
 	run.node = run.node[:0]
 	for _, w := range mem {
-		run.node = append(run.node, s.ranks[w].node)
+		run.node = append(run.node, s.nodeOf[w])
 	}
 	run.start = append(run.start[:0], bi.enter...)
 	run.next = append(run.next[:0], bi.enter...)

@@ -44,14 +44,14 @@ func (s *Sim) burst(r int32, rk *rank, d des.Time, a Activity) {
 		s.err = s.burstRangeError(r, rk, d, a)
 		return
 	}
-	n := &s.nodes[rk.node]
+	n := &s.nodes[s.nodeOf[r]]
 	if n.ranks <= 1 {
 		s.k.Schedule(now+d, evBurstEnd, r, 0)
 		return
 	}
 	s.nodeAdvance(n, now)
 	n.jobs = append(n.jobs, job{rank: r, vEnd: n.v + float64(d)})
-	s.nodeSchedule(rk.node, n, now)
+	s.nodeSchedule(s.nodeOf[r], n, now)
 }
 
 // burstEnd ends rank r's burst.

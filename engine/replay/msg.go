@@ -99,7 +99,6 @@ type fifo struct {
 }
 
 func (f *fifo) len() int     { return len(f.items) - f.head }
-func (f *fifo) peek() int32  { return f.items[f.head] }
 func (f *fifo) push(x int32) { f.items = append(f.items, x) }
 func (f *fifo) pop() int32 {
 	x := f.items[f.head]
@@ -122,10 +121,13 @@ type ctxQueues struct {
 	// nkeys is how many keys the context has used; the first
 	// smallKeys of them sit in keys and kqs, the others in more. One
 	// lookup finds both the exact receives posted and the messages that
-	// arrived unexpected.
+	// arrived unexpected. The queues of the first keys are held inline:
+	// allocated apart (with arrays of their own for the ids), a match
+	// at 65,536 ranks took a cache miss on the key's queues and another
+	// on their array, on top of the context's.
 	nkeys int32
 	keys  [smallKeys]uint64
-	kqs   [smallKeys]*keyQueues
+	kqs   [smallKeys]keyQueues
 	more  map[uint64]*keyQueues
 	wild  []int32
 	// coll replaces the keys in the context of expanded collectives,
@@ -163,8 +165,74 @@ const smallKeys = 4
 // A key stays in its context once used: point-to-point keys are bounded
 // by the trace's peers and tags.
 type keyQueues struct {
-	posted fifo
-	unexp  fifo
+	posted idList // receive ops, linked through recvOp.next
+	unexp  idList // messages, linked through message.next
+}
+
+// idList is a queue of message or receive ids linked through their next
+// fields (which the free lists use only once an id is no longer live):
+// a message waits in at most one unexpected queue, a receive in at most
+// one posted queue. head and tail hold id+1, so that the zero list is
+// empty. A queue of its own array cost a cache miss on the array at
+// every match, the id then read costing another.
+type idList struct {
+	head, tail int32
+}
+
+func (l *idList) empty() bool  { return l.head == 0 }
+func (l *idList) first() int32 { return l.head - 1 }
+
+// pushMsg appends message id to l.
+func (s *Sim) pushMsg(l *idList, id int32) {
+	s.msgs[id].next = -1
+	if l.head == 0 {
+		l.head = id + 1
+	} else {
+		s.msgs[l.tail-1].next = id
+	}
+	l.tail = id + 1
+}
+
+// popMsg removes and returns l's first message.
+func (s *Sim) popMsg(l *idList) int32 {
+	id := l.head - 1
+	if nx := s.msgs[id].next; nx >= 0 {
+		l.head = nx + 1
+	} else {
+		l.head, l.tail = 0, 0
+	}
+	return id
+}
+
+// pushOp appends receive op id to l.
+func (s *Sim) pushOp(l *idList, id int32) {
+	s.ops[id].next = -1
+	if l.head == 0 {
+		l.head = id + 1
+	} else {
+		s.ops[l.tail-1].next = id
+	}
+	l.tail = id + 1
+}
+
+// popOp removes and returns l's first receive op.
+func (s *Sim) popOp(l *idList) int32 {
+	id := l.head - 1
+	if nx := s.ops[id].next; nx >= 0 {
+		l.head = nx + 1
+	} else {
+		l.head, l.tail = 0, 0
+	}
+	return id
+}
+
+// countMsgs returns how many messages l holds.
+func (s *Sim) countMsgs(l *idList) int {
+	n := 0
+	for id := l.head - 1; id >= 0; id = s.msgs[id].next {
+		n++
+	}
+	return n
 }
 
 // find returns the queues of key k in q, or nil.
@@ -172,7 +240,7 @@ func (q *ctxQueues) find(k uint64) *keyQueues {
 	n := min(int(q.nkeys), smallKeys)
 	for i := range n {
 		if q.keys[i] == k {
-			return q.kqs[i]
+			return &q.kqs[i]
 		}
 	}
 	if q.more == nil {
@@ -186,13 +254,15 @@ func (q *ctxQueues) key(k uint64, a *allocs) *keyQueues {
 	if kq := q.find(k); kq != nil {
 		return kq
 	}
-	kq := a.newKey()
+	var kq *keyQueues
 	if q.nkeys < smallKeys {
-		q.keys[q.nkeys], q.kqs[q.nkeys] = k, kq
+		q.keys[q.nkeys] = k
+		kq = &q.kqs[q.nkeys]
 	} else {
 		if q.more == nil {
 			q.more = map[uint64]*keyQueues{}
 		}
+		kq = a.keys.one()
 		q.more[k] = kq
 	}
 	q.nkeys++
@@ -201,8 +271,8 @@ func (q *ctxQueues) key(k uint64, a *allocs) *keyQueues {
 
 // each calls f with the queues of every key of q, in no particular order.
 func (q *ctxQueues) each(f func(*keyQueues)) {
-	for _, kq := range q.kqs[:min(int(q.nkeys), smallKeys)] {
-		f(kq)
+	for i := range min(int(q.nkeys), smallKeys) {
+		f(&q.kqs[i])
 	}
 	for _, kq := range q.more {
 		f(kq)
@@ -368,7 +438,7 @@ func (s *Sim) sendNet(id, src, dst int32, size int64, phase uint8, notify bool) 
 	m := &s.msgs[id]
 	m.netPhase = phase
 	s.stats.inFlight++
-	s.net.Send(netmodel.Message{ID: id, Src: s.ranks[src].node, Dst: s.ranks[dst].node, Bytes: size, NotifyInjected: notify})
+	s.net.Send(netmodel.Message{ID: id, Src: s.nodeOf[src], Dst: s.nodeOf[dst], Bytes: size, NotifyInjected: notify})
 }
 
 // delivered is the network's report that message id's current trip
@@ -487,8 +557,8 @@ func (s *Sim) visible(id int32) {
 	kq := q.find(key)
 	best := int32(-1)
 	exact := false
-	if kq != nil && kq.posted.len() > 0 {
-		best, exact = kq.posted.peek(), true
+	if kq != nil && !kq.posted.empty() {
+		best, exact = kq.posted.first(), true
 	}
 	wi := -1
 	for i, w := range q.wild {
@@ -501,7 +571,7 @@ func (s *Sim) visible(id int32) {
 	}
 	if best >= 0 {
 		if exact {
-			kq.posted.pop()
+			s.popOp(&kq.posted)
 		} else {
 			q.wild = append(q.wild[:wi], q.wild[wi+1:]...)
 		}
@@ -511,7 +581,7 @@ func (s *Sim) visible(id int32) {
 	if kq == nil {
 		kq = q.key(key, &s.alloc)
 	}
-	kq.unexp.push(id)
+	s.pushMsg(&kq.unexp, id)
 }
 
 // accepts reports whether wildcard receive o accepts message m.
@@ -547,11 +617,11 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	}
 	if !o.anySrc && !o.anyTag {
 		kq := q.key(key, &s.alloc)
-		if kq.unexp.len() > 0 {
-			s.match(kq.unexp.pop(), id)
+		if !kq.unexp.empty() {
+			s.match(s.popMsg(&kq.unexp), id)
 			return id
 		}
-		kq.posted.push(id)
+		s.pushOp(&kq.posted, id)
 		return id
 	}
 	var bestQ *keyQueues
@@ -559,16 +629,16 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	// The earliest visible message is the same in any order of the
 	// keys: visSeq numbers are unique.
 	q.each(func(kq *keyQueues) {
-		if kq.unexp.len() == 0 {
+		if kq.unexp.empty() {
 			return
 		}
-		m := &s.msgs[kq.unexp.peek()]
+		m := &s.msgs[kq.unexp.first()]
 		if s.accepts(o, m) && m.visSeq < best {
 			best, bestQ = m.visSeq, kq
 		}
 	})
 	if bestQ != nil {
-		s.match(bestQ.unexp.pop(), id)
+		s.match(s.popMsg(&bestQ.unexp), id)
 		return id
 	}
 	q.wild = append(q.wild, id)

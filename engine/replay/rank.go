@@ -74,7 +74,6 @@ type rank struct {
 	base  int32
 	feed  *feed
 	pos   int32
-	node  int32
 	state RankState
 	// stage is how far the event at pos has been executed: 0 not
 	// started; later stages are the event's own.

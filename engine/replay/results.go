@@ -364,7 +364,7 @@ func (s *Sim) Results() Results {
 			finish = now
 		}
 		rr := RankResult{
-			Rank: r, Node: int(rk.node), Finish: finish.Seconds(),
+			Rank: r, Node: int(s.nodeOf[r]), Finish: finish.Seconds(),
 			Compute: rk.compute.Seconds(), Blocked: blocked.Seconds(), Overhead: rk.overhead.Seconds(),
 			Communication: (blocked + rk.overhead).Seconds(), CPUWait: rk.cpuWait.Seconds(),
 			Sent: rk.sent, Received: rk.recvd, SentBytes: rk.sentB, RecvBytes: rk.recvdB,
@@ -374,7 +374,7 @@ func (s *Sim) Results() Results {
 		}
 		total += rr.Compute
 		res.Ranks[r] = rr
-		n := &res.Nodes[rk.node]
+		n := &res.Nodes[s.nodeOf[r]]
 		n.Ranks++
 		n.Compute += rr.Compute
 	}
@@ -482,7 +482,7 @@ func (s *Sim) unmatchedMessages() int {
 	for r := range s.queues {
 		for c := range s.queues[r].ctx {
 			q := &s.queues[r].ctx[c]
-			q.each(func(kq *keyQueues) { n += kq.unexp.len() })
+			q.each(func(kq *keyQueues) { n += s.countMsgs(&kq.unexp) })
 			if q.coll != nil {
 				n += q.coll.unexp.len()
 			}

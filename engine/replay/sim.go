@@ -149,8 +149,13 @@ type Sim struct {
 
 	ranks []rank
 	nodes []node
-	class []stateClass
-	ready []int32
+	// nodeOf is the node of each rank, apart from the ranks' state:
+	// every message reads both of its ends' nodes, and at 65,536 ranks
+	// the receiver's state was a cache miss there (256 KiB of nodes
+	// stay in cache).
+	nodeOf []int32
+	class  []stateClass
+	ready  []int32
 	// readyHead indexes the first rank of ready still to run.
 	readyHead int
 
@@ -348,6 +353,7 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	}
 	nodeOf := func(r int) int { return placed[r] }
 	s.nodes = make([]node, nNodes)
+	s.nodeOf = make([]int32, P)
 	hasCompute := false
 	for r := range s.ranks {
 		rk := &s.ranks[r]
@@ -357,7 +363,7 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 			rk.feed = &feed{rank: r}
 		}
 		n := nodeOf(r)
-		rk.node = int32(n)
+		s.nodeOf[r] = int32(n)
 		s.nodes[n].ranks++
 		rk.wrap = -1
 		rk.burstWrap = -1

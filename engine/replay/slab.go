@@ -67,12 +67,11 @@ func (sl *slab[T]) one() *T {
 
 // First capacities of the per-rank and per-key slices: a rank of a
 // stencil or CG keeps eight requests open (four receives and four sends)
-// and its collective rounds post a receive or two; a match key holds a
-// message or a receive at a time.
+// and its collective rounds post a receive or two; a rank has a context
+// for point-to-point messages and one for expanded collectives.
 const (
 	firstReqs    = 8
 	firstOps     = 4
-	firstKeyItem = 2
 	firstCtxs    = 2
 	firstCommSeq = 2
 )
@@ -81,21 +80,11 @@ const (
 type allocs struct {
 	reqs  slab[request]
 	ops   slab[int32]
-	items slab[int32]
 	keys  slab[keyQueues]
 	ctxs  slab[ctxQueues]
 	colls slab[collQueues]
 	runs  slab[collRun]
 	seqs  slab[uint32]
-}
-
-// newKey returns empty queues for a match key, each with room for
-// firstKeyItem ids.
-func (a *allocs) newKey() *keyQueues {
-	kq := a.keys.one()
-	kq.posted.items = a.items.take(firstKeyItem)
-	kq.unexp.items = a.items.take(firstKeyItem)
-	return kq
 }
 
 // addReq appends q to the rank's open requests.

@@ -42,35 +42,6 @@ func TestSlabSlicesApart(t *testing.T) {
 	}
 }
 
-// A match key's new queues are empty, apart from every other key's, and
-// keep the ids pushed in order.
-func TestAllocsNewKey(t *testing.T) {
-	var a allocs
-	kqs := make([]*keyQueues, 2*slabChunk+3)
-	for i := range kqs {
-		kqs[i] = a.newKey()
-		if kqs[i].posted.len() != 0 || kqs[i].unexp.len() != 0 {
-			t.Fatalf("key %d: new queues hold %d posted and %d unexpected", i, kqs[i].posted.len(), kqs[i].unexp.len())
-		}
-	}
-	for i, kq := range kqs {
-		for j := range i % 5 {
-			kq.posted.push(int32(i + j))
-			kq.unexp.push(int32(-i - j))
-		}
-	}
-	for i, kq := range kqs {
-		for j := range i % 5 {
-			if p, u := kq.posted.pop(), kq.unexp.pop(); p != int32(i+j) || u != int32(-i-j) {
-				t.Fatalf("key %d: pop %d gave %d and %d, want %d and %d", i, j, p, u, i+j, -i-j)
-			}
-		}
-		if kq.posted.len() != 0 || kq.unexp.len() != 0 {
-			t.Errorf("key %d: %d posted and %d unexpected left", i, kq.posted.len(), kq.unexp.len())
-		}
-	}
-}
-
 // TestSlabChunksGrow: a slab serving many slices allocates a number of
 // times logarithmic in them (each chunk twice the last, up to
 // slabMaxBytes), not once every slabChunk: at 65,536 ranks the slabs'
@@ -84,7 +55,7 @@ func TestSlabChunksGrow(t *testing.T) {
 			sl.one().posted.head = 1
 		}
 	})
-	// 256, 512, ... 65,536 (8 MiB of 64-byte queues), then 65,536 more.
+	// 256, 512, ... 131,072 (of 16-byte queues): ten chunks.
 	if allocs > 10 {
 		t.Errorf("%.0f allocations for %d queues, want at most 10", allocs, n)
 	}

@@ -17,7 +17,7 @@ func TestPerRankStateSizes(t *testing.T) {
 		got, most uintptr
 	}{
 		{"rank", unsafe.Sizeof(rank{}), 296},
-		{"ctxQueues", unsafe.Sizeof(ctxQueues{}), 112},
+		{"ctxQueues", unsafe.Sizeof(ctxQueues{}), 144},
 		{"rankQueues", unsafe.Sizeof(rankQueues{}), 24},
 	} {
 		if tc.got > tc.most {
