@@ -6,7 +6,6 @@ import (
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
-	"github.com/tracesim/tracesim/engine/topology"
 )
 
 // iterations is an iterative program's traffic on a crossbar of 8 nodes:
@@ -31,11 +30,7 @@ func iterations(iters int) []send {
 // traffic, with a memo too small to keep them all, and on the CG-like
 // loop and the drifting stencil.
 func TestMemoChangesNothing(t *testing.T) {
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xbar := star(t, 8)
 	type tc struct {
 		name    string
 		cfg     Config
@@ -100,11 +95,7 @@ func sameTimes(t *testing.T, name, other string, got, want []des.Time) {
 // (a key of about 550 words) against a memo of 200 words, no system is
 // looked up, and every message arrives when it does without the memo.
 func TestMemoSkipsSystemsLargerThanItself(t *testing.T) {
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xbar := star(t, 8)
 	var sends []send
 	for it := range 20 {
 		for s := int32(0); s < 8; s++ {
@@ -166,11 +157,7 @@ func repeatedBursts(rng *rand.Rand, nodes, iters int) []send {
 // those of the runs without the memo. The whole-solve memo is off, so
 // that every solve reaches the memo of the systems.
 func TestMemoRecallsWhatBuildAndFillGive(t *testing.T) {
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xbar := star(t, 8)
 	type tc struct {
 		name  string
 		cfg   Config

@@ -42,11 +42,7 @@ func TestWholeMemoChangesNothing(t *testing.T) {
 	cases = append(cases, tc{"cg torus exhaustive", func(solver string) ([]des.Time, *Network) {
 		return runCGWith(t, "torus", 4, "exhaustive,"+solver, 0.05)
 	}, 0.05})
-	lp := topology.LinkProps{Bandwidth: 125e6, Latency: int64(5 * des.Microsecond)}
-	xbar, err := topology.ParseWith("crossbar:8", topology.Options{Link: &lp})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xbar := star(t, 8)
 	sendsRun := func(cfg Config, sends []send) run {
 		return func(solver string) ([]des.Time, *Network) {
 			h, n := runSetup(t, cfg, sends, func(n *Network) { solverOptions(n, solver) })
