@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"io"
@@ -17,11 +18,13 @@ import (
 // encoded (a NaN or an infinity, say): a first pass encodes everything
 // to nowhere and returns the error that Marshal would give.
 func writeJSONStream(w io.Writer, v any) error {
-	if err := streamValue(bufio.NewWriterSize(io.Discard, 4096), reflect.ValueOf(v), ""); err != nil {
+	js := &jsonStreamer{w: bufio.NewWriterSize(io.Discard, 4096), encs: map[string]*json.Encoder{}}
+	if err := js.value(reflect.ValueOf(v), ""); err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := streamValue(bw, reflect.ValueOf(v), ""); err != nil {
+	js.w = bw
+	if err := js.value(reflect.ValueOf(v), ""); err != nil {
 		return err
 	}
 	if err := bw.WriteByte('\n'); err != nil {
@@ -42,18 +45,27 @@ func marshals(t reflect.Type) bool {
 		reflect.PointerTo(t).Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)
 }
 
-// streamValue writes v at indentation prefix (the current line's): the
+// jsonStreamer writes to w; its Encoders (one per indentation prefix)
+// encode single values into buf, reused from one value to the next.
+type jsonStreamer struct {
+	w    *bufio.Writer
+	buf  bytes.Buffer
+	encs map[string]*json.Encoder
+}
+
+// value writes v at indentation prefix (the current line's): the
 // first line is not prefixed, the following ones are.
-func streamValue(w *bufio.Writer, v reflect.Value, prefix string) error {
+func (js *jsonStreamer) value(v reflect.Value, prefix string) error {
+	w := js.w
 	for v.IsValid() && v.Kind() == reflect.Pointer && !v.IsNil() && !marshals(v.Type()) {
 		v = v.Elem()
 	}
 	if !v.IsValid() || marshals(v.Type()) {
-		return marshalTo(w, v, prefix)
+		return js.marshal(v, prefix)
 	}
 	switch {
 	case v.Kind() == reflect.Struct:
-		return streamStruct(w, v, prefix)
+		return js.object(v, prefix)
 	case v.Kind() == reflect.Slice && !v.IsNil() && v.Len() > 0 && v.Type().Elem().Kind() != reflect.Uint8:
 		inner := prefix + "  "
 		w.WriteString("[\n")
@@ -62,7 +74,7 @@ func streamValue(w *bufio.Writer, v reflect.Value, prefix string) error {
 				w.WriteString(",\n")
 			}
 			w.WriteString(inner)
-			if err := marshalTo(w, v.Index(i), inner); err != nil {
+			if err := js.marshal(v.Index(i), inner); err != nil {
 				return err
 			}
 		}
@@ -70,20 +82,26 @@ func streamValue(w *bufio.Writer, v reflect.Value, prefix string) error {
 		w.WriteString(prefix)
 		return w.WriteByte(']')
 	}
-	return marshalTo(w, v, prefix)
+	return js.marshal(v, prefix)
 }
 
-// marshalTo writes v whole, as json.MarshalIndent(v, prefix, "  ").
-func marshalTo(w *bufio.Writer, v reflect.Value, prefix string) error {
+// marshal writes v whole, as json.MarshalIndent(v, prefix, "  ").
+func (js *jsonStreamer) marshal(v reflect.Value, prefix string) error {
 	var x any
 	if v.IsValid() {
 		x = v.Interface()
 	}
-	b, err := json.MarshalIndent(x, prefix, "  ")
-	if err != nil {
+	enc := js.encs[prefix]
+	if enc == nil {
+		enc = json.NewEncoder(&js.buf)
+		enc.SetIndent(prefix, "  ")
+		js.encs[prefix] = enc
+	}
+	js.buf.Reset()
+	if err := enc.Encode(x); err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	_, err := js.w.Write(js.buf.Bytes()[:js.buf.Len()-1]) // without Encode's newline
 	return err
 }
 
@@ -148,7 +166,8 @@ func emptyJSONValue(v reflect.Value) bool {
 	return false
 }
 
-func streamStruct(w *bufio.Writer, v reflect.Value, prefix string) error {
+func (js *jsonStreamer) object(v reflect.Value, prefix string) error {
+	w := js.w
 	var fields []jsonField
 	for _, f := range jsonFields(v, nil) {
 		if !(f.omitEmpty && emptyJSONValue(f.v)) {
@@ -166,11 +185,11 @@ func streamStruct(w *bufio.Writer, v reflect.Value, prefix string) error {
 			w.WriteString(",\n")
 		}
 		w.WriteString(inner)
-		if err := marshalTo(w, reflect.ValueOf(f.name), inner); err != nil {
+		if err := js.marshal(reflect.ValueOf(f.name), inner); err != nil {
 			return err
 		}
 		w.WriteString(": ")
-		if err := streamValue(w, f.v, inner); err != nil {
+		if err := js.value(f.v, inner); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -117,4 +119,39 @@ func TestJSONStreamNonFinite(t *testing.T) {
 			t.Errorf("%v: unexpected Encoder error %v", f, werr)
 		}
 	}
+}
+
+// BenchmarkJSONStream encodes the results of a run given by
+// TRACESIM_SIMJSON (a `sim --json` output), streamed and as the Encoder did.
+func BenchmarkJSONStream(b *testing.B) {
+	path := os.Getenv("TRACESIM_SIMJSON")
+	if path == "" {
+		b.Skip("TRACESIM_SIMJSON names a sim --json output")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var v simOutput
+	if err := json.Unmarshal(data, &v); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("stream", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := writeJSONStream(io.Discard, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			enc := json.NewEncoder(io.Discard)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
