@@ -341,8 +341,10 @@ func runSim(e *env, args []string) int {
 		for _, kv := range cfg.Values() {
 			vals[kv[0]] = kv[1]
 		}
-		if c := writeJSON(e, "sim", simOutput{File: pos[0], Config: vals, Results: res}); c != exitOK {
-			return c
+		// Streamed: the document (megabytes at hundreds of ranks or
+		// links) is never held whole, nor its indented copy.
+		if err := writeJSONStream(e.stdout, simOutput{File: pos[0], Config: vals, Results: res}); err != nil {
+			return fail(e, "sim", err)
 		}
 		return code
 	}
