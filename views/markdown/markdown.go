@@ -293,7 +293,16 @@ func (r *renderer) inlines(b *strings.Builder, n ast.Node, st lipgloss.Style, st
 
 // wrap word-wraps s (which may hold newlines) to width cells.
 func wrap(s string, width int) []string {
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
+	for i, l := range lines {
+		// ansi.Wrap can leave one of two styled spaces at a break on
+		// the line before it (seen with strikethrough text), a cell
+		// past the width; a blank there draws nothing, so cut it.
+		if w := ansi.StringWidth(l); w > width && strings.TrimRight(ansi.Strip(l), " ") == strings.TrimRight(ansi.Strip(ansi.Truncate(l, width, "")), " ") {
+			lines[i] = ansi.Truncate(l, width, "")
+		}
+	}
+	return lines
 }
 
 // prefix puts first before the first line and rest before the others.
