@@ -294,13 +294,23 @@ func (r *renderer) inlines(b *strings.Builder, n ast.Node, st lipgloss.Style, st
 // wrap word-wraps s (which may hold newlines) to width cells.
 func wrap(s string, width int) []string {
 	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
-	for i, l := range lines {
-		// ansi.Wrap can leave one of two styled spaces at a break on
-		// the line before it (seen with strikethrough text), a cell
-		// past the width; a blank there draws nothing, so cut it.
-		if w := ansi.StringWidth(l); w > width && strings.TrimRight(ansi.Strip(l), " ") == strings.TrimRight(ansi.Strip(ansi.Truncate(l, width, "")), " ") {
-			lines[i] = ansi.Truncate(l, width, "")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if ansi.StringWidth(l) <= width {
+			continue
 		}
+		// ansi.Wrap can leave a line past the width: one of two styled
+		// (strikethrough) spaces at a break, or a word and a "-" after
+		// a space. Blanks past the width draw nothing and are cut; other
+		// cells go on the next lines, hard-wrapped, so nothing is lost.
+		cut := ansi.Truncate(l, width, "")
+		if strings.TrimRight(ansi.Strip(l), " ") == strings.TrimRight(ansi.Strip(cut), " ") {
+			lines[i] = cut
+			continue
+		}
+		hard := strings.Split(ansi.Hardwrap(l, width, false), "\n")
+		lines = append(lines[:i], append(hard, lines[i+1:]...)...)
+		i += len(hard) - 1
 	}
 	return lines
 }

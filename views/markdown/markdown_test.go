@@ -110,3 +110,25 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderKeepsWidthAndText: the inputs fuzzing found past the width
+// come out within it, every non-blank character still drawn.
+func TestRenderKeepsWidthAndText(t *testing.T) {
+	for _, src := range []string{
+		"0000000000 -",
+		" ~0 00000000\xe00  \xa40000000000000000000000000000000000000000000000000~000",
+	} {
+		lines := Render(src, 10, StylesFor(themes.Mono()))
+		var drawn strings.Builder
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > 10 {
+				t.Errorf("%q: line %q is %d wide, over 10", src, l, w)
+			}
+			drawn.WriteString(ansi.Strip(l))
+		}
+		nonBlank := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		if got, want := nonBlank(drawn.String()), nonBlank(strings.ToValidUTF8(strings.ReplaceAll(src, "~", ""), "\uFFFD")); got != want {
+			t.Errorf("%q: drawn %q, want %q", src, got, want)
+		}
+	}
+}
