@@ -35,6 +35,9 @@ type blockLine struct {
 type decodedBlock struct {
 	lines []blockLine
 	last  int32 // the last line's number, from the block's first
+	// memo stays with the block's slot of the pipeline, block after
+	// block.
+	memo lineMemo
 }
 
 // pipelined reports whether parseAll parses lr's input in blocks on
@@ -52,13 +55,17 @@ const checkEvery = 1 << 14
 // parseAll parses every remaining line of lr.
 func (p *parser) parseAll(src *source, lr *lineReader) error {
 	if !p.pipelined(lr) {
+		var memo *lineMemo
 		for {
 			var fr fastRec
 			var line []byte
 			tight := false
 			if w := lr.window(); w != nil && !p.general {
+				if memo == nil {
+					memo = p.lineMemo()
+				}
 				var n int
-				if n, tight = decodeTight(w, &fr); tight {
+				if n, tight = memo.decode(w, &fr); tight {
 					line = lr.buf[lr.start : lr.start+n]
 					lr.skip(n)
 				}
@@ -198,7 +205,7 @@ func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, i
 			lines = append(lines, blockLine{})[:k]
 		}
 		l := &lines[:k+1][k]
-		n, ok := decodeTight((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
+		n, ok := d.memo.decode((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
 		if !ok {
 			break
 		}
