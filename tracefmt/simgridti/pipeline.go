@@ -35,6 +35,9 @@ type blockLine struct {
 type decodedBlock struct {
 	lines []blockLine
 	last  int32 // the last line's number, from the block's first
+	// memo stays with the block's slot of the pipeline, block after
+	// block.
+	memo lineMemo
 }
 
 // pipelined reports whether parseAll parses lr's input in blocks on
@@ -52,34 +55,38 @@ const checkEvery = 1 << 14
 // parseAll parses every remaining line of lr.
 func (p *parser) parseAll(src *source, lr *lineReader) error {
 	if !p.pipelined(lr) {
+		var memo *lineMemo
 		for {
-			var fr fastRec
-			var line []byte
-			tight := false
 			if w := lr.window(); w != nil && !p.general {
-				var n int
-				if n, tight = decodeTight(w, &fr); tight {
-					line = lr.buf[lr.start : lr.start+n]
+				// A line of the tight form, decoded where it is.
+				if memo == nil {
+					memo = p.lineMemo()
+				}
+				var fr fastRec
+				if n, ok := memo.decode(w, &fr); ok {
+					start := lr.start
 					lr.skip(n)
+					if err := p.nextLine(src, lr); err != nil {
+						return err
+					}
+					if p.applyFast(src, &fr) {
+						continue
+					}
+					if err := p.parseGeneral(src, lr.buf[start:start+n]); err != nil {
+						return err
+					}
+					continue
 				}
 			}
-			if !tight {
-				var ok bool
-				if line, ok = lr.next(); !ok {
-					break
-				}
+			line, ok := lr.next()
+			if !ok {
+				break
 			}
-			src.line++
-			if src.line&(checkEvery-1) == 0 {
-				if err := p.ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if src.line&1023 == 0 && p.slab != nil && src.rank < 0 {
-				p.slab.consumed = lr.done // for the size of the next block
+			if err := p.nextLine(src, lr); err != nil {
+				return err
 			}
 			// parseText, one call fewer a line.
-			if tight && p.applyFast(src, &fr) || !tight && !p.general && p.fastLine(src, line) {
+			if !p.general && p.fastLine(src, line) {
 				continue
 			}
 			if err := p.parseGeneral(src, line); err != nil {
@@ -130,6 +137,22 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		return scanErr(src, lr)
 	}
 	return err
+}
+
+// nextLine counts a line of a serial read: it looks at the context now
+// and then (a non-nil error: it is done) and tells the slab how much of
+// the input is parsed.
+func (p *parser) nextLine(src *source, lr *lineReader) error {
+	src.line++
+	if src.line&(checkEvery-1) == 0 {
+		if err := p.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if src.line&1023 == 0 && p.slab != nil && src.rank < 0 {
+		p.slab.consumed = lr.done // for the size of the next block
+	}
+	return nil
 }
 
 // decodeBlock cuts b into lines, leaving out blank and comment ones, and
@@ -198,7 +221,7 @@ func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, i
 			lines = append(lines, blockLine{})[:k]
 		}
 		l := &lines[:k+1][k]
-		n, ok := decodeTight((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
+		n, ok := d.memo.decode((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
 		if !ok {
 			break
 		}

@@ -378,6 +378,18 @@ type parser struct {
 	// slab hands out the streams' memory in a whole read (nil in a
 	// streamed one, whose streams are the caller's buffers).
 	slab *eventSlab
+	// memo remembers decoded lines (see lineMemo; nil until a serial
+	// read or a stream first needs it).
+	memo *lineMemo
+}
+
+// lineMemo returns the parser's memo of decoded lines, made on first
+// use.
+func (p *parser) lineMemo() *lineMemo {
+	if p.memo == nil {
+		p.memo = new(lineMemo)
+	}
+	return p.memo
 }
 
 type rankState struct {

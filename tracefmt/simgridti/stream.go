@@ -198,7 +198,7 @@ func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
 		if len(data) >= len(lineBuf{}) && !s.p.general {
 			// A line of the tight form is decoded where it is.
 			var fr fastRec
-			if n, ok := decodeTight((*lineBuf)(data[:len(lineBuf{})]), &fr); ok {
+			if n, ok := s.p.lineMemo().decode((*lineBuf)(data[:len(lineBuf{})]), &fr); ok {
 				rf.lo += n + 1
 				rf.src.line++
 				if !s.p.applyFast(&rf.src, &fr) {

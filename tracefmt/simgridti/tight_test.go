@@ -136,7 +136,29 @@ func FuzzTight(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
 		tightCheck(t, text)
+		memoCheck(t, text)
 	})
+}
+
+// memoCheck decodes text (padded to a window) through a memo twice,
+// the second time with other bytes after the line, and checks both
+// answers against decodeTight's.
+func memoCheck(t *testing.T, text []byte) {
+	t.Helper()
+	var m lineMemo
+	for _, pad := range []byte{0, '7'} {
+		var w lineBuf
+		for i := range w {
+			w[i] = pad
+		}
+		copy(w[:], text)
+		var want, got fastRec
+		wn, wok := decodeTight(&w, &want)
+		gn, gok := m.decode(&w, &got)
+		if gn != wn || gok != wok || wok && got != want {
+			t.Fatalf("%q (then %q): memo %d %v %+v, decodeTight %d %v %+v", text, pad, gn, gok, got, wn, wok, want)
+		}
+	}
 }
 
 // TestDigitsIn compares digitsIn with a byte-by-byte reading on words

@@ -1,0 +1,137 @@
+package simgridti
+
+import "math/bits"
+
+// A TI trace repeats a few lines over and over: an iterative program
+// issues the same calls with the same peers, tags, counts and amounts
+// every iteration, so a rank's file of 15,000 lines may hold 15
+// distinct ones. The memo remembers the record decodeTight gave for
+// each of the lines seen recently, keyed by the line's exact bytes: a
+// line seen before costs finding its end and one comparison instead of
+// parsing its five or six fields (a quarter of the instructions the
+// decoding took). The record depends on the line's bytes alone (its
+// columns included: see decodeTight), so a line read from the memo
+// decodes exactly as decodeTight decodes it, errors and all (a line
+// decodeTight refuses is never remembered). Traces whose lines rarely
+// repeat (computes of measured amounts) turn the memo off for a while,
+// so that they pay little for it.
+
+// memoWords is the longest line the memo holds, in words: its bytes and
+// the line break after them (31 bytes and the "\n").
+const memoWords = 4
+
+// memoBits sets the memo's size: 1<<memoBits slots of ~90 B.
+const memoBits = 8
+
+// memoSlot is a remembered line: its bytes up to and including its
+// "\n", zeros after (a slot never filled holds zeros, which no line's
+// key is: a key holds a "\n"), its length and its record.
+type memoSlot struct {
+	key [memoWords]uint64
+	n   int
+	fr  fastRec
+}
+
+// memoTrial is how many lines the memo is tried on before it judges
+// whether it pays, and memoRest how many it then sits out when too few
+// of them were found (see judge).
+const (
+	memoTrial = 1 << 10
+	memoRest  = 1 << 14
+)
+
+// lineMemo is a table of recently decoded tight lines: a line's key
+// hashes to a pair of slots, the line found last in the first.
+// The zero value is empty and ready.
+type lineMemo struct {
+	slots [1 << memoBits]memoSlot
+	// left is how many lookups the current trial has still to go,
+	// misses how many of its lookups failed; rest is how many lines are
+	// still decoded without the memo.
+	left, misses, rest int
+}
+
+// newlineIn returns the high bit of the first "\n" byte of x (the first
+// byte lowest) and of some bytes after it, or 0 when x holds none: the
+// zero-byte test of x^"\n\n…", exact for the first one (borrows run
+// upwards only).
+func newlineIn(x uint64) uint64 {
+	y := x ^ '\n'*ones
+	return (y - ones) &^ y & (0x80 * ones)
+}
+
+// through returns x's bytes up to and including the one z's lowest high
+// bit marks (see newlineIn), zeros above.
+func through(x, z uint64) uint64 {
+	// z != 0: its lowest bit is the high bit of a byte.
+	return x & (^uint64(0) >> ((63 - bits.TrailingZeros64(z)) & 63))
+}
+
+// memoHash returns the slot pair of a key's words (the index of its
+// first slot, the second after it). Each word goes into the product of
+// those before: a hash of each word's own product, xored, sent four
+// lines that differed in two words (isend and irecv, to two peers) to
+// the same pair.
+func memoHash(k0, k1, k2, k3 uint64) uint64 {
+	h := (((k0*0x9e3779b97f4a7c15+k1)*0xc2b2ae3d27d4eb4f+k2)*0x165667b19e3779f9 + k3) * 0xd6e8feb86659fd93
+	return h >> (64 - memoBits) &^ 1
+}
+
+// decode is decodeTight (same line, same record, same length), looking
+// the line up first and remembering what decodeTight gives.
+func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
+	if m.rest > 0 {
+		m.rest--
+		return decodeTight(b, fr)
+	}
+	// The key: the words up to the line break, the last cut after it.
+	var k0, k1, k2, k3 uint64
+	k0 = load8(b, 0)
+	if z := newlineIn(k0); z != 0 {
+		k0 = through(k0, z)
+	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
+		k1 = through(k1, newlineIn(k1))
+	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
+		k2 = through(k2, newlineIn(k2))
+	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
+		k3 = through(k3, newlineIn(k3))
+	} else {
+		return decodeTight(b, fr) // too long for a key
+	}
+	h := memoHash(k0, k1, k2, k3)
+	key := [memoWords]uint64{k0, k1, k2, k3}
+	s := &m.slots[h]
+	if m.left--; m.left <= 0 {
+		m.judge()
+	}
+	if s.key == key {
+		*fr = s.fr
+		return s.n, true
+	}
+	// The slot's pair: two lines of a rank's loop that hash alike
+	// share the two slots rather than evict each other.
+	o := &m.slots[h|1]
+	if o.key == key {
+		*fr = o.fr
+		*s, *o = *o, *s // the latest found first
+		return s.n, true
+	}
+	m.misses++
+	got, ok := decodeTight(b, fr)
+	if ok {
+		*o = *s
+		s.key, s.n, s.fr = key, got, *fr
+	}
+	return got, ok
+}
+
+// judge ends a trial (and starts the next): with fewer than a quarter
+// of its lines found, the memo sits out the next memoRest lines. (A line
+// found spares ~190 instructions, a lookup costs ~50; lines decodeTight
+// refuses, such as sendRecv, count as not found.)
+func (m *lineMemo) judge() {
+	if 4*m.misses > 3*memoTrial {
+		m.rest = memoRest
+	}
+	m.left, m.misses = memoTrial, 0
+}

@@ -1,0 +1,155 @@
+package simgridti
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// memoLines are tight lines and others: repeated lines, lines that
+// differ in one byte, a line longer than a key, lines decodeTight leaves.
+var memoLines = []string{
+	"0 irecv 1 0 24000 6\n",
+	"0 irecv 63 1 24000 6\n",
+	"0 isend 1 1 24000 6\n",
+	"0 isend 63 0 24000 6\n",
+	"0 waitall 8\n",
+	"0 compute 400000\n",
+	"0 allreduce 1 0 0 \n",
+	"0 allreduce 1 0 0\n",
+	"52 isend 53 0 4096 0\n",
+	"52 isend 51 0 4096 0\n",
+	"52 irecv 53 0 4096 0\n",
+	"52 irecv 51 0 4096 0\n",
+	"12 wait 3 12 7\n",
+	"12 test 3 12 7 \n",
+	"1 barrier\n",
+	"1048575 send 1048575 99999999 99999999 59\n", // longer than a key
+	"1048575 send 1048575 99999 9 59\n",           // 31 bytes and "\n"
+	"0 compute 1e+06\n",                           // left to decodeFast
+	"0 init\n",
+	"0 irecv -555 1 8 0\n",
+	"0 send 1 0 8 0\r\n",
+}
+
+// TestMemoDecodesAsTight feeds a memo the lines in a random order, many
+// times over, each time in a window whose bytes after the line differ:
+// every answer must be decodeTight's for the same window, and a line
+// seen before (with no other line of its slot pair seen since) must be
+// found without decoding it again.
+func TestMemoDecodesAsTight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var m lineMemo
+	for i := range 20000 {
+		text := memoLines[rng.IntN(len(memoLines))]
+		var w lineBuf
+		copy(w[:], text)
+		for j := len(text); j < len(w); j++ {
+			w[j] = "0123456789 \nabc"[rng.IntN(15)] // the next lines' bytes
+		}
+		var want, got fastRec
+		wn, wok := decodeTight(&w, &want)
+		misses := m.misses
+		gn, gok := m.decode(&w, &got)
+		if gn != wn || gok != wok || gok && got != want {
+			t.Fatalf("step %d, %q: memo %d %v %+v, decodeTight %d %v %+v", i, text, gn, gok, got, wn, wok, want)
+		}
+		if m.misses > misses && i > 1000 && wok && len(text) <= 8*memoWords && m.rest == 0 {
+			// With a score of keys in 128 pairs of slots, a miss after
+			// the first thousand lines means two lines of a pair evict
+			// each other.
+			t.Fatalf("step %d: %q decoded again", i, text)
+		}
+	}
+}
+
+// TestMemoFindsRepeats checks the memo on a loop of SimGrid lines, as a
+// rank's file repeats them: after the first iteration every line is
+// found (no decodeTight), and a stream of distinct lines turns the memo
+// off for a while.
+func TestMemoFindsRepeats(t *testing.T) {
+	var m lineMemo
+	loop := memoLines[:15]
+	for it := range 100 {
+		for _, text := range loop {
+			var w lineBuf
+			copy(w[:], text)
+			var fr fastRec
+			if _, ok := m.decode(&w, &fr); !ok {
+				t.Fatalf("%q not taken", text)
+			}
+		}
+		if it == 0 {
+			m.misses = 0
+		}
+	}
+	if m.misses != 0 {
+		t.Fatalf("%d lines decoded again after the first iteration", m.misses)
+	}
+	for i := range 2 * memoTrial {
+		var w lineBuf
+		copy(w[:], fmt.Sprintf("3 compute %d\n", 1000000+i))
+		var fr fastRec
+		if _, ok := m.decode(&w, &fr); !ok || fr.v != float64(1000000+i) {
+			t.Fatalf("line %d: %v %+v", i, ok, fr)
+		}
+	}
+	if m.rest <= 0 {
+		t.Fatalf("after %d distinct lines the memo is still tried", 2*memoTrial)
+	}
+}
+
+// memoPairOf returns the slot pair a line of at most 31 bytes (its
+// "\n" included in text) hashes to.
+func memoPairOf(text string) uint64 {
+	var k [memoWords]uint64
+	for i := range len(text) {
+		k[i/8] |= uint64(text[i]) << (8 * (i % 8))
+	}
+	return memoHash(k[0], k[1], k[2], k[3])
+}
+
+// TestMemoSlotPairs decodes lines that hash to the same pair of slots,
+// two of them in turn (both kept: after the first two, none decoded
+// again) then three (each evicting another): every answer is
+// decodeTight's.
+func TestMemoSlotPairs(t *testing.T) {
+	byPair := map[uint64][]string{}
+	var same []string
+	for r := 0; len(same) < 3; r++ {
+		text := fmt.Sprintf("%d isend %d 0 4096 0\n", r%64, r/64)
+		h := memoPairOf(text)
+		byPair[h] = append(byPair[h], text)
+		if len(byPair[h]) == 3 {
+			same = byPair[h]
+		}
+	}
+	check := func(m *lineMemo, text string) {
+		t.Helper()
+		var w lineBuf
+		copy(w[:], text)
+		var want, got fastRec
+		wn, wok := decodeTight(&w, &want)
+		gn, gok := m.decode(&w, &got)
+		if !wok || gn != wn || gok != wok || got != want {
+			t.Fatalf("%q: memo %d %v %+v, decodeTight %d %v %+v", text, gn, gok, got, wn, wok, want)
+		}
+	}
+	var m lineMemo
+	for i := range 100 {
+		check(&m, same[i%2])
+		if i == 1 {
+			m.misses = 0
+		}
+	}
+	if m.misses != 0 {
+		t.Fatalf("two lines of one slot pair: %d decoded again", m.misses)
+	}
+	for i := range 99 {
+		check(&m, same[i%3])
+	}
+	if m.misses != 97 {
+		// The first two are the two lines the pair held.
+		t.Fatalf("three lines of one slot pair in turn: %d of 99 decoded again, want 97", m.misses)
+	}
+}
