@@ -353,9 +353,17 @@ func (b *Builder) addChunks(r int, cs [][]Event, open *rankPairs) error {
 	if start+n >= 1<<31-1 {
 		return fmt.Errorf("rank %d has more than 2^31 events", r)
 	}
-	out := slices.Grow(rk.Events, n)
-	for _, c := range cs {
-		out = append(out, c...)
+	var out []Event
+	if len(cs) == 1 && n > 0 && cap(rk.Events)-start >= n && &rk.Events[:start+1][start] == &cs[0][0] {
+		// The chunk is the room after the stream (a reader that decoded
+		// a rank in place, SetEvents): appending it would copy it onto
+		// itself, a pass over the whole trace for nothing.
+		out = rk.Events[:start+n]
+	} else {
+		out = slices.Grow(rk.Events, n)
+		for _, c := range cs {
+			out = append(out, c...)
+		}
 	}
 	// Grow rounds the stream up to an allocation size (1433 events for
 	// 1320 at Go 1.26): room that Finish would take for spare capacity

@@ -357,3 +357,58 @@ func TestAddChunksAllocationsFlatInRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestAddChunksInPlace: a chunk that is the room after a rank's stream
+// (a reader that decoded the rank into it) becomes the stream's next
+// events without a copy; a chunk from anywhere else, or from the room
+// further on, is copied after the stream. Either way the stream holds
+// its events then the chunk's, the chunk's states paired.
+func TestAddChunksInPlace(t *testing.T) {
+	seq := func(t0 float64) []Event {
+		return []Event{Enter(t0, 0), Send(t0+1, 0, 1, 0, 8), Leave(t0+2, 0)}
+	}
+	tests := []struct {
+		name string
+		// before is how many events of the backing array the stream
+		// holds; the chunk is the backing array's [from, from+3), or a
+		// new array when from < 0.
+		before, from int
+	}{
+		{"the room of an empty stream", 0, 0},
+		{"the room after three events", 3, 3},
+		{"another array", 3, -1},
+		{"the room one event further on", 3, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			backing := make([]Event, 8)
+			copy(backing, seq(0))
+			chunk := seq(100)
+			if tt.from >= 0 {
+				copy(backing[tt.from:], chunk)
+				chunk = backing[tt.from : tt.from+3]
+			}
+			want := append(append([]Event{}, backing[:tt.before]...), chunk...)
+			b := NewLazyBuilder(1, true, Second)
+			if err := b.SetEvents(0, backing[:tt.before]); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.AddChunks([][][]Event{{chunk}}); err != nil {
+				t.Fatal(err)
+			}
+			got := b.Trace().Ranks[0].Events
+			if len(got) != len(want) {
+				t.Fatalf("%d events, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Time != want[i].Time || got[i].Kind != want[i].Kind {
+					t.Errorf("event %d: %s at %g, want %s at %g", i, got[i].Kind, got[i].Time, want[i].Kind, want[i].Time)
+				}
+			}
+			// The chunk's enter is paired with its leave.
+			if e := got[tt.before]; e.Kind != KindEnter || e.Match != int32(tt.before+2) {
+				t.Errorf("the chunk's enter: %s, Match = %d, want enter, %d", e.Kind, e.Match, tt.before+2)
+			}
+		})
+	}
+}
