@@ -24,7 +24,9 @@ func (n *Network) push(iv, gp, id int32, now des.Time) {
 		n.pk[q.back].next = id
 	}
 	q.back = id
-	n.smp.beforeBuf(iv)
+	if n.smp.lazy { // beforeBuf's own test, which does not inline
+		n.smp.beforeBuf(iv)
+	}
 	q.occupancy(now, +1)
 	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
@@ -121,7 +123,7 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 		o.next = at
 	}
 	o.count++
-	if len(n.waiters[og]) > 0 {
+	if n.waited[og>>6]&(1<<uint(og&63)) != 0 {
 		n.wakePort(og, at)
 	}
 }
@@ -314,6 +316,7 @@ func (n *Network) wait(iv int32) {
 	for _, pm := range ports {
 		og := base + pm.port
 		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: gen, vcs: pm.vcs})
+		n.waited[og>>6] |= 1 << uint(og&63)
 		n.armPort(og, now)
 	}
 	n.waitPorts = ports
@@ -545,6 +548,8 @@ func (n *Network) wake(og int32) {
 	}
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
+	} else {
+		n.waited[og>>6] &^= 1 << uint(og&63)
 	}
 }
 
@@ -591,7 +596,9 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.longWaits++
 		n.smp.longWaits++
 	}
-	n.smp.beforeBuf(iv)
+	if n.smp.lazy {
+		n.smp.beforeBuf(iv)
+	}
 	n.pop(q, now)
 	n.smp.touch(n.smp.bufOn, iv)
 	q.readFree = e
@@ -600,7 +607,11 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		q.hold = 0
 	}
 	in := &n.ports[gp]
-	back := des.Add(e, n.links[in.link].lat)
+	cl := n.sameLat
+	if cl < 0 {
+		cl = n.links[in.link].lat
+	}
+	back := des.Add(e, cl)
 	if up := in.peer; up >= 0 {
 		n.giveCredit(up, up*n.nv+(iv-gp*n.nv), back)
 	} else {
