@@ -3,6 +3,7 @@ package packet
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
@@ -145,6 +146,23 @@ func TestCreditLatencyShortcut(t *testing.T) {
 			if fast[id] != at {
 				t.Fatalf("%s: message %d delivered at %v, by each link's latency at %v", tc.spec, id, fast[id], at)
 			}
+		}
+	}
+}
+
+// The records a hop reads are one cache line each (their tables start
+// page-aligned), so that none of them straddles two lines.
+func TestHopRecordsAreOneCacheLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size uintptr
+	}{
+		{"link", unsafe.Sizeof(link{})},
+		{"inBuf", unsafe.Sizeof(inBuf{})},
+		{"pkt", unsafe.Sizeof(pkt{})},
+	} {
+		if tc.size != 64 {
+			t.Errorf("%s is %d bytes, want 64", tc.name, tc.size)
 		}
 	}
 }

@@ -293,6 +293,9 @@ type link struct {
 	// snap is the tick of its latest lazy snapshot, linkSnaps[l][0].tick
 	// (see sampler.beforeLink).
 	snap uint64
+	// A link of 64 bytes is one cache line of the table (whose start is
+	// page-aligned): at 56 most links straddled two, and a hop read both.
+	_ [8]byte
 }
 
 // inBuf is an input buffer (a port's virtual channel) and its statistics.

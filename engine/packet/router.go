@@ -235,23 +235,24 @@ func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) b
 // n.hop (fromHop).
 func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 	h := &n.hop
-	best, most := int32(-1), int32(0)
+	best, bestOg, most := int32(-1), int32(-1), int32(0)
 	lo, hi := int32(h.VCLo), int32(h.VCHi)
 	for _, port := range h.Ports {
-		ov0 := (base + port) * n.nv
+		og := base + port
+		ov0 := og * n.nv
 		for ov := ov0 + lo; ov < ov0+hi; ov++ {
 			o := &n.outs[ov]
 			if o.next <= now {
 				n.collect(o, ov)
 			}
 			if o.credits > most {
-				best, most = ov, o.credits
+				best, bestOg, most = ov, og, o.credits
 			}
 		}
 	}
 	if most > 0 {
-		og := best / n.nv
-		n.depart(iv, gp, id, og, best, now)
+		// The port kept beside the VC: no division on every hop.
+		n.depart(iv, gp, id, bestOg, best, now)
 		return true
 	}
 	if n.take(iv, gp, id, base, h.Last, now) {
