@@ -11,7 +11,7 @@ import (
 
 // DefaultMemoryLimit is the largest memory estimate (MemoryEstimate) of a
 // network New builds when Config.MemoryLimit is 0: 4 GB, well above the
-// 65,536-node torus of the project's benchmarks (about 0.26 GB) and below
+// 65,536-node torus of the project's benchmarks (about 0.24 GB) and below
 // what a mistyped size (torus:4096x4096, 16.7 M routers) would take.
 const DefaultMemoryLimit = 4e9
 
@@ -40,14 +40,15 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 			}
 		}
 	}
-	rports := ports // the routers' ports, the only outputs
-	ports += lanes  // every lane has a buffer of its own
+	rports := ports    // the routers' ports, the only outputs
+	ports += lanes - N // every lane but a node's first has a buffer of its own
 	V := int64(max(vcs, 1))
 	ivs := ports * V
 	const time = int64(unsafe.Sizeof(des.Time(0)))
 	bytes := (R+1)*4 + // portBase
 		ports*int64(unsafe.Sizeof(port{})) + // ports
 		rports*(int64(unsafe.Sizeof([]waiter(nil)))+time+V*int64(unsafe.Sizeof(outVC{}))) + // waiters, wakeAt, outs
+		(rports+63)/64*8 + // waited
 		L*(int64(unsafe.Sizeof(link{}))+1) + // links, linkGroup
 		ivs*int64(unsafe.Sizeof(inBuf{})) + // ins
 		lanes*int64(unsafe.Sizeof(nic{})) + // nics

@@ -214,6 +214,14 @@ type Network struct {
 	outs    []outVC
 	waiters [][]waiter
 	wakeAt  []des.Time
+	// waited has bit og set when waiters[og] is not empty: a credit
+	// returning to a port looks here, in a few cache lines for the
+	// whole network, instead of at the port's list.
+	waited []uint64
+	// sameLat is the latency of every link when they all have the
+	// same (-1 otherwise): a credit's way back then costs no look at
+	// the link it takes.
+	sameLat des.Time
 
 	// pend[ov·B + slot] are the times pending credits come back to
 	// output VC ov, for buffers of more than outRing packets (nil
@@ -285,6 +293,9 @@ type link struct {
 	// snap is the tick of its latest lazy snapshot, linkSnaps[l][0].tick
 	// (see sampler.beforeLink).
 	snap uint64
+	// A link of 64 bytes is one cache line of the table (whose start is
+	// page-aligned): at 56 most links straddled two, and a hop read both.
+	_ [8]byte
 }
 
 // inBuf is an input buffer (a port's virtual channel) and its statistics.
@@ -484,7 +495,9 @@ func (n *Network) build() error {
 	N := t.NumNodes()
 	// Nodes alone on their router get one injection lane per port
 	// towards another router (see nic); they are counted first so the
-	// lanes' buffers can follow the routers' ports.
+	// lanes' buffers can follow the routers' ports. A node's first lane
+	// injects into its terminal port's buffer; only the others have
+	// ports of their own.
 	alone := make([]int32, R)
 	for i := 0; i < N; i++ {
 		r, _ := t.Attach(i)
@@ -507,13 +520,13 @@ func (n *Network) build() error {
 	for r := 0; r < R; r++ {
 		n.portBase[r] = int32(total)
 		total += t.NumPorts(r)
-		if (total+lanes)*V > maxIndex || (total+lanes)*V*B > maxIndex {
+		if (total+lanes-N)*V > maxIndex || (total+lanes-N)*V*B > maxIndex {
 			return fmt.Errorf("packet: %s has too many ports × VCs × buffer slots for the model", t.Spec())
 		}
 	}
 	n.portBase[R] = int32(total)
 	routerTotal := total
-	total += lanes
+	total += lanes - N
 	n.ports = make([]port, total)
 	for gp := routerTotal; gp < total; gp++ {
 		n.ports[gp] = port{link: -1, peer: noPeer}
@@ -544,6 +557,7 @@ func (n *Network) build() error {
 	}
 	L := t.NumLinks()
 	n.links = make([]link, L)
+	n.sameLat = -1
 	for id := 0; id < L; id++ {
 		l := t.Link(topology.LinkID(id))
 		if !l.Valid {
@@ -554,12 +568,21 @@ func (n *Network) build() error {
 		}
 		n.links[id].ps = 1e12 / l.Props.Bandwidth
 		n.links[id].lat = des.Time(l.Props.Latency)
+		switch {
+		case n.measuredLinks == 0:
+			n.sameLat = n.links[id].lat
+		case n.sameLat != n.links[id].lat:
+			n.sameLat = -2 // two latencies: no common one
+		}
 		n.measuredLinks++
 	}
 	for gp := range routerTotal {
 		if n.ports[gp].peer != noPeer {
 			n.measuredQueues += V
 		}
+	}
+	if n.sameLat < 0 {
+		n.sameLat = -1
 	}
 	n.groups()
 
@@ -576,6 +599,7 @@ func (n *Network) build() error {
 	}
 	n.waiters = make([][]waiter, routerTotal)
 	n.wakeAt = make([]des.Time, routerTotal)
+	n.waited = make([]uint64, (routerTotal+63)/64)
 	for i := range n.wakeAt {
 		n.wakeAt[i] = des.Never
 	}
@@ -595,7 +619,9 @@ func (n *Network) build() error {
 				continue
 			}
 			l++
-			gp := int32(routerTotal) + l
+			// The lanes before l but the first of each node, i + 1 of
+			// them up to node i's first.
+			gp := int32(routerTotal) + l - int32(i) - 1
 			n.ports[gp] = n.ports[term]
 			n.ports[gp].peer = ^l
 			n.nics[l] = n.nics[n.nodeLane[i]]

@@ -24,7 +24,9 @@ func (n *Network) push(iv, gp, id int32, now des.Time) {
 		n.pk[q.back].next = id
 	}
 	q.back = id
-	n.smp.beforeBuf(iv)
+	if n.smp.lazy { // beforeBuf's own test, which does not inline
+		n.smp.beforeBuf(iv)
+	}
 	q.occupancy(now, +1)
 	n.smp.touch(n.smp.bufOn, iv)
 	if q.count == 1 {
@@ -121,7 +123,7 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 		o.next = at
 	}
 	o.count++
-	if len(n.waiters[og]) > 0 {
+	if n.waited[og>>6]&(1<<uint(og&63)) != 0 {
 		n.wakePort(og, at)
 	}
 }
@@ -233,23 +235,24 @@ func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) b
 // n.hop (fromHop).
 func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 	h := &n.hop
-	best, most := int32(-1), int32(0)
+	best, bestOg, most := int32(-1), int32(-1), int32(0)
 	lo, hi := int32(h.VCLo), int32(h.VCHi)
 	for _, port := range h.Ports {
-		ov0 := (base + port) * n.nv
+		og := base + port
+		ov0 := og * n.nv
 		for ov := ov0 + lo; ov < ov0+hi; ov++ {
 			o := &n.outs[ov]
 			if o.next <= now {
 				n.collect(o, ov)
 			}
 			if o.credits > most {
-				best, most = ov, o.credits
+				best, bestOg, most = ov, og, o.credits
 			}
 		}
 	}
 	if most > 0 {
-		og := best / n.nv
-		n.depart(iv, gp, id, og, best, now)
+		// The port kept beside the VC: no division on every hop.
+		n.depart(iv, gp, id, bestOg, best, now)
 		return true
 	}
 	if n.take(iv, gp, id, base, h.Last, now) {
@@ -314,6 +317,7 @@ func (n *Network) wait(iv int32) {
 	for _, pm := range ports {
 		og := base + pm.port
 		n.waiters[og] = append(n.waiters[og], waiter{iv: iv, gen: gen, vcs: pm.vcs})
+		n.waited[og>>6] |= 1 << uint(og&63)
 		n.armPort(og, now)
 	}
 	n.waitPorts = ports
@@ -545,6 +549,8 @@ func (n *Network) wake(og int32) {
 	}
 	if len(n.waiters[og]) > 0 {
 		n.armPort(og, now)
+	} else {
+		n.waited[og>>6] &^= 1 << uint(og&63)
 	}
 }
 
@@ -591,7 +597,9 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.longWaits++
 		n.smp.longWaits++
 	}
-	n.smp.beforeBuf(iv)
+	if n.smp.lazy {
+		n.smp.beforeBuf(iv)
+	}
 	n.pop(q, now)
 	n.smp.touch(n.smp.bufOn, iv)
 	q.readFree = e
@@ -600,7 +608,11 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		q.hold = 0
 	}
 	in := &n.ports[gp]
-	back := des.Add(e, n.links[in.link].lat)
+	cl := n.sameLat
+	if cl < 0 {
+		cl = n.links[in.link].lat
+	}
+	back := des.Add(e, cl)
 	if up := in.peer; up >= 0 {
 		n.giveCredit(up, up*n.nv+(iv-gp*n.nv), back)
 	} else {
