@@ -126,7 +126,11 @@ func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, 
 			if !skip {
 				switch st {
 				case peekRecordOf:
-					counts = countRank(counts, r)
+					if r < len(counts) && counts[r] < maxRankEvents {
+						counts[r]++
+					} else {
+						counts = countRank(counts, r)
+					}
 				case peekUnsure:
 					counts = countLine(counts, data[pos:pos+i], limit)
 				}

@@ -277,16 +277,18 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 	return nil
 }
 
-// resolveBlock resolves the records of a decoded block that the workers
-// left to the parser, in file order, as Read's applyBlock; a line that
+// resolveBlock groups a decoded block's events by rank and resolves
+// the records the workers left to the parser, in file order, as Read's
+// applyBlock; a line that
 // fails is parsed again alone, which words its error.
 func (s *Source) resolveBlock(b *lineblock.Block, d *decodedBlock, first int) error {
 	p := s.p
+	d.group()
 	for i := range d.recs {
 		br := &d.recs[i]
 		if br.decoded {
 			if err := p.resolveRec(&br.r); err == nil {
-				d.runs[br.run].ev[br.idx] = br.r.e
+				d.setEvent(br)
 				continue
 			}
 		}
