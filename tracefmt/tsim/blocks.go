@@ -74,13 +74,18 @@ type decodedBlock struct {
 	grouped bool
 }
 
-// rankRun is a rank's events in a decoded block.
+// rankRun is a rank's events in a decoded block: sorted[off:off+n]
+// (decodedBlock.events). It holds no pointer, so that filling the runs
+// of 65,536 ranks costs no write barriers.
 type rankRun struct {
 	rank int32
-	ev   []tracefmt.Event
-	// at is where group puts the run's next event in sorted, off
-	// where its events start there.
-	at, off int32
+	// at is where group puts the run's next event in sorted.
+	off, n, at int32
+}
+
+// events returns the events of run.
+func (d *decodedBlock) events(run *rankRun) []tracefmt.Event {
+	return d.sorted[run.off : run.off+run.n : run.off+run.n]
 }
 
 // setEvent sets the event of a decoded record the parser resolved.
@@ -243,7 +248,7 @@ func (d *decodedBlock) group() {
 			k = int32(len(d.runs))
 			d.runOf[r] = k
 		}
-		d.runs[k-1].at++
+		d.runs[k-1].n++
 		// The run's index, for the pass that places the events.
 		d.ranks[i] = k - 1
 	}
@@ -255,10 +260,8 @@ func (d *decodedBlock) group() {
 	var off int32
 	for k := range d.runs {
 		run := &d.runs[k]
-		c := run.at
-		run.ev = d.sorted[off : off+c : off+c]
 		run.at, run.off = off, off
-		off += c
+		off += run.n
 	}
 	// The next decoded rec, by its event's index in flat.
 	ri, next := d.nextDecoded(0)
@@ -346,7 +349,7 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 		d.group()
 		for _, run := range d.runs {
 			r := int(run.rank)
-			if r < len(p.pending) && p.pending[r].n > maxRankEvents-len(run.ev) {
+			if r < len(p.pending) && p.pending[r].n > maxRankEvents-int(run.n) {
 				return p.applyLines(b, first)
 			}
 		}
@@ -369,9 +372,10 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 		return fmt.Errorf("tsim: line %d: the record failed in a block but not alone", p.s.no)
 	}
 	if d.grouped {
-		for _, run := range d.runs {
+		for k := range d.runs {
+			run := &d.runs[k]
 			p.grow(int(run.rank))
-			p.pending[run.rank].addAll(run.ev, p.slab(int(run.rank)))
+			p.pending[run.rank].addAll(d.events(run), p.slab(int(run.rank)))
 		}
 	} else {
 		// One event at a time, as they come: at 65,536 ranks a rank
