@@ -40,15 +40,17 @@ type blockRec struct {
 	no      int32 // line number, from the block's first
 	lo, hi  int32 // the line's text in the block
 	decoded bool
-	// run and idx place a decoded record's event in d.runs.
-	run, idx int32
+	// idx places a decoded record's event: its index in d.flat while
+	// the block is decoded, then in d.sorted (see decodedBlock.group).
+	idx int32
 }
 
 // decodedBlock is what a worker leaves of a block: each rank's events
 // in file order, and the lines the parser applies itself.
 type decodedBlock struct {
 	// runs are the ranks of the block, in order of first record, and
-	// their events; the events of decoded recs are set by the parser.
+	// their events, slices of sorted; the events of decoded recs are
+	// set by the parser (setEvent).
 	runs []rankRun
 	recs []blockRec
 	// runOf is the index in runs of a rank's run plus one (0: none
@@ -59,12 +61,40 @@ type decodedBlock struct {
 	// lastState is the index in the header's states of the last name
 	// the worker found there for an enter ([0]) and for a leave ([1]).
 	lastState [2]int
+	// flat holds the block's events in file order, and ranks their
+	// ranks; group sorts them by rank, stably, into sorted. Appending
+	// to one array each, whatever the ranks, costs the same at 64
+	// ranks as at 65,536, where a run of its own for each rank grew a
+	// slice of one or two events per rank and block.
+	flat   []tracefmt.Event
+	ranks  []int32
+	sorted []tracefmt.Event
+	// grouped says group ran: ranks then hold run indices, and the
+	// decoded recs' indices are into sorted.
+	grouped bool
 }
 
-// rankRun is a rank's events in a decoded block.
+// rankRun is a rank's events in a decoded block: sorted[off:off+n]
+// (decodedBlock.events). It holds no pointer, so that filling the runs
+// of 65,536 ranks costs no write barriers.
 type rankRun struct {
 	rank int32
-	ev   []tracefmt.Event
+	// at is where group puts the run's next event in sorted.
+	off, n, at int32
+}
+
+// events returns the events of run.
+func (d *decodedBlock) events(run *rankRun) []tracefmt.Event {
+	return d.sorted[run.off : run.off+run.n : run.off+run.n]
+}
+
+// setEvent sets the event of a decoded record the parser resolved.
+func (d *decodedBlock) setEvent(br *blockRec) {
+	if d.grouped {
+		d.sorted[br.idx] = br.r.e
+	} else {
+		d.flat[br.idx] = br.r.e
+	}
 }
 
 // readOptions tune how Read parses; the zero value is Read's choice.
@@ -156,6 +186,13 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		d.runOf[d.runs[i].rank] = 0
 	}
 	d.runs, d.recs = d.runs[:0], d.recs[:0]
+	d.flat, d.ranks, d.grouped = d.flat[:0], d.ranks[:0], false
+	if cap(d.flat) == 0 {
+		// Room for the lines of a typical block (records of about
+		// 32 bytes) at once, rather than the garbage of doubling.
+		n := len(b.Data)/28 + 1
+		d.flat, d.ranks = make([]tracefmt.Event, 0, n), make([]int32, 0, n)
+	}
 	var r rec
 	err := b.Lines(func(no int, off int64, line []byte) error {
 		d.last = int32(no - b.Line)
@@ -173,16 +210,15 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			ok = rf.decode(&s, &r) == nil
 		}
 		done := ok && rf.resolveHeader(&r, &d.lastState)
-		var k, idx int32
+		var idx int32
 		if ok {
-			k = d.run(r.rank)
-			run := &d.runs[k]
-			idx = int32(len(run.ev))
-			run.ev = append(run.ev, r.e)
+			idx = int32(len(d.flat))
+			d.flat = append(d.flat, r.e)
+			d.ranks = append(d.ranks, r.rank)
 		}
 		if !done {
 			lo := int32(off - b.Offset)
-			d.recs = append(d.recs, blockRec{r: r, no: d.last, lo: lo, hi: lo + int32(len(line)), decoded: ok, run: k, idx: idx})
+			d.recs = append(d.recs, blockRec{r: r, no: d.last, lo: lo, hi: lo + int32(len(line)), decoded: ok, idx: idx})
 		}
 		return nil
 	})
@@ -192,25 +228,63 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	return nil
 }
 
-// run returns the index in d.runs of rank's run, starting it (with the
-// memory of the run once there) when the rank is new to the block.
-func (d *decodedBlock) run(rank int32) int32 {
-	r := int(rank)
-	if r >= len(d.runOf) {
-		d.runOf = slices.Grow(d.runOf, r+1-len(d.runOf))[:r+1]
+// group sorts the block's events by rank into d.sorted (once), each rank's in
+// file order, and cuts the runs from it: one pass counts each rank's
+// events (ranks in order of first record), one places them. The decoded
+// recs' indices move with their events.
+func (d *decodedBlock) group() {
+	if d.grouped {
+		return
 	}
-	if k := d.runOf[r]; k > 0 {
-		return k - 1
+	d.grouped = true
+	for i, rk := range d.ranks {
+		r := int(rk)
+		if r >= len(d.runOf) {
+			d.runOf = slices.Grow(d.runOf, r+1-len(d.runOf))[:r+1]
+		}
+		k := d.runOf[r]
+		if k == 0 {
+			d.runs = append(d.runs, rankRun{rank: rk})
+			k = int32(len(d.runs))
+			d.runOf[r] = k
+		}
+		d.runs[k-1].n++
+		// The run's index, for the pass that places the events.
+		d.ranks[i] = k - 1
 	}
-	n := len(d.runs)
-	if n < cap(d.runs) {
-		d.runs = d.runs[:n+1]
-		d.runs[n].rank, d.runs[n].ev = rank, d.runs[n].ev[:0]
-	} else {
-		d.runs = append(d.runs, rankRun{rank: rank})
+	n := len(d.flat)
+	if cap(d.sorted) < n {
+		d.sorted = make([]tracefmt.Event, n, cap(d.flat))
 	}
-	d.runOf[r] = int32(n + 1)
-	return int32(n)
+	d.sorted = d.sorted[:n]
+	var off int32
+	for k := range d.runs {
+		run := &d.runs[k]
+		run.at, run.off = off, off
+		off += run.n
+	}
+	// The next decoded rec, by its event's index in flat.
+	ri, next := d.nextDecoded(0)
+	for i, k := range d.ranks {
+		run := &d.runs[k]
+		d.sorted[run.at] = d.flat[i]
+		if int32(i) == next {
+			d.recs[ri].idx = run.at
+			ri, next = d.nextDecoded(ri + 1)
+		}
+		run.at++
+	}
+}
+
+// nextDecoded returns the first decoded rec from d.recs[i] on and the
+// index in d.flat of its event (-1: none).
+func (d *decodedBlock) nextDecoded(i int) (int, int32) {
+	for ; i < len(d.recs); i++ {
+		if d.recs[i].decoded {
+			return i, d.recs[i].idx
+		}
+	}
+	return i, -1
 }
 
 // resolveHeader resolves what a decoded record needs with what the
@@ -266,23 +340,25 @@ func (rf *recordFormat) resolveHeader(r *rec, lasts *[2]int) bool {
 
 // applyBlock adds the records of a decoded block to their ranks' events
 // in file order: the ones left to it one by one (as the serial read
-// would), then each rank's events of the block at once. Where a rank
-// would exceed its limit, the block is parsed line by line instead,
-// which words the error.
+// would), then the block's events in file order, each to its rank's.
+// Where a rank would exceed its limit, the block is parsed line by line
+// instead, which words the error.
 func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) error {
-	hi := -1
-	for _, run := range d.runs {
-		r := int(run.rank)
-		if r < len(p.pending) && p.pending[r].n > maxRankEvents-len(run.ev) {
-			return p.applyLines(b, first)
+	if p.applied > maxRankEvents-len(d.flat) {
+		// Some rank may pass the limit in this block: judged by rank.
+		d.group()
+		for _, run := range d.runs {
+			r := int(run.rank)
+			if r < len(p.pending) && p.pending[r].n > maxRankEvents-int(run.n) {
+				return p.applyLines(b, first)
+			}
 		}
-		hi = max(hi, r)
 	}
 	for i := range d.recs {
 		br := &d.recs[i]
 		if br.decoded {
 			if err := p.resolveRec(&br.r); err == nil {
-				d.runs[br.run].ev[br.idx] = br.r.e
+				d.setEvent(br)
 				continue
 			}
 		}
@@ -295,12 +371,33 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 		}
 		return fmt.Errorf("tsim: line %d: the record failed in a block but not alone", p.s.no)
 	}
-	if hi >= len(p.pending) {
-		p.pending = slices.Grow(p.pending, hi+1-len(p.pending))[:hi+1]
+	if d.grouped {
+		for k := range d.runs {
+			run := &d.runs[k]
+			p.grow(int(run.rank))
+			p.pending[run.rank].addAll(d.events(run), p.slab(int(run.rank)))
+		}
+	} else {
+		// One event at a time, as they come: at 65,536 ranks a rank
+		// has one or two events in a block, and runs of them cost more
+		// than they save.
+		pending := p.pending
+		for i, r := range d.ranks {
+			if int(r) < len(pending) {
+				// Nearly always: room in the rank's counted stream.
+				rb := &pending[r]
+				if n := len(rb.cur); n < cap(rb.cur) {
+					rb.cur = rb.cur[:n+1]
+					rb.cur[n] = d.flat[i]
+					rb.n++
+					continue
+				}
+			}
+			p.add(int(r), &d.flat[i])
+			pending = p.pending
+		}
 	}
-	for _, run := range d.runs {
-		p.pending[run.rank].addAll(run.ev, p.slab(int(run.rank)))
-	}
+	p.applied += len(d.flat)
 	return nil
 }
 

@@ -392,3 +392,46 @@ func TestPeekRecordAsCountLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCountFast: the count pass's quick reading of common record lines
+// gives the rank and line end peekRecord and the search for the line
+// break give, and leaves every other line to them.
+func TestCountFast(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ok   bool
+		rank int
+	}{
+		{"500.44 41 leave MPI_Irecv\n", true, 41},
+		{"0 0 enter Compute\n", true, 0},
+		{"12345678.123456 007 send to=13 tag=1 size=8192\nnext", true, 7},
+		{"1 65535 enter A\n", true, 65535},
+		{"1 65536 enter A\n", false, 0}, // the limit: peekRecord's
+		{"1  3 enter A\n", false, 0},
+		{"1\t3 enter A\n", false, 0},
+		{"- 3 enter A\n", false, 0},
+		{" 1 3 enter A\n", false, 0},
+		{"1 3 Enter A\n", false, 0},
+		{"1 3\n", false, 0},
+		{"1 x enter\n", false, 0},
+		{"1 3xenter A\n", false, 0},
+		{"1 3 e", true, 3}, // cut by the read: the padding's break
+	} {
+		var b countArr
+		n := copy(b[:], tc.text)
+		copy(b[n:], "\n\n\n\n\n\n\n\n")
+		r, end, ok := countFast(&b, 0, 65536)
+		if ok != tc.ok || ok && r != tc.rank {
+			t.Errorf("%q: countFast = %d, %v; want %d, %v", tc.text, r, ok, tc.rank, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		pr, j, st := peekRecord(b[:n+countPad], 0, 65536)
+		nl := strings.IndexByte(string(b[j:n+countPad]), '\n') + j
+		if st != peekRecordOf || pr != r || nl != end {
+			t.Errorf("%q: countFast = %d ending at %d; peekRecord %d (verdict %d) ending at %d", tc.text, r, end, pr, st, nl)
+		}
+	}
+}

@@ -1,6 +1,11 @@
 package tsim
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
 
 // TestSkipName: skipName stops at the first byte that may end a name
 // (a blank, a control byte, '!', '"', '#' or '='), never after it, at
@@ -33,6 +38,51 @@ func TestSkipName(t *testing.T) {
 		copy(b[:], tt.line)
 		if got := skipName(&b, tt.from); got != tt.want {
 			t.Errorf("skipName(%q, %d) = %d, want %d", tt.line, tt.from, got, tt.want)
+		}
+	}
+}
+
+// TestDecodeFastNumbers: the arguments of sends, receives and waits that
+// numArg reads as it scans them give the fields decode gives, and those
+// it leaves (a unit, a long number, a repeated key, a key the kind does
+// not take, a rank out of the world) are judged as before.
+func TestDecodeFastNumbers(t *testing.T) {
+	rf := recordFormat{ranks: 4, timed: true, unit: tracefmt.Microsecond, firstRecord: 1,
+		commIDs: map[string]uint16{"MPI_COMM_WORLD": 0}, ncomms: 1}
+	for _, tc := range []struct {
+		line      string
+		fast      bool // decodeFast accepts it
+		peer, tag int32
+		size, req int64
+	}{
+		{"1 0 send to=3 tag=12 size=8192", true, 3, 12, 8192, 0},
+		{"1 0 recv from=2 tag=999999999 size=123456789 req=77 nb", true, 2, 999999999, 123456789, 77},
+		{"1 0 send size=0012 to=1 tag=007", true, 1, 7, 12, 0},
+		{"1 0 send to=1 size=4KiB", true, 1, 0, 4096, 0},
+		{"1 0 send tag=1234567890 to=1", true, 1, 1234567890, 0, 0},
+		{"1 0 wait req=5", true, 0, 0, 0, 5},
+		{"1 0 send to=4 size=1", false, 0, 0, 0, 0},
+		{"1 0 send to=1 to=1", false, 0, 0, 0, 0},
+		{"1 0 wait req=5 tag=1", false, 0, 0, 0, 0},
+		{"1 0 send to=1\tsize=3 # c", true, 1, 0, 3, 0},
+	} {
+		s := lineScanner{line: []byte(tc.line)}
+		s.more()
+		var fast, general rec
+		ok := rf.decodeFast(s.line, s.pos, &fast)
+		if ok != tc.fast {
+			t.Errorf("%q: decodeFast accepted it: %v, want %v", tc.line, ok, tc.fast)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if err := rf.decode(&s, &general); err != nil || !reflect.DeepEqual(fast, general) {
+			t.Errorf("%q: decodeFast gave %+v, decode %+v (%v)", tc.line, fast, general, err)
+		}
+		e := fast.e
+		if e.Peer != tc.peer || e.Tag != tc.tag || e.Size != tc.size || e.Request() != tc.req {
+			t.Errorf("%q: peer %d tag %d size %d req %d, want %d %d %d %d", tc.line, e.Peer, e.Tag, e.Size, e.Request(), tc.peer, tc.tag, tc.size, tc.req)
 		}
 	}
 }

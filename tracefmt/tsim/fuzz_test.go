@@ -106,6 +106,9 @@ func FuzzDecodeFast(f *testing.F) {
 		"0.1234567890123456 0 enter A", "18 0 send to=1 to=1", "19 0 send to=1 =3", "20 0 send to= size=1",
 		"21 0 enter MPI_Allreduce_and_more", "22 1 leave MPI_Allreduce_x=y", "23 0 marker a_long_marker_name#x text=t",
 		"24 0 enter a_long_state\x01name", "25 0 leave a_long_state!name text=x", "26 0 enter éééééééé",
+		"27 0 send to=1 tag=999999999 size=123456789 req=1", "28 0 send tag=1234567890 to=1", "29 0 send to=2",
+		"30 0 recv from=1 from=1", "31 0 send to=1 size=0012", "32 0 send to=1 tag=1\r", "33 0 wait req=4 tag=1",
+		"34 0 send to=1 size=4KiB tag=007", "35 0 recv from=0 tag=1 size=8 req=9 nb", "36 0 send to=1 tag=1#x",
 	} {
 		f.Add(s, uint16(2), true, uint8(2))
 	}

@@ -136,6 +136,10 @@ type parser struct {
 	textIDs    map[string]int
 	// rf is what decoding records needs, set with the builder.
 	rf recordFormat
+	// r is the record being read, and lastState the header states
+	// resolveHeader found last (the serial read's).
+	r         rec
+	lastState [2]int
 
 	// b is nil while the header is read.
 	b *tracefmt.Builder
@@ -152,6 +156,9 @@ type parser struct {
 	// counts are each rank's records as the count pass found them (nil:
 	// not counted), see count.go.
 	counts []int32
+	// applied counts the records added to pending, all ranks together:
+	// while it is below maxRankEvents, so is every rank's.
+	applied int
 }
 
 func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
@@ -826,21 +833,25 @@ type rec struct {
 
 // record parses one record line: TIME RANK KIND [NAME] {ARG | FLAG}.
 func (p *parser) record() error {
-	var r rec
-	if p.rf.decodeFast(p.s.line, p.s.pos, &r) {
-		return p.apply(&r)
+	// The record is set field by field, not zeroed whole: decodeFast
+	// sets every field but the name and text, which the flags cleared
+	// here make it ignore.
+	r := &p.r
+	r.named, r.hasText = false, false
+	if p.rf.decodeFast(p.s.line, p.s.pos, r) {
+		return p.apply(r)
 	}
-	r = rec{}
-	if err := p.rf.decode(&p.s, &r); err != nil {
+	*r = rec{}
+	if err := p.rf.decode(&p.s, r); err != nil {
 		if r.named {
 			// The name is resolved before the arguments are checked.
-			if err := p.resolve(&r); err != nil {
+			if err := p.resolve(r); err != nil {
 				return err
 			}
 		}
 		return err
 	}
-	return p.apply(&r)
+	return p.apply(r)
 }
 
 // resolve sets the state or marker id of an enter, leave or marker.
@@ -875,11 +886,41 @@ func (p *parser) apply(r *rec) error {
 	if rb.n == maxRankEvents {
 		return p.s.errAt(int(r.rankOff), "expected at most %d records per rank, got more on rank %d", maxRankEvents, rank)
 	}
-	if err := p.resolveRec(r); err != nil {
-		return err
+	// A record naming no state, or one of the header by its name, is
+	// resolved as the workers of a block resolve it (stateRef's answer).
+	if !p.rf.resolveHeader(r, &p.lastState) {
+		if err := p.resolveRec(r); err != nil {
+			return err
+		}
 	}
-	rb.add(r.e, p.slab(rank))
+	p.applied++
+	if n := len(rb.cur); n < cap(rb.cur) {
+		// Nearly always: room in the rank's counted stream.
+		rb.cur = rb.cur[:n+1]
+		rb.cur[n] = r.e
+		rb.n++
+		return nil
+	}
+	p.add(rank, &r.e)
 	return nil
+}
+
+// grow makes room in pending for rank r.
+func (p *parser) grow(r int) {
+	if r >= len(p.pending) {
+		p.pending = slices.Grow(p.pending, r+1-len(p.pending))[:r+1]
+	}
+}
+
+// add appends e to rank r's events (r within pending once grown).
+func (p *parser) add(r int, e *tracefmt.Event) {
+	p.grow(r)
+	rb := &p.pending[r]
+	if len(rb.cur) == cap(rb.cur) {
+		rb.next(p.slab(r))
+	}
+	rb.cur = append(rb.cur, *e)
+	rb.n++
 }
 
 // resolveRec resolves a decoded record's names and text, as apply does
@@ -1140,14 +1181,6 @@ const (
 	minChunk = 16
 	maxChunk = 8192
 )
-
-func (rb *rankBuffer) add(e tracefmt.Event, slab *[]tracefmt.Event) {
-	if len(rb.cur) == cap(rb.cur) {
-		rb.next(slab)
-	}
-	rb.cur = append(rb.cur, e)
-	rb.n++
-}
 
 // addAll appends ev, filling the current chunk and starting new ones.
 func (rb *rankBuffer) addAll(ev []tracefmt.Event, slab *[]tracefmt.Event) {

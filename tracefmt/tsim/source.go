@@ -240,9 +240,11 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 	s.tables() // for fn: the names defined so far
 	chunk := int32(len(s.chunks))
 	s.chunks = append(s.chunks, chunkPos{off: s.rs.at + b.Offset, size: int32(len(b.Data)), line: first})
-	for _, run := range d.runs {
+	for k := range d.runs {
+		run := &d.runs[k]
+		ev := d.events(run)
 		c := &s.ranks[run.rank]
-		if int64(c.total)+int64(len(run.ev)) > maxRankEvents {
+		if int64(c.total)+int64(len(ev)) > maxRankEvents {
 			return s.tooMany(b, first, run.rank)
 		}
 		if k := len(c.spans); k > 0 && c.spans[k-1].to == chunk-1 {
@@ -251,8 +253,8 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 			c.spans = append(c.spans, chunkSpan{chunk, chunk})
 		}
 		i0 := c.total
-		for j := range run.ev {
-			e := &run.ev[j]
+		for j := range ev {
+			e := &ev[j]
 			i := i0 + int32(j)
 			e.Match = -1
 			switch e.Kind {
@@ -267,9 +269,9 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 				}
 			}
 		}
-		c.total += int32(len(run.ev))
+		c.total += int32(len(ev))
 		if fn != nil {
-			if err := fn(int(run.rank), i0, run.ev); err != nil {
+			if err := fn(int(run.rank), i0, ev); err != nil {
 				return err
 			}
 		}
@@ -277,16 +279,18 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 	return nil
 }
 
-// resolveBlock resolves the records of a decoded block that the workers
-// left to the parser, in file order, as Read's applyBlock; a line that
+// resolveBlock groups a decoded block's events by rank and resolves
+// the records the workers left to the parser, in file order, as Read's
+// applyBlock; a line that
 // fails is parsed again alone, which words its error.
 func (s *Source) resolveBlock(b *lineblock.Block, d *decodedBlock, first int) error {
 	p := s.p
+	d.group()
 	for i := range d.recs {
 		br := &d.recs[i]
 		if br.decoded {
 			if err := p.resolveRec(&br.r); err == nil {
-				d.runs[br.run].ev[br.idx] = br.r.e
+				d.setEvent(br)
 				continue
 			}
 		}
@@ -437,12 +441,13 @@ func (s *Source) decodeChunk(k int32, want int) error {
 	if err := s.resolveBlock(&b, d, ch.line); err != nil {
 		return err
 	}
-	for _, run := range d.runs {
+	for i := range d.runs {
+		run := &d.runs[i]
 		c := &s.ranks[run.rank]
 		if c.next != k || int(run.rank) != want && len(c.q)-c.head > s.queueCap {
 			continue
 		}
-		c.add(run.ev, s.p.pairing)
+		c.add(d.events(run), s.p.pairing)
 		c.advance(k)
 	}
 	return nil
@@ -525,7 +530,11 @@ type openList struct {
 
 func (p *pairer) push(st tracefmt.StateID, i int32) {
 	if int(st) >= len(p.lists) {
-		p.lists = slices.Grow(p.lists, int(st)+1-len(p.lists))[:st+1]
+		// Room for a few states at once: a rank enters several, and
+		// growing the lists one state at a time cost as many copies
+		// (65,536 ranks: 196,608 of them in each pass).
+		n := max(int(st)+1, 2*len(p.lists), 4)
+		p.lists = slices.Grow(p.lists, n-len(p.lists))[:n]
 	}
 	l := &p.lists[st]
 	l.idx = append(l.idx, i)
