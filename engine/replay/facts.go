@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -70,9 +72,6 @@ func ScanFacts(ctx context.Context, src Prescanner, cfg Config) (*Facts, error) 
 		lo:        math.Inf(1), hi: math.Inf(-1),
 		ranks: make([]rankFacts, h.Size()),
 	}
-	if fs.find {
-		fs.chans = map[chanID]*chanFacts{}
-	}
 	if err := src.Prescan(fs.run); err != nil {
 		return nil, err
 	}
@@ -91,7 +90,8 @@ type factScan struct {
 	compute   bool
 	total     uint64
 	ranks     []rankFacts
-	chans     map[chanID]*chanFacts
+	runs      int
+	chans     chanTable
 	cands     []candidate
 	free      []int32
 	buffered  []bufferedSend
@@ -121,28 +121,9 @@ type openCall struct {
 // chanID is a channel of MatchMessages: FIFO per communicator, source,
 // destination and tag.
 type chanID struct {
-	comm     uint16
 	src, dst int32
 	tag      int32
-}
-
-// chanFacts counts a channel's sends and receives; sends holds its
-// candidate sends not yet received, recvs the receives met before their
-// send, each with its message's ordinal on the channel.
-type chanFacts struct {
-	sent, recvd int64
-	sends       []ordCand
-	recvs       []ordRecv
-}
-
-type ordCand struct {
-	ord  int64
-	cand int32
-}
-
-type ordRecv struct {
-	ord  int64
-	time float64 // the enter of its MPI_Recv; NaN: not in one
+	comm     uint16
 }
 
 // candidate is a blocking send sentEarly may find early: its call's
@@ -155,12 +136,9 @@ type candidate struct {
 	hasLeave, hasRecv bool
 }
 
-// classes returns the classes of the states up to st, classifying the
-// states defined since the last call.
-func (fs *factScan) classes(st tracefmt.StateID) {
-	if int(st) < len(fs.class) {
-		return
-	}
+// classes classifies the states defined so far (fs.class, fs.part), for
+// a state beyond those classified.
+func (fs *factScan) classes() {
 	tmp := Sim{tr: fs.h}
 	tmp.classifyStates()
 	fs.class = tmp.class
@@ -170,8 +148,11 @@ func (fs *factScan) classes(st tracefmt.StateID) {
 
 // run takes a run of rank r's events (Prescan's fn).
 func (fs *factScan) run(r int, first int32, ev []tracefmt.Event) error {
-	if err := fs.ctx.Err(); err != nil {
-		return err
+	// A run is a rank's records in a block: a few events at many ranks.
+	if fs.runs++; fs.runs&255 == 0 {
+		if err := fs.ctx.Err(); err != nil {
+			return err
+		}
 	}
 	rf := &fs.ranks[r]
 	if first != rf.n {
@@ -192,7 +173,9 @@ func (fs *factScan) run(r int, first int32, ev []tracefmt.Event) error {
 		}
 		switch e.Kind {
 		case tracefmt.KindEnter:
-			fs.classes(e.State())
+			if int(e.State()) >= len(fs.class) {
+				fs.classes()
+			}
 			if fs.part[e.State()] == partFinalize {
 				rf.end = min(rf.end, e.Time)
 			}
@@ -200,17 +183,15 @@ func (fs *factScan) run(r int, first int32, ev []tracefmt.Event) error {
 				rf.push(openCall{i, e.State(), e.Time})
 			}
 		case tracefmt.KindLeave:
-			fs.classes(e.State())
+			if int(e.State()) >= len(fs.class) {
+				fs.classes()
+			}
 			if k := e.Match; k >= 0 {
 				if fs.part[e.State()] == partInit && k > rf.init {
 					rf.init, rf.start = k, e.Time
 				}
-				if ids, ok := rf.waiting[k]; ok {
-					for _, c := range ids {
-						fs.cands[c].leave, fs.cands[c].hasLeave = e.Time, true
-						fs.decide(c)
-					}
-					delete(rf.waiting, k)
+				if len(rf.waiting) > 0 {
+					fs.left(rf, k, e.Time)
 				}
 			}
 			if fs.find && len(rf.open) > 0 {
@@ -240,6 +221,18 @@ func (fs *factScan) run(r int, first int32, ev []tracefmt.Event) error {
 	return nil
 }
 
+// left notes the leave at t of rank rf's enter k: the candidates that
+// wait for it know their call's end.
+func (fs *factScan) left(rf *rankFacts, k int32, t float64) {
+	if ids, ok := rf.waiting[k]; ok {
+		for _, c := range ids {
+			fs.cands[c].leave, fs.cands[c].hasLeave = t, true
+			fs.decide(c)
+		}
+		delete(rf.waiting, k)
+	}
+}
+
 // push opens an enter, keeping those within scanCall events.
 func (rf *rankFacts) push(c openCall) {
 	if len(rf.open) >= 4*scanCall {
@@ -264,9 +257,6 @@ func (fs *factScan) call(rf *rankFacts, i int32) (openCall, bool) {
 
 // send meets a send: a candidate when sentEarly could find it early.
 func (fs *factScan) send(r int, i int32, e *tracefmt.Event) {
-	ch := fs.channel(chanID{e.Comm, int32(r), e.Peer, e.Tag})
-	ord := ch.sent
-	ch.sent++
 	cand := int32(-1)
 	if e.Size >= fs.threshold && e.Peer >= 0 && int(e.Peer) < len(fs.ranks) &&
 		!e.Flags.Has(tracefmt.FlagNonBlocking|tracefmt.FlagSync|tracefmt.FlagSendrecv) {
@@ -287,54 +277,20 @@ func (fs *factScan) send(r int, i int32, e *tracefmt.Event) {
 			rf.waiting[c.idx] = append(rf.waiting[c.idx], cand)
 		}
 	}
-	if ord < ch.recvd {
+	if t, ok := fs.chans.send(chanID{int32(r), e.Peer, e.Tag, e.Comm}, cand); ok && cand >= 0 {
 		// Its receive came first.
-		rv := ch.recvs[0]
-		ch.recvs = ch.recvs[1:]
-		if cand >= 0 {
-			fs.received(cand, rv.time)
-		}
-	} else if cand >= 0 {
-		ch.sends = append(ch.sends, ordCand{ord, cand})
+		fs.received(cand, t)
 	}
-	fs.settle(chanID{e.Comm, int32(r), e.Peer, e.Tag}, ch)
 }
 
 // recv meets a receive.
 func (fs *factScan) recv(r int, i int32, e *tracefmt.Event) {
-	id := chanID{e.Comm, e.Peer, int32(r), e.Tag}
-	ch := fs.channel(id)
-	ord := ch.recvd
-	ch.recvd++
 	t := math.NaN()
 	if c, ok := fs.call(&fs.ranks[r], i); ok && fs.class[c.state].kind == callRecv {
 		t = c.time
 	}
-	if ord < ch.sent {
-		if len(ch.sends) > 0 && ch.sends[0].ord == ord {
-			fs.received(ch.sends[0].cand, t)
-			ch.sends = ch.sends[1:]
-		}
-	} else {
-		ch.recvs = append(ch.recvs, ordRecv{ord, t})
-	}
-	fs.settle(id, ch)
-}
-
-func (fs *factScan) channel(id chanID) *chanFacts {
-	ch := fs.chans[id]
-	if ch == nil {
-		ch = &chanFacts{}
-		fs.chans[id] = ch
-	}
-	return ch
-}
-
-// settle forgets a channel with no message in flight: its ordinals
-// start again from 0 as well.
-func (fs *factScan) settle(id chanID, ch *chanFacts) {
-	if ch.sent == ch.recvd {
-		delete(fs.chans, id)
+	if c := fs.chans.recv(chanID{e.Peer, int32(r), e.Tag, e.Comm}, t); c >= 0 {
+		fs.received(c, t)
 	}
 }
 
@@ -421,4 +377,191 @@ func (s *Sim) useFacts(f *Facts) (bool, error) {
 	}
 	s.stats.totalEvents = f.totalEvents
 	return f.hasCompute, nil
+}
+
+// chanTable holds the channels with messages in flight in the file's
+// order (sent != received), each with its ordinals and two FIFO lists:
+// its candidate sends not yet received and the receives met before their
+// send. A map of pointers to per-channel records cost a hash, a probe and
+// an allocation per message, and the garbage of a record per settled
+// channel (12 % of a streamed 65,536-rank stencil's CPU); the table is
+// open addressing over one array of values, its lists linked through
+// one array of items, neither holding a pointer: no allocation once
+// grown, nothing for the garbage collector to scan.
+type chanTable struct {
+	// slots has a power-of-two length (0 before the first channel),
+	// at most three quarters of them used; shift places a hash in it.
+	slots []chanSlot
+	shift uint8
+	used  int
+	items []chanItem
+	// free is one more than the first free item (0: none); free items
+	// link through next.
+	free int32
+}
+
+// chanSlot is a channel of the table: its ordinals count from the last
+// time it had no message in flight.
+type chanSlot struct {
+	src, dst, tag int32
+	comm          uint16
+	used          bool
+	sent, recvd   int32
+	// waiting lists the channel's candidate sends not yet received
+	// (when sent > recvd) or its receives met before their send (when
+	// recvd > sent): never both.
+	waiting chanList
+}
+
+func (sl *chanSlot) id() chanID { return chanID{sl.src, sl.dst, sl.tag, sl.comm} }
+
+// chanList is a FIFO list of items (head -1: empty).
+type chanList struct{ head, tail int32 }
+
+// chanItem is a send or a receive waiting on a channel: its ordinal,
+// and the candidate of a send, the MPI_Recv's enter time of a receive.
+type chanItem struct {
+	ord  int32
+	cand int32
+	time float64
+	next int32
+}
+
+// send notes a send on channel id, candidate cand (-1: none). When its
+// receive came first, it returns the time of that receive's MPI_Recv
+// and true.
+func (ct *chanTable) send(id chanID, cand int32) (float64, bool) {
+	at := ct.find(id)
+	ch := &ct.slots[at]
+	ord := ch.sent
+	ch.sent++
+	t, ok := 0.0, false
+	if ord < ch.recvd {
+		t, ok = ct.pop(&ch.waiting).time, true
+	} else if cand >= 0 {
+		ct.push(&ch.waiting, chanItem{ord: ord, cand: cand})
+	}
+	ct.settle(at)
+	return t, ok
+}
+
+// recv notes a receive on channel id, in an MPI_Recv entered at t (NaN:
+// none), and returns the candidate send it receives (-1: none).
+func (ct *chanTable) recv(id chanID, t float64) int32 {
+	at := ct.find(id)
+	ch := &ct.slots[at]
+	ord := ch.recvd
+	ch.recvd++
+	c := int32(-1)
+	if ord < ch.sent {
+		if ch.waiting.head >= 0 && ct.items[ch.waiting.head].ord == ord {
+			c = ct.pop(&ch.waiting).cand
+		}
+	} else {
+		ct.push(&ch.waiting, chanItem{ord: ord, time: t})
+	}
+	ct.settle(at)
+	return c
+}
+
+// hash places id in a table of 1<<(64-shift) slots.
+func (ct *chanTable) hash(id chanID) int {
+	h := (uint64(uint32(id.src))<<32 | uint64(uint32(id.dst))) * 0x9e3779b97f4a7c15
+	h ^= (uint64(uint32(id.tag))<<16 | uint64(id.comm)) * 0xc2b2ae3d27d4eb4f
+	h ^= h >> 31
+	h *= 0x94d049bb133111eb
+	return int(h >> ct.shift)
+}
+
+// find returns the slot of channel id, adding it (no message) when the
+// table does not hold it.
+func (ct *chanTable) find(id chanID) int {
+	if 4*(ct.used+1) > 3*len(ct.slots) {
+		ct.grow()
+	}
+	mask := len(ct.slots) - 1
+	for i := ct.hash(id); ; i = (i + 1) & mask {
+		sl := &ct.slots[i]
+		if !sl.used {
+			*sl = chanSlot{src: id.src, dst: id.dst, tag: id.tag, comm: id.comm, used: true, waiting: chanList{-1, -1}}
+			ct.used++
+			return i
+		}
+		if sl.src == id.src && sl.dst == id.dst && sl.tag == id.tag && sl.comm == id.comm {
+			return i
+		}
+	}
+}
+
+// grow doubles the table (to 64 slots first), placing its channels again.
+func (ct *chanTable) grow() {
+	old := ct.slots
+	n := max(2*len(old), 64)
+	ct.slots = make([]chanSlot, n)
+	hugepage.Advise(ct.slots)
+	ct.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	mask := n - 1
+	for k := range old {
+		if !old[k].used {
+			continue
+		}
+		i := ct.hash(old[k].id())
+		for ct.slots[i].used {
+			i = (i + 1) & mask
+		}
+		ct.slots[i] = old[k]
+	}
+}
+
+// settle forgets the channel in slot at when it has no message in
+// flight: its ordinals start again from 0 as well. The channels after it
+// in its probe run move back (linear probing's deletion), so that no
+// slot is ever a tombstone.
+func (ct *chanTable) settle(at int) {
+	if sl := &ct.slots[at]; sl.sent != sl.recvd {
+		return
+	}
+	mask := len(ct.slots) - 1
+	hole := at
+	for i := (at + 1) & mask; ct.slots[i].used; i = (i + 1) & mask {
+		// The channel at i may fill the hole when its home is not
+		// in the cyclic range (hole, i].
+		if home := ct.hash(ct.slots[i].id()); (i-home)&mask >= (i-hole)&mask {
+			ct.slots[hole] = ct.slots[i]
+			hole = i
+		}
+	}
+	ct.slots[hole] = chanSlot{}
+	ct.used--
+}
+
+// push appends it to list l.
+func (ct *chanTable) push(l *chanList, it chanItem) {
+	it.next = -1
+	k := ct.free - 1
+	if k >= 0 {
+		ct.free = ct.items[k].next + 1
+		ct.items[k] = it
+	} else {
+		k = int32(len(ct.items))
+		ct.items = append(ct.items, it)
+	}
+	if l.tail >= 0 {
+		ct.items[l.tail].next = k
+	} else {
+		l.head = k
+	}
+	l.tail = k
+}
+
+// pop removes and returns the head of list l, which is not empty.
+func (ct *chanTable) pop(l *chanList) chanItem {
+	k := l.head
+	it := ct.items[k]
+	if l.head = it.next; l.head < 0 {
+		l.tail = -1
+	}
+	ct.items[k].next = ct.free - 1
+	ct.free = k + 1
+	return it
 }
