@@ -263,7 +263,7 @@ func TestMemoKeyCoversWhatBuildReads(t *testing.T) {
 				memoRound(n, set, now)
 			}
 			if m.verified == recalled {
-				t.Fatalf("%s: a system met three times was not recalled (lookups %d found %d verified %d rest %d)", spec, m.lookups, m.found, m.verified, m.rests.rest)
+				t.Fatalf("%s: a system met three times was not recalled (lookups %d found %d verified %d rest %d)", spec, m.lookups, m.found, m.verified, m.rests)
 			}
 			recalled = m.verified
 			// One number build reads changed, then put back.
@@ -312,7 +312,7 @@ func memoRound(n *Network, set []int32, now des.Time) {
 		n.include(fi, now)
 	}
 	s.memo.begin()
-	s.memo.rests = resting{} // looks up every time, however few hits
+	clear(s.memo.rests[:]) // looks up every time, however few hits
 	if !n.recall() {
 		n.build()
 		s.fill()

@@ -32,8 +32,9 @@ type system struct {
 	// Flow i: its slot in Network.flows, its weight 1/penalty, the level
 	// at which it reaches its bound (+Inf: none), the bound, its rate,
 	// whether it is fixed and the link it was fixed at (-1: its bound).
-	// Its links are fLink[fOff[i]:fOff[i+1]] (the solve's link numbers),
-	// each consuming fC times its rate.
+	// Its links are fLink[fOff[i]:fOff[i+1]] (the solve's link numbers
+	// with the crosstraffic bit, see ctBit), each consuming its
+	// coefficient times its rate.
 	slot  []int32
 	prev  []float64 // rate before the solve
 	w     []float64
@@ -44,11 +45,11 @@ type system struct {
 	at    []int32
 	fOff  []int32
 	fLink []int32
-	fC    []float64
 	// Link j: its constraint id, the load of the flows that keep their
 	// rates, remaining capacity, Σ c·w of its unfixed flows, their
 	// number, and whether it shares nothing (fatpipe). Its re-solved
-	// flows are lFlow[lOff[j]:lOff[j+1]], each consuming lC of its rate.
+	// flows are lFlow[lOff[j]:lOff[j+1]] (the solve's flow numbers with
+	// the crosstraffic bit), each consuming its coefficient of its rate.
 	id      []int32
 	changed []bool // a flow started or finished on it
 	kept    []float64
@@ -58,7 +59,9 @@ type system struct {
 	fat     []bool
 	lOff    []int32
 	lFlow   []int32
-	lC      []float64
+	// coef is the coefficient an element's crosstraffic bit gives: 1
+	// (route) and the crosstraffic share (way back).
+	coef [2]float64
 	// ratio is link j's saturation level rem/usage while it can still
 	// saturate, +Inf once it cannot (no unfixed flow, no usage left, a
 	// fatpipe, or a capacity its flows cannot fill even at their bounds):
@@ -97,6 +100,11 @@ type system struct {
 	// constraints are all different: 1 yes, 2 no, 0 not worked out yet
 	// (see setBneck).
 	distinct []uint8
+	// zeroRate is set once a solve has left a flow on its links at rate
+	// 0 (level +Inf): until then every flow on its links at level +Inf
+	// is one activated since the last solve, which seed includes first,
+	// and seed reads only the flows fixed at a changed link (see seed).
+	zeroRate bool
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -164,8 +172,8 @@ func (n *Network) solve(now des.Time) {
 	changed := 0
 	for j, l := range s.id {
 		load := s.kept[j]
-		for k := s.lOff[j]; k < s.lOff[j+1]; k++ {
-			load += s.lC[k] * s.val[s.lFlow[k]]
+		for _, x := range s.lFlow[s.lOff[j]:s.lOff[j+1]] {
+			load += s.coef[ctOf(x)] * s.val[x&math.MaxInt32]
 		}
 		if load != n.links[l].load {
 			// Integrated up to now only when the load changes: the
@@ -176,6 +184,9 @@ func (n *Network) solve(now des.Time) {
 	}
 	for i, fi := range s.slot {
 		n.setRate(fi, s.val[i], s.linkID(s.at[i]), now)
+		if math.IsInf(n.flevel[fi], 1) {
+			s.zeroRate = true
+		}
 	}
 	n.wholeEnd(s.slot, changed)
 	n.wake()
@@ -198,6 +209,18 @@ func (n *Network) seed(now des.Time) {
 				continue
 			}
 			n.sys.changed[j] = true
+			if !n.sys.zeroRate {
+				// The flows at level +Inf are those of n.added, in
+				// already: only the flows fixed here, fixedAt[l] uses
+				// of l, are looked for, and the scan stops at the last.
+				for left, el := n.fixedAt[l], n.links[l].el; left > 0 && len(el) > 0; el = el[1:] {
+					if f := el[0].f; n.bneck[f] == l {
+						n.include(f, now)
+						left--
+					}
+				}
+				continue
+			}
 			for _, e := range n.links[l].el {
 				if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
 					n.include(e.f, now)
@@ -262,7 +285,7 @@ func (n *Network) build() {
 	s.w, s.level, s.bound, s.prev = extend(s.w, F), extend(s.level, F), extend(s.bound, F), extend(s.prev, F)
 	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
 	if F0 == 0 {
-		s.fOff, s.fLink, s.fC = append(s.fOff[:0], 0), s.fLink[:0], s.fC[:0]
+		s.fOff, s.fLink = append(s.fOff[:0], 0), s.fLink[:0]
 	}
 	for i := F0; i < F; i++ {
 		f := &n.flows[s.slot[i]]
@@ -271,8 +294,7 @@ func (n *Network) build() {
 			s.level[i] = f.bound * f.penalty
 		}
 		for k, l := range f.links {
-			s.fLink = append(s.fLink, n.lsolve[l].local)
-			s.fC = append(s.fC, n.coeff(f, k))
+			s.fLink = append(s.fLink, n.lsolve[l].local|ctBit(int32(k) >= f.nfwd))
 		}
 		s.fOff = append(s.fOff, int32(len(s.fLink)))
 	}
@@ -296,7 +318,8 @@ func (n *Network) build() {
 	// The loops below work on local copies of the slices: the
 	// compiler cannot keep a field of *s in a register across a store
 	// that might alias it, and these loops are the solver's hottest.
-	fOff, fLink, fC := s.fOff[:F+1], s.fLink, s.fC
+	s.coef = [2]float64{1, n.cfg.CrossTraffic}
+	fOff, fLink, coef := s.fOff[:F+1], s.fLink, s.coef
 	kraw, ubase, bsum, lcount := s.kraw[:L], s.ubase[:L], s.bsum[:L], s.lcount[:L]
 	for i := F0; i < F; i++ {
 		prev, w, b := s.prev[i], s.w[i], s.bound[i]
@@ -304,7 +327,8 @@ func (n *Network) build() {
 			b = math.Inf(1) // no bound
 		}
 		for k := fOff[i]; k < fOff[i+1]; k++ {
-			j, c := fLink[k], fC[k]
+			x := fLink[k]
+			j, c := x&math.MaxInt32, coef[ctOf(x)]
 			kraw[j] -= c * prev
 			ubase[j] += c * w
 			bsum[j] += c * b
@@ -327,13 +351,14 @@ func (n *Network) build() {
 		}
 	}
 	lOff[L] = off
-	s.lFlow, s.lC = grow(s.lFlow, int(off)), grow(s.lC, int(off))
-	lFlow, lC := s.lFlow, s.lC
+	s.lFlow = grow(s.lFlow, int(off))
+	lFlow := s.lFlow
 	for i := range F {
 		for k := fOff[i]; k < fOff[i+1]; k++ {
-			j := fLink[k]
+			x := fLink[k]
+			j := x & math.MaxInt32
 			p := lOff[j] + unfixed[j] // next free place of link j
-			lFlow[p], lC[p] = int32(i), fC[k]
+			lFlow[p] = int32(i) | x&math.MinInt32
 			unfixed[j]++
 		}
 	}
@@ -367,7 +392,7 @@ func (n *Network) check(now des.Time) bool {
 	}
 	s.lastCnt = extend(s.lastCnt, L)
 	// Local copies of the slices (see build).
-	lOff, lFlow, lC, lastCnt := s.lOff[:L+1], s.lFlow, s.lC, s.lastCnt[:L]
+	lOff, lFlow, coef, lastCnt := s.lOff[:L+1], s.lFlow, s.coef, s.lastCnt[:L]
 	val, prev, w, at, slot := s.val[:F], s.prev[:F], s.w[:F], s.at[:F], s.slot[:F]
 	lastVal, lastAt, bneck, fixedAt := s.lastVal, s.lastAt, n.bneck, n.fixedAt
 	for j, l := range s.id[:L:L] {
@@ -388,7 +413,8 @@ func (n *Network) check(now des.Time) bool {
 		fl := lFlow[a:b]
 		wasHere := int32(0) // re-solved flows fixed here before the solve
 		fixedHere := false  // a re-solved flow is fixed here now
-		for _, i := range fl {
+		for _, x := range fl {
+			i := x & math.MaxInt32
 			v, fa := val[i], at[i]
 			was := bneck[slot[i]]
 			if was == l {
@@ -415,11 +441,10 @@ func (n *Network) check(now des.Time) bool {
 		}
 		load := s.kept[j]
 		lowFixed, high := math.Inf(1), 0.0 // lowest level fixed here, highest level here
-		fc := lC[a:b]
-		fc = fc[:len(fl)]
-		for k, i := range fl {
+		for _, x := range fl {
+			i := x & math.MaxInt32
 			v := val[i]
-			load += fc[k] * v
+			load += coef[ctOf(x)] * v
 			lv := v / w[i]
 			high = fmax(high, lv)
 			if at[i] == int32(j) {
@@ -538,6 +563,25 @@ func (n *Network) distinctPath(f *flowRec) bool {
 	return (*d)[pi] == 1
 }
 
+// ctBit is the crosstraffic bit of an element of fLink or lFlow: the
+// top bit when the element is on the way back (it consumes the
+// crosstraffic share of the flow's rate, not all of it). Kept in the
+// number rather than as a coefficient beside it, it spares the solver
+// 8 bytes an element in each list (at 65,536 ranks a solve can have a
+// million elements) and the recalled systems a pass to decode.
+func ctBit(back bool) int32 {
+	if back {
+		return math.MinInt32
+	}
+	return 0
+}
+
+// ctOf is the index in system.coef of an element's coefficient: 1 when
+// its crosstraffic bit is set.
+func ctOf(x int32) uint32 {
+	return uint32(x) >> 31
+}
+
 // linkID is the constraint id of the solve's link j; -1 for -1.
 func (s *system) linkID(j int32) int32 {
 	if j < 0 {
@@ -638,8 +682,8 @@ func (s *system) fill() {
 			if ratio[j] > thr {
 				continue
 			}
-			for _, i := range lFlow[lOff[j]:lOff[j+1]] {
-				if !fixed[i] {
+			for _, e := range lFlow[lOff[j]:lOff[j+1]] {
+				if i := e & math.MaxInt32; !fixed[i] {
 					s.fix(int(i), x*w[i], j)
 				}
 			}
@@ -654,11 +698,10 @@ func (s *system) fix(i int, v float64, j int32) {
 	s.val[i], s.fixed[i], s.at[i] = v, true, j
 	w := s.w[i]
 	a, b := s.fOff[i], s.fOff[i+1]
-	fLink, fC := s.fLink[a:b], s.fC[a:b]
-	fC = fC[:len(fLink)]
+	fLink, coef := s.fLink[a:b], s.coef
 	rem, usage, unfixed, ratio := s.rem, s.usage, s.unfixed, s.ratio
-	for k, j := range fLink {
-		c := fC[k]
+	for _, x := range fLink {
+		j, c := x&math.MaxInt32, coef[ctOf(x)]
 		rem[j] = fmax(rem[j]-c*v, 0)
 		usage[j] -= c * w
 		unfixed[j]--

@@ -133,6 +133,8 @@ func solverOptions(n *Network, solver string) {
 			n.whole.limit = 300
 		case "verify":
 			n.sys.memo.verify = true
+		case "scanall":
+			n.sys.zeroRate = true // seed scans every flow of a changed link
 		}
 	}
 }

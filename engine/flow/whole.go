@@ -248,7 +248,7 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	}
 	if at, ok := w.tab.find(w.key); ok && n.wholeReplay(at, now) {
 		w.found++
-		w.rests.looked(true)
+		w.rests.looked(true, restWindow)
 		return true
 	}
 	if a := w.key[0]; w.seen[a&(wholeSeen-1)] != a {
@@ -256,7 +256,7 @@ func (n *Network) wholeRecall(now des.Time) bool {
 	} else {
 		w.rec = true
 	}
-	w.rests.looked(false)
+	w.rests.looked(false, restWindow)
 	return false
 }
 
