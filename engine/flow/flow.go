@@ -401,7 +401,7 @@ func New(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.alg = alg
-	n.fixedRoutes = cfg.Hops != nil || fixedRouting(alg)
+	n.fixedRoutes = cfg.Hops != nil || fixedRouting(t, alg)
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	n.maxHops = 4*t.NumRouters() + 8
 	L := t.NumLinks()
@@ -537,10 +537,15 @@ func (n *Network) buildLanes() int {
 }
 
 // fixedRouting tells whether alg gives a packet one route between two
-// nodes: a repeatable routing (routing.Repeatable: no random draw, no
-// state) whose choices are not ordered by queue lengths either, which of
-// the repeatable ones only dimension order is.
-func fixedRouting(alg routing.Algorithm) bool {
+// nodes on t: on a crossbar or a bus (topology.Star) every routing goes
+// straight to the destination's port, without a draw or a state; else a
+// repeatable routing (routing.Repeatable: no random draw, no state)
+// whose choices are not ordered by queue lengths either, which of the
+// repeatable ones only dimension order is.
+func fixedRouting(t topology.Topology, alg routing.Algorithm) bool {
+	if _, star := t.(*topology.Star); star {
+		return true
+	}
 	r, ok := alg.(routing.Repeatable)
 	name := alg.Name()
 	return ok && r.Repeatable() && (name == "dor" || strings.HasPrefix(name, "dor:"))
