@@ -34,8 +34,10 @@ func TestSendAllocatesOneBlock(t *testing.T) {
 		n.Send(netmodel.Message{ID: i, Src: i % nodes, Dst: (i + 1 + i/nodes) % nodes, Bytes: 1000})
 	}
 	runtime.ReadMemStats(&after)
-	if got := after.Mallocs - before.Mallocs; got > flows+40 {
-		t.Fatalf("%d flows sent with %d allocations, want at most %d (one block a flow)", flows, got, flows+40)
+	// A quarter more than one a flow: room for the doubling and for
+	// what the race detector's runtime allocates, far below two.
+	if got, most := after.Mallocs-before.Mallocs, uint64(flows+flows/4); got > most {
+		t.Fatalf("%d flows sent with %d allocations, want at most %d (one block a flow)", flows, got, most)
 	}
 	for f := range n.flows {
 		if k := len(n.flows[f].links); k != 4 || cap(n.flows[f].links) != 8 {
