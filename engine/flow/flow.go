@@ -61,6 +61,7 @@ package flow
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -211,7 +212,8 @@ type Network struct {
 	routeAt     []int32
 	paths       []path
 	routeBuf    []int32
-	rlimiter    int32 // first router limiter constraint; -1: none
+	scratch     []int32 // Send's route, when not cached
+	rlimiter    int32   // first router limiter constraint; -1: none
 	// Injection lanes (Config.OneInjectionLink): node i's are the
 	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
 	// router by ports laneOut[…]; laneOf[l−topoLinks] is the injection
@@ -401,7 +403,7 @@ func New(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	n.alg = alg
-	n.fixedRoutes = cfg.Hops != nil || fixedRouting(alg)
+	n.fixedRoutes = cfg.Hops != nil || fixedRouting(t, alg)
 	n.choices = make([]routing.Choice, 0, alg.MaxChoices())
 	n.maxHops = 4*t.NumRouters() + 8
 	L := t.NumLinks()
@@ -537,10 +539,15 @@ func (n *Network) buildLanes() int {
 }
 
 // fixedRouting tells whether alg gives a packet one route between two
-// nodes: a repeatable routing (routing.Repeatable: no random draw, no
-// state) whose choices are not ordered by queue lengths either, which of
-// the repeatable ones only dimension order is.
-func fixedRouting(alg routing.Algorithm) bool {
+// nodes on t: on a crossbar or a bus (topology.Star) every routing goes
+// straight to the destination's port, without a draw or a state; else a
+// repeatable routing (routing.Repeatable: no random draw, no state)
+// whose choices are not ordered by queue lengths either, which of the
+// repeatable ones only dimension order is.
+func fixedRouting(t topology.Topology, alg routing.Algorithm) bool {
+	if _, star := t.(*topology.Star); star {
+		return true
+	}
 	r, ok := alg.(routing.Repeatable)
 	name := alg.Name()
 	return ok && r.Repeatable() && (name == "dor" || strings.HasPrefix(name, "dor:"))
@@ -805,12 +812,29 @@ func (n *Network) allocFlow() int32 {
 		n.free = n.flows[i].id
 		return i
 	}
+	if len(n.flows) == cap(n.flows) {
+		n.growFlows()
+	}
 	n.flows = append(n.flows, flowRec{})
 	n.fmark = append(n.fmark, 0)
 	n.flevel = append(n.flevel, 0)
 	n.bneck = append(n.bneck, -1)
 	n.hpos = append(n.hpos, -1)
 	return int32(len(n.flows) - 1)
+}
+
+// growFlows doubles the room of the flow slots and of their per-slot
+// arrays at once. append's own growth, by a quarter once a slice is
+// large, copies the records five times as often: at 65,536 ranks, where
+// a quarter of a million flows start at one instant, 0.23 GB of copies
+// the collector must catch up with, which raised the run's peak.
+func (n *Network) growFlows() {
+	c := max(2*cap(n.flows), 64)
+	n.flows = slices.Grow(n.flows, c-len(n.flows))
+	n.fmark = slices.Grow(n.fmark, c-len(n.fmark))
+	n.flevel = slices.Grow(n.flevel, c-len(n.flevel))
+	n.bneck = slices.Grow(n.bneck, c-len(n.bneck))
+	n.hpos = slices.Grow(n.hpos, c-len(n.hpos))
 }
 
 func (n *Network) freeFlow(i int32) {
@@ -864,17 +888,27 @@ func (n *Network) Send(m netmodel.Message) {
 		}
 		lat, bound, penalty = p.lat, p.bound, p.penalty
 	} else {
-		var ok bool
-		f.links, ok = n.route(int(m.Src), int(m.Dst), f.links[:0])
+		// Routed into scratch, then copied into the slot's block, made
+		// once at its final size with the room activate needs: appending
+		// the route to the block would grow it step by step and activate
+		// make it again (three allocations a new slot, and their garbage,
+		// at 65,536 ranks where no path is cached).
+		r, ok := n.route(int(m.Src), int(m.Dst), n.scratch[:0])
 		if !ok {
 			n.unroutable++
-			f.links = f.links[:0]
+			r = r[:0]
 		}
-		f.nfwd = int32(len(f.links))
-		lat, bound, penalty = n.pathNumbers(f.links, true)
+		f.nfwd = int32(len(r))
+		lat, bound, penalty = n.pathNumbers(r, true)
 		if ok && n.cfg.CrossTraffic > 0 {
-			f.links, _ = n.route(int(m.Dst), int(m.Src), f.links)
+			r, _ = n.route(int(m.Dst), int(m.Src), r)
 		}
+		n.scratch = r
+		if cap(f.links) < 2*len(r) {
+			f.links = make([]int32, len(r), 2*len(r))
+		}
+		f.links = f.links[:len(r)]
+		copy(f.links, r)
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {

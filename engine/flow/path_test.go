@@ -12,8 +12,10 @@ import (
 // TestCachedPaths: where routes are fixed (dimension order, a platform's
 // Hops), every pair's cached path is the route and the way back that
 // route computes, with the latency, bound and penalty worked out from
-// them (limiters, of latency 0, included); where routes are not fixed (adaptive, Valiant, minimal), nothing is cached and Send routes
-// every flow.
+// them (limiters, of latency 0, included); a crossbar's routes are
+// fixed whatever the routing's name; where routes are not fixed
+// (adaptive, Valiant, minimal on a torus), nothing is cached and Send
+// routes every flow.
 func TestCachedPaths(t *testing.T) {
 	lp := topology.LinkProps{Bandwidth: 1.25e9, Latency: 1_000_000}
 	ring := func(src, dst int, buf []int) []int {
@@ -39,6 +41,8 @@ func TestCachedPaths(t *testing.T) {
 		{"torus:4x4", "minimal:random", nil, false, 2e9},
 		{"ring:6", "", ring, true, 2e9},
 		{"ring:6", "", ring, true, 0},
+		{"crossbar:8", "", nil, true, 2e9},
+		{"crossbar:8", "minimal", nil, true, 0},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/limiter %v", tc.spec, tc.routing, tc.limiter), func(t *testing.T) {
 			tp, err := topology.ParseWith(tc.spec, topology.Options{Link: &lp})

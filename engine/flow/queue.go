@@ -1,6 +1,10 @@
 package flow
 
-import "github.com/tracesim/tracesim/engine/des"
+import (
+	"slices"
+
+	"github.com/tracesim/tracesim/engine/des"
+)
 
 // The completion queue: the sharing flows by completion time, then by
 // the order they were sent (deterministic ties). It is a 4-ary heap
@@ -95,6 +99,13 @@ func (n *Network) heapDown(i int) {
 // heapPush adds flow fi at its completion time.
 func (n *Network) heapPush(fi int32) {
 	f := &n.flows[fi]
+	if len(n.heap) == cap(n.heap) {
+		// Doubled, as the flow slots (growFlows): append's growth by a
+		// quarter would copy the entries five times as often.
+		c := max(2*cap(n.heap), 64)
+		n.heap = slices.Grow(n.heap, c-len(n.heap))
+		n.hkey = slices.Grow(n.hkey, c-len(n.hkey))
+	}
 	n.heap = append(n.heap, fi)
 	n.hkey = append(n.hkey, hkey{f.finish, f.seq})
 	n.heapUp(len(n.heap) - 1)
