@@ -280,17 +280,67 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 }
 
 // of returns the queues of context c, creating them; a rank's first
-// contexts come from the run's slab first (nil: none). The slab is an
-// argument rather than a pointer kept by every rank: 65,536 copies of
-// one pointer were 512 KiB for the collector to scan.
-func (q *rankQueues) of(c int, first *slab[ctxQueues]) *ctxQueues {
+// contexts come from the run's slab first (nil: none), room of them
+// (1 or firstCtxs) at a time. The slab is an argument rather than a
+// pointer kept by every rank: 65,536 copies of one pointer were 512 KiB
+// for the collector to scan.
+func (q *rankQueues) of(c int, first *slab[ctxQueues], room int) *ctxQueues {
 	if c >= len(q.ctx) {
-		if cap(q.ctx) == 0 && first != nil && c < firstCtxs {
-			q.ctx = first.take(firstCtxs)
+		if first != nil && c < firstCtxs && cap(q.ctx) < firstCtxs {
+			// The slab's next slots: the context of point-to-point
+			// messages alone when the run expands no collective
+			// (ctxRoom), else both; a context needed beyond them moves
+			// the rank's to a pair of the slab.
+			n := firstCtxs
+			if cap(q.ctx) == 0 && c < room {
+				n = room
+			}
+			old := q.ctx
+			q.ctx = append(first.take(n), old...)
 		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
 	return &q.ctx[c]
+}
+
+// collOpBit is op's bit in Sim.collOpsSeen (all of them above 63).
+func collOpBit(op tracefmt.CollOp) uint64 {
+	if op >= 64 {
+		return ^uint64(0)
+	}
+	return 1 << op
+}
+
+// ctxRoom returns how many contexts a rank's queues take from the slab
+// at first: one (its point-to-point messages) when the run expands no
+// collective into messages — every collective the trace has is computed
+// analytically or in bulk (bulkJoin) — else both. A stencil's ranks at
+// 65,536 used one context of the two they took: 144 bytes a rank left
+// untouched but interleaved with the used ones, so first touched all
+// the same (9 MiB).
+func (s *Sim) ctxRoom() int {
+	if s.ctxRoomN == 0 {
+		s.ctxRoomN = firstCtxs
+		if !s.collOpsKnown {
+			return s.ctxRoomN
+		}
+		analytic := s.cfg.Collectives == CollAnalytic && s.mode() != Inject
+		bulk := s.bulkAllowed()
+		expands := false
+		for op := range 64 {
+			if s.collOpsSeen&(1<<op) == 0 {
+				continue
+			}
+			o := tracefmt.CollOp(op)
+			if !analytic && !(bulk && (o.Shape() == tracefmt.ShapeAllToAll || o == tracefmt.OpOther)) {
+				expands = true
+			}
+		}
+		if !expands {
+			s.ctxRoomN = 1
+		}
+	}
+	return s.ctxRoomN
 }
 
 func (s *Sim) newFifo() *fifo {
@@ -543,7 +593,7 @@ func (s *Sim) visible(id int32) {
 	m := &s.msgs[id]
 	s.visSeq++
 	m.visSeq = s.visSeq
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs)
+	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(m.src, m.tag)
 	if m.coll {
 		cq := q.colls(&s.alloc)
@@ -604,7 +654,7 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		o.anySrc = flags.Has(tracefmt.FlagAnySource)
 		o.anyTag = flags.Has(tracefmt.FlagAnyTag)
 	}
-	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs)
+	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(src, tag)
 	if coll {
 		cq := q.colls(&s.alloc)
