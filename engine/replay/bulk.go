@@ -533,7 +533,7 @@ func (s *Sim) bulkStandIn(src, dst int32, comm uint16, at des.Time) {
 	m := &s.msgs[id]
 	*m = message{
 		tSend: s.k.Now(), src: src, dst: dst, tag: standInTag, comm: comm, coll: true,
-		recvOp: -1, sendEv: -1, outSend: -1, next: -1, live: true,
+		recvOp: -1, sendEv: -1, next: -1, live: true,
 		sendDone: true, recvDone: true,
 	}
 	pv := s.pair(src, dst)

@@ -25,31 +25,68 @@ const (
 
 // message is a message between two ranks, from its send until both of
 // its ends have completed.
+//
+// It takes 64 bytes, one cache line of the message table (whose array
+// starts on a page): at 65,536 ranks of a stencil, 261,120 messages are
+// in flight at once, 23 MiB at 88 bytes, and every message touched two
+// lines at each of its steps (issue, arrival, match, completion). What
+// only records need is in msgRecord, kept only while recording; the
+// reasons a message stays allocated are bits of waits.
 type message struct {
-	size                    int64
-	tSend, tMatch, tDeliver des.Time
-	visSeq                  uint64
-	src, dst                int32
-	tag                     int32
-	recvOp                  int32
-	sendEv                  int32
-	outSend                 int32
-	next                    int32
-	seq                     uint32
-	comm                    uint16
-	coll                    bool
-	netPhase                uint8
-	complete                uint8
-	dataAtSend              bool
-	dataSent                bool
-	delivered               bool
-	sendDone                bool
-	recvDone                bool
-	callBound               bool
-	sendWaiter              bool
-	injectWaiter            bool
-	held                    bool
-	live                    bool
+	size     int64
+	tSend    des.Time
+	visSeq   uint64
+	src, dst int32
+	tag      int32
+	recvOp   int32
+	sendEv   int32
+	next     int32
+	seq      uint32
+	comm     uint16
+	coll     bool
+	netPhase uint8
+	complete uint8
+	// waits holds the waitHeld, waitCall, waitSend and waitInject bits:
+	// what still refers to the message besides its two ends.
+	waits      uint8
+	dataAtSend bool
+	dataSent   bool
+	delivered  bool
+	sendDone   bool
+	recvDone   bool
+	live       bool
+}
+
+// Bits of message.waits.
+const (
+	// waitHeld: a request names the message (a non-blocking send).
+	waitHeld uint8 = 1 << iota
+	// waitCall: the current call of its sender waits for it (a blocking
+	// send); the sender's callPending counts it.
+	waitCall
+	// waitSend: its sender waits for its completion (a wait).
+	waitSend
+	// waitInject: its sender waits for its injection (inject mode).
+	waitInject
+)
+
+// msgRecord is what the records of a message need (Options.RecordTrace,
+// Options.RecordMessages), by message id in Sim.msgRecs.
+type msgRecord struct {
+	tMatch, tDeliver des.Time
+	// outSend is the index of the send in the simulated run (-1: none).
+	outSend int32
+}
+
+// recording reports whether messages keep a msgRecord.
+func (s *Sim) recording() bool { return s.rec != nil || s.opts.RecordMessages }
+
+// msgRec returns the record of message id, while recording.
+func (s *Sim) msgRec(id int32) *msgRecord {
+	if int(id) >= len(s.msgRecs) {
+		s.msgRecs = append(s.msgRecs, make([]msgRecord, int(id)+1-len(s.msgRecs))...)
+	}
+	return &s.msgRecs[id]
 }
 
 // recvOp is a posted receive.
@@ -386,7 +423,7 @@ func (s *Sim) allocOp() int32 {
 // it.
 func (s *Sim) maybeFree(id int32) {
 	m := &s.msgs[id]
-	if !m.live || m.held || m.callBound || m.sendWaiter || m.injectWaiter {
+	if !m.live || m.waits != 0 {
 		return
 	}
 	if s.mode() == Inject {
@@ -420,23 +457,26 @@ func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, s
 	now := s.k.Now()
 	*m = message{
 		size: size, tSend: now, src: r, dst: dst, tag: tag, comm: comm, coll: coll,
-		recvOp: -1, sendEv: ev, outSend: -1, next: -1, live: true,
+		recvOp: -1, sendEv: ev, next: -1, live: true,
 	}
 	rk.sent++
 	rk.sentB += size
-	m.outSend = s.recSend(rk, m)
+	if s.recording() {
+		*s.msgRec(id) = msgRecord{outSend: s.recSend(rk, m)}
+		m = &s.msgs[id]
+	}
 	switch bind {
 	case bindInject:
 		m.dataAtSend = true
-		m.injectWaiter = true
+		m.waits |= waitInject
 		rk.block++
 		s.sendNet(id, r, dst, size, phData, true)
 		return id
 	case bindCall:
-		m.callBound = true
+		m.waits |= waitCall
 		rk.callPending++
 	case bindReq:
-		m.held = true
+		m.waits |= waitHeld
 		s.addReq(rk, request{id: req, idx: id})
 	}
 	// Protocol.
@@ -508,13 +548,15 @@ func (s *Sim) delivered(id int32) {
 	}
 	m.netPhase = phNone
 	m.delivered = true
-	m.tDeliver = now
+	if s.recording() {
+		s.msgRec(id).tDeliver = now
+	}
 	s.stats.latency.add(now - m.tSend)
 	s.stats.lastDeliver = max(s.stats.lastDeliver, now)
 	if s.mode() == Inject {
 		s.stats.messages++
 		s.stats.bytes += m.size
-		s.record(m, -1)
+		s.record(id, -1)
 		s.maybeFree(id)
 		return
 	}
@@ -531,8 +573,8 @@ func (s *Sim) delivered(id int32) {
 // injected is the network's report that message id left its source.
 func (s *Sim) injected(id int32) {
 	m := &s.msgs[id]
-	if m.injectWaiter {
-		m.injectWaiter = false
+	if m.waits&waitInject != 0 {
+		m.waits &^= waitInject
 		s.unblock(m.src)
 	}
 	s.maybeFree(id)
@@ -700,7 +742,10 @@ func (s *Sim) match(mid, oid int32) {
 	m := &s.msgs[mid]
 	o := &s.ops[oid]
 	m.recvOp, o.msg = oid, mid
-	m.tMatch = s.k.Now()
+	if s.recording() {
+		s.msgRec(mid).tMatch = s.k.Now()
+		m = &s.msgs[mid]
+	}
 	// A negative recorded sender is none (a streamed SimGrid -555):
 	// nothing to be inconsistent with.
 	if o.anySrc && m.src != o.recorded && !m.coll && o.recorded >= 0 {
@@ -725,7 +770,10 @@ func (s *Sim) completeRecv(oid int32) {
 	o := &s.ops[oid]
 	m := &s.msgs[o.msg]
 	o.done = true
-	o.mSize, o.mSrc, o.mTag, o.mOut = m.size, m.src, m.tag, m.outSend
+	o.mSize, o.mSrc, o.mTag, o.mOut = m.size, m.src, m.tag, -1
+	if s.recording() {
+		o.mOut = s.msgRec(o.msg).outSend
+	}
 	m.recvDone = true
 	rk := &s.ranks[o.rank]
 	rk.recvd++
@@ -735,7 +783,7 @@ func (s *Sim) completeRecv(oid int32) {
 	if s.ovh != nil {
 		rk.pendingOvh += s.ovh.RecvOverhead(m.size)
 	}
-	s.record(m, o.ev)
+	s.record(o.msg, o.ev)
 	mid := o.msg
 	if m.complete == doneAtRecv {
 		s.sendDone(mid)
@@ -755,15 +803,15 @@ func (s *Sim) sendDone(id int32) {
 	}
 	m.sendDone = true
 	rk := &s.ranks[m.src]
-	if m.callBound {
-		m.callBound = false
+	if m.waits&waitCall != 0 {
+		m.waits &^= waitCall
 		rk.callPending--
 		if rk.waitCall {
 			s.unblock(m.src)
 		}
 	}
-	if m.sendWaiter {
-		m.sendWaiter = false
+	if m.waits&waitSend != 0 {
+		m.waits &^= waitSend
 		s.unblock(m.src)
 	}
 	s.maybeFree(id)

@@ -159,7 +159,10 @@ type Sim struct {
 	// readyHead indexes the first rank of ready still to run.
 	readyHead int
 
-	msgs    []message
+	msgs []message
+	// msgRecs holds what the records need of each message, by id,
+	// while recording (recording).
+	msgRecs []msgRecord
 	freeMsg int32
 	ops     []recvOp
 	freeOp  int32
