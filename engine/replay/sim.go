@@ -165,7 +165,10 @@ type Sim struct {
 	msgRecs []msgRecord
 	freeMsg int32
 	ops     []recvOp
-	freeOp  int32
+	// opRecs holds what the records need of each receive's message, by
+	// id, while recording the run.
+	opRecs []opRecord
+	freeOp int32
 	// alloc serves the first arrays of the ranks' small slices.
 	alloc      allocs
 	queues     []rankQueues
