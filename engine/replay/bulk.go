@@ -533,7 +533,7 @@ func (s *Sim) bulkStandIn(src, dst int32, comm uint16, at des.Time) {
 	m := &s.msgs[id]
 	*m = message{
 		tSend: s.k.Now(), src: src, dst: dst, tag: standInTag, comm: comm, coll: true,
-		recvOp: -1, sendEv: -1, outSend: -1, next: -1, live: true,
+		recvOp: -1, sendEv: -1, next: -1, live: true,
 		sendDone: true, recvDone: true,
 	}
 	pv := s.pair(src, dst)
@@ -550,7 +550,7 @@ func (s *Sim) bulkVisible(id int32) {
 	s.arrive(id)
 	// visible filed it as unexpected in the collectives' context: no
 	// receive takes its tag.
-	q := s.queues[dst].of(ctxOf(comm, true), &s.alloc.ctxs)
+	q := s.queues[dst].of(ctxOf(comm, true), &s.alloc.ctxs, s.ctxRoom())
 	s.collTake(&q.colls(&s.alloc).unexp, matchKey(src, standInTag))
 	s.maybeFree(id)
 }

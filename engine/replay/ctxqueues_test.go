@@ -1,6 +1,11 @@
 package replay
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/gen"
+)
 
 // A context's keys keep their queues whether they sit in the inline array
 // or the map past it: every key finds the queues it was given, absent keys
@@ -77,5 +82,65 @@ func TestKeyQueuesOrder(t *testing.T) {
 	}
 	if popped != ids {
 		t.Errorf("popped %d ids, want %d", popped, ids)
+	}
+}
+
+// A rank's queues take one context from the slab when the run expands
+// no collective into messages (a stencil's allreduce computed in bulk),
+// two when it does (the same trace replayed message by message, or a
+// broadcast, which is never computed in bulk), and the results do not
+// depend on it: the finish of every rank is that of the run message by
+// message.
+func TestContextsTakenPerRank(t *testing.T) {
+	stencil := generate(t, gen.Options{Pattern: "stencil2d", Ranks: 256, Iters: 3, Compute: -1})
+	const P = 64
+	bld := tracefmt.NewBuilder(P, false, tracefmt.Second)
+	for r := range P {
+		for i := range 3 {
+			if _, err := bld.Add(r, tracefmt.Send(float64(i), (r+1)%P, 0, 0, 1024)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bld.Add(r, tracefmt.Recv(float64(i), (r+P-1)%P, 0, 0, 1024)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bld.Add(r, tracefmt.Collective(float64(i), tracefmt.OpBcast, 0, 0, 4096, 4096)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bcast, err := bld.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		tr         *tracefmt.Trace
+		perMessage bool
+		want       int // contexts taken per rank
+	}{
+		{"stencil allreduce in bulk", stencil, false, 1},
+		{"stencil allreduce by message", stencil, true, 2},
+		{"ring and bcast", bcast, false, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, res := simulate(t, tc.tr, cfgWith(t), Options{PerMessageCollectives: tc.perMessage})
+			taken := 0
+			for r := range s.queues {
+				taken += cap(s.queues[r].ctx)
+			}
+			if want := tc.want * tc.tr.Size(); taken != want {
+				t.Errorf("the ranks took %d contexts, want %d (%d a rank)", taken, want, tc.want)
+			}
+			_, ref := simulate(t, tc.tr, cfgWith(t), Options{PerMessageCollectives: true})
+			if res.Makespan != ref.Makespan || res.Messages.Count != ref.Messages.Count || res.Messages.Bytes != ref.Messages.Bytes {
+				t.Errorf("makespan %v, %d messages; message by message %v, %d", res.Makespan, res.Messages.Count, ref.Makespan, ref.Messages.Count)
+			}
+			for r := range res.Ranks {
+				if res.Ranks[r].Finish != ref.Ranks[r].Finish {
+					t.Errorf("rank %d finishes at %v, message by message at %v", r, res.Ranks[r].Finish, ref.Ranks[r].Finish)
+					break
+				}
+			}
+		})
 	}
 }

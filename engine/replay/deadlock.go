@@ -113,7 +113,7 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 	// Sends the ranks wait for.
 	for i := range s.msgs {
 		m := &s.msgs[i]
-		if !m.live || m.sendDone || !(m.sendWaiter || (m.callBound && s.ranks[m.src].waitCall)) {
+		if !m.live || m.sendDone || !(m.waits&waitSend != 0 || (m.waits&waitCall != 0 && s.ranks[m.src].waitCall)) {
 			continue
 		}
 		r := int(m.src)

@@ -25,43 +25,97 @@ const (
 
 // message is a message between two ranks, from its send until both of
 // its ends have completed.
+//
+// It takes 64 bytes, one cache line of the message table (whose array
+// starts on a page): at 65,536 ranks of a stencil, 261,120 messages are
+// in flight at once, 23 MiB at 88 bytes, and every message touched two
+// lines at each of its steps (issue, arrival, match, completion). What
+// only records need is in msgRecord, kept only while recording; the
+// reasons a message stays allocated are bits of waits.
 type message struct {
-	size                    int64
-	tSend, tMatch, tDeliver des.Time
-	visSeq                  uint64
-	src, dst                int32
-	tag                     int32
-	recvOp                  int32
-	sendEv                  int32
-	outSend                 int32
-	next                    int32
-	seq                     uint32
-	comm                    uint16
-	coll                    bool
-	netPhase                uint8
-	complete                uint8
-	dataAtSend              bool
-	dataSent                bool
-	delivered               bool
-	sendDone                bool
-	recvDone                bool
-	callBound               bool
-	sendWaiter              bool
-	injectWaiter            bool
-	held                    bool
-	live                    bool
+	size     int64
+	tSend    des.Time
+	visSeq   uint64
+	src, dst int32
+	tag      int32
+	recvOp   int32
+	sendEv   int32
+	next     int32
+	seq      uint32
+	comm     uint16
+	coll     bool
+	netPhase uint8
+	complete uint8
+	// waits holds the waitHeld, waitCall, waitSend and waitInject bits:
+	// what still refers to the message besides its two ends.
+	waits      uint8
+	dataAtSend bool
+	dataSent   bool
+	delivered  bool
+	sendDone   bool
+	recvDone   bool
+	live       bool
+}
+
+// Bits of message.waits.
+const (
+	// waitHeld: a request names the message (a non-blocking send).
+	waitHeld uint8 = 1 << iota
+	// waitCall: the current call of its sender waits for it (a blocking
+	// send); the sender's callPending counts it.
+	waitCall
+	// waitSend: its sender waits for its completion (a wait).
+	waitSend
+	// waitInject: its sender waits for its injection (inject mode).
+	waitInject
+)
+
+// msgRecord is what the records of a message need (Options.RecordTrace,
+// Options.RecordMessages), by message id in Sim.msgRecs.
+type msgRecord struct {
+	tMatch, tDeliver des.Time
+	// outSend is the index of the send in the simulated run (-1: none).
+	outSend int32
+}
+
+// opRecord is what the simulated run's record of a receive needs of its
+// message, kept for the records after the message is freed
+// (Options.RecordTrace), by receive id in Sim.opRecs.
+type opRecord struct {
+	mSize int64
+	mSrc  int32
+	mTag  int32
+	mOut  int32
+}
+
+// opRec returns the record of receive op id, while recording the run.
+func (s *Sim) opRec(id int32) *opRecord {
+	if int(id) >= len(s.opRecs) {
+		s.opRecs = append(s.opRecs, make([]opRecord, int(id)+1-len(s.opRecs))...)
+	}
+	return &s.opRecs[id]
+}
+
+// recording reports whether messages keep a msgRecord.
+func (s *Sim) recording() bool { return s.rec != nil || s.opts.RecordMessages }
+
+// msgRec returns the record of message id, while recording.
+func (s *Sim) msgRec(id int32) *msgRecord {
+	if int(id) >= len(s.msgRecs) {
+		s.msgRecs = append(s.msgRecs, make([]msgRecord, int(id)+1-len(s.msgRecs))...)
+	}
+	return &s.msgRecs[id]
 }
 
 // recvOp is a posted receive.
+//
+// It takes 48 bytes, not 80: what the records need of its message is in
+// opRecord, kept only while recording the simulated run, and the time it
+// was posted, which nothing read, is gone. At 65,536 ranks of a stencil
+// 261,120 receives are posted at once (20 MiB -> 12 MiB), each touched
+// at its post, match and completion.
 type recvOp struct {
-	tPost   des.Time
-	postSeq uint64
-	// What the matched message was, kept for the records after the
-	// message is freed.
-	mSize    int64
-	mSrc     int32
-	mTag     int32
-	mOut     int32
+	postSeq  uint64
 	rank     int32
 	src      int32
 	recorded int32
@@ -280,17 +334,71 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 }
 
 // of returns the queues of context c, creating them; a rank's first
-// contexts come from the run's slab first (nil: none). The slab is an
-// argument rather than a pointer kept by every rank: 65,536 copies of
-// one pointer were 512 KiB for the collector to scan.
-func (q *rankQueues) of(c int, first *slab[ctxQueues]) *ctxQueues {
+// contexts come from the run's slab first (nil: none), room of them
+// (1 or firstCtxs) at a time. The slab is an argument rather than a
+// pointer kept by every rank: 65,536 copies of one pointer were 512 KiB
+// for the collector to scan.
+func (q *rankQueues) of(c int, first *slab[ctxQueues], room int) *ctxQueues {
 	if c >= len(q.ctx) {
-		if cap(q.ctx) == 0 && first != nil && c < firstCtxs {
-			q.ctx = first.take(firstCtxs)
+		if first != nil && c < firstCtxs && cap(q.ctx) < firstCtxs {
+			// The slab's next slots: the context of point-to-point
+			// messages alone when the run expands no collective
+			// (ctxRoom), else both; a context needed beyond them moves
+			// the rank's to a pair of the slab.
+			n := firstCtxs
+			if cap(q.ctx) == 0 && c < room {
+				n = room
+			}
+			old := q.ctx
+			q.ctx = append(first.take(n), old...)
 		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
 	return &q.ctx[c]
+}
+
+// collOpBit is op's bit in Sim.collOpsSeen (all of them above 63).
+func collOpBit(op tracefmt.CollOp) uint64 {
+	if op >= 64 {
+		return ^uint64(0)
+	}
+	return 1 << op
+}
+
+// ctxRoom returns how many contexts a rank's queues take from the slab
+// at first: one (its point-to-point messages) when the run expands no
+// collective into messages — every collective the trace has is computed
+// analytically or in bulk (bulkJoin) — else both. A stencil's ranks at
+// 65,536 used one context of the two they took: 144 bytes a rank left
+// untouched but interleaved with the used ones, so first touched all
+// the same (9 MiB).
+func (s *Sim) ctxRoom() int {
+	if n := s.ctxRoomN; n != 0 {
+		return n
+	}
+	return s.decideCtxRoom()
+}
+
+// decideCtxRoom is ctxRoom's first call, kept apart so that ctxRoom
+// inlines into every match.
+func (s *Sim) decideCtxRoom() int {
+	s.ctxRoomN = firstCtxs
+	if !s.collOpsKnown {
+		return s.ctxRoomN
+	}
+	analytic := s.cfg.Collectives == CollAnalytic && s.mode() != Inject
+	bulk := s.bulkAllowed()
+	for op := range 64 {
+		if s.collOpsSeen&(1<<op) == 0 {
+			continue
+		}
+		o := tracefmt.CollOp(op)
+		if !analytic && !(bulk && (o.Shape() == tracefmt.ShapeAllToAll || o == tracefmt.OpOther)) {
+			return s.ctxRoomN // this collective expands into messages
+		}
+	}
+	s.ctxRoomN = 1
+	return s.ctxRoomN
 }
 
 func (s *Sim) newFifo() *fifo {
@@ -336,7 +444,7 @@ func (s *Sim) allocOp() int32 {
 // it.
 func (s *Sim) maybeFree(id int32) {
 	m := &s.msgs[id]
-	if !m.live || m.held || m.callBound || m.sendWaiter || m.injectWaiter {
+	if !m.live || m.waits != 0 {
 		return
 	}
 	if s.mode() == Inject {
@@ -370,23 +478,26 @@ func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, s
 	now := s.k.Now()
 	*m = message{
 		size: size, tSend: now, src: r, dst: dst, tag: tag, comm: comm, coll: coll,
-		recvOp: -1, sendEv: ev, outSend: -1, next: -1, live: true,
+		recvOp: -1, sendEv: ev, next: -1, live: true,
 	}
 	rk.sent++
 	rk.sentB += size
-	m.outSend = s.recSend(rk, m)
+	if s.recording() {
+		*s.msgRec(id) = msgRecord{outSend: s.recSend(rk, m)}
+		m = &s.msgs[id]
+	}
 	switch bind {
 	case bindInject:
 		m.dataAtSend = true
-		m.injectWaiter = true
+		m.waits |= waitInject
 		rk.block++
 		s.sendNet(id, r, dst, size, phData, true)
 		return id
 	case bindCall:
-		m.callBound = true
+		m.waits |= waitCall
 		rk.callPending++
 	case bindReq:
-		m.held = true
+		m.waits |= waitHeld
 		s.addReq(rk, request{id: req, idx: id})
 	}
 	// Protocol.
@@ -458,13 +569,15 @@ func (s *Sim) delivered(id int32) {
 	}
 	m.netPhase = phNone
 	m.delivered = true
-	m.tDeliver = now
+	if s.recording() {
+		s.msgRec(id).tDeliver = now
+	}
 	s.stats.latency.add(now - m.tSend)
 	s.stats.lastDeliver = max(s.stats.lastDeliver, now)
 	if s.mode() == Inject {
 		s.stats.messages++
 		s.stats.bytes += m.size
-		s.record(m, -1)
+		s.record(id, -1)
 		s.maybeFree(id)
 		return
 	}
@@ -481,8 +594,8 @@ func (s *Sim) delivered(id int32) {
 // injected is the network's report that message id left its source.
 func (s *Sim) injected(id int32) {
 	m := &s.msgs[id]
-	if m.injectWaiter {
-		m.injectWaiter = false
+	if m.waits&waitInject != 0 {
+		m.waits &^= waitInject
 		s.unblock(m.src)
 	}
 	s.maybeFree(id)
@@ -543,7 +656,7 @@ func (s *Sim) visible(id int32) {
 	m := &s.msgs[id]
 	s.visSeq++
 	m.visSeq = s.visSeq
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs)
+	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(m.src, m.tag)
 	if m.coll {
 		cq := q.colls(&s.alloc)
@@ -597,14 +710,14 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	o := &s.ops[id]
 	s.postSeq++
 	*o = recvOp{
-		tPost: s.k.Now(), postSeq: s.postSeq, rank: r, src: src, recorded: src, tag: tag,
+		postSeq: s.postSeq, rank: r, src: src, recorded: src, tag: tag,
 		ev: ev, msg: -1, next: -1, comm: comm, coll: coll, live: true,
 	}
 	if s.cfg.AnySource == AnyFree && !coll {
 		o.anySrc = flags.Has(tracefmt.FlagAnySource)
 		o.anyTag = flags.Has(tracefmt.FlagAnyTag)
 	}
-	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs)
+	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(src, tag)
 	if coll {
 		cq := q.colls(&s.alloc)
@@ -650,7 +763,10 @@ func (s *Sim) match(mid, oid int32) {
 	m := &s.msgs[mid]
 	o := &s.ops[oid]
 	m.recvOp, o.msg = oid, mid
-	m.tMatch = s.k.Now()
+	if s.recording() {
+		s.msgRec(mid).tMatch = s.k.Now()
+		m = &s.msgs[mid]
+	}
 	// A negative recorded sender is none (a streamed SimGrid -555):
 	// nothing to be inconsistent with.
 	if o.anySrc && m.src != o.recorded && !m.coll && o.recorded >= 0 {
@@ -675,7 +791,10 @@ func (s *Sim) completeRecv(oid int32) {
 	o := &s.ops[oid]
 	m := &s.msgs[o.msg]
 	o.done = true
-	o.mSize, o.mSrc, o.mTag, o.mOut = m.size, m.src, m.tag, m.outSend
+	if s.rec != nil {
+		*s.opRec(oid) = opRecord{mSize: m.size, mSrc: m.src, mTag: m.tag, mOut: s.msgRec(o.msg).outSend}
+		o, m = &s.ops[oid], &s.msgs[o.msg]
+	}
 	m.recvDone = true
 	rk := &s.ranks[o.rank]
 	rk.recvd++
@@ -685,7 +804,7 @@ func (s *Sim) completeRecv(oid int32) {
 	if s.ovh != nil {
 		rk.pendingOvh += s.ovh.RecvOverhead(m.size)
 	}
-	s.record(m, o.ev)
+	s.record(o.msg, o.ev)
 	mid := o.msg
 	if m.complete == doneAtRecv {
 		s.sendDone(mid)
@@ -705,15 +824,15 @@ func (s *Sim) sendDone(id int32) {
 	}
 	m.sendDone = true
 	rk := &s.ranks[m.src]
-	if m.callBound {
-		m.callBound = false
+	if m.waits&waitCall != 0 {
+		m.waits &^= waitCall
 		rk.callPending--
 		if rk.waitCall {
 			s.unblock(m.src)
 		}
 	}
-	if m.sendWaiter {
-		m.sendWaiter = false
+	if m.waits&waitSend != 0 {
+		m.waits &^= waitSend
 		s.unblock(m.src)
 	}
 	s.maybeFree(id)

@@ -582,8 +582,8 @@ func (s *Sim) waitReq(rk *rank, q *request) {
 		}
 		return
 	}
-	if m := &s.msgs[q.idx]; !m.sendDone && !m.sendWaiter {
-		m.sendWaiter = true
+	if m := &s.msgs[q.idx]; !m.sendDone && m.waits&waitSend == 0 {
+		m.waits |= waitSend
 		rk.block++
 	}
 }
@@ -597,7 +597,7 @@ func (s *Sim) releaseReq(rk *rank, q request) {
 		return
 	}
 	m := &s.msgs[q.idx]
-	m.held = false
+	m.waits &^= waitHeld
 	s.maybeFree(q.idx)
 }
 

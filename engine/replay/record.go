@@ -148,16 +148,17 @@ func (s *Sim) recordRecv(rk *rank, oid int32, ev int32) {
 	if !o.done {
 		return
 	}
-	e := tracefmt.Recv(float64(s.k.Now()), int(o.mSrc), o.mTag, o.comm, o.mSize)
+	or := s.opRec(oid)
+	e := tracefmt.Recv(float64(s.k.Now()), int(or.mSrc), or.mTag, o.comm, or.mSize)
 	if src := s.at(rk, ev); ev >= 0 && !o.coll && src != nil {
 		e.Flags = src.Flags
 		e.SetRequest(src.Request())
 	}
 	k := s.rec.add(rk, e)
-	if o.mOut >= 0 {
-		sender := &s.ranks[o.mSrc]
-		rk.rec.out[k].Match = o.mOut
-		sender.rec.out[o.mOut].Match = k
+	if or.mOut >= 0 {
+		sender := &s.ranks[or.mSrc]
+		rk.rec.out[k].Match = or.mOut
+		sender.rec.out[or.mOut].Match = k
 	}
 }
 

@@ -76,6 +76,7 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 				hasCompute = true
 			case tracefmt.KindCollective:
 				colls++
+				s.collOpsSeen |= collOpBit(e.Op())
 				if e.Flags.Has(tracefmt.FlagSizeUnknown) {
 					s.sizeUnknown++
 				}
@@ -196,7 +197,7 @@ func (s *Sim) explainSends(d *Deadlock) {
 	n := 0
 	for i := range s.msgs {
 		m := &s.msgs[i]
-		if !m.live || m.sendDone || m.coll || !(m.sendWaiter || (m.callBound && s.ranks[m.src].waitCall)) {
+		if !m.live || m.sendDone || m.coll || !(m.waits&waitSend != 0 || (m.waits&waitCall != 0 && s.ranks[m.src].waitCall)) {
 			continue
 		}
 		if m.complete != doneAtDelivery && m.complete != doneAtRecv {

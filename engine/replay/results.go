@@ -232,14 +232,15 @@ type MessageRecord struct {
 	Completed  float64 `json:"completed_s"`
 }
 
-func (s *Sim) record(m *message, recvEv int32) {
+func (s *Sim) record(id int32, recvEv int32) {
 	if s.opts.RecordMessages {
-		s.recordMessage(m, recvEv)
+		s.recordMessage(id, recvEv)
 	}
 }
 
 // recordMessage is record while recording messages.
-func (s *Sim) recordMessage(m *message, recvEv int32) {
+func (s *Sim) recordMessage(id int32, recvEv int32) {
+	m, mr := &s.msgs[id], s.msgRec(id)
 	se := int(m.sendEv)
 	if m.coll {
 		se = -1
@@ -247,7 +248,7 @@ func (s *Sim) recordMessage(m *message, recvEv int32) {
 	s.records = append(s.records, MessageRecord{
 		Src: int(m.src), Dst: int(m.dst), Tag: m.tag, Bytes: m.size, Collective: m.coll,
 		SendEvent: se, RecvEvent: int(recvEv),
-		Sent: m.tSend.Seconds(), Matched: m.tMatch.Seconds(), Delivered: m.tDeliver.Seconds(),
+		Sent: m.tSend.Seconds(), Matched: mr.tMatch.Seconds(), Delivered: mr.tDeliver.Seconds(),
 		Completed: s.k.Now().Seconds(),
 	})
 }

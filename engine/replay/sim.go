@@ -159,10 +159,16 @@ type Sim struct {
 	// readyHead indexes the first rank of ready still to run.
 	readyHead int
 
-	msgs    []message
+	msgs []message
+	// msgRecs holds what the records need of each message, by id,
+	// while recording (recording).
+	msgRecs []msgRecord
 	freeMsg int32
 	ops     []recvOp
-	freeOp  int32
+	// opRecs holds what the records need of each receive's message, by
+	// id, while recording the run.
+	opRecs []opRecord
+	freeOp int32
 	// alloc serves the first arrays of the ranks' small slices.
 	alloc      allocs
 	queues     []rankQueues
@@ -178,6 +184,12 @@ type Sim struct {
 	collPool  []*collInstance
 	collRuns  []*collRun
 	collSteps []collective.Step // scratch: the round a rank starts
+	// collOpsSeen has bit op set for every collective operation the
+	// trace holds (collOpBit), known when collOpsKnown (a trace in
+	// memory); ctxRoomN caches ctxRoom (0: not yet decided).
+	collOpsSeen  uint64
+	collOpsKnown bool
+	ctxRoomN     int
 	// comms holds, per communicator, the world rank of each local rank
 	// and the local rank of each world rank (commMembers).
 	comms []commRanks
@@ -381,6 +393,15 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	if src == nil {
 		findBuffered := cfg.Send == SendRecorded && cfg.Mode != Inject
 		hasCompute = s.scanTrace(findBuffered)
+		// The collectives the run may start: the trace's events', and
+		// those of MPI states a collective call without an event starts
+		// (execEnter).
+		for _, c := range s.class {
+			if c.kind == callColl {
+				s.collOpsSeen |= collOpBit(c.op)
+			}
+		}
+		s.collOpsKnown = true
 		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
 		}

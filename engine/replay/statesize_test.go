@@ -19,6 +19,11 @@ func TestPerRankStateSizes(t *testing.T) {
 		{"rank", unsafe.Sizeof(rank{}), 296},
 		{"ctxQueues", unsafe.Sizeof(ctxQueues{}), 144},
 		{"rankQueues", unsafe.Sizeof(rankQueues{}), 24},
+		// One cache line: 261,120 messages in flight at 65,536 ranks of
+		// a stencil (88 bytes, two lines each, before).
+		{"message", unsafe.Sizeof(message{}), 64},
+		// 80 bytes before (261,120 posted at once at 65,536 ranks).
+		{"recvOp", unsafe.Sizeof(recvOp{}), 48},
 	} {
 		if tc.got > tc.most {
 			t.Errorf("%s takes %d bytes, want at most %d", tc.name, tc.got, tc.most)
