@@ -32,15 +32,7 @@ func runUniformBuffer(t *testing.T, spec, routing string, vcs, buffer int, tweak
 	h := newHost(t, Config{Topology: topo, Routing: routing, VCs: vcs, Buffer: buffer,
 		PacketSize: 48, Header: 16, RouterDelay: 5 * des.Nanosecond})
 	tweak(h.net)
-	rng := rand.New(rand.NewPCG(3, 4))
-	N := topo.NumNodes()
-	id := int32(0)
-	for range 6 {
-		for src := range N {
-			h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 6 * 48})
-			id++
-		}
-	}
+	id := sendUniform(h, topo.NumNodes(), 6, 3)
 	h.run()
 	if len(h.delivered) != int(id) {
 		t.Fatalf("%d of %d delivered", len(h.delivered), id)
@@ -50,6 +42,21 @@ func runUniformBuffer(t *testing.T, spec, routing string, vcs, buffer int, tweak
 		r.busy = append(r.busy, l.busy)
 	}
 	return r
+}
+
+// sendUniform sends rounds messages of 6 packets (48 B) from every one of
+// n nodes to nodes drawn by a generator seeded with seed, all at once, and
+// returns how many it sent (their IDs are 0 to that count - 1).
+func sendUniform(h *testHost, n, rounds int, seed uint64) int32 {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	id := int32(0)
+	for range rounds {
+		for src := range n {
+			h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(n)), Bytes: 6 * 48})
+			id++
+		}
+	}
+	return id
 }
 
 // sameRun fails the test unless runs a (without a change) and b (with

@@ -1,12 +1,10 @@
 package packet
 
 import (
-	"math/rand/v2"
 	"testing"
 	"unsafe"
 
 	"github.com/tracesim/tracesim/engine/des"
-	"github.com/tracesim/tracesim/engine/netmodel"
 )
 
 // A node's first injection lane feeds its router's terminal buffer; only
@@ -62,15 +60,7 @@ func TestWaitedMarksThePortsWithWaiters(t *testing.T) {
 	topo := parseTopo(t, "torus:4x4")
 	h := newHost(t, Config{Topology: topo, Routing: "adaptive", VCs: 3, Buffer: 2, PacketSize: 48, Header: 16,
 		RouterDelay: 5 * des.Nanosecond})
-	rng := rand.New(rand.NewPCG(3, 4))
-	N := topo.NumNodes()
-	id := int32(0)
-	for range 8 {
-		for src := range N {
-			h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 6 * 48})
-			id++
-		}
-	}
+	id := sendUniform(h, topo.NumNodes(), 8, 3)
 	n := h.net
 	marked, events := 0, 0
 	check := func() {
@@ -126,15 +116,7 @@ func TestCreditLatencyShortcut(t *testing.T) {
 			if general {
 				h.net.sameLat = -1
 			}
-			rng := rand.New(rand.NewPCG(5, 6))
-			N := topo.NumNodes()
-			id := int32(0)
-			for range 6 {
-				for src := range N {
-					h.net.Send(netmodel.Message{ID: id, Src: int32(src), Dst: int32(rng.IntN(N)), Bytes: 6 * 48})
-					id++
-				}
-			}
+			id := sendUniform(h, topo.NumNodes(), 6, 5)
 			h.run()
 			if len(h.delivered) != int(id) {
 				t.Fatalf("%s: %d of %d delivered", tc.spec, len(h.delivered), id)
