@@ -167,7 +167,8 @@ func (g *ledger) slot() *change {
 func (g *ledger) addSlow(c change) {
 	q := g.q
 	if q == nil {
-		g.apply(&c)
+		one := [1]change{c}
+		g.applyAll(one[:])
 		return
 	}
 	g.buf[ledgerBatch-1] = c
@@ -244,51 +245,50 @@ func (g *ledger) settle() {
 	g.nbuf = 0
 }
 
-// applyAll integrates the changes of b in order. Without snapshots
-// (no lazy samples) it is apply's integration inlined in the loop: a
-// call a change was a fifth of the ledger's instructions.
+// applyAll integrates the changes of b in order, link c.l's
+// measurements up to c.t at its load and flows since its last change;
+// with lazy samples it first keeps its integrals at the period boundary
+// at or before c.t, if it has not changed since that boundary (the last
+// sample's measurement of the link needs its integrals at the last two
+// boundaries, and they are straight lines between its changes). The
+// work of a change is inlined in the loop, the ledger's fields read once
+// (a call a change was a sixth of the ledger's instructions on a torus,
+// whose flows change eight links each).
 func (g *ledger) applyAll(b []change) {
-	if g.period > 0 {
+	acc := g.acc
+	p := g.period
+	if p <= 0 {
 		for i := range b {
-			g.apply(&b[i])
+			c := &b[i]
+			a := &acc[c.l]
+			a.integrate(c, a.used(c.load))
 		}
 		return
 	}
-	acc := g.acc
+	snaps := g.snaps
 	for i := range b {
 		c := &b[i]
 		a := &acc[c.l]
-		a.integrate(c, a.used(c.load))
-	}
-}
-
-// apply integrates link c.l's measurements up to c.t, at its load and
-// flows since its last change; with lazy samples it first keeps its
-// integrals at the period boundary at or before c.t, if it has not
-// changed since that boundary (the last sample's measurement of the
-// link needs its integrals at the last two boundaries, and they are
-// straight lines between its changes).
-func (g *ledger) apply(c *change) {
-	a := &g.acc[c.l]
-	u := a.used(c.load)
-	if p := g.period; p > 0 && c.t >= a.snapNext {
-		// The boundary at or before c.t: snapNext itself (a boundary)
-		// when c.t is within the period after it, which spares the
-		// division.
-		b := a.snapNext
-		if b <= 0 || c.t-b >= p {
-			b = c.t - c.t%p
+		u := a.used(c.load)
+		if c.t >= a.snapNext {
+			// The boundary at or before c.t: snapNext itself (a boundary)
+			// when c.t is within the period after it, which spares the
+			// division.
+			bd := a.snapNext
+			if bd <= 0 || c.t-bd >= p {
+				bd = c.t - c.t%p
+			}
+			a.snapNext = bd + p
+			a.snap ^= 1
+			dt := max((bd - a.last).Seconds(), 0)
+			// Field by field: a composite literal is built aside, then
+			// copied.
+			sn := &snaps[c.l][a.snap&1]
+			sn.t, sn.bytes, sn.busy, sn.flowS = bd, a.bytes+c.load*dt, a.busy+u*dt, a.flowS+float64(c.fwd)*dt
+			sn.load, sn.fwd = c.load, c.fwd
 		}
-		a.snapNext = b + p
-		a.snap ^= 1
-		dt := max((b - a.last).Seconds(), 0)
-		// Field by field: a composite literal is built aside, then
-		// copied.
-		sn := &g.snaps[c.l][a.snap&1]
-		sn.t, sn.bytes, sn.busy, sn.flowS = b, a.bytes+c.load*dt, a.busy+u*dt, a.flowS+float64(c.fwd)*dt
-		sn.load, sn.fwd = c.load, c.fwd
+		a.integrate(c, u)
 	}
-	a.integrate(c, u)
 }
 
 // used is the fraction of the link's bandwidth a load uses, divided
