@@ -1,6 +1,7 @@
 package tracefmt
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -241,22 +242,7 @@ func TestMatchMessagesManyRanksAndChannels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.trace
-			want := cloneTrace(got)
-			MatchMessages(got)
-			matchReference(want)
-			matched := 0
-			for r := range want.Ranks {
-				for i, w := range want.Ranks[r].Events {
-					if g := got.Ranks[r].Events[i]; g.Match != w.Match {
-						t.Fatalf("rank %d event %d (%s): Match = %d, want %d", r, i, w.Kind, g.Match, w.Match)
-					}
-					if w.Kind == KindRecv && w.Match >= 0 {
-						matched++
-					}
-				}
-			}
-			if matched == 0 {
+			if matchAsReference(t, tt.trace, "") == 0 {
 				t.Fatal("no message matched: the case tests nothing")
 			}
 		})
@@ -315,24 +301,32 @@ func TestMatchMessagesAroundFewSends(t *testing.T) {
 				tr.Ranks[1].Events = append(tr.Ranks[1].Events, Recv(0, src, c.tag, c.comm, 0))
 			}
 		}
-		want := cloneTrace(tr)
-		MatchMessages(tr)
-		matchReference(want)
-		matched := 0
-		for r := range want.Ranks {
-			for i, w := range want.Ranks[r].Events {
-				if g := tr.Ranks[r].Events[i]; g.Match != w.Match {
-					t.Fatalf("%d sends a rank: rank %d event %d (%s): Match = %d, want %d", k, r, i, w.Kind, g.Match, w.Match)
-				}
-				if w.Kind == KindRecv && w.Match >= 0 {
-					matched++
-				}
-			}
-		}
-		if matched != 2*k {
+		if matched := matchAsReference(t, tr, fmt.Sprintf("%d sends a rank: ", k)); matched != 2*k {
 			t.Errorf("%d sends a rank: %d matched, want %d", k, matched, 2*k)
 		}
 	}
+}
+
+// matchAsReference matches tr's messages with MatchMessages and fails the
+// test (its messages prefixed by what) unless every event's Match is the
+// reference matcher's; it returns how many receives were matched.
+func matchAsReference(t *testing.T, tr *Trace, what string) int {
+	t.Helper()
+	want := cloneTrace(tr)
+	MatchMessages(tr)
+	matchReference(want)
+	matched := 0
+	for r := range want.Ranks {
+		for i, w := range want.Ranks[r].Events {
+			if g := tr.Ranks[r].Events[i]; g.Match != w.Match {
+				t.Fatalf("%srank %d event %d (%s): Match = %d, want %d", what, r, i, w.Kind, g.Match, w.Match)
+			}
+			if w.Kind == KindRecv && w.Match >= 0 {
+				matched++
+			}
+		}
+	}
+	return matched
 }
 
 // BenchmarkMatchMessagesManyRanks matches a 65,536-rank ring exchange
