@@ -1,11 +1,8 @@
 package flow
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
-
-	"github.com/tracesim/tracesim/engine/des"
 )
 
 // TestSeedByFixedAtChangesNothing: seeding a solve with the flows fixed
@@ -17,37 +14,7 @@ import (
 // rings with SHARED and FATPIPE links, limiters, TCP bounds and factors.
 // Both solve every time (no memo), so that every solve seeds.
 func TestSeedByFixedAtChangesNothing(t *testing.T) {
-	type run func(solver string) ([]des.Time, *Network)
-	type tc struct {
-		name string
-		run  run
-	}
-	var cases []tc
-	for _, platform := range []string{"star", "torus"} {
-		for _, ct := range []float64{0.05, 0} {
-			cases = append(cases, tc{fmt.Sprintf("cg %s crosstraffic %v", platform, ct), func(solver string) ([]des.Time, *Network) {
-				return runCGWith(t, platform, 4, solver, ct)
-			}})
-		}
-	}
-	for _, spec := range []string{"crossbar:64", "torus:8x8"} {
-		for _, ct := range []float64{0.05, 0} {
-			cases = append(cases, tc{fmt.Sprintf("stencil %s crosstraffic %v", spec, ct), func(solver string) ([]des.Time, *Network) {
-				return runStencilOn(t, spec, 8, 4, solver, ct)
-			}})
-		}
-	}
-	for trial := range 12 {
-		spec, cfg, sends := randomTraffic(t, trial, 23, 300)
-		cases = append(cases, tc{fmt.Sprintf("random %s trial %d", spec, trial), func(solver string) ([]des.Time, *Network) {
-			h, n := runSetup(t, cfg, sends, func(n *Network) { solverOptions(n, solver) })
-			times := make([]des.Time, len(sends))
-			for id := range sends {
-				times[id] = h.delivered[int32(id)]
-			}
-			return times, n
-		}})
-	}
+	cases := solverCases(t, 4, 23)
 	for _, c := range cases {
 		want, _ := c.run("nowhole,nomemo,scanall")
 		got, n := c.run("nowhole,nomemo")

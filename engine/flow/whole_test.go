@@ -3,6 +3,7 @@ package flow
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -18,46 +19,23 @@ import (
 // rings with SHARED and FATPIPE links, limiters, TCP bounds and factors.
 // Where the traffic repeats, most solves are replayed.
 func TestWholeMemoChangesNothing(t *testing.T) {
-	type run func(solver string) ([]des.Time, *Network)
 	type tc struct {
-		name    string
-		run     run
+		solverCase
 		minHits float64 // least share of the lookups replayed
 	}
 	var cases []tc
-	for _, platform := range []string{"star", "torus"} {
-		for _, ct := range []float64{0.05, 0} {
-			cases = append(cases, tc{fmt.Sprintf("cg %s crosstraffic %v", platform, ct), func(solver string) ([]des.Time, *Network) {
-				return runCGWith(t, platform, 6, solver, ct)
-			}, 0.3})
+	for _, c := range solverCases(t, 6, 17) {
+		minHits := 0.0
+		if strings.HasPrefix(c.name, "cg ") {
+			minHits = 0.3
 		}
+		cases = append(cases, tc{c, minHits})
 	}
-	for _, spec := range []string{"crossbar:64", "torus:8x8"} {
-		for _, ct := range []float64{0.05, 0} {
-			cases = append(cases, tc{fmt.Sprintf("stencil %s crosstraffic %v", spec, ct), func(solver string) ([]des.Time, *Network) {
-				return runStencilOn(t, spec, 8, 6, solver, ct)
-			}, 0})
-		}
-	}
-	cases = append(cases, tc{"cg torus exhaustive", func(solver string) ([]des.Time, *Network) {
+	cases = append(cases, tc{solverCase{"cg torus exhaustive", func(solver string) ([]des.Time, *Network) {
 		return runCGWith(t, "torus", 4, "exhaustive,"+solver, 0.05)
-	}, 0.05})
-	xbar := star(t, 8)
-	sendsRun := func(cfg Config, sends []send) run {
-		return func(solver string) ([]des.Time, *Network) {
-			h, n := runSetup(t, cfg, sends, func(n *Network) { solverOptions(n, solver) })
-			times := make([]des.Time, len(sends))
-			for id := range sends {
-				times[id] = h.delivered[int32(id)]
-			}
-			return times, n
-		}
-	}
-	cases = append(cases, tc{"iterations", sendsRun(Config{Topology: xbar, CrossTraffic: 0.05, Envelope: 16}, iterations(30)), 0.8})
-	for trial := range 12 {
-		spec, cfg, sends := randomTraffic(t, trial, 17, 300)
-		cases = append(cases, tc{fmt.Sprintf("random %s trial %d", spec, trial), sendsRun(cfg, sends), 0})
-	}
+	}}, 0.05})
+	iterCfg := Config{Topology: star(t, 8), CrossTraffic: 0.05, Envelope: 16}
+	cases = append(cases, tc{solverCase{"iterations", sendsRun(t, iterCfg, iterations(30))}, 0.8})
 	for _, c := range cases {
 		want, _ := c.run("nowhole")
 		for _, solver := range []string{"", "tiny"} {
@@ -71,6 +49,55 @@ func TestWholeMemoChangesNothing(t *testing.T) {
 				t.Errorf("%s: the tiny memo holds %d words, limit 300", c.name, cap(w.words))
 			}
 		}
+	}
+}
+
+// solverCase is a run of the flow model that two solver settings must
+// give the same delivery times: run returns them, by message, with the
+// network, under the solver options (solverOptions) it is given.
+type solverCase struct {
+	name string
+	run  func(solver string) ([]des.Time, *Network)
+}
+
+// solverCases are the runs the solver's equivalence tests compare: the
+// CG-like loop of iters iterations on star and torus platforms, the
+// drifting stencil of iters iterations on a crossbar and a torus, each
+// with and without crosstraffic, and twelve random traffics drawn with
+// seed (randomTraffic's tori, crossbars, fat trees and rings).
+func solverCases(t *testing.T, iters int, seed uint64) []solverCase {
+	var cases []solverCase
+	for _, platform := range []string{"star", "torus"} {
+		for _, ct := range []float64{0.05, 0} {
+			cases = append(cases, solverCase{fmt.Sprintf("cg %s crosstraffic %v", platform, ct), func(solver string) ([]des.Time, *Network) {
+				return runCGWith(t, platform, iters, solver, ct)
+			}})
+		}
+	}
+	for _, spec := range []string{"crossbar:64", "torus:8x8"} {
+		for _, ct := range []float64{0.05, 0} {
+			cases = append(cases, solverCase{fmt.Sprintf("stencil %s crosstraffic %v", spec, ct), func(solver string) ([]des.Time, *Network) {
+				return runStencilOn(t, spec, 8, iters, solver, ct)
+			}})
+		}
+	}
+	for trial := range 12 {
+		spec, cfg, sends := randomTraffic(t, trial, seed, 300)
+		cases = append(cases, solverCase{fmt.Sprintf("random %s trial %d", spec, trial), sendsRun(t, cfg, sends)})
+	}
+	return cases
+}
+
+// sendsRun runs sends on cfg's network under a solver setting and
+// returns their delivery times by message.
+func sendsRun(t *testing.T, cfg Config, sends []send) func(solver string) ([]des.Time, *Network) {
+	return func(solver string) ([]des.Time, *Network) {
+		h, n := runSetup(t, cfg, sends, func(n *Network) { solverOptions(n, solver) })
+		times := make([]des.Time, len(sends))
+		for id := range sends {
+			times[id] = h.delivered[int32(id)]
+		}
+		return times, n
 	}
 }
 
