@@ -309,17 +309,43 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.log.Info("authorized keys", "file", s.cfg.AuthorizedKeys, "keys", s.keys.count())
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- s.ssh.Serve(ln) }()
+	accepting := &acceptingListener{Listener: ln, ready: make(chan struct{})}
+	go func() { errc <- s.ssh.Serve(accepting) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	// The ssh server registers its listener (a WaitGroup Add) before
+	// its first Accept; a Shutdown before that races with the Add and
+	// can even leave Serve running. So wait for the first Accept.
+	select {
+	case <-accepting.ready:
+	case err := <-errc:
+		if errors.Is(err, ssh.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
 	}
 	s.shutdown()
 	if err := <-errc; err != nil && !errors.Is(err, ssh.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// acceptingListener closes ready when Accept is first called: by then
+// the ssh server has registered the listener and may be shut down.
+type acceptingListener struct {
+	net.Listener
+	once  sync.Once
+	ready chan struct{}
+}
+
+// Accept signals ready once, then accepts.
+func (l *acceptingListener) Accept() (net.Conn, error) {
+	l.once.Do(func() { close(l.ready) })
+	return l.Listener.Accept()
 }
 
 // shutdown runs the graceful shutdown.

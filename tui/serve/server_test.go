@@ -492,3 +492,17 @@ func TestColourProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestServeStoppedAtOnce cancels Serve the moment it starts, many times:
+// the ssh server registers its listener just before its first Accept,
+// and a shutdown before that raced with the registration (the race
+// detector caught it in CI) and could leave Serve running for good.
+func TestServeStoppedAtOnce(t *testing.T) {
+	for i := range 20 {
+		ts := startServer(t, nil)
+		ts.stop(t)
+		if t.Failed() {
+			t.Fatalf("start %d", i)
+		}
+	}
+}
