@@ -125,12 +125,12 @@ func runBenchScale(e *env, points string) int {
 			if n > c.Events {
 				net = fmt.Sprintf("%.0f", float64(u.rss-base[i])/float64(n-c.Events))
 			}
+			ns := scaleNsPerEvent(u.cpu, n)
 			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, u.wall.Round(time.Millisecond),
 				u.cpu.Round(time.Millisecond), fmt.Sprintf("%.3g", float64(n)/max(u.cpu.Seconds(), 1e-9)/1e6),
-				fmt.Sprintf("%.0f", float64(u.cpu.Nanoseconds())/float64(n)),
+				strconv.FormatFloat(ns, 'f', 0, 64),
 				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)), net)
-			// Rounded as printed, so that the spread is that of the rows.
-			perEvent[i] = append(perEvent[i], math.Round(float64(u.cpu.Nanoseconds())/float64(n)))
+			perEvent[i] = append(perEvent[i], ns)
 		}
 		os.Remove(path)
 	}
@@ -145,6 +145,15 @@ func runBenchScale(e *env, points string) int {
 		}
 	}
 	return exitOK
+}
+
+// scaleNsPerEvent is cpu over n events in whole nanoseconds, rounded
+// once, half away from zero. Each row prints it and the spread is
+// taken over it: formatting the quotient with %.0f in one place and
+// rounding it in the other disagreed on halves (%.0f rounds them to
+// even), so a row said 3822 where the spread said 3823.
+func scaleNsPerEvent(cpu time.Duration, n int) float64 {
+	return math.Round(float64(cpu.Nanoseconds()) / float64(max(n, 1)))
 }
 
 // genScaleTrace writes bench --scale's stencil2d trace of iters

@@ -88,3 +88,26 @@ func TestBenchScale(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleNsPerEventRoundsHalvesUp pins the rounding the rows and the
+// spread share: a CI run printed 3822 in a row (%.0f, halves to even)
+// and 3823 in the spread (math.Round) for the same 3822.5 ns.
+func TestScaleNsPerEventRoundsHalvesUp(t *testing.T) {
+	for _, c := range []struct {
+		cpu  time.Duration
+		n    int
+		want string
+	}{
+		{7645, 2, "3823"},
+		{7643, 2, "3822"},
+		{5, 2, "3"},
+		{3, 2, "2"},
+		{10 * time.Millisecond, 10_000_000, "1"},
+		{4 * time.Millisecond, 10_000_000, "0"},
+		{0, 0, "0"},
+	} {
+		if got := strconv.FormatFloat(scaleNsPerEvent(c.cpu, c.n), 'f', 0, 64); got != c.want {
+			t.Errorf("scaleNsPerEvent(%v, %d) = %s, want %s", c.cpu, c.n, got, c.want)
+		}
+	}
+}
