@@ -131,3 +131,29 @@ func TestPacketPayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestInjectionBySource sends one message from node 1 to node 2 and
+// checks that it entered the network by node 1's own link: of the links
+// leaving nodes, node 1's alone carried it, on networks with one
+// injection lane per node (crossbar, fat tree) and with several (torus).
+func TestInjectionBySource(t *testing.T) {
+	for _, spec := range []string{"crossbar:8", "fattree:k=4,levels=2", "torus:4x4"} {
+		h := newHost(t, Config{Topology: parseTopo(t, spec), PacketSize: 64, Header: 16})
+		h.net.Send(netmodel.Message{ID: 0, Src: 1, Dst: 2, Bytes: 200})
+		h.run()
+		var m netmodel.Metrics
+		h.net.Metrics(&m)
+		for _, l := range m.Links {
+			if !l.FromNode {
+				continue
+			}
+			want := int64(0)
+			if l.From == 1 {
+				want = 200 + 4*16
+			}
+			if l.Bytes != want {
+				t.Errorf("%s: the link from node %d carried %d bytes, want %d", spec, l.From, l.Bytes, want)
+			}
+		}
+	}
+}

@@ -724,6 +724,12 @@ func (n *Network) Send(m netmodel.Message) {
 // with several, the one towards the first router port of the message's
 // route (the routing's first choice for a fresh packet).
 func (n *Network) lane(src, dst int32) int32 {
+	if len(n.nics) == len(n.nq) {
+		// A lane per node (no node alone on a router of several
+		// ports: a crossbar, a fat tree): lane src, without a look at
+		// nodeLane, a cache miss per message on a large network.
+		return src
+	}
 	l0, l1 := n.nodeLane[src], n.nodeLane[src+1]
 	if l1-l0 == 1 {
 		return l0
