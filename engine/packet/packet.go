@@ -834,7 +834,7 @@ func (n *Network) Handle(e des.Event) {
 // does not grow them by doubling, each time copying them onto fresh
 // pages and leaving the old copy to the collector (at 65,536 nodes that
 // was 14 % of the peak resident size). Capacity never written costs no
-// resident memory; at most a million entries (80 MB of address space
+// resident memory; at most a million entries (64 MB of address space
 // each).
 func (n *Network) msgRoom() int { return min(4*len(n.nq), 1<<20) }
 
