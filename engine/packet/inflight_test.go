@@ -94,3 +94,66 @@ func TestInFlightTablesDoNotMove(t *testing.T) {
 		})
 	}
 }
+
+// TestPacketPayloads sends one message at a time across a crossbar (two
+// links: injection and ejection) and checks the bytes and packets the
+// links carried: every packet but the last carries PacketSize bytes of
+// payload, the last the rest, each with its header; an empty message
+// is one header-only packet, and PacketSize 0 sends the message whole.
+func TestPacketPayloads(t *testing.T) {
+	tests := []struct {
+		bytes, size      int64
+		packets, perLink int64
+	}{
+		{130, 64, 3, 130 + 3*16},
+		{128, 64, 2, 128 + 2*16},
+		{129, 64, 3, 129 + 3*16},
+		{1, 64, 1, 1 + 16},
+		{0, 64, 1, 16},
+		{63, 64, 1, 63 + 16},
+		{1000, 0, 1, 1000 + 16},
+		{1000, 7, 143, 1000 + 143*16},
+	}
+	for _, tc := range tests {
+		h := newHost(t, Config{Topology: parseTopo(t, "crossbar:2"), PacketSize: tc.size, Header: 16})
+		h.net.Send(netmodel.Message{ID: 0, Src: 0, Dst: 1, Bytes: tc.bytes})
+		h.run()
+		var m netmodel.Metrics
+		h.net.Metrics(&m)
+		var bytes, packets int64
+		for _, l := range m.Links {
+			bytes += l.Bytes
+			packets += int64(l.Packets)
+		}
+		if bytes != 2*tc.perLink || packets != 2*tc.packets {
+			t.Errorf("%d bytes in packets of %d: links carried %d bytes in %d packets, want %d in %d",
+				tc.bytes, tc.size, bytes, packets, 2*tc.perLink, 2*tc.packets)
+		}
+	}
+}
+
+// TestInjectionBySource sends one message from node 1 to node 2 and
+// checks that it entered the network by node 1's own link: of the links
+// leaving nodes, node 1's alone carried it, on networks with one
+// injection lane per node (crossbar, fat tree) and with several (torus).
+func TestInjectionBySource(t *testing.T) {
+	for _, spec := range []string{"crossbar:8", "fattree:k=4,levels=2", "torus:4x4"} {
+		h := newHost(t, Config{Topology: parseTopo(t, spec), PacketSize: 64, Header: 16})
+		h.net.Send(netmodel.Message{ID: 0, Src: 1, Dst: 2, Bytes: 200})
+		h.run()
+		var m netmodel.Metrics
+		h.net.Metrics(&m)
+		for _, l := range m.Links {
+			if !l.FromNode {
+				continue
+			}
+			want := int64(0)
+			if l.From == 1 {
+				want = 200 + 4*16
+			}
+			if l.Bytes != want {
+				t.Errorf("%s: the link from node %d carried %d bytes, want %d", spec, l.From, l.Bytes, want)
+			}
+		}
+	}
+}

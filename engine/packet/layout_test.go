@@ -142,6 +142,7 @@ func TestHopRecordsAreOneCacheLine(t *testing.T) {
 		{"link", unsafe.Sizeof(link{})},
 		{"inBuf", unsafe.Sizeof(inBuf{})},
 		{"pkt", unsafe.Sizeof(pkt{})},
+		{"msg", unsafe.Sizeof(msg{})},
 	} {
 		if tc.size != 64 {
 			t.Errorf("%s is %d bytes, want 64", tc.name, tc.size)

@@ -655,10 +655,7 @@ func (n *Network) pump(ln int32) {
 	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
 		slot := c.qhead
 		g := &n.msgs[slot]
-		payload := g.left
-		if n.cfg.PacketSize > 0 {
-			payload = min(payload, n.cfg.PacketSize)
-		}
+		payload := n.payload(g)
 		id := n.allocPkt()
 		p := &n.pk[id]
 		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now}
@@ -683,7 +680,6 @@ func (n *Network) pump(ln int32) {
 		c.credits--
 		n.pktInFlight++
 		n.smp.injected += payload
-		g.left -= payload
 		g.toEmit--
 		c.queued--
 		nq.queued--
@@ -702,6 +698,21 @@ func (n *Network) pump(ln int32) {
 	if c.qhead >= 0 && c.pfirst >= 0 {
 		n.nicWake(ln, n.cr[c.pfirst].at)
 	}
+}
+
+// payload returns the payload of message g's next packet: PacketSize
+// for every packet but the last, which carries the rest, (bytes − 1) mod
+// PacketSize + 1 (0 for an empty message); the whole message when it is
+// sent as one packet.
+func (n *Network) payload(g *msg) int64 {
+	ps := n.cfg.PacketSize
+	switch {
+	case ps <= 0 || g.bytes <= 0:
+		return g.bytes
+	case g.toEmit > 1:
+		return ps
+	}
+	return (g.bytes-1)%ps + 1
 }
 
 // nicAvail returns node's credits at now.
