@@ -96,8 +96,6 @@ type system struct {
 	// memo remembers the systems built and filled before (see
 	// solveMemo).
 	memo solveMemo
-	// split is the scratch of fill by components (see fillSplit).
-	split split
 	// distinct is, per cached path (Network.paths), whether its
 	// constraints are all different: 1 yes, 2 no, 0 not worked out yet
 	// (see setBneck).
@@ -160,9 +158,7 @@ func (n *Network) solve(now des.Time) {
 	for {
 		if !n.recall() {
 			n.build()
-			if !s.fillSplit() {
-				s.fill()
-			}
+			s.fill()
 			n.remember()
 		}
 		if !n.check(now) {
@@ -628,9 +624,12 @@ func (s *system) fill() {
 	// The links that can still saturate and the unfixed flows, in
 	// order: each round scans them only, dropping those done (a link
 	// whose flows are all fixed, or whose usage rounding took to 0,
-	// stays so), rather than all of the system's.
+	// stays so), rather than all of the system's. Local copies of the
+	// slices, as in build.
+	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
+	lOff, lFlow := s.lOff, s.lFlow
 	live := s.live[:0]
-	for j, r := range s.ratio[:len(s.id)] {
+	for j, r := range ratio {
 		if !math.IsInf(r, 1) {
 			live = append(live, int32(j))
 		}
@@ -639,18 +638,6 @@ func (s *system) fill() {
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
-	s.fillOn(live, open, false, nil)
-	s.live, s.open = live, open
-}
-
-// fillOn is fill on the links live (those that can still saturate) and
-// the flows open, which it reorders; with record, it appends to steps
-// each level it fixes flows at, as stepKey(level, at a bound), and
-// returns them.
-func (s *system) fillOn(live, open []int32, record bool, steps []uint64) []uint64 {
-	// Local copies of the slices, as in build.
-	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
-	lOff, lFlow := s.lOff, s.lFlow
 	for len(open) > 0 {
 		x := math.Inf(1)
 		k := 0
@@ -682,9 +669,6 @@ func (s *system) fillOn(live, open []int32, record bool, steps []uint64) []uint6
 				open = open[:0]
 				break
 			}
-			if record {
-				steps = append(steps, stepKey(xb, true))
-			}
 			thr := xb * (1 + boundTol)
 			for _, i := range open {
 				if !fixed[i] && level[i] <= thr {
@@ -692,9 +676,6 @@ func (s *system) fillOn(live, open []int32, record bool, steps []uint64) []uint6
 				}
 			}
 			continue
-		}
-		if record {
-			steps = append(steps, stepKey(x, false))
 		}
 		thr := x * (1 + levelTol)
 		for _, j := range live {
@@ -708,7 +689,7 @@ func (s *system) fillOn(live, open []int32, record bool, steps []uint64) []uint6
 			}
 		}
 	}
-	return steps
+	s.live, s.open = live, open
 }
 
 // fix sets flow i's rate, fixed at link j (-1: its bound), and takes it
