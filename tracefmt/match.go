@@ -166,6 +166,13 @@ func take[T any](a *[]T, n int) []T {
 
 // forRanks calls fn(worker, r) for ranks r = 0..p-1, spreading them over
 // the given number of goroutines (worker numbers them from 0).
+//
+// The workers take the ranks in runs of consecutive ranks, about
+// runsPerWorker runs each: taking them one at a time was an atomic add
+// on a counter the cores pass between them for every rank (65,536 of
+// them in each of a load's five passes), and neighbouring ranks on
+// different cores wrote to the same cache lines (their slice headers,
+// their tables).
 func forRanks(p, workers int, fn func(worker, r int)) {
 	if workers <= 1 {
 		for r := range p {
@@ -173,21 +180,29 @@ func forRanks(p, workers int, fn func(worker, r int)) {
 		}
 		return
 	}
+	run := int64(max(1, p/(workers*runsPerWorker)))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for {
-				r := int(next.Add(1) - 1)
-				if r >= p {
+				lo := int(next.Add(run) - run)
+				if lo >= p {
 					return
 				}
-				fn(w, r)
+				for r := lo; r < min(lo+int(run), p); r++ {
+					fn(w, r)
+				}
 			}
 		})
 	}
 	wg.Wait()
 }
+
+// runsPerWorker is about how many runs of ranks forRanks hands each
+// worker: enough that a worker slowed by a large rank leaves the others
+// the rest, few enough that taking a run costs nothing next to it.
+const runsPerWorker = 32
 
 // chanCacheLen is the size of the direct-mapped caches of channels that
 // sends and recvs keep in front of the channel lookups: a rank exchanges

@@ -3,6 +3,7 @@ package tracefmt
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 )
 
@@ -339,4 +340,53 @@ func BenchmarkMatchMessagesManyRanks(b *testing.B) {
 		MatchMessages(t)
 	}
 	b.ReportMetric(float64(t.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// TestForRanksEachRankOnce checks that forRanks calls fn once for every
+// rank, on worker numbers below workers, whatever the runs it hands out.
+func TestForRanksEachRankOnce(t *testing.T) {
+	for _, p := range []int{0, 1, 5, 63, 64, 65, 1000, 4096, 65537} {
+		for _, workers := range []int{1, 2, 3, 7} {
+			calls := make([]atomic.Int32, p)
+			var badWorker atomic.Int32
+			forRanks(p, workers, func(w, r int) {
+				if w < 0 || w >= max(workers, 1) {
+					badWorker.Add(1)
+				}
+				calls[r].Add(1)
+			})
+			if n := badWorker.Load(); n != 0 {
+				t.Errorf("p=%d workers=%d: %d calls with a worker number out of range", p, workers, n)
+			}
+			for r := range calls {
+				if n := calls[r].Load(); n != 1 {
+					t.Errorf("p=%d workers=%d: rank %d called %d times, want 1", p, workers, r, n)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestMatchMessagesFewSendsSameKeyTwoComms sends, from a rank of few
+// sends, one message after another to the same peer with the same tag
+// on alternating communicators: the channels differ only by their
+// communicator, and the receiver takes one communicator's first.
+func TestMatchMessagesFewSendsSameKeyTwoComms(t *testing.T) {
+	for _, k := range []int{2, 3, fewSends} {
+		tr := &Trace{Ranks: make([]Rank, 2), Comms: []Comm{{Name: "MPI_COMM_WORLD"}, {Name: "dup"}}}
+		for s := range k {
+			tr.Ranks[0].Events = append(tr.Ranks[0].Events, Send(0, 1, 7, uint16(s%2), int64(s)))
+		}
+		for _, comm := range []uint16{1, 0} {
+			for s := range k {
+				if uint16(s%2) == comm {
+					tr.Ranks[1].Events = append(tr.Ranks[1].Events, Recv(0, 0, 7, comm, int64(s)))
+				}
+			}
+		}
+		if matched := matchAsReference(t, tr, fmt.Sprintf("%d sends: ", k)); matched != k {
+			t.Errorf("%d sends: %d matched, want %d", k, matched, k)
+		}
+	}
 }
