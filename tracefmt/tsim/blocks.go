@@ -300,6 +300,9 @@ func (rf *recordFormat) resolveHeader(r *rec, lasts *[2]int) bool {
 	case tracefmt.KindMarker:
 		return false
 	case tracefmt.KindEnter, tracefmt.KindLeave:
+		if r.state {
+			return true // decodeFast found the name in the header
+		}
 	default:
 		return true
 	}
