@@ -159,7 +159,8 @@ func TestDecodeFastTimes(t *testing.T) {
 // read alone and in blocks, whether decodeFast finds the name among the
 // header's (bare names of 1 to 16 bytes), leaves it to the general
 // path (longer names, names of digits, which are indices, names the
-// records define) or shares a slot of its table with another.
+// records define) or shares a slot of its table with another; and the
+// markers after them name theirs.
 func TestHeaderStateNames(t *testing.T) {
 	header := []string{"A", "Compute", "MPI_Allreduce", "exactly16bytes__", "seventeen_bytes__", "12", "B", "MPI_Allreduc", "Computf"}
 	for k := range 40 {
@@ -178,7 +179,8 @@ func TestHeaderStateNames(t *testing.T) {
 			if nm == "12" && nh < 6 {
 				continue // an index out of range
 			}
-			fmt.Fprintf(&b, "%d 0 enter %s\n%d 0 leave %s\n", 2*k, nm, 2*k+1, nm)
+			// The marker after the enter names a marker of its own.
+			fmt.Fprintf(&b, "%d 0 enter %s\n%d 0 marker M%d\n%d 0 leave %s\n", 2*k, nm, 2*k, len(want), 2*k+1, nm)
 			want = append(want, nm)
 		}
 		for _, read := range []func() (*tracefmt.Trace, error){
@@ -190,11 +192,17 @@ func TestHeaderStateNames(t *testing.T) {
 				t.Fatalf("%d header states: %v", nh, err)
 			}
 			evs := tr.Ranks[0].Events
-			if len(evs) != 2*len(want) {
-				t.Fatalf("%d header states: %d events, want %d", nh, len(evs), 2*len(want))
+			if len(evs) != 3*len(want) {
+				t.Fatalf("%d header states: %d events, want %d", nh, len(evs), 3*len(want))
 			}
 			for k, e := range evs {
-				nm := want[k/2]
+				nm := want[k/3]
+				if k%3 == 1 {
+					if got := tr.Markers[e.Marker()].Name; got != fmt.Sprintf("M%d", k/3) {
+						t.Errorf("%d header states: event %d names marker %q, want M%d", nh, k, got, k/3)
+					}
+					continue
+				}
 				if st, err := strconv.Atoi(nm); err == nil {
 					nm = tr.States[st].Name // an index
 				}

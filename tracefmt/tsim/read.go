@@ -852,7 +852,7 @@ func (p *parser) record() error {
 	// sets every field but the name and text, which the flags cleared
 	// here make it ignore.
 	r := &p.r
-	r.named, r.hasText = false, false
+	r.named, r.hasText, r.state = false, false, false
 	if p.rf.decodeFast(p.s.line, p.s.pos, r) {
 		return p.apply(r)
 	}
