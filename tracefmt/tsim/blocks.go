@@ -224,10 +224,7 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			r = rec{}
 			ok = rf.decode(&s, &r) == nil
 		}
-		// A record without text, of a kind that names nothing or
-		// naming a state decodeFast found in the header, is done;
-		// resolveHeader judges the others.
-		done := ok && !r.hasText && (r.state || r.e.Kind > tracefmt.KindLeave && r.e.Kind != tracefmt.KindMarker || rf.resolveHeader(&r, &d.lastState))
+		done := ok && rf.headerDone(&r, &d.lastState)
 		var idx int32
 		if ok {
 			idx = int32(len(d.flat))
@@ -298,6 +295,15 @@ func (d *decodedBlock) nextDecoded(i int) (int, int32) {
 		}
 	}
 	return i, -1
+}
+
+// headerDone is resolveHeader with its common answers first, without a
+// call: a record without text, of a kind that names nothing or naming a
+// state decodeFast found in the header (r.state, set for the record
+// decoded last), is done; resolveHeader judges the others.
+func (rf *recordFormat) headerDone(r *rec, lasts *[2]int) bool {
+	// The kinds from send to compute name nothing (the kinds wrap).
+	return !r.hasText && (r.state || r.e.Kind-tracefmt.KindSend <= tracefmt.KindCompute-tracefmt.KindSend || rf.resolveHeader(r, lasts))
 }
 
 // resolveHeader resolves what a decoded record needs with what the

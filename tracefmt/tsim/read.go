@@ -903,7 +903,7 @@ func (p *parser) apply(r *rec) error {
 	}
 	// A record naming no state, or one of the header by its name, is
 	// resolved as the workers of a block resolve it (stateRef's answer).
-	if !p.rf.resolveHeader(r, &p.lastState) {
+	if !p.rf.headerDone(r, &p.lastState) {
 		if err := p.resolveRec(r); err != nil {
 			return err
 		}
