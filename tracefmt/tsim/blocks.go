@@ -193,23 +193,38 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		n := len(b.Data)/28 + 1
 		d.flat, d.ranks = make([]tracefmt.Event, 0, n), make([]int32, 0, n)
 	}
+	// The lines as Block.Lines cuts them, in a loop of its own: no call
+	// a line.
 	var r rec
-	err := b.Lines(func(no int, off int64, line []byte) error {
-		d.last = int32(no - b.Line)
+	data := b.Data
+	for pos, no := 0, int32(0); pos < len(data); no++ {
+		line := data[pos:]
+		lo := int32(pos)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			pos += i + 1
+		} else {
+			pos = len(data)
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		d.last = no
 		s := lineScanner{line: line}
 		if !s.more() {
-			return nil
+			continue
 		}
 		// The record is set field by field, not zeroed whole:
 		// decodeFast sets every field but the name and text, which the
-		// flags cleared here make it ignore.
-		r.named, r.hasText = false, false
+		// flags cleared here make it ignore, and state, set for the
+		// enters and leaves only.
+		r.named, r.hasText, r.state = false, false, false
 		ok := rf.decodeFast(line, s.pos, &r)
 		if !ok {
 			r = rec{}
 			ok = rf.decode(&s, &r) == nil
 		}
-		done := ok && rf.resolveHeader(&r, &d.lastState)
+		done := ok && rf.headerDone(&r, &d.lastState)
 		var idx int32
 		if ok {
 			idx = int32(len(d.flat))
@@ -217,13 +232,8 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			d.ranks = append(d.ranks, r.rank)
 		}
 		if !done {
-			lo := int32(off - b.Offset)
-			d.recs = append(d.recs, blockRec{r: r, no: d.last, lo: lo, hi: lo + int32(len(line)), decoded: ok, idx: idx})
+			d.recs = append(d.recs, blockRec{r: r, no: no, lo: lo, hi: lo + int32(len(line)), decoded: ok, idx: idx})
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("decoding a block: %w", err) // Lines fails only by fn
 	}
 	return nil
 }
@@ -287,6 +297,15 @@ func (d *decodedBlock) nextDecoded(i int) (int, int32) {
 	return i, -1
 }
 
+// headerDone is resolveHeader with its common answers first, without a
+// call: a record without text, of a kind that names nothing or naming a
+// state decodeFast found in the header (r.state, set for the record
+// decoded last), is done; resolveHeader judges the others.
+func (rf *recordFormat) headerDone(r *rec, lasts *[2]int) bool {
+	// The kinds from send to compute name nothing (the kinds wrap).
+	return !r.hasText && (r.state || r.e.Kind-tracefmt.KindSend <= tracefmt.KindCompute-tracefmt.KindSend || rf.resolveHeader(r, lasts))
+}
+
 // resolveHeader resolves what a decoded record needs with what the
 // header defines, reporting whether nothing is left for the parser: a
 // record with no name and no text, or an enter or leave naming a state
@@ -300,6 +319,9 @@ func (rf *recordFormat) resolveHeader(r *rec, lasts *[2]int) bool {
 	case tracefmt.KindMarker:
 		return false
 	case tracefmt.KindEnter, tracefmt.KindLeave:
+		if r.state {
+			return true // decodeFast found the name in the header
+		}
 	default:
 		return true
 	}

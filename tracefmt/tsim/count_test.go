@@ -266,6 +266,38 @@ func TestCountRecordsAsLines(t *testing.T) {
 	}
 }
 
+// TestCountRecordsAsLinesAcrossReads: the same over inputs of several
+// reads, whose line breaks are found a word at a time: bytes one above
+// a line break ('\v') right after one must not pass for breaks, and
+// lines cut by a read's end count once.
+func TestCountRecordsAsLinesAcrossReads(t *testing.T) {
+	const alphabet = " \t\r\n\v\x0b\x00\x01-09a"
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 6 {
+		var b strings.Builder
+		for b.Len() < 3*countBuf {
+			line := []byte(fmt.Sprintf("%d.%d %d %s S", rng.IntN(100), rng.IntN(1000), rng.IntN(12), []string{"enter", "leave", "send to=3 tag=1 size=8"}[rng.IntN(3)]))
+			for range rng.IntN(3) {
+				line[rng.IntN(len(line))] = alphabet[rng.IntN(len(alphabet))]
+			}
+			b.Write(line)
+			b.WriteString([]string{"\n", "\n\v", "\n\v\n", "\n\x0b\x0b"}[rng.IntN(4)])
+		}
+		in := b.String()
+		want := refCount(in, 10)
+		got, err := countRecords(context.Background(), strings.NewReader(in), 0, 0, 1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(got) > 0 && got[len(got)-1] == 0 {
+			got = got[:len(got)-1]
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: counts %v, want %v", trial, got, want)
+		}
+	}
+}
+
 // refCount counts the records of in by rank below limit as the count
 // pass's rule says, line by line: blanks, a field that starts with a
 // digit, '-', '+' or '.', blanks, a rank, blanks and a lower-case letter.

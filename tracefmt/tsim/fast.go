@@ -81,31 +81,31 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	}
 	var tm float64
 	if f.timed {
-		var mant uint64
-		start := i
-		for {
-			d := at(b, i) - '0'
-			if d > 9 {
-				break
-			}
-			mant = mant*10 + uint64(d)
-			i++
+		// At most 15 digits in all, which a float64 holds exactly.
+		mant, k := digits(b, i)
+		i += k
+		d := k
+		for k == 8 && d <= 15 {
+			var v uint64
+			v, k = digits(b, i)
+			mant, i, d = mant*pow10u[k]+v, i+k, d+k
 		}
-		digits, frac := i-start, 0
+		frac := 0
 		if at(b, i) == '.' {
 			i++
-			fstart := i
-			for {
-				d := at(b, i) - '0'
-				if d > 9 {
-					break
-				}
-				mant = mant*10 + uint64(d)
-				i++
+			v, k := digits(b, i)
+			i += k
+			frac = k
+			for k == 8 && d+frac <= 15 {
+				var w uint64
+				w, k = digits(b, i)
+				v, i, frac = v*pow10u[k]+w, i+k, frac+k
 			}
-			frac = i - fstart
-			digits += frac
+			if d+frac <= 15 {
+				mant = mant*pow10u[frac&15] + v
+			}
 		}
+		digits := d + frac
 		// As parseFloat's exact path: one division of an exact
 		// integer by an exact power of ten.
 		if digits == 0 || digits > 15 {
@@ -168,6 +168,9 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		if kind != tracefmt.KindCollective {
 			out.name, out.named = tok{b: nm, off: start}, true
 			e.Match = -1
+			if kind <= tracefmt.KindLeave {
+				out.state = f.headerState(b, start, i-start, e)
+			}
 			break
 		}
 		op, ok := tracefmt.ParseCollOp(string(nm))
@@ -320,6 +323,61 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	return true
 }
 
+// stateWord is a state the header defines whose name is a bare word of
+// one to 16 bytes, not all digits: its bytes as two words (zeros past
+// its length), as headerState compares them.
+type stateWord struct {
+	w0, w1 uint64
+	n      int
+	id     tracefmt.StateID
+}
+
+// lowBytes[k] has its k lowest bytes set.
+var lowBytes = [9]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1, 1<<64 - 1}
+
+// newStateWord returns the stateWord of a header state, false when its
+// name is not one headerState can match (see stateWord).
+func newStateWord(name string, id tracefmt.StateID) (stateWord, bool) {
+	n := len(name)
+	if n == 0 || n > 16 || allDigits([]byte(name)) {
+		return stateWord{}, false
+	}
+	var b [16]byte
+	copy(b[:], name)
+	return stateWord{binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:]), n, id}, true
+}
+
+// stateSlots is the size of recordFormat's table of stateWords (a
+// power of two), four times the most states it holds (maxHeaderStates).
+const stateSlots = 64
+
+// stateSlot returns the slot of a name's words in the table of
+// stateWords. Two states may want the same slot: the second is left to
+// resolveHeader.
+func stateSlot(w0, w1 uint64, n int) int {
+	return int(((w0 ^ w1<<1 ^ uint64(n)) * 0x9e3779b97f4a7c15) >> 58)
+}
+
+// headerState sets e's state when the bare name of n bytes at b[i:] is
+// that of a state the header defines (f.stateWords), reporting whether
+// it is: resolveHeader's answer for such a name, found by comparing two
+// words. Other names (none, or longer than 16 bytes) are left to
+// resolveHeader.
+func (f *recordFormat) headerState(b *lineBuf, i, n int, e *tracefmt.Event) bool {
+	if n > 16 || f.stateWords == nil {
+		return false
+	}
+	w0 := load8(b, i) & lowBytes[min(n, 8)]
+	// Past the name's end when n <= 8, where the mask clears it.
+	w1 := load8(b, i+8) & lowBytes[max(n-8, 0)]
+	sw := &f.stateWords[stateSlot(w0, w1, n)]
+	if sw.w0 == w0 && sw.w1 == w1 && sw.n == n {
+		e.Peer = int32(sw.id)
+		return true
+	}
+	return false
+}
+
 // The keys numArg reads, as words of their bytes.
 const (
 	wordTo   = 't' | 'o'<<8 | '='<<16
@@ -387,6 +445,32 @@ func (f *recordFormat) numArg(b *lineBuf, i, n int, allowed uint16, seen *uint16
 	*seen |= bit
 	return j, true
 }
+
+// digits reads the decimal digits at b[i:], up to eight: their value
+// and how many there are (8: maybe more after them). A word's digits
+// are found and summed a word at a time, without a loop over them.
+func digits(b *lineBuf, i int) (uint64, int) {
+	const highs = 0x8080808080808080
+	x := load8(b, i)
+	// The high bit of the first byte that is no digit is set in m:
+	// below '0' the subtraction borrows; from ':' to 0xb9 the addition
+	// reaches the high bit, from 0xb0 on the subtraction leaves it.
+	// Bytes up to that one are digits, which neither borrow nor carry,
+	// so the lowest bit set is exact.
+	m := ((x - ones*'0') | (x + ones*0x46)) & highs
+	k := bits.TrailingZeros64(m) >> 3 // 8 when m is 0
+	// The k digits' values in the top k bytes, the first digit the
+	// lowest of them (the most significant): zeros before them change
+	// nothing. (With k 0 the shift leaves nothing.)
+	v := (x & (ones * 0x0f)) << (64 - 8*k)
+	v = (v * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
+	v = (v * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
+	v = (v * (10000<<32 + 1)) >> 32
+	return v, k
+}
+
+// pow10u holds the powers of ten up to 10^15 as integers.
+var pow10u = [16]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // The kinds' names as words of their bytes, the first lowest.
 const (

@@ -1,7 +1,11 @@
 package tsim
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -83,6 +87,129 @@ func TestDecodeFastNumbers(t *testing.T) {
 		e := fast.e
 		if e.Peer != tc.peer || e.Tag != tc.tag || e.Size != tc.size || e.Request() != tc.req {
 			t.Errorf("%q: peer %d tag %d size %d req %d, want %d %d %d %d", tc.line, e.Peer, e.Tag, e.Size, e.Request(), tc.peer, tc.tag, tc.size, tc.req)
+		}
+	}
+}
+
+// TestDigits: digits gives the value and count of the leading digits of
+// eight bytes (8: maybe more), what a loop over the bytes gives, for any
+// bytes after them.
+func TestDigits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	picks := []byte("0123456789/:. \x00\x80\xaf\xb0\xb9\xba\xff")
+	for trial := range 50000 {
+		var b lineBuf
+		at := rng.IntN(fastMax - 8)
+		for k := range 16 {
+			c := picks[rng.IntN(len(picks))]
+			if k < rng.IntN(10) {
+				c = '0' + byte(rng.IntN(10))
+			}
+			b[at+k] = c
+		}
+		var want uint64
+		n := 0
+		for n < 8 && b[at+n]-'0' <= 9 {
+			want = want*10 + uint64(b[at+n]-'0')
+			n++
+		}
+		if v, k := digits(&b, at); v != want || k != n {
+			t.Fatalf("trial %d: digits(% x) = %d, %d; want %d, %d", trial, b[at:at+8], v, k, want, n)
+		}
+	}
+}
+
+// TestDecodeFastTimes: times of every length decodeFast takes (up to 15
+// digits, split anywhere by the point) give decode's times, and longer
+// ones are left to it.
+func TestDecodeFastTimes(t *testing.T) {
+	rf := recordFormat{ranks: 4, timed: true, unit: tracefmt.Microsecond, firstRecord: 1}
+	for digits := 1; digits <= 18; digits++ {
+		for point := -1; point <= digits; point++ {
+			var tm []byte
+			for k := range digits {
+				if k == point {
+					tm = append(tm, '.')
+				}
+				tm = append(tm, byte('1'+(k*7)%9))
+			}
+			if point == digits {
+				tm = append(tm, '.')
+			}
+			line := string(tm) + " 3 leave S"
+			s := lineScanner{line: []byte(line)}
+			s.more()
+			var fast, general rec
+			ok := rf.decodeFast(s.line, s.pos, &fast)
+			if ok != (digits <= 15) {
+				t.Errorf("%q: decodeFast accepted it: %v", line, ok)
+				continue
+			}
+			if !ok {
+				continue
+			}
+			if err := rf.decode(&s, &general); err != nil || fast.e != general.e {
+				t.Errorf("%q: decodeFast gave %+v, decode %+v (%v)", line, fast.e, general.e, err)
+			}
+		}
+	}
+}
+
+// TestHeaderStateNames: enters and leaves name the states they name,
+// read alone and in blocks, whether decodeFast finds the name among the
+// header's (bare names of 1 to 16 bytes), leaves it to the general
+// path (longer names, names of digits, which are indices, names the
+// records define) or shares a slot of its table with another; and the
+// markers after them name theirs.
+func TestHeaderStateNames(t *testing.T) {
+	header := []string{"A", "Compute", "MPI_Allreduce", "exactly16bytes__", "seventeen_bytes__", "12", "B", "MPI_Allreduc", "Computf"}
+	for k := range 40 {
+		header = append(header, fmt.Sprintf("S%d", k)) // more than the table holds
+	}
+	names := append([]string{"new", "MPI_Allreduce_", "Comput", "exactly16bytes_", "exactly16bytes___"}, header...)
+	names = append(names, "0", "2") // indices
+	for _, nh := range []int{1, 9, 16, len(header)} {
+		var b strings.Builder
+		b.WriteString("tsim 1\nranks 2\nunit us\n")
+		for _, nm := range header[:nh] {
+			fmt.Fprintf(&b, "state %q\n", nm)
+		}
+		var want []string
+		for k, nm := range names {
+			if nm == "12" && nh < 6 {
+				continue // an index out of range
+			}
+			// The marker after the enter names a marker of its own.
+			fmt.Fprintf(&b, "%d 0 enter %s\n%d 0 marker M%d\n%d 0 leave %s\n", 2*k, nm, 2*k, len(want), 2*k+1, nm)
+			want = append(want, nm)
+		}
+		for _, read := range []func() (*tracefmt.Trace, error){
+			func() (*tracefmt.Trace, error) { return readSerial(b.String()) },
+			func() (*tracefmt.Trace, error) { return readInBlocks(b.String(), 40) },
+		} {
+			tr, err := read()
+			if err != nil {
+				t.Fatalf("%d header states: %v", nh, err)
+			}
+			evs := tr.Ranks[0].Events
+			if len(evs) != 3*len(want) {
+				t.Fatalf("%d header states: %d events, want %d", nh, len(evs), 3*len(want))
+			}
+			for k, e := range evs {
+				nm := want[k/3]
+				if k%3 == 1 {
+					if got := tr.Markers[e.Marker()].Name; got != fmt.Sprintf("M%d", k/3) {
+						t.Errorf("%d header states: event %d names marker %q, want M%d", nh, k, got, k/3)
+					}
+					continue
+				}
+				if st, err := strconv.Atoi(nm); err == nil {
+					nm = tr.States[st].Name // an index
+				}
+				if got := tr.States[e.State()].Name; got != nm {
+					t.Errorf("%d header states: event %d names state %q, want %q", nh, k, got, nm)
+				}
+			}
 		}
 	}
 }

@@ -690,7 +690,16 @@ func (p *parser) startRecords() error {
 		for _, d := range p.states {
 			// A name defined twice keeps its first id.
 			if !slices.ContainsFunc(p.rf.headerStates, func(s recentState) bool { return s.name == d.Name }) {
-				p.rf.headerStates = append(p.rf.headerStates, recentState{d.Name, p.stateIDs[d.Name]})
+				id := p.stateIDs[d.Name]
+				p.rf.headerStates = append(p.rf.headerStates, recentState{d.Name, id})
+				if sw, ok := newStateWord(d.Name, id); ok {
+					if p.rf.stateWords == nil {
+						p.rf.stateWords = new([stateSlots]stateWord)
+					}
+					if slot := &p.rf.stateWords[stateSlot(sw.w0, sw.w1, sw.n)]; slot.n == 0 {
+						*slot = sw
+					}
+				}
 			}
 		}
 	}
@@ -808,6 +817,9 @@ type recordFormat struct {
 	// they are few (maxHeaderStates), else stateIDs maps their names.
 	headerStates []recentState
 	stateIDs     map[string]tracefmt.StateID
+	// stateWords are the header states decodeFast resolves itself, by
+	// stateSlot (an empty slot has n 0); nil when there are none.
+	stateWords *[stateSlots]stateWord
 }
 
 // maxHeaderStates is the most header states the workers look up by
@@ -826,6 +838,9 @@ type rec struct {
 	// named says name was read (also when decoding failed after it).
 	named   bool
 	hasText bool
+	// state says decodeFast set the state of an enter or leave, named
+	// by a state of the header (headerState).
+	state bool
 	// name is the state or marker name of an enter, leave or marker;
 	// text the info text of an enter or marker (hasText).
 	name, text tok
@@ -837,7 +852,7 @@ func (p *parser) record() error {
 	// sets every field but the name and text, which the flags cleared
 	// here make it ignore.
 	r := &p.r
-	r.named, r.hasText = false, false
+	r.named, r.hasText, r.state = false, false, false
 	if p.rf.decodeFast(p.s.line, p.s.pos, r) {
 		return p.apply(r)
 	}
@@ -888,7 +903,7 @@ func (p *parser) apply(r *rec) error {
 	}
 	// A record naming no state, or one of the header by its name, is
 	// resolved as the workers of a block resolve it (stateRef's answer).
-	if !p.rf.resolveHeader(r, &p.lastState) {
+	if !p.rf.headerDone(r, &p.lastState) {
 		if err := p.resolveRec(r); err != nil {
 			return err
 		}
