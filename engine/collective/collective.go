@@ -919,3 +919,145 @@ func ompiAlltoall(p int, b int64) primitive {
 	}
 	return linAlltoall
 }
+
+// RoundPeers fills peer, of one entry per local rank, with the rank each
+// rank sends to in round k (0 ≤ k < Rounds) when every rank of the call
+// runs pl's schedule with pl's sizes (rank me's plan being
+// pl.ForRank(me)), -1 for a rank that sends nothing, and returns the size
+// of those messages: the sends SendsAs gives, for the schedules in which
+// a rank sends at most one message a round and all of a round's messages
+// have one size. ok is false for the others (linear and tree algorithms,
+// MPICH's scattered all-to-all), and peer is then left as it was. perm
+// reports that every rank sends exactly one message in the round and
+// receives exactly one. A caller that walks a round of P ranks this way
+// spends a few instructions a rank rather than a call and a slice per
+// rank (SendsAs).
+func (pl *Plan) RoundPeers(k int, peer []int32) (bytes int64, perm, ok bool) {
+	P := pl.c.P
+	if len(peer) < P {
+		return 0, false, false
+	}
+	peer = peer[:P]
+	var ph *phase
+	for i := 0; i < pl.n; i++ {
+		if k < pl.phases[i].rounds {
+			ph = &pl.phases[i]
+			break
+		}
+		k -= pl.phases[i].rounds
+	}
+	if ph == nil {
+		return 0, false, false
+	}
+	n := ph.bytes
+	none := func() {
+		for i := range peer {
+			peer[i] = -1
+		}
+	}
+	// shift sets peer[me] = (me+s) mod P, s in [0, P).
+	shift := func(s int) {
+		for me := range peer {
+			d := me + s
+			if d >= P {
+				d -= P
+			}
+			peer[me] = int32(d)
+		}
+	}
+	switch ph.prim {
+	case linScan:
+		none()
+		if k == 1 {
+			for me := 0; me < P-1; me++ {
+				peer[me] = int32(me + 1)
+			}
+		}
+		return n, false, true
+	case rdAllreduce:
+		p2 := 1 << (bits.Len(uint(P)) - 1)
+		rem := P - p2
+		last := ph.rounds - 1
+		switch {
+		case k == 0:
+			none()
+			for me := 0; me < 2*rem; me += 2 {
+				peer[me] = int32(me + 1)
+			}
+			return n, false, true
+		case k == last:
+			none()
+			for me := 1; me < 2*rem; me += 2 {
+				peer[me] = int32(me - 1)
+			}
+			return n, false, true
+		}
+		bit := 1 << (k - 1)
+		if rem == 0 {
+			for me := range peer {
+				peer[me] = int32(me ^ bit)
+			}
+			return n, true, true
+		}
+		for me := range peer {
+			newrank := me - rem
+			if me < 2*rem {
+				if me%2 == 0 {
+					peer[me] = -1
+					continue
+				}
+				newrank = me / 2
+			}
+			nd := newrank ^ bit
+			dst := nd + rem
+			if nd < rem {
+				dst = nd*2 + 1
+			}
+			peer[me] = int32(dst)
+		}
+		return n, false, true
+	case rdAllgather:
+		bit := 1 << k
+		for me := range peer {
+			peer[me] = int32(me ^ bit)
+		}
+		return int64(bit) * n, P&(P-1) == 0, true
+	case rdScan:
+		pof := 1 << k
+		for me := range peer {
+			peer[me] = -1
+			if me+pof < P {
+				peer[me] = int32(me + pof)
+			}
+		}
+		return n, false, true
+	case ringPass:
+		shift(1 % P)
+		return n, true, true
+	case ringShift:
+		shift((k + 1) % P)
+		return n, true, true
+	case pairXchg:
+		s := k + 1
+		if P&(P-1) == 0 {
+			for me := range peer {
+				peer[me] = int32(me ^ s)
+			}
+			return n, true, true
+		}
+		shift(s % P)
+		return n, true, true
+	case dissemination:
+		shift((1 << k) % P)
+		return n, true, true
+	case bruckAllgather:
+		pof := 1 << k
+		shift((P - pof%P) % P)
+		return int64(min(pof, P-pof)) * n, true, true
+	case bruckAlltoall:
+		pof := 1 << k
+		shift(pof % P)
+		return bruckBlocks(P, pof) * n, true, true
+	}
+	return 0, false, false
+}

@@ -445,3 +445,66 @@ func TestSendsAs(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundPeers: where RoundPeers answers, every rank's peer and the
+// round's size are what SendsAs gives that rank (one send or none), and a
+// round it calls a permutation has every rank send once and receive once;
+// it answers for every one-send-a-round schedule of MPICH's and SMPI's
+// choices that bulk replay meets (allreduce, barrier, allgather, Bruck's
+// and pairwise all-to-all, ring, scan).
+func TestRoundPeers(t *testing.T) {
+	answered := map[primitive]bool{}
+	for _, op := range allOps {
+		for _, alg := range Algorithms(op) {
+			for _, p := range []int{1, 2, 3, 5, 6, 8, 12, 13, 16, 64, 100} {
+				for _, n := range []int64{8, 4096, 1 << 20} {
+					pl := NewPlan(callFor(op, alg, p, 0, 1%p, n))
+					peer := make([]int32, p)
+					for k := range pl.Rounds() {
+						for i := range peer {
+							peer[i] = -7
+						}
+						bytes, perm, ok := pl.RoundPeers(k, peer)
+						if !ok {
+							continue
+						}
+						for i := 0; i < pl.n; i++ {
+							answered[pl.phases[i].prim] = true
+						}
+						sends, recvs := 0, make([]int, p)
+						for me := range p {
+							want := pl.SendsAs(me, k, nil)
+							if len(want) > 1 {
+								t.Fatalf("%v/%v/p%d round %d: rank %d sends %d messages, RoundPeers answered", op, alg, p, k, me, len(want))
+							}
+							got := peer[me]
+							if len(want) == 0 {
+								if got != -1 {
+									t.Fatalf("%v/%v/p%d round %d: rank %d sends nothing, RoundPeers says %d", op, alg, p, k, me, got)
+								}
+								continue
+							}
+							if got != want[0].Peer || bytes != want[0].Bytes {
+								t.Fatalf("%v/%v/p%d/%dB round %d: rank %d sends %d B to %d, RoundPeers says %d B to %d", op, alg, p, n, k, me, want[0].Bytes, want[0].Peer, bytes, got)
+							}
+							sends++
+							recvs[got]++
+						}
+						if perm {
+							for r, c := range recvs {
+								if c != 1 || sends != p {
+									t.Fatalf("%v/%v/p%d round %d: a permutation, yet rank %d receives %d (%d sends)", op, alg, p, k, r, c, sends)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, prim := range []primitive{rdAllreduce, rdAllgather, rdScan, linScan, ringPass, ringShift, pairXchg, dissemination, bruckAllgather, bruckAlltoall} {
+		if !answered[prim] {
+			t.Errorf("primitive %d: RoundPeers never answered", prim)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	mathbits "math/bits"
 
 	"github.com/tracesim/tracesim/engine/collective"
 	"github.com/tracesim/tracesim/engine/des"
@@ -41,32 +42,43 @@ type bulkState struct {
 	// collectives at all (bulkAllowed).
 	checked, ok bool
 	an          *netmodel.Analytic
-	model       netmodel.Model
-	insts       map[collKey]*bulkInstance
-	pool        []*bulkInstance
-	// steps is bulkRounds' scratch.
+	// hops, when positive, is the hops between any two distinct nodes:
+	// the network was built on the complete graph (Config.Network), and
+	// bulkDenseRound need not ask it.
+	hops  int
+	model netmodel.Model
+	insts map[collKey]*bulkInstance
+	pool  []*bulkInstance
+	// steps and peer are bulkRounds' scratch.
 	steps []collective.Step
+	peer  []int32
 	// resume holds the calls whose computation a cancelled run stopped,
 	// by their evBulkResume event.
 	resume []*bulkInstance
 	// calls counts the calls computed in bulk, fallbacks those the
 	// notes report; holds and standIns the pairs bulkHolds and
-	// bulkStandIn took care of.
-	calls, fallbacks, holds, standIns int
+	// bulkStandIn took care of; denseRounds the rounds bulkDenseRound
+	// ran.
+	calls, fallbacks, holds, standIns, denseRounds int
 }
 
 // bulkRun is the progress of a call's computation: the next round, the
 // ranks' start times of the current round (start) and the next (next),
 // and what the messages so far add to the counters.
 type bulkRun struct {
-	comm                 uint16
-	mem                  []int32
-	node                 []int32
-	k                    int
-	start, next          []des.Time
-	recvN, sentN         []uint64
-	recvB, sentB         []int64
-	pendingVis           map[uint64]des.Time
+	comm         uint16
+	mem          []int32
+	node         []int32
+	k            int
+	start, next  []des.Time
+	recvN, sentN []uint64
+	recvB, sentB []int64
+	pendingVis   map[uint64]des.Time
+	// everyN and everyB count the messages and bytes every rank sent
+	// and received in the rounds bulkDenseRound ran as permutations:
+	// they go to every rank once, after the last round.
+	everyN               uint64
+	everyB               int64
 	messages             uint64
 	bytes                int64
 	lastDeliver, histLat des.Time
@@ -330,6 +342,7 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 		}
 	}
 	run.k, run.messages, run.bytes, run.lastDeliver = 0, 0, 0, 0
+	run.everyN, run.everyB = 0, 0
 	run.histLat, run.histN = -1, 0
 	s.bulkRounds(bi)
 }
@@ -378,6 +391,25 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 		}
 		k := run.k
 		copy(next, start)
+		// A round in which every rank sends at most one message, all of
+		// one size, comes from RoundPeers and runs in bulkDenseRound:
+		// one pass filling peer, then a loop of a few loads a message,
+		// rather than a call and a slice per rank (SendsAs).
+		if bi.uniform {
+			if cap(b.peer) < P {
+				b.peer = make([]int32, P)
+			}
+			if size, perm, ok := bi.first.RoundPeers(k, b.peer[:P]); ok {
+				run.messages, run.bytes, run.lastDeliver = messages, bytes, lastDeliver
+				run.histLat, run.histN = histLat, histN
+				s.bulkDenseRound(bi, b.peer[:P], size, perm, start, next)
+				b.denseRounds++
+				messages, bytes, lastDeliver = run.messages, run.bytes, run.lastDeliver
+				histLat, histN = run.histLat, run.histN
+				start, next = next, start
+				continue
+			}
+		}
 		for src := range P {
 			if bi.uniform {
 				steps = bi.first.SendsAs(src, k, steps[:0])
@@ -473,10 +505,10 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 	s.stats.latency.addN(histLat, histN)
 	for j, w := range mem {
 		rk := &s.ranks[w]
-		rk.recvd += recvN[j]
-		rk.recvdB += recvB[j]
-		rk.sent += sentN[j]
-		rk.sentB += sentBy[j]
+		rk.recvd += recvN[j] + run.everyN
+		rk.recvdB += recvB[j] + run.everyB
+		rk.sent += sentN[j] + run.everyN
+		rk.sentB += sentBy[j] + run.everyB
 	}
 	trips, tripB := messages, bytes
 	if rts {
@@ -497,6 +529,215 @@ func (s *Sim) bulkRounds(bi *bulkInstance) {
 	for j, w := range mem {
 		s.k.Schedule(start[j], evWake, w, 0)
 	}
+}
+
+// bulkDenseRound computes a round of run in which local rank src sends
+// one message of size bytes to peer[src] (none when negative), from the
+// ranks' start times of the round to their next (a copy of start on
+// entry), and accounts the messages: what bulkRounds' general loop does
+// for such a round, message by message in the same order, so that the
+// histogram, the holds, the pending receives' visibility and every time
+// come out the same. perm says every rank sends one message and receives
+// one: the ranks' counters then go to run.everyN and everyB.
+func (s *Sim) bulkDenseRound(bi *bulkInstance, peer []int32, size int64, perm bool, start, next []des.Time) {
+	run := &bi.run
+	model := s.bulk.model
+	dataAtSend, complete := s.protocol(size, false)
+	if dataAtSend && complete == doneAtIssue && s.bulk.hops > 0 {
+		s.bulkEagerRound(bi, peer, size, model.Latency(size, s.bulk.hops), start, next)
+	} else {
+		s.bulkAnyRound(bi, peer, size, dataAtSend, complete, start, next)
+	}
+	if perm {
+		run.everyN++
+		run.everyB += size
+		return
+	}
+	for src, dst := range peer {
+		if dst >= 0 {
+			run.recvN[dst]++
+			run.recvB[dst] += size
+			run.sentN[src]++
+			run.sentB[src] += size
+		}
+	}
+}
+
+// bulkEagerRound is bulkDenseRound's loop for eager messages whose send
+// completes at issue on the complete graph: a message takes l between
+// two nodes, nothing within one, and its sender's next round does not
+// wait for it. The loop over the ranks calls nothing (a call makes Go
+// keep its values on the stack): a change of latency leaves it to
+// account the last run, and the holds and pending receives, which only
+// raise a receiver's time by max, have passes of their own over the
+// ranks they concern.
+func (s *Sim) bulkEagerRound(bi *bulkInstance, peer []int32, size int64, l des.Time, start, next []des.Time) {
+	run := &bi.run
+	P := len(peer)
+	start, next, node := start[:P:P], next[:P:P], run.node[:P:P]
+	histLat, histN := run.histLat, run.histN
+	lastDeliver := run.lastDeliver
+	var n uint64
+	for i := 0; i < P; {
+		for ; i < P; i++ {
+			dst := peer[i]
+			if dst < 0 {
+				continue
+			}
+			ts := start[i]
+			deliver := ts
+			if node[i] != node[dst] {
+				deliver = des.Add(ts, l)
+			}
+			if deliver-ts != histLat {
+				break
+			}
+			histN++
+			n++
+			next[dst] = max(next[dst], deliver, start[dst])
+			lastDeliver = max(lastDeliver, deliver)
+		}
+		if i < P {
+			// Message i starts a run of another latency: i is
+			// taken again with it.
+			s.stats.latency.addN(histLat, histN)
+			dst := peer[i]
+			histLat, histN = 0, 0
+			if node[i] != node[dst] {
+				histLat = des.Add(start[i], l) - start[i]
+			}
+		}
+	}
+	// arrive is when message src's data is visible at its receiver:
+	// its delivery, or later when an earlier message of the pair holds
+	// it back.
+	holds, holdFrom := bi.holds, bi.holdFrom
+	arrive := func(src int, dst int32) des.Time {
+		at := start[src]
+		if node[src] != node[dst] {
+			at = des.Add(at, l)
+		}
+		if holds != nil && holdFrom[uint(src)/64]&(1<<(uint(src)%64)) != 0 {
+			at = max(at, holds[matchKey(int32(src), dst)])
+		}
+		return at
+	}
+	if holds != nil {
+		for w, bits := range holdFrom {
+			for ; bits != 0; bits &= bits - 1 {
+				src := w*64 + mathbits.TrailingZeros64(bits)
+				if src < P && peer[src] >= 0 {
+					dst := peer[src]
+					next[dst] = max(next[dst], arrive(src, dst))
+				}
+			}
+		}
+	}
+	if pv := run.pendingVis; pv != nil {
+		for src, dst := range peer {
+			if dst >= 0 && bi.pending[dst] {
+				k := matchKey(int32(src), dst)
+				pv[k] = max(pv[k], arrive(src, dst))
+			}
+		}
+	}
+	run.histLat, run.histN, run.lastDeliver = histLat, histN, lastDeliver
+	run.messages += n
+	run.bytes += int64(n) * size
+}
+
+// bulkAnyRound is bulkDenseRound's loop for any protocol and network.
+func (s *Sim) bulkAnyRound(bi *bulkInstance, peer []int32, size int64, dataAtSend bool, complete uint8, start, next []des.Time) {
+	run := &bi.run
+	P := len(peer)
+	holds, holdFrom := bi.holds, bi.holdFrom
+	pendingVis, pending := run.pendingVis, bi.pending
+	start, next, node := start[:P:P], next[:P:P], run.node[:P:P]
+	model := s.bulk.model
+	rts := s.cfg.Handshake == HandshakeRTSCTS
+	// The latencies of the last hop count asked (l of size, l0 of an
+	// empty control message): a round's messages mostly share it.
+	lastHops, l, l0 := -1, des.Time(0), des.Time(0)
+	histLat, histN := run.histLat, run.histN
+	lastDeliver := run.lastDeliver
+	var n uint64
+	for src, dst := range peer {
+		if dst < 0 {
+			continue
+		}
+		n++
+		ts, tp := start[src], start[dst]
+		if h := s.bulk.hopsOf(node[src], node[dst]); h != lastHops {
+			lastHops, l, l0 = h, 0, 0
+			if h > 0 {
+				l = model.Latency(size, h)
+				if rts {
+					l0 = model.Latency(0, h)
+				}
+			}
+		}
+		arrive := ts
+		switch {
+		case dataAtSend:
+			arrive = des.Add(ts, l)
+		case rts:
+			arrive = des.Add(ts, l0)
+		}
+		if holds != nil && holdFrom[uint(src)/64]&(1<<(uint(src)%64)) != 0 {
+			arrive = max(arrive, holds[matchKey(int32(src), dst)])
+		}
+		match := max(arrive, tp)
+		var deliver, recvDone des.Time
+		switch {
+		case dataAtSend:
+			deliver, recvDone = des.Add(ts, l), match
+		case rts:
+			// The clear to send comes back over the hops from dst to
+			// src.
+			at := match
+			if h := s.bulk.hopsOf(node[dst], node[src]); h == lastHops {
+				at = des.Add(at, l0)
+			} else {
+				at = des.Add(at, s.bulkLatency(node[dst], node[src], 0))
+			}
+			deliver = des.Add(at, l)
+			recvDone = deliver
+		default:
+			deliver = des.Add(match, l)
+			recvDone = deliver
+		}
+		if pendingVis != nil && pending[dst] {
+			k := matchKey(int32(src), dst)
+			pendingVis[k] = max(pendingVis[k], arrive)
+		}
+		switch complete {
+		case doneAtDelivery:
+			next[src] = max(next[src], deliver)
+		case doneAtRecv:
+			next[src] = max(next[src], recvDone)
+		}
+		next[dst] = max(next[dst], recvDone)
+		if d := deliver - ts; d != histLat {
+			s.stats.latency.addN(histLat, histN)
+			histLat, histN = d, 0
+		}
+		histN++
+		lastDeliver = max(lastDeliver, deliver)
+	}
+	run.histLat, run.histN, run.lastDeliver = histLat, histN, lastDeliver
+	run.messages += n
+	run.bytes += int64(n) * size
+}
+
+// hopsOf is the analytic network's hops from node ns to node nd.
+func (b *bulkState) hopsOf(ns, nd int32) int {
+	if b.hops > 0 {
+		if ns == nd {
+			return 0
+		}
+		return b.hops
+	}
+	return b.an.Hops(int(ns), int(nd))
 }
 
 // bulkResume carries on with the call whose computation a cancelled run

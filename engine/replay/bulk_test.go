@@ -59,20 +59,22 @@ func resultsJSON(t *testing.T, res Results) []byte {
 	return b
 }
 
-// TestBulkCollectivesAsPerMessage replays collectives computed in bulk
-// and message by message (Options.PerMessageCollectives) and compares
-// the whole of sim --json's results to the byte, over ranks 2 to 300,
-// block sizes crossing the algorithms' and the eager threshold's switch
-// points, every algorithm the bulk path takes, and the contention-free
-// models and send protocols; it checks the bulk path ran (fewer kernel
-// events).
-func TestBulkCollectivesAsPerMessage(t *testing.T) {
-	ops := []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpAllreduce, tracefmt.OpAllgather, tracefmt.OpAllgatherv,
+// bulkOps returns the operations the bulk path takes.
+func bulkOps() []tracefmt.CollOp {
+	return []tracefmt.CollOp{tracefmt.OpBarrier, tracefmt.OpAllreduce, tracefmt.OpAllgather, tracefmt.OpAllgatherv,
 		tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter, tracefmt.OpOther}
-	configs := []struct {
-		name string
-		kv   []string
-	}{
+}
+
+// bulkConfig is a contention-free model and send protocol, as settings.
+type bulkConfig struct {
+	name string
+	kv   []string
+}
+
+// bulkConfigs returns the contention-free models and send protocols the
+// bulk tests replay under.
+func bulkConfigs() []bulkConfig {
+	return []bulkConfig{
 		{"puppet", nil},
 		{"puppet-ethernet", puppetEthernet},
 		{"puppet-synchronous", []string{"send", "synchronous"}},
@@ -83,6 +85,18 @@ func TestBulkCollectivesAsPerMessage(t *testing.T) {
 		{"simgrid", []string{"model", "simgrid"}},
 		{"puppet-causal", []string{"mode", "causal"}},
 	}
+}
+
+// TestBulkCollectivesAsPerMessage replays collectives computed in bulk
+// and message by message (Options.PerMessageCollectives) and compares
+// the whole of sim --json's results to the byte, over ranks 2 to 300,
+// block sizes crossing the algorithms' and the eager threshold's switch
+// points, every algorithm the bulk path takes, and the contention-free
+// models and send protocols; it checks the bulk path ran (fewer kernel
+// events).
+func TestBulkCollectivesAsPerMessage(t *testing.T) {
+	ops := bulkOps()
+	configs := bulkConfigs()
 	type tc struct {
 		cfg int
 		op  tracefmt.CollOp
@@ -361,4 +375,71 @@ func TestBulkRanksOfDifferentSizes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBulkDenseRoundsAsPerMessage replays calls whose ranks enter at
+// skewed times with nothing in flight and no receive pending, so that
+// every round of a schedule that sends one message a rank a round runs
+// in bulkDenseRound, and compares sim --json's whole results with the
+// per-message replay's, over the models and protocols, the operations
+// and algorithms, ranks 3 to 64 (powers of two and not) and sizes
+// across the eager threshold.
+func TestBulkDenseRoundsAsPerMessage(t *testing.T) {
+	configs := bulkConfigs()
+	dense := 0
+	for ci, bc := range configs {
+		for _, op := range bulkOps() {
+			for _, alg := range collective.Algorithms(op) {
+				for _, p := range []int{3, 8, 16, 64} {
+					if (p > 16 || ci > 0) && alg != collective.Auto {
+						continue
+					}
+					for _, n := range []int64{8, 70000} {
+						name := fmt.Sprintf("%s/%v/%v/p%d/n%d", bc.name, op, alg, p, n)
+						cfg := cfgWith(t, bc.kv...)
+						if alg != collective.Auto {
+							if err := cfg.Set("coll-alg", "all="+alg.String()); err != nil {
+								t.Fatal(err)
+							}
+						}
+						tr := quietCollProg(t, p, op, n)
+						sb, rb := simulate(t, tr, cfg, Options{})
+						_, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
+						if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
+							t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
+						}
+						if !rb.Complete {
+							t.Fatalf("%s: the run did not complete", name)
+						}
+						dense += sb.bulk.denseRounds
+					}
+				}
+			}
+		}
+	}
+	if dense == 0 {
+		t.Errorf("no round ran in bulkDenseRound")
+	}
+}
+
+// quietCollProg builds a trace of p ranks that compute for skewed times
+// and enter op (block n) three times, with nothing else in flight.
+func quietCollProg(t *testing.T, p int, op tracefmt.CollOp, n int64) *tracefmt.Trace {
+	pr := newProg(t, p)
+	sent, recvd := n, n
+	switch op {
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
+		recvd = n * int64(p)
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
+		sent, recvd = n*int64(p), n*int64(p)
+	case tracefmt.OpBarrier:
+		sent, recvd = 0, 0
+	}
+	for i := range 3 {
+		for r := range p {
+			pr.compute(r, float64((r*37+i*5)%11)*1e-6)
+		}
+		pr.coll(op, 0, sent, recvd)
+	}
+	return pr.trace()
 }

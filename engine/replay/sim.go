@@ -449,6 +449,11 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 			nodes = max(nodes, mach.Nodes)
 		}
 		s.net = cfg.Network(nodes, dist)
+		if dist == nil || cfg.Hops > 0 {
+			// Config.Network's complete graph: distinct nodes are
+			// max(1, Hops) apart.
+			s.bulk.hops = max(1, cfg.Hops)
+		}
 	}
 	if o, ok := s.net.(netmodel.Overheads); ok {
 		s.ovh = o
