@@ -20,7 +20,7 @@ const (
 	// the end of its bucket.
 	calWalk = 8
 	// calMaxShift bounds the bucket width tune may choose: 2^16 ps
-	// (65.5 ns) a bucket, a window of 17 ms.
+	// (65.5 ns) a bucket, the ring's first 1,024 slots.
 	calMaxShift = 16
 	// calTune is the number of events taken out after which the queue
 	// chooses its bucket width, once (see tune).
@@ -40,8 +40,8 @@ const (
 // calendar queues and dequeues in a few word operations where a heap, or
 // the radix heap before it, moved entries between levels.
 //
-// Bucket b (absolute: time >> calShift) lives in slot b & calMask. Every
-// event in the ring lies in a bucket of [cur, cur+calSlots), cur being the
+// Bucket b (absolute: time >> sh) lives in slot b & mask. Every event
+// in the ring lies in a bucket of [cur, cur+mask], cur being the
 // bucket of the last event taken out, so a slot holds one bucket at a
 // time and the ring's earliest event is the front of the first non-empty
 // slot from cur's onwards (found through three levels of bitmaps). A
@@ -54,11 +54,11 @@ const (
 // fronts), so the order does not depend on which of the two holds it.
 //
 // Buckets start 2^calShift ps wide; after calTune events taken out, tune
-// widens them once if the run's events are sparse: a flow model's are
-// microseconds apart, and in 256-ps buckets nearly every push landed on
-// a line of the 1-MiB ring that no event had touched for thousands of
-// events (a cache miss a push), where buckets of tens of nanoseconds
-// keep the pushes within a few lines ahead of the clock.
+// widens them once if the run's events are sparse, and the ring shrinks
+// by as much, keeping its window: a flow model's events are microseconds
+// apart, and in 256-ps buckets nearly every push landed on a line of the
+// 1-MiB ring that no event had touched for thousands of events (a cache
+// miss a push), where in 65.5-ns buckets the ring is its first 4 KiB.
 type calQueue struct {
 	// slots holds each bucket's tail node + 1 (0: empty).
 	slots *[calSlots]int32
@@ -68,10 +68,12 @@ type calQueue struct {
 	occ2 [calWords / 64]uint64
 	occ3 uint64
 	// cur is the bucket of the last event taken out, last its time;
-	// sh is the buckets' width, log2 ps.
+	// sh is the buckets' width, log2 ps; the ring is its first mask+1
+	// slots.
 	cur   int64
 	last  Time
 	sh    uint
+	mask  int64
 	nodes []calNode
 	// freeN is the head of nodes' free list (−1: none).
 	freeN int32
@@ -99,7 +101,7 @@ type calNode struct {
 // later.
 func newCalQueue(start Time) calQueue {
 	return calQueue{slots: new([calSlots]int32), occ: new([calWords]uint64), cur: bucket(start, calShift),
-		last: start, sh: calShift, freeN: -1, tuning: true, tuneAt: calTune}
+		last: start, sh: calShift, mask: calMask, freeN: -1, tuning: true, tuneAt: calTune}
 }
 
 // bucket is the calendar bucket of time t in buckets of 2^sh ps.
@@ -123,11 +125,11 @@ func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 		q.delta[bits.Len64(uint64(at-q.last))]++
 	}
 	b := bucket(at, q.sh)
-	if uint64(b-q.cur) >= calSlots {
+	if uint64(b-q.cur) > uint64(q.mask) {
 		q.pushFar(at, kind, obj, arg)
 		return
 	}
-	s := b & calMask
+	s := b & q.mask
 	sl := &q.slots[s]
 	tail := *sl - 1
 	// prev is the node to insert after (-1: an empty bucket); the
@@ -191,7 +193,7 @@ func (q *calQueue) pushFar(at Time, kind uint8, obj int32, arg int64) {
 // first returns the slot of the ring's earliest bucket; the ring must
 // hold events.
 func (q *calQueue) first() int64 {
-	s := q.cur & calMask
+	s := q.cur & q.mask
 	w := s >> 6
 	if m := q.occ[w] >> uint(s&63); m != 0 {
 		return s + int64(bits.TrailingZeros64(m))
@@ -253,7 +255,7 @@ func (q *calQueue) Pop() (e Event, ok bool) {
 		return q.popFar()
 	}
 	// The first non-empty slot: mostly in cur's word of the bitmap.
-	s := q.cur & calMask
+	s := q.cur & q.mask
 	if m := q.occ[s>>6] >> uint(s&63); m != 0 {
 		s += int64(bits.TrailingZeros64(m))
 	} else {
@@ -344,7 +346,7 @@ func (q *calQueue) tune() {
 
 // rebucket moves the ring's events into buckets of 2^sh ps: taken out
 // in order, then appended to their new buckets (or to the far heap
-// beyond the new window), each with its sequence number.
+// beyond the window), each with its sequence number.
 func (q *calQueue) rebucket(sh uint) {
 	xs := make([]entry, 0, q.ring)
 	for q.ring > 0 {
@@ -373,14 +375,15 @@ func (q *calQueue) rebucket(sh uint) {
 		q.ring--
 	}
 	q.sh = sh
+	q.mask = calMask >> (sh - calShift)
 	q.cur = bucket(q.last, sh)
 	for _, x := range xs {
 		b := bucket(x.e.At, sh)
-		if uint64(b-q.cur) >= calSlots {
+		if uint64(b-q.cur) > uint64(q.mask) {
 			q.far.pushEntry(x)
 			continue
 		}
-		s := b & calMask
+		s := b & q.mask
 		sl := &q.slots[s]
 		id := q.freeN
 		q.freeN = q.nodes[id].next

@@ -255,8 +255,9 @@ func matchQueue(t *testing.T, cq *calQueue, spread, fixed, base int64, pushes in
 // the ring's events into the new buckets (tuned after 3,000 events here,
 // the ring then holding hundreds of events, some beyond the new window
 // or in the far heap): sparse events pushed microseconds ahead (a flow
-// model) get wide buckets; a packet model's hops 30 ns ahead, and
-// events pushed far ahead but taken out densely, keep calShift's.
+// model) get wide buckets, and a ring as much shorter; a packet model's
+// hops 30 ns ahead, and events pushed far ahead but taken out densely,
+// keep calShift's.
 func TestCalQueueTunes(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -284,6 +285,10 @@ func TestCalQueueTunes(t *testing.T) {
 			matchQueue(t, &cq, tc.spread, tc.fixed, tc.base, tc.pushes)
 			if cq.tuning || cq.sh != tc.shift {
 				t.Errorf("buckets of 2^%d ps (still tuning: %v), want 2^%d", cq.sh, cq.tuning, tc.shift)
+			}
+			// The ring keeps its window: 2^18 buckets of 256 ps.
+			if w := (cq.mask + 1) << cq.sh; w != calSlots<<calShift {
+				t.Errorf("a ring of %d slots of 2^%d ps: a window of %d ps", cq.mask+1, cq.sh, w)
 			}
 		})
 	}
