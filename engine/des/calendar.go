@@ -19,6 +19,12 @@ const (
 	// calWalk is the most nodes a push walks to place an event before
 	// the end of its bucket.
 	calWalk = 8
+	// calMaxShift bounds the bucket width tune may choose: 2^16 ps
+	// (65.5 ns) a bucket, the ring's first 1,024 slots.
+	calMaxShift = 16
+	// calTune is the number of events taken out after which the queue
+	// chooses its bucket width, once (see tune).
+	calTune = 1 << 16
 )
 
 // calQueue is the kernel's event queue: a calendar (a ring of buckets
@@ -34,8 +40,8 @@ const (
 // calendar queues and dequeues in a few word operations where a heap, or
 // the radix heap before it, moved entries between levels.
 //
-// Bucket b (absolute: time >> calShift) lives in slot b & calMask. Every
-// event in the ring lies in a bucket of [cur, cur+calSlots), cur being the
+// Bucket b (absolute: time >> sh) lives in slot b & mask. Every event
+// in the ring lies in a bucket of [cur, cur+mask], cur being the
 // bucket of the last event taken out, so a slot holds one bucket at a
 // time and the ring's earliest event is the front of the first non-empty
 // slot from cur's onwards (found through three levels of bitmaps). A
@@ -46,6 +52,13 @@ const (
 // that a burst of times out of order costs a heap push each, never a long
 // walk. Any event may go to the heap (Pop takes the earlier of the two
 // fronts), so the order does not depend on which of the two holds it.
+//
+// Buckets start 2^calShift ps wide; after calTune events taken out, tune
+// widens them once if the run's events are sparse, and the ring shrinks
+// by as much, keeping its window: a flow model's events are microseconds
+// apart, and in 256-ps buckets nearly every push landed on a line of the
+// 1-MiB ring that no event had touched for thousands of events (a cache
+// miss a push), where in 65.5-ns buckets the ring is its first 4 KiB.
 type calQueue struct {
 	// slots holds each bucket's tail node + 1 (0: empty).
 	slots *[calSlots]int32
@@ -54,8 +67,13 @@ type calQueue struct {
 	occ  *[calWords]uint64
 	occ2 [calWords / 64]uint64
 	occ3 uint64
-	// cur is the bucket of the last event taken out.
+	// cur is the bucket of the last event taken out, last its time;
+	// sh is the buckets' width, log2 ps; the ring is its first mask+1
+	// slots.
 	cur   int64
+	last  Time
+	sh    uint
+	mask  int64
 	nodes []calNode
 	// freeN is the head of nodes' free list (−1: none).
 	freeN int32
@@ -64,6 +82,14 @@ type calQueue struct {
 	// far holds the events beyond the ring's window and those a
 	// bucket could not place.
 	far Queue
+	// While tuning, pops counts the events taken out (tune runs at
+	// tuneAt), first0 is the first one's time and delta counts the
+	// pushes after the present by the bit length of their distance.
+	tuning bool
+	pops   int
+	tuneAt int
+	first0 Time
+	delta  [65]int
 }
 
 type calNode struct {
@@ -74,11 +100,12 @@ type calNode struct {
 // newCalQueue returns a queue whose first events may lie at start or
 // later.
 func newCalQueue(start Time) calQueue {
-	return calQueue{slots: new([calSlots]int32), occ: new([calWords]uint64), cur: bucket(start), freeN: -1}
+	return calQueue{slots: new([calSlots]int32), occ: new([calWords]uint64), cur: bucket(start, calShift),
+		last: start, sh: calShift, mask: calMask, freeN: -1, tuning: true, tuneAt: calTune}
 }
 
-// bucket is the calendar bucket of time t.
-func bucket(t Time) int64 { return int64(t) >> calShift }
+// bucket is the calendar bucket of time t in buckets of 2^sh ps.
+func bucket(t Time, sh uint) int64 { return int64(t) >> sh }
 
 // Len returns the number of queued events.
 func (q *calQueue) Len() int { return q.ring + q.far.Len() }
@@ -94,12 +121,15 @@ func (q *calQueue) Grow(n int) {
 // taken out (the kernel moves such events to the present first).
 func (q *calQueue) Push(at Time, kind uint8, obj int32, arg int64) {
 	q.seq++
-	b := bucket(at)
-	if uint64(b-q.cur) >= calSlots {
+	if q.tuning && at > q.last {
+		q.delta[bits.Len64(uint64(at-q.last))]++
+	}
+	b := bucket(at, q.sh)
+	if uint64(b-q.cur) > uint64(q.mask) {
 		q.pushFar(at, kind, obj, arg)
 		return
 	}
-	s := b & calMask
+	s := b & q.mask
 	sl := &q.slots[s]
 	tail := *sl - 1
 	// prev is the node to insert after (-1: an empty bucket); the
@@ -163,7 +193,7 @@ func (q *calQueue) pushFar(at Time, kind uint8, obj int32, arg int64) {
 // first returns the slot of the ring's earliest bucket; the ring must
 // hold events.
 func (q *calQueue) first() int64 {
-	s := q.cur & calMask
+	s := q.cur & q.mask
 	w := s >> 6
 	if m := q.occ[w] >> uint(s&63); m != 0 {
 		return s + int64(bits.TrailingZeros64(m))
@@ -209,7 +239,10 @@ func (q *calQueue) Peek() (e Event, ok bool) {
 //go:noinline
 func (q *calQueue) popFar() (e Event, ok bool) {
 	e, _ = q.far.Pop()
-	q.cur = bucket(e.At)
+	q.cur, q.last = bucket(e.At, q.sh), e.At
+	if q.tuning {
+		q.tuned()
+	}
 	return e, true
 }
 
@@ -222,7 +255,7 @@ func (q *calQueue) Pop() (e Event, ok bool) {
 		return q.popFar()
 	}
 	// The first non-empty slot: mostly in cur's word of the bitmap.
-	s := q.cur & calMask
+	s := q.cur & q.mask
 	if m := q.occ[s>>6] >> uint(s&63); m != 0 {
 		s += int64(bits.TrailingZeros64(m))
 	} else {
@@ -253,6 +286,120 @@ func (q *calQueue) Pop() (e Event, ok bool) {
 	nd.next = q.freeN
 	q.freeN = id
 	q.ring--
-	q.cur = bucket(e.At)
+	q.cur, q.last = bucket(e.At, q.sh), e.At
+	if q.tuning {
+		q.tuned()
+	}
 	return e, true
+}
+
+// tuned counts an event taken out while tuning, and tunes at tuneAt.
+//
+//go:noinline
+func (q *calQueue) tuned() {
+	q.pops++
+	if q.pops == 1 {
+		q.first0 = q.last
+	}
+	if q.pops >= q.tuneAt {
+		q.tuning = false
+		q.tune()
+	}
+}
+
+// tune chooses the buckets' width from the events so far and moves the
+// ring's events into buckets of that width. A bucket stays narrower than
+// the median distance at which events are pushed after the present, by
+// 2^7 (a packet model's 30-ns hops keep calShift's 256 ps, so that a
+// bucket's events mostly share one time and arrive in order), and than
+// a quarter of the mean time between the events taken out (a run of
+// many ranks, whose events are dense however far ahead they are pushed,
+// keeps narrow buckets too). The order of the events does not depend on
+// the width.
+func (q *calQueue) tune() {
+	total := 0
+	for _, c := range q.delta {
+		total += c
+	}
+	if total == 0 || q.pops == 0 {
+		return
+	}
+	// k is the median distance's bit length: 2^(k-1) ≤ d < 2^k.
+	k, seen := 0, 0
+	for i, c := range q.delta {
+		seen += c
+		if 2*seen >= total {
+			k = i
+			break
+		}
+	}
+	sh := k - 1 - 7
+	adv := int64(q.last-q.first0) / int64(q.pops)
+	if a := bits.Len64(uint64(max(adv, 1))) - 1 - 2; a < sh {
+		sh = a
+	}
+	sh = min(max(sh, calShift), calMaxShift)
+	if uint(sh) != q.sh {
+		q.rebucket(uint(sh))
+	}
+}
+
+// rebucket moves the ring's events into buckets of 2^sh ps: taken out
+// in order, then appended to their new buckets (or to the far heap
+// beyond the window), each with its sequence number.
+func (q *calQueue) rebucket(sh uint) {
+	xs := make([]entry, 0, q.ring)
+	for q.ring > 0 {
+		s := q.first()
+		sl := &q.slots[s]
+		tail := *sl - 1
+		tn := &q.nodes[tail]
+		id := tn.next
+		nd := &q.nodes[id]
+		xs = append(xs, nd.x)
+		if id == tail {
+			*sl = 0
+			w := s >> 6
+			q.occ[w] &^= 1 << uint(s&63)
+			if q.occ[w] == 0 {
+				q.occ2[w>>6] &^= 1 << uint(w&63)
+				if q.occ2[w>>6] == 0 {
+					q.occ3 &^= 1 << uint(w>>6)
+				}
+			}
+		} else {
+			tn.next = nd.next
+		}
+		nd.next = q.freeN
+		q.freeN = id
+		q.ring--
+	}
+	q.sh = sh
+	q.mask = calMask >> (sh - calShift)
+	q.cur = bucket(q.last, sh)
+	for _, x := range xs {
+		b := bucket(x.e.At, sh)
+		if uint64(b-q.cur) > uint64(q.mask) {
+			q.far.pushEntry(x)
+			continue
+		}
+		s := b & q.mask
+		sl := &q.slots[s]
+		id := q.freeN
+		q.freeN = q.nodes[id].next
+		q.ring++
+		nd := &q.nodes[id]
+		nd.x = x
+		// In order: the event goes after every event of its bucket.
+		if tail := *sl - 1; tail < 0 {
+			nd.next = id
+			q.occ[s>>6] |= 1 << uint(s&63)
+			q.occ2[s>>12] |= 1 << uint((s>>6)&63)
+			q.occ3 |= 1 << uint(s>>12)
+		} else {
+			nd.next = q.nodes[tail].next
+			q.nodes[tail].next = id
+		}
+		*sl = id + 1
+	}
 }

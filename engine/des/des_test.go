@@ -190,50 +190,105 @@ func TestCalQueueMatchesQueue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(tc.spread), 9))
-			var ref Queue
 			cq := newCalQueue(0)
-			now := Time(0)
-			popped, far, ring, pushes := 0, 0, 0, 0
-			for step := 0; step < 25000 || ref.Len() > 0; step++ {
-				if step < 25000 {
-					for range rng.IntN(2*tc.pushes + 1) {
-						at := now + Time(rng.Int64N(tc.spread))
-						if tc.fixed > 0 && rng.IntN(2) == 0 {
-							at = now + Time(tc.fixed)
-						}
-						// Arg numbers the pushes: equal times must
-						// leave in push order.
-						pushes++
-						ref.Push(at, uint8(step), int32(step), int64(pushes))
-						cq.Push(at, uint8(step), int32(step), int64(pushes))
-					}
-				}
-				if cq.Len() != ref.Len() {
-					t.Fatalf("step %d: calendar holds %d events, heap %d", step, cq.Len(), ref.Len())
-				}
-				far, ring = max(far, cq.far.Len()), max(ring, cq.ring)
-				pe, pok := cq.Peek()
-				want, wok := ref.Pop()
-				got, gok := cq.Pop()
-				if gok != wok || pok != wok {
-					t.Fatalf("step %d: calendar ok %v (peek %v), heap ok %v", step, gok, pok, wok)
-				}
-				if !wok {
-					continue
-				}
-				if got != want || pe != want {
-					t.Fatalf("step %d: calendar popped %+v (peeked %+v), heap %+v", step, got, pe, want)
-				}
-				now = got.At
-				popped++
-			}
-			if popped < 20000 || cq.Len() != 0 {
-				t.Fatalf("%d events popped, %d left", popped, cq.Len())
-			}
+			far, ring := matchQueue(t, &cq, tc.spread, tc.fixed, 0, tc.pushes)
 			// Both parts were used where the times ask for them.
 			if ring == 0 || (tc.spread+tc.fixed > window && far == 0) {
 				t.Errorf("the ring held up to %d events, the far heap %d", ring, far)
+			}
+		})
+	}
+}
+
+// matchQueue pushes into cq and a heap, side by side, times now + base +
+// rand(spread) (or, one push in two when fixed > 0, now + fixed), about
+// pushes per pop, and pops both: 25,000 steps, then until both are
+// empty. Every pop and peek must agree. It returns the most events the
+// far heap and the ring held.
+func matchQueue(t *testing.T, cq *calQueue, spread, fixed, base int64, pushes int) (far, ring int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(spread), 9))
+	var ref Queue
+	now := Time(0)
+	popped, n := 0, 0
+	for step := 0; step < 25000 || ref.Len() > 0; step++ {
+		if step < 25000 {
+			for range rng.IntN(2*pushes + 1) {
+				at := now + Time(base+rng.Int64N(spread))
+				if fixed > 0 && rng.IntN(2) == 0 {
+					at = now + Time(fixed)
+				}
+				// Arg numbers the pushes: equal times must leave in
+				// push order.
+				n++
+				ref.Push(at, uint8(step), int32(step), int64(n))
+				cq.Push(at, uint8(step), int32(step), int64(n))
+			}
+		}
+		if cq.Len() != ref.Len() {
+			t.Fatalf("step %d: calendar holds %d events, heap %d", step, cq.Len(), ref.Len())
+		}
+		far, ring = max(far, cq.far.Len()), max(ring, cq.ring)
+		pe, pok := cq.Peek()
+		want, wok := ref.Pop()
+		got, gok := cq.Pop()
+		if gok != wok || pok != wok {
+			t.Fatalf("step %d: calendar ok %v (peek %v), heap ok %v", step, gok, pok, wok)
+		}
+		if !wok {
+			continue
+		}
+		if got != want || pe != want {
+			t.Fatalf("step %d: calendar popped %+v (peeked %+v), heap %+v", step, got, pe, want)
+		}
+		now = got.At
+		popped++
+	}
+	if popped < 20000 || cq.Len() != 0 {
+		t.Fatalf("%d events popped, %d left", popped, cq.Len())
+	}
+	return far, ring
+}
+
+// TestCalQueueTunesBuckets checks the width tune chooses after the
+// first events, and that the order stays the heap's across the move of
+// the ring's events into the new buckets (tuned after 3,000 events here,
+// the ring then holding hundreds of events, some beyond the new window
+// or in the far heap): sparse events pushed microseconds ahead (a flow
+// model) get wide buckets, and a ring as much shorter; a packet model's
+// hops 30 ns ahead, and events pushed far ahead but taken out densely,
+// keep calShift's.
+func TestCalQueueTunes(t *testing.T) {
+	tests := []struct {
+		name         string
+		spread, base int64
+		fixed        int64
+		pushes       int
+		shift        uint
+	}{
+		// 8–33 µs ahead, about one push per pop: a bucket of 2^16 ps.
+		{"flow-like", 25_000_000, 8_000_000, 0, 1, 16},
+		// Half of them at 30 ns, the others within 16 ns.
+		{"hops", 16_000, 0, 30_000, 1, calShift},
+		// 1–2 µs ahead, but eight pushes a pop: the clock advances
+		// ~100 ps an event.
+		{"dense", 1_000_000, 1_000_000, 0, 8, calShift},
+		// 2–4 ns ahead: 2^(12-7) is below calShift.
+		{"near", 2_000, 2_000, 0, 1, calShift},
+		// Up to 1 s ahead: wide, bounded by calMaxShift.
+		{"wide", 1_000_000_000_000, 0, 0, 1, calMaxShift},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cq := newCalQueue(0)
+			cq.tuneAt = 3000
+			matchQueue(t, &cq, tc.spread, tc.fixed, tc.base, tc.pushes)
+			if cq.tuning || cq.sh != tc.shift {
+				t.Errorf("buckets of 2^%d ps (still tuning: %v), want 2^%d", cq.sh, cq.tuning, tc.shift)
+			}
+			// The ring keeps its window: 2^18 buckets of 256 ps.
+			if w := (cq.mask + 1) << cq.sh; w != calSlots<<calShift {
+				t.Errorf("a ring of %d slots of 2^%d ps: a window of %d ps", cq.mask+1, cq.sh, w)
 			}
 		})
 	}
