@@ -49,6 +49,8 @@ type lineMemo struct {
 	// misses how many of its lookups failed; rest is how many lines are
 	// still decoded without the memo.
 	left, misses, rest int
+	// lastID is the latest id given to a line remembered (see fastRec).
+	lastID uint32
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -120,6 +122,12 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	got, ok := decodeTight(b, fr)
 	if ok {
 		*o = *s
+		if m.lastID < ^uint32(0) {
+			// A name for the line's bytes, never given before (once
+			// they run out, lines go without one).
+			m.lastID++
+			fr.id = m.lastID
+		}
 		s.key, s.n, s.fr = key, got, *fr
 	}
 	return got, ok

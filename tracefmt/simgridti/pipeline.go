@@ -36,8 +36,10 @@ type decodedBlock struct {
 	lines []blockLine
 	last  int32 // the last line's number, from the block's first
 	// memo stays with the block's slot of the pipeline, block after
-	// block.
+	// block; tm is how the lines it named applied, which only the
+	// goroutine applying the blocks reads and writes.
 	memo lineMemo
+	tm   templates
 }
 
 // pipelined reports whether parseAll parses lr's input in blocks on
@@ -69,7 +71,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 					if err := p.nextLine(src, lr); err != nil {
 						return err
 					}
-					if p.applyFast(src, &fr) {
+					if p.applyMemo(src, &fr, p.tm) {
 						continue
 					}
 					if err := p.parseGeneral(src, lr.buf[start:start+n]); err != nil {
@@ -116,7 +118,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		for i := range d.lines {
 			l := &d.lines[i]
 			src.line = first + int(l.no)
-			if l.fast && p.applyFast(src, &l.fr) {
+			if l.fast && p.applyMemo(src, &l.fr, &d.tm) {
 				continue
 			}
 			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {
