@@ -30,6 +30,9 @@ type memoSlot struct {
 	key [memoWords]uint64
 	n   int
 	fr  fastRec
+	// next is the slot of the line found after this one last time,
+	// plus one (0: none); a guess, checked (see lineMemo.decode).
+	next uint16
 }
 
 // memoTrial is how many lines the memo is tried on before it judges
@@ -51,6 +54,9 @@ type lineMemo struct {
 	left, misses, rest int
 	// lastID is the latest id given to a line remembered (see fastRec).
 	lastID uint32
+	// prev is the slot of the line found last, plus one (0: none);
+	// guess the slot the line after it had the last time.
+	prev, guess uint16
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -84,7 +90,23 @@ func memoHash(k0, k1, k2, k3 uint64) uint64 {
 func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	if m.rest > 0 {
 		m.rest--
+		m.prev = 0
 		return decodeTight(b, fr)
+	}
+	if m.guess != 0 {
+		// A loop's lines come in the order they came before: the line
+		// after the last one found is most likely the one that
+		// followed it the last time. Its bytes and line break in the
+		// window say, without a key or a hash.
+		g := &m.slots[m.guess-1]
+		if g.matches(b) {
+			if m.left--; m.left <= 0 {
+				m.judge()
+			}
+			*fr = g.fr
+			m.prev, m.guess = m.guess, g.next
+			return g.n, true
+		}
 	}
 	// The key: the words up to the line break, the last cut after it.
 	var k0, k1, k2, k3 uint64
@@ -108,6 +130,7 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	}
 	if s.key == key {
 		*fr = s.fr
+		m.follow(uint16(h))
 		return s.n, true
 	}
 	// The slot's pair: two lines of a rank's loop that hash alike
@@ -116,6 +139,7 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	if o.key == key {
 		*fr = o.fr
 		*s, *o = *o, *s // the latest found first
+		m.follow(uint16(h))
 		return s.n, true
 	}
 	m.misses++
@@ -128,7 +152,10 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 			m.lastID++
 			fr.id = m.lastID
 		}
-		s.key, s.n, s.fr = key, got, *fr
+		s.key, s.n, s.fr, s.next = key, got, *fr, 0
+		m.follow(uint16(h))
+	} else {
+		m.prev, m.guess = 0, 0
 	}
 	return got, ok
 }
@@ -142,4 +169,36 @@ func (m *lineMemo) judge() {
 		m.rest = memoRest
 	}
 	m.left, m.misses = memoTrial, 0
+}
+
+// follow notes that the line just found or remembered is in slot h:
+// the line before it is followed by it, and it is followed by what
+// followed it the last time.
+func (m *lineMemo) follow(h uint16) {
+	if m.prev != 0 {
+		m.slots[m.prev-1].next = h + 1
+	}
+	m.prev, m.guess = h+1, m.slots[h].next
+}
+
+// matches reports whether the line the window b starts with is the
+// slot's: the same bytes up to the same line break (the key holds the
+// line's bytes and its "\n", zeros after them).
+func (s *memoSlot) matches(b *lineBuf) bool {
+	n := s.n // the index of the line break
+	// The word holding the line break, cut after it.
+	last := load8(b, n&^7) & (^uint64(0) >> ((56 - 8*(n&7)) & 63))
+	switch n >> 3 {
+	case 0:
+		// A slot never filled, or emptied by a move, holds n 0 and
+		// zeros: no line of the tight form ends at 0.
+		return n != 0 && last == s.key[0]
+	case 1:
+		return last == s.key[1] && load8(b, 0) == s.key[0]
+	case 2:
+		return last == s.key[2] && load8(b, 0) == s.key[0] && load8(b, 8) == s.key[1]
+	case 3:
+		return last == s.key[3] && load8(b, 0) == s.key[0] && load8(b, 8) == s.key[1] && load8(b, 16) == s.key[2]
+	}
+	return false
 }
