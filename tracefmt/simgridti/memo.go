@@ -27,9 +27,10 @@ const memoBits = 8
 // "\n", zeros after (a slot never filled holds zeros, which no line's
 // key is: a key holds a "\n"), its length and its record.
 type memoSlot struct {
-	key [memoWords]uint64
-	n   int
-	fr  fastRec
+	key  [memoWords]uint64
+	mask [memoWords]uint64 // ones over the key's bytes (see keyMask)
+	n    int
+	fr   fastRec
 	// next is the slot of the line found after this one last time,
 	// plus one (0: none); a guess, checked (see lineMemo.decode).
 	next uint16
@@ -99,7 +100,10 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 		// followed it the last time. Its bytes and line break in the
 		// window say, without a key or a hash.
 		g := &m.slots[m.guess-1]
-		if g.matches(b) {
+		// The slot's bytes up to its line break, and those only.
+		d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+			(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+		if d == 0 && g.n != 0 {
 			if m.left--; m.left <= 0 {
 				m.judge()
 			}
@@ -152,7 +156,7 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 			m.lastID++
 			fr.id = m.lastID
 		}
-		s.key, s.n, s.fr, s.next = key, got, *fr, 0
+		s.key, s.n, s.fr, s.next, s.mask = key, got, *fr, 0, keyMask(got)
 		m.follow(uint16(h))
 	} else {
 		m.prev, m.guess = 0, 0
@@ -181,24 +185,18 @@ func (m *lineMemo) follow(h uint16) {
 	m.prev, m.guess = h+1, m.slots[h].next
 }
 
-// matches reports whether the line the window b starts with is the
-// slot's: the same bytes up to the same line break (the key holds the
-// line's bytes and its "\n", zeros after them).
-func (s *memoSlot) matches(b *lineBuf) bool {
-	n := s.n // the index of the line break
-	// The word holding the line break, cut after it.
-	last := load8(b, n&^7) & (^uint64(0) >> ((56 - 8*(n&7)) & 63))
-	switch n >> 3 {
-	case 0:
-		// A slot never filled, or emptied by a move, holds n 0 and
-		// zeros: no line of the tight form ends at 0.
-		return n != 0 && last == s.key[0]
-	case 1:
-		return last == s.key[1] && load8(b, 0) == s.key[0]
-	case 2:
-		return last == s.key[2] && load8(b, 0) == s.key[0] && load8(b, 8) == s.key[1]
-	case 3:
-		return last == s.key[3] && load8(b, 0) == s.key[0] && load8(b, 8) == s.key[1] && load8(b, 16) == s.key[2]
+// keyMask returns the mask of a key whose line break is at n: ones
+// over the line's bytes and its "\n" (see lineMemo.decode's guess; a
+// slot never filled, or emptied by a move, has n 0: no line of the
+// tight form ends at 0).
+func keyMask(n int) (m [memoWords]uint64) {
+	for j := range m {
+		switch v := n + 1 - 8*j; {
+		case v >= 8:
+			m[j] = ^uint64(0)
+		case v > 0:
+			m[j] = 1<<(8*v) - 1
+		}
 	}
-	return false
+	return m
 }
