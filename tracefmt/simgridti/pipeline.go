@@ -143,15 +143,23 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 
 // nextLine counts a line of a serial read: it looks at the context now
 // and then (a non-nil error: it is done) and tells the slab how much of
-// the input is parsed.
+// the input is parsed. It is small enough to be inlined: the work of
+// every 1,024th line is everyLines'.
 func (p *parser) nextLine(src *source, lr *lineReader) error {
-	src.line++
+	if src.line++; src.line&1023 != 0 {
+		return nil
+	}
+	return p.everyLines(src, lr)
+}
+
+// everyLines is nextLine's work on every 1,024th line.
+func (p *parser) everyLines(src *source, lr *lineReader) error {
 	if src.line&(checkEvery-1) == 0 {
 		if err := p.ctx.Err(); err != nil {
 			return err
 		}
 	}
-	if src.line&1023 == 0 && p.slab != nil && src.rank < 0 {
+	if p.slab != nil && src.rank < 0 {
 		p.slab.consumed = lr.done // for the size of the next block
 	}
 	return nil
