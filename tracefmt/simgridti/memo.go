@@ -20,8 +20,11 @@ import "math/bits"
 // the line break after them (31 bytes and the "\n").
 const memoWords = 4
 
-// memoBits sets the memo's size: 1<<memoBits slots of ~90 B.
-const memoBits = 8
+// memoBits sets the memo's size: 1<<memoBits slots of ~140 B. A
+// stream's memo serves every rank, ranks taking turns: 1,024 slots hold
+// the fourteen distinct lines of each of 64 ranks (256 held a quarter
+// of them, and a line evicted lost its template too).
+const memoBits = 10
 
 // memoSlot is a remembered line: its bytes up to and including its
 // "\n", zeros after (a slot never filled holds zeros, which no line's

@@ -65,7 +65,7 @@ func TestMemoDecodesAsTight(t *testing.T) {
 			ids[got.id] = line
 		}
 		if m.misses > misses && i > 1000 && wok && len(text) <= 8*memoWords && m.rest == 0 {
-			// With a score of keys in 128 pairs of slots, a miss after
+			// With a score of keys in 512 pairs of slots, a miss after
 			// the first thousand lines means two lines of a pair evict
 			// each other.
 			t.Fatalf("step %d: %q decoded again", i, text)

@@ -18,8 +18,9 @@ import "github.com/tracesim/tracesim/tracefmt"
 // it has noted already.
 
 // templateBits sets the number of templates: 1<<templateBits, found by
-// the id's low bits.
-const templateBits = 7
+// the id's low bits (as many as the memo has slots: ids are given in
+// turn, so the lines a memo holds rarely share a template).
+const templateBits = 10
 
 // Template flags: what applying the line does besides its events.
 const (
