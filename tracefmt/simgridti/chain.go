@@ -189,7 +189,7 @@ func (p *parser) readChain(index string, files []indexEntry, open Opener) error 
 			}
 			src := pos.src
 			src.line = no - pos.first + 1
-			if l.fast && p.applyFast(src, &l.fr) {
+			if l.fast && p.applyMemo(src, &l.fr, &d.tm) {
 				continue
 			}
 			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {

@@ -108,6 +108,9 @@ type fastRec struct {
 	cols  [2]int32 // the first two arguments' columns
 	a, b  int32    // send/recv: peer; wait/test: from and to (raw, see fastPeer)
 	tag   int32
+	// id names the line's bytes in the memo that decoded it (see
+	// lineMemo.decode and templates); 0 for a line decoded without it.
+	id    uint32
 	count int64   // elements sent, received or reduced
 	v     float64 // compute: the amount; allreduce: the flops
 }
@@ -281,7 +284,7 @@ func decodeFast(line []byte, fr *fastRec) bool {
 	i = nextAt(b, j)
 	// Field by field: a composite literal is built on the stack and
 	// copied, a cost on every line.
-	fr.act, fr.dt, fr.r, fr.rcol = act, -1, int32(r), rcol
+	fr.act, fr.dt, fr.r, fr.rcol, fr.id = act, -1, int32(r), rcol, 0
 	fr.cols[0] = int32(i + 1)
 	// The fields are parsed by functions small enough to be inlined
 	// (uintField and its helpers): a call would spill this function's
@@ -555,8 +558,9 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 	nev := 1
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:
-		if fr.nargs == 4 {
+		if fr.nargs == 4 && !p.current {
 			p.current = true
+			p.gen++
 		}
 		peer := fr.a
 		p.notePeerCol(src, fr.cols[0], peer)
@@ -591,7 +595,10 @@ func (p *parser) applyFast(src *source, fr *fastRec) bool {
 		}
 		ev[1] = e
 	case fastWait, fastTest:
-		p.current = true
+		if !p.current {
+			p.current = true
+			p.gen++
+		}
 		p.notePeerCol(src, fr.cols[0], fr.a)
 		p.notePeerCol(src, fr.cols[1], fr.b)
 		k := rs.find(fr.a, fr.b, fr.tag)

@@ -20,16 +20,23 @@ import "math/bits"
 // the line break after them (31 bytes and the "\n").
 const memoWords = 4
 
-// memoBits sets the memo's size: 1<<memoBits slots of ~90 B.
-const memoBits = 8
+// memoBits sets the memo's size: 1<<memoBits slots of ~140 B. A
+// stream's memo serves every rank, ranks taking turns: 1,024 slots hold
+// the fourteen distinct lines of each of 64 ranks (256 held a quarter
+// of them, and a line evicted lost its template too).
+const memoBits = 10
 
 // memoSlot is a remembered line: its bytes up to and including its
 // "\n", zeros after (a slot never filled holds zeros, which no line's
 // key is: a key holds a "\n"), its length and its record.
 type memoSlot struct {
-	key [memoWords]uint64
-	n   int
-	fr  fastRec
+	key  [memoWords]uint64
+	mask [memoWords]uint64 // ones over the key's bytes (see keyMask)
+	n    int
+	fr   fastRec
+	// next is the slot of the line found after this one last time,
+	// plus one (0: none); a guess, checked (see lineMemo.decode).
+	next uint16
 }
 
 // memoTrial is how many lines the memo is tried on before it judges
@@ -49,6 +56,11 @@ type lineMemo struct {
 	// misses how many of its lookups failed; rest is how many lines are
 	// still decoded without the memo.
 	left, misses, rest int
+	// lastID is the latest id given to a line remembered (see fastRec).
+	lastID uint32
+	// prev is the slot of the line found last, plus one (0: none);
+	// guess the slot the line after it had the last time.
+	prev, guess uint16
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -82,7 +94,26 @@ func memoHash(k0, k1, k2, k3 uint64) uint64 {
 func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	if m.rest > 0 {
 		m.rest--
+		m.prev = 0
 		return decodeTight(b, fr)
+	}
+	if m.guess != 0 {
+		// A loop's lines come in the order they came before: the line
+		// after the last one found is most likely the one that
+		// followed it the last time. Its bytes and line break in the
+		// window say, without a key or a hash.
+		g := &m.slots[m.guess-1]
+		// The slot's bytes up to its line break, and those only.
+		d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+			(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+		if d == 0 && g.n != 0 {
+			if m.left--; m.left <= 0 {
+				m.judge()
+			}
+			*fr = g.fr
+			m.prev, m.guess = m.guess, g.next
+			return g.n, true
+		}
 	}
 	// The key: the words up to the line break, the last cut after it.
 	var k0, k1, k2, k3 uint64
@@ -106,6 +137,7 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	}
 	if s.key == key {
 		*fr = s.fr
+		m.follow(uint16(h))
 		return s.n, true
 	}
 	// The slot's pair: two lines of a rank's loop that hash alike
@@ -114,13 +146,23 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	if o.key == key {
 		*fr = o.fr
 		*s, *o = *o, *s // the latest found first
+		m.follow(uint16(h))
 		return s.n, true
 	}
 	m.misses++
 	got, ok := decodeTight(b, fr)
 	if ok {
 		*o = *s
-		s.key, s.n, s.fr = key, got, *fr
+		if m.lastID < ^uint32(0) {
+			// A name for the line's bytes, never given before (once
+			// they run out, lines go without one).
+			m.lastID++
+			fr.id = m.lastID
+		}
+		s.key, s.n, s.fr, s.next, s.mask = key, got, *fr, 0, keyMask(got)
+		m.follow(uint16(h))
+	} else {
+		m.prev, m.guess = 0, 0
 	}
 	return got, ok
 }
@@ -134,4 +176,30 @@ func (m *lineMemo) judge() {
 		m.rest = memoRest
 	}
 	m.left, m.misses = memoTrial, 0
+}
+
+// follow notes that the line just found or remembered is in slot h:
+// the line before it is followed by it, and it is followed by what
+// followed it the last time.
+func (m *lineMemo) follow(h uint16) {
+	if m.prev != 0 {
+		m.slots[m.prev-1].next = h + 1
+	}
+	m.prev, m.guess = h+1, m.slots[h].next
+}
+
+// keyMask returns the mask of a key whose line break is at n: ones
+// over the line's bytes and its "\n" (see lineMemo.decode's guess; a
+// slot never filled, or emptied by a move, has n 0: no line of the
+// tight form ends at 0).
+func keyMask(n int) (m [memoWords]uint64) {
+	for j := range m {
+		switch v := n + 1 - 8*j; {
+		case v >= 8:
+			m[j] = ^uint64(0)
+		case v > 0:
+			m[j] = 1<<(8*v) - 1
+		}
+	}
+	return m
 }

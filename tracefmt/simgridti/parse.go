@@ -286,6 +286,7 @@ const actionNames = "init, finalize, comm_size, comm_split, comm_dup, compute, s
 // spans neither overlap nor nest; Match counts from the rank's first
 // event, rankState.base included).
 func (p *parser) parseLine(src *source, fs []field) error {
+	p.gen++ // what the line changes may change how fast lines apply
 	r, ok := parseRank(fs[0].s)
 	if !ok || r >= MaxRanks || src.rank >= 0 && r != src.rank {
 		return p.parseAction(src, fs, "") // which reports the error

@@ -36,8 +36,10 @@ type decodedBlock struct {
 	lines []blockLine
 	last  int32 // the last line's number, from the block's first
 	// memo stays with the block's slot of the pipeline, block after
-	// block.
+	// block; tm is how the lines it named applied, which only the
+	// goroutine applying the blocks reads and writes.
 	memo lineMemo
+	tm   templates
 }
 
 // pipelined reports whether parseAll parses lr's input in blocks on
@@ -69,7 +71,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 					if err := p.nextLine(src, lr); err != nil {
 						return err
 					}
-					if p.applyFast(src, &fr) {
+					if p.applyMemo(src, &fr, p.tm) {
 						continue
 					}
 					if err := p.parseGeneral(src, lr.buf[start:start+n]); err != nil {
@@ -116,7 +118,7 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		for i := range d.lines {
 			l := &d.lines[i]
 			src.line = first + int(l.no)
-			if l.fast && p.applyFast(src, &l.fr) {
+			if l.fast && p.applyMemo(src, &l.fr, &d.tm) {
 				continue
 			}
 			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {
@@ -141,15 +143,23 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 
 // nextLine counts a line of a serial read: it looks at the context now
 // and then (a non-nil error: it is done) and tells the slab how much of
-// the input is parsed.
+// the input is parsed. It is small enough to be inlined: the work of
+// every 1,024th line is everyLines'.
 func (p *parser) nextLine(src *source, lr *lineReader) error {
-	src.line++
+	if src.line++; src.line&1023 != 0 {
+		return nil
+	}
+	return p.everyLines(src, lr)
+}
+
+// everyLines is nextLine's work on every 1,024th line.
+func (p *parser) everyLines(src *source, lr *lineReader) error {
 	if src.line&(checkEvery-1) == 0 {
 		if err := p.ctx.Err(); err != nil {
 			return err
 		}
 	}
-	if src.line&1023 == 0 && p.slab != nil && src.rank < 0 {
+	if p.slab != nil && src.rank < 0 {
 		p.slab.consumed = lr.done // for the size of the next block
 	}
 	return nil

@@ -256,6 +256,7 @@ func (p *parser) readIndex(src *source, lr *lineReader, first field, open Opener
 	// SimGrid: a single line names one file holding every rank.
 	if len(files) > 1 {
 		p.world = len(files)
+		p.gen++
 		p.slab.world = p.world
 	}
 	if p.chained(files) {
@@ -379,8 +380,13 @@ type parser struct {
 	// streamed one, whose streams are the caller's buffers).
 	slab *eventSlab
 	// memo remembers decoded lines (see lineMemo; nil until a serial
-	// read or a stream first needs it).
+	// read or a stream first needs it), tm how the lines it gave
+	// applied (made with it).
 	memo *lineMemo
+	tm   *templates
+	// gen counts the changes of what decides how a fast line applies
+	// (see templates): every general line, the world, the grammar.
+	gen uint64
 }
 
 // lineMemo returns the parser's memo of decoded lines, made on first
@@ -388,6 +394,7 @@ type parser struct {
 func (p *parser) lineMemo() *lineMemo {
 	if p.memo == nil {
 		p.memo = new(lineMemo)
+		p.tm = new(templates)
 	}
 	return p.memo
 }
@@ -503,6 +510,7 @@ func (p *parser) finish() (*tracefmt.Trace, error) {
 			Msg: fmt.Sprintf("rank %d is outside the world of %d ranks (ranks seen: 0 to %d)", p.peerMax, P, P-1)}
 	}
 	p.world = P // now peers and roots are checked as they are parsed
+	p.gen++
 	withEvents := 0
 	for _, rs := range p.ranks {
 		if rs != nil { // a rank with only init and finalize counts

@@ -105,6 +105,7 @@ func OpenSource(path string) (*Source, error) {
 		s.files[r] = rankFile{path: full, src: source{name: e.path, rank: r}}
 	}
 	p.world = len(entries)
+	p.gen++
 	for _, act := range streamStates {
 		p.actionState(act)
 	}
@@ -201,7 +202,7 @@ func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
 			if n, ok := s.p.lineMemo().decode((*lineBuf)(data[:len(lineBuf{})]), &fr); ok {
 				rf.lo += n + 1
 				rf.src.line++
-				if !s.p.applyFast(&rf.src, &fr) {
+				if !s.p.applyMemo(&rf.src, &fr, s.p.tm) {
 					if err := s.p.parseGeneral(&rf.src, data[:n]); err != nil {
 						return err
 					}

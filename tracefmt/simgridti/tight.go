@@ -63,7 +63,7 @@ func decodeTight(b *lineBuf, fr *fastRec) (int, bool) {
 		return 0, false
 	}
 	first := j + 1 // where the first argument starts, if any
-	fr.act, fr.dt, fr.r, fr.rcol = act, -1, int32(r), 1
+	fr.act, fr.dt, fr.r, fr.rcol, fr.id = act, -1, int32(r), 1, 0
 	withDatatype := false
 	switch act {
 	case fastSend, fastIsend, fastRecv, fastIrecv:

@@ -1,0 +1,139 @@
+package simgridti
+
+import "github.com/tracesim/tracesim/tracefmt"
+
+// A line the memo gives again applies as it applied before, but for the
+// request id it takes and where its events go, as long as nothing it
+// depends on changed: its rank's default datatype, the grammar in use,
+// the world (all changed by general lines or before any line), the
+// states defined (a fast action's state, once defined, stays). The
+// templates remember, for the latest lines the memo named (fastRec.id),
+// the events applying the line wrote and what else it did to the rank,
+// with the parser's generation (parser.gen, counted up by whatever may
+// change how a line applies); a line found with the same generation
+// copies its events and patches the links of its enter and leave and
+// its request id, instead of checking its fields and building each
+// event. What a first application notes once (the highest rank and
+// peer and where they are, the grammar's evidence, wildcards seen)
+// it has noted already.
+
+// templateBits sets the number of templates: 1<<templateBits, found by
+// the id's low bits (as many as the memo has slots: ids are given in
+// turn, so the lines a memo holds rarely share a template).
+const templateBits = 10
+
+// Template flags: what applying the line does besides its events.
+const (
+	tmplRequest   = 1 << iota // a non-blocking call: a request id, a pending request
+	tmplAnySource             // a receive from MPI_ANY_SOURCE: counted
+	tmplWaitall               // a waitall: no request pending any more
+)
+
+// lineTemplate is how the line the memo named id applied.
+type lineTemplate struct {
+	id    uint32 // 0: none
+	r     int32
+	gen   uint64
+	n     int32 // events: 3 or 4
+	flags uint8
+	req   pendingReq // the pending request of a non-blocking call, but its id
+	ev    [maxLineEvents]tracefmt.Event
+}
+
+// templates are the lines of one memo, applied (the zero value is
+// empty).
+type templates [1 << templateBits]lineTemplate
+
+// applyMemo is applyFast for a line decoded by the memo whose
+// templates tm holds, applying it from its template when it has one.
+func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
+	t := &tm[fr.id&(1<<templateBits-1)]
+	if fr.id == 0 || t.id != fr.id || t.gen != p.gen || src.rank >= 0 && int(t.r) != src.rank {
+		return p.applyFirst(src, fr, t)
+	}
+	// As applyFast, from the template.
+	r := int(t.r)
+	rs := p.last
+	if rs == nil || p.lastRank != r {
+		rs = p.rank(r)
+	}
+	if cap(rs.events)-len(rs.events) < maxLineEvents {
+		for cap(rs.events)-len(rs.events) < maxLineEvents {
+			rs.grow()
+		}
+	}
+	start := len(rs.events)
+	ev := (*[maxLineEvents]tracefmt.Event)(rs.events[start : start+maxLineEvents])
+	n := int(t.n)
+	// Event by event, one statement each: a copy of the three at once
+	// calls memmove, an assignment of the three goes through
+	// temporaries.
+	ev[0] = t.ev[0]
+	ev[1] = t.ev[1]
+	ev[2] = t.ev[2]
+	if n == 4 {
+		ev[3] = t.ev[3]
+	}
+	self := rs.base + int32(start)
+	ev[0].Match = self + int32(n) - 1
+	ev[(n-1)&(maxLineEvents-1)].Match = self
+	if t.flags != 0 {
+		if t.flags&tmplRequest != 0 {
+			rs.nextReq++
+			ev[1].SetRequest(rs.nextReq)
+			q := t.req
+			q.id = rs.nextReq
+			rs.pending = append(rs.pending, q)
+		}
+		if t.flags&tmplAnySource != 0 {
+			p.anySources++
+		}
+		if t.flags&tmplWaitall != 0 {
+			rs.pending = rs.pending[:0]
+		}
+	}
+	rs.events = rs.events[:start+n]
+	return true
+}
+
+// applyFirst is applyFast for a line the memo named but whose template
+// t does not hold (or holds for an earlier generation): it applies the
+// line and fills t with how it did, if a template can reproduce it.
+func (p *parser) applyFirst(src *source, fr *fastRec, t *lineTemplate) bool {
+	start := 0
+	if rs := p.last; rs != nil && p.lastRank == int(fr.r) {
+		start = len(rs.events)
+	} else if r := int(fr.r); r < len(p.ranks) && p.ranks[r] != nil {
+		start = len(p.ranks[r].events)
+	}
+	if !p.applyFast(src, fr) {
+		return false
+	}
+	if fr.id == 0 {
+		return true
+	}
+	rs := p.last
+	n := len(rs.events) - start
+	if n < 3 || rs.events[start].Kind != tracefmt.KindEnter {
+		// No events (MPI_PROC_NULL, a wait skipped), or the stream
+		// moved on (growing a streamed rank's room).
+		return true
+	}
+	var flags uint8
+	switch fr.act {
+	case fastIsend, fastIrecv:
+		flags = tmplRequest
+		t.req = rs.pending[len(rs.pending)-1]
+		t.req.id = 0
+	case fastWaitall:
+		flags = tmplWaitall
+	case fastWait, fastTest:
+		return true // which request it completes depends on those pending
+	}
+	if (fr.act == fastRecv || fr.act == fastIrecv) && fr.a == anySource {
+		flags |= tmplAnySource
+	}
+	t.id, t.r, t.gen, t.n, t.flags = fr.id, fr.r, p.gen, int32(n), flags
+	copy(t.ev[:], rs.events[start:start+n])
+	return true
+}
