@@ -61,7 +61,7 @@ func benchRows() []benchRow {
 }
 
 func runBench(e *env, args []string) int {
-	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST]",
+	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST] [--repeat N]",
 		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
 			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
 			"The input is a generated 64-rank stencil2d trace of about --events events.\n\n"+
@@ -71,7 +71,7 @@ func runBench(e *env, args []string) int {
 			"With --ui, measure instead the UI's key-to-screen time through a pseudo-terminal\n"+
 			"(on a trace of 10,000,000 events unless --events says otherwise).\n\n"+
 			"With --scale, time info, check and sim as separate processes on generated traces\n"+
-			"of the --points sizes.")
+			"of the --points sizes, each stage --repeat times (the median CPU time is reported).")
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
 	ui := benchUIFlags{width: 200, height: 60}
 	fs.BoolVar(&ui.on, "ui", false, "measure the UI's key-to-screen time in a pseudo-terminal (p50/p90/p99/max, idle CPU)")
@@ -85,7 +85,7 @@ func runBench(e *env, args []string) int {
 	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
 	asJSON := fs.Bool("json", false, "print JSON")
 	simgridDir := fs.String("simgrid", "", "compare with smpirun -replay on the traces recorded into this directory")
-	repeat := fs.Int("repeat", 3, "paired runs per case with --simgrid")
+	repeat := fs.Int("repeat", 3, "paired runs per case with --simgrid; runs per stage with --scale (the median by CPU time is reported)")
 	scale := fs.Bool("scale", false, "instead, time info, check and sim (analytic, flow, packet) as separate processes on generated traces of --points sizes: wall time, events/s, peak bytes per event")
 	points := fs.String("points", defaultScalePoints, "with --scale: the traces, EVENTS@RANKS separated by commas (events take k or M)")
 	var benchTime float64 = 1
@@ -93,11 +93,11 @@ func runBench(e *env, args []string) int {
 	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
 		return code
 	}
+	if *repeat < 1 {
+		fmt.Fprintln(e.stderr, "tracesim bench: --repeat must be at least 1")
+		return exitUsage
+	}
 	if *simgridDir != "" {
-		if *repeat < 1 {
-			fmt.Fprintln(e.stderr, "tracesim bench: --repeat must be at least 1")
-			return exitUsage
-		}
 		self, err := os.Executable()
 		if err != nil {
 			return fail(e, "bench", err)
@@ -105,7 +105,7 @@ func runBench(e *env, args []string) int {
 		return benchSimGrid(e, simChild{path: self}, *simgridDir, *runRe, *repeat, *asJSON)
 	}
 	if *scale {
-		return runBenchScale(e, *points)
+		return runBenchScale(e, *points, *repeat)
 	}
 	re, err := regexp.Compile(*runRe)
 	if err != nil {

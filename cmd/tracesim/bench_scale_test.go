@@ -111,3 +111,26 @@ func TestScaleNsPerEventRoundsHalvesUp(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianUsage: a row reports the run of median CPU time (its own wall
+// time with it) and the largest peak of all runs.
+func TestMedianUsage(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name string
+		runs []childUsage
+		want childUsage
+	}{
+		{"one", []childUsage{{wall: 5 * ms, cpu: 4 * ms, rss: 10}}, childUsage{wall: 5 * ms, cpu: 4 * ms, rss: 10}},
+		{"three", []childUsage{{wall: 9 * ms, cpu: 9 * ms, rss: 10}, {wall: 2 * ms, cpu: 1 * ms, rss: 30}, {wall: 6 * ms, cpu: 5 * ms, rss: 20}},
+			childUsage{wall: 6 * ms, cpu: 5 * ms, rss: 30}},
+		{"two: the lower", []childUsage{{wall: 8 * ms, cpu: 8 * ms, rss: 5}, {wall: 3 * ms, cpu: 3 * ms, rss: 7}},
+			childUsage{wall: 3 * ms, cpu: 3 * ms, rss: 7}},
+		{"ties keep order", []childUsage{{wall: 1 * ms, cpu: 2 * ms, rss: 1}, {wall: 7 * ms, cpu: 2 * ms, rss: 1}, {wall: 4 * ms, cpu: 2 * ms, rss: 1}},
+			childUsage{wall: 7 * ms, cpu: 2 * ms, rss: 1}},
+	} {
+		if got := medianUsage(c.runs); got != c.want {
+			t.Errorf("%s: medianUsage = %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
