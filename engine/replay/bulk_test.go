@@ -11,21 +11,26 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
+// collBytes is what each of p ranks sends and receives in op of block n.
+func collBytes(op tracefmt.CollOp, p int, n int64) (sent, recvd int64) {
+	switch op {
+	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
+		return n, n * int64(p)
+	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
+		return n * int64(p), n * int64(p)
+	case tracefmt.OpBarrier:
+		return 0, 0
+	}
+	return n, n
+}
+
 // bulkProg builds a trace of p ranks that enter op (block n) twice at
 // skewed times, with point-to-point traffic around the calls: an eager
 // and a rendezvous send still in flight when the first call starts, and
 // a receive posted before the second and waited for after it.
 func bulkProg(t *testing.T, p int, op tracefmt.CollOp, n int64) *tracefmt.Trace {
 	pr := newProg(t, p)
-	sent, recvd := n, n
-	switch op {
-	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
-		recvd = n * int64(p)
-	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
-		sent, recvd = n*int64(p), n*int64(p)
-	case tracefmt.OpBarrier:
-		sent, recvd = 0, 0
-	}
+	sent, recvd := collBytes(op, p, n)
 	reqs := make([]int64, p)
 	for r := range p {
 		pr.compute(r, float64((r*37)%11)*1e-6)
@@ -426,15 +431,7 @@ func TestBulkDenseRoundsAsPerMessage(t *testing.T) {
 // and enter op (block n) three times, with nothing else in flight.
 func quietCollProg(t *testing.T, p int, op tracefmt.CollOp, n int64) *tracefmt.Trace {
 	pr := newProg(t, p)
-	sent, recvd := n, n
-	switch op {
-	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
-		recvd = n * int64(p)
-	case tracefmt.OpAlltoall, tracefmt.OpAlltoallv, tracefmt.OpReduceScatter:
-		sent, recvd = n*int64(p), n*int64(p)
-	case tracefmt.OpBarrier:
-		sent, recvd = 0, 0
-	}
+	sent, recvd := collBytes(op, p, n)
 	for i := range 3 {
 		for r := range p {
 			pr.compute(r, float64((r*37+i*5)%11)*1e-6)
