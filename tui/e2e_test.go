@@ -56,6 +56,33 @@ func (x *tmux) run(args ...string) string {
 
 func (x *tmux) capture() string { return x.run("capture-pane", "-p", "-t", "e2e") }
 
+// poll reports whether the screen comes to contain every one of want
+// within d (or the flow's deadline, if sooner).
+func (x *tmux) poll(d time.Duration, want ...string) bool {
+	x.t.Helper()
+	deadline := time.Now().Add(d)
+	if !x.deadline.IsZero() && x.deadline.Before(deadline) {
+		deadline = x.deadline
+	}
+	for {
+		screen := x.capture()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // waitFor polls the screen until it contains every one of want.
 func (x *tmux) waitFor(what string, want ...string) string {
 	x.t.Helper()
