@@ -120,7 +120,7 @@ func TestLessonsEndToEnd(t *testing.T) {
 			pinned := false
 			for try := 0; try < 4 && !pinned; try++ {
 				send("p")
-				pinned = x.poll(15*time.Second, "lesson pinned beside the tabs")
+				_, pinned = x.poll(15*time.Second, "lesson pinned beside the tabs")
 			}
 			if !pinned {
 				t.Fatalf("the pinned lesson: the status never said pinned:\n%s", x.capture())

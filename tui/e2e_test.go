@@ -57,8 +57,8 @@ func (x *tmux) run(args ...string) string {
 func (x *tmux) capture() string { return x.run("capture-pane", "-p", "-t", "e2e") }
 
 // poll reports whether the screen comes to contain every one of want
-// within d (or the flow's deadline, if sooner).
-func (x *tmux) poll(d time.Duration, want ...string) bool {
+// within d (or the flow's deadline, if sooner), and the last screen.
+func (x *tmux) poll(d time.Duration, want ...string) (string, bool) {
 	x.t.Helper()
 	deadline := time.Now().Add(d)
 	if !x.deadline.IsZero() && x.deadline.Before(deadline) {
@@ -73,11 +73,8 @@ func (x *tmux) poll(d time.Duration, want ...string) bool {
 				break
 			}
 		}
-		if ok {
-			return true
-		}
-		if !time.Now().Before(deadline) {
-			return false
+		if ok || !time.Now().Before(deadline) {
+			return screen, ok
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -86,24 +83,11 @@ func (x *tmux) poll(d time.Duration, want ...string) bool {
 // waitFor polls the screen until it contains every one of want.
 func (x *tmux) waitFor(what string, want ...string) string {
 	x.t.Helper()
-	deadline := x.until(20 * time.Second)
-	var screen string
-	for time.Now().Before(deadline) {
-		screen = x.capture()
-		ok := true
-		for _, w := range want {
-			if !strings.Contains(screen, w) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return screen
-		}
-		time.Sleep(100 * time.Millisecond)
+	screen, ok := x.poll(time.Until(x.until(20*time.Second)), want...)
+	if !ok {
+		x.t.Fatalf("%s: screen never showed %q:\n%s", what, want, screen)
 	}
-	x.t.Fatalf("%s: screen never showed %q:\n%s", what, want, screen)
-	return ""
+	return screen
 }
 
 // TestEndToEnd runs the real tracesim binary in a 160×48 tmux terminal on
