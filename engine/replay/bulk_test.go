@@ -11,6 +11,22 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
+// bulkAsPerMessage replays tr in bulk and message by message, fails the
+// test unless both give the same results byte for byte and complete,
+// and returns both simulations.
+func bulkAsPerMessage(t *testing.T, name string, tr *tracefmt.Trace, cfg Config) (bulk, perMessage *Sim) {
+	t.Helper()
+	sb, rb := simulate(t, tr, cfg, Options{})
+	sm, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
+	if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
+		t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
+	}
+	if !rb.Complete {
+		t.Fatalf("%s: the run did not complete", name)
+	}
+	return sb, sm
+}
+
 // collBytes is what each of p ranks sends and receives in op of block n.
 func collBytes(op tracefmt.CollOp, p int, n int64) (sent, recvd int64) {
 	switch op {
@@ -146,14 +162,7 @@ func TestBulkCollectivesAsPerMessage(t *testing.T) {
 			}
 		}
 		tr := bulkProg(t, c.p, c.op, c.n)
-		sb, rb := simulate(t, tr, cfg, Options{})
-		sm, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
-		if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
-			t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
-		}
-		if !rb.Complete {
-			t.Fatalf("%s: the run did not complete", name)
-		}
+		sb, sm := bulkAsPerMessage(t, name, tr, cfg)
 		holds += sb.bulk.holds
 		standIns += sb.bulk.standIns
 		plan := collective.NewPlan(collective.Call{Op: c.op, Alg: c.alg, P: c.p, Sent: c.n * int64(c.p)})
@@ -408,14 +417,7 @@ func TestBulkDenseRoundsAsPerMessage(t *testing.T) {
 							}
 						}
 						tr := quietCollProg(t, p, op, n)
-						sb, rb := simulate(t, tr, cfg, Options{})
-						_, rm := simulate(t, tr, cfg, Options{PerMessageCollectives: true})
-						if jb, jm := resultsJSON(t, rb), resultsJSON(t, rm); !bytes.Equal(jb, jm) {
-							t.Fatalf("%s: bulk and per-message results differ:\nbulk:        %s\nper message: %s", name, firstDiff(jb, jm), firstDiff(jm, jb))
-						}
-						if !rb.Complete {
-							t.Fatalf("%s: the run did not complete", name)
-						}
+						sb, _ := bulkAsPerMessage(t, name, tr, cfg)
 						dense += sb.bulk.denseRounds
 					}
 				}
