@@ -39,6 +39,30 @@ func (x *tmux) waitAny(what string, want ...string) string {
 	return ""
 }
 
+// paneShown polls the screen until its lines are split at column col by
+// the pinned lesson's separator, with left at the left of it and right
+// at the right.
+func paneShown(x *tmux, left, right string, col int) {
+	x.t.Helper()
+	deadline := x.until(30 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = x.capture()
+		var l, r strings.Builder
+		for _, line := range strings.Split(screen, "\n") {
+			if rs := []rune(line); len(rs) > col && rs[col] == '│' {
+				l.WriteString(string(rs[:col]) + "\n")
+				r.WriteString(string(rs[col+1:]) + "\n")
+			}
+		}
+		if strings.Contains(l.String(), left) && strings.Contains(r.String(), right) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	x.t.Fatalf("no pane at column %d with %q at its left and %q at its right:\n%s", col, left, right, screen)
+}
+
 // waitGone polls the screen until it no longer contains s.
 func (x *tmux) waitGone(what, s string) {
 	x.t.Helper()
@@ -125,6 +149,13 @@ func TestLessonsEndToEnd(t *testing.T) {
 			if !pinned {
 				t.Fatalf("the pinned lesson: the status never said pinned:\n%s", x.capture())
 			}
+			// The student sees it beside a tab no lesson step names
+			// (visiting a step's tab would do the step): the Sizes
+			// histogram at the left, the first step at the right of the
+			// separator, 2/5 of the 120 columns wide.
+			send("3")
+			paneShown(x, "Message sizes", "1. "+l.Steps[0].Title, 120-max(38, 120*2/5))
+			send("0")
 			hinted := false
 			for i, st := range l.Steps {
 				x.waitFor("step "+st.Title, fmt.Sprintf("step %d/%d", i+1, n), fmt.Sprintf("%d. %s", i+1, st.Title))
