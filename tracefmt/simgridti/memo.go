@@ -61,6 +61,12 @@ type lineMemo struct {
 	// prev is the slot of the line found last, plus one (0: none);
 	// guess the slot the line after it had the last time.
 	prev, guess uint16
+	// byID holds the records of the latest lines named, each at its
+	// id's low bits (valid while its id is the one looked for):
+	// decodeID hands out a found line's id alone, and the goroutine
+	// applying the lines reads the record here when it needs it (see
+	// parser.memoRec).
+	byID [1 << memoBits]fastRec
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -165,6 +171,92 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 		m.prev, m.guess = 0, 0
 	}
 	return got, ok
+}
+
+// decodeID is decode for a block's lines (see decodedBlock.tightRun): a
+// line found returns the id the memo named it by, and fr is left alone;
+// a line the memo names now has its record in m.byID as well. Only a
+// line the memo could not name (resting, too long for a key, no id
+// left) is decoded into fr, with id 0.
+func (m *lineMemo) decodeID(b *lineBuf, fr *fastRec) (int, uint32, bool) {
+	if m.rest > 0 {
+		m.rest--
+		m.prev = 0
+		n, ok := decodeTight(b, fr)
+		return n, 0, ok
+	}
+	if m.guess != 0 {
+		g := &m.slots[m.guess-1]
+		d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+			(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+		if d == 0 && g.n != 0 {
+			if m.left--; m.left <= 0 {
+				m.judge()
+			}
+			m.prev, m.guess = m.guess, g.next
+			if id := g.fr.id; id != 0 {
+				return g.n, id, true
+			}
+			*fr = g.fr
+			return g.n, 0, true
+		}
+	}
+	var k0, k1, k2, k3 uint64
+	k0 = load8(b, 0)
+	if z := newlineIn(k0); z != 0 {
+		k0 = through(k0, z)
+	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
+		k1 = through(k1, newlineIn(k1))
+	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
+		k2 = through(k2, newlineIn(k2))
+	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
+		k3 = through(k3, newlineIn(k3))
+	} else {
+		n, ok := decodeTight(b, fr) // too long for a key
+		return n, 0, ok
+	}
+	h := memoHash(k0, k1, k2, k3)
+	key := [memoWords]uint64{k0, k1, k2, k3}
+	s := &m.slots[h]
+	if m.left--; m.left <= 0 {
+		m.judge()
+	}
+	if s.key != key {
+		if o := &m.slots[h|1]; o.key == key {
+			*s, *o = *o, *s // the latest found first
+		} else {
+			return m.remember(b, fr, s, o, key, uint16(h))
+		}
+	}
+	m.follow(uint16(h))
+	if id := s.fr.id; id != 0 {
+		return s.n, id, true
+	}
+	*fr = s.fr
+	return s.n, 0, true
+}
+
+// remember is decodeID for a line not found: it decodes it into fr and,
+// if it has the tight form, remembers it in slot s (what s held moving
+// to o), names it and notes its record in byID.
+func (m *lineMemo) remember(b *lineBuf, fr *fastRec, s, o *memoSlot, key [memoWords]uint64, h uint16) (int, uint32, bool) {
+	m.misses++
+	got, ok := decodeTight(b, fr)
+	if !ok {
+		m.prev, m.guess = 0, 0
+		return got, 0, false
+	}
+	*o = *s
+	var id uint32
+	if m.lastID < ^uint32(0) {
+		m.lastID++
+		id = m.lastID
+		fr.id = id
+		m.byID[id&(1<<memoBits-1)] = *fr
+	}
+	s.key, s.n, s.fr, s.next, s.mask = key, got, *fr, 0, keyMask(got)
+	m.follow(h)
+	return got, id, true
 }
 
 // judge ends a trial (and starts the next): with fewer than a quarter

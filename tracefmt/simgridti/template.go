@@ -96,6 +96,68 @@ func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
 	return true
 }
 
+// applyTemplates applies lines (of src, from a block) from their
+// templates while they are named lines whose templates hold, of the rank
+// of the line before, numbered below stop, and returns how many it
+// applied. It is applyMemo's template path for a run of lines, with the
+// rank's stream kept at hand from line to line; any other line ends the
+// run, for the caller to apply on its own.
+func (p *parser) applyTemplates(src *source, lines []blockLine, tm *templates, stop int32) int {
+	rs := p.last
+	if rs == nil || src.rank >= 0 && p.lastRank != src.rank {
+		return 0
+	}
+	r, gen := int32(p.lastRank), p.gen
+	events := rs.events
+	i := 0
+	for ; i < len(lines); i++ {
+		l := &lines[i]
+		t := &tm[l.id&(1<<templateBits-1)]
+		if l.kind != lineNamed || l.no >= stop || t.id != l.id || t.gen != gen || t.r != r {
+			break
+		}
+		start := len(events)
+		if cap(events)-start < maxLineEvents {
+			rs.events = events
+			for cap(rs.events)-len(rs.events) < maxLineEvents {
+				rs.grow()
+			}
+			events = rs.events
+			start = len(events)
+		}
+		ev := (*[maxLineEvents]tracefmt.Event)(events[start : start+maxLineEvents])
+		n := int(t.n)
+		// As in applyMemo: event by event.
+		ev[0] = t.ev[0]
+		ev[1] = t.ev[1]
+		ev[2] = t.ev[2]
+		if n == 4 {
+			ev[3] = t.ev[3]
+		}
+		self := rs.base + int32(start)
+		ev[0].Match = self + int32(n) - 1
+		ev[(n-1)&(maxLineEvents-1)].Match = self
+		if t.flags != 0 {
+			if t.flags&tmplRequest != 0 {
+				rs.nextReq++
+				ev[1].SetRequest(rs.nextReq)
+				q := t.req
+				q.id = rs.nextReq
+				rs.pending = append(rs.pending, q)
+			}
+			if t.flags&tmplAnySource != 0 {
+				p.anySources++
+			}
+			if t.flags&tmplWaitall != 0 {
+				rs.pending = rs.pending[:0]
+			}
+		}
+		events = events[:start+n]
+	}
+	rs.events = events
+	return i
+}
+
 // applyFirst is applyFast for a line the memo named but whose template
 // t does not hold (or holds for an earlier generation): it applies the
 // line and fills t with how it did, if a template can reproduce it.
