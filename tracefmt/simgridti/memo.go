@@ -39,6 +39,11 @@ type memoSlot struct {
 	next uint16
 }
 
+// maxID bounds the ids the memo names lines by: a block's lines of
+// other kinds carry ids with the top bit set (see blockLine), which no
+// template's id has.
+const maxID = 1<<31 - 1
+
 // memoTrial is how many lines the memo is tried on before it judges
 // whether it pays, and memoRest how many it then sits out when too few
 // of them were found (see judge).
@@ -56,7 +61,8 @@ type lineMemo struct {
 	// misses how many of its lookups failed; rest is how many lines are
 	// still decoded without the memo.
 	left, misses, rest int
-	// lastID is the latest id given to a line remembered (see fastRec).
+	// lastID is the latest id given to a line remembered (see fastRec);
+	// ids stay below maxID.
 	lastID uint32
 	// prev is the slot of the line found last, plus one (0: none);
 	// guess the slot the line after it had the last time.
@@ -159,7 +165,7 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	got, ok := decodeTight(b, fr)
 	if ok {
 		*o = *s
-		if m.lastID < ^uint32(0) {
+		if m.lastID < maxID {
 			// A name for the line's bytes, never given before (once
 			// they run out, lines go without one).
 			m.lastID++
@@ -248,7 +254,7 @@ func (m *lineMemo) remember(b *lineBuf, fr *fastRec, s, o *memoSlot, key [memoWo
 	}
 	*o = *s
 	var id uint32
-	if m.lastID < ^uint32(0) {
+	if m.lastID < maxID {
 		m.lastID++
 		id = m.lastID
 		fr.id = id

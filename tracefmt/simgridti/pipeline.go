@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sort"
 
 	"github.com/tracesim/tracesim/tracefmt/lineblock"
 )
@@ -31,7 +32,8 @@ type blockLine struct {
 	lo, hi int32 // the line's text in the block
 	// id is, for a line of kind lineNamed, the id the block's memo
 	// named its bytes by (see templates, parser.memoRec); for kind
-	// lineFast, the index of its record in decodedBlock.recs.
+	// lineFast, otherID plus the index of its record in
+	// decodedBlock.recs; for kind lineGeneral, otherID.
 	id   uint32
 	kind lineKind
 }
@@ -44,6 +46,10 @@ const (
 	lineFast                    // decoded into a record of recs
 	lineNamed                   // of the tight form, named by the memo
 )
+
+// otherID is the top bit of the id of a line not named by the memo,
+// which no memo's id has (see maxID): its id finds no template.
+const otherID = 1 << 31
 
 // decodedBlock is a block's non-blank lines, decoded where they can be.
 type decodedBlock struct {
@@ -185,12 +191,13 @@ func (p *parser) everyLines(src *source, lr *lineReader) error {
 // or on the general path.
 func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, stop int32, first int) (int, error) {
 	lines := d.lines
+	if stop != math.MaxInt32 {
+		// The lines of src: those numbered below stop.
+		lines = lines[:i+sort.Search(len(lines)-i, func(k int) bool { return lines[i+k].no >= stop })]
+	}
 	for i < len(lines) {
-		if lines[i].no >= stop {
-			return i, nil
-		}
 		if lines[i].kind == lineNamed {
-			if k := p.applyTemplates(src, lines[i:], &d.tm, stop); k > 0 {
+			if k := p.applyTemplates(src, lines[i:], &d.tm); k > 0 {
 				i += k
 				continue
 			}
@@ -205,7 +212,7 @@ func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, 
 				continue
 			}
 		case lineFast:
-			if p.applyFast(src, &d.recs[l.id]) {
+			if p.applyFast(src, &d.recs[l.id&^otherID]) {
 				continue
 			}
 		}
@@ -268,7 +275,7 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			line = line[:n-1]
 		}
 		if !skipLine(line) {
-			l := blockLine{no: no, lo: int32(lo), hi: int32(lo + len(line))}
+			l := blockLine{no: no, lo: int32(lo), hi: int32(lo + len(line)), id: otherID}
 			// decodeFast sets every field of the record that
 			// applyFast reads, whatever an earlier block left there.
 			k := len(d.recs)
@@ -277,7 +284,7 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			}
 			if decodeFast(line, &d.recs[:k+1][k]) {
 				d.recs = d.recs[:k+1]
-				l.kind, l.id = lineFast, uint32(k)
+				l.kind, l.id = lineFast, otherID|uint32(k)
 			}
 			d.lines = append(d.lines, l)
 		}
@@ -302,7 +309,7 @@ func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, i
 		no++
 		kind := lineNamed
 		if id == 0 {
-			kind, id = lineFast, uint32(len(d.recs))
+			kind, id = lineFast, otherID|uint32(len(d.recs))
 			d.recs = append(d.recs, d.scratch)
 		}
 		lines = append(lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + n), id: id, kind: kind})
