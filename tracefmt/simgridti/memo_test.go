@@ -294,3 +294,47 @@ func TestMemoRecDecodesAgain(t *testing.T) {
 		t.Errorf("wait: %+v, memoRec %+v", w, got)
 	}
 }
+
+// TestMemoGuessesEitherFollower: a line followed by one of two others
+// in turn (CG's allreduce, before one compute and then another) has
+// both guessed, without a hash; a third line is guessed by neither and
+// still decodes as decodeTight decodes it.
+func TestMemoGuessesEitherFollower(t *testing.T) {
+	window := func(s string) *lineBuf {
+		var w lineBuf
+		copy(w[:], s)
+		return &w
+	}
+	a, b, c := "0 allreduce 1 0 0 \n", "0 compute 100000\n", "0 compute 50000\n"
+	var m lineMemo
+	var fr fastRec
+	for range 3 {
+		for _, s := range []string{a, b, a, c} {
+			if _, _, ok := m.decodeID(window(s), &fr); !ok {
+				t.Fatalf("%q not decoded", s)
+			}
+		}
+	}
+	for _, next := range []string{b, c} {
+		m.decodeID(window(a), &fr)
+		gi := m.guessed(window(next))
+		if gi == 0 || m.slots[gi-1].n != len(next)-1 {
+			t.Errorf("after %q, %q not guessed (slot %d)", a, next, gi)
+		}
+		m.decodeID(window(next), &fr)
+	}
+	m.decodeID(window(a), &fr)
+	d := "0 compute 7\n"
+	if gi := m.guessed(window(d)); gi != 0 {
+		t.Errorf("%q guessed (slot %d)", d, gi)
+	}
+	n, id, ok := m.decodeID(window(d), &fr)
+	got := m.byID[id&(1<<memoBits-1)]
+	// decodeTight leaves the fields a line lacks as they were.
+	want := got
+	wn, _ := decodeTight(window(d), &want)
+	want.id = id
+	if !ok || n != wn || id == 0 || got != want || got.act != fastCompute || got.v != 7 {
+		t.Errorf("%q: decodeID %d %d %v %+v, want %d %+v", d, n, id, ok, got, wn, want)
+	}
+}

@@ -305,19 +305,23 @@ func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, i
 	for lo <= last {
 		b := (*lineBuf)(data[lo : lo+len(lineBuf{})])
 		no++
-		if gi := m.guess; gi != 0 && m.left > 1 && m.rest == 0 {
-			// decodeID's guess, inline: the line that followed the
-			// last one found the last time, compared under its mask.
-			// (With one lookup left in the trial, decodeID judges it.)
-			g := &m.slots[gi-1]
-			diff := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
-				(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
-			if id := g.fr.id; diff == 0 && g.n != 0 && id != 0 {
-				m.left--
-				m.prev, m.guess = gi, g.next
-				lines = append(lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + g.n), id: id, kind: lineNamed})
-				lo += g.n + 1
-				continue
+		if m.left > 1 && m.rest == 0 {
+			// decodeID's first guess, inline: the line that followed
+			// the last one found the last time, compared under its
+			// mask (memoSlot.holds, written out: too large to be
+			// inlined). The other guess, m.alt, is decodeID's, and so
+			// is the line with one lookup left in the trial (judged).
+			if gi := m.guess; gi != 0 {
+				g := &m.slots[gi-1]
+				d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+					(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+				if id := g.fr.id; d == 0 && g.n != 0 && id != 0 {
+					m.left--
+					m.prev, m.guess, m.alt = gi, g.next, g.alt
+					lines = append(lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + g.n), id: id, kind: lineNamed})
+					lo += g.n + 1
+					continue
+				}
 			}
 		}
 		n, id, ok := m.decodeID(b, &d.scratch)

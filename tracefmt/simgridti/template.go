@@ -62,6 +62,13 @@ func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
 	if rs == nil || p.lastRank != r {
 		rs = p.rank(r)
 	}
+	p.fromTemplate(rs, t)
+	return true
+}
+
+// fromTemplate applies the line of template t to rank rs (the rank the
+// template is of): its events, their links and its request.
+func (p *parser) fromTemplate(rs *rankState, t *lineTemplate) {
 	if cap(rs.events)-len(rs.events) < maxLineEvents {
 		for cap(rs.events)-len(rs.events) < maxLineEvents {
 			rs.grow()
@@ -98,7 +105,6 @@ func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
 		}
 	}
 	rs.events = rs.events[:start+n]
-	return true
 }
 
 // applyTemplates applies lines (of src, from a block) from their
@@ -133,7 +139,8 @@ run:
 			}
 			ev := (*[maxLineEvents]tracefmt.Event)(events[start : start+maxLineEvents])
 			n := int(t.n)
-			// As in applyMemo: event by event.
+			// As in fromTemplate (which this loop repeats, the rank's
+			// stream and requests in locals).
 			ev[0] = t.ev[0]
 			ev[1] = t.ev[1]
 			ev[2] = t.ev[2]
