@@ -181,18 +181,14 @@ func (p *parser) readChain(index string, files []indexEntry, open Opener) error 
 	o := lineblock.Options{BlockSize: size, MaxLine: maxLine}
 	err := lineblock.Run(p.ctx, c, o, decodeBlock, func(b *lineblock.Block, d *decodedBlock) error {
 		pos.look(c)
-		for i := range d.lines {
-			l := &d.lines[i]
-			no := b.Line + int(l.no)
-			if no >= pos.next {
+		for i := 0; i < len(d.lines); {
+			if no := b.Line + int(d.lines[i].no); no >= pos.next {
 				pos.move(no)
 			}
-			src := pos.src
-			src.line = no - pos.first + 1
-			if l.fast && p.applyMemo(src, &l.fr, &d.tm) {
-				continue
-			}
-			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {
+			// The lines up to the next file's first are pos.src's.
+			stop := int32(min(pos.next-b.Line, math.MaxInt32))
+			var err error
+			if i, err = p.applyDecoded(pos.src, b.Data, d, i, stop, b.Line-pos.first+1); err != nil {
 				return err
 			}
 		}

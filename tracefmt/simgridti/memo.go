@@ -35,9 +35,17 @@ type memoSlot struct {
 	n    int
 	fr   fastRec
 	// next is the slot of the line found after this one last time,
-	// plus one (0: none); a guess, checked (see lineMemo.decode).
-	next uint16
+	// plus one (0: none), alt that of the line found after it before,
+	// when another: guesses, checked (see lineMemo.decode). A line
+	// followed by one of two others in turn (an allreduce before one
+	// compute, then another) is guessed right either way.
+	next, alt uint16
 }
+
+// maxID bounds the ids the memo names lines by: a block's lines of
+// other kinds carry ids with the top bit set (see blockLine), which no
+// template's id has.
+const maxID = 1<<31 - 1
 
 // memoTrial is how many lines the memo is tried on before it judges
 // whether it pays, and memoRest how many it then sits out when too few
@@ -56,11 +64,19 @@ type lineMemo struct {
 	// misses how many of its lookups failed; rest is how many lines are
 	// still decoded without the memo.
 	left, misses, rest int
-	// lastID is the latest id given to a line remembered (see fastRec).
+	// lastID is the latest id given to a line remembered (see fastRec);
+	// ids stay below maxID.
 	lastID uint32
 	// prev is the slot of the line found last, plus one (0: none);
-	// guess the slot the line after it had the last time.
-	prev, guess uint16
+	// guess the slot the line after it had the last time, alt the
+	// one before (see memoSlot).
+	prev, guess, alt uint16
+	// byID holds the records of the latest lines named, each at its
+	// id's low bits (valid while its id is the one looked for):
+	// decodeID hands out a found line's id alone, and the goroutine
+	// applying the lines reads the record here when it needs it (see
+	// parser.memoRec).
+	byID [1 << memoBits]fastRec
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -97,23 +113,18 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 		m.prev = 0
 		return decodeTight(b, fr)
 	}
-	if m.guess != 0 {
+	if gi := m.guessed(b); gi != 0 {
 		// A loop's lines come in the order they came before: the line
-		// after the last one found is most likely the one that
-		// followed it the last time. Its bytes and line break in the
-		// window say, without a key or a hash.
-		g := &m.slots[m.guess-1]
-		// The slot's bytes up to its line break, and those only.
-		d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
-			(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
-		if d == 0 && g.n != 0 {
-			if m.left--; m.left <= 0 {
-				m.judge()
-			}
-			*fr = g.fr
-			m.prev, m.guess = m.guess, g.next
-			return g.n, true
+		// after the last one found is most likely one that followed
+		// it before. Its bytes and line break in the window say,
+		// without a key or a hash.
+		g := &m.slots[gi-1]
+		if m.left--; m.left <= 0 {
+			m.judge()
 		}
+		*fr = g.fr
+		m.prev, m.guess, m.alt = gi, g.next, g.alt
+		return g.n, true
 	}
 	// The key: the words up to the line break, the last cut after it.
 	var k0, k1, k2, k3 uint64
@@ -153,18 +164,100 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 	got, ok := decodeTight(b, fr)
 	if ok {
 		*o = *s
-		if m.lastID < ^uint32(0) {
+		if m.lastID < maxID {
 			// A name for the line's bytes, never given before (once
 			// they run out, lines go without one).
 			m.lastID++
 			fr.id = m.lastID
 		}
-		s.key, s.n, s.fr, s.next, s.mask = key, got, *fr, 0, keyMask(got)
+		s.key, s.n, s.fr, s.next, s.alt, s.mask = key, got, *fr, 0, 0, keyMask(got)
 		m.follow(uint16(h))
 	} else {
-		m.prev, m.guess = 0, 0
+		m.prev, m.guess, m.alt = 0, 0, 0
 	}
 	return got, ok
+}
+
+// decodeID is decode for a block's lines (see decodedBlock.tightRun): a
+// line found returns the id the memo named it by, and fr is left alone;
+// a line the memo names now has its record in m.byID as well. Only a
+// line the memo could not name (resting, too long for a key, no id
+// left) is decoded into fr, with id 0.
+func (m *lineMemo) decodeID(b *lineBuf, fr *fastRec) (int, uint32, bool) {
+	if m.rest > 0 {
+		m.rest--
+		m.prev = 0
+		n, ok := decodeTight(b, fr)
+		return n, 0, ok
+	}
+	if gi := m.guessed(b); gi != 0 {
+		g := &m.slots[gi-1]
+		if m.left--; m.left <= 0 {
+			m.judge()
+		}
+		m.prev, m.guess, m.alt = gi, g.next, g.alt
+		if id := g.fr.id; id != 0 {
+			return g.n, id, true
+		}
+		*fr = g.fr
+		return g.n, 0, true
+	}
+	var k0, k1, k2, k3 uint64
+	k0 = load8(b, 0)
+	if z := newlineIn(k0); z != 0 {
+		k0 = through(k0, z)
+	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
+		k1 = through(k1, newlineIn(k1))
+	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
+		k2 = through(k2, newlineIn(k2))
+	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
+		k3 = through(k3, newlineIn(k3))
+	} else {
+		n, ok := decodeTight(b, fr) // too long for a key
+		return n, 0, ok
+	}
+	h := memoHash(k0, k1, k2, k3)
+	key := [memoWords]uint64{k0, k1, k2, k3}
+	s := &m.slots[h]
+	if m.left--; m.left <= 0 {
+		m.judge()
+	}
+	if s.key != key {
+		if o := &m.slots[h|1]; o.key == key {
+			*s, *o = *o, *s // the latest found first
+		} else {
+			return m.remember(b, fr, s, o, key, uint16(h))
+		}
+	}
+	m.follow(uint16(h))
+	if id := s.fr.id; id != 0 {
+		return s.n, id, true
+	}
+	*fr = s.fr
+	return s.n, 0, true
+}
+
+// remember is decodeID for a line not found: it decodes it into fr and,
+// if it has the tight form, remembers it in slot s (what s held moving
+// to o), names it and notes its record in byID.
+func (m *lineMemo) remember(b *lineBuf, fr *fastRec, s, o *memoSlot, key [memoWords]uint64, h uint16) (int, uint32, bool) {
+	m.misses++
+	got, ok := decodeTight(b, fr)
+	if !ok {
+		m.prev, m.guess, m.alt = 0, 0, 0
+		return got, 0, false
+	}
+	*o = *s
+	var id uint32
+	if m.lastID < maxID {
+		m.lastID++
+		id = m.lastID
+		fr.id = id
+		m.byID[id&(1<<memoBits-1)] = *fr
+	}
+	s.key, s.n, s.fr, s.next, s.alt, s.mask = key, got, *fr, 0, 0, keyMask(got)
+	m.follow(h)
+	return got, id, true
 }
 
 // judge ends a trial (and starts the next): with fewer than a quarter
@@ -183,9 +276,31 @@ func (m *lineMemo) judge() {
 // followed it the last time.
 func (m *lineMemo) follow(h uint16) {
 	if m.prev != 0 {
-		m.slots[m.prev-1].next = h + 1
+		if ps := &m.slots[m.prev-1]; ps.next != h+1 {
+			ps.alt, ps.next = ps.next, h+1
+		}
 	}
-	m.prev, m.guess = h+1, m.slots[h].next
+	m.prev, m.guess, m.alt = h+1, m.slots[h].next, m.slots[h].alt
+}
+
+// guessed returns the slot of the memo's guess (see lineMemo) that holds
+// the line b starts, plus one, or 0 when neither does.
+func (m *lineMemo) guessed(b *lineBuf) uint16 {
+	if gi := m.guess; gi != 0 && m.slots[gi-1].holds(b) {
+		return gi
+	}
+	if ai := m.alt; ai != 0 && m.slots[ai-1].holds(b) {
+		return ai
+	}
+	return 0
+}
+
+// holds reports whether the line b starts is the slot's: its bytes up
+// to its line break, and those only (a slot never filled holds none).
+func (g *memoSlot) holds(b *lineBuf) bool {
+	d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+		(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+	return d == 0 && g.n != 0
 }
 
 // keyMask returns the mask of a key whose line break is at n: ones

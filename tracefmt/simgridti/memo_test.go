@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/lineblock"
 )
 
 // memoLines are tight lines and others: repeated lines, lines that
@@ -240,5 +242,99 @@ func TestMemoGuessChecked(t *testing.T) {
 	}
 	if decodes < 1000 {
 		t.Fatalf("only %d lines decoded", decodes)
+	}
+}
+
+// TestMemoRecDecodesAgain: a block's worker hands out a line the memo
+// knows by its id alone, and the goroutine applying it finds its record
+// in the memo's byID, or decodes the line again once later lines' ids
+// took its place there. Both must give decodeTight's record.
+func TestMemoRecDecodesAgain(t *testing.T) {
+	var text []byte
+	a := "3 isend 5 7 24000 6\n"
+	text = append(text, a...)
+	// Enough distinct lines after a for its byID place to be taken,
+	// among lines found often enough that the memo does not rest.
+	for i := range 1 << memoBits {
+		text = fmt.Appendf(text, "3 compute %d\n3 barrier\n3 barrier\n3 barrier\n", 1000+i)
+	}
+	text = append(text, a...)
+	text = append(text, "3 wait 3 5 7\n"...)
+	text = append(text, a...)
+	text = append(text, make([]byte, len(lineBuf{}))...)
+	var d decodedBlock
+	if err := decodeBlock(&lineblock.Block{Data: text, Line: 1}, &d); err != nil {
+		t.Fatal(err)
+	}
+	// what decodeTight sets of a record (it leaves the fields a line
+	// lacks as they were), with the line's id.
+	same := func(got fastRec, l blockLine) bool {
+		want := got
+		if _, ok := decodeTight((*lineBuf)(text[l.lo:]), &want); !ok {
+			t.Fatalf("line %d is not tight", l.no+1)
+		}
+		want.id = l.id
+		return got == want
+	}
+	first, again := d.lines[0], d.lines[len(d.lines)-2]
+	if first.kind != lineNamed || again.kind != lineNamed || first.id != again.id || d.lines[len(d.lines)-4].id != first.id {
+		t.Fatalf("lines a: %+v and %+v, want one name", first, again)
+	}
+	if got := d.memo.byID[first.id&(1<<memoBits-1)].id; got == first.id {
+		t.Fatalf("byID still holds a's record (id %d): the test needs it taken", got)
+	}
+	for _, l := range []blockLine{first, again} {
+		if got := d.memoRec(text, &l); !same(got, l) || got.act != fastIsend || got.count != 24000 {
+			t.Errorf("line %d: memoRec %+v", l.no+1, got)
+		}
+	}
+	// The wait, named after the others, is still in byID.
+	w := d.lines[len(d.lines)-3]
+	if got := d.memoRec(text, &w); w.kind != lineNamed || !same(got, w) || got.act != fastWait {
+		t.Errorf("wait: %+v, memoRec %+v", w, got)
+	}
+}
+
+// TestMemoGuessesEitherFollower: a line followed by one of two others
+// in turn (CG's allreduce, before one compute and then another) has
+// both guessed, without a hash; a third line is guessed by neither and
+// still decodes as decodeTight decodes it.
+func TestMemoGuessesEitherFollower(t *testing.T) {
+	window := func(s string) *lineBuf {
+		var w lineBuf
+		copy(w[:], s)
+		return &w
+	}
+	a, b, c := "0 allreduce 1 0 0 \n", "0 compute 100000\n", "0 compute 50000\n"
+	var m lineMemo
+	var fr fastRec
+	for range 3 {
+		for _, s := range []string{a, b, a, c} {
+			if _, _, ok := m.decodeID(window(s), &fr); !ok {
+				t.Fatalf("%q not decoded", s)
+			}
+		}
+	}
+	for _, next := range []string{b, c} {
+		m.decodeID(window(a), &fr)
+		gi := m.guessed(window(next))
+		if gi == 0 || m.slots[gi-1].n != len(next)-1 {
+			t.Errorf("after %q, %q not guessed (slot %d)", a, next, gi)
+		}
+		m.decodeID(window(next), &fr)
+	}
+	m.decodeID(window(a), &fr)
+	d := "0 compute 7\n"
+	if gi := m.guessed(window(d)); gi != 0 {
+		t.Errorf("%q guessed (slot %d)", d, gi)
+	}
+	n, id, ok := m.decodeID(window(d), &fr)
+	got := m.byID[id&(1<<memoBits-1)]
+	// decodeTight leaves the fields a line lacks as they were.
+	want := got
+	wn, _ := decodeTight(window(d), &want)
+	want.id = id
+	if !ok || n != wn || id == 0 || got != want || got.act != fastCompute || got.v != 7 {
+		t.Errorf("%q: decodeID %d %d %v %+v, want %d %+v", d, n, id, ok, got, wn, want)
 	}
 }

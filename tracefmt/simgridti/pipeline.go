@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"runtime"
+	"sort"
 
 	"github.com/tracesim/tracesim/tracefmt/lineblock"
 )
@@ -23,18 +25,40 @@ import (
 // in flight the read holds a few MB whatever the file's size.
 const blockBytes = 256 << 10
 
-// blockLine is a line of a block as a worker leaves it.
+// blockLine is a line of a block as a worker leaves it: its number and
+// text, and how it was decoded (kind).
 type blockLine struct {
 	no     int32 // line number, from the block's first
 	lo, hi int32 // the line's text in the block
-	fast   bool  // fr holds the decoded line
-	fr     fastRec
+	// id is, for a line of kind lineNamed, the id the block's memo
+	// named its bytes by (see templates, parser.memoRec); for kind
+	// lineFast, otherID plus the index of its record in
+	// decodedBlock.recs; for kind lineGeneral, otherID.
+	id   uint32
+	kind lineKind
 }
+
+// lineKind says how a worker decoded a line.
+type lineKind uint8
+
+const (
+	lineGeneral lineKind = iota // not decoded: the general path parses it
+	lineFast                    // decoded into a record of recs
+	lineNamed                   // of the tight form, named by the memo
+)
+
+// otherID is the top bit of the id of a line not named by the memo,
+// which no memo's id has (see maxID): its id finds no template.
+const otherID = 1 << 31
 
 // decodedBlock is a block's non-blank lines, decoded where they can be.
 type decodedBlock struct {
 	lines []blockLine
-	last  int32 // the last line's number, from the block's first
+	// recs are the records of the lines of kind lineFast; scratch is
+	// where a tight line the memo does not name is decoded first.
+	recs    []fastRec
+	scratch fastRec
+	last    int32 // the last line's number, from the block's first
 	// memo stays with the block's slot of the pipeline, block after
 	// block; tm is how the lines it named applied, which only the
 	// goroutine applying the blocks reads and writes.
@@ -115,15 +139,8 @@ func (p *parser) parseAll(src *source, lr *lineReader) error {
 		if p.slab != nil && src.rank < 0 {
 			p.slab.consumed = done + b.Offset + int64(len(b.Data))
 		}
-		for i := range d.lines {
-			l := &d.lines[i]
-			src.line = first + int(l.no)
-			if l.fast && p.applyMemo(src, &l.fr, &d.tm) {
-				continue
-			}
-			if err := p.parseGeneral(src, b.Data[l.lo:l.hi]); err != nil {
-				return err
-			}
+		if _, err := p.applyDecoded(src, b.Data, d, 0, math.MaxInt32, first); err != nil {
+			return err
 		}
 		src.line = first + int(d.last)
 		return nil
@@ -165,6 +182,63 @@ func (p *parser) everyLines(src *source, lr *lineReader) error {
 	return nil
 }
 
+// applyDecoded applies the lines of d (a block whose text is data) in
+// order from its i-th, up to the first whose number from the block's
+// first is stop or more, all of them lines of src, whose line number is
+// first plus that number; it returns the index of the first line it did
+// not apply. Runs of lines whose templates hold are applied by
+// applyTemplates; the others one by one, from their record (applyMemo)
+// or on the general path.
+func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, stop int32, first int) (int, error) {
+	lines := d.lines
+	if stop != math.MaxInt32 {
+		// The lines of src: those numbered below stop.
+		lines = lines[:i+sort.Search(len(lines)-i, func(k int) bool { return lines[i+k].no >= stop })]
+	}
+	for i < len(lines) {
+		if lines[i].kind == lineNamed {
+			if k := p.applyTemplates(src, lines[i:], &d.tm); k > 0 {
+				i += k
+				continue
+			}
+		}
+		l := &lines[i]
+		i++
+		src.line = first + int(l.no)
+		switch l.kind {
+		case lineNamed:
+			fr := d.memoRec(data, l)
+			if p.applyMemo(src, &fr, &d.tm) {
+				continue
+			}
+		case lineFast:
+			if p.applyFast(src, &d.recs[l.id&^otherID]) {
+				continue
+			}
+		}
+		if err := p.parseGeneral(src, data[l.lo:l.hi]); err != nil {
+			return i, err
+		}
+	}
+	return i, nil
+}
+
+// memoRec returns the record of line l of kind lineNamed (of the block
+// d, whose text is data): the one the memo noted when it named the
+// line's bytes, or, if a later line's took its place, the line decoded
+// again (the record depends on the bytes alone).
+func (d *decodedBlock) memoRec(data []byte, l *blockLine) fastRec {
+	if fr := &d.memo.byID[l.id&(1<<memoBits-1)]; fr.id == l.id {
+		return *fr
+	}
+	var fr fastRec
+	// A tight line starts a window's length or more before the
+	// block's end (see decodeBlock), and decodes as it did.
+	decodeTight((*lineBuf)(data[l.lo:int(l.lo)+len(lineBuf{})]), &fr)
+	fr.id = l.id
+	return fr
+}
+
 // decodeBlock cuts b into lines, leaving out blank and comment ones, and
 // decodes the fast ones. It cuts them as b.Lines does, inline: a call
 // of a function value a line costs as much as finding its end.
@@ -175,6 +249,7 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		d.lines = make([]blockLine, 0, len(b.Data)/16+1)
 	}
 	d.lines = d.lines[:0]
+	d.recs = d.recs[:0]
 	data := b.Data
 	no := int32(-1) // the line's number, from the block's first
 	// The tight path reads a window of a lineBuf from each line's
@@ -200,17 +275,18 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 			line = line[:n-1]
 		}
 		if !skipLine(line) {
-			// The record is filled in place, not built and copied;
-			// decodeFast sets every field of l.fr that applyFast
-			// reads, whatever an earlier block left there.
-			k := len(d.lines)
-			if k == cap(d.lines) {
-				d.lines = append(d.lines, blockLine{})
+			l := blockLine{no: no, lo: int32(lo), hi: int32(lo + len(line)), id: otherID}
+			// decodeFast sets every field of the record that
+			// applyFast reads, whatever an earlier block left there.
+			k := len(d.recs)
+			if k == cap(d.recs) {
+				d.recs = append(d.recs, fastRec{})
 			}
-			d.lines = d.lines[:k+1]
-			l := &d.lines[k]
-			l.no, l.lo, l.hi = no, int32(lo), int32(lo+len(line))
-			l.fast = decodeFast(line, &l.fr)
+			if decodeFast(line, &d.recs[:k+1][k]) {
+				d.recs = d.recs[:k+1]
+				l.kind, l.id = lineFast, otherID|uint32(k)
+			}
+			d.lines = append(d.lines, l)
 		}
 		lo = next
 	}
@@ -224,20 +300,41 @@ func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 // where the first line it did not take starts, and that line's number
 // less one.
 func (d *decodedBlock) tightRun(data []byte, lo int, no int32, last int) (int, int32) {
+	m := &d.memo
 	lines := d.lines
 	for lo <= last {
-		k := len(lines)
-		if k == cap(lines) {
-			lines = append(lines, blockLine{})[:k]
+		b := (*lineBuf)(data[lo : lo+len(lineBuf{})])
+		no++
+		if m.left > 1 && m.rest == 0 {
+			// decodeID's first guess, inline: the line that followed
+			// the last one found the last time, compared under its
+			// mask (memoSlot.holds, written out: too large to be
+			// inlined). The other guess, m.alt, is decodeID's, and so
+			// is the line with one lookup left in the trial (judged).
+			if gi := m.guess; gi != 0 {
+				g := &m.slots[gi-1]
+				d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+					(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+				if id := g.fr.id; d == 0 && g.n != 0 && id != 0 {
+					m.left--
+					m.prev, m.guess, m.alt = gi, g.next, g.alt
+					lines = append(lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + g.n), id: id, kind: lineNamed})
+					lo += g.n + 1
+					continue
+				}
+			}
 		}
-		l := &lines[:k+1][k]
-		n, ok := d.memo.decode((*lineBuf)(data[lo:lo+len(lineBuf{})]), &l.fr)
+		n, id, ok := m.decodeID(b, &d.scratch)
 		if !ok {
+			no--
 			break
 		}
-		no++
-		l.no, l.lo, l.hi, l.fast = no, int32(lo), int32(lo+n), true
-		lines = lines[:k+1]
+		kind := lineNamed
+		if id == 0 {
+			kind, id = lineFast, otherID|uint32(len(d.recs))
+			d.recs = append(d.recs, d.scratch)
+		}
+		lines = append(lines, blockLine{no: no, lo: int32(lo), hi: int32(lo + n), id: id, kind: kind})
 		lo += n + 1
 	}
 	d.lines = lines

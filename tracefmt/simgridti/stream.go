@@ -197,6 +197,9 @@ func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
 	for len(rs.events) < want {
 		data := rf.buf[rf.lo:rf.hi]
 		if len(data) >= len(lineBuf{}) && !s.p.general {
+			if s.p.memo != nil && s.p.last == rs && s.templateLines(rf, rs, want) {
+				continue
+			}
 			// A line of the tight form is decoded where it is.
 			var fr fastRec
 			if n, ok := s.p.lineMemo().decode((*lineBuf)(data[:len(lineBuf{})]), &fr); ok {
@@ -237,6 +240,57 @@ func (s *Source) parseSome(rf *rankFile, rs *rankState, want int) error {
 		s.finish(rf)
 	}
 	return nil
+}
+
+// templateLines applies the lines of rank file rf (whose rank is rs,
+// the parser's last) from its buffer's unparsed bytes on, while the rank
+// has fewer than want events and they are the lines the memo guesses
+// (see decodedBlock.tightRun) and their templates hold; it reports
+// whether it applied any. Any other line is parseSome's.
+func (s *Source) templateLines(rf *rankFile, rs *rankState, want int) bool {
+	p, m := s.p, s.p.memo
+	// What a template must hold (see applyTemplates).
+	rid, gen := uint64(uint32(rf.src.rank))<<32, p.gen
+	lo := rf.lo
+	for len(rs.events) < want && lo <= rf.hi-len(lineBuf{}) {
+		gi := m.guess
+		if gi == 0 || m.left <= 1 || m.rest != 0 {
+			break
+		}
+		b := (*lineBuf)(rf.buf[lo : lo+len(lineBuf{})])
+		// (memoSlot.holds, written out: too large to be inlined.)
+		for k := 0; gi != 0; k++ {
+			g := &m.slots[gi-1]
+			d := (load8(b, 0)^g.key[0])&g.mask[0] | (load8(b, 8)^g.key[1])&g.mask[1] |
+				(load8(b, 16)^g.key[2])&g.mask[2] | (load8(b, 24)^g.key[3])&g.mask[3]
+			if d == 0 && g.n != 0 {
+				break
+			}
+			if gi = 0; k == 0 {
+				gi = m.alt
+			}
+		}
+		if gi == 0 {
+			break
+		}
+		g := &m.slots[gi-1]
+		id := g.fr.id
+		if id == 0 {
+			break
+		}
+		t := &p.tm[id&(1<<templateBits-1)]
+		if t.rid != rid|uint64(id) || t.gen != gen {
+			break
+		}
+		m.left--
+		m.prev, m.guess, m.alt = gi, g.next, g.alt
+		lo += g.n + 1
+		rf.src.line++
+		p.fromTemplate(rs, t)
+	}
+	applied := lo != rf.lo
+	rf.lo = lo
+	return applied
 }
 
 // refill moves the unparsed bytes of rf's buffer to its start and reads

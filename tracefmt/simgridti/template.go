@@ -1,6 +1,10 @@
 package simgridti
 
-import "github.com/tracesim/tracesim/tracefmt"
+import (
+	"slices"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
 
 // A line the memo gives again applies as it applied before, but for the
 // request id it takes and where its events go, as long as nothing it
@@ -33,6 +37,7 @@ const (
 type lineTemplate struct {
 	id    uint32 // 0: none
 	r     int32
+	rid   uint64 // r and id in one word: r<<32 | id
 	gen   uint64
 	n     int32 // events: 3 or 4
 	flags uint8
@@ -57,6 +62,13 @@ func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
 	if rs == nil || p.lastRank != r {
 		rs = p.rank(r)
 	}
+	p.fromTemplate(rs, t)
+	return true
+}
+
+// fromTemplate applies the line of template t to rank rs (the rank the
+// template is of): its events, their links and its request.
+func (p *parser) fromTemplate(rs *rankState, t *lineTemplate) {
 	if cap(rs.events)-len(rs.events) < maxLineEvents {
 		for cap(rs.events)-len(rs.events) < maxLineEvents {
 			rs.grow()
@@ -93,7 +105,82 @@ func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
 		}
 	}
 	rs.events = rs.events[:start+n]
-	return true
+}
+
+// applyTemplates applies lines (of src, from a block) from their
+// templates while they are named lines whose templates hold, of the rank
+// of the line before, and returns how many it applied. It is applyMemo's
+// template path for a run of lines, with the rank's stream and requests
+// kept at hand from line to line; any other line ends the run, for the
+// caller to apply on its own.
+func (p *parser) applyTemplates(src *source, lines []blockLine, tm *templates) int {
+	rs := p.last
+	if rs == nil || src.rank >= 0 && p.lastRank != src.rank {
+		return 0
+	}
+	// What a template must hold: the line's id, this rank, the
+	// generation.
+	rid, gen := uint64(uint32(p.lastRank))<<32, p.gen
+	events, pending, nextReq := rs.events, rs.pending, rs.nextReq
+	i := 0
+run:
+	for {
+		// No call in this loop (it would keep the locals in memory):
+		// it stops for room, which the outer loop makes.
+		for ; i < len(lines); i++ {
+			l := &lines[i]
+			t := &tm[l.id&(1<<templateBits-1)]
+			if t.rid != rid|uint64(l.id) || t.gen != gen {
+				break run
+			}
+			start := len(events)
+			if cap(events)-start < maxLineEvents || len(pending) == cap(pending) && t.flags&tmplRequest != 0 {
+				break
+			}
+			ev := (*[maxLineEvents]tracefmt.Event)(events[start : start+maxLineEvents])
+			n := int(t.n)
+			// As in fromTemplate (which this loop repeats, the rank's
+			// stream and requests in locals).
+			ev[0] = t.ev[0]
+			ev[1] = t.ev[1]
+			ev[2] = t.ev[2]
+			if n == 4 {
+				ev[3] = t.ev[3]
+			}
+			self := rs.base + int32(start)
+			ev[0].Match = self + int32(n) - 1
+			ev[(n-1)&(maxLineEvents-1)].Match = self
+			if t.flags != 0 {
+				if t.flags&tmplRequest != 0 {
+					nextReq++
+					ev[1].SetRequest(nextReq)
+					k := len(pending)
+					pending = pending[:k+1]
+					pending[k] = t.req
+					pending[k].id = nextReq
+				}
+				if t.flags&tmplAnySource != 0 {
+					p.anySources++
+				}
+				if t.flags&tmplWaitall != 0 {
+					pending = pending[:0]
+				}
+			}
+			events = events[:start+n]
+		}
+		if i == len(lines) {
+			break
+		}
+		// Room for line i's events and request.
+		rs.events = events
+		for cap(rs.events)-len(rs.events) < maxLineEvents {
+			rs.grow()
+		}
+		events = rs.events
+		pending = slices.Grow(pending, 1)
+	}
+	rs.events, rs.pending, rs.nextReq = events, pending, nextReq
+	return i
 }
 
 // applyFirst is applyFast for a line the memo named but whose template
@@ -134,6 +221,7 @@ func (p *parser) applyFirst(src *source, fr *fastRec, t *lineTemplate) bool {
 		flags |= tmplAnySource
 	}
 	t.id, t.r, t.gen, t.n, t.flags = fr.id, fr.r, p.gen, int32(n), flags
+	t.rid = uint64(uint32(fr.r))<<32 | uint64(fr.id)
 	copy(t.ev[:], rs.events[start:start+n])
 	return true
 }

@@ -122,8 +122,8 @@ func TestTightTakesSimGridLines(t *testing.T) {
 		t.Fatalf("%d lines, want 8", len(d.lines))
 	}
 	for i, l := range d.lines[1:6] {
-		if !l.fast || string(text[l.lo:l.hi]) != string(bytes.Split(text, []byte("\n"))[i+1]) {
-			t.Errorf("line %d: fast %v, text %q", i+2, l.fast, text[l.lo:l.hi])
+		if l.kind != lineNamed || string(text[l.lo:l.hi]) != string(bytes.Split(text, []byte("\n"))[i+1]) {
+			t.Errorf("line %d: kind %v, text %q", i+2, l.kind, text[l.lo:l.hi])
 		}
 	}
 }
@@ -141,12 +141,12 @@ func FuzzTight(f *testing.F) {
 }
 
 // memoCheck decodes text (padded to a window) through a memo four
-// times, with other bytes after the line every second time (the third
+// times, and through another's decodeID, with other bytes after the line every second time (the third
 // and fourth time from the memo's guess of the line after the last),
 // and checks every answer against decodeTight's.
 func memoCheck(t *testing.T, text []byte) {
 	t.Helper()
-	var m lineMemo
+	var m, mi lineMemo
 	for _, pad := range []byte{0, '7', 0, '7'} {
 		var w lineBuf
 		for i := range w {
@@ -158,6 +158,18 @@ func memoCheck(t *testing.T, text []byte) {
 		gn, gok := m.decode(&w, &got)
 		if gn != wn || gok != wok || wok && !sameRecord(got, want) {
 			t.Fatalf("%q (then %q): memo %d %v %+v, decodeTight %d %v %+v", text, pad, gn, gok, got, wn, wok, want)
+		}
+		got = fastRec{}
+		gn, id, gok := mi.decodeID(&w, &got)
+		if id != 0 {
+			// A line named: its record is the one byID noted.
+			got = mi.byID[id&(1<<memoBits-1)]
+			if got.id != id {
+				t.Fatalf("%q: decodeID named it %d, byID holds %d", text, id, got.id)
+			}
+		}
+		if gn != wn || gok != wok || wok && !sameRecord(got, want) {
+			t.Fatalf("%q (then %q): decodeID %d %v %+v, decodeTight %d %v %+v", text, pad, gn, gok, got, wn, wok, want)
 		}
 	}
 }
