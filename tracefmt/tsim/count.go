@@ -109,22 +109,19 @@ func countRange(ctx context.Context, ra io.ReaderAt, off, end int64, skip bool, 
 		data := buf[:carry+n]
 		padded := buf[:len(data)+countPad]
 		copy(padded[len(data):], "\n\n\n\n\n\n\n\n")
+		// The lines that start at stop or after are the next part's.
+		stop := len(data)
+		if end >= 0 {
+			stop = int(min(int64(stop), max(end-base, 0)))
+		}
 		pos := 0
 		for pos < len(data) {
 			if !skip && end >= 0 && base+int64(pos) >= end {
 				return counts, nil
 			}
 			if !skip {
-				if r, e, ok := countFast(arr, pos, limit); ok {
-					if e == len(data) && !last {
-						break // the line goes on in the next read
-					}
-					if r < len(counts) && counts[r] < maxRankEvents {
-						counts[r]++
-					} else {
-						counts = countRank(counts, r)
-					}
-					pos = e + 1
+				if p := countRun(arr, pos, len(data), stop, limit, counts); p != pos {
+					pos = p
 					continue
 				}
 			}
@@ -237,6 +234,23 @@ func countFast(b *countArr, i, limit int) (r, end int, ok bool) {
 		}
 		i += 8
 	}
+}
+
+// countRun counts the lines from b[pos:] on that countFast reads, in a
+// loop of its own, while they start before stop, their line break is
+// within the data (n bytes), and their rank is one counts has room for:
+// nearly every line. It returns the start of the first line it left,
+// for countRange's general path (which counts what countFast would).
+func countRun(b *countArr, pos, n, stop, limit int, counts []int32) int {
+	for pos < stop {
+		r, e, ok := countFast(b, pos, limit)
+		if !ok || e >= n || r >= len(counts) || counts[r] >= maxRankEvents {
+			break
+		}
+		counts[r]++
+		pos = e + 1
+	}
+	return pos
 }
 
 // What peekRecord makes of a line.

@@ -66,6 +66,10 @@ type Source struct {
 	blockSize int
 	blk       decodedBlock
 	buf       []byte
+	// seq counts the chunks decoded for the cursors; taken lists the
+	// ranks that took the last one's events.
+	seq   int32
+	taken []int32
 }
 
 // chunkPos is one block of the records: its bytes and its first line.
@@ -105,6 +109,10 @@ type rankCursor struct {
 	head, ready int
 	qBase       int32
 	open        pairer
+	// seen is the Source's seq of the last chunk decoded that held
+	// records of the rank, and take whether the rank took them.
+	seen int32
+	take bool
 }
 
 // OpenSource opens the tsim file at path as a tracefmt.Source. It reads
@@ -250,6 +258,12 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 		if k := len(c.spans); k > 0 && c.spans[k-1].to == chunk-1 {
 			c.spans[k-1].to = chunk
 		} else {
+			if len(c.spans) == cap(c.spans) {
+				// Room for four at once: a rank of a file in time
+				// order has a few, and growing from one cost three
+				// allocations a rank.
+				c.spans = slices.Grow(c.spans, max(len(c.spans), 4))
+			}
 			c.spans = append(c.spans, chunkSpan{chunk, chunk})
 		}
 		i0 := c.total
@@ -284,8 +298,14 @@ func (s *Source) indexBlock(b *lineblock.Block, d *decodedBlock, first int, fn f
 // applyBlock; a line that
 // fails is parsed again alone, which words its error.
 func (s *Source) resolveBlock(b *lineblock.Block, d *decodedBlock, first int) error {
-	p := s.p
 	d.group()
+	return s.resolveRecs(b, d, first)
+}
+
+// resolveRecs resolves the records the workers left to the parser, in
+// file order (see resolveBlock), the block grouped or not.
+func (s *Source) resolveRecs(b *lineblock.Block, d *decodedBlock, first int) error {
+	p := s.p
 	for i := range d.recs {
 		br := &d.recs[i]
 		if br.decoded {
@@ -438,58 +458,80 @@ func (s *Source) decodeChunk(k int32, want int) error {
 	if err := s.p.rf.decodeBlock(&b, d); err != nil {
 		return err
 	}
-	if err := s.resolveBlock(&b, d, ch.line); err != nil {
+	if err := s.resolveRecs(&b, d, ch.line); err != nil {
 		return err
 	}
-	for i := range d.runs {
-		run := &d.runs[i]
-		c := &s.ranks[run.rank]
-		if c.next != k || int(run.rank) != want && len(c.q)-c.head > s.queueCap {
-			continue
+	// The events in file order, each to its rank's queue, without
+	// grouping them by rank first (at 65,536 ranks a rank has one or
+	// two events in a chunk: the grouping cost more than the runs it
+	// saved). A rank takes the chunk or not at its first event in it,
+	// as it stands before the chunk.
+	s.seq++
+	seq, rule := s.seq, s.p.pairing
+	taken := s.taken[:0]
+	for i, r := range d.ranks {
+		c := &s.ranks[r]
+		if c.seen != seq {
+			c.seen = seq
+			c.take = c.next == k && (int(r) == want || len(c.q)-c.head <= s.queueCap)
+			if c.take {
+				// A rank other ranks' reads feed may never decode
+				// a chunk itself: its returned events are dropped
+				// here.
+				c.compact()
+				taken = append(taken, r)
+			}
 		}
-		c.add(d.events(run), s.p.pairing)
+		if c.take {
+			c.add(&d.flat[i], rule)
+		}
+	}
+	for _, r := range taken {
+		c := &s.ranks[r]
+		c.settle()
 		c.advance(k)
 	}
+	s.taken = taken
 	return nil
 }
 
-// add appends a chunk's events of the rank, pairing its states.
-func (c *rankCursor) add(ev []tracefmt.Event, rule tracefmt.Pairing) {
-	// A rank other ranks' reads feed may never decode a chunk itself:
-	// its returned events are dropped here.
-	c.compact()
-	if need := len(c.q) + len(ev); need > cap(c.q) {
+// add appends an event of the rank's next chunk, pairing its states.
+func (c *rankCursor) add(ev *tracefmt.Event, rule tracefmt.Pairing) {
+	if len(c.q) == cap(c.q) {
 		// The queue doubles, from 64 events, but never past what the
 		// rank has left: a rank of 30 events takes room for 30, once.
 		left := len(c.q) + int(c.total-c.n)
-		q := make([]tracefmt.Event, len(c.q), max(need, min(left, max(2*cap(c.q), 64))))
+		q := make([]tracefmt.Event, len(c.q), max(len(c.q)+1, min(left, max(2*cap(c.q), 64))))
 		copy(q, c.q)
 		c.q = q
 	}
-	for j := range ev {
-		e := ev[j]
-		i := c.n
-		c.n++
-		e.Match = -1
-		switch e.Kind {
-		case tracefmt.KindEnter:
-			if c.longAt < len(c.long) && c.long[c.longAt].enter == i {
-				if e.Match = c.long[c.longAt].leave; e.Match < 0 {
-					e.Match = noLeave
-				}
-				c.longAt++
+	c.q = append(c.q, *ev)
+	e := &c.q[len(c.q)-1]
+	i := c.n
+	c.n++
+	e.Match = -1
+	switch e.Kind {
+	case tracefmt.KindEnter:
+		if c.longAt < len(c.long) && c.long[c.longAt].enter == i {
+			if e.Match = c.long[c.longAt].leave; e.Match < 0 {
+				e.Match = noLeave
 			}
-			c.open.push(e.State(), i)
-		case tracefmt.KindLeave:
-			if k := c.open.pop(rule, e.State()); k >= 0 {
-				e.Match = k
-				if at := int(k - c.qBase); at >= c.head && at < len(c.q) && c.q[at].Match == -1 {
-					c.q[at].Match = i
-				}
+			c.longAt++
+		}
+		c.open.push(e.State(), i)
+	case tracefmt.KindLeave:
+		if k := c.open.pop(rule, e.State()); k >= 0 {
+			e.Match = k
+			if at := int(k - c.qBase); at >= c.head && at < len(c.q)-1 && c.q[at].Match == -1 {
+				c.q[at].Match = i
 			}
 		}
-		c.q = append(c.q, e)
 	}
+}
+
+// settle moves the rank's ready mark past the events it can return: up
+// to the first enter not paired yet.
+func (c *rankCursor) settle() {
 	for c.ready < len(c.q) {
 		if e := &c.q[c.ready]; e.Kind == tracefmt.KindEnter && e.Match == -1 {
 			break
@@ -517,10 +559,24 @@ func (c *rankCursor) advance(k int32) {
 	}
 }
 
-// pairer holds a rank's open enters per state, paired with leaves as
-// the Builder pairs them (newest: a stack; oldest: a queue).
+// pairer holds a rank's open enters, paired with leaves as the Builder
+// pairs them (the newest open enter of the leave's state: a stack per
+// state; the oldest: a queue). The first few open at once are kept in
+// few, in the order they were entered, without an allocation: a rank of
+// a typical trace has one or two calls open, and per-state lists of its
+// own cost 65,536 ranks two allocations each, in both passes, and the
+// collector's time to scan them. More than len(few) open at once move
+// to the per-state lists, for good.
 type pairer struct {
+	few   [4]openEnter
+	n     int32
 	lists []openList
+}
+
+// openEnter is an open enter: its state and index in the stream.
+type openEnter struct {
+	st tracefmt.StateID
+	i  int32
 }
 
 type openList struct {
@@ -529,10 +585,26 @@ type openList struct {
 }
 
 func (p *pairer) push(st tracefmt.StateID, i int32) {
+	if p.lists == nil {
+		if int(p.n) < len(p.few) {
+			p.few[p.n] = openEnter{st, i}
+			p.n++
+			return
+		}
+		// The enters open so far go to their lists in their order.
+		for _, o := range p.few[:p.n] {
+			p.pushList(o.st, o.i)
+		}
+		p.n = 0
+	}
+	p.pushList(st, i)
+}
+
+// pushList appends enter i to the list of state st.
+func (p *pairer) pushList(st tracefmt.StateID, i int32) {
 	if int(st) >= len(p.lists) {
 		// Room for a few states at once: a rank enters several, and
-		// growing the lists one state at a time cost as many copies
-		// (65,536 ranks: 196,608 of them in each pass).
+		// growing the lists one state at a time cost as many copies.
 		n := max(int(st)+1, 2*len(p.lists), 4)
 		p.lists = slices.Grow(p.lists, n-len(p.lists))[:n]
 	}
@@ -542,6 +614,36 @@ func (p *pairer) push(st tracefmt.StateID, i int32) {
 
 // pop returns the enter a leave of state st closes, or -1.
 func (p *pairer) pop(rule tracefmt.Pairing, st tracefmt.StateID) int32 {
+	if p.lists == nil {
+		few := p.few[:p.n]
+		j := -1
+		if rule == tracefmt.PairOldest {
+			for k := range few {
+				if few[k].st == st {
+					j = k
+					break
+				}
+			}
+		} else {
+			for k := len(few) - 1; k >= 0; k-- {
+				if few[k].st == st {
+					j = k
+					break
+				}
+			}
+		}
+		if j < 0 {
+			return -1
+		}
+		i := few[j].i
+		// No call: most often j is the last (a stack), or the
+		// first of one or two (a queue).
+		for k := j + 1; k < len(few); k++ {
+			few[k-1] = few[k]
+		}
+		p.n--
+		return i
+	}
 	if int(st) >= len(p.lists) {
 		return -1
 	}
@@ -565,6 +667,9 @@ func (p *pairer) pop(rule tracefmt.Pairing, st tracefmt.StateID) int32 {
 
 // each calls fn with every open enter.
 func (p *pairer) each(fn func(int32)) {
+	for _, o := range p.few[:p.n] {
+		fn(o.i)
+	}
 	for _, l := range p.lists {
 		for _, i := range l.idx[l.head:] {
 			fn(i)
