@@ -105,8 +105,6 @@ type system struct {
 	// is one activated since the last solve, which seed includes first,
 	// and seed reads only the flows fixed at a changed link (see seed).
 	zeroRate bool
-	// groups is the scratch of fill by groups (see fillGrouped).
-	groups fillGroups
 }
 
 // solve recomputes the rates of the flows whose rates the changes since
@@ -640,11 +638,7 @@ func (s *system) fill() {
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
-	for steps := 0; len(open) > 0; steps++ {
-		if s.groups.switchAt(steps, len(open)) && s.fillGrouped(live, open) {
-			// The steps left, by groups (see fillGrouped).
-			break
-		}
+	for len(open) > 0 {
 		x := math.Inf(1)
 		k := 0
 		for _, j := range live {
