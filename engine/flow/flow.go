@@ -989,7 +989,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 	}
 	pos := f.pos()[:len(links)] // one bounds check here, none in the loop
 	nfwd := int(f.nfwd)
-	n.accountAhead(links, now)
+	if n.ahead(len(links)) {
+		n.accountAhead(links, now)
+	}
 	led, lks := &n.led, n.links
 	buf, nb := led.buf, led.nbuf
 	for k, l := range links {
@@ -1077,7 +1079,9 @@ func (n *Network) detach(fi int32, now des.Time) {
 	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
 	lks, flows, fixedAt := n.links, n.flows, n.fixedAt
 	// account's work, inlined and fused into this loop (see activate).
-	n.accountAhead(links, now)
+	if n.ahead(len(links)) {
+		n.accountAhead(links, now)
+	}
 	led := &n.led
 	buf, nb := led.buf, led.nbuf
 	for k, l := range links {
@@ -1117,19 +1121,22 @@ func (n *Network) detach(fi int32, now des.Time) {
 // accountAhead readies the ledger for the loops over a flow's links
 // that write each link's change straight into the ledger's batch (at
 // most one per link): when the batch has no room for them all, or
-// samples are read at every change (no batches), it does account's
-// work for every link at once, so that those loops find them all
-// accounted at this instant. A link's record depends on that link
+// samples are read at every change (no batches: ahead), it does
+// account's work for every link at once, so that those loops find them
+// all accounted at this instant. A link's record depends on that link
 // alone, so accounting them all before any of them changes records the
 // same as accounting each just before it changes; and the loops make
 // no call, which keeps their values in registers.
+// Its check is inlined at its callers (ahead), the loop is not.
 func (n *Network) accountAhead(links []int32, now des.Time) {
-	if !n.led.room(len(links)) || n.smp.eager {
-		for _, l := range links {
-			n.account(l, now)
-		}
+	for _, l := range links {
+		n.account(l, now)
 	}
 }
+
+// ahead tells whether the loops over a flow's links must have
+// accountAhead do account's work first.
+func (n *Network) ahead(k int) bool { return !n.led.room(k) || n.smp.eager }
 
 // coeff is how much of flow f's rate its element k consumes: all of it
 // on the route, the crosstraffic share on the way back.

@@ -285,7 +285,7 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 	// As in accountAhead: the loop writes into the batch, which has
 	// room for every link's change, or finds the links accounted.
 	led, links := &n.led, n.links
-	if !led.room(nl) || n.smp.eager {
+	if n.ahead(nl) {
 		for q := 0; q+1 < len(ls); q += 2 {
 			n.account(int32(ls[q]), now)
 		}
