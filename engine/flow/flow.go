@@ -989,23 +989,23 @@ func (n *Network) activate(fi int32, now des.Time) {
 	}
 	pos := f.pos()[:len(links)] // one bounds check here, none in the loop
 	nfwd := int(f.nfwd)
-	led, eager := &n.led, n.smp.eager
+	if n.ahead(len(links)) {
+		n.accountAhead(links, now)
+	}
+	led, lks := &n.led, n.links
+	buf, nb := led.buf, led.nbuf
 	for k, l := range links {
-		lk := &n.links[l]
+		lk := &lks[l]
 		// account's work, inlined and fused into this loop (one pass
-		// over the links, no call in the common case, the change
-		// written into the ledger's batch): a link's record depends on
-		// that link alone, and a link listed twice is accounted at its
-		// first listing, before it changes; at its second it is
-		// accounted at this instant already. With samples read at every
-		// change there are no batches: no slot.
-		if now != lk.last || eager {
-			if c := led.slot(); c != nil {
-				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-				lk.last = now
-			} else {
-				n.record(l, now)
-			}
+		// over the links, no call, the change written into the
+		// ledger's batch, which accountAhead made sure has room): a
+		// link's record depends on that link alone, and a link listed
+		// twice is accounted at its first listing, before it changes;
+		// at its second it is accounted at this instant already.
+		if now != lk.last {
+			buf[nb] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+			nb++
+			lk.last = now
 		}
 		if k < nfwd {
 			lk.fwd++
@@ -1014,6 +1014,7 @@ func (n *Network) activate(fi int32, now des.Time) {
 		lk.el = append(lk.el, elem{fi, int32(k)})
 		lk.used = true
 	}
+	led.nbuf = nb
 	n.pending = append(n.pending, fi)
 	n.flevel[fi] = math.Inf(1)
 	n.setBneck(fi, -1)
@@ -1076,20 +1077,22 @@ func (n *Network) detach(fi int32, now des.Time) {
 		n.pending = append(n.pending, fi)
 	}
 	nfwd, ct, v, routed := int(f.nfwd), n.cfg.CrossTraffic, f.value, n.routed
-	led, eager := &n.led, n.smp.eager
+	lks, flows, fixedAt := n.links, n.flows, n.fixedAt
+	// account's work, inlined and fused into this loop (see activate).
+	if n.ahead(len(links)) {
+		n.accountAhead(links, now)
+	}
+	led := &n.led
+	buf, nb := led.buf, led.nbuf
 	for k, l := range links {
-		lk := &n.links[l]
-		// account's work, inlined and fused into this loop (see activate).
-		if now != lk.last || eager {
-			if c := led.slot(); c != nil {
-				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-				lk.last = now
-			} else {
-				n.record(l, now)
-			}
+		lk := &lks[l]
+		if now != lk.last {
+			buf[nb] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+			nb++
+			lk.last = now
 		}
 		if l == old {
-			n.fixedAt[l]--
+			fixedAt[l]--
 		}
 		p := pos[k]
 		last := int32(len(lk.el) - 1)
@@ -1097,7 +1100,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		lk.el[p] = moved
 		// Its place in the moved element's flow's pos, indexed in
 		// the block directly (fewer instructions than slicing pos).
-		ml := n.flows[moved.f].links
+		ml := flows[moved.f].links
 		ml[:cap(ml)][len(ml)+int(moved.k)] = p
 		lk.el = lk.el[:last]
 		c := 1.0
@@ -1112,7 +1115,28 @@ func (n *Network) detach(fi int32, now des.Time) {
 			lk.load = 0 // no rounding residue on an idle link
 		}
 	}
+	led.nbuf = nb
 }
+
+// accountAhead readies the ledger for the loops over a flow's links
+// that write each link's change straight into the ledger's batch (at
+// most one per link): when the batch has no room for them all, or
+// samples are read at every change (no batches: ahead), it does
+// account's work for every link at once, so that those loops find them
+// all accounted at this instant. A link's record depends on that link
+// alone, so accounting them all before any of them changes records the
+// same as accounting each just before it changes; and the loops make
+// no call, which keeps their values in registers.
+// Its check is inlined at its callers (ahead), the loop is not.
+func (n *Network) accountAhead(links []int32, now des.Time) {
+	for _, l := range links {
+		n.account(l, now)
+	}
+}
+
+// ahead tells whether the loops over a flow's links must have
+// accountAhead do account's work first.
+func (n *Network) ahead(k int) bool { return !n.led.room(k) || n.smp.eager }
 
 // coeff is how much of flow f's rate its element k consumes: all of it
 // on the route, the crosstraffic share on the way back.

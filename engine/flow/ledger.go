@@ -148,17 +148,11 @@ func (g *ledger) push(c change) bool {
 	return true
 }
 
-// slot returns where the next change of the batch goes, or nil when
-// it is to take addSlow's path (the batch would be full, or there are
-// no batches).
-func (g *ledger) slot() *change {
-	k := g.nbuf
-	if k >= ledgerBatch-1 {
-		return nil
-	}
-	g.nbuf = k + 1
-	return &g.buf[k]
-}
+// room reports whether the batch can take k more changes written into
+// buf from nbuf on (nbuf then advanced by the writer): not without
+// batches (nbuf is kept at ledgerBatch then), nor when one of them would
+// be the batch's last, which addSlow writes when it hands the batch over.
+func (g *ledger) room(k int) bool { return g.nbuf+uint(k) < ledgerBatch }
 
 // addSlow integrates c at once (no batches), or appends it as the last
 // change of a batch, queues the batch for the integrating goroutine

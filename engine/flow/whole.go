@@ -282,20 +282,26 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 	w.res = res
 	// setLoad's work, without storing an outcome (a replayed solve is
 	// not stored): each link accounted as activate and detach do, then its load.
-	led, eager, links := &n.led, n.smp.eager, n.links
+	// As in accountAhead: the loop writes into the batch, which has
+	// room for every link's change, or finds the links accounted.
+	led, links := &n.led, n.links
+	if n.ahead(nl) {
+		for q := 0; q+1 < len(ls); q += 2 {
+			n.account(int32(ls[q]), now)
+		}
+	}
+	buf, nb := led.buf, led.nbuf
 	for q := 0; q+1 < len(ls); q += 2 {
 		l := int32(ls[q])
 		lk := &links[l]
-		if now != lk.last || eager {
-			if c := led.slot(); c != nil {
-				*c = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
-				lk.last = now
-			} else {
-				n.record(l, now)
-			}
+		if now != lk.last {
+			buf[nb] = change{t: now, load: lk.load, l: l, fwd: lk.fwd}
+			nb++
+			lk.last = now
 		}
 		lk.load = math.Float64frombits(ls[q+1])
 	}
+	led.nbuf = nb
 	// Settled just before its new rate rather than before the loads as
 	// include does: settling reads and writes only the flow, setting a
 	// load only the link and the ledger. settle, then setRate, in one.
