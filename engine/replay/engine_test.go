@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -268,5 +269,34 @@ func TestSnapshotDescribesRanks(t *testing.T) {
 	}
 	if sn.Time != 500*des.Millisecond || sn.InFlight != 0 {
 		t.Errorf("time %v, in flight %d", sn.Time, sn.InFlight)
+	}
+}
+
+// TestCollectLoadGarbage: New collects the heap before replaying a trace
+// of gcBeforeEvents events or more (so that the replay's tables reuse
+// the reader's garbage rather than fresh pages), and not before a small
+// one, where a collection would cost more than it frees.
+func TestCollectLoadGarbage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events int
+		gc     bool
+	}{
+		{"small", gcBeforeEvents - 1, false},
+		{"large", gcBeforeEvents, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &tracefmt.Trace{Ranks: []tracefmt.Rank{{Events: make([]tracefmt.Event, tc.events/2)}, {Events: make([]tracefmt.Event, tc.events-tc.events/2)}}}
+			// Whatever collection the events' allocation started ends
+			// here, before counting.
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			collectLoadGarbage(tr)
+			runtime.ReadMemStats(&after)
+			if got := after.NumGC > before.NumGC; got != tc.gc {
+				t.Errorf("%d events: collected %v (%d collections), want %v", tc.events, got, after.NumGC-before.NumGC, tc.gc)
+			}
+		})
 	}
 }
