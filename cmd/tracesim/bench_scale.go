@@ -101,13 +101,16 @@ func runBenchScale(e *env, points string, repeat int) int {
 	// bases[ranks][i] is stage i's peak on the one-iteration trace.
 	bases := map[int][]int64{}
 	for _, pt := range pts {
-		o := gen.Options{Pattern: "stencil2d", Ranks: pt.ranks, Iters: 1, Compute: -1}
-		c, err := gen.Expect(o)
+		c, err := gen.Expect(scaleGenOptions(pt.ranks, 1))
 		if err != nil {
 			return fail(e, "bench", err)
 		}
 		iters := max(1, pt.events/max(c.Events, 1))
-		n := iters * c.Events
+		all, err := gen.Expect(scaleGenOptions(pt.ranks, iters))
+		if err != nil {
+			return fail(e, "bench", err)
+		}
+		n := all.Events
 		base, ok := bases[pt.ranks]
 		if !ok {
 			if base, err = scaleBase(e, exe, dir, pt.ranks); err != nil {
@@ -159,12 +162,28 @@ func scaleNsPerEvent(cpu time.Duration, n int) float64 {
 	return math.Round(float64(cpu.Nanoseconds()) / float64(max(n, 1)))
 }
 
+// scaleGenOptions are the options of bench --scale's stencil2d trace:
+// no computation, so that the stages' work is the communication's. The
+// events each point is divided by are counted with these same options
+// (counting with the pattern's default computation once overstated them
+// by a tenth).
+func scaleGenOptions(ranks, iters int) gen.Options {
+	return gen.Options{Pattern: "stencil2d", Ranks: ranks, Iters: iters, Compute: 0}
+}
+
+// scaleGenArgs are the `tracesim gen` arguments that write the trace of
+// scaleGenOptions to path.
+func scaleGenArgs(ranks, iters int, path string) []string {
+	o := scaleGenOptions(ranks, iters)
+	return []string{"gen", o.Pattern, "--ranks", strconv.Itoa(o.Ranks), "--iters", strconv.Itoa(o.Iters),
+		"--compute", strconv.FormatFloat(o.Compute, 'g', -1, 64), "-o", path}
+}
+
 // genScaleTrace writes bench --scale's stencil2d trace of iters
 // iterations at ranks ranks into dir and returns its path.
 func genScaleTrace(e *env, exe, dir string, ranks, iters int) (string, error) {
 	path := filepath.Join(dir, fmt.Sprintf("s%d-%d.tsim", iters, ranks))
-	genArgs := []string{"gen", "stencil2d", "--ranks", strconv.Itoa(ranks), "--iters", strconv.Itoa(iters), "--compute", "0", "-o", path}
-	if _, err := benchChild(e, exe, genArgs); err != nil {
+	if _, err := benchChild(e, exe, scaleGenArgs(ranks, iters, path)); err != nil {
 		return "", fmt.Errorf("gen: %w", err)
 	}
 	return path, nil
