@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
 )
 
@@ -78,6 +79,54 @@ func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
 		}
 		if got > 50<<20 {
 			t.Errorf("%s: refusing it allocated %d MB", tc.spec, got>>20)
+		}
+	}
+}
+
+// A run touches only the tables its traffic needs: a crossbar's ports all
+// lead to nodes, so its output VCs and wake-up times are never written
+// (their pages take no resident memory), and the credits on their way
+// back to the lanes get their table once, at its bound (lanes × Buffer),
+// instead of growing by doubling and leaving the old copies behind.
+func TestRunTouchesOnlyTheTablesItNeeds(t *testing.T) {
+	tests := []struct {
+		spec, routing string
+		crossbar      bool
+	}{
+		{"crossbar:64", "", true},
+		{"torus:4x4", "adaptive", false},
+		{"fattree:k=4,levels=2", "updown", false},
+	}
+	for _, tc := range tests {
+		h := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: 3, Buffer: 4, PacketSize: 64})
+		n := h.net
+		N := int32(n.topo.NumNodes())
+		id := int32(0)
+		for src := range N {
+			for k := int32(1); k <= 4; k++ {
+				h.net.Send(netmodel.Message{ID: id, Src: src, Dst: (src + k*5) % N, Bytes: 1024})
+				id++
+			}
+		}
+		h.run()
+		if len(h.delivered) != int(id) {
+			t.Fatalf("%s: %d of %d messages delivered", tc.spec, len(h.delivered), id)
+		}
+		if len(n.cr) == 0 || cap(n.cr) != n.crRoom() {
+			t.Errorf("%s: %d credit records in a table of %d, want a table of %d (lanes × Buffer)", tc.spec, len(n.cr), cap(n.cr), n.crRoom())
+		}
+		if !tc.crossbar {
+			continue
+		}
+		for ov, o := range n.outs {
+			if o != (outVC{}) {
+				t.Fatalf("%s: output VC %d written (%+v): a crossbar's ports lead to nodes", tc.spec, ov, o)
+			}
+		}
+		for og, w := range n.wakeAt {
+			if w != 0 {
+				t.Fatalf("%s: port %d's wake-up time written (%d)", tc.spec, og, w)
+			}
 		}
 	}
 }

@@ -55,10 +55,10 @@ func (q *inBuf) occupancy(now des.Time, d int) {
 // have come back.
 func (n *Network) avail(ov int32) int32 {
 	o := &n.outs[ov]
-	if o.next <= n.now {
+	if o.dueBy(n.now) {
 		n.collect(o, ov)
 	}
-	return o.credits
+	return n.nb - o.used
 }
 
 // collect takes the credits of output VC ov (o) that have come back by
@@ -70,12 +70,12 @@ func (n *Network) collect(o *outVC, ov int32) {
 			o.head = 0
 		}
 		o.count--
-		o.credits++
+		o.used--
 		if o.count == 0 {
-			o.next = des.Never
+			o.due = 0
 			return
 		}
-		if o.next = *n.pendAt(o, ov, int32(o.head)); o.next > n.now {
+		if o.setNext(*n.pendAt(o, ov, int32(o.head))); !o.dueBy(n.now) {
 			return
 		}
 	}
@@ -97,12 +97,24 @@ func (n *Network) newCredit(at des.Time) int32 {
 	if c >= 0 {
 		n.freeCr = n.cr[c].next
 	} else {
+		if cap(n.cr) == 0 {
+			n.cr = make([]credit, 0, n.crRoom())
+		}
 		c = int32(len(n.cr))
 		n.cr = append(n.cr, credit{})
 	}
 	n.cr[c] = credit{at: at, next: -1}
 	return c
 }
+
+// crRoom is the room the credit records get at their first use: a lane
+// has at most Buffer credits on their way back, so the table never
+// grows beyond it (at most 2^22 records, 64 MB of address space). Grown
+// by doubling, it left 17 MB of old copies to the collector at 65,536
+// nodes; capacity never written costs no resident memory, and the free
+// list hands out the record freed last, so only the records of the
+// most credits ever in flight at once are touched.
+func (n *Network) crRoom() int { return min(len(n.nics)*int(n.nb), 1<<22) }
 
 // freeCredit returns credit record c to the free list.
 func (n *Network) freeCredit(c int32) {
@@ -120,7 +132,7 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 	}
 	*n.pendAt(o, ov, slot) = at
 	if o.count == 0 {
-		o.next = at
+		o.setNext(at)
 	}
 	o.count++
 	if n.waited[og>>6]&(1<<uint(og&63)) != 0 {
@@ -130,8 +142,14 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 
 // wakePort makes the waiters of output port og retry at time at.
 func (n *Network) wakePort(og int32, at des.Time) {
-	if at < n.wakeAt[og] {
-		n.wakeAt[og] = at
+	// wakeAt holds one more than the time (0: none, des.Never), so that
+	// the table needs no initialisation.
+	cur := des.Never
+	if w := n.wakeAt[og]; w != 0 {
+		cur = w - 1
+	}
+	if at < cur {
+		n.wakeAt[og] = at + 1
 		n.schedule(at, evWake, og)
 	}
 }
@@ -142,10 +160,10 @@ func (n *Network) armPort(og int32, now des.Time) {
 	next := des.Never
 	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
 		o := &n.outs[ov]
-		if o.next <= now {
+		if o.dueBy(now) {
 			n.collect(o, ov)
 		}
-		next = min(next, o.next)
+		next = min(next, o.nextAt())
 	}
 	if next != des.Never {
 		n.wakePort(og, next)
@@ -217,10 +235,10 @@ func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) b
 		need = 2
 	}
 	o := &n.outs[ov]
-	if o.next <= now {
+	if o.dueBy(now) {
 		n.collect(o, ov)
 	}
-	if o.credits >= need {
+	if n.nb-o.used >= need {
 		n.depart(iv, gp, id, og, ov, now)
 		return true
 	}
@@ -242,11 +260,11 @@ func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 		ov0 := og * n.nv
 		for ov := ov0 + lo; ov < ov0+hi; ov++ {
 			o := &n.outs[ov]
-			if o.next <= now {
+			if o.dueBy(now) {
 				n.collect(o, ov)
 			}
-			if o.credits > most {
-				best, bestOg, most = ov, og, o.credits
+			if c := n.nb - o.used; c > most {
+				best, bestOg, most = ov, og, c
 			}
 		}
 	}
@@ -275,11 +293,11 @@ func (n *Network) mostRoom(base int32) (int, int32) {
 		}
 		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
-		if o.next <= n.now {
+		if o.dueBy(n.now) {
 			n.collect(o, ov)
 		}
-		if o.credits > most {
-			best, most = i, o.credits
+		if c := n.nb - o.used; c > most {
+			best, most = i, c
 		}
 	}
 	return best, most
@@ -425,12 +443,13 @@ func (n *Network) pickHeld(h int32, now des.Time) int32 {
 	for _, x := range rec[1 : 1+rec[0]] {
 		ov := x >> 2
 		o := &n.outs[ov]
-		if o.next <= now {
+		if o.dueBy(now) {
 			n.collect(o, ov)
 		}
+		credits := n.nb - o.used
 		if n.pickMost && x&heldEscape == 0 {
-			if o.credits > most {
-				best, most = ov, o.credits
+			if credits > most {
+				best, most = ov, credits
 			}
 			continue
 		}
@@ -440,7 +459,7 @@ func (n *Network) pickHeld(h int32, now des.Time) int32 {
 		if most > 0 {
 			return best
 		}
-		if o.credits >= 1+x&heldBubble {
+		if credits >= 1+x&heldBubble {
 			return ov
 		}
 	}
@@ -478,10 +497,10 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 	ov := og * n.nv
 	for v := int32(0); v < n.nv; v++ {
 		o := &n.outs[ov+v]
-		if o.next <= now {
+		if o.dueBy(now) {
 			n.collect(o, ov+v)
 		}
-		if o.credits > 0 {
+		if o.used < n.nb {
 			m |= 1 << uint(v)
 		}
 	}
@@ -496,8 +515,8 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 // the lists with stale entries).
 func (n *Network) wake(og int32) {
 	now := n.now
-	if n.wakeAt[og] <= now {
-		n.wakeAt[og] = des.Never
+	if uint64(n.wakeAt[og]-1) <= uint64(now) {
+		n.wakeAt[og] = 0 // none (wakePort)
 	}
 	list := n.waiters[og]
 	k := len(list)
@@ -640,7 +659,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.freePkt(id)
 		return
 	}
-	n.outs[ov].credits--
+	n.outs[ov].used++
 	p.headArr = des.Add(s, lat)
 	p.tailArr = des.Add(e, lat)
 	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
@@ -779,10 +798,10 @@ func (q *liveQueues) Occupancy(r, p, vc int) int {
 	}
 	ov := og*n.nv + int32(vc)
 	o := &n.outs[ov]
-	if o.next <= n.now { // avail, written out: it is the routing's hot path
+	if o.dueBy(n.now) { // avail, written out: it is the routing's hot path
 		n.collect(o, ov)
 	}
-	return int(n.nb - o.credits)
+	return int(o.used)
 }
 
 // Occupancies implements routing.BatchQueues.
@@ -792,13 +811,13 @@ func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
 	keys = keys[:len(cands)]
 	for i, c := range cands {
 		// A port towards a node (or nowhere) has no downstream buffer:
-		// its credits never leave nb, and its occupancy is 0 as
+		// none of its credits is ever used, and its occupancy is 0 as
 		// Occupancy says, without looking at the port.
 		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
-		if o.next <= n.now {
+		if o.dueBy(n.now) {
 			n.collect(o, ov)
 		}
-		keys[i] = n.nb - o.credits
+		keys[i] = o.used
 	}
 }
