@@ -166,7 +166,7 @@ func TestCompactLaneIsTheListsLane(t *testing.T) {
 			// all, the static order).
 			for ov := range n.outs {
 				if round > 0 {
-					n.outs[ov].used = n.nb - int32(rng.IntN(int(n.nb)+1))
+					n.outs[ov].credits = int32(rng.IntN(int(n.nb) + 1))
 				}
 			}
 			for src := range N {

@@ -210,9 +210,9 @@ type Network struct {
 
 	// Output VCs ov = gp·V + vc of the routers' ports (gp below
 	// portBase[R]: a lane's buffer is no router's output): credits
-	// towards the downstream buffer. waiters and wakeAt (one more than
-	// the time of the port's pending wake-up, 0 for none), by router
-	// port.
+	// towards the downstream buffer (only those of ports towards another
+	// router are set). waiters and wakeAt (one more than the time of the
+	// port's pending wake-up, 0 for none), by router port.
 	outs    []outVC
 	waiters [][]waiter
 	wakeAt  []des.Time
@@ -319,46 +319,18 @@ type inBuf struct {
 	snap uint64
 }
 
-// outVC is the credit counter of an output port's virtual channel. Its
-// zero value is a VC with all its credits and none pending, so that the
-// table needs no initialisation: the pages of ports that never take an
-// output VC (every port of a crossbar leads to a node) are never touched
-// and take no resident memory.
+// outVC is the credit counter of an output port's virtual channel.
 type outVC struct {
-	// due is one more than the time the first pending credit comes back
-	// (0 when none is pending: see dueBy and nextAt), kept here so that
-	// a look at the credits touches one cache line.
-	due des.Time
-	// used is the number of credits out (Buffer less those available).
-	used int32
+	// next is the time the first pending credit comes back (des.Never
+	// when none is pending), kept here so that a look at the credits
+	// touches one cache line.
+	next    des.Time
+	credits int32
 	// head and count delimit the ring of the times its pending credits
 	// come back: ring itself when buffers hold at most outRing packets,
 	// else pend[ov·B …].
 	head, count uint16
 	ring        [outRing]des.Time
-}
-
-// dueBy reports whether the VC's first pending credit has come back by
-// now (false when none is pending).
-func (o *outVC) dueBy(now des.Time) bool {
-	// due 0 wraps to the largest unsigned value.
-	return uint64(o.due-1) <= uint64(now)
-}
-
-// nextAt returns the time the first pending credit comes back, des.Never
-// when none is pending.
-func (o *outVC) nextAt() des.Time {
-	if o.due == 0 {
-		return des.Never
-	}
-	return o.due - 1
-}
-
-// setNext records at as the time the first pending credit comes back
-// (des.Never: none pending). A credit due at des.Never wraps to the
-// smallest time, which dueBy and nextAt read back as des.Never.
-func (o *outVC) setNext(at des.Time) {
-	o.due = at + 1
 }
 
 // outRing is the room for pending credits in an outVC: the default
@@ -623,8 +595,19 @@ func (n *Network) build() error {
 	n.ins = make([]inBuf, nIV)
 	n.held, n.heldFree = n.held[:0], n.heldFree[:0]
 	n.slots = nIV * B
-	// Zero values: all credits, none pending (outVC).
+	// Only the ports towards another router have a downstream buffer:
+	// the others' output VCs are never looked at (a packet leaving by
+	// them is ejected, and the routing orders only router ports), so
+	// they are left unwritten, and pages of them take no resident
+	// memory (every port of a crossbar leads to a node).
 	n.outs = make([]outVC, routerTotal*V)
+	for gp := range routerTotal {
+		if n.ports[gp].peer >= 0 {
+			for ov := gp * V; ov < (gp+1)*V; ov++ {
+				n.outs[ov] = outVC{next: des.Never, credits: n.nb}
+			}
+		}
+	}
 	if B > outRing {
 		n.pend = make([]des.Time, routerTotal*V*B)
 	}
@@ -803,11 +786,11 @@ func (n *Network) laneCompact(l0, l1, base int32) int32 {
 		ov0 := (base + port) * n.nv
 		for ov := ov0 + lo; ov < ov0+hi; ov++ {
 			o := &n.outs[ov]
-			if o.dueBy(n.now) {
+			if o.next <= n.now {
 				n.collect(o, ov)
 			}
-			if c := n.nb - o.used; c > most {
-				first, most = port, c
+			if o.credits > most {
+				first, most = port, o.credits
 			}
 		}
 	}

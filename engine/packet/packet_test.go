@@ -265,7 +265,7 @@ func TestOccupancyOracle(t *testing.T) {
 	if got := h.net.Occupancy(0, 0, 0); got != 0 {
 		t.Fatalf("empty network: occupancy %d", got)
 	}
-	h.net.outs[0].used = 2 // one credit of three left
+	h.net.outs[0].credits = 1
 	if got := h.net.Occupancy(0, 0, 0); got != 2 {
 		t.Fatalf("occupancy %d, want 2", got)
 	}

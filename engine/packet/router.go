@@ -55,10 +55,10 @@ func (q *inBuf) occupancy(now des.Time, d int) {
 // have come back.
 func (n *Network) avail(ov int32) int32 {
 	o := &n.outs[ov]
-	if o.dueBy(n.now) {
+	if o.next <= n.now {
 		n.collect(o, ov)
 	}
-	return n.nb - o.used
+	return o.credits
 }
 
 // collect takes the credits of output VC ov (o) that have come back by
@@ -70,12 +70,12 @@ func (n *Network) collect(o *outVC, ov int32) {
 			o.head = 0
 		}
 		o.count--
-		o.used--
+		o.credits++
 		if o.count == 0 {
-			o.due = 0
+			o.next = des.Never
 			return
 		}
-		if o.setNext(*n.pendAt(o, ov, int32(o.head))); !o.dueBy(n.now) {
+		if o.next = *n.pendAt(o, ov, int32(o.head)); o.next > n.now {
 			return
 		}
 	}
@@ -132,7 +132,7 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 	}
 	*n.pendAt(o, ov, slot) = at
 	if o.count == 0 {
-		o.setNext(at)
+		o.next = at
 	}
 	o.count++
 	if n.waited[og>>6]&(1<<uint(og&63)) != 0 {
@@ -160,10 +160,10 @@ func (n *Network) armPort(og int32, now des.Time) {
 	next := des.Never
 	for ov := og * n.nv; ov < (og+1)*n.nv; ov++ {
 		o := &n.outs[ov]
-		if o.dueBy(now) {
+		if o.next <= now {
 			n.collect(o, ov)
 		}
-		next = min(next, o.nextAt())
+		next = min(next, o.next)
 	}
 	if next != des.Never {
 		n.wakePort(og, next)
@@ -235,10 +235,10 @@ func (n *Network) take(iv, gp, id, base int32, c routing.Choice, now des.Time) b
 		need = 2
 	}
 	o := &n.outs[ov]
-	if o.dueBy(now) {
+	if o.next <= now {
 		n.collect(o, ov)
 	}
-	if n.nb-o.used >= need {
+	if o.credits >= need {
 		n.depart(iv, gp, id, og, ov, now)
 		return true
 	}
@@ -260,11 +260,11 @@ func (n *Network) tryCompact(iv, gp, id, base int32, now des.Time) bool {
 		ov0 := og * n.nv
 		for ov := ov0 + lo; ov < ov0+hi; ov++ {
 			o := &n.outs[ov]
-			if o.dueBy(now) {
+			if o.next <= now {
 				n.collect(o, ov)
 			}
-			if c := n.nb - o.used; c > most {
-				best, bestOg, most = ov, og, c
+			if o.credits > most {
+				best, bestOg, most = ov, og, o.credits
 			}
 		}
 	}
@@ -293,11 +293,11 @@ func (n *Network) mostRoom(base int32) (int, int32) {
 		}
 		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
-		if o.dueBy(n.now) {
+		if o.next <= n.now {
 			n.collect(o, ov)
 		}
-		if c := n.nb - o.used; c > most {
-			best, most = i, c
+		if o.credits > most {
+			best, most = i, o.credits
 		}
 	}
 	return best, most
@@ -443,13 +443,12 @@ func (n *Network) pickHeld(h int32, now des.Time) int32 {
 	for _, x := range rec[1 : 1+rec[0]] {
 		ov := x >> 2
 		o := &n.outs[ov]
-		if o.dueBy(now) {
+		if o.next <= now {
 			n.collect(o, ov)
 		}
-		credits := n.nb - o.used
 		if n.pickMost && x&heldEscape == 0 {
-			if credits > most {
-				best, most = ov, credits
+			if o.credits > most {
+				best, most = ov, o.credits
 			}
 			continue
 		}
@@ -459,7 +458,7 @@ func (n *Network) pickHeld(h int32, now des.Time) int32 {
 		if most > 0 {
 			return best
 		}
-		if credits >= 1+x&heldBubble {
+		if o.credits >= 1+x&heldBubble {
 			return ov
 		}
 	}
@@ -497,10 +496,10 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 	ov := og * n.nv
 	for v := int32(0); v < n.nv; v++ {
 		o := &n.outs[ov+v]
-		if o.dueBy(now) {
+		if o.next <= now {
 			n.collect(o, ov+v)
 		}
-		if o.used < n.nb {
+		if o.credits > 0 {
 			m |= 1 << uint(v)
 		}
 	}
@@ -515,8 +514,8 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 // the lists with stale entries).
 func (n *Network) wake(og int32) {
 	now := n.now
-	if uint64(n.wakeAt[og]-1) <= uint64(now) {
-		n.wakeAt[og] = 0 // none (wakePort)
+	if uint64(n.wakeAt[og]-1) <= uint64(now) { // 0 (none) wraps to the largest
+		n.wakeAt[og] = 0
 	}
 	list := n.waiters[og]
 	k := len(list)
@@ -659,7 +658,7 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 		n.freePkt(id)
 		return
 	}
-	n.outs[ov].used++
+	n.outs[ov].credits--
 	p.headArr = des.Add(s, lat)
 	p.tailArr = des.Add(e, lat)
 	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
@@ -798,10 +797,10 @@ func (q *liveQueues) Occupancy(r, p, vc int) int {
 	}
 	ov := og*n.nv + int32(vc)
 	o := &n.outs[ov]
-	if o.dueBy(n.now) { // avail, written out: it is the routing's hot path
+	if o.next <= n.now { // avail, written out: it is the routing's hot path
 		n.collect(o, ov)
 	}
-	return int(o.used)
+	return int(n.nb - o.credits)
 }
 
 // Occupancies implements routing.BatchQueues.
@@ -810,14 +809,15 @@ func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
 	base := n.portBase[r]
 	keys = keys[:len(cands)]
 	for i, c := range cands {
-		// A port towards a node (or nowhere) has no downstream buffer:
-		// none of its credits is ever used, and its occupancy is 0 as
-		// Occupancy says, without looking at the port.
+		// The routing orders only ports towards other routers: a port
+		// towards a node (or nowhere) has no downstream buffer, and its
+		// output VCs are not set (Network.outs); Occupancy says 0 for
+		// it.
 		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
-		if o.dueBy(n.now) {
+		if o.next <= n.now {
 			n.collect(o, ov)
 		}
-		keys[i] = o.used
+		keys[i] = n.nb - o.credits
 	}
 }
