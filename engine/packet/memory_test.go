@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/topology"
 )
 
@@ -78,6 +79,63 @@ func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
 		}
 		if got > 50<<20 {
 			t.Errorf("%s: refusing it allocated %d MB", tc.spec, got>>20)
+		}
+	}
+}
+
+// A run touches only the tables its traffic needs: the output VCs of
+// ports towards a node are never written (every port of a crossbar leads
+// to one, so its table's pages take no resident memory), nor the wake-up
+// times of ports nobody waits for (0 when none is due), and the credits on their way back to
+// the lanes get their table once, at its bound (lanes × Buffer), instead
+// of growing by doubling and leaving the old copies behind.
+func TestRunTouchesOnlyTheTablesItNeeds(t *testing.T) {
+	tests := []struct {
+		spec, routing string
+		routers       bool // ports towards other routers (all but the crossbar)
+	}{
+		{"crossbar:64", "", false},
+		{"torus:4x4", "adaptive", true},
+		{"fattree:k=4,levels=2", "updown:adaptive", true},
+		{"dragonfly:p=2,a=4,h=2", "", true},
+	}
+	for _, tc := range tests {
+		h := newHost(t, Config{Topology: parseTopo(t, tc.spec), Routing: tc.routing, VCs: 3, Buffer: 4, PacketSize: 64})
+		n := h.net
+		N := int32(n.topo.NumNodes())
+		id := int32(0)
+		for src := range N {
+			for k := int32(1); k <= 4; k++ {
+				h.net.Send(netmodel.Message{ID: id, Src: src, Dst: (src + k*5) % N, Bytes: 1024})
+				id++
+			}
+		}
+		h.run()
+		if len(h.delivered) != int(id) {
+			t.Fatalf("%s: %d of %d messages delivered", tc.spec, len(h.delivered), id)
+		}
+		if len(n.cr) == 0 || cap(n.cr) != n.crRoom() {
+			t.Errorf("%s: %d credit records in a table of %d, want a table of %d (lanes × Buffer)", tc.spec, len(n.cr), cap(n.cr), n.crRoom())
+		}
+		routerPorts := 0
+		for gp := range n.portBase[len(n.portBase)-1] {
+			if n.ports[gp].peer >= 0 {
+				routerPorts++
+				continue
+			}
+			for ov := gp * n.nv; ov < (gp+1)*n.nv; ov++ {
+				if o := n.outs[ov]; o != (outVC{}) {
+					t.Fatalf("%s: output VC %d of port %d, towards a node, written (%+v)", tc.spec, ov, gp, o)
+				}
+			}
+		}
+		for og, w := range n.wakeAt {
+			if w != 0 {
+				t.Fatalf("%s: port %d's wake-up time %d after the run (0: none)", tc.spec, og, w)
+			}
+		}
+		if tc.routers != (routerPorts > 0) {
+			t.Errorf("%s: %d ports towards a router", tc.spec, routerPorts)
 		}
 	}
 }

@@ -210,7 +210,9 @@ type Network struct {
 
 	// Output VCs ov = gp·V + vc of the routers' ports (gp below
 	// portBase[R]: a lane's buffer is no router's output): credits
-	// towards the downstream buffer. waiters and wakeAt, by router port.
+	// towards the downstream buffer (only those of ports towards another
+	// router are set). waiters and wakeAt (one more than the time of the
+	// port's pending wake-up, 0 for none), by router port.
 	outs    []outVC
 	waiters [][]waiter
 	wakeAt  []des.Time
@@ -593,19 +595,25 @@ func (n *Network) build() error {
 	n.ins = make([]inBuf, nIV)
 	n.held, n.heldFree = n.held[:0], n.heldFree[:0]
 	n.slots = nIV * B
+	// Only the ports towards another router have a downstream buffer:
+	// the others' output VCs are never looked at (a packet leaving by
+	// them is ejected, and the routing orders only router ports), so
+	// they are left unwritten, and pages of them take no resident
+	// memory (every port of a crossbar leads to a node).
 	n.outs = make([]outVC, routerTotal*V)
-	for i := range n.outs {
-		n.outs[i] = outVC{next: des.Never, credits: n.nb}
+	for gp := range routerTotal {
+		if n.ports[gp].peer >= 0 {
+			for ov := gp * V; ov < (gp+1)*V; ov++ {
+				n.outs[ov] = outVC{next: des.Never, credits: n.nb}
+			}
+		}
 	}
 	if B > outRing {
 		n.pend = make([]des.Time, routerTotal*V*B)
 	}
 	n.waiters = make([][]waiter, routerTotal)
-	n.wakeAt = make([]des.Time, routerTotal)
+	n.wakeAt = make([]des.Time, routerTotal) // zero: no wake-up (wakePort)
 	n.waited = make([]uint64, (routerTotal+63)/64)
-	for i := range n.wakeAt {
-		n.wakeAt[i] = des.Never
-	}
 
 	n.nics = make([]nic, lanes)
 	n.nq = make([]nodeQueue, N)

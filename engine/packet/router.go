@@ -97,12 +97,24 @@ func (n *Network) newCredit(at des.Time) int32 {
 	if c >= 0 {
 		n.freeCr = n.cr[c].next
 	} else {
+		if cap(n.cr) == 0 {
+			n.cr = make([]credit, 0, n.crRoom())
+		}
 		c = int32(len(n.cr))
 		n.cr = append(n.cr, credit{})
 	}
 	n.cr[c] = credit{at: at, next: -1}
 	return c
 }
+
+// crRoom is the room the credit records get at their first use: a lane
+// has at most Buffer credits on their way back, so the table never
+// grows beyond it (at most 2^22 records, 64 MB of address space). Grown
+// by doubling, it left 17 MB of old copies to the collector at 65,536
+// nodes; capacity never written costs no resident memory, and the free
+// list hands out the record freed last, so only the records of the
+// most credits ever in flight at once are touched.
+func (n *Network) crRoom() int { return min(len(n.nics)*int(n.nb), 1<<22) }
 
 // freeCredit returns credit record c to the free list.
 func (n *Network) freeCredit(c int32) {
@@ -130,8 +142,14 @@ func (n *Network) giveCredit(og, ov int32, at des.Time) {
 
 // wakePort makes the waiters of output port og retry at time at.
 func (n *Network) wakePort(og int32, at des.Time) {
-	if at < n.wakeAt[og] {
-		n.wakeAt[og] = at
+	// wakeAt holds one more than the time (0: none, des.Never), so that
+	// the table needs no initialisation.
+	cur := des.Never
+	if w := n.wakeAt[og]; w != 0 {
+		cur = w - 1
+	}
+	if at < cur {
+		n.wakeAt[og] = at + 1
 		n.schedule(at, evWake, og)
 	}
 }
@@ -496,8 +514,8 @@ func (n *Network) creditVCs(og int32, now des.Time) uint64 {
 // the lists with stale entries).
 func (n *Network) wake(og int32) {
 	now := n.now
-	if n.wakeAt[og] <= now {
-		n.wakeAt[og] = des.Never
+	if uint64(n.wakeAt[og]-1) <= uint64(now) { // 0 (none) wraps to the largest
+		n.wakeAt[og] = 0
 	}
 	list := n.waiters[og]
 	k := len(list)
@@ -791,9 +809,10 @@ func (q *liveQueues) Occupancies(r int, cands []routing.Choice, keys []int32) {
 	base := n.portBase[r]
 	keys = keys[:len(cands)]
 	for i, c := range cands {
-		// A port towards a node (or nowhere) has no downstream buffer:
-		// its credits never leave nb, and its occupancy is 0 as
-		// Occupancy says, without looking at the port.
+		// The routing orders only ports towards other routers: a port
+		// towards a node (or nowhere) has no downstream buffer, and its
+		// output VCs are not set (Network.outs); Occupancy says 0 for
+		// it.
 		ov := (base+c.Port)*n.nv + int32(c.VC)
 		o := &n.outs[ov]
 		if o.next <= n.now {
