@@ -76,15 +76,16 @@ func (c *channel) before(comm uint16, key uint64) bool {
 	return c.comm < comm || c.comm == comm && c.key < key
 }
 
-// find returns the channel of communicator comm and key key, or nil.
-func (st *sendTable) find(comm uint16, key uint64) *channel {
+// find returns the index of the channel of communicator comm and key
+// key, or -1.
+func (st *sendTable) find(comm uint16, key uint64) int32 {
 	if len(st.chans) <= linearChans {
 		for c := range st.chans {
 			if ch := &st.chans[c]; ch.key == key && ch.comm == comm {
-				return ch
+				return int32(c)
 			}
 		}
-		return nil
+		return -1
 	}
 	lo, hi := 0, len(st.chans)
 	for lo < hi {
@@ -96,9 +97,9 @@ func (st *sendTable) find(comm uint16, key uint64) *channel {
 		}
 	}
 	if lo < len(st.chans) && st.chans[lo].comm == comm && st.chans[lo].key == key {
-		return &st.chans[lo]
+		return int32(lo)
 	}
-	return nil
+	return -1
 }
 
 // linearChans is the most channels find scans in order rather than by
@@ -377,14 +378,15 @@ func (m *matcher) unmatchSends(_, r int) {
 }
 
 // recvSlot is an entry of recvs' cache: the channel of a source,
-// communicator and tag, nil when no send was queued on it; valid when
-// gen is the worker's current generation.
+// communicator and tag (its index in the source's table, -1 when no send
+// was queued on it); valid when gen is the worker's current generation.
+// It holds no pointer: storing two was a write barrier per receive while
+// the collector ran, most of whose cost was the collector's own work.
 type recvSlot struct {
 	src, tag int32
 	gen      uint32
 	comm     uint16
-	ch       *channel
-	st       *sendTable
+	ci       int32
 }
 
 // recvs matches rank r's receives with the queued sends.
@@ -402,18 +404,21 @@ func (m *matcher) recvs(worker, r int) {
 			continue
 		}
 		slot := &sc.recvCache[chanSlot(src, e.Tag)]
+		st := &m.senders[src]
 		if slot.gen != gen || slot.src != src || slot.comm != e.Comm || slot.tag != e.Tag {
-			st := &m.senders[src]
 			// Field by field: a composite literal was built on the stack
 			// and copied with 16-byte loads of its narrower stores, a
 			// stall that took most of the matcher's time.
-			slot.src, slot.tag, slot.gen, slot.comm, slot.ch, slot.st = src, e.Tag, gen, e.Comm, st.find(e.Comm, chanKey(int32(r), e.Tag)), st
+			slot.src, slot.tag, slot.gen, slot.comm, slot.ci = src, e.Tag, gen, e.Comm, st.find(e.Comm, chanKey(int32(r), e.Tag))
 		}
-		ch := slot.ch
-		if ch == nil || ch.head == ch.end {
+		if slot.ci < 0 {
 			continue
 		}
-		j := slot.st.items[ch.head]
+		ch := &st.chans[slot.ci]
+		if ch.head == ch.end {
+			continue
+		}
+		j := st.items[ch.head]
 		ch.head++
 		m.t.Ranks[src].Events[j].Match = i
 		e.Match = j
