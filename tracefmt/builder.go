@@ -558,11 +558,8 @@ func (b *Builder) Finish() (*Trace, error) {
 			t.Ranks[r].Events = slices.Clone(ev)
 		}
 	})
-	if err := t.Validate(); err != nil {
+	if err := t.validate(!b.recorded); err != nil {
 		return nil, err
-	}
-	if !b.recorded {
-		MatchMessages(t)
 	}
 	return t, nil
 }

@@ -21,12 +21,10 @@ func MatchMessages(t *Trace) {
 	if p == 0 {
 		return
 	}
-	workers := t.rankWorkers()
-	m := matcher{t: t, senders: make([]sendTable, p), scratch: make([]matchScratch, workers)}
 	// Sends first, each rank's into its own table; receives then read the
 	// senders' tables, and only the receiver of a channel advances it.
-	forRanks(p, workers, m.sends)
-	forRanks(p, workers, m.recvs)
+	// Unchecked, walk returns no error.
+	_ = t.walk(false, true)
 }
 
 // parallelEvents is the trace size from which whole-trace passes
@@ -52,14 +50,17 @@ type matcher struct {
 // sendTable holds the channels of one sending rank, sorted by
 // communicator, destination and tag: a receive finds its channel by
 // binary search. (A map per rank was a fixed cost of ~2 µs a rank, most
-// of MatchMessages' time at 65,536 ranks of 30 events.)
+// of MatchMessages' time at 65,536 ranks of 30 events.) It also lists
+// the rank's receives, so that matching them reads no other event.
 type sendTable struct {
 	chans []channel
-	// items holds the event indices of the rank's sends grouped by
-	// channel, each channel's in send order. A receive reads its channel's
-	// next item from a run it reads in order, and only writes to the
-	// sender's stream: no load waits on a cache miss there.
+	// items[:nsend] holds the event indices of the rank's sends grouped
+	// by channel, each channel's in send order. A receive reads its
+	// channel's next item from a run it reads in order, and only writes
+	// to the sender's stream: no load waits on a cache miss there.
+	// items[nsend:] holds the indices of its receives, in order.
 	items []int32
+	nsend int32
 }
 
 // channel is one FIFO of sends: items[head:end] are not received yet.
@@ -75,8 +76,17 @@ func (c *channel) before(comm uint16, key uint64) bool {
 	return c.comm < comm || c.comm == comm && c.key < key
 }
 
-// find returns the channel of communicator comm and key key, or nil.
-func (st *sendTable) find(comm uint16, key uint64) *channel {
+// find returns the index of the channel of communicator comm and key
+// key, or -1.
+func (st *sendTable) find(comm uint16, key uint64) int32 {
+	if len(st.chans) <= linearChans {
+		for c := range st.chans {
+			if ch := &st.chans[c]; ch.key == key && ch.comm == comm {
+				return int32(c)
+			}
+		}
+		return -1
+	}
 	lo, hi := 0, len(st.chans)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
@@ -87,10 +97,16 @@ func (st *sendTable) find(comm uint16, key uint64) *channel {
 		}
 	}
 	if lo < len(st.chans) && st.chans[lo].comm == comm && st.chans[lo].key == key {
-		return &st.chans[lo]
+		return int32(lo)
 	}
-	return nil
+	return -1
 }
+
+// linearChans is the most channels find scans in order rather than by
+// binary search: a stencil's rank sends on four to eight, and the search's
+// dependent steps cost more than comparing them all (at 65,536 ranks of
+// 30 events, a receive's find took ~69 instructions).
+const linearChans = 8
 
 // chanKey packs a destination (or source) and a tag into the key of a
 // channel within a communicator.
@@ -103,20 +119,22 @@ func chanKey(peer, tag int32) uint64 { return uint64(uint32(peer))<<32 | uint64(
 // sends are grouped, the grouping's lists, and the arena the ranks'
 // tables are cut from.
 type matchScratch struct {
-	gen        uint32
-	sendCache  [chanCacheLen]sendSlot
-	recvCache  [chanCacheLen]recvSlot
-	ids        map[chanID]int32
-	chans, idx []int32
-	perm       []int32
-	// few holds a rank's first sends (up to fewSends) for the table
-	// built by sorting them.
-	few       []queuedSend
+	gen       uint32
+	sendCache [chanCacheLen]sendSlot
+	recvCache [chanCacheLen]recvSlot
+	ids       map[chanID]int32
+	chans     []int32
+	perm      []int32
+	// sends holds a rank's sends while its table is built.
+	sends     []queuedSend
 	chanArena []channel
 	itemArena []int32
+	// stale is set when a send walked carried a match: the sends are
+	// unmatched again before the receives are matched.
+	stale bool
 }
 
-// queuedSend is a send of a rank with few: its channel and its index.
+// queuedSend is a send of a rank: its channel and its index.
 type queuedSend struct {
 	key  uint64
 	comm uint16
@@ -226,30 +244,39 @@ type sendSlot struct {
 	ci   int32
 }
 
-// sends queues rank r's sends on their channels.
-func (m *matcher) sends(worker, r int) {
-	ev := m.t.Ranks[r].Events
-	st := &m.senders[r]
+// table builds rank r's send table from its message events, listed in
+// order (a receive by its index's complement): its sends grouped by
+// channel, then its receives.
+func (m *matcher) table(worker, r int, msgs []int32) {
 	sc := &m.scratch[worker]
-	// The sends are queued in few; a rank with more than fewSends starts
-	// again through the cache and the map (manySends): it reads again at
-	// most the events up to its fewSends+1-th send.
-	few := sc.few[:0]
-	for i := range ev {
-		e := &ev[i]
-		if e.Kind != KindSend {
-			continue
+	st := &m.senders[r]
+	ev := m.t.Ranks[r].Events
+	few := sc.sends[:0]
+	for _, i := range msgs {
+		if i >= 0 {
+			e := &ev[i]
+			if e.Match != -1 {
+				sc.stale = true
+			}
+			few = append(few, queuedSend{key: chanKey(e.Peer, e.Tag), comm: e.Comm, i: i})
 		}
-		if len(few) == fewSends {
-			sc.few = few
-			m.manySends(sc, st, ev)
-			return
-		}
-		e.Match = -1
-		few = append(few, queuedSend{key: chanKey(e.Peer, e.Tag), comm: e.Comm, i: int32(i)})
 	}
-	sc.few = few
-	if len(few) == 0 {
+	sc.sends = few
+	ns := len(few)
+	st.items = take(&sc.itemArena, len(msgs))
+	recvs := st.items[ns:]
+	for _, i := range msgs {
+		if i < 0 {
+			recvs[0] = ^i
+			recvs = recvs[1:]
+		}
+	}
+	st.nsend = int32(ns)
+	if ns == 0 {
+		return
+	}
+	if ns > fewSends {
+		m.manySends(sc, st, few)
 		return
 	}
 	// Sorted by communicator and key, sends of one channel in send
@@ -269,7 +296,6 @@ func (m *matcher) sends(worker, r int) {
 		}
 	}
 	st.chans = take(&sc.chanArena, n)
-	st.items = take(&sc.itemArena, len(few))
 	c := -1
 	for k, q := range few {
 		if k == 0 || q.comm != few[k-1].comm || q.key != few[k-1].key {
@@ -281,11 +307,12 @@ func (m *matcher) sends(worker, r int) {
 	}
 }
 
-// manySends is sends for a rank of more than fewSends sends.
-func (m *matcher) manySends(sc *matchScratch, st *sendTable, ev []Event) {
+// manySends is table's grouping for a rank of more than fewSends sends:
+// through the channel cache and the map, then a counting sort.
+func (m *matcher) manySends(sc *matchScratch, st *sendTable, sends []queuedSend) {
 	sc.gen++
 	gen := sc.gen
-	sc.chans, sc.idx = sc.chans[:0], sc.idx[:0]
+	sc.chans = sc.chans[:0]
 	if len(sc.ids) > maxScratchIDs || sc.ids == nil {
 		sc.ids = map[chanID]int32{}
 	} else if len(sc.ids) > 0 {
@@ -294,33 +321,24 @@ func (m *matcher) manySends(sc *matchScratch, st *sendTable, ev []Event) {
 	// counts[ci] counts channel ci's sends; its index is the order the
 	// channels were first used in.
 	counts := sc.perm[:0]
-	for i := range ev {
-		e := &ev[i]
-		if e.Kind != KindSend {
-			continue
-		}
-		e.Match = -1
-		k := chanKey(e.Peer, e.Tag)
-		slot := &sc.sendCache[chanSlot(e.Peer, e.Tag)]
+	for k := range sends {
+		q := &sends[k]
+		slot := &sc.sendCache[chanSlot(int32(q.key>>32), int32(q.key))]
 		ci := slot.ci
-		if slot.gen != gen || slot.key != k || slot.comm != e.Comm {
-			id := chanID{key: k, comm: e.Comm}
+		if slot.gen != gen || slot.key != q.key || slot.comm != q.comm {
+			id := chanID{key: q.key, comm: q.comm}
 			var ok bool
 			if ci, ok = sc.ids[id]; !ok {
 				ci = int32(len(counts))
 				counts = append(counts, 0)
 				sc.ids[id] = ci
 			}
-			*slot = sendSlot{key: k, gen: gen, comm: e.Comm, ci: ci}
+			*slot = sendSlot{key: q.key, gen: gen, comm: q.comm, ci: ci}
 		}
 		counts[ci]++
 		sc.chans = append(sc.chans, ci)
-		sc.idx = append(sc.idx, int32(i))
 	}
 	sc.perm = counts
-	if len(counts) == 0 {
-		return
-	}
 	// The channels sorted by communicator and key, each with its run of
 	// items: a counting sort of the sends by channel.
 	st.chans = take(&sc.chanArena, len(counts))
@@ -343,56 +361,66 @@ func (m *matcher) manySends(sc *matchScratch, st *sendTable, ev []Event) {
 		ch := &st.chans[c]
 		counts[sc.ids[chanID{key: ch.key, comm: ch.comm}]] = int32(c)
 	}
-	st.items = take(&sc.itemArena, len(sc.idx))
 	for k, c := range sc.chans {
 		ch := &st.chans[counts[c]]
-		st.items[ch.end] = sc.idx[k]
+		st.items[ch.end] = sends[k].i
 		ch.end++
 	}
 }
 
+// unmatchSends sets Match = -1 on every send of rank r.
+func (m *matcher) unmatchSends(_, r int) {
+	st := &m.senders[r]
+	ev := m.t.Ranks[r].Events
+	for _, i := range st.items[:st.nsend] {
+		ev[i].Match = -1
+	}
+}
+
 // recvSlot is an entry of recvs' cache: the channel of a source,
-// communicator and tag, nil when no send was queued on it; valid when
-// gen is the worker's current generation.
+// communicator and tag (its index in the source's table, -1 when no send
+// was queued on it); valid when gen is the worker's current generation.
+// It holds no pointer: storing two was a write barrier per receive while
+// the collector ran, most of whose cost was the collector's own work.
 type recvSlot struct {
 	src, tag int32
 	gen      uint32
 	comm     uint16
-	ch       *channel
-	st       *sendTable
+	ci       int32
 }
 
 // recvs matches rank r's receives with the queued sends.
 func (m *matcher) recvs(worker, r int) {
+	own := &m.senders[r]
 	ev := m.t.Ranks[r].Events
 	sc := &m.scratch[worker]
 	sc.gen++
 	gen := sc.gen
-	for i := range ev {
+	for _, i := range own.items[own.nsend:] {
 		e := &ev[i]
-		if e.Kind != KindRecv {
-			continue
-		}
 		e.Match = -1
 		src := e.Peer
 		if src < 0 || int(src) >= len(m.senders) {
 			continue
 		}
 		slot := &sc.recvCache[chanSlot(src, e.Tag)]
+		st := &m.senders[src]
 		if slot.gen != gen || slot.src != src || slot.comm != e.Comm || slot.tag != e.Tag {
-			st := &m.senders[src]
 			// Field by field: a composite literal was built on the stack
 			// and copied with 16-byte loads of its narrower stores, a
 			// stall that took most of the matcher's time.
-			slot.src, slot.tag, slot.gen, slot.comm, slot.ch, slot.st = src, e.Tag, gen, e.Comm, st.find(e.Comm, chanKey(int32(r), e.Tag)), st
+			slot.src, slot.tag, slot.gen, slot.comm, slot.ci = src, e.Tag, gen, e.Comm, st.find(e.Comm, chanKey(int32(r), e.Tag))
 		}
-		ch := slot.ch
-		if ch == nil || ch.head == ch.end {
+		if slot.ci < 0 {
 			continue
 		}
-		j := slot.st.items[ch.head]
+		ch := &st.chans[slot.ci]
+		if ch.head == ch.end {
+			continue
+		}
+		j := st.items[ch.head]
 		ch.head++
-		m.t.Ranks[src].Events[j].Match = int32(i)
+		m.t.Ranks[src].Events[j].Match = i
 		e.Match = j
 	}
 }

@@ -144,6 +144,24 @@ func TestMatchMessagesBadPeers(t *testing.T) {
 	}
 }
 
+// TestMatchMessagesUndefinedComm: MatchMessages checks nothing, so
+// messages on a communicator the trace does not define (a trace being
+// edited) are matched as the reference matches them.
+func TestMatchMessagesUndefinedComm(t *testing.T) {
+	tr := &Trace{Ranks: make([]Rank, 2), Comms: []Comm{{}}}
+	tr.Ranks[0].Events = []Event{Send(0, 1, 0, 4, 1), Recv(1, 1, 2, 4, 1), Send(2, 1, 0, 0, 1)}
+	tr.Ranks[1].Events = []Event{Send(0, 0, 2, 4, 1), Recv(1, 0, 0, 0, 1), Recv(2, 0, 0, 4, 1)}
+	MatchMessages(tr)
+	want := [][]int32{{2, 0, 1}, {1, 2, 0}}
+	for r, w := range want {
+		for i, m := range w {
+			if got := tr.Ranks[r].Events[i].Match; got != m {
+				t.Errorf("rank %d event %d: Match = %d, want %d", r, i, got, m)
+			}
+		}
+	}
+}
+
 // benchMatchTrace is a ring exchange like the CLOG2 benchmark's: each rank
 // sends to one of 7 neighbours per step, tags cycling over 16.
 func benchMatchTrace(ranks, steps int) *Trace {

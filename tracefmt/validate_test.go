@@ -2,6 +2,7 @@ package tracefmt
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,9 +28,67 @@ func TestValidateLargeReportsFirstError(t *testing.T) {
 	tr.Ranks[6].Events[3] = Send(0, 99, 0, 0, 1)
 	tr.Ranks[2].Events[n-1] = Send(0, 0, 0, 0, -1)
 	tr.Ranks[2].Events[n-2] = Send(0, 0, 0, 7, 1)
-	err := tr.Validate()
-	if err == nil || !strings.HasPrefix(err.Error(), "rank 2 event "+strconv.Itoa(n-2)+" ") {
-		t.Fatalf("Validate() = %v, want the error of rank 2 event %d", err, n-2)
+	for _, match := range []bool{false, true} {
+		err := tr.validate(match)
+		if err == nil || !strings.HasPrefix(err.Error(), "rank 2 event "+strconv.Itoa(n-2)+" ") {
+			t.Fatalf("validate(%v) = %v, want the error of rank 2 event %d", match, err, n-2)
+		}
+	}
+}
+
+// TestValidateAndMatch: Builder.Finish's single walk (validate(true))
+// leaves every Match as Validate followed by MatchMessages does (the
+// plain reference), on random traffic with one and several workers, and
+// on sends that came with matches of their own (a recorded pairing that
+// is not first with first): those are discarded, also when the send is
+// left without a partner.
+func TestValidateAndMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(t *testing.T, got *Trace) {
+		t.Helper()
+		want := cloneTrace(got)
+		if err := got.validate(true); err != nil {
+			t.Fatal(err)
+		}
+		matchReference(want)
+		for r := range want.Ranks {
+			for i, w := range want.Ranks[r].Events {
+				if g := got.Ranks[r].Events[i]; g.Match != w.Match {
+					t.Fatalf("rank %d event %d (%s): Match = %d, want %d", r, i, w.Kind, g.Match, w.Match)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		ranks, n int
+	}{{"serial", 5, 60}, {"parallel", 16, parallelEvents/16 + 100}} {
+		t.Run("random "+tc.name, func(t *testing.T) {
+			tr := randomTrace(rng, tc.ranks, tc.n)
+			for r := range tr.Ranks {
+				for i := range tr.Ranks[r].Events {
+					tr.Ranks[r].Events[i].Match = -1
+				}
+			}
+			check(t, tr)
+		})
+		t.Run("recorded "+tc.name, func(t *testing.T) {
+			// Rank 0 sends twice to rank 1 on one channel, rank 1
+			// receives once; the recorded pairing is the second send's.
+			tr := &Trace{Ranks: make([]Rank, 2), Comms: []Comm{{Name: "MPI_COMM_WORLD"}}}
+			pad := make([]Event, tc.n)
+			for i := range pad {
+				pad[i] = Collective(0, OpBarrier, -1, 0, 0, 0)
+			}
+			s0, s1, rv := Send(0, 1, 3, 0, 8), Send(0, 1, 3, 0, 8), Recv(0, 0, 3, 0, 8)
+			s1.Match, rv.Match = int32(tc.n+1), int32(tc.n+1)
+			tr.Ranks[0].Events = append(append([]Event{}, pad...), s0, s1)
+			tr.Ranks[1].Events = append(append([]Event{}, pad...), WaitAll(0), rv)
+			check(t, tr)
+			if m := tr.Ranks[0].Events[tc.n+1].Match; m != -1 {
+				t.Errorf("the second send kept its recorded match %d", m)
+			}
+		})
 	}
 }
 
@@ -118,6 +177,15 @@ func TestValidateErrors(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("Validate() = %q, want %q", got, tc.want)
+			}
+			// Builder.Finish's walk, which matches the messages as it
+			// checks them, reports the same.
+			got = ""
+			if err := tr.validate(true); err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("validate(true) = %q, want %q", got, tc.want)
 			}
 		})
 	}
