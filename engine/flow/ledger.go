@@ -1,35 +1,10 @@
 package flow
 
-import (
-	"sync"
+import "github.com/tracesim/tracesim/engine/des"
 
-	"github.com/tracesim/tracesim/engine/des"
-)
-
-// ledgerBatch is the number of link changes the simulation goroutine
-// hands to the ledger's other goroutine at once: large enough that
-// handing it over costs nothing beside integrating it, small enough
-// (24 KiB) to stay in the cache between the two cores, and that a queue
-// of ledgerDepth of them adds little to the run's peak (408 KiB at most;
-// the 2,048 of before cost the same time in a queue twice that size).
+// ledgerBatch is the number of link changes the ledger collects before
+// integrating them in one loop: 24 KiB, in the cache while it fills.
 const ledgerBatch = 1024
-
-// ledgerDepth is the number of full batches that may wait for the
-// ledger's goroutine before the simulation waits for it. A goroutine
-// started on the simulation's core runs on the other one only once that
-// core's thread wakes and takes it, which on a loaded or virtual
-// machine takes longer than filling a batch (0.1–0.8 ms, at times 3 ms,
-// against 0.05–0.1 ms): with one batch of slack the simulation waited
-// for nearly every batch, and the ledger then ran on its core, after it.
-const ledgerDepth = 16
-
-// ledgerStart is the number of full batches queued before a goroutine
-// is started to integrate them: each start wakes the other core's
-// thread, which then spins a while looking for more work before it
-// sleeps again, so a start per batch cost CPU time (tsim cg64 on
-// torus:8x8, ~18,000 batches: +0.4 s); four batches a start keep the
-// queue's slack at twelve.
-const ledgerStart = 4
 
 // ledger keeps the links' measurements — the integrals over time of
 // their loads, used fractions and flows, and the lazy samples'
@@ -38,18 +13,25 @@ const ledgerStart = 4
 //
 // Nothing in the simulation reads these integrals back: only Metrics
 // and the samples do. So when no listener reads the samples at every
-// tick (no Config.OnSample), the ledger collects the changes in batches
-// and hands the full ones to a goroutine, which integrates them in
-// order while the simulation runs on, and Metrics waits for it (settle).
-// A link's changes are integrated in the order they happened, by the
-// same operations as one at a time: the figures are the same to the bit.
-// With a listener, every sample measures the links, so each change is
-// integrated at once on the simulation goroutine.
+// tick (no Config.OnSample), the ledger collects the changes in a batch
+// and integrates a full one in one loop, and Metrics integrates the
+// part batch first (settle). A link's changes are integrated in the
+// order they happened, by the same operations as one at a time: the
+// figures are the same to the bit. With a listener, every sample
+// measures the links, so each change is integrated at once.
+//
+// The batches were once handed to a goroutine integrating them on the
+// other core while the simulation ran on. On the project's two cores
+// that cost more than it saved: the changes (24 B each, 8.7 M on the
+// CG-like torus) crossed between the cores and each hand-over woke the
+// other core's thread. Integrated where they are collected, the CG-like
+// 64-rank replays on SimGrid's torus and star platforms took 0.49 and
+// 0.41 s of wall against 0.63 and 0.49 s (medians of five paired runs),
+// and a 94 MB tsim CG on torus:8x8 1.21 s against 1.72 s.
 type ledger struct {
 	// acc is, per constraint, its integrals; snaps (lazy samples only)
 	// its integrals at the period boundaries before its last two
-	// changes. While batches are queued (q.running) only the goroutine
-	// integrating them touches them.
+	// changes.
 	acc   []linkAcc
 	snaps [][2]linkSnap
 	// period is the sample period when the snapshots are kept (lazy
@@ -59,30 +41,6 @@ type ledger struct {
 	// ledgerBatch without batches, so that add takes its slow path).
 	buf  *[ledgerBatch]change
 	nbuf uint
-	// q hands the full batches to the integrating goroutine; nil
-	// without batches.
-	q *ledgerQueue
-}
-
-// ledgerQueue is the full batches waiting to be integrated, in the
-// order they were filled, and the emptied ones ready to be filled again.
-// A goroutine, started once ledgerStart batches wait, drains it while
-// running is set and exits once it is empty, so no goroutine outlives
-// the batches; settle integrates those that wait without one.
-type ledgerQueue struct {
-	mu   sync.Mutex
-	cond sync.Cond // signalled when a batch is emptied or the queue drained
-	// full holds the batches to integrate from head on; free the
-	// emptied ones; made counts the batches allocated (at most
-	// ledgerDepth+1: the one being filled and those queued).
-	full    []*[ledgerBatch]change
-	head    int
-	free    []*[ledgerBatch]change
-	made    int
-	running bool
-	// waits counts the times the simulation waited for an emptied
-	// batch, starts the goroutines started.
-	waits, starts int
 }
 
 // linkAcc is a link's measurements, integrated up to last.
@@ -109,8 +67,9 @@ type change struct {
 }
 
 // init sizes the ledger for the network's links; period > 0 keeps the
-// lazy samples' snapshots of that period; async integrates in batches.
-func (g *ledger) init(links []link, period des.Time, async bool) {
+// lazy samples' snapshots of that period; batched integrates the
+// changes a batch at a time, else each at once.
+func (g *ledger) init(links []link, period des.Time, batched bool) {
 	g.acc = make([]linkAcc, len(links))
 	for i := range links {
 		g.acc[i].cap = links[i].cap
@@ -120,11 +79,9 @@ func (g *ledger) init(links []link, period des.Time, async bool) {
 		g.snaps = make([][2]linkSnap, len(links))
 	}
 	g.nbuf = ledgerBatch
-	if async {
+	if batched {
 		g.nbuf = 0
 		g.buf = new([ledgerBatch]change)
-		g.q = &ledgerQueue{made: 1}
-		g.q.cond.L = &g.q.mu
 	}
 }
 
@@ -151,90 +108,28 @@ func (g *ledger) push(c change) bool {
 // room reports whether the batch can take k more changes written into
 // buf from nbuf on (nbuf then advanced by the writer): not without
 // batches (nbuf is kept at ledgerBatch then), nor when one of them would
-// be the batch's last, which addSlow writes when it hands the batch over.
+// be the batch's last, which addSlow writes before it integrates the batch.
 func (g *ledger) room(k int) bool { return g.nbuf+uint(k) < ledgerBatch }
 
 // addSlow integrates c at once (no batches), or appends it as the last
-// change of a batch, queues the batch for the integrating goroutine
-// (starting one if none runs) and takes an emptied batch to fill next,
-// waiting for one only when ledgerDepth batches are queued already.
+// change of the batch and integrates the batch.
 func (g *ledger) addSlow(c change) {
-	q := g.q
-	if q == nil {
+	if g.buf == nil {
 		one := [1]change{c}
 		g.applyAll(one[:])
 		return
 	}
 	g.buf[ledgerBatch-1] = c
-	q.mu.Lock()
-	q.full = append(q.full, g.buf)
-	if !q.running && len(q.full)-q.head >= ledgerStart {
-		q.running = true
-		q.starts++
-		go g.drain()
-	}
-	if len(q.free) == 0 && q.made > ledgerDepth {
-		q.waits++
-		for len(q.free) == 0 {
-			q.cond.Wait()
-		}
-	}
-	if k := len(q.free); k > 0 {
-		g.buf = q.free[k-1]
-		q.free = q.free[:k-1]
-	} else {
-		g.buf = new([ledgerBatch]change)
-		q.made++
-	}
-	q.mu.Unlock()
+	g.applyAll(g.buf[:])
 	g.nbuf = 0
 }
 
-// drain integrates the queued batches in order until none is left, then
-// clears running and returns.
-func (g *ledger) drain() {
-	q := g.q
-	// The integrals through a copy of the ledger's header on this
-	// goroutine's stack: the simulation goroutine writes nbuf beside it
-	// at every change.
-	w := ledger{acc: g.acc, snaps: g.snaps, period: g.period}
-	q.mu.Lock()
-	for q.head < len(q.full) {
-		b := q.full[q.head]
-		q.full[q.head] = nil
-		q.head++
-		q.mu.Unlock()
-		w.applyAll(b[:])
-		q.mu.Lock()
-		q.free = append(q.free, b)
-		q.cond.Signal()
-	}
-	q.full, q.head = q.full[:0], 0
-	q.running = false
-	q.cond.Signal()
-	q.mu.Unlock()
-}
-
 // settle integrates every change recorded so far: the integrals and
-// snapshots are then the simulation goroutine's to read.
+// snapshots are then up to date.
 func (g *ledger) settle() {
-	q := g.q
-	if q == nil {
+	if g.buf == nil {
 		return
 	}
-	q.mu.Lock()
-	for q.running {
-		q.cond.Wait()
-	}
-	// The batches queued too few to start a goroutine, then the batch
-	// being filled.
-	for _, b := range q.full[q.head:] {
-		g.applyAll(b[:])
-		q.free = append(q.free, b)
-	}
-	clear(q.full)
-	q.full, q.head = q.full[:0], 0
-	q.mu.Unlock()
 	g.applyAll(g.buf[:g.nbuf])
 	g.nbuf = 0
 }

@@ -2,17 +2,17 @@ package flow
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
 )
 
-// TestLedgerAsync: the integrals and lazy snapshots a ledger works out
-// on other goroutines, batch by batch, are the same to the bit as those
-// of a ledger integrating each change at once, settled mid-batch or not,
-// with and without snapshots.
-func TestLedgerAsync(t *testing.T) {
+// TestLedgerBatches: the integrals and lazy snapshots a ledger works out
+// batch by batch are the same to the bit as those of a ledger
+// integrating each change at once, settled mid-batch or not, with and
+// without snapshots; and a full batch is integrated when it fills, so
+// the batched ledger is never more than a batch behind.
+func TestLedgerBatches(t *testing.T) {
 	links := make([]link, 40)
 	for i := range links {
 		links[i].cap = 125e6 * float64(1+i%3)
@@ -26,29 +26,35 @@ func TestLedgerAsync(t *testing.T) {
 		{"lazy samples, 5 batches exactly", 10 * des.Microsecond, 5 * ledgerBatch},
 		{"lazy samples, less than a batch", 10 * des.Microsecond, ledgerBatch / 3},
 	} {
-		var sync, async ledger
-		sync.init(links, tc.period, false)
-		async.init(links, tc.period, true)
+		var once, batched ledger
+		once.init(links, tc.period, false)
+		batched.init(links, tc.period, true)
 		rng := rand.New(rand.NewPCG(7, 11))
 		now := des.Time(0)
 		for i := range tc.changes {
 			now += des.Time(rng.IntN(4000)) * des.Nanosecond
 			c := change{t: now, load: rng.Float64() * 3e8, l: rng.Int32N(int32(len(links))), fwd: rng.Int32N(9)}
-			sync.add(c)
-			async.add(c)
+			once.add(c)
+			batched.add(c)
 			if i == tc.changes/2 {
-				async.settle() // Metrics in the middle of a run
+				batched.settle() // Metrics in the middle of a run
+			}
+			if batched.nbuf >= ledgerBatch {
+				t.Fatalf("%s: change %d: %d changes wait in the batch", tc.name, i, batched.nbuf)
 			}
 		}
-		async.settle()
+		if tc.changes >= ledgerBatch && batched.nbuf == uint(tc.changes) {
+			t.Fatalf("%s: %d changes and no batch integrated", tc.name, tc.changes)
+		}
+		batched.settle()
 		for l := range links {
-			if a, b := async.acc[l], sync.acc[l]; a != b {
+			if a, b := batched.acc[l], once.acc[l]; a != b {
 				t.Fatalf("%s: link %d integrated in batches %+v, at once %+v", tc.name, l, a, b)
 			}
-			if tc.period > 0 && async.snaps[l] != sync.snaps[l] {
-				t.Fatalf("%s: link %d snapshots in batches %+v, at once %+v", tc.name, l, async.snaps[l], sync.snaps[l])
+			if tc.period > 0 && batched.snaps[l] != once.snaps[l] {
+				t.Fatalf("%s: link %d snapshots in batches %+v, at once %+v", tc.name, l, batched.snaps[l], once.snaps[l])
 			}
-			if sync.acc[l].busy <= 0 {
+			if once.acc[l].busy <= 0 {
 				t.Fatalf("%s: link %d was never busy: the comparison shows little", tc.name, l)
 			}
 		}
@@ -140,70 +146,6 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 			if b, busy, f := n.integralsAt(int32(l), at); b != wb || busy != wbusy || f != wf {
 				t.Fatalf("link %d at %v: integrals %v %v %v, want %v %v %v", l, at, b, busy, f, wb, wbusy, wf)
 			}
-		}
-	}
-}
-
-// TestLedgerQueuesBatches: full batches wait in the queue for the
-// integrating goroutine rather than the simulation waiting for each
-// one, and a goroutine is started only once a few batches wait. With
-// one processor that goroutine runs only when the simulation waits, so
-// the simulation must fill four batches without waiting (the old
-// hand-over, one batch at a time, waited at the second); past the
-// queue's depth it waits, and settle then brings every link to the
-// integrals of a ledger integrating each change at once.
-func TestLedgerQueuesBatches(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	links := make([]link, 16)
-	for i := range links {
-		links[i].cap = 125e6
-	}
-	var sync, async ledger
-	sync.init(links, 0, false)
-	async.init(links, 0, true)
-	now := des.Time(0)
-	add := func(n int) {
-		for i := range n {
-			now += des.Nanosecond * des.Time(1+i%7)
-			c := change{t: now, load: 1e8 * float64(1+i%3), l: int32(i % len(links)), fwd: int32(1 + i%4)}
-			sync.add(c)
-			async.add(c)
-		}
-	}
-	waits := func() (waits, made int) {
-		q := async.q
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return q.waits, q.made
-	}
-	starts := func() int {
-		q := async.q
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return q.starts
-	}
-	add(3 * ledgerBatch)
-	// Each start wakes the other core, whose thread then spins a while:
-	// the first batches wait for more (the old hand-over started a
-	// goroutine at every batch).
-	if n := starts(); n != 0 {
-		t.Fatalf("%d goroutines started for 3 full batches, want none yet", n)
-	}
-	add(ledgerBatch)
-	if w, _ := waits(); w != 0 {
-		t.Fatalf("the simulation waited %d times for the ledger while filling 4 batches", w)
-	}
-	add((ledgerDepth+3)*ledgerBatch + 5) // past the depth: it waits, then goes on
-	if _, made := waits(); made > ledgerDepth+1 {
-		t.Fatalf("%d batches allocated for a queue of %d: not bounded", made, ledgerDepth)
-	}
-	if n, full := starts(), ledgerDepth+7; n == 0 || n > full/ledgerStart {
-		t.Fatalf("%d goroutines started for %d full batches: want 1 to one per %d", n, full, ledgerStart)
-	}
-	async.settle()
-	for l := range links {
-		if a, b := async.acc[l], sync.acc[l]; a != b {
-			t.Fatalf("link %d: queued %+v, at once %+v", l, a, b)
 		}
 	}
 }
