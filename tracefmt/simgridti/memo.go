@@ -105,6 +105,26 @@ func memoHash(k0, k1, k2, k3 uint64) uint64 {
 	return h >> (64 - memoBits) &^ 1
 }
 
+// lineKey returns the memo's key of the line at the start of b — its
+// words up to the line break, the last cut after it — and the index of
+// its slot pair; not ok for a line too long for a key.
+func lineKey(b *lineBuf) (key [memoWords]uint64, h uint64, ok bool) {
+	var k0, k1, k2, k3 uint64
+	k0 = load8(b, 0)
+	if z := newlineIn(k0); z != 0 {
+		k0 = through(k0, z)
+	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
+		k1 = through(k1, newlineIn(k1))
+	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
+		k2 = through(k2, newlineIn(k2))
+	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
+		k3 = through(k3, newlineIn(k3))
+	} else {
+		return key, 0, false
+	}
+	return [memoWords]uint64{k0, k1, k2, k3}, memoHash(k0, k1, k2, k3), true
+}
+
 // decode is decodeTight (same line, same record, same length), looking
 // the line up first and remembering what decodeTight gives.
 func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
@@ -126,22 +146,10 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 		m.prev, m.guess, m.alt = gi, g.next, g.alt
 		return g.n, true
 	}
-	// The key: the words up to the line break, the last cut after it.
-	var k0, k1, k2, k3 uint64
-	k0 = load8(b, 0)
-	if z := newlineIn(k0); z != 0 {
-		k0 = through(k0, z)
-	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
-		k1 = through(k1, newlineIn(k1))
-	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
-		k2 = through(k2, newlineIn(k2))
-	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
-		k3 = through(k3, newlineIn(k3))
-	} else {
+	key, h, ok := lineKey(b)
+	if !ok {
 		return decodeTight(b, fr) // too long for a key
 	}
-	h := memoHash(k0, k1, k2, k3)
-	key := [memoWords]uint64{k0, k1, k2, k3}
 	s := &m.slots[h]
 	if m.left--; m.left <= 0 {
 		m.judge()
@@ -202,22 +210,11 @@ func (m *lineMemo) decodeID(b *lineBuf, fr *fastRec) (int, uint32, bool) {
 		*fr = g.fr
 		return g.n, 0, true
 	}
-	var k0, k1, k2, k3 uint64
-	k0 = load8(b, 0)
-	if z := newlineIn(k0); z != 0 {
-		k0 = through(k0, z)
-	} else if k1 = load8(b, 8); newlineIn(k1) != 0 {
-		k1 = through(k1, newlineIn(k1))
-	} else if k2 = load8(b, 16); newlineIn(k2) != 0 {
-		k2 = through(k2, newlineIn(k2))
-	} else if k3 = load8(b, 24); newlineIn(k3) != 0 {
-		k3 = through(k3, newlineIn(k3))
-	} else {
+	key, h, ok := lineKey(b)
+	if !ok {
 		n, ok := decodeTight(b, fr) // too long for a key
 		return n, 0, ok
 	}
-	h := memoHash(k0, k1, k2, k3)
-	key := [memoWords]uint64{k0, k1, k2, k3}
 	s := &m.slots[h]
 	if m.left--; m.left <= 0 {
 		m.judge()
