@@ -188,7 +188,7 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 	_, loc := s.commMembers(c.comm)
 	s.bulkHolds(bi, r, loc)
 	for _, q := range rk.reqs {
-		if q.recv && !s.ops[q.idx].done {
+		if q.recv && !s.ops[q.idx].done() {
 			bi.pending[c.me] = true
 			break
 		}
