@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 func TestQueueOrdersByTimeThenSequence(t *testing.T) {
@@ -291,5 +292,52 @@ func TestCalQueueTunes(t *testing.T) {
 				t.Errorf("a ring of %d slots of 2^%d ps: a window of %d ps", cq.mask+1, cq.sh, w)
 			}
 		})
+	}
+}
+
+// TestCalNodeSize holds the calendar's node at half a cache line: a
+// 65,536-rank stencil keeps ~261,000 arrivals in the ring at once (40
+// bytes a node before, the kind and the link beside the entry).
+func TestCalNodeSize(t *testing.T) {
+	if got := unsafe.Sizeof(calNode{}); got > 32 {
+		t.Errorf("a calendar node takes %d bytes, want at most 32", got)
+	}
+}
+
+// TestCalQueueGrowKeepsEvents checks that Grow, which moves the nodes to
+// a new array, keeps the queued events, their links and the free list:
+// events pushed before and after it come out as from the heap.
+func TestCalQueueGrowKeepsEvents(t *testing.T) {
+	cq := newCalQueue(0)
+	var ref Queue
+	n := 0
+	push := func(at Time) {
+		n++
+		cq.Push(at, uint8(n), int32(n), int64(n))
+		ref.Push(at, uint8(n), int32(n), int64(n))
+	}
+	for i := range 300 {
+		push(Time(i % 7 * 100))
+	}
+	for range 50 { // free nodes for the list to keep
+		cq.Pop()
+		ref.Pop()
+	}
+	cq.Grow(5000)
+	if room := cap(cq.nodes) - len(cq.nodes); room < 5000 {
+		t.Fatalf("Grow(5000) left room for %d nodes", room)
+	}
+	for i := range 300 {
+		push(Time(600 + i%5*100))
+	}
+	for ref.Len() > 0 {
+		want, _ := ref.Pop()
+		got, ok := cq.Pop()
+		if !ok || got != want {
+			t.Fatalf("after Grow: calendar popped %+v (%v), heap %+v", got, ok, want)
+		}
+	}
+	if cq.Len() != 0 {
+		t.Fatalf("%d events left in the calendar", cq.Len())
 	}
 }

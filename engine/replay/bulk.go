@@ -7,6 +7,7 @@ import (
 	"github.com/tracesim/tracesim/engine/collective"
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -165,9 +166,9 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 		bi.first = c.plan
 		bi.uniform = true
 		if bi.bulk {
-			bi.enter = append(bi.enter, make([]des.Time, P)...)
-			bi.pending = append(bi.pending, make([]bool, P)...)
-			bi.entered = append(bi.entered, make([]bool, P)...)
+			bi.enter = zeros(bi.enter, P)
+			bi.pending = zeros(bi.pending, P)
+			bi.entered = zeros(bi.entered, P)
 		}
 		b.insts[key] = bi
 	}
@@ -187,7 +188,7 @@ func (s *Sim) bulkJoin(r int32, rk *rank, c *collRun, P int) {
 	_, loc := s.commMembers(c.comm)
 	s.bulkHolds(bi, r, loc)
 	for _, q := range rk.reqs {
-		if q.recv && !s.ops[q.idx].done {
+		if q.recv && !s.ops[q.idx].done() {
 			bi.pending[c.me] = true
 			break
 		}
@@ -322,16 +323,18 @@ func (s *Sim) bulkCompute(bi *bulkInstance, comm uint16, mem, loc []int32) {
 	P := len(mem)
 	run := &bi.run
 	run.comm, run.mem = comm, mem
-	run.node = run.node[:0]
-	for _, w := range mem {
-		run.node = append(run.node, s.nodeOf[w])
+	run.node = sized(run.node, P)
+	for j, w := range mem {
+		run.node[j] = s.nodeOf[w]
 	}
-	run.start = append(run.start[:0], bi.enter...)
-	run.next = append(run.next[:0], bi.enter...)
-	run.recvN = append(run.recvN[:0], make([]uint64, P)...)
-	run.recvB = append(run.recvB[:0], make([]int64, P)...)
-	run.sentN = append(run.sentN[:0], make([]uint64, P)...)
-	run.sentB = append(run.sentB[:0], make([]int64, P)...)
+	run.start = sized(run.start, P)
+	copy(run.start, bi.enter)
+	run.next = sized(run.next, P)
+	copy(run.next, bi.enter)
+	run.recvN = zeros(run.recvN, P)
+	run.recvB = zeros(run.recvB, P)
+	run.sentN = zeros(run.sentN, P)
+	run.sentB = zeros(run.sentB, P)
 	run.pendingVis = nil
 	for j := range P {
 		if bi.pending[j] {
@@ -826,4 +829,25 @@ func (h *histogram) addN(t des.Time, n uint64) {
 	for range n {
 		h.sum += float64(t)
 	}
+}
+
+// sized returns x resized to n elements, whose values the caller sets:
+// x's own array when it has room, else a new one advised as huge pages.
+// A call over 65,536 ranks sizes a dozen arrays of P elements (~5 MiB),
+// and growing them by append wrote them, clearing or copying, before
+// any advice: ~1,000 faults of 4 KiB on the first call.
+func sized[T any](x []T, n int) []T {
+	if cap(x) >= n {
+		return x[:n]
+	}
+	x = make([]T, n)
+	hugepage.Advise(x)
+	return x
+}
+
+// zeros returns x resized to n zero elements (see sized).
+func zeros[T any](x []T, n int) []T {
+	x = sized(x, n)
+	clear(x)
+	return x
 }

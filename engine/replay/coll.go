@@ -255,8 +255,8 @@ func (s *Sim) collStart(r int32, rk *rank, c *collRun, mem []int32, inject bool,
 		}
 	}
 	for _, op := range rk.ops {
-		if o := &s.ops[op]; !o.done {
-			o.waiter = true
+		if o := &s.ops[op]; !o.done() {
+			o.flags |= opWaiter
 			rk.block++
 		}
 	}

@@ -91,22 +91,22 @@ func (s *Sim) analyseDeadlock() *Deadlock {
 	// Receives the ranks wait for.
 	for i := range s.ops {
 		o := &s.ops[i]
-		if !o.live || o.done || !o.waiter {
+		if !o.live() || o.done() || !o.waiter() {
 			continue
 		}
 		r := int(o.rank)
 		switch {
 		case o.msg >= 0:
 			items[r] = append(items[r], fmt.Sprintf("the data of a message from rank %d, still in the network", s.msgs[o.msg].src))
-		case o.anySrc:
-			items[r] = append(items[r], fmt.Sprintf("a message from any rank (tag %s)", tagText(o.tag, o.anyTag, o.coll)))
+		case o.anySrc():
+			items[r] = append(items[r], fmt.Sprintf("a message from any rank (tag %s)", tagText(o.tag, o.anyTag(), o.coll())))
 			for q := range P {
 				if q != r && s.ranks[q].state != StateDone {
 					add(r, q)
 				}
 			}
 		default:
-			items[r] = append(items[r], fmt.Sprintf("a message from rank %d (tag %s)%s", o.src, tagText(o.tag, false, o.coll), s.finishedNote(int(o.src))))
+			items[r] = append(items[r], fmt.Sprintf("a message from rank %d (tag %s)%s", o.src, tagText(o.tag, false, o.coll()), s.finishedNote(int(o.src))))
 			add(r, int(o.src))
 		}
 	}

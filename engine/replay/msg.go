@@ -109,11 +109,12 @@ func (s *Sim) msgRec(id int32) *msgRecord {
 
 // recvOp is a posted receive.
 //
-// It takes 48 bytes, not 80: what the records need of its message is in
-// opRecord, kept only while recording the simulated run, and the time it
-// was posted, which nothing read, is gone. At 65,536 ranks of a stencil
-// 261,120 receives are posted at once (20 MiB -> 12 MiB), each touched
-// at its post, match and completion.
+// It takes 40 bytes, not 80: what the records need of its message is in
+// opRecord, kept only while recording the simulated run, the time it
+// was posted, which nothing read, is gone, and its seven bools are bits
+// of flags. At 65,536 ranks of a stencil 261,120 receives are posted at
+// once (20 MiB -> 10 MiB), each touched at its post, match and
+// completion.
 type recvOp struct {
 	postSeq  uint64
 	rank     int32
@@ -124,13 +125,46 @@ type recvOp struct {
 	msg      int32
 	next     int32
 	comm     uint16
-	coll     bool
-	anySrc   bool
-	anyTag   bool
-	done     bool
-	waiter   bool
-	held     bool
-	live     bool
+	// flags holds the opColl, opAnySrc, opAnyTag, opDone, opWaiter,
+	// opHeld and opLive bits (seven bools took 40 bytes to 48).
+	flags opFlags
+}
+
+// opFlags are a receive's bits.
+type opFlags uint8
+
+// Bits of recvOp.flags.
+const (
+	// opColl: the receive belongs to an expanded collective.
+	opColl opFlags = 1 << iota
+	// opAnySrc, opAnyTag: a wildcard receive (AnyFree).
+	opAnySrc
+	opAnyTag
+	// opDone: its message has arrived.
+	opDone
+	// opWaiter: its rank waits for it.
+	opWaiter
+	// opHeld: a request names it.
+	opHeld
+	// opLive: allocated.
+	opLive
+)
+
+func (o *recvOp) coll() bool   { return o.flags&opColl != 0 }
+func (o *recvOp) anySrc() bool { return o.flags&opAnySrc != 0 }
+func (o *recvOp) anyTag() bool { return o.flags&opAnyTag != 0 }
+func (o *recvOp) done() bool   { return o.flags&opDone != 0 }
+func (o *recvOp) waiter() bool { return o.flags&opWaiter != 0 }
+func (o *recvOp) held() bool   { return o.flags&opHeld != 0 }
+func (o *recvOp) live() bool   { return o.flags&opLive != 0 }
+
+// set sets or clears bit f.
+func (o *recvOp) set(f opFlags, on bool) {
+	if on {
+		o.flags |= f
+	} else {
+		o.flags &^= f
+	}
 }
 
 // A receive matches on a context (the communicator, and whether the
@@ -462,11 +496,12 @@ func (s *Sim) maybeFree(id int32) {
 
 func (s *Sim) freeOpID(id int32) {
 	o := &s.ops[id]
-	if !o.live || o.held {
+	if !o.live() || o.held() {
 		return
 	}
 	// As for messages: post writes the whole op.
-	o.live, o.next = false, s.freeOp
+	o.flags &^= opLive
+	o.next = s.freeOp
 	s.freeOp = id
 }
 
@@ -699,8 +734,8 @@ func (s *Sim) visible(id int32) {
 
 // accepts reports whether wildcard receive o accepts message m.
 func (s *Sim) accepts(o *recvOp, m *message) bool {
-	return o.comm == m.comm && o.coll == m.coll &&
-		(o.anySrc || o.src == m.src) && (o.anyTag || o.tag == m.tag)
+	return o.comm == m.comm && o.coll() == m.coll &&
+		(o.anySrc() || o.src == m.src) && (o.anyTag() || o.tag == m.tag)
 }
 
 // post posts a receive on rank r and matches it with the earliest
@@ -711,11 +746,14 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 	s.postSeq++
 	*o = recvOp{
 		postSeq: s.postSeq, rank: r, src: src, recorded: src, tag: tag,
-		ev: ev, msg: -1, next: -1, comm: comm, coll: coll, live: true,
+		ev: ev, msg: -1, next: -1, comm: comm, flags: opLive,
+	}
+	if coll {
+		o.flags |= opColl
 	}
 	if s.cfg.AnySource == AnyFree && !coll {
-		o.anySrc = flags.Has(tracefmt.FlagAnySource)
-		o.anyTag = flags.Has(tracefmt.FlagAnyTag)
+		o.set(opAnySrc, flags.Has(tracefmt.FlagAnySource))
+		o.set(opAnyTag, flags.Has(tracefmt.FlagAnyTag))
 	}
 	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(src, tag)
@@ -728,7 +766,7 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		}
 		return id
 	}
-	if !o.anySrc && !o.anyTag {
+	if !o.anySrc() && !o.anyTag() {
 		kq := q.key(key, &s.alloc)
 		if !kq.unexp.empty() {
 			s.match(s.popMsg(&kq.unexp), id)
@@ -769,7 +807,7 @@ func (s *Sim) match(mid, oid int32) {
 	}
 	// A negative recorded sender is none (a streamed SimGrid -555):
 	// nothing to be inconsistent with.
-	if o.anySrc && m.src != o.recorded && !m.coll && o.recorded >= 0 {
+	if o.anySrc() && m.src != o.recorded && !m.coll && o.recorded >= 0 {
 		s.wildcardMismatch(o, m)
 	}
 	if m.delivered {
@@ -790,7 +828,7 @@ func (s *Sim) match(mid, oid int32) {
 func (s *Sim) completeRecv(oid int32) {
 	o := &s.ops[oid]
 	m := &s.msgs[o.msg]
-	o.done = true
+	o.flags |= opDone
 	if s.rec != nil {
 		*s.opRec(oid) = opRecord{mSize: m.size, mSrc: m.src, mTag: m.tag, mOut: s.msgRec(o.msg).outSend}
 		o, m = &s.ops[oid], &s.msgs[o.msg]
@@ -809,8 +847,8 @@ func (s *Sim) completeRecv(oid int32) {
 	if m.complete == doneAtRecv {
 		s.sendDone(mid)
 	}
-	if o.waiter {
-		o.waiter = false
+	if o.waiter() {
+		o.flags &^= opWaiter
 		s.unblock(o.rank)
 	}
 	s.maybeFree(mid)

@@ -476,7 +476,7 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 			s.wrapEnter(rk, "MPI_Irecv")
 		}
 		op := s.post(r, e.Peer, e.Tag, e.Comm, false, e.Flags, rk.pos)
-		s.ops[op].held = true
+		s.ops[op].flags |= opHeld
 		s.addReq(rk, request{id: e.Request(), recv: true, idx: op})
 		return s.next(rk, 1)
 	}
@@ -505,8 +505,8 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 			s.addOp(rk, op)
 		}
 		for _, op := range rk.ops {
-			if o := &s.ops[op]; !o.done {
-				o.waiter = true
+			if o := &s.ops[op]; !o.done() {
+				o.flags |= opWaiter
 				rk.block++
 			}
 		}
@@ -576,8 +576,8 @@ func (s *Sim) execWait(r int32, rk *rank, e *tracefmt.Event) bool {
 // waitReq makes rank rk wait for request q unless it is complete.
 func (s *Sim) waitReq(rk *rank, q *request) {
 	if q.recv {
-		if o := &s.ops[q.idx]; !o.done && !o.waiter {
-			o.waiter = true
+		if o := &s.ops[q.idx]; !o.done() && !o.waiter() {
+			o.flags |= opWaiter
 			rk.block++
 		}
 		return
@@ -592,7 +592,7 @@ func (s *Sim) waitReq(rk *rank, q *request) {
 func (s *Sim) releaseReq(rk *rank, q request) {
 	if q.recv {
 		s.recRecv(rk, q.idx, s.ops[q.idx].ev)
-		s.ops[q.idx].held = false
+		s.ops[q.idx].flags &^= opHeld
 		s.freeOpID(q.idx)
 		return
 	}

@@ -145,12 +145,12 @@ func (s *Sim) recRecv(rk *rank, oid int32, ev int32) {
 // recordRecv is recRecv while recording.
 func (s *Sim) recordRecv(rk *rank, oid int32, ev int32) {
 	o := &s.ops[oid]
-	if !o.done {
+	if !o.done() {
 		return
 	}
 	or := s.opRec(oid)
 	e := tracefmt.Recv(float64(s.k.Now()), int(or.mSrc), or.mTag, o.comm, or.mSize)
-	if src := s.at(rk, ev); ev >= 0 && !o.coll && src != nil {
+	if src := s.at(rk, ev); ev >= 0 && !o.coll() && src != nil {
 		e.Flags = src.Flags
 		e.SetRequest(src.Request())
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/internal/hugepage"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
@@ -337,6 +338,11 @@ func (s *Sim) Results() Results {
 		Ranks:                  make([]RankResult, len(s.ranks)),
 		Nodes:                  make([]NodeResult, len(s.nodes)),
 	}
+	// Filled rank by rank below: as huge pages, a fault brings in 2
+	// MiB, not 4 KiB (6.5 MiB of ranks' results at 65,536 ranks, ~1,700
+	// faults of some 14 µs each on the project's machine).
+	hugepage.Advise(res.Ranks)
+	hugepage.Advise(res.Nodes)
 	if res.Wildcards == nil {
 		res.Wildcards = []WildcardMismatch{}
 	}

@@ -357,6 +357,7 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	// of ranks and 1.5 MiB of queues at 65,536 ranks).
 	hugepage.Advise(s.ranks)
 	hugepage.Advise(s.queues)
+	s.alloc.expect(P)
 	s.host.s = s
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)

@@ -30,17 +30,38 @@ type slab[T any] struct {
 	// chunk is how many slices the next allocation serves (0:
 	// slabChunk).
 	chunk int
+	// first, when not 0, is how many slices the first allocation
+	// serves (expect).
+	first int
 }
 
-// slabMaxBytes bounds a slab's allocations.
+// slabMaxBytes bounds a slab's allocations, but for a first one sized by
+// expect.
 const slabMaxBytes = 8 << 20
+
+// expect sizes the slab's first allocation for n slices (one a rank):
+// at 65,536 ranks the doubling chunks of the requests, contexts and
+// collective runs were mostly under 4 MiB, too small to hold many whole
+// aligned huge pages, and their first touches ~3,000 faults of 4 KiB.
+// The slices are taken in order, so the memory touched is the chunk's
+// start, whichever ranks take them.
+func (sl *slab[T]) expect(n int) {
+	if len(sl.buf) == 0 && sl.chunk == 0 {
+		sl.first = n
+	}
+}
 
 // grow replaces the slab's array with a new one for k-element slices.
 func (sl *slab[T]) grow(k int) {
 	n := max(sl.chunk, slabChunk)
+	first := sl.first > 0
+	if first {
+		n = max(sl.first, slabChunk)
+		sl.first = 0
+	}
 	sl.buf = make([]T, k*n)
 	hugepage.Advise(sl.buf)
-	if uintptr(2*k*n)*unsafe.Sizeof(sl.buf[0]) <= slabMaxBytes {
+	if !first && uintptr(2*k*n)*unsafe.Sizeof(sl.buf[0]) <= slabMaxBytes {
 		sl.chunk = 2 * n
 	}
 }
@@ -85,6 +106,16 @@ type allocs struct {
 	colls slab[collQueues]
 	runs  slab[collRun]
 	seqs  slab[uint32]
+}
+
+// expect sizes the first allocation of the per-rank slabs for a run of
+// ranks ranks.
+func (a *allocs) expect(ranks int) {
+	a.reqs.expect(ranks)
+	a.ops.expect(ranks)
+	a.ctxs.expect(ranks)
+	a.runs.expect(ranks)
+	a.seqs.expect(ranks)
 }
 
 // addReq appends q to the rank's open requests.

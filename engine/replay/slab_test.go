@@ -63,3 +63,63 @@ func TestSlabChunksGrow(t *testing.T) {
 		t.Errorf("the next chunk serves %d, more than slabMaxBytes allows (%d)", sl.chunk, most)
 	}
 }
+
+// TestSlabExpect: a slab told the run's ranks serves them all from one
+// allocation, even beyond slabMaxBytes; later slices go back to chunks from
+// slabChunk. A small run keeps chunks of slabChunk.
+func TestSlabExpect(t *testing.T) {
+	for _, tc := range []struct {
+		ranks, want int // want: allocations for ranks+1 slices
+	}{
+		{65536, 2}, // 65,536 × 8 × 16 bytes = 8 MiB, then one of 256
+		{100000, 2},
+		{64, 1},
+	} {
+		var sl slab[request]
+		allocs := testing.AllocsPerRun(1, func() {
+			sl = slab[request]{}
+			sl.expect(tc.ranks)
+			for range tc.ranks + 1 {
+				sl.take(firstReqs)
+			}
+		})
+		if int(allocs) != tc.want {
+			t.Errorf("%d ranks: %.0f allocations for %d slices, want %d", tc.ranks, allocs, tc.ranks+1, tc.want)
+		}
+	}
+}
+
+// TestSizedAndZeros: the bulk collectives' per-call arrays are resized
+// in place when they have room (zeros clears what the last call left),
+// and otherwise replaced by arrays of exactly n elements.
+func TestSizedAndZeros(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		x      []int64
+		n      int
+		sameAr bool
+	}{
+		{"room", []int64{7, 8, 9, 10}, 3, true},
+		{"exact", []int64{7, 8, 9}, 3, true},
+		{"short", []int64{7}, 3, false},
+		{"nil", nil, 3, false},
+	} {
+		old := tc.x[:cap(tc.x)]
+		got := zeros(tc.x, tc.n)
+		if len(got) != tc.n {
+			t.Errorf("%s: zeros gave %d elements, want %d", tc.name, len(got), tc.n)
+		}
+		for i, v := range got {
+			if v != 0 {
+				t.Errorf("%s: element %d is %d after zeros, want 0", tc.name, i, v)
+			}
+		}
+		if same := len(old) > 0 && &got[0] == &old[0]; same != tc.sameAr {
+			t.Errorf("%s: reused the array: %v, want %v", tc.name, same, tc.sameAr)
+		}
+		y := sized([]int64{1, 2, 3, 4}, 2)
+		if len(y) != 2 || y[0] != 1 || y[1] != 2 {
+			t.Errorf("sized kept %v, want [1 2]", y)
+		}
+	}
+}
