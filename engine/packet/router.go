@@ -669,7 +669,10 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 func (n *Network) pump(ln int32) {
 	now := n.now
 	c := &n.nics[ln]
-	nq := &n.nq[c.node]
+	var nq *nodeQueue
+	if n.nq != nil {
+		nq = &n.nq[c.node]
+	}
 	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
 		slot := c.qhead
 		g := &n.msgs[slot]
@@ -700,8 +703,9 @@ func (n *Network) pump(ln int32) {
 		n.smp.injected += payload
 		g.toEmit--
 		c.queued--
-		nq.queued--
-		nq.queuedBytes -= payload
+		if nq != nil {
+			nq.queued--
+		}
 		if g.toEmit == 0 {
 			c.qhead = g.next
 			if c.qhead < 0 {
