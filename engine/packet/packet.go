@@ -395,9 +395,14 @@ type nodeQueue struct {
 // pkt is a packet: 64 bytes, one cache line of the table (whose start
 // is page-aligned).
 type pkt struct {
-	st      routing.State
-	msg     int32
-	next    int32 // the next packet of its buffer, or of the free list
+	st   routing.State
+	msg  int32
+	next int32 // the next packet of its buffer, or of the free list
+	// whole: the packet is its message's only one, so that its arrival
+	// is the message's (its ejection then leaves the message's record
+	// alone until the delivery: a cache line less per message). In the
+	// padding before bytes: pkt stays 64 bytes.
+	whole   bool
 	bytes   int64 // wire bytes
 	born    des.Time
 	headArr des.Time

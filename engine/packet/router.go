@@ -644,15 +644,16 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	if ov < 0 {
 		// Ejection: the destination's interface takes the packet.
 		arr := des.Add(e, lat)
-		g := &n.msgs[p.msg]
-		g.arrival = max(g.arrival, arr)
-		g.toArr--
 		n.pktLat.Add(arr - p.born)
 		n.smp.pktLat.Add(arr - p.born)
 		n.packets++
 		n.pktInFlight--
 		n.smp.packets++
-		if g.toArr == 0 {
+		if p.whole {
+			// Its arrival is the message's (arr is after the send: the
+			// record's arrival, which starts there, would be arr).
+			n.schedule(arr, evDeliver, p.msg)
+		} else if g := &n.msgs[p.msg]; n.arrived(g, arr) {
 			n.schedule(g.arrival, evDeliver, p.msg)
 		}
 		n.freePkt(id)
@@ -662,6 +663,14 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	p.headArr = des.Add(s, lat)
 	p.tailArr = des.Add(e, lat)
 	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
+}
+
+// arrived records the arrival at arr of one of message g's packets and
+// reports whether it was the last.
+func (n *Network) arrived(g *msg, arr des.Time) bool {
+	g.arrival = max(g.arrival, arr)
+	g.toArr--
+	return g.toArr == 0
 }
 
 // pump injects the packets of the messages queued on injection lane ln
@@ -679,7 +688,8 @@ func (n *Network) pump(ln int32) {
 		payload := n.payload(g)
 		id := n.allocPkt()
 		p := &n.pk[id]
-		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now}
+		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now,
+			whole: n.cfg.PacketSize <= 0 || g.bytes <= n.cfg.PacketSize}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
 		// The lane has the injection link to itself; the link's busy
 		// time counts the union of its lanes' transmissions.
