@@ -194,7 +194,7 @@ func (n *Network) try(iv, gp int32) bool {
 	now := n.now
 	vc := iv - gp*n.nv
 	pt := &n.ports[gp]
-	base := pt.base
+	base := n.portBase[pt.router]
 	id := n.front(iv)
 	p := &n.pk[id]
 	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), int(vc), &p.st, &n.hop) {
@@ -309,7 +309,7 @@ func (n *Network) wait(iv int32) {
 	now := n.now
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
-	base := n.ports[iv/n.nv].base
+	base := n.portBase[n.ports[iv/n.nv].router]
 	if n.repeatable {
 		n.hold(iv, base)
 	}
@@ -555,7 +555,7 @@ func (n *Network) wake(og int32) {
 			continue
 		}
 		in.waiting = true
-		w.vcs = n.portVCs(og - n.ports[w.iv/n.nv].base)
+		w.vcs = n.portVCs(og - n.portBase[n.ports[w.iv/n.nv].router])
 		list[kept] = w
 		kept++
 	}
