@@ -133,8 +133,12 @@ func TestCreditLatencyShortcut(t *testing.T) {
 }
 
 // The records a hop reads are one cache line each (their tables start
-// page-aligned), so that none of them straddles two lines.
+// page-aligned), so that none of them straddles two lines; a port is a
+// quarter of one.
 func TestHopRecordsAreOneCacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(port{}); 64%size != 0 {
+		t.Errorf("port is %d bytes, not a divisor of 64", size)
+	}
 	for _, tc := range []struct {
 		name string
 		size uintptr
@@ -143,6 +147,7 @@ func TestHopRecordsAreOneCacheLine(t *testing.T) {
 		{"inBuf", unsafe.Sizeof(inBuf{})},
 		{"pkt", unsafe.Sizeof(pkt{})},
 		{"msg", unsafe.Sizeof(msg{})},
+		{"nic", unsafe.Sizeof(nic{})},
 	} {
 		if tc.size != 64 {
 			t.Errorf("%s is %d bytes, want 64", tc.name, tc.size)

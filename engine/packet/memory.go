@@ -52,7 +52,10 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 		L*(int64(unsafe.Sizeof(link{}))+1) + // links, linkGroup
 		ivs*int64(unsafe.Sizeof(inBuf{})) + // ins
 		lanes*int64(unsafe.Sizeof(nic{})) + // nics
-		N*(int64(unsafe.Sizeof(nodeQueue{}))+4) // nq, nodeLane
+		(N+1)*4 // nodeLane
+	if lanes != N {
+		bytes += N*int64(unsafe.Sizeof(nodeQueue{})) + lanes*4 // nq, laneOut
+	}
 	if B := int64(max(buffer, 1)); B > outRing {
 		bytes += rports * V * B * time // pend
 	}

@@ -500,11 +500,35 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 			m.Queues = append(m.Queues, qm)
 		}
 	}
-	m.NICs = make([]netmodel.NICMetric, len(n.nq))
-	for i := range n.nq {
-		c := &n.nq[i]
-		m.NICs[i] = netmodel.NICMetric{Node: int32(i), Queued: c.queued, Max: c.maxQueued, QueuedBytes: c.queuedBytes}
+	nodes := len(n.nodeLane) - 1
+	m.NICs = make([]netmodel.NICMetric, nodes)
+	for i := range nodes {
+		nm := netmodel.NICMetric{Node: int32(i)}
+		for l := n.nodeLane[i]; l < n.nodeLane[i+1]; l++ {
+			c := &n.nics[l]
+			nm.Queued += c.queued
+			nm.Max = max(nm.Max, c.maxQueued)
+			for slot := c.qhead; slot >= 0; slot = n.msgs[slot].next {
+				nm.QueuedBytes += n.unsent(&n.msgs[slot])
+			}
+		}
+		if n.nq != nil {
+			nm.Max = n.nq[i].maxQueued
+		}
+		m.NICs[i] = nm
 	}
+}
+
+// unsent returns the payload of queued message g not yet packetised:
+// every packet but the last carries PacketSize bytes (see payload), so
+// after k of its P packets bytes − k·PacketSize are left.
+func (n *Network) unsent(g *msg) int64 {
+	ps := n.cfg.PacketSize
+	if ps <= 0 || g.bytes <= 0 {
+		return g.bytes
+	}
+	packets := (g.bytes + ps - 1) / ps
+	return g.bytes - (packets-g.toEmit)*ps
 }
 
 // Layout returns the drawing geometry of the routers (computed once).

@@ -237,10 +237,15 @@ type Network struct {
 	freeCr int32
 
 	// nics are the injection lanes, nodeLane[node] … nodeLane[node+1]−1
-	// those of a node; nq the nodes' queue statistics.
+	// those of a node. nq counts the packets queued at every node of a
+	// network with several lanes on some node (nil with one lane per
+	// node: a lane then keeps its node's maximum itself, in the cache
+	// line a message touches anyway), laneOut the router port each of
+	// its lanes leaves by (-1: any).
 	nics     []nic
 	nodeLane []int32
 	nq       []nodeQueue
+	laneOut  []int32
 
 	pk     []pkt
 	freePk int32
@@ -275,10 +280,11 @@ type Network struct {
 	layout *netmodel.Layout
 }
 
-// port is a router port (by global index).
+// port is a router port (by global index): 16 bytes, four to a cache
+// line and none across two (at 20, with the router's first port, nearly
+// a third straddled two lines); that first port is portBase[router].
 type port struct {
 	router int32 // its router
-	base   int32 // the router's first global port
 	link   int32 // the channel leaving through it, -1 if none
 	peer   int32 // the global port at the other end, ^lane, or noPeer
 	in     int32 // its port number at the router (for a lane's buffer, the terminal port's)
@@ -363,7 +369,6 @@ type waiter struct {
 // port.
 type nic struct {
 	node    int32
-	out     int32 // the router port its messages leave by (-1: any)
 	iv      int32 // its input buffer at the router (VC 0)
 	inject  int32 // link id node → router
 	credits int32
@@ -375,19 +380,30 @@ type nic struct {
 	at            des.Time // pending evNIC time, des.Never if none
 	free          des.Time // when its last packet has left the node
 	queued        int64    // packets not yet injected
+	// maxQueued is the most packets its node ever had queued, kept here
+	// when every node has one lane (Network.nq nil). The bytes not yet
+	// packetised are not kept: Metrics adds them up from the queued
+	// messages. A nic is 64 bytes, one cache line of the table.
+	maxQueued int64
 }
 
-// nodeQueue is the injection queue of a node, over all its lanes.
+// nodeQueue is the injection queue of a node over all its lanes, for
+// networks with several lanes on a node.
 type nodeQueue struct {
-	queued, maxQueued, queuedBytes int64
+	queued, maxQueued int64
 }
 
 // pkt is a packet: 64 bytes, one cache line of the table (whose start
 // is page-aligned).
 type pkt struct {
-	st      routing.State
-	msg     int32
-	next    int32 // the next packet of its buffer, or of the free list
+	st   routing.State
+	msg  int32
+	next int32 // the next packet of its buffer, or of the free list
+	// whole: the packet is its message's only one, so that its arrival
+	// is the message's (its ejection then leaves the message's record
+	// alone until the delivery: a cache line less per message). In the
+	// padding before bytes: pkt stays 64 bytes.
+	whole   bool
 	bytes   int64 // wire bytes
 	born    des.Time
 	headArr des.Time
@@ -541,7 +557,7 @@ func (n *Network) build() error {
 		np := t.NumPorts(r)
 		for p := 0; p < np; p++ {
 			gp := n.portBase[r] + int32(p)
-			pt := port{router: int32(r), base: n.portBase[r], link: int32(t.OutLink(r, p)), peer: noPeer, in: int32(p)}
+			pt := port{router: int32(r), link: int32(t.OutLink(r, p)), peer: noPeer, in: int32(p)}
 			switch pe := t.Peer(r, p); pe.Kind {
 			case topology.PeerRouter:
 				pt.peer = n.portBase[pe.ID] + int32(pe.Port)
@@ -616,12 +632,18 @@ func (n *Network) build() error {
 	n.waited = make([]uint64, (routerTotal+63)/64)
 
 	n.nics = make([]nic, lanes)
-	n.nq = make([]nodeQueue, N)
+	if lanes != N {
+		n.nq = make([]nodeQueue, N)
+		n.laneOut = make([]int32, lanes)
+		for l := range n.laneOut {
+			n.laneOut[l] = -1
+		}
+	}
 	for i := 0; i < N; i++ {
 		r, p := t.Attach(i)
 		term := n.portBase[r] + int32(p)
 		l := n.nodeLane[i]
-		n.nics[l] = nic{node: int32(i), out: -1, iv: term * n.nv, inject: int32(t.InjectLink(i)),
+		n.nics[l] = nic{node: int32(i), iv: term * n.nv, inject: int32(t.InjectLink(i)),
 			credits: n.nb, pfirst: -1, plast: -1, qhead: -1, qtail: -1, at: des.Never}
 		// A lane's buffer is a copy of the terminal port: same router,
 		// same port number for the routing, same links.
@@ -636,7 +658,8 @@ func (n *Network) build() error {
 			n.ports[gp] = n.ports[term]
 			n.ports[gp].peer = ^l
 			n.nics[l] = n.nics[n.nodeLane[i]]
-			n.nics[l].out, n.nics[l].iv = int32(q), gp*n.nv
+			n.nics[l].iv = gp * n.nv
+			n.laneOut[l] = int32(q)
 		}
 	}
 	return nil
@@ -710,13 +733,16 @@ func (n *Network) Send(m netmodel.Message) {
 		n.schedule(now, evDeliver, slot)
 		return
 	}
-	q := &n.nq[m.Src]
-	q.queued += g.toEmit
-	q.maxQueued = max(q.maxQueued, q.queued)
-	q.queuedBytes += m.Bytes
 	lane := n.lane(m.Src, m.Dst)
 	c := &n.nics[lane]
 	c.queued += g.toEmit
+	if n.nq == nil {
+		c.maxQueued = max(c.maxQueued, c.queued)
+	} else {
+		q := &n.nq[m.Src]
+		q.queued += g.toEmit
+		q.maxQueued = max(q.maxQueued, q.queued)
+	}
 	if c.qtail >= 0 {
 		n.msgs[c.qtail].next = slot
 	} else {
@@ -732,7 +758,7 @@ func (n *Network) Send(m netmodel.Message) {
 // with several, the one towards the first router port of the message's
 // route (the routing's first choice for a fresh packet).
 func (n *Network) lane(src, dst int32) int32 {
-	if len(n.nics) == len(n.nq) {
+	if n.nq == nil {
 		// A lane per node (no node alone on a router of several
 		// ports: a crossbar, a fat tree): lane src, without a look at
 		// nodeLane, a cache miss per message on a large network.
@@ -748,7 +774,7 @@ func (n *Network) lane(src, dst int32) int32 {
 	n.alg.Init(st, int(src), int(dst))
 	pt := &n.ports[n.nics[l0].iv/n.nv]
 	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), 0, st, &n.hop) {
-		return n.laneCompact(l0, l1, pt.base)
+		return n.laneCompact(l0, l1, n.portBase[pt.router])
 	}
 	n.choices = n.alg.Route(int(pt.router), int(pt.in), 0, st, n.choices[:0])
 	if len(n.choices) > 0 {
@@ -756,12 +782,12 @@ func (n *Network) lane(src, dst int32) int32 {
 		if n.pickMost {
 			// The occupancy order the routing left to us: all choices
 			// full keeps the static order.
-			if i, most := n.mostRoom(pt.base); most > 0 {
+			if i, most := n.mostRoom(n.portBase[pt.router]); most > 0 {
 				first = n.choices[i].Port
 			}
 		}
 		for l := l0 + 1; l < l1; l++ {
-			if n.nics[l].out == first {
+			if n.laneOut[l] == first {
 				return l
 			}
 		}
@@ -795,7 +821,7 @@ func (n *Network) laneCompact(l0, l1, base int32) int32 {
 		}
 	}
 	for l := l0 + 1; l < l1; l++ {
-		if n.nics[l].out == first {
+		if n.laneOut[l] == first {
 			return l
 		}
 	}
@@ -844,7 +870,7 @@ func (n *Network) Handle(e des.Event) {
 // was 14 % of the peak resident size). Capacity never written costs no
 // resident memory; at most a million entries (64 MB of address space
 // each).
-func (n *Network) msgRoom() int { return min(4*len(n.nq), 1<<20) }
+func (n *Network) msgRoom() int { return min(4*(len(n.nodeLane)-1), 1<<20) }
 
 func (n *Network) pktRoom() int { return min(4*len(n.nics), n.slots, 1<<20) }
 

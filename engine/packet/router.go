@@ -194,7 +194,7 @@ func (n *Network) try(iv, gp int32) bool {
 	now := n.now
 	vc := iv - gp*n.nv
 	pt := &n.ports[gp]
-	base := pt.base
+	base := n.portBase[pt.router]
 	id := n.front(iv)
 	p := &n.pk[id]
 	if n.compact != nil && n.compact.RouteCompact(int(pt.router), int(pt.in), int(vc), &p.st, &n.hop) {
@@ -309,7 +309,7 @@ func (n *Network) wait(iv int32) {
 	now := n.now
 	n.ins[iv].waiting = true
 	n.ins[iv].gen++
-	base := n.ports[iv/n.nv].base
+	base := n.portBase[n.ports[iv/n.nv].router]
 	if n.repeatable {
 		n.hold(iv, base)
 	}
@@ -555,7 +555,7 @@ func (n *Network) wake(og int32) {
 			continue
 		}
 		in.waiting = true
-		w.vcs = n.portVCs(og - n.ports[w.iv/n.nv].base)
+		w.vcs = n.portVCs(og - n.portBase[n.ports[w.iv/n.nv].router])
 		list[kept] = w
 		kept++
 	}
@@ -644,15 +644,16 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	if ov < 0 {
 		// Ejection: the destination's interface takes the packet.
 		arr := des.Add(e, lat)
-		g := &n.msgs[p.msg]
-		g.arrival = max(g.arrival, arr)
-		g.toArr--
 		n.pktLat.Add(arr - p.born)
 		n.smp.pktLat.Add(arr - p.born)
 		n.packets++
 		n.pktInFlight--
 		n.smp.packets++
-		if g.toArr == 0 {
+		if p.whole {
+			// Its arrival is the message's (arr is after the send: the
+			// record's arrival, which starts there, would be arr).
+			n.schedule(arr, evDeliver, p.msg)
+		} else if g := &n.msgs[p.msg]; n.arrived(g, arr) {
 			n.schedule(g.arrival, evDeliver, p.msg)
 		}
 		n.freePkt(id)
@@ -664,19 +665,31 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
 }
 
+// arrived records the arrival at arr of one of message g's packets and
+// reports whether it was the last.
+func (n *Network) arrived(g *msg, arr des.Time) bool {
+	g.arrival = max(g.arrival, arr)
+	g.toArr--
+	return g.toArr == 0
+}
+
 // pump injects the packets of the messages queued on injection lane ln
 // while its buffer at the router has room.
 func (n *Network) pump(ln int32) {
 	now := n.now
 	c := &n.nics[ln]
-	nq := &n.nq[c.node]
+	var nq *nodeQueue
+	if n.nq != nil {
+		nq = &n.nq[c.node]
+	}
 	for c.qhead >= 0 && n.nicAvail(ln, now) > 0 {
 		slot := c.qhead
 		g := &n.msgs[slot]
 		payload := n.payload(g)
 		id := n.allocPkt()
 		p := &n.pk[id]
-		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now}
+		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now,
+			whole: n.cfg.PacketSize <= 0 || g.bytes <= n.cfg.PacketSize}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
 		// The lane has the injection link to itself; the link's busy
 		// time counts the union of its lanes' transmissions.
@@ -700,8 +713,9 @@ func (n *Network) pump(ln int32) {
 		n.smp.injected += payload
 		g.toEmit--
 		c.queued--
-		nq.queued--
-		nq.queuedBytes -= payload
+		if nq != nil {
+			nq.queued--
+		}
 		if g.toEmit == 0 {
 			c.qhead = g.next
 			if c.qhead < 0 {

@@ -132,10 +132,11 @@ func (n *Network) buffer(iv int32) netmodel.Buffer {
 	if gp >= n.portBase[len(n.portBase)-1] {
 		// An injection lane's buffer: named after the port it feeds, as
 		// the node's lanes share the terminal port's number.
-		c := &n.nics[^n.ports[gp].peer]
+		l := ^n.ports[gp].peer
+		c, out := &n.nics[l], n.laneOut[l]
 		return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
-			Name:  fmt.Sprintf("r%d.p%d>p%d", r, p, c.out),
-			Where: fmt.Sprintf("router %d%s, node %d's injection lane towards port %d (%s)", r, n.at(int(r)), c.node, c.out, n.portLabel(int(r), int(c.out)))}
+			Name:  fmt.Sprintf("r%d.p%d>p%d", r, p, out),
+			Where: fmt.Sprintf("router %d%s, node %d's injection lane towards port %d (%s)", r, n.at(int(r)), c.node, out, n.portLabel(int(r), int(out)))}
 	}
 	return netmodel.Buffer{Router: r, Port: p, VC: vc, Packets: int32(n.ins[iv].count), Capacity: n.nb,
 		Name:  fmt.Sprintf("r%d.p%d/vc%d", r, p, vc),
