@@ -208,29 +208,21 @@ func countFast(b *countArr, i, limit int) (r, end int, ok bool) {
 		return 0, 0, false
 	}
 	i++
-	// The rank's digits a word at a time, as digits (fast.go) reads
-	// them: a loop over them cost 8 instructions a digit, 16 more a line
-	// at 4,096 ranks than at 64 and 24 at 65,536. None, or eight and
-	// maybe more, are the general path's.
-	x := countWord(b, i)
-	m := ((x - ones*'0') | (x + ones*0x46)) & highs
-	k := bits.TrailingZeros64(m) >> 3
-	if k == 0 || k == 8 {
+	c := countAt(b, i)
+	if c-'0' > 9 {
 		return 0, 0, false
 	}
-	v := (x & (ones * 0x0f)) << (64 - 8*k)
-	v = (v * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
-	v = (v * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
-	v = (v * (10000<<32 + 1)) >> 32
-	if r = int(v); r >= limit {
-		return 0, 0, false
+	for ; c-'0' <= 9; c = countAt(b, i) {
+		if r = r*10 + int(c-'0'); r >= limit {
+			return 0, 0, false
+		}
+		i++
 	}
-	i += k
-	if countAt(b, i) != ' ' {
+	if c != ' ' {
 		return 0, 0, false
 	}
 	i++
-	if c := countAt(b, i); c < 'a' || c > 'z' {
+	if c = countAt(b, i); c < 'a' || c > 'z' {
 		return 0, 0, false
 	}
 	for {
