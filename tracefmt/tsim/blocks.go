@@ -371,6 +371,7 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 		d.group()
 		for _, run := range d.runs {
 			r := int(run.rank)
+			p.takeBack(r)
 			if r < len(p.pending) && p.pending[r].n > maxRankEvents-int(run.n) {
 				return p.applyLines(b, first)
 			}
@@ -396,27 +397,26 @@ func (p *parser) applyBlock(b *lineblock.Block, d *decodedBlock, first int) erro
 	if d.grouped {
 		for k := range d.runs {
 			run := &d.runs[k]
+			p.takeBack(int(run.rank))
 			p.grow(int(run.rank))
 			p.pending[run.rank].addAll(d.events(run), p.slab(int(run.rank)))
 		}
 	} else {
 		// One event at a time, as they come: at 65,536 ranks a rank
 		// has one or two events in a block, and runs of them cost more
-		// than they save.
-		pending := p.pending
+		// than they save. Each goes where its rank's fill slot says.
+		fill, arena := p.fill, p.arena
 		for i, r := range d.ranks {
-			if int(r) < len(pending) {
+			if int(r) < len(fill) {
 				// Nearly always: room in the rank's counted stream.
-				rb := &pending[r]
-				if n := len(rb.cur); n < cap(rb.cur) {
-					rb.cur = rb.cur[:n+1]
-					rb.cur[n] = d.flat[i]
-					rb.n++
+				if s := &fill[r]; s.at < s.end {
+					arena[s.at] = d.flat[i]
+					s.at++
 					continue
 				}
 			}
+			p.takeBack(int(r))
 			p.add(int(r), &d.flat[i])
-			pending = p.pending
 		}
 	}
 	p.applied += len(d.flat)

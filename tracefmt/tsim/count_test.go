@@ -467,3 +467,29 @@ func TestCountFast(t *testing.T) {
 		}
 	}
 }
+
+// TestCountedRanksHaveTheirEvents: the events written through the ranks'
+// fill slots (a counted rank's cursor in the shared array) are the ranks'
+// when the read ends: a world of more than tracefmt.MaxEmptyRanks ranks,
+// every one with an event, is not refused as empty, serially and in
+// blocks, and each rank has its event.
+func TestCountedRanksHaveTheirEvents(t *testing.T) {
+	const ranks = tracefmt.MaxEmptyRanks + 2
+	var b strings.Builder
+	fmt.Fprintf(&b, "tsim 1\nranks %d\n", ranks)
+	for r := range ranks {
+		fmt.Fprintf(&b, "%d %d compute dur=1\n", r, r)
+	}
+	text := b.String()
+	for _, o := range []readOptions{{workers: 1}, {workers: 3, blockSize: 4096}} {
+		tr, err := read(context.Background(), strings.NewReader(text), o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		for r := range tr.Ranks {
+			if ev := tr.Ranks[r].Events; len(ev) != 1 || ev[0].Time != float64(r) {
+				t.Fatalf("%+v: rank %d has %d events (%v), want its one at %d", o, r, len(ev), ev, r)
+			}
+		}
+	}
+}

@@ -149,6 +149,15 @@ type parser struct {
 	// judged against the ranks that have events (tracefmt.CheckWorld)
 	// before anything is allocated for all of them.
 	pending []rankBuffer
+	// fill is where each counted rank's next event goes in arena (the
+	// streams of every counted rank, cut from one array) while its
+	// counted stream has room: 16 bytes a rank read and written per
+	// record, where its rankBuffer is 64, so that the ranks' cursors
+	// stay in cache at 65,536 ranks as at 64. A rank's pending entry is
+	// stale while its slot is in use (end >= 0); takeBack brings it up
+	// to date and retires the slot before anything else reads it.
+	fill  []fillSlot
+	arena []tracefmt.Event
 	// slabs hold the small chunks of pending, a slab for each range of
 	// slabRanks ranks.
 	slabs     [][]tracefmt.Event
@@ -242,6 +251,7 @@ func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 		}
 		return nil, nil
 	}
+	p.takeBackAll()
 	withEvents := 0
 	for i := range p.pending {
 		if p.pending[i].n > 0 {
@@ -660,10 +670,15 @@ func (p *parser) startRecords() error {
 		// ranks' file order: as huge pages too.
 		p.pending = make([]rankBuffer, n)
 		hugepage.Advise(p.pending)
+		p.arena, p.fill = arena, make([]fillSlot, n)
+		at := 0
 		for r, c := range p.counts[:n] {
+			p.fill[r] = fillSlot{at: -1, end: -1}
 			if c > 0 {
 				p.pending[r] = rankBuffer{cur: arena[:0:c], owned: true}
 				arena = arena[c:]
+				p.fill[r] = fillSlot{at: at, end: at + int(c)}
+				at += int(c)
 			}
 		}
 	}
@@ -894,6 +909,22 @@ func (p *parser) resolve(r *rec) error {
 // failing.
 func (p *parser) apply(r *rec) error {
 	rank := int(r.rank)
+	if rank < len(p.fill) {
+		if s := &p.fill[rank]; s.at < s.end {
+			// Nearly always: room in the rank's counted stream (below
+			// maxRankEvents, the most a count holds).
+			if !p.rf.headerDone(r, &p.lastState) {
+				if err := p.resolveRec(r); err != nil {
+					return err
+				}
+			}
+			p.applied++
+			p.arena[s.at] = r.e
+			s.at++
+			return nil
+		}
+		p.takeBack(rank)
+	}
 	if rank >= len(p.pending) {
 		p.pending = slices.Grow(p.pending, rank+1-len(p.pending))[:rank+1]
 	}
@@ -918,6 +949,38 @@ func (p *parser) apply(r *rec) error {
 	}
 	p.add(rank, &r.e)
 	return nil
+}
+
+// fillSlot is a counted rank's cursor in parser.arena: its next event
+// goes to arena[at], while at < end (the end of its counted stream).
+// A retired slot (or a rank not counted) has at = end = -1.
+type fillSlot struct {
+	at, end int
+}
+
+// takeBack brings rank r's pending entry up to date with its fill slot
+// (the events written through it) and retires the slot: from then on
+// the entry alone says where the rank's events go.
+func (p *parser) takeBack(r int) {
+	if r >= len(p.fill) {
+		return
+	}
+	s := &p.fill[r]
+	if s.end < 0 {
+		return
+	}
+	rb := &p.pending[r]
+	n := cap(rb.cur) - (s.end - s.at)
+	rb.n += n - len(rb.cur)
+	rb.cur = rb.cur[:n]
+	*s = fillSlot{at: -1, end: -1}
+}
+
+// takeBackAll is takeBack for every rank.
+func (p *parser) takeBackAll() {
+	for r := range p.fill {
+		p.takeBack(r)
+	}
 }
 
 // grow makes room in pending for rank r.
@@ -1274,7 +1337,7 @@ func (p *parser) flush() error {
 		}
 		*rb = rankBuffer{}
 	}
-	p.pending, p.slabs = nil, nil
+	p.pending, p.slabs, p.fill, p.arena = nil, nil, nil, nil
 	if err := p.b.AddChunks(chunks); err != nil {
 		return fmt.Errorf("tsim: %w", err)
 	}
