@@ -61,7 +61,7 @@ func benchRows() []benchRow {
 }
 
 func runBench(e *env, args []string) int {
-	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST] [--repeat N]",
+	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST] [--repeat N] [--run REGEXP]",
 		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
 			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
 			"The input is a generated 64-rank stencil2d trace of about --events events.\n\n"+
@@ -82,7 +82,7 @@ func runBench(e *env, args []string) int {
 	fs.IntVar(&ui.ssh, "ssh", 0, "with --ui: measure N sessions of `tracesim serve` over SSH instead (keys pressed in each in turn)")
 	var idle float64 = 3
 	fs.Var(durationValue{&idle}, "idle", "with --ui: how long to measure the idle UI's CPU use (0: not at all)")
-	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression")
+	runRe := fs.String("run", "", "only benchmarks whose name matches this regular expression (with --simgrid: cases such as cg64/torus; with --scale: stages such as \"info\" or \"sim flow\")")
 	asJSON := fs.Bool("json", false, "print JSON")
 	simgridDir := fs.String("simgrid", "", "compare with smpirun -replay on the traces recorded into this directory")
 	repeat := fs.Int("repeat", 3, "paired runs per case with --simgrid; runs per stage with --scale (the median by CPU time is reported)")
@@ -105,7 +105,7 @@ func runBench(e *env, args []string) int {
 		return benchSimGrid(e, simChild{path: self}, *simgridDir, *runRe, *repeat, *asJSON)
 	}
 	if *scale {
-		return runBenchScale(e, *points, *repeat)
+		return runBenchScale(e, *points, *runRe, *repeat)
 	}
 	re, err := regexp.Compile(*runRe)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,15 +51,44 @@ func parseScalePoints(s string) ([]scalePoint, error) {
 
 // scaleStages are the commands bench --scale times on each trace, each in
 // a process of its own so that its peak resident size is its own.
-var scaleStages = []struct {
-	name string
-	args []string
-}{
+var scaleStages = []scaleStage{
 	{"info", []string{"info"}},
 	{"check", []string{"check"}},
 	{"sim analytic", []string{"sim", "--model", "puppet"}},
 	{"sim flow", []string{"sim", "--model", "flow", "--sample-period", "0"}},
 	{"sim packet", []string{"sim", "--model", "packet", "--sample-period", "0"}},
+}
+
+// scaleStage is one command bench --scale times: its name in the table
+// and its arguments before the trace's path.
+type scaleStage struct {
+	name string
+	args []string
+}
+
+// selectScaleStages returns the stages whose name matches the regular
+// expression runRe, in the table's order: all of them when it is empty,
+// an error when it is not a regular expression or matches none (a run
+// that times nothing would print an empty table).
+func selectScaleStages(runRe string) ([]scaleStage, error) {
+	re, err := regexp.Compile(runRe)
+	if err != nil {
+		return nil, err
+	}
+	var out []scaleStage
+	for _, st := range scaleStages {
+		if re.MatchString(st.name) {
+			out = append(out, st)
+		}
+	}
+	if len(out) == 0 {
+		names := make([]string, len(scaleStages))
+		for i, st := range scaleStages {
+			names[i] = strconv.Quote(st.name)
+		}
+		return nil, fmt.Errorf("%q matches no stage of --scale (%s)", runRe, strings.Join(names, ", "))
+	}
+	return out, nil
 }
 
 // runBenchScale generates a stencil2d trace for every point and times the
@@ -76,10 +106,16 @@ var scaleStages = []struct {
 // reads the trace, so "load" is part of each; info is mostly load.
 // Each stage runs repeat times: its row is the run of median CPU time,
 // with the largest peak of the runs.
-func runBenchScale(e *env, points string, repeat int) int {
+// Only the stages whose name matches runRe run (all when it is empty).
+func runBenchScale(e *env, points, runRe string, repeat int) int {
 	pts, err := parseScalePoints(points)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "tracesim bench: %v\n", err)
+		return exitUsage
+	}
+	stages, err := selectScaleStages(runRe)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "tracesim bench: --run: %v\n", err)
 		return exitUsage
 	}
 	exe, err := os.Executable()
@@ -97,7 +133,7 @@ func runBenchScale(e *env, points string, repeat int) int {
 	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT", "NET B/EVENT")
 	// perEvent[i] holds stage i's CPU nanoseconds per event at each
 	// point, for the spread printed at the end.
-	perEvent := make([][]float64, len(scaleStages))
+	perEvent := make([][]float64, len(stages))
 	// bases[ranks][i] is stage i's peak on the one-iteration trace.
 	bases := map[int][]int64{}
 	for _, pt := range pts {
@@ -113,7 +149,7 @@ func runBenchScale(e *env, points string, repeat int) int {
 		n := all.Events
 		base, ok := bases[pt.ranks]
 		if !ok {
-			if base, err = scaleBase(e, exe, dir, pt.ranks); err != nil {
+			if base, err = scaleBase(e, exe, dir, pt.ranks, stages); err != nil {
 				return fail(e, "bench", err)
 			}
 			bases[pt.ranks] = base
@@ -122,7 +158,7 @@ func runBenchScale(e *env, points string, repeat int) int {
 		if err != nil {
 			return fail(e, "bench", err)
 		}
-		for i, st := range scaleStages {
+		for i, st := range stages {
 			u, err := medianChild(e, exe, append(append([]string{}, st.args...), path), repeat)
 			if err != nil {
 				return fail(e, "bench", fmt.Errorf("%s on %d events at %d ranks: %w", st.name, n, pt.ranks, err))
@@ -145,7 +181,7 @@ func runBenchScale(e *env, points string, repeat int) int {
 		// counts: issue #19 bounds max/min at 1.2.
 		const spread = "%-13s %13s %13s %8s\n"
 		fmt.Fprintf(e.stdout, "\n"+spread, "STAGE", "MIN NS/EVENT", "MAX NS/EVENT", "MAX/MIN")
-		for i, st := range scaleStages {
+		for i, st := range stages {
 			lo, hi := slices.Min(perEvent[i]), slices.Max(perEvent[i])
 			fmt.Fprintf(e.stdout, spread, st.name, fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/max(lo, 1e-9)))
 		}
@@ -192,14 +228,14 @@ func genScaleTrace(e *env, exe, dir string, ranks, iters int) (string, error) {
 // scaleBase returns each stage's peak resident bytes on the
 // one-iteration trace at ranks ranks: the fixed part NET B/EVENT leaves
 // out.
-func scaleBase(e *env, exe, dir string, ranks int) ([]int64, error) {
+func scaleBase(e *env, exe, dir string, ranks int, stages []scaleStage) ([]int64, error) {
 	path, err := genScaleTrace(e, exe, dir, ranks, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(path)
-	base := make([]int64, len(scaleStages))
-	for i, st := range scaleStages {
+	base := make([]int64, len(stages))
+	for i, st := range stages {
 		u, err := benchChild(e, exe, append(append([]string{}, st.args...), path))
 		if err != nil {
 			return nil, fmt.Errorf("%s on one iteration at %d ranks: %w", st.name, ranks, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -167,5 +168,41 @@ func TestMedianUsage(t *testing.T) {
 		if got := medianUsage(c.runs); got != c.want {
 			t.Errorf("%s: medianUsage = %+v, want %+v", c.name, got, c.want)
 		}
+	}
+}
+
+// bench --scale --run times only the stages it names, in the table's
+// order, and refuses an expression that names none.
+func TestBenchScaleRunSelectsStages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs processes")
+	}
+	bin := buildTracesim(t)
+	for _, c := range []struct {
+		run  string
+		want []string // the stages of the table's rows, in order
+	}{
+		{"info|analytic", []string{"info", "sim analytic"}},
+		{"^check$", []string{"check"}},
+	} {
+		out, err := exec.Command(bin, "bench", "--scale", "--points", "20k@8", "--run", c.run).CombinedOutput()
+		if err != nil {
+			t.Fatalf("--run %q: %v\n%s", c.run, err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
+		var got []string
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) == 9 || len(f) == 10 {
+				got = append(got, strings.Join(f[2:len(f)-6], " "))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("--run %q: stages %q, want %q\n%s", c.run, got, c.want, out)
+		}
+	}
+	out, err := exec.Command(bin, "bench", "--scale", "--points", "20k@8", "--run", "flwo").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), `--run: "flwo" matches no stage of --scale ("info", "check", "sim analytic", "sim flow", "sim packet")`) {
+		t.Errorf("--run flwo: %v, output %q; want exit 2 naming the stages", err, out)
 	}
 }
