@@ -93,28 +93,6 @@ type system struct {
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
-	// What fill keeps for the next round to replay (see replay): the
-	// steps of the last fill and the fixes they made, (flow, link fixed
-	// at) pairs; logF and logL are the flows and links of the system
-	// filled. extF and extL are the flows and links of the system build
-	// extended (0: built anew, nothing to replay). touched and tlist are
-	// replay's scratch.
-	steps      []fillStep
-	fixes      []int32
-	logF, logL int
-	extF, extL int
-	touched    []bool
-	tlist      []int32
-	// replayStop, when positive, makes replay give up after that many
-	// steps and restart the fill, when negative turns replay off
-	// (tests); resumed and replayedSteps count the rounds that replayed
-	// a step and the steps replayed. replayVerify makes every round that
-	// could replay fill whole as well and compare (tests, see
-	// fillVerified).
-	replayStop                   int
-	resumed, replayedSteps       int
-	replayVerify                 bool
-	replayChecked, replayDiffers int
 	// memo remembers the systems built and filled before (see
 	// solveMemo).
 	memo solveMemo
@@ -167,7 +145,6 @@ func (n *Network) solve(now des.Time) {
 	s := &n.sys
 	s.slot, s.id, s.changed = s.slot[:0], s.id[:0], s.changed[:0]
 	s.builtF, s.builtL, s.checkedF, s.checkedL = 0, 0, 0, 0
-	s.logF, s.logL = 0, 0
 	n.seed(now)
 	if len(s.slot) == 0 {
 		// Only flows that finished, alone on their links: no rate
@@ -304,12 +281,6 @@ func (n *Network) build() {
 	F, F0 := len(s.slot), s.builtF
 	if s.fresh {
 		F0, s.builtL = 0, 0
-	}
-	// The last fill's steps can be replayed if it filled the system
-	// extended here (see replay).
-	s.extF, s.extL = 0, 0
-	if F0 > 0 && F0 == s.logF && s.builtL == s.logL && s.replayStop >= 0 {
-		s.extF, s.extL = F0, s.builtL
 	}
 	s.w, s.level, s.bound, s.prev = extend(s.w, F), extend(s.level, F), extend(s.bound, F), extend(s.prev, F)
 	s.val, s.fixed, s.at = grow(s.val, F), grow(s.fixed, F), grow(s.at, F)
@@ -656,17 +627,6 @@ func (s *system) fill() {
 	// system's. Local copies of the slices, as in build.
 	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
 	lOff, lFlow := s.lOff, s.lFlow
-	if s.extF > 0 && s.replayVerify {
-		s.fillVerified()
-		return
-	}
-	replayed := 0
-	if s.extF > 0 {
-		replayed = s.replay()
-	} else {
-		s.steps, s.fixes = s.steps[:0], s.fixes[:0]
-	}
-	steps, fixes := s.steps, s.fixes
 	live := s.live[:0]
 	for j, r := range ratio {
 		if !math.IsInf(r, 1) {
@@ -683,22 +643,17 @@ func (s *system) fill() {
 	// level is the same), so that is rare.
 	open := s.open[:0]
 	for i := range s.slot {
-		if replayed == 0 || !fixed[i] {
-			open = append(open, int32(i))
-		}
+		open = append(open, int32(i))
 	}
 	left, xb, nxb := len(open), math.Inf(1), 0
 	for left > 0 {
 		x := math.Inf(1)
 		k := 0
-		am := int32(-1) // the first link at the lowest ratio
 		for _, j := range live {
 			if r := ratio[j]; !math.IsInf(r, 1) {
 				live[k] = j
 				k++
-				if r < x {
-					x, am = r, j
-				}
+				x = fmin(x, r)
 			}
 		}
 		live = live[:k]
@@ -725,24 +680,20 @@ func (s *system) fill() {
 				for _, i := range open {
 					if !fixed[i] {
 						s.fix(int(i), 0, -1)
-						fixes = append(fixes, i, -1)
 					}
 				}
-				steps = append(steps, fillStep{kind: stepNone, am: -1, end: int32(len(fixes))})
 				break
 			}
 			thr := xb * (1 + boundTol)
 			for _, i := range open {
 				if l := level[i]; !fixed[i] && l <= thr {
 					s.fix(int(i), s.bound[i], -1)
-					fixes = append(fixes, i, -1)
 					left--
 					if l == xb {
 						nxb--
 					}
 				}
 			}
-			steps = append(steps, fillStep{lv: xb, kind: stepBound, am: -1, end: int32(len(fixes))})
 			continue
 		}
 		thr := x * (1 + levelTol)
@@ -753,7 +704,6 @@ func (s *system) fill() {
 			for _, e := range lFlow[lOff[j]:lOff[j+1]] {
 				if i := e & math.MaxInt32; !fixed[i] {
 					s.fix(int(i), x*w[i], j)
-					fixes = append(fixes, i, j)
 					left--
 					if level[i] == xb {
 						nxb--
@@ -761,11 +711,8 @@ func (s *system) fill() {
 				}
 			}
 		}
-		steps = append(steps, fillStep{lv: x, kind: stepLink, am: am, end: int32(len(fixes))})
 	}
 	s.live, s.open = live, open[:0]
-	s.steps, s.fixes = steps, fixes
-	s.logF, s.logL = len(s.slot), len(s.id)
 }
 
 // fix sets flow i's rate, fixed at link j (-1: its bound), and takes it

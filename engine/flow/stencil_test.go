@@ -119,8 +119,7 @@ func runStencilOn(tb testing.TB, spec string, side, iters int, solver string, ct
 // comma-separated list: "fresh" (system.fresh), "nomemo" (no memo of the
 // systems), "nowhole" (no whole-solve memo), "tiny" (a whole-solve memo
 // of 300 words), "verify" (the memo's hits checked, see
-// solveMemo.verify), "noreplay" (no replay of the previous round's
-// fill), "replayverify" (see system.fillVerified).
+// solveMemo.verify).
 func solverOptions(n *Network, solver string) {
 	for _, o := range strings.Split(solver, ",") {
 		switch o {
@@ -136,10 +135,6 @@ func solverOptions(n *Network, solver string) {
 			n.sys.memo.verify = true
 		case "scanall":
 			n.sys.zeroRate = true // seed scans every flow of a changed link
-		case "noreplay":
-			n.sys.replayStop = -1 // later rounds fill from the start
-		case "replayverify":
-			n.sys.replayVerify = true // see system.fillVerified
 		}
 	}
 }
