@@ -621,11 +621,10 @@ func grow[T any](s []T, n int) []T {
 // saturated (its flows are fixed there) or a flow reaches its bound (it is
 // fixed at the bound), and so on until every flow is fixed.
 func (s *system) fill() {
-	// The links that can still saturate and the unfixed flows, in
-	// order: each round scans them only, dropping those done (a link
-	// whose flows are all fixed, or whose usage rounding took to 0,
-	// stays so), rather than all of the system's. Local copies of the
-	// slices, as in build.
+	// The links that can still saturate, in order: each step scans them
+	// only, dropping those done (a link whose flows are all fixed, or
+	// whose usage rounding took to 0, stays so), rather than all of the
+	// system's. Local copies of the slices, as in build.
 	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
 	lOff, lFlow := s.lOff, s.lFlow
 	live := s.live[:0]
@@ -634,11 +633,20 @@ func (s *system) fill() {
 			live = append(live, int32(j))
 		}
 	}
+	// The flows not fixed yet, in order, and how many; xb is the lowest
+	// bound level among them and nxb the number of them at xb. Fixing
+	// flows only takes levels away, so xb stays the lowest while a flow
+	// at it is left: the flows are scanned again (and the list of those
+	// left compacted) only when the last flow at xb is fixed, not at
+	// every step. Levels repeat (a flow's bound is its route's slowest
+	// link, its penalty its route's latency: on a crossbar every flow's
+	// level is the same), so that is rare.
 	open := s.open[:0]
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
-	for len(open) > 0 {
+	left, xb, nxb := len(open), math.Inf(1), 0
+	for left > 0 {
 		x := math.Inf(1)
 		k := 0
 		for _, j := range live {
@@ -649,30 +657,41 @@ func (s *system) fill() {
 			}
 		}
 		live = live[:k]
-		xb := math.Inf(1)
-		k = 0
-		for _, i := range open {
-			if !fixed[i] {
-				open[k] = i
-				k++
-				xb = fmin(xb, level[i])
+		if nxb == 0 {
+			xb = math.Inf(1)
+			k = 0
+			for _, i := range open {
+				if !fixed[i] {
+					open[k] = i
+					k++
+					if l := level[i]; l < xb {
+						xb, nxb = l, 1
+					} else if l == xb {
+						nxb++
+					}
+				}
 			}
+			open = open[:k]
 		}
-		open = open[:k]
 		if xb < x || math.IsInf(x, 1) {
 			if math.IsInf(xb, 1) {
 				// Neither a link nor a bound limits what is left:
 				// cannot happen with finite bandwidths.
 				for _, i := range open {
-					s.fix(int(i), 0, -1)
+					if !fixed[i] {
+						s.fix(int(i), 0, -1)
+					}
 				}
-				open = open[:0]
 				break
 			}
 			thr := xb * (1 + boundTol)
 			for _, i := range open {
-				if !fixed[i] && level[i] <= thr {
+				if l := level[i]; !fixed[i] && l <= thr {
 					s.fix(int(i), s.bound[i], -1)
+					left--
+					if l == xb {
+						nxb--
+					}
 				}
 			}
 			continue
@@ -685,11 +704,15 @@ func (s *system) fill() {
 			for _, e := range lFlow[lOff[j]:lOff[j+1]] {
 				if i := e & math.MaxInt32; !fixed[i] {
 					s.fix(int(i), x*w[i], j)
+					left--
+					if level[i] == xb {
+						nxb--
+					}
 				}
 			}
 		}
 	}
-	s.live, s.open = live, open
+	s.live, s.open = live, open[:0]
 }
 
 // fix sets flow i's rate, fixed at link j (-1: its bound), and takes it
