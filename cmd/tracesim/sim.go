@@ -368,7 +368,9 @@ func runSim(e *env, args []string) int {
 // trace whole.
 func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.Options) (*replay.Sim, *tracefmt.Trace, func(), error) {
 	if !opts.RecordTrace && stream != "off" {
-		src, err := formats.OpenSource(path, format)
+		// Under --any-source free no wildcard receive's sender is
+		// looked up: the TI index's files need no scan for them.
+		src, err := formats.OpenSourceWith(path, format, formats.SourceOptions{SendersUnused: cfg.AnySource == replay.AnyFree})
 		if err == nil && stream == "auto" && src.Header().Format == "tsim" {
 			if st, serr := os.Stat(path); serr == nil && !streamTsimAuto(st.Size(), hostmem.Total()) {
 				src.Close()
