@@ -41,8 +41,11 @@ type Analytic struct {
 	// hopTabNodes), filled as pairs first talk: a message costs one load
 	// rather than the topology's coordinate arithmetic. hopUnknown marks
 	// a pair not yet seen.
-	hops      []uint16
-	hopNodes  int
+	hops     []uint16
+	hopNodes int
+	// lat caches the model's Latency by message size and hops (see
+	// latency).
+	lat       [latSlots]latEntry
 	inFlight  int
 	delivered uint64
 	bytes     int64
@@ -61,6 +64,37 @@ const (
 const hopTabNodes = 256
 
 const hopUnknown = math.MaxUint16
+
+// latSlots is the number of (size, hops) pairs whose latency Analytic
+// keeps (a power of two; 6 KiB).
+const latSlots = 256
+
+// latEntry is one cached latency; hops 0 marks an empty slot (latency is
+// asked for routes of at least one hop only).
+type latEntry struct {
+	bytes int64
+	hops  int
+	t     des.Time
+}
+
+// latency returns the model's Latency(bytes, hops) for hops ≥ 1, from a
+// direct-mapped cache of the pairs last asked for. A Model's latency is a
+// function of its two arguments (its parameters are fixed once the
+// network is built), so the cache returns what the model would; a trace's
+// messages take few sizes over few distances (the 256-rank SimGrid
+// stencil on its 16×16 torus: a handful), and a hit costs a hash and a
+// compare instead of the model's route, factors and rounding (CM02:
+// four calls).
+func (a *Analytic) latency(bytes int64, hops int) des.Time {
+	h := (uint64(bytes)*0x9e3779b97f4a7c15 + uint64(hops)*0xff51afd7ed558ccd) >> 56
+	e := &a.lat[h&(latSlots-1)]
+	if e.bytes == bytes && e.hops == hops {
+		return e.t
+	}
+	t := a.model.Latency(bytes, hops)
+	*e = latEntry{bytes: bytes, hops: hops, t: t}
+	return t
+}
 
 // NewAnalytic returns a network of nodes nodes (a hint: the per-node state
 // grows with the nodes that send) driven by model over the
@@ -129,7 +163,7 @@ func (a *Analytic) Send(m Message) {
 	}
 	arrive := start
 	if hops > 0 {
-		arrive = des.Add(arrive, a.model.Latency(m.Bytes, hops))
+		arrive = des.Add(arrive, a.latency(m.Bytes, hops))
 	}
 	a.inFlight++
 	a.flying += m.Bytes

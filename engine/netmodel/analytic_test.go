@@ -254,3 +254,77 @@ func TestAnalyticHopTable(t *testing.T) {
 		})
 	}
 }
+
+// countingModel counts the Latency calls of the model it wraps.
+type countingModel struct {
+	Model
+	calls int
+}
+
+func (c *countingModel) Latency(s int64, d int) des.Time {
+	c.calls++
+	return c.Model.Latency(s, d)
+}
+
+// TestAnalyticLatencyCache: every message arrives at its send time plus
+// the model's latency for its size and distance, whichever pairs share
+// a cache slot (more pairs than slots, sent in two orders, over a line
+// of nodes past the hop table), and a pair sent again is not asked of
+// the model again while its slot holds it.
+func TestAnalyticLatencyCache(t *testing.T) {
+	factors, err := ParseSizeFactors("0:1.5;1024:1.2;65536:0.97")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		model Model
+	}{
+		{"puppet", &Puppet{Startup: 10 * us, PerByte: 0.1 * float64(us), Switching: Wormhole, Flit: 8}},
+		{"simgrid star", &CM02{LinkLatency: 5 * us, PerByte: 8000, Envelope: 16}},
+		{"simgrid routed, factors, TCP gamma", &CM02{LinkLatency: 5 * us, PerByte: 8000, Envelope: 16, Routed: true, BwFactor: factors, LatFactor: factors, TCPGamma: 4 << 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const nodes = hopTabNodes + 44
+			sizes := []int64{0, 1, 7, 8, 1000, 1023, 1024, 4096, 65535, 65536, 1 << 20, 3 << 20}
+			var msgs []Message
+			for _, s := range sizes {
+				for dst := 1; dst < nodes; dst += 7 {
+					msgs = append(msgs, Message{Src: 0, Dst: int32(dst), Bytes: s})
+				}
+			}
+			if len(msgs) <= 2*latSlots {
+				t.Fatalf("%d pairs: too few to share slots", len(msgs))
+			}
+			// The second pass, in the other order, meets every pair after
+			// others took its slot.
+			for i := len(msgs) - 1; i >= 0; i-- {
+				msgs = append(msgs, msgs[i])
+			}
+			a := NewAnalytic(tc.model, &lineDist{}, nodes, false)
+			h := newFakeHost(a)
+			for i := range msgs {
+				msgs[i].ID = int32(i)
+				a.Send(msgs[i])
+			}
+			h.run()
+			for _, m := range msgs {
+				if got, want := h.delivered[m.ID], tc.model.Latency(m.Bytes, int(m.Dst)); got != want {
+					t.Fatalf("%d B over %d hops arrived at %v, want %v", m.Bytes, m.Dst, got, want)
+				}
+			}
+			// Repeated pairs come from the cache.
+			cm := &countingModel{Model: tc.model}
+			a = NewAnalytic(cm, &lineDist{}, nodes, false)
+			newFakeHost(a)
+			for range 100 {
+				for _, m := range []Message{{Src: 0, Dst: 1, Bytes: 1000}, {Src: 0, Dst: 3, Bytes: 1000}, {Src: 2, Dst: 3, Bytes: 8}} {
+					a.Send(m)
+				}
+			}
+			if cm.calls != 3 {
+				t.Errorf("the model was asked %d latencies for 3 pairs sent 100 times", cm.calls)
+			}
+		})
+	}
+}

@@ -142,7 +142,9 @@ func All() []Format {
 				if err != nil {
 					return nil, err // *Source(nil) would make a non-nil interface
 				}
-				return withoutUnrecordedSources(path, src), nil
+				// OpenSourceWith scans the files for wildcard receives
+				// unless the caller says it does not need to know.
+				return src, nil
 			},
 		},
 		{

@@ -58,6 +58,23 @@ var ErrNotStreamable = errors.New("the trace cannot be streamed rank by rank")
 // ErrNotStreamable. format names the format as for Open (empty:
 // detected).
 func OpenSource(path, format string) (tracefmt.Source, error) {
+	return OpenSourceWith(path, format, SourceOptions{})
+}
+
+// SourceOptions tunes OpenSourceWith.
+type SourceOptions struct {
+	// SendersUnused tells that the caller never reads the header's
+	// tracefmt.AttrUnrecordedSources (a replay under --any-source free,
+	// which lets any sender match whatever the trace says): a TI index's
+	// rank files are then not scanned for wildcard receives before the
+	// first event (a read of every file: 23 MB and about 10 ms on the
+	// 256-rank SimGrid stencil), and the header keeps the reader's "" (not
+	// known yet).
+	SendersUnused bool
+}
+
+// OpenSourceWith is OpenSource with options.
+func OpenSourceWith(path, format string, o SourceOptions) (tracefmt.Source, error) {
 	fm, err := detectFile(path, format)
 	if err != nil {
 		return nil, err
@@ -71,6 +88,9 @@ func OpenSource(path, format string) (tracefmt.Source, error) {
 			return nil, err
 		}
 		return nil, addPath(path, err)
+	}
+	if fm.Name == "ti" && !o.SendersUnused {
+		src = withoutUnrecordedSources(path, src)
 	}
 	return src, nil
 }

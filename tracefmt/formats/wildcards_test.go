@@ -93,10 +93,27 @@ func TestTIWildcardScan(t *testing.T) {
 			if ok != tc.want || n != "" {
 				t.Errorf("header %s = %q, present %v; want present %v with \"\"", tracefmt.AttrUnrecordedSources, n, ok, tc.want)
 			}
-			// The header's source reads as before: rank 2's events, or
-			// the reader's error at the source outside the world.
+			// A caller that does not read the attribute (a replay under
+			// --any-source free) gets the reader's header, unscanned:
+			// "" (not known yet) whatever the files hold, and the same
+			// events.
+			unscanned, err := OpenSourceWith(path, "", SourceOptions{SendersUnused: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unscanned.Close()
+			if n, ok := unscanned.Header().Attr(tracefmt.AttrUnrecordedSources); !ok || n != "" {
+				t.Errorf("SendersUnused: header %s = %q, present %v; want present with \"\" (no scan)", tracefmt.AttrUnrecordedSources, n, ok)
+			}
+			var uev [64]tracefmt.Event
+			uk, uerr := unscanned.ReadRank(2, uev[:])
 			var ev [64]tracefmt.Event
 			k, err := src.ReadRank(2, ev[:])
+			if uk != k || fmt.Sprint(uerr) != fmt.Sprint(err) || !slices.Equal(uev[:uk], ev[:k]) {
+				t.Errorf("SendersUnused: ReadRank(2) = %d events, %v; the scanned source's %d, %v", uk, uerr, k, err)
+			}
+			// The header's source reads as before: rank 2's events, or
+			// the reader's error at the source outside the world.
 			if err != nil && !strings.HasPrefix(err.Error(), "ring_files/rank-2.txt:4:9: source "+tc.src+" is outside the world") || err == nil && k < 4 {
 				t.Errorf("ReadRank(2): %d events, %v", k, err)
 			}
