@@ -93,14 +93,6 @@ type system struct {
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
-	// Scratch of fill's link steps: the places in live of the links
-	// that may saturate at the step's level (cand), marked by link
-	// (isCand); fallThr is the step's threshold, for fix to tell when a
-	// link not among them falls to it (fell).
-	cand    []int32
-	isCand  []bool
-	fallThr float64
-	fell    bool
 	// memo remembers the systems built and filled before (see
 	// solveMemo).
 	memo solveMemo
@@ -653,34 +645,15 @@ func (s *system) fill() {
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
-	// The links that may saturate at a step's level x: those within
-	// levelTol of the lowest ratio seen so far when the scan met them,
-	// a superset of those within levelTol of x (the lowest ratio seen
-	// only falls). Their places in live are kept in order, and the step
-	// visits only them — unless a fix lowers the ratio of another link
-	// to the step's threshold (rounding can, though fixes at the level
-	// raise ratios above it): then the step visits every link after the
-	// one it was at, as it did before it kept them.
-	for len(s.isCand) < len(ratio) {
-		s.isCand = append(s.isCand, false)
-	}
-	isCand, cand := s.isCand[:len(ratio)], s.cand[:0]
-	s.fallThr = -1 // no link step yet (see fix)
 	left, xb, nxb := len(open), math.Inf(1), 0
 	for left > 0 {
-		x, xt := math.Inf(1), math.Inf(1)
+		x := math.Inf(1)
 		k := 0
-		cand = cand[:0]
 		for _, j := range live {
 			if r := ratio[j]; !math.IsInf(r, 1) {
 				live[k] = j
-				if r <= xt {
-					if r < x {
-						x, xt = r, r*(1+levelTol)
-					}
-					cand = append(cand, int32(k))
-				}
 				k++
+				x = fmin(x, r)
 			}
 		}
 		live = live[:k]
@@ -723,13 +696,8 @@ func (s *system) fill() {
 			}
 			continue
 		}
-		thr := xt
-		for _, p := range cand {
-			isCand[live[p]] = true
-		}
-		s.fallThr, s.fell = thr, false
-		for _, p := range cand {
-			j := live[p]
+		thr := x * (1 + levelTol)
+		for _, j := range live {
 			if ratio[j] > thr {
 				continue
 			}
@@ -742,32 +710,9 @@ func (s *system) fill() {
 					}
 				}
 			}
-			if s.fell {
-				// A link fell to the threshold: every link after
-				// this one is visited, as the whole scan would.
-				for _, j := range live[p+1:] {
-					if ratio[j] > thr {
-						continue
-					}
-					for _, e := range lFlow[lOff[j]:lOff[j+1]] {
-						if i := e & math.MaxInt32; !fixed[i] {
-							s.fix(int(i), x*w[i], j)
-							left--
-							if level[i] == xb {
-								nxb--
-							}
-						}
-					}
-				}
-				break
-			}
 		}
-		for _, p := range cand {
-			isCand[live[p]] = false
-		}
-		s.fallThr = -1
 	}
-	s.live, s.open, s.cand = live, open[:0], cand
+	s.live, s.open = live, open[:0]
 }
 
 // fix sets flow i's rate, fixed at link j (-1: its bound), and takes it
@@ -778,7 +723,6 @@ func (s *system) fix(i int, v float64, j int32) {
 	a, b := s.fOff[i], s.fOff[i+1]
 	fLink, coef := s.fLink[a:b], s.coef
 	rem, usage, unfixed, ratio := s.rem, s.usage, s.unfixed, s.ratio
-	thr := s.fallThr
 	for _, x := range fLink {
 		j, c := x&math.MaxInt32, coef[ctOf(x)]
 		rem[j] = fmax(rem[j]-c*v, 0)
@@ -787,11 +731,7 @@ func (s *system) fix(i int, v float64, j int32) {
 		if !math.IsInf(ratio[j], 1) {
 			ratio[j] = math.Inf(1)
 			if unfixed[j] > 0 && usage[j] > 0 {
-				r := rem[j] / usage[j]
-				ratio[j] = r
-				if r <= thr && !s.isCand[j] {
-					s.fell = true // see fill
-				}
+				ratio[j] = rem[j] / usage[j]
 			}
 		}
 	}
