@@ -82,7 +82,7 @@ func (s *system) fillScan() {
 func randomFillSystem(rng *rand.Rand, near bool) *system {
 	s := &system{coef: [2]float64{1, 0.05}}
 	L, F := 1+rng.IntN(24), 1+rng.IntN(60)
-	s.id, s.slot, s.fOff = make([]int32, L), make([]int32, F), []int32{0}
+	s.fOff = []int32{0}
 	for range L {
 		c := 1e9 * (0.5 + rng.Float64())
 		if near {
@@ -94,7 +94,7 @@ func randomFillSystem(rng *rand.Rand, near bool) *system {
 		}
 		s.cap, s.kept, s.fat = append(s.cap, c), append(s.kept, k), append(s.fat, rng.IntN(20) == 0)
 	}
-	for i := range F {
+	for range F {
 		w := []float64{1, 0.5, 2}[rng.IntN(3)]
 		if !near {
 			w = 0.25 + rng.Float64()
@@ -107,12 +107,24 @@ func randomFillSystem(rng *rand.Rand, near bool) *system {
 		if b > 0 {
 			lv = b / w
 		}
-		s.slot[i] = int32(i)
 		s.w, s.bound, s.level = append(s.w, w), append(s.bound, b), append(s.level, lv)
 		for _, j := range rng.Perm(L)[:rng.IntN(min(L, 4)+1)] {
 			s.fLink = append(s.fLink, int32(j)|ctBit(rng.IntN(5) == 0))
 		}
 		s.fOff = append(s.fOff, int32(len(s.fLink)))
+	}
+	return s.built()
+}
+
+// built completes a system whose links' capacities, kept loads and
+// fatpipes and whose flows' weights, bounds, levels and links are set,
+// as build does: the links' sums in build's order, their ratios and
+// flows.
+func (s *system) built() *system {
+	F, L := len(s.w), len(s.cap)
+	s.id, s.slot = make([]int32, L), make([]int32, F)
+	for i := range s.slot {
+		s.slot[i] = int32(i)
 	}
 	s.val, s.fixed, s.at = make([]float64, F), make([]bool, F), make([]int32, F)
 	s.rem, s.usage, s.ubase, s.bsum, s.ratio = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
@@ -207,5 +219,35 @@ func TestFillKeepsLowestBound(t *testing.T) {
 	t.Logf("%d of 8,000 systems have flows fixed at their bounds", atBound)
 	if atBound < 2000 {
 		t.Fatalf("%d systems with flows at their bounds: want at least 2,000", atBound)
+	}
+}
+
+// TestFillLinkFallingToLevel: a link whose ratio is above a step's
+// threshold when the step starts can fall to it when a fix at the level
+// rounds its ratio down (link 1 here: its ratio is the first number
+// above the threshold, and after flow 1 is fixed at the level it rounds
+// to it), and the step must then fix its flows too, as the scan of every
+// link does: fill, which visits only the links within levelTol of the
+// lowest ratio seen, must see the fall.
+func TestFillLinkFallingToLevel(t *testing.T) {
+	s := &system{coef: [2]float64{1, 0.05}}
+	s.cap, s.kept, s.fat = []float64{2e9, 4.61171880561172e18}, []float64{0, 0}, []bool{false, false}
+	w2 := 4.6117188e9
+	s.w, s.bound, s.level = []float64{1, 1, w2}, []float64{0, 0, 0}, []float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	s.fLink, s.fOff = []int32{0, 0, 1, 1}, []int32{0, 1, 3, 4}
+	s.built()
+	x := s.ratio[0]
+	if thr := x * (1 + levelTol); !(s.ratio[1] > thr) || s.ratio[1] != math.Nextafter(thr, math.Inf(1)) {
+		t.Fatalf("link 1's ratio %v: want the first number above the threshold %v", s.ratio[1], thr)
+	}
+	want := s.copyFill()
+	want.fillScan()
+	if want.at[2] != 1 || math.Float64bits(want.val[2]) != math.Float64bits(x*w2) {
+		t.Fatalf("the scan of every link fixes flow 2 at link %d at %v: want link 1 at %v (the fall)", want.at[2], want.val[2], x*w2)
+	}
+	got := s.copyFill()
+	got.fill()
+	if d := fillDiff(got, want); d != "" {
+		t.Fatal(d)
 	}
 }
