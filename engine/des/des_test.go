@@ -266,18 +266,23 @@ func TestCalQueueTunes(t *testing.T) {
 		fixed        int64
 		pushes       int
 		shift        uint
+		window       int64 // ps
 	}{
 		// 8–33 µs ahead, about one push per pop: a bucket of 2^16 ps.
-		{"flow-like", 25_000_000, 8_000_000, 0, 1, 16},
+		{"flow-like", 25_000_000, 8_000_000, 0, 1, 16, calSlots << calShift},
 		// Half of them at 30 ns, the others within 16 ns.
-		{"hops", 16_000, 0, 30_000, 1, calShift},
+		{"hops", 16_000, 0, 30_000, 1, calShift, calSlots << calShift},
 		// 1–2 µs ahead, but eight pushes a pop: the clock advances
 		// ~100 ps an event.
-		{"dense", 1_000_000, 1_000_000, 0, 8, calShift},
+		{"dense", 1_000_000, 1_000_000, 0, 8, calShift, calSlots << calShift},
 		// 2–4 ns ahead: 2^(12-7) is below calShift.
-		{"near", 2_000, 2_000, 0, 1, calShift},
-		// Up to 1 s ahead: wide, bounded by calMaxShift.
-		{"wide", 1_000_000_000_000, 0, 0, 1, calMaxShift},
+		{"near", 2_000, 2_000, 0, 1, calShift, calSlots << calShift},
+		// Up to 1 s ahead: wide, bounded by calMaxShift, and the ring
+		// all calSlots of them (17 ms).
+		{"wide", 1_000_000_000_000, 0, 0, 1, calMaxShift, calSlots << calMaxShift},
+		// 134–268 µs ahead (ranks computing between messages): the
+		// ring widens to hold them, 2^28 ps.
+		{"compute", 134_000_000, 134_000_000, 0, 1, calMaxShift, 1 << 28},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -287,9 +292,67 @@ func TestCalQueueTunes(t *testing.T) {
 			if cq.tuning || cq.sh != tc.shift {
 				t.Errorf("buckets of 2^%d ps (still tuning: %v), want 2^%d", cq.sh, cq.tuning, tc.shift)
 			}
-			// The ring keeps its window: 2^18 buckets of 256 ps.
-			if w := (cq.mask + 1) << cq.sh; w != calSlots<<calShift {
-				t.Errorf("a ring of %d slots of 2^%d ps: a window of %d ps", cq.mask+1, cq.sh, w)
+			// The ring keeps at least its window of 2^18 buckets of
+			// 256 ps, wider when 99 % of the pushes need it.
+			if w := (cq.mask + 1) << cq.sh; w != tc.window {
+				t.Errorf("a ring of %d slots of 2^%d ps: a window of %d ps, want %d", cq.mask+1, cq.sh, w, tc.window)
+			}
+		})
+	}
+}
+
+// TestCalQueueWindowHoldsComputeBursts checks that a tuned ring holds
+// events pushed hundreds of microseconds ahead (ranks computing between
+// messages, the SimGrid stencil256 case), which calShift's 67-µs window
+// sent to the far heap one by one: after the tuning period, no push goes
+// to the heap, and the order is still the heap's.
+func TestCalQueueWindowHoldsComputeBursts(t *testing.T) {
+	tests := []struct {
+		name         string
+		spread, base int64
+		farAfterTune bool
+	}{
+		// 134–268 µs ahead, one push a pop: inside the widened window.
+		{"compute-bursts", 134_000_000, 134_000_000, false},
+		// 0.5–1 s ahead: beyond the widest window (2^18 buckets of
+		// 2^16 ps, 17 ms), so the heap keeps them.
+		{"beyond-any-window", 500_000_000_000, 500_000_000_000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cq := newCalQueue(0)
+			cq.tuneAt = 3000
+			var ref Queue
+			rng := rand.New(rand.NewPCG(3, 4))
+			now, n := Time(0), 0
+			farPushes := 0
+			for step := range 20000 {
+				if step < 15000 {
+					n++
+					at := now + Time(tc.base+rng.Int64N(tc.spread))
+					before := cq.far.Len()
+					cq.Push(at, 1, int32(n), int64(n))
+					ref.Push(at, 1, int32(n), int64(n))
+					if !cq.tuning && cq.far.Len() > before {
+						farPushes++
+					}
+				}
+				want, wok := ref.Pop()
+				got, gok := cq.Pop()
+				if gok != wok || got != want {
+					t.Fatalf("step %d: calendar popped %+v (%v), heap %+v (%v)", step, got, gok, want, wok)
+				}
+				if !wok {
+					break
+				}
+				now = got.At
+			}
+			if cq.tuning {
+				t.Fatal("still tuning after 3,000 events")
+			}
+			if (farPushes > 0) != tc.farAfterTune {
+				t.Errorf("%d pushes went to the far heap after tuning (window %d ps), want some: %v",
+					farPushes, (cq.mask+1)<<cq.sh, tc.farAfterTune)
 			}
 		})
 	}

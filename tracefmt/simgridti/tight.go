@@ -1,18 +1,24 @@
 package simgridti
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/tracesim/tracesim/tracefmt/decimal"
+)
 
 // The tight path decodes the lines of the exact form SimGrid's tracer
 // writes ("3 irecv 2 0 24000 6", fields of one to eight digits separated
 // by one space, a line break after the last field or after one trailing
-// space) straight from the buffer the lines are in, finding each line's
-// end as it decodes: no search for the line break, no copy, one word
-// load per field (its digits are converted eight at a time, see
-// digitsIn). It returns exactly the record decodeFast gives for the
-// line; anything else (tabs, runs of blanks, actor names, signs, reals,
-// long numbers, a "\r\n", a line near the end of the buffer) it leaves
-// to the usual path, which splits the line and calls decodeFast, so the
-// tight path changes nothing a trace or an error reads.
+// space; a compute's amount also as a real, "2.02e+06", which is how
+// SimGrid writes most of them) straight from the buffer the lines are
+// in, finding each line's end as it decodes: no search for the line
+// break, no copy, one word load per field (its digits are converted
+// eight at a time, see digitsIn). It returns exactly the record
+// decodeFast gives for the line; anything else (tabs, runs of blanks,
+// actor names, signs, other reals, long numbers, a "\r\n", a line near
+// the end of the buffer) it leaves to the usual path, which splits the
+// line and calls decodeFast, so the tight path changes nothing a trace
+// or an error reads.
 
 // tightLast bounds the length of a line the tight path takes: every
 // byte it reads, a word from each field's start and the byte after the
@@ -123,10 +129,19 @@ func decodeTight(b *lineBuf, fr *fastRec) (int, bool) {
 		if c != ' ' {
 			return 0, false
 		}
-		v, k := digitsIn(load8(b, j+1))
+		i := j + 1
+		v, k := digitsIn(load8(b, i))
 		j += 1 + k
 		if c = at(b, j); k == 0 || c != ' ' && c != '\n' {
-			return 0, false
+			// Not up to eight digits: an amount SimGrid wrote as a
+			// real ("2.02e+06"), which decodeFast, its integer
+			// reading failed, takes from decimal.Exact.
+			r, j2, ok := realAt(b, i)
+			if !ok {
+				return 0, false
+			}
+			fr.nargs, fr.v, j, c = 1, r, j2, at(b, j2)
+			break
 		}
 		fr.nargs, fr.v = 1, float64(v)
 	case fastAllreduce:
@@ -171,4 +186,21 @@ func decodeTight(b *lineBuf, fr *fastRec) (int, bool) {
 	// end.
 	fr.cols[0] = int32(min(first, j) + 1)
 	return j, true
+}
+
+// realAt reads the field at b[i:] of a tight line as decodeFast's
+// numberAt does when the field is not a plain integer: its bytes up to
+// the space or line break that ends it (any other byte at or below ' '
+// refuses the line), through decimal.Exact. It returns the value and the
+// index of the byte ending the field.
+func realAt(b *lineBuf, i int) (float64, int, bool) {
+	j := i
+	for j < tightLast && at(b, j) > ' ' {
+		j++
+	}
+	if c := at(b, j); j == i || c != ' ' && c != '\n' {
+		return 0, 0, false
+	}
+	v, ok := decimal.Exact(b[i:j])
+	return v, j, ok
 }

@@ -70,23 +70,29 @@ func TestTightLines(t *testing.T) {
 		// Left to the usual path.
 		{"1048576 send 1 0 8 0\n", false}, // beyond MaxRanks
 		{"0 send 1048576 0 8 0\n", false}, // peer beyond MaxRanks
-		{"0 compute 123456789\n", false},  // nine digits
-		{"0 compute 1e+06\n", false},      // a real
-		{"0 irecv -555 1 8 0\n", false},   // a wildcard
-		{"0 send 1 0 8 60\n", false},      // an unknown datatype
-		{"0 send 1 0 8 0 7\n", false},     // too many fields
-		{"0 send 1 0\n", false},           // too few
-		{"0 send  1 0 8 0\n", false},      // two spaces
-		{"0\tsend 1 0 8 0\n", false},      // a tab
-		{"p0 send 1 0 8 0\n", false},      // an actor name
-		{"0 send 1 0 8 0\r\n", false},     // CRLF
-		{"0 send 1 0 8 0  \n", false},     // two trailing spaces
-		{"0 init\n", false},               // not a fast action
-		{"0 isend2 1 0 8 0\n", false},     // a longer name
-		{"0 compute\n", false},            // a missing amount
-		{"0 barrier 1\n", false},          // an argument barrier does not take
-		{"0 send 1 0 8x 0\n", false},      // a count running into a letter
-		{" 0 send 1 0 8 0\n", false},      // a leading blank
+		{"0 compute 123456789\n", true},   // nine digits: decimal.Exact
+		{"0 compute 1e+06\n", true},       // a real, as SimGrid writes it
+		{"0 compute 2.02e+06 \n", true},   // and a trailing space
+		{"0 compute 0.5\n", true},
+		{"0 compute 2.02e+06x\n", false},   // not a number
+		{"0 compute 2.02e+06\t\n", false},  // a tab
+		{"0 compute -5\n", false},          // a sign
+		{"0 allreduce 1 2.5e+03\n", false}, // a real other than a compute's
+		{"0 irecv -555 1 8 0\n", false},    // a wildcard
+		{"0 send 1 0 8 60\n", false},       // an unknown datatype
+		{"0 send 1 0 8 0 7\n", false},      // too many fields
+		{"0 send 1 0\n", false},            // too few
+		{"0 send  1 0 8 0\n", false},       // two spaces
+		{"0\tsend 1 0 8 0\n", false},       // a tab
+		{"p0 send 1 0 8 0\n", false},       // an actor name
+		{"0 send 1 0 8 0\r\n", false},      // CRLF
+		{"0 send 1 0 8 0  \n", false},      // two trailing spaces
+		{"0 init\n", false},                // not a fast action
+		{"0 isend2 1 0 8 0\n", false},      // a longer name
+		{"0 compute\n", false},             // a missing amount
+		{"0 barrier 1\n", false},           // an argument barrier does not take
+		{"0 send 1 0 8x 0\n", false},       // a count running into a letter
+		{" 0 send 1 0 8 0\n", false},       // a leading blank
 		{"0 allreduce 1 0 0 0 0 0 0 0\n", false},
 		{"0 send 1 0 8 0", false}, // no line break in the window
 	} {
