@@ -220,22 +220,16 @@ type ctxQueues struct {
 	wild  []int32
 	// coll replaces the keys in the context of expanded collectives,
 	// whose receives are exact; nil until the context's first use (a
-	// point-to-point context never has it). Held inline, its two queues
-	// more than doubled the context, and every rank has two contexts:
-	// at 65,536 ranks of few events each, the memory first touched is
-	// what the replay's cost per event grows with.
-	coll *collQueues
+	// point-to-point context never has it; the world communicator's are
+	// in Sim.worldColl). Held inline, it would have enlarged every
+	// context, and every rank has two: at 65,536 ranks of few events
+	// each, the memory first touched is what the replay's cost per event
+	// grows with.
+	coll *collQueue
 }
 
-// collQueues are the posted receives and unexpected messages of an
-// expanded collectives' context.
-type collQueues struct {
-	posted collQueue
-	unexp  collQueue
-}
-
-// colls returns q's collective queues, creating them.
-func (q *ctxQueues) colls(a *allocs) *collQueues {
+// colls returns q's collective queue, creating it.
+func (q *ctxQueues) colls(a *allocs) *collQueue {
 	if q.coll == nil {
 		q.coll = a.colls.one()
 	}
@@ -691,17 +685,17 @@ func (s *Sim) visible(id int32) {
 	m := &s.msgs[id]
 	s.visSeq++
 	m.visSeq = s.visSeq
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(m.src, m.tag)
 	if m.coll {
-		cq := q.colls(&s.alloc)
-		if o := s.collTake(&cq.posted, key); o >= 0 {
+		cq := s.collQ(m.dst, m.comm)
+		if o := s.collTake(cq, key, false); o >= 0 {
 			s.match(id, o)
 		} else {
-			s.collPush(&cq.unexp, key, id)
+			s.collPush(cq, key, id, true)
 		}
 		return
 	}
+	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
 	kq := q.find(key)
 	best := int32(-1)
 	exact := false
@@ -755,17 +749,17 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		o.set(opAnySrc, flags.Has(tracefmt.FlagAnySource))
 		o.set(opAnyTag, flags.Has(tracefmt.FlagAnyTag))
 	}
-	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(src, tag)
 	if coll {
-		cq := q.colls(&s.alloc)
-		if m := s.collTake(&cq.unexp, key); m >= 0 {
+		cq := s.collQ(r, comm)
+		if m := s.collTake(cq, key, true); m >= 0 {
 			s.match(m, id)
 		} else {
-			s.collPush(&cq.posted, key, id)
+			s.collPush(cq, key, id, false)
 		}
 		return id
 	}
+	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	if !o.anySrc() && !o.anyTag() {
 		kq := q.key(key, &s.alloc)
 		if !kq.unexp.empty() {

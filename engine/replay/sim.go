@@ -181,6 +181,12 @@ type Sim struct {
 	postSeq    uint64
 	visSeq     uint64
 
+	// worldColl holds the world communicator's collective queues by
+	// rank, nil until an expanded collective's first message; collBig
+	// the entries of collective queues past collInline (collq.go).
+	worldColl []collQueue
+	collBig   map[collBigKey]*fifo
+
 	colls     map[collKey]*collInstance
 	collPool  []*collInstance
 	collRuns  []*collRun
