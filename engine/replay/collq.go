@@ -147,5 +147,5 @@ func (s *Sim) newCollQ(r int32, comm uint16) *collQueue {
 		hugepage.Advise(s.worldColl)
 		return &s.worldColl[r]
 	}
-	return s.queues[r].of(ctxOf(comm, true), &s.alloc.ctxs, s.ctxRoom()).colls(&s.alloc)
+	return s.queues[r].of(ctxOf(comm, true), &s.alloc.ctxs).colls(&s.alloc)
 }

@@ -362,71 +362,22 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 }
 
 // of returns the queues of context c, creating them; a rank's first
-// contexts come from the run's slab first (nil: none), room of them
-// (1 or firstCtxs) at a time. The slab is an argument rather than a
-// pointer kept by every rank: 65,536 copies of one pointer were 512 KiB
-// for the collector to scan.
-func (q *rankQueues) of(c int, first *slab[ctxQueues], room int) *ctxQueues {
+// context, its point-to-point messages on the world communicator (the
+// only one most ranks use: the world's collectives are in
+// Sim.worldColl), comes from the run's slab first (nil: none). The slab
+// is an argument rather than a pointer kept by every rank: 65,536
+// copies of one pointer were 512 KiB for the collector to scan. Two
+// contexts a rank (that of the world's collectives beside it) were 144
+// bytes a rank left untouched but interleaved with the used ones, so
+// first touched all the same (9 MiB at 65,536 ranks).
+func (q *rankQueues) of(c int, first *slab[ctxQueues]) *ctxQueues {
 	if c >= len(q.ctx) {
-		if first != nil && c < firstCtxs && cap(q.ctx) < firstCtxs {
-			// The slab's next slots: the context of point-to-point
-			// messages alone when the run expands no collective
-			// (ctxRoom), else both; a context needed beyond them moves
-			// the rank's to a pair of the slab.
-			n := firstCtxs
-			if cap(q.ctx) == 0 && c < room {
-				n = room
-			}
-			old := q.ctx
-			q.ctx = append(first.take(n), old...)
+		if first != nil && c == 0 && cap(q.ctx) == 0 {
+			q.ctx = first.take(1)
 		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
 	return &q.ctx[c]
-}
-
-// collOpBit is op's bit in Sim.collOpsSeen (all of them above 63).
-func collOpBit(op tracefmt.CollOp) uint64 {
-	if op >= 64 {
-		return ^uint64(0)
-	}
-	return 1 << op
-}
-
-// ctxRoom returns how many contexts a rank's queues take from the slab
-// at first: one (its point-to-point messages) when the run expands no
-// collective into messages — every collective the trace has is computed
-// analytically or in bulk (bulkJoin) — else both. A stencil's ranks at
-// 65,536 used one context of the two they took: 144 bytes a rank left
-// untouched but interleaved with the used ones, so first touched all
-// the same (9 MiB).
-func (s *Sim) ctxRoom() int {
-	if n := s.ctxRoomN; n != 0 {
-		return n
-	}
-	return s.decideCtxRoom()
-}
-
-// decideCtxRoom is ctxRoom's first call, kept apart so that ctxRoom
-// inlines into every match.
-func (s *Sim) decideCtxRoom() int {
-	s.ctxRoomN = firstCtxs
-	if !s.collOpsKnown {
-		return s.ctxRoomN
-	}
-	analytic := s.cfg.Collectives == CollAnalytic && s.mode() != Inject
-	bulk := s.bulkAllowed()
-	for op := range 64 {
-		if s.collOpsSeen&(1<<op) == 0 {
-			continue
-		}
-		o := tracefmt.CollOp(op)
-		if !analytic && !(bulk && (o.Shape() == tracefmt.ShapeAllToAll || o == tracefmt.OpOther)) {
-			return s.ctxRoomN // this collective expands into messages
-		}
-	}
-	s.ctxRoomN = 1
-	return s.ctxRoomN
 }
 
 func (s *Sim) newFifo() *fifo {
@@ -695,7 +646,7 @@ func (s *Sim) visible(id int32) {
 		}
 		return
 	}
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
+	q := s.queues[m.dst].of(ctxOf(m.comm, false), &s.alloc.ctxs)
 	kq := q.find(key)
 	best := int32(-1)
 	exact := false
@@ -759,7 +710,7 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		}
 		return id
 	}
-	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
+	q := s.queues[r].of(ctxOf(comm, false), &s.alloc.ctxs)
 	if !o.anySrc() && !o.anyTag() {
 		kq := q.key(key, &s.alloc)
 		if !kq.unexp.empty() {
