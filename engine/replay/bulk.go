@@ -794,8 +794,7 @@ func (s *Sim) bulkVisible(id int32) {
 	s.arrive(id)
 	// visible filed it as unexpected in the collectives' context: no
 	// receive takes its tag.
-	q := s.queues[dst].of(ctxOf(comm, true), &s.alloc.ctxs, s.ctxRoom())
-	s.collTake(&q.colls(&s.alloc).unexp, matchKey(src, standInTag))
+	s.collTake(s.collQ(dst, comm), matchKey(src, standInTag), true)
 	s.maybeFree(id)
 }
 

@@ -3,30 +3,38 @@ package replay
 import (
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestCollQueue checks that a collective queue gives each key's entries
-// back in push order, whether they sit in its slices or, past collSmall
-// entries, in its map, and that it returns to the slices once emptied.
+// of each kind back in push order, whether they sit in its record or,
+// past collInline entries, in the run's map, that it returns to its
+// record once emptied, and that a receive is never taken for a message
+// of the same key or the other way round.
 func TestCollQueue(t *testing.T) {
 	type op struct {
 		push bool
+		msg  bool // a message (else a receive)
 		key  uint64
 		n    int // how many pushes (of the next ids, counting from 0 over the test) or takes
 	}
 	for _, tc := range []struct {
-		name string
-		ops  []op
-		want []int32 // the ids taken, in order (-1 for a miss)
-		left int
+		name     string
+		ops      []op
+		want     []int32 // the ids taken, in order (-1 for a miss)
+		left     int     // entries left
+		leftMsgs int     // messages among them
 	}{
-		{"miss on empty", []op{{false, 7, 1}}, []int32{-1}, 0},
-		{"one key keeps order", []op{{true, 1, 3}, {false, 1, 4}}, []int32{0, 1, 2, -1}, 0},
-		{"keys apart", []op{{true, 1, 2}, {true, 2, 2}, {false, 2, 1}, {false, 1, 1}}, []int32{2, 0}, 2},
-		{"past the slices", []op{{true, 5, collSmall}, {true, 6, 3}, {true, 5, 100}, {false, 5, 2}, {false, 6, 3}},
-			[]int32{0, 1, collSmall, collSmall + 1, collSmall + 2}, collSmall + 98},
-		{"back to the slices", []op{{true, 5, collSmall + 1}, {false, 5, collSmall + 1}, {true, 9, 1}, {false, 9, 1}},
-			append(seq(0, collSmall+1), collSmall+1), 0},
+		{"miss on empty", []op{{false, false, 7, 1}, {false, true, 7, 1}}, []int32{-1, -1}, 0, 0},
+		{"one key keeps order", []op{{true, true, 1, 3}, {false, true, 1, 4}}, []int32{0, 1, 2, -1}, 0, 0},
+		{"keys apart", []op{{true, false, 1, 2}, {true, false, 2, 2}, {false, false, 2, 1}, {false, false, 1, 1}}, []int32{2, 0}, 2, 0},
+		{"kinds apart", []op{{true, true, 3, 1}, {false, false, 3, 1}, {true, false, 3, 1}, {false, true, 3, 1}, {false, false, 3, 1}},
+			[]int32{-1, 0, 1}, 0, 0},
+		{"a message left", []op{{true, false, 1, 1}, {true, true, 2, 2}, {false, true, 2, 1}}, []int32{1}, 2, 1},
+		{"past the record", []op{{true, true, 5, collInline}, {true, false, 6, 3}, {true, true, 5, 100}, {false, true, 5, 2}, {false, false, 6, 3}, {false, true, 6, 1}},
+			[]int32{0, 1, collInline, collInline + 1, collInline + 2, -1}, collInline + 98, collInline + 98},
+		{"back to the record", []op{{true, true, 5, collInline + 1}, {false, true, 5, collInline + 1}, {true, false, 9, 1}, {false, false, 9, 1}},
+			append(seq(0, collInline+1), collInline+1), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s Sim
@@ -36,20 +44,37 @@ func TestCollQueue(t *testing.T) {
 			for _, o := range tc.ops {
 				for range o.n {
 					if o.push {
-						s.collPush(&q, o.key, next)
+						s.collPush(&q, o.key, next, o.msg)
 						next++
 					} else {
-						got = append(got, s.collTake(&q, o.key))
+						got = append(got, s.collTake(&q, o.key, o.msg))
 					}
 				}
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("taken %v, want %v", got, tc.want)
 			}
-			if q.len() != tc.left {
-				t.Errorf("%d entries left, want %d", q.len(), tc.left)
+			msgs := q.msgs()
+			for k, f := range s.collBig {
+				if k.msg {
+					msgs += f.len()
+				}
+			}
+			if n := int(q.n + q.bigN); n != tc.left || msgs != tc.leftMsgs {
+				t.Errorf("%d entries left (%d messages), want %d (%d)", n, msgs, tc.left, tc.leftMsgs)
+			}
+			if q.bigN == 0 && len(s.collBig) != 0 {
+				t.Errorf("the map holds %d fifos of an empty queue", len(s.collBig))
 			}
 		})
+	}
+}
+
+// TestCollQueueIsOneLine holds the queue to one cache line: a delivery
+// of a collective's message reads it whole.
+func TestCollQueueIsOneLine(t *testing.T) {
+	if n := unsafe.Sizeof(collQueue{}); n != 64 {
+		t.Errorf("a collective queue takes %d bytes, want 64", n)
 	}
 }
 

@@ -85,12 +85,13 @@ func TestKeyQueuesOrder(t *testing.T) {
 	}
 }
 
-// A rank's queues take one context from the slab when the run expands
-// no collective into messages (a stencil's allreduce computed in bulk),
-// two when it does (the same trace replayed message by message, or a
-// broadcast, which is never computed in bulk), and the results do not
-// depend on it: the finish of every rank is that of the run message by
-// message.
+// A rank's queues take one context from the slab, whether the run
+// expands no collective into messages (a stencil's allreduce computed in
+// bulk) or does (the same trace replayed message by message, or a
+// broadcast, which is never computed in bulk): the world's collective
+// queues are a table by rank, made only when a collective expands; the
+// results do not depend on it: the finish of every rank is that of the
+// run message by message.
 func TestContextsTakenPerRank(t *testing.T) {
 	stencil := generate(t, gen.Options{Pattern: "stencil2d", Ranks: 256, Iters: 3, Compute: -1})
 	const P = 64
@@ -116,11 +117,12 @@ func TestContextsTakenPerRank(t *testing.T) {
 		name       string
 		tr         *tracefmt.Trace
 		perMessage bool
-		want       int // contexts taken per rank
+		want       int  // contexts taken per rank
+		collQueues bool // the world's collective queues made
 	}{
-		{"stencil allreduce in bulk", stencil, false, 1},
-		{"stencil allreduce by message", stencil, true, 2},
-		{"ring and bcast", bcast, false, 2},
+		{"stencil allreduce in bulk", stencil, false, 1, false},
+		{"stencil allreduce by message", stencil, true, 1, true},
+		{"ring and bcast", bcast, false, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, res := simulate(t, tc.tr, cfgWith(t), Options{PerMessageCollectives: tc.perMessage})
@@ -130,6 +132,9 @@ func TestContextsTakenPerRank(t *testing.T) {
 			}
 			if want := tc.want * tc.tr.Size(); taken != want {
 				t.Errorf("the ranks took %d contexts, want %d (%d a rank)", taken, want, tc.want)
+			}
+			if made := s.worldColl != nil; made != tc.collQueues || made && len(s.worldColl) != tc.tr.Size() {
+				t.Errorf("%d collective queues of the world, want them made: %v", len(s.worldColl), tc.collQueues)
 			}
 			_, ref := simulate(t, tc.tr, cfgWith(t), Options{PerMessageCollectives: true})
 			if res.Makespan != ref.Makespan || res.Messages.Count != ref.Messages.Count || res.Messages.Bytes != ref.Messages.Bytes {

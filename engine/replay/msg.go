@@ -220,22 +220,16 @@ type ctxQueues struct {
 	wild  []int32
 	// coll replaces the keys in the context of expanded collectives,
 	// whose receives are exact; nil until the context's first use (a
-	// point-to-point context never has it). Held inline, its two queues
-	// more than doubled the context, and every rank has two contexts:
-	// at 65,536 ranks of few events each, the memory first touched is
-	// what the replay's cost per event grows with.
-	coll *collQueues
+	// point-to-point context never has it; the world communicator's are
+	// in Sim.worldColl). Held inline, it would have enlarged every
+	// context, and every rank has two: at 65,536 ranks of few events
+	// each, the memory first touched is what the replay's cost per event
+	// grows with.
+	coll *collQueue
 }
 
-// collQueues are the posted receives and unexpected messages of an
-// expanded collectives' context.
-type collQueues struct {
-	posted collQueue
-	unexp  collQueue
-}
-
-// colls returns q's collective queues, creating them.
-func (q *ctxQueues) colls(a *allocs) *collQueues {
+// colls returns q's collective queue, creating it.
+func (q *ctxQueues) colls(a *allocs) *collQueue {
 	if q.coll == nil {
 		q.coll = a.colls.one()
 	}
@@ -368,71 +362,22 @@ func (q *ctxQueues) each(f func(*keyQueues)) {
 }
 
 // of returns the queues of context c, creating them; a rank's first
-// contexts come from the run's slab first (nil: none), room of them
-// (1 or firstCtxs) at a time. The slab is an argument rather than a
-// pointer kept by every rank: 65,536 copies of one pointer were 512 KiB
-// for the collector to scan.
-func (q *rankQueues) of(c int, first *slab[ctxQueues], room int) *ctxQueues {
+// context, its point-to-point messages on the world communicator (the
+// only one most ranks use: the world's collectives are in
+// Sim.worldColl), comes from the run's slab first (nil: none). The slab
+// is an argument rather than a pointer kept by every rank: 65,536
+// copies of one pointer were 512 KiB for the collector to scan. Two
+// contexts a rank (that of the world's collectives beside it) were 144
+// bytes a rank left untouched but interleaved with the used ones, so
+// first touched all the same (9 MiB at 65,536 ranks).
+func (q *rankQueues) of(c int, first *slab[ctxQueues]) *ctxQueues {
 	if c >= len(q.ctx) {
-		if first != nil && c < firstCtxs && cap(q.ctx) < firstCtxs {
-			// The slab's next slots: the context of point-to-point
-			// messages alone when the run expands no collective
-			// (ctxRoom), else both; a context needed beyond them moves
-			// the rank's to a pair of the slab.
-			n := firstCtxs
-			if cap(q.ctx) == 0 && c < room {
-				n = room
-			}
-			old := q.ctx
-			q.ctx = append(first.take(n), old...)
+		if first != nil && c == 0 && cap(q.ctx) == 0 {
+			q.ctx = first.take(1)
 		}
 		q.ctx = append(q.ctx, make([]ctxQueues, c+1-len(q.ctx))...)
 	}
 	return &q.ctx[c]
-}
-
-// collOpBit is op's bit in Sim.collOpsSeen (all of them above 63).
-func collOpBit(op tracefmt.CollOp) uint64 {
-	if op >= 64 {
-		return ^uint64(0)
-	}
-	return 1 << op
-}
-
-// ctxRoom returns how many contexts a rank's queues take from the slab
-// at first: one (its point-to-point messages) when the run expands no
-// collective into messages — every collective the trace has is computed
-// analytically or in bulk (bulkJoin) — else both. A stencil's ranks at
-// 65,536 used one context of the two they took: 144 bytes a rank left
-// untouched but interleaved with the used ones, so first touched all
-// the same (9 MiB).
-func (s *Sim) ctxRoom() int {
-	if n := s.ctxRoomN; n != 0 {
-		return n
-	}
-	return s.decideCtxRoom()
-}
-
-// decideCtxRoom is ctxRoom's first call, kept apart so that ctxRoom
-// inlines into every match.
-func (s *Sim) decideCtxRoom() int {
-	s.ctxRoomN = firstCtxs
-	if !s.collOpsKnown {
-		return s.ctxRoomN
-	}
-	analytic := s.cfg.Collectives == CollAnalytic && s.mode() != Inject
-	bulk := s.bulkAllowed()
-	for op := range 64 {
-		if s.collOpsSeen&(1<<op) == 0 {
-			continue
-		}
-		o := tracefmt.CollOp(op)
-		if !analytic && !(bulk && (o.Shape() == tracefmt.ShapeAllToAll || o == tracefmt.OpOther)) {
-			return s.ctxRoomN // this collective expands into messages
-		}
-	}
-	s.ctxRoomN = 1
-	return s.ctxRoomN
 }
 
 func (s *Sim) newFifo() *fifo {
@@ -691,17 +636,17 @@ func (s *Sim) visible(id int32) {
 	m := &s.msgs[id]
 	s.visSeq++
 	m.visSeq = s.visSeq
-	q := s.queues[m.dst].of(ctxOf(m.comm, m.coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(m.src, m.tag)
 	if m.coll {
-		cq := q.colls(&s.alloc)
-		if o := s.collTake(&cq.posted, key); o >= 0 {
+		cq := s.collQ(m.dst, m.comm)
+		if o := s.collTake(cq, key, false); o >= 0 {
 			s.match(id, o)
 		} else {
-			s.collPush(&cq.unexp, key, id)
+			s.collPush(cq, key, id, true)
 		}
 		return
 	}
+	q := s.queues[m.dst].of(ctxOf(m.comm, false), &s.alloc.ctxs)
 	kq := q.find(key)
 	best := int32(-1)
 	exact := false
@@ -755,17 +700,17 @@ func (s *Sim) post(r, src, tag int32, comm uint16, coll bool, flags tracefmt.Fla
 		o.set(opAnySrc, flags.Has(tracefmt.FlagAnySource))
 		o.set(opAnyTag, flags.Has(tracefmt.FlagAnyTag))
 	}
-	q := s.queues[r].of(ctxOf(comm, coll), &s.alloc.ctxs, s.ctxRoom())
 	key := matchKey(src, tag)
 	if coll {
-		cq := q.colls(&s.alloc)
-		if m := s.collTake(&cq.unexp, key); m >= 0 {
+		cq := s.collQ(r, comm)
+		if m := s.collTake(cq, key, true); m >= 0 {
 			s.match(m, id)
 		} else {
-			s.collPush(&cq.posted, key, id)
+			s.collPush(cq, key, id, false)
 		}
 		return id
 	}
+	q := s.queues[r].of(ctxOf(comm, false), &s.alloc.ctxs)
 	if !o.anySrc() && !o.anyTag() {
 		kq := q.key(key, &s.alloc)
 		if !kq.unexp.empty() {

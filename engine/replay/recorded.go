@@ -76,7 +76,6 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 				hasCompute = true
 			case tracefmt.KindCollective:
 				colls++
-				s.collOpsSeen |= collOpBit(e.Op())
 				if e.Flags.Has(tracefmt.FlagSizeUnknown) {
 					s.sizeUnknown++
 				}

@@ -491,8 +491,16 @@ func (s *Sim) unmatchedMessages() int {
 			q := &s.queues[r].ctx[c]
 			q.each(func(kq *keyQueues) { n += s.countMsgs(&kq.unexp) })
 			if q.coll != nil {
-				n += q.coll.unexp.len()
+				n += q.coll.msgs()
 			}
+		}
+	}
+	for i := range s.worldColl {
+		n += s.worldColl[i].msgs()
+	}
+	for k, f := range s.collBig {
+		if k.msg {
+			n += f.len()
 		}
 	}
 	for _, h := range s.held {

@@ -181,16 +181,16 @@ type Sim struct {
 	postSeq    uint64
 	visSeq     uint64
 
+	// worldColl holds the world communicator's collective queues by
+	// rank, nil until an expanded collective's first message; collBig
+	// the entries of collective queues past collInline (collq.go).
+	worldColl []collQueue
+	collBig   map[collBigKey]*fifo
+
 	colls     map[collKey]*collInstance
 	collPool  []*collInstance
 	collRuns  []*collRun
 	collSteps []collective.Step // scratch: the round a rank starts
-	// collOpsSeen has bit op set for every collective operation the
-	// trace holds (collOpBit), known when collOpsKnown (a trace in
-	// memory); ctxRoomN caches ctxRoom (0: not yet decided).
-	collOpsSeen  uint64
-	collOpsKnown bool
-	ctxRoomN     int
 	// comms holds, per communicator, the world rank of each local rank
 	// and the local rank of each world rank (commMembers).
 	comms []commRanks
@@ -415,15 +415,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	if src == nil {
 		findBuffered := cfg.Send == SendRecorded && cfg.Mode != Inject
 		hasCompute = s.scanTrace(findBuffered)
-		// The collectives the run may start: the trace's events', and
-		// those of MPI states a collective call without an event starts
-		// (execEnter).
-		for _, c := range s.class {
-			if c.kind == callColl {
-				s.collOpsSeen |= collOpBit(c.op)
-			}
-		}
-		s.collOpsKnown = true
 		if len(s.recBuffered) > 0 {
 			s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
 		}

@@ -103,7 +103,7 @@ type allocs struct {
 	ops   slab[int32]
 	keys  slab[keyQueues]
 	ctxs  slab[ctxQueues]
-	colls slab[collQueues]
+	colls slab[collQueue]
 	runs  slab[collRun]
 	seqs  slab[uint32]
 }
