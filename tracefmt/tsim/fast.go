@@ -133,14 +133,14 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 			break
 		}
 		r = r*10 + int(d)
-		if r >= f.ranks {
-			return false
-		}
 		i++
 	}
 	// More than seven digits (leading zeros) are the general path's:
-	// parseUint refuses more than 18.
-	if i == rankOff || i-rankOff > 7 || i == n || !isBlank(at(b, i)) {
+	// parseUint refuses more than 18. Up to seven, r has not
+	// overflowed, and it grew with every digit: a prefix of the rank
+	// out of the world leaves r out of it, so one check after the loop
+	// does what one a digit did.
+	if i == rankOff || i-rankOff > 7 || r >= f.ranks || i == n || !isBlank(at(b, i)) {
 		return false
 	}
 	i = nextField(b, i)
@@ -155,6 +155,9 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	// processor cannot forward (a tenth of the function's time).
 	e := &out.e
 	*e = tracefmt.Event{Time: tm, Kind: kind}
+	// The name of an enter or leave headerState resolved, set in out
+	// only when the record has a text (nameEnd > 0).
+	var nameAt, nameEnd int
 	switch kind {
 	case tracefmt.KindEnter, tracefmt.KindLeave, tracefmt.KindMarker, tracefmt.KindCollective:
 		i = skipBlanks(b, i)
@@ -164,16 +167,21 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		if i == start || i != n && byteClass[at(b, i)] != blank {
 			return false
 		}
-		nm := line[start:i]
 		if kind != tracefmt.KindCollective {
-			out.name, out.named = tok{b: nm, off: start}, true
 			e.Match = -1
-			if kind <= tracefmt.KindLeave {
-				out.state = f.headerState(b, start, i-start, e)
+			out.named = true
+			if kind <= tracefmt.KindLeave && f.headerState(b, start, i-start, e) {
+				// The state is set: the name is kept only for a
+				// text's record, which resolveRec resolves whole
+				// (see below); slicing and storing it cost more than
+				// the rest of the name's path.
+				out.state, nameAt, nameEnd = true, start, i
+				break
 			}
+			out.name = tok{b: line[start:i], off: start}
 			break
 		}
-		op, ok := tracefmt.ParseCollOp(string(nm))
+		op, ok := tracefmt.ParseCollOp(string(line[start:i]))
 		if !ok {
 			return false
 		}
@@ -318,6 +326,9 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 			return false
 		}
 		e.SetRequest(int64(math.Float64bits(amount)))
+	}
+	if nameEnd > 0 && out.hasText {
+		out.name = tok{b: line[nameAt:nameEnd], off: nameAt}
 	}
 	out.rank, out.rankOff = int32(r), int32(rankOff)
 	return true

@@ -213,3 +213,40 @@ func TestHeaderStateNames(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderStateWithText: an enter naming a header state that
+// decodeFast resolves, with a text, and then enters and leaves of other
+// header states (the record is reused: a name left from one line must
+// not name the next), name their states and carry their texts, read
+// alone and in blocks.
+func TestHeaderStateWithText(t *testing.T) {
+	const text = "tsim 1\nranks 1\nunit us\nstate A\nstate MPI_Send\n" +
+		"1 0 enter A text=first\n2 0 leave A\n3 0 enter MPI_Send\n4 0 leave MPI_Send\n" +
+		"5 0 enter MPI_Send text=second\n6 0 leave MPI_Send\n7 0 enter A\n8 0 leave A\n"
+	want := []struct{ state, text string }{
+		{"A", "first"}, {"A", ""}, {"MPI_Send", ""}, {"MPI_Send", ""},
+		{"MPI_Send", "second"}, {"MPI_Send", ""}, {"A", ""}, {"A", ""},
+	}
+	for _, read := range []func() (*tracefmt.Trace, error){
+		func() (*tracefmt.Trace, error) { return readSerial(text) },
+		func() (*tracefmt.Trace, error) { return readInBlocks(text, 40) },
+	} {
+		tr, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := tr.Ranks[0].Events
+		if len(evs) != len(want) {
+			t.Fatalf("%d events, want %d", len(evs), len(want))
+		}
+		for k, w := range want {
+			e := &evs[k]
+			if got := tr.States[e.State()].Name; got != w.state {
+				t.Errorf("event %d names state %q, want %q", k, got, w.state)
+			}
+			if got := tr.Text(e); got != w.text {
+				t.Errorf("event %d has text %q, want %q", k, got, w.text)
+			}
+		}
+	}
+}

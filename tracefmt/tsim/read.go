@@ -856,8 +856,10 @@ type rec struct {
 	// state says decodeFast set the state of an enter or leave, named
 	// by a state of the header (headerState).
 	state bool
-	// name is the state or marker name of an enter, leave or marker;
-	// text the info text of an enter or marker (hasText).
+	// name is the state or marker name of an enter, leave or marker
+	// (decodeFast leaves it unset for an enter or leave it sets state
+	// for, unless the record has a text); text the info text of an
+	// enter or marker (hasText).
 	name, text tok
 }
 
