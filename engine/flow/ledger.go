@@ -138,10 +138,10 @@ func (g *ledger) settle() {
 // applyAll integrates the changes of b in order, link c.l's
 // measurements up to c.t at its load and flows since its last change;
 // with lazy samples it first keeps its state (for its integrals at the
-// period boundary
-// at or before c.t), if it has not changed since that boundary (the last
-// sample's measurement of the link needs its integrals at the last two
-// boundaries, and they are straight lines between its changes). The
+// period boundary at or before c.t), if it has not changed since that
+// boundary (the last sample's measurement of the link needs its
+// integrals at the last two boundaries, and they are straight lines
+// between its changes). The
 // work of a change is inlined in the loop, the ledger's fields read once
 // (a call a change was a sixth of the ledger's instructions on a torus,
 // whose flows change eight links each).
