@@ -165,3 +165,60 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestDivider: the divider's quotients and remainders are the division's,
+// for divisors from 1 to beyond 2⁶², powers of two and their neighbours,
+// and dividends at the edges of the range and at random.
+func TestDivider(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ds := []uint64{1, 2, 3, 5, 7, 10, 1000, 10_000_000, 3_333_000, 1<<62 + 1, 1<<63 - 1}
+	for k := range 63 {
+		ds = append(ds, 1<<k, 1<<k+1, max(uint64(1)<<k-1, 1))
+	}
+	for range 200 {
+		ds = append(ds, rng.Uint64N(1<<63-1)+1, rng.Uint64N(1<<40)+1, rng.Uint64N(1000)+1)
+	}
+	for _, d := range ds {
+		v := newDivider(d)
+		ns := []uint64{0, 1, d - 1, d, d + 1, 2*d - 1, 1<<63 - 1, 1 << 62, 1<<64 - 1, (1<<63 - 1) / d * d, (1<<63-1)/d*d - 1}
+		for range 2000 {
+			ns = append(ns, rng.Uint64(), rng.Uint64N(1<<63), rng.Uint64N(1<<45))
+		}
+		for _, n := range ns {
+			if q, r := v.quo(n), v.rem(n); q != n/d || r != n%d {
+				t.Fatalf("%d / %d: %d rem %d, want %d rem %d", n, d, q, r, n/d, n%d)
+			}
+		}
+	}
+}
+
+// BenchmarkBoundary: a period boundary found by the divider's remainder
+// against the division's, on times a few periods apart as a link's
+// changes are.
+func BenchmarkBoundary(b *testing.B) {
+	const p = 10 * des.Microsecond
+	ts := make([]uint64, 4096)
+	rng := rand.New(rand.NewPCG(5, 8))
+	for i, t := 1, uint64(0); i < len(ts); i++ {
+		t += rng.Uint64N(uint64(6 * p))
+		ts[i] = t
+	}
+	v := newDivider(uint64(p))
+	d := v.d // not a constant: the compiler would multiply
+	var sink uint64
+	b.Run("divider", func(b *testing.B) {
+		for i := range b.N {
+			t := ts[i&4095] + sink&1
+			sink += t - v.rem(t)
+		}
+	})
+	b.Run("division", func(b *testing.B) {
+		for i := range b.N {
+			t := ts[i&4095] + sink&1
+			sink += t - t%d
+		}
+	})
+	if sink == 1 {
+		b.Log(sink)
+	}
+}
