@@ -1,10 +1,6 @@
 package flow
 
-import (
-	"math/bits"
-
-	"github.com/tracesim/tracesim/engine/des"
-)
+import "github.com/tracesim/tracesim/engine/des"
 
 // ledgerBatch is the number of link changes the ledger collects before
 // integrating them in one loop: 24 KiB, in the cache while it fills.
@@ -40,9 +36,8 @@ type ledger struct {
 	acc   []linkAcc
 	snaps [][2]linkSnap
 	// period is the sample period when the snapshots are kept (lazy
-	// samples), else 0; div divides by it.
+	// samples), else 0.
 	period des.Time
-	div    divider
 	// buf collects the changes of the next batch, nbuf of them (kept at
 	// ledgerBatch without batches, so that add takes its slow path).
 	buf  *[ledgerBatch]change
@@ -82,7 +77,6 @@ func (g *ledger) init(links []link, period des.Time, batched bool) {
 	}
 	if period > 0 {
 		g.period = period
-		g.div = newDivider(uint64(period))
 		g.snaps = make([][2]linkSnap, len(links))
 	}
 	g.nbuf = ledgerBatch
@@ -162,7 +156,7 @@ func (g *ledger) applyAll(b []change) {
 		}
 		return
 	}
-	snaps, div := g.snaps, g.div
+	snaps := g.snaps
 	for i := range b {
 		c := &b[i]
 		a := &acc[c.l]
@@ -174,7 +168,7 @@ func (g *ledger) applyAll(b []change) {
 			// and Go checks a signed divisor for -1).
 			bd := a.snapNext
 			if bd <= 0 || c.t-bd >= p {
-				bd = c.t - des.Time(div.rem(uint64(c.t)))
+				bd = c.t - des.Time(uint64(c.t)%uint64(p))
 			}
 			a.snapNext = bd + p
 			a.snap ^= 1
@@ -220,30 +214,3 @@ func (a *linkAcc) at(t des.Time, load float64, fwd int32) (bytes, busy, flowS fl
 	dt := max((t - a.last).Seconds(), 0)
 	return a.bytes + load*dt, a.busy + min(load/a.cap, 1)*dt, a.flowS + float64(fwd)*dt
 }
-
-// divider divides by d without a division instruction (a 64-bit one
-// takes tens of cycles; about a third of a CG-like torus run's link
-// changes find their period boundary by a remainder): by Granlund and
-// Montgomery's multiply and shifts ("Division by invariant integers
-// using multiplication", 1994, figure 4.1), exact for every dividend.
-type divider struct {
-	d, m     uint64
-	sh1, sh2 uint8
-}
-
-// newDivider readies division by d, 0 < d < 2⁶³.
-func newDivider(d uint64) divider {
-	l := uint(bits.Len64(d - 1)) // ⌈log₂ d⌉: 2^(l−1) < d ≤ 2^l
-	// m = ⌊2⁶⁴·(2^l − d)/d⌋ + 1; 2^l − d < d, so the quotient fits.
-	m, _ := bits.Div64(uint64(1)<<l-d, 0, d)
-	return divider{d: d, m: m + 1, sh1: uint8(min(l, 1)), sh2: uint8(max(int(l)-1, 0))}
-}
-
-// quo returns n / d.
-func (v divider) quo(n uint64) uint64 {
-	t, _ := bits.Mul64(v.m, n)
-	return (t + (n-t)>>v.sh1) >> v.sh2
-}
-
-// rem returns n % d.
-func (v divider) rem(n uint64) uint64 { return n - v.quo(n)*v.d }
