@@ -156,10 +156,12 @@ func (g *ledger) applyAll(b []change) {
 		}
 		return
 	}
-	snaps := g.snaps
+	// As long as acc: a link found in acc is in snaps, unchecked.
+	snaps := g.snaps[:len(acc)]
 	for i := range b {
 		c := &b[i]
-		a := &acc[c.l]
+		l := c.l
+		a := &acc[l]
 		u := a.used(c.load)
 		if c.t >= a.snapNext {
 			// The boundary at or before c.t: snapNext itself (a boundary)
@@ -177,7 +179,7 @@ func (g *ledger) applyAll(b []change) {
 			// by the same operations, rarely (Metrics) rather than at
 			// every boundary a link crosses. Field by field: a composite
 			// literal is built aside, then copied.
-			sn := &snaps[c.l][a.snap&1]
+			sn := &snaps[l][a.snap&1]
 			sn.t, sn.last, sn.bytes, sn.busy, sn.flowS = bd, a.last, a.bytes, a.busy, a.flowS
 			sn.load, sn.fwd = c.load, c.fwd
 		}
