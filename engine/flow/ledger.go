@@ -30,8 +30,9 @@ const ledgerBatch = 1024
 // and a 94 MB tsim CG on torus:8x8 1.21 s against 1.72 s.
 type ledger struct {
 	// acc is, per constraint, its integrals; snaps (lazy samples only)
-	// its integrals at the period boundaries before its last two
-	// changes.
+	// its state at its first changes after the period boundaries
+	// before its last two changes, from which its integrals at those
+	// boundaries are worked out when read (linkSnap.integrals).
 	acc   []linkAcc
 	snaps [][2]linkSnap
 	// period is the sample period when the snapshots are kept (lazy
@@ -136,10 +137,11 @@ func (g *ledger) settle() {
 
 // applyAll integrates the changes of b in order, link c.l's
 // measurements up to c.t at its load and flows since its last change;
-// with lazy samples it first keeps its integrals at the period boundary
-// at or before c.t, if it has not changed since that boundary (the last
-// sample's measurement of the link needs its integrals at the last two
-// boundaries, and they are straight lines between its changes). The
+// with lazy samples it first keeps its state (for its integrals at the
+// period boundary at or before c.t), if it has not changed since that
+// boundary (the last sample's measurement of the link needs its
+// integrals at the last two boundaries, and they are straight lines
+// between its changes). The
 // work of a change is inlined in the loop, the ledger's fields read once
 // (a call a change was a sixth of the ledger's instructions on a torus,
 // whose flows change eight links each).
@@ -154,26 +156,31 @@ func (g *ledger) applyAll(b []change) {
 		}
 		return
 	}
-	snaps := g.snaps
+	// As long as acc: a link found in acc is in snaps, unchecked.
+	snaps := g.snaps[:len(acc)]
 	for i := range b {
 		c := &b[i]
-		a := &acc[c.l]
+		l := c.l
+		a := &acc[l]
 		u := a.used(c.load)
 		if c.t >= a.snapNext {
 			// The boundary at or before c.t: snapNext itself (a boundary)
 			// when c.t is within the period after it, which spares the
-			// division.
+			// division (unsigned: times and the period are not negative,
+			// and Go checks a signed divisor for -1).
 			bd := a.snapNext
 			if bd <= 0 || c.t-bd >= p {
-				bd = c.t - c.t%p
+				bd = c.t - des.Time(uint64(c.t)%uint64(p))
 			}
 			a.snapNext = bd + p
 			a.snap ^= 1
-			dt := max((bd - a.last).Seconds(), 0)
-			// Field by field: a composite literal is built aside, then
-			// copied.
-			sn := &snaps[c.l][a.snap&1]
-			sn.t, sn.bytes, sn.busy, sn.flowS = bd, a.bytes+c.load*dt, a.busy+u*dt, a.flowS+float64(c.fwd)*dt
+			// The link's state before c, kept as it is: the integrals at
+			// bd are worked out from it when read (linkSnap.integrals),
+			// by the same operations, rarely (Metrics) rather than at
+			// every boundary a link crosses. Field by field: a composite
+			// literal is built aside, then copied.
+			sn := &snaps[l][a.snap&1]
+			sn.t, sn.last, sn.bytes, sn.busy, sn.flowS = bd, a.last, a.bytes, a.busy, a.flowS
 			sn.load, sn.fwd = c.load, c.fwd
 		}
 		a.integrate(c, u)

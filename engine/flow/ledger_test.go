@@ -61,11 +61,27 @@ func TestLedgerBatches(t *testing.T) {
 	}
 }
 
+// snapAt is a link's integrals at a period boundary t and its load and
+// flows then, as the ledger once kept its snapshots (worked out at the
+// change that crossed the boundary).
+type snapAt struct {
+	t                  des.Time
+	bytes, busy, flowS float64
+	load               float64
+	fwd                int32
+}
+
+// valueAt is what snapshot s gives for a link of bandwidth cap.
+func valueAt(s *linkSnap, cap float64) snapAt {
+	b, busy, f := s.integrals(cap)
+	return snapAt{t: s.t, bytes: b, busy: busy, flowS: f, load: s.load, fwd: s.fwd}
+}
+
 // refApply is the ledger's integration as it was before apply spared
 // divisions: the used fraction always divided, the boundary always
 // found by a remainder, the latest snapshot always first (the previous
 // one moved behind it).
-func refApply(acc []linkAcc, snaps [][2]linkSnap, period des.Time, c change) {
+func refApply(acc []linkAcc, snaps [][2]snapAt, period des.Time, c change) {
 	a := &acc[c.l]
 	u := fmin(c.load/a.cap, 1)
 	if period > 0 && c.t >= a.snapNext {
@@ -74,7 +90,7 @@ func refApply(acc []linkAcc, snaps [][2]linkSnap, period des.Time, c change) {
 		sn := &snaps[c.l]
 		sn[1] = sn[0]
 		dt := max((b - a.last).Seconds(), 0)
-		sn[0] = linkSnap{t: b, bytes: a.bytes + c.load*dt, busy: a.busy + u*dt, flowS: a.flowS + float64(c.fwd)*dt, load: c.load, fwd: c.fwd}
+		sn[0] = snapAt{t: b, bytes: a.bytes + c.load*dt, busy: a.busy + u*dt, flowS: a.flowS + float64(c.fwd)*dt, load: c.load, fwd: c.fwd}
 	}
 	if dt := (c.t - a.last).Seconds(); dt > 0 {
 		a.bytes += c.load * dt
@@ -101,7 +117,7 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 	for i := range refAcc {
 		refAcc[i].cap = links[i].cap
 	}
-	refSnaps := make([][2]linkSnap, len(links))
+	refSnaps := make([][2]snapAt, len(links))
 	rng := rand.New(rand.NewPCG(3, 5))
 	now := des.Time(0)
 	for i := range 20000 {
@@ -124,8 +140,8 @@ func TestLedgerApplyAsBefore(t *testing.T) {
 		if a.bytes != r.bytes || a.busy != r.busy || a.flowS != r.flowS || a.last != r.last || a.snapNext != r.snapNext {
 			t.Fatalf("change %d (%+v): integrals %+v, want %+v", i, c, a, r)
 		}
-		if sn := g.snaps[c.l]; sn[a.snap] != refSnaps[c.l][0] || sn[a.snap^1] != refSnaps[c.l][1] {
-			t.Fatalf("change %d (%+v): snapshots latest %+v, before %+v; want %+v, %+v", i, c, sn[a.snap], sn[a.snap^1], refSnaps[c.l][0], refSnaps[c.l][1])
+		if sn := g.snaps[c.l]; valueAt(&sn[a.snap], a.cap) != refSnaps[c.l][0] || valueAt(&sn[a.snap^1], a.cap) != refSnaps[c.l][1] {
+			t.Fatalf("change %d (%+v): snapshots latest %+v, before %+v; want %+v, %+v", i, c, valueAt(&sn[a.snap], a.cap), valueAt(&sn[a.snap^1], a.cap), refSnaps[c.l][0], refSnaps[c.l][1])
 		}
 	}
 	// What Metrics reads: each link's integrals at the boundaries around

@@ -50,14 +50,26 @@ type sampler struct {
 	eager bool
 }
 
-// linkSnap is a link's integrals at a period boundary t (a multiple of
-// the sample period), and its load and flows then: the slope of its
-// integrals back to its last change before t.
+// linkSnap is a link's state at its first change after a period
+// boundary t (a multiple of the sample period): its integrals up to its
+// change before (at last), and its load and flows since, the slope of
+// its integrals through t. integrals works out those at t.
 type linkSnap struct {
-	t                  des.Time
+	t, last            des.Time
 	bytes, busy, flowS float64
 	load               float64
 	fwd                int32
+}
+
+// integrals returns the link's integrals (bytes, busy seconds,
+// flow·seconds) at the boundary s.t, for a link of bandwidth cap: the
+// same operations, on the same values, as the ledger's integration up to
+// s.t would have done (used, linkAcc.integrate).
+func (s *linkSnap) integrals(cap float64) (bytes, busy, flowS float64) {
+	a := linkAcc{cap: cap}
+	u := a.used(s.load)
+	dt := max((s.t - s.last).Seconds(), 0)
+	return s.bytes + s.load*dt, s.busy + u*dt, s.flowS + float64(s.fwd)*dt
 }
 
 func (s *sampler) init(n *Network) {
@@ -274,8 +286,10 @@ func (n *Network) integralsAt(l int32, t des.Time) (bytes, busy, flowS float64) 
 	if t < sn.t && t <= snaps[k^1].t {
 		sn = &snaps[k^1]
 	}
+	cap := n.led.acc[l].cap
+	sb, sbusy, sf := sn.integrals(cap)
 	dt := (sn.t - t).Seconds()
-	return sn.bytes - sn.load*dt, sn.busy - min(sn.load/n.led.acc[l].cap, 1)*dt, sn.flowS - float64(sn.fwd)*dt
+	return sb - sn.load*dt, sbusy - min(sn.load/cap, 1)*dt, sf - float64(sn.fwd)*dt
 }
 
 // lazyLast returns topology link l's utilisation and flows over the last
