@@ -61,7 +61,6 @@ package flow
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -427,12 +426,14 @@ func New(cfg Config) (*Network, error) {
 	if !cfg.OneInjectionLink && cfg.Hops == nil {
 		extra += n.buildLanes()
 	}
-	n.links = make([]link, L+extra)
-	n.lat = make([]des.Time, L+extra)
-	n.lsolve = make([]linkSolve, L+extra)
-	n.fixedAt = make([]int32, L+extra)
-	n.routed = make([]int32, L+extra)
-	n.alias = make([]int32, L)
+	// Per constraint, advised as huge pages before they are written
+	// (see withRoom): 131,072 links and more at 65,536 ranks.
+	n.links = withRoom([]link(nil), L+extra)[:L+extra]
+	n.lat = withRoom([]des.Time(nil), L+extra)[:L+extra]
+	n.lsolve = withRoom([]linkSolve(nil), L+extra)[:L+extra]
+	n.fixedAt = withRoom([]int32(nil), L+extra)[:L+extra]
+	n.routed = withRoom([]int32(nil), L+extra)[:L+extra]
+	n.alias = withRoom([]int32(nil), L)[:L]
 	n.topoLinks = L
 	for i := 0; i < L; i++ {
 		n.alias[i] = int32(i)
@@ -827,14 +828,16 @@ func (n *Network) allocFlow() int32 {
 // arrays at once. append's own growth, by a quarter once a slice is
 // large, copies the records five times as often: at 65,536 ranks, where
 // a quarter of a million flows start at one instant, 0.23 GB of copies
-// the collector must catch up with, which raised the run's peak.
+// the collector must catch up with, which raised the run's peak. The
+// new arrays are advised as huge pages before they are written (see
+// withRoom).
 func (n *Network) growFlows() {
 	c := max(2*cap(n.flows), 64)
-	n.flows = slices.Grow(n.flows, c-len(n.flows))
-	n.fmark = slices.Grow(n.fmark, c-len(n.fmark))
-	n.flevel = slices.Grow(n.flevel, c-len(n.flevel))
-	n.bneck = slices.Grow(n.bneck, c-len(n.bneck))
-	n.hpos = slices.Grow(n.hpos, c-len(n.hpos))
+	n.flows = withRoom(n.flows, c)
+	n.fmark = withRoom(n.fmark, c)
+	n.flevel = withRoom(n.flevel, c)
+	n.bneck = withRoom(n.bneck, c)
+	n.hpos = withRoom(n.hpos, c)
 }
 
 func (n *Network) freeFlow(i int32) {

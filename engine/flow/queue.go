@@ -1,8 +1,6 @@
 package flow
 
 import (
-	"slices"
-
 	"github.com/tracesim/tracesim/engine/des"
 )
 
@@ -103,8 +101,8 @@ func (n *Network) heapPush(fi int32) {
 		// Doubled, as the flow slots (growFlows): append's growth by a
 		// quarter would copy the entries five times as often.
 		c := max(2*cap(n.heap), 64)
-		n.heap = slices.Grow(n.heap, c-len(n.heap))
-		n.hkey = slices.Grow(n.hkey, c-len(n.hkey))
+		n.heap = withRoom(n.heap, c)
+		n.hkey = withRoom(n.hkey, c)
 	}
 	n.heap = append(n.heap, fi)
 	n.hkey = append(n.hkey, hkey{f.finish, f.seq})

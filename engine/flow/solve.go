@@ -293,6 +293,9 @@ func (n *Network) build() {
 		if f.bound > 0 {
 			s.level[i] = f.bound * f.penalty
 		}
+		if len(s.fLink)+len(f.links) > cap(s.fLink) {
+			s.fLink = withRoom(s.fLink, 2*cap(s.fLink)+len(f.links))
+		}
 		for k, l := range f.links {
 			s.fLink = append(s.fLink, n.lsolve[l].local|ctBit(int32(k) >= f.nfwd))
 		}
@@ -369,9 +372,7 @@ func (n *Network) build() {
 // ones are the caller's to set.
 func extend[T any](s []T, n int) []T {
 	if cap(s) < n {
-		t := make([]T, n, n+n/4)
-		copy(t, s)
-		return t
+		return withRoom(s, n+n/4)[:n]
 	}
 	return s[:n]
 }
@@ -481,7 +482,7 @@ func (n *Network) check(now des.Time) bool {
 			}
 		}
 	}
-	s.lastVal, s.lastAt = append(s.lastVal[:0], s.val[:F]...), append(s.lastAt[:0], s.at[:F]...)
+	s.lastVal, s.lastAt = append(withRoom(s.lastVal[:0], F), s.val[:F]...), append(withRoom(s.lastAt[:0], F), s.at[:F]...)
 	s.checkedL, s.checkedF = L, F
 	return grew
 }
@@ -611,7 +612,7 @@ func fmax(a, b float64) float64 {
 // enough; the contents are the caller's to set.
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n, n+n/4)
+		return withRoom(s[:0], n+n/4)[:n]
 	}
 	return s[:n]
 }
@@ -627,7 +628,7 @@ func (s *system) fill() {
 	// system's. Local copies of the slices, as in build.
 	ratio, fixed, level, w := s.ratio[:len(s.id)], s.fixed[:len(s.slot)], s.level[:len(s.slot)], s.w
 	lOff, lFlow := s.lOff, s.lFlow
-	live := s.live[:0]
+	live := withRoom(s.live[:0], len(ratio))
 	for j, r := range ratio {
 		if !math.IsInf(r, 1) {
 			live = append(live, int32(j))
@@ -641,7 +642,7 @@ func (s *system) fill() {
 	// every step. Levels repeat (a flow's bound is its route's slowest
 	// link, its penalty its route's latency: on a crossbar every flow's
 	// level is the same), so that is rare.
-	open := s.open[:0]
+	open := withRoom(s.open[:0], len(s.slot))
 	for i := range s.slot {
 		open = append(open, int32(i))
 	}
