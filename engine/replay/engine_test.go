@@ -272,10 +272,11 @@ func TestSnapshotDescribesRanks(t *testing.T) {
 	}
 }
 
-// TestCollectLoadGarbage: New collects the heap before replaying a trace
-// of gcBeforeEvents events or more (so that the replay's tables reuse
-// the reader's garbage rather than fresh pages), and not before a small
-// one, where a collection would cost more than it frees.
+// TestCollectLoadGarbage: New collects the heap before running a trace
+// of gcBeforeEvents events or more, once its tables are allocated (so
+// that the run's allocations reuse the reader's garbage rather than
+// fresh pages), and not before a small one, where a collection would
+// cost more than it frees.
 func TestCollectLoadGarbage(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -370,8 +370,8 @@ func (s *Sim) useFacts(f *Facts) (bool, error) {
 	if len(s.recBuffered) > 0 {
 		s.notes = append(s.notes, recordedNote(len(s.recBuffered), s.threshold))
 	}
-	s.msgs = make([]message, 0, f.inFlight)
-	s.ops = make([]recvOp, 0, f.posted)
+	s.msgs = hugepage.Make[message](0, f.inFlight)
+	s.ops = hugepage.Make[recvOp](0, f.posted)
 	if s.densePairs == nil {
 		s.pairs.reserve(f.senders)
 	}

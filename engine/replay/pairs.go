@@ -1,5 +1,7 @@
 package replay
 
+import "github.com/tracesim/tracesim/internal/hugepage"
+
 // pairTable holds the sequence counters of the messages between pairs of
 // ranks, by (source, destination). Each source rank has a bucket of
 // pairBucket slots of its own in one flat array, and the pairs that do not
@@ -53,7 +55,9 @@ func (t *pairTable) reserve(n int) {
 	}
 	fromSrc := make([]int32, n)
 	copy(fromSrc, t.fromSrc)
-	buckets := make([]pairSlot, n*pairBucket)
+	// 4.6 MiB at 65,536 senders, written pair by pair as the run
+	// meets them.
+	buckets := hugepage.Make[pairSlot](n*pairBucket, n*pairBucket)
 	copy(buckets, t.buckets)
 	t.fromSrc, t.buckets = fromSrc, buckets
 }

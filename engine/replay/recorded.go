@@ -97,13 +97,11 @@ func (s *Sim) scanTrace(findBuffered bool) (hasCompute bool) {
 		inFlight += min(sends, flightPerRank)
 		posted += min(recvs, flightPerRank)
 	}
-	s.msgs = make([]message, 0, inFlight)
-	s.ops = make([]recvOp, 0, posted)
 	// Filled in as the run starts, message by message: as huge pages
 	// (23 MiB of messages and 21 MiB of receives at 65,536 ranks of a
 	// stencil, 11 k faults of 4 KiB).
-	hugepage.Advise(s.msgs[:cap(s.msgs)])
-	hugepage.Advise(s.ops[:cap(s.ops)])
+	s.msgs = hugepage.Make[message](0, inFlight)
+	s.ops = hugepage.Make[recvOp](0, posted)
 	if s.densePairs == nil {
 		s.pairs.reserve(senders)
 	}

@@ -48,6 +48,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/netmodel"
@@ -253,7 +254,6 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 		}
 		return nil, fmt.Errorf("replay: the trace has no ranks")
 	}
-	collectLoadGarbage(t)
 	return newSim(t, nil, cfg, opts)
 }
 
@@ -261,15 +261,20 @@ func New(t *tracefmt.Trace, cfg Config, opts Options) (*Sim, error) {
 // the heap before the replay allocates its state.
 const gcBeforeEvents = 1 << 20
 
-// collectLoadGarbage runs a garbage collection before the replay of a
-// large trace in memory allocates its state. A reader leaves garbage
-// behind (its buffers, the tsim reader's blocks), and the collector last
-// ran while the trace was being built: its next run is due at twice the
-// trace, so the replay's tables (per-rank state, messages in flight,
-// about 120 MB at 65,536 ranks) came from fresh pages on top of that
-// garbage. Collected first, the garbage is reused: stencil2d at 65,536
-// ranks (7.8 M events), sim --model puppet peak RSS 482 -> 454 MB. The
-// trace's events hold no pointers, so the collection marks little.
+// collectLoadGarbage runs a garbage collection once the replay of a
+// large trace in memory has allocated its tables, before the run. A
+// reader leaves garbage behind (its buffers, the tsim reader's blocks),
+// and the collector last ran while the trace was being built: its next
+// run is due at twice the trace, so the run's own allocations (the
+// ranks' slabs, ~26 MB at 65,536 ranks) came from fresh pages on top of
+// that garbage. Collected, the garbage is reused: stencil2d at 65,536
+// ranks (7.8 M events), sim --model puppet peak RSS 482 -> 454 MB. It
+// runs after newSim's tables are allocated, not before: Go clears
+// reused memory as it allocates it, page by page before the huge-page
+// advice can act (~4,000 faults of 4 KiB for the message and receive
+// tables), where fresh memory needs no clearing and faults 2 MiB at a
+// time. The trace's events hold no pointers, so the collection marks
+// little.
 func collectLoadGarbage(t *tracefmt.Trace) {
 	if t.NumEvents() >= gcBeforeEvents {
 		runtime.GC()
@@ -338,10 +343,10 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s := &Sim{
 		cfg: cfg, opts: opts, tr: t, notes: notes, src: src,
 		k:       des.NewKernel(cfg.Seed),
-		ranks:   make([]rank, P),
+		ranks:   hugepage.Make[rank](P, P),
 		held:    map[uint64][]int32{},
 		colls:   map[collKey]*collInstance{},
-		queues:  make([]rankQueues, P),
+		queues:  hugepage.Make[rankQueues](P, P),
 		freeMsg: -1, freeOp: -1,
 		threshold: cfg.Threshold(),
 		atMatch:   cfg.eagerAtMatch(),
@@ -355,8 +360,6 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	// The per-rank arrays are first touched rank by rank as the run
 	// starts: as huge pages, a fault brings in 2 MiB, not 4 KiB (19 MiB
 	// of ranks and 1.5 MiB of queues at 65,536 ranks).
-	hugepage.Advise(s.ranks)
-	hugepage.Advise(s.queues)
 	s.alloc.expect(P)
 	s.host.s = s
 	if P <= densePairLimit {
@@ -386,7 +389,8 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		nNodes = max(nNodes, mach.Nodes) // a map's unused nodes count too
 	}
 	nodeOf := func(r int) int { return placed[r] }
-	s.nodes = make([]node, nNodes)
+	// 3.5 MiB at 65,536 nodes, written node by node below.
+	s.nodes = hugepage.Make[node](nNodes, nNodes)
 	s.nodeOf = make([]int32, P)
 	hasCompute := false
 	for r := range s.ranks {
@@ -496,6 +500,9 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s.k.Grow(len(s.ranks) + cap(s.msgs))
 	for r := range s.ranks {
 		s.k.Schedule(0, evStart, int32(r), 0)
+	}
+	if src == nil {
+		collectLoadGarbage(t)
 	}
 	s.publish()
 	return s, nil
@@ -656,6 +663,30 @@ func (s *Sim) finish() {
 	}
 	if f, ok := s.net.(netmodel.Finisher); ok {
 		f.Finish()
+	}
+	if !stuck {
+		s.releaseFlightTables()
+	}
+}
+
+// releaseGCBytes is the size of the message and receive tables from
+// which releaseFlightTables collects the heap.
+const releaseGCBytes = 4 << 20
+
+// releaseFlightTables drops the message and receive tables of a run that
+// ended with every message delivered and every receive matched (the
+// deadlock report and the overflow error, which read them, come only
+// from runs that did not). The run's peak memory is at its end, where
+// Results allocates its per-rank arrays: collected first, they reuse the
+// tables' pages instead of new ones (16 + 10 MiB of tables at 65,536
+// ranks of a stencil, 6.5 + 2 MiB of results). The collection marks
+// little: the trace's events hold no pointers.
+func (s *Sim) releaseFlightTables() {
+	size := uintptr(cap(s.msgs))*unsafe.Sizeof(message{}) + uintptr(cap(s.ops))*unsafe.Sizeof(recvOp{})
+	s.msgs, s.ops = nil, nil
+	s.freeMsg, s.freeOp = -1, -1
+	if size >= releaseGCBytes {
+		runtime.GC()
 	}
 }
 

@@ -55,3 +55,29 @@ func skipWithoutHugePages(t *testing.T) {
 		t.Skipf("transparent huge pages not given to madvised memory here (%q, %v)", b, err)
 	}
 }
+
+// TestMake: Make gives the slice make gives (its length, its capacity,
+// zero elements), and a large one's memory is advised as huge pages.
+func TestMake(t *testing.T) {
+	for _, c := range []struct{ length, capacity int }{{0, 0}, {3, 3}, {0, 10}, {5, 1 << 20}, {4 << 20, 4 << 20}} {
+		s := Make[int64](c.length, c.capacity)
+		if len(s) != c.length || cap(s) != c.capacity {
+			t.Errorf("Make(%d, %d): len %d, cap %d", c.length, c.capacity, len(s), cap(s))
+		}
+		for i, v := range s[:cap(s)] {
+			if v != 0 {
+				t.Fatalf("Make(%d, %d): element %d is %d", c.length, c.capacity, i, v)
+			}
+		}
+	}
+	skipWithoutHugePages(t)
+	s := Make[int64](4<<20, 4<<20) // 32 MiB
+	m, err := MappingOf(unsafe.Pointer(&s[len(s)/2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Advised {
+		t.Errorf("the mapping of Make's 32 MiB slice is not advised (no hg in VmFlags)")
+	}
+	runtime.KeepAlive(s)
+}
