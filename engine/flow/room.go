@@ -7,7 +7,7 @@ import "github.com/tracesim/tracesim/internal/hugepage"
 // grown by build, check and fill) reach tens of MiB at 65,536 ranks,
 // where a quarter of a million flows start at one instant. Written as
 // they grew, they were faulted in 4 KiB at a time. These arrays are made
-// fresh by withRoom and advised as huge pages (hugepage.Advise) before
+// fresh by withRoom and advised as huge pages (hugepage.Make) before
 // anything is written in them, so that they fault in 2 MiB at a time;
 // room never written stays unfaulted. The lists appended to one element
 // at a time in the solver's and the network's inner loops (the flows
@@ -21,8 +21,7 @@ func withRoom[T any](s []T, c int) []T {
 	if cap(s) >= c {
 		return s
 	}
-	t := make([]T, len(s), c)
-	hugepage.Advise(t[:c])
+	t := hugepage.Make[T](len(s), c)
 	copy(t, s)
 	return t
 }
