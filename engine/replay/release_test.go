@@ -12,11 +12,13 @@ import (
 // run that deadlocks keeps them for its report, which names the stuck
 // message's sender.
 func TestFinishReleasesFlightTables(t *testing.T) {
-	build := func(n int64) *Sim {
+	build := func(n int64, recv bool) *Sim {
 		p := newProg(t, 2)
 		for r := range 2 {
 			p.send(r, 1-r, 7, n)
-			p.recv(r, 1-r, 7, n)
+			if recv {
+				p.recv(r, 1-r, 7, n)
+			}
 		}
 		s, err := New(p.trace(), cfgWith(t, "send", "auto"), Options{})
 		if err != nil {
@@ -25,16 +27,23 @@ func TestFinishReleasesFlightTables(t *testing.T) {
 		return s
 	}
 	cases := []struct {
-		name     string
-		size     int64
-		released bool
+		name      string
+		size      int64
+		recv      bool
+		released  bool
+		unmatched int
 	}{
-		{"eager, ends", 1000, true},
-		{"rendezvous, deadlocks", 1 << 20, false},
+		{"eager, ends", 1000, true, true, 0},
+		// Both requests to send wait for receives never posted.
+		{"rendezvous, deadlocks", 1 << 20, true, false, 2},
+		// Every rank ends and the network drains, but the messages wait
+		// unreceived in the unexpected queues: Results counts them
+		// through the tables, which must stay.
+		{"eager, never received", 1000, false, false, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := build(c.size)
+			s := build(c.size, c.recv)
 			var before Results
 			for s.Step() {
 				before = s.Results()
@@ -42,6 +51,15 @@ func TestFinishReleasesFlightTables(t *testing.T) {
 			res := runToEnd(t, s, nil)
 			if got := s.msgs == nil && s.ops == nil; got != c.released {
 				t.Fatalf("tables released: %v, want %v", got, c.released)
+			}
+			if res.Messages.Unmatched != c.unmatched {
+				t.Fatalf("unmatched %d, want %d", res.Messages.Unmatched, c.unmatched)
+			}
+			if !c.recv {
+				if res.Deadlock != nil || !res.Complete {
+					t.Fatalf("complete %v, deadlock %+v", res.Complete, res.Deadlock)
+				}
+				return
 			}
 			if c.released {
 				if res.Deadlock != nil || !res.Complete {
