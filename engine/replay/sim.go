@@ -678,8 +678,9 @@ const releaseGCBytes = 4 << 20
 // releaseFlightTables drops the message and receive tables of a run that
 // ended with every message delivered and received and every receive
 // matched (the deadlock report, the overflow error and the count of
-// unmatched messages, which read them, come only from runs that did not). The run's peak memory is at its end, where
-// Results allocates its per-rank arrays: collected first, they reuse the
+// unmatched messages, which read them, come only from runs that did
+// not). The run's peak memory is at its end, where Results allocates
+// its per-rank arrays: collected first, they reuse the
 // tables' pages instead of new ones (16 + 10 MiB of tables at 65,536
 // ranks of a stencil, 6.5 + 2 MiB of results). The collection marks
 // little: the trace's events hold no pointers.
