@@ -126,15 +126,7 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	}
 	i = nextField(b, i)
 	rankOff := i
-	var r int
-	for {
-		d := at(b, i) - '0'
-		if d > 9 {
-			break
-		}
-		r = r*10 + int(d)
-		i++
-	}
+	r, i := decimalAt(b, i)
 	// More than seven digits (leading zeros) are the general path's:
 	// parseUint refuses more than 18. Up to seven, r has not
 	// overflowed, and it grew with every digit: a prefix of the rank
@@ -204,26 +196,17 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		// a rank out of the world. (In the loop: a call an argument
 		// cost more.)
 		if bit, k := argKey(load8(b, i)); bit&allowed != 0 && seen&bit == 0 {
-			j := i + k
-			var v int64
-			for {
-				d := at(b, j) - '0'
-				if d > 9 {
-					break
-				}
-				v = v*10 + int64(d)
-				j++
-			}
-			if d := j - (i + k); d != 0 && d <= 9 && (j == n || isBlank(at(b, j))) && (bit&(argTo|argFrom) == 0 || v < int64(f.ranks)) {
+			v, j := decimalAt(b, i+k)
+			if d := j - (i + k); d != 0 && d <= 9 && (j == n || isBlank(at(b, j))) && (bit&(argTo|argFrom) == 0 || v < f.ranks) {
 				switch bit {
 				case argTo, argFrom:
 					e.Peer = int32(v)
 				case argTag:
 					e.Tag = int32(v)
 				case argSize:
-					size = v
+					size = int64(v)
 				case argReq:
-					e.SetRequest(v)
+					e.SetRequest(int64(v))
 				}
 				seen |= bit
 				i = j
@@ -425,6 +408,21 @@ const (
 	wordSize = 's' | 'i'<<8 | 'z'<<16 | 'e'<<24 | '='<<32
 	wordFrom = 'f' | 'r'<<8 | 'o'<<16 | 'm'<<24 | '='<<32
 )
+
+// decimalAt reads the decimal digits at b[i:] a byte at a time (short
+// numbers, for which digits' word costs more): their value and the
+// index after them. The byte after the line stops it.
+func decimalAt(b *lineBuf, i int) (int, int) {
+	v := 0
+	for {
+		d := at(b, i) - '0'
+		if d > 9 {
+			return v, i
+		}
+		v = v*10 + int(d)
+		i++
+	}
+}
 
 // argKey returns the argument bit of the key at the start of x (eight
 // bytes of a line, the first lowest) when it is to=, from=, tag=,
