@@ -197,7 +197,9 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 	// a line.
 	var r rec
 	data := b.Data
-	for pos, no := 0, int32(0); pos < len(data); no++ {
+	// no counts the lines: the last one's number is d.last.
+	no := int32(0)
+	for pos := 0; pos < len(data); no++ {
 		line := data[pos:]
 		lo := int32(pos)
 		if i := bytes.IndexByte(line, '\n'); i >= 0 {
@@ -209,19 +211,25 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
-		d.last = no
-		s := lineScanner{line: line}
-		if !s.more() {
-			continue
+		// A record's line nearly always starts with its time: the
+		// scanner's look for blanks and comments is for the others.
+		at := 0
+		if len(line) == 0 || line[0] <= ' ' || line[0] == '#' {
+			s := lineScanner{line: line}
+			if !s.more() {
+				continue
+			}
+			at = s.pos
 		}
 		// The record is set field by field, not zeroed whole:
 		// decodeFast sets every field but the name and text, which the
 		// flags cleared here make it ignore, and state, set for the
 		// enters and leaves only.
 		r.named, r.hasText, r.state = false, false, false
-		ok := rf.decodeFast(line, s.pos, &r)
+		ok := rf.decodeFast(line, at, &r)
 		if !ok {
 			r = rec{}
+			s := lineScanner{line: line, pos: at}
 			ok = rf.decode(&s, &r) == nil
 		}
 		done := ok && rf.headerDone(&r, &d.lastState)
@@ -234,6 +242,9 @@ func (rf *recordFormat) decodeBlock(b *lineblock.Block, d *decodedBlock) error {
 		if !done {
 			d.recs = append(d.recs, blockRec{r: r, no: no, lo: lo, hi: lo + int32(len(line)), decoded: ok, idx: idx})
 		}
+	}
+	if no > 0 {
+		d.last = no - 1
 	}
 	return nil
 }

@@ -145,6 +145,14 @@ func TestReadBlocksErrors(t *testing.T) {
 			`tsim: line 124:12: expected a string in Go syntax (escapes such as \n, \t, \", \\, \x41, \u00e9), got "\q"`},
 		{"last line without newline", map[int]string{499: "5 0 compute"},
 			`tsim: line 503:12: expected dur=DURATION or flops=AMOUNT in a compute record, got end of line`},
+		// Lines that do not start with their record's time: blank,
+		// comments, indented records.
+		{"after blank, comment and indented lines", map[int]string{10: "", 11: "  # comment", 12: "\t6 1 compute dur=1", 13: " \t5 0 isend to=1"},
+			`tsim: line 17:7: expected an event kind (enter, leave, send, recv, wait, coll, compute, marker), got "isend"`},
+		{"CRLF lines then an error", map[int]string{20: "5 0 compute dur=1\r", 21: "\r", 22: "5 1 compute\r"},
+			`tsim: line 26:12: expected dur=DURATION or flops=AMOUNT in a compute record, got end of line`},
+		{"blank lines at the end then a bad rank", map[int]string{497: "", 498: "#", 499: "5 9 compute dur=1"},
+			`tsim: line 503:3: expected a rank from 0 to 1 (the world has 2 ranks), got 9`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,6 +273,13 @@ func TestReadBlocksReadError(t *testing.T) {
 		}
 		if testing.Short() {
 			continue
+		}
+		// Blank and comment lines end the blocks before the failure:
+		// they are counted all the same.
+		const blanks = "tsim 1\nranks 1\n0 0 compute dur=1\n\n# c\n1 0 compute dur=1\n\n\n"
+		_, err = read(context.Background(), io.MultiReader(strings.NewReader(blanks), iotest.ErrReader(boom)), o)
+		if !errors.Is(err, boom) || err.Error() != "tsim: line 9: disk on fire" {
+			t.Errorf("%+v, blank lines last: error %v, want tsim: line 9: disk on fire", o, err)
 		}
 		_, err = read(context.Background(), io.MultiReader(strings.NewReader(records[:len(records)-8]), endless{}), o)
 		want := "tsim: line 5:1: expected lines of at most 64 MiB, got a longer one"

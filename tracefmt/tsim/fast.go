@@ -126,15 +126,7 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 	}
 	i = nextField(b, i)
 	rankOff := i
-	var r int
-	for {
-		d := at(b, i) - '0'
-		if d > 9 {
-			break
-		}
-		r = r*10 + int(d)
-		i++
-	}
+	r, i := decimalAt(b, i)
 	// More than seven digits (leading zeros) are the general path's:
 	// parseUint refuses more than 18. Up to seven, r has not
 	// overflowed, and it grew with every digit: a prefix of the rank
@@ -196,11 +188,30 @@ func (f *recordFormat) decodeFast(line []byte, i int, out *rec) bool {
 		if i == n || at(b, i) == '#' {
 			break
 		}
-		if j, ok := f.numArg(b, i, n, allowed, &seen, e, &size); ok {
-			// The common to=, from=, tag=, size= and req= with a
-			// small number, read as it is scanned.
-			i = j
-			continue
+		// The common to=, from=, tag=, size= and req= (allowed for
+		// the kind and not seen yet) with a value of one to nine
+		// digits that ends at a blank or the line's end, read as it is
+		// scanned and set as the general case below sets it. Any other
+		// argument is left to the general case, which judges it; so is
+		// a rank out of the world. (In the loop: a call an argument
+		// cost more.)
+		if bit, k := argKey(load8(b, i)); bit&allowed != 0 && seen&bit == 0 {
+			v, j := decimalAt(b, i+k)
+			if d := j - (i + k); d != 0 && d <= 9 && (j == n || isBlank(at(b, j))) && (bit&(argTo|argFrom) == 0 || v < f.ranks) {
+				switch bit {
+				case argTo, argFrom:
+					e.Peer = int32(v)
+				case argTag:
+					e.Tag = int32(v)
+				case argSize:
+					size = int64(v)
+				case argReq:
+					e.SetRequest(int64(v))
+				}
+				seen |= bit
+				i = j
+				continue
+			}
 		}
 		start = i
 		for byteClass[at(b, i)]&(blank|equals|end) == 0 {
@@ -398,63 +409,38 @@ const (
 	wordFrom = 'f' | 'r'<<8 | 'o'<<16 | 'm'<<24 | '='<<32
 )
 
-// numArg reads the argument at i of the line of n bytes in b when it is
-// to=, from=, tag=, size= or req= (allowed for the kind and not seen
-// yet) with a value of one to nine digits that ends at a blank or the
-// line's end: it sets the field of e (or size) as decodeFast's general
-// case does, adds the key to seen and returns the index after the value
-// and true.
-// Any other argument is left (false) to the general case, which judges
-// it; so is a rank out of the world.
-func (f *recordFormat) numArg(b *lineBuf, i, n int, allowed uint16, seen *uint16, e *tracefmt.Event, size *int64) (int, bool) {
-	x := load8(b, i)
-	var bit uint16
-	var k int
+// decimalAt reads the decimal digits at b[i:] a byte at a time (short
+// numbers, for which digits' word costs more): their value and the
+// index after them. The byte after the line stops it.
+func decimalAt(b *lineBuf, i int) (int, int) {
+	v := 0
+	for {
+		d := at(b, i) - '0'
+		if d > 9 {
+			return v, i
+		}
+		v = v*10 + int(d)
+		i++
+	}
+}
+
+// argKey returns the argument bit of the key at the start of x (eight
+// bytes of a line, the first lowest) when it is to=, from=, tag=,
+// size= or req=, and the key's length with its '='; 0 for any other.
+func argKey(x uint64) (uint16, int) {
 	switch {
 	case x&(1<<24-1) == wordTo:
-		bit, k = argTo, 3
+		return argTo, 3
 	case x&(1<<32-1) == wordTag:
-		bit, k = argTag, 4
+		return argTag, 4
 	case x&(1<<40-1) == wordSize:
-		bit, k = argSize, 5
+		return argSize, 5
 	case x&(1<<40-1) == wordFrom:
-		bit, k = argFrom, 5
+		return argFrom, 5
 	case x&(1<<32-1) == wordReq:
-		bit, k = argReq, 4
-	default:
-		return i, false
+		return argReq, 4
 	}
-	if bit&allowed == 0 || *seen&bit != 0 {
-		return i, false
-	}
-	j := i + k
-	var v int64
-	for {
-		d := at(b, j) - '0'
-		if d > 9 {
-			break
-		}
-		v = v*10 + int64(d)
-		j++
-	}
-	if d := j - (i + k); d == 0 || d > 9 || j != n && !isBlank(at(b, j)) {
-		return i, false
-	}
-	switch bit {
-	case argTo, argFrom:
-		if v >= int64(f.ranks) {
-			return i, false
-		}
-		e.Peer = int32(v)
-	case argTag:
-		e.Tag = int32(v)
-	case argSize:
-		*size = v
-	case argReq:
-		e.SetRequest(v)
-	}
-	*seen |= bit
-	return j, true
+	return 0, 0
 }
 
 // digits reads the decimal digits at b[i:], up to eight: their value

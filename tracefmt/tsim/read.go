@@ -191,7 +191,9 @@ func (p *parser) run(ctx context.Context) (*tracefmt.Trace, error) {
 			line = line[3:] // a byte order mark some editors write
 		}
 		p.s = lineScanner{line: line, no: p.lr.line}
-		if !p.s.more() {
+		// A record's line nearly always starts with its time: the
+		// scanner's look for blanks and comments is for the others.
+		if (len(line) == 0 || line[0] <= ' ' || line[0] == '#') && !p.s.more() {
 			continue
 		}
 		if p.b == nil {
