@@ -21,27 +21,40 @@ import "github.com/tracesim/tracesim/internal/hugepage"
 // peers in flight than a bucket holds (a collective's fan-out, an
 // all-to-all) spill into the overflow table, which is then as before.
 type pairTable struct {
-	// buckets holds pairBucket slots per source rank, by rank; a slot's
-	// key is the destination plus one (0: free).
-	buckets []pairSlot
+	// buckets holds a bucket per source rank, by rank.
+	buckets []pairBucketOf
 	over    pairHash
 	// n counts the pairs held, in buckets and overflow.
 	n int
-	// fromSrc counts the pairs of each source rank (by index) in the
-	// table: whether a rank has messages in flight, in O(1).
-	fromSrc []int32
 }
 
-// pairBucket is the number of slots of a source rank's bucket: 4 slots of
-// 16 bytes fill a 64-byte cache line, and cover a 2-D stencil's peers.
-const pairBucket = 4
+// pairBucket is the number of counters a source rank's bucket holds: five
+// (a 2-D stencil's four peers and an allreduce round's partner) and the
+// source's count of pairs fill one 64-byte cache line.
+const pairBucket = 5
+
+// pairBucketOf is the bucket of one source rank: one cache line, which
+// the source's sends and arrivals touch and nothing else. With four
+// 16-byte slots and the count in a table of its own, a 4,096-rank
+// stencil under the packet model (four halo peers and an allreduce
+// partner in flight) sent 6 % of its pairs to the overflow table, and a
+// lookup that missed its bucket read the count's line too.
+type pairBucketOf struct {
+	// val holds the counters; key[i] is val[i]'s destination plus one
+	// (0: free).
+	val [pairBucket]uint64
+	key [pairBucket]uint32
+	// n counts the source's pairs in the table, bucket and overflow:
+	// whether a rank has messages in flight, in O(1).
+	n int32
+}
 
 // from reports how many pairs with src as source the table holds.
 func (t *pairTable) from(src int32) int32 {
-	if int(src) >= len(t.fromSrc) {
+	if int(src) >= len(t.buckets) {
 		return 0
 	}
-	return t.fromSrc[src]
+	return t.buckets[src].n
 }
 
 // reserve sizes the table for source ranks 0..n-1. Grown by append as
@@ -50,32 +63,29 @@ func (t *pairTable) from(src int32) int32 {
 // fresh array whose pages the kernel had to fault in: 5 % of the
 // engine's time there.
 func (t *pairTable) reserve(n int) {
-	if n <= len(t.fromSrc) {
+	if n <= len(t.buckets) {
 		return
 	}
-	fromSrc := make([]int32, n)
-	copy(fromSrc, t.fromSrc)
-	// 4.6 MiB at 65,536 senders, written pair by pair as the run
-	// meets them.
-	buckets := hugepage.Make[pairSlot](n*pairBucket, n*pairBucket)
+	// 4 MiB at 65,536 senders, written pair by pair as the run meets
+	// them.
+	buckets := hugepage.Make[pairBucketOf](n, n)
 	copy(buckets, t.buckets)
-	t.fromSrc, t.buckets = fromSrc, buckets
+	t.buckets = buckets
 }
 
 // at returns the counter of the pair (src, dst), adding it at zero. The
 // pointer is valid until the next call that adds or removes a pair.
 func (t *pairTable) at(src, dst int32) *uint64 {
-	if int(src) >= len(t.fromSrc) {
-		t.fromSrc = append(t.fromSrc, make([]int32, int(src)+1-len(t.fromSrc))...)
-		t.buckets = append(t.buckets, make([]pairSlot, len(t.fromSrc)*pairBucket-len(t.buckets))...)
+	if int(src) >= len(t.buckets) {
+		t.buckets = append(t.buckets, make([]pairBucketOf, int(src)+1-len(t.buckets))...)
 	}
-	b := t.buckets[int(src)*pairBucket : int(src)*pairBucket+pairBucket : int(src)*pairBucket+pairBucket]
-	k := uint64(uint32(dst)) + 1
+	b := &t.buckets[src]
+	k := uint32(dst) + 1
 	free, held := -1, int32(0)
-	for i := range b {
-		switch b[i].key {
+	for i, bk := range b.key {
+		switch bk {
 		case k:
-			return &b[i].val
+			return &b.val[i]
 		case 0:
 			if free < 0 {
 				free = i
@@ -84,39 +94,39 @@ func (t *pairTable) at(src, dst int32) *uint64 {
 			held++
 		}
 	}
-	if t.fromSrc[src] > held {
+	if b.n > held {
 		// Some of the source's pairs are in the overflow table.
 		if v := t.over.find(src, dst); v != nil {
 			return v
 		}
 	}
 	t.n++
-	t.fromSrc[src]++
+	b.n++
 	if free >= 0 {
-		b[free] = pairSlot{key: k}
-		return &b[free].val
+		b.key[free], b.val[free] = k, 0
+		return &b.val[free]
 	}
 	return t.over.add(src, dst)
 }
 
 // remove drops the counter of the pair (src, dst), if any.
 func (t *pairTable) remove(src, dst int32) {
-	if int(src) >= len(t.fromSrc) {
+	if int(src) >= len(t.buckets) {
 		return
 	}
-	b := t.buckets[int(src)*pairBucket : int(src)*pairBucket+pairBucket : int(src)*pairBucket+pairBucket]
-	k := uint64(uint32(dst)) + 1
-	for i := range b {
-		if b[i].key == k {
-			b[i] = pairSlot{}
+	b := &t.buckets[src]
+	k := uint32(dst) + 1
+	for i, bk := range b.key {
+		if bk == k {
+			b.key[i], b.val[i] = 0, 0
 			t.n--
-			t.fromSrc[src]--
+			b.n--
 			return
 		}
 	}
 	if t.over.remove(src, dst) {
 		t.n--
-		t.fromSrc[src]--
+		b.n--
 	}
 }
 

@@ -3,6 +3,7 @@ package replay
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // The pair counters keep their values through the table's growth and
@@ -68,6 +69,37 @@ func TestPairTable(t *testing.T) {
 		for d, w := range want {
 			if got := *tab.at(d[0], d[1]); got != w {
 				t.Errorf("%s: pair %v holds %d, want %d", tc.name, d, got, w)
+			}
+		}
+	}
+}
+
+// A source's bucket is one cache line holding its count and five pairs:
+// a 2-D stencil's four halo peers and an allreduce partner in flight stay
+// out of the overflow table (with four slots the fifth went there).
+func TestPairBucketHoldsFive(t *testing.T) {
+	if got := unsafe.Sizeof(pairBucketOf{}); got != 64 {
+		t.Fatalf("a bucket is %d bytes, want 64", got)
+	}
+	for _, tc := range []struct {
+		peers    []int32
+		overflow int
+	}{
+		{[]int32{1, 4095, 64, 4032, 2}, 0},
+		{[]int32{1, 4095, 64, 4032, 2, 4}, 1},
+		{[]int32{0, 1, 2, 3, 4, 5, 6, 7}, 3},
+	} {
+		var tab pairTable
+		tab.reserve(4096)
+		for i, d := range tc.peers {
+			*tab.at(0, d) = uint64(i + 1)
+		}
+		if tab.over.n != tc.overflow || tab.from(0) != int32(len(tc.peers)) {
+			t.Errorf("peers %v: %d in the overflow, %d counted, want %d and %d", tc.peers, tab.over.n, tab.from(0), tc.overflow, len(tc.peers))
+		}
+		for i, d := range tc.peers {
+			if got := *tab.at(0, d); got != uint64(i+1) {
+				t.Errorf("peers %v: pair (0, %d) holds %d, want %d", tc.peers, d, got, i+1)
 			}
 		}
 	}
