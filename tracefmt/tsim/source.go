@@ -24,7 +24,10 @@ import (
 // decoded about once, and a file written rank after rank is read as
 // ranks ask. A rank that is far ahead of the others in the file keeps at
 // most queueCap events waiting; past that it decodes its chunks again
-// itself.
+// itself. The chunks are read and decoded in the file's order by a
+// goroutine (chunkAhead) a few chunks ahead of the cursors, on the
+// second core while the replay works; the cursors resolve the records
+// and take their events.
 //
 // An enter's Match is its leave's index, later in the stream: the index
 // pass pairs every rank's states (as the Builder does) and lists the
@@ -70,7 +73,36 @@ type Source struct {
 	// ranks that took the last one's events.
 	seq   int32
 	taken []int32
+	// ahead reads and decodes the chunks in the file's order on a
+	// goroutine of its own, nil until the first chunk is wanted.
+	ahead *chunkAhead
 }
+
+// chunkAhead is the goroutine that reads and decodes the chunks the
+// cursors will want next, in the file's order, while the replay works:
+// it hands them over in done and takes back in free the blocks whose
+// events the cursors took; stop ends it.
+type chunkAhead struct {
+	done, free chan *aheadBlock
+	stop       chan struct{}
+	exited     chan struct{}
+	// err is the read error that ended the goroutine, returned again
+	// to every later call (nothing more comes in done).
+	err error
+}
+
+// aheadBlock is chunk k read (buf) and decoded (d), or its read error.
+type aheadBlock struct {
+	k   int32
+	buf []byte
+	d   decodedBlock
+	err error
+}
+
+// aheadBlocks is the blocks chunkAhead cycles: the one the cursors take
+// events from and two decoded ahead, for the chunks a replay step
+// wants at once.
+const aheadBlocks = 3
 
 // chunkPos is one block of the records: its bytes and its first line.
 type chunkPos struct {
@@ -159,8 +191,15 @@ func (s *Source) tables() {
 // Header returns the trace's header (see tracefmt.Source).
 func (s *Source) Header() *tracefmt.Trace { return s.hdr }
 
-// Close closes the file.
-func (s *Source) Close() error { return s.f.Close() }
+// Close stops the read-ahead and closes the file.
+func (s *Source) Close() error {
+	if a := s.ahead; a != nil {
+		s.ahead = nil
+		close(a.stop)
+		<-a.exited
+	}
+	return s.f.Close()
+}
 
 // Pairing returns how the trace pairs leaves with enters.
 func (s *Source) Pairing() tracefmt.Pairing { return s.p.pairing }
@@ -440,25 +479,91 @@ func (c *rankCursor) compact() {
 
 // decodeChunk decodes chunk k of the file for rank want, handing every
 // rank whose next chunk it is its records (but those that already keep
-// queueCap events waiting, except want).
+// queueCap events waiting, except want). The chunk at the front comes
+// from the read-ahead; a chunk behind it is read and decoded again here.
 func (s *Source) decodeChunk(k int32, want int) error {
 	ch := s.chunks[k]
-	if cap(s.buf) < int(ch.size) {
-		s.buf = make([]byte, ch.size)
+	if k < s.front {
+		if err := s.readChunk(k, &s.buf, &s.blk); err != nil {
+			return err
+		}
+		return s.takeChunk(k, want, s.buf[:ch.size], &s.blk)
 	}
-	buf := s.buf[:ch.size]
-	if n, err := s.f.ReadAt(buf, ch.off); n < len(buf) {
+	if s.ahead == nil {
+		s.startAhead(k)
+	}
+	if s.ahead.err != nil {
+		return s.ahead.err
+	}
+	a := <-s.ahead.done
+	if a.err == nil && a.k != k {
+		a.err = fmt.Errorf("tsim: %s: chunk %d read ahead where chunk %d was wanted", s.path, a.k, k)
+	}
+	if a.err != nil {
+		s.ahead.err = a.err
+		return a.err
+	}
+	err := s.takeChunk(k, want, a.buf[:ch.size], &a.d)
+	s.ahead.free <- a
+	return err
+}
+
+// startAhead starts reading and decoding the chunks from chunk from on,
+// in the file's order, on a goroutine of its own: the second core
+// decodes while the replay works (the index pass decoded the file on
+// every core; this is the second decode, which ran inline before).
+func (s *Source) startAhead(from int32) {
+	a := &chunkAhead{done: make(chan *aheadBlock, aheadBlocks), free: make(chan *aheadBlock, aheadBlocks),
+		stop: make(chan struct{}), exited: make(chan struct{})}
+	for range aheadBlocks {
+		a.free <- &aheadBlock{}
+	}
+	s.ahead = a
+	go func() {
+		defer close(a.exited)
+		for k := from; int(k) < len(s.chunks); k++ {
+			var b *aheadBlock
+			select {
+			case b = <-a.free:
+			case <-a.stop:
+				return
+			}
+			b.k, b.err = k, s.readChunk(k, &b.buf, &b.d)
+			select {
+			case a.done <- b:
+			case <-a.stop:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+}
+
+// readChunk reads chunk k into *buf (grown as needed) and decodes it
+// into d. It touches no state of the Source but the file, which it
+// reads with ReadAt: the read-ahead calls it.
+func (s *Source) readChunk(k int32, buf *[]byte, d *decodedBlock) error {
+	ch := s.chunks[k]
+	if cap(*buf) < int(ch.size) {
+		*buf = make([]byte, ch.size)
+	}
+	b := (*buf)[:ch.size]
+	if n, err := s.f.ReadAt(b, ch.off); n < len(b) {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return fmt.Errorf("tsim: %s: line %d: reading the records again: %w", s.path, ch.line, err)
 	}
+	return s.p.rf.decodeBlock(&lineblock.Block{Data: b, Line: 1}, d)
+}
+
+// takeChunk resolves chunk k, read (buf) and decoded (d), and hands its
+// records to the ranks whose next chunk it is (see decodeChunk).
+func (s *Source) takeChunk(k int32, want int, buf []byte, d *decodedBlock) error {
 	b := lineblock.Block{Data: buf, Line: 1}
-	d := &s.blk
-	if err := s.p.rf.decodeBlock(&b, d); err != nil {
-		return err
-	}
-	if err := s.resolveRecs(&b, d, ch.line); err != nil {
+	if err := s.resolveRecs(&b, d, s.chunks[k].line); err != nil {
 		return err
 	}
 	// The events in file order, each to its rank's queue, without

@@ -285,3 +285,85 @@ func TestSourceRankRoomByWhatItHas(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceReadAheadStops streams a file that shrank after it was
+// indexed: the read-ahead's error reaches the rank that wants the chunk
+// it could not read, and every later read (of any rank) gets it again
+// rather than waiting for a chunk that will not come; Close stops the
+// read-ahead of a file read part way.
+func TestSourceReadAheadStops(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 40, Compute: -1, Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := mustWrite(t, tr)
+	path := filepath.Join(t.TempDir(), "shrinks.tsim")
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *Source {
+		src, err := OpenSource(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.blockSize = 1024
+		if err := src.Prescan(func(int, int32, []tracefmt.Event) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(src.chunks) < 20 {
+			t.Fatalf("%d chunks, expected the file in many", len(src.chunks))
+		}
+		return src
+	}
+
+	// Read part way, then Close: the read-ahead goroutine ends.
+	src := open()
+	if n, err := src.ReadRank(3, make([]tracefmt.Event, 50)); n != 50 || err != nil {
+		t.Fatalf("ReadRank: %d events, %v", n, err)
+	}
+	a := src.ahead
+	if a == nil {
+		t.Fatal("no read-ahead after a read")
+	}
+	src.Close()
+	select {
+	case <-a.exited:
+	default:
+		t.Fatal("the read-ahead still runs after Close")
+	}
+
+	// The file cut at half, after the index: rank 0 read to the end.
+	src = open()
+	defer src.Close()
+	if err := os.Truncate(path, int64(len(text)/2)); err != nil {
+		t.Fatal(err)
+	}
+	const want = "reading the records again: unexpected EOF"
+	buf := make([]tracefmt.Event, 64)
+	read := 0
+	for {
+		n, err := src.ReadRank(0, buf)
+		read += n
+		if err != nil {
+			if !strings.Contains(err.Error(), want) || errors.Is(err, io.EOF) {
+				t.Fatalf("rank 0 after %d events: %v, expected %q", read, err, want)
+			}
+			break
+		}
+	}
+	if total := len(tr.Ranks[0].Events); read == 0 || read >= total {
+		t.Fatalf("rank 0: %d events read of %d before the error", read, total)
+	}
+	for _, r := range []int{0, 15, 7} {
+		for {
+			_, err := src.ReadRank(r, buf)
+			if err == nil {
+				continue // the events decoded before the cut
+			}
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("rank %d after the error: %v, expected %q", r, err, want)
+			}
+			break
+		}
+	}
+}
