@@ -232,7 +232,8 @@ type Network struct {
 	// hpos is, per flow slot, its index in the heap (-1: outside),
 	// apart from the flow records: sifting moves entries of flows it
 	// does not otherwise touch.
-	hpos []int32
+	hpos  []int32
+	drain drainScratch // drainDue's
 	// wakeAt is the time of the pending wake event (des.Never: none);
 	// wakeGen tells the current wake from superseded ones.
 	wakeAt  des.Time
@@ -1032,11 +1033,9 @@ func (n *Network) activate(fi int32, now des.Time) {
 // complete finishes the flows due now, re-solves their neighbours and
 // reports the deliveries.
 func (n *Network) complete(now des.Time) {
-	done := n.done[:0]
-	for len(n.heap) > 0 && n.hkey[0].t <= now {
-		fi := n.heapPop()
+	done := n.takeDue(now, n.done[:0])
+	for _, fi := range done {
 		n.detach(fi, now)
-		done = append(done, fi)
 	}
 	n.solve(now)
 	// Free the slots before the callbacks, which may send again.

@@ -19,15 +19,19 @@ type host struct {
 	n         *Network
 	delivered map[int32]des.Time
 	injected  map[int32]des.Time
+	order     []int32 // the messages, in the order delivered
 }
 
 func (h *host) Now() des.Time { return h.k.Now() }
 func (h *host) Schedule(at des.Time, kind uint8, obj int32, arg int64) {
 	h.k.Schedule(at, kind, obj, arg)
 }
-func (h *host) Rand() *rand.Rand   { return h.k.Rand() }
-func (h *host) Delivered(id int32) { h.delivered[id] = h.k.Now() }
-func (h *host) Injected(id int32)  { h.injected[id] = h.k.Now() }
+func (h *host) Rand() *rand.Rand { return h.k.Rand() }
+func (h *host) Delivered(id int32) {
+	h.delivered[id] = h.k.Now()
+	h.order = append(h.order, id)
+}
+func (h *host) Injected(id int32) { h.injected[id] = h.k.Now() }
 
 // send is one message: sent at At.
 type send struct {
