@@ -38,18 +38,8 @@ timed
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			var j struct {
-				Complete bool `json:"complete"`
-				Messages struct {
-					Count     uint64 `json:"count"`
-					Arrived   uint64 `json:"arrived"`
-					Unmatched int    `json:"unmatched"`
-					Latency   struct {
-						Max       float64 `json:"max_s"`
-						Histogram []struct {
-							Count uint64 `json:"count"`
-						} `json:"histogram"`
-					} `json:"latency"`
-				} `json:"messages"`
+				Complete bool        `json:"complete"`
+				Messages simMessages `json:"messages"`
 			}
 			if err := json.Unmarshal([]byte(out), &j); err != nil {
 				t.Fatalf("%v\n%s", err, out)
@@ -57,10 +47,7 @@ timed
 			if !j.Complete || j.Messages.Unmatched != 1 {
 				t.Errorf("complete %v, unmatched %d, want true and 1", j.Complete, j.Messages.Unmatched)
 			}
-			var binned uint64
-			for _, b := range j.Messages.Latency.Histogram {
-				binned += b.Count
-			}
+			binned := j.Messages.binned()
 			if j.Messages.Count != 0 || j.Messages.Arrived != c.arrived || binned != c.arrived || (j.Messages.Latency.Max > 0) != (c.arrived > 0) {
 				t.Errorf("count %d, arrived %d, %d latencies binned, max %g s; want 0, %d, %d and a latency iff one arrived",
 					j.Messages.Count, j.Messages.Arrived, binned, j.Messages.Latency.Max, c.arrived, c.arrived)
@@ -96,24 +83,12 @@ func TestSimArrivedEqualsReceived(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			var j struct {
-				Messages struct {
-					Count     uint64 `json:"count"`
-					Arrived   uint64 `json:"arrived"`
-					Unmatched int    `json:"unmatched"`
-					Latency   struct {
-						Histogram []struct {
-							Count uint64 `json:"count"`
-						} `json:"histogram"`
-					} `json:"latency"`
-				} `json:"messages"`
+				Messages simMessages `json:"messages"`
 			}
 			if err := json.Unmarshal([]byte(out), &j); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
-			var binned uint64
-			for _, b := range j.Messages.Latency.Histogram {
-				binned += b.Count
-			}
+			binned := j.Messages.binned()
 			m := j.Messages
 			if m.Count == 0 || m.Arrived != m.Count || binned != m.Count || m.Unmatched != 0 {
 				t.Errorf("count %d, arrived %d, %d latencies binned, unmatched %d; want count = arrived = binned > 0, none unmatched",
@@ -121,4 +96,26 @@ func TestSimArrivedEqualsReceived(t *testing.T) {
 			}
 		})
 	}
+}
+
+// simMessages is what these tests read of sim --json's messages.
+type simMessages struct {
+	Count     uint64 `json:"count"`
+	Arrived   uint64 `json:"arrived"`
+	Unmatched int    `json:"unmatched"`
+	Latency   struct {
+		Max       float64 `json:"max_s"`
+		Histogram []struct {
+			Count uint64 `json:"count"`
+		} `json:"histogram"`
+	} `json:"latency"`
+}
+
+// binned is the latency histogram's total.
+func (m simMessages) binned() uint64 {
+	var n uint64
+	for _, b := range m.Latency.Histogram {
+		n += b.Count
+	}
+	return n
 }
