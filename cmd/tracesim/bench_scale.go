@@ -92,8 +92,10 @@ func selectScaleStages(runRe string) ([]scaleStage, error) {
 }
 
 // runBenchScale generates a stencil2d trace for every point and times the
-// stages on it: wall time, CPU time (user + system), trace events per
-// CPU second and peak resident bytes per event (the child's maximum RSS
+// stages on it: wall time and trace events per wall second (the whole
+// process as a user waits for it, its reader's decoding spread over the
+// cores), CPU time (user + system), trace events per CPU second and
+// peak resident bytes per event (the child's maximum RSS
 // over the trace's events). NET B/EVENT is what each event adds: the
 // stage's peak less its peak on the same generator's one-iteration trace
 // at the same rank count, over the events more. Peak ÷ events carries the
@@ -129,8 +131,8 @@ func runBenchScale(e *env, points, runRe string, repeat int) int {
 	defer os.RemoveAll(dir)
 	// Fixed columns rather than a tabwriter: each line is printed as
 	// soon as its stage has run.
-	const row = "%11s %7s  %-13s %10s %10s %13s %13s %13s %12s\n"
-	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT", "NET B/EVENT")
+	const row = "%11s %7s  %-13s %10s %14s %10s %13s %13s %13s %12s\n"
+	fmt.Fprintf(e.stdout, row, "EVENTS", "RANKS", "STAGE", "WALL", "MEVENTS/WALL-S", "CPU", "MEVENTS/CPU-S", "CPU NS/EVENT", "PEAK B/EVENT", "NET B/EVENT")
 	// perEvent[i] holds stage i's CPU nanoseconds per event at each
 	// point, for the spread printed at the end.
 	perEvent := make([][]float64, len(stages))
@@ -169,6 +171,7 @@ func runBenchScale(e *env, points, runRe string, repeat int) int {
 			}
 			ns := scaleNsPerEvent(u.cpu, n)
 			fmt.Fprintf(e.stdout, row, strconv.Itoa(n), strconv.Itoa(pt.ranks), st.name, u.wall.Round(time.Millisecond),
+				fmt.Sprintf("%.3g", float64(n)/max(u.wall.Seconds(), 1e-9)/1e6),
 				u.cpu.Round(time.Millisecond), fmt.Sprintf("%.3g", float64(n)/max(u.cpu.Seconds(), 1e-9)/1e6),
 				strconv.FormatFloat(ns, 'f', 0, 64),
 				fmt.Sprintf("%.0f", float64(u.rss)/float64(n)), net)

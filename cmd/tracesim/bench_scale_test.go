@@ -59,7 +59,7 @@ func TestBenchScale(t *testing.T) {
 	}
 	table, summary, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
 	lines := strings.Split(table, "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT NET B/EVENT" {
+	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL MEVENTS/WALL-S CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT NET B/EVENT" {
 		t.Fatalf("output:\n%s", out)
 	}
 	stages := []string{"info", "check", "sim analytic", "sim flow", "sim packet"}
@@ -69,18 +69,20 @@ func TestBenchScale(t *testing.T) {
 		f := strings.Fields(l)
 		ranks := []string{"8", "64"}[i/5]
 		n, _ := strconv.Atoi(f[0])
-		if len(f) < 7 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
+		if len(f) < 8 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
 			t.Errorf("line %d: %q: want %s ranks, stage %s, about 20000 events", i+1, l, ranks, stages[i%5])
 			continue
 		}
 		// The rate is the events over the CPU time printed beside it
 		// (rounded to the millisecond and three digits), not over the
 		// wall time.
+		wall, err5 := time.ParseDuration(f[len(f)-7])
+		wallRate, err6 := strconv.ParseFloat(f[len(f)-6], 64)
 		cpu, err1 := time.ParseDuration(f[len(f)-5])
 		rate, err2 := strconv.ParseFloat(f[len(f)-4], 64)
 		ns, err4 := strconv.Atoi(f[len(f)-3])
 		peak, err3 := strconv.Atoi(f[len(f)-2])
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || cpu <= 0 || peak <= 0 {
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil || cpu <= 0 || peak <= 0 || wall <= 0 {
 			t.Errorf("line %d: %q: want CPU time, rate, ns and peak bytes per event", i+1, l)
 			continue
 		}
@@ -96,6 +98,12 @@ func TestBenchScale(t *testing.T) {
 			t.Errorf("line %d: %q: %d ns per event, want %v / %d (%.0f to %.0f)", i+1, l, ns, cpu, n, lo, hi)
 		}
 		perEvent[stages[i%5]] = append(perEvent[stages[i%5]], float64(ns))
+		// The wall rate is the events over the wall time printed beside
+		// it (rounded to the millisecond and three digits).
+		if lo, hi := float64(n)/(wall+time.Millisecond/2).Seconds()/1e6*0.995,
+			float64(n)/max(wall-time.Millisecond/2, time.Microsecond).Seconds()/1e6*1.005; wallRate < lo || wallRate > hi {
+			t.Errorf("line %d: %q: %g M events per wall second, want %d events / %v (%.3g to %.3g)", i+1, l, wallRate, n, wall, lo, hi)
+		}
 		lo := float64(n) / (cpu + time.Millisecond/2).Seconds() / 1e6 * 0.995
 		hi := float64(n) / max(cpu-time.Millisecond/2, time.Microsecond).Seconds() / 1e6 * 1.005
 		if rate < lo || rate > hi {
@@ -192,8 +200,8 @@ func TestBenchScaleRunSelectsStages(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
 		var got []string
 		for _, l := range lines {
-			if f := strings.Fields(l); len(f) == 9 || len(f) == 10 {
-				got = append(got, strings.Join(f[2:len(f)-6], " "))
+			if f := strings.Fields(l); len(f) == 10 || len(f) == 11 {
+				got = append(got, strings.Join(f[2:len(f)-7], " "))
 			}
 		}
 		if !slices.Equal(got, c.want) {

@@ -625,7 +625,12 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	fmt.Fprintf(w, "scaled speedup  %.4g\n", res.ScaledSpeedup)
 	l := res.Messages.Latency
 	fmt.Fprintf(w, "messages        %d (%s)", res.Messages.Count, units.FormatBytes(res.Messages.Bytes))
-	if res.Messages.Count > 0 {
+	if res.Messages.Arrived != res.Messages.Count {
+		// The latencies below are of every message that arrived, an
+		// unreceived one too: say how many they are.
+		fmt.Fprintf(w, ", %d arrived", res.Messages.Arrived)
+	}
+	if res.Messages.Arrived > 0 {
 		fmt.Fprintf(w, ", latency min %s, median %s, p99 %s, max %s", units.FormatDuration(l.Min),
 			units.FormatDuration(l.P50), units.FormatDuration(l.P99), units.FormatDuration(l.Max))
 	}

@@ -113,11 +113,15 @@ type NodeResult struct {
 	Utilisation float64 `json:"utilisation"`
 }
 
-// MessageStats summarise the messages of a run. Latency is from the send
-// to the arrival of the data.
+// MessageStats summarise the messages of a run. Count and Bytes are the
+// messages a receive consumed; Arrived counts those whose data reached
+// the receiver, received or not (an eager send nobody receives arrives
+// and waits): Latency, from the send to the arrival of the data, is
+// their distribution, so its histogram sums to Arrived, not Count.
 type MessageStats struct {
 	Count   uint64       `json:"count"`
 	Bytes   int64        `json:"bytes"`
+	Arrived uint64       `json:"arrived"`
 	Latency LatencyStats `json:"latency"`
 	// Unmatched counts messages no receive consumed.
 	Unmatched int `json:"unmatched"`
@@ -393,7 +397,8 @@ func (s *Sim) Results() Results {
 		res.ScaledSpeedup = total / ms
 	}
 	res.Messages = MessageStats{
-		Count: s.stats.messages, Bytes: s.stats.bytes, Latency: s.stats.latency.stats(),
+		Count: s.stats.messages, Bytes: s.stats.bytes,
+		Arrived: s.stats.latency.n, Latency: s.stats.latency.stats(),
 		Unmatched: s.unmatchedMessages(),
 	}
 	if m := (&netmodel.Metrics{}); s.measured(m) {
