@@ -457,12 +457,16 @@ const tsimStreamUnknown = 2 << 30
 // on a machine whose process may use mem bytes (0: unknown): stream it
 // when reading it whole would take more than half of that, the budget
 // the SSH server also keeps to. Below, the whole read is the surer
-// choice in time: streaming parses the file twice (a 10 M-event stencil
-// at 64 ranks: 2.50 s CPU streamed against 1.64 s whole; cg traces of
-// 10 M and 20 M events: about even, and 17 % less), and at many ranks a
-// streamed rank's read-ahead outweighs its share of a short trace (2 M
-// events at 65,536 ranks: 7.4 s and 971 MB streamed against 3.0 s and
-// 375 MB whole). docs/sim.md has the table.
+// choice in time: streaming parses the file twice, the second decode on
+// a goroutine of its own. At 64 ranks that now costs no more than a
+// whole read (10 M-event stencil, puppet: 2.78 s CPU and 35 MB streamed
+// against 3.17 s and 434 MB whole), but at many ranks each chunk holds a
+// record or two per rank, every event lands in a cold queue, and a
+// streamed rank's read-ahead outweighs its share of a short trace
+// (7.8 M events at 65,536 ranks, packet: 22.0 s and 566 MB streamed
+// against 17.2 s and 569 MB whole; flow at 4,096 ranks is also slower
+// streamed). docs/sim.md has the tables ("Streaming a tsim file: the
+// second decode on the second core").
 func streamTsimAuto(size, mem int64) bool {
 	if mem <= 0 {
 		return size >= tsimStreamUnknown
