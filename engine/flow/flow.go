@@ -202,7 +202,11 @@ type Network struct {
 	limiter   int32 // first limiter constraint; -1: none
 	loopback  int32 // first loopback constraint; -1: none
 	flows     []flowRec
-	hops      []int // Config.Hops scratch
+	// blk holds the flows' link blocks, elp the links' element lists
+	// (see pool).
+	blk  pool[int32]
+	elp  pool[elem]
+	hops []int // Config.Hops scratch
 	// fixedRoutes: a pair of nodes has one route, whatever the loads and
 	// the random source (a platform's routes, dimension order), so
 	// cachedPath keeps them. routeAt is, per
@@ -302,12 +306,16 @@ type Network struct {
 // link is one direction of a link: an LMM constraint.
 type link struct {
 	// The fields the network and the solver read and write at every
-	// change of the link come first, within 64 bytes: the others are read
-	// when a flow starts and by the tests.
-	el   []elem
-	fwd  int32   // flows sharing the link (not counting crosstraffic)
-	cap  float64 // bytes per second
-	load float64 // bytes per second consumed now
+	// change of the link come first: the others are read when a flow
+	// starts and by the tests.
+	// The link's element list is Network.elp.buf[eoff : eoff+en], in
+	// a range of ecap elements (a power of two; 0: none yet): an
+	// offset into the pool rather than a slice, so that the records
+	// hold no pointer for the collector to scan (see pool).
+	eoff, en, ecap int32
+	fwd            int32   // flows sharing the link (not counting crosstraffic)
+	cap            float64 // bytes per second
+	load           float64 // bytes per second consumed now
 	// last is when the load or the flows last changed (or were about
 	// to): the ledger has their measurements up to then; -1 before the
 	// first change.
@@ -316,9 +324,11 @@ type link struct {
 	fatpipe bool
 	used    bool   // carried a flow at some time
 	tick    uint32 // the sampler's epoch in which it was last active
-	// The record is 64 bytes, a cache line: a link's latency, read
-	// only when a flow starts, is in Network.lat, and nothing else
-	// belongs here (see TestLinkRecordSize).
+	// The record is padded to 64 bytes, a cache line, so that no
+	// record straddles two: a link's latency, read only when a flow
+	// starts, is in Network.lat, and nothing else belongs here (see
+	// TestLinkRecordSize).
+	_ [16]byte
 }
 
 // linkSolve is a constraint's place in the current solve: mark is the
@@ -339,42 +349,74 @@ type elem struct {
 	f, k int32
 }
 
-// flowRec is a message in the network.
+// flowRec is a message in the network. It holds no pointer (see pool).
 type flowRec struct {
 	// The fields a re-solve reads and writes come first: links and the
-	// progress (the first 64 bytes), then the weights and bound (the
-	// heap place is in Network.hpos); what the start and the delivery need last.
-	// links holds the route, then (crosstraffic) the reverse route; while
-	// the flow is on its links, the block goes on with the position of
-	// each in its link's element list (pos), so cap(links) ≥ 2·len(links)
-	// then: one block a flow rather than two slices (see
-	// TestFlowRecordSize).
-	links   []int32
-	value   float64 // rate on the links, bytes per second
-	prev    float64 // value before the current solve
-	remain  float64 // bytes left
-	factor  float64 // progress = value × factor
-	last    des.Time
-	nfwd    int32
-	path    int32   // its cached path's index in Network.paths; -1: none
-	w       float64 // 1/penalty
+	// progress and the weight (the first 64 bytes), then the bound (the
+	// heap place is in Network.hpos); what the start and the delivery
+	// need last.
+	// The flow's links are Network.blk.buf[boff : boff+nl]: the route,
+	// then (crosstraffic) the reverse route; while the flow is on its
+	// links, the block goes on with the position of each in its link's
+	// element list (pos). bcap is the block's room, a power of two ≥
+	// 2·nl (0: no block yet); the slot keeps its block when it is freed.
+	// One block a flow rather than two (see TestFlowRecordSize).
+	boff, nl, bcap int32
+	nfwd           int32
+	value          float64 // rate on the links, bytes per second
+	prev           float64 // value before the current solve
+	remain         float64 // bytes left
+	factor         float64 // progress = value × factor
+	last           des.Time
+	w              float64 // 1/penalty
+	path           int32   // its cached path's index in Network.paths; -1: none
+	// id is the message's while the slot holds a flow, the next free
+	// slot (-1: none) while it is on the free list.
+	id      int32
 	bound   float64 // bytes per second; 0: none
 	penalty float64 // CM02 sharing penalty, seconds
 	finish  des.Time
 	start   des.Time
 	bytes   int64
 	seq     uint64
-	// id is the message's while the slot holds a flow, the next free
-	// slot (-1: none) while it is on the free list.
-	id     int32
-	notify bool
+	notify  bool
 }
 
-// pos is the position of each of f's links in its element list, which
-// activate lays out after the links (see flowRec.links).
-func (f *flowRec) pos() []int32 {
-	k := len(f.links)
-	return f.links[k : 2*k]
+// flinks is flow f's links (see flowRec.boff).
+func (n *Network) flinks(f *flowRec) []int32 {
+	return n.blk.buf[f.boff : f.boff+f.nl]
+}
+
+// fpos is the position of each of f's links in its element list, which
+// activate lays out after the links (see flowRec.boff).
+func (n *Network) fpos(f *flowRec) []int32 {
+	return n.blk.buf[f.boff+f.nl : f.boff+2*f.nl]
+}
+
+// elems is link lk's element list (see link.eoff).
+func (n *Network) elems(lk *link) []elem {
+	return n.elp.buf[lk.eoff : lk.eoff+lk.en]
+}
+
+// newBlock gives flow f a block with room for k links and their places
+// (Send copies the links in), its old block given back.
+func (n *Network) newBlock(f *flowRec, k int) {
+	if f.bcap > 0 {
+		n.blk.put(f.boff, class(int(f.bcap)))
+	}
+	c := class(2 * k)
+	f.boff, f.bcap = n.blk.get(c), 1<<c
+}
+
+// growElems gives link lk's element list twice its room.
+func (n *Network) growElems(lk *link) {
+	c := class(max(2*int(lk.ecap), 4))
+	off := n.elp.get(c)
+	copy(n.elp.buf[off:], n.elp.buf[lk.eoff:lk.eoff+lk.en])
+	if lk.ecap > 0 {
+		n.elp.put(lk.eoff, class(int(lk.ecap)))
+	}
+	lk.eoff, lk.ecap = off, 1<<c
 }
 
 // New builds a flow-level network on cfg.Topology.
@@ -843,7 +885,7 @@ func (n *Network) growFlows() {
 
 func (n *Network) freeFlow(i int32) {
 	f := &n.flows[i]
-	*f = flowRec{links: f.links[:0], id: n.free, path: -1}
+	*f = flowRec{boff: f.boff, bcap: f.bcap, id: n.free, path: -1}
 	n.free = i
 }
 
@@ -877,11 +919,10 @@ func (n *Network) Send(m netmodel.Message) {
 		// after them (copy: fewer instructions than a loop on CG's
 		// torus paths).
 		src := n.routeBuf[p.off : p.off+p.n]
-		if cap(f.links) < 2*len(src) {
-			f.links = make([]int32, 0, 2*len(src))
+		if int(f.bcap) < 2*len(src) {
+			n.newBlock(f, len(src))
 		}
-		f.links = f.links[:len(src)]
-		copy(f.links, src)
+		f.nl = int32(copy(n.blk.buf[f.boff:], src))
 		f.nfwd = p.nfwd
 		if !p.ok {
 			n.unroutable++
@@ -892,11 +933,8 @@ func (n *Network) Send(m netmodel.Message) {
 		}
 		lat, bound, penalty = p.lat, p.bound, p.penalty
 	} else {
-		// Routed into scratch, then copied into the slot's block, made
-		// once at its final size with the room activate needs: appending
-		// the route to the block would grow it step by step and activate
-		// make it again (three allocations a new slot, and their garbage,
-		// at 65,536 ranks where no path is cached).
+		// Routed into scratch, then copied into the slot's block, given
+		// once the room activate needs.
 		r, ok := n.route(int(m.Src), int(m.Dst), n.scratch[:0])
 		if !ok {
 			n.unroutable++
@@ -908,11 +946,10 @@ func (n *Network) Send(m netmodel.Message) {
 			r, _ = n.route(int(m.Dst), int(m.Src), r)
 		}
 		n.scratch = r
-		if cap(f.links) < 2*len(r) {
-			f.links = make([]int32, len(r), 2*len(r))
+		if int(f.bcap) < 2*len(r) {
+			n.newBlock(f, len(r))
 		}
-		f.links = f.links[:len(r)]
-		copy(f.links, r)
+		f.nl = int32(copy(n.blk.buf[f.boff:], r))
 	}
 	latF, bwF := 1.0, 1.0
 	if n.cfg.Factors != nil {
@@ -966,13 +1003,13 @@ func (n *Network) Handle(e des.Event) {
 func (n *Network) activate(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	f.last = now
-	if len(f.links) == 0 || f.remain <= 0 {
+	if f.nl == 0 || f.remain <= 0 {
 		// Nothing to carry (or no route): done once the latency is paid,
 		// without joining the links.
-		for _, l := range f.links[:f.nfwd] {
+		for _, l := range n.flinks(f)[:f.nfwd] {
 			n.routed[l]--
 		}
-		f.links, f.nfwd = f.links[:0], 0
+		f.nl, f.nfwd = 0, 0
 		f.finish = now
 		n.heapPush(fi)
 		n.wake()
@@ -981,17 +1018,12 @@ func (n *Network) activate(fi int32, now des.Time) {
 	// The ledger's record of each link before its flows change, then
 	// one pass over them: the element, the count of flows and the
 	// pending change.
-	links := f.links
-	if k := len(links); cap(links) < 2*k {
-		// The links and their places in one block, side by side: a
-		// flow's start and end, and the solver, read both, and a slot
-		// reused for routes no longer than this one keeps the block.
-		blk := make([]int32, 2*k)
-		copy(blk, links)
-		links = blk[:k]
-		f.links = links
-	}
-	pos := f.pos()[:len(links)] // one bounds check here, none in the loop
+	// The links and their places in one block, side by side (Send gave
+	// it the room): a flow's start and end, and the solver, read both,
+	// and a slot reused for routes no longer than this one keeps the
+	// block.
+	links := n.flinks(f)
+	pos := n.fpos(f)[:len(links)] // one bounds check here, none in the loop
 	nfwd := int(f.nfwd)
 	if n.ahead(len(links)) {
 		n.accountAhead(links, now)
@@ -1014,8 +1046,16 @@ func (n *Network) activate(fi int32, now des.Time) {
 		if k < nfwd {
 			lk.fwd++
 		}
-		pos[k] = int32(len(lk.el))
-		lk.el = append(lk.el, elem{fi, int32(k)})
+		// The pool is read anew at every link, as growElems may
+		// move it: a copy held across the loop cost more (one more
+		// value live across the loop's call).
+		e := lk.en
+		if e == lk.ecap {
+			n.growElems(lk)
+		}
+		pos[k] = e
+		n.elp.buf[lk.eoff+e] = elem{fi, int32(k)}
+		lk.en = e + 1
 		lk.used = true
 	}
 	led.nbuf = nb
@@ -1073,7 +1113,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	// Off its links: fixed at none (setBneck, folded into the loop).
 	old := n.bneck[fi]
 	n.bneck[fi] = -1
-	links, pos := f.links, f.pos()
+	links, pos := n.flinks(f), n.fpos(f)
 	pos = pos[:len(links)] // one bounds check here, none in the loop
 	if len(links) > 0 {
 		n.pending = append(n.pending, fi)
@@ -1086,6 +1126,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 	}
 	led := &n.led
 	buf, nb := led.buf, led.nbuf
+	blk, elp := n.blk.buf, n.elp.buf
 	for k, l := range links {
 		lk := &lks[l]
 		if now != lk.last {
@@ -1097,14 +1138,14 @@ func (n *Network) detach(fi int32, now des.Time) {
 			fixedAt[l]--
 		}
 		p := pos[k]
-		last := int32(len(lk.el) - 1)
-		moved := lk.el[last]
-		lk.el[p] = moved
+		last := lk.en - 1
+		moved := elp[lk.eoff+last]
+		elp[lk.eoff+p] = moved
 		// Its place in the moved element's flow's pos, indexed in
 		// the block directly (fewer instructions than slicing pos).
-		ml := flows[moved.f].links
-		ml[:cap(ml)][len(ml)+int(moved.k)] = p
-		lk.el = lk.el[:last]
+		mf := &flows[moved.f]
+		blk[mf.boff+mf.nl+moved.k] = p
+		lk.en = last
 		c := 1.0
 		if k < nfwd {
 			lk.fwd--

@@ -299,7 +299,7 @@ func TestAdaptiveRouting(t *testing.T) {
 				n.Handle(e)
 			}
 			n.Send(netmodel.Message{ID: 1, Src: 0, Dst: 5, Bytes: 1 << 20})
-			a, b := n.flows[0].links, n.flows[1].links
+			a, b := n.flinks(&n.flows[0]), n.flinks(&n.flows[1])
 			if len(a) != 4 || len(b) != 4 {
 				t.Fatalf("routes %v and %v: want inject, two router links, eject", a, b)
 			}
@@ -355,7 +355,7 @@ func TestMaxMinProperties(t *testing.T) {
 		used := make([]float64, len(n.links))
 		for fi := range n.flows[:flows] {
 			f := &n.flows[fi]
-			for k, l := range f.links {
+			for k, l := range n.flinks(f) {
 				used[l] += n.coeff(f, k) * f.value
 			}
 		}
@@ -371,12 +371,12 @@ func TestMaxMinProperties(t *testing.T) {
 			}
 			level := f.value * f.penalty
 			bottleneck := false
-			for _, l := range f.links {
+			for _, l := range n.flinks(f) {
 				if used[l] < n.links[l].cap*(1-1e-9) {
 					continue
 				}
 				highest := true
-				for _, e := range n.links[l].el {
+				for _, e := range n.elems(&n.links[l]) {
 					g := &n.flows[e.f]
 					if g.value*g.penalty > level*(1+1e-9) {
 						highest = false
@@ -592,7 +592,7 @@ func TestFlowRecordSize(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"flowRec", unsafe.Sizeof(flowRec{}), 136},
+		{"flowRec", unsafe.Sizeof(flowRec{}), 128},
 		{"elem", unsafe.Sizeof(elem{}), 8},
 	} {
 		if c.got != c.want {

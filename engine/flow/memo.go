@@ -319,8 +319,8 @@ func (n *Network) recall() bool {
 		}
 		f := &n.flows[fi]
 		key = append(key, math.Float64bits(f.w), math.Float64bits(f.penalty), math.Float64bits(f.bound),
-			math.Float64bits(f.prev), uint64(len(f.links))<<32|uint64(f.nfwd))
-		for _, l := range f.links {
+			math.Float64bits(f.prev), uint64(f.nl)<<32|uint64(f.nfwd))
+		for _, l := range n.flinks(f) {
 			key = append(key, uint64(n.lsolve[l].local))
 		}
 	}

@@ -238,7 +238,7 @@ func TestMemoKeyCoversWhatBuildReads(t *testing.T) {
 		}
 		var live []int32
 		for fi := range n.flows {
-			if f := &n.flows[fi]; n.hpos[fi] >= 0 && len(f.links) > 0 {
+			if f := &n.flows[fi]; n.hpos[fi] >= 0 && f.nl > 0 {
 				live = append(live, int32(fi))
 			}
 		}
@@ -293,7 +293,7 @@ func keyVariants(n *Network, set []int32) []*float64 {
 	for _, fi := range set {
 		f := &n.flows[fi]
 		v = append(v, &f.value, &f.w, &f.bound, &f.penalty)
-		for _, l := range f.links {
+		for _, l := range n.flinks(f) {
 			v = append(v, &n.links[l].load, &n.links[l].cap)
 		}
 	}

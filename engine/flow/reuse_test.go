@@ -57,7 +57,7 @@ func TestFixedAtCounts(t *testing.T) {
 				solves++
 				for l := range n.links {
 					want := int32(0)
-					for _, e := range n.links[l].el {
+					for _, e := range n.elems(&n.links[l]) {
 						if n.bneck[e.f] == int32(l) {
 							want++
 						}

@@ -200,7 +200,7 @@ func (n *Network) seed(now des.Time) {
 		n.include(fi, now)
 	}
 	for _, fi := range n.pending {
-		for _, l := range n.flows[fi].links {
+		for _, l := range n.flinks(&n.flows[fi]) {
 			n.reach(l)
 			j := n.lsolve[l].local
 			if n.sys.changed[j] {
@@ -213,7 +213,7 @@ func (n *Network) seed(now des.Time) {
 				// The flows at level +Inf are those of n.added, in
 				// already: only the flows fixed here, fixedAt[l] uses
 				// of l, are looked for, and the scan stops at the last.
-				for left, el := n.fixedAt[l], n.links[l].el; left > 0 && len(el) > 0; el = el[1:] {
+				for left, el := n.fixedAt[l], n.elems(&n.links[l]); left > 0 && len(el) > 0; el = el[1:] {
 					if f := el[0].f; n.bneck[f] == l {
 						n.include(f, now)
 						left--
@@ -221,7 +221,7 @@ func (n *Network) seed(now des.Time) {
 				}
 				continue
 			}
-			for _, e := range n.links[l].el {
+			for _, e := range n.elems(&n.links[l]) {
 				if n.bneck[e.f] == l || math.IsInf(n.flevel[e.f], 1) {
 					n.include(e.f, now)
 				}
@@ -233,7 +233,7 @@ func (n *Network) seed(now des.Time) {
 		// The whole connected component: every flow on every link
 		// reached, and their links, and so on.
 		for j := 0; j < len(n.sys.id); j++ {
-			for _, e := range n.links[n.sys.id[j]].el {
+			for _, e := range n.elems(&n.links[n.sys.id[j]]) {
 				n.include(e.f, now)
 			}
 		}
@@ -250,7 +250,7 @@ func (n *Network) include(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	n.settle(fi, now)
 	n.sys.slot = append(n.sys.slot, fi)
-	for _, l := range f.links {
+	for _, l := range n.flinks(f) {
 		n.reach(l)
 	}
 }
@@ -293,10 +293,11 @@ func (n *Network) build() {
 		if f.bound > 0 {
 			s.level[i] = f.bound * f.penalty
 		}
-		if len(s.fLink)+len(f.links) > cap(s.fLink) {
-			s.fLink = withRoom(s.fLink, 2*cap(s.fLink)+len(f.links))
+		links := n.flinks(f)
+		if len(s.fLink)+len(links) > cap(s.fLink) {
+			s.fLink = withRoom(s.fLink, 2*cap(s.fLink)+len(links))
 		}
-		for k, l := range f.links {
+		for k, l := range links {
 			s.fLink = append(s.fLink, n.lsolve[l].local|ctBit(int32(k) >= f.nfwd))
 		}
 		s.fOff = append(s.fOff, int32(len(s.fLink)))
@@ -405,7 +406,7 @@ func (n *Network) check(now des.Time) bool {
 		cnt := b - a
 		same := j < prevL && lastCnt[j] == cnt
 		lastCnt[j] = cnt
-		if cnt == 0 || int(cnt) == len(lk.el) && !s.fresh {
+		if cnt == 0 || cnt == lk.en && !s.fresh {
 			// No flow re-solved here, or none kept: no kept flow's
 			// bottleneck is here.
 			continue
@@ -456,7 +457,7 @@ func (n *Network) check(now des.Time) bool {
 		// fixed here: the flows to add are looked for only if some
 		// flow breaks the rules.
 		kept, lowHere, here := 0.0, math.Inf(1), false
-		for _, e := range lk.el {
+		for _, e := range n.elems(lk) {
 			if n.fmark[e.f] != ep {
 				lv := n.flevel[e.f]
 				kept = fmax(kept, lv)
@@ -470,7 +471,7 @@ func (n *Network) check(now des.Time) bool {
 		if kept <= lowFixed*(1+checkTol) && (!here || saturated && lowHere >= high*(1-checkTol)) {
 			continue
 		}
-		for _, e := range lk.el {
+		for _, e := range n.elems(lk) {
 			if n.fmark[e.f] == ep {
 				continue
 			}
@@ -510,7 +511,7 @@ func (n *Network) moveBneck(fi, l int32) {
 	old := n.bneck[fi]
 	f := &n.flows[fi]
 	d := n.sys.distinct
-	if pi := f.path; pi >= 0 && int(pi) < len(d) && d[pi] == 1 && int32(len(f.links)) == n.paths[pi].n || n.distinctPath(f) {
+	if pi := f.path; pi >= 0 && int(pi) < len(d) && d[pi] == 1 && f.nl == n.paths[pi].n || n.distinctPath(f) {
 		if old >= 0 {
 			n.fixedAt[old]--
 		}
@@ -520,7 +521,7 @@ func (n *Network) moveBneck(fi, l int32) {
 		n.bneck[fi] = l
 		return
 	}
-	for _, k := range f.links {
+	for _, k := range n.flinks(f) {
 		if k == old {
 			n.fixedAt[old]--
 		}
@@ -540,7 +541,7 @@ func (n *Network) distinctPath(f *flowRec) bool {
 		return false
 	}
 	p := &n.paths[pi]
-	if int32(len(f.links)) != p.n {
+	if f.nl != p.n {
 		return false // its links were dropped (nothing to carry)
 	}
 	d := &n.sys.distinct
@@ -553,7 +554,7 @@ func (n *Network) distinctPath(f *flowRec) bool {
 	case 2:
 		return false
 	}
-	links := f.links
+	links := n.flinks(f)
 	(*d)[pi] = 1
 	for k, l := range links {
 		if slices.Contains(links[k+1:], l) {

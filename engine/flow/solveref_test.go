@@ -21,7 +21,7 @@ func (n *Network) solveRef(now des.Time) {
 	ep := n.epoch
 	links := n.compLinks[:0]
 	for _, fi := range n.pending {
-		for _, l := range n.flows[fi].links {
+		for _, l := range n.flinks(&n.flows[fi]) {
 			if ls := &n.lsolve[l]; ls.mark != ep {
 				ls.mark = ep
 				links = append(links, l)
@@ -39,8 +39,8 @@ func (n *Network) solveRef(now des.Time) {
 		l := links[i]
 		lk := &n.links[l]
 		n.account(l, now)
-		r.rem[l], r.usage[l], r.unfixed[l] = lk.cap, 0, int32(len(lk.el))
-		for _, e := range lk.el {
+		r.rem[l], r.usage[l], r.unfixed[l] = lk.cap, 0, lk.en
+		for _, e := range n.elems(lk) {
 			f := &n.flows[e.f]
 			r.usage[l] += n.coeff(f, int(e.k)) * f.w
 			if n.fmark[e.f] == ep {
@@ -52,7 +52,7 @@ func (n *Network) solveRef(now des.Time) {
 			}
 			f.last, r.fixed[e.f], f.prev = now, false, f.value
 			flows = append(flows, e.f)
-			for _, l := range f.links {
+			for _, l := range n.flinks(f) {
 				if ls := &n.lsolve[l]; ls.mark != ep {
 					ls.mark = ep
 					links = append(links, l)
@@ -66,7 +66,7 @@ func (n *Network) solveRef(now des.Time) {
 	}
 	for _, fi := range flows {
 		f := &n.flows[fi]
-		for k, l := range f.links {
+		for k, l := range n.flinks(f) {
 			n.links[l].load += n.coeff(f, k) * f.value
 		}
 		n.reschedule(fi, now)
@@ -121,7 +121,7 @@ func (n *Network) fillRef(r *refScratch, links, flows []int32) {
 			if r.unfixed[l] == 0 || r.usage[l] <= 0 || lk.fatpipe || r.rem[l]/r.usage[l] > thr {
 				continue
 			}
-			for _, e := range lk.el {
+			for _, e := range n.elems(lk) {
 				if f := &n.flows[e.f]; !r.fixed[e.f] {
 					n.fixRef(r, e.f, f, x*f.w)
 					unfixed--
@@ -135,7 +135,7 @@ func (n *Network) fillRef(r *refScratch, links, flows []int32) {
 // capacity.
 func (n *Network) fixRef(r *refScratch, fi int32, f *flowRec, v float64) {
 	f.value, r.fixed[fi] = v, true
-	for k, l := range f.links {
+	for k, l := range n.flinks(f) {
 		c := n.coeff(f, k)
 		r.rem[l] = max(r.rem[l]-c*v, 0)
 		r.usage[l] -= c * f.w

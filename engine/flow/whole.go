@@ -184,7 +184,7 @@ func (n *Network) wholeActivate(fi int32) {
 	if f.path >= 0 {
 		a, b = n.paths[f.path].ha, n.paths[f.path].hb
 	} else {
-		a, b = linkHash(f.links, f.nfwd)
+		a, b = linkHash(n.flinks(f), f.nfwd)
 	}
 	pb, bb := math.Float64bits(f.penalty), math.Float64bits(f.bound)
 	a = (a^pb)*kPlace ^ bb
@@ -211,14 +211,14 @@ func linkHash(links []int32, nfwd int32) (a, b uint64) {
 func (n *Network) wholeDetach(fi int32) {
 	w := &n.whole
 	f := &n.flows[fi]
-	if w.off || len(f.links) == 0 {
+	if w.off || f.nl == 0 {
 		return // a flow that never joined its links changes nothing
 	}
 	if w.live--; w.live == 0 {
 		w.g = [2]uint64{kLink, kPlace} // the empty network's
 		return
 	}
-	x := uint64(uint32(f.links[0]))<<32 | uint64(uint32(f.pos()[0]))
+	x := uint64(uint32(n.flinks(f)[0]))<<32 | uint64(uint32(n.fpos(f)[0]))
 	w.step(x*kIndex+kLink, x^kLoad)
 }
 
@@ -273,11 +273,21 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 	for q := 0; q < len(fs); q += 3 {
 		x := fs[q]
 		l, p := int(x>>32), int(uint32(x))
-		if l >= len(n.links) || p >= len(n.links[l].el) || n.links[l].el[p].k != 0 {
+		if l >= len(n.links) {
 			w.res = res
 			return false
 		}
-		res = append(res, n.links[l].el[p].f)
+		lk := &n.links[l]
+		if p >= int(lk.en) {
+			w.res = res
+			return false
+		}
+		e := n.elp.buf[int(lk.eoff)+p]
+		if e.k != 0 {
+			w.res = res
+			return false
+		}
+		res = append(res, e.f)
 	}
 	w.res = res
 	// setLoad's work, without storing an outcome (a replayed solve is
@@ -382,7 +392,7 @@ func (n *Network) wholeEnd(slots []int32, nl int) {
 	w.words[w.at], w.words[w.at+1] = uint64(nl), uint64(len(slots))
 	for _, fi := range slots {
 		f := &n.flows[fi]
-		w.words = append(w.words, uint64(uint32(f.links[0]))<<32|uint64(uint32(f.pos()[0])),
+		w.words = append(w.words, uint64(uint32(n.flinks(f)[0]))<<32|uint64(uint32(n.fpos(f)[0])),
 			math.Float64bits(f.value), uint64(uint32(n.bneck[fi])))
 	}
 	w.tab.put(w.key, w.at)
