@@ -1,5 +1,7 @@
 package flow
 
+import "math/bits"
+
 // pool holds ranges of 1<<c elements (class c) in one array: the flows'
 // link blocks (Network.blk) and the links' element lists (Network.elp)
 // live in pools, and the records name their range by offset, so that
@@ -35,11 +37,8 @@ func (p *pool[T]) put(o int32, c int) {
 	p.free[c] = append(p.free[c], o)
 }
 
-// class is the class of the smallest range of at least k elements.
+// class is the class of the smallest range of at least k elements:
+// ⌈log₂ k⌉, 0 for k ≤ 1.
 func class(k int) int {
-	c := 0
-	for 1<<c < k {
-		c++
-	}
-	return c
+	return bits.Len(uint(max(k, 1) - 1))
 }

@@ -65,7 +65,7 @@ func TestPoolReuse(t *testing.T) {
 	if len(p.buf) != 16 {
 		t.Fatalf("%d elements in use, want 16", len(p.buf))
 	}
-	for _, c := range []struct{ k, want int }{{0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {8, 3}, {9, 4}} {
+	for _, c := range []struct{ k, want int }{{0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {8, 3}, {9, 4}, {1 << 20, 20}, {1<<20 + 1, 21}} {
 		if got := class(c.k); got != c.want {
 			t.Errorf("class(%d) = %d, want %d", c.k, got, c.want)
 		}
