@@ -71,7 +71,8 @@ func runBench(e *env, args []string) int {
 			"With --ui, measure instead the UI's key-to-screen time through a pseudo-terminal\n"+
 			"(on a trace of 10,000,000 events unless --events says otherwise).\n\n"+
 			"With --scale, time info, check and sim as separate processes on generated traces\n"+
-			"of the --points sizes, each stage --repeat times (the median CPU time is reported).")
+			"of the --points sizes, each stage --repeat times (the median CPU time is reported,\n"+
+			"and the median user time beside it).")
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
 	ui := benchUIFlags{width: 200, height: 60}
 	fs.BoolVar(&ui.on, "ui", false, "measure the UI's key-to-screen time in a pseudo-terminal (p50/p90/p99/max, idle CPU)")

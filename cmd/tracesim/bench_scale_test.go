@@ -59,32 +59,42 @@ func TestBenchScale(t *testing.T) {
 	}
 	table, summary, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
 	lines := strings.Split(table, "\n")
-	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL MEVENTS/WALL-S CPU MEVENTS/CPU-S CPU NS/EVENT PEAK B/EVENT NET B/EVENT" {
+	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL MEVENTS/WALL-S CPU MEVENTS/CPU-S CPU NS/EVENT USER NS/EVENT PEAK B/EVENT NET B/EVENT" {
 		t.Fatalf("output:\n%s", out)
 	}
 	stages := []string{"info", "check", "sim analytic", "sim flow", "sim packet"}
-	// perEvent holds each stage's CPU ns per event at both points.
-	perEvent := map[string][]float64{}
+	// perEvent and userPerEvent hold each stage's CPU and user ns per
+	// event at both points.
+	perEvent, userPerEvent := map[string][]float64{}, map[string][]float64{}
 	for i, l := range lines[1:] {
 		f := strings.Fields(l)
 		ranks := []string{"8", "64"}[i/5]
 		n, _ := strconv.Atoi(f[0])
-		if len(f) < 8 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
+		if len(f) < 9 || f[1] != ranks || !strings.Contains(l, stages[i%5]) || n < 15000 || n > 25000 {
 			t.Errorf("line %d: %q: want %s ranks, stage %s, about 20000 events", i+1, l, ranks, stages[i%5])
 			continue
 		}
 		// The rate is the events over the CPU time printed beside it
 		// (rounded to the millisecond and three digits), not over the
 		// wall time.
-		wall, err5 := time.ParseDuration(f[len(f)-7])
-		wallRate, err6 := strconv.ParseFloat(f[len(f)-6], 64)
-		cpu, err1 := time.ParseDuration(f[len(f)-5])
-		rate, err2 := strconv.ParseFloat(f[len(f)-4], 64)
-		ns, err4 := strconv.Atoi(f[len(f)-3])
+		wall, err5 := time.ParseDuration(f[len(f)-8])
+		wallRate, err6 := strconv.ParseFloat(f[len(f)-7], 64)
+		cpu, err1 := time.ParseDuration(f[len(f)-6])
+		rate, err2 := strconv.ParseFloat(f[len(f)-5], 64)
+		ns, err4 := strconv.Atoi(f[len(f)-4])
+		userNs, err7 := strconv.Atoi(f[len(f)-3])
 		peak, err3 := strconv.Atoi(f[len(f)-2])
-		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil || cpu <= 0 || peak <= 0 || wall <= 0 {
-			t.Errorf("line %d: %q: want CPU time, rate, ns and peak bytes per event", i+1, l)
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || err6 != nil || err7 != nil || cpu <= 0 || peak <= 0 || wall <= 0 {
+			t.Errorf("line %d: %q: want CPU time, rate, ns, user ns and peak bytes per event", i+1, l)
 			continue
+		}
+		// The user time is a part of the CPU time; the median user of
+		// three runs can come from a run of more CPU than the median
+		// one, but a 20,000-event run takes milliseconds of user time
+		// and never more than the slowest run's CPU: a user figure of
+		// 0 or far above the CPU figure is a wrong column.
+		if userNs <= 0 || userNs > 3*ns+1 {
+			t.Errorf("line %d: %q: %d user ns per event beside %d CPU ns", i+1, l, userNs, ns)
 		}
 		// The net bytes per event leave out the process's fixed start
 		// (the same stage's peak on a one-iteration trace), so they are
@@ -98,6 +108,7 @@ func TestBenchScale(t *testing.T) {
 			t.Errorf("line %d: %q: %d ns per event, want %v / %d (%.0f to %.0f)", i+1, l, ns, cpu, n, lo, hi)
 		}
 		perEvent[stages[i%5]] = append(perEvent[stages[i%5]], float64(ns))
+		userPerEvent[stages[i%5]] = append(userPerEvent[stages[i%5]], float64(userNs))
 		// The wall rate is the events over the wall time printed beside
 		// it (rounded to the millisecond and three digits).
 		if lo, hi := float64(n)/(wall+time.Millisecond/2).Seconds()/1e6*0.995,
@@ -111,17 +122,19 @@ func TestBenchScale(t *testing.T) {
 		}
 	}
 	// The summary gives each stage's least and greatest ns per event
-	// and their ratio.
+	// and their ratio, of CPU and of user time.
 	sum := strings.Split(summary, "\n")
-	if len(sum) != 6 || strings.Join(strings.Fields(sum[0]), " ") != "STAGE MIN NS/EVENT MAX NS/EVENT MAX/MIN" {
+	if len(sum) != 6 || strings.Join(strings.Fields(sum[0]), " ") != "STAGE MIN NS/EVENT MAX NS/EVENT MAX/MIN MIN USER NS/EV MAX USER NS/EV USER MAX/MIN" {
 		t.Fatalf("summary:\n%s", summary)
 	}
 	for i, l := range sum[1:] {
 		f := strings.Fields(l)
 		st := stages[i]
 		lo, hi := slices.Min(perEvent[st]), slices.Max(perEvent[st])
-		want := []string{fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/lo)}
-		if len(f) < 4 || !strings.HasPrefix(l, st) || !slices.Equal(f[len(f)-3:], want) {
+		ulo, uhi := slices.Min(userPerEvent[st]), slices.Max(userPerEvent[st])
+		want := []string{fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/lo),
+			fmt.Sprintf("%.0f", ulo), fmt.Sprintf("%.0f", uhi), fmt.Sprintf("%.2f", uhi/ulo)}
+		if len(f) < 7 || !strings.HasPrefix(l, st) || !slices.Equal(f[len(f)-6:], want) {
 			t.Errorf("summary line %q: want %s %v", l, st, want)
 		}
 	}
@@ -165,9 +178,14 @@ func TestMedianUsage(t *testing.T) {
 		runs []childUsage
 		want childUsage
 	}{
-		{"one", []childUsage{{wall: 5 * ms, cpu: 4 * ms, rss: 10}}, childUsage{wall: 5 * ms, cpu: 4 * ms, rss: 10}},
-		{"three", []childUsage{{wall: 9 * ms, cpu: 9 * ms, rss: 10}, {wall: 2 * ms, cpu: 1 * ms, rss: 30}, {wall: 6 * ms, cpu: 5 * ms, rss: 20}},
-			childUsage{wall: 6 * ms, cpu: 5 * ms, rss: 30}},
+		{"one", []childUsage{{wall: 5 * ms, cpu: 4 * ms, user: 3 * ms, rss: 10}}, childUsage{wall: 5 * ms, cpu: 4 * ms, user: 3 * ms, rss: 10}},
+		{"three", []childUsage{{wall: 9 * ms, cpu: 9 * ms, user: 8 * ms, rss: 10}, {wall: 2 * ms, cpu: 1 * ms, user: 1 * ms, rss: 30}, {wall: 6 * ms, cpu: 5 * ms, user: 4 * ms, rss: 20}},
+			childUsage{wall: 6 * ms, cpu: 5 * ms, user: 4 * ms, rss: 30}},
+		// System time made the run of least user time the slowest: the
+		// user column is the median of the users, 4 ms, not the median
+		// run's 6 ms.
+		{"system time reorders", []childUsage{{wall: 9 * ms, cpu: 9 * ms, user: 3 * ms, rss: 1}, {wall: 7 * ms, cpu: 7 * ms, user: 6 * ms, rss: 1}, {wall: 5 * ms, cpu: 5 * ms, user: 4 * ms, rss: 1}},
+			childUsage{wall: 7 * ms, cpu: 7 * ms, user: 4 * ms, rss: 1}},
 		{"two: the lower", []childUsage{{wall: 8 * ms, cpu: 8 * ms, rss: 5}, {wall: 3 * ms, cpu: 3 * ms, rss: 7}},
 			childUsage{wall: 3 * ms, cpu: 3 * ms, rss: 7}},
 		{"ties keep order", []childUsage{{wall: 1 * ms, cpu: 2 * ms, rss: 1}, {wall: 7 * ms, cpu: 2 * ms, rss: 1}, {wall: 4 * ms, cpu: 2 * ms, rss: 1}},
@@ -200,8 +218,8 @@ func TestBenchScaleRunSelectsStages(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")[1:]
 		var got []string
 		for _, l := range lines {
-			if f := strings.Fields(l); len(f) == 10 || len(f) == 11 {
-				got = append(got, strings.Join(f[2:len(f)-7], " "))
+			if f := strings.Fields(l); len(f) == 11 || len(f) == 12 {
+				got = append(got, strings.Join(f[2:len(f)-8], " "))
 			}
 		}
 		if !slices.Equal(got, c.want) {
