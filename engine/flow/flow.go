@@ -308,8 +308,9 @@ type link struct {
 	// The fields the network and the solver read and write at every
 	// change of the link come first: the others are read when a flow
 	// starts and by the tests.
-	// The link's element list is Network.elp.buf[eoff : eoff+en], in
-	// a range of ecap elements (a power of two; 0: none yet): an
+	// The link's element list, en elements: while ecap is 0, in inl
+	// (at most inlineElems); otherwise Network.elp.buf[eoff :
+	// eoff+en], in a range of ecap elements (a power of two): an
 	// offset into the pool rather than a slice, so that the records
 	// hold no pointer for the collector to scan (see pool).
 	eoff, en, ecap int32
@@ -324,12 +325,20 @@ type link struct {
 	fatpipe bool
 	used    bool   // carried a flow at some time
 	tick    uint32 // the sampler's epoch in which it was last active
-	// The record is padded to 64 bytes, a cache line, so that no
-	// record straddles two: a link's latency, read only when a flow
-	// starts, is in Network.lat, and nothing else belongs here (see
-	// TestLinkRecordSize).
-	_ [16]byte
+	// inl holds the element list while it is short (ecap 0), in the
+	// 16 bytes that padded the record to 64, a cache line (no record
+	// straddles two; see TestLinkRecordSize): most lists are one or two
+	// flows long (a stencil's: 82 and 85 % of the removals at 4,096
+	// and 65,536 ranks, 73 % at 64), and a list in the pool was one
+	// more line a flow's start, its end and the solve's seed reached per
+	// link. A link's latency, read only when a flow starts, is in
+	// Network.lat.
+	inl [inlineElems]elem
 }
+
+// inlineElems is the longest element list a link record holds itself
+// (a power of two: indexes below it are masked rather than checked).
+const inlineElems = 2
 
 // linkSolve is a constraint's place in the current solve: mark is the
 // solve's epoch when it has reached the constraint, local its number in
@@ -395,6 +404,9 @@ func (n *Network) fpos(f *flowRec) []int32 {
 
 // elems is link lk's element list (see link.eoff).
 func (n *Network) elems(lk *link) []elem {
+	if lk.ecap == 0 {
+		return lk.inl[:lk.en]
+	}
 	return n.elp.buf[lk.eoff : lk.eoff+lk.en]
 }
 
@@ -408,15 +420,34 @@ func (n *Network) newBlock(f *flowRec, k int) {
 	f.boff, f.bcap = n.blk.get(c), 1<<c
 }
 
-// growElems gives link lk's element list twice its room.
+// elemAt is element p of link lk's list (p below lk.en).
+func (n *Network) elemAt(lk *link, p int32) elem {
+	if lk.ecap == 0 {
+		return lk.inl[p&(inlineElems-1)] // p < en ≤ inlineElems
+	}
+	return n.elp.buf[lk.eoff+p]
+}
+
+// growElems gives link lk's element list, full, twice its room: out of
+// the record into the pool, or a larger range of the pool.
 func (n *Network) growElems(lk *link) {
-	c := class(max(2*int(lk.ecap), 4))
+	c := class(max(2*int(lk.ecap), 2*inlineElems))
 	off := n.elp.get(c)
-	copy(n.elp.buf[off:], n.elp.buf[lk.eoff:lk.eoff+lk.en])
+	copy(n.elp.buf[off:], n.elems(lk))
 	if lk.ecap > 0 {
 		n.elp.put(lk.eoff, class(int(lk.ecap)))
 	}
 	lk.eoff, lk.ecap = off, 1<<c
+}
+
+// inlineAgain gives the pool back the range of link lk's list, now
+// empty, which the record holds again from its next flow on: otherwise
+// a link that once had more than inlineElems flows would keep its list
+// in the pool for good (at 65,536 ranks, every link the stencil's
+// allreduce crosses).
+func (n *Network) inlineAgain(lk *link) {
+	n.elp.put(lk.eoff, class(int(lk.ecap)))
+	lk.eoff, lk.ecap = 0, 0
 }
 
 // New builds a flow-level network on cfg.Topology.
@@ -1050,11 +1081,15 @@ func (n *Network) activate(fi int32, now des.Time) {
 		// move it: a copy held across the loop cost more (one more
 		// value live across the loop's call).
 		e := lk.en
-		if e == lk.ecap {
-			n.growElems(lk)
-		}
 		pos[k] = e
-		n.elp.buf[lk.eoff+e] = elem{fi, int32(k)}
+		if lk.ecap == 0 && e < inlineElems {
+			lk.inl[e&(inlineElems-1)] = elem{fi, int32(k)} // masked: no bounds check
+		} else {
+			if e == lk.ecap || lk.ecap == 0 {
+				n.growElems(lk) // full: its e elements moved
+			}
+			n.elp.buf[lk.eoff+e] = elem{fi, int32(k)}
+		}
 		lk.en = e + 1
 		lk.used = true
 	}
@@ -1139,8 +1174,18 @@ func (n *Network) detach(fi int32, now des.Time) {
 		}
 		p := pos[k]
 		last := lk.en - 1
-		moved := elp[lk.eoff+last]
-		elp[lk.eoff+p] = moved
+		var moved elem
+		if lk.ecap == 0 {
+			// Both below inlineElems: masked, no bounds check.
+			moved = lk.inl[last&(inlineElems-1)]
+			lk.inl[p&(inlineElems-1)] = moved
+		} else {
+			moved = elp[lk.eoff+last]
+			elp[lk.eoff+p] = moved
+			if last == 0 {
+				n.inlineAgain(lk)
+			}
+		}
 		// Its place in the moved element's flow's pos, indexed in
 		// the block directly (fewer instructions than slicing pos).
 		mf := &flows[moved.f]

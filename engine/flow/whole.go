@@ -282,7 +282,7 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 			w.res = res
 			return false
 		}
-		e := n.elp.buf[int(lk.eoff)+p]
+		e := n.elemAt(lk, int32(p))
 		if e.k != 0 {
 			w.res = res
 			return false
