@@ -402,7 +402,7 @@ func TestSimRefusesTopologyAboveTheMemoryLimit(t *testing.T) {
 	code, out, errs := simRun(t, ring, "--model", "packet", "--topology", "torus:4096x4096")
 	runtime.ReadMemStats(&after)
 	want := "tracesim sim: packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
-		"its packet network (2 VCs × 4-packet buffers) would need about 60.7 GB, above the limit of 4.0 GB\n"
+		"its packet network (2 VCs × 4-packet buffers) would need about 66.1 GB, above the limit of 4.0 GB\n"
 	if code != exitFail || out != "" || errs != want {
 		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errs, want)
 	}

@@ -20,9 +20,8 @@ const DefaultMemoryLimit = 4e9
 // sampling or not, before any traffic: its ports, links, buffers, network
 // interfaces and routing tables. It walks the routers once and allocates
 // nothing, so a size can be refused before the network exists. The
-// buffers' packets, and the credits on their way back to the lanes, take
-// room only as traffic fills them (a record per packet or credit in
-// flight).
+// buffers' packets take room only as traffic fills them (a record per
+// packet in flight).
 func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 	R := int64(t.NumRouters())
 	L := int64(t.NumLinks())
@@ -57,7 +56,7 @@ func MemoryEstimate(t topology.Topology, vcs, buffer int, sampling bool) int64 {
 		bytes += N*int64(unsafe.Sizeof(nodeQueue{})) + lanes*4 // nq, laneOut
 	}
 	if B := int64(max(buffer, 1)); B > outRing {
-		bytes += rports * V * B * time // pend
+		bytes += (rports*V + lanes) * B * time // pend, lanePend
 	}
 	if sampling {
 		// Samples nobody reads (no OnSample) keep two state copies per

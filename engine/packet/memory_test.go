@@ -55,10 +55,10 @@ func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
 		want  string // empty: accepted
 	}{
 		{"torus:4096x4096", 0, "packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
-			"its packet network (2 VCs × 4-packet buffers) would need about 45.1 GB, above the limit of 4.0 GB"},
+			"its packet network (2 VCs × 4-packet buffers) would need about 50.5 GB, above the limit of 4.0 GB"},
 		{"torus:64x32x32", 0, ""},
 		{"torus:64x64", 1 << 20, "packet: torus:64x64 has 4,096 nodes, 4,096 routers and 24,576 links; " +
-			"its packet network (2 VCs × 4-packet buffers) would need about 11.0 MB, above the limit of 1.0 MB"},
+			"its packet network (2 VCs × 4-packet buffers) would need about 12.3 MB, above the limit of 1.0 MB"},
 	}
 	for _, tc := range tests {
 		topo, err := topology.Parse(tc.spec)
@@ -87,8 +87,9 @@ func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
 // ports towards a node are never written (every port of a crossbar leads
 // to one, so its table's pages take no resident memory), nor the wake-up
 // times of ports nobody waits for (0 when none is due), and the credits on their way back to
-// the lanes get their table once, at its bound (lanes × Buffer), instead
-// of growing by doubling and leaving the old copies behind.
+// the lanes stay in the lanes' own records (buffers of up to outRing
+// packets), none lost: a lane's credits and those on their way back are
+// its buffer's size once every packet has left.
 func TestRunTouchesOnlyTheTablesItNeeds(t *testing.T) {
 	tests := []struct {
 		spec, routing string
@@ -114,8 +115,13 @@ func TestRunTouchesOnlyTheTablesItNeeds(t *testing.T) {
 		if len(h.delivered) != int(id) {
 			t.Fatalf("%s: %d of %d messages delivered", tc.spec, len(h.delivered), id)
 		}
-		if len(n.cr) == 0 || cap(n.cr) != n.crRoom() {
-			t.Errorf("%s: %d credit records in a table of %d, want a table of %d (lanes × Buffer)", tc.spec, len(n.cr), cap(n.cr), n.crRoom())
+		if n.lanePend != nil {
+			t.Errorf("%s: buffers of 4 packets keep their lanes' credits in a table of %d", tc.spec, len(n.lanePend))
+		}
+		for ln := range n.nics {
+			if c := &n.nics[ln]; c.credits+int32(c.count) != n.nb {
+				t.Errorf("%s: lane %d has %d credits and %d on their way back, want %d in all", tc.spec, ln, c.credits, c.count, n.nb)
+			}
 		}
 		routerPorts := 0
 		for gp := range n.portBase[len(n.portBase)-1] {

@@ -229,12 +229,10 @@ type Network struct {
 	// output VC ov, for buffers of more than outRing packets (nil
 	// otherwise: outVC.ring).
 	pend []des.Time
-	// cr holds the credits on their way back to a lane, linked in order
-	// of return per lane (nic.pfirst); freeCr heads the free records.
-	// Only credits in flight take room, and a record freed is the next
-	// taken, still in cache.
-	cr     []credit
-	freeCr int32
+	// lanePend[lane·B + slot] are the times the credits on their way
+	// back to a lane come back, for buffers of more than outRing packets
+	// (nil otherwise: nic.ring).
+	lanePend []des.Time
 
 	// nics are the injection lanes, nodeLane[node] … nodeLane[node+1]−1
 	// those of a node. nq counts the packets queued at every node of a
@@ -343,14 +341,6 @@ type outVC struct {
 // buffer of 4 packets keeps its credits in the line of its counter.
 const outRing = 4
 
-// credit is a credit on its way back to a lane (Network.cr): the time
-// it arrives and the next pending credit of the same lane (-1: none), or
-// the next free record.
-type credit struct {
-	at   des.Time
-	next int32
-}
-
 type waiter struct {
 	iv  int32
 	gen uint32
@@ -368,23 +358,39 @@ type waiter struct {
 // it to other directions; every other node has one lane into its terminal
 // port.
 type nic struct {
-	node    int32
-	iv      int32 // its input buffer at the router (VC 0)
-	inject  int32 // link id node → router
-	credits int32
-	// pfirst and plast are its pending credits (cr; -1: none), in
-	// order of return.
-	pfirst, plast int32
-	qhead         int32 // message FIFO (msg.next), -1 when empty
-	qtail         int32
-	at            des.Time // pending evNIC time, des.Never if none
-	free          des.Time // when its last packet has left the node
-	queued        int64    // packets not yet injected
+	// The first cache line: what a packet's departure from the lane's
+	// buffer touches (its credit's way back: the ring, the queue's head,
+	// the pending wake-up) besides what the injection reads.
+	//
+	// ring[head … head+count) (mod Buffer) are the times its pending
+	// credits come back, in order of return, for buffers of at most
+	// outRing packets (else Network.lanePend). In the lane's own line,
+	// where a linked list of records in a shared table took a line of
+	// its own and a free list (docs/sim.md, "Packet model: a lane's
+	// credits in the lane's record").
+	ring        [outRing]des.Time
+	at          des.Time // pending evNIC time, des.Never if none
+	credits     int32
+	iv          int32 // its input buffer at the router (VC 0)
+	inject      int32 // link id node → router
+	qhead       int32 // message FIFO (msg.next), -1 when empty
+	head, count uint16
+	_           [4]byte
+
+	// The second line: what a message's arrival in the queue and its
+	// injection touch. A nic is 128 bytes, two cache lines of the table
+	// (whose start is page-aligned), side by side for the hardware's
+	// prefetch of a line's neighbour.
+	node   int32
+	qtail  int32
+	free   des.Time // when its last packet has left the node
+	queued int64    // packets not yet injected
 	// maxQueued is the most packets its node ever had queued, kept here
 	// when every node has one lane (Network.nq nil). The bytes not yet
 	// packetised are not kept: Metrics adds them up from the queued
-	// messages. A nic is 64 bytes, one cache line of the table.
+	// messages.
 	maxQueued int64
+	_         [32]byte
 }
 
 // nodeQueue is the injection queue of a node over all its lanes, for
@@ -464,7 +470,7 @@ func New(cfg Config) (*Network, error) {
 		}
 	}
 	n := &Network{cfg: cfg, topo: t, nv: int32(cfg.VCs), nb: int32(cfg.Buffer), delay: cfg.RouterDelay,
-		freePk: -1, freeMg: -1, freeCr: -1, serBytes: -1}
+		freePk: -1, freeMg: -1, serBytes: -1}
 	alg, err := routing.Parse(name, t, routing.Options{VCs: cfg.VCs, Seed: cfg.Seed, Queues: (*liveQueues)(n)})
 	if err != nil {
 		return nil, fmt.Errorf("packet: %w", err)
@@ -632,6 +638,9 @@ func (n *Network) build() error {
 	n.waited = make([]uint64, (routerTotal+63)/64)
 
 	n.nics = make([]nic, lanes)
+	if B > outRing {
+		n.lanePend = make([]des.Time, lanes*B)
+	}
 	if lanes != N {
 		n.nq = make([]nodeQueue, N)
 		n.laneOut = make([]int32, lanes)
@@ -644,7 +653,7 @@ func (n *Network) build() error {
 		term := n.portBase[r] + int32(p)
 		l := n.nodeLane[i]
 		n.nics[l] = nic{node: int32(i), iv: term * n.nv, inject: int32(t.InjectLink(i)),
-			credits: n.nb, pfirst: -1, plast: -1, qhead: -1, qtail: -1, at: des.Never}
+			credits: n.nb, qhead: -1, qtail: -1, at: des.Never}
 		// A lane's buffer is a copy of the terminal port: same router,
 		// same port number for the routing, same links.
 		for q := 0; q < t.NumPorts(r) && l+1 < n.nodeLane[i+1]; q++ {

@@ -90,38 +90,6 @@ func (n *Network) pendAt(o *outVC, ov, slot int32) *des.Time {
 	return &n.pend[ov*n.nb+slot]
 }
 
-// newCredit returns a record of a credit coming back at time at, last of
-// its lane's.
-func (n *Network) newCredit(at des.Time) int32 {
-	c := n.freeCr
-	if c >= 0 {
-		n.freeCr = n.cr[c].next
-	} else {
-		if cap(n.cr) == 0 {
-			n.cr = make([]credit, 0, n.crRoom())
-		}
-		c = int32(len(n.cr))
-		n.cr = append(n.cr, credit{})
-	}
-	n.cr[c] = credit{at: at, next: -1}
-	return c
-}
-
-// crRoom is the room the credit records get at their first use: a lane
-// has at most Buffer credits on their way back, so the table never
-// grows beyond it (at most 2^22 records, 64 MB of address space). Grown
-// by doubling, it left 17 MB of old copies to the collector at 65,536
-// nodes; capacity never written costs no resident memory, and the free
-// list hands out the record freed last, so only the records of the
-// most credits ever in flight at once are touched.
-func (n *Network) crRoom() int { return min(len(n.nics)*int(n.nb), 1<<22) }
-
-// freeCredit returns credit record c to the free list.
-func (n *Network) freeCredit(c int32) {
-	n.cr[c].next = n.freeCr
-	n.freeCr = c
-}
-
 // giveCredit returns one credit to output VC ov, of output port og, at
 // time at.
 func (n *Network) giveCredit(og, ov int32, at des.Time) {
@@ -727,8 +695,8 @@ func (n *Network) pump(ln int32) {
 		}
 		n.push(c.iv, c.iv/n.nv, id, now)
 	}
-	if c.qhead >= 0 && c.pfirst >= 0 {
-		n.nicWake(ln, n.cr[c.pfirst].at)
+	if c.qhead >= 0 && c.count > 0 {
+		n.nicWake(ln, *n.lanePendAt(c, ln, int32(c.head)))
 	}
 }
 
@@ -747,33 +715,40 @@ func (n *Network) payload(g *msg) int64 {
 	return (g.bytes-1)%ps + 1
 }
 
-// nicAvail returns node's credits at now.
-func (n *Network) nicAvail(node int32, now des.Time) int32 {
-	c := &n.nics[node]
-	for c.pfirst >= 0 && n.cr[c.pfirst].at <= now {
-		f := c.pfirst
-		c.pfirst = n.cr[f].next
-		n.freeCredit(f)
+// nicAvail returns lane ln's credits at now, taking those that have come
+// back.
+func (n *Network) nicAvail(ln int32, now des.Time) int32 {
+	c := &n.nics[ln]
+	for c.count > 0 && *n.lanePendAt(c, ln, int32(c.head)) <= now {
+		c.head++
+		if int32(c.head) == n.nb {
+			c.head = 0
+		}
+		c.count--
 		c.credits++
-	}
-	if c.pfirst < 0 {
-		c.plast = -1
 	}
 	return c.credits
 }
 
-// nicCredit returns a credit to node's interface at time at.
-func (n *Network) nicCredit(node int32, at des.Time) {
-	r := n.newCredit(at)
-	c := &n.nics[node]
-	if c.pfirst < 0 {
-		c.pfirst = r
-	} else {
-		n.cr[c.plast].next = r
+// lanePendAt returns the slot of lane ln's (c's) ring of pending credits.
+func (n *Network) lanePendAt(c *nic, ln, slot int32) *des.Time {
+	if n.lanePend == nil {
+		return &c.ring[slot&(outRing-1)]
 	}
-	c.plast = r
+	return &n.lanePend[ln*n.nb+slot]
+}
+
+// nicCredit returns a credit to lane ln at time at.
+func (n *Network) nicCredit(ln int32, at des.Time) {
+	c := &n.nics[ln]
+	slot := int32(c.head) + int32(c.count)
+	if slot >= n.nb {
+		slot -= n.nb
+	}
+	*n.lanePendAt(c, ln, slot) = at
+	c.count++
 	if c.qhead >= 0 {
-		n.nicWake(node, at)
+		n.nicWake(ln, at)
 	}
 }
 

@@ -33,7 +33,7 @@ func (n *Network) Stall() *netmodel.Stall {
 		}
 	}
 	for i := range n.nics {
-		if c := &n.nics[i]; c.qhead >= 0 && c.credits == 0 && c.pfirst < 0 {
+		if c := &n.nics[i]; c.qhead >= 0 && c.credits == 0 && c.count == 0 {
 			st.Waiting += int(c.queued)
 		}
 	}
@@ -246,7 +246,7 @@ func (n *Network) Explain() []string {
 	}
 	for i := range n.nics {
 		c := &n.nics[i]
-		if c.qhead >= 0 && c.credits == 0 && c.pfirst < 0 {
+		if c.qhead >= 0 && c.credits == 0 && c.count == 0 {
 			if shown == 16 {
 				lines = append(lines, "…")
 				break
