@@ -639,6 +639,7 @@ func (s *Sim) finalize(r int32, rk *rank) {
 		rk.wrap = -1
 	}
 	rk.state = StateDone
+	s.ranksDone++
 	rk.act = ActNone
 	rk.finish = s.k.Now()
 }

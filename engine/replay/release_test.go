@@ -55,6 +55,19 @@ func TestFinishReleasesFlightTables(t *testing.T) {
 			if res.Messages.Unmatched != c.unmatched {
 				t.Fatalf("unmatched %d, want %d", res.Messages.Unmatched, c.unmatched)
 			}
+			// Results reads the count finish took, not a second walk.
+			if !s.endCounted || s.endUnmatched != c.unmatched {
+				t.Fatalf("finish's count: taken %v, %d, want %d", s.endCounted, s.endUnmatched, c.unmatched)
+			}
+			wantDone := 0
+			for r := range s.ranks {
+				if s.ranks[r].state == StateDone {
+					wantDone++
+				}
+			}
+			if s.ranksDone != wantDone {
+				t.Fatalf("ranksDone %d, want %d (ranks in StateDone)", s.ranksDone, wantDone)
+			}
 			if !c.recv {
 				if res.Deadlock != nil || !res.Complete {
 					t.Fatalf("complete %v, deadlock %+v", res.Complete, res.Deadlock)

@@ -399,7 +399,7 @@ func (s *Sim) Results() Results {
 	res.Messages = MessageStats{
 		Count: s.stats.messages, Bytes: s.stats.bytes,
 		Arrived: s.stats.latency.n, Latency: s.stats.latency.stats(),
-		Unmatched: s.unmatchedMessages(),
+		Unmatched: s.unmatched(),
 	}
 	if m := (&netmodel.Metrics{}); s.measured(m) {
 		res.Network = m
@@ -484,6 +484,15 @@ func (s *Sim) runNotes() []string {
 	}
 	notes = append(notes, s.bulkNotes()...)
 	return notes
+}
+
+// unmatched counts messages still waiting in unexpected queues: the count
+// finish took at the end of the run, or a walk of the queues before.
+func (s *Sim) unmatched() int {
+	if s.endCounted {
+		return s.endUnmatched
+	}
+	return s.unmatchedMessages()
 }
 
 // unmatchedMessages counts messages still waiting in unexpected queues.
