@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -74,4 +76,73 @@ func TestFixedAtCounts(t *testing.T) {
 			t.Fatalf("%s trial %d: no solve", spec, trial)
 		}
 	}
+}
+
+// TestExtendedBuildIsFresh: a build that extends the previous round's
+// system (check added flows) moves the previous lists of the links' flows
+// and places only the added flows' uses; right after each such build,
+// building the same round from nothing gives the same system to the bit:
+// the links' flow lists and offsets, kept loads, remaining capacities,
+// Σ c·w, counts and ratios. On random traffic (randomTraffic), with the
+// memo of systems off so that every round is built.
+func TestExtendedBuildIsFresh(t *testing.T) {
+	extended, moved := 0, 0
+	hook := func(n *Network) {
+		n.sys.memo.off = true
+		n.sys.extended = func(F0 int) {
+			s := &n.sys
+			F, L := len(s.slot), len(s.id)
+			E := s.lOff[L]
+			type sys struct {
+				lOff, lFlow, unfixed            []int32
+				kept, rem, usage, ratio, w, lev []float64
+			}
+			take := func() sys {
+				return sys{slices.Clone(s.lOff[:L+1]), slices.Clone(s.lFlow[:E]), slices.Clone(s.unfixed[:L]),
+					slices.Clone(s.kept[:L]), slices.Clone(s.rem[:L]), slices.Clone(s.usage[:L]),
+					slices.Clone(s.ratio[:L]), slices.Clone(s.w[:F]), slices.Clone(s.level[:F])}
+			}
+			got := take()
+			// An added flow on a link before one with a flow of the
+			// previous round: that list was moved.
+			added := false
+		lists:
+			for j := range L {
+				for _, x := range got.lFlow[got.lOff[j]:got.lOff[j+1]] {
+					if i := int(x & math.MaxInt32); i >= F0 {
+						added = true
+					} else if added {
+						moved++
+						break lists
+					}
+				}
+			}
+			hook := s.extended
+			s.extended, s.builtF, s.builtL = nil, 0, 0
+			n.build()
+			s.extended = hook
+			want := take()
+			extended++
+			if !slices.Equal(got.lOff, want.lOff) || !slices.Equal(got.lFlow, want.lFlow) ||
+				!slices.Equal(got.unfixed, want.unfixed) {
+				t.Fatalf("extended build of %d flows, %d links: lists differ from a fresh build\ngot  %v %v %v\nwant %v %v %v",
+					F, L, got.lOff, got.lFlow, got.unfixed, want.lOff, want.lFlow, want.unfixed)
+			}
+			for _, p := range [][2][]float64{{got.kept, want.kept}, {got.rem, want.rem}, {got.usage, want.usage},
+				{got.ratio, want.ratio}, {got.w, want.w}, {got.lev, want.lev}} {
+				if !sameBits(p[0], p[1]) {
+					t.Fatalf("extended build of %d flows, %d links: numbers differ from a fresh build\ngot  %v\nwant %v",
+						F, L, p[0], p[1])
+				}
+			}
+		}
+	}
+	for trial := range 36 {
+		_, cfg, sends := randomTraffic(t, trial, 11, 300)
+		_, _ = runSetup(t, cfg, sends, hook)
+	}
+	if extended < 100 || moved < 100 {
+		t.Fatalf("%d extended builds compared, %d of them moving lists: want 100 or more of each", extended, moved)
+	}
+	t.Logf("%d extended builds compared, %d of them moving lists", extended, moved)
 }

@@ -90,6 +90,9 @@ type system struct {
 	// flows cannot fill them (the tests compare the results with the
 	// reuse above and these shortcuts).
 	fresh bool
+	// extended, when set, is called after every build that extended the
+	// previous round's system of F0 flows (tests).
+	extended func(F0 int)
 	// Scratch of fill: the links that may still saturate, the flows not
 	// fixed yet.
 	live, open []int32
@@ -311,7 +314,9 @@ func (n *Network) build() {
 	s.cap, s.fat = extend(s.cap, L), extend(s.fat, L)
 	s.kept, s.rem, s.usage = grow(s.kept, L), grow(s.rem, L), grow(s.usage, L)
 	s.ratio = grow(s.ratio, L)
-	s.unfixed, s.lOff = grow(s.unfixed, L), grow(s.lOff, L+1)
+	// lOff keeps the previous round's offsets, which an extended build
+	// reads (see below).
+	s.unfixed, s.lOff = grow(s.unfixed, L), extend(s.lOff, L+1)
 	// A link's kept load is its load less that of the flows re-solved;
 	// links reached since the last build carry only flows added since.
 	for j := L0; j < L; j++ {
@@ -345,7 +350,9 @@ func (n *Network) build() {
 	for j := range L {
 		kept[j] = fmax(kraw[j], 0)
 		rem[j], usage[j] = fmax(capa[j]-kept[j], 0), ubase[j]
-		lOff[j], unfixed[j] = off, 0
+		if F0 == 0 {
+			lOff[j], unfixed[j] = off, 0
+		}
 		off += lcount[j]
 		// A link whose spare capacity its re-solved flows cannot fill
 		// even at their bounds never saturates first (see fill).
@@ -354,10 +361,41 @@ func (n *Network) build() {
 			ratio[j] = rem[j] / usage[j]
 		}
 	}
-	lOff[L] = off
-	s.lFlow = grow(s.lFlow, int(off))
+	from := 0 // the first flow to place
+	if F0 == 0 {
+		lOff[L] = off
+		s.lFlow = grow(s.lFlow, int(off))
+	} else {
+		// Extended: a link's re-solved flows are in the order of their
+		// numbers, and the flows added have the highest, so its list is
+		// the previous round's (still in lFlow at the previous offsets,
+		// which neither fill nor check change) followed by the added
+		// flows' uses. The lists are moved up to their new offsets, from
+		// the last link down (a list only moves up, never over one not
+		// yet moved), and only the added flows are placed, rather than
+		// every use of every flow.
+		s.lFlow = extend(s.lFlow, int(off))
+		lFlow := s.lFlow
+		nextOld := lOff[L0] // where the previous list of link j ended
+		lOff[L] = off
+		for j := L - 1; j >= 0; j-- {
+			oa, oc := int32(0), int32(0)
+			if j < L0 {
+				oa = lOff[j]
+				oc, nextOld = nextOld-oa, oa
+			}
+			off -= lcount[j]
+			lOff[j], unfixed[j] = off, oc
+			if off != oa {
+				for p := oc - 1; p >= 0; p-- {
+					lFlow[off+p] = lFlow[oa+p]
+				}
+			}
+		}
+		from = F0
+	}
 	lFlow := s.lFlow
-	for i := range F {
+	for i := from; i < F; i++ {
 		for k := fOff[i]; k < fOff[i+1]; k++ {
 			x := fLink[k]
 			j := x & math.MaxInt32
@@ -367,6 +405,9 @@ func (n *Network) build() {
 		}
 	}
 	s.builtF, s.builtL = F, L
+	if F0 > 0 && s.extended != nil {
+		s.extended(F0)
+	}
 }
 
 // extend returns s with length n, keeping its first elements; the new
