@@ -31,9 +31,10 @@ const heapArity = 4
 // earlier.
 func (n *Network) heapUp(i int) {
 	h, keys, hpos := n.heap, n.hkey, n.hpos
+	keys = keys[:len(h)] // one bounds check for both arrays below
 	fi, k := h[i], keys[i]
 	for i > 0 {
-		p := (i - 1) / heapArity
+		p := int(uint(i-1) / heapArity) // i > 0: a shift
 		kp := keys[p]
 		if !k.less(kp) {
 			break
@@ -52,17 +53,19 @@ func minChild(keys []hkey, i int) int {
 	c := heapArity*i + 1
 	m := len(keys)
 	if c+heapArity <= m {
-		a, b := c, c+2
-		if keys[c+1].less(keys[c]) {
-			a = c + 1
+		// An array: one bounds check for the four keys.
+		kc := (*[heapArity]hkey)(keys[c : c+heapArity])
+		a, b := 0, 2
+		if kc[1].less(kc[0]) {
+			a = 1
 		}
-		if keys[c+3].less(keys[c+2]) {
-			b = c + 3
+		if kc[3].less(kc[2]) {
+			b = 3
 		}
-		if keys[b].less(keys[a]) {
-			return b
+		if kc[b&(heapArity-1)].less(kc[a&(heapArity-1)]) {
+			return c + b
 		}
-		return a
+		return c + a
 	}
 	if c >= m {
 		return -1
@@ -80,6 +83,7 @@ func minChild(keys []hkey, i int) int {
 // are later.
 func (n *Network) heapDown(i int) {
 	h, keys, hpos := n.heap, n.hkey, n.hpos
+	keys = keys[:len(h)] // one bounds check for both arrays below
 	fi, k := h[i], keys[i]
 	start := i
 	for {
@@ -137,6 +141,7 @@ func (n *Network) heapPop() int32 {
 	top := h[0]
 	hpos[top] = -1
 	last := len(h) - 1
+	keys = keys[:len(h)] // one bounds check for both arrays below
 	fi, k := h[last], keys[last]
 	h, keys = h[:last], keys[:last]
 	n.heap, n.hkey = h, keys
@@ -149,16 +154,19 @@ func (n *Network) heapPop() int32 {
 		c := heapArity*i + 1
 		best := c
 		if c+heapArity <= last {
-			b := c + 2
-			if keys[c+1].less(keys[c]) {
-				best = c + 1
+			// An array: one bounds check for the four keys.
+			kc := (*[heapArity]hkey)(keys[c : c+heapArity])
+			a, b := 0, 2
+			if kc[1].less(kc[0]) {
+				a = 1
 			}
-			if keys[c+3].less(keys[c+2]) {
-				b = c + 3
+			if kc[3].less(kc[2]) {
+				b = 3
 			}
-			if keys[b].less(keys[best]) {
-				best = b
+			if kc[b&(heapArity-1)].less(kc[a&(heapArity-1)]) {
+				a = b
 			}
+			best = c + a
 		} else if best = minChild(keys, i); best < 0 {
 			break
 		}
