@@ -20,11 +20,30 @@ import "math/bits"
 // the line break after them (31 bytes and the "\n").
 const memoWords = 4
 
-// memoBits sets the memo's size: 1<<memoBits slots of ~140 B. A
-// stream's memo serves every rank, ranks taking turns: 1,024 slots hold
-// the fourteen distinct lines of each of 64 ranks (256 held a quarter
-// of them, and a line evicted lost its template too).
-const memoBits = 10
+// minMemoBits and maxMemoBits bound a memo's size: 1<<bits slots of
+// 408 B (the line, its record, its template). A stream's memo serves
+// every rank, ranks taking turns, so it is sized by the ranks (see
+// memoBitsFor): 1,024 slots hold the fourteen distinct lines of each of
+// 64 ranks (256 held a quarter of them, and a line evicted lost its
+// template too); at 1,024 ranks they held a fourteenth of the lines,
+// and the reader took 2.6× the instructions a line it took at 64.
+const (
+	minMemoBits = 10
+	maxMemoBits = 14 // slot numbers plus one fit a uint16
+)
+
+// memoBitsFor returns the memo size, in bits, for a stream whose ranks
+// take turns: room for 64 lines a rank (a loop of a few calls each
+// with its own peer, and room against pairs of slots filling unevenly:
+// a 256-rank stencil took 4.5 % fewer instructions with it than with
+// room for 16), within the bounds.
+func memoBitsFor(ranks int) int {
+	bits := minMemoBits
+	for bits < maxMemoBits && 1<<bits < 64*ranks {
+		bits++
+	}
+	return bits
+}
 
 // memoSlot is a remembered line: its bytes up to and including its
 // "\n", zeros after (a slot never filled holds zeros, which no line's
@@ -56,10 +75,12 @@ const (
 )
 
 // lineMemo is a table of recently decoded tight lines: a line's key
-// hashes to a pair of slots, the line found last in the first.
-// The zero value is empty and ready.
+// hashes to a pair of slots, the line found last in the first. Make it
+// with newLineMemo or init.
 type lineMemo struct {
-	slots [1 << memoBits]memoSlot
+	slots []memoSlot
+	// shift turns a key's hash into its slot pair (64 less the bits).
+	shift uint
 	// left is how many lookups the current trial has still to go,
 	// misses how many of its lookups failed; rest is how many lines are
 	// still decoded without the memo.
@@ -76,7 +97,24 @@ type lineMemo struct {
 	// decodeID hands out a found line's id alone, and the goroutine
 	// applying the lines reads the record here when it needs it (see
 	// parser.memoRec).
-	byID [1 << memoBits]fastRec
+	byID []fastRec
+}
+
+// newLineMemo returns an empty memo of 1<<bits slots.
+func newLineMemo(bits int) *lineMemo {
+	m := new(lineMemo)
+	m.init(bits)
+	return m
+}
+
+// init makes m an empty memo of 1<<bits slots.
+func (m *lineMemo) init(bits int) {
+	*m = lineMemo{slots: make([]memoSlot, 1<<bits), byID: make([]fastRec, 1<<bits), shift: uint(64 - bits)}
+}
+
+// rec returns where byID holds the record of the line named id.
+func (m *lineMemo) rec(id uint32) *fastRec {
+	return &m.byID[id&uint32(len(m.byID)-1)]
 }
 
 // newlineIn returns the high bit of the first "\n" byte of x (the first
@@ -95,19 +133,24 @@ func through(x, z uint64) uint64 {
 	return x & (^uint64(0) >> ((63 - bits.TrailingZeros64(z)) & 63))
 }
 
-// memoHash returns the slot pair of a key's words (the index of its
-// first slot, the second after it). Each word goes into the product of
+// memoHash returns the hash of a key's words, whose top bits are its
+// slot pair (see lineMemo.pair). Each word goes into the product of
 // those before: a hash of each word's own product, xored, sent four
 // lines that differed in two words (isend and irecv, to two peers) to
 // the same pair.
 func memoHash(k0, k1, k2, k3 uint64) uint64 {
-	h := (((k0*0x9e3779b97f4a7c15+k1)*0xc2b2ae3d27d4eb4f+k2)*0x165667b19e3779f9 + k3) * 0xd6e8feb86659fd93
-	return h >> (64 - memoBits) &^ 1
+	return (((k0*0x9e3779b97f4a7c15+k1)*0xc2b2ae3d27d4eb4f+k2)*0x165667b19e3779f9 + k3) * 0xd6e8feb86659fd93
+}
+
+// pair returns the slot pair of a key's hash: the index of its first
+// slot, the second after it.
+func (m *lineMemo) pair(h uint64) uint64 {
+	return h >> m.shift &^ 1
 }
 
 // lineKey returns the memo's key of the line at the start of b — its
-// words up to the line break, the last cut after it — and the index of
-// its slot pair; not ok for a line too long for a key.
+// words up to the line break, the last cut after it — and its hash
+// (see memoHash); not ok for a line too long for a key.
 func lineKey(b *lineBuf) (key [memoWords]uint64, h uint64, ok bool) {
 	var k0, k1, k2, k3 uint64
 	k0 = load8(b, 0)
@@ -146,10 +189,11 @@ func (m *lineMemo) decode(b *lineBuf, fr *fastRec) (int, bool) {
 		m.prev, m.guess, m.alt = gi, g.next, g.alt
 		return g.n, true
 	}
-	key, h, ok := lineKey(b)
+	key, hash, ok := lineKey(b)
 	if !ok {
 		return decodeTight(b, fr) // too long for a key
 	}
+	h := m.pair(hash)
 	s := &m.slots[h]
 	if m.left--; m.left <= 0 {
 		m.judge()
@@ -210,11 +254,12 @@ func (m *lineMemo) decodeID(b *lineBuf, fr *fastRec) (int, uint32, bool) {
 		*fr = g.fr
 		return g.n, 0, true
 	}
-	key, h, ok := lineKey(b)
+	key, hash, ok := lineKey(b)
 	if !ok {
 		n, ok := decodeTight(b, fr) // too long for a key
 		return n, 0, ok
 	}
+	h := m.pair(hash)
 	s := &m.slots[h]
 	if m.left--; m.left <= 0 {
 		m.judge()
@@ -250,7 +295,7 @@ func (m *lineMemo) remember(b *lineBuf, fr *fastRec, s, o *memoSlot, key [memoWo
 		m.lastID++
 		id = m.lastID
 		fr.id = id
-		m.byID[id&(1<<memoBits-1)] = *fr
+		*m.rec(id) = *fr
 	}
 	s.key, s.n, s.fr, s.next, s.alt, s.mask = key, got, *fr, 0, 0, keyMask(got)
 	m.follow(h)

@@ -42,6 +42,7 @@ var memoLines = []string{
 func TestMemoDecodesAsTight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var m lineMemo
+	m.init(minMemoBits)
 	ids := map[uint32]string{}
 	for i := range 20000 {
 		text := memoLines[rng.IntN(len(memoLines))]
@@ -81,6 +82,7 @@ func TestMemoDecodesAsTight(t *testing.T) {
 // off for a while.
 func TestMemoFindsRepeats(t *testing.T) {
 	var m lineMemo
+	m.init(minMemoBits)
 	loop := memoLines[:15]
 	for it := range 100 {
 		for _, text := range loop {
@@ -118,7 +120,7 @@ func memoPairOf(text string) uint64 {
 	for i := range len(text) {
 		k[i/8] |= uint64(text[i]) << (8 * (i % 8))
 	}
-	return memoHash(k[0], k[1], k[2], k[3])
+	return memoHash(k[0], k[1], k[2], k[3]) >> (64 - minMemoBits) &^ 1
 }
 
 // TestMemoSlotPairs decodes lines that hash to the same pair of slots,
@@ -148,6 +150,7 @@ func TestMemoSlotPairs(t *testing.T) {
 		}
 	}
 	var m lineMemo
+	m.init(minMemoBits)
 	for i := range 100 {
 		check(&m, same[i%2])
 		if i == 1 {
@@ -203,6 +206,7 @@ func TestMemoGuessChecked(t *testing.T) {
 		return append(out, body+"1\n", body+" \n", body+"\n\n", body[:len(body)-1]+"\n")
 	}
 	var m lineMemo
+	m.init(minMemoBits)
 	decodes := 0
 	check := func(text string) {
 		t.Helper()
@@ -255,7 +259,7 @@ func TestMemoRecDecodesAgain(t *testing.T) {
 	text = append(text, a...)
 	// Enough distinct lines after a for its byID place to be taken,
 	// among lines found often enough that the memo does not rest.
-	for i := range 1 << memoBits {
+	for i := range 1 << minMemoBits {
 		text = fmt.Appendf(text, "3 compute %d\n3 barrier\n3 barrier\n3 barrier\n", 1000+i)
 	}
 	text = append(text, a...)
@@ -280,7 +284,7 @@ func TestMemoRecDecodesAgain(t *testing.T) {
 	if first.kind != lineNamed || again.kind != lineNamed || first.id != again.id || d.lines[len(d.lines)-4].id != first.id {
 		t.Fatalf("lines a: %+v and %+v, want one name", first, again)
 	}
-	if got := d.memo.byID[first.id&(1<<memoBits-1)].id; got == first.id {
+	if got := d.memo.rec(first.id).id; got == first.id {
 		t.Fatalf("byID still holds a's record (id %d): the test needs it taken", got)
 	}
 	for _, l := range []blockLine{first, again} {
@@ -307,6 +311,7 @@ func TestMemoGuessesEitherFollower(t *testing.T) {
 	}
 	a, b, c := "0 allreduce 1 0 0 \n", "0 compute 100000\n", "0 compute 50000\n"
 	var m lineMemo
+	m.init(minMemoBits)
 	var fr fastRec
 	for range 3 {
 		for _, s := range []string{a, b, a, c} {
@@ -329,7 +334,7 @@ func TestMemoGuessesEitherFollower(t *testing.T) {
 		t.Errorf("%q guessed (slot %d)", d, gi)
 	}
 	n, id, ok := m.decodeID(window(d), &fr)
-	got := m.byID[id&(1<<memoBits-1)]
+	got := *m.rec(id)
 	// decodeTight leaves the fields a line lacks as they were.
 	want := got
 	wn, _ := decodeTight(window(d), &want)

@@ -190,6 +190,9 @@ func (p *parser) everyLines(src *source, lr *lineReader) error {
 // applyTemplates; the others one by one, from their record (applyMemo)
 // or on the general path.
 func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, stop int32, first int) (int, error) {
+	if d.tm == nil {
+		d.tm = newTemplates(minMemoBits) // as decodeBlock's memo
+	}
 	lines := d.lines
 	if stop != math.MaxInt32 {
 		// The lines of src: those numbered below stop.
@@ -197,7 +200,7 @@ func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, 
 	}
 	for i < len(lines) {
 		if lines[i].kind == lineNamed {
-			if k := p.applyTemplates(src, lines[i:], &d.tm); k > 0 {
+			if k := p.applyTemplates(src, lines[i:], d.tm); k > 0 {
 				i += k
 				continue
 			}
@@ -208,7 +211,7 @@ func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, 
 		switch l.kind {
 		case lineNamed:
 			fr := d.memoRec(data, l)
-			if p.applyMemo(src, &fr, &d.tm) {
+			if p.applyMemo(src, &fr, d.tm) {
 				continue
 			}
 		case lineFast:
@@ -228,7 +231,7 @@ func (p *parser) applyDecoded(src *source, data []byte, d *decodedBlock, i int, 
 // line's bytes, or, if a later line's took its place, the line decoded
 // again (the record depends on the bytes alone).
 func (d *decodedBlock) memoRec(data []byte, l *blockLine) fastRec {
-	if fr := &d.memo.byID[l.id&(1<<memoBits-1)]; fr.id == l.id {
+	if fr := d.memo.rec(l.id); fr.id == l.id {
 		return *fr
 	}
 	var fr fastRec
@@ -243,6 +246,11 @@ func (d *decodedBlock) memoRec(data []byte, l *blockLine) fastRec {
 // decodes the fast ones. It cuts them as b.Lines does, inline: a call
 // of a function value a line costs as much as finding its end.
 func decodeBlock(b *lineblock.Block, d *decodedBlock) error {
+	if d.memo.slots == nil {
+		// A block holds lines of any ranks, in the file's order: the
+		// smallest memo.
+		d.memo.init(minMemoBits)
+	}
 	if cap(d.lines) == 0 {
 		// Room for lines of 16 bytes and more (a typical line has
 		// 19): the slice is not regrown block after block.

@@ -383,7 +383,9 @@ type parser struct {
 	// read or a stream first needs it), tm how the lines it gave
 	// applied (made with it).
 	memo *lineMemo
-	tm   *templates
+	tm   templates
+	// memoBits is the size of the memo to make (0: minMemoBits).
+	memoBits int
 	// gen counts the changes of what decides how a fast line applies
 	// (see templates): every general line, the world, the grammar.
 	gen uint64
@@ -393,8 +395,9 @@ type parser struct {
 // use.
 func (p *parser) lineMemo() *lineMemo {
 	if p.memo == nil {
-		p.memo = new(lineMemo)
-		p.tm = new(templates)
+		bits := max(p.memoBits, minMemoBits)
+		p.memo = newLineMemo(bits)
+		p.tm = newTemplates(bits)
 	}
 	return p.memo
 }

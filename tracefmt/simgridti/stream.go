@@ -105,6 +105,7 @@ func OpenSource(path string) (*Source, error) {
 		s.files[r] = rankFile{path: full, src: source{name: e.path, rank: r}}
 	}
 	p.world = len(entries)
+	p.memoBits = memoBitsFor(len(entries)) // the ranks take turns in one memo
 	p.gen++
 	for _, act := range streamStates {
 		p.actionState(act)
@@ -278,7 +279,7 @@ func (s *Source) templateLines(rf *rankFile, rs *rankState, want int) bool {
 		if id == 0 {
 			break
 		}
-		t := &p.tm[id&(1<<templateBits-1)]
+		t := p.tm.of(id)
 		if t.rid != rid|uint64(id) || t.gen != gen {
 			break
 		}

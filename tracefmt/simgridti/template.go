@@ -21,11 +21,6 @@ import (
 // peer and where they are, the grammar's evidence, wildcards seen)
 // it has noted already.
 
-// templateBits sets the number of templates: 1<<templateBits, found by
-// the id's low bits (as many as the memo has slots: ids are given in
-// turn, so the lines a memo holds rarely share a template).
-const templateBits = 10
-
 // Template flags: what applying the line does besides its events.
 const (
 	tmplRequest   = 1 << iota // a non-blocking call: a request id, a pending request
@@ -45,14 +40,26 @@ type lineTemplate struct {
 	ev    [maxLineEvents]tracefmt.Event
 }
 
-// templates are the lines of one memo, applied (the zero value is
-// empty).
-type templates [1 << templateBits]lineTemplate
+// templates are the lines of one memo, applied, found by the id's low
+// bits: as many as the memo has slots (ids are given in turn, so the
+// lines a memo holds rarely share a template). Make them with
+// newTemplates.
+type templates []lineTemplate
+
+// newTemplates returns the empty templates of a memo of 1<<bits slots.
+func newTemplates(bits int) templates {
+	return make(templates, 1<<bits)
+}
+
+// of returns the template of the line named id.
+func (tm templates) of(id uint32) *lineTemplate {
+	return &tm[id&uint32(len(tm)-1)]
+}
 
 // applyMemo is applyFast for a line decoded by the memo whose
 // templates tm holds, applying it from its template when it has one.
-func (p *parser) applyMemo(src *source, fr *fastRec, tm *templates) bool {
-	t := &tm[fr.id&(1<<templateBits-1)]
+func (p *parser) applyMemo(src *source, fr *fastRec, tm templates) bool {
+	t := tm.of(fr.id)
 	if fr.id == 0 || t.id != fr.id || t.gen != p.gen || src.rank >= 0 && int(t.r) != src.rank {
 		return p.applyFirst(src, fr, t)
 	}
@@ -113,7 +120,7 @@ func (p *parser) fromTemplate(rs *rankState, t *lineTemplate) {
 // template path for a run of lines, with the rank's stream and requests
 // kept at hand from line to line; any other line ends the run, for the
 // caller to apply on its own.
-func (p *parser) applyTemplates(src *source, lines []blockLine, tm *templates) int {
+func (p *parser) applyTemplates(src *source, lines []blockLine, tm templates) int {
 	rs := p.last
 	if rs == nil || src.rank >= 0 && p.lastRank != src.rank {
 		return 0
@@ -129,7 +136,7 @@ run:
 		// it stops for room, which the outer loop makes.
 		for ; i < len(lines); i++ {
 			l := &lines[i]
-			t := &tm[l.id&(1<<templateBits-1)]
+			t := tm.of(l.id)
 			if t.rid != rid|uint64(l.id) || t.gen != gen {
 				break run
 			}
