@@ -289,18 +289,12 @@ func (s *Sim) bulkHolds(bi *bulkInstance, r int32, loc []int32) {
 }
 
 // hasUnseen reports whether some message world rank r sent has not yet
-// become visible at its destination: its pair counters say so, in O(P)
-// for a small world and O(1) for a large one (whose tables keep only the
-// pairs with such messages).
+// become visible at its destination: its pair counters say so, in O(1)
+// (a small world's count of the source's unseen pairs; a large world's
+// tables keep only the pairs with such messages).
 func (s *Sim) hasUnseen(r int32) bool {
 	if s.densePairs != nil {
-		P := len(s.ranks)
-		for _, v := range s.densePairs[int(r)*P : (int(r)+1)*P] {
-			if uint32(v>>32) != uint32(v) {
-				return true
-			}
-		}
-		return false
+		return s.denseFrom[r] > 0
 	}
 	return s.pairs.from(r) > 0
 }
@@ -780,9 +774,7 @@ func (s *Sim) bulkStandIn(src, dst int32, comm uint16, at des.Time) {
 		recvOp: -1, sendEv: -1, next: -1, live: true,
 		sendDone: true, recvDone: true,
 	}
-	pv := s.pair(src, dst)
-	m.seq = uint32(*pv >> 32)
-	*pv += 1 << 32
+	m.seq = s.countSend(src, dst)
 	s.k.Schedule(at, evBulkVisible, id, 0)
 }
 

@@ -399,6 +399,18 @@ func (s *Sim) pair(src, dst int32) *uint64 {
 	return s.pairs.at(src, dst)
 }
 
+// countSend counts a message sent from src to dst and returns its
+// sequence number within the pair.
+func (s *Sim) countSend(src, dst int32) uint32 {
+	pv := s.pair(src, dst)
+	seq := uint32(*pv >> 32)
+	if s.densePairs != nil && seq == uint32(*pv) {
+		s.denseFrom[src]++ // the pair's first message not yet visible
+	}
+	*pv += 1 << 32
+	return seq
+}
+
 func (s *Sim) allocMsg() int32 {
 	if s.freeMsg >= 0 {
 		id := s.freeMsg
@@ -486,9 +498,7 @@ func (s *Sim) issue(r int32, rk *rank, dst, tag int32, comm uint16, coll bool, s
 		m.complete = doneAtIssue // the recorded run's MPI buffered it
 		m.dataAtSend = !s.atMatch
 	}
-	pv := s.pair(r, dst)
-	m.seq = uint32(*pv >> 32)
-	*pv += 1 << 32
+	m.seq = s.countSend(r, dst)
 	if m.complete == doneAtIssue {
 		s.sendDone(id)
 	}
@@ -624,9 +634,13 @@ func (s *Sim) arrive(id int32) {
 	}
 	pv = s.pair(src, dst)
 	*pv = *pv&^0xffffffff | uint64(next)
-	if s.densePairs == nil && uint32(*pv>>32) == next {
+	if uint32(*pv>>32) == next {
 		// Nothing of the pair in flight: forget it.
-		s.pairs.remove(src, dst)
+		if s.densePairs != nil {
+			s.denseFrom[src]--
+		} else {
+			s.pairs.remove(src, dst)
+		}
 	}
 }
 

@@ -177,10 +177,16 @@ type Sim struct {
 	fifos      []*fifo
 	pairs      pairTable // when densePairs is nil
 	densePairs []uint64
-	held       map[uint64][]int32
-	nHeld      int
-	postSeq    uint64
-	visSeq     uint64
+	// denseFrom counts, by source rank, the pairs of densePairs with
+	// messages not yet visible (what pairTable.from tells of a large
+	// world): hasUnseen read the source's whole row of the matrix at
+	// every rank's entry into a bulk collective, P² reads a call (1.3 %
+	// of a 64-rank stencil's instructions, 6 % of its D1 misses).
+	denseFrom []int32
+	held      map[uint64][]int32
+	nHeld     int
+	postSeq   uint64
+	visSeq    uint64
 	// endUnmatched is unmatchedMessages' count when finish took it
 	// (endCounted): Results reads it rather than walking every rank's
 	// queues a second time (at 65,536 ranks a walk misses the cache on
@@ -372,6 +378,7 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	s.host.s = s
 	if P <= densePairLimit {
 		s.densePairs = make([]uint64, P*P)
+		s.denseFrom = make([]int32, P)
 	}
 	var mach *Machine
 	if opts.NodeOf == nil || opts.Network == nil {
