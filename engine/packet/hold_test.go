@@ -38,6 +38,7 @@ func runUniformBuffer(t *testing.T, spec, routing string, vcs, buffer int, tweak
 		t.Fatalf("%d of %d delivered", len(h.delivered), id)
 	}
 	r := uniformRun{delivered: h.delivered, order: h.order, hops: h.net.hops, tries: h.net.tries}
+	h.net.syncLanes() // the injection links' state, where lanes keep it
 	for _, l := range h.net.links {
 		r.busy = append(r.busy, l.busy)
 	}

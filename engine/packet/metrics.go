@@ -177,6 +177,17 @@ func (s *sampler) beforeLink(l int32) {
 	}
 }
 
+// beforeLane is beforeLink for lane c's injection link under
+// Network.laneLinks, whose state the lane keeps.
+func (s *sampler) beforeLane(c *nic) {
+	if c.snap != s.ticks+1 {
+		c.snap = s.ticks + 1
+		sn := &s.linkSnaps[c.inject]
+		sn[1] = sn[0]
+		sn[0] = linkSnap{busy: c.busy, free: c.free, tick: s.ticks + 1}
+	}
+}
+
 // beforeBuf keeps, in lazy mode, input buffer iv's state at the last
 // sample before its first change since, and starts its maximum of the
 // period (pmax) there as the eager sample would have: the caller is about
@@ -442,6 +453,7 @@ func (n *Network) levelShare(out []float64, bytes func(l int) int64) []float64 {
 func (n *Network) Metrics(m *netmodel.Metrics) {
 	now := n.h.Now()
 	n.smp.flush(now)
+	n.syncLanes()
 	t := n.topo
 	m.Delivered, m.Bytes, m.InFlight, m.BytesInFlight = n.delivered, n.bytes, n.inFlight, n.flying
 	m.Topology, m.Layout = t, n.Layout()

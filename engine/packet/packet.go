@@ -194,7 +194,19 @@ type Network struct {
 	medium []int32
 
 	// Links, by link id.
-	links       []link
+	links []link
+	// linkByPort: every router port's outgoing link has the port's
+	// global index as its id (crossbars, tori, meshes, dragonflies), so
+	// that a departure finds its link without the port's record.
+	linkByPort bool
+	// laneLinks: each lane keeps its injection link's state (see nic)
+	// and links[nic.inject] is brought up to date only when read
+	// (syncLanes): every node has one lane and the link to itself, all
+	// injection links share injPS and injLat, and no sample is handed
+	// out while running (no OnSample).
+	laneLinks   bool
+	injPS       float64
+	injLat      des.Time
 	linkGroup   []uint8
 	groupNames  []string
 	groupLinks  []int
@@ -390,7 +402,14 @@ type nic struct {
 	// packetised are not kept: Metrics adds them up from the queued
 	// messages.
 	maxQueued int64
-	_         [32]byte
+	// busy, bytes, packets and snap are the injection link's (see
+	// link) under Network.laneLinks, whose free is the lane's free: in
+	// the line pump touches anyway, where links[inject] took one more
+	// line a message.
+	busy    des.Time
+	bytes   int64
+	packets uint64
+	snap    uint64
 }
 
 // nodeQueue is the injection queue of a node over all its lanes, for
@@ -671,7 +690,64 @@ func (n *Network) build() error {
 			n.laneOut[l] = int32(q)
 		}
 	}
+	n.linkByPort = true
+	for gp := range routerTotal {
+		if l := n.ports[gp].link; l >= 0 && l != int32(gp) {
+			n.linkByPort = false
+			break
+		}
+	}
+	n.laneLinks = n.lanesOwnLinks(routerTotal)
 	return nil
+}
+
+// lanesOwnLinks reports whether the lanes can keep their injection
+// links' state (Network.laneLinks), and sets injPS and injLat if so:
+// every node has one lane, its own injection link, which no router
+// port and no medium uses, all of one bandwidth and latency, and no
+// sample is handed out while running (the eager sampler reads links
+// at every period; the lazy one keeps its copies through beforeLane).
+func (n *Network) lanesOwnLinks(routerTotal int) bool {
+	if n.nq != nil || n.cfg.OnSample != nil || len(n.nics) == 0 {
+		return false
+	}
+	used := make([]bool, len(n.links))
+	for gp := range routerTotal {
+		if l := n.ports[gp].link; l >= 0 {
+			used[l] = true
+		}
+	}
+	for _, m := range n.medium {
+		if m >= 0 {
+			used[m] = true
+		}
+	}
+	first := n.nics[0].inject
+	if first < 0 || n.links[first].ps == 0 {
+		return false
+	}
+	for i := range n.nics {
+		l := n.nics[i].inject
+		if l < 0 || used[l] || n.links[l].ps != n.links[first].ps || n.links[l].lat != n.links[first].lat {
+			return false
+		}
+		used[l] = true
+	}
+	n.injPS, n.injLat = n.links[first].ps, n.links[first].lat
+	return true
+}
+
+// syncLanes brings the injection links' records up to date from their
+// lanes under laneLinks: a reader of links (Metrics) calls it first.
+func (n *Network) syncLanes() {
+	if !n.laneLinks {
+		return
+	}
+	for i := range n.nics {
+		c := &n.nics[i]
+		lk := &n.links[c.inject]
+		lk.free, lk.busy, lk.bytes, lk.packets, lk.snap = c.free, c.busy, c.bytes, c.packets, c.snap
+	}
 }
 
 // routerPorts counts router r's ports that lead to another router.
@@ -927,12 +1003,20 @@ func (n *Network) ser(b int64, l *link) des.Time {
 	if b == n.serBytes && l.ps == n.serPS {
 		return n.serTime
 	}
-	return n.serNew(b, l)
+	return n.serNew(b, l.ps)
+}
+
+// serAt is ser for a link of ps picoseconds per byte.
+func (n *Network) serAt(b int64, ps float64) des.Time {
+	if b == n.serBytes && ps == n.serPS {
+		return n.serTime
+	}
+	return n.serNew(b, ps)
 }
 
 // serNew is ser for another size or bandwidth than the last.
-func (n *Network) serNew(b int64, l *link) des.Time {
-	t := des.FromPS(float64(b) * l.ps)
-	n.serBytes, n.serPS, n.serTime = b, l.ps, t
+func (n *Network) serNew(b int64, ps float64) des.Time {
+	t := des.FromPS(float64(b) * ps)
+	n.serBytes, n.serPS, n.serTime = b, ps, t
 	return t
 }

@@ -545,32 +545,39 @@ func (n *Network) wake(og int32) {
 // node).
 func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	p := &n.pk[id]
-	out := &n.ports[og]
-	lk := &n.links[out.link]
+	// The link leaving by og: og itself when links are numbered by port
+	// (linkByPort), so that an ejection does not read the destination's
+	// port record, a cache line a message on a large network.
+	ol := og
+	if !n.linkByPort {
+		ol = n.ports[og].link
+	}
+	lk := &n.links[ol]
 	s := max(now, lk.free)
 	lat := lk.lat
 	// Times add with des.Add: at a tiny bandwidth a packet can take
 	// longer than simulated time lasts, and the kernel then refuses the
 	// event at des.Never instead of the time wrapping into the past.
 	e := max(des.Add(s, n.ser(p.bytes, lk)), p.tailArr)
-	if n.medium != nil && n.medium[out.router] >= 0 {
+	if n.medium != nil && n.medium[n.ports[og].router] >= 0 {
 		// A bus: the packet also holds the shared medium.
-		m := &n.links[n.medium[out.router]]
+		ml := n.medium[n.ports[og].router]
+		m := &n.links[ml]
 		s = max(s, m.free)
 		em := des.Add(s, n.ser(p.bytes, m))
 		e = max(e, em, des.Add(s, n.ser(p.bytes, lk)))
-		n.smp.beforeLink(n.medium[out.router])
+		n.smp.beforeLink(ml)
 		m.free = em
 		m.busy += em - s
-		n.smp.touch(n.smp.linkOn, n.medium[out.router])
+		n.smp.touch(n.smp.linkOn, ml)
 		m.bytes += p.bytes
 		m.packets++
 		lat = des.Add(lat, m.lat)
 	}
-	n.smp.beforeLink(out.link)
+	n.smp.beforeLink(ol)
 	lk.free = e
 	lk.busy += e - s
-	n.smp.touch(n.smp.linkOn, out.link)
+	n.smp.touch(n.smp.linkOn, ol)
 	lk.bytes += p.bytes
 	lk.packets++
 	n.hops++
@@ -630,7 +637,8 @@ func (n *Network) depart(iv, gp, id, og, ov int32, now des.Time) {
 	n.outs[ov].credits--
 	p.headArr = des.Add(s, lat)
 	p.tailArr = des.Add(e, lat)
-	n.push(out.peer*n.nv+(ov-og*n.nv), out.peer, id, now)
+	down := n.ports[og].peer
+	n.push(down*n.nv+(ov-og*n.nv), down, id, now)
 }
 
 // arrived records the arrival at arr of one of message g's packets and
@@ -659,23 +667,10 @@ func (n *Network) pump(ln int32) {
 		*p = pkt{msg: slot, next: -1, bytes: payload + n.cfg.Header, born: now,
 			whole: n.cfg.PacketSize <= 0 || g.bytes <= n.cfg.PacketSize}
 		n.alg.Init(&p.st, int(g.src), int(g.dst))
-		// The lane has the injection link to itself; the link's busy
-		// time counts the union of its lanes' transmissions.
-		lk := &n.links[c.inject]
-		s := max(now, c.free)
-		e := des.Add(s, n.ser(p.bytes, lk))
-		c.free = e
-		n.smp.beforeLink(c.inject)
-		if e > lk.free {
-			lk.busy += e - max(s, lk.free)
-			lk.free = e
-		}
-		lk.bytes += p.bytes
-		lk.packets++
-		n.smp.touch(n.smp.linkOn, c.inject)
+		s, e, lat := n.inject(c, p.bytes, now)
 		n.hops++
-		p.headArr = des.Add(s, lk.lat)
-		p.tailArr = des.Add(e, lk.lat)
+		p.headArr = des.Add(s, lat)
+		p.tailArr = des.Add(e, lat)
 		c.credits--
 		n.pktInFlight++
 		n.smp.injected += payload
@@ -698,6 +693,40 @@ func (n *Network) pump(ln int32) {
 	if c.qhead >= 0 && c.count > 0 {
 		n.nicWake(ln, *n.lanePendAt(c, ln, int32(c.head)))
 	}
+}
+
+// inject sends a packet of b wire bytes over lane c's injection link
+// at now and returns when it starts and ends on the link, and the
+// link's latency.
+func (n *Network) inject(c *nic, b int64, now des.Time) (s, e, lat des.Time) {
+	s = max(now, c.free)
+	if n.laneLinks {
+		// The lane is the link's only user: the link is free when the
+		// lane is (c.free), and busy from s to e.
+		e = des.Add(s, n.serAt(b, n.injPS))
+		if n.smp.lazy {
+			n.smp.beforeLane(c)
+		}
+		c.free = e
+		c.busy += e - s
+		c.bytes += b
+		c.packets++
+		return s, e, n.injLat
+	}
+	// The lane has the injection link to itself; the link's busy
+	// time counts the union of its lanes' transmissions.
+	lk := &n.links[c.inject]
+	e = des.Add(s, n.ser(b, lk))
+	c.free = e
+	n.smp.beforeLink(c.inject)
+	if e > lk.free {
+		lk.busy += e - max(s, lk.free)
+		lk.free = e
+	}
+	lk.bytes += b
+	lk.packets++
+	n.smp.touch(n.smp.linkOn, c.inject)
+	return s, e, lk.lat
 }
 
 // payload returns the payload of message g's next packet: PacketSize
