@@ -765,7 +765,10 @@ func (s *system) fix(i int, v float64, j int32) {
 	w := s.w[i]
 	a, b := s.fOff[i], s.fOff[i+1]
 	fLink, coef := s.fLink[a:b], s.coef
-	rem, usage, unfixed, ratio := s.rem, s.usage, s.unfixed, s.ratio
+	// The four per-link slices cut to one length: one bounds check a
+	// use rather than four.
+	ratio := s.ratio
+	rem, usage, unfixed := s.rem[:len(ratio)], s.usage[:len(ratio)], s.unfixed[:len(ratio)]
 	for _, x := range fLink {
 		j, c := x&math.MaxInt32, coef[ctOf(x)]
 		rem[j] = fmax(rem[j]-c*v, 0)
