@@ -195,11 +195,21 @@ func runBenchScale(e *env, points, runRe string, repeat int) int {
 		for i, st := range stages {
 			lo, hi := slices.Min(perEvent[i]), slices.Max(perEvent[i])
 			ulo, uhi := slices.Min(userPerEvent[i]), slices.Max(userPerEvent[i])
-			fmt.Fprintf(e.stdout, spread, st.name, fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), fmt.Sprintf("%.2f", hi/max(lo, 1e-9)),
-				fmt.Sprintf("%.0f", ulo), fmt.Sprintf("%.0f", uhi), fmt.Sprintf("%.2f", uhi/max(ulo, 1e-9)))
+			fmt.Fprintf(e.stdout, spread, st.name, fmt.Sprintf("%.0f", lo), fmt.Sprintf("%.0f", hi), scaleRatio(hi, lo),
+				fmt.Sprintf("%.0f", ulo), fmt.Sprintf("%.0f", uhi), scaleRatio(uhi, ulo))
 		}
 	}
 	return exitOK
+}
+
+// scaleRatio is hi/lo to two decimals, or "-" where lo is 0: the kernel
+// splits a process's CPU time into user and system by the clock ticks it
+// sampled, so a run of a few milliseconds can show no user time at all.
+func scaleRatio(hi, lo float64) string {
+	if lo <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", hi/lo)
 }
 
 // scaleNsPerEvent is cpu over n events in whole nanoseconds, rounded
