@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,10 +11,11 @@ import (
 	"time"
 )
 
-// SIGTERM during a long write stops the command within a second (two on
-// a loaded machine), removes its temporary file and leaves the previous
-// output as it was: the metrics of sim --metrics-out, convert and fix,
-// run as the real binary.
+// SIGTERM, or a hangup (the terminal closed), during a long write stops
+// the command within a second (two on a loaded machine), removes its
+// temporary file and leaves the previous output as it was: the metrics of
+// sim --metrics-out, convert and fix, run as the real binary. Under nohup
+// a hangup is ignored.
 func TestSignalDuringWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and writes traces of millions of events")
@@ -26,11 +28,13 @@ func TestSignalDuringWrite(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, out string
+		sig       syscall.Signal
 		args      []string
 	}{
-		{"sim --metrics-out", "m.csv", []string{"sim", "--model", "flow", "--sample-period", "100ns", "--max-output", "100GiB", "--metrics-out", "OUT", trace}},
-		{"convert", "c.tsim", []string{"convert", trace, "--format", "tsim", "-o", "OUT"}},
-		{"fix", "f.tsim", []string{"fix", trace, "-o", "OUT"}},
+		{"sim --metrics-out", "m.csv", syscall.SIGTERM, []string{"sim", "--model", "flow", "--sample-period", "100ns", "--max-output", "100GiB", "--metrics-out", "OUT", trace}},
+		{"convert", "c.tsim", syscall.SIGTERM, []string{"convert", trace, "--format", "tsim", "-o", "OUT"}},
+		{"fix", "f.tsim", syscall.SIGTERM, []string{"fix", trace, "-o", "OUT"}},
+		{"convert hangup", "h.tsim", syscall.SIGHUP, []string{"convert", trace, "--format", "tsim", "-o", "OUT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, tc.out)
@@ -40,48 +44,28 @@ func TestSignalDuringWrite(t *testing.T) {
 			}
 			args := strings.Split(strings.ReplaceAll(strings.Join(tc.args, "\x00"), "OUT", out), "\x00")
 			cmd := exec.Command(bin, args...)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			// Wait for the temporary file: the write has begun.
 			pattern := filepath.Join(dir, "."+tc.out+".tmp-*")
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				if m, _ := filepath.Glob(pattern); len(m) > 0 {
-					break
-				}
-				select {
-				case err := <-done:
-					t.Fatalf("finished (%v) before its temporary file was seen: %s", err, stderr.String())
-				default:
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatal("no temporary file after 30 s")
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
+			done, stderr := startWriting(t, cmd, pattern)
 			sent := time.Now()
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			select {
 			case err := <-done:
 				took := time.Since(sent)
-				t.Logf("stopped %v after SIGTERM: %v: %s", took.Round(time.Millisecond), err, strings.TrimSpace(stderr.String()))
+				t.Logf("stopped %v after %v: %v: %s", took.Round(time.Millisecond), tc.sig, err, strings.TrimSpace(stderr.String()))
 				if err == nil {
-					t.Errorf("exit status 0 after SIGTERM")
+					t.Errorf("exit status 0 after %v", tc.sig)
+				}
+				if !strings.Contains(stderr.String(), "interrupted") {
+					t.Errorf("stderr %q does not say the command was interrupted (killed by the signal, not stopped?)", stderr.String())
 				}
 				if took > 2*time.Second {
-					t.Errorf("took %v to stop after SIGTERM", took)
+					t.Errorf("took %v to stop after %v", took, tc.sig)
 				}
 			case <-time.After(10 * time.Second):
 				cmd.Process.Kill()
-				t.Fatal("still running 10 s after SIGTERM")
+				t.Fatalf("still running 10 s after %v", tc.sig)
 			}
 			if m, _ := filepath.Glob(pattern); len(m) > 0 {
 				t.Errorf("temporary files left: %v", m)
@@ -90,5 +74,62 @@ func TestSignalDuringWrite(t *testing.T) {
 				t.Errorf("previous output now %q (%v), want %q", b, err, old)
 			}
 		})
+	}
+	// A command started with hangups ignored (nohup, or a shell's trap
+	// "" HUP) keeps ignoring them: a hangup during convert's write
+	// neither stops it nor loses its output.
+	t.Run("convert under nohup", func(t *testing.T) {
+		out := filepath.Join(dir, "n.tsim")
+		cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin, "convert", trace, "--format", "tsim", "-o", out)
+		done, stderr := startWriting(t, cmd, filepath.Join(dir, ".n.tsim.tmp-*"))
+		if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("convert under nohup stopped on a hangup: %v: %s", err, stderr.String())
+			}
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("convert still running 60 s after the hangup")
+		}
+		src, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, src) {
+			t.Errorf("output: %d bytes (%v), want the %d bytes of the converted trace", len(got), err, len(src))
+		}
+	})
+}
+
+// startWriting starts cmd and waits until a temporary file matching
+// pattern exists: the command's write has begun. done reports the
+// command's end; stderr collects what it says.
+func startWriting(t *testing.T, cmd *exec.Cmd, pattern string) (done chan error, stderr *strings.Builder) {
+	t.Helper()
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m, _ := filepath.Glob(pattern); len(m) > 0 {
+			return done, stderr
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("finished (%v) before its temporary file was seen: %s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no temporary file after 30 s")
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -31,7 +31,7 @@ const (
 )
 
 // env is what a subcommand needs from the process: its streams and a
-// context cancelled on SIGINT/SIGTERM.
+// context cancelled on SIGINT, SIGTERM or a hangup (stopSignals).
 type env struct {
 	ctx    context.Context
 	stdout io.Writer
@@ -108,10 +108,24 @@ func commands() []command {
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	code := run(&env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// stopSignals are the signals that cancel a command's context, so that it
+// stops as on Ctrl-C (within a second, its temporary files removed): an
+// interrupt, SIGTERM, and a hangup (the terminal or the SSH session that
+// ran it closed, which by default ends the process on the spot and left
+// `sweep show`'s generated traces behind), unless the command was started
+// with hangups ignored (nohup): Notify would undo that.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 func runVersion(e *env, args []string) int {

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"charm.land/log/v2"
@@ -180,7 +179,7 @@ and resume where they left off; --class-db records their progress and
 	ctx := e.ctx
 	go func() {
 		<-ctx.Done()
-		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		signal.Reset(stopSignals()...)
 	}()
 	if err := srv.ListenAndServe(ctx, *listen); err != nil {
 		return fail(e, "serve", err)

@@ -59,15 +59,7 @@ func (x *showTerm) waitFor(what string, want ...string) string {
 // Simulate, runs it and finds the makespan the sweep recorded.
 func TestSweepShowEndToEnd(t *testing.T) {
 	bin, dir := showSetup(t)
-	for _, f := range []string{"study.toml", "study.csv"} {
-		data, err := os.ReadFile(filepath.Join("../../views/sweep/testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyStudy(t, dir)
 	recorded := recordedMakespan(t, filepath.Join(dir, "study.csv"), 4)
 	x := startShow(t, "tracesim-sweep", "cd "+dir+" && "+bin+" sweep show study.csv")
 	x.waitFor("sweep tab", "1 Sweep", "Sweep · study.csv · 72 points", "makespan_s vs bandwidth, a line per topology",
@@ -79,6 +71,20 @@ func TestSweepShowEndToEnd(t *testing.T) {
 	got, shown, _ := x.runMakespan()
 	if math.Abs(got-recorded) > 1e-6*recorded {
 		t.Errorf("Simulate predicts %s, the sweep recorded %g s", shown, recorded)
+	}
+}
+
+// copyStudy copies the Sweep view's study (spec and result) into dir.
+func copyStudy(t *testing.T, dir string) {
+	t.Helper()
+	for _, f := range []string{"study.toml", "study.csv"} {
+		data, err := os.ReadFile(filepath.Join("../../views/sweep/testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -137,4 +143,32 @@ func (x *showTerm) runMakespan() (float64, string, string) {
 		x.t.Fatalf("makespan %q: %v", m[1], err)
 	}
 	return got, m[1], screen
+}
+
+// TestSweepShowHangupRemovesTraces: closing the terminal that runs
+// `sweep show --spec` (a hangup) removes the traces the spec's gen
+// commands wrote to the temporary directory, as quitting does; the
+// hangup used to end the process on the spot and leave them.
+func TestSweepShowHangupRemovesTraces(t *testing.T) {
+	bin, dir := showSetup(t)
+	copyStudy(t, dir)
+	tmp := t.TempDir()
+	x := startShow(t, "tracesim-sweephup", "cd "+dir+" && TMPDIR="+tmp+" "+bin+" sweep show study.csv --spec study.toml")
+	x.waitFor("sweep tab", "1 Sweep", "Sweep · study.csv · 72 points")
+	generated, _ := filepath.Glob(filepath.Join(tmp, "tracesim-sweep-*", "trace-*.tsim"))
+	if len(generated) != 2 {
+		t.Fatalf("generated traces in %s: %v, want the spec's two", tmp, generated)
+	}
+	exec.Command("tmux", "-L", x.socket, "kill-server").Run()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left, _ := filepath.Glob(filepath.Join(tmp, "*"))
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after the hangup, left in %s: %v", tmp, left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
