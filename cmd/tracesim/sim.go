@@ -77,7 +77,7 @@ func runSim(e *env, args []string) int {
 	perMessage := fs.Bool("coll-per-message", false, "replay every expanded collective message by message, even those the contention-free models compute in bulk (the same results, more kernel events; docs/sim.md)")
 	printConfig := fs.Bool("print-config", false, "print the settings in force as a TOML configuration file and exit")
 	stream := "auto"
-	fs.Var(choice{&stream, []string{"auto", "on", "off"}}, "stream", "read the trace rank by rank as the run reaches it, in memory bounded by the ranks and the messages in flight: auto (a SimGrid TI index of per-rank files, and a tsim file of at least 256 KiB of records a rank or whose whole read would take more than half of the machine's memory), on (every trace whose format streams: TI index, tsim), off (read it whole)")
+	fs.Var(choice{&stream, []string{"auto", "on", "off"}}, "stream", "read the trace rank by rank as the run reaches it, in memory bounded by the ranks and the messages in flight: auto (a SimGrid TI index of per-rank files, and a tsim file whose whole read would take more than half of the machine's memory), on (every trace whose format streams: TI index, tsim), off (read it whole)")
 	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
 	all := replay.Settings()
 	flags := make([]*settingFlag, len(all))
@@ -368,16 +368,17 @@ func runSim(e *env, args []string) int {
 // unless the run needs it whole (--trace-out, --any-source recorded on
 // wildcard receives without recorded senders). It returns the trace, or
 // for a streamed one its header (no events), and what closes the files
-// the run reads. A tsim file streams under --stream auto when it holds
-// many records a rank or reading it whole would not fit (streamTsimAuto),
-// under --stream on always; --stream off reads every trace whole.
+// the run reads. A tsim file streams under --stream auto when reading it
+// whole would not fit (streamTsimAuto: its index pass and the cursors
+// parse it twice), under --stream on always; --stream off reads every
+// trace whole.
 func newSim(e *env, path, format, stream string, cfg replay.Config, opts replay.Options) (*replay.Sim, *tracefmt.Trace, func(), error) {
 	if !opts.RecordTrace && stream != "off" {
 		// Under --any-source free no wildcard receive's sender is
 		// looked up: the TI index's files need no scan for them.
 		src, err := formats.OpenSourceWith(path, format, formats.SourceOptions{SendersUnused: cfg.AnySource == replay.AnyFree})
 		if err == nil && stream == "auto" && src.Header().Format == "tsim" {
-			if st, serr := os.Stat(path); serr == nil && !streamTsimAuto(st.Size(), src.Header().Size(), hostmem.Total()) {
+			if st, serr := os.Stat(path); serr == nil && !streamTsimAuto(st.Size(), hostmem.Total()) {
 				src.Close()
 				err = formats.ErrNotStreamable
 			}
@@ -458,36 +459,27 @@ func prefetchChunk(ranks int) int {
 // tsim file where the machine's memory is not known.
 const tsimStreamUnknown = 2 << 30
 
-// tsimStreamPerRank is the bytes of records per rank from which --stream
-// auto streams a tsim file that would fit whole (about 7,000 records a
-// rank). A streamed rank holds a queue of up to 64 events and two windows
-// of 8 (8 to 20 KB of the peak a rank), so there the stream's peak is a
-// tenth of the whole read's or less (1.2 bytes per byte of the file).
-const tsimStreamPerRank = 256 << 10
-
 // streamTsimAuto is --stream auto's rule for a tsim file of size bytes
-// and ranks ranks on a machine whose process may use mem bytes (0:
-// unknown). It streams when reading the file whole would take more than
-// half of that, the budget the SSH server also keeps to; and when the
-// file holds at least tsimStreamPerRank bytes a rank, where streaming
-// takes no more wall time than the whole read (stencil2d, 10 M events,
-// 64 and 1,024 ranks, puppet, flow and packet, three alternating pairs:
-// 371 → 34 MB and 390 → 40–53 MB peak; the second decode runs on a
-// goroutine of its own, and the whole read pays instead in faulting its
-// heap in). With fewer records a rank streaming costs more: at 4,096
-// ranks (82 KB a rank) 10 to 20 % more wall under puppet for a fifth of
-// the memory, and at 65,536 ranks (5 KB a rank) each chunk holds a
-// record or two per rank, every event lands in a cold queue and the
-// ranks' queues weigh as much as the trace. docs/sim.md has the tables
-// ("Streaming a trace rank by rank").
-func streamTsimAuto(size int64, ranks int, mem int64) bool {
-	switch {
-	case mem <= 0 && size >= tsimStreamUnknown:
-		return true
-	case mem > 0 && float64(size)*tsimWholeFactor > float64(mem)/2:
-		return true
+// on a machine whose process may use mem bytes (0: unknown): stream it
+// when reading it whole would take more than half of that, the budget
+// the SSH server also keeps to. Below, the whole read is the surer
+// choice in time: streaming parses the file twice, the second decode on
+// a goroutine of its own. At 64 ranks that now costs no more than a
+// whole read (10 M-event stencil, puppet: 2.78 s CPU and 35 MB streamed
+// against 3.17 s and 434 MB whole), but at many ranks each chunk holds a
+// record or two per rank, every event lands in a cold queue, and a
+// streamed rank's read-ahead outweighs its share of a short trace
+// (7.8 M events at 65,536 ranks, packet: 22.0 s and 566 MB streamed
+// against 17.2 s and 569 MB whole; flow at 4,096 ranks is also slower
+// streamed). Streaming also where it would fit, from 256 KiB of records
+// a rank, was tried and not kept: a tenth of the peak, but a quarter to a
+// half more CPU and no surer wall time (docs/sim.md, "Streaming a trace
+// rank by rank", has the tables).
+func streamTsimAuto(size, mem int64) bool {
+	if mem <= 0 {
+		return size >= tsimStreamUnknown
 	}
-	return ranks > 0 && size/int64(ranks) >= tsimStreamPerRank
+	return float64(size)*tsimWholeFactor > float64(mem)/2
 }
 
 // simUsage lists the settings by group after the command's own flags.

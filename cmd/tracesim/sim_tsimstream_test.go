@@ -90,36 +90,25 @@ func TestSimStreamsTsim(t *testing.T) {
 	}
 }
 
-// TestStreamTsimAuto: --stream auto streams a tsim file when it holds at
-// least 256 KiB of records a rank (bench --scale's 10 M events at 64
-// ranks), or when reading it whole would take more than half of the
-// machine's memory (from 2 GiB where that is not known); a file of fewer
-// records a rank that fits (10 M events at 4,096 or 65,536 ranks) is read
-// whole.
+// TestStreamTsimAuto: --stream auto streams a tsim file only when reading
+// it whole would take more than half of the machine's memory (from 2 GiB
+// where that is not known): below, the whole read costs less CPU.
 func TestStreamTsimAuto(t *testing.T) {
 	const gib = 1 << 30
 	for _, c := range []struct {
-		size  int64
-		ranks int
-		mem   int64
-		want  bool
+		size, mem int64
+		want      bool
 	}{
-		{309 << 20, 64, 24 * gib, true},     // 10 M events, 64 ranks: 4.8 MB a rank
-		{327 << 20, 1024, 24 * gib, true},   // 10 M events, 1,024 ranks: 319 KB a rank
-		{338 << 20, 4096, 24 * gib, false},  // 10 M events, 4,096 ranks: 82 KB a rank
-		{356 << 20, 65536, 24 * gib, false}, // 10 M events, 65,536 ranks: 5.4 KB a rank
-		{256<<10*100 - 1, 100, 24 * gib, false},
-		{256 << 10 * 100, 100, 24 * gib, true},
-		{20 << 10, 4, 24 * gib, false},      // a small file read whole
-		{9 * gib, 1 << 20, 24 * gib, false}, // 11.7 GB whole, under 12, 9 KB a rank
-		{10 * gib, 1 << 20, 24 * gib, true}, // 13 GB whole, over 12
-		{700 << 20, 1 << 20, 1 * gib, true}, // a small cgroup
-		{(2 * gib) - 1, 1 << 20, 0, false},  // memory unknown
-		{2 * gib, 1 << 20, 0, true},
-		{1 << 20, 0, 24 * gib, false}, // no ranks
+		{340 << 20, 24 * gib, false},  // 10 M events: reading whole is cheaper
+		{3450 << 20, 24 * gib, false}, // 100 M events, 4.1 GB whole: fits
+		{9 * gib, 24 * gib, false},    // 11.7 GB whole, under 12
+		{10 * gib, 24 * gib, true},    // 13 GB whole, over 12
+		{700 << 20, 1 * gib, true},    // a small cgroup
+		{(2 * gib) - 1, 0, false},     // memory unknown
+		{2 * gib, 0, true},
 	} {
-		if got := streamTsimAuto(c.size, c.ranks, c.mem); got != c.want {
-			t.Errorf("streamTsimAuto(%d B, %d ranks, memory %d B) = %v, want %v", c.size, c.ranks, c.mem, got, c.want)
+		if got := streamTsimAuto(c.size, c.mem); got != c.want {
+			t.Errorf("streamTsimAuto(%d B, memory %d B) = %v, want %v", c.size, c.mem, got, c.want)
 		}
 	}
 }
@@ -151,31 +140,14 @@ func TestReadAheadByFormat(t *testing.T) {
 	}
 }
 
-// TestSimAutoStreamsManyRecordsPerRank: under --stream auto a tsim file
-// of many records a rank streams, and sim prints what the whole read
-// prints but the simulation's own speed; the first line's event count is
-// the trace's (markers included, as the whole read counts them), not the
-// events replayed.
-func TestSimAutoStreamsManyRecordsPerRank(t *testing.T) {
+// TestSimStreamedReportIsTheWholeReads: sim --stream on prints the
+// report the whole read prints but the simulation's own speed; its first
+// line's event count is the trace's (markers included, as the whole read
+// counts them), not the events replayed (29 of features.tsim's 33).
+func TestSimStreamedReportIsTheWholeReads(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.tsim")
-	if code, _, errs := tracesim(t, "gen", "stencil2d", "--ranks", "4", "--iters", "900", "-o", p); code != exitOK {
+	if code, _, errs := tracesim(t, "gen", "stencil2d", "--ranks", "4", "--iters", "50", "-o", p); code != exitOK {
 		t.Fatalf("gen: %s", errs)
-	}
-	st, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Size()/4 < tsimStreamPerRank {
-		t.Fatalf("the trace has %d bytes a rank, fewer than %d", st.Size()/4, tsimStreamPerRank)
-	}
-	e := &env{ctx: context.Background(), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
-	_, tr, done, err := newSim(e, p, "", "auto", replay.Default(), replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done()
-	if tr.NumEvents() != 0 {
-		t.Errorf("--stream auto read %d events whole, want the file streamed", tr.NumEvents())
 	}
 	withoutSpeed := func(out string) string {
 		var keep []string
@@ -186,24 +158,21 @@ func TestSimAutoStreamsManyRecordsPerRank(t *testing.T) {
 		}
 		return strings.Join(keep, "\n")
 	}
-	for _, model := range []string{"puppet", "flow", "packet"} {
-		wc, whole, werrs := simRun(t, p, "--model", model, "--stream", "off")
-		ac, auto, aerrs := simRun(t, p, "--model", model)
-		if wc != exitOK || ac != wc || aerrs != werrs || withoutSpeed(auto) != withoutSpeed(whole) {
-			t.Errorf("%s: --stream auto (exit %d, %q):\n%s\nwhole (exit %d, %q):\n%s", model, ac, aerrs, auto, wc, werrs, whole)
-		}
-		first, _, _ := strings.Cut(whole, "\n")
-		if !strings.Contains(first, " events") {
-			t.Errorf("%s: first line %q names no event count", model, first)
-		}
-	}
-	// features.tsim has 33 events, of which 4 markers the replay skips.
 	features := filepath.Join("..", "..", "testdata", "tsim", "features.tsim")
-	_, whole, _ := simRun(t, features, "--stream", "off")
-	_, streamed, _ := simRun(t, features, "--stream", "on")
-	wf, _, _ := strings.Cut(whole, "\n")
-	sf, _, _ := strings.Cut(streamed, "\n")
-	if !strings.HasSuffix(wf, ", 33 events") || sf != wf {
-		t.Errorf("features.tsim: streamed first line %q, whole %q (33 events)", sf, wf)
+	for _, c := range []struct {
+		path, model, events string
+	}{
+		{p, "puppet", ""}, {p, "flow", ""}, {p, "packet", ""},
+		{features, "flow", ", 33 events"}, {features, "simgrid", ", 33 events"},
+	} {
+		wc, whole, werrs := simRun(t, c.path, "--model", c.model, "--stream", "off")
+		sc, streamed, serrs := simRun(t, c.path, "--model", c.model, "--stream", "on")
+		if sc != wc || serrs != werrs || withoutSpeed(streamed) != withoutSpeed(whole) {
+			t.Errorf("%s %s: streamed (exit %d, %q):\n%s\nwhole (exit %d, %q):\n%s", filepath.Base(c.path), c.model, sc, serrs, streamed, wc, werrs, whole)
+		}
+		first, _, _ := strings.Cut(streamed, "\n")
+		if !strings.Contains(first, " events") || !strings.HasSuffix(first, c.events) {
+			t.Errorf("%s %s: streamed first line %q, want the trace's event count%s", filepath.Base(c.path), c.model, first, c.events)
+		}
 	}
 }
