@@ -216,7 +216,14 @@ type Network struct {
 	paths       []path
 	routeBuf    []int32
 	scratch     []int32 // Send's route, when not cached
-	rlimiter    int32   // first router limiter constraint; -1: none
+	// starInj and starEj are, on a network of one router without a
+	// shared medium, fixed routes, no lanes and too many nodes for the
+	// path cache (the default crossbar from 1,025 ranks on), each node's
+	// injection and ejection constraints (aliased): the route from src
+	// to dst is starInj[src], starEj[dst], what topoRoute finds through
+	// the routing and topology interfaces. Nil otherwise (see starRoutes).
+	starInj, starEj []int32
+	rlimiter        int32 // first router limiter constraint; -1: none
 	// Injection lanes (Config.OneInjectionLink): node i's are the
 	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
 	// router by ports laneOut[…]; laneOf[l−topoLinks] is the injection
@@ -554,6 +561,7 @@ func New(cfg Config) (*Network, error) {
 			n.lat[n.loopback+int32(i)] = des.Time(lb.Latency)
 		}
 	}
+	n.starRoutes()
 	n.groupNames, n.linkGroup = netmodel.LinkGroups(t)
 	n.groupLinks, n.routerLinks = netmodel.CountGroups(t, n.linkGroup, len(n.groupNames))
 	if t.NumNodes() > 1 {
@@ -576,6 +584,33 @@ func New(cfg Config) (*Network, error) {
 	}
 	n.led.init(n.links, period, cfg.OnSample == nil)
 	return n, nil
+}
+
+// starRoutes fills starInj and starEj where a route is a node's
+// injection link then the destination's ejection link: one router, no
+// shared medium, fixed routes, no injection lanes, no platform hops. Only
+// above maxCachedNodes: below, cachedPath keeps each pair's whole path.
+// At 4,096 ranks routing each flow both ways through the interfaces was
+// 376 instructions an event (topoRoute, route, the routing algorithm's
+// Init and Route, the topology's Attach, Medium, OutLink).
+func (n *Network) starRoutes() {
+	t := n.topo
+	N := t.NumNodes()
+	if n.cfg.Hops != nil || !n.fixedRoutes || t.NumRouters() != 1 || t.Medium(0) != topology.NoLink ||
+		len(n.laneOut) > 0 || N <= maxCachedNodes {
+		return
+	}
+	inj, ej := make([]int32, N), make([]int32, N)
+	for i := range N {
+		in := t.InjectLink(i)
+		r, port := t.Attach(i)
+		out := t.OutLink(r, port)
+		if in == topology.NoLink || out == topology.NoLink {
+			return
+		}
+		inj[i], ej[i] = n.alias[in], n.alias[out]
+	}
+	n.starInj, n.starEj = inj, ej
 }
 
 // buildLanes lays out the injection lanes (see Config.OneInjectionLink)
@@ -702,6 +737,13 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 	}
 	if n.limiter >= 0 {
 		out = append(out, n.limiter+int32(src))
+	}
+	if n.starInj != nil && src != dst {
+		out = append(out, n.starInj[src], n.starEj[dst])
+		if n.limiter >= 0 {
+			out = append(out, n.limiter+int32(dst))
+		}
+		return out, true
 	}
 	start := len(out)
 	out, ok := n.topoRoute(src, dst, out)
