@@ -77,6 +77,10 @@ func TestSweepResumeAfterKill(t *testing.T) {
 
 	res := filepath.Join(dir, "res.csv")
 	cmd := exec.Command(bin, "sweep", spec, "-o", res, "--jobs", "2")
+	// SIGKILL leaves the traces the spec's gen commands wrote where the
+	// run put them: in a temporary directory of the test's, not the
+	// machine's.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
