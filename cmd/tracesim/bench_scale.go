@@ -14,8 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracesim/tracesim/internal/memlatency"
 	"github.com/tracesim/tracesim/internal/simgrid"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // defaultScalePoints are bench --scale's traces: 1 M to 100 M events at
@@ -199,7 +201,36 @@ func runBenchScale(e *env, points, runRe string, repeat int) int {
 				fmt.Sprintf("%.0f", ulo), fmt.Sprintf("%.0f", uhi), scaleRatio(uhi, ulo))
 		}
 	}
+	if err := printMemoryCurve(e.stdout); err != nil {
+		return fail(e, "bench", err)
+	}
 	return exitOK
+}
+
+// scaleMemorySizes are the working sets of bench --scale's memory curve:
+// from one core's second-level cache to well beyond any last level.
+var scaleMemorySizes = []int{256 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 64 << 20}
+
+// scaleMemoryLoads is the number of timed loads at each size: about 0.2 s
+// at main memory's latency.
+const scaleMemoryLoads = 1 << 20
+
+// printMemoryCurve prints this machine's latency of a dependent load by
+// the memory it walks (internal/memlatency). The simulations' cost per
+// event across rank counts follows it: their per-rank, per-link and
+// per-message state grows with the ranks, and where it outgrows the last
+// cache level each event's touches of it cost main memory's latency.
+func printMemoryCurve(w io.Writer) error {
+	fmt.Fprintf(w, "\nMEMORY: a load whose address depends on the load before, walking a working set at random (this machine's caches)\n")
+	fmt.Fprintf(w, "%12s %10s\n", "WORKING SET", "NS/LOAD")
+	for _, size := range scaleMemorySizes {
+		p, err := memlatency.Measure(size, scaleMemoryLoads)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%12s %10.1f\n", units.FormatBytes(int64(p.Bytes)), p.NsPerLoad)
+	}
+	return nil
 }
 
 // scaleRatio is hi/lo to two decimals, or "-" where lo is 0: the kernel

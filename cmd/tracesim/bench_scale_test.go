@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // The events bench --scale divides by are the events of the trace it
@@ -57,7 +58,8 @@ func TestBenchScale(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	table, summary, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
+	table, rest, _ := strings.Cut(strings.TrimSpace(string(out)), "\n\n")
+	summary, memory, _ := strings.Cut(rest, "\n\n")
 	lines := strings.Split(table, "\n")
 	if len(lines) != 11 || strings.Join(strings.Fields(lines[0]), " ") != "EVENTS RANKS STAGE WALL MEVENTS/WALL-S CPU MEVENTS/CPU-S CPU NS/EVENT USER NS/EVENT PEAK B/EVENT NET B/EVENT" {
 		t.Fatalf("output:\n%s", out)
@@ -140,6 +142,19 @@ func TestBenchScale(t *testing.T) {
 			fmt.Sprintf("%.0f", ulo), fmt.Sprintf("%.0f", uhi), scaleRatio(uhi, ulo)}
 		if len(f) < 7 || !strings.HasPrefix(l, st) || !slices.Equal(f[len(f)-6:], want) {
 			t.Errorf("summary line %q: want %s %v", l, st, want)
+		}
+	}
+	// Last, the machine's latency of a dependent load at each working
+	// set, smallest first.
+	mem := strings.Split(memory, "\n")
+	if len(mem) != 2+len(scaleMemorySizes) || !strings.HasPrefix(mem[0], "MEMORY:") || strings.Join(strings.Fields(mem[1]), " ") != "WORKING SET NS/LOAD" {
+		t.Fatalf("memory curve:\n%s", memory)
+	}
+	for i, l := range mem[2:] {
+		f := strings.Fields(l)
+		ns, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if want := units.FormatBytes(int64(scaleMemorySizes[i])); len(f) != 3 || strings.Join(f[:2], " ") != want || err != nil || !(ns > 0) {
+			t.Errorf("memory line %q: want %s and a positive ns per load", l, want)
 		}
 	}
 	for _, bad := range []string{"10M", "10M@1", "x@64"} {
