@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -113,4 +116,52 @@ func TestMPERecordings(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// wallFields matches the JSON fields of a run's own speed, which differ
+// between two runs of one trace.
+var wallFields = regexp.MustCompile(`(?m)^\s*"(wall_s|events_per_s|trace_events_per_s)": [^\n]*\n`)
+
+// A gzipped trace gives the same `info` and `sim` as the file it holds
+// (sim reads it whole, even under --stream on: a compressed file does
+// not stream), and an xz one is refused with the command that
+// decompresses it.
+func TestCompressedTraceCommands(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "ring.tsim")
+	if code, _, errs := tracesim(t, "gen", "ring", "--ranks", "8", "--iters", "20", "-o", plain); code != exitOK {
+		t.Fatalf("gen: %d %s", code, errs)
+	}
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write(data)
+	z.Close()
+	gz := plain + ".gz"
+	os.WriteFile(gz, b.Bytes(), 0o644)
+	for _, args := range [][]string{{"info", "--json"}, {"sim", "--json", "--stream", "on"}, {"sim", "--json", "--model", "packet"}} {
+		code, want, errs := tracesim(t, append(args, plain)...)
+		if code != exitOK {
+			t.Fatalf("%v plain: %d %s", args, code, errs)
+		}
+		code, got, errs := tracesim(t, append(args, gz)...)
+		if code != exitOK {
+			t.Fatalf("%v gzip: %d %s", args, code, errs)
+		}
+		if strip := func(s string) string {
+			s = strings.ReplaceAll(s, gz, "FILE")
+			s = strings.ReplaceAll(s, plain, "FILE")
+			return wallFields.ReplaceAllString(s, "")
+		}; strip(got) != strip(want) {
+			t.Errorf("%v: the gzip file's output differs:\n%s\nplain:\n%s", args, got, want)
+		}
+	}
+	xz := filepath.Join(dir, "ring.tsim.xz")
+	os.WriteFile(xz, []byte("\xfd7zXZ\x00\x00"), 0o644)
+	if code, _, errs := tracesim(t, "info", xz); code == exitOK || !strings.Contains(errs, "xz-compressed: tracesim decompresses gzip and bzip2 only; decompress it first (unxz -k "+xz+")") {
+		t.Errorf("xz: exit %d, %s", code, errs)
+	}
 }

@@ -76,6 +76,9 @@ type SourceOptions struct {
 // OpenSourceWith is OpenSource with options.
 func OpenSourceWith(path, format string, o SourceOptions) (tracefmt.Source, error) {
 	fm, err := detectFile(path, format)
+	if errors.Is(err, errCompressed) {
+		return nil, ErrNotStreamable
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +155,9 @@ func Detect(path string, head []byte) (*Format, error) {
 	if f := ByExtension(path); f != nil {
 		return f, nil
 	}
+	if what := foreign(head); what != "" {
+		return nil, fmt.Errorf("%s: %s", path, what)
+	}
 	return nil, fmt.Errorf("%s: unrecognised trace format (use --format; known: %s)", path, strings.Join(Names(false), ", "))
 }
 
@@ -182,7 +188,14 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 		}
 		return nil, nil, fmt.Errorf("%s: is a directory, not a trace file", path)
 	}
-	head, fm, err := headAndFormat(f, path, format)
+	head, err := readHead(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if kind := compression(head); kind != "" {
+		return openCompressed(ctx, f, st, path, format, kind, head, progress)
+	}
+	fm, err := formatOf(head, path, format)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,6 +327,9 @@ func detectFile(path, format string) (*Format, error) {
 	if err != nil {
 		return nil, err
 	}
+	if compression(head) != "" {
+		return nil, errCompressed
+	}
 	return pick(path, format, head)
 }
 
@@ -324,6 +340,16 @@ func headAndFormat(f io.Reader, name, format string) ([]byte, *Format, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
+	fm, err := formatOf(head, name, format)
+	if err != nil {
+		return nil, nil, err
+	}
+	return head, fm, nil
+}
+
+// formatOf picks the format of the file called name whose first bytes
+// are head: the named one, else the one detected.
+func formatOf(head []byte, name, format string) (*Format, error) {
 	if len(head) == 0 {
 		// The format the name or --format gives says where it expected
 		// what (x.goal:1: empty file: expected num_ranks N); otherwise
@@ -331,20 +357,17 @@ func headAndFormat(f io.Reader, name, format string) ([]byte, *Format, error) {
 		// looking for a --format to try.
 		fm := ByExtension(name)
 		if format != "" {
+			var err error
 			if fm, err = Lookup(format); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		if fm != nil && fm.Readable() {
-			return head, fm, nil
+			return fm, nil
 		}
-		return nil, nil, fmt.Errorf("%s: offset 0: empty file (0 bytes), not a trace: expected one of %s", name, strings.Join(readable(), ", "))
+		return nil, fmt.Errorf("%s: offset 0: empty file (0 bytes), not a trace: expected one of %s", name, strings.Join(readable(), ", "))
 	}
-	fm, err := pick(name, format, head)
-	if err != nil {
-		return nil, nil, err
-	}
-	return head, fm, nil
+	return pick(name, format, head)
 }
 
 // readHead reads the first SniffLen bytes of f (fewer in a short file).

@@ -84,7 +84,17 @@ func OpenIn(ctx context.Context, root *os.Root, name, format string, progress Pr
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	head, fm, err := headAndFormat(f, name, format)
+	head, err := readHead(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if kind := compression(head); kind != "" {
+		// A compressed file's size says nothing of what it holds: a
+		// session must not make the server decompress a file of any
+		// size it likes, so the teacher decompresses it beforehand.
+		return nil, nil, fmt.Errorf("%s: %s-compressed: a library's traces are read uncompressed (decompress it in the library first)", name, kind)
+	}
+	fm, err := formatOf(head, name, format)
 	if err != nil {
 		return nil, nil, err
 	}

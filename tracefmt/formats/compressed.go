@@ -1,0 +1,158 @@
+package formats
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt"
+)
+
+// A trace is often kept compressed: Paraver opens a .prv.gz as it is, and
+// archives of text traces (tsim, SimGrid TI, ALOG, GOAL) are gzipped or
+// bzipped. Open recognises the compression by its magic, whatever the
+// file's name, and reads what it holds through the decompressor: the
+// format is detected from the decompressed bytes and the file name less
+// its compression suffix (x.prv.gz is read as x.prv, its .pcf found
+// beside it as for x.prv). The reader then sees a stream, not the file,
+// so a compressed trace is read on one core and never streamed rank by
+// rank (sim falls back to the whole read).
+
+// compression names the compression whose magic head starts with, or "".
+func compression(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case len(head) >= 4 && bytes.HasPrefix(head, []byte("BZh")) && head[3] >= '1' && head[3] <= '9':
+		return "bzip2"
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}):
+		return "xz"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd"
+	}
+	return ""
+}
+
+// decompressCommands are the commands that decompress the compressions
+// Open cannot, for the error that refuses them.
+var decompressCommands = map[string]string{"xz": "unxz -k", "zstd": "zstd -d"}
+
+// compressionSuffixes are the file name suffixes of the compressions,
+// lower case.
+var compressionSuffixes = []string{".gz", ".gzip", ".bz2", ".xz", ".zst"}
+
+// decompressedName returns path without its compression suffix (x.prv.gz
+// is x.prv), or path itself when it has none.
+func decompressedName(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, s := range compressionSuffixes {
+		if ext == s {
+			return path[:len(path)-len(ext)]
+		}
+	}
+	return path
+}
+
+// errCompressed says that a file is compressed (detectFile): a compressed
+// trace is read whole, never streamed.
+var errCompressed = errors.New("the trace is compressed")
+
+// decompressor returns a reader of what r, a stream of the compression
+// kind, holds, or an error that names path and says what to do.
+func decompressor(path, kind string, r io.Reader) (io.Reader, error) {
+	switch kind {
+	case "gzip":
+		// Members written one after the other (pigz, bgzip, cat a.gz
+		// b.gz) are read as one stream, as gunzip does.
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: offset 0: gzip header: %w", path, err)
+		}
+		return z, nil
+	case "bzip2":
+		return bzip2.NewReader(r), nil
+	}
+	return nil, fmt.Errorf("%s: %s-compressed: tracesim decompresses gzip and bzip2 only; decompress it first (%s %s)",
+		path, kind, decompressCommands[kind], path)
+}
+
+// openCompressed reads the trace the compressed file f (at path, of size
+// st, compressed as kind, its first bytes head already read) holds, as
+// Open does for a file that is not compressed. Progress counts the
+// compressed bytes read, out of the file's size.
+func openCompressed(ctx context.Context, f *os.File, st os.FileInfo, path, format, kind string, head []byte, progress Progress) (*tracefmt.Trace, *Format, error) {
+	w := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
+	dr, err := decompressor(path, kind, w)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, err
+	}
+	inner := decompressedName(path)
+	// What the file holds is named as the file and "(decompressed)", so
+	// that an offset or a line number is not looked for in the
+	// compressed bytes.
+	shown := path + " (decompressed)"
+	dr = &decompressing{r: dr, kind: kind, compressed: w}
+	dhead, fm, err := headAndFormat(dr, inner, format)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, renamed(err, inner, shown)
+	}
+	if !fm.Readable() {
+		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", shown, fm.Name, strings.Join(readable(), ", "))
+	}
+	t, err := fm.Read(inner, io.MultiReader(bytes.NewReader(dhead), dr))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fm, ctx.Err()
+		}
+		return nil, fm, renamed(addPath(inner, err), inner, shown)
+	}
+	if t.Format == "" {
+		t.Format = fm.Name
+	}
+	return t, fm, nil
+}
+
+// renamed is err with a leading from in its message replaced by to;
+// errors.Is and errors.As still see err.
+func renamed(err error, from, to string) error {
+	rest, ok := strings.CutPrefix(err.Error(), from)
+	if !ok {
+		return fmt.Errorf("%s: %w", to, err)
+	}
+	return &renamedError{msg: to + rest, err: err}
+}
+
+// decompressing reads a decompressor and says, of a failure, that it is
+// the compressed data's and where in the compressed file it came: a
+// reader would otherwise report "unexpected EOF" at a line of the
+// decompressed text, as if the trace itself were cut short.
+type decompressing struct {
+	r          io.Reader
+	kind       string
+	compressed *watchedReader
+}
+
+func (d *decompressing) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF && d.compressed.ctx.Err() == nil {
+		what := "corrupt"
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			what = "cut short (the file is truncated)"
+		}
+		err = fmt.Errorf("%s data %s, by offset %d of the compressed file: %w", d.kind, what, d.compressed.done, err)
+	}
+	return n, err
+}
