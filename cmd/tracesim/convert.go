@@ -28,7 +28,7 @@ func runConvert(e *env, args []string) int {
 		usageHint(e, fs)
 		return exitUsage
 	}
-	if *to == "" && formats.ByExtension(*out) == nil {
+	if *to == "" && formats.OutputFormat(*out) == nil {
 		fmt.Fprintf(e.stderr, "tracesim convert: cannot tell the output format from %q: give --to (one of %s)\n",
 			*out, strings.Join(formats.Names(true), ", "))
 		return exitUsage

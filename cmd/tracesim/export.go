@@ -78,7 +78,7 @@ func runExport(e *env, args []string) int {
 	if *out == "" {
 		err = write(e.stdout)
 	} else {
-		err = atomicfile.WriteWith(*out, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+		err = atomicfile.WriteWith(*out, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*out)}, func(w io.Writer) error {
 			return write(atomicfile.Stopping(w, e.ctx.Err))
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,6 +158,32 @@ func TestCompressedTraceCommands(t *testing.T) {
 			return wallFields.ReplaceAllString(s, "")
 		}; strip(got) != strip(want) {
 			t.Errorf("%v: the gzip file's output differs:\n%s\nplain:\n%s", args, got, want)
+		}
+	}
+	// Outputs named .gz are written gzipped: a converted trace, and
+	// sim's per-message table, which decompress to the plain outputs.
+	for _, c := range []struct{ plainArgs, gzArgs []string }{
+		{[]string{"convert", plain, "-o", filepath.Join(dir, "c.clog2")}, []string{"convert", plain, "-o", filepath.Join(dir, "c.clog2.gz")}},
+		{[]string{"sim", plain, "--messages-out", filepath.Join(dir, "m.csv")}, []string{"sim", plain, "--messages-out", filepath.Join(dir, "m.csv.gz")}},
+	} {
+		for _, args := range [][]string{c.plainArgs, c.gzArgs} {
+			if code, _, errs := tracesim(t, args...); code != exitOK {
+				t.Fatalf("%v: %d %s", args, code, errs)
+			}
+		}
+		want, _ := os.ReadFile(c.plainArgs[len(c.plainArgs)-1])
+		f, err := os.Open(c.gzArgs[len(c.gzArgs)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("%v: not gzip: %v", c.gzArgs, err)
+		}
+		got, err := io.ReadAll(z)
+		f.Close()
+		if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+			t.Errorf("%v: decompresses to %d bytes (%v), want the %d of the plain output", c.gzArgs, len(got), err, len(want))
 		}
 	}
 	xz := filepath.Join(dir, "ring.tsim.xz")

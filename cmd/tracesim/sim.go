@@ -243,7 +243,7 @@ func runSim(e *env, args []string) int {
 		// simulated run's slices and arrows follow it.
 		inner := run
 		run = func() error {
-			return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+			return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*perfettoOut)}, func(w io.Writer) error {
 				pw := perfetto.NewWriter(atomicfile.Stopping(w, e.ctx.Err))
 				if cfg.Model.Measured() {
 					counters = export.NewCounters(pw)
@@ -270,7 +270,7 @@ func runSim(e *env, args []string) int {
 		// only once the run has finished.
 		inner := run
 		run = func() error {
-			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit}, func(w io.Writer) error {
+			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit, Gzip: atomicfile.Gzipped(*metricsOut)}, func(w io.Writer) error {
 				pn, ok := s.Network().(interface{ Topology() topology.Topology })
 				if !ok {
 					return fmt.Errorf("the network has no topology to measure")
@@ -319,7 +319,7 @@ func runSim(e *env, args []string) int {
 		}
 	}
 	if *msgOut != "" {
-		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs}, func(w io.Writer) error {
+		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*msgOut)}, func(w io.Writer) error {
 			return export.SimMessages(atomicfile.Stopping(w, e.ctx.Err), export.FormatOf(*msgOut), s.Messages())
 		}); err != nil {
 			return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))

@@ -36,8 +36,13 @@ const (
 )
 
 // FormatOf returns the table format of an output path: parquet for a
-// .parquet file, else csv.
+// .parquet file (or .parquet.gz), else csv.
 func FormatOf(path string) string {
+	if strings.EqualFold(filepath.Ext(path), ".gz") {
+		// Written gzipped (atomicfile.Gzipped): the format is the
+		// name's under the suffix.
+		path = path[:len(path)-len(".gz")]
+	}
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
 		return Parquet
 	}

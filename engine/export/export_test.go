@@ -155,3 +155,16 @@ func TestMessageFourTimes(t *testing.T) {
 		})
 	}
 }
+
+// The table format is the name's, under a .gz suffix (the file is then
+// written gzipped).
+func TestFormatOf(t *testing.T) {
+	for name, want := range map[string]string{
+		"m.parquet": Parquet, "m.PARQUET": Parquet, "m.parquet.gz": Parquet, "m.parquet.GZ": Parquet,
+		"m.csv": CSV, "m.csv.gz": CSV, "m": CSV, "m.gz": CSV,
+	} {
+		if got := FormatOf(name); got != want {
+			t.Errorf("FormatOf(%q) = %s, want %s", name, got, want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,26 @@ type Options struct {
 	// Limit, when positive, is the most bytes the file may take: a write
 	// beyond it fails with ErrLimit, and the previous file stays.
 	Limit int64
+	// Gzip compresses what the writer is given with gzip (see Gzipped:
+	// an output named .gz); Limit bounds the compressed bytes, those on
+	// disk.
+	Gzip bool
+}
+
+// Gzipped reports whether path names a gzip file (.gz, any case), which
+// an output is then written as (Options.Gzip).
+func Gzipped(path string) bool { return strings.EqualFold(filepath.Ext(path), ".gz") }
+
+// compressed runs fn on a gzip writer over w when gz is set, else on w.
+func compressed(w io.Writer, gz bool, fn func(w io.Writer) error) error {
+	if !gz {
+		return fn(w)
+	}
+	z := gzip.NewWriter(w)
+	if err := fn(z); err != nil {
+		return err
+	}
+	return z.Close()
 }
 
 // ErrLimit is the error of a write beyond Options.Limit.
@@ -100,7 +121,7 @@ func WriteWith(path string, o Options, fn func(w io.Writer) error) (err error) {
 		case st.IsDir():
 			return fmt.Errorf("%s: is a directory, not a file to write", path)
 		case !st.Mode().IsRegular():
-			return writeDirect(path, target, fn)
+			return writeDirect(path, target, o.Gzip, fn)
 		}
 		mode = st.Mode().Perm()
 	}
@@ -123,7 +144,7 @@ func WriteWith(path string, o Options, fn func(w io.Writer) error) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(&guardedWriter{w: f, ctx: o.Context, limit: o.Limit}, 1<<20)
-	if err = fn(bw); err != nil {
+	if err = compressed(bw, o.Gzip, fn); err != nil {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
@@ -154,13 +175,13 @@ func WriteWith(path string, o Options, fn func(w io.Writer) error) (err error) {
 }
 
 // writeDirect writes to a target that is not a regular file.
-func writeDirect(path, target string, fn func(w io.Writer) error) error {
+func writeDirect(path, target string, gz bool, fn func(w io.Writer) error) error {
 	f, err := os.OpenFile(target, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := fn(bw); err != nil {
+	if err := compressed(bw, gz, fn); err != nil {
 		f.Close()
 		return err
 	}

@@ -44,18 +44,26 @@ func compression(head []byte) string {
 // Open cannot, for the error that refuses them.
 var decompressCommands = map[string]string{"xz": "unxz -k", "zstd": "zstd -d"}
 
-// compressionSuffixes are the file name suffixes of the compressions,
-// lower case.
-var compressionSuffixes = []string{".gz", ".gzip", ".bz2", ".xz", ".zst"}
+// compressionOfName names the compression path's suffix says, or "".
+func compressionOfName(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".gz", ".gzip":
+		return "gzip"
+	case ".bz2":
+		return "bzip2"
+	case ".xz":
+		return "xz"
+	case ".zst":
+		return "zstd"
+	}
+	return ""
+}
 
 // decompressedName returns path without its compression suffix (x.prv.gz
 // is x.prv), or path itself when it has none.
 func decompressedName(path string) string {
-	ext := strings.ToLower(filepath.Ext(path))
-	for _, s := range compressionSuffixes {
-		if ext == s {
-			return path[:len(path)-len(ext)]
-		}
+	if compressionOfName(path) != "" {
+		return path[:len(path)-len(filepath.Ext(path))]
 	}
 	return path
 }

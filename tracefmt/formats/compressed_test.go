@@ -243,3 +243,64 @@ func FuzzOpenCompressed(f *testing.F) {
 		}
 	})
 }
+
+// A trace saved under a .gz name is written gzipped in the format of the
+// name less the suffix (its side files beside it, uncompressed) and
+// reads back as the same trace; compressions tracesim cannot write, and
+// an OTF2 archive (a directory), are refused without writing.
+func TestSaveCompressed(t *testing.T) {
+	tr, err := gen.Generate(gen.Options{Pattern: "stencil2d", Ranks: 8, Iters: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, format string
+		sides        []string
+	}{{"s.tsim.gz", "tsim", nil}, {"s.clog2.gz", "clog2", nil}, {"p.prv.gz", "paraver", []string{"p.pcf", "p.row"}}, {"unnamed.gz", "tsim", nil}} {
+		p := filepath.Join(dir, c.name)
+		if err := Save(p, "", tr); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		b, _ := os.ReadFile(p)
+		if compression(b) != "gzip" {
+			t.Errorf("%s: not a gzip file", c.name)
+		}
+		for _, s := range c.sides {
+			if _, err := os.Stat(filepath.Join(dir, s)); err != nil {
+				t.Errorf("%s: side file %s: %v", c.name, s, err)
+			}
+		}
+		back, fm, err := Open(context.Background(), p, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		plain := filepath.Join(dir, "plain-"+strings.TrimSuffix(c.name, ".gz"))
+		if err := Save(plain, c.format, tr); err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := Open(context.Background(), plain, c.format, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fm.Name != c.format || !bytes.Equal(asTsim(t, back), asTsim(t, want)) {
+			t.Errorf("%s: read back as %s, or differs from the plain %s file", c.name, fm.Name, c.format)
+		}
+	}
+	for _, c := range []struct{ name, want string }{
+		{"s.tsim.bz2", "compresses its output with gzip only"},
+		{"s.tsim.xz", "compresses its output with gzip only"},
+		{"a.otf2.gz", "an OTF2 archive is a directory of files"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := Save(p, "", tr); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s: written though refused", c.name)
+		}
+	}
+	if OutputFormat("x.tsim.gz") == nil || OutputFormat("x.prv.GZ").Name != "paraver" || OutputFormat("x.gz") != nil {
+		t.Error("OutputFormat does not look under the .gz suffix")
+	}
+}

@@ -397,13 +397,23 @@ func Save(path, format string, t *tracefmt.Trace) error {
 // SaveWith is Save with options. An untimed trace written to a timed
 // format needs o.CPUSpeed; the error says so when it is missing.
 func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
+	// A name ending in .gz is written gzipped, in the format of the name
+	// less the suffix (run.tsim.gz: tsim), its side files beside it
+	// uncompressed (run.prv.gz: run.pcf, run.row), as Open reads it.
+	inner, kind := path, compressionOfName(path)
+	if kind != "" {
+		if kind != "gzip" {
+			return fmt.Errorf("%s: tracesim compresses its output with gzip only: name it .gz, or write it uncompressed and compress it with %s", path, kind)
+		}
+		inner = decompressedName(path)
+	}
 	var fm *Format
 	var err error
 	switch {
 	case format != "":
 		fm, err = Lookup(format)
-	case ByExtension(path) != nil:
-		fm = ByExtension(path)
+	case ByExtension(inner) != nil:
+		fm = ByExtension(inner)
 	default:
 		fm, err = Lookup("tsim")
 	}
@@ -412,6 +422,9 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 	}
 	if !fm.Writable() {
 		return fmt.Errorf("%s: tracesim cannot write %s files (writable: %s)", path, fm.Name, strings.Join(Names(true), ", "))
+	}
+	if kind != "" && fm.Name == "otf2" {
+		return fmt.Errorf("%s: an OTF2 archive is a directory of files, not one file to compress: name it .otf2", path)
 	}
 	if fm.Timed && !t.Timed {
 		if o.CPUSpeed <= 0 {
@@ -422,11 +435,11 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 			return fmt.Errorf("%s: assigning times: %w", path, err)
 		}
 	}
-	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs, Context: o.Context}, func(w io.Writer) error {
+	return atomicfile.WriteWith(path, atomicfile.Options{Inputs: o.Inputs, Context: o.Context, Gzip: kind != ""}, func(w io.Writer) error {
 		if o.Context != nil {
 			w = atomicfile.Stopping(w, o.stopped)
 		}
-		if err := fm.Write(path, w, t, o); err != nil {
+		if err := fm.Write(inner, w, t, o); err != nil {
 			if err := o.stopped(); err != nil {
 				return err
 			}
@@ -434,6 +447,13 @@ func SaveWith(path, format string, t *tracefmt.Trace, o WriteOptions) error {
 		}
 		return nil
 	})
+}
+
+// OutputFormat returns the format a trace saved at path without a named
+// format is written in (by its extension, looked for under a compression
+// suffix: run.tsim.gz is tsim), or nil when the name does not tell.
+func OutputFormat(path string) *Format {
+	return ByExtension(decompressedName(path))
 }
 
 // readerContext returns the context of Open's reader r, so that a
