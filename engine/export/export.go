@@ -38,10 +38,10 @@ const (
 // FormatOf returns the table format of an output path: parquet for a
 // .parquet file (or .parquet.gz), else csv.
 func FormatOf(path string) string {
-	if strings.EqualFold(filepath.Ext(path), ".gz") {
+	if ext := filepath.Ext(path); strings.EqualFold(ext, ".gz") || strings.EqualFold(ext, ".gzip") {
 		// Written gzipped (atomicfile.Gzipped): the format is the
 		// name's under the suffix.
-		path = path[:len(path)-len(".gz")]
+		path = path[:len(path)-len(ext)]
 	}
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
 		return Parquet

@@ -54,9 +54,12 @@ type Options struct {
 	Gzip bool
 }
 
-// Gzipped reports whether path names a gzip file (.gz, any case), which
-// an output is then written as (Options.Gzip).
-func Gzipped(path string) bool { return strings.EqualFold(filepath.Ext(path), ".gz") }
+// Gzipped reports whether path names a gzip file (.gz or .gzip, any
+// case), which an output is then written as (Options.Gzip).
+func Gzipped(path string) bool {
+	ext := filepath.Ext(path)
+	return strings.EqualFold(ext, ".gz") || strings.EqualFold(ext, ".gzip")
+}
 
 // compressed runs fn on a gzip writer over w when gz is set, else on w.
 func compressed(w io.Writer, gz bool, fn func(w io.Writer) error) error {

@@ -20,7 +20,7 @@ func TestGzip(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		gz   bool
-	}{{"x.csv.gz", true}, {"X.CSV.GZ", true}, {"x.csv", false}, {"x.gzip", false}} {
+	}{{"x.csv.gz", true}, {"X.CSV.GZ", true}, {"x.gzip", true}, {"x.csv", false}, {"x.gz.csv", false}} {
 		if got := Gzipped(c.name); got != c.gz {
 			t.Errorf("Gzipped(%q) = %v, want %v", c.name, got, c.gz)
 		}

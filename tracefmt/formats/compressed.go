@@ -21,9 +21,9 @@ import (
 // file's name, and reads what it holds through the decompressor: the
 // format is detected from the decompressed bytes and the file name less
 // its compression suffix (x.prv.gz is read as x.prv, its .pcf found
-// beside it as for x.prv). The reader then sees a stream, not the file,
-// so a compressed trace is read on one core and never streamed rank by
-// rank (sim falls back to the whole read).
+// beside it as for x.prv). The reader then sees a stream, not the file:
+// no pass over the file before the read (tsim's count), and no streaming
+// rank by rank (sim falls back to the whole read).
 
 // compression names the compression whose magic head starts with, or "".
 func compression(head []byte) string {
@@ -40,9 +40,14 @@ func compression(head []byte) string {
 	return ""
 }
 
-// decompressCommands are the commands that decompress the compressions
-// Open cannot, for the error that refuses them.
-var decompressCommands = map[string]string{"xz": "unxz -k", "zstd": "zstd -d"}
+// decompressCommand is the command that decompresses a compression Open
+// cannot, for the error that refuses it.
+func decompressCommand(kind string) string {
+	if kind == "xz" {
+		return "unxz -k"
+	}
+	return "zstd -d"
+}
 
 // compressionOfName names the compression path's suffix says, or "".
 func compressionOfName(path string) string {
@@ -88,7 +93,7 @@ func decompressor(path, kind string, r io.Reader) (io.Reader, error) {
 		return bzip2.NewReader(r), nil
 	}
 	return nil, fmt.Errorf("%s: %s-compressed: tracesim decompresses gzip and bzip2 only; decompress it first (%s %s)",
-		path, kind, decompressCommands[kind], path)
+		path, kind, decompressCommand(kind), path)
 }
 
 // openCompressed reads the trace the compressed file f (at path, of size
