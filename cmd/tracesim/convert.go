@@ -67,5 +67,6 @@ func runFormats(e *env, args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.Name, yes(f.Readable()), yes(f.Writable()), strings.Join(f.Extensions, " "), f.Description)
 	}
 	tw.Flush()
+	fmt.Fprintln(e.stdout, "\nA gzip or bzip2 file (.gz, .bz2) is read as the trace it holds; an output named .gz is written gzipped.")
 	return exitOK
 }

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
 // On big runs `info` summarises the events per rank instead of printing
@@ -190,5 +192,35 @@ func TestCompressedTraceCommands(t *testing.T) {
 	os.WriteFile(xz, []byte("\xfd7zXZ\x00\x00"), 0o644)
 	if code, _, errs := tracesim(t, "info", xz); code == exitOK || !strings.Contains(errs, "xz-compressed: tracesim decompresses gzip and bzip2 only; decompress it first (unxz -k "+xz+")") {
 		t.Errorf("xz: exit %d, %s", code, errs)
+	}
+}
+
+// `tracesim formats` lists every format with what tracesim does with it,
+// and says that compressed files are read and .gz outputs written.
+func TestFormatsCommand(t *testing.T) {
+	code, out, errs := tracesim(t, "formats")
+	if code != exitOK {
+		t.Fatalf("formats: %d %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	all := formats.All()
+	if len(lines) != len(all)+3 || strings.Join(strings.Fields(lines[0]), " ") != "NAME READ WRITE EXTENSIONS DESCRIPTION" {
+		t.Fatalf("formats:\n%s", out)
+	}
+	for i, f := range all {
+		fs := strings.Fields(lines[1+i])
+		read, write := "-", "-"
+		if f.Readable() {
+			read = "yes"
+		}
+		if f.Writable() {
+			write = "yes"
+		}
+		if len(fs) < 4 || fs[0] != f.Name || fs[1] != read || fs[2] != write {
+			t.Errorf("line %q: want %s %s %s", lines[1+i], f.Name, read, write)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "gzip or bzip2") || !strings.Contains(last, "written gzipped") {
+		t.Errorf("last line %q: want the compressed files' rule", last)
 	}
 }
