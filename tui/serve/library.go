@@ -228,6 +228,23 @@ const maxListed = 200
 // skipped), relative to its directory with forward slashes,
 // sorted; at most 200.
 func (l *Library) List() ([]string, error) {
+	return l.walk(l.listable)
+}
+
+// Compressed lists the library's compressed traces (run.prv.gz,
+// x.tsim.bz2), which it does not serve (formats.OpenIn refuses them: a
+// session must not make the server decompress without bound), so that
+// the server can tell the teacher at its start rather than leave them
+// missing from the students' list without a word.
+func (l *Library) Compressed() ([]string, error) {
+	return l.walk(func(p string) bool {
+		return formats.ByExtension(p) == nil && formats.OutputFormat(p) != nil
+	})
+}
+
+// walk lists the regular files of the library (hidden ones and hidden
+// directories left out) for which keep holds, sorted, at most maxListed.
+func (l *Library) walk(keep func(p string) bool) ([]string, error) {
 	var out []string
 	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -239,7 +256,7 @@ func (l *Library) List() ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && l.listable(p) {
+		if d.Type().IsRegular() && keep(p) {
 			out = append(out, p)
 			if len(out) >= maxListed {
 				return fs.SkipAll

@@ -211,6 +211,51 @@ func TestLibraryList(t *testing.T) {
 	}
 }
 
+// Compressed traces are not listed nor loaded (a session must not make
+// the server decompress without bound); Compressed names them for the
+// server's start, and a file that is no trace compressed is not one.
+func TestLibraryCompressed(t *testing.T) {
+	lib, dir, _ := openTestLibrary(t)
+	for _, name := range []string{"run.prv.gz", "week2/x.tsim.bz2", "notes.txt.gz", "data.gz"} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte{0x1f, 0x8b, 8, 0}, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := lib.Compressed()
+	if want := []string{"run.prv.gz", "week2/x.tsim.bz2"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("Compressed() = %q, %v; want %q", got, err, want)
+	}
+	if list, _ := lib.List(); slices.Contains(list, "run.prv.gz") {
+		t.Errorf("List() = %q lists a compressed trace", list)
+	}
+	if _, _, err := lib.Load(t.Context(), "run.prv.gz"); err == nil || !strings.Contains(err.Error(), "gzip-compressed: a library's traces are read uncompressed") {
+		t.Errorf("Load(run.prv.gz): %v", err)
+	}
+}
+
+// The server says at its start which of the library's traces it will not
+// serve because they are compressed.
+func TestServeWarnsOfCompressedTraces(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, "ring.tsim", gen.Options{Pattern: "ring", Ranks: 2, Iters: 1, Compute: -1, Seed: 1})
+	if err := os.WriteFile(filepath.Join(dir, "run.prv.gz"), []byte{0x1f, 0x8b, 8, 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := OpenLibrary(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	ts := startServer(t, func(c *Config) { c.Library = lib })
+	want := `msg="compressed traces are not served: decompress them in the library (gunzip -k, bunzip2 -k)" count=1 files=run.prv.gz`
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(ts.logs.String(), want); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning %q in the server's log:\n%s", want, tail(ts.logs.String(), 2000))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestOpenLibraryErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
