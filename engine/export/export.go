@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/internal/tabular"
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -38,10 +39,9 @@ const (
 // FormatOf returns the table format of an output path: parquet for a
 // .parquet file (or .parquet.gz), else csv.
 func FormatOf(path string) string {
-	if ext := filepath.Ext(path); strings.EqualFold(ext, ".gz") || strings.EqualFold(ext, ".gzip") {
-		// Written gzipped (atomicfile.Gzipped): the format is the
-		// name's under the suffix.
-		path = path[:len(path)-len(ext)]
+	if atomicfile.Gzipped(path) {
+		// Written gzipped: the format is the name's under the suffix.
+		path = path[:len(path)-len(filepath.Ext(path))]
 	}
 	if strings.EqualFold(filepath.Ext(path), ".parquet") {
 		return Parquet

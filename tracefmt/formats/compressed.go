@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/internal/atomicfile"
 )
 
 // A trace is often kept compressed: Paraver opens a .prv.gz as it is, and
@@ -51,9 +49,10 @@ func decompressCommand(kind string) string {
 
 // compressionOfName names the compression path's suffix says, or "".
 func compressionOfName(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz", ".gzip":
+	if atomicfile.Gzipped(path) {
 		return "gzip"
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".bz2":
 		return "bzip2"
 	case ".xz":
@@ -96,51 +95,13 @@ func decompressor(path, kind string, r io.Reader) (io.Reader, error) {
 		path, kind, decompressCommand(kind), path)
 }
 
-// openCompressed reads the trace the compressed file f (at path, of size
-// st, compressed as kind, its first bytes head already read) holds, as
-// Open does for a file that is not compressed. Progress counts the
-// compressed bytes read, out of the file's size.
-func openCompressed(ctx context.Context, f *os.File, st os.FileInfo, path, format, kind string, head []byte, progress Progress) (*tracefmt.Trace, *Format, error) {
-	w := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
-	dr, err := decompressor(path, kind, w)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, err
-	}
-	inner := decompressedName(path)
-	// What the file holds is named as the file and "(decompressed)", so
-	// that an offset or a line number is not looked for in the
-	// compressed bytes.
-	shown := path + " (decompressed)"
-	dr = &decompressing{r: dr, kind: kind, compressed: w}
-	dhead, fm, err := headAndFormat(dr, inner, format)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, renamed(err, inner, shown)
-	}
-	if !fm.Readable() {
-		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", shown, fm.Name, strings.Join(readable(), ", "))
-	}
-	t, err := fm.Read(inner, io.MultiReader(bytes.NewReader(dhead), dr))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fm, ctx.Err()
-		}
-		return nil, fm, renamed(addPath(inner, err), inner, shown)
-	}
-	if t.Format == "" {
-		t.Format = fm.Name
-	}
-	return t, fm, nil
-}
-
-// renamed is err with a leading from in its message replaced by to;
-// errors.Is and errors.As still see err.
+// renamed is err with a leading from in its message replaced by to
+// (err itself when they are the same name); errors.Is and errors.As
+// still see err.
 func renamed(err error, from, to string) error {
+	if from == to {
+		return err
+	}
 	rest, ok := strings.CutPrefix(err.Error(), from)
 	if !ok {
 		return fmt.Errorf("%s: %w", to, err)

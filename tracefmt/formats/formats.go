@@ -192,28 +192,49 @@ func Open(ctx context.Context, path, format string, progress Progress) (*tracefm
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// name is what the reader is given (side files are found beside it,
+	// the format's extension is its), shown what errors call the file.
+	// A compressed file is read through its decompressor as the file its
+	// name less the suffix names, and errors say "(decompressed)", so
+	// that a line or offset is not looked for in the compressed bytes.
+	name, shown := path, path
+	w := &watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}
+	r := withFile(w, f)
 	if kind := compression(head); kind != "" {
-		return openCompressed(ctx, f, st, path, format, kind, head, progress)
+		dr, err := decompressor(path, kind, w)
+		if err == nil {
+			dr = &decompressing{r: dr, kind: kind, compressed: w}
+			if head, err = readHead(dr); err != nil {
+				err = fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, err
+		}
+		name, shown = decompressedName(path), path+" (decompressed)"
+		r = io.MultiReader(bytes.NewReader(head), dr)
 	}
-	fm, err := formatOf(head, path, format)
+	fm, err := formatOf(head, name, format)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, renamed(err, name, shown)
 	}
 	if !fm.Readable() {
-		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", path, fm.Name, strings.Join(readable(), ", "))
+		return nil, nil, fmt.Errorf("%s: tracesim writes %s files but cannot read them (readable: %s)", shown, fm.Name, strings.Join(readable(), ", "))
 	}
-	r := withFile(&watchedReader{ctx: ctx, r: io.MultiReader(bytes.NewReader(head), f), total: st.Size(), progress: progress}, f)
-	t, err := fm.Read(path, r)
+	t, err := fm.Read(name, r)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fm, ctx.Err()
 		}
-		if index, ok := tiIndexOf(path); ok && fm.Name == "ti" {
+		if index, ok := tiIndexOf(name); ok && fm.Name == "ti" {
 			// A rank's file read alone names ranks it does not know of:
 			// the useful message is where the whole trace is.
-			return nil, fm, fmt.Errorf("%s: this is one rank's file of an indexed trace: open %s (%w)", path, index, err)
+			return nil, fm, fmt.Errorf("%s: this is one rank's file of an indexed trace: open %s (%w)", shown, index, err)
 		}
-		return nil, fm, addPath(path, err)
+		return nil, fm, renamed(addPath(name, err), name, shown)
 	}
 	if t.Format == "" {
 		t.Format = fm.Name
@@ -331,20 +352,6 @@ func detectFile(path, format string) (*Format, error) {
 		return nil, errCompressed
 	}
 	return pick(path, format, head)
-}
-
-// headAndFormat reads the first bytes of f, the file called name, and
-// picks its format: the named one, else the one detected.
-func headAndFormat(f io.Reader, name, format string) ([]byte, *Format, error) {
-	head, err := readHead(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	fm, err := formatOf(head, name, format)
-	if err != nil {
-		return nil, nil, err
-	}
-	return head, fm, nil
 }
 
 // formatOf picks the format of the file called name whose first bytes
