@@ -308,11 +308,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.keys != nil {
 		s.log.Info("authorized keys", "file", s.cfg.AuthorizedKeys, "keys", s.keys.count())
 	}
-	if names, err := s.lib.Compressed(); err == nil && len(names) > 0 {
-		shown := names[:min(len(names), 10)]
-		s.log.Warn("compressed traces are not served: decompress them in the library (gunzip -k, bunzip2 -k)",
-			"count", len(names), "files", strings.Join(shown, ", "))
-	}
+	// A walk of the library, beside the start rather than before it: a
+	// large library must not delay the first session.
+	go func() {
+		if names, err := s.lib.Compressed(); err == nil && len(names) > 0 {
+			shown := names[:min(len(names), 10)]
+			s.log.Warn("compressed traces are not served: decompress them in the library (gunzip -k, bunzip2 -k)",
+				"count", len(names), "files", strings.Join(shown, ", "))
+		}
+	}()
 	errc := make(chan error, 1)
 	accepting := &acceptingListener{Listener: ln, ready: make(chan struct{})}
 	go func() { errc <- s.ssh.Serve(accepting) }()
