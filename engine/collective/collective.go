@@ -493,7 +493,7 @@ func (pl *Plan) round(me, k int, buf []Step, sendsOnly bool) []Step {
 // schedule (SameSchedule), a rank sends to a peer in round k exactly when
 // that peer receives from it in its round k, and at most once per round.
 // Tree algorithms are not aligned (a child receives in its first round
-// what its parent sends in its second).
+// what its parent sends in a later one).
 func (pl *Plan) Aligned() bool {
 	for i := 0; i < pl.n; i++ {
 		switch pl.phases[i].prim {
@@ -566,8 +566,13 @@ func primRounds(prim primitive, p int) int {
 	switch prim {
 	case linBcast, linGather, linScatter, linAlltoall, linScanAll:
 		return 1
-	case linScan, binBcast, binReduce, binGather, binScatter:
+	case linScan:
 		return 2
+	case binBcast, binReduce, binGather, binScatter:
+		// One round a child: the tree algorithms of MPICH and SMPI send
+		// to (or receive from) their children one blocking call after
+		// another, and one more round for the parent.
+		return log2ceil(p) + 1
 	case rdAllreduce:
 		return bits.Len(uint(p)) - 1 + 2
 	case rdAllgather, rdScan, dissemination, bruckAllgather, bruckAlltoall:
@@ -654,6 +659,11 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 			send(int32(me+1), n)
 		}
 	case binBcast, binScatter:
+		// Round 0 receives from the parent; round j sends to the child
+		// at distance 2^(L-j), the farthest (largest subtree) first, one
+		// child a round: MPICH's and SMPI's binomial trees send with
+		// blocking calls, so a rendezvous send to the next child starts
+		// only once the previous one has ended.
 		lb := lowbit(rel, P)
 		if k == 0 {
 			if rel != 0 {
@@ -661,7 +671,7 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 			}
 			break
 		}
-		for m := lb >> 1; m > 0; m >>= 1 {
+		if m := 1 << (log2ceil(P) - k); m < lb {
 			if ch := rel + m; ch < P {
 				b := n
 				if ph.prim == binScatter {
@@ -671,9 +681,12 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 			}
 		}
 	case binReduce, binGather:
+		// Round j < L receives from the child at distance 2^j, the
+		// nearest first, one blocking receive a round (MPICH's binomial
+		// reduce and gather); round L sends to the parent.
 		lb := lowbit(rel, P)
-		if k == 0 {
-			for m := 1; m < lb; m <<= 1 {
+		if L := log2ceil(P); k < L {
+			if m := 1 << k; m < lb {
 				if ch := rel + m; ch < P {
 					recv(abs(ch))
 				}
