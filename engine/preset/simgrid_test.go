@@ -13,6 +13,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
@@ -126,6 +127,16 @@ func presetMakespan(t *testing.T, index, platform, hostfile, name, crosstraffic 
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := replayTrace(t, tr, c)
+	if !res.Complete {
+		t.Fatalf("incomplete: %+v", res.Deadlock)
+	}
+	return res.Makespan
+}
+
+// replayTrace replays tr on the machine c and returns the results.
+func replayTrace(t *testing.T, tr *tracefmt.Trace, c replay.Config) replay.Results {
+	t.Helper()
 	s, err := replay.New(tr, c, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -133,11 +144,7 @@ func presetMakespan(t *testing.T, index, platform, hostfile, name, crosstraffic 
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	res := s.Results()
-	if !res.Complete {
-		t.Fatalf("incomplete: %+v", res.Deadlock)
-	}
-	return res.Makespan
+	return s.Results()
 }
 
 // pinFile holds the makespans smpirun -replay (SimGrid 3.32) gave for the

@@ -137,6 +137,9 @@ type Replay struct {
 	// Precise asks SimGrid to print the makespan with 12 decimals (its
 	// "Simulation time" line has 6) through the smpi_replay log format.
 	Precise bool
+
+	// logs are extra --log settings (InfeasibleSharing's check).
+	logs []string
 }
 
 // Result is what a replay printed.
@@ -223,6 +226,9 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 	if r.Precise {
 		args = append(args, "--log=smpi_replay.fmt:%m%e@%.12r%n")
 	}
+	for _, l := range r.logs {
+		args = append(args, "--log="+l)
+	}
 	args = append(args, "-replay", filepath.Base(index))
 	cmd := exec.CommandContext(ctx, smpirun, args...)
 	cmd.Dir = filepath.Dir(index)
@@ -261,6 +267,26 @@ func Run(ctx context.Context, r Replay) (Result, error) {
 		return res, fmt.Errorf("simgrid: simulated time %q: %w", m[len(m)-1][1], err)
 	}
 	return res, nil
+}
+
+// InfeasibleSharing replays r with SimGrid's own check of its max-min
+// solver turned on (the ker_lmm.thres log at debug level) and returns the
+// check's complaint when the solver gave some link more than its
+// bandwidth ("Incorrect value (185975609.756098 is not smaller than
+// 125000000.000000): …"; SimGrid aborts there), or "" when every
+// allocation of the run was feasible. A makespan from a run with an
+// infeasible allocation is not that of a max-min sharing.
+func InfeasibleSharing(ctx context.Context, r Replay) (string, error) {
+	r.logs = append(r.logs[:len(r.logs):len(r.logs)], "ker_lmm.thres:debug")
+	res, err := Run(ctx, r)
+	if i := strings.Index(res.Output, "Incorrect value ("); i >= 0 {
+		line := res.Output[i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+		}
+		return line, nil
+	}
+	return "", err
 }
 
 // safePath reports whether p can be passed to smpirun and SimGrid's
