@@ -38,6 +38,10 @@ const (
 	Ring
 	Pairwise
 	Dissemination
+	// Rabenseifner is the reduce-scatter by recursive halving followed
+	// by an allgather by recursive doubling (allreduce) or a binomial
+	// gather to the root (reduce): MPICH's algorithm for long messages.
+	Rabenseifner
 	// SMPI is SimGrid 3.32's SMPI default for every operation (its
 	// "default" collective selector, which smpirun -replay uses): see
 	// smpiPlan.
@@ -53,6 +57,7 @@ var algNames = [...]string{
 	Ring:              "ring",
 	Pairwise:          "pairwise",
 	Dissemination:     "dissemination",
+	Rabenseifner:      "rabenseifner",
 	SMPI:              "smpi",
 }
 
@@ -78,6 +83,8 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 		return RecursiveDoubling, nil
 	case "bruck":
 		return Dissemination, nil
+	case "rab", "rab_rdb", "reduce-scatter-allgather", "scatter-gather", "reduce-scatter-gather":
+		return Rabenseifner, nil
 	}
 	return 0, fmt.Errorf("unknown collective algorithm %q (expected %s)", s, strings.Join(algNames[:], ", "))
 }
@@ -98,12 +105,17 @@ func Algorithms(op tracefmt.CollOp) []Algorithm {
 //
 //	barrier        linear (all to 0, 0 to all), binomial (tree gather and
 //	               broadcast), recursive-doubling, dissemination
-//	bcast          linear, binomial, ring (binomial scatter then ring
+//	bcast          linear, binomial, recursive-doubling (binomial scatter
+//	               then recursive-doubling allgather on a power of two
+//	               ranks, else ring), ring (binomial scatter then ring
 //	               allgather, MPICH's long-message broadcast)
 //	reduce         linear, binomial, ring (ring reduce-scatter then
-//	               binomial gather)
+//	               binomial gather), rabenseifner (recursive-halving
+//	               reduce-scatter then binomial gather)
 //	allreduce      linear and binomial (reduce then broadcast),
-//	               recursive-doubling, ring (reduce-scatter and allgather)
+//	               recursive-doubling, ring (reduce-scatter and
+//	               allgather), rabenseifner (recursive-halving
+//	               reduce-scatter, recursive-doubling allgather)
 //	gather(v), scatter(v)   linear, binomial
 //	allgather(v)   linear, recursive-doubling (Bruck's dissemination when
 //	               the count is not a power of two), ring, dissemination
@@ -123,10 +135,12 @@ func Applicable(op tracefmt.CollOp, a Algorithm) bool {
 	switch op {
 	case tracefmt.OpBarrier, tracefmt.OpOther:
 		return a == Binomial || a == RecursiveDoubling || a == Dissemination
-	case tracefmt.OpBcast, tracefmt.OpReduce:
-		return a == Binomial || a == Ring
-	case tracefmt.OpAllreduce:
+	case tracefmt.OpBcast:
 		return a == Binomial || a == RecursiveDoubling || a == Ring
+	case tracefmt.OpReduce:
+		return a == Binomial || a == Ring || a == Rabenseifner
+	case tracefmt.OpAllreduce:
+		return a == Binomial || a == RecursiveDoubling || a == Ring || a == Rabenseifner
 	case tracefmt.OpGather, tracefmt.OpGatherv, tracefmt.OpScatter, tracefmt.OpScatterv:
 		return a == Binomial
 	case tracefmt.OpAllgather, tracefmt.OpAllgatherv:
@@ -144,6 +158,7 @@ func Applicable(op tracefmt.CollOp, a Algorithm) bool {
 // MPICH's switch points (MPICH 3.x defaults).
 const (
 	bcastShortMsg     = 12288
+	bcastLongMsg      = 524288
 	bcastMinProcs     = 8
 	reduceShortMsg    = 2048
 	allreduceShortMsg = 2048
@@ -167,20 +182,25 @@ func Default(op tracefmt.CollOp, p int, n int64) Algorithm {
 	pow2 := p&(p-1) == 0
 	switch op {
 	case tracefmt.OpBcast:
-		if n < bcastShortMsg || p < bcastMinProcs {
+		switch {
+		case n < bcastShortMsg || p < bcastMinProcs:
 			return Binomial
-		}
-		return Ring
-	case tracefmt.OpReduce:
-		if n < reduceShortMsg || int64(p) > n {
-			return Binomial
-		}
-		return Ring
-	case tracefmt.OpAllreduce:
-		if n < allreduceShortMsg || int64(p) > n {
+		case n < bcastLongMsg && pow2:
 			return RecursiveDoubling
 		}
 		return Ring
+	case tracefmt.OpReduce:
+		// MPICH compares the count with the power of two at or below p;
+		// the trace gives bytes, which stand for it.
+		if n <= reduceShortMsg || int64(pow2Floor(p)) > n {
+			return Binomial
+		}
+		return Rabenseifner
+	case tracefmt.OpAllreduce:
+		if n <= allreduceShortMsg || int64(pow2Floor(p)) > n {
+			return RecursiveDoubling
+		}
+		return Rabenseifner
 	case tracefmt.OpGather, tracefmt.OpScatter:
 		return Binomial
 	case tracefmt.OpGatherv, tracefmt.OpScatterv, tracefmt.OpAlltoallv:
@@ -272,6 +292,9 @@ const (
 	binGather
 	binScatter
 	rdAllreduce
+	rabAllreduce // recursive-halving reduce-scatter, recursive-doubling allgather
+	rabReduce    // recursive-halving reduce-scatter, binomial gather to the root
+	rdBcast      // recursive-doubling allgather of a scattered broadcast
 	rdAllgather
 	rdScan
 	ringPass // ring allgather and ring reduce-scatter
@@ -286,6 +309,9 @@ type phase struct {
 	prim   primitive
 	bytes  int64 // message size, or block size for size-varying primitives
 	rounds int
+	// total is the buffer a broadcast scatters in blocks of bytes
+	// (binScatter, rdBcast: the last blocks may be short or empty).
+	total int64
 }
 
 // NewPlan resolves c's algorithm (Auto, or one not Applicable to the
@@ -343,7 +369,24 @@ func NewPlan(c Call) Plan {
 		case Ring:
 			blk := ceilDiv(n, p)
 			add(binScatter, blk)
+			pl.phases[pl.n-1].total = n
 			add(ringPass, blk)
+		case RecursiveDoubling:
+			// MPICH runs it on a power of two ranks only; elsewhere its
+			// scatter is followed by the ring. An empty buffer sends
+			// nothing.
+			if n == 0 {
+				break
+			}
+			blk := ceilDiv(n, p)
+			add(binScatter, blk)
+			pl.phases[pl.n-1].total = n
+			if c.P&(c.P-1) == 0 {
+				add(rdBcast, blk)
+				pl.phases[pl.n-1].total = n
+			} else {
+				add(ringPass, blk)
+			}
 		default:
 			add(binBcast, n)
 		}
@@ -355,6 +398,8 @@ func NewPlan(c Call) Plan {
 			blk := ceilDiv(n, p)
 			add(ringPass, blk)
 			add(binGather, blk)
+		case Rabenseifner:
+			add(rabReduce, n)
 		default:
 			add(binReduce, n)
 		}
@@ -370,6 +415,8 @@ func NewPlan(c Call) Plan {
 			blk := ceilDiv(n, p)
 			add(ringPass, blk)
 			add(ringPass, blk)
+		case Rabenseifner:
+			add(rabAllreduce, n)
 		default:
 			add(rdAllreduce, n)
 		}
@@ -498,7 +545,7 @@ func (pl *Plan) Aligned() bool {
 	for i := 0; i < pl.n; i++ {
 		switch pl.phases[i].prim {
 		case linBcast, linGather, linScatter, linAlltoall, scatteredAlltoall, linScanAll,
-			rdAllreduce, rdAllgather, rdScan, ringPass, ringShift, pairXchg,
+			rdAllreduce, rabAllreduce, rdAllgather, rdScan, ringPass, ringShift, pairXchg,
 			dissemination, bruckAllgather, bruckAlltoall:
 		default:
 			return false
@@ -575,6 +622,13 @@ func primRounds(prim primitive, p int) int {
 		return log2ceil(p) + 1
 	case rdAllreduce:
 		return bits.Len(uint(p)) - 1 + 2
+	case rabAllreduce, rabReduce:
+		// Before and after (reduce: the root's hand-over) the steps of
+		// the ranks beyond the power of two, the halving and the
+		// doubling (or gathering) steps.
+		return 2*(bits.Len(uint(p))-1) + 2
+	case rdBcast:
+		return log2ceil(p)
 	case rdAllgather, rdScan, dissemination, bruckAllgather, bruckAlltoall:
 		return log2ceil(p)
 	case ringPass, ringShift, pairXchg:
@@ -664,9 +718,13 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 		// child a round: MPICH's and SMPI's binomial trees send with
 		// blocking calls, so a rendezvous send to the next child starts
 		// only once the previous one has ended.
+		// A broadcast's scatter (total set) cuts its buffer in blocks
+		// of n bytes, the last ones short or empty: MPICH sends a
+		// subtree only the bytes it holds, and nothing to a subtree
+		// past the end.
 		lb := lowbit(rel, P)
 		if k == 0 {
-			if rel != 0 {
+			if rel != 0 && (ph.total == 0 || ph.total > int64(rel)*n) {
 				recv(abs(rel - lb))
 			}
 			break
@@ -674,10 +732,15 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 		if m := 1 << (log2ceil(P) - k); m < lb {
 			if ch := rel + m; ch < P {
 				b := n
-				if ph.prim == binScatter {
+				switch {
+				case ph.prim == binScatter && ph.total > 0:
+					b = min(ph.total, int64(ch+m)*n) - int64(ch)*n
+				case ph.prim == binScatter:
 					b = int64(min(m, P-ch)) * n
 				}
-				send(abs(ch), b)
+				if b > 0 || ph.total == 0 {
+					send(abs(ch), b)
+				}
 			}
 		}
 	case binReduce, binGather:
@@ -700,11 +763,13 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 			}
 			send(abs(rel-lb), b)
 		}
-	case rdAllreduce:
-		p2 := 1 << (bits.Len(uint(P)) - 1)
-		rem := P - p2
-		last := ph.rounds - 1
-		switch {
+	case rdAllreduce, rabAllreduce:
+		// The even ranks below 2·rem fold into their odd neighbours
+		// first and get the result back last; the rest exchange with
+		// the new rank a mask away: the whole buffer (recursive
+		// doubling), or Rabenseifner's halves and doubles of it.
+		p2, rem, _ := pow2Split(P)
+		switch last := ph.rounds - 1; {
 		case k == 0:
 			if me < 2*rem {
 				if me%2 == 0 {
@@ -722,20 +787,40 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 				}
 			}
 		default:
-			newrank := me - rem
+			nr := me - rem
 			if me < 2*rem {
 				if me%2 == 0 {
 					break
 				}
-				newrank = me / 2
+				nr = me / 2
 			}
-			nd := newrank ^ (1 << (k - 1))
+			mask, b := 1<<(k-1), n
+			if ph.prim == rabAllreduce {
+				var st rabState
+				var lo, hi int
+				lo, hi, mask = st.walk(p2, nr, k-1)
+				b = rabBytes(n, p2, lo, hi)
+			}
+			nd := nr ^ mask
 			dst := nd + rem
 			if nd < rem {
 				dst = nd*2 + 1
 			}
-			send(int32(dst), n)
+			send(int32(dst), b)
 			recv(int32(dst))
+		}
+	case rabReduce:
+		pl.rabReduceRound(n, me, k, send, recv)
+	case rdBcast:
+		// Step k exchanges with the rank 2^k away what the rank's subtree
+		// of 2^k ranks holds: their blocks of the buffer, the last ones
+		// short or empty.
+		mask := 1 << k
+		if dst := rel ^ mask; dst < P {
+			tree := int64(rel &^ (mask - 1))
+			held := min(ph.total, (tree+int64(mask))*n) - tree*n
+			send(abs(dst), max(held, 0))
+			recv(abs(dst))
 		}
 	case rdAllgather:
 		partner := int32(me ^ (1 << k))
@@ -789,6 +874,203 @@ func (pl *Plan) primRound(ph *phase, phaseNo uint8, me, k int, buf []Step, sends
 func bruckBlocks(p, pof int) int64 {
 	period := 2 * pof
 	return int64(p/period*pof + max(p%period-pof, 0))
+}
+
+// pow2Split returns the power of two p2 at or below p, the ranks rem
+// beyond it and log2 p2.
+func pow2Split(p int) (p2, rem, log int) {
+	log = bits.Len(uint(p)) - 1
+	p2 = 1 << log
+	return p2, p - p2, log
+}
+
+// pow2Floor returns the power of two at or below p (1 for p ≤ 1).
+func pow2Floor(p int) int {
+	if p <= 1 {
+		return 1
+	}
+	p2, _, _ := pow2Split(p)
+	return p2
+}
+
+// rabState follows MPICH's indices into the p2 blocks of Rabenseifner's
+// algorithms (MPIR_Allreduce_intra_reduce_scatter_allgather and
+// MPIR_Reduce_intra_reduce_scatter_gather): the blocks a rank sends from
+// (sendIdx), receives into (recvIdx) and holds up to (lastIdx). Blocks
+// are count/p2 elements, the last one taking the remainder.
+type rabState struct {
+	sendIdx, recvIdx, lastIdx int
+}
+
+// halve applies step mask of the recursive-halving reduce-scatter for
+// new rank nr and returns the blocks [lo, hi) it sends.
+func (st *rabState) halve(p2, nr, mask int) (lo, hi int) {
+	if nr < nr^mask {
+		st.sendIdx = st.recvIdx + p2/(mask*2)
+		lo, hi = st.sendIdx, st.lastIdx
+	} else {
+		st.recvIdx = st.sendIdx + p2/(mask*2)
+		lo, hi = st.sendIdx, st.recvIdx
+	}
+	st.sendIdx = st.recvIdx
+	if mask*2 < p2 {
+		st.lastIdx = st.recvIdx + p2/(mask*2)
+	}
+	return lo, hi
+}
+
+// double applies step mask of the recursive-doubling allgather (or of
+// the binomial gather, whose ranks send their blocks the same way) and
+// returns the blocks [lo, hi) it sends.
+func (st *rabState) double(p2, nr, mask int) (lo, hi int) {
+	if nr < nr^mask {
+		if mask != p2/2 {
+			st.lastIdx += p2 / (mask * 2)
+		}
+		st.recvIdx = st.sendIdx + p2/(mask*2)
+		lo, hi = st.sendIdx, st.recvIdx
+	} else {
+		st.recvIdx = st.sendIdx - p2/(mask*2)
+		lo, hi = st.sendIdx, st.lastIdx
+	}
+	if nr > nr^mask {
+		st.sendIdx = st.recvIdx
+	}
+	return lo, hi
+}
+
+// walk runs new rank nr through step step of Rabenseifner's allreduce
+// (0..log2 p2 - 1 halving with masks 1, 2, 4…, then as many doubling
+// with masks p2/2…1) from the start and returns that step's blocks and
+// mask. It costs a step per step before, which a round pays once.
+func (st *rabState) walk(p2, nr, step int) (lo, hi, mask int) {
+	*st = rabState{lastIdx: p2}
+	for mask = 1; mask < p2; mask <<= 1 {
+		lo, hi = st.halve(p2, nr, mask)
+		if step == 0 {
+			return lo, hi, mask
+		}
+		step--
+	}
+	for mask >>= 1; mask > 0; mask >>= 1 {
+		lo, hi = st.double(p2, nr, mask)
+		if step == 0 {
+			return lo, hi, mask
+		}
+		step--
+	}
+	return 0, 0, 0
+}
+
+// rabBytes returns the bytes of blocks [lo, hi) of a buffer of n bytes
+// cut into p2 blocks, the last taking the remainder.
+func rabBytes(n int64, p2, lo, hi int) int64 {
+	if hi <= lo {
+		return 0
+	}
+	b := n / int64(p2)
+	bytes := int64(hi-lo) * b
+	if hi == p2 {
+		bytes += n - b*int64(p2)
+	}
+	return bytes
+}
+
+// rabReduceRound appends rank me's steps of round k of MPICH's reduce by
+// reduce-scatter and gather (MPIR_Reduce_intra_reduce_scatter_gather):
+// round 0 folds the odd ranks below 2·rem into their even neighbours,
+// rounds 1..L halve, round L+1 hands rank 0's block to a root that was
+// folded away (which then stands for rank 0), and rounds L+2..2L+1
+// gather the blocks to the root along a binomial tree, one blocking send
+// or receive a round.
+func (pl *Plan) rabReduceRound(n int64, me, k int, send func(int32, int64), recv func(int32)) {
+	P, root := pl.c.P, pl.c.Root
+	p2, rem, L := pow2Split(P)
+	nr := me - rem
+	if me < 2*rem {
+		nr = -1
+		if me%2 == 0 {
+			nr = me / 2
+		}
+	}
+	real := func(nd int) int {
+		if nd < rem {
+			return nd * 2
+		}
+		return nd + rem
+	}
+	if k == 0 {
+		if me < 2*rem {
+			if me%2 == 1 {
+				send(int32(me-1), n)
+			} else {
+				recv(int32(me + 1))
+			}
+		}
+		return
+	}
+	var st rabState
+	st.lastIdx = p2
+	mask := 1
+	for s := 1; s <= L; s++ {
+		lo, hi := 0, 0
+		if nr >= 0 {
+			lo, hi = st.halve(p2, nr, mask)
+		}
+		if s == k {
+			if nr >= 0 {
+				dst := real(nr ^ mask)
+				send(int32(dst), rabBytes(n, p2, lo, hi))
+				recv(int32(dst))
+			}
+			return
+		}
+		mask <<= 1
+	}
+	foldedRoot := root < 2*rem && root%2 == 1
+	newroot := root - rem
+	switch {
+	case foldedRoot:
+		newroot = 0
+		if me == root {
+			nr, st = 0, rabState{lastIdx: 2}
+		} else if nr == 0 {
+			nr = -1
+			if k == L+1 {
+				send(int32(root), rabBytes(n, p2, 0, 1))
+			}
+		}
+		if me == root && k == L+1 {
+			recv(int32(0))
+		}
+	case root < 2*rem:
+		newroot = root / 2
+	}
+	if k == L+1 || nr < 0 {
+		return
+	}
+	j := L - 1
+	for mask = p2 >> 1; mask > 0; mask >>= 1 {
+		nd := nr ^ mask
+		dst := real(nd)
+		if nd == 0 && foldedRoot {
+			dst = root
+		}
+		lo, hi := st.double(p2, nr, mask)
+		sends := nd>>j == newroot>>j
+		if k == L+2+(L-1-j) {
+			if sends {
+				send(int32(dst), rabBytes(n, p2, lo, hi))
+			} else {
+				recv(int32(dst))
+			}
+			return
+		}
+		if sends {
+			return
+		}
+		j--
+	}
 }
 
 // Factor is the multiplier of the analytic collective model.

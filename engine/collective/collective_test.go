@@ -293,9 +293,18 @@ func TestDefaultsFollowMPICH(t *testing.T) {
 		{tracefmt.OpBarrier, 64, 0, Dissemination},
 		{tracefmt.OpBcast, 64, 1024, Binomial},
 		{tracefmt.OpBcast, 64, 1 << 20, Ring},
+		{tracefmt.OpBcast, 64, 12287, Binomial},
+		{tracefmt.OpBcast, 64, 12288, RecursiveDoubling}, // scatter + doubling allgather
+		{tracefmt.OpBcast, 60, 12288, Ring},              // not a power of two
+		{tracefmt.OpBcast, 64, 524288, Ring},
 		{tracefmt.OpBcast, 4, 1 << 20, Binomial},
 		{tracefmt.OpAllreduce, 64, 8, RecursiveDoubling},
-		{tracefmt.OpAllreduce, 64, 1 << 20, Ring},
+		{tracefmt.OpAllreduce, 64, 2048, RecursiveDoubling}, // MPICH: up to 2048 B inclusive
+		{tracefmt.OpAllreduce, 64, 2049, Rabenseifner},
+		{tracefmt.OpAllreduce, 60, 1 << 20, Rabenseifner},
+		{tracefmt.OpReduce, 64, 2048, Binomial},
+		{tracefmt.OpReduce, 64, 2049, Rabenseifner},
+		{tracefmt.OpReduce, 4096, 3000, Binomial}, // fewer elements than ranks
 		{tracefmt.OpAllgather, 64, 64, RecursiveDoubling},
 		{tracefmt.OpAllgather, 60, 64, Dissemination},
 		{tracefmt.OpAllgather, 64, 1 << 20, Ring},
