@@ -365,6 +365,7 @@ func TestParseStartupLimit(t *testing.T) {
 type busyModel struct {
 	tea.Model
 	release <-chan struct{}
+	busy    chan<- struct{} // told when the model starts blocking
 	mu      *sync.Mutex
 	sizes   *[]tea.WindowSizeMsg
 }
@@ -373,6 +374,7 @@ func (m busyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		if msg.String() == "b" {
+			close(m.busy)
 			<-m.release
 		}
 	case tea.WindowSizeMsg:
@@ -393,21 +395,27 @@ func (m busyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // the keep-alive is answered at once, and the UI, once free, gets the
 // latest size instead of every one.
 func TestBusyUIKeepsConnection(t *testing.T) {
-	release := make(chan struct{})
+	release, busy := make(chan struct{}), make(chan struct{})
 	var (
 		mu    sync.Mutex
 		sizes []tea.WindowSizeMsg
 	)
 	ts := startServer(t, func(c *Config) {
 		c.NewModel = func(o tui.Options) tea.Model {
-			return busyModel{Model: tui.New(o), release: release, mu: &mu, sizes: &sizes}
+			return busyModel{Model: tui.New(o), release: release, busy: busy, mu: &mu, sizes: &sizes}
 		}
 	})
 	c := ts.connect(t)
 	tm := openTerminal(t, c, "ring", 80, 24)
 	tm.waitLoaded(t)
 	tm.press(t, "b")
-	time.Sleep(200 * time.Millisecond) // the UI is busy now
+	// Wait until the UI is busy (a fixed sleep was too short on a loaded
+	// machine: sizes reached the UI before it blocked).
+	select {
+	case <-busy:
+	case <-time.After(wait):
+		t.Fatal("the UI never took the key that makes it busy")
+	}
 	mu.Lock()
 	before := len(sizes)
 	mu.Unlock()
