@@ -105,3 +105,27 @@ func TestMPERecordings(t *testing.T) {
 		})
 	}
 }
+
+// TestMPEIrecvNoFalseDeadlock: testdata/mpe/irecv.clog2 is MPE2's
+// recording of irecv.c (NAS CG's MPI_Irecv, MPI_Send, MPI_Wait exchange
+// of 100,000 B and a halo of MPI_Irecv, MPI_Isend, MPI_Waitall). MPE logs
+// each receive in the wait that completed it; the causal replay reported
+// a deadlock (each rank's rendezvous MPI_Send waiting for a receive
+// posted only at its partner's wait), which the real run did not have.
+// The replay now posts each receive at its MPI_Irecv call.
+func TestMPEIrecvNoFalseDeadlock(t *testing.T) {
+	tr, _, err := formats.Open(context.Background(), "../../testdata/mpe/irecv.clog2", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tracefmt.Summarize(tr); s.Messages.Matched != 36 {
+		t.Fatalf("%d messages matched, want MPE's 36", s.Messages.Matched)
+	}
+	rep := check(t, tr, Options{Replay: ReplayOn})
+	if n := rep.Counts[KindDeadlock]; n != 0 {
+		t.Errorf("%d deadlock findings: %v", n, rep.Findings())
+	}
+	if v := rep.Violations(); v != 0 {
+		t.Errorf("%d violations: %v", v, rep.Findings())
+	}
+}

@@ -320,6 +320,10 @@ func (s *Sim) execEnter(r int32, rk *rank, e *tracefmt.Event) bool {
 			}
 		}
 	}
+	if s.early != nil && cl.kind == callIrecv && rk.depth == 1 {
+		// Last: its scan may move a streamed rank's window, and e with it.
+		s.postEarly(r, rk)
+	}
 	return s.next(rk, 1)
 }
 
@@ -483,6 +487,9 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		return s.next(rk, 1)
 	}
 	if e.Flags.Has(tracefmt.FlagNonBlocking) && e.Request() > 0 && !e.Flags.Has(tracefmt.FlagSendrecv) {
+		if s.earlyOp(r, rk, rk.pos) >= 0 {
+			return s.next(rk, 1) // posted, with its request, at its call
+		}
 		if rk.depth == 0 {
 			s.wrapEnter(rk, "MPI_Irecv")
 		}
@@ -511,8 +518,13 @@ func (s *Sim) execRecv(r int32, rk *rank, e *tracefmt.Event) bool {
 		rk.callHadRecv = true
 		rk.ops = rk.ops[:0]
 		for i := range n {
-			x := s.at(rk, rk.pos+i)
-			op := s.post(r, x.Peer, x.Tag, x.Comm, false, x.Flags, rk.pos+i)
+			op := s.earlyOp(r, rk, rk.pos+i)
+			if op >= 0 {
+				s.ops[op].flags &^= opHeld // posted at its call, without a request
+			} else {
+				x := s.at(rk, rk.pos+i)
+				op = s.post(r, x.Peer, x.Tag, x.Comm, false, x.Flags, rk.pos+i)
+			}
 			s.addOp(rk, op)
 		}
 		for _, op := range rk.ops {

@@ -157,7 +157,10 @@ type Sim struct {
 	// stay in cache).
 	nodeOf []int32
 	class  []stateClass
-	ready  []int32
+	// early pairs each rank's MPI_Irecv calls with the receives they
+	// posted (earlypost.go); nil when the trace has no such calls.
+	early []earlyRank
+	ready []int32
 	// readyHead indexes the first rank of ready still to run.
 	readyHead int
 
@@ -431,6 +434,12 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 		return nil, s.err // reading the first events
 	}
 	s.classifyStates()
+	if cfg.Mode != Inject && hasIrecvCalls(s.class) {
+		s.early = make([]earlyRank, len(t.Ranks))
+		for r := range s.early {
+			s.early[r].open = -1
+		}
+	}
 	if src == nil {
 		findBuffered := cfg.Send == SendRecorded && cfg.Mode != Inject
 		hasCompute = s.scanTrace(findBuffered)

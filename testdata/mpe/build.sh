@@ -54,6 +54,7 @@ build() { # program, extra sources...
 build colls
 build masterworker
 build allreduce "$here/skewclock.c"
+build irecv
 # colls and masterworker with MPE's clock synchronisation (its default):
 # the merged file holds the TIMESHIFT records, their shifts applied.
 MPE_LOGFILE_PREFIX=colls mpiexec -n 4 ./colls
@@ -63,5 +64,7 @@ MPE_LOGFILE_PREFIX=masterworker mpiexec -n 4 ./masterworker
 # long the calls take on the recording machine: on a loaded one they may
 # outlast the skew.
 MPE_CLOCKS_SYNC=no MPE_LOGFILE_PREFIX=allreduce mpiexec -n 4 ./allreduce
-cp colls.clog2 masterworker.clog2 allreduce.clog2 "$here/"
-echo "wrote $here/colls.clog2 $here/masterworker.clog2 $here/allreduce.clog2"
+# irecv: how MPE logs MPI_Irecv (the receive event at the wait).
+MPE_LOGFILE_PREFIX=irecv mpiexec -n 4 ./irecv
+cp colls.clog2 masterworker.clog2 allreduce.clog2 irecv.clog2 "$here/"
+echo "wrote $here/colls.clog2 $here/masterworker.clog2 $here/allreduce.clog2 $here/irecv.clog2"
