@@ -33,6 +33,9 @@ type carried struct {
 	counted []tracefmt.Kind
 	// lossless: the trace reads back equal (its tsim text is the same).
 	lossless bool
+	// recvAtWait: a non-blocking receive reads back at the wait that
+	// completes it (OTF2's MpiIrecv), its own time kept as its posting.
+	recvAtWait bool
 }
 
 // carriedBy are the writable formats that read back, by name; perfetto is
@@ -41,7 +44,7 @@ var carriedBy = map[string]carried{
 	"tsim": {tags: true, lossless: true, res: func(*tracefmt.Trace) float64 { return 0 }},
 	"clog2": {tags: true, res: func(*tracefmt.Trace) float64 { return 0 },
 		counted: []tracefmt.Kind{tracefmt.KindLeave, tracefmt.KindSend, tracefmt.KindCollective}},
-	"otf2": {tags: true, counted: []tracefmt.Kind{tracefmt.KindEnter, tracefmt.KindLeave, tracefmt.KindSend, tracefmt.KindCollective}, res: func(back *tracefmt.Trace) float64 {
+	"otf2": {tags: true, recvAtWait: true, counted: []tracefmt.Kind{tracefmt.KindEnter, tracefmt.KindLeave, tracefmt.KindSend, tracefmt.KindCollective}, res: func(back *tracefmt.Trace) float64 {
 		v, _ := back.Attr("otf2.timer_resolution")
 		ticks, err := strconv.ParseFloat(v, 64)
 		if err != nil || ticks <= 0 {
@@ -80,7 +83,28 @@ type rankView struct {
 	kinds [tracefmt.KindMarker + 1]int
 }
 
-func view(t *tracefmt.Trace) []rankView {
+// completedAt returns when rank r's receive i completed: at its event,
+// or for a non-blocking one at the wait that names its request (or waits
+// for all), else at the rank's last event, where a writer completes what
+// was never waited for.
+func completedAt(t *tracefmt.Trace, r, i int) float64 {
+	ev := t.Ranks[r].Events
+	e := &ev[i]
+	if !e.Flags.Has(tracefmt.FlagNonBlocking) || e.Request() == 0 {
+		return e.Time
+	}
+	for j := i + 1; j < len(ev); j++ {
+		w := &ev[j]
+		if w.Kind == tracefmt.KindWait && (w.Flags.Has(tracefmt.FlagAll) || w.Request() == e.Request()) {
+			return w.Time
+		}
+	}
+	return ev[len(ev)-1].Time
+}
+
+// view returns what every format keeps of t's ranks; recvAtWait takes a
+// non-blocking receive's time from the wait that completes it.
+func view(t *tracefmt.Trace, recvAtWait bool) []rankView {
 	sec := t.Unit.Seconds()
 	out := make([]rankView, len(t.Ranks))
 	for r := range t.Ranks {
@@ -103,6 +127,9 @@ func view(t *tracefmt.Trace) []rankView {
 				if t.Timed {
 					m.sent = e.Time * sec
 					m.recv = t.Ranks[e.Peer].Events[e.Match].Time * sec
+					if recvAtWait {
+						m.recv = completedAt(t, int(e.Peer), int(e.Match)) * sec
+					}
 				}
 				out[r].sends = append(out[r].sends, m)
 			}
@@ -123,7 +150,7 @@ func compare(name string, c carried, ref, back *tracefmt.Trace) error {
 	if back.Size() != ref.Size() {
 		return fmt.Errorf("%d ranks, want %d", back.Size(), ref.Size())
 	}
-	a, b := view(ref), view(back)
+	a, b := view(ref, c.recvAtWait), view(back, false)
 	res := -1.0
 	if c.res != nil && ref.Timed && back.Timed {
 		res = c.res(back)

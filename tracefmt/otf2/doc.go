@@ -19,8 +19,9 @@
 // Read builds a tracefmt.Trace: ranks are the processes of the MPI
 // COMM_LOCATIONS group, a rank's threads are merged by time into its
 // stream (regions of other threads become states "name (thread N)"),
-// Enter/Leave are states, MPI point-to-point records messages (a posted
-// MpiIrecvRequest is filled in by the MpiIrecv that completes it),
+// Enter/Leave are states, MPI point-to-point records messages (a
+// non-blocking receive stands at the MpiIrecv that completes it, its
+// MpiIrecvRequest being its posting, Trace.PostedAt),
 // MpiCollectiveBegin/End collectives with root, communicator and bytes.
 // Local id mapping tables and clock offsets are applied as the OTF2
 // library applies them. docs/formats.md lists every record.

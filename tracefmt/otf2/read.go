@@ -80,6 +80,8 @@ func read(path string, r io.Reader, open Opener, workers int) (*tracefmt.Trace, 
 
 // reader holds what one Read call knows.
 type reader struct {
+	// times are the ranks' MessageTimes, rank after rank as resolved.
+	times  []tracefmt.MessageTime
 	anchor *Anchor
 	open   Opener
 	base   string
@@ -377,6 +379,10 @@ func (rd *reader) readEvents() (*tracefmt.Trace, error) {
 	if err != nil {
 		return nil, rd.finishError(err)
 	}
+	if len(rd.times) > 0 {
+		t.SetMessageTimes(rd.times)
+		rd.times = nil
+	}
 	return t, nil
 }
 
@@ -587,6 +593,7 @@ func (rd *reader) resolve(rs *rankState) error {
 	}
 	rd.stats.Locations += rs.locations
 	rd.stats.EventRecords += rs.records
+	rd.times = append(rd.times, rs.times...)
 	states := make([]tracefmt.StateID, rs.names)
 	same := true
 	for _, k := range rs.stateKeys {
@@ -720,6 +727,9 @@ func (l *localDefs) mapID(kind int, id uint64) uint64 {
 type rankState struct {
 	r  int
 	rb *tracefmt.RankBuilder
+	// times are the posting times of the rank's completed MPI_Irecvs
+	// (Trace.MessageTimes), in stream order.
+	times []tracefmt.MessageTime
 	// err is the error the rank's read stopped at.
 	err error
 	// found is the record readRankTo looked for, once read.
@@ -803,8 +813,11 @@ func (rs *rankState) marker(name string) tracefmt.MarkerID {
 // pendingReq is a non-blocking operation not yet completed: its request
 // in the trace and, for a receive, the index of its placeholder event.
 type pendingReq struct {
-	req  int64
-	recv int
+	req int64
+	// recv tells a receive posted by MpiIrecvRequest, at posted; its
+	// event is added when it completes (MpiIrecv).
+	recv   bool
+	posted float64
 }
 
 // errAt returns an error at a record of a location.
@@ -843,8 +856,10 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		e := tracefmt.Send(tm, peer, int32(rec.tag), ci.index, int64(rec.n))
 		if rec.typ == evMpiIsend {
 			e.Flags |= tracefmt.FlagNonBlocking
-			rs.dropPending(l.thread, rec.req)
-			e.SetRequest(rs.newReq(l.thread, rec.req, -1))
+			if err := rs.dropPending(l.thread, rec.req, tm); err != nil {
+				return err
+			}
+			e.SetRequest(rs.newReq(l.thread, rec.req, false, 0))
 		}
 		i, err := rs.rb.Add(e)
 		if err == nil && ci.self {
@@ -856,27 +871,22 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 		if !ok {
 			return nil // completes a send the trace did not record
 		}
-		if p.recv >= 0 {
-			// Forgetting it would leave the receive posted with no
-			// sender, which the trace model refuses far from here.
+		if p.recv {
 			return l.errAt(rec, "MpiIsendComplete: request %d is the pending MPI_Irecv's of MpiIrecvRequest, not an MPI_Isend's", rec.req)
 		}
 		delete(rs.reqs[l.thread], rec.req)
 		_, err := rs.rb.Add(tracefmt.Wait(tm, p.req))
 		return err
 	case evMpiIrecvRequest:
-		// The receive is posted here; its sender, tag and size are known
-		// when it completes (MpiIrecv), which fills this event in.
-		e := tracefmt.Recv(tm, 0, 0, 0, 0)
-		e.Flags |= tracefmt.FlagNonBlocking
-		i, err := rs.rb.Add(e)
-		if err != nil {
+		// The receive is posted here. Its event stands at its arrival,
+		// as every receive's in the trace model (the clock condition
+		// and the Timeline's arrows are about it): MpiIrecv adds it
+		// when the receive completes, with this posting time beside
+		// (Trace.PostedAt). The replay posts it at its MPI_Irecv call.
+		if err := rs.dropPending(l.thread, rec.req, tm); err != nil {
 			return err
 		}
-		ev := &rs.rb.Events()[i]
-		ev.Peer = -1
-		rs.dropPending(l.thread, rec.req)
-		ev.SetRequest(rs.newReq(l.thread, rec.req, i))
+		rs.newReq(l.thread, rec.req, true, tm)
 		return nil
 	case evMpiRecv, evMpiIrecv:
 		ci, peer, err := rd.peer(rs.r, rec.comm, rec.a)
@@ -884,12 +894,20 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 			return l.errAt(rec, "%s: %v", recName(rec.typ), err)
 		}
 		if rec.typ == evMpiIrecv {
-			if p, ok := rs.req(l.thread, rec.req); ok && p.recv >= 0 {
+			if p, ok := rs.req(l.thread, rec.req); ok && p.recv {
 				delete(rs.reqs[l.thread], rec.req)
-				ev := &rs.rb.Events()[p.recv]
-				ev.Peer, ev.Tag, ev.Comm, ev.Size = int32(peer), int32(rec.tag), ci.index, int64(rec.n)
+				e := tracefmt.Recv(tm, peer, int32(rec.tag), ci.index, int64(rec.n))
+				e.Flags |= tracefmt.FlagNonBlocking
+				e.SetRequest(p.req)
+				i, err := rs.rb.Add(e)
+				if err != nil {
+					return err
+				}
 				if ci.self {
-					rs.useSelf(p.recv, ci, l, rec)
+					rs.useSelf(i, ci, l, rec)
+				}
+				if d := p.posted - tm; d != 0 {
+					rs.times = append(rs.times, tracefmt.MessageTime{Event: tracefmt.EventRef{Rank: int32(rs.r), Index: int32(i)}, Delta: d})
 				}
 				_, err = rs.rb.Add(tracefmt.Wait(tm, p.req))
 				return err
@@ -903,8 +921,8 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 	case evMpiRequestCancelled:
 		if p, ok := rs.req(l.thread, rec.req); ok {
 			delete(rs.reqs[l.thread], rec.req)
-			if p.recv >= 0 {
-				rs.unposted(p.recv, "MPI_Irecv cancelled")
+			if p.recv {
+				return rs.unposted(tm, "MPI_Irecv cancelled")
 			}
 		}
 		return nil
@@ -956,38 +974,46 @@ func (rd *reader) event(rs *rankState, l *location, rec *record) error {
 // finishRank turns what never completed into markers, so that no
 // receive is left without a sender.
 func (rd *reader) finishRank(rs *rankState, locs []*location) {
+	end := 0.0
+	if ev := rs.rb.Events(); len(ev) > 0 {
+		end = ev[len(ev)-1].Time
+	}
 	for _, reqs := range rs.reqs {
 		for _, p := range reqs {
-			if p.recv >= 0 {
-				rs.unposted(p.recv, "MPI_Irecv never completed")
+			if p.recv {
+				if err := rs.unposted(max(end, p.posted), "MPI_Irecv never completed"); err != nil && rs.err == nil {
+					rs.err = err
+				}
 			}
 		}
 	}
 	for _, l := range locs {
 		if l.begin >= 0 {
-			rs.unposted(l.begin, "MPI collective never ended")
+			ev := &rs.rb.Events()[l.begin]
+			*ev = tracefmt.Mark(ev.Time, rs.marker("MPI collective never ended"))
 		}
 	}
 }
 
 // dropPending forgets a pending request whose id a new request reuses
 // before it completed (a broken or truncated trace): a receive posted
-// under that id can no longer be completed, so its placeholder, which
-// names no sender, becomes a marker.
-func (rs *rankState) dropPending(thread int, id uint64) {
-	if p, ok := rs.req(thread, id); ok && p.recv >= 0 {
-		rs.unposted(p.recv, "MPI_Irecv request id reused before completion")
+// under that id can no longer be completed, and a marker at tm says so.
+func (rs *rankState) dropPending(thread int, id uint64, tm float64) error {
+	if p, ok := rs.req(thread, id); ok && p.recv {
+		return rs.unposted(tm, "MPI_Irecv request id reused before completion")
 	}
+	return nil
 }
 
-// unposted turns the placeholder event i of the rank into a marker.
-func (rs *rankState) unposted(i int, what string) {
-	ev := &rs.rb.Events()[i]
-	*ev = tracefmt.Mark(ev.Time, rs.marker(what))
+// unposted adds a marker at tm for a posted receive that did not complete.
+func (rs *rankState) unposted(tm float64, what string) error {
+	_, err := rs.rb.Add(tracefmt.Mark(tm, rs.marker(what)))
+	return err
 }
 
-// newReq gives request id of a thread's location a trace request id.
-func (rs *rankState) newReq(thread int, id uint64, recv int) int64 {
+// newReq gives request id of a thread's location a trace request id; a
+// receive's (recv) was posted at posted.
+func (rs *rankState) newReq(thread int, id uint64, recv bool, posted float64) int64 {
 	if thread >= len(rs.reqs) {
 		rs.reqs = append(rs.reqs, make([]map[uint64]pendingReq, thread+1-len(rs.reqs))...)
 	}
@@ -996,7 +1022,7 @@ func (rs *rankState) newReq(thread int, id uint64, recv int) int64 {
 	}
 	req := rs.nextReq
 	rs.nextReq++
-	rs.reqs[thread][id] = pendingReq{req: req, recv: recv}
+	rs.reqs[thread][id] = pendingReq{req: req, recv: recv, posted: posted}
 	return req
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -182,6 +183,36 @@ var otf2Ops = map[tracefmt.CollOp]uint8{
 // (CREATE_HANDLE: a collective that moves no data).
 const opOther = 17
 
+// earlyRequest is a non-blocking receive whose posting the trace keeps
+// (Trace.PostedAt) before its event: its MpiIrecvRequest goes out at
+// posted, before event at of the rank.
+type earlyRequest struct {
+	at, recv int
+	posted   float64
+}
+
+// earlyRequests lists rank r's receives posted before their events, by
+// the event before which each was posted.
+func earlyRequests(t *tracefmt.Trace, r int) []earlyRequest {
+	var out []earlyRequest
+	ev := t.Ranks[r].Events
+	for _, m := range t.MessageTimesOf(r) {
+		i := int(m.Event.Index)
+		if m.Delta >= 0 || i >= len(ev) {
+			continue
+		}
+		e := &ev[i]
+		if e.Kind != tracefmt.KindRecv || !e.Flags.Has(tracefmt.FlagNonBlocking) || e.Request() == 0 {
+			continue
+		}
+		posted := e.Time + m.Delta
+		at := sort.Search(i, func(j int) bool { return ev[j].Time > posted })
+		out = append(out, earlyRequest{at: at, recv: i, posted: posted})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].at < out[b].at })
+	return out
+}
+
 // rankEvents writes rank r's event file and returns its number of events.
 func (wr *writer) rankEvents(w io.Writer, r int) (uint64, error) {
 	t := wr.t
@@ -218,7 +249,21 @@ func (wr *writer) rankEvents(w io.Writer, r int) (uint64, error) {
 		emit(x, evMpiIrecv, appendU64(p, uint64(req)), false)
 		return nil
 	}
+	early := earlyRequests(t, r)
+	posted := map[int]bool{} // receives whose MpiIrecvRequest went out early
 	for i := range ev {
+		for len(early) > 0 && early[0].at == i {
+			x := early[0]
+			early = early[1:]
+			req := ev[x.recv].Request()
+			if _, dup := pending[req]; dup {
+				continue // its id still names another request: posted at its event
+			}
+			pending[req] = x.recv
+			order = append(order, req)
+			posted[x.recv] = true
+			emit(x.posted, evMpiIrecvRequest, appendU64(nil, uint64(req)), true)
+		}
 		e := &ev[i]
 		switch e.Kind {
 		case tracefmt.KindEnter:
@@ -229,6 +274,10 @@ func (wr *writer) rankEvents(w io.Writer, r int) (uint64, error) {
 			typ := byte(evMpiSend)
 			if e.Kind == tracefmt.KindRecv {
 				typ = evMpiRecv
+			}
+			if posted[i] {
+				delete(posted, i)
+				continue // MpiIrecvRequest at its posting, MpiIrecv at its wait
 			}
 			if e.Flags.Has(tracefmt.FlagNonBlocking) && e.Request() != 0 {
 				if _, dup := pending[e.Request()]; !dup {

@@ -271,6 +271,23 @@ def case_offset(p):
     main_end(p)
 
 
+def case_irecv_early(p):
+    """NAS CG's exchange on clocks that agree: both ranks post MPI_Irecv at
+    once, compute, MPI_Send to each other, compute, and wait: each receive
+    is posted long before its sender sends, and completes after."""
+    n = len(p.locs)
+    for r in range(n):
+        p.clock[r] = [p.offset + 1000] * len(p.clock[r])
+    main_begin(p)
+    for r in range(n):
+        p.irecv_post(r, 100 + r)
+        p.tick(r, d=1000 * (r + 1))
+        p.send(r, 1 - r, 7, 100000)
+        p.tick(r, d=5000)
+        p.wait_recv(r, 1 - r, 7, 100000, 100 + r)
+    main_end(p)
+
+
 CASES = {
     # name: (function, ranks, threads, resolution, offset)
     "p2p": (case_p2p, 2, 1, 10**9, 0),
@@ -284,6 +301,7 @@ CASES = {
     "nested": (case_nested, 3, 1, 1, 0),
     "many": (case_many, 4, 1, 10**9, 0),
     "offset": (case_offset, 2, 1, 10**9, 123456789012),
+    "irecv_early": (case_irecv_early, 2, 1, 10**9, 0),
 }
 
 
