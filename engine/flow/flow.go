@@ -61,6 +61,7 @@ package flow
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/des"
@@ -732,6 +733,26 @@ func (n *Network) route(src, dst int, out []int32) ([]int32, bool) {
 	if src == dst && n.loopback >= 0 {
 		return append(out, n.loopback+int32(src)), true
 	}
+	if src == dst {
+		// Up the node's link and down again: a link both ways is
+		// crossed once (SimGrid's star adds a link to a route once: a
+		// SHARED link, or the limiter, is one constraint up and down).
+		start := len(out)
+		out, ok := n.routeApart(src, dst, out)
+		kept := out[:start]
+		for _, c := range out[start:] {
+			if !slices.Contains(kept[start:], c) {
+				kept = append(kept, c)
+			}
+		}
+		return kept, ok
+	}
+	return n.routeApart(src, dst, out)
+}
+
+// routeApart is route's way from node src to node dst other than a
+// loopback.
+func (n *Network) routeApart(src, dst int, out []int32) ([]int32, bool) {
 	if n.cfg.Hops != nil {
 		return n.platformRoute(src, dst, out)
 	}

@@ -29,6 +29,10 @@ var sgPlatforms = []struct {
 	{"star FATPIPE", `sharing_policy="FATPIPE"`, ""},
 	{"star limiter 200MBps", `limiter_link="200MBps"`, ""},
 	{"star 2 ranks/host", ``, "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
+	// A SHARED link is one link both ways: SimGrid's star puts it in
+	// the route between two ranks of a host once (the engine twice, at
+	// half the rate, until the random programs found it).
+	{"star SHARED 2 ranks/host", `sharing_policy="SHARED"`, "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
 	{"star loopback, 2 ranks/host", `loopback_bw="500MBps" loopback_lat="1us"`, "host0:2\nhost1:2\nhost2:2\nhost3:2\n"},
 	{"torus 2x4", `topology="TORUS" topo_parameters="2,4"`, ""},
 	{"torus 2x2x2", `topology="TORUS" topo_parameters="2,2,2"`, ""},
@@ -191,7 +195,7 @@ func readPins(t *testing.T) map[string]float64 {
 // table docs/sim.md shows.
 func TestPresetsAgainstSimGrid(t *testing.T) {
 	if testing.Short() {
-		t.Skip("270 replays")
+		t.Skip("288 replays")
 	}
 	live := true
 	if _, err := simgrid.Path(); err != nil {

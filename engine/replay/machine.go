@@ -8,6 +8,7 @@ import (
 	"github.com/tracesim/tracesim/engine/netmodel"
 	"github.com/tracesim/tracesim/engine/packet"
 	"github.com/tracesim/tracesim/engine/placement"
+	"github.com/tracesim/tracesim/engine/platform"
 	"github.com/tracesim/tracesim/engine/routing"
 	"github.com/tracesim/tracesim/engine/topology"
 )
@@ -140,7 +141,7 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 			return nil, err
 		}
 		if plat.Topology.Kind() == topology.KindCrossbar {
-			m.Distance = starRoutes{t}
+			m.Distance = starRoutes{t: t, oneLink: plat.Sharing != platform.SplitDuplex}
 		}
 		p, err = placement.Map(ranks, nodes, nodeOf)
 		if err != nil {

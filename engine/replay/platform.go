@@ -235,11 +235,19 @@ func readFactors(open userfile.Opener, path string) (bw, lat netmodel.SizeFactor
 
 // starRoutes are the distances of a SimGrid star without loopback links:
 // a message between two ranks of one host goes up the host's link and
-// down again, two links like any other.
-type starRoutes struct{ t topology.Topology }
+// down again, two links like any other; one when the host's link is one
+// link both ways (oneLink: SHARED, and FATPIPE, which SimGrid 3.32 builds
+// as SHARED), which SimGrid's star puts in a route once.
+type starRoutes struct {
+	t       topology.Topology
+	oneLink bool
+}
 
 func (s starRoutes) Hops(a, b int) int {
 	if a == b {
+		if s.oneLink {
+			return 1
+		}
 		return 2
 	}
 	return s.t.Hops(a, b)
