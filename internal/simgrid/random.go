@@ -98,12 +98,18 @@ func randomMessages(rng *rand.Rand, ranks, tag int, add func(int, string, ...any
 		return
 	}
 	ops := make([][]string, ranks)
-	for range 1 + rng.IntN(2*ranks) {
+	for k := range 1 + rng.IntN(2*ranks) {
 		src := rng.IntN(ranks)
 		dst := (src + 1 + rng.IntN(ranks-1)) % ranks
 		size := randomSize(rng)
-		ops[src] = append(ops[src], fmt.Sprintf("isend %d %d %d 6", dst, tag, size))
-		ops[dst] = append(ops[dst], fmt.Sprintf("irecv %d %d %d 6", src, tag, size))
+		// One receive in five takes MPI_ANY_SOURCE (-555) on a tag of
+		// its own, so that its match does not depend on arrival order.
+		from, t := fmt.Sprint(src), tag
+		if rng.IntN(5) == 0 {
+			from, t = "-555", 1000*(tag+1)+k
+		}
+		ops[src] = append(ops[src], fmt.Sprintf("isend %d %d %d 6", dst, t, size))
+		ops[dst] = append(ops[dst], fmt.Sprintf("irecv %s %d %d 6", from, t, size))
 	}
 	for r, o := range ops {
 		if len(o) == 0 {
