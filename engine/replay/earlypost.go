@@ -194,6 +194,9 @@ func (s *Sim) earlyOp(r int32, rk *rank, i int32) int32 {
 	er := &s.early[r]
 	er.resume(i, int32(rk.depth), rk.call)
 	s.scanTo(rk, er, i+1, -1)
+	for er.pairHead < len(er.pairs) && er.pairs[er.pairHead].recv < i {
+		er.pairHead++ // passed by a path that does not ask (none today): it would block the queue
+	}
 	if er.pairHead == len(er.pairs) || er.pairs[er.pairHead].recv != i {
 		return -1
 	}
