@@ -993,7 +993,7 @@ func (pl *Plan) rabReduceRound(n int64, me, k int, send func(int32, int64), recv
 			nr = me / 2
 		}
 	}
-	real := func(nd int) int {
+	rankOf := func(nd int) int { // the rank that stands for new rank nd
 		if nd < rem {
 			return nd * 2
 		}
@@ -1019,7 +1019,7 @@ func (pl *Plan) rabReduceRound(n int64, me, k int, send func(int32, int64), recv
 		}
 		if s == k {
 			if nr >= 0 {
-				dst := real(nr ^ mask)
+				dst := rankOf(nr ^ mask)
 				send(int32(dst), rabBytes(n, p2, lo, hi))
 				recv(int32(dst))
 			}
@@ -1052,7 +1052,7 @@ func (pl *Plan) rabReduceRound(n int64, me, k int, send func(int32, int64), recv
 	j := L - 1
 	for mask = p2 >> 1; mask > 0; mask >>= 1 {
 		nd := nr ^ mask
-		dst := real(nd)
+		dst := rankOf(nd)
 		if nd == 0 && foldedRoot {
 			dst = root
 		}

@@ -39,17 +39,17 @@ const earlyLookahead = 1 << 14
 type earlyRank struct {
 	scan int32 // the next event the scanner classifies
 	open int32 // the enter of the MPI_Irecv call it is in, or -1
-	held bool  // that call holds a receive event
 	// depth counts the MPI states the scanner is in; waiting tells that
 	// the outermost is a wait or test call.
-	depth   int32
-	waiting bool
+	depth int32
 	// calls[callHead:] are the calls without a receive not yet paired,
 	// pairs[pairHead:] the pairs whose receive the rank has not reached;
 	// both queues restart at the front of their arrays once empty.
+	callHead, pairHead int32
+	held               bool // the open call holds a receive event
+	waiting            bool
 	calls              []int32
 	pairs              []earlyPost
-	callHead, pairHead int
 }
 
 // earlyPost is a receive event and the MPI_Irecv call that posted it.
@@ -117,9 +117,9 @@ func (s *Sim) scanTo(rk *rank, er *earlyRank, to, call int32) {
 			switch {
 			case er.open >= 0:
 				er.held = true
-			case completed && er.callHead < len(er.calls):
+			case completed && int(er.callHead) < len(er.calls):
 				er.pairs = append(er.pairs, earlyPost{call: er.calls[er.callHead], recv: i, op: -1})
-				if er.callHead++; er.callHead == len(er.calls) {
+				if er.callHead++; int(er.callHead) == len(er.calls) {
 					er.calls, er.callHead = er.calls[:0], 0
 				}
 			}
@@ -166,7 +166,7 @@ func (s *Sim) postEarly(r int32, rk *rank) {
 	call := rk.pos
 	er.resume(call, 0, stateClass{})
 	s.scanTo(rk, er, call+1, call)
-	for k := er.pairHead; k < len(er.pairs); k++ {
+	for k := int(er.pairHead); k < len(er.pairs); k++ {
 		p := &er.pairs[k]
 		if p.call != call {
 			continue
@@ -194,14 +194,14 @@ func (s *Sim) earlyOp(r int32, rk *rank, i int32) int32 {
 	er := &s.early[r]
 	er.resume(i, int32(rk.depth), rk.call)
 	s.scanTo(rk, er, i+1, -1)
-	for er.pairHead < len(er.pairs) && er.pairs[er.pairHead].recv < i {
+	for int(er.pairHead) < len(er.pairs) && er.pairs[er.pairHead].recv < i {
 		er.pairHead++ // passed by a path that does not ask (none today): it would block the queue
 	}
-	if er.pairHead == len(er.pairs) || er.pairs[er.pairHead].recv != i {
+	if int(er.pairHead) == len(er.pairs) || er.pairs[er.pairHead].recv != i {
 		return -1
 	}
 	op := er.pairs[er.pairHead].op
-	if er.pairHead++; er.pairHead == len(er.pairs) {
+	if er.pairHead++; int(er.pairHead) == len(er.pairs) {
 		er.pairs, er.pairHead = er.pairs[:0], 0
 	}
 	return op

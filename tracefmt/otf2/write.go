@@ -250,7 +250,10 @@ func (wr *writer) rankEvents(w io.Writer, r int) (uint64, error) {
 		return nil
 	}
 	early := earlyRequests(t, r)
-	posted := map[int]bool{} // receives whose MpiIrecvRequest went out early
+	var posted map[int]bool // receives whose MpiIrecvRequest went out early
+	if len(early) > 0 {
+		posted = map[int]bool{}
+	}
 	for i := range ev {
 		for len(early) > 0 && early[0].at == i {
 			x := early[0]
