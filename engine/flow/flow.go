@@ -104,6 +104,11 @@ type Config struct {
 	// directions, FatPipe none to share: each flow is bounded by the
 	// bandwidth alone.
 	Sharing Sharing
+	// MediumFatPipe makes a shared medium (a bus's, or a crossbar's
+	// backbone: topology.Star) bound each flow to its bandwidth without
+	// sharing it (SimGrid's bb_sharing_policy FATPIPE); otherwise every
+	// flow through it, either way, shares its one capacity (SHARED).
+	MediumFatPipe bool
 	// Limiter, when positive, is the bandwidth in bytes/s of a link of
 	// each node that everything the node sends and receives crosses, in
 	// both directions at once (SimGrid's limiter_link: SHARED, no
@@ -217,13 +222,15 @@ type Network struct {
 	paths       []path
 	routeBuf    []int32
 	scratch     []int32 // Send's route, when not cached
-	// starInj and starEj are, on a network of one router without a
-	// shared medium, fixed routes, no lanes and too many nodes for the
-	// path cache (the default crossbar from 1,025 ranks on), each node's
-	// injection and ejection constraints (aliased): the route from src
-	// to dst is starInj[src], starEj[dst], what topoRoute finds through
-	// the routing and topology interfaces. Nil otherwise (see starRoutes).
+	// starInj and starEj are, on a network of one router, fixed routes,
+	// no lanes and too many nodes for the path cache (the default
+	// crossbar from 1,025 ranks on), each node's injection and ejection
+	// constraints (aliased): the route from src to dst is starInj[src],
+	// the router's shared medium when it has one (starMedium ≥ 0),
+	// starEj[dst], what topoRoute finds through the routing and topology
+	// interfaces. Nil otherwise (see starRoutes).
 	starInj, starEj []int32
+	starMedium      int32
 	rlimiter        int32 // first router limiter constraint; -1: none
 	// Injection lanes (Config.OneInjectionLink): node i's are the
 	// constraints lanes+nodeLane[i] … lanes+nodeLane[i+1]−1, leaving its
@@ -529,6 +536,9 @@ func New(cfg Config) (*Network, error) {
 		n.links[i].cap = l.Props.Bandwidth
 		n.lat[i] = des.Time(l.Props.Latency)
 		n.links[i].fatpipe = cfg.Sharing == FatPipe
+		if l.Class == topology.ClassMedium {
+			n.links[i].fatpipe = cfg.MediumFatPipe
+		}
 		if cfg.Sharing == Shared && l.Reverse != topology.NoLink && l.Reverse < l.ID {
 			n.alias[i] = int32(l.Reverse)
 		}
@@ -588,8 +598,9 @@ func New(cfg Config) (*Network, error) {
 }
 
 // starRoutes fills starInj and starEj where a route is a node's
-// injection link then the destination's ejection link: one router, no
-// shared medium, fixed routes, no injection lanes, no platform hops. Only
+// injection link, the router's medium if it has one, then the
+// destination's ejection link: one router, fixed routes, no injection
+// lanes, no platform hops. Only
 // above maxCachedNodes: below, cachedPath keeps each pair's whole path.
 // At 4,096 ranks routing each flow both ways through the interfaces was
 // 376 instructions an event (topoRoute, route, the routing algorithm's
@@ -597,7 +608,8 @@ func New(cfg Config) (*Network, error) {
 func (n *Network) starRoutes() {
 	t := n.topo
 	N := t.NumNodes()
-	if n.cfg.Hops != nil || !n.fixedRoutes || t.NumRouters() != 1 || t.Medium(0) != topology.NoLink ||
+	n.starMedium = -1
+	if n.cfg.Hops != nil || !n.fixedRoutes || t.NumRouters() != 1 ||
 		len(n.laneOut) > 0 || N <= maxCachedNodes {
 		return
 	}
@@ -612,6 +624,9 @@ func (n *Network) starRoutes() {
 		inj[i], ej[i] = n.alias[in], n.alias[out]
 	}
 	n.starInj, n.starEj = inj, ej
+	if m := t.Medium(0); m != topology.NoLink {
+		n.starMedium = int32(m)
+	}
 }
 
 // buildLanes lays out the injection lanes (see Config.OneInjectionLink)
@@ -760,7 +775,11 @@ func (n *Network) routeApart(src, dst int, out []int32) ([]int32, bool) {
 		out = append(out, n.limiter+int32(src))
 	}
 	if n.starInj != nil && src != dst {
-		out = append(out, n.starInj[src], n.starEj[dst])
+		out = append(out, n.starInj[src])
+		if n.starMedium >= 0 {
+			out = append(out, n.starMedium)
+		}
+		out = append(out, n.starEj[dst])
 		if n.limiter >= 0 {
 			out = append(out, n.limiter+int32(dst))
 		}

@@ -12,10 +12,10 @@ import (
 // a flow's route is its node's injection link then the destination's
 // ejection link, read from two per-node tables, and it is the route the
 // routing and topology interfaces give hop by hop, both ways (the way
-// back is the cross-traffic's), limiters and shared links included. The
-// tables are not built where that shortcut would not hold or the cache
-// serves: a bus (a shared medium), a torus, a crossbar of few nodes, a
-// platform's hops.
+// back is the cross-traffic's), limiters, shared links and a shared medium
+// (a bus's, a crossbar's backbone) between the two included. The tables
+// are not built where that shortcut would not hold or the cache serves: a
+// torus, a crossbar of few nodes, a platform's hops.
 func TestStarRoutes(t *testing.T) {
 	lp := topology.LinkProps{Bandwidth: 1.25e9, Latency: 1_000_000}
 	for _, tc := range []struct {
@@ -30,7 +30,9 @@ func TestStarRoutes(t *testing.T) {
 		{"crossbar:1100", 0, Shared, false, true},
 		{"crossbar:1100", 0, SplitDuplex, true, false},
 		{"crossbar:1024", 0, SplitDuplex, false, false},
-		{"bus:1100", 0, SplitDuplex, false, false},
+		{"bus:1100", 0, SplitDuplex, false, true},
+		{"crossbar:1100,bbbw=10Gb/s,bblat=2us", 0, SplitDuplex, false, true},
+		{"crossbar:1100,bbbw=10Gb/s", 2e9, Shared, false, true},
 		{"torus:16x16x8", 0, SplitDuplex, false, false},
 	} {
 		t.Run(fmt.Sprintf("%s/limiter %v/sharing %v/hops %v", tc.spec, tc.limiter, tc.sharing, tc.hops), func(t *testing.T) {
@@ -68,7 +70,14 @@ func TestStarRoutes(t *testing.T) {
 					if gok != wok || !slices.Equal(got, want) {
 						t.Fatalf("route %d → %d: %v (%v), want %v (%v)", src, dst, got, gok, want, wok)
 					}
-					if want := 2 + 2*min(int(tc.limiter), 1); len(got) != want {
+					links := 2 + 2*min(int(tc.limiter), 1)
+					if m := tp.Medium(0); m != topology.NoLink {
+						links++
+						if got[len(got)/2] != int32(m) {
+							t.Fatalf("route %d → %d: %v: want the medium %d between the injection and ejection links", src, dst, got, m)
+						}
+					}
+					if len(got) != links {
 						t.Fatalf("route %d → %d: %v: want an injection and an ejection link", src, dst, got)
 					}
 				}

@@ -17,7 +17,8 @@ const (
 // Metrics.Groups: names lists the groups — "inject" and "eject" (the
 // terminal links) first, then the grid directions ("x+", "x-", …), the
 // fat-tree levels ("up0", "down0", …), the dragonfly classes ("local",
-// "global") or the link classes of other topologies — and of[id] is the
+// "global"), "backbone" (a crossbar's) or the link classes of other
+// topologies — and of[id] is the
 // group of link id (0 for unused ids). Every network model that measures
 // links groups them the same way, so their results compare.
 func LinkGroups(t topology.Topology) (names []string, of []uint8) {
@@ -67,6 +68,8 @@ func LinkGroups(t topology.Topology) (names []string, of []uint8) {
 			g = id(GridGroup(d, dir))
 		case l.Class == topology.ClassUp || l.Class == topology.ClassDown:
 			g = id(fmt.Sprintf("%s%d", l.Class, l.Level))
+		case l.Class == topology.ClassMedium && t.Kind() == topology.KindCrossbar:
+			g = id("backbone")
 		default:
 			g = id(l.Class.String())
 		}

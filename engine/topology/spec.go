@@ -442,13 +442,34 @@ func (p *specParser) star(opt Options) (Topology, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkUsed("bw, lat"); err != nil {
-		return nil, err
-	}
 	if p.kind == KindBus {
+		if err := p.checkUsed("bw, lat"); err != nil {
+			return nil, err
+		}
 		return newBus(n, props), nil
 	}
-	return newCrossbar(n, props), nil
+	// A backbone when either of its keys is given: of the terminal
+	// links' bandwidth and no latency unless they say otherwise.
+	var backbone *LinkProps
+	bw, err := p.lookup("bbbw")
+	if err != nil {
+		return nil, err
+	}
+	lat, err := p.lookup("bblat")
+	if err != nil {
+		return nil, err
+	}
+	if bw != nil || lat != nil {
+		bb, err := p.props("bbbw", "bblat", LinkProps{Bandwidth: props.Bandwidth})
+		if err != nil {
+			return nil, err
+		}
+		backbone = &bb
+	}
+	if err := p.checkUsed("bw, lat, bbbw, bblat"); err != nil {
+		return nil, err
+	}
+	return newCrossbar(n, props, backbone), nil
 }
 
 func (p *specParser) fatTree(opt Options) (Topology, error) {

@@ -20,22 +20,61 @@ import (
 // zero latency so that, under cut-through, a packet is serialized once and
 // delayed once. The medium's utilisation is the bus utilisation. Analytic
 // models see one hop between distinct nodes.
+//
+// A crossbar may have a backbone (SimGrid's bb_bw and bb_lat): a medium
+// every message between nodes crosses, one channel for both directions,
+// between the sender's terminal link and the receiver's. Its terminal
+// links keep their own bandwidth and latency, so a route is the two
+// terminal links and the backbone, as in SimGrid's cluster; analytic
+// models still see two hops.
 type Star struct {
-	kind  Kind
-	n     int
-	props LinkProps // terminal links (crossbar) or the medium (bus)
+	kind     Kind
+	n        int
+	props    LinkProps  // terminal links (crossbar) or the medium (bus)
+	backbone *LinkProps // a crossbar's backbone, nil for none
 	overrides
 }
 
-func newCrossbar(n int, p LinkProps) *Star { return &Star{kind: KindCrossbar, n: n, props: p} }
-func newBus(n int, p LinkProps) *Star      { return &Star{kind: KindBus, n: n, props: p} }
+func newCrossbar(n int, p LinkProps, backbone *LinkProps) *Star {
+	return &Star{kind: KindCrossbar, n: n, props: p, backbone: backbone}
+}
+func newBus(n int, p LinkProps) *Star { return &Star{kind: KindBus, n: n, props: p} }
+
+// NewCrossbar returns a crossbar of n nodes whose terminal links have
+// the properties p and, when backbone is not nil, whose traffic between
+// nodes crosses a backbone of those properties (see Star).
+func NewCrossbar(n int, p LinkProps, backbone *LinkProps) *Star {
+	if backbone != nil {
+		bb := *backbone
+		backbone = &bb
+	}
+	return newCrossbar(n, p, backbone)
+}
+
+// Backbone returns the properties of a crossbar's backbone and whether it
+// has one.
+func (s *Star) Backbone() (LinkProps, bool) {
+	if s.backbone == nil {
+		return LinkProps{}, false
+	}
+	return s.apply(LinkID(2*s.n), *s.backbone), true
+}
+
+// hasMedium reports whether link 2N exists: a bus's medium or a
+// crossbar's backbone.
+func (s *Star) hasMedium() bool { return s.kind == KindBus || s.backbone != nil }
 
 // Kind is KindCrossbar or KindBus.
 func (s *Star) Kind() Kind { return s.kind }
 
 // Spec returns the canonical spec.
 func (s *Star) Spec() string {
-	return s.kind.String() + ":" + strconv.Itoa(s.n) + formatProps("bw", "lat", s.props, DefaultLink)
+	spec := s.kind.String() + ":" + strconv.Itoa(s.n) + formatProps("bw", "lat", s.props, DefaultLink)
+	if bb := s.backbone; bb != nil {
+		// bbbw always, so that the backbone survives a round trip.
+		spec += ",bbbw=" + formatRate(bb.Bandwidth) + formatProps("", "bblat", *bb, LinkProps{Bandwidth: bb.Bandwidth})
+	}
+	return spec
 }
 
 // NumNodes is the number of ports.
@@ -58,9 +97,9 @@ func (s *Star) Peer(r, p int) Peer {
 // Attach puts node n on port n.
 func (s *Star) Attach(n int) (router, port int) { return 0, n }
 
-// NumLinks is 2N, plus the medium of a bus.
+// NumLinks is 2N, plus the medium of a bus or the backbone.
 func (s *Star) NumLinks() int {
-	if s.kind == KindBus {
+	if s.hasMedium() {
 		return 2*s.n + 1
 	}
 	return 2 * s.n
@@ -100,13 +139,18 @@ func (s *Star) Link(id LinkID) Link {
 		return Link{ID: id, Valid: true, From: Peer{Kind: PeerNode, ID: n}, To: Peer{Kind: PeerRouter, Port: n},
 			Reverse: LinkID(n), Class: ClassTerminal, Props: s.apply(id, tap)}
 	}
+	medium := s.props
+	if s.backbone != nil {
+		medium = *s.backbone
+	}
 	return Link{ID: id, Valid: true, From: Peer{Kind: PeerRouter}, To: Peer{Kind: PeerRouter},
-		Reverse: NoLink, Class: ClassMedium, Props: s.apply(id, s.props)}
+		Reverse: NoLink, Class: ClassMedium, Props: s.apply(id, medium)}
 }
 
-// Medium is the bus channel (2N) for a bus, NoLink for a crossbar.
+// Medium is the bus channel or the crossbar's backbone (2N), NoLink for
+// a crossbar without one.
 func (s *Star) Medium(r int) LinkID {
-	if s.kind == KindBus && r == 0 {
+	if s.hasMedium() && r == 0 {
 		return LinkID(2 * s.n)
 	}
 	return NoLink

@@ -477,7 +477,11 @@ func TestParseErrors(t *testing.T) {
 		{"dragonfly:p=0,a=4,h=2", 12, "p is 0"},
 		{"dragonfly:p=2,a=4,h=2,k=3", 22, `unknown parameter "k"`},
 		{"dragonfly:p=64,a=1024,h=1024", 0, "above the limits"},
-		{"crossbar:8,nbw=1Gb/s", 11, `unknown parameter "nbw" for crossbar (expected one of bw, lat)`},
+		{"crossbar:8,nbw=1Gb/s", 11, `unknown parameter "nbw" for crossbar (expected one of bw, lat, bbbw, bblat)`},
+		{"crossbar:8,bbbw=0", 16, "bbbw: bandwidth must be positive"},
+		{"crossbar:8,bbbw=1Gb/s,bbbw=2Gb/s", 22, `parameter "bbbw" given twice`},
+		{"crossbar:8,bblat=-1us", 17, "bblat"},
+		{"bus:8,bbbw=1Gb/s", 6, `unknown parameter "bbbw" for bus (expected one of bw, lat)`},
 		{"file:", 5, "expected a file name"},
 	}
 	for _, tt := range tests {
@@ -510,6 +514,10 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"hypercube:6", "hypercube:6"},
 		{"crossbar:64,bw=12.5MB/s", "crossbar:64,bw=100Mb/s"},
 		{"bus:8,lat=1ms", "bus:8,lat=1ms"},
+		{"crossbar:8,bbbw=100Gb/s", "crossbar:8,bbbw=100Gb/s"},
+		{"crossbar:8,bblat=2us", "crossbar:8,bbbw=10Gb/s,bblat=2us"},
+		{"crossbar:8,bblat=2us,bw=40Gb/s", "crossbar:8,bw=40Gb/s,bbbw=40Gb/s,bblat=2us"},
+		{"crossbar:8,bblat=2us,bw=1Gb/s,bbbw=40Gb/s", "crossbar:8,bw=1Gb/s,bbbw=40Gb/s,bblat=2us"},
 		{"fattree:k=4,levels=3", "fattree:k=4,levels=3"},
 		{"fattree:k=4,levels=3,taper=0.5", "fattree:k=4,levels=3,taper=0.5"},
 		{"fattree:k=4,levels=3,taper=0.5/0.5", "fattree:k=4,levels=3,taper=0.5"},
@@ -626,6 +634,29 @@ func TestStarAndBus(t *testing.T) {
 	xb := mustParse(t, "crossbar:4,bw=100Mb/s,lat=5us")
 	if xb.Medium(0) != NoLink || xb.Link(xb.InjectLink(2)).Props != (LinkProps{12.5e6, 5e6}) {
 		t.Errorf("crossbar medium %d props %+v", xb.Medium(0), xb.Link(xb.InjectLink(2)).Props)
+	}
+	if _, ok := xb.(*Star).Backbone(); ok || xb.NumLinks() != 8 {
+		t.Errorf("crossbar without a backbone: %d links, backbone %v", xb.NumLinks(), ok)
+	}
+	// A backbone: the medium, with its own properties; the terminal
+	// links keep theirs (unlike a bus's taps); still two hops apart.
+	bb := mustParse(t, "crossbar:4,bw=100Mb/s,lat=5us,bbbw=1Gb/s,bblat=20us")
+	m = bb.Medium(0)
+	if m != 8 || bb.NumLinks() != 9 || bb.Link(m).Props != (LinkProps{125e6, 20e6}) || bb.Link(m).Class != ClassMedium || bb.Link(m).Reverse != NoLink {
+		t.Errorf("backbone %d of %d links: %+v", m, bb.NumLinks(), bb.Link(m))
+	}
+	if tap := bb.Link(bb.InjectLink(2)).Props; tap != (LinkProps{12.5e6, 5e6}) {
+		t.Errorf("terminal link under a backbone %+v", tap)
+	}
+	if p, ok := bb.(*Star).Backbone(); !ok || p != (LinkProps{125e6, 20e6}) || bb.Hops(0, 3) != 2 || bb.Kind() != KindCrossbar {
+		t.Errorf("Backbone() %+v %v, hops %d, kind %v", p, ok, bb.Hops(0, 3), bb.Kind())
+	}
+	o, err := WithOverrides(bb, map[LinkID]LinkProps{8: {1e9, 0}})
+	if err != nil || o.Link(8).Props != (LinkProps{1e9, 0}) {
+		t.Errorf("backbone override: %v %+v", err, o.Link(8).Props)
+	}
+	if p, _ := o.(*Star).Backbone(); p != (LinkProps{1e9, 0}) {
+		t.Errorf("Backbone() after an override %+v", p)
 	}
 }
 
