@@ -588,6 +588,11 @@ func New(cfg Config) (*Network, error) {
 	for i := range n.links {
 		n.links[i].last = -1
 	}
+	// SimGrid's sharing of a fatpipe differs from a bound per flow only
+	// between flows of different penalties: so on the fatpipes a
+	// platform makes (a FATPIPE backbone, FATPIPE links), not on
+	// loopbacks, whose flows all have one route.
+	n.sys.fatShare = cfg.MediumFatPipe || cfg.Sharing == FatPipe
 	n.smp.init(n)
 	period := des.Time(0)
 	if n.smp.lazy {

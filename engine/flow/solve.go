@@ -85,6 +85,15 @@ type system struct {
 	lastCnt  []int32
 	checkedF int
 	checkedL int
+	// fatShare shares a fatpipe as SimGrid's LMM does rather than
+	// bounding each flow by it alone: a fatpipe saturates at the level
+	// cap / max(c·w) of its unfixed flows, and its flows are then fixed
+	// at that level, so that a flow of a longer route (a larger penalty)
+	// gets less than the fatpipe's bandwidth while one of a shorter
+	// route crosses it. The flows a solve re-solves are then the whole
+	// connected component (as Config.Exhaustive), fatpipes included.
+	fatShare bool
+	fatSat   []bool // fill's scratch under fatShare: per link
 	// fresh makes every round build the system anew, check every link
 	// and let fill scan every link that may saturate, even those whose
 	// flows cannot fill them (the tests compare the results with the
@@ -232,7 +241,7 @@ func (n *Network) seed(now des.Time) {
 		}
 	}
 	n.pending, n.added = n.pending[:0], n.added[:0]
-	if n.cfg.Exhaustive {
+	if n.cfg.Exhaustive || n.sys.fatShare {
 		// The whole connected component: every flow on every link
 		// reached, and their links, and so on.
 		for j := 0; j < len(n.sys.id); j++ {
@@ -402,6 +411,20 @@ func (n *Network) build() {
 			p := lOff[j] + unfixed[j] // next free place of link j
 			lFlow[p] = int32(i) | x&math.MinInt32
 			unfixed[j]++
+		}
+	}
+	if s.fatShare {
+		// A fatpipe's usage is the largest c·w of its flows, not
+		// their sum, and its remaining capacity stays its bandwidth.
+		for j := range L {
+			if !fat[j] {
+				continue
+			}
+			rem[j], usage[j] = capa[j], s.fatUsage(j)
+			ratio[j] = math.Inf(1)
+			if lcount[j] > 0 && usage[j] > 0 {
+				ratio[j] = rem[j] / usage[j]
+			}
 		}
 	}
 	s.builtF, s.builtL = F, L
@@ -684,6 +707,9 @@ func (s *system) fill() {
 	// every step. Levels repeat (a flow's bound is its route's slowest
 	// link, its penalty its route's latency: on a crossbar every flow's
 	// level is the same), so that is rare.
+	if s.fatShare {
+		s.fatSat = grow(s.fatSat, len(ratio))
+	}
 	open := withRoom(s.open[:0], len(s.slot))
 	for i := range s.slot {
 		open = append(open, int32(i))
@@ -740,8 +766,23 @@ func (s *system) fill() {
 			continue
 		}
 		thr := x * (1 + levelTol)
+		if s.fatShare {
+			// A fatpipe saturated at this level fixes all its flows
+			// here, even those another link fixes first (SimGrid
+			// lists the saturated constraints before fixing any
+			// variable): so it is chosen now, before fixing takes its
+			// flows away and raises its level.
+			for _, j := range live {
+				s.fatSat[j] = s.fat[j] && ratio[j] <= thr
+			}
+		}
 		for _, j := range live {
-			if ratio[j] > thr {
+			if s.fatShare && s.fat[j] {
+				if !s.fatSat[j] {
+					continue
+				}
+				s.fatSat[j] = false
+			} else if ratio[j] > thr {
 				continue
 			}
 			for _, e := range lFlow[lOff[j]:lOff[j+1]] {
@@ -771,6 +812,15 @@ func (s *system) fix(i int, v float64, j int32) {
 	rem, usage, unfixed := s.rem[:len(ratio)], s.usage[:len(ratio)], s.unfixed[:len(ratio)]
 	for _, x := range fLink {
 		j, c := x&math.MaxInt32, coef[ctOf(x)]
+		if s.fatShare && s.fat[j] {
+			unfixed[j]--
+			usage[j] = s.fatUsage(int(j))
+			ratio[j] = math.Inf(1)
+			if unfixed[j] > 0 && usage[j] > 0 {
+				ratio[j] = rem[j] / usage[j]
+			}
+			continue
+		}
 		rem[j] = fmax(rem[j]-c*v, 0)
 		usage[j] -= c * w
 		unfixed[j]--
@@ -781,6 +831,18 @@ func (s *system) fix(i int, v float64, j int32) {
 			}
 		}
 	}
+}
+
+// fatUsage is fatpipe j's usage under fatShare: the largest c·w of its
+// unfixed flows (0 when none is left).
+func (s *system) fatUsage(j int) float64 {
+	u := 0.0
+	for _, x := range s.lFlow[s.lOff[j]:s.lOff[j+1]] {
+		if i := x & math.MaxInt32; !s.fixed[i] {
+			u = fmax(u, s.coef[ctOf(x)]*s.w[i])
+		}
+	}
+	return u
 }
 
 // reschedule gives flow fi, whose rate a solve has set, its completion

@@ -81,12 +81,32 @@ func (n *Network) solveRef(now des.Time) {
 // fixed at the bound), and so on until every flow is fixed.
 func (n *Network) fillRef(r *refScratch, links, flows []int32) {
 	unfixed := len(flows)
+	// level is link l's saturation level, +Inf when it cannot saturate:
+	// a fatpipe's, under SimGrid's sharing (system.fatShare), is its
+	// bandwidth over the largest c·w of its unfixed flows.
+	level := func(l int32) float64 {
+		lk := &n.links[l]
+		if lk.fatpipe && n.sys.fatShare {
+			u := 0.0
+			for _, e := range n.elems(lk) {
+				if !r.fixed[e.f] {
+					u = max(u, n.coeff(&n.flows[e.f], int(e.k))*n.flows[e.f].w)
+				}
+			}
+			if u > 0 {
+				return lk.cap / u
+			}
+			return math.Inf(1)
+		}
+		if r.unfixed[l] > 0 && r.usage[l] > 0 && !lk.fatpipe {
+			return r.rem[l] / r.usage[l]
+		}
+		return math.Inf(1)
+	}
 	for unfixed > 0 {
 		x := math.Inf(1)
 		for _, l := range links {
-			if r.unfixed[l] > 0 && r.usage[l] > 0 && !n.links[l].fatpipe {
-				x = min(x, r.rem[l]/r.usage[l])
-			}
+			x = min(x, level(l))
 		}
 		xb := math.Inf(1)
 		for _, fi := range flows {
@@ -116,9 +136,22 @@ func (n *Network) fillRef(r *refScratch, links, flows []int32) {
 			continue
 		}
 		thr := x * (1 + levelTol)
+		// Fatpipes saturated at this level are chosen before fixing
+		// (as SimGrid lists its saturated constraints), the other links
+		// as they come.
+		fatSat := map[int32]bool{}
+		for _, l := range links {
+			if n.links[l].fatpipe && level(l) <= thr {
+				fatSat[l] = true
+			}
+		}
 		for _, l := range links {
 			lk := &n.links[l]
-			if r.unfixed[l] == 0 || r.usage[l] <= 0 || lk.fatpipe || r.rem[l]/r.usage[l] > thr {
+			if lk.fatpipe && n.sys.fatShare {
+				if !fatSat[l] {
+					continue
+				}
+			} else if level(l) > thr {
 				continue
 			}
 			for _, e := range n.elems(lk) {
