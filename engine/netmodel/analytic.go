@@ -407,6 +407,27 @@ type CM02 struct {
 	// the topology gives) instead of the star's two: SimGrid's TORUS and
 	// FAT_TREE clusters without contention.
 	Routed bool
+	// CrossTraffic is the share of a message's rate that crosses its
+	// route backwards (SimGrid's network/crosstraffic); it loads the
+	// links the message crosses both ways: the hosts' links when
+	// SharedLinks (SHARED: one link both ways, on a star) and a SHARED
+	// backbone. A message alone then gets 1/(1 + CrossTraffic) of such a
+	// link.
+	CrossTraffic float64
+	SharedLinks  bool
+	// Backbone, when set, is a link every message between hosts crosses
+	// besides the hosts' links (a SimGrid cluster's bb_bw and bb_lat).
+	Backbone *Backbone
+}
+
+// Backbone is a star's backbone link as CM02 sees it.
+type Backbone struct {
+	Latency des.Time
+	// PerByte is 1/bandwidth, in picoseconds per byte.
+	PerByte float64
+	// Shared: one capacity for both directions (SHARED); otherwise each
+	// message is bounded by the bandwidth alone (FATPIPE).
+	Shared bool
 }
 
 // Name returns "simgrid".
@@ -424,10 +445,14 @@ func (c *CM02) Latency(s int64, d int) des.Time {
 
 // route is the latency of a route between nodes at distance d.
 func (c *CM02) route(d int) des.Time {
+	lat := des.Mul(2, c.LinkLatency)
 	if c.Routed {
-		return des.Mul(int64(d), c.LinkLatency)
+		lat = des.Mul(int64(d), c.LinkLatency)
 	}
-	return des.Mul(2, c.LinkLatency)
+	if c.Backbone != nil && d > 0 {
+		lat = des.Add(lat, c.Backbone.Latency)
+	}
+	return lat
 }
 
 // Occupancy returns (s + envelope)/(rate·bwfactor), the rate being the
@@ -436,6 +461,16 @@ func (c *CM02) Occupancy(s int64) des.Time { return c.transfer(s, 2) }
 
 func (c *CM02) transfer(s int64, d int) des.Time {
 	ps := c.PerByte
+	if c.SharedLinks {
+		ps *= 1 + c.CrossTraffic
+	}
+	if bb := c.Backbone; bb != nil && d > 0 {
+		b := bb.PerByte
+		if bb.Shared {
+			b *= 1 + c.CrossTraffic
+		}
+		ps = max(ps, b)
+	}
 	if r := c.route(d); c.TCPGamma > 0 && r > 0 {
 		// The window bound in picoseconds per byte: 2·route/gamma.
 		ps = max(ps, float64(2*r)/c.TCPGamma)

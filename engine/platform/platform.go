@@ -2,12 +2,13 @@
 // simulator's machine: a topology (engine/topology) with the links'
 // bandwidths and latencies, the hosts' names in node order, and the CPU
 // speed. It covers what SMPI studies use: one <cluster> (STAR, TORUS,
-// FAT_TREE as a k-ary tree, DRAGONFLY as a custom graph) or one zone of
+// FAT_TREE as a k-ary tree, DRAGONFLY as a custom graph; a STAR's
+// backbone) or one zone of
 // explicit <host>, <link> and <route> elements that describe a star (each
 // host a private link, every route the source's link then the
 // destination's), possibly inside <zone> elements.
 //
-// Anything else a file uses — a backbone, a fat tree that is not k-ary,
+// Anything else a file uses — a fat tree that is not k-ary,
 // routes that are not a star, properties, traces, several clusters — is an
 // error that names the element and its line: a platform is never read
 // partially.
@@ -85,6 +86,13 @@ type Platform struct {
 	// and that it is not shared (a cluster's loopback_bw: FATPIPE);
 	// an explicit zone's loopback is a link of its own policy.
 	LoopbackFatPipe bool
+	// Backbone is the link of a FLAT cluster that every message between
+	// two of its hosts crosses (bb_bw, bb_lat), nil when there is none;
+	// the topology is then a crossbar with that backbone.
+	// BackboneSharing is its policy: Shared (the default) or FatPipe.
+	Backbone        *topology.LinkProps
+	BackboneSharing Sharing
+	BackboneLine    int
 	// Hops, when set, gives SimGrid's route from host src to host dst
 	// where the topology's routing would not: the router-to-router links
 	// after src's link and before dst's, appended to buf as (from, to)

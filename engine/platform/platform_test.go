@@ -177,6 +177,43 @@ func TestClusterOptions(t *testing.T) {
 	}
 }
 
+// TestClusterBackbone: a FLAT cluster's bb_bw, bb_lat and
+// bb_sharing_policy (SHARED by default) give a crossbar with a backbone;
+// bb_lat="0" or an empty bb_bw, none.
+func TestClusterBackbone(t *testing.T) {
+	for _, c := range []struct {
+		attrs   string
+		want    *topology.LinkProps
+		sharing Sharing
+		spec    string
+		summary string
+	}{
+		{`bb_bw="2.25GBps" bb_lat="500us"`, &topology.LinkProps{Bandwidth: 2.25e9, Latency: 500e6}, Shared,
+			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=18Gb/s,bblat=500us", "cluster c: star of 4 hosts, 125MBps, 50us links, a 2.25GBps, 500us SHARED backbone"},
+		{`bb_bw="10Gbps" bb_sharing_policy="FATPIPE"`, &topology.LinkProps{Bandwidth: 1.25e9}, FatPipe,
+			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=10Gb/s", "cluster c: star of 4 hosts, 125MBps, 50us links, a 1.25GBps, 0s FATPIPE backbone"},
+		{`bb_bw="10Gbps" bb_sharing_policy="SHARED"`, &topology.LinkProps{Bandwidth: 1.25e9}, Shared, "crossbar:4,bw=1Gb/s,lat=50us,bbbw=10Gb/s", ""},
+		{`bb_lat="0"`, nil, SplitDuplex, "crossbar:4,bw=1Gb/s,lat=50us", "cluster c: star of 4 hosts, 125MBps, 50us links"},
+		{`bb_bw="" bb_sharing_policy="FATPIPE"`, nil, SplitDuplex, "crossbar:4,bw=1Gb/s,lat=50us", ""},
+	} {
+		t.Run(c.attrs, func(t *testing.T) {
+			p, err := parseString(t, `<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us" `+c.attrs+`/>`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (p.Backbone == nil) != (c.want == nil) || c.want != nil && (*p.Backbone != *c.want || p.BackboneSharing != c.sharing || p.BackboneLine != 4) {
+				t.Errorf("backbone %+v %v line %d, want %+v %v", p.Backbone, p.BackboneSharing, p.BackboneLine, c.want, c.sharing)
+			}
+			if p.Topology.Spec() != c.spec || !p.Uniform {
+				t.Errorf("topology %s (uniform %v), want %s", p.Topology.Spec(), p.Uniform, c.spec)
+			}
+			if c.summary != "" && p.Summary != c.summary {
+				t.Errorf("summary %q, want %q", p.Summary, c.summary)
+			}
+		})
+	}
+}
+
 // smpirunPlatform is a star like the one smpirun writes when given only a
 // hostfile: hosts, private links and loopbacks, and a symmetrical route
 // for every pair (smpirun 3.32 declares both directions, which SimGrid
@@ -257,7 +294,12 @@ func TestErrors(t *testing.T) {
 	for _, c := range []struct{ name, xml, want string }{
 		{"dragonfly groups", cluster(`topology="DRAGONFLY" topo_parameters="4,1;1,1;2,1;2"`), "p.xml:5: <cluster>: DRAGONFLY 4,1;1,1;2,1;2: 4 groups but 2 routers per chassis"},
 		{"dragonfly size", cluster(`topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;1"`), "p.xml:5: <cluster>: DRAGONFLY 2,1;2,1;2,1;1 has 8 hosts, the radical gives 16"},
-		{"backbone", cluster(`bb_bw="10GBps"`), `p.xml:5: <cluster>: bb_bw="10GBps": a backbone link is not modelled`},
+		{"backbone latency alone", cluster(`bb_lat="20us"`), `p.xml:5: <cluster>: bb_lat="20us" without bb_bw: SimGrid 3.32 builds a backbone of no bandwidth`},
+		{"backbone policy", cluster(`bb_bw="10GBps" bb_sharing_policy="SPLITDUPLEX"`), `p.xml:5: <cluster>: bb_sharing_policy="SPLITDUPLEX" (expected SHARED or FATPIPE)`},
+		{"backbone unit", cluster(`bb_bw="10GB"`), `p.xml:5: <cluster>: bb_bw: "10GB": unknown unit "GB" for a bandwidth`},
+		{"backbone of a torus", cluster(`topology="TORUS" topo_parameters="4,4" bb_bw="10GBps"`), "p.xml:5: <cluster>: bb_bw: SimGrid 3.32 builds no backbone in a TORUS cluster (it ignores bb_bw and bb_lat there): remove them"},
+		{"backbone of a fat tree", cluster(`topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1" bb_bw="10GBps"`), "builds no backbone in a FAT_TREE cluster"},
+		{"backbone of a dragonfly", cluster(`topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;2" bb_bw="10GBps"`), "builds no backbone in a DRAGONFLY cluster"},
 		{"unknown attribute", cluster(`availability_file="a.txt"`), "p.xml:5: <cluster>: attribute availability_file is not supported by tracesim"},
 		{"cores", cluster(`core="4"`), `p.xml:5: <cluster>: core="4" is not modelled`},
 		{"unit", cluster(`loopback_bw="1GB"`), `p.xml:5: <cluster>: loopback_bw: "1GB": unknown unit "GB" for a bandwidth`},

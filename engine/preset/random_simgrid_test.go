@@ -40,7 +40,11 @@ func randomPlatform(rng *rand.Rand, ranks int) (name, attrs string) {
 	}
 	switch k := rng.IntN(4); {
 	case k == 0 || len(two) == 0 && k != 1:
-		return "star" + sharing, sharing
+		name, attrs := randomBackbone(rng)
+		if sharing != "" {
+			name = " SHARED" + name
+		}
+		return "star" + name, sharing + attrs
 	case k == 1 || len(two) == 0:
 		return fmt.Sprintf("torus %d", ranks), fmt.Sprintf(`topology="TORUS" topo_parameters="%d"`, ranks) + sharing
 	case k == 2:
@@ -63,6 +67,25 @@ func randomPlatform(rng *rand.Rand, ranks int) (name, attrs string) {
 	}
 }
 
+// randomBackbone draws, half of the time, a backbone for a star of
+// 125 MB/s links: slower, as fast or faster than the links, with or
+// without latency, SHARED (SimGrid's default) or FATPIPE; its name and
+// its attributes ("" for none).
+func randomBackbone(rng *rand.Rand) (name, attrs string) {
+	if rng.IntN(2) == 0 {
+		return "", ""
+	}
+	bw := []string{"50MBps", "125MBps", "400MBps"}[rng.IntN(3)]
+	lat := []string{"0us", "20us"}[rng.IntN(2)]
+	attrs = fmt.Sprintf(` bb_bw="%s" bb_lat="%s"`, bw, lat)
+	name = fmt.Sprintf(", backbone %s %s", bw, lat)
+	if rng.IntN(4) == 0 {
+		attrs += ` bb_sharing_policy="FATPIPE"`
+		name += " FATPIPE"
+	}
+	return name, attrs
+}
+
 // infeasibleBound is the error allowed where SimGrid's solver reports an
 // infeasible allocation: its makespan then comes from rates no feasible
 // sharing gives, and the engine's (feasible) one differs by up to about a
@@ -72,8 +95,9 @@ const infeasibleBound = 0.05
 // TestRandomProgramsAgainstSimGrid draws random MPI programs
 // (simgrid.RandomProgram: point-to-point phases, blocking exchanges,
 // sendrecv and every collective, sizes around the thresholds) of 2 to 16
-// ranks, each on a random SimGrid cluster (star, torus, two-level fat
-// tree, dragonfly; sometimes SHARED links; sometimes two ranks a host,
+// ranks, each on a random SimGrid cluster (star, half of them with a
+// backbone, torus, two-level fat tree, dragonfly; sometimes SHARED links;
+// sometimes two ranks a host,
 // with or without a loopback link), and replays each with
 // smpirun -replay and with the preset that stands for its model
 // (sgModes: CM02 with and without crosstraffic, --preset simgrid; SMPI's
@@ -111,6 +135,8 @@ func TestRandomProgramsAgainstSimGrid(t *testing.T) {
 			if rng.IntN(4) == 0 {
 				pname, attrs = "star SHARED", ` sharing_policy="SHARED"`
 			}
+			bname, battrs := randomBackbone(rng)
+			pname, attrs = pname+bname, attrs+battrs
 		} else {
 			pname, attrs = randomPlatform(rng, hosts)
 		}

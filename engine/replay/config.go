@@ -285,6 +285,11 @@ type Config struct {
 	// WeightS/bandwidth for every link of a message's route to its
 	// sharing penalty (SMPI's model: 8775; CM02: 0).
 	WeightS int64
+
+	// platformLinks is what the simgrid model needs of the platform's
+	// links beyond one bandwidth and latency (set by Resolve, not a
+	// setting).
+	platformLinks cm02Links
 }
 
 // Default returns the default configuration: predict mode on the flow
@@ -393,7 +398,7 @@ func (c *Config) AnalyticModel() netmodel.Model {
 		// changed since, and the run goes on without factors.
 		bw, lat, _ := c.SizeFactors()
 		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma),
-			Routed: c.Platform != ""}
+			Routed: c.Platform != "", CrossTraffic: c.CrossTraffic, SharedLinks: c.platformLinks.shared, Backbone: c.platformLinks.backbone}
 	}
 	return &netmodel.Puppet{
 		Switching: c.Switching, Startup: c.Startup, PerByte: c.PerByte,

@@ -128,8 +128,18 @@ func (c *Config) validatePlatform() error {
 			return fmt.Errorf("platform: sharing_policy %s%s: the packet model's links have one channel per direction (SPLITDUPLEX)", p.Sharing, line(p.SharingLine))
 		case p.Limiter > 0:
 			return fmt.Errorf("platform: limiter_link%s is not modelled by the packet model", line(p.LimiterLine))
+		case p.Backbone != nil && p.BackboneSharing == platform.FatPipe:
+			return fmt.Errorf("platform: bb_sharing_policy FATPIPE%s: the packet model's backbone carries one packet at a time (SHARED)", line(p.BackboneLine))
 		}
 		return nil
+	}
+	if c.Model == ModelSimGrid && p.Sharing == platform.Shared && p.Topology.Kind() != topology.KindCrossbar && c.CrossTraffic > 0 {
+		// On a star a message's way back crosses the same two links;
+		// on a TORUS or DRAGONFLY it may cross others.
+		return fmt.Errorf("platform: sharing_policy SHARED%s on %s: the simgrid model does not follow the crosstraffic of a message over links its way back may or may not cross (use --model flow, or crosstraffic 0)", line(p.SharingLine), p.Summary)
+	}
+	if p.Backbone != nil && c.Model != ModelFlow && c.Model != ModelSimGrid {
+		return fmt.Errorf("platform: the cluster's backbone%s is modelled by the flow, packet and simgrid models, not by the %s model", line(p.BackboneLine), c.modelName())
 	}
 	if c.Model == ModelFlow && p.Hops != nil && c.Routing != "" {
 		return fmt.Errorf("platform: routing %q: the flow model follows SimGrid's own routes on %s (leave routing empty)", c.Routing, p.Summary)
@@ -161,7 +171,20 @@ func (c Config) Resolve() (Config, error) {
 		c.LinkLatency = des.Time(p.Link.Latency)
 		c.PerByte = 1e12 / p.Link.Bandwidth
 	}
+	c.platformLinks = cm02Links{shared: p.Sharing == platform.Shared && p.Topology.Kind() == topology.KindCrossbar}
+	if bb := p.Backbone; bb != nil {
+		c.platformLinks.backbone = &netmodel.Backbone{Latency: des.Time(bb.Latency), PerByte: 1e12 / bb.Bandwidth, Shared: p.BackboneSharing == platform.Shared}
+	}
 	return c, nil
+}
+
+// cm02Links is what the simgrid model needs of a platform's links beyond
+// one bandwidth and latency: whether the hosts' links are one link both
+// ways (SHARED), which a message's crosstraffic then loads too, and the
+// backbone.
+type cm02Links struct {
+	shared   bool
+	backbone *netmodel.Backbone
 }
 
 // SizeFactors returns the bandwidth and latency factors of the factors
@@ -282,8 +305,9 @@ func sharedHosts(p *platform.Platform, nodeOf []int, model ModelKind) error {
 	return nil
 }
 
-// platformFlow gives the flow model the platform's link sharing, limiter
-// and loopback links: SimGrid's cluster routes. Between two ranks of one
+// platformFlow gives the flow model the platform's link sharing, limiter,
+// backbone and loopback links: SimGrid's cluster routes (the backbone is
+// the topology's medium). Between two ranks of one
 // host a message crosses the host's loopback link, or on a star without
 // one the host's link up and down again (sharedHosts rejects the rest).
 func platformFlow(fc *flow.Config, p *platform.Platform) {
@@ -294,6 +318,7 @@ func platformFlow(fc *flow.Config, p *platform.Platform) {
 		fc.Sharing = flow.FatPipe
 	}
 	fc.Limiter = p.Limiter
+	fc.MediumFatPipe = p.Backbone != nil && p.BackboneSharing == platform.FatPipe
 	if p.Loopback != nil && p.LoopbackFatPipe {
 		lb := *p.Loopback
 		fc.Loopback = &lb

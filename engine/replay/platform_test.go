@@ -89,7 +89,11 @@ func TestPlatformErrors(t *testing.T) {
 	torus := write("torus.xml", head+`<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,2"/>
 </platform>`)
 	hosts := write("hosts", "h0:2\nh1\n")
-	bad := write("bad.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" bb_bw="1GBps"/>
+	bad := write("bad.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" core="2"/>
+</platform>`)
+	fatBackbone := write("fatbb.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" bb_bw="1GBps" bb_sharing_policy="FATPIPE"/>
+</platform>`)
+	sharedTorus := write("storus.xml", head+`<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,2" sharing_policy="SHARED"/>
 </platform>`)
 	factors := write("factors", "# mine\nbw-factor: 0:0.5;1000:0.9\nlatency 2\n")
 	for _, c := range []struct {
@@ -99,7 +103,11 @@ func TestPlatformErrors(t *testing.T) {
 		{[]string{"platform", star, "topology", "torus:4x4"}, `platform: cannot be combined with topology "torus:4x4"`},
 		{[]string{"hostfile", hosts}, "hostfile: needs a platform"},
 		{[]string{"platform", star, "model", "packet"}, "platform: sharing_policy SHARED (" + star + ":3): the packet model's links have one channel per direction"},
-		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: bb_bw="1GBps": a backbone link is not modelled`},
+		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: core="2" is not modelled`},
+		{[]string{"platform", fatBackbone, "model", "packet"}, "platform: bb_sharing_policy FATPIPE (" + fatBackbone + ":3): the packet model's backbone carries one packet at a time (SHARED)"},
+		{[]string{"platform", fatBackbone, "model", "puppet"}, "platform: the cluster's backbone (" + fatBackbone + ":3) is modelled by the flow, packet and simgrid models, not by the puppet model"},
+		{[]string{"platform", fatBackbone, "model", "loggops"}, "not by the loggops model"},
+		{[]string{"platform", sharedTorus}, "platform: sharing_policy SHARED (" + sharedTorus + ":3) on cluster t: TORUS 2,2"},
 		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},
 		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform file " + filepath.Join(dir, "none.xml") + ": no such file or directory"},
 		{[]string{"factors", factors}, "factors: " + factors + `:3: unknown key "latency" (expected bw-factor or lat-factor)`},
@@ -115,6 +123,23 @@ func TestPlatformErrors(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v\nwant %s", c.kv, err, c.want)
+		}
+	}
+	// What those refuse, the others model.
+	for _, kv := range [][]string{
+		{"platform", fatBackbone, "model", "simgrid"}, {"platform", fatBackbone, "model", "flow"},
+		{"platform", sharedTorus, "model", "simgrid", "crosstraffic", "0"}, {"platform", sharedTorus, "model", "flow"},
+	} {
+		cfg := Default()
+		var err error
+		for i := 0; i < len(kv) && err == nil; i += 2 {
+			err = cfg.Set(kv[i], kv[i+1])
+		}
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err != nil {
+			t.Errorf("%v: %v", kv, err)
 		}
 	}
 	// Two ranks on one host with a loopback link: not modelled.
@@ -154,8 +179,11 @@ func TestFactorsFile(t *testing.T) {
 // TestRoutedClustersAgainstSimGrid: messages one at a time between hosts
 // of SimGrid TORUS and FAT_TREE clusters, read with --platform, under the
 // simgrid model (route latency = links on the route × lat, no contention)
-// and under smpirun -replay (CM02, no crosstraffic): the routes have as
-// many links in both, so the makespans agree.
+// and under smpirun -replay (CM02, without and with crosstraffic): the
+// routes have as many links in both, so the makespans agree. On a star
+// whose links are SHARED (the explicit star's default) or across a SHARED
+// backbone a message alone gets 1/1.05 of the link with crosstraffic: its
+// own way back loads it too.
 func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 	if _, err := simgrid.Path(); err != nil {
 		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
@@ -178,7 +206,12 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 		{"fat tree leaf", `topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1"`, 4, 6, 0},
 		{"tapered fat tree", `topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,1"`, 2, 11, 0},
 		{"star", ``, 3, 9, 0},
+		{"star SHARED", `sharing_policy="SHARED"`, 3, 9, 0},
 		{"explicit star", "explicit", 3, 9, 0},
+		{"star backbone", `bb_bw="100MBps" bb_lat="20us"`, 3, 9, 0},
+		{"star fast backbone", `bb_bw="1GBps" bb_lat="1ms"`, 3, 9, 0},
+		{"star FATPIPE backbone", `bb_bw="100MBps" bb_lat="20us" bb_sharing_policy="FATPIPE"`, 3, 9, 0},
+		{"star SHARED backbone", `sharing_policy="SHARED" bb_bw="200MBps" bb_lat="20us"`, 3, 9, 0},
 		// DRAGONFLY 2,1;2,1;2,1;2: hosts 0 and 15 are group 0 chassis 0
 		// blade 0 and group 1 chassis 1 blade 1 (green, blue, black);
 		// 0 and 7 share a group (green, then black).
@@ -238,15 +271,19 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, res := simulate(t, tr, cfgWith(t, "model", "simgrid", "platform", plat, "hostfile", hostfile), Options{})
-			sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: idx, Ranks: 16, Platform: plat, Hostfile: hostfile, Config: sgOptions})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s, hosts %d and %d: engine %.9f s, SimGrid %.6f s", c.name, c.a, c.b, res.Makespan, sg.SimulatedTime)
-			// 50 µs per extra link.
-			if d := math.Abs(res.Makespan + float64(c.extra)*50e-6 - sg.SimulatedTime); d > 1e-6 {
-				t.Errorf("engine %.9f s, SimGrid %.6f s", res.Makespan, sg.SimulatedTime)
+			for _, ct := range []string{"0", "0.05"} {
+				on := map[string]string{"0": "0", "0.05": "1"}[ct] // SimGrid's is a switch for 0.05
+				_, res := simulate(t, tr, cfgWith(t, "model", "simgrid", "platform", plat, "hostfile", hostfile, "crosstraffic", ct), Options{})
+				sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: idx, Ranks: 16, Platform: plat, Hostfile: hostfile,
+					Config: []string{"network/model:CM02", "network/crosstraffic:" + on}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s, hosts %d and %d, crosstraffic %s: engine %.9f s, SimGrid %.6f s", c.name, c.a, c.b, ct, res.Makespan, sg.SimulatedTime)
+				// 50 µs per extra link.
+				if d := math.Abs(res.Makespan + float64(c.extra)*50e-6 - sg.SimulatedTime); d > 1e-6 {
+					t.Errorf("crosstraffic %s: engine %.9f s, SimGrid %.6f s", ct, res.Makespan, sg.SimulatedTime)
+				}
 			}
 		})
 	}
@@ -394,5 +431,79 @@ func TestParseTopologyReadsPlatform(t *testing.T) {
 	tp, err := cfg.ParseTopology()
 	if err != nil || tp == nil || tp.Spec() != "crossbar:8,bw=1Gb/s,lat=5us" {
 		t.Fatalf("%v, %v", tp, err)
+	}
+}
+
+// TestBackboneModels: four pairs of hosts send 1 MB each at once across
+// a 100 MB/s backbone of 125 MB/s, 5 µs links (20 µs backbone). Every
+// model that takes a backbone puts the backbone on the route: the flow
+// model shares it (4 MB at 100/1.05 MB/s with SimGrid's crosstraffic,
+// 100 MB/s without), the packet model serializes the packets on it, the
+// simgrid model (no contention) gives each message the backbone alone;
+// the flow and packet models report it as the link group "backbone",
+// which carried every byte.
+func TestBackboneModels(t *testing.T) {
+	dir := t.TempDir()
+	plat := filepath.Join(dir, "p.xml")
+	xml := `<?xml version='1.0'?>
+<platform version="4.1">
+  <cluster id="c" prefix="host" suffix="" radical="0-7" speed="1Gf" bw="125MBps" lat="5us" bb_bw="100MBps" bb_lat="20us"/>
+</platform>
+`
+	var index strings.Builder
+	for r := range 8 {
+		act := fmt.Sprintf("%d send %d 0 1000000\n", r, r+4)
+		if r >= 4 {
+			act = fmt.Sprintf("%d recv %d 0 1000000\n", r, r-4)
+		}
+		name := fmt.Sprintf("r%d.txt", r)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(fmt.Sprintf("%d init\n%s%d finalize\n", r, act, r)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		index.WriteString(name + "\n")
+	}
+	idx := filepath.Join(dir, "index.txt")
+	for path, text := range map[string]string{plat: xml, idx: index.String()} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := simgridti.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bytes = 4 * 1_000_016 // with the envelope
+	for _, c := range []struct {
+		model, crosstraffic string
+		want                float64 // s
+		group               bool
+	}{
+		{"flow", "0.05", 30e-6 + bytes*1.05/100e6, true},
+		{"flow", "0", 30e-6 + bytes/100e6, true},
+		// Packets: the first one's latency, then the backbone busy.
+		{"packet", "0", 30e-6 + bytes/100e6, true},
+		{"simgrid", "0", 30e-6 + bytes/4/100e6, false},
+	} {
+		t.Run(c.model+"/"+c.crosstraffic, func(t *testing.T) {
+			_, res := simulate(t, tr, cfgWith(t, "model", c.model, "platform", plat, "crosstraffic", c.crosstraffic, "envelope", "16"), Options{})
+			if d := math.Abs(res.Makespan-c.want) / c.want; d > 0.002 {
+				t.Errorf("makespan %.9f s, want %.9f s", res.Makespan, c.want)
+			}
+			if !c.group {
+				return
+			}
+			var found bool
+			for _, g := range res.Network.Groups {
+				if g.Name == "backbone" {
+					found = true
+					if g.Links != 1 || g.Bytes < bytes-4*16 || g.MeanUtilisation < 0.9 {
+						t.Errorf("backbone group %+v: want 1 link, %d bytes, nearly full", g, bytes)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no backbone group in %+v", res.Network.Groups)
+			}
+		})
 	}
 }
