@@ -88,10 +88,11 @@ func (p *parser) cluster(a *attrs, line int) error {
 		return err
 	}
 	link := topology.LinkProps{Bandwidth: bw, Latency: lat}
-	if err := a.defaulted("core", "one core per host: place several ranks on a host with the hostfile", "1"); err != nil {
+	cores, err := a.cores()
+	if err != nil {
 		return err
 	}
-	pl := &Platform{File: p.file, Speed: speed, Link: link, Uniform: true}
+	pl := &Platform{File: p.file, Speed: speed, Cores: cores, Link: link, Uniform: true}
 	if _, ok := a.m["sharing_policy"]; ok {
 		pl.SharingLine = line
 	}
@@ -187,7 +188,11 @@ func (p *parser) cluster(a *attrs, line int) error {
 	for i, r := range nums {
 		pl.Hosts[i] = prefix + strconv.Itoa(r) + suffix
 	}
-	pl.Summary = fmt.Sprintf("cluster %s: %s of %d hosts, %s, %s links", id, shape, len(nums), formatBandwidth(bw), formatSeconds(float64(lat)/1e12))
+	hosts := fmt.Sprintf("%d hosts", len(nums))
+	if cores > 1 {
+		hosts += fmt.Sprintf(" of %d cores", cores)
+	}
+	pl.Summary = fmt.Sprintf("cluster %s: %s of %s, %s, %s links", id, shape, hosts, formatBandwidth(bw), formatSeconds(float64(lat)/1e12))
 	if bb := pl.Backbone; bb != nil {
 		pl.Summary += fmt.Sprintf(", a %s, %s %s backbone", formatBandwidth(bb.Bandwidth), formatSeconds(float64(bb.Latency)/1e12), pl.BackboneSharing)
 	}

@@ -60,6 +60,9 @@ func (p *parser) explicit(z *zoneDecl) error {
 		if h.speed != z.hosts[0].speed {
 			return bad(h.line, "host", "host %q runs at %g flop/s, host %q at %g: hosts of different speeds are not modelled", h.name, h.speed, z.hosts[0].name, z.hosts[0].speed)
 		}
+		if h.cores != z.hosts[0].cores {
+			return bad(h.line, "host", "host %q has core=%d, host %q core=%d: hosts of different core counts are not modelled", h.name, h.cores, z.hosts[0].name, z.hosts[0].cores)
+		}
 	}
 	n := len(z.hosts)
 	// Every route, symmetrical ones in both directions.
@@ -160,7 +163,7 @@ func (p *parser) explicit(z *zoneDecl) error {
 			}
 		}
 	}
-	pl := &Platform{File: p.file, Speed: z.hosts[0].speed, Hosts: make([]string, n), Uniform: true, Loopback: loop, LoopbackLine: loopLine}
+	pl := &Platform{File: p.file, Speed: z.hosts[0].speed, Cores: z.hosts[0].cores, Hosts: make([]string, n), Uniform: true, Loopback: loop, LoopbackLine: loopLine}
 	for i, h := range z.hosts {
 		pl.Hosts[i] = h.name
 	}
@@ -200,6 +203,9 @@ func (p *parser) explicit(z *zoneDecl) error {
 	}
 	pl.Topology = t
 	pl.Summary = fmt.Sprintf("zone %s: star of %d hosts with private links", z.id, n)
+	if c := z.hosts[0].cores; c > 1 {
+		pl.Summary = fmt.Sprintf("zone %s: star of %d hosts of %d cores with private links", z.id, n, c)
+	}
 	if pl.Uniform {
 		pl.Summary += fmt.Sprintf(" of %s, %s", formatBandwidth(pl.Link.Bandwidth), formatSeconds(float64(pl.Link.Latency)/1e12))
 	}

@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/topology"
@@ -63,8 +64,10 @@ type Platform struct {
 	Topology topology.Topology
 	// Hosts are the host names in node order.
 	Hosts []string
-	// Speed is every host's CPU speed in flop/s.
+	// Speed is every host's CPU speed in flop/s (of each core), Cores
+	// every host's number of cores.
 	Speed float64
+	Cores int
 	// Link is the bandwidth (bytes/s) and latency (ps) of the network's
 	// links when they are all alike, for the models that see one link
 	// kind; Uniform reports whether they are.
@@ -156,6 +159,7 @@ type frame struct {
 type hostDecl struct {
 	name  string
 	speed float64
+	cores int
 	line  int
 }
 
@@ -389,6 +393,20 @@ func (a *attrs) speed(name string) (float64, error) {
 	return f, nil
 }
 
+// cores reads a host's or cluster's core attribute: its number of
+// cores, 1 when absent.
+func (a *attrs) cores() (int, error) {
+	v, ok := a.get("core")
+	if !ok {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > 1<<20 {
+		return 0, a.p.errAt(a.line, a.elem, "core=%q: expected a number of cores from 1 to %d", v, 1<<20)
+	}
+	return n, nil
+}
+
 func (a *attrs) sharing(def Sharing) (Sharing, error) {
 	v, ok := a.get("sharing_policy")
 	if !ok {
@@ -520,7 +538,8 @@ func (p *parser) host(a *attrs, line int) error {
 	if err != nil {
 		return err
 	}
-	if err := a.defaulted("core", "one core per host: place several ranks on a host with the hostfile", "1"); err != nil {
+	cores, err := a.cores()
+	if err != nil {
 		return err
 	}
 	if err := a.defaulted("pstate", "one power state", "0", "0.0"); err != nil {
@@ -543,7 +562,7 @@ func (p *parser) host(a *attrs, line int) error {
 			return p.errAt(line, "host", "host %q is already declared on line %d", id, h.line)
 		}
 	}
-	z.hosts = append(z.hosts, hostDecl{name: id, speed: speed, line: line})
+	z.hosts = append(z.hosts, hostDecl{name: id, speed: speed, cores: cores, line: line})
 	return nil
 }
 

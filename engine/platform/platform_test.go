@@ -177,6 +177,38 @@ func TestClusterOptions(t *testing.T) {
 	}
 }
 
+// TestCores: a cluster's core attribute, or its hosts' (all alike), is
+// the platform's Cores; 1 when absent.
+func TestCores(t *testing.T) {
+	p, err := parseString(t, `<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" core="4" bw="125MBps" lat="50us"/>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cores != 4 || p.Summary != "cluster c: star of 4 hosts of 4 cores, 125MBps, 50us links" {
+		t.Errorf("cores %d, summary %q", p.Cores, p.Summary)
+	}
+	p, err = parseString(t, `<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"/>`)
+	if err != nil || p.Cores != 1 {
+		t.Errorf("no core attribute: %d cores, %v", p.Cores, err)
+	}
+	hosts := func(a, b string) string {
+		return `<zone id="z" routing="Full">
+  <host id="a" speed="1Gf" ` + a + `/>
+  <host id="b" speed="1Gf" ` + b + `/>
+  <link id="la" bandwidth="1GBps" latency="1us"/>
+  <link id="lb" bandwidth="1GBps" latency="1us"/>
+  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+</zone>`
+	}
+	p, err = parseString(t, hosts(`core="8"`, `core="8"`))
+	if err != nil || p.Cores != 8 || !strings.Contains(p.Summary, "star of 2 hosts of 8 cores") {
+		t.Errorf("explicit hosts: %v, %+v", err, p)
+	}
+	if _, err = parseString(t, hosts(`core="8"`, ``)); err == nil || !strings.Contains(err.Error(), `<host>: host "b" has core=1, host "a" core=8: hosts of different core counts are not modelled`) {
+		t.Errorf("hosts of 8 and 1 cores: %v", err)
+	}
+}
+
 // TestClusterBackbone: a FLAT cluster's bb_bw, bb_lat and
 // bb_sharing_policy (SHARED by default) give a crossbar with a backbone;
 // bb_lat="0" or an empty bb_bw, none.
@@ -301,7 +333,8 @@ func TestErrors(t *testing.T) {
 		{"backbone of a fat tree", cluster(`topology="FAT_TREE" topo_parameters="2;4,4;1,4;1,1" bb_bw="10GBps"`), "builds no backbone in a FAT_TREE cluster"},
 		{"backbone of a dragonfly", cluster(`topology="DRAGONFLY" topo_parameters="2,1;2,1;2,1;2" bb_bw="10GBps"`), "builds no backbone in a DRAGONFLY cluster"},
 		{"unknown attribute", cluster(`availability_file="a.txt"`), "p.xml:5: <cluster>: attribute availability_file is not supported by tracesim"},
-		{"cores", cluster(`core="4"`), `p.xml:5: <cluster>: core="4" is not modelled`},
+		{"no cores", cluster(`core="0"`), `p.xml:5: <cluster>: core="0": expected a number of cores from 1 to 1048576`},
+		{"cores not a number", cluster(`core="two"`), `p.xml:5: <cluster>: core="two": expected a number of cores`},
 		{"unit", cluster(`loopback_bw="1GB"`), `p.xml:5: <cluster>: loopback_bw: "1GB": unknown unit "GB" for a bandwidth`},
 		{"torus size", cluster(`topology="TORUS" topo_parameters="4,3"`), "p.xml:5: <cluster>: TORUS 4,3 has 12 hosts, the radical gives 16"},
 		{"fat tree parallel links", cluster(`topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"`), "p.xml:5: <cluster>: FAT_TREE 2;4,4;1,2;1,2: 2 parallel links at level 2 are not modelled"},

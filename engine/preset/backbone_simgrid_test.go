@@ -9,6 +9,38 @@ import (
 	"github.com/tracesim/tracesim/internal/simgrid"
 )
 
+// againstSimGrid replays a program of ranks ranks (actions gives each
+// rank's) on hosts hosts of a star cluster with the given attributes,
+// perHost ranks a host, with smpirun -replay and with the preset of each
+// of sgModes, as subtests name/mode: the makespans must agree within
+// 0.0001 %; check, when set, looks at ours too.
+func againstSimGrid(t *testing.T, name string, ranks, hosts, perHost int, attrs string, actions func(int) []string, check func(t *testing.T, ours float64)) {
+	t.Helper()
+	dir := t.TempDir()
+	index, err := simgrid.WriteRanks(dir, "sg", ranks, actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	platform, hostfile := writeCluster(t, dir, hosts, perHost, attrs)
+	for _, m := range sgModes {
+		t.Run(name+"/"+m.name, func(t *testing.T) {
+			res, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: ranks, Platform: platform, Hostfile: hostfile, Config: m.cfg, Precise: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sg := res.SimulatedTime
+			ours := presetMakespan(t, index, platform, hostfile, m.preset, m.crosstraffic)
+			t.Logf("SimGrid %.9f s, ours %.9f s", sg, ours)
+			if d := (ours - sg) / sg; math.Abs(d) > 1e-6 {
+				t.Errorf("ours %.9f s, SimGrid %.9f s: %+.4f %%", ours, sg, 100*d)
+			}
+			if check != nil {
+				check(t, ours)
+			}
+		})
+	}
+}
+
 // TestBackbonesAgainstSimGrid replays messages across the backbone of
 // SimGrid star clusters (bb_bw, bb_lat, bb_sharing_policy) with smpirun
 // -replay and with the presets (sgModes), where the backbone is what the
@@ -57,25 +89,6 @@ func TestBackbonesAgainstSimGrid(t *testing.T) {
 		{"within and across, FATPIPE backbone", `sharing_policy="SHARED" bb_bw="50MBps" bb_sharing_policy="FATPIPE"`, 3, 2, 6, withinAndAcross},
 		{"within and across, SHARED backbone", `sharing_policy="SHARED" bb_bw="50MBps"`, 3, 2, 6, withinAndAcross},
 	} {
-		dir := t.TempDir()
-		index, err := simgrid.WriteRanks(dir, "bb", c.ranks, c.actions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		platform, hostfile := writeCluster(t, dir, c.hosts, c.perHost, c.attrs)
-		for _, m := range sgModes {
-			t.Run(c.name+"/"+m.name, func(t *testing.T) {
-				res, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: c.ranks, Platform: platform, Hostfile: hostfile, Config: m.cfg, Precise: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				sg := res.SimulatedTime
-				ours := presetMakespan(t, index, platform, hostfile, m.preset, m.crosstraffic)
-				t.Logf("SimGrid %.9f s, ours %.9f s", sg, ours)
-				if d := (ours - sg) / sg; math.Abs(d) > 1e-6 {
-					t.Errorf("ours %.9f s, SimGrid %.9f s: %+.4f %%", ours, sg, 100*d)
-				}
-			})
-		}
+		againstSimGrid(t, c.name, c.ranks, c.hosts, c.perHost, c.attrs, c.actions, nil)
 	}
 }

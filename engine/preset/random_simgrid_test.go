@@ -97,7 +97,7 @@ const infeasibleBound = 0.05
 // sendrecv and every collective, sizes around the thresholds) of 2 to 16
 // ranks, each on a random SimGrid cluster (star, half of them with a
 // backbone, torus, two-level fat tree, dragonfly; sometimes SHARED links;
-// sometimes two ranks a host,
+// sometimes two ranks a host of one or two cores,
 // with or without a loopback link), and replays each with
 // smpirun -replay and with the preset that stands for its model
 // (sgModes: CM02 with and without crosstraffic, --preset simgrid; SMPI's
@@ -142,6 +142,9 @@ func TestRandomProgramsAgainstSimGrid(t *testing.T) {
 		}
 		if perHost > 1 {
 			pname += ", 2 ranks/host"
+			if rng.IntN(2) == 0 {
+				pname, attrs = pname+" of 2 cores", attrs+` core="2"`
+			}
 			if rng.IntN(2) == 0 && !strings.Contains(attrs, "SHARED") {
 				pname += ", loopback"
 				attrs += ` loopback_bw="500MBps" loopback_lat="1us"`

@@ -198,6 +198,10 @@ type Config struct {
 	// fast CPU.
 	CPUScale float64
 	CPUFrom  CPUFrom
+	// Cores is the number of cores of each node: up to Cores ranks of a
+	// node compute at once at full speed; more share them by processor
+	// sharing (SimGrid's multicore hosts).
+	Cores int
 	// RanksPerNode places ranks k per node in rank order; ranks of one
 	// node share its CPU by processor sharing.
 	RanksPerNode int
@@ -308,6 +312,7 @@ func Default() Config {
 		CPUSpeed:       1e9,
 		CPUScale:       1,
 		RanksPerNode:   1,
+		Cores:          1,
 		Send:           SendRecorded,
 		EagerThreshold: 64 << 10,
 		CollFactor:     collective.FactorLog2P,
@@ -419,6 +424,8 @@ func (c *Config) Validate() error {
 		return bad("cpu-speed", "must be positive, got %g flops/s", c.CPUSpeed)
 	case !(c.CPUScale >= 0):
 		return bad("cpu-scale", "must not be negative, got %g", c.CPUScale)
+	case c.Cores < 1:
+		return bad("cores", "must be at least 1, got %d", c.Cores)
 	case c.RanksPerNode < 1:
 		return bad("ranks-per-node", "must be at least 1, got %d", c.RanksPerNode)
 	case len(c.Map) > 0 && c.RanksPerNode != 1:

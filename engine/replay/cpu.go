@@ -9,7 +9,9 @@ import (
 // node is a CPU shared by the ranks placed on it. With one rank a burst
 // simply lasts its work; with several, running ranks share the CPU
 // equally (processor sharing, PUPPET §3.5.3): each of r running ranks
-// progresses at 1/r of the CPU's speed.
+// progresses at 1/r of the CPU's speed, or with C cores (Config.Cores)
+// at min(1, C/r) of one core's, as SimGrid shares a multicore host
+// (each execution at most one core, all of them at most C).
 type node struct {
 	ranks int
 	// v is the virtual time: the work, in picoseconds, each running rank
@@ -45,7 +47,7 @@ func (s *Sim) burst(r int32, rk *rank, d des.Time, a Activity) {
 		return
 	}
 	n := &s.nodes[s.nodeOf[r]]
-	if n.ranks <= 1 {
+	if n.ranks <= s.cfg.Cores {
 		s.k.Schedule(now+d, evBurstEnd, r, 0)
 		return
 	}
@@ -74,9 +76,13 @@ func (s *Sim) burstEnd(r int32) {
 	s.pushReady(r)
 }
 
+// nodeAdvance brings the node's virtual time up to now: each of its k
+// jobs has received min(1, C/k) of the time since (C cores).
 func (s *Sim) nodeAdvance(n *node, now des.Time) {
-	if len(n.jobs) > 0 {
-		n.v += float64(now-n.vLast) / float64(len(n.jobs))
+	if k := len(n.jobs); k > s.cfg.Cores {
+		n.v += float64(now-n.vLast) * float64(s.cfg.Cores) / float64(k)
+	} else if k > 0 {
+		n.v += float64(now - n.vLast)
 	}
 	n.vLast = now
 }
@@ -90,7 +96,10 @@ func (s *Sim) nodeSchedule(id int32, n *node, now des.Time) {
 	for _, j := range n.jobs[1:] {
 		minV = min(minV, j.vEnd)
 	}
-	dt := math.Ceil((minV - n.v) * float64(len(n.jobs)))
+	dt := math.Ceil(minV - n.v)
+	if k := len(n.jobs); k > s.cfg.Cores {
+		dt = math.Ceil((minV - n.v) * float64(k) / float64(s.cfg.Cores))
+	}
 	n.gen++
 	// Shared, the bursts stretch: the kernel refuses an end past the
 	// range (des.Kernel.Overflow) and the run stops with an error.

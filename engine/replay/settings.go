@@ -189,6 +189,7 @@ func Settings() []Setting {
 		choice("cpu-from", "cpu", "computation of a timed trace: auto (compute events if any, else gaps), gaps (time between MPI calls), events (compute events)",
 			[]string{"auto", "gaps", "events"}, func(c *Config) int { return int(c.CPUFrom) }, func(c *Config, i int) { c.CPUFrom = CPUFrom(i) }),
 		intSetting("ranks-per-node", "cpu", "ranks placed on each node in rank order; they share its CPU (processor sharing)", func(c *Config) *int { return &c.RanksPerNode }),
+		intSetting("cores", "cpu", "cores of each node: up to that many of its ranks compute at full speed at once, more share them (processor sharing); a platform's core attribute sets it", func(c *Config) *int { return &c.Cores }),
 		{Key: "map", Group: "cpu", Kind: KindList, Help: "PUPPET placement map P1 … Pn: rank j runs on node P[j mod n] (blank- or comma-separated; empty: none, --ranks-per-node places the ranks)",
 			get: func(c *Config) string {
 				s := make([]string, len(c.Map))

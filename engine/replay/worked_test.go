@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/tracefmt"
@@ -131,6 +132,42 @@ func TestProcessorSharing(t *testing.T) {
 	}
 	if !near(res.Nodes[0].Compute, 6) || res.Nodes[0].Ranks != 2 {
 		t.Errorf("node 0: %+v", res.Nodes[0])
+	}
+}
+
+// TestMulticoreSharing: --cores C shares a node among its computing
+// ranks at min(1, C/r) of the speed. Four ranks of one node compute 1, 2,
+// 3 and 4 s: on 2 cores they end at 2, 3.5, 4.5 and 5.5 s (smpirun on a
+// 2-core host: 5.5 s), on 3 at 4/3 and then 1 s apart, on 1 core at 4, 7,
+// 9, 10, on 4 or more at 1, 2, 3, 4; CPU waits are the difference.
+func TestMulticoreSharing(t *testing.T) {
+	for _, tc := range []struct {
+		cores string
+		want  []float64
+	}{
+		{"1", []float64{4, 7, 9, 10}},
+		{"2", []float64{2, 3.5, 4.5, 5.5}},
+		{"3", []float64{4.0 / 3, 7.0 / 3, 10.0 / 3, 13.0 / 3}},
+		{"4", []float64{1, 2, 3, 4}},
+		{"64", []float64{1, 2, 3, 4}},
+	} {
+		t.Run(tc.cores, func(t *testing.T) {
+			p := newProg(t, 4)
+			for r := range 4 {
+				p.compute(r, float64(r+1))
+			}
+			_, res := simulate(t, p.trace(), cfgWith(t, "ranks-per-node", "4", "cores", tc.cores), Options{})
+			for r, w := range tc.want {
+				if got := res.Ranks[r].Finish; !near(got, w) || !near(res.Ranks[r].CPUWait, w-float64(r+1)) {
+					t.Errorf("rank %d ends at %v (CPU wait %v), want %v", r, got, res.Ranks[r].CPUWait, w)
+				}
+			}
+		})
+	}
+	c := Default()
+	c.Cores = 0
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "cores: must be at least 1, got 0") {
+		t.Errorf("0 cores: %v", err)
 	}
 }
 
