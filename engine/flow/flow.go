@@ -275,6 +275,11 @@ type Network struct {
 	fmark  []uint32 // per flow slot: the solve that reached it
 	// whole remembers whole solves (see wholeMemo).
 	whole wholeMemo
+	// fatW is, per constraint, the weight of the first flow to use it
+	// when it is a fatpipe that SimGrid's sharing may concern (a FATPIPE
+	// backbone or FATPIPE links), 0 before; nil otherwise (see
+	// noteFatPipes).
+	fatW []float64
 	// flevel is, per flow slot, its level (rate × penalty) at the last
 	// solve, +Inf while it has not been solved or runs at rate 0; bneck
 	// the constraint it was fixed at (-1: its bound). added are the
@@ -589,10 +594,10 @@ func New(cfg Config) (*Network, error) {
 		n.links[i].last = -1
 	}
 	// SimGrid's sharing of a fatpipe differs from a bound per flow only
-	// between flows of different penalties: so on the fatpipes a
-	// platform makes (a FATPIPE backbone, FATPIPE links), not on
-	// loopbacks, whose flows all have one route.
-	n.sys.fatShare = cfg.MediumFatPipe || cfg.Sharing == FatPipe
+	// between flows of different penalties (see noteFatPipes).
+	if cfg.MediumFatPipe || cfg.Sharing == FatPipe {
+		n.fatW = make([]float64, len(n.links))
+	}
 	n.smp.init(n)
 	period := des.Time(0)
 	if n.smp.lazy {
@@ -1078,6 +1083,9 @@ func (n *Network) Send(m netmodel.Message) {
 		penalty = 1 // SimGrid: a flow without latency starts at penalty 1
 	}
 	f.penalty, f.w = penalty, 1/penalty
+	if n.fatW != nil && !n.sys.fatShare {
+		n.noteFatPipes(f)
+	}
 	if math.IsInf(bound, 1) {
 		bound = 0
 	}
@@ -1085,6 +1093,31 @@ func (n *Network) Send(m netmodel.Message) {
 	f.remain = float64(m.Bytes + n.cfg.Envelope)
 	f.finish = des.Never
 	n.h.Schedule(now+wait, evActivate, fi, 0)
+}
+
+// noteFatPipes turns SimGrid's sharing of fatpipes on (system.fatShare)
+// once flows of different penalties use one fatpipe, either way. Until
+// then each fatpipe's flows have one penalty, so it fixes each of them
+// at its bandwidth, the bound it is anyway (a flow crosses a backbone or
+// a FATPIPE host link both ways, route and way back): the bound per flow
+// gives the same rates, and the solve stays incremental. Once on, a
+// re-solve takes the connected component and the memos rest (what they
+// remember was solved the other way).
+func (n *Network) noteFatPipes(f *flowRec) {
+	for _, l := range n.flinks(f) {
+		if !n.links[l].fatpipe {
+			continue
+		}
+		switch w := n.fatW[l]; {
+		case w == 0:
+			n.fatW[l] = f.w
+		case w != f.w:
+			n.sys.fatShare = true
+			n.sys.memo.off = true
+			n.whole.off = true
+			return
+		}
+	}
 }
 
 // Handle processes the network's events.

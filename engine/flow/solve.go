@@ -94,6 +94,10 @@ type system struct {
 	// connected component (as Config.Exhaustive), fatpipes included.
 	fatShare bool
 	fatSat   []bool // fill's scratch under fatShare: per link
+	// fatMax is, under fatShare, how many unfixed uses of fatpipe j
+	// have the largest c·w (its usage): fix rescans the fatpipe's
+	// flows only when the last of them is fixed.
+	fatMax []int32
 	// fresh makes every round build the system anew, check every link
 	// and let fill scan every link that may saturate, even those whose
 	// flows cannot fill them (the tests compare the results with the
@@ -416,11 +420,13 @@ func (n *Network) build() {
 	if s.fatShare {
 		// A fatpipe's usage is the largest c·w of its flows, not
 		// their sum, and its remaining capacity stays its bandwidth.
+		s.fatMax = grow(s.fatMax, L)
 		for j := range L {
 			if !fat[j] {
 				continue
 			}
-			rem[j], usage[j] = capa[j], s.fatUsage(j)
+			rem[j] = capa[j]
+			usage[j], s.fatMax[j] = s.fatUsage(j)
 			ratio[j] = math.Inf(1)
 			if lcount[j] > 0 && usage[j] > 0 {
 				ratio[j] = rem[j] / usage[j]
@@ -814,7 +820,11 @@ func (s *system) fix(i int, v float64, j int32) {
 		j, c := x&math.MaxInt32, coef[ctOf(x)]
 		if s.fatShare && s.fat[j] {
 			unfixed[j]--
-			usage[j] = s.fatUsage(int(j))
+			if c*w == usage[j] {
+				if s.fatMax[j]--; s.fatMax[j] == 0 {
+					usage[j], s.fatMax[j] = s.fatUsage(int(j))
+				}
+			}
 			ratio[j] = math.Inf(1)
 			if unfixed[j] > 0 && usage[j] > 0 {
 				ratio[j] = rem[j] / usage[j]
@@ -834,15 +844,20 @@ func (s *system) fix(i int, v float64, j int32) {
 }
 
 // fatUsage is fatpipe j's usage under fatShare: the largest c·w of its
-// unfixed flows (0 when none is left).
-func (s *system) fatUsage(j int) float64 {
-	u := 0.0
+// unfixed flows (0 when none is left), and how many uses have it.
+func (s *system) fatUsage(j int) (float64, int32) {
+	u, n := 0.0, int32(0)
 	for _, x := range s.lFlow[s.lOff[j]:s.lOff[j+1]] {
 		if i := x & math.MaxInt32; !s.fixed[i] {
-			u = fmax(u, s.coef[ctOf(x)]*s.w[i])
+			switch cw := s.coef[ctOf(x)] * s.w[i]; {
+			case cw > u:
+				u, n = cw, 1
+			case cw == u:
+				n++
+			}
 		}
 	}
-	return u
+	return u, n
 }
 
 // reschedule gives flow fi, whose rate a solve has set, its completion
