@@ -116,12 +116,16 @@ func GridGroup(d, dir int) string {
 }
 
 // DescribeLink returns the metric of link id of t with its description
-// filled in (ends, class, level, grid direction) and no measurement.
+// filled in (ends, class — "backbone" for a crossbar's medium —, level,
+// grid direction) and no measurement.
 func DescribeLink(t topology.Topology, id topology.LinkID) LinkMetric {
 	lk := t.Link(id)
 	lm := LinkMetric{ID: int32(id), From: int32(lk.From.ID), To: int32(lk.To.ID),
 		FromNode: lk.From.Kind == topology.PeerNode, ToNode: lk.To.Kind == topology.PeerNode,
 		Class: lk.Class.String(), Level: int32(lk.Level)}
+	if lk.Class == topology.ClassMedium && t.Kind() == topology.KindCrossbar {
+		lm.Class = "backbone" // as its group (LinkGroups)
+	}
 	if grid, ok := t.(*topology.Grid); ok && lk.Class == topology.ClassNetwork {
 		_, dir, _ := grid.PortDim(lk.From.Port)
 		lm.Dir = int8(dir)

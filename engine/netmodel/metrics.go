@@ -138,7 +138,8 @@ type LinkMetric struct {
 	FromNode bool  `json:"from_node,omitempty"`
 	ToNode   bool  `json:"to_node,omitempty"`
 	// Class is the topology's link class ("terminal", "network", "up",
-	// "down", "local", "global", "medium"); Level is the dimension of a
+	// "down", "local", "global", "medium"; a crossbar's medium is
+	// "backbone"); Level is the dimension of a
 	// grid link or the lower level of a fat-tree link; Dir is the
 	// direction of a grid link along its dimension (+1, −1, or 0 for
 	// the single link of a dimension of size 2).

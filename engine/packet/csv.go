@@ -27,7 +27,8 @@ import (
 //     the period whose route climbed to that level);
 //   - group, "x+", "up0", "global", "inject" …: bytes, utilisation;
 //   - link, "r2.p0->r3.p1" (a router port to a router port), "n5->r5.p4"
-//     (injection), "r5.p4->n5" (ejection), "medium" (a bus): bytes,
+//     (injection), "r5.p4->n5" (ejection), "medium" (a bus) or
+//     "backbone" (a crossbar's): bytes,
 //     utilisation — only links busy during the period;
 //   - queue, "r3.p1/vc0": cur, max, mean (packets) — only buffers that
 //     held a packet during the period.
@@ -104,6 +105,9 @@ func (c *CSVWriter) linkName(id int32) string {
 	s := l.From.String() + "->" + l.To.String()
 	if l.Class == topology.ClassMedium {
 		s = "medium"
+		if c.topo.Kind() == topology.KindCrossbar {
+			s = "backbone"
+		}
 	}
 	c.names[id] = s
 	return s

@@ -504,6 +504,15 @@ func TestBackboneModels(t *testing.T) {
 			if !found {
 				t.Errorf("no backbone group in %+v", res.Network.Groups)
 			}
+			var classes []string
+			for _, l := range res.Network.Links {
+				if l.Class != "terminal" {
+					classes = append(classes, l.Class)
+				}
+			}
+			if len(classes) != 1 || classes[0] != "backbone" {
+				t.Errorf("router links of classes %v, want the backbone", classes)
+			}
 		})
 	}
 }

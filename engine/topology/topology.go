@@ -163,7 +163,7 @@ const (
 	ClassLocal
 	// ClassGlobal: dragonfly, between two groups.
 	ClassGlobal
-	// ClassMedium: the shared channel of a bus.
+	// ClassMedium: the shared channel of a bus, or a crossbar's backbone.
 	ClassMedium
 )
 

@@ -326,8 +326,8 @@ func (m *Model) drawStrip(p *painter, x, y, w, h int) {
 
 // linkName names a link as the metrics CSV does, shortened.
 func linkName(l *netmodel.LinkMetric) string {
-	if l.Class == "medium" {
-		return "medium"
+	if l.Class == "medium" || l.Class == "backbone" {
+		return l.Class
 	}
 	end := func(id int32, node bool) string {
 		if node {
