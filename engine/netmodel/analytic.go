@@ -418,6 +418,11 @@ type CM02 struct {
 	// Backbone, when set, is a link every message between hosts crosses
 	// besides the hosts' links (a SimGrid cluster's bb_bw and bb_lat).
 	Backbone *Backbone
+	// LimiterPerByte, when positive, is 1/bandwidth (ps per byte) of
+	// the limiter link of every host (SimGrid's limiter_link: SHARED, no
+	// latency): a message crosses its source's and destination's, which
+	// its own crosstraffic crosses too.
+	LimiterPerByte float64
 }
 
 // Backbone is a star's backbone link as CM02 sees it.
@@ -463,6 +468,9 @@ func (c *CM02) transfer(s int64, d int) des.Time {
 	ps := c.PerByte
 	if c.SharedLinks {
 		ps *= 1 + c.CrossTraffic
+	}
+	if c.LimiterPerByte > 0 {
+		ps = max(ps, c.LimiterPerByte*(1+c.CrossTraffic))
 	}
 	if bb := c.Backbone; bb != nil && d > 0 {
 		b := bb.PerByte

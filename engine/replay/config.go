@@ -403,7 +403,8 @@ func (c *Config) AnalyticModel() netmodel.Model {
 		// changed since, and the run goes on without factors.
 		bw, lat, _ := c.SizeFactors()
 		return &netmodel.CM02{LinkLatency: c.Latency, PerByte: c.PerByte, Envelope: c.Envelope, BwFactor: bw, LatFactor: lat, TCPGamma: float64(c.TCPGamma),
-			Routed: c.Platform != "", CrossTraffic: c.CrossTraffic, SharedLinks: c.platformLinks.shared, Backbone: c.platformLinks.backbone}
+			Routed: c.Platform != "", CrossTraffic: c.CrossTraffic, SharedLinks: c.platformLinks.shared, Backbone: c.platformLinks.backbone,
+			LimiterPerByte: c.platformLinks.limiterPerByte}
 	}
 	return &netmodel.Puppet{
 		Switching: c.Switching, Startup: c.Startup, PerByte: c.PerByte,

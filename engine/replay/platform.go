@@ -138,8 +138,13 @@ func (c *Config) validatePlatform() error {
 		// on a TORUS or DRAGONFLY it may cross others.
 		return fmt.Errorf("platform: sharing_policy SHARED%s on %s: the simgrid model does not follow the crosstraffic of a message over links its way back may or may not cross (use --model flow, or crosstraffic 0)", line(p.SharingLine), p.Summary)
 	}
-	if p.Backbone != nil && c.Model != ModelFlow && c.Model != ModelSimGrid {
-		return fmt.Errorf("platform: the cluster's backbone%s is modelled by the flow, packet and simgrid models, not by the %s model", line(p.BackboneLine), c.modelName())
+	if c.Model != ModelFlow && c.Model != ModelSimGrid {
+		switch {
+		case p.Backbone != nil:
+			return fmt.Errorf("platform: the cluster's backbone%s is modelled by the flow, packet and simgrid models, not by the %s model", line(p.BackboneLine), c.modelName())
+		case p.Limiter > 0:
+			return fmt.Errorf("platform: limiter_link%s is modelled by the flow and simgrid models, not by the %s model", line(p.LimiterLine), c.modelName())
+		}
 	}
 	if c.Model == ModelFlow && p.Hops != nil && c.Routing != "" {
 		return fmt.Errorf("platform: routing %q: the flow model follows SimGrid's own routes on %s (leave routing empty)", c.Routing, p.Summary)
@@ -173,6 +178,9 @@ func (c Config) Resolve() (Config, error) {
 		c.PerByte = 1e12 / p.Link.Bandwidth
 	}
 	c.platformLinks = cm02Links{shared: p.Sharing == platform.Shared && p.Topology.Kind() == topology.KindCrossbar}
+	if p.Limiter > 0 {
+		c.platformLinks.limiterPerByte = 1e12 / p.Limiter
+	}
 	if bb := p.Backbone; bb != nil {
 		c.platformLinks.backbone = &netmodel.Backbone{Latency: des.Time(bb.Latency), PerByte: 1e12 / bb.Bandwidth, Shared: p.BackboneSharing == platform.Shared}
 	}
@@ -181,11 +189,12 @@ func (c Config) Resolve() (Config, error) {
 
 // cm02Links is what the simgrid model needs of a platform's links beyond
 // one bandwidth and latency: whether the hosts' links are one link both
-// ways (SHARED), which a message's crosstraffic then loads too, and the
-// backbone.
+// ways (SHARED), which a message's crosstraffic then loads too, the
+// backbone and the hosts' limiter links (1/bandwidth, 0 for none).
 type cm02Links struct {
-	shared   bool
-	backbone *netmodel.Backbone
+	shared         bool
+	backbone       *netmodel.Backbone
+	limiterPerByte float64
 }
 
 // SizeFactors returns the bandwidth and latency factors of the factors

@@ -89,9 +89,11 @@ func TestPlatformErrors(t *testing.T) {
 	torus := write("torus.xml", head+`<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,2"/>
 </platform>`)
 	hosts := write("hosts", "h0:2\nh1\n")
-	bad := write("bad.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" core="2"/>
+	bad := write("bad.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" availability_file="a.txt"/>
 </platform>`)
 	fatBackbone := write("fatbb.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" bb_bw="1GBps" bb_sharing_policy="FATPIPE"/>
+</platform>`)
+	limiter := write("limiter.xml", head+`<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" limiter_link="100MBps"/>
 </platform>`)
 	sharedTorus := write("storus.xml", head+`<cluster id="t" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,2" sharing_policy="SHARED"/>
 </platform>`)
@@ -103,10 +105,11 @@ func TestPlatformErrors(t *testing.T) {
 		{[]string{"platform", star, "topology", "torus:4x4"}, `platform: cannot be combined with topology "torus:4x4"`},
 		{[]string{"hostfile", hosts}, "hostfile: needs a platform"},
 		{[]string{"platform", star, "model", "packet"}, "platform: sharing_policy SHARED (" + star + ":3): the packet model's links have one channel per direction"},
-		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: core="2" is not modelled`},
+		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: attribute availability_file is not supported by tracesim`},
 		{[]string{"platform", fatBackbone, "model", "packet"}, "platform: bb_sharing_policy FATPIPE (" + fatBackbone + ":3): the packet model's backbone carries one packet at a time (SHARED)"},
 		{[]string{"platform", fatBackbone, "model", "puppet"}, "platform: the cluster's backbone (" + fatBackbone + ":3) is modelled by the flow, packet and simgrid models, not by the puppet model"},
 		{[]string{"platform", fatBackbone, "model", "loggops"}, "not by the loggops model"},
+		{[]string{"platform", limiter, "model", "puppet"}, "platform: limiter_link (" + limiter + ":3) is modelled by the flow and simgrid models, not by the puppet model"},
 		{[]string{"platform", sharedTorus}, "platform: sharing_policy SHARED (" + sharedTorus + ":3) on cluster t: TORUS 2,2"},
 		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},
 		{[]string{"platform", filepath.Join(dir, "none.xml")}, "platform file " + filepath.Join(dir, "none.xml") + ": no such file or directory"},
@@ -183,7 +186,7 @@ func TestFactorsFile(t *testing.T) {
 // routes have as many links in both, so the makespans agree. On a star
 // whose links are SHARED (the explicit star's default) or across a SHARED
 // backbone a message alone gets 1/1.05 of the link with crosstraffic: its
-// own way back loads it too.
+// own way back loads it too; so it does of its hosts' limiter links.
 func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 	if _, err := simgrid.Path(); err != nil {
 		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
@@ -212,6 +215,9 @@ func TestRoutedClustersAgainstSimGrid(t *testing.T) {
 		{"star fast backbone", `bb_bw="1GBps" bb_lat="1ms"`, 3, 9, 0},
 		{"star FATPIPE backbone", `bb_bw="100MBps" bb_lat="20us" bb_sharing_policy="FATPIPE"`, 3, 9, 0},
 		{"star SHARED backbone", `sharing_policy="SHARED" bb_bw="200MBps" bb_lat="20us"`, 3, 9, 0},
+		{"star limiter", `limiter_link="50MBps"`, 3, 9, 0},
+		{"star limiter and backbone", `limiter_link="100MBps" bb_bw="90MBps"`, 3, 9, 0},
+		{"torus limiter", `topology="TORUS" topo_parameters="4,4" limiter_link="50MBps"`, 0, 10, 0},
 		// DRAGONFLY 2,1;2,1;2,1;2: hosts 0 and 15 are group 0 chassis 0
 		// blade 0 and group 1 chassis 1 blade 1 (green, blue, black);
 		// 0 and 7 share a group (green, then black).
