@@ -55,39 +55,12 @@ func (p *parser) cluster(a *attrs, line int) error {
 	if err := p.claim(line, "cluster"); err != nil {
 		return err
 	}
-	id, err := a.required("id")
+	hr, err := p.hostRange(a, line)
 	if err != nil {
 		return err
 	}
-	prefix, err := a.required("prefix")
-	if err != nil {
-		return err
-	}
-	suffix, err := a.required("suffix")
-	if err != nil {
-		return err
-	}
-	rad, err := a.required("radical")
-	if err != nil {
-		return err
-	}
-	nums, err := radicals(rad)
-	if err != nil {
-		return bad("radical: %v", err)
-	}
-	speed, err := a.speed("speed")
-	if err != nil {
-		return err
-	}
-	bw, err := a.bandwidth("bw")
-	if err != nil {
-		return err
-	}
-	lat, err := a.latency("lat")
-	if err != nil {
-		return err
-	}
-	link := topology.LinkProps{Bandwidth: bw, Latency: lat}
+	id, prefix, suffix, nums, speed, link := hr.id, hr.prefix, hr.suffix, hr.nums, hr.speed, hr.link
+	bw, lat := link.Bandwidth, link.Latency
 	cores, err := a.cores()
 	if err != nil {
 		return err
@@ -198,6 +171,46 @@ func (p *parser) cluster(a *attrs, line int) error {
 	}
 	p.network = pl
 	return nil
+}
+
+// hostRange is what a <cluster> and a <cabinet> say alike: their id, the
+// hosts prefix+radical+suffix, their speed and their links.
+type hostRange struct {
+	id, prefix, suffix string
+	nums               []int
+	speed              float64
+	link               topology.LinkProps
+}
+
+// hostRange reads a <cluster>'s or <cabinet>'s id, prefix, suffix,
+// radical, speed, bw and lat.
+func (p *parser) hostRange(a *attrs, line int) (hostRange, error) {
+	var hr hostRange
+	var err error
+	if hr.id, err = a.required("id"); err != nil {
+		return hr, err
+	}
+	if hr.prefix, err = a.required("prefix"); err != nil {
+		return hr, err
+	}
+	if hr.suffix, err = a.required("suffix"); err != nil {
+		return hr, err
+	}
+	rad, err := a.required("radical")
+	if err != nil {
+		return hr, err
+	}
+	if hr.nums, err = radicals(rad); err != nil {
+		return hr, p.errAt(line, a.elem, "radical: %v", err)
+	}
+	if hr.speed, err = a.speed("speed"); err != nil {
+		return hr, err
+	}
+	if hr.link.Bandwidth, err = a.bandwidth("bw"); err != nil {
+		return hr, err
+	}
+	hr.link.Latency, err = a.latency("lat")
+	return hr, err
 }
 
 // clusterBackbone reads a cluster's bb_bw, bb_lat and bb_sharing_policy

@@ -45,6 +45,12 @@ func (p *parser) explicit(z *zoneDecl) error {
 	bad := func(line int, elem, format string, args ...any) error {
 		return p.errAt(line, elem, format, args...)
 	}
+	if len(z.cabinets) > 0 {
+		return p.cabinets(z)
+	}
+	if z.backbone != nil {
+		return bad(z.backboneLine, "backbone", "a backbone without cabinets is not modelled (a cluster's is its bb_bw and bb_lat)")
+	}
 	if len(z.hosts) == 0 {
 		if len(z.links) > 0 || len(z.routes) > 0 {
 			return bad(z.line, "zone", "zone %q has links or routes but no hosts", z.id)

@@ -3,7 +3,8 @@
 // bandwidths and latencies, the hosts' names in node order, and the CPU
 // speed. It covers what SMPI studies use: one <cluster> (STAR, TORUS,
 // FAT_TREE as a k-ary tree, DRAGONFLY as a custom graph; a STAR's
-// backbone) or one zone of
+// backbone), one routing="Cluster" zone of <cabinet>s and a <backbone>,
+// or one zone of
 // explicit <host>, <link> and <route> elements that describe a star (each
 // host a private link, every route the source's link then the
 // destination's), possibly inside <zone> elements.
@@ -189,6 +190,10 @@ type zoneDecl struct {
 	hosts       []hostDecl
 	links       map[string]linkDecl
 	routes      []routeDecl
+	// cabinets and backbone: a routing="Cluster" zone's (cabinet.go).
+	cabinets     []cabinetDecl
+	backbone     *topology.LinkProps
+	backboneLine int
 }
 
 type parser struct {
@@ -467,11 +472,15 @@ func (p *parser) start(t xml.StartElement, line int) error {
 		return p.startRoute(a, line)
 	case name == "link_ctn" && parent == "route":
 		return p.linkCtn(a, line)
+	case name == "cabinet" && inZone && p.zone != nil:
+		return p.cabinet(a, line)
+	case name == "backbone" && inZone && p.zone != nil:
+		return p.zoneBackbone(a, line)
 	}
 	switch name {
 	case "prop":
 		return p.errAt(line, name, "properties are not modelled (inside <%s>)", parent)
-	case "zone", "AS", "cluster", "host", "link", "route", "link_ctn", "platform":
+	case "zone", "AS", "cluster", "host", "link", "route", "link_ctn", "platform", "cabinet", "backbone":
 		return p.errAt(line, name, "not expected inside <%s>", parent)
 	}
 	return p.errAt(line, name, "element not supported by tracesim (docs/platform.md lists what is)")

@@ -22,6 +22,14 @@ func againstSimGrid(t *testing.T, name string, ranks, hosts, perHost int, attrs 
 		t.Fatal(err)
 	}
 	platform, hostfile := writeCluster(t, dir, hosts, perHost, attrs)
+	compareModes(t, name, index, ranks, platform, hostfile, check)
+}
+
+// compareModes replays the trace of index (ranks ranks) on platform with
+// hostfile under smpirun -replay and the preset of each of sgModes, as
+// subtests name/mode (see againstSimGrid).
+func compareModes(t *testing.T, name, index string, ranks int, platform, hostfile string, check func(t *testing.T, ours float64)) {
+	t.Helper()
 	for _, m := range sgModes {
 		t.Run(name+"/"+m.name, func(t *testing.T) {
 			res, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: ranks, Platform: platform, Hostfile: hostfile, Config: m.cfg, Precise: true})
