@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/tracesim/tracesim/engine/topology"
@@ -67,6 +68,31 @@ func (p *parser) zoneBackbone(a *attrs, line int) error {
 	return nil
 }
 
+// hostSpeeds returns the hosts' speeds in order when they differ, nil
+// when they are all alike (Platform.Speeds).
+func hostSpeeds(hosts []hostDecl) []float64 {
+	for _, h := range hosts {
+		if h.speed != hosts[0].speed {
+			speeds := make([]float64, len(hosts))
+			for i, h := range hosts {
+				speeds[i] = h.speed
+			}
+			return speeds
+		}
+	}
+	return nil
+}
+
+// speedRange describes hosts of different speeds for a summary: ", hosts
+// of 1Gf to 2Gf"; "" when they are alike (nil).
+func speedRange(speeds []float64) string {
+	if speeds == nil {
+		return ""
+	}
+	lo, hi := slices.Min(speeds), slices.Max(speeds)
+	return fmt.Sprintf(", hosts of %s to %s", formatSpeed(lo), formatSpeed(hi))
+}
+
 // cabinets turns a routing="Cluster" zone of cabinets and a backbone into
 // a crossbar with that backbone, each host's links its cabinet's (SimGrid
 // routes a message up its source's link, across the backbone, down its
@@ -89,11 +115,6 @@ func (p *parser) cabinets(z *zoneDecl) error {
 		seen[h.name] = h.line
 	}
 	c0 := z.cabinets[0]
-	for _, c := range z.cabinets[1:] {
-		if s := z.hosts[c.first].speed; s != z.hosts[0].speed {
-			return bad(c.line, "cabinet", "cabinet %q runs at %g flop/s, cabinet %q at %g: hosts of different speeds are not modelled", c.id, s, c0.id, z.hosts[0].speed)
-		}
-	}
 	n := len(z.hosts)
 	if n == 1 {
 		return bad(c0.line, "cabinet", "a platform of one host has no network to simulate")
@@ -102,6 +123,7 @@ func (p *parser) cabinets(z *zoneDecl) error {
 	for i, h := range z.hosts {
 		pl.Hosts[i] = h.name
 	}
+	pl.Speeds = hostSpeeds(z.hosts)
 	for _, c := range z.cabinets {
 		if c.link != c0.link {
 			pl.Uniform = false
@@ -134,6 +156,7 @@ func (p *parser) cabinets(z *zoneDecl) error {
 	if bb := z.backbone; bb != nil {
 		pl.Summary += fmt.Sprintf(", a %s, %s SHARED backbone", formatBandwidth(bb.Bandwidth), formatSeconds(float64(bb.Latency)/1e12))
 	}
+	pl.Summary += speedRange(pl.Speeds)
 	p.network = pl
 	return nil
 }

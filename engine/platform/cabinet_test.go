@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 // TestCabinets: a routing="Cluster" zone of cabinets and a backbone is a
 // crossbar of their hosts in declaration order with that backbone
 // (SHARED), each host's links its cabinet's; cabinets of different links
-// make it non-uniform.
+// make it non-uniform, of different speeds give each host its speed.
 func TestCabinets(t *testing.T) {
 	p, err := parseString(t, `<zone id="world" routing="Full">
   <zone id="site" routing="Cluster">
@@ -41,6 +42,25 @@ func TestCabinets(t *testing.T) {
 	if p.Summary != "zone site: 2 cabinets of 4 hosts in all, a 50MBps, 20us SHARED backbone" {
 		t.Errorf("summary %q", p.Summary)
 	}
+	if p.Speeds != nil {
+		t.Errorf("speeds %v for hosts of one speed", p.Speeds)
+	}
+	// Cabinets, or explicit hosts, of different speeds: each host's.
+	p, err = parseString(t, `<zone id="s" routing="Cluster">
+  <cabinet id="a" prefix="a" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>
+  <cabinet id="b" prefix="b" suffix="" radical="0" speed="2.5Gf" bw="1GBps" lat="1us"/>
+</zone>`)
+	if err != nil || !slices.Equal(p.Speeds, []float64{1e9, 1e9, 2.5e9}) || p.Speed != 1e9 || !strings.HasSuffix(p.Summary, ", hosts of 1Gf to 2.5Gf") {
+		t.Errorf("cabinets of two speeds: %v, speeds %v, summary %q", err, p.Speeds, p.Summary)
+	}
+	p, err = parseString(t, `<zone id="z" routing="Full">
+  <host id="a" speed="1Gf"/><host id="b" speed="2Gf"/>
+  <link id="la" bandwidth="1GBps" latency="1us"/><link id="lb" bandwidth="1GBps" latency="1us"/>
+  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+</zone>`)
+	if err != nil || !slices.Equal(p.Speeds, []float64{1e9, 2e9}) {
+		t.Errorf("explicit hosts of two speeds: %v, speeds %v", err, p.Speeds)
+	}
 	p, err = parseString(t, `<zone id="s" routing="Cluster">
   <cabinet id="a" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/>
 </zone>`)
@@ -55,7 +75,6 @@ func TestCabinetErrors(t *testing.T) {
 	}
 	for _, c := range []struct{ name, xml, want string }{
 		{"routing", `<zone id="s" routing="Full">` + cab("a", "h", "1Gf") + `</zone>`, `p.xml:4: <zone>: routing="Full" with cabinets: expected routing="Cluster"`},
-		{"speeds", `<zone id="s" routing="Cluster">` + cab("a", "h", "1Gf") + cab("b", "g", "2Gf") + `</zone>`, `<cabinet>: cabinet "b" runs at 2e+09 flop/s, cabinet "a" at 1e+09: hosts of different speeds are not modelled`},
 		{"same names", `<zone id="s" routing="Cluster">` + cab("a", "h", "1Gf") + cab("b", "h", "1Gf") + `</zone>`, `<cabinet>: host "h0" is already declared on line 4`},
 		{"two backbones", `<zone id="s" routing="Cluster">` + cab("a", "h", "1Gf") + `
 <backbone id="x" bandwidth="1GBps" latency="1us"/>

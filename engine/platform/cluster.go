@@ -456,3 +456,16 @@ func dragonfly(params string, hosts int, link topology.LinkProps, name string) (
 	}
 	return t, fmt.Sprintf("DRAGONFLY %s (a graph of %d routers)", params, routers), nil
 }
+
+// formatSpeed writes flops per second as SimGrid's units: "1Gf".
+func formatSpeed(f float64) string {
+	for _, u := range []struct {
+		s string
+		m float64
+	}{{"Tf", 1e12}, {"Gf", 1e9}, {"Mf", 1e6}, {"kf", 1e3}} {
+		if f >= u.m {
+			return strconv.FormatFloat(f/u.m, 'g', 6, 64) + u.s
+		}
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64) + "f"
+}

@@ -63,9 +63,6 @@ func (p *parser) explicit(z *zoneDecl) error {
 	index := map[string]int{}
 	for i, h := range z.hosts {
 		index[h.name] = i
-		if h.speed != z.hosts[0].speed {
-			return bad(h.line, "host", "host %q runs at %g flop/s, host %q at %g: hosts of different speeds are not modelled", h.name, h.speed, z.hosts[0].name, z.hosts[0].speed)
-		}
 		if h.cores != z.hosts[0].cores {
 			return bad(h.line, "host", "host %q has core=%d, host %q core=%d: hosts of different core counts are not modelled", h.name, h.cores, z.hosts[0].name, z.hosts[0].cores)
 		}
@@ -173,6 +170,7 @@ func (p *parser) explicit(z *zoneDecl) error {
 	for i, h := range z.hosts {
 		pl.Hosts[i] = h.name
 	}
+	pl.Speeds = hostSpeeds(z.hosts)
 	if n == 1 {
 		return bad(z.hosts[0].line, "host", "a platform of one host has no network to simulate")
 	}
@@ -215,6 +213,7 @@ func (p *parser) explicit(z *zoneDecl) error {
 	if pl.Uniform {
 		pl.Summary += fmt.Sprintf(" of %s, %s", formatBandwidth(pl.Link.Bandwidth), formatSeconds(float64(pl.Link.Latency)/1e12))
 	}
+	pl.Summary += speedRange(pl.Speeds)
 	p.network = pl
 	return nil
 }

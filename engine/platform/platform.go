@@ -69,6 +69,10 @@ type Platform struct {
 	// every host's number of cores.
 	Speed float64
 	Cores int
+	// Speeds is every host's speed in node order when they differ (an
+	// explicit zone's hosts, cabinets), nil when all run at Speed (then
+	// Speed is the first host's).
+	Speeds []float64
 	// Link is the bandwidth (bytes/s) and latency (ps) of the network's
 	// links when they are all alike, for the models that see one link
 	// kind; Uniform reports whether they are.

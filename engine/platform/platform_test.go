@@ -364,10 +364,6 @@ func TestErrors(t *testing.T) {
     <link_ctn id="nope"/>
   </route>
 </zone>`, `p.xml:7: <link_ctn>: no link "nope" is declared before this route`},
-		{"speeds differ", `<zone id="z" routing="Full">
-  <host id="a" speed="1Gf"/>
-  <host id="b" speed="2Gf"/>
-</zone>`, `p.xml:6: <host>: host "b" runs at 2e+09 flop/s, host "a" at 1e+09: hosts of different speeds are not modelled`},
 		{"vivaldi", `<zone id="z" routing="Vivaldi"/>`, `p.xml:4: <zone>: routing="Vivaldi" is not modelled`},
 		{"duplicate route", `<zone id="z" routing="Full">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>

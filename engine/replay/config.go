@@ -294,6 +294,9 @@ type Config struct {
 	// links beyond one bandwidth and latency (set by Resolve, not a
 	// setting).
 	platformLinks cm02Links
+	// nodeSpeeds is each node's CPU speed when a platform's hosts differ
+	// (set by Resolve, not a setting); nil: all run at CPUSpeed.
+	nodeSpeeds []float64
 }
 
 // Default returns the default configuration: predict mode on the flow

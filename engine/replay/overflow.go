@@ -67,8 +67,12 @@ func (s *Sim) burstRangeError(r int32, rk *rank, d des.Time, a Activity) error {
 	}
 	switch {
 	case e.Kind == tracefmt.KindCompute && e.Flags.Has(tracefmt.FlagWork):
-		secs = e.Amount() * s.flopPS / 1e12
-		err.What = fmt.Sprintf("compute of %g flop at %s%s lasts %s", e.Amount(), FormatSpeed(s.cfg.CPUSpeed), scale, longDuration(secs))
+		secs = e.Amount() * s.rankFlopPS(r) / 1e12
+		speed := s.cfg.CPUSpeed
+		if s.cfg.nodeSpeeds != nil {
+			speed = s.cfg.nodeSpeeds[s.nodeOf[r]]
+		}
+		err.What = fmt.Sprintf("compute of %g flop at %s%s lasts %s", e.Amount(), FormatSpeed(speed), scale, longDuration(secs))
 	case e.Kind == tracefmt.KindCompute:
 		secs = e.Amount() * s.unitPS / 1e12
 		err.What = fmt.Sprintf("compute of %s%s lasts %s", units.FormatDuration(e.Amount()*s.tr.Unit.Seconds()), scale, longDuration(secs))

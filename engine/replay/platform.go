@@ -163,7 +163,7 @@ func (c *Config) modelName() string {
 }
 
 // Resolve returns the configuration a run uses: with a platform, its
-// hosts' CPU speed and cores and, for the analytic models, its links' latency and
+// hosts' CPU speed (each node's when they differ) and cores and, for the analytic models, its links' latency and
 // bandwidth replace cpu-speed, latency, link-latency and bandwidth.
 func (c Config) Resolve() (Config, error) {
 	p, _, err := c.LoadPlatform()
@@ -171,6 +171,7 @@ func (c Config) Resolve() (Config, error) {
 		return c, err
 	}
 	c.CPUSpeed = p.Speed
+	c.nodeSpeeds = p.Speeds
 	c.Cores = max(p.Cores, 1)
 	if p.Uniform {
 		c.Latency = des.Time(p.Link.Latency)

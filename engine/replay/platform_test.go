@@ -522,3 +522,39 @@ func TestBackboneModels(t *testing.T) {
 		})
 	}
 }
+
+// TestHostSpeeds: on a platform whose hosts run at different speeds (two
+// cabinets of 1 and 4 Gflop/s) each rank computes at its host's speed:
+// 2 Gflop take 2 s on a-0, 0.5 s on b-0, and the overflow error names
+// the host's speed.
+func TestHostSpeeds(t *testing.T) {
+	dir := t.TempDir()
+	plat := filepath.Join(dir, "p.xml")
+	xml := `<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="s" routing="Cluster">
+    <cabinet id="a" prefix="a-" suffix="" radical="0" speed="1Gf" bw="125MBps" lat="5us"/>
+    <cabinet id="b" prefix="b-" suffix="" radical="0" speed="4Gf" bw="125MBps" lat="5us"/>
+  </zone>
+</platform>
+`
+	if err := os.WriteFile(plat, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newProg(t, 2)
+	p.work(0, 2e9)
+	p.work(1, 2e9)
+	_, res := simulate(t, p.trace(), cfgWith(t, "model", "flow", "platform", plat), Options{})
+	if got := []float64{res.Ranks[0].Finish, res.Ranks[1].Finish}; !near(got[0], 2) || !near(got[1], 0.5) {
+		t.Errorf("ranks end at %v, want 2 s and 0.5 s", got)
+	}
+	p = newProg(t, 2)
+	p.work(1, 1e30)
+	s, err := New(p.trace(), cfgWith(t, "model", "flow", "platform", plat), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "compute of 1e+30 flop at 4Gf lasts") {
+		t.Errorf("overflow: %v", err)
+	}
+}

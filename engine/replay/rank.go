@@ -283,7 +283,7 @@ func (s *Sim) exec(r int32, rk *rank, e *tracefmt.Event) bool {
 			return s.next(rk, 1)
 		}
 		if rk.stage == 0 {
-			if d := s.computeTime(e); d > 0 {
+			if d := s.computeTime(r, e); d > 0 {
 				rk.stage = 1
 				s.burst(r, rk, d, ActCompute)
 				return false

@@ -225,6 +225,9 @@ type Sim struct {
 	computeEvts bool // computation from compute events
 	unitPS      float64
 	flopPS      float64
+	// nodeFlopPS is flopPS per node when a platform's hosts run at
+	// different speeds, nil otherwise.
+	nodeFlopPS []float64
 
 	stats   stats
 	rec     *recorder
@@ -468,6 +471,12 @@ func newSim(t *tracefmt.Trace, src tracefmt.Source, cfg Config, opts Options) (*
 	}
 	s.unitPS = t.Unit.Seconds() * 1e12 * cfg.CPUScale
 	s.flopPS = 1e12 / cfg.CPUSpeed * cfg.CPUScale
+	if sp := cfg.nodeSpeeds; sp != nil {
+		s.nodeFlopPS = make([]float64, len(sp))
+		for n, v := range sp {
+			s.nodeFlopPS[n] = 1e12 / v * cfg.CPUScale
+		}
+	}
 
 	switch {
 	case opts.Network != nil:
@@ -837,12 +846,20 @@ func (s *Sim) findInit() {
 // with an error then).
 func (s *Sim) traceTime(d float64) des.Time { return des.FromPS(d * s.unitPS) }
 
-// computeTime returns the simulated duration of a compute event, or
-// des.Never when it does not fit.
-func (s *Sim) computeTime(e *tracefmt.Event) des.Time {
+// computeTime returns the simulated duration of rank r's compute event,
+// or des.Never when it does not fit.
+func (s *Sim) computeTime(r int32, e *tracefmt.Event) des.Time {
 	a := e.Amount()
 	if e.Flags.Has(tracefmt.FlagWork) {
-		return des.FromPS(a * s.flopPS)
+		return des.FromPS(a * s.rankFlopPS(r))
 	}
 	return s.traceTime(a)
+}
+
+// rankFlopPS is the picoseconds a flop takes on rank r's node.
+func (s *Sim) rankFlopPS(r int32) float64 {
+	if s.nodeFlopPS != nil {
+		return s.nodeFlopPS[s.nodeOf[r]]
+	}
+	return s.flopPS
 }
