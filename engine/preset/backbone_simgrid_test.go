@@ -9,6 +9,34 @@ import (
 	"github.com/tracesim/tracesim/internal/simgrid"
 )
 
+// needSmpirun skips a test that runs smpirun where it is not installed
+// or under -short.
+func needSmpirun(t *testing.T) {
+	t.Helper()
+	if _, err := simgrid.Path(); err != nil {
+		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
+	}
+	if testing.Short() {
+		t.Skip("runs smpirun")
+	}
+}
+
+// fourPairs is rank r's actions of four pairs sending 1 MB at once:
+// ranks 0-3 to ranks 4-7.
+func fourPairs(r int) []string {
+	if r < 4 {
+		return []string{fmt.Sprintf("send %d 0 1000000", r+4)}
+	}
+	return []string{fmt.Sprintf("recv %d 0 1000000", r-4)}
+}
+
+// randomActions gives each rank's actions of simgrid.RandomProgram(seed,
+// ranks).
+func randomActions(seed uint64, ranks int) func(int) []string {
+	prog := simgrid.RandomProgram(seed, ranks)
+	return func(r int) []string { return simgrid.Flatten(prog, r, -1) }
+}
+
 // againstSimGrid replays a program of ranks ranks (actions gives each
 // rank's) on hosts hosts of a star cluster with the given attributes,
 // perHost ranks a host, with smpirun -replay and with the preset of each
@@ -61,20 +89,8 @@ func compareModes(t *testing.T, name, index string, ranks int, platform, hostfil
 // the backbone, as the flow model did before, ends at 20.0 ms where
 // SimGrid ends at 30.0 ms). Within 0.0001 %.
 func TestBackbonesAgainstSimGrid(t *testing.T) {
-	if _, err := simgrid.Path(); err != nil {
-		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
-	}
-	if testing.Short() {
-		t.Skip("runs smpirun")
-	}
-	pairs := func(r int) []string {
-		switch {
-		case r < 4:
-			return []string{fmt.Sprintf("send %d 0 1000000", r+4)}
-		default:
-			return []string{fmt.Sprintf("recv %d 0 1000000", r-4)}
-		}
-	}
+	needSmpirun(t)
+	pairs := fourPairs
 	// Ranks 0, 1 on host0; 2, 3 on host1; 4, 5 on host2.
 	withinAndAcross := func(r int) []string {
 		return map[int][]string{

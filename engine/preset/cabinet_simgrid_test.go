@@ -16,22 +16,8 @@ import (
 // declaration order, one or two ranks a host; four pairs across the
 // backbone at once and random programs. Within 0.0001 %.
 func TestCabinetsAgainstSimGrid(t *testing.T) {
-	if _, err := simgrid.Path(); err != nil {
-		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
-	}
-	if testing.Short() {
-		t.Skip("runs smpirun")
-	}
-	pairs := func(r int) []string {
-		if r < 4 {
-			return []string{fmt.Sprintf("send %d 0 1000000", r+4)}
-		}
-		return []string{fmt.Sprintf("recv %d 0 1000000", r-4)}
-	}
-	random := func(seed uint64, ranks int) func(int) []string {
-		prog := simgrid.RandomProgram(seed, ranks)
-		return func(r int) []string { return simgrid.Flatten(prog, r, -1) }
-	}
+	needSmpirun(t)
+	pairs, random := fourPairs, randomActions
 	for _, c := range []struct {
 		name     string
 		backbone string

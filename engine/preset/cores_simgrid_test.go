@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/tracesim/tracesim/internal/simgrid"
 )
 
 // TestMulticoreHostsAgainstSimGrid replays ranks sharing multicore hosts
@@ -19,19 +17,11 @@ import (
 // messages, collectives) on hosts of 2 and 4 cores, over- and
 // under-subscribed. Within 0.0001 %.
 func TestMulticoreHostsAgainstSimGrid(t *testing.T) {
-	if _, err := simgrid.Path(); err != nil {
-		t.Skip("smpirun not installed (Debian libsimgrid-dev)")
-	}
-	if testing.Short() {
-		t.Skip("runs smpirun")
-	}
+	needSmpirun(t)
 	staggered := func(r int) []string {
 		return []string{fmt.Sprintf("compute %d", (r+1)*1_000_000_000)}
 	}
-	random := func(seed uint64, ranks int) func(int) []string {
-		prog := simgrid.RandomProgram(seed, ranks)
-		return func(r int) []string { return simgrid.Flatten(prog, r, -1) }
-	}
+	random := randomActions
 	for _, c := range []struct {
 		name           string
 		attrs          string
