@@ -1,12 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -37,12 +38,14 @@ type windowJSON struct {
 	End   float64 `json:"end_s"`
 }
 
-func addScopeFlags(fs *flag.FlagSet) *scope {
+// addScopeFlags declares the flags every analysis command takes.
+func addScopeFlags(cc *cobra.Command) *scope {
 	s := &scope{}
+	fs := cc.Flags()
 	fs.StringVar(&s.window, "window", "", "only the window `START:END`: durations from the trace's start, as the Timeline's\nruler shows them (1ms:2.5ms; either side may be empty)")
 	fs.StringVar(&s.ranks, "ranks", "", "only these ranks: a `LIST` of ranks and ranges (0-3,8,12-)")
 	fs.BoolVar(&s.asJSON, "json", false, "print JSON")
-	fs.StringVar(&s.format, "format", "", "read as this format instead of detecting it (see 'tracesim formats')")
+	readFormatVar(cc, &s.format, "read as this format instead of detecting it (see 'tracesim formats')")
 	return s
 }
 
@@ -86,20 +89,16 @@ func (s *scope) describe() string {
 	return who + " · " + when
 }
 
-// loadScoped parses a command's arguments, reads the trace and resolves
-// its scope; code ≥ 0 means return it.
-func loadScoped(e *env, fs *flag.FlagSet, s *scope, args []string) (*tracefmt.Trace, string, int) {
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return nil, "", code
-	}
+// loadScoped reads the trace of command name and resolves its scope;
+// code ≥ 0 means return it.
+func loadScoped(e *env, name string, s *scope, pos []string) (*tracefmt.Trace, string, int) {
 	tr, err := load(e, pos[0], s.format)
 	if err != nil {
-		return nil, "", fail(e, fs.Name(), err)
+		return nil, "", fail(e, name, err)
 	}
 	if err := s.resolve(tr, pos[0]); err != nil {
-		fmt.Fprintf(e.stderr, "tracesim %s: %v\n", fs.Name(), err)
-		usageHint(e, fs)
+		fmt.Fprintf(e.stderr, "tracesim %s: %v\n", name, err)
+		usageHint(e, name)
 		return nil, "", exitUsage
 	}
 	return tr, pos[0], -1
@@ -117,6 +116,12 @@ func (c choice) String() string {
 	}
 	return *c.v
 }
+
+// Type names the value in pflag's usage.
+func (c choice) Type() string { return "string" }
+
+// values lists the words, for completions.
+func (c choice) values() []string { return c.allowed }
 
 func (c choice) Set(v string) error {
 	for _, a := range c.allowed {
@@ -191,48 +196,54 @@ func statsSortNames() []string {
 	return n
 }
 
-func runStats(e *env, args []string) int {
-	fs := newFlags(e, "stats", "FILE [--window START:END] [--ranks LIST] [--sort COLUMN] [--reverse] [--json]",
+// statsCommand is `tracesim stats FILE`: the Stats tab headless.
+func statsCommand(e *env) *cobra.Command {
+	cc := newCommand("stats", "print the Stats tab: per-rank profile and MPI function summary", "FILE [--window START:END] [--ranks LIST] [--sort COLUMN] [--reverse] [--json]",
 		"Print the Stats tab: the per-rank profile (time computing, in user states, in MPI calls,\n"+
 			"waiting, in I/O; for untimed traces compute amounts, sends and bytes) and the summary of\n"+
 			"the functions called (calls, total, mean, max, share of all ranks' time).\n"+
 			"The JSON output is documented in docs/cli.md.")
-	s := addScopeFlags(fs)
+	fs := cc.Flags()
+	s := addScopeFlags(cc)
 	sortBy := "rank"
 	fs.Var(choice{&sortBy, statsSortNames()}, "sort", "sort by `COLUMN`: of the rank table rank, compute, user, mpi, waiting, io (untimed: work,\nsends, bytes), or of the function table name, calls, total, mean, max; names ascending,\nquantities descending")
 	reverse := fs.Bool("reverse", false, "reverse the sort order")
-	tr, path, code := loadScoped(e, fs, s, args)
-	if code >= 0 {
-		return code
-	}
-	rankCol, funcCol := 0, 2 // the tab's defaults: by rank, functions by total
-	rankDesc, funcDesc := false, true
-	for _, k := range statsSortKeys() {
-		if k.name != sortBy {
-			continue
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		tr, path, code := loadScoped(e, "stats", s, pos)
+		if code >= 0 {
+			return code
 		}
-		if k.timed == 1 && !tr.Timed || k.timed == 2 && tr.Timed {
-			fmt.Fprintf(e.stderr, "tracesim stats: --sort: %q is not a column of this %s trace\n", sortBy, map[bool]string{true: "timed", false: "untimed"}[tr.Timed])
-			usageHint(e, fs)
-			return exitUsage
+		rankCol, funcCol := 0, 2 // the tab's defaults: by rank, functions by total
+		rankDesc, funcDesc := false, true
+		for _, k := range statsSortKeys() {
+			if k.name != sortBy {
+				continue
+			}
+			if k.timed == 1 && !tr.Timed || k.timed == 2 && tr.Timed {
+				fmt.Fprintf(e.stderr, "tracesim stats: --sort: %q is not a column of this %s trace\n", sortBy, map[bool]string{true: "timed", false: "untimed"}[tr.Timed])
+				usageHint(e, "stats")
+				return exitUsage
+			}
+			if k.table == 0 {
+				rankCol, rankDesc = k.col, k.col != 0
+			} else {
+				funcCol, funcDesc = k.col, k.col != 0
+			}
 		}
-		if k.table == 0 {
-			rankCol, rankDesc = k.col, k.col != 0
-		} else {
-			funcCol, funcDesc = k.col, k.col != 0
+		if *reverse {
+			rankDesc, funcDesc = !rankDesc, !funcDesc
 		}
-	}
-	if *reverse {
-		rankDesc, funcDesc = !rankDesc, !funcDesc
-	}
-	p := analysis.ComputeProfile(tr, s.win, s.rankList)
-	out := statsJSON(path, p, rankCol, rankDesc, funcCol, funcDesc)
-	out.Window = s.jsonWindow
-	if s.asJSON {
-		return writeJSON(e, "stats", out)
-	}
-	printStats(e.stdout, out, s.describe())
-	return exitOK
+		p := analysis.ComputeProfile(tr, s.win, s.rankList)
+		out := statsJSON(path, p, rankCol, rankDesc, funcCol, funcDesc)
+		out.Window = s.jsonWindow
+		if s.asJSON {
+			return writeJSON(e, "stats", out)
+		}
+		printStats(e.stdout, out, s.describe())
+		return exitOK
+	})
+	return cc
 }
 
 // statsJSON lays a profile out as the tab's two tables, sorted.
@@ -308,41 +319,47 @@ type MatrixJSON struct {
 	CollectiveBytes int64     `json:"collective_bytes"`
 }
 
-func runMatrix(e *env, args []string) int {
-	fs := newFlags(e, "matrix", "FILE [--window START:END] [--ranks LIST] [--metric bytes|messages] [--space rank|node] [--json]",
+// matrixCommand is `tracesim matrix FILE`: the Matrix tab headless.
+func matrixCommand(e *env) *cobra.Command {
+	cc := newCommand("matrix", "print the Matrix tab: point-to-point traffic by sender and receiver", "FILE [--window START:END] [--ranks LIST] [--metric bytes|messages] [--space rank|node] [--json]",
 		"Print the Matrix tab: point-to-point traffic by sender (rows) and receiver (columns), in\n"+
 			"bytes or messages, between ranks or between nodes of --ranks-per-node consecutive ranks.\n"+
 			"With --ranks, only messages between the listed ranks count.\n"+
 			"The JSON output is documented in docs/cli.md.")
-	s := addScopeFlags(fs)
+	fs := cc.Flags()
+	s := addScopeFlags(cc)
 	metric, space := "bytes", "rank"
 	fs.Var(choice{&metric, []string{"bytes", "messages"}}, "metric", "count `METRIC` in each cell: bytes or messages")
 	fs.Var(choice{&space, []string{"rank", "node"}}, "space", "one row per rank or per node of --ranks-per-node ranks (`SPACE`: rank or node)")
 	perNode := fs.Int("ranks-per-node", 2, "ranks per node in node space (placement block:K, as the tab's n key)")
-	tr, path, code := loadScoped(e, fs, s, args)
-	if code >= 0 {
-		return code
-	}
-	t := analysis.ComputeTraffic(tr, s.win, s.rankList)
-	if space == "node" {
-		if t.Scale > 1 {
-			return fail(e, "matrix", fmt.Errorf("--space node: %s has %d ranks; node space needs at most %d", path, t.Ranks, analysis.MaxResolution))
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		tr, path, code := loadScoped(e, "matrix", s, pos)
+		if code >= 0 {
+			return code
 		}
-		n := t.Nodes(*perNode)
-		if *perNode < 2 || *perNode > t.Ranks/2 || n == nil {
-			fmt.Fprintf(e.stderr, "tracesim matrix: --ranks-per-node: expected 2 to %d (two nodes or more of %d ranks), got %d\n", t.Ranks/2, t.Ranks, *perNode)
-			usageHint(e, fs)
-			return exitUsage
+		t := analysis.ComputeTraffic(tr, s.win, s.rankList)
+		if space == "node" {
+			if t.Scale > 1 {
+				return fail(e, "matrix", fmt.Errorf("--space node: %s has %d ranks; node space needs at most %d", path, t.Ranks, analysis.MaxResolution))
+			}
+			n := t.Nodes(*perNode)
+			if *perNode < 2 || *perNode > t.Ranks/2 || n == nil {
+				fmt.Fprintf(e.stderr, "tracesim matrix: --ranks-per-node: expected 2 to %d (two nodes or more of %d ranks), got %d\n", t.Ranks/2, t.Ranks, *perNode)
+				usageHint(e, "matrix")
+				return exitUsage
+			}
+			t = n
 		}
-		t = n
-	}
-	out := matrixJSON(path, t, space, metric)
-	out.Selected, out.Window = s.rankList, s.jsonWindow
-	if s.asJSON {
-		return writeJSON(e, "matrix", out)
-	}
-	printMatrix(e.stdout, out, s.describe())
-	return exitOK
+		out := matrixJSON(path, t, space, metric)
+		out.Selected, out.Window = s.rankList, s.jsonWindow
+		if s.asJSON {
+			return writeJSON(e, "matrix", out)
+		}
+		printMatrix(e.stdout, out, s.describe())
+		return exitOK
+	})
+	return cc
 }
 
 func matrixJSON(path string, t *analysis.Traffic, space, metric string) MatrixJSON {
@@ -439,26 +456,32 @@ type BinJSON struct {
 	Bytes    int64  `json:"bytes"`
 }
 
-func runSizes(e *env, args []string) int {
-	fs := newFlags(e, "sizes", "FILE [--window START:END] [--ranks LIST] [--by messages|bytes] [--json]",
+// sizesCommand is `tracesim sizes FILE`: the Sizes tab headless.
+func sizesCommand(e *env) *cobra.Command {
+	cc := newCommand("sizes", "print the Sizes tab: histogram of message sizes", "FILE [--window START:END] [--ranks LIST] [--by messages|bytes] [--json]",
 		"Print the Sizes tab: point-to-point messages in log2 size bins, counted and summed, for the\n"+
 			"messages the listed ranks sent (all ranks by default).\n"+
 			"The JSON output is documented in docs/cli.md.")
-	s := addScopeFlags(fs)
+	fs := cc.Flags()
+	s := addScopeFlags(cc)
 	by := "messages"
 	fs.Var(choice{&by, []string{"messages", "bytes"}}, "by", "the `MEASURE` of the table's bars: messages or bytes")
-	tr, path, code := loadScoped(e, fs, s, args)
-	if code >= 0 {
-		return code
-	}
-	idx := analysis.IndexSends(tr)
-	out := sizesJSON(path, idx.Histogram(s.rankList, s.win), by)
-	out.Selected, out.Window, out.Collectives = s.rankList, s.jsonWindow, idx.Collectives
-	if s.asJSON {
-		return writeJSON(e, "sizes", out)
-	}
-	printSizes(e.stdout, out, s.describe())
-	return exitOK
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		tr, path, code := loadScoped(e, "sizes", s, pos)
+		if code >= 0 {
+			return code
+		}
+		idx := analysis.IndexSends(tr)
+		out := sizesJSON(path, idx.Histogram(s.rankList, s.win), by)
+		out.Selected, out.Window, out.Collectives = s.rankList, s.jsonWindow, idx.Collectives
+		if s.asJSON {
+			return writeJSON(e, "sizes", out)
+		}
+		printSizes(e.stdout, out, s.describe())
+		return exitOK
+	})
+	return cc
 }
 
 func sizesJSON(path string, h analysis.Histogram, by string) SizesJSON {

@@ -12,6 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/internal/cputime"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -60,8 +63,9 @@ func benchRows() []benchRow {
 	}
 }
 
-func runBench(e *env, args []string) int {
-	fs := newFlags(e, "bench", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST] [--repeat N] [--run REGEXP]",
+// benchCommand is `tracesim bench`: the project's benchmarks as a table.
+func benchCommand(e *env) *cobra.Command {
+	cc := newCommand("bench", "run the project's benchmarks and print a table", "[--events N] [--run REGEXP] [--time DUR] [--json] | --simgrid DIR [--repeat N] [--run REGEXP] [--json] | --ui [--events N] [--presses N] [--fps LIST] | --scale [--points LIST] [--repeat N] [--run REGEXP]",
 		"Run tracesim's benchmarks on this machine and print a table: throughput of the\n"+
 			"parsers and writers, resident bytes per event of the trace model, replay speed.\n"+
 			"The input is a generated 64-rank stencil2d trace of about --events events.\n\n"+
@@ -73,6 +77,7 @@ func runBench(e *env, args []string) int {
 			"With --scale, time info, check and sim as separate processes on generated traces\n"+
 			"of the --points sizes, each stage --repeat times (the median CPU time is reported,\n"+
 			"and the median user time beside it).")
+	fs := cc.Flags()
 	events := fs.Int("events", 1_000_000, "approximate number of events of the generated trace")
 	ui := benchUIFlags{width: 200, height: 60}
 	fs.BoolVar(&ui.on, "ui", false, "measure the UI's key-to-screen time in a pseudo-terminal (p50/p90/p99/max, idle CPU)")
@@ -91,106 +96,107 @@ func runBench(e *env, args []string) int {
 	points := fs.String("points", defaultScalePoints, "with --scale: the traces, EVENTS@RANKS separated by commas (events take k or M)")
 	var benchTime float64 = 1
 	fs.Var(durationValue{&benchTime}, "time", "target time per benchmark, e.g. 2s")
-	if _, code := parse(e, fs, args, 0, 0); code >= 0 {
-		return code
-	}
-	if *repeat < 1 {
-		fmt.Fprintln(e.stderr, "tracesim bench: --repeat must be at least 1")
-		return exitUsage
-	}
-	if *simgridDir != "" {
-		self, err := os.Executable()
+	cc.Args = argCount(0, 0)
+	e.runs(cc, func([]string) int {
+		if *repeat < 1 {
+			fmt.Fprintln(e.stderr, "tracesim bench: --repeat must be at least 1")
+			return exitUsage
+		}
+		if *simgridDir != "" {
+			self, err := os.Executable()
+			if err != nil {
+				return fail(e, "bench", err)
+			}
+			return benchSimGrid(e, simChild{path: self}, *simgridDir, *runRe, *repeat, *asJSON)
+		}
+		if *scale {
+			return runBenchScale(e, *points, *runRe, *repeat)
+		}
+		re, err := regexp.Compile(*runRe)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "tracesim bench: --run: %v\n", err)
+			return exitUsage
+		}
+		if ui.on {
+			ui.json, ui.idle = *asJSON, time.Duration(idle*float64(time.Second))
+			ui.events = *events
+			fs.Visit(func(f *pflag.Flag) { ui.eventsSet = ui.eventsSet || f.Name == "events" })
+			if !ui.eventsSet {
+				ui.events = 10_000_000
+			}
+			return runBenchUI(e, ui)
+		}
+		if *events < 1000 {
+			fmt.Fprintln(e.stderr, "tracesim bench: --events must be at least 1000")
+			return exitUsage
+		}
+		testing.Init()
+		// testing.Benchmark reads its target time from the testing package's
+		// flags, which testing.Init registers on the default flag set.
+		if err := flag.Set("test.benchtime", fmt.Sprintf("%gs", benchTime)); err != nil {
+			return fail(e, "bench", err)
+		}
+		in, err := makeBenchInput(*events)
 		if err != nil {
 			return fail(e, "bench", err)
 		}
-		return benchSimGrid(e, simChild{path: self}, *simgridDir, *runRe, *repeat, *asJSON)
-	}
-	if *scale {
-		return runBenchScale(e, *points, *runRe, *repeat)
-	}
-	re, err := regexp.Compile(*runRe)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "tracesim bench: --run: %v\n", err)
-		return exitUsage
-	}
-	if ui.on {
-		ui.json, ui.idle = *asJSON, time.Duration(idle*float64(time.Second))
-		ui.events = *events
-		fs.Visit(func(f *flag.Flag) { ui.eventsSet = ui.eventsSet || f.Name == "events" })
-		if !ui.eventsSet {
-			ui.events = 10_000_000
+		type result struct {
+			Name    string             `json:"name"`
+			What    string             `json:"what"`
+			N       int                `json:"iterations"`
+			NsPerOp int64              `json:"ns_per_op"`
+			Metrics map[string]float64 `json:"metrics"`
 		}
-		return runBenchUI(e, ui)
-	}
-	if *events < 1000 {
-		fmt.Fprintln(e.stderr, "tracesim bench: --events must be at least 1000")
-		return exitUsage
-	}
-	testing.Init()
-	// testing.Benchmark reads its target time from the testing package's
-	// flags, which testing.Init registers on the default flag set.
-	if err := flag.Set("test.benchtime", fmt.Sprintf("%gs", benchTime)); err != nil {
-		return fail(e, "bench", err)
-	}
-	in, err := makeBenchInput(*events)
-	if err != nil {
-		return fail(e, "bench", err)
-	}
-	type result struct {
-		Name    string             `json:"name"`
-		What    string             `json:"what"`
-		N       int                `json:"iterations"`
-		NsPerOp int64              `json:"ns_per_op"`
-		Metrics map[string]float64 `json:"metrics"`
-	}
-	var results []result
-	nEvents, nRanks := in.trace.NumEvents(), len(in.trace.Ranks)
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	if !*asJSON {
-		// Encodings are made when a benchmark first needs one: each read
-		// row reports the size of its input (MB).
-		fmt.Fprintf(e.stdout, "input: stencil2d, %d ranks, %d events; %s/%s, %d CPUs\n\n",
-			nRanks, nEvents,
-			runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-		fmt.Fprintln(tw, "BENCHMARK\tTIME/OP\tFIGURES\tWHAT")
-	}
-	var selected []string
-	for _, row := range benchRows() {
-		if re.MatchString(row.name) {
-			selected = append(selected, row.name)
+		var results []result
+		nEvents, nRanks := in.trace.NumEvents(), len(in.trace.Ranks)
+		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		if !*asJSON {
+			// Encodings are made when a benchmark first needs one: each read
+			// row reports the size of its input (MB).
+			fmt.Fprintf(e.stdout, "input: stencil2d, %d ranks, %d events; %s/%s, %d CPUs\n\n",
+				nRanks, nEvents,
+				runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+			fmt.Fprintln(tw, "BENCHMARK\tTIME/OP\tFIGURES\tWHAT")
 		}
-	}
-	if err := in.prepare(e.ctx, selected); err != nil {
-		return fail(e, "bench", err)
-	}
-	for _, row := range benchRows() {
-		if !re.MatchString(row.name) {
-			continue
+		var selected []string
+		for _, row := range benchRows() {
+			if re.MatchString(row.name) {
+				selected = append(selected, row.name)
+			}
 		}
-		if err := e.ctx.Err(); err != nil {
+		if err := in.prepare(e.ctx, selected); err != nil {
 			return fail(e, "bench", err)
 		}
-		r := testing.Benchmark(func(b *testing.B) { row.run(in, b) })
-		res := result{Name: row.name, What: row.what, N: r.N, NsPerOp: r.NsPerOp(), Metrics: map[string]float64{}}
-		figures := ""
-		for _, m := range row.metrics {
-			v := r.Extra[m]
-			res.Metrics[m] = v
-			figures += fmt.Sprintf("%.4g %s  ", v, m)
+		for _, row := range benchRows() {
+			if !re.MatchString(row.name) {
+				continue
+			}
+			if err := e.ctx.Err(); err != nil {
+				return fail(e, "bench", err)
+			}
+			r := testing.Benchmark(func(b *testing.B) { row.run(in, b) })
+			res := result{Name: row.name, What: row.what, N: r.N, NsPerOp: r.NsPerOp(), Metrics: map[string]float64{}}
+			figures := ""
+			for _, m := range row.metrics {
+				v := r.Extra[m]
+				res.Metrics[m] = v
+				figures += fmt.Sprintf("%.4g %s  ", v, m)
+			}
+			results = append(results, res)
+			if !*asJSON {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.name, time.Duration(r.NsPerOp()).Round(time.Microsecond), figures, row.what)
+			}
 		}
-		results = append(results, res)
-		if !*asJSON {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", row.name, time.Duration(r.NsPerOp()).Round(time.Microsecond), figures, row.what)
+		tw.Flush()
+		if *asJSON {
+			return writeJSON(e, "bench", map[string]any{
+				"events": nEvents, "ranks": nRanks,
+				"cpus": runtime.NumCPU(), "results": results,
+			})
 		}
-	}
-	tw.Flush()
-	if *asJSON {
-		return writeJSON(e, "bench", map[string]any{
-			"events": nEvents, "ranks": nRanks,
-			"cpus": runtime.NumCPU(), "results": results,
-		})
-	}
-	return exitOK
+		return exitOK
+	})
+	return cc
 }
 
 func makeBenchInput(events int) (*benchInput, error) {

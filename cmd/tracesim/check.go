@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt"
@@ -28,6 +30,12 @@ func (r replayPolicyValue) String() string {
 	}
 	return [...]string{"auto", "off", "on"}[*r.v]
 }
+
+// Type names the value in pflag's usage.
+func (replayPolicyValue) Type() string { return "string" }
+
+// values lists the policies, for completions.
+func (replayPolicyValue) values() []string { return []string{"auto", "on", "off"} }
 
 func (r replayPolicyValue) Set(s string) error {
 	switch s {
@@ -68,74 +76,76 @@ type checkJSON struct {
 	ReplayNotes []string `json:"replay_notes"`
 }
 
-func runCheck(e *env, args []string) int {
-	fs := newFlags(e, "check", "FILE [--json] [--lmin DUR] [--format NAME] [--replay auto|on|off] [--limit N]",
+// checkCommand is `tracesim check FILE`: causality and deadlock checks (exit 3 on findings).
+func checkCommand(e *env) *cobra.Command {
+	cc := newCommand("check", "check causality: reversed messages, clock skew, unmatched messages, deadlocks", "FILE [--json] [--lmin DUR] [--format NAME] [--replay auto|on|off] [--limit N]",
 		"Check the causality of a trace: messages received before they were sent (or sooner than\n"+
 			"--lmin after), collectives left before the ranks they wait for entered, clocks running\n"+
 			"backwards, unmatched or mismatched messages and collectives, wildcard receives,\n"+
 			"non-deterministic calls, and deadlocks of a causal replay.\n"+
 			"Exit status 0 when the trace is clean, 3 when it has violations (notes alone do not\n"+
 			"count). 'tracesim fix' corrects the clock violations. See docs/causality.md.")
+	fs := cc.Flags()
 	asJSON := fs.Bool("json", false, "print JSON")
-	format := fs.String("format", "", "read as this format instead of detecting it (see 'tracesim formats')")
+	format := readFormatFlag(cc, "read as this format instead of detecting it (see 'tracesim formats')")
 	var o causality.Options
 	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency, e.g. 1us: also report messages faster than it; 0 reports only reversals")
 	fs.Var(replayPolicyValue{&o.Replay}, "replay", fmt.Sprintf("replay the trace causally to find deadlocks: auto (traces up to %d events), on, off", causality.AutoReplayEvents))
 	limit := fs.Int("limit", -1, fmt.Sprintf("list at most N violations, 0 for all (default %d in the table, all in JSON)", defaultCheckLimit))
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
-	t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
-	prog.finish()
-	if err != nil {
-		return fail(e, "check", err)
-	}
-	// The load's garbage (read buffers, per-rank decoding state: 40 MiB
-	// of a 10 M-event trace at 65,536 ranks) is collected before the
-	// check allocates, so that its graph reuses those pages instead of
-	// raising the peak: the heap's next collection would come only at
-	// twice the trace.
-	runtime.GC()
-	rep, err := causality.Check(e.ctx, t, o)
-	if err != nil {
-		return fail(e, "check", fmt.Errorf("%s: %w", pos[0], err))
-	}
-	n := *limit
-	if n < 0 {
-		n = defaultCheckLimit
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
+		t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
+		prog.finish()
+		if err != nil {
+			return fail(e, "check", err)
+		}
+		// The load's garbage (read buffers, per-rank decoding state: 40 MiB
+		// of a 10 M-event trace at 65,536 ranks) is collected before the
+		// check allocates, so that its graph reuses those pages instead of
+		// raising the peak: the heap's next collection would come only at
+		// twice the trace.
+		runtime.GC()
+		rep, err := causality.Check(e.ctx, t, o)
+		if err != nil {
+			return fail(e, "check", fmt.Errorf("%s: %w", pos[0], err))
+		}
+		n := *limit
+		if n < 0 {
+			n = defaultCheckLimit
+			if *asJSON {
+				n = 0
+			}
+		}
+		violation := func(f *causality.Finding) bool { return f.Kind.Violation() }
+		top := rep.Top(n, violation)
 		if *asJSON {
-			n = 0
+			out := checkJSON{
+				File: pos[0], Format: fm.Name, Ranks: t.Size(), Timed: t.Timed, Events: rep.Events,
+				Messages: rep.Messages, Collectives: rep.Collectives, LMin: o.LMin, Counts: rep.CountMap(),
+				ViolationCount: rep.Violations(), Violations: []causality.FindingJSON{}, Notes: []causality.FindingJSON{},
+				Replayed: rep.Replayed, ReplayError: rep.ReplayError, Deadlock: rep.Deadlock,
+				ReplayNotes: append([]string{}, rep.ReplayNotes...),
+			}
+			for i := range top {
+				out.Violations = append(out.Violations, rep.JSON(&top[i]))
+			}
+			out.Omitted = out.ViolationCount - len(top)
+			for _, f := range rep.Top(n, func(f *causality.Finding) bool { return !f.Kind.Violation() }) {
+				out.Notes = append(out.Notes, rep.JSON(&f))
+			}
+			if c := writeJSON(e, "check", out); c != exitOK {
+				return c
+			}
+		} else {
+			printCheck(e.stdout, pos[0], fm.Name, t, rep, top)
 		}
-	}
-	violation := func(f *causality.Finding) bool { return f.Kind.Violation() }
-	top := rep.Top(n, violation)
-	if *asJSON {
-		out := checkJSON{
-			File: pos[0], Format: fm.Name, Ranks: t.Size(), Timed: t.Timed, Events: rep.Events,
-			Messages: rep.Messages, Collectives: rep.Collectives, LMin: o.LMin, Counts: rep.CountMap(),
-			ViolationCount: rep.Violations(), Violations: []causality.FindingJSON{}, Notes: []causality.FindingJSON{},
-			Replayed: rep.Replayed, ReplayError: rep.ReplayError, Deadlock: rep.Deadlock,
-			ReplayNotes: append([]string{}, rep.ReplayNotes...),
+		if rep.Violations() > 0 {
+			return exitFindings
 		}
-		for i := range top {
-			out.Violations = append(out.Violations, rep.JSON(&top[i]))
-		}
-		out.Omitted = out.ViolationCount - len(top)
-		for _, f := range rep.Top(n, func(f *causality.Finding) bool { return !f.Kind.Violation() }) {
-			out.Notes = append(out.Notes, rep.JSON(&f))
-		}
-		if c := writeJSON(e, "check", out); c != exitOK {
-			return c
-		}
-	} else {
-		printCheck(e.stdout, pos[0], fm.Name, t, rep, top)
-	}
-	if rep.Violations() > 0 {
-		return exitFindings
-	}
-	return exitOK
+		return exitOK
+	})
+	return cc
 }
 
 // printCheck writes the human-readable report: a summary, the counts by

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"runtime/debug"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,20 +21,11 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
-// The command line is a cobra command tree built per invocation from
-// commands(): fang styles its help and errors and adds --version and
-// `completion`; pflag parses flags before and after the arguments. Each
-// command keeps its own flag.FlagSet and run function: describe asks it
-// for its flags, cobra parses the command line against them, and the
-// command then runs with what cobra parsed (flags first, "--", then the
-// positional arguments), so that its own checks and messages stay as
-// they are.
-
-// commandSpec is what a command says about itself when described.
-type commandSpec struct {
-	synopsis, description string
-	fs                    *flag.FlagSet // nil: the command did not call parse
-}
+// The command line is a cobra command tree built per invocation: each
+// command declares its flags with pflag on its own cobra.Command (shared
+// groups such as the simulator's settings through one helper), cobra
+// parses them before and after the positional arguments, and fang
+// styles the help and errors and adds --version and `completion`.
 
 // exitError carries a command's non-zero exit code through cobra; the
 // command has printed its message already.
@@ -53,143 +41,169 @@ type usageError struct {
 
 func (e usageError) Error() string { return e.err.Error() }
 
-// describe runs c in describe mode and returns what it recorded. A
-// command that panics without arguments or never calls parse is run
-// with its raw arguments later (ok false).
-func describe(c command) (spec commandSpec, ok bool) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel() // a command that ignores the contract still stops at once
-	d := &env{ctx: ctx, stdout: io.Discard, stderr: io.Discard, spec: &spec}
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	c.run(d, nil)
-	return spec, spec.fs != nil
-}
-
-// recordedFlag wraps a command's flag value for cobra: Set records the
-// raw value in the order given, and the command parses it itself when it
-// runs (so that its error messages stay its own). Help, completion and
-// man pages read the name, usage, type and default through it.
-type recordedFlag struct {
-	inner flag.Value
-	name  string
-	log   *[]string
-}
-
-func (r recordedFlag) String() string { return r.inner.String() }
-
-func (r recordedFlag) Set(s string) error {
-	*r.log = append(*r.log, "--"+r.name+"="+s)
-	return nil
-}
-
-// Type names the value for pflag: "bool", "int", "string", "duration",
-// "size", "rate", "speed", or "value" for the other values.
-func (r recordedFlag) Type() string {
-	t := reflect.TypeOf(r.inner)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch k := t.Kind(); {
-	case t.Name() == "durationValue": // ours and the flag package's
-		return "duration"
-	case t.Name() == "sizeValue":
-		return "size"
-	case t.Name() == "rateValue":
-		return "rate"
-	case t.Name() == "flopsValue":
-		return "speed"
-	case k == reflect.Struct:
-		return "value"
-	default:
-		return strings.TrimSuffix(k.String(), "64")
-	}
-}
-
-// IsBoolFlag makes --json mean --json=true, as the flag package does.
-func (r recordedFlag) IsBoolFlag() bool {
-	b, ok := r.inner.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// addFlags gives cobra the flags of fs, recording their values in log.
-func addFlags(to *pflag.FlagSet, fs *flag.FlagSet, log *[]string) {
-	fs.VisitAll(func(f *flag.Flag) {
-		pf := pflag.PFlagFromGoFlag(&flag.Flag{Name: f.Name, Usage: f.Usage,
-			Value: recordedFlag{inner: f.Value, name: f.Name, log: log}})
-		pf.DefValue = f.DefValue
-		to.AddFlag(pf)
-	})
-}
-
-// cobraCommand turns a table entry into a cobra command that runs it.
-func cobraCommand(e *env, c command) *cobra.Command {
-	spec, ok := describe(c)
-	cc := &cobra.Command{Use: c.name, Short: c.summary}
-	// A command's own subcommands (sweep merge, lesson check) are cobra
-	// commands of their own, so that their flags are parsed natively
-	// too; the parent's run function still dispatches them when called
-	// directly.
-	for _, sub := range subcommands(c.name) {
-		cc.AddCommand(cobraCommand(e, sub))
-	}
-	if !ok {
-		// Not migrated: the command parses its raw arguments, --help
-		// included, and `tracesim help NAME` asks it too.
-		cc.DisableFlagParsing = true
-		cc.RunE = func(_ *cobra.Command, args []string) error {
-			return e.runCommand(c, args)
-		}
-		cc.SetHelpFunc(func(*cobra.Command, []string) { c.run(e, []string{"--help"}) })
-		return cc
-	}
+// newCommand returns the command `tracesim path` (path "sweep merge":
+// the command is merge), its help made of the summary, the synopsis
+// (positional arguments, then flags) and the description.
+func newCommand(path, summary, synopsis, description string) *cobra.Command {
+	name := path[strings.LastIndex(path, " ")+1:]
+	cc := &cobra.Command{Use: name, Short: summary, Long: description}
 	// The list of commands shows the positional arguments; the command's
 	// help shows its whole synopsis too, required flags included.
-	if args := positional(spec.synopsis); args != "" {
-		cc.Use = c.name + " " + args
+	if args := positional(synopsis); args != "" {
+		cc.Use = name + " " + args
 	}
-	if spec.synopsis != "" {
-		cc.Example = "tracesim " + c.name + " " + spec.synopsis
-	}
-	cc.Long = spec.description
-	var recorded []string
-	addFlags(cc.Flags(), spec.fs, &recorded)
-	completeValues(cc)
-	cc.RunE = func(_ *cobra.Command, pos []string) error {
-		return e.runCommand(c, slices.Concat(recorded, []string{"--"}, pos))
+	if synopsis != "" {
+		cc.Example = "tracesim " + path + " " + synopsis
 	}
 	return cc
 }
 
-// completeValues lets the shells complete the values of the flags that
-// take a name from a fixed list, in every command that has them.
-func completeValues(cc *cobra.Command) {
-	lists := map[string]func() []string{
-		"format": func() []string { return formats.Names(false) },
-		"to":     func() []string { return formats.Names(true) },
-		"theme":  themes.Names,
-		"preset": preset.Keys,
+// argCount accepts minPos to maxPos positional arguments (maxPos < 0: no
+// upper bound) and otherwise says how many it expected, as a usage error.
+func argCount(minPos, maxPos int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, pos []string) error {
+		n := len(pos)
+		if n >= minPos && (maxPos < 0 || n <= maxPos) {
+			return nil
+		}
+		var err error
+		switch {
+		case maxPos == minPos:
+			err = fmt.Errorf("expected %d argument(s), got %d", minPos, n)
+		case maxPos < 0:
+			err = fmt.Errorf("expected at least %d argument(s), got %d", minPos, n)
+		default:
+			err = fmt.Errorf("expected %d to %d arguments, got %d", minPos, maxPos, n)
+		}
+		return usageError{commandPath(cmd), err}
 	}
-	for name, list := range lists {
-		f := cc.Flags().Lookup(name)
-		if f == nil {
-			continue
+}
+
+// runs makes body the command's action: it gets the positional
+// arguments, its flags parsed, and returns the exit code, which cobra
+// carries out as an exitError. The debug log records the command.
+func (e *env) runs(cc *cobra.Command, body func(pos []string) int) {
+	cc.RunE = func(cmd *cobra.Command, pos []string) error {
+		name := commandPath(cmd)
+		if name == "" {
+			name = "tracesim"
 		}
-		if name == "format" && strings.HasPrefix(f.Usage, "output format") {
-			list = lists["to"] // gen writes
+		var flags []string
+		cmd.Flags().Visit(func(f *pflag.Flag) { flags = append(flags, "--"+f.Name+"="+f.Value.String()) })
+		start := time.Now()
+		e.debug("command started", "command", name, "args", pos, "flags", flags)
+		code := body(pos)
+		e.debug("command ended", "command", name, "exit", code, "elapsed", time.Since(start))
+		if code != exitOK {
+			return exitError{code}
 		}
-		if name == "to" && strings.HasPrefix(f.Usage, "table format") {
-			list = func() []string { return []string{"csv", "parquet"} } // export
-		}
-		// Registering fails only for an unknown or already registered
-		// flag, which the lookup and the map rule out.
-		_ = cc.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return list(), cobra.ShellCompDirectiveNoFileComp
-		})
+		return nil
 	}
+}
+
+// shorthand is the one-letter form of a one-letter flag name (-o, -L), so
+// that -o FILE, --o FILE and -o=FILE all work as they did with Go's flag
+// package; "" for longer names.
+func shorthand(name string) string {
+	if len(name) == 1 {
+		return name
+	}
+	return ""
+}
+
+// valueLister is a flag value with a fixed list of accepted words, which
+// the shells complete.
+type valueLister interface{ values() []string }
+
+// completeLists registers the completion of every flag of the tree that
+// takes one of a fixed list of words (choice values, the simulator's
+// choice settings), unless the command registered its own.
+func completeLists(cc *cobra.Command) {
+	cc.Flags().VisitAll(func(f *pflag.Flag) {
+		l, ok := f.Value.(valueLister)
+		if !ok || len(l.values()) == 0 {
+			return
+		}
+		if _, done := cc.GetFlagCompletionFunc(f.Name); done {
+			return
+		}
+		complete(cc, f.Name, l.values)
+	})
+	for _, sub := range cc.Commands() {
+		completeLists(sub)
+	}
+}
+
+// complete lets the shells complete the values of flag name of cc from
+// list.
+func complete(cc *cobra.Command, name string, list func() []string) {
+	// Registering fails only for an unknown or already registered flag,
+	// which the callers rule out.
+	_ = cc.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return list(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// readFormatFlag declares --format, the format a trace is read as, with
+// its completion.
+func readFormatFlag(cc *cobra.Command, usage string) *string {
+	p := new(string)
+	readFormatVar(cc, p, usage)
+	return p
+}
+
+// readFormatVar is readFormatFlag storing the format in p.
+func readFormatVar(cc *cobra.Command, p *string, usage string) {
+	cc.Flags().StringVar(p, "format", "", usage)
+	complete(cc, "format", func() []string { return formats.Names(false) })
+}
+
+// writeFormatFlag declares flag name (--to, gen's --format), a format a
+// trace is written as, with its completion.
+func writeFormatFlag(cc *cobra.Command, name, usage string) *string {
+	p := cc.Flags().String(name, "", usage)
+	complete(cc, name, func() []string { return formats.Names(true) })
+	return p
+}
+
+// themeFlags declares --theme and --no-color, the UI's colours.
+// themeUsage follows the list of themes in --theme's help.
+func themeFlags(cc *cobra.Command, themeUsage, noColorUsage string) (theme *string, noColor *bool) {
+	theme, noColor = new(string), new(bool)
+	themeVars(cc, theme, noColor, themeUsage, noColorUsage)
+	return theme, noColor
+}
+
+// themeVars is themeFlags storing the flags in theme and noColor.
+func themeVars(cc *cobra.Command, theme *string, noColor *bool, themeUsage, noColorUsage string) {
+	cc.Flags().StringVar(theme, "theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+themeUsage)
+	complete(cc, "theme", themes.Names)
+	cc.Flags().BoolVar(noColor, "no-color", false, noColorUsage)
+}
+
+// knownTheme reports whether theme is empty or a theme's name, else says
+// so for command name.
+func knownTheme(e *env, name, theme string) bool {
+	if theme == "" {
+		return true
+	}
+	if _, err := themes.ByName(theme); err != nil {
+		fmt.Fprintf(e.stderr, "tracesim %s: %v\n", name, err)
+		return false
+	}
+	return true
+}
+
+// presetFlag declares --preset, a Machine-tab preset, with its completion.
+func presetFlag(cc *cobra.Command, usage string) *string {
+	p := cc.Flags().String("preset", "", usage)
+	complete(cc, "preset", preset.Keys)
+	return p
+}
+
+// outputFlag declares -o, the output file.
+func outputFlag(cc *cobra.Command, usage string) *string {
+	return cc.Flags().StringP("o", shorthand("o"), "", usage)
 }
 
 // positional returns the leading positional arguments of a synopsis:
@@ -205,71 +219,65 @@ func positional(synopsis string) string {
 	return strings.Join(out, " ")
 }
 
-// runCommand runs a command, logging it to the debug log, and turns its
-// exit code into an error for cobra.
-func (e *env) runCommand(c command, args []string) error {
-	start := time.Now()
-	e.debug("command started", "command", c.name, "args", args)
-	code := c.run(e, args)
-	e.debug("command ended", "command", c.name, "exit", code, "elapsed", time.Since(start))
-	if code != exitOK {
-		return exitError{code}
+// commands returns the subcommands in the order `tracesim help` lists them.
+func commands(e *env) []*cobra.Command {
+	return []*cobra.Command{
+		infoCommand(e), statsCommand(e), matrixCommand(e), sizesCommand(e),
+		convertCommand(e), exportCommand(e), genCommand(e), simCommand(e),
+		sweepCommand(e), checkCommand(e), fixCommand(e), formatsCommand(e),
+		serveCommand(e), lessonsCommand(e), lessonCommand(e), classCommand(e),
+		benchCommand(e), versionCommand(e), manCommand(),
 	}
-	return nil
 }
 
 // newRoot builds the command tree for the command line args: the UI at
-// the root, then every entry of cmds and a man page.
-func newRoot(e *env, args []string, cmds []command) *cobra.Command {
-	ui := command{name: "tracesim", run: runUI}
-	spec, _ := describe(ui)
-	var recorded []string
+// the root, then every command.
+func newRoot(e *env, args []string) *cobra.Command {
 	var debugLog, memProfile string
-	root := &cobra.Command{
-		Use:   "tracesim [FILE|DIR]",
-		Short: "Explore, check and replay MPI traces",
-		Long: "tracesim explores, checks and replays message-passing (MPI) traces.\n" +
-			"With no argument it opens the terminal UI on a demo trace; with FILE on that trace,\n" +
-			"with DIR on a picker of its traces. Commands run headless; most print JSON with --json.\n" +
-			"Exit codes: 0 success, 1 failure, 2 usage error, 3 findings (check, a deadlocked sim).\n" +
-			"Settings: " + configHelp,
-		Example: "tracesim\n" +
-			"tracesim run.clog2 --theme light\n" +
-			"tracesim check run.clog2 --json\n" +
-			"tracesim sim run.clog2 --preset insee-torus",
-		Args: cobra.ArbitraryArgs,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return e.start(cmd, debugLog, memProfile)
-		},
-		RunE: func(cmd *cobra.Command, pos []string) error {
-			if len(pos) > 0 && len(args) > 0 && args[0] == pos[0] {
-				if _, err := os.Stat(pos[0]); err != nil {
-					// A first word that is no file was most likely a
-					// mistyped command.
-					msg := fmt.Sprintf("%q is neither a subcommand nor a file", pos[0])
-					if s := cmd.SuggestionsFor(pos[0]); len(s) > 0 {
-						msg += "; did you mean " + strings.Join(s, " or ") + "?"
-					}
-					return usageError{"", errors.New(msg)}
-				}
-			}
-			return e.runCommand(ui, slices.Concat(recorded, []string{"--"}, pos))
-		},
+	root := uiCommand(e, args)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return e.start(cmd, debugLog, memProfile)
 	}
-	addFlags(root.Flags(), spec.fs, &recorded)
-	completeValues(root)
 	root.PersistentFlags().StringVar(&debugLog, "debug-log", "", "write a structured log (commands, files loaded, simulations) to this file")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (go tool pprof) taken at the run's largest live heap to this file")
 	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate("tracesim {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{commandPath(c), err}
+		return usageError{commandPath(c), flagError(err)}
 	})
-	for _, c := range cmds {
-		root.AddCommand(cobraCommand(e, c))
-	}
-	root.AddCommand(manCommand())
+	root.AddCommand(commands(e)...)
+	completeLists(root)
 	return root
+}
+
+// flagError words an invalid flag value as Go's flag package did, which
+// the commands' scripts and tests know: `invalid value "x" for flag
+// --ranks: parse error`. pflag's other messages (unknown flag, missing
+// value) stay its own.
+func flagError(err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
+		return err
+	}
+	f, cause := iv.GetFlag(), iv.Unwrap()
+	t := reflect.TypeOf(f.Value)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.PkgPath() != reflect.TypeOf(pflag.FlagSet{}).PkgPath() {
+		// Our values (sizes, rates, choices) say what they expected.
+		return fmt.Errorf("invalid value %q for flag --%s: %v", iv.GetValue(), f.Name, cause)
+	}
+	// pflag's own values return strconv's and time's errors, which the
+	// flag package summed up in two words.
+	why := "parse error"
+	if errors.Is(cause, strconv.ErrRange) {
+		why = "value out of range"
+	}
+	if f.Value.Type() == "bool" {
+		return fmt.Errorf("invalid boolean value %q for --%s: %s", iv.GetValue(), f.Name, why)
+	}
+	return fmt.Errorf("invalid value %q for flag --%s: %s", iv.GetValue(), f.Name, why)
 }
 
 // commandPath is the command's name after "tracesim", "" for the root.
@@ -278,11 +286,8 @@ func commandPath(c *cobra.Command) string {
 }
 
 // run runs the command line args and returns the exit code.
-func run(e *env, args []string) int { return execute(e, args, commands()) }
-
-// execute runs the command line args with the subcommands cmds.
-func execute(e *env, args []string, cmds []command) int {
-	root := newRoot(e, args, cmds)
+func run(e *env, args []string) int {
+	root := newRoot(e, args)
 	root.SetArgs(goStyleFlags(root, args))
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -303,6 +308,29 @@ func execute(e *env, args []string, cmds []command) int {
 		return exitUsage
 	case errors.As(err, new(startError)):
 		return exitFail
+	}
+	return exitUsage
+}
+
+// runAlone runs command cc, outside the tree, on args (a sweep's
+// generated traces are gen commands of its spec), with the messages and
+// exit codes of the command line.
+func runAlone(e *env, cc *cobra.Command, args []string) int {
+	cc.SetArgs(goStyleFlags(cc, args))
+	cc.SetOut(e.stdout)
+	cc.SetErr(e.stderr)
+	cc.SilenceErrors, cc.SilenceUsage = true, true
+	cc.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{commandPath(c), flagError(err)}
+	})
+	err := cc.ExecuteContext(e.ctx)
+	if err == nil {
+		return exitOK
+	}
+	printError(e.stderr, err)
+	var x exitError
+	if errors.As(err, &x) {
+		return x.code
 	}
 	return exitUsage
 }
@@ -329,7 +357,7 @@ func printError(w io.Writer, err error) {
 // keep working.
 func goStyleFlags(root *cobra.Command, args []string) []string {
 	cmd, _, err := root.Find(args)
-	if err != nil || cmd.DisableFlagParsing {
+	if err != nil {
 		return args
 	}
 	out := make([]string, len(args))

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
@@ -51,6 +56,20 @@ func TestCLIBuiltins(t *testing.T) {
 		{[]string{"__complete", "export", "x.tsim", "--to", ""}, []string{"csv\nparquet\n:4\n"}},
 		{[]string{"__complete", "--theme", ""}, []string{"dark\nlight\ncolorblind\nmono\n:4\n"}},
 		{[]string{"__complete", "sim", "x.tsim", "--band"}, []string{"--bandwidth\t[network] link bandwidth"}},
+		// Choice settings, generated from the settings table, complete
+		// their words; a topology its kinds, with no space after the colon
+		// (":6" is no space and no file completion).
+		{[]string{"__complete", "sim", "x.tsim", "--model", ""}, []string{"puppet\nloggops\nsimgrid\npacket\nflow\n:4\n"}},
+		{[]string{"__complete", "sim", "x.tsim", "--topology", ""}, []string{"ring:\nmesh:\ntorus:\n", "file:\n:6\n"}},
+		{[]string{"__complete", "check", "x.tsim", "--replay", ""}, []string{"auto\non\noff\n:4\n"}},
+		{[]string{"__complete", "stats", "x.tsim", "--sort", ""}, []string{"rank\ncompute\n"}},
+		{[]string{"__complete", "lesson", "ring", "--theme", ""}, []string{"dark\nlight\ncolorblind\nmono\n:4\n"}},
+		{[]string{"__complete", "export", "x.tsim", "--preset", ""}, []string{"default\ninsee-torus\n", ":4\n"}},
+		// class report is a command of its own: its flags complete.
+		{[]string{"__complete", "class", "report", "--"}, []string{"--class-db\tthe class database (required)\n", "--csv\tprint CSV\n", "--json\tprint JSON, with every answer\n"}},
+		{[]string{"__complete", "class", ""}, []string{"report\texport the progress and answers"}},
+		{[]string{"class", "--help"}, []string{"tracesim class report --class-db FILE", "COMMANDS", "report"}},
+		{[]string{"class", "report", "--help"}, []string{"Export the class database", "tracesim class report --class-db FILE [--csv|--json]", "--class-db", "--csv", "--json"}},
 		{[]string{"gen", "-h"}, []string{"tracesim gen PATTERN -o FILE", "-o --o", "Output file (required)", "--seed", "Random seed (1)"}},
 	}
 	for _, tc := range tests {
@@ -91,6 +110,22 @@ func TestCLIFlagPlacement(t *testing.T) {
 		{"info", "--json", "--", p},
 		{"--debug-log", filepath.Join(t.TempDir(), "log"), "info", p, "--json"},
 		{"info", p, "--json", "--debug-log", filepath.Join(t.TempDir(), "log")},
+	} {
+		code, out, errs := tracesim(t, args...)
+		if code != exitOK || out != want {
+			t.Errorf("%v: exit %d, stderr %q, stdout differs: %q", args, code, errs, out)
+		}
+	}
+	// Subcommands parse their flags natively too, on either side of
+	// their arguments.
+	_, want, _ = tracesim(t, "lesson", "check", "--answers", "clock-skew")
+	if !strings.Contains(want, "clock-skew") {
+		t.Fatalf("lesson check --answers: %q", want)
+	}
+	for _, args := range [][]string{
+		{"lesson", "check", "clock-skew", "--answers"},
+		{"lesson", "check", "clock-skew", "-answers"},
+		{"lesson", "check", "--answers=true", "clock-skew"},
 	} {
 		code, out, errs := tracesim(t, args...)
 		if code != exitOK || out != want {
@@ -157,34 +192,105 @@ func TestCLIErrors(t *testing.T) {
 	}
 }
 
-// TestCLIUnmigratedCommand: a table entry that does not parse through
-// parse (or fails without arguments) still runs, with its arguments as
-// given, --help included; and exit codes pass through.
-func TestCLIUnmigratedCommand(t *testing.T) {
+// walk calls f on every command of the tree under c, c included.
+func walk(c *cobra.Command, f func(*cobra.Command)) {
+	f(c)
+	for _, sub := range c.Commands() {
+		walk(sub, f)
+	}
+}
+
+// commandWords is the command line that names c: "sweep merge" → [sweep merge].
+func commandWords(c *cobra.Command) []string { return strings.Fields(commandPath(c)) }
+
+// TestCLIHelpEveryCommand: every command and subcommand, `class` and
+// `class report` included, answers --help (and `help PATH`) with exit 0
+// and a help that lists each of its own flags; its one-letter flags
+// show their short form.
+func TestCLIHelpEveryCommand(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	var got [][]string
-	raw := func(e *env, args []string) int {
-		if args[0] == "--help" { // panics when described without arguments
-			fmt.Fprintln(e.stdout, "Usage: tracesim raw ANYTHING")
-			return exitOK
+	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard}
+	var paths [][]string
+	flags := map[string][]string{}
+	walk(newRoot(e, nil), func(c *cobra.Command) {
+		w := commandWords(c)
+		paths = append(paths, w)
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			name := "--" + f.Name
+			if f.Shorthand != "" {
+				name = "-" + f.Shorthand + " --" + f.Name
+			}
+			flags[strings.Join(w, " ")] = append(flags[strings.Join(w, " ")], name)
+		})
+	})
+	if len(paths) < 24 {
+		t.Fatalf("%d commands in the tree, want every command and subcommand: %v", len(paths), paths)
+	}
+	for _, p := range paths {
+		key := strings.Join(p, " ")
+		if key != "" && len(flags[key]) == 0 && !slices.Contains([]string{"formats", "version", "man", "class", "sweep merge"}, key) {
+			t.Errorf("%q declares no flags", key)
 		}
-		got = append(got, args)
-		return exitFindings
+		for _, args := range [][]string{append(slices.Clone(p), "--help"), append([]string{"help"}, p...)} {
+			code, out, errs := tracesim(t, args...)
+			if code != exitOK || errs != "" {
+				t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+				continue
+			}
+			if !strings.Contains(out, "tracesim "+strings.TrimSpace(key+" ")) || !strings.Contains(out, "-h --help") {
+				t.Errorf("%q: no usage line or no --help:\n%s", args, out)
+			}
+			for _, f := range flags[key] {
+				if !strings.Contains(out, f+" ") {
+					t.Errorf("%q: help lacks %s:\n%s", args, f, out)
+				}
+			}
+		}
 	}
-	cmds := append(commands(), command{"raw", "takes its arguments as they come", raw})
-	var out, errb bytes.Buffer
-	e := &env{ctx: context.Background(), stdout: &out, stderr: &errb}
-	code := execute(e, []string{"raw", "-weird", "x", "--json"}, cmds)
-	if code != exitFindings {
-		t.Errorf("exit %d, want %d (%s)", code, exitFindings, errb.String())
+	if n := len(flags["sim"]); n < len(replay.Settings())+10 {
+		t.Errorf("sim has %d flags, want one per setting (%d) and its own", n, len(replay.Settings()))
 	}
-	if len(got) != 1 || strings.Join(got[0], " ") != "-weird x --json" {
-		t.Errorf("the command got %q, want its arguments untouched", got)
-	}
-	for _, args := range [][]string{{"raw", "--help"}, {"help", "raw"}} {
-		out.Reset()
-		if code := execute(e, args, cmds); code != exitOK || len(got) != 1 || out.String() != "Usage: tracesim raw ANYTHING\n" {
-			t.Errorf("%v: exit %d, runs %d, stdout %q; want the command's own help", args, code, len(got), out.String())
+}
+
+// TestCLIUnknownFlag: every command rejects a flag it does not have
+// with exit 2, its name and where the help is, before or after its
+// arguments.
+func TestCLIUnknownFlag(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	e := &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard}
+	walk(newRoot(e, nil), func(c *cobra.Command) {
+		w := commandWords(c)
+		name := strings.TrimSpace("tracesim " + strings.Join(w, " "))
+		want := name + ": unknown flag: --sparkle\nRun '" + name + " --help' for usage.\n"
+		for _, args := range [][]string{append(slices.Clone(w), "--sparkle"), append(slices.Clone(w), "--sparkle", "ARG"), append(slices.Clone(w), "ARG", "--sparkle")} {
+			code, out, errs := tracesim(t, args...)
+			if code != exitUsage || errs != want || out != "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2, %q", args, code, out, errs, want)
+			}
+		}
+	})
+}
+
+// TestCLIFlagValues: a value pflag cannot parse is an exit 2 with the
+// flag package's words, which scripts were written against.
+func TestCLIFlagValues(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	p := genRing(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "ring", "-o", "x.tsim", "--ranks", "many"}, "tracesim gen: invalid value \"many\" for flag --ranks: parse error\n"},
+		{[]string{"gen", "ring", "-o", "x.tsim", "--ranks", "99999999999999999999"}, "tracesim gen: invalid value \"99999999999999999999\" for flag --ranks: value out of range\n"},
+		{[]string{"info", p, "--json=maybe"}, "tracesim info: invalid boolean value \"maybe\" for --json: parse error\n"},
+		{[]string{"serve", "--idle-timeout", "soon"}, "tracesim serve: invalid value \"soon\" for flag --idle-timeout: parse error\n"},
+		{[]string{"sim", p, "--model", "quantum"}, "tracesim sim: invalid value \"quantum\" for flag --model: \"quantum\": expected one of "},
+		{[]string{"check", p, "--replay", "maybe"}, "tracesim check: invalid value \"maybe\" for flag --replay: "},
+		{[]string{"stats", p, "--sort", "colour"}, "tracesim stats: invalid value \"colour\" for flag --sort: \"colour\": expected rank, "},
+	} {
+		code, out, errs := tracesim(t, tc.args...)
+		if code != exitUsage || out != "" || !strings.HasPrefix(errs, tc.want) || !strings.HasSuffix(errs, "for usage.\n") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2, %q", tc.args, code, out, errs, tc.want)
 		}
 	}
 }
@@ -255,7 +361,7 @@ func TestUserConfig(t *testing.T) {
 	write("theme = \"light\"\npreset = \"insee-torus\"\n[keys]\nquit = \"Q\"\n")
 	var errb bytes.Buffer
 	e := &env{ctx: context.Background(), stdout: &errb, stderr: &errb}
-	if err := e.start(newRoot(e, nil, nil), "", ""); err != nil {
+	if err := e.start(newRoot(e, nil), "", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

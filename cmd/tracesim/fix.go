@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
@@ -21,6 +23,12 @@ func (m methodValue) String() string {
 	}
 	return m.v.String()
 }
+
+// Type names the value in pflag's usage.
+func (methodValue) Type() string { return "string" }
+
+// values lists the methods, for completions.
+func (methodValue) values() []string { return []string{"offsets", "clc", "both"} }
 
 func (m methodValue) Set(s string) error {
 	x, err := causality.ParseMethod(s)
@@ -57,8 +65,9 @@ type eventRefJSON struct {
 	Index int32 `json:"index"`
 }
 
-func runFix(e *env, args []string) int {
-	fs := newFlags(e, "fix", "FILE -o OUT [--method offsets|clc|both] [--lmin DUR] [--format NAME] [--to FORMAT] [--json]",
+// fixCommand is `tracesim fix FILE -o OUT`: timestamps corrected.
+func fixCommand(e *env) *cobra.Command {
+	cc := newCommand("fix", "correct timestamps so that every message is received after it was sent", "FILE -o OUT [--method offsets|clc|both] [--lmin DUR] [--format NAME] [--to FORMAT] [--json]",
 		"Correct the timestamps of a trace so that every message is received after it was sent\n"+
 			"(plus --lmin) and every collective is left after the ranks it waits for entered, and\n"+
 			"write the corrected trace to OUT: in the input's format when tracesim writes it, else\n"+
@@ -67,80 +76,81 @@ func runFix(e *env, args []string) int {
 			"[0.99999, 1.01] of their length), both (offsets, then the CLC; the default).\n"+
 			"Exit status 0 when no violation is left, 3 when some are (causal cycles), 1 on errors.\n"+
 			"See docs/causality.md.")
-	out := fs.String("o", "", "output file (required)")
-	format := fs.String("format", "", "input format (default: detected from content)")
-	to := fs.String("to", "", "output format (default: the input's when writable, else tsim)")
+	fs := cc.Flags()
+	out := outputFlag(cc, "output file (required)")
+	format := readFormatFlag(cc, "input format (default: detected from content)")
+	to := writeFormatFlag(cc, "to", "output format (default: the input's when writable, else tsim)")
 	asJSON := fs.Bool("json", false, "print a JSON summary")
 	var o causality.CorrectOptions
 	fs.Var(methodValue{&o.Method}, "method", "correction method: offsets, clc or both")
 	fs.Var(durationValue{&o.LMin}, "lmin", "minimum message latency every corrected message respects, e.g. 1us")
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	if *out == "" {
-		fmt.Fprintln(e.stderr, "tracesim fix: -o OUT is required")
-		fs.Usage()
-		return exitUsage
-	}
-	if *to != "" {
-		f, err := formats.Lookup(*to)
-		if err == nil && !f.Writable() {
-			err = fmt.Errorf("tracesim cannot write %s (writable: %s)", f.Name, strings.Join(formats.Names(true), ", "))
-		}
-		if err != nil {
-			fmt.Fprintf(e.stderr, "tracesim fix: --to: %v\n", err)
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		if *out == "" {
+			fmt.Fprintln(e.stderr, "tracesim fix: -o OUT is required")
+			usageHint(e, "fix")
 			return exitUsage
 		}
-	}
-	inputs, err := guardOutputs(pos[0], *format, nil, output{"-o", *out})
-	if err != nil {
-		return fail(e, "fix", err)
-	}
-	prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
-	t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
-	prog.finish()
-	if err != nil {
-		return fail(e, "fix", err)
-	}
-	c, err := causality.Correct(e.ctx, t, o)
-	if err != nil {
-		return fail(e, "fix", fmt.Errorf("%s: %w", pos[0], err))
-	}
-	outFormat := *to
-	if outFormat == "" {
-		outFormat = "tsim"
-		if fm.Writable() {
-			outFormat = fm.Name
+		if *to != "" {
+			f, err := formats.Lookup(*to)
+			if err == nil && !f.Writable() {
+				err = fmt.Errorf("tracesim cannot write %s (writable: %s)", f.Name, strings.Join(formats.Names(true), ", "))
+			}
+			if err != nil {
+				fmt.Fprintf(e.stderr, "tracesim fix: --to: %v\n", err)
+				return exitUsage
+			}
 		}
-	}
-	if err := formats.SaveWith(*out, outFormat, c.Trace, formats.WriteOptions{Inputs: inputs, Context: e.ctx}); err != nil {
-		return fail(e, "fix", err)
-	}
-	if *asJSON {
-		j := fixJSON{
-			File: pos[0], Output: *out, OutputFormat: outFormat, Method: c.Method.String(), LMin: c.LMin,
-			ViolationsBefore: c.ViolationsBefore(), ViolationsAfter: c.ViolationsAfter(),
-			Before: clockCounts(&c.Before), After: clockCounts(&c.After),
-			Offsets: c.Offsets, NegativeCycle: c.NegativeCycle, Passes: c.Passes, Jumps: c.Jumps,
-			MaxShift: c.MaxShift, Broken: len(c.Broken),
+		inputs, err := guardOutputs(pos[0], *format, nil, output{"-o", *out})
+		if err != nil {
+			return fail(e, "fix", err)
 		}
-		if c.MaxShift > 0 {
-			j.MaxShiftAt = &eventRefJSON{c.MaxShiftAt.Rank, c.MaxShiftAt.Index}
+		prog := newTermProgress(e, "loading "+filepath.Base(pos[0]))
+		t, fm, err := formats.Open(e.ctx, pos[0], *format, prog.loadProgress())
+		prog.finish()
+		if err != nil {
+			return fail(e, "fix", err)
 		}
-		if j.NegativeCycle == nil {
-			j.NegativeCycle = []int{}
+		c, err := causality.Correct(e.ctx, t, o)
+		if err != nil {
+			return fail(e, "fix", fmt.Errorf("%s: %w", pos[0], err))
 		}
-		if code := writeJSON(e, "fix", j); code != exitOK {
-			return code
+		outFormat := *to
+		if outFormat == "" {
+			outFormat = "tsim"
+			if fm.Writable() {
+				outFormat = fm.Name
+			}
 		}
-	} else {
-		printFix(e.stdout, pos[0], *out, outFormat, c)
-	}
-	if c.ViolationsAfter() > 0 {
-		return exitFindings
-	}
-	return exitOK
+		if err := formats.SaveWith(*out, outFormat, c.Trace, formats.WriteOptions{Inputs: inputs, Context: e.ctx}); err != nil {
+			return fail(e, "fix", err)
+		}
+		if *asJSON {
+			j := fixJSON{
+				File: pos[0], Output: *out, OutputFormat: outFormat, Method: c.Method.String(), LMin: c.LMin,
+				ViolationsBefore: c.ViolationsBefore(), ViolationsAfter: c.ViolationsAfter(),
+				Before: clockCounts(&c.Before), After: clockCounts(&c.After),
+				Offsets: c.Offsets, NegativeCycle: c.NegativeCycle, Passes: c.Passes, Jumps: c.Jumps,
+				MaxShift: c.MaxShift, Broken: len(c.Broken),
+			}
+			if c.MaxShift > 0 {
+				j.MaxShiftAt = &eventRefJSON{c.MaxShiftAt.Rank, c.MaxShiftAt.Index}
+			}
+			if j.NegativeCycle == nil {
+				j.NegativeCycle = []int{}
+			}
+			if code := writeJSON(e, "fix", j); code != exitOK {
+				return code
+			}
+		} else {
+			printFix(e.stdout, pos[0], *out, outFormat, c)
+		}
+		if c.ViolationsAfter() > 0 {
+			return exitFindings
+		}
+		return exitOK
+	})
+	return cc
 }
 
 // clockCounts returns the counts of the clock kinds by name.

@@ -19,6 +19,9 @@ func (d durationValue) String() string {
 	return units.FormatDuration(*d.v)
 }
 
+// Type names the value in pflag's usage.
+func (durationValue) Type() string { return "duration" }
+
 func (d durationValue) Set(s string) error {
 	x, err := units.ParseDuration(s)
 	if err != nil {
@@ -37,6 +40,9 @@ func (s sizeValue) String() string {
 	}
 	return units.FormatBytes(*s.v)
 }
+
+// Type names the value in pflag's usage.
+func (sizeValue) Type() string { return "size" }
 
 func (s sizeValue) Set(v string) error {
 	x, err := units.ParseSize(v)
@@ -57,6 +63,9 @@ func (r rateValue) String() string {
 	return units.FormatRate(*r.v)
 }
 
+// Type names the value in pflag's usage.
+func (rateValue) Type() string { return "rate" }
+
 func (r rateValue) Set(v string) error {
 	x, err := units.ParseRate(v)
 	if err != nil {
@@ -75,6 +84,9 @@ func (f flopsValue) String() string {
 	}
 	return strconv.FormatFloat(*f.v, 'g', -1, 64) + "f"
 }
+
+// Type names the value in pflag's usage.
+func (flopsValue) Type() string { return "speed" }
 
 func (f flopsValue) Set(v string) error {
 	x, err := units.ParseFlops(v)

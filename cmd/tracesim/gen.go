@@ -5,24 +5,28 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
-func runGen(e *env, args []string) int {
+// genCommand is `tracesim gen PATTERN -o FILE`: a synthetic trace.
+func genCommand(e *env) *cobra.Command {
 	var names []string
 	for _, p := range gen.Patterns() {
 		names = append(names, p.Name)
 	}
-	fs := newFlags(e, "gen", "PATTERN -o FILE [flags]",
+	cc := newCommand("gen", "generate a synthetic trace of a communication pattern", "PATTERN -o FILE [flags]",
 		"Generate a synthetic MPI trace of a classic communication pattern, timed as a\n"+
 			"real run could have been (MPI states around every call, latency-respecting\n"+
 			"timestamps). The same flags and seed always give the same file.\n\n"+
 			"Patterns: "+strings.Join(names, ", ")+" (tracesim gen --list for details).")
+	fs := cc.Flags()
 	o := gen.Options{Compute: -1}
-	out := fs.String("o", "", "output file (required)")
-	format := fs.String("format", "", "output format: "+strings.Join(formats.Names(true), ", ")+" (default: from -o's extension, else tsim)")
+	out := outputFlag(cc, "output file (required)")
+	format := writeFormatFlag(cc, "format", "output format: "+strings.Join(formats.Names(true), ", ")+" (default: from -o's extension, else tsim)")
 	list := fs.Bool("list", false, "list the patterns with their defaults and exit")
 	fs.IntVar(&o.Ranks, "ranks", 0, "number of ranks (default: the pattern's)")
 	fs.IntVar(&o.Iters, "iters", 0, "iterations (default: the pattern's)")
@@ -34,45 +38,45 @@ func runGen(e *env, args []string) int {
 	fs.Var(rateValue{&o.Bandwidth}, "bandwidth", "network bandwidth of the timing model, e.g. 10Gb/s")
 	fs.Var(durationValue{&o.Overhead}, "overhead", "the CPU time of one MPI call, e.g. 500ns")
 	fs.Float64Var(&o.Jitter, "jitter", 0, "relative spread of computation times, in [0, 1)")
-	pos, code := parse(e, fs, args, 0, 1)
-	if code >= 0 {
-		return code
-	}
-	if *list {
-		tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "PATTERN\tRANKS\tITERS\tSIZE\tCOMPUTE\tDESCRIPTION")
-		for _, p := range gen.Patterns() {
-			fmt.Fprintf(tw, "%s\t%d (%s)\t%d\t%s\t%s\t%s\n", p.Name, p.DefaultRanks, p.Ranks, p.DefaultIters,
-				units.FormatBytes(p.DefaultSize), units.FormatDuration(p.DefaultCompute), p.Description)
+	cc.Args = argCount(0, 1)
+	e.runs(cc, func(pos []string) int {
+		if *list {
+			tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PATTERN\tRANKS\tITERS\tSIZE\tCOMPUTE\tDESCRIPTION")
+			for _, p := range gen.Patterns() {
+				fmt.Fprintf(tw, "%s\t%d (%s)\t%d\t%s\t%s\t%s\n", p.Name, p.DefaultRanks, p.Ranks, p.DefaultIters,
+					units.FormatBytes(p.DefaultSize), units.FormatDuration(p.DefaultCompute), p.Description)
+			}
+			tw.Flush()
+			return exitOK
 		}
-		tw.Flush()
-		return exitOK
-	}
-	if len(pos) != 1 {
-		fmt.Fprintln(e.stderr, "tracesim gen: expected a PATTERN (one of "+strings.Join(names, ", ")+")")
-		return exitUsage
-	}
-	if *out == "" {
-		fmt.Fprintln(e.stderr, "tracesim gen: -o FILE is required")
-		return exitUsage
-	}
-	if *format != "" {
-		if _, err := formats.Lookup(*format); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim gen: --format: %v\n", err)
+		if len(pos) != 1 {
+			fmt.Fprintln(e.stderr, "tracesim gen: expected a PATTERN (one of "+strings.Join(names, ", ")+")")
 			return exitUsage
 		}
-	}
-	o.Pattern = pos[0]
-	if _, err := o.Normalize(); err != nil {
-		fmt.Fprintf(e.stderr, "tracesim gen: %v\n", err)
-		return exitUsage
-	}
-	t, err := gen.Generate(o)
-	if err != nil {
-		return fail(e, "gen", err)
-	}
-	if err := formats.SaveWith(*out, *format, t, formats.WriteOptions{Context: e.ctx}); err != nil {
-		return fail(e, "gen", err)
-	}
-	return exitOK
+		if *out == "" {
+			fmt.Fprintln(e.stderr, "tracesim gen: -o FILE is required")
+			return exitUsage
+		}
+		if *format != "" {
+			if _, err := formats.Lookup(*format); err != nil {
+				fmt.Fprintf(e.stderr, "tracesim gen: --format: %v\n", err)
+				return exitUsage
+			}
+		}
+		o.Pattern = pos[0]
+		if _, err := o.Normalize(); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim gen: %v\n", err)
+			return exitUsage
+		}
+		t, err := gen.Generate(o)
+		if err != nil {
+			return fail(e, "gen", err)
+		}
+		if err := formats.SaveWith(*out, *format, t, formats.WriteOptions{Context: e.ctx}); err != nil {
+			return fail(e, "gen", err)
+		}
+		return exitOK
+	})
+	return cc
 }

@@ -8,32 +8,36 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
-func runInfo(e *env, args []string) int {
-	fs := newFlags(e, "info", "FILE [--json] [--format NAME]",
+// infoCommand is `tracesim info FILE`: a summary of a trace.
+func infoCommand(e *env) *cobra.Command {
+	cc := newCommand("info", "summarise a trace (format, ranks, events, states, messages)", "FILE [--json] [--format NAME]",
 		"Summarise a trace: format, ranks, timed or untimed, events, states (count, total time),\n"+
 			"messages (matched, unmatched, wildcard receives), bytes, duration, events per rank.\n"+
 			"The JSON output is documented in docs/cli.md.")
+	fs := cc.Flags()
 	asJSON := fs.Bool("json", false, "print JSON")
-	format := fs.String("format", "", "read as this format instead of detecting it (see 'tracesim formats')")
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	t, err := load(e, pos[0], *format)
-	if err != nil {
-		return fail(e, "info", err)
-	}
-	s := tracefmt.Summarize(t)
-	if *asJSON {
-		return writeJSON(e, "info", s)
-	}
-	printSummary(e.stdout, pos[0], s)
-	return exitOK
+	format := readFormatFlag(cc, "read as this format instead of detecting it (see 'tracesim formats')")
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		t, err := load(e, pos[0], *format)
+		if err != nil {
+			return fail(e, "info", err)
+		}
+		s := tracefmt.Summarize(t)
+		if *asJSON {
+			return writeJSON(e, "info", s)
+		}
+		printSummary(e.stdout, pos[0], s)
+		return exitOK
+	})
+	return cc
 }
 
 // load opens a trace for a headless command.

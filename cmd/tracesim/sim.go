@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tracesim/tracesim/engine/export"
 	"github.com/tracesim/tracesim/engine/netmodel"
@@ -28,29 +30,6 @@ import (
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
-// settingFlag is a flag for one engine setting: it checks the value when
-// parsed and keeps it for applying after the configuration file.
-type settingFlag struct {
-	s   *replay.Setting
-	raw string
-}
-
-func (f *settingFlag) String() string {
-	if f == nil || f.s == nil {
-		return ""
-	}
-	return f.raw
-}
-
-func (f *settingFlag) Set(v string) error {
-	c := replay.Default()
-	if err := f.s.Set(&c, v); err != nil {
-		return err
-	}
-	f.raw = v
-	return nil
-}
-
 // simOutput is what `tracesim sim --json` prints: the file, the settings
 // in force, and the engine's results (docs/sim.md).
 type simOutput struct {
@@ -59,17 +38,19 @@ type simOutput struct {
 	replay.Results
 }
 
-func runSim(e *env, args []string) int {
-	fs := newFlags(e, "sim", "FILE [--config FILE] [--json] [settings]",
+// simCommand is `tracesim sim FILE`: a replay on a simulated machine (exit 3 on a deadlock).
+func simCommand(e *env) *cobra.Command {
+	cc := newCommand("sim", "replay a trace on a simulated machine and predict its run time", "FILE [--config FILE] [--json] [settings]",
 		"Replay a trace on a simulated machine and predict its run time.\n"+
 			"Every setting is a flag and a key of the --config file (JSON or TOML); flags win over\n"+
 			"the file. Values take units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s,\n"+
 			"times ps ns us ms s, CPU speeds f Mf Gf. docs/sim.md documents the settings, the models\n"+
 			"and the JSON output. Exit status 3 when the replay deadlocks.")
+	fs := cc.Flags()
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	config := fs.String("config", "", "read settings from this JSON or TOML file (flags override it)")
-	presetName := fs.String("preset", "", "start from a Machine-tab preset ("+strings.Join(preset.Keys(), ", ")+"); --config and flags override it")
-	format := fs.String("format", "", "read the trace as this format instead of detecting it")
+	presetName := presetFlag(cc, "start from a Machine-tab preset ("+strings.Join(preset.Keys(), ", ")+"); --config and flags override it")
+	format := readFormatFlag(cc, "read the trace as this format instead of detecting it")
 	traceOut := fs.String("trace-out", "", "write the simulated run as a timed trace to this file (format from its extension, else tsim)")
 	msgOut := fs.String("messages-out", "", "write one row per message (times in seconds) to this file: Parquet for a .parquet file, else CSV")
 	metricsOut := fs.String("metrics-out", "", "write the packet or flow model's network metrics, sampled every --sample-period, to this file: Parquet for a .parquet file, else CSV")
@@ -79,287 +60,272 @@ func runSim(e *env, args []string) int {
 	stream := "auto"
 	fs.Var(choice{&stream, []string{"auto", "on", "off"}}, "stream", "read the trace rank by rank as the run reaches it, in memory bounded by the ranks and the messages in flight: auto (a SimGrid TI index of per-rank files, and a tsim file whose whole read would take more than half of the machine's memory), on (every trace whose format streams: TI index, tsim), off (read it whole)")
 	maxOutput := fs.String("max-output", units.FormatBytes(defaultMaxOutput), "largest --metrics-out file: a --sample-period that would write more is refused before the run, and the file stops there")
-	all := replay.Settings()
-	flags := make([]*settingFlag, len(all))
-	def := replay.Default()
-	for i := range all {
-		flags[i] = &settingFlag{s: &all[i]}
-		// A settingFlag holds only what was typed, so the flag records
-		// no default: the help states it in words, which fang's
-		// "(value)" after a help ending in a parenthesis would not.
-		usage := "[" + all[i].Group + "] " + all[i].Help
-		if d := all[i].Get(&def); d != "" {
-			usage += " (default " + d + ")"
-		}
-		fs.Var(flags[i], all[i].Key, usage)
-	}
-	fs.Usage = simUsage(fs, all)
-	maxPos := 1
-	pos, code := parse(e, fs, args, 0, maxPos)
-	if code >= 0 {
-		return code
-	}
-	if len(pos) == 0 && !*printConfig {
-		fmt.Fprintln(e.stderr, "tracesim sim: expected a trace FILE")
-		usageHint(e, fs)
-		return exitUsage
-	}
-	cfg := replay.Default()
-	if *presetName != "" {
-		p, err := preset.Lookup(*presetName)
-		if err == nil {
-			err = p.Apply(&cfg)
-		}
-		if err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sim: --preset %v\n", err)
+	flags := addSettingFlags(cc)
+	cc.Args = argCount(0, 1)
+	e.runs(cc, func(pos []string) int {
+		if len(pos) == 0 && !*printConfig {
+			fmt.Fprintln(e.stderr, "tracesim sim: expected a trace FILE")
+			usageHint(e, "sim")
 			return exitUsage
 		}
-	}
-	if *config != "" {
-		if err := cfg.LoadFile(*config); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sim: --config %v\n", err)
-			return exitUsage
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["bandwidth"] && set["per-byte"] {
-		fmt.Fprintln(e.stderr, "tracesim sim: --bandwidth and --per-byte: give one of them (per-byte is 1/bandwidth)")
-		return exitUsage
-	}
-	for _, f := range flags {
-		if set[f.s.Key] {
-			if err := cfg.Set(f.s.Key, f.raw); err != nil {
-				fmt.Fprintf(e.stderr, "tracesim sim: --%v\n", err)
+		cfg := replay.Default()
+		if *presetName != "" {
+			p, err := preset.Lookup(*presetName)
+			if err == nil {
+				err = p.Apply(&cfg)
+			}
+			if err != nil {
+				fmt.Fprintf(e.stderr, "tracesim sim: --preset %v\n", err)
 				return exitUsage
 			}
 		}
-	}
-	// A threshold asked for is a what-if on the protocol: it holds for
-	// every send, including those the recorded run buffered.
-	cfg.ByHand(func(k string) bool { return set[k] })
-	if cfg.Model == replay.ModelPacket && set["latency"] {
-		// The packet model's links take a given --latency.
-		if set["link-latency"] {
-			fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
+		if *config != "" {
+			if err := cfg.LoadFile(*config); err != nil {
+				fmt.Fprintf(e.stderr, "tracesim sim: --config %v\n", err)
+				return exitUsage
+			}
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
+		if set["bandwidth"] && set["per-byte"] {
+			fmt.Fprintln(e.stderr, "tracesim sim: --bandwidth and --per-byte: give one of them (per-byte is 1/bandwidth)")
 			return exitUsage
 		}
-		v, _ := cfg.Get("latency")
-		if err := cfg.Set("link-latency", v); err != nil {
-			return fail(e, "sim", err)
+		for _, f := range flags {
+			if set[f.s.Key] {
+				if err := cfg.Set(f.s.Key, f.raw); err != nil {
+					fmt.Fprintf(e.stderr, "tracesim sim: --%v\n", err)
+					return exitUsage
+				}
+			}
 		}
-	}
-	for _, f := range flags {
-		// A flag the model ignores is a mistake the user should hear of
-		// (presets and configuration files may set them for others).
-		if why := replay.Unused(&cfg, f.s.Key); set[f.s.Key] && why != "" {
-			fmt.Fprintf(e.stderr, "tracesim sim: --%s: %s\n", f.s.Key, why)
+		// A threshold asked for is a what-if on the protocol: it holds for
+		// every send, including those the recorded run buffered.
+		cfg.ByHand(func(k string) bool { return set[k] })
+		if cfg.Model == replay.ModelPacket && set["latency"] {
+			// The packet model's links take a given --latency.
+			if set["link-latency"] {
+				fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
+				return exitUsage
+			}
+			v, _ := cfg.Get("latency")
+			if err := cfg.Set("link-latency", v); err != nil {
+				return fail(e, "sim", err)
+			}
+		}
+		for _, f := range flags {
+			// A flag the model ignores is a mistake the user should hear of
+			// (presets and configuration files may set them for others).
+			if why := replay.Unused(&cfg, f.s.Key); set[f.s.Key] && why != "" {
+				fmt.Fprintf(e.stderr, "tracesim sim: --%s: %s\n", f.s.Key, why)
+				return exitUsage
+			}
+		}
+		if err := cfg.Validate(); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
 			return exitUsage
 		}
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
-		return exitUsage
-	}
-	if *metricsOut != "" && !cfg.Model.Measured() {
-		fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet or flow (the analytic models have no links or queues to measure)")
-		return exitUsage
-	}
-	if *printConfig {
-		data, err := cfg.Encode("toml")
+		if *metricsOut != "" && !cfg.Model.Measured() {
+			fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet or flow (the analytic models have no links or queues to measure)")
+			return exitUsage
+		}
+		if *printConfig {
+			data, err := cfg.Encode("toml")
+			if err != nil {
+				return fail(e, "sim", err)
+			}
+			e.stdout.Write(data)
+			return exitOK
+		}
+		inputs, err := guardOutputs(pos[0], *format, []string{*config},
+			output{"--trace-out", *traceOut}, output{"--messages-out", *msgOut}, output{"--metrics-out", *metricsOut},
+			output{"--perfetto-out", *perfettoOut})
 		if err != nil {
 			return fail(e, "sim", err)
 		}
-		e.stdout.Write(data)
-		return exitOK
-	}
-	inputs, err := guardOutputs(pos[0], *format, []string{*config},
-		output{"--trace-out", *traceOut}, output{"--messages-out", *msgOut}, output{"--metrics-out", *metricsOut},
-		output{"--perfetto-out", *perfettoOut})
-	if err != nil {
-		return fail(e, "sim", err)
-	}
-	opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage,
-		NoNetSnapshots: true, NoRankStatus: true} // nothing here reads snapshots
-	var metrics *packet.CSVWriter
-	var counters *export.Counters
-	runCtx, stopRun := context.WithCancel(e.ctx)
-	defer stopRun()
-	var metricsErr error
-	var limit int64
-	if *metricsOut != "" {
-		if limit, err = units.ParseSize(*maxOutput); err != nil || limit <= 0 {
-			fmt.Fprintf(e.stderr, "tracesim sim: --max-output %q: expected a size such as 1GiB\n", *maxOutput)
-			return exitUsage
-		}
-	}
-	if *metricsOut != "" || (*perfettoOut != "" && cfg.Model.Measured()) {
-		opts.OnSample = func(smp *netmodel.Sample) {
-			if metrics != nil {
-				// A failed write (the limit, a full disk, a signal) stops
-				// the run rather than sampling on for nothing.
-				if err := metrics.Write(smp); err != nil && metricsErr == nil && e.ctx.Err() == nil {
-					metricsErr = err
-					stopRun()
-				}
-			}
-			if counters != nil {
-				counters.Write(smp)
+		opts := replay.Options{RecordTrace: *traceOut != "" || *perfettoOut != "", RecordMessages: *msgOut != "", PerMessageCollectives: *perMessage,
+			NoNetSnapshots: true, NoRankStatus: true} // nothing here reads snapshots
+		var metrics *packet.CSVWriter
+		var counters *export.Counters
+		runCtx, stopRun := context.WithCancel(e.ctx)
+		defer stopRun()
+		var metricsErr error
+		var limit int64
+		if *metricsOut != "" {
+			if limit, err = units.ParseSize(*maxOutput); err != nil || limit <= 0 {
+				fmt.Fprintf(e.stderr, "tracesim sim: --max-output %q: expected a size such as 1GiB\n", *maxOutput)
+				return exitUsage
 			}
 		}
-	}
-	s, t, closeSrc, err := newSim(e, pos[0], *format, stream, cfg, opts)
-	if err != nil {
-		return fail(e, "sim", err)
-	}
-	defer closeSrc()
-	if *metricsOut != "" {
-		if err := checkSampleOutput(t, cfg.SamplePeriod, limit); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sim: %v\n", err)
-			return exitUsage
-		}
-	}
-	run := func() error {
-		start := time.Now()
-		model, _ := cfg.Get("model")
-		e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
-		stop := newTermProgress(e, "simulating "+filepath.Base(pos[0])).watchRun(s)
-		err := s.Run(runCtx)
-		stop()
-		e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
-		if metricsErr != nil {
-			return fmt.Errorf("--metrics-out %s: %w", *metricsOut, metricsErr)
-		}
-		if err != nil {
-			if errors.Is(err, e.ctx.Err()) {
-				return fmt.Errorf("interrupted at simulated time %s", s.Now())
-			}
-			return err
-		}
-		return nil
-	}
-	if *perfettoOut != "" {
-		// The counters stream into the file as the run goes, the
-		// simulated run's slices and arrows follow it.
-		inner := run
-		run = func() error {
-			return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*perfettoOut)}, func(w io.Writer) error {
-				pw := perfetto.NewWriter(atomicfile.Stopping(w, e.ctx.Err))
-				if cfg.Model.Measured() {
-					counters = export.NewCounters(pw)
-				}
-				if err := inner(); err != nil {
-					return err
-				}
-				out, err := s.Trace()
-				if err == nil {
-					err = pw.Trace(out, e.ctx.Err)
-				}
-				if err == nil {
-					err = pw.Close()
-				}
-				if err != nil {
-					return fmt.Errorf("--perfetto-out: %w", err)
-				}
-				return nil
-			})
-		}
-	}
-	if *metricsOut != "" {
-		// The samples stream into the file as the run goes; it appears
-		// only once the run has finished.
-		inner := run
-		run = func() error {
-			return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit, Gzip: atomicfile.Gzipped(*metricsOut)}, func(w io.Writer) error {
-				pn, ok := s.Network().(interface{ Topology() topology.Topology })
-				if !ok {
-					return fmt.Errorf("the network has no topology to measure")
-				}
-				w = atomicfile.Stopping(w, e.ctx.Err)
-				var pq io.WriteCloser
-				if export.FormatOf(*metricsOut) == export.Parquet {
-					pq = export.MetricsParquet(w)
-					w = pq
-				}
-				metrics = packet.NewCSVWriter(w, pn.Topology())
-				if err := inner(); err != nil {
-					if pq != nil {
-						pq.Close()
+		if *metricsOut != "" || (*perfettoOut != "" && cfg.Model.Measured()) {
+			opts.OnSample = func(smp *netmodel.Sample) {
+				if metrics != nil {
+					// A failed write (the limit, a full disk, a signal) stops
+					// the run rather than sampling on for nothing.
+					if err := metrics.Write(smp); err != nil && metricsErr == nil && e.ctx.Err() == nil {
+						metricsErr = err
+						stopRun()
 					}
-					return err
 				}
-				err := metrics.Flush()
-				if pq != nil {
-					err = errors.Join(err, pq.Close())
+				if counters != nil {
+					counters.Write(smp)
 				}
-				if err != nil {
-					return fmt.Errorf("--metrics-out: %w", err)
-				}
-				return nil
-			})
+			}
 		}
-	}
-	err = run()
-	if err != nil {
-		return fail(e, "sim", err)
-	}
-	res := s.Results()
-	for _, n := range res.Notes {
-		// A choice the user did not make: said once, on stderr, so
-		// that --json output stays one document.
-		fmt.Fprintf(e.stderr, "tracesim sim: %s\n", n)
-	}
-	if *traceOut != "" {
-		out, err := s.Trace()
-		if err == nil {
-			err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs, Context: e.ctx})
-		}
+		s, t, closeSrc, err := newSim(e, pos[0], *format, stream, cfg, opts)
 		if err != nil {
-			return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))
-		}
-	}
-	if *msgOut != "" {
-		if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*msgOut)}, func(w io.Writer) error {
-			return export.SimMessages(atomicfile.Stopping(w, e.ctx.Err), export.FormatOf(*msgOut), s.Messages())
-		}); err != nil {
-			return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))
-		}
-	}
-	code = exitOK
-	if res.Deadlock != nil {
-		code = exitFindings
-	}
-	if n := res.CollectivesSizeUnknown; n > 0 {
-		// Once, on stderr, so that --json stays parseable.
-		fmt.Fprintf(e.stderr, "tracesim sim: warning: %s\n", tracefmt.SizeUnknownNote(n))
-	}
-	// The settings the run used: a platform's CPU speed and links
-	// replace the configured ones.
-	cfg = s.Config()
-	if *asJSON {
-		vals := map[string]string{}
-		for _, kv := range cfg.Values() {
-			vals[kv[0]] = kv[1]
-		}
-		// Streamed: the document (megabytes at hundreds of ranks or
-		// links) is never held whole, nor its indented copy.
-		if err := writeJSONStream(e.stdout, simOutput{File: pos[0], Config: vals, Results: res}); err != nil {
 			return fail(e, "sim", err)
 		}
-		return code
-	}
-	events := t.NumEvents()
-	if events == 0 {
-		// Streamed: the trace's events as the index pass counted
-		// them (markers and texts included, as NumEvents counts).
-		if sn := s.Snapshot(); sn != nil && sn.TotalTraceEvents > 0 {
-			events = int(sn.TotalTraceEvents)
-		} else {
-			events = int(res.TraceEvents)
+		defer closeSrc()
+		if *metricsOut != "" {
+			if err := checkSampleOutput(t, cfg.SamplePeriod, limit); err != nil {
+				fmt.Fprintf(e.stderr, "tracesim sim: %v\n", err)
+				return exitUsage
+			}
 		}
-	}
-	printSim(e.stdout, pos[0], t.Size(), events, &cfg, &res)
-	return code
+		run := func() error {
+			start := time.Now()
+			model, _ := cfg.Get("model")
+			e.debug("simulation started", "trace", pos[0], "model", model, "ranks", len(t.Ranks))
+			stop := newTermProgress(e, "simulating "+filepath.Base(pos[0])).watchRun(s)
+			err := s.Run(runCtx)
+			stop()
+			e.debug("simulation ended", "trace", pos[0], "simulated", s.Now(), "elapsed", time.Since(start), "err", err)
+			if metricsErr != nil {
+				return fmt.Errorf("--metrics-out %s: %w", *metricsOut, metricsErr)
+			}
+			if err != nil {
+				if errors.Is(err, e.ctx.Err()) {
+					return fmt.Errorf("interrupted at simulated time %s", s.Now())
+				}
+				return err
+			}
+			return nil
+		}
+		if *perfettoOut != "" {
+			// The counters stream into the file as the run goes, the
+			// simulated run's slices and arrows follow it.
+			inner := run
+			run = func() error {
+				return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*perfettoOut)}, func(w io.Writer) error {
+					pw := perfetto.NewWriter(atomicfile.Stopping(w, e.ctx.Err))
+					if cfg.Model.Measured() {
+						counters = export.NewCounters(pw)
+					}
+					if err := inner(); err != nil {
+						return err
+					}
+					out, err := s.Trace()
+					if err == nil {
+						err = pw.Trace(out, e.ctx.Err)
+					}
+					if err == nil {
+						err = pw.Close()
+					}
+					if err != nil {
+						return fmt.Errorf("--perfetto-out: %w", err)
+					}
+					return nil
+				})
+			}
+		}
+		if *metricsOut != "" {
+			// The samples stream into the file as the run goes; it appears
+			// only once the run has finished.
+			inner := run
+			run = func() error {
+				return atomicfile.WriteWith(*metricsOut, atomicfile.Options{Inputs: inputs, Context: e.ctx, Limit: limit, Gzip: atomicfile.Gzipped(*metricsOut)}, func(w io.Writer) error {
+					pn, ok := s.Network().(interface{ Topology() topology.Topology })
+					if !ok {
+						return fmt.Errorf("the network has no topology to measure")
+					}
+					w = atomicfile.Stopping(w, e.ctx.Err)
+					var pq io.WriteCloser
+					if export.FormatOf(*metricsOut) == export.Parquet {
+						pq = export.MetricsParquet(w)
+						w = pq
+					}
+					metrics = packet.NewCSVWriter(w, pn.Topology())
+					if err := inner(); err != nil {
+						if pq != nil {
+							pq.Close()
+						}
+						return err
+					}
+					err := metrics.Flush()
+					if pq != nil {
+						err = errors.Join(err, pq.Close())
+					}
+					if err != nil {
+						return fmt.Errorf("--metrics-out: %w", err)
+					}
+					return nil
+				})
+			}
+		}
+		err = run()
+		if err != nil {
+			return fail(e, "sim", err)
+		}
+		res := s.Results()
+		for _, n := range res.Notes {
+			// A choice the user did not make: said once, on stderr, so
+			// that --json output stays one document.
+			fmt.Fprintf(e.stderr, "tracesim sim: %s\n", n)
+		}
+		if *traceOut != "" {
+			out, err := s.Trace()
+			if err == nil {
+				err = formats.SaveWith(*traceOut, "", out, formats.WriteOptions{Inputs: inputs, Context: e.ctx})
+			}
+			if err != nil {
+				return fail(e, "sim", fmt.Errorf("--trace-out: %w", err))
+			}
+		}
+		if *msgOut != "" {
+			if err := atomicfile.WriteWith(*msgOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*msgOut)}, func(w io.Writer) error {
+				return export.SimMessages(atomicfile.Stopping(w, e.ctx.Err), export.FormatOf(*msgOut), s.Messages())
+			}); err != nil {
+				return fail(e, "sim", fmt.Errorf("--messages-out: %w", err))
+			}
+		}
+		code := exitOK
+		if res.Deadlock != nil {
+			code = exitFindings
+		}
+		if n := res.CollectivesSizeUnknown; n > 0 {
+			// Once, on stderr, so that --json stays parseable.
+			fmt.Fprintf(e.stderr, "tracesim sim: warning: %s\n", tracefmt.SizeUnknownNote(n))
+		}
+		// The settings the run used: a platform's CPU speed and links
+		// replace the configured ones.
+		cfg = s.Config()
+		if *asJSON {
+			vals := map[string]string{}
+			for _, kv := range cfg.Values() {
+				vals[kv[0]] = kv[1]
+			}
+			// Streamed: the document (megabytes at hundreds of ranks or
+			// links) is never held whole, nor its indented copy.
+			if err := writeJSONStream(e.stdout, simOutput{File: pos[0], Config: vals, Results: res}); err != nil {
+				return fail(e, "sim", err)
+			}
+			return code
+		}
+		events := t.NumEvents()
+		if events == 0 {
+			// Streamed: the trace's events as the index pass counted
+			// them (markers and texts included, as NumEvents counts).
+			if sn := s.Snapshot(); sn != nil && sn.TotalTraceEvents > 0 {
+				events = int(sn.TotalTraceEvents)
+			} else {
+				events = int(res.TraceEvents)
+			}
+		}
+		printSim(e.stdout, pos[0], t.Size(), events, &cfg, &res)
+		return code
+	})
+	return cc
 }
 
 // newSim prepares the replay of the trace at path. A trace whose layout
@@ -480,44 +446,6 @@ func streamTsimAuto(size, mem int64) bool {
 		return size >= tsimStreamUnknown
 	}
 	return float64(size)*tsimWholeFactor > float64(mem)/2
-}
-
-// simUsage lists the settings by group after the command's own flags.
-func simUsage(fs *flag.FlagSet, all []replay.Setting) func() {
-	return func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "Usage: tracesim sim FILE [--config FILE] [--json] [settings]\n\n")
-		fmt.Fprintf(w, "Replay a trace on a simulated machine and predict its run time. Every setting is a\n"+
-			"flag and a key of the --config file (JSON or TOML); flags win over the file. Values take\n"+
-			"units: sizes B KB KiB MB MiB, rates b/s Mb/s Gb/s B/s MB/s GB/s, times ps ns us ms s,\n"+
-			"CPU speeds f Mf Gf. docs/sim.md documents the settings, the models and the JSON output.\n"+
-			"Exit status: 0 done, 1 failure, 2 usage error, 3 the replay deadlocked.\n\nFlags:\n")
-		for _, n := range []string{"config", "preset", "json", "format", "stream", "trace-out", "messages-out", "metrics-out", "perfetto-out", "print-config"} {
-			f := fs.Lookup(n)
-			fmt.Fprintf(w, "  --%-14s %s\n", n, f.Usage)
-		}
-		def := replay.Default()
-		// Groups in the order they first appear, each listed whole: the
-		// settings table is ordered by topic, not strictly by group.
-		var groups []string
-		for i := range all {
-			if !slices.Contains(groups, all[i].Group) {
-				groups = append(groups, all[i].Group)
-			}
-		}
-		for _, g := range groups {
-			fmt.Fprintf(w, "\nSettings (%s):\n", g)
-			for i := range all {
-				if s := &all[i]; s.Group == g {
-					if d := s.Get(&def); d != "" {
-						fmt.Fprintf(w, "  --%-16s %s (default %s)\n", s.Key, s.Help, d)
-					} else {
-						fmt.Fprintf(w, "  --%-16s %s\n", s.Key, s.Help)
-					}
-				}
-			}
-		}
-	}
 }
 
 // printNetwork prints the packet or flow model's measurements.

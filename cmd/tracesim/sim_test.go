@@ -25,7 +25,7 @@ import (
 func simRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := runSim(&env{ctx: context.Background(), stdout: &out, stderr: &errb}, args)
+	code := run(&env{ctx: context.Background(), stdout: &out, stderr: &errb}, append([]string{"sim"}, args...))
 	return code, out.String(), errb.String()
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/tracesim/tracesim/engine/sweep"
 	"github.com/tracesim/tracesim/engine/sweep/parquetfile"
@@ -28,72 +29,67 @@ import (
 // sweepSpecLimit bounds a spec file: a page of settings, not data.
 const sweepSpecLimit = 1 << 20
 
-func runSweep(e *env, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "merge":
-			return runSweepMerge(e, args[1:])
-		case "show":
-			return runSweepShow(e, args[1:])
-		}
-	}
-	fs := newFlags(e, "sweep", "SPEC.toml -o RESULT.csv|RESULT.parquet [--jobs N] [--shard I/N | --slurm --shards N]",
+// sweepCommand is `tracesim sweep SPEC -o RESULT`, with its subcommands merge and show.
+func sweepCommand(e *env) *cobra.Command {
+	cc := newCommand("sweep", "run a parameter sweep of simulations on every core or on a Slurm cluster", "SPEC.toml -o RESULT.csv|RESULT.parquet [--jobs N] [--shard I/N | --slurm --shards N]",
 		"Run a parameter sweep: one simulation per point of the spec's grid of machine\n"+
 			"settings, on every core, one row per point (docs/sweep.md). Re-running the same\n"+
 			"command skips the points already in RESULT: an interrupted sweep resumes.\n\n"+
 			"  tracesim sweep merge DIR -o RESULT   merge the shards' results in DIR\n"+
 			"  tracesim sweep show RESULT           plot and browse a result in the terminal")
-	out := fs.String("o", "", "result file, .csv or .parquet (required)")
+	cc.AddCommand(sweepMergeCommand(e), sweepShowCommand(e))
+	fs := cc.Flags()
+	out := outputFlag(cc, "result file, .csv or .parquet (required)")
 	jobs := fs.Int("jobs", 0, "simulations run at once (default: one per CPU)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N): every N-th point from the I-th")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	var sl slurmFlags
 	sl.register(fs)
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	if *out == "" {
-		fmt.Fprintln(e.stderr, "tracesim sweep: -o RESULT.csv is required")
-		usageHint(e, fs)
-		return exitUsage
-	}
-	if err := checkResultName(*out); err != nil {
-		fmt.Fprintf(e.stderr, "tracesim sweep: -o %v\n", err)
-		return exitUsage
-	}
-	if *jobs < 0 {
-		fmt.Fprintln(e.stderr, "tracesim sweep: --jobs: expected a number ≥ 0")
-		return exitUsage
-	}
-	spec, err := loadSpec(pos[0])
-	if err != nil {
-		return fail(e, "sweep", err)
-	}
-	points, err := spec.Expand()
-	if err != nil {
-		return fail(e, "sweep", fmt.Errorf("%s: %w", pos[0], err))
-	}
-	if sl.slurm || sl.dryRun {
-		if *shard != "" {
-			fmt.Fprintln(e.stderr, "tracesim sweep: --shard and --slurm: the Slurm jobs choose their shards")
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		if *out == "" {
+			fmt.Fprintln(e.stderr, "tracesim sweep: -o RESULT.csv is required")
+			usageHint(e, "sweep")
 			return exitUsage
 		}
-		return sl.run(e, pos[0], *out, *jobs, len(points))
-	}
-	if sl.given() {
-		fmt.Fprintln(e.stderr, "tracesim sweep: --shards, --partition, --time and --wait go with --slurm or --dry-run")
-		return exitUsage
-	}
-	if *shard != "" {
-		i, n, err := sweep.ParseShard(*shard)
+		if err := checkResultName(*out); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sweep: -o %v\n", err)
+			return exitUsage
+		}
+		if *jobs < 0 {
+			fmt.Fprintln(e.stderr, "tracesim sweep: --jobs: expected a number ≥ 0")
+			return exitUsage
+		}
+		spec, err := loadSpec(pos[0])
 		if err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sweep: --%v\n", err)
+			return fail(e, "sweep", err)
+		}
+		points, err := spec.Expand()
+		if err != nil {
+			return fail(e, "sweep", fmt.Errorf("%s: %w", pos[0], err))
+		}
+		if sl.slurm || sl.dryRun {
+			if *shard != "" {
+				fmt.Fprintln(e.stderr, "tracesim sweep: --shard and --slurm: the Slurm jobs choose their shards")
+				return exitUsage
+			}
+			return sl.run(e, pos[0], *out, *jobs, len(points))
+		}
+		if sl.given() {
+			fmt.Fprintln(e.stderr, "tracesim sweep: --shards, --partition, --time and --wait go with --slurm or --dry-run")
 			return exitUsage
 		}
-		points = sweep.Shard(points, i, n)
-	}
-	return sweepRun(e, spec, points, *out, *jobs, *quiet)
+		if *shard != "" {
+			i, n, err := sweep.ParseShard(*shard)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "tracesim sweep: --%v\n", err)
+				return exitUsage
+			}
+			points = sweep.Shard(points, i, n)
+		}
+		return sweepRun(e, spec, points, *out, *jobs, *quiet)
+	})
+	return cc
 }
 
 // loadSpec reads and parses a spec file.
@@ -289,7 +285,7 @@ func newGenerated(e *env, spec *sweep.Spec) (*generated, error) {
 		file := filepath.Join(g.dir, fmt.Sprintf("trace-%d.tsim", i))
 		var stderr bytes.Buffer
 		ge := &env{ctx: e.ctx, stdout: io.Discard, stderr: &stderr}
-		if code := runGen(ge, append(append([]string{}, t.Gen...), "-o", file)); code != exitOK {
+		if code := runAlone(ge, genCommand(ge), append(append([]string{}, t.Gen...), "-o", file)); code != exitOK {
 			g.remove()
 			msg := strings.TrimSpace(strings.ReplaceAll(stderr.String(), "tracesim gen: ", ""))
 			return nil, fmt.Errorf("%s: traces: %q: %s", spec.File, t.Name, msg)
@@ -392,32 +388,33 @@ func formatSeconds(s float64) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-func runSweepMerge(e *env, args []string) int {
-	fs := newFlags(e, "sweep merge", "DIR -o RESULT.csv|RESULT.parquet",
+// sweepMergeCommand is `tracesim sweep merge DIR -o RESULT`.
+func sweepMergeCommand(e *env) *cobra.Command {
+	cc := newCommand("sweep merge", "merge the results of a sharded sweep", "DIR -o RESULT.csv|RESULT.parquet",
 		"Merge the results of a sharded sweep: every .csv and .parquet file in DIR (the shards'\n"+
 			"outputs), checked to be of one spec, into one result in point order.")
-	out := fs.String("o", "", "merged result file, .csv or .parquet (required)")
-	pos, code := parse(e, fs, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	if *out == "" {
-		fmt.Fprintln(e.stderr, "tracesim sweep merge: -o RESULT.csv is required")
-		return exitUsage
-	}
-	if err := checkResultName(*out); err != nil {
-		fmt.Fprintf(e.stderr, "tracesim sweep merge: -o %v\n", err)
-		return exitUsage
-	}
-	t, n, err := mergeDir(pos[0])
-	if err != nil {
-		return fail(e, "sweep merge", err)
-	}
-	if err := writeTable(*out, t); err != nil {
-		return fail(e, "sweep merge", err)
-	}
-	fmt.Fprintf(e.stderr, "tracesim sweep merge: %d points from %d files → %s\n", len(t.Rows), n, *out)
-	return exitOK
+	out := outputFlag(cc, "merged result file, .csv or .parquet (required)")
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		if *out == "" {
+			fmt.Fprintln(e.stderr, "tracesim sweep merge: -o RESULT.csv is required")
+			return exitUsage
+		}
+		if err := checkResultName(*out); err != nil {
+			fmt.Fprintf(e.stderr, "tracesim sweep merge: -o %v\n", err)
+			return exitUsage
+		}
+		t, n, err := mergeDir(pos[0])
+		if err != nil {
+			return fail(e, "sweep merge", err)
+		}
+		if err := writeTable(*out, t); err != nil {
+			return fail(e, "sweep merge", err)
+		}
+		fmt.Fprintf(e.stderr, "tracesim sweep merge: %d points from %d files → %s\n", len(t.Rows), n, *out)
+		return exitOK
+	})
+	return cc
 }
 
 // mergeDir reads the .csv and .parquet results in dir (not their

@@ -11,75 +11,73 @@ import (
 	"sync"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/sweep"
-	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tui"
 	"github.com/tracesim/tracesim/tui/demo"
 	sweepview "github.com/tracesim/tracesim/views/sweep"
 )
 
-func runSweepShow(e *env, args []string) int {
-	flags := newFlags(e, "sweep show", "RESULT.csv|RESULT.parquet [--spec SPEC.toml]",
+// sweepShowCommand is `tracesim sweep show RESULT`.
+func sweepShowCommand(e *env) *cobra.Command {
+	cc := newCommand("sweep show", "plot and browse a sweep result in the terminal", "RESULT.csv|RESULT.parquet [--spec SPEC.toml]",
 		"Open a sweep result in the terminal UI's Sweep tab: a result column plotted against an\n"+
 			"axis, one line per value of another, and the table of points; enter opens a point's\n"+
 			"run in the Simulate tab with its machine: the spec's point (by default the .toml file\n"+
 			"beside RESULT with its name), else the result's machine and axis columns.")
+	flags := cc.Flags()
 	specPath := flags.String("spec", "", "the sweep's spec (default: RESULT with the extension .toml, if it exists)")
-	theme := flags.String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: from the terminal's background)")
-	noColor := flags.Bool("no-color", false, "monochrome display (also when NO_COLOR is set)")
-	pos, code := parse(e, flags, args, 1, 1)
-	if code >= 0 {
-		return code
-	}
-	if *theme != "" {
-		if _, err := themes.ByName(*theme); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sweep show: %v\n", err)
+	theme, noColor := themeFlags(cc, " (default: from the terminal's background)", "monochrome display (also when NO_COLOR is set)")
+	cc.Args = argCount(1, 1)
+	e.runs(cc, func(pos []string) int {
+		if !knownTheme(e, "sweep show", *theme) {
 			return exitUsage
 		}
-	}
-	res, err := readTable(pos[0])
-	if err != nil {
-		return fail(e, "sweep show", err)
-	}
-	if *specPath == "" {
-		guess := strings.TrimSuffix(pos[0], filepath.Ext(pos[0])) + ".toml"
-		if _, err := os.Stat(guess); err == nil {
-			*specPath = guess
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fail(e, "sweep show", err)
-		}
-	}
-	if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
-		fmt.Fprintln(e.stderr, "tracesim sweep show: the UI needs a terminal")
-		return exitUsage
-	}
-	opts := tui.Options{Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx}
-	open, cleanup, err := showOpener(e, res, pos[0], *specPath)
-	if err != nil {
-		return fail(e, "sweep show", err)
-	}
-	defer cleanup()
-	// The UI starts on the first point's trace.
-	if len(res.Rows) > 0 {
-		if run, err := open(e.ctx, res.Rows[0]); err == nil {
-			opts.Trace, opts.Path = run.Trace, run.Path
-		}
-	}
-	if opts.Trace == nil {
-		tr, err := demo.Trace()
+		res, err := readTable(pos[0])
 		if err != nil {
 			return fail(e, "sweep show", err)
 		}
-		opts.Trace, opts.Path = tr, demo.Name
-	}
-	opts.Tabs = tui.SweepTabs(res, filepath.Base(pos[0]), open)
-	if _, err := tui.Run(e.ctx, tui.New(opts), tui.RendererDirect, tui.FPS); err != nil && e.ctx.Err() == nil {
-		return fail(e, "sweep show", err)
-	}
-	return exitOK
+		if *specPath == "" {
+			guess := strings.TrimSuffix(pos[0], filepath.Ext(pos[0])) + ".toml"
+			if _, err := os.Stat(guess); err == nil {
+				*specPath = guess
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return fail(e, "sweep show", err)
+			}
+		}
+		if f, ok := e.stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+			fmt.Fprintln(e.stderr, "tracesim sweep show: the UI needs a terminal")
+			return exitUsage
+		}
+		opts := tui.Options{Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx}
+		open, cleanup, err := showOpener(e, res, pos[0], *specPath)
+		if err != nil {
+			return fail(e, "sweep show", err)
+		}
+		defer cleanup()
+		// The UI starts on the first point's trace.
+		if len(res.Rows) > 0 {
+			if run, err := open(e.ctx, res.Rows[0]); err == nil {
+				opts.Trace, opts.Path = run.Trace, run.Path
+			}
+		}
+		if opts.Trace == nil {
+			tr, err := demo.Trace()
+			if err != nil {
+				return fail(e, "sweep show", err)
+			}
+			opts.Trace, opts.Path = tr, demo.Name
+		}
+		opts.Tabs = tui.SweepTabs(res, filepath.Base(pos[0]), open)
+		if _, err := tui.Run(e.ctx, tui.New(opts), tui.RendererDirect, tui.FPS); err != nil && e.ctx.Err() == nil {
+			return fail(e, "sweep show", err)
+		}
+		return exitOK
+	})
+	return cc
 }
 
 // showOpener returns what opens a point of res (read from the file

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // slurmFlags are sweep's flags for running on a Slurm cluster.
@@ -23,7 +24,7 @@ type slurmFlags struct {
 	dryRun    bool
 }
 
-func (s *slurmFlags) register(fs *flag.FlagSet) {
+func (s *slurmFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.slurm, "slurm", false, "submit the sweep to Slurm: a job array of --shards tasks and a dependent merge job")
 	fs.IntVar(&s.shards, "shards", 0, "number of Slurm array tasks (with --slurm)")
 	fs.StringVar(&s.partition, "partition", "", "Slurm partition (with --slurm)")

@@ -1,35 +1,65 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tui"
 	"github.com/tracesim/tracesim/tui/demo"
 )
 
-// runUI opens the terminal UI on FILE, or on the built-in demo trace when
-// there is none. The file is loaded inside the UI, with progress and esc to
-// cancel.
-func runUI(e *env, args []string) int {
-	fs := newFlags(e, "", "[FILE|DIR]", "Open the terminal UI on a trace file, on the trace files of a directory\n"+
-		"(picked with o), or on a built-in demo trace. Press ? in the UI for keys.")
+// uiCommand is the root command: it opens the terminal UI on FILE, or on
+// the built-in demo trace when there is none. The file is loaded inside
+// the UI, with progress and esc to cancel. args is the command line, to
+// tell a mistyped command from a file.
+func uiCommand(e *env, args []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tracesim [FILE|DIR]",
+		Short: "Explore, check and replay MPI traces",
+		Long: "tracesim explores, checks and replays message-passing (MPI) traces.\n" +
+			"With no argument it opens the terminal UI on a demo trace; with FILE on that trace,\n" +
+			"with DIR on a picker of its traces. Commands run headless; most print JSON with --json.\n" +
+			"Exit codes: 0 success, 1 failure, 2 usage error, 3 findings (check, a deadlocked sim).\n" +
+			"Settings: " + configHelp,
+		Example: "tracesim\n" +
+			"tracesim run.clog2 --theme light\n" +
+			"tracesim check run.clog2 --json\n" +
+			"tracesim sim run.clog2 --preset insee-torus",
+		Args: func(cmd *cobra.Command, pos []string) error {
+			if len(pos) > 0 && len(args) > 0 && args[0] == pos[0] {
+				if _, err := os.Stat(pos[0]); err != nil {
+					// A first word that is no file was most likely a
+					// mistyped command.
+					msg := fmt.Sprintf("%q is neither a subcommand nor a file", pos[0])
+					if s := cmd.SuggestionsFor(pos[0]); len(s) > 0 {
+						msg += "; did you mean " + strings.Join(s, " or ") + "?"
+					}
+					return usageError{"", errors.New(msg)}
+				}
+			}
+			return argCount(0, 1)(cmd, pos)
+		},
+	}
 	var f uiFlags
-	fs.StringVar(&f.format, "format", "", "format of FILE (default: detected from its content)")
-	fs.StringVar(&f.theme, "theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+" (default: the config file's, else from the terminal's background)")
-	fs.BoolVar(&f.noColor, "no-color", false, "monochrome display (also when NO_COLOR is set)")
+	fs := root.Flags()
+	readFormatVar(root, &f.format, "format of FILE (default: detected from its content)")
+	themeVars(root, &f.theme, &f.noColor, " (default: the config file's, else from the terminal's background)", "monochrome display (also when NO_COLOR is set)")
 	fs.StringVar(&f.library, "library", "", "directory the file picker (o) may browse; files outside are refused")
 	fs.IntVar(&f.fps, "fps", tui.FPS, fmt.Sprintf("with --renderer bubbletea: most frames drawn per second, 1 to %d (a key press waits up to one frame; the direct renderer draws at each change)", maxFPS))
 	fs.StringVar(&f.renderer, "renderer", tui.RendererDirect, "how frames reach the terminal: "+tui.RendererDirect+
 		" (each frame at once, changed lines only) or "+tui.RendererBubbleTea+" (Bubble Tea's renderer, on its --fps ticker)")
-	pos, code := parse(e, fs, args, 0, 1)
-	if code >= 0 {
-		return code
-	}
+	e.runs(root, func(pos []string) int { return runUI(e, f, pos) })
+	return root
+}
+
+// runUI runs the UI with flags f on the positional arguments pos.
+func runUI(e *env, f uiFlags, pos []string) int {
 	if err := tui.CheckRenderer(f.renderer); err != nil {
 		fmt.Fprintf(e.stderr, "tracesim: --%v\n", err)
 		return exitUsage
