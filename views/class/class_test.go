@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tracesim/tracesim/internal/classdb"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 var now = time.Date(2026, 11, 26, 10, 30, 0, 0, time.UTC)
@@ -74,25 +73,12 @@ func newView(t *testing.T, st []classdb.Student, online map[string]bool, w, h in
 
 func screen(m *Model) string { return ansi.Strip(m.View()) }
 
-func press(m *Model, keys ...string) {
-	for _, k := range keys {
-		msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
-		switch k {
-		case "down":
-			msg = tea.KeyPressMsg{Code: tea.KeyDown}
-		case "pgdown":
-			msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
-		}
-		m.Update(msg)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	st, online := classOf(30)
 	for _, size := range [][2]int{{80, 24}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newView(t, st, online, size[0], size[1])
-			golden.RequireEqual(t, []byte(m.View()))
+			viewtest.Golden(t, m.View())
 		})
 	}
 }
@@ -133,22 +119,22 @@ func TestSortAndCursor(t *testing.T) {
 	st, online := classOf(30)
 	m := newView(t, st, online, 100, 12)
 	first := func() string { return m.students[0].Label() }
-	press(m, "down", "down")
+	viewtest.Press(m, "down", "down")
 	if got := m.students[m.cursor].Name; got != "student 02" {
 		t.Fatalf("cursor on %q after two downs, want student 02", got)
 	}
-	press(m, "s") // time on step, the stuck first
+	viewtest.Press(m, "s") // time on step, the stuck first
 	if got := first(); got != "student 07" {
 		t.Errorf("stuck first: top row is student %s, want student 07 (9m on step, first by name)", got)
 	}
 	if got := m.students[m.cursor].Name; got != "student 02" {
 		t.Errorf("sorting moved the cursor to %q", got)
 	}
-	press(m, "s") // progress: the least first
+	viewtest.Press(m, "s") // progress: the least first
 	if got := first(); got != "student 03" {
 		t.Errorf("by progress: top row is student %s, want student 03 (not started)", got)
 	}
-	press(m, "G")
+	viewtest.Press(m, "G")
 	if s, last := screen(m), m.students[len(m.students)-1].Label(); !strings.Contains(s, last+" ") {
 		t.Errorf("G: the last student is not shown:\n%s", s)
 	}
@@ -210,24 +196,58 @@ func TestRefreshLoop(t *testing.T) {
 	}
 }
 
+// TestViewFits sweeps the tab over every terminal size the application
+// supports (viewtest.Sizes: 40×12 to 300×100), in colour and in
+// monochrome, full, empty and after a failed read: every frame is
+// exactly the terminal's size. At 300×100 all 30 students are listed.
 func TestViewFits(t *testing.T) {
 	st, online := classOf(30)
-	for _, tt := range []struct {
-		n    int
-		w, h int
-	}{{30, 80, 24}, {30, 160, 48}, {30, 40, 8}, {0, 80, 24}, {30, 200, 5}} {
-		m := newView(t, st[:tt.n], online, tt.w, tt.h)
-		lines := strings.Split(m.View(), "\n")
-		if len(lines) != tt.h {
-			t.Errorf("%d×%d: %d lines", tt.w, tt.h, len(lines))
-		}
-		for i, l := range lines {
-			if w := ansi.StringWidth(l); w != tt.w {
-				t.Errorf("%d×%d: line %d is %d wide", tt.w, tt.h, i, w)
-			}
+	for _, tc := range []struct {
+		name string
+		st   []classdb.Student
+		err  error
+	}{
+		{"30 students", st, nil},
+		{"empty", nil, nil},
+		{"failed read", st, errors.New("class db /tmp/c.db: read the class: disk I/O error")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			viewtest.SweepThemes(t, func(c component.Common) component.Model {
+				reads := 0
+				m := New(c, Options{
+					Source: func(context.Context) ([]classdb.Student, error) {
+						reads++
+						if reads > 1 && tc.err != nil {
+							return nil, tc.err
+						}
+						return append([]classdb.Student(nil), tc.st...), nil
+					},
+					Online: func() map[string]bool { return online },
+					Now:    func() time.Time { return now },
+				})
+				m.Update(m.Init()())
+				if tc.err != nil {
+					m.Update(m.read()())
+				}
+				return m
+			})
+		})
+	}
+	m := newView(t, st, online, 300, 100)
+	s := screen(m)
+	for _, x := range st {
+		if !strings.Contains(s, x.Label()+" ") {
+			t.Errorf("300×100: %s not listed:\n%s", x.Label(), s)
 		}
 	}
-	m := newView(t, nil, nil, 80, 24)
+	// Below the smallest size the application draws, the tab still
+	// fills what it is given.
+	for _, sz := range [][2]int{{40, 8}, {200, 5}} {
+		if err := viewtest.CheckFrame(newView(t, st, online, sz[0], sz[1]).View(), sz[0], sz[1]); err != "" {
+			t.Errorf("%d×%d: %s", sz[0], sz[1], err)
+		}
+	}
+	m = newView(t, nil, nil, 80, 24)
 	if !strings.Contains(screen(m), "No student has connected yet") {
 		t.Errorf("empty class:\n%s", screen(m))
 	}
