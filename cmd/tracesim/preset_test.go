@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/simgrid"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -66,7 +67,7 @@ func TestSimPlatform(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "simgrid")
 	code, out, errs := simRun(t, filepath.Join(dir, "pingpong.txt"), "--json", "--model", "simgrid",
 		"--platform", filepath.Join(dir, "platform.xml"), "--hostfile", filepath.Join(dir, "hostfile"),
-		"--factors", "smpi", "--coll-alg", "all=smpi", "--cpu-speed", "2Gf")
+		"--factors", "smpi", "--coll-alg", "all=smpi")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -74,6 +75,12 @@ func TestSimPlatform(t *testing.T) {
 	if d := res.Makespan - 0.217640; d < -1e-6 || d > 1e-6 || res.Config["cpu-speed"] != "1Gf" || res.Config["latency"] != "5us" {
 		t.Errorf("makespan %.9f s, cpu-speed %s, latency %s (want 0.217640 s, the platform's 1Gf and 5us)",
 			res.Makespan, res.Config["cpu-speed"], res.Config["latency"])
+	}
+	// The platform's hosts give the CPU speed: a --cpu-speed would
+	// change nothing (it once ran at the platform's 1Gf silently).
+	code, _, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--model", "simgrid", "--platform", filepath.Join(dir, "platform.xml"), "--cpu-speed", "2Gf")
+	if code != exitUsage || errs != "tracesim sim: --cpu-speed: not used with a platform (its hosts give it)\n" {
+		t.Errorf("cpu-speed with a platform: exit %d %q", code, errs)
 	}
 	code, out, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--model", "simgrid", "--platform", filepath.Join(dir, "platform.xml"))
 	if want := "platform        cluster cluster: star of 8 hosts, 125MBps, 5us links (" + filepath.Join(dir, "platform.xml") + ")\n"; code != exitOK || !strings.Contains(out, want) {
@@ -159,6 +166,18 @@ func TestSimRejectsIgnoredSettings(t *testing.T) {
 		b.Add(0, tracefmt.Send(0, 1, 0, 0, 4096))
 		b.Add(1, tracefmt.Recv(0, 0, 0, 0, 4096))
 	})
+	dir := t.TempDir()
+	platform := func(name, sharing, attrs string) string {
+		p := filepath.Join(dir, name)
+		c := simgrid.Cluster{Hosts: 2, Speed: 1e9, Bandwidth: 125e6, Latency: 5e-6, Sharing: sharing, Attrs: attrs}
+		if err := c.SavePlatform(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	star := platform("star.xml", "", "")
+	sharedStar := platform("shared.xml", "SHARED", "")
+	sharedTorus := platform("storus.xml", "SHARED", `topology="TORUS" topo_parameters="2"`)
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -166,12 +185,38 @@ func TestSimRejectsIgnoredSettings(t *testing.T) {
 		wantErr  string
 		wantLink string // link-latency in the JSON config
 	}{
+		// The audit of issue 12: loggops and the simgrid model took
+		// distances they ignore; the simgrid model refused the
+		// crosstraffic it reads on SHARED links.
+		{"topology under loggops", []string{"--model", "loggops", "--topology", "ring:2"}, exitUsage,
+			"tracesim sim: --topology: not used by loggops (read by puppet, packet, flow)\n", ""},
+		{"bandwidth under loggops", []string{"--model", "loggops", "--bandwidth", "1Gb/s"}, exitUsage,
+			"tracesim sim: --bandwidth: not used by loggops (read by puppet, simgrid, packet, flow)\n", ""},
+		{"platform under loggops", []string{"--model", "loggops", "--platform", star}, exitUsage,
+			"tracesim sim: --platform: not used by loggops (read by puppet, simgrid, packet, flow)\n", ""},
+		{"hops under simgrid", []string{"--model", "simgrid", "--hops", "3"}, exitUsage,
+			"tracesim sim: --hops: not used by simgrid (read by puppet)\n", ""},
+		{"topology under simgrid", []string{"--model", "simgrid", "--topology", "ring:2"}, exitUsage,
+			"tracesim sim: --topology: not used by simgrid (read by puppet, packet, flow)\n", ""},
+		{"crosstraffic under simgrid", []string{"--model", "simgrid", "--crosstraffic", "0"}, exitUsage,
+			"tracesim sim: --crosstraffic: not used by simgrid without a platform (read on SHARED links, limiters and SHARED backbones)\n", ""},
+		{"crosstraffic under simgrid on a star", []string{"--model", "simgrid", "--platform", star, "--crosstraffic", "0"}, exitUsage,
+			"tracesim sim: --crosstraffic: not used by simgrid on this platform (read on SHARED links, limiters and SHARED backbones)\n", ""},
+		{"crosstraffic under simgrid on a SHARED star", []string{"--model", "simgrid", "--platform", sharedStar, "--crosstraffic", "0", "--json"}, exitOK, "", "5us"},
+		{"crosstraffic under simgrid on a SHARED torus", []string{"--model", "simgrid", "--platform", sharedTorus, "--crosstraffic", "0", "--json"}, exitOK, "", "5us"},
+		{"bandwidth with a platform", []string{"--platform", star, "--bandwidth", "1Gb/s"}, exitUsage,
+			"tracesim sim: --bandwidth: not used with a platform (its links give it)\n", ""},
+		{"vcs under flow", []string{"--model", "flow", "--vcs", "4"}, exitUsage,
+			"tracesim sim: --vcs: not used by flow (read by packet)\n", ""},
+		{"flit under cut-through", []string{"--model", "puppet", "--flit", "64B"}, exitUsage,
+			"tracesim sim: --flit: not used by puppet's cut-through switching (read by wormhole)\n", ""},
+		{"flit under wormhole", []string{"--model", "puppet", "--switching", "wormhole", "--flit", "64B", "--json"}, exitOK, "", "10ns"},
 		{"routing under puppet", []string{"--model", "puppet", "--routing", "adaptive"}, exitUsage,
 			"tracesim sim: --routing: not used by puppet (read by packet, flow)\n", ""},
 		{"factors under loggops", []string{"--model", "loggops", "--factors", "smpi"}, exitUsage,
 			"tracesim sim: --factors: not used by loggops (read by simgrid, flow)\n", ""},
 		{"crosstraffic under packet", []string{"--model", "packet", "--crosstraffic", "0"}, exitUsage,
-			"tracesim sim: --crosstraffic: not used by packet (read by flow)\n", ""},
+			"tracesim sim: --crosstraffic: not used by packet (read by flow, simgrid)\n", ""},
 		{"latency under puppet", []string{"--model", "puppet", "--latency", "5us"}, exitUsage,
 			"tracesim sim: --latency: not used by puppet (read by simgrid, flow, packet)\n", ""},
 		{"packet takes --latency", []string{"--model", "packet", "--latency", "5us", "--json"}, exitOK, "", "5us"},

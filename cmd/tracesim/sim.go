@@ -99,20 +99,17 @@ func simCommand(e *env) *cobra.Command {
 				}
 			}
 		}
-		// A threshold asked for is a what-if on the protocol: it holds for
-		// every send, including those the recorded run buffered.
-		cfg.ByHand(func(k string) bool { return set[k] })
-		if cfg.Model == replay.ModelPacket && set["latency"] {
-			// The packet model's links take a given --latency.
-			if set["link-latency"] {
-				fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
-				return exitUsage
-			}
-			v, _ := cfg.Get("latency")
-			if err := cfg.Set("link-latency", v); err != nil {
-				return fail(e, "sim", err)
-			}
+		if cfg.Model == replay.ModelPacket && set["latency"] && set["link-latency"] {
+			fmt.Fprintln(e.stderr, "tracesim sim: --latency and --link-latency: give one of them (under the packet model both are the links' latency)")
+			return exitUsage
 		}
+		// A threshold asked for is a what-if on the protocol: it holds for
+		// every send, including those the recorded run buffered; the packet
+		// model's links take a given --latency.
+		cfg.ByHand(func(k string) bool { return set[k] })
+		// Validate first: it reads the platform, which decides whether some
+		// settings are read (crosstraffic under the simgrid model).
+		verr := cfg.Validate()
 		for _, f := range flags {
 			// A flag the model ignores is a mistake the user should hear of
 			// (presets and configuration files may set them for others).
@@ -121,8 +118,8 @@ func simCommand(e *env) *cobra.Command {
 				return exitUsage
 			}
 		}
-		if err := cfg.Validate(); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", err)
+		if verr != nil {
+			fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", verr)
 			return exitUsage
 		}
 		if *metricsOut != "" && !cfg.Model.Measured() {

@@ -88,9 +88,17 @@ func randomBackbone(rng *rand.Rand) (name, attrs string) {
 
 // infeasibleBound is the error allowed where SimGrid's solver reports an
 // infeasible allocation: its makespan then comes from rates no feasible
-// sharing gives, and the engine's (feasible) one differs by up to about a
-// percent (seed 24 under SMPI's model: +1.13 %).
-const infeasibleBound = 0.05
+// sharing gives, and the engine's (feasible) one may differ. It is the
+// issue's bound, 1 %: seeds 0–99 (300 cases) stay within it, the largest
+// such error +0.34 % (seed 47, two ranks a host with a loopback link,
+// CM02 without crosstraffic: SimGrid loads a link to 150 %). The program
+// seed 24 drew before the generator took MPI_ANY_SOURCE receives (7
+// ranks, star, SMPI's model) still differs by +1.13 %, and is SimGrid's
+// error: at 11.6 ms its solver gives a flow all 125 MB/s of a link that
+// another flow's crosstraffic also loads (128.125 MB/s), and its
+// makespan with crosstraffic (0.051929 s) is shorter than its own
+// without (0.052437 s, which the engine matches to 6 ps); docs/sim.md.
+const infeasibleBound = 0.01
 
 // TestRandomProgramsAgainstSimGrid draws random MPI programs
 // (simgrid.RandomProgram: point-to-point phases, blocking exchanges,

@@ -39,3 +39,37 @@ func TestByHand(t *testing.T) {
 		})
 	}
 }
+
+// TestByHandPacketLatency: under the packet model a latency given by hand
+// without a link-latency is its links' latency — on the command line, in
+// the Machine tab and on a sweep's axis alike (once only the command line
+// did it, and the Machine tab's latency under packet changed nothing).
+func TestByHandPacketLatency(t *testing.T) {
+	const note = "link-latency: 5us — the packet model's links take a latency set by hand"
+	for _, tc := range []struct {
+		name  string
+		model ModelKind
+		given []string
+		link  string
+		note  string
+	}{
+		{"packet, latency", ModelPacket, []string{"latency"}, "5us", note},
+		{"packet, both", ModelPacket, []string{"latency", "link-latency"}, "10ns", ""},
+		{"packet, link-latency", ModelPacket, []string{"link-latency"}, "10ns", ""},
+		{"flow, latency", ModelFlow, []string{"latency"}, "10ns", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default()
+			c.Model = tc.model
+			if err := c.Set("latency", "5us"); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ByHand(func(k string) bool { return slices.Contains(tc.given, k) }); got != tc.note {
+				t.Errorf("note %q, want %q", got, tc.note)
+			}
+			if v, _ := c.Get("link-latency"); v != tc.link {
+				t.Errorf("link-latency %q, want %q", v, tc.link)
+			}
+		})
+	}
+}

@@ -297,6 +297,9 @@ type Config struct {
 	// nodeSpeeds is each node's CPU speed when a platform's hosts differ
 	// (set by Resolve, not a setting); nil: all run at CPUSpeed.
 	nodeSpeeds []float64
+	// usage is what Unused needs to know of the platform (set by
+	// Validate, not a setting).
+	usage usage
 }
 
 // Default returns the default configuration: predict mode on the flow

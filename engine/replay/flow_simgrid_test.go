@@ -145,26 +145,33 @@ func TestFlowSimGridValidation(t *testing.T) {
 			t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
 		}
 	})
-	// A 64-rank 2-D stencil (gen stencil2d, 10 iterations, its
-	// allreduces left out: SMPI's allreduce on 64 ranks is not the
-	// engine's binomial one) on a 64-host star: four flows in and out of
-	// every host, crossing each other's crosstraffic.
-	t.Run("stencil64", func(t *testing.T) {
-		index := stencil64(t, t.TempDir())
-		cluster := sgCluster
-		cluster.Hosts = 64
-		sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 64, Cluster: cluster,
-			Config: []string{"network/model:CM02", "smpi/test:0"}, Precise: true})
-		if err != nil {
-			t.Fatal(err)
+	// A 64-rank 2-D stencil (gen stencil2d, 10 iterations) on a 64-host
+	// star: four flows in and out of every host, crossing each other's
+	// crosstraffic; once without its allreduces, and once with them,
+	// replayed as SMPI's (--coll-alg allreduce=smpi: a linear reduce to
+	// rank 0, then a binomial broadcast).
+	for _, withAllreduce := range []bool{false, true} {
+		name, label := "stencil64", "stencil64 (64 hosts, no allreduce)"
+		if withAllreduce {
+			name, label = "stencil64+allreduce", "stencil64 (64 hosts, allreduce=smpi)"
 		}
-		ours := flowMakespan(t, flowSGCase{name: "stencil64", index: index, ranks: 64}, "0.05")
-		diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
-		table = append(table, fmt.Sprintf("| stencil64 (64 hosts, no allreduce) | yes | 0.05 | %.9f | %.9f | %+.5f |", sg.SimulatedTime, ours, 100*diff))
-		if math.Abs(diff) > 1e-5 {
-			t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
-		}
-	})
+		t.Run(name, func(t *testing.T) {
+			index := stencil64(t, t.TempDir(), withAllreduce)
+			cluster := sgCluster
+			cluster.Hosts = 64
+			sg, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 64, Cluster: cluster,
+				Config: []string{"network/model:CM02", "smpi/test:0"}, Precise: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours := stencil64Makespan(t, index, withAllreduce)
+			diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
+			table = append(table, fmt.Sprintf("| %s | yes | 0.05 | %.9f | %.9f | %+.5f |", label, sg.SimulatedTime, ours, 100*diff))
+			if math.Abs(diff) > 1e-5 {
+				t.Errorf("flow model %.9f s, SimGrid %.9f s: %+.5f %%", ours, sg.SimulatedTime, 100*diff)
+			}
+		})
+	}
 	t.Logf("\n| case | shared without crosstraffic | crosstraffic | SimGrid (s) | flow model (s) | error %% |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
 
@@ -191,14 +198,17 @@ func gammaMakespan(t *testing.T, index string) float64 {
 	return res.Makespan
 }
 
-// stencil64 writes the TI trace of a 64-rank stencil2d without its
-// allreduces and returns its index.
-func stencil64(t *testing.T, dir string) string {
+// stencil64 writes the TI trace of a 64-rank stencil2d, without its
+// allreduces unless withAllreduce, and returns its index.
+func stencil64(t *testing.T, dir string, withAllreduce bool) string {
 	t.Helper()
 	tr := generate(t, gen.Options{Pattern: "stencil2d", Ranks: 64, Iters: 10, Seed: 1})
 	index := filepath.Join(dir, "stencil64.txt")
 	if err := simgridti.WriteIndex(index, tr, simgridti.WriteOptions{Datatype: simgridti.Byte}); err != nil {
 		t.Fatal(err)
+	}
+	if withAllreduce {
+		return index
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "stencil64.txt_files", "*.txt"))
 	if err != nil || len(files) != 64 {
@@ -220,6 +230,27 @@ func stencil64(t *testing.T, dir string) string {
 		}
 	}
 	return index
+}
+
+// stencil64Makespan replays a stencil64 trace with the flow model under
+// CM02 with crosstraffic, its allreduces (if any) as SMPI's.
+func stencil64Makespan(t *testing.T, index string, withAllreduce bool) float64 {
+	t.Helper()
+	tr, err := simgridti.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := flowSGConfig(t, "0.05")
+	if withAllreduce {
+		if err := cfg.Set("coll-alg", "barrier=linear,allreduce=smpi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, res := simulate(t, tr, cfg, Options{})
+	if !res.Complete {
+		t.Fatalf("incomplete: %+v", res.Deadlock)
+	}
+	return res.Makespan
 }
 
 func yesNo(b bool) string {
@@ -250,7 +281,7 @@ func TestFlowSimGridPinned(t *testing.T) {
 		t.Errorf("tcp-gamma: makespan %.9f s, SimGrid 0.252453613 s", got)
 	}
 	// SimGrid: 0.011115424 s.
-	if got := flowMakespan(t, flowSGCase{name: "stencil64", index: stencil64(t, t.TempDir()), ranks: 64}, "0.05"); math.Abs(got-0.011115424) > 1e-9 {
+	if got := stencil64Makespan(t, stencil64(t, t.TempDir(), false), false); math.Abs(got-0.011115424) > 1e-9 {
 		t.Errorf("stencil64: makespan %.9f s, SimGrid 0.011115424 s", got)
 	}
 	for _, tc := range flowSGCases(t, t.TempDir()) {

@@ -45,6 +45,14 @@ func (c *Config) topologyOptions() topology.Options {
 	return opt
 }
 
+// flowVCs is the number of virtual channels the flow model builds its
+// routing with, whatever the vcs setting (the packet model's): flows use
+// none, so the setting must not change a flow's route or make a routing
+// invalid (vcs 1 left a dragonfly no default routing). Default's 2 keeps
+// the default routings (dor on tori, minimal on dragonflies);
+// flow.RoutingVCs raises it where a named routing needs more.
+const flowVCs = 2
+
 // ParseTopology parses the configured topology, or reads the platform
 // file's; nil when neither is set.
 func (c *Config) ParseTopology() (topology.Topology, error) {
@@ -94,7 +102,7 @@ func (c *Config) validateMachine() error {
 	}
 	vcs := c.VCs
 	if c.Model == ModelFlow {
-		vcs = flow.RoutingVCs(t, c.Routing, vcs)
+		vcs = flow.RoutingVCs(t, c.Routing, flowVCs)
 	}
 	if _, err := routing.Parse(c.Routing, t, routing.Options{VCs: vcs}); err != nil {
 		return err
@@ -194,7 +202,7 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 	}
 	if c.Model == ModelFlow {
 		fc := flow.Config{
-			Topology: t, Routing: c.Routing, VCs: c.VCs, Envelope: c.Envelope,
+			Topology: t, Routing: c.Routing, VCs: flowVCs, Envelope: c.Envelope,
 			CrossTraffic: c.CrossTraffic, TCPGamma: float64(c.TCPGamma), WeightS: float64(c.WeightS),
 			SamplePeriod: c.SamplePeriod, OnSample: onSample, Seed: c.Seed,
 		}

@@ -108,7 +108,12 @@ func (c *Config) validatePlatform() error {
 	if err != nil || p == nil {
 		return err
 	}
+	c.recordUsage(p)
 	switch {
+	case c.Model == ModelLogGOPS:
+		// Its L, o, g, G and O are the whole network: it would take
+		// only the hosts' speed and cores, and silently drop the links.
+		return fmt.Errorf("platform: not used by loggops (its L, o, g, G, O replace the platform's links; give the hosts' cpu-speed and cores instead)")
 	case strings.TrimSpace(c.Topology) != "":
 		return fmt.Errorf("platform: cannot be combined with topology %q: the platform gives the network", c.Topology)
 	case c.Placement != "" || len(c.Map) > 0 || c.RanksPerNode != 1:

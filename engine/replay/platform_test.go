@@ -108,7 +108,7 @@ func TestPlatformErrors(t *testing.T) {
 		{[]string{"platform", bad}, "platform: " + bad + `:3: <cluster>: attribute availability_file is not supported by tracesim`},
 		{[]string{"platform", fatBackbone, "model", "packet"}, "platform: bb_sharing_policy FATPIPE (" + fatBackbone + ":3): the packet model's backbone carries one packet at a time (SHARED)"},
 		{[]string{"platform", fatBackbone, "model", "puppet"}, "platform: the cluster's backbone (" + fatBackbone + ":3) is modelled by the flow, packet and simgrid models, not by the puppet model"},
-		{[]string{"platform", fatBackbone, "model", "loggops"}, "not by the loggops model"},
+		{[]string{"platform", star, "model", "loggops"}, "platform: not used by loggops (its L, o, g, G, O replace the platform's links"},
 		{[]string{"platform", limiter, "model", "puppet"}, "platform: limiter_link (" + limiter + ":3) is modelled by the flow and simgrid models, not by the puppet model"},
 		{[]string{"platform", sharedTorus}, "platform: sharing_policy SHARED (" + sharedTorus + ":3) on cluster t: TORUS 2,2"},
 		{[]string{"platform", star, "placement", "block:2"}, "platform: cannot be combined with placement"},

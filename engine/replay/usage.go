@@ -1,57 +1,131 @@
 package replay
 
-import "strings"
+import (
+	"strings"
 
-// readers lists the network models that read each model-specific
-// setting; settings not listed are read by every model (or depend on the
-// mode, the trace or the collectives).
+	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/platform"
+)
+
+// readers lists the network models whose answer a model-specific setting
+// can change, read off the models' code (TestReadersChangeTheAnswer runs
+// each model with each setting changed); settings not listed are read by
+// every model (or depend on the mode, the trace or the collectives).
+// Unused adds the settings that a model reads only in some
+// configurations.
 func readers(key string) []ModelKind {
 	switch key {
-	case "routing", "vcs", "sample-period":
+	case "topology":
+		// The analytic models see only its distances: puppet reads
+		// them, loggops's L and the simgrid model's star route (2
+		// links; a platform's routes) do not.
+		return []ModelKind{ModelPuppet, ModelPacket, ModelFlow}
+	case "routing", "sample-period":
 		return []ModelKind{ModelPacket, ModelFlow}
-	case "buffer", "router-delay", "wait-threshold", "link-latency":
+	case "vcs", "buffer", "router-delay", "wait-threshold", "link-latency":
+		// Flows use no virtual channels (the flow model builds its
+		// routing with as many as the routing needs).
 		return []ModelKind{ModelPacket}
 	case "packet-size", "header":
 		return []ModelKind{ModelPacket, ModelPuppet}
-	case "crosstraffic", "weight-s":
+	case "crosstraffic":
+		// The simgrid model's only on some platforms (Unused).
+		return []ModelKind{ModelFlow, ModelSimGrid}
+	case "weight-s":
 		return []ModelKind{ModelFlow}
 	case "envelope", "factors", "tcp-gamma":
 		return []ModelKind{ModelSimGrid, ModelFlow}
 	case "latency":
-		// The packet model takes a given --latency as its links'
-		// latency (cmd/tracesim).
+		// The packet model takes a --latency given by hand as its
+		// links' latency (ByHand).
 		return []ModelKind{ModelSimGrid, ModelFlow, ModelPacket}
+	case "bandwidth", "per-byte":
+		// LogGOPS's G is its bandwidth.
+		return []ModelKind{ModelPuppet, ModelSimGrid, ModelPacket, ModelFlow}
 	case "hops":
-		return []ModelKind{ModelPuppet, ModelLogGOPS, ModelSimGrid}
+		return []ModelKind{ModelPuppet}
 	case "switching", "startup", "flit":
 		return []ModelKind{ModelPuppet}
 	case "L", "o", "g", "G", "O", "S":
 		return []ModelKind{ModelLogGOPS}
+	case "platform", "hostfile":
+		// LogGOPS's parameters are its whole network: of a platform it
+		// would take only the hosts' speed (validatePlatform).
+		return []ModelKind{ModelPuppet, ModelSimGrid, ModelPacket, ModelFlow}
 	}
 	return nil
 }
 
+// platformReplaces says what of a platform replaces the setting named key
+// (Resolve: "hosts", "links"), or "" when nothing does: with a platform
+// such a setting changes nothing, whatever the model.
+func platformReplaces(key string) string {
+	switch key {
+	case "cpu-speed", "cores":
+		return "hosts"
+	case "bandwidth", "per-byte", "latency", "link-latency":
+		return "links"
+	}
+	return ""
+}
+
+// usage is what Unused knows of the platform a configuration names,
+// recorded by Validate: the file read and whether the simgrid model reads
+// crosstraffic on it.
+type usage struct {
+	platform string
+	// simgridCross: SHARED host links (on a star the message's own
+	// crosstraffic shares them; elsewhere crosstraffic must be 0), a
+	// limiter link or a SHARED backbone.
+	simgridCross bool
+}
+
+// recordUsage records what Unused needs to know of platform p.
+func (c *Config) recordUsage(p *platform.Platform) {
+	c.usage = usage{platform: c.Platform,
+		simgridCross: p.Sharing == platform.Shared || p.Limiter > 0 || p.Backbone != nil && p.BackboneSharing == platform.Shared}
+}
+
 // Unused says why the setting named key has no effect on a simulation of
-// c ("not used by puppet (read by packet and flow)", "not used by
-// analytic collectives"), or "" when it may have one. It errs on the side
-// of "": a setting it does not know of, or that every model reads, counts
-// as used.
+// c ("not used by puppet (read by packet, flow)", "not used by analytic
+// collectives", "not used with a platform (its links give it)"), or ""
+// when it may have one. It errs on the side of "": a setting it does not
+// know of, or that every model reads, counts as used, and so does one
+// whose use depends on a platform file that Validate has not read into c
+// yet.
 func Unused(c *Config, key string) string {
 	if ms := readers(key); len(ms) > 0 {
 		names := make([]string, 0, len(ms))
+		read := false
 		for _, m := range ms {
-			if m == c.Model {
-				return ""
-			}
+			read = read || m == c.Model
 			names = append(names, modelName(m))
 		}
-		return "not used by " + modelName(c.Model) + " (read by " + strings.Join(names, ", ") + ")"
+		if !read {
+			return "not used by " + modelName(c.Model) + " (read by " + strings.Join(names, ", ") + ")"
+		}
+	}
+	if what := platformReplaces(key); what != "" && c.Platform != "" {
+		return "not used with a platform (its " + what + " give it)"
 	}
 	switch {
 	case key == "coll-alg" && c.Collectives == CollAnalytic:
 		return "not used by analytic collectives"
 	case key == "coll-factor" && c.Collectives == CollExpand:
 		return "not used by expanded collectives"
+	case c.Model == ModelPuppet && key == "header" && c.Switching != netmodel.CutThrough && c.Switching != netmodel.Circuit:
+		return "not used by puppet's " + c.Switching.String() + " switching (read by cut-through and circuit)"
+	case c.Model == ModelPuppet && key == "flit" && c.Switching != netmodel.Wormhole:
+		return "not used by puppet's " + c.Switching.String() + " switching (read by wormhole)"
+	case c.Model == ModelLogGOPS && key == "eager-threshold" && c.S > 0:
+		return "not used by loggops while S is set (S is its eager limit)"
+	case c.Model == ModelSimGrid && key == "crosstraffic":
+		if c.Platform == "" {
+			return "not used by simgrid without a platform (read on SHARED links, limiters and SHARED backbones)"
+		}
+		if c.usage.platform == c.Platform && !c.usage.simgridCross {
+			return "not used by simgrid on this platform (read on SHARED links, limiters and SHARED backbones)"
+		}
 	}
 	return ""
 }

@@ -49,7 +49,8 @@ import (
 
 // Cluster is a star platform: Hosts hosts of Speed flops/s, each with a
 // private link of Bandwidth bytes/s and Latency seconds to one switch. A
-// message crosses the sender's and the receiver's links.
+// message crosses the sender's and the receiver's links. Attrs can make
+// it another of SimGrid's clusters.
 type Cluster struct {
 	Hosts     int
 	Speed     float64 // flops/s
@@ -59,6 +60,9 @@ type Cluster struct {
 	// "SPLITDUPLEX" (one link per direction, the default when empty),
 	// "SHARED" or "FATPIPE".
 	Sharing string
+	// Attrs are further attributes of the <cluster> element, written as
+	// given: `topology="TORUS" topo_parameters="4,2"` makes it a torus.
+	Attrs string
 }
 
 // HostName returns the name of host i in the platform.
@@ -91,15 +95,22 @@ func (c Cluster) WritePlatform(w io.Writer) error {
 	if sharing == "" {
 		sharing = "SPLITDUPLEX"
 	}
+	attrs := ""
+	if c.Attrs != "" {
+		attrs = " " + c.Attrs
+	}
 	_, err := fmt.Fprintf(w, `<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <cluster id="cluster" prefix="host" suffix="" radical="0-%d" speed="%sf"
-           bw="%sBps" lat="%ss" sharing_policy="%s"/>
+           bw="%sBps" lat="%ss" sharing_policy="%s"%s/>
 </platform>
-`, c.Hosts-1, fnum(c.Speed), fnum(c.Bandwidth), fnum(c.Latency), sharing)
+`, c.Hosts-1, fnum(c.Speed), fnum(c.Bandwidth), fnum(c.Latency), sharing, attrs)
 	return err
 }
+
+// SavePlatform writes the platform XML describing c to the file path.
+func (c Cluster) SavePlatform(path string) error { return writeFile(path, c.WritePlatform) }
 
 // WriteHostfile writes the hostfile placing rank i on host i mod Hosts.
 func (c Cluster) WriteHostfile(w io.Writer, ranks int) error {

@@ -27,6 +27,14 @@ func TestWritePlatform(t *testing.T) {
 		t.Errorf("platform:\n%s\nwant:\n%s", b.String(), want)
 	}
 	b.Reset()
+	torus := Cluster{Hosts: 8, Speed: 1e9, Bandwidth: 125e6, Latency: 5e-6, Sharing: "SHARED", Attrs: `topology="TORUS" topo_parameters="4,2"`}
+	if err := torus.WritePlatform(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := `bw="1.25e+08Bps" lat="5e-06s" sharing_policy="SHARED" topology="TORUS" topo_parameters="4,2"/>`; !strings.Contains(b.String(), want) {
+		t.Errorf("torus platform:\n%s\nwant %s", b.String(), want)
+	}
+	b.Reset()
 	if err := c.WriteHostfile(&b, 6); err != nil {
 		t.Fatal(err)
 	}

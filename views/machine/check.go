@@ -27,12 +27,14 @@ func Check(cfg replay.Config, key, value string, ranks int) (replay.Config, erro
 	if err := s.Set(&next, value); err != nil {
 		return cfg, fmt.Errorf("%s: %w", key, err)
 	}
-	return next, Validate(next, ranks)
+	return next, Validate(&next, ranks)
 }
 
 // Validate checks a whole configuration for a trace of ranks ranks (0:
-// any number).
-func Validate(cfg replay.Config, ranks int) error {
+// any number). It leaves in cfg what Config.Validate records of the files
+// the configuration names (the platform's links, which decide whether the
+// simgrid model reads crosstraffic: replay.Unused).
+func Validate(cfg *replay.Config, ranks int) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -40,7 +42,7 @@ func Validate(cfg replay.Config, ranks int) error {
 		// Only the placement is checked here: with an analytic model
 		// Machine places the ranks without building the packet
 		// network, which can be large and is rebuilt by every run.
-		c := cfg
+		c := *cfg
 		c.Model = replay.ModelPuppet
 		if _, err := c.Machine(ranks, nil); err != nil {
 			return err

@@ -300,7 +300,7 @@ func (m *Model) check(publish bool) tea.Cmd {
 	cfg := m.cfg
 	named := false
 	cfg.Open = noRead(&named)
-	sum, err := checkConfig(cfg, m.ranks)
+	sum, err := checkConfig(&cfg, m.ranks)
 	if !named {
 		m.checking = false
 		m.checked(err, sum)
@@ -311,8 +311,8 @@ func (m *Model) check(publish bool) tea.Cmd {
 	gen, ranks := m.gen, m.ranks
 	cfg.Open = m.cfg.Open
 	return func() tea.Msg {
-		sum, err := checkConfig(cfg, ranks)
-		return checkedMsg{gen: gen, err: err, sum: sum, publish: publish}
+		sum, err := checkConfig(&cfg, ranks)
+		return checkedMsg{gen: gen, err: err, sum: sum, publish: publish, cfg: cfg}
 	}
 }
 
@@ -322,6 +322,9 @@ type checkedMsg struct {
 	err     error
 	sum     string
 	publish bool
+	// cfg is the configuration checked, with what its check read of
+	// the files it names (replay.Unused needs the platform's links).
+	cfg replay.Config
 }
 
 // errNoRead is what noRead's opener returns.
@@ -337,7 +340,7 @@ func noRead(named *bool) userfile.Opener {
 }
 
 // checkConfig is the whole check: Validate, and the topology's summary.
-func checkConfig(cfg replay.Config, ranks int) (sum string, err error) {
+func checkConfig(cfg *replay.Config, ranks int) (sum string, err error) {
 	err = Validate(cfg, ranks)
 	sum = "complete graph"
 	if t, terr := cfg.ParseTopology(); terr == nil && t != nil {
@@ -418,6 +421,12 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 			return m, nil // the configuration changed since
 		}
 		m.checking = false
+		// The same settings (the generation says so), and what the
+		// check read of their files: which settings the platform
+		// leaves unused.
+		open := m.cfg.Open
+		m.cfg = msg.cfg
+		m.cfg.Open = open
 		m.checked(msg.err, msg.sum)
 		if msg.publish {
 			return m, m.publish()
