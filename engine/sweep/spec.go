@@ -71,6 +71,9 @@ type Spec struct {
 	// Reps is true when the spec asked for repetitions or seeds: the
 	// result then has rep and seed columns.
 	Reps bool
+	// repsAt says where the spec asked for them ("line 4:
+	// repetitions"), for the error when nothing reads the seed.
+	repsAt string
 }
 
 // reservedKeys are the spec's own top-level keys; any other key is a sim
@@ -298,6 +301,7 @@ func (s *Spec) parseSeeds(tree map[string]any, at func(string) string) error {
 			s.Seeds[r] = base + uint64(r)
 		}
 		s.Reps = true
+		s.repsAt = at("repetitions")
 	case hasSeeds:
 		list, ok := seeds.([]any)
 		if !ok || len(list) == 0 {
@@ -316,6 +320,7 @@ func (s *Spec) parseSeeds(tree map[string]any, at func(string) string) error {
 			s.Seeds = append(s.Seeds, n)
 		}
 		s.Reps = true
+		s.repsAt = at("seeds")
 	default:
 		s.Seeds = []uint64{base}
 	}
