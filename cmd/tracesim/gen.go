@@ -67,7 +67,7 @@ func runGen(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "tracesim gen: %v\n", err)
 		return exitUsage
 	}
-	t, err := gen.Generate(o)
+	t, err := gen.GenerateContext(e.ctx, o)
 	if err != nil {
 		return fail(e, "gen", err)
 	}
