@@ -196,6 +196,8 @@ func loadSpec(path string) (*sweep.Spec, error) {
 // interrupted.
 func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs int, quiet bool) int {
 	part := out + ".part"
+	_, err := os.Stat(out)
+	outExisted := err == nil
 	have, oldPart, err := readResults(spec, out, part)
 	if err != nil {
 		return fail(e, "sweep", err)
@@ -257,11 +259,21 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 	if err := f.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("%s: %w", part, err)
 	}
-	if err := finishResults(out, part, have); err != nil {
+	if len(have.Rows) == 0 && !outExisted {
+		// Nothing finished (interrupted while a trace was made, or a
+		// trace failed to load): no result of no rows to mistake for
+		// one, and no journal.
+		if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(e, "sweep", err)
+		}
+	} else if err := finishResults(out, part, have); err != nil {
 		return fail(e, "sweep", err)
 	}
 	finished := prog.n
 	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled) && len(have.Rows) == 0 && !outExisted:
+		fmt.Fprintf(e.stderr, "tracesim sweep: interrupted before any point finished: nothing written\n")
+		return exitFail
 	case runErr != nil && errors.Is(runErr, context.Canceled):
 		fmt.Fprintf(e.stderr, "tracesim sweep: interrupted: %d of %d points in %s; run the same command again to finish\n",
 			len(points)-len(todo)+finished, len(points), out)

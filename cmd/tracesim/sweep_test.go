@@ -423,8 +423,12 @@ func TestSweepInterruptGen(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("the sweep took %v to stop, want under a second", took)
 	}
-	if err == nil || !strings.Contains(stderr.String(), "interrupted: 0 of 1 points") {
+	if err == nil || !strings.Contains(stderr.String(), "interrupted before any point finished: nothing written") {
 		t.Errorf("exit %v, stderr:\n%s", err, stderr.String())
+	}
+	// No result of no rows either.
+	if _, err := os.Stat(res); err == nil {
+		t.Errorf("%s written, with no point in it", res)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left in TMPDIR: %v", left)
