@@ -124,7 +124,7 @@ func TestSweepResultPointOpens(t *testing.T) {
 				}
 				tc.path = filepath.Join(lib, tc.file)
 			}
-			res := runResult(t, lib, "traces = "+tc.traces+"\nseeds = [3, 4]\n[axes]\ntopology = [\"torus:2x4\", \"ring:8\"]\nbandwidth = [\"1Gb/s\", \"10Gb/s\"]\n")
+			res := runResult(t, lib, "traces = "+tc.traces+"\nplacement = \"random\"\nseeds = [3, 4]\n[axes]\ntopology = [\"torus:2x4\", \"ring:8\"]\nbandwidth = [\"1Gb/s\", \"10Gb/s\"]\n")
 			writeResult(t, filepath.Join(lib, "a-result.csv"), res)
 
 			// A served session's opener (its library cache) reads the file.

@@ -69,7 +69,7 @@ func genCommand(e *env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "tracesim gen: %v\n", err)
 			return exitUsage
 		}
-		t, err := gen.Generate(o)
+		t, err := gen.GenerateContext(e.ctx, o)
 		if err != nil {
 			return fail(e, "gen", err)
 		}

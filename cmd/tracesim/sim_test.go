@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -557,6 +558,46 @@ func TestSimHelpDefaults(t *testing.T) {
 		}
 		if d == "" && !strings.Contains(l, "empty:") {
 			t.Errorf("--%s: help line %q does not say what its empty default means", s.Key, l)
+		}
+	}
+}
+
+// A random placement without seed= takes --seed: `--placement random
+// --seed S` is `--placement random:seed=S` (seed 1 by default, as
+// before), and seeds 1 and 2 place the ranks, and so time the run,
+// differently.
+func TestSimRandomPlacementSeed(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "ring.tsim")
+	if code, _, errs := tracesim(t, "gen", "ring", "--ranks", "8", "-o", tr); code != exitOK {
+		t.Fatal(errs)
+	}
+	makespan := func(args ...string) string {
+		t.Helper()
+		code, out, errs := tracesim(t, append([]string{"sim", tr, "--topology", "torus:4x4", "--json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("sim %v: exit %d: %s", args, code, errs)
+		}
+		m := regexp.MustCompile(`"makespan_s": ([0-9.e-]+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("sim %v: no makespan in %s", args, out)
+		}
+		return m[1]
+	}
+	one, two := makespan("--placement", "random:seed=1"), makespan("--placement", "random:seed=2")
+	if one == two {
+		t.Fatalf("seeds 1 and 2 give makespan %s both: the test shows nothing", one)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--placement", "random"}, one},
+		{[]string{"--placement", "random", "--seed", "1"}, one},
+		{[]string{"--placement", "random", "--seed", "2"}, two},
+		{[]string{"--placement", "random:seed=1", "--seed", "2"}, one},
+	} {
+		if got := makespan(c.args...); got != c.want {
+			t.Errorf("sim %v: makespan %s, want %s", c.args, got, c.want)
 		}
 	}
 }

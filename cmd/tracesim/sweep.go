@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,8 @@ import (
 	"github.com/tracesim/tracesim/internal/atomicfile"
 	"github.com/tracesim/tracesim/internal/userfile"
 	"github.com/tracesim/tracesim/tracefmt"
+	"github.com/tracesim/tracesim/tracefmt/formats"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -43,6 +44,7 @@ func sweepCommand(e *env) *cobra.Command {
 	jobs := fs.Int("jobs", 0, "simulations run at once (default: one per CPU)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N, 0 ≤ I < N): every N-th point from the I-th")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	maxGen := fs.Int("max-gen-events", defaultMaxGenEvents, "largest trace a gen command of the spec may make, in events (each worker holds one in memory)")
 	var sl slurmFlags
 	sl.register(fs)
 	cc.Args = argCount(1, 1)
@@ -60,18 +62,30 @@ func sweepCommand(e *env) *cobra.Command {
 			fmt.Fprintln(e.stderr, "tracesim sweep: --jobs: expected a number ≥ 0")
 			return exitUsage
 		}
+		if *maxGen < 1 {
+			fmt.Fprintln(e.stderr, "tracesim sweep: --max-gen-events: expected a number ≥ 1")
+			return exitUsage
+		}
+		// A spec that cannot run is a usage error (exit 2), found before
+		// anything runs or the result is touched.
 		spec, err := loadSpec(pos[0])
 		if err != nil {
-			return fail(e, "sweep", err)
+			return usageFail(e, "sweep", err)
 		}
 		points, err := spec.Expand()
 		if err != nil {
-			return fail(e, "sweep", fmt.Errorf("%s: %w", pos[0], err))
+			return usageFail(e, "sweep", fmt.Errorf("%s: %w", pos[0], err))
+		}
+		if err := checkTraces(spec, *maxGen); err != nil {
+			return usageFail(e, "sweep", err)
 		}
 		if sl.slurm || sl.dryRun {
 			if *shard != "" {
 				fmt.Fprintln(e.stderr, "tracesim sweep: --shard and --slurm: the Slurm jobs choose their shards")
 				return exitUsage
+			}
+			if *maxGen != defaultMaxGenEvents {
+				sl.genArgs = fmt.Sprintf(" --max-gen-events %d", *maxGen)
 			}
 			return sl.run(e, pos[0], *out, *jobs, len(points))
 		}
@@ -92,6 +106,76 @@ func sweepCommand(e *env) *cobra.Command {
 	return cc
 }
 
+// defaultMaxGenEvents bounds the traces a spec's gen commands make, as
+// the TUI bounds a result's (tui/sweepresult.go): 2,000,000 events are
+// about 40 MB in memory per worker and a second to make.
+const defaultMaxGenEvents = 2_000_000
+
+// usageFail prints an error for command name and returns exitUsage: the
+// arguments (a spec) cannot run.
+func usageFail(e *env, name string, err error) int {
+	fmt.Fprintf(e.stderr, "tracesim %s: %v\n", name, err)
+	return exitUsage
+}
+
+// checkTraces checks the spec's traces before anything runs: every file
+// exists, is readable and is of a format tracesim reads (a SimGrid TI
+// index's rank files too), and no gen command makes more than maxGen
+// events. Errors name the spec's line.
+func checkTraces(spec *sweep.Spec, maxGen int) error {
+	for i := range spec.Traces {
+		ref := &spec.Traces[i]
+		if ref.Gen != nil {
+			if ref.GenEvents > maxGen {
+				return fmt.Errorf("%s: makes %d events, more than --max-gen-events %d (each worker holds the trace in memory; raise the limit if it fits)",
+					ref.At(spec.File), ref.GenEvents, maxGen)
+			}
+			continue
+		}
+		if err := checkTraceFile(ref.Path); err != nil {
+			return fmt.Errorf("%s: %w", ref.At(spec.File), err)
+		}
+	}
+	return nil
+}
+
+// checkTraceFile opens a trace file and the files it lists, and detects
+// its format from its first bytes: what fails before the file is read.
+func checkTraceFile(path string) error {
+	files, err := formats.InputFiles(path, "")
+	if err != nil {
+		return err
+	}
+	for i, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
+			err = fmt.Errorf("%s: a directory, not a trace file", name)
+		}
+		head := make([]byte, formats.SniffLen)
+		var n int
+		if err == nil {
+			n, err = io.ReadFull(f, head)
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			if _, err := formats.Detect(name, head[:n]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // loadSpec reads and parses a spec file.
 func loadSpec(path string) (*sweep.Spec, error) {
 	data, err := userfile.ReadAll(userfile.OS, "sweep spec", path, sweepSpecLimit)
@@ -108,6 +192,8 @@ func loadSpec(path string) (*sweep.Spec, error) {
 // interrupted.
 func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs int, quiet bool) int {
 	part := out + ".part"
+	_, err := os.Stat(out)
+	outExisted := err == nil
 	have, oldPart, err := readResults(spec, out, part)
 	if err != nil {
 		return fail(e, "sweep", err)
@@ -140,12 +226,6 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 		return exitOK
 	}
 
-	gen, err := newGenerated(e, spec)
-	if err != nil {
-		return fail(e, "sweep", err)
-	}
-	defer gen.remove()
-
 	f, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fail(e, "sweep", err)
@@ -163,7 +243,7 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 		jobs = runtime.NumCPU()
 	}
 	prog := newSweepProgress(e, len(todo), len(points)-len(todo), min(jobs, len(todo)), quiet)
-	runErr := spec.Run(e.ctx, todo, sweep.Options{Jobs: jobs, Load: gen.load}, func(p *sweep.Point, row []string) error {
+	runErr := spec.Run(e.ctx, todo, sweep.Options{Jobs: jobs, Load: loadTrace}, func(p *sweep.Point, row []string) error {
 		if err := journal.Append(row); err != nil {
 			return fmt.Errorf("%s: %w", part, err)
 		}
@@ -175,11 +255,21 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 	if err := f.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("%s: %w", part, err)
 	}
-	if err := finishResults(out, part, have); err != nil {
+	if len(have.Rows) == 0 && !outExisted {
+		// Nothing finished (interrupted while a trace was made, or a
+		// trace failed to load): no result of no rows to mistake for
+		// one, and no journal.
+		if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fail(e, "sweep", err)
+		}
+	} else if err := finishResults(out, part, have); err != nil {
 		return fail(e, "sweep", err)
 	}
 	finished := prog.n
 	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled) && len(have.Rows) == 0 && !outExisted:
+		fmt.Fprintf(e.stderr, "tracesim sweep: interrupted before any point finished: nothing written\n")
+		return exitFail
 	case runErr != nil && errors.Is(runErr, context.Canceled):
 		fmt.Fprintf(e.stderr, "tracesim sweep: interrupted: %d of %d points in %s; run the same command again to finish\n",
 			len(points)-len(todo)+finished, len(points), out)
@@ -260,53 +350,15 @@ func finishResults(out, part string, t *sweep.Table) error {
 	return nil
 }
 
-// generated holds the traces a spec generates with gen commands,
-// written once by `tracesim gen` into a temporary directory that the
-// workers read them from.
-type generated struct {
-	e     *env
-	dir   string
-	files map[string]string
-}
-
-func newGenerated(e *env, spec *sweep.Spec) (*generated, error) {
-	g := &generated{e: e, files: map[string]string{}}
-	for i, t := range spec.Traces {
-		if t.Gen == nil {
-			continue
-		}
-		if g.dir == "" {
-			dir, err := os.MkdirTemp("", "tracesim-sweep-")
-			if err != nil {
-				return nil, err
-			}
-			g.dir = dir
-		}
-		file := filepath.Join(g.dir, fmt.Sprintf("trace-%d.tsim", i))
-		var stderr bytes.Buffer
-		ge := &env{ctx: e.ctx, stdout: io.Discard, stderr: &stderr}
-		if code := runAlone(ge, genCommand(ge), append(append([]string{}, t.Gen...), "-o", file)); code != exitOK {
-			g.remove()
-			msg := strings.TrimSpace(strings.ReplaceAll(stderr.String(), "tracesim gen: ", ""))
-			return nil, fmt.Errorf("%s: traces: %q: %s", spec.File, t.Name, msg)
-		}
-		g.files[t.Name] = file
-	}
-	return g, nil
-}
-
-func (g *generated) load(ctx context.Context, ref sweep.TraceRef) (*tracefmt.Trace, error) {
-	path := ref.Path
+// loadTrace reads a trace of the sweep, or makes it in memory when it is
+// a gen command: nothing is written, so a killed sweep leaves no
+// generated file behind, and a resumed one makes the same trace again.
+// Both stop when ctx is cancelled.
+func loadTrace(ctx context.Context, ref sweep.TraceRef) (*tracefmt.Trace, error) {
 	if ref.Gen != nil {
-		path = g.files[ref.Name]
+		return gen.GenerateContext(ctx, ref.GenOptions)
 	}
-	return load(&env{ctx: ctx, stdout: io.Discard, stderr: io.Discard}, path, "")
-}
-
-func (g *generated) remove() {
-	if g.dir != "" {
-		os.RemoveAll(g.dir)
-	}
+	return load(&env{ctx: ctx, stdout: io.Discard, stderr: io.Discard}, ref.Path, "")
 }
 
 // sweepProgress shows points done, the rate and the time left: one

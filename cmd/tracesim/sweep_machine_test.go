@@ -42,11 +42,10 @@ func TestSweepShowWithoutSpecBaseMachine(t *testing.T) {
 			if len(res.Rows) != 2 {
 				t.Fatalf("%d rows, want 2", len(res.Rows))
 			}
-			open, cleanup, err := showOpener(&env{ctx: context.Background()}, res, out, "")
+			open, err := showOpener(res, out, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer cleanup()
 			ms := res.Column("makespan_s")
 			for i, row := range res.Rows {
 				run, err := open(context.Background(), row)

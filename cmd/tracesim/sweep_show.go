@@ -53,11 +53,10 @@ func sweepShowCommand(e *env) *cobra.Command {
 			return exitUsage
 		}
 		opts := tui.Options{Theme: *theme, NoColor: *noColor, Environ: os.Environ(), Context: e.ctx}
-		open, cleanup, err := showOpener(e, res, pos[0], *specPath)
+		open, err := showOpener(res, pos[0], *specPath)
 		if err != nil {
 			return fail(e, "sweep show", err)
 		}
-		defer cleanup()
 		// The UI starts on the first point's trace.
 		if len(res.Rows) > 0 {
 			if run, err := open(e.ctx, res.Rows[0]); err == nil {
@@ -83,25 +82,22 @@ func sweepShowCommand(e *env) *cobra.Command {
 // showOpener returns what opens a point of res (read from the file
 // result): with the spec, its point; without, the result's own columns
 // (its machine, axes and seed, tui.ResultOpener), its traces relative to
-// the result. cleanup removes the traces the spec's gen commands wrote.
-func showOpener(e *env, res *sweep.Table, result, specPath string) (open func(context.Context, []string) (sweepview.Run, error), cleanup func(), err error) {
+// the result. A spec's gen command is made in memory when a point of its
+// trace is first opened.
+func showOpener(res *sweep.Table, result, specPath string) (open func(context.Context, []string) (sweepview.Run, error), err error) {
 	if specPath == "" {
-		return tui.ResultOpener(res, filepath.Dir(result), replay.Default()), func() {}, nil
+		return tui.ResultOpener(res, filepath.Dir(result), replay.Default()), nil
 	}
 	spec, err := loadSpec(specPath)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pts, err := spec.Expand()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", specPath, err)
+		return nil, fmt.Errorf("%s: %w", specPath, err)
 	}
-	gen, err := newGenerated(e, spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	o := &pointOpener{spec: spec, points: pts, table: res, gen: gen, traces: map[int]*tracefmt.Trace{}}
-	return o.open, gen.remove, nil
+	o := &pointOpener{spec: spec, points: pts, table: res, traces: map[int]*tracefmt.Trace{}}
+	return o.open, nil
 }
 
 // pointOpener finds a result row's point in the spec and loads its
@@ -110,7 +106,6 @@ type pointOpener struct {
 	spec   *sweep.Spec
 	points []sweep.Point
 	table  *sweep.Table
-	gen    *generated
 
 	mu     sync.Mutex
 	traces map[int]*tracefmt.Trace
@@ -125,7 +120,7 @@ func (o *pointOpener) open(ctx context.Context, row []string) (sweepview.Run, er
 	defer o.mu.Unlock()
 	t, ok := o.traces[p.Trace]
 	if !ok {
-		if t, err = o.gen.load(ctx, o.spec.Traces[p.Trace]); err != nil {
+		if t, err = loadTrace(ctx, o.spec.Traces[p.Trace]); err != nil {
 			return sweepview.Run{}, err
 		}
 		o.traces[p.Trace] = t

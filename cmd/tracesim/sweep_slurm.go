@@ -22,6 +22,9 @@ type slurmFlags struct {
 	time      string
 	wait      bool
 	dryRun    bool
+	// genArgs are the sweep's flags the shards must repeat (a raised
+	// --max-gen-events), each word shell-quoted.
+	genArgs string
 }
 
 func (s *slurmFlags) register(fs *pflag.FlagSet) {
@@ -79,9 +82,9 @@ func (s *slurmFlags) plan(exe, spec, out string, jobs int) (*slurmPlan, error) {
 #SBATCH --array=0-%d
 #SBATCH --cpus-per-task=%d
 #SBATCH --output=%s
-%sexec %s sweep %s --quiet --jobs %d --shard "$SLURM_ARRAY_TASK_ID/%d" -o %s"/shard-$SLURM_ARRAY_TASK_ID.csv"
+%sexec %s sweep %s --quiet --jobs %d%s --shard "$SLURM_ARRAY_TASK_ID/%d" -o %s"/shard-$SLURM_ARRAY_TASK_ID.csv"
 `, filepath.Base(spec), s.shards, s.shards-1, cpus, filepath.Join(dir, "shard-%a.log"), head.String(),
-		q(exe), q(absSpec), cpus, s.shards, q(dir))
+		q(exe), q(absSpec), cpus, s.genArgs, s.shards, q(dir))
 	merge := fmt.Sprintf(`#!/bin/sh
 # tracesim sweep %s: merge the %d shards' results (docs/sweep.md)
 #SBATCH --job-name=tracesim-sweep-merge

@@ -58,13 +58,26 @@ func TestSweepSlurm(t *testing.T) {
 	}
 	equalTables(t, readResult(t, merged), want)
 
-	// Shards that fail (their trace is missing): --wait says which and
-	// where their logs are, and the merge never runs.
+	// A missing trace is found before anything is submitted.
 	bad := filepath.Join(dir, "bad.toml")
 	if err := os.WriteFile(bad, []byte("traces = [\"missing.tsim\"]\n[axes]\nlatency = [\"1us\", \"2us\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	badOut := filepath.Join(dir, "bad.csv")
+	refused := exec.Command(bin, "sweep", bad, "-o", badOut, "--slurm", "--shards", "2", "--wait")
+	out, _ = refused.CombinedOutput()
+	if code := refused.ProcessState.ExitCode(); code != exitUsage || strings.Contains(string(out), "submitted") || !strings.Contains(string(out), `bad.toml: line 1: traces: "missing.tsim"`) {
+		t.Errorf("missing trace: exit %d, want 2 before submitting:\n%s", code, out)
+	}
+	// Shards that fail (their trace, a tsim file cut short, fails when
+	// read, past the checks of its first bytes): --wait says which and
+	// where their logs are, and the merge never runs.
+	if code, _, errs := tracesim(t, "gen", "ring", "-o", filepath.Join(dir, "missing.tsim")); code != exitOK {
+		t.Fatal(errs)
+	}
+	if err := os.Truncate(filepath.Join(dir, "missing.tsim"), 300); err != nil {
+		t.Fatal(err)
+	}
 	out, err = exec.Command(bin, "sweep", bad, "-o", badOut, "--slurm", "--shards", "2", "--wait").CombinedOutput()
 	if err == nil {
 		t.Fatalf("failing shards: exit 0\n%s", out)

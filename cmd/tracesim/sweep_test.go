@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,10 +78,25 @@ func TestSweepResumeAfterKill(t *testing.T) {
 
 	res := filepath.Join(dir, "res.csv")
 	cmd := exec.Command(bin, "sweep", spec, "-o", res, "--jobs", "2")
-	// SIGKILL leaves the traces the spec's gen commands wrote where the
-	// run put them: in a temporary directory of the test's, not the
-	// machine's.
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	// The spec's gen commands make their traces in memory: SIGKILL
+	// leaves nothing but the journal, in TMPDIR or beside the result
+	// (each killed run used to leave a /tmp/tracesim-sweep-N).
+	tmp := t.TempDir()
+	tmpEnv := append(os.Environ(), "TMPDIR="+tmp)
+	nothingLeft := func(when string, want ...string) {
+		t.Helper()
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s: left in TMPDIR: %v", when, left)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for i := range left {
+			left[i] = filepath.Base(left[i])
+		}
+		if !slices.Equal(left, want) {
+			t.Errorf("%s: files beside the spec %v, want %v", when, left, want)
+		}
+	}
+	cmd.Env = tmpEnv
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -113,10 +129,15 @@ func TestSweepResumeAfterKill(t *testing.T) {
 		t.Fatalf("journal holds %d points after the kill, want 36 to 71", n)
 	}
 
-	out, err := exec.Command(bin, "sweep", spec, "-o", res, "--jobs", "2").CombinedOutput()
+	nothingLeft("after the kill", "full.csv", "res.csv.part", "spec.toml")
+
+	resume := exec.Command(bin, "sweep", spec, "-o", res, "--jobs", "2")
+	resume.Env = tmpEnv
+	out, err := resume.CombinedOutput()
 	if err != nil {
 		t.Fatalf("resumed sweep: %v\n%s", err, out)
 	}
+	nothingLeft("after the resumed run", "full.csv", "res.csv", "spec.toml")
 	msg := string(out)
 	wantMsg := "points already done, " + strconv.Itoa(72-len(journaled.Rows)) + " to run"
 	if !strings.Contains(msg, strconv.Itoa(len(journaled.Rows))+" "+wantMsg) {
@@ -307,5 +328,112 @@ func TestSweepResumeRefuses(t *testing.T) {
 	write(smallSpec)
 	if code, _, errs := tracesim(t, "sweep", spec, "-o", res); code != exitOK || !strings.Contains(errs, "all 12 points already in") {
 		t.Errorf("same spec: exit %d, %q", code, errs)
+	}
+}
+
+// TestSweepSpecErrors: a spec that cannot run is refused with exit
+// status 2 (a usage error, as docs/sweep.md says) and a message naming
+// the spec's line, before anything runs and before the result or its
+// journal is created.
+func TestSweepSpecErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notrace.txt"), []byte("hello, not a trace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "adir.tsim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, spec string
+		args       []string
+		want       string
+	}{
+		{"toml syntax", "traces = [\"gen ring\"\n", nil, "spec.toml: line 1, column 21: expected a comma"},
+		{"unknown key", "traces = [\"gen ring\"]\nbandwith = \"1Gb/s\"\n", nil, "spec.toml: line 2: bandwith: not a sim setting"},
+		{"invalid point", "traces = [\"gen ring\"]\nmodel = \"packet\"\n[axes]\ntopology = [\"torus:2x4\", \"fattree:k=4,levels=2\"]\nrouting = [\"updown\"]\n", nil,
+			`spec.toml: line 4: axes.topology: point topology=torus:2x4 routing=updown: routing "updown" is not valid on torus:2x4`},
+		{"missing trace", "traces = [\n  \"gen ring\",\n  \"nofile.tsim\",\n]\n", nil, `spec.toml: line 3: traces: "nofile.tsim": open ` + filepath.Join(dir, "nofile.tsim") + ": no such file or directory"},
+		{"not a trace", "traces = [\"notrace.txt\"]\n", nil, `spec.toml: line 1: traces: "notrace.txt": ` + filepath.Join(dir, "notrace.txt") + ": unrecognised trace format"},
+		{"a directory", "traces = [\"gen ring\", \"adir.tsim\"]\n", nil, `spec.toml: line 1: traces: "adir.tsim": ` + filepath.Join(dir, "adir.tsim") + ": a directory, not a trace file"},
+		{"gen pattern", "traces = [\"gen ring\",\n\"gen allreduce\"]\n", nil, `spec.toml: line 2: traces: "gen allreduce": gen: unknown pattern "allreduce"`},
+		{"gen flag", "traces = [\"gen ring --rank 8\"]\n", nil, `spec.toml: line 1: traces: "gen ring --rank 8": gen: flag --rank 8:`},
+		{"gen too large", "traces = [\"gen ring --ranks 64 --iters 400000\"]\n", nil,
+			`spec.toml: line 1: traces: "gen ring --ranks 64 --iters 400000": makes 179200000 events, more than --max-gen-events 2000000`},
+		{"gen over a lowered bound", "traces = [\"gen ring\"]\n", []string{"--max-gen-events", "10"}, `spec.toml: line 1: traces: "gen ring": makes 5600 events, more than --max-gen-events 10`},
+		{"repetitions of nothing random", "traces = [\"gen ring\"]\nrepetitions = 3\n", nil, "spec.toml: line 2: repetitions: every repetition would give the same row"},
+		{"no spec", "", nil, "sweep spec file " + filepath.Join(dir, "spec.toml") + ": "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := filepath.Join(dir, "spec.toml")
+			os.Remove(spec)
+			if c.spec != "" {
+				if err := os.WriteFile(spec, []byte(c.spec), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := filepath.Join(dir, "res.csv")
+			code, _, errs := tracesim(t, append([]string{"sweep", spec, "-o", res}, c.args...)...)
+			if code != exitUsage || !strings.Contains(errs, c.want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, errs, c.want)
+			}
+			for _, f := range []string{res, res + ".part"} {
+				if _, err := os.Stat(f); err == nil {
+					t.Errorf("%s created by a spec that cannot run", f)
+				}
+			}
+		})
+	}
+	// The bound raised, the large gen command is accepted (checked
+	// here with --dry-run, which runs nothing).
+	spec := filepath.Join(dir, "spec.toml")
+	if err := os.WriteFile(spec, []byte("traces = [\"gen ring --ranks 64 --iters 400000\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := tracesim(t, "sweep", spec, "-o", filepath.Join(dir, "res.csv"), "--max-gen-events", "200000000", "--slurm", "--shards", "1", "--dry-run")
+	if code != exitOK || !strings.Contains(out, "--max-gen-events 200000000 --shard") {
+		t.Errorf("raised bound: exit %d, %s%s; want 0 and shard jobs that raise it too", code, out, errs)
+	}
+}
+
+// TestSweepInterruptGen: ctrl+c while a spec's gen command makes a large
+// trace stops the sweep within a second (the audit measured 37 s), and
+// nothing is left behind, not even in TMPDIR: the trace is made in
+// memory.
+func TestSweepInterruptGen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := buildTracesim(t)
+	dir, tmp := t.TempDir(), t.TempDir()
+	spec := filepath.Join(dir, "spec.toml")
+	if err := os.WriteFile(spec, []byte("traces = [\"gen ring --ranks 64 --iters 400000\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "res.csv")
+	cmd := exec.Command(bin, "sweep", spec, "-o", res, "--jobs", "2", "--max-gen-events", "200000000")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	// Half a second in, the 179,200,000 events are being made (a
+	// minute's work).
+	start := time.Now()
+	took, err := interruptWhen(t, cmd, syscall.SIGINT, 60*time.Second, func() bool {
+		return time.Since(start) > 500*time.Millisecond
+	})
+	if took > time.Second {
+		t.Errorf("the sweep took %v to stop, want under a second", took)
+	}
+	if err == nil || !strings.Contains(stderr.String(), "interrupted before any point finished: nothing written") {
+		t.Errorf("exit %v, stderr:\n%s", err, stderr.String())
+	}
+	// No result of no rows either.
+	if _, err := os.Stat(res); err == nil {
+		t.Errorf("%s written, with no point in it", res)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "res.csv.*")); len(left) != 0 {
+		t.Errorf("left beside the result: %v", left)
 	}
 }

@@ -1,67 +1,25 @@
 package export
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/duckdbtest"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
-// duckDB runs statements in DuckDB through scripts/duckdb-check and
-// returns each one's rows (values as DuckDB's JSON strings). It skips the
-// test, saying why, when node or npm is missing or DuckDB cannot be
-// installed (no network).
+// duckDB runs statements in DuckDB (duckdbtest.Query).
 func duckDB(t *testing.T, sql ...string) [][]map[string]any {
 	t.Helper()
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("DuckDB check needs %s: %v", tool, err)
-		}
-	}
-	script, err := filepath.Abs("../../scripts/duckdb-check")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	install := exec.Command(script)
-	install.Stderr = &stderr
-	if err := install.Run(); err != nil {
-		t.Skipf("DuckDB could not be installed (%v): %s", err, stderr.String())
-	}
-	stderr.Reset()
-	run := exec.Command(script, sql...)
-	run.Stderr = &stderr
-	out, err := run.Output()
-	if err != nil {
-		t.Fatalf("duckdb-check: %v: %s", err, stderr.String())
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	var res [][]map[string]any
-	for {
-		var rows []map[string]any
-		if err := dec.Decode(&rows); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatalf("duckdb-check output %q: %v", out, err)
-		}
-		res = append(res, rows)
-	}
-	if len(res) != len(sql) {
-		t.Fatalf("%d results for %d statements: %s", len(res), len(sql), out)
-	}
-	return res
+	return duckdbtest.Query(t, sql...)
 }
 
 // num reads a DuckDB JSON value (a string for wide numbers, a number for

@@ -19,6 +19,10 @@ type Options struct {
 	// its library. Whatever opens it, the file must be a regular file of
 	// at most userfile.PlacementLimit bytes.
 	Open userfile.Opener
+	// Seed, when set, seeds a "random" placement that names no seed=:
+	// the simulation's seed, so that a run's seed changes its random
+	// placement as it changes its random routes. Nil: seed 1.
+	Seed *uint64
 }
 
 // SpecError is a malformed placement spec.
@@ -36,6 +40,22 @@ func (e *SpecError) Error() string {
 // and the TUI's form.
 func Kinds() []string {
 	return []string{"linear", "block:4", "roundrobin", "random:seed=7", "map:0,1,2", "file:map.txt"}
+}
+
+// TakesRunSeed reports whether spec is a random placement that names no
+// seed=, whose choice is then the simulation's seed (Options.Seed): a
+// run's seed changes it.
+func TakesRunSeed(spec string) bool {
+	kind, body, _ := strings.Cut(spec, ":")
+	if strings.ToLower(strings.TrimSpace(kind)) != "random" {
+		return false
+	}
+	for _, part := range strings.Split(body, ",") {
+		if k, _, _ := strings.Cut(strings.TrimSpace(part), "="); k == "seed" {
+			return false
+		}
+	}
+	return true
 }
 
 // Parse places ranks on nodes following spec (see the package
@@ -83,6 +103,9 @@ func ParseWith(spec string, ranks, nodes int, opt Options) (*Placement, error) {
 		return Block(ranks, nodes, k)
 	case "random":
 		var seed uint64 = 1
+		if opt.Seed != nil {
+			seed = *opt.Seed
+		}
 		per := 0
 		if hasBody {
 			off := base

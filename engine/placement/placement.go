@@ -4,8 +4,9 @@
 //
 // Strategies (spec strings for Parse): "linear" (rank i on node i),
 // "block:K" (K consecutive ranks per node), "roundrobin" (rank i on node
-// i mod nodes), "random:seed=S[,per=K]" (a seeded random choice of
-// distinct slots), "map:P1,P2,…" (PUPPET's wrap map: rank j on node
+// i mod nodes), "random:seed=S,per=K" (a seeded random choice of
+// distinct slots, both parameters optional; without seed= the
+// simulation's seed, Options.Seed), "map:P1,P2,…" (PUPPET's wrap map: rank j on node
 // P[j mod n]) and "file:PATH" (an explicit map file, format in
 // docs/topology.md).
 package placement

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,4 +308,49 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// A random placement without seed= takes the run's seed (Options.Seed),
+// seed 1 without one; seed= wins over it.
+func TestRandomRunSeed(t *testing.T) {
+	seed := func(n uint64) *uint64 { return &n }
+	want := func(s uint64) []int {
+		p, err := Random(16, 16, s, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.NodeOf()
+	}
+	for _, tc := range []struct {
+		spec string
+		run  *uint64
+		want uint64
+	}{
+		{"random", nil, 1},
+		{"random", seed(1), 1},
+		{"random", seed(2), 2},
+		{"random", seed(0), 0},
+		{"random:per=1", seed(9), 9},
+		{"random:seed=7", seed(2), 7},
+		{"random:per=1,seed=7", seed(2), 7},
+	} {
+		p, err := ParseWith(tc.spec, 16, 16, Options{Seed: tc.run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.NodeOf(); !slices.Equal(got, want(tc.want)) {
+			t.Errorf("%s with run seed %v: %v, want seed %d's %v", tc.spec, tc.run, got, tc.want, want(tc.want))
+		}
+		if TakesRunSeed(tc.spec) != !strings.Contains(tc.spec, "seed=") {
+			t.Errorf("TakesRunSeed(%q) = %v", tc.spec, TakesRunSeed(tc.spec))
+		}
+	}
+	if slices.Equal(want(1), want(2)) {
+		t.Fatal("seeds 1 and 2 place alike: the test shows nothing")
+	}
+	for _, spec := range []string{"block", "linear", "map:0,1", "file:random"} {
+		if TakesRunSeed(spec) {
+			t.Errorf("TakesRunSeed(%q) = true", spec)
+		}
+	}
 }

@@ -156,7 +156,7 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 			return nil, err
 		}
 	case c.Placement != "":
-		p, err = placement.ParseWith(c.Placement, ranks, nodes, placement.Options{Open: c.Open})
+		p, err = placement.ParseWith(c.Placement, ranks, nodes, placement.Options{Open: c.Open, Seed: &c.Seed})
 	case t == nil:
 		// The engine's own placement, on as many nodes as it needs.
 	case len(c.Map) > 0:

@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/placement"
 	"github.com/tracesim/tracesim/engine/platform"
+	"github.com/tracesim/tracesim/engine/routing"
 )
 
 // readers lists the network models whose answer a model-specific setting
@@ -132,3 +134,18 @@ func Unused(c *Config, key string) string {
 
 // modelName returns the model's name as the "model" setting writes it.
 func modelName(m ModelKind) string { return (&Config{Model: m}).modelName() }
+
+// SeedUnused says why a simulation of c is the same for every seed, or
+// returns "" when the seed may change it. The seed is drawn from by a
+// random placement that names no seed= of its own and, under the packet
+// and flow models, by a random routing (routing.Random: Valiant, UGAL,
+// the ":random" orders); nothing else in a simulation is random.
+func SeedUnused(c *Config) string {
+	if c.Placement != "" && c.Platform == "" && placement.TakesRunSeed(c.Placement) {
+		return ""
+	}
+	if (c.Model == ModelPacket || c.Model == ModelFlow) && routing.Random(c.Routing) {
+		return ""
+	}
+	return "nothing in this machine is random (a random placement without seed=, or valiant, ugal or a :random routing under the packet or flow model, draws from the seed)"
+}

@@ -13,6 +13,28 @@ type hopConfig struct {
 	st          State
 }
 
+// walkFirst follows the packet from src to dst along the first choice of
+// every hop, calling hop with the hop (its state before Route) and that
+// choice, until the packet is ejected or hop returns false. buf has
+// capacity a.MaxChoices().
+func walkFirst(a Algorithm, src, dst int, buf []Choice, hop func(h hopConfig, c Choice) bool) {
+	tp := a.Topology()
+	var st State
+	a.Init(&st, src, dst)
+	r, port := tp.Attach(src)
+	vc := 0
+	for {
+		h := hopConfig{r, port, vc, st}
+		buf = a.Route(r, port, vc, &st, buf[:0])
+		c := buf[0]
+		if !hop(h, c) || c.Flags.Has(Eject) {
+			return
+		}
+		peer := tp.Peer(r, int(c.Port))
+		r, port, vc = peer.ID, peer.Port, int(c.VC)
+	}
+}
+
 // sampleHops walks routes between random node pairs and records every
 // router decision along them.
 func sampleHops(b *testing.B, a Algorithm, pairs int) []hopConfig {
@@ -25,20 +47,10 @@ func sampleHops(b *testing.B, a Algorithm, pairs int) []hopConfig {
 		if src == dst {
 			continue
 		}
-		var st State
-		a.Init(&st, src, dst)
-		r, port := tp.Attach(src)
-		vc := 0
-		for {
-			out = append(out, hopConfig{r, port, vc, st})
-			buf = a.Route(r, port, vc, &st, buf[:0])
-			c := buf[0]
-			if c.Flags.Has(Eject) {
-				break
-			}
-			peer := tp.Peer(r, int(c.Port))
-			r, port, vc = peer.ID, peer.Port, int(c.VC)
-		}
+		walkFirst(a, src, dst, buf, func(h hopConfig, _ Choice) bool {
+			out = append(out, h)
+			return true
+		})
 	}
 	if len(out) == 0 {
 		b.Fatal("no hops sampled")

@@ -117,6 +117,15 @@ func Default(t topology.Topology, vcs int) (string, error) {
 	return "", fmt.Errorf("routing: no deadlock-free routing on %s with %d virtual channels", t.Spec(), vcs)
 }
 
+// Random reports whether the routing called name draws from its seeded
+// random source (Options.Seed), so that the seed changes its routes:
+// Valiant's intermediate router or group, UGAL's Valiant candidate, and
+// the ":random" orders. Every other routing is the same for every seed.
+func Random(name string) bool {
+	base, variant, _ := strings.Cut(strings.ToLower(strings.TrimSpace(name)), ":")
+	return base == "valiant" || base == "ugal" || variant == "random"
+}
+
 // Parse builds the named routing for t. Errors say which routings t
 // accepts and how many virtual channels a routing needs.
 func Parse(name string, t topology.Topology, opt Options) (Algorithm, error) {

@@ -980,3 +980,61 @@ func TestCompactGivesRouteChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomFollowsSeed: the routings Random names are those whose
+// routes change with the seed. Every packet from every node to every
+// other is walked along its first choices, with queues that vary from
+// port to port (so that UGAL weighs its Valiant candidate), under seeds
+// 1 and 2: the walks differ for a random routing and are the same for
+// every other one.
+func TestRandomFollowsSeed(t *testing.T) {
+	queues := fakeQueues{}
+	for r := range 64 {
+		for p := range 16 {
+			for vc := range 8 {
+				queues[[3]int{r, p, vc}] = (r*7 + p*3 + vc) % 5
+			}
+		}
+	}
+	walks := func(tp topology.Topology, name string, seed uint64) []Choice {
+		a, err := Parse(name, tp, Options{VCs: 4, Seed: seed, Queues: queues})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", name, tp.Spec(), err)
+		}
+		var out []Choice
+		buf := make([]Choice, 0, a.MaxChoices())
+		for src := range tp.NumNodes() {
+			for dst := range tp.NumNodes() {
+				if src == dst {
+					continue
+				}
+				hops := 0
+				walkFirst(a, src, dst, buf, func(_ hopConfig, c Choice) bool {
+					out = append(out, c)
+					if hops++; hops > 100 {
+						t.Fatalf("%s on %s: %d → %d does not arrive", name, tp.Spec(), src, dst)
+					}
+					return true
+				})
+			}
+		}
+		return out
+	}
+	checked := map[bool]int{}
+	for _, spec := range []string{"torus:4x4", "mesh:4x3", "fattree:k=4,levels=2", "dragonfly:p=2,a=4,h=2", "file:testdata/net.txt"} {
+		tp := topo(t, spec)
+		for _, info := range Available(tp) {
+			if info.MinVCs > 4 {
+				continue
+			}
+			differ := !slices.Equal(walks(tp, info.Name, 1), walks(tp, info.Name, 2))
+			if differ != Random(info.Name) {
+				t.Errorf("%s on %s: routes differ between seeds 1 and 2: %v; Random says %v", info.Name, spec, differ, Random(info.Name))
+			}
+			checked[differ]++
+		}
+	}
+	if checked[true] < 5 || checked[false] < 10 {
+		t.Errorf("checked %d random and %d seed-free routings; expected more of each", checked[true], checked[false])
+	}
+}

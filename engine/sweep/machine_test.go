@@ -22,7 +22,7 @@ func TestMachineColumn(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := parse([]byte("traces = [\"gen ring --ranks 4\"]\n"+tc.spec+"[axes]\nseed = [1, 2]\n"), ".")
+			s, err := parse([]byte("traces = [\"gen ring --ranks 4\"]\n"+tc.spec+"[axes]\ncpu-speed = [\"1Gf\", \"2Gf\"]\n"), ".")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,7 @@ func (s *Spec) Expand() ([]Point, error) {
 	idx := make([]int, len(units))
 	used := make([]bool, len(s.Axes))
 	unused := make([]string, len(s.Axes))
+	seedRead, seedUnused := false, ""
 	// Settings' applied once per unit combination; the seeds only
 	// change the seed.
 	for t := range s.Traces {
@@ -71,14 +73,24 @@ func (s *Spec) Expand() ([]Point, error) {
 			}
 			for a, v := range vals {
 				if err := cfg.Set(s.Axes[a].Key, v); err != nil {
-					return nil, fmt.Errorf("point %s: %w", describe(s.Axes, vals), err)
+					return nil, s.pointError(vals, err)
 				}
 			}
 			if err := cfg.Validate(); err != nil {
-				return nil, fmt.Errorf("point %s: %w", describe(s.Axes, vals), err)
+				return nil, s.pointError(vals, err)
+			}
+			seedWhy := replay.SeedUnused(&cfg)
+			if seedWhy == "" {
+				seedRead = true
+			} else if seedUnused == "" {
+				seedUnused = seedWhy
 			}
 			for a := range s.Axes {
-				if why := replay.Unused(&cfg, s.Axes[a].Key); why == "" {
+				why := replay.Unused(&cfg, s.Axes[a].Key)
+				if s.Axes[a].Key == "seed" {
+					why = seedWhy
+				}
+				if why == "" {
 					used[a] = true
 				} else if unused[a] == "" {
 					unused[a] = why
@@ -114,7 +126,51 @@ func (s *Spec) Expand() ([]Point, error) {
 			return nil, fmt.Errorf("line %d: axis %s: %s", s.Axes[a].Line, s.Axes[a].Key, unused[a])
 		}
 	}
+	if s.Reps && len(s.Seeds) > 1 && !seedRead {
+		// Repetitions of a machine without randomness are the same
+		// rows over again: a spec asking for them expects them to
+		// differ.
+		return nil, fmt.Errorf("%s: every repetition would give the same row: %s", s.repsAt, seedUnused)
+	}
 	return points, nil
+}
+
+// pointError names an invalid point and the spec's line of an axis to
+// change: the last axis, in the spec's order, another of whose values
+// makes the point valid (for topology=torus routing=updown with a fat
+// tree among the topologies, the topology's line), else the first whose
+// value applied to the base and the values before it is invalid.
+func (s *Spec) pointError(vals []string, err error) error {
+	at := func(a int) error {
+		return fmt.Errorf("line %d: axes.%s: point %s: %w", s.Axes[a].Line, s.Axes[a].Key, describe(s.Axes, vals), err)
+	}
+	valid := func(vals []string) bool {
+		cfg := s.Base
+		for a, v := range vals {
+			if cfg.Set(s.Axes[a].Key, v) != nil {
+				return false
+			}
+		}
+		return cfg.Validate() == nil
+	}
+	for a := len(vals) - 1; a >= 0; a-- {
+		for _, v := range s.Axes[a].Values {
+			if v == vals[a] {
+				continue
+			}
+			other := slices.Clone(vals)
+			other[a] = v
+			if valid(other) {
+				return at(a)
+			}
+		}
+	}
+	for a := range vals {
+		if !valid(vals[:a+1]) {
+			return at(a)
+		}
+	}
+	return fmt.Errorf("point %s: %w", describe(s.Axes, vals), err)
 }
 
 func describe(axes []Axis, vals []string) string {

@@ -246,3 +246,39 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestRepetitionsFollowSeed: a random placement without seed= and a
+// random routing draw from the point's seed, so repetitions give
+// different rows (the audit found seeds 1 and 2, and 3 and 7, giving the
+// same ones), and a seed gives the same row every time.
+func TestRepetitionsFollowSeed(t *testing.T) {
+	for _, tc := range []struct{ name, spec string }{
+		{"random placement", "traces = [\"gen ring\"]\ntopology = \"torus:4x4\"\nplacement = \"random\"\nrepetitions = 3\n"},
+		{"packet, random placement, adaptive", "traces = [\"gen ring\"]\nmodel = \"packet\"\ntopology = \"torus:4x4\"\nrouting = \"adaptive\"\nvcs = 3\nplacement = \"random\"\nseeds = [3, 7]\n"},
+		{"packet, valiant", "traces = [\"gen ring\"]\nmodel = \"packet\"\ntopology = \"torus:4x4\"\nrouting = \"valiant\"\nvcs = 4\nseeds = [3, 7]\n"},
+		{"flow, random placement", "traces = [\"gen alltoall\"]\nmodel = \"flow\"\ntopology = \"fattree:k=4,levels=2\"\nplacement = \"random\"\nseeds = [1, 2]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustParse(t, tc.spec)
+			rows := runAll(t, s, 2, &genLoader{})
+			again := runAll(t, s, 1, &genLoader{})
+			cols := s.Columns()
+			mc := slices.Index(cols, "makespan_s")
+			seen := map[string]int{}
+			for i, r := range rows {
+				if !slices.Equal(r, again[i]) {
+					t.Errorf("seed %d: rows of two runs differ:\n%v\n%v", s.Seeds[i], r, again[i])
+				}
+				if r[mc] == "" {
+					t.Fatalf("point %d failed: %v", i, r)
+				}
+				// The results: from the makespan on.
+				res := strings.Join(r[mc:], ",")
+				if j, dup := seen[res]; dup {
+					t.Errorf("points %d and %d (seeds %d and %d): the same results %s", j, i, s.Seeds[j], s.Seeds[i], res)
+				}
+				seen[res] = i
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/preset"
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
@@ -35,6 +36,18 @@ type TraceRef struct {
 	// Gen holds the arguments of `tracesim gen` (pattern and flags)
 	// for a generated trace.
 	Gen []string
+	// GenOptions are Gen's options (gen.ParseArgs, checked), and
+	// GenEvents the number of events they make (gen.Expect).
+	GenOptions gen.Options
+	GenEvents  int
+	// Line is the spec's line that names the trace.
+	Line int
+}
+
+// At writes the trace's place in the spec for messages: "study.toml:
+// line 3: traces: \"gen ring\"".
+func (t *TraceRef) At(spec string) string {
+	return fmt.Sprintf("%s: line %d: traces: %q", spec, t.Line, t.Name)
 }
 
 // Axis is one swept setting.
@@ -71,6 +84,9 @@ type Spec struct {
 	// Reps is true when the spec asked for repetitions or seeds: the
 	// result then has rep and seed columns.
 	Reps bool
+	// repsAt says where the spec asked for them ("line 4:
+	// repetitions"), for the error when nothing reads the seed.
+	repsAt string
 }
 
 // reservedKeys are the spec's own top-level keys; any other key is a sim
@@ -196,7 +212,7 @@ func parse(data []byte, dir string) (*Spec, error) {
 		s.Settings = append(s.Settings, [2]string{k, v})
 	}
 
-	if err := s.parseTraces(tree["traces"], dir, at("traces")); err != nil {
+	if err := s.parseTraces(tree["traces"], dir, at("traces"), data, lines["traces"]); err != nil {
 		return nil, err
 	}
 	if err := s.parseSeeds(tree, at); err != nil {
@@ -243,7 +259,7 @@ func parse(data []byte, dir string) (*Spec, error) {
 	return s, nil
 }
 
-func (s *Spec) parseTraces(v any, dir, where string) error {
+func (s *Spec) parseTraces(v any, dir, where string, data []byte, line int) error {
 	list, ok := v.([]any)
 	if !ok || len(list) == 0 {
 		if v == nil {
@@ -262,12 +278,31 @@ func (s *Spec) parseTraces(v any, dir, where string) error {
 			return fmt.Errorf("%s[%d]: %q listed twice", where, i, name)
 		}
 		seen[name] = true
-		ref := TraceRef{Name: name}
+		ref := TraceRef{Name: name, Line: elementLine(data, line, e.(string))}
 		if f := strings.Fields(name); f[0] == "gen" {
+			here := fmt.Sprintf("line %d: traces: %q", ref.Line, name)
 			if len(f) < 2 {
-				return fmt.Errorf("%s[%d]: gen needs a pattern (as in `tracesim gen PATTERN [flags]`)", where, i)
+				return fmt.Errorf("%s: gen needs a pattern (as in `tracesim gen PATTERN [flags]`)", here)
 			}
 			ref.Gen = f[1:]
+			// The command is checked now, not when the run starts: a
+			// typo costs no output file, and its size is known before
+			// anything is generated.
+			o, err := gen.ParseArgs(ref.Gen)
+			if err == nil {
+				o, err = o.Normalize()
+			}
+			var cnt gen.Counts
+			if err == nil {
+				cnt, err = gen.Expect(o)
+			}
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "gen") {
+					err = fmt.Errorf("gen: %w", err)
+				}
+				return fmt.Errorf("%s: %w", here, err)
+			}
+			ref.GenOptions, ref.GenEvents = o, cnt.Events
 		} else {
 			ref.Path = name
 			if !filepath.IsAbs(name) {
@@ -277,6 +312,22 @@ func (s *Spec) parseTraces(v any, dir, where string) error {
 		s.Traces = append(s.Traces, ref)
 	}
 	return nil
+}
+
+// elementLine returns the line of a list's element: the first line, from
+// the list's own, that holds it quoted (the decoder keeps no positions).
+func elementLine(data []byte, from int, elem string) int {
+	if from <= 0 {
+		return 0
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	for n := from; n <= len(lines); n++ {
+		l := lines[n-1]
+		if bytes.Contains(l, []byte(strconv.Quote(elem))) || bytes.Contains(l, []byte("'"+elem+"'")) {
+			return n
+		}
+	}
+	return from
 }
 
 func (s *Spec) parseSeeds(tree map[string]any, at func(string) string) error {
@@ -298,6 +349,7 @@ func (s *Spec) parseSeeds(tree map[string]any, at func(string) string) error {
 			s.Seeds[r] = base + uint64(r)
 		}
 		s.Reps = true
+		s.repsAt = at("repetitions")
 	case hasSeeds:
 		list, ok := seeds.([]any)
 		if !ok || len(list) == 0 {
@@ -316,6 +368,7 @@ func (s *Spec) parseSeeds(tree map[string]any, at func(string) string) error {
 			s.Seeds = append(s.Seeds, n)
 		}
 		s.Reps = true
+		s.repsAt = at("seeds")
 	default:
 		s.Seeds = []uint64{base}
 	}

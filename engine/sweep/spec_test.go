@@ -24,7 +24,9 @@ func TestParseErrors(t *testing.T) {
 		{"no traces", "[axes]\nbandwidth = [\"1Gb/s\"]\n", "spec.toml: traces: missing"},
 		{"traces not a list", "traces = \"a.tsim\"\n", "spec.toml: line 1: traces: expected a list"},
 		{"trace twice", "traces = [\"a.tsim\", \"a.tsim\"]\n", `traces[1]: "a.tsim" listed twice`},
-		{"gen without pattern", "traces = [\"gen\"]\n", "traces[0]: gen needs a pattern"},
+		{"gen without pattern", "traces = [\"gen\"]\n", `spec.toml: line 1: traces: "gen": gen needs a pattern`},
+		{"gen with a wrong flag", "traces = [\"a\",\n  \"gen ring --ranks x\"]\n", `spec.toml: line 2: traces: "gen ring --ranks x": gen: flag --ranks x:`},
+		{"gen with too few ranks", "traces = [\"gen stencil2d --ranks 3\"]\n", `spec.toml: line 1: traces: "gen stencil2d --ranks 3": gen`},
 		{"unknown key", "traces = [\"a\"]\n\nbandwith = \"1Gb/s\"\n", "spec.toml: line 3: bandwith: not a sim setting nor a sweep key"},
 		{"bad setting", "traces = [\"a\"]\nlatency = \"fast\"\n", "spec.toml: line 2: latency:"},
 		{"bad preset", "traces = [\"a\"]\npreset = \"cray\"\n", `spec.toml: line 2: preset: unknown preset "cray"`},
@@ -43,7 +45,15 @@ func TestParseErrors(t *testing.T) {
 		{"reps and seeds", "traces = [\"a\"]\nrepetitions = 2\nseeds = [1, 2]\n", "give repetitions or seeds, not both"},
 		{"seed axis and reps", "traces = [\"a\"]\nrepetitions = 2\n[axes]\nseed = [1, 2]\n", "line 4: axes.seed: seed is both an axis and set by repetitions/seeds"},
 		{"bad topology", "traces = [\"a\"]\nmodel = \"packet\"\n[axes]\ntopology = [\"torus:4x4\", \"torus:0x4\"]\n", "line 4: axes.topology: value 2 (torus:0x4): topology \"torus:0x4\": at offset 6: dimension 1 is 0"},
-		{"invalid point", "traces = [\"a\"]\nmodel = \"packet\"\n[axes]\ntopology = [\"torus:4x4\", \"fattree:k=4,levels=2\"]\nrouting = [\"updown\"]\n", `point topology=torus:4x4 routing=updown: routing "updown" is not valid on torus:4x4`},
+		{"invalid point", "traces = [\"a\"]\nmodel = \"packet\"\n[axes]\ntopology = [\"torus:4x4\", \"fattree:k=4,levels=2\"]\nrouting = [\"updown\"]\n", `spec.toml: line 4: axes.topology: point topology=torus:4x4 routing=updown: routing "updown" is not valid on torus:4x4`},
+		// The line is the axis another of whose values makes the point
+		// valid.
+		{"invalid point of the base", "traces = [\"a\"]\nmodel = \"packet\"\nrouting = \"updown\"\n[axes]\nbandwidth = [\"1Gb/s\"]\ntopology = [\"fattree:k=4,levels=2\", \"torus:4x4\"]\n", `spec.toml: line 6: axes.topology: point bandwidth=1Gb/s topology=torus:4x4: routing "updown" is not valid on torus:4x4`},
+		{"invalid point, routing to change", "traces = [\"a\"]\nmodel = \"packet\"\n[axes]\ntopology = [\"torus:4x4\"]\nrouting = [\"dor\", \"updown\"]\n", `spec.toml: line 5: axes.routing: point topology=torus:4x4 routing=updown: routing "updown" is not valid`},
+		{"repetitions of nothing random", "traces = [\"a\"]\nrepetitions = 3\n[axes]\nbandwidth = [\"1Gb/s\", \"2Gb/s\"]\n", "spec.toml: line 2: repetitions: every repetition would give the same row: nothing in this machine is random"},
+		{"seeds of a seeded placement", "traces = [\"a\"]\nplacement = \"random:seed=4\"\nseeds = [3, 7]\n", "spec.toml: line 3: seeds: every repetition would give the same row"},
+		{"seeds of valiant under puppet", "traces = [\"a\"]\nmodel = \"puppet\"\ntopology = \"torus:4x4\"\nrouting = \"valiant\"\nseeds = [3, 7]\n", "spec.toml: line 5: seeds: every repetition would give the same row"},
+		{"seed axis of nothing random", "traces = [\"a\"]\nmodel = \"packet\"\n[axes]\nseed = [1, 2]\n", "spec.toml: line 4: axis seed: nothing in this machine is random"},
 		{"unused axis", "traces = [\"a\"]\nmodel = \"flow\"\n[axes]\nbuffer = [1, 2]\n", "spec.toml: line 4: axis buffer: not used by flow (read by packet)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,6 +126,7 @@ repetitions = 3
 placement = ["random", "block"]
 `, 6, []string{"a random seed 7", "a random seed 8", "a random seed 9", "a block seed 7"}},
 		{"seeds", `traces = ["a"]
+placement = "random"
 seeds = [42, 5]
 `, 2, []string{"a  seed 42", "a  seed 5"}},
 	} {

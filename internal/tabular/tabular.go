@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,6 +38,44 @@ type Column struct {
 	Kind Kind
 	// Optional columns may hold nulls (an empty CSV cell).
 	Optional bool
+}
+
+// orderedGroup is a Parquet group whose fields keep the order of names:
+// a parquet.Group orders its fields by name, and a reader (DuckDB,
+// pandas) shows the columns in the file's order.
+type orderedGroup struct {
+	parquet.Group
+	names []string
+}
+
+// Group returns a Parquet group of the named nodes, its fields in the
+// order of names.
+func Group(names []string, nodes []parquet.Node) parquet.Node {
+	g := orderedGroup{Group: parquet.Group{}, names: names}
+	for i, n := range names {
+		g.Group[n] = nodes[i]
+	}
+	return g
+}
+
+// Fields returns the group's fields in the order of its names.
+func (g orderedGroup) Fields() []parquet.Field {
+	sorted := g.Group.Fields()
+	out := make([]parquet.Field, len(g.names))
+	for i, n := range g.names {
+		out[i] = sorted[slices.IndexFunc(sorted, func(f parquet.Field) bool { return f.Name() == n })]
+	}
+	return out
+}
+
+// GoType returns a struct of the fields in the group's order.
+func (g orderedGroup) GoType() reflect.Type {
+	fields := g.Fields()
+	sf := make([]reflect.StructField, len(fields))
+	for i, f := range fields {
+		sf[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: f.GoType(), Tag: reflect.StructTag(`parquet:` + strconv.Quote(f.Name()))}
+	}
+	return reflect.StructOf(sf)
 }
 
 // Node returns the Parquet node of a column of kind k (required).
@@ -111,7 +150,7 @@ type Writer struct {
 	rec []string
 	// Parquet
 	pw   *parquet.GenericWriter[any]
-	leaf []int // column → the schema's leaf (a Parquet group sorts by name)
+	leaf []int // column → the schema's leaf (the same since Group keeps the order)
 	rows []parquet.Row
 	n    int
 }
@@ -124,9 +163,10 @@ const rowGroup = 64 << 10
 // Parquet writer.
 const batch = 1024
 
-// ColumnsKey is the Parquet key/value metadata entry that keeps the
-// table's column order, which a Parquet group does not (it sorts its
-// fields by name); Read restores it.
+// ColumnsKey is the Parquet key/value metadata entry that names the
+// table's columns in order. The file's columns are in that order too
+// (Group); files written before were sorted by name, and Read restores
+// the order of those.
 const ColumnsKey = "tracesim.columns"
 
 // NewCSV returns a writer of CSV to w; it writes the header line.
@@ -141,20 +181,20 @@ func NewCSV(w io.Writer, cols []Column) (*Writer, error) {
 // NewParquet returns a writer of a Parquet file named name (the schema's
 // name) to w, with the key/value metadata given in pairs.
 func NewParquet(w io.Writer, name string, cols []Column, meta ...[2]string) (*Writer, error) {
-	group := parquet.Group{}
 	names := make([]string, len(cols))
+	nodes := make([]parquet.Node, len(cols))
 	for i, c := range cols {
-		if _, dup := group[c.Name]; dup {
+		if slices.Contains(names[:i], c.Name) {
 			return nil, fmt.Errorf("column %s twice", c.Name)
 		}
 		n := Node(c.Kind)
 		if c.Optional {
 			n = parquet.Optional(n)
 		}
-		group[c.Name] = n
+		nodes[i] = n
 		names[i] = c.Name
 	}
-	schema := parquet.NewSchema(name, group)
+	schema := parquet.NewSchema(name, Group(names, nodes))
 	t := &Writer{cols: cols, leaf: make([]int, len(cols))}
 	for i, path := range schema.Columns() {
 		t.leaf[slices.Index(names, path[0])] = i

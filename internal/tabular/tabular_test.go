@@ -2,8 +2,11 @@ package tabular
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // A table written as Parquet reads back with the same columns (kinds,
@@ -87,3 +90,38 @@ func TestWriteReadParquet(t *testing.T) {
 }
 
 func itoa(i int) string { return Format(Int, IntValue(int64(i))) }
+
+// A Parquet file's columns are in the table's order, not sorted by name:
+// what DuckDB or pandas show.
+func TestParquetColumnOrder(t *testing.T) {
+	cols := []Column{{Name: "point", Kind: Int}, {Name: "zeta", Kind: String}, {Name: "alpha", Kind: Float, Optional: true}, {Name: "mid", Kind: Bool}}
+	var buf bytes.Buffer
+	w, err := NewParquet(&buf, "t", cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Row(IntValue(1), StringValue("z"), Null(), BoolValue(true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, path := range f.Schema().Columns() {
+		got = append(got, path[0])
+	}
+	if want := []string{"point", "zeta", "alpha", "mid"}; !slices.Equal(got, want) {
+		t.Errorf("file's columns %v, want %v", got, want)
+	}
+	back, err := Read("t.parquet", bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"1", "z", "", "true"}}; !slices.EqualFunc(back.Rows, want, slices.Equal) {
+		t.Errorf("rows %v, want %v", back.Rows, want)
+	}
+}

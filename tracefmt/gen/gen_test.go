@@ -1,11 +1,14 @@
 package gen
 
 import (
+	"context"
+	"errors"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracesim/tracesim/tracefmt"
 )
@@ -838,5 +841,35 @@ func TestGrowExact(t *testing.T) {
 				t.Errorf("%s rank %d: dry run counted %d events, the trace holds %d", o.Pattern, r, dry.counts[r], got)
 			}
 		}
+	}
+}
+
+// GenerateContext stops a large generation soon after its context is
+// cancelled, with the context's error, and makes the same trace as
+// Generate when it is not.
+func TestGenerateContextCancel(t *testing.T) {
+	o := Options{Pattern: "ring", Ranks: 64, Iters: 400000, Compute: -1, Seed: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	tr, err := GenerateContext(ctx, o)
+	took := time.Since(start)
+	if tr != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("GenerateContext cancelled: trace %v, error %v; want none and context.Canceled", tr != nil, err)
+	}
+	if took > time.Second {
+		t.Errorf("stopped after %v, want well under a second", took)
+	}
+	small := Options{Pattern: "stencil2d", Ranks: 16, Iters: 5, Compute: -1, Seed: 3, Jitter: 0.2}
+	a, err := Generate(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := GenerateContext(context.Background(), small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) || a.NumEvents() == 0 {
+		t.Errorf("GenerateContext made another trace than Generate")
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tracesim/tracesim/engine/sweep"
+	"github.com/tracesim/tracesim/internal/duckdbtest"
 	"github.com/tracesim/tracesim/internal/tabular"
 )
 
@@ -181,5 +183,77 @@ func TestReadRefusals(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestDuckDB: what an analyst sees of a Parquet result in DuckDB. The
+// columns are in the CSV's order (point first, not alphabetical); an
+// axis with a unit is its written value ("10Gb/s") followed by its
+// number (bandwidth_bps, latency_s) as a DOUBLE; an axis of plain
+// numbers (vcs, cpu-scale) is a number itself; the measurements are
+// numbers. The file reads back to the CSV's table.
+func TestDuckDB(t *testing.T) {
+	s, err := sweep.ParseFile("spec.toml", []byte(`traces = ["gen ring --ranks 8"]
+model = "packet"
+topology = "torus:2x4"
+[axes]
+bandwidth = ["10Gb/s", "400Gb/s"]
+latency = ["500ns", "2us"]
+vcs = [2, 4]
+cpu-scale = [0.5, 1.25]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.Expand()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &sweep.Table{Columns: s.Columns()}
+	for i := range pts {
+		row := s.Row(&pts[i], nil, 0.25, nil)
+		row[tb.Column("makespan_s")] = fmt.Sprint(1e-3 * float64(i+1))
+		tb.Rows = append(tb.Rows, row)
+	}
+	path := filepath.Join(t.TempDir(), "r.parquet")
+	var buf bytes.Buffer
+	if err := Write(&buf, tb); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(path, bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Columns, tb.Columns) || !slices.EqualFunc(back.Rows, tb.Rows, slices.Equal) {
+		t.Fatalf("read back:\n%v\n%v\nwant\n%v\n%v", back.Columns, back.Rows[:2], tb.Columns, tb.Rows[:2])
+	}
+
+	res := duckdbtest.Query(t,
+		"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '"+path+"')",
+		"SELECT point, bandwidth, bandwidth_bps, latency, latency_s, vcs, \"cpu-scale\", makespan_s FROM '"+path+"' WHERE vcs = 4 AND bandwidth_bps > 1e11 AND latency_s < 1e-6 ORDER BY point")
+	var got []string
+	for _, r := range res[0] {
+		got = append(got, fmt.Sprintf("%s %s", r["column_name"], r["column_type"]))
+	}
+	want := []string{"point BIGINT", "trace VARCHAR", "bandwidth VARCHAR", "bandwidth_bps DOUBLE", "latency VARCHAR", "latency_s DOUBLE",
+		"vcs BIGINT", "cpu-scale DOUBLE", "makespan_s DOUBLE"}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("DuckDB's columns start\n%v\nwant\n%v", got[:min(len(got), len(want))], want)
+	}
+	if i := slices.Index(got, "machine VARCHAR"); i != len(got)-1 {
+		t.Errorf("machine is column %d of %d, want the last (as in the CSV): %v", i, len(got), got)
+	}
+	// Points 8 to 15 have 400Gb/s; of them, 500ns; of them, 4 VCs: 10
+	// and 11 (the cpu-scale turns fastest).
+	var rows []string
+	for _, r := range res[1] {
+		rows = append(rows, fmt.Sprint(r["point"], " ", r["bandwidth"], " ", r["bandwidth_bps"], " ", r["latency"], " ", r["latency_s"], " ", r["vcs"], " ", r["cpu-scale"], " ", r["makespan_s"]))
+	}
+	wantRows := []string{"10 400Gb/s 4e+11 500ns 5e-07 4 0.5 0.011", "11 400Gb/s 4e+11 500ns 5e-07 4 1.25 0.012"}
+	if !slices.Equal(rows, wantRows) {
+		t.Errorf("DuckDB's rows:\n%v\nwant\n%v", rows, wantRows)
 	}
 }
