@@ -100,15 +100,7 @@ func gridUtil(net *netmodel.Metrics, routers, dims int) []float64 {
 func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 	sn := m.snap
 	if sn == nil || sn.Net.Layout == nil || sn.Net.Topology == nil {
-		msg := "no link data: only the flow and packet models measure links (Machine: model = flow or packet)"
-		if m.status == Idle {
-			msg = "links appear once the run starts (space or r)"
-		}
-		for i, l := range component.Wrap(msg, w, 0) {
-			if i < h {
-				p.text(x, y+i, w, l, p.dim)
-			}
-		}
+		m.noData(p, x, y, w, h, "no link data: only the flow and packet models measure links (Machine: model = flow or packet)", "links")
 		return
 	}
 	lay := sn.Net.Layout
@@ -119,6 +111,19 @@ func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 		m.drawLevels(p, x, y, w, h)
 	default:
 		m.drawStrip(p, x, y, w, h)
+	}
+}
+
+// noData says in the pane x, y, w×h why it is empty: what appears once
+// the run starts, or why the model has none of it.
+func (m *Model) noData(p *painter, x, y, w, h int, why, what string) {
+	if m.status == Idle {
+		why = what + " appear once the run starts (space or r)"
+	}
+	for i, l := range component.Wrap(why, w, 0) {
+		if i < h {
+			p.text(x, y+i, w, l, p.dim)
+		}
 	}
 }
 
@@ -559,15 +564,7 @@ func (m *Model) flowsModel() bool {
 // flows now and its largest period mean in figures.
 func (m *Model) drawFlows(p *painter, x, y, w, h int) {
 	if m.snap == nil || m.snap.Net.Topology == nil || !m.flowsModel() {
-		msg := "no flows per link: only the flow model counts them (Machine: model = flow)"
-		if m.status == Idle {
-			msg = "flows appear once the run starts (space or r)"
-		}
-		for i, l := range component.Wrap(msg, w, 0) {
-			if i < h {
-				p.text(x, y+i, w, l, p.dim)
-			}
-		}
+		m.noData(p, x, y, w, h, "no flows per link: only the flow model counts them (Machine: model = flow)", "flows")
 		return
 	}
 	net := &m.snap.Net
