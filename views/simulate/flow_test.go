@@ -180,6 +180,14 @@ func TestFlowsStrip(t *testing.T) {
 			if m.Status() != Paused || m.snap == nil {
 				t.Fatalf("status %v err %q", m.Status(), m.err)
 			}
+			if tc.keys != nil {
+				// Before f: the utilisation map, whose title says where
+				// the flows are.
+				m.memo.Invalidate()
+				if v := ansi.Strip(m.View()); !strings.Contains(v, "Links · utilisation, last 10 µs (f: flows)") {
+					t.Errorf("before f, the link pane's title does not point to the flows:\n%s", v)
+				}
+			}
 			drive(t, m, press(m, tc.keys...))
 			rows := busiestFlows(m.hist.cols, m.snap.Net.Links)
 			if len(rows) != len(want) {

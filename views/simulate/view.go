@@ -266,17 +266,23 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 	// flows on the busiest links over time (flow model). A wide pane
 	// shows the router queues beside it; the flow model has none, and
 	// shows there the link measure the link pane does not.
+	flowModel := m.flowsModel()
+	wide := w >= 90 && body >= 6
 	links := func(x, y, w, h int, flows bool) {
 		if flows {
 			p.text(x, y, w, flowsTitle, p.title)
 			m.drawFlows(p, x, y+1, w, h-1)
 			return
 		}
-		p.text(x, y, w, m.linksTitle(), p.title)
+		title := m.linksTitle()
+		if flowModel && !wide {
+			// The flows have no pane of their own here: say where.
+			title += " (f: flows)"
+		}
+		p.text(x, y, w, title, p.title)
 		m.drawLinks(p, x, y+1, w, h-1)
 	}
-	flowModel := m.flowsModel()
-	if w >= 90 && body >= 6 {
+	if wide {
 		lw := w * 11 / 20
 		rw := w - lw - 1
 		links(x, y, lw, body, m.showFlows && flowModel)
