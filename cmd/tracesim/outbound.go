@@ -11,24 +11,25 @@ import (
 // defaultMaxOutput is --max-output's default: 1 GiB.
 const defaultMaxOutput = 1 << 30
 
-// minSampleBytes is the least a metrics sample writes to --metrics-out's
-// CSV: its eleven network lines of about 40 bytes ("1.5e-05,network,all,
-// messages_delivered,3"), before any group, link or queue line.
-const minSampleBytes = 11 * 40
+// lineBytes is about the size of one network line of --metrics-out's CSV
+// ("1.5e-05,network,all,messages_delivered,3").
+const lineBytes = 40
 
 // checkSampleOutput refuses, before the run, a --metrics-out whose
 // sampling period would write more than limit bytes over the trace's
-// recorded span, saying the estimate. A trace without times gives no
-// span; its file is then bounded while it is written (atomicfile's
-// Limit).
-func checkSampleOutput(t *tracefmt.Trace, period des.Time, limit int64) error {
+// recorded span, saying the estimate: each sample writes at least its
+// network lines (lines: eleven for the packet model, six for the flow
+// model, packet.NetworkLines), before any group, link or queue line. A
+// trace without times gives no span; its file is then bounded while it
+// is written (atomicfile's Limit).
+func checkSampleOutput(t *tracefmt.Trace, period des.Time, limit int64, lines int) error {
 	if period <= 0 || limit <= 0 || !t.Timed {
 		return nil
 	}
 	start, end := t.Span()
 	span := t.Seconds(end - start)
 	periods := span / period.Seconds()
-	est := periods * minSampleBytes
+	est := periods * float64(lines*lineBytes)
 	if est <= float64(limit) {
 		return nil
 	}

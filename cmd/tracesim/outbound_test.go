@@ -25,10 +25,14 @@ func TestSamplePeriodBound(t *testing.T) {
 		code int
 		err  string
 	}{
+		// The flow model's samples write six network lines at least, the
+		// packet model's eleven: 240 and 440 bytes.
 		{"1 ps under the default limit", []string{"--sample-period", "1ps"}, exitUsage,
+			"a --sample-period of 1 ps over the trace's 230.1 ms is 2.3e+11 periods, at least 50.23 TiB of samples if the network is busy throughout, beyond --max-output 1 GiB"},
+		{"1 ps, packet model", []string{"--sample-period", "1ps", "--model", "packet"}, exitUsage,
 			"a --sample-period of 1 ps over the trace's 230.1 ms is 2.3e+11 periods, at least 92.09 TiB of samples if the network is busy throughout, beyond --max-output 1 GiB"},
 		{"10 µs under 100 KiB", []string{"--sample-period", "10us", "--max-output", "100KiB"}, exitUsage,
-			"is 2.3e+04 periods, at least 9.656 MiB of samples if the network is busy throughout, beyond --max-output 100 KiB"},
+			"is 2.3e+04 periods, at least 5.267 MiB of samples if the network is busy throughout, beyond --max-output 100 KiB"},
 		// 230 periods: at least 98.88 KiB, but the link lines make more.
 		{"estimate within the limit, file beyond it", []string{"--sample-period", "1ms", "--max-output", "200KiB"}, exitFail,
 			"output larger than its limit (204800 bytes)"},

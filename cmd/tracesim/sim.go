@@ -175,7 +175,11 @@ func simCommand(e *env) *cobra.Command {
 		}
 		defer closeSrc()
 		if *metricsOut != "" {
-			if err := checkSampleOutput(t, cfg.SamplePeriod, limit); err != nil {
+			var measures netmodel.Measures
+			if mn, ok := s.Network().(netmodel.Measurer); ok {
+				measures = mn.Measures()
+			}
+			if err := checkSampleOutput(t, cfg.SamplePeriod, limit, packet.NetworkLines(measures)); err != nil {
 				fmt.Fprintf(e.stderr, "tracesim sim: %v\n", err)
 				return exitUsage
 			}

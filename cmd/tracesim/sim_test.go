@@ -280,11 +280,12 @@ func TestSimPacketModelTopologies(t *testing.T) {
 	}
 }
 
-// --metrics-out writes the samples as CSV.
-func TestSimMetricsOut(t *testing.T) {
-	path := writeGen(t, gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 2, Compute: -1})
+// metricsRows runs sim with args and --metrics-out and returns the rows
+// of the CSV it wrote, its header checked.
+func metricsRows(t *testing.T, args ...string) [][]string {
+	t.Helper()
 	csvPath := filepath.Join(t.TempDir(), "metrics.csv")
-	code, _, errs := simRun(t, path, "--model", "packet", "--topology", "torus:4x4", "--sample-period", "20us", "--metrics-out", csvPath)
+	code, _, errs := simRun(t, append(args, "--metrics-out", csvPath)...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -300,6 +301,14 @@ func TestSimMetricsOut(t *testing.T) {
 	if len(rows) < 2 || strings.Join(rows[0], ",") != "time_s,kind,object,metric,value" {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
+	return rows
+}
+
+// --metrics-out writes the samples as CSV.
+func TestSimMetricsOut(t *testing.T) {
+	path := writeGen(t, gen.Options{Pattern: "stencil2d", Ranks: 16, Iters: 2, Compute: -1})
+	rows := metricsRows(t, path, "--model", "packet", "--topology", "torus:4x4", "--sample-period", "20us")
+	csvPath := filepath.Join(t.TempDir(), "metrics.csv")
 	kinds := map[string]bool{}
 	times := map[string]bool{}
 	var delivered int
@@ -340,6 +349,74 @@ func TestSimMetricsOut(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// --metrics-out writes what each model measures and nothing else: the
+// flow model the flows on each link, and none of the packet model's
+// packet lines (they would be zeros that look measured); the packet model
+// its packet lines and no flows. Ranks 0 and 1 (nodes 0 and 1 of
+// torus:4x4, dor) each send 10 MB eagerly to rank 2: both flows cross
+// r1 → r2 and node 2's ejection link, which carry 2 flows in every full
+// period of 1 ms while both last; r0 → r1 carries one, and the links back
+// only the crosstraffic, no flow.
+func TestSimMetricsOutFlows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "incast.tsim")
+	if err := os.WriteFile(path, []byte("tsim 1\nranks 3\nunit us\n"+
+		"0 0 send to=2 tag=0 size=10000000\n0 1 send to=2 tag=1 size=10000000\n"+
+		"0 2 recv from=0 tag=0 size=10000000\n0 2 recv from=1 tag=1 size=10000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	packetOnly := []string{"packets_delivered", "packets_in_flight", "long_waits", "packet_latency_mean_s", "packet_latency_max_s"}
+	for _, tc := range []struct {
+		model string
+		// network lines per sample; flows of links at 2 ms (nil: no
+		// flows lines at all)
+		network int
+		flows   map[string]string
+	}{
+		{"flow", 6, map[string]string{"r1.p0->r2.p1": "2", "r2.p4->n2": "2", "r0.p0->r1.p1": "1", "n0->r0.p4": "1", "n1->r1.p4": "1", "r2.p1->r1.p0": "0"}},
+		{"packet", 11, nil},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			rows := metricsRows(t, path, "--model", tc.model, "--topology", "torus:4x4", "--eager-threshold", "100MB", "--sample-period", "1ms")
+			network := map[string]int{} // network lines per sample
+			flows := map[string]string{}
+			metrics := map[string]bool{}
+			for _, r := range rows[1:] {
+				if r[1] == "network" {
+					network[r[0]]++
+					metrics[r[3]] = true
+				}
+				if r[1] == "link" && r[3] == "flows" {
+					metrics["flows"] = true
+					if r[0] == "0.002" {
+						flows[r[2]] = r[4]
+					}
+				}
+			}
+			if len(network) < 10 {
+				t.Fatalf("%d samples, want at least 10 (16 ms in periods of 1 ms)", len(network))
+			}
+			for ts, n := range network {
+				if n != tc.network {
+					t.Errorf("sample at %s s: %d network lines, want %d", ts, n, tc.network)
+				}
+			}
+			for _, name := range packetOnly {
+				if metrics[name] != (tc.model == "packet") {
+					t.Errorf("network metric %s written: %v", name, metrics[name])
+				}
+			}
+			if metrics["flows"] != (tc.flows != nil) {
+				t.Errorf("flows lines written: %v", metrics["flows"])
+			}
+			for link, want := range tc.flows {
+				if flows[link] != want {
+					t.Errorf("link %s at 2 ms: flows %q, want %q", link, flows[link], want)
+				}
+			}
+		})
 	}
 }
 

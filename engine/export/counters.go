@@ -7,8 +7,9 @@ import (
 
 // Counters writes a simulated network's samples as Perfetto counter
 // tracks: the links' mean and largest utilisation, each link group's
-// utilisation, and the packets in flight. A sample measures a period, so
-// its values are written at the period's start and hold until the next.
+// utilisation, and the packets in flight (models that count packets). A
+// sample measures a period, so its values are written at the period's
+// start and hold until the next.
 type Counters struct {
 	w      *perfetto.Writer
 	names  []string
@@ -30,5 +31,8 @@ func (c *Counters) Write(s *netmodel.Sample) {
 		}
 		c.w.Counter("group utilisation", ts, c.names, c.values)
 	}
-	c.w.Counter("packets in flight", ts, []string{"packets"}, []float64{float64(s.PacketsInFlight)})
+	if s.Measures&netmodel.MeasurePackets != 0 {
+		// Not for the flow model: it has no packets to count.
+		c.w.Counter("packets in flight", ts, []string{"packets"}, []float64{float64(s.PacketsInFlight)})
+	}
 }

@@ -92,7 +92,12 @@ func (s *sampler) init(n *Network) {
 	s.lastFlows = make([]float32, L)
 	s.groupBusy = make([]float64, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
+	s.sample.Measures = n.Measures()
 }
+
+// Measures implements netmodel.Measurer: the flows on each link; the flow
+// model has no packets or buffers.
+func (n *Network) Measures() netmodel.Measures { return netmodel.MeasureFlows }
 
 // SampleUntil measures the periods that ended by t, when the engine stops
 // at t with no event since the network's last (netmodel.Idler): the

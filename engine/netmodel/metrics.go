@@ -213,6 +213,10 @@ type GroupMetric struct {
 // callback runs on the simulation goroutine and must not keep the Sample
 // or its slices, which are reused.
 type Sample struct {
+	// Measures says which of the fields below the network measures; the
+	// others are zero because the model has nothing to count there, not
+	// because nothing happened, and writers of samples leave them out.
+	Measures Measures
 	// Time is the end of the period, Period its length.
 	Time   des.Time
 	Period des.Time
@@ -243,6 +247,30 @@ type Sample struct {
 	Links []LinkSample
 	// Queues lists the buffers that held a packet during the period.
 	Queues []QueueSample
+}
+
+// Measures says what a network measures beyond what every measured
+// network does (messages delivered and their latency, injected bytes,
+// link and group bytes and utilisation): the packet model counts packets
+// and buffers, the flow model the flows on each link.
+type Measures uint8
+
+// What a network measures.
+const (
+	// MeasurePackets: Sample.Packets, PacketsInFlight, PacketLatency and
+	// LongWaits.
+	MeasurePackets Measures = 1 << iota
+	// MeasureQueues: Sample.Queues (router input buffers).
+	MeasureQueues
+	// MeasureFlows: LinkSample.Flows.
+	MeasureFlows
+)
+
+// Measurer is implemented by networks that take periodic samples, to say
+// what their samples measure (before the first one: the size of an
+// output depends on it).
+type Measurer interface {
+	Measures() Measures
 }
 
 // GroupSample is one link group over one sample period.

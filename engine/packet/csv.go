@@ -28,12 +28,18 @@ import (
 //   - group, "x+", "up0", "global", "inject" …: bytes, utilisation;
 //   - link, "r2.p0->r3.p1" (a router port to a router port), "n5->r5.p4"
 //     (injection), "r5.p4->n5" (ejection), "medium" (a bus) or
-//     "backbone" (a crossbar's): bytes,
-//     utilisation — only links busy during the period;
+//     "backbone" (a crossbar's): bytes, utilisation, flows (the time mean
+//     of the flows on the link over the period) — only links busy during
+//     the period;
 //   - queue, "r3.p1/vc0": cur, max, mean (packets) — only buffers that
 //     held a packet during the period.
 //
-// Periods in which the network carried no traffic have no lines.
+// A sample writes only what its network measures (Sample.Measures): the
+// packet metrics (packets_delivered, packets_in_flight, long_waits,
+// packet_latency_*) and queues for the packet model, a link's flows for
+// the flow model; a metric a model does not measure is left out, not
+// written as zero. Periods in which the network carried no traffic have
+// no lines.
 type CSVWriter struct {
 	w     *csv.Writer
 	topo  topology.Topology
@@ -62,20 +68,39 @@ func fnum(v float64) string { return strconv.FormatFloat(v, 'g', 9, 64) }
 func unum(v uint64) string  { return strconv.FormatUint(v, 10) }
 func inum(v int64) string   { return strconv.FormatInt(v, 10) }
 
+// NetworkLines returns the number of network lines a sample of a network
+// that measures m writes: the least a sample writes, before any group,
+// link or queue line.
+func NetworkLines(m netmodel.Measures) int {
+	if m&netmodel.MeasurePackets != 0 {
+		return 11
+	}
+	return 6
+}
+
 // Write writes the lines of one sample.
 func (c *CSVWriter) Write(s *netmodel.Sample) error {
 	c.rec[0] = fnum(s.Time.Seconds())
+	// The packet lines only where the model counts packets: in the
+	// flow model they would be zeros that look measured.
+	pk := s.Measures&netmodel.MeasurePackets != 0
 	c.row("network", "all", "messages_delivered", unum(s.Delivered))
-	c.row("network", "all", "packets_delivered", unum(s.Packets))
+	if pk {
+		c.row("network", "all", "packets_delivered", unum(s.Packets))
+	}
 	c.row("network", "all", "injected_bytes", inum(s.InjectedBytes))
-	c.row("network", "all", "packets_in_flight", strconv.Itoa(s.PacketsInFlight))
-	c.row("network", "all", "long_waits", unum(s.LongWaits))
+	if pk {
+		c.row("network", "all", "packets_in_flight", strconv.Itoa(s.PacketsInFlight))
+		c.row("network", "all", "long_waits", unum(s.LongWaits))
+	}
 	c.row("network", "all", "utilisation", fnum(s.Utilisation))
 	c.row("network", "all", "max_utilisation", fnum(s.MaxUtilisation))
 	c.row("network", "all", "message_latency_mean_s", fnum(s.MessageLatency.Mean))
 	c.row("network", "all", "message_latency_max_s", fnum(s.MessageLatency.Max))
-	c.row("network", "all", "packet_latency_mean_s", fnum(s.PacketLatency.Mean))
-	c.row("network", "all", "packet_latency_max_s", fnum(s.PacketLatency.Max))
+	if pk {
+		c.row("network", "all", "packet_latency_mean_s", fnum(s.PacketLatency.Mean))
+		c.row("network", "all", "packet_latency_max_s", fnum(s.PacketLatency.Max))
+	}
 	for l, share := range s.LevelShare {
 		c.row("level", "level"+strconv.Itoa(l), "share", fnum(share))
 	}
@@ -83,10 +108,14 @@ func (c *CSVWriter) Write(s *netmodel.Sample) error {
 		c.row("group", g.Name, "bytes", inum(g.Bytes))
 		c.row("group", g.Name, "utilisation", fnum(g.Utilisation))
 	}
+	flows := s.Measures&netmodel.MeasureFlows != 0
 	for _, l := range s.Links {
 		name := c.linkName(l.ID)
 		c.row("link", name, "bytes", inum(l.Bytes))
 		c.row("link", name, "utilisation", fnum(l.Utilisation))
+		if flows {
+			c.row("link", name, "flows", fnum(l.Flows))
+		}
 	}
 	for _, q := range s.Queues {
 		name := fmt.Sprintf("r%d.p%d/vc%d", q.Router, q.Port, q.VC)

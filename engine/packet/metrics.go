@@ -150,6 +150,13 @@ func (s *sampler) init(n *Network) {
 	s.bufOn = make([]uint64, (len(n.ins)+63)/64)
 	s.groupBusy = make([]des.Time, len(n.groupNames))
 	s.sample.Groups = make([]netmodel.GroupSample, len(n.groupNames))
+	s.sample.Measures = n.Measures()
+}
+
+// Measures implements netmodel.Measurer: packets and router buffers; a
+// packet model has no flows.
+func (n *Network) Measures() netmodel.Measures {
+	return netmodel.MeasurePackets | netmodel.MeasureQueues
 }
 
 // touch marks element i of set (linkOn or bufOn; nil when not sampling)

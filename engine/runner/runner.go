@@ -76,15 +76,18 @@ type Point struct {
 	Latency float64
 	// Util is the mean utilisation of the router links.
 	Util float64
-	// Links are the links busy in the period (packet model), for a
-	// links × time strip.
+	// Links are the links busy in the period (packet and flow models),
+	// for the links × time strips.
 	Links []LinkUtil
 }
 
-// LinkUtil is one link's utilisation over one metrics period.
+// LinkUtil is one link's utilisation over one metrics period and, for
+// the flow model, the time mean of the flows on it (0 for models that
+// have no flows).
 type LinkUtil struct {
-	ID   int32
-	Util float32
+	ID    int32
+	Util  float32
+	Flows float32
 }
 
 // Slice is the result of one Advance.
@@ -268,7 +271,8 @@ func (r *Runner) advance(ctx context.Context, q Request) Slice {
 	return out
 }
 
-// onSample turns the packet model's metrics periods into chart points.
+// onSample turns the packet or flow model's metrics periods into chart
+// points.
 func (r *Runner) onSample(sm *netmodel.Sample) {
 	p := Point{T: sm.Time.Seconds(), Util: sm.Utilisation, Latency: -1}
 	if sm.Period > 0 {
@@ -280,7 +284,7 @@ func (r *Runner) onSample(sm *netmodel.Sample) {
 	// The Sample is reused after the call: copy what the strip needs.
 	p.Links = make([]LinkUtil, len(sm.Links))
 	for i, l := range sm.Links {
-		p.Links[i] = LinkUtil{l.ID, float32(l.Utilisation)}
+		p.Links[i] = LinkUtil{l.ID, float32(l.Utilisation), float32(l.Flows)}
 	}
 	if len(r.samples) < MaxPoints {
 		r.samples = append(r.samples, p)

@@ -9,8 +9,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
+	"github.com/tracesim/tracesim/views/component/viewtest"
 )
 
 // TestCompareFlowRuns: the run comparison works with the flow model, the
@@ -122,5 +125,147 @@ func TestLiveHeatmapFlow(t *testing.T) {
 	segs := strings.Split(row, "o") // "", 0–1, 1–2, 2–3, 3–0 …
 	if len(segs) < 4 || !strings.Contains(segs[1], "█") || strings.ContainsAny(strings.Join(segs[2:], ""), "░▒▓█") {
 		t.Errorf("routers 0–3 drawn as %q: want the link 0 → 1 full and the others idle\n%s", row, v)
+	}
+}
+
+// incast is ranks 0 and 1 each sending 10 MB to rank 2 at once (eagerly),
+// on torus:4x4 under the flow model: on dimension-order routes both flows
+// cross r1 → r2 and node 2's ejection link, r0 → r1 and the two injection
+// links one each.
+func incast(t *testing.T) (*tracefmt.Trace, replay.Config) {
+	t.Helper()
+	b := tracefmt.NewBuilder(3, false, tracefmt.Second)
+	b.Add(0, tracefmt.Send(0, 2, 0, 0, 10_000_000))
+	b.Add(1, tracefmt.Send(0, 2, 1, 0, 10_000_000))
+	b.Add(2, tracefmt.Recv(0, 0, 0, 0, 10_000_000))
+	b.Add(2, tracefmt.Recv(0, 1, 1, 0, 10_000_000))
+	tr, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := replay.Default()
+	for _, kv := range [][2]string{{"topology", "torus:4x4"}, {"eager-threshold", "100MB"}} {
+		if err := cfg.Set(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr, cfg
+}
+
+// TestFlowsStrip: the Simulate tab shows the flows on the busiest links
+// over time, as the flow model sampled them. The incast paused at 4 ms:
+// r1 → r2 and r2 → n2 carry 2 flows now and at their peak period, then
+// the links with one; the drawn rows say so in figures, beside the
+// links' strips (full for 2 flows, half for 1). At 160×48 the strip takes
+// the pane the flow model's missing queues leave; at 80×24 f swaps the
+// link pane to it.
+func TestFlowsStrip(t *testing.T) {
+	type row struct {
+		link      string
+		now, peak string
+	}
+	want := []row{{"r1→r2", "2", "2"}, {"r2→n2", "2", "2"}, {"r0→r1", "1", "1"}, {"n0→r0", "1", "1"}, {"n1→r1", "1", "1"}}
+	for _, tc := range []struct {
+		w, h int
+		keys []string
+		rows int // rows drawn
+	}{
+		{80, 24, []string{"f"}, 4},
+		{160, 48, nil, 5},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
+			tr, cfg := incast(t)
+			m := newModel(t, tr, cfg, tc.w, tc.h)
+			drive(t, m, press(m, "t", "4", "m", "s", "enter"))
+			if m.Status() != Paused || m.snap == nil {
+				t.Fatalf("status %v err %q", m.Status(), m.err)
+			}
+			if tc.keys != nil {
+				// Before f: the utilisation map, whose title says where
+				// the flows are.
+				m.memo.Invalidate()
+				if v := ansi.Strip(m.View()); !strings.Contains(v, "Links · utilisation, last 10 µs (f: flows)") {
+					t.Errorf("before f, the link pane's title does not point to the flows:\n%s", v)
+				}
+			}
+			drive(t, m, press(m, tc.keys...))
+			rows := busiestFlows(m.hist.cols, m.snap.Net.Links)
+			if len(rows) != len(want) {
+				t.Fatalf("%d links with flows, want %d", len(rows), len(want))
+			}
+			for i, r := range rows {
+				l := &m.snap.Net.Links[r.idx]
+				if linkName(l) != want[i].link || fmt.Sprint(r.now) != want[i].now || flowsLabel(r.peak) != want[i].peak {
+					t.Errorf("row %d: %s now %d peak %g, want %+v", i, linkName(l), r.now, r.peak, want[i])
+				}
+			}
+			m.memo.Invalidate()
+			frame := m.View()
+			viewtest.Golden(t, frame)
+			lines := strings.Split(ansi.Strip(frame), "\n")
+			found := 0
+			for _, l := range lines {
+				for _, w := range want[:tc.rows] {
+					i := strings.Index(l, w.link+" ")
+					if i < 0 {
+						continue
+					}
+					fields := strings.Fields(l[i:])
+					if len(fields) < 4 || fields[len(fields)-2] != w.now || fields[len(fields)-1] != w.peak {
+						// A wide frame has the utilisation map on the
+						// same rows, left of the strip.
+						t.Errorf("row of %s: %q, want now %s peak %s", w.link, l[i:], w.now, w.peak)
+					}
+					strip := fields[1]
+					glyph := '█'
+					if w.peak == "1" {
+						glyph = '▒' // half the scale of 2 flows
+					}
+					if strings.Trim(strip, string(glyph)) != "" || len([]rune(strip)) < 20 {
+						t.Errorf("strip of %s: %q, want a run of %c", w.link, strip, glyph)
+					}
+					found++
+				}
+			}
+			if found != tc.rows {
+				t.Errorf("%d link rows drawn, want %d:\n%s", found, tc.rows, ansi.Strip(frame))
+			}
+		})
+	}
+}
+
+// The f key swaps the link pane only where there are flows to show: the
+// packet model says why not and keeps its utilisation map.
+func TestFlowsKeyPacketModel(t *testing.T) {
+	m := newModel(t, stencil(t, 16), packetConfig(t, "torus:4x4"), 80, 24)
+	msgs := drive(t, m, press(m, "f"))
+	said := false
+	for _, msg := range msgs {
+		if s, ok := msg.(component.StatusMsg); ok && strings.Contains(string(s), "only the flow model counts them") {
+			said = true
+		}
+	}
+	if m.showFlows || !said {
+		t.Errorf("packet model: showFlows %v, status said %v", m.showFlows, said)
+	}
+}
+
+// lastCols lays the latest periods out at the right and marks where the
+// network skipped idle periods.
+func TestLastCols(t *testing.T) {
+	const p = 10e-6
+	h := linkHistory{cols: make([][]runner.LinkUtil, 4), ts: []float64{1 * p, 2 * p, 5 * p, 6 * p}}
+	for _, tc := range []struct {
+		w    int
+		want []int
+	}{
+		{7, []int{colEmpty, colEmpty, 0, 1, colSkipped, 2, 3}},
+		{3, []int{colSkipped, 2, 3}},
+		{2, []int{2, 3}},
+		{0, []int{}},
+	} {
+		if got := h.lastCols(tc.w, p); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("width %d: %v, want %v", tc.w, got, tc.want)
+		}
 	}
 }

@@ -53,7 +53,9 @@ func TestGoldenHistory(t *testing.T) {
 
 // TestGoldenLiveFlow draws the live pane of the same stencil with the
 // flow model, stopped at 620 µs: the link heatmap and the utilisation
-// strip show the flows' shares of the links.
+// chart show the flows' shares of the links, and the pane the packet
+// model's queues take shows the flows on the busiest links (4 on each
+// node's links at the halo exchange's peak).
 func TestGoldenLiveFlow(t *testing.T) {
 	tr := stencil(t, 16)
 	cfg := packetConfig(t, "torus:4x4")

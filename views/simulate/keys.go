@@ -7,7 +7,7 @@ type KeyMap struct {
 	Pause, Run, Step, StepMessage, StepDelta, RunTo, Reset key.Binding
 	Faster, Slower, Shorter, Longer, Pane                  key.Binding
 	Up, Down, Left, Right                                  key.Binding
-	Compare                                                key.Binding
+	Compare, Flows                                         key.Binding
 	Confirm, Cancel                                        key.Binding
 }
 
@@ -31,6 +31,7 @@ func DefaultKeyMap() KeyMap {
 		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
 		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
 		Compare:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare with selected run")),
+		Flows:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "links: utilisation/flows")),
 		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show run in Timeline")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 	}
@@ -46,6 +47,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Run, k.Reset, k.RunTo},
 		{k.Step, k.StepMessage, k.StepDelta, k.Shorter, k.Faster},
-		{k.Pane, k.Up, k.Compare, k.Confirm},
+		{k.Pane, k.Flows, k.Up, k.Compare, k.Confirm},
 	}
 }

@@ -2,11 +2,16 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/tracesim/tracesim/engine/netmodel"
+	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/engine/runner"
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 )
@@ -24,6 +29,9 @@ import (
 // simulated time, whatever the pace of the snapshots.
 type linkHistory struct {
 	cols [][]runner.LinkUtil
+	// ts are the ends of the periods of cols, seconds: the network skips
+	// periods without traffic, and the flows strip marks where.
+	ts []float64
 }
 
 const maxHistory = 300
@@ -35,9 +43,38 @@ func (h *linkHistory) add(pts []runner.Point) {
 		}
 		if len(h.cols) == maxHistory {
 			h.cols = append(h.cols[:0], h.cols[1:]...)
+			h.ts = append(h.ts[:0], h.ts[1:]...)
 		}
 		h.cols = append(h.cols, p.Links)
+		h.ts = append(h.ts, p.T)
 	}
+}
+
+// Columns of the flows strip that show no period (lastCols).
+const (
+	colSkipped = -1 // periods without traffic, which the network skips
+	colEmpty   = -2 // before the first period kept
+)
+
+// lastCols lays the latest periods out in w columns, the latest at the
+// right: out[c] is the period drawn in column c, colSkipped for a column
+// that marks skipped periods (more than one period of period seconds
+// between two samples: the network was idle) or colEmpty.
+func (h *linkHistory) lastCols(w int, period float64) []int {
+	out := make([]int, max(w, 0))
+	c := w - 1
+	for i := len(h.cols) - 1; i >= 0 && c >= 0; i-- {
+		out[c] = i
+		c--
+		if c >= 0 && i > 0 && period > 0 && h.ts[i]-h.ts[i-1] > 1.5*period {
+			out[c] = colSkipped
+			c--
+		}
+	}
+	for ; c >= 0; c-- {
+		out[c] = colEmpty
+	}
+	return out
 }
 
 // gridUtil indexes the network links of a grid by router, dimension and
@@ -63,15 +100,7 @@ func gridUtil(net *netmodel.Metrics, routers, dims int) []float64 {
 func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 	sn := m.snap
 	if sn == nil || sn.Net.Layout == nil || sn.Net.Topology == nil {
-		msg := "no link data: only the flow and packet models measure links (Machine: model = flow or packet)"
-		if m.status == Idle {
-			msg = "links appear once the run starts (space or r)"
-		}
-		for i, l := range component.Wrap(msg, w, 0) {
-			if i < h {
-				p.text(x, y+i, w, l, p.dim)
-			}
-		}
+		m.noData(p, x, y, w, h, "no link data: only the flow and packet models measure links (Machine: model = flow or packet)", "links")
 		return
 	}
 	lay := sn.Net.Layout
@@ -82,6 +111,19 @@ func (m *Model) drawLinks(p *painter, x, y, w, h int) {
 		m.drawLevels(p, x, y, w, h)
 	default:
 		m.drawStrip(p, x, y, w, h)
+	}
+}
+
+// noData says in the pane x, y, w×h why it is empty: what appears once
+// the run starts, or why the model has none of it.
+func (m *Model) noData(p *painter, x, y, w, h int, why, what string) {
+	if m.status == Idle {
+		why = what + " appear once the run starts (space or r)"
+	}
+	for i, l := range component.Wrap(why, w, 0) {
+		if i < h {
+			p.text(x, y+i, w, l, p.dim)
+		}
 	}
 }
 
@@ -446,4 +488,149 @@ func (m *Model) drawQueues(p *painter, x, y, w, h int) {
 		}
 		row++
 	}
+}
+
+// flowRow is one link of the flows strip: its largest and summed period
+// means over the kept periods, and its flows now.
+type flowRow struct {
+	idx       int // in the snapshot's links
+	peak, sum float64
+	now       int32
+}
+
+// busiestFlows ranks the links that carried a flow in the kept periods
+// (or carry one now) by their concurrent flows: the highest period mean
+// first, then the most flow·periods, then the most flows now, then the
+// link id. links are the snapshot's, in id order.
+func busiestFlows(cols [][]runner.LinkUtil, links []netmodel.LinkMetric) []flowRow {
+	at := make(map[int32]int, len(links))
+	for i := range links {
+		at[links[i].ID] = i
+	}
+	rows := map[int]*flowRow{}
+	row := func(i int) *flowRow {
+		r := rows[i]
+		if r == nil {
+			r = &flowRow{idx: i, now: links[i].Flows}
+			rows[i] = r
+		}
+		return r
+	}
+	for _, col := range cols {
+		for _, lu := range col {
+			i, ok := at[lu.ID]
+			if !ok || lu.Flows <= 0 {
+				continue
+			}
+			r := row(i)
+			r.peak = max(r.peak, float64(lu.Flows))
+			r.sum += float64(lu.Flows)
+		}
+	}
+	for i := range links {
+		if links[i].Flows > 0 {
+			row(i)
+		}
+	}
+	out := make([]flowRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		ra, rb := &out[a], &out[b]
+		switch {
+		case ra.peak != rb.peak:
+			return ra.peak > rb.peak
+		case ra.sum != rb.sum:
+			return ra.sum > rb.sum
+		case ra.now != rb.now:
+			return ra.now > rb.now
+		}
+		return links[ra.idx].ID < links[rb.idx].ID
+	})
+	return out
+}
+
+// flowsModel reports whether the current run's model counts the flows on
+// each link (the flow model).
+func (m *Model) flowsModel() bool {
+	return m.eng != nil && m.eng.cfg.Model == replay.ModelFlow
+}
+
+// drawFlows draws the busiest links' concurrent flows over time: a row
+// per link, busiest first (busiestFlows), a column per metrics period
+// (the latest at the right) shaded by the mean number of flows on the
+// link in the period against the largest mean drawn, and the link's
+// flows now and its largest period mean in figures.
+func (m *Model) drawFlows(p *painter, x, y, w, h int) {
+	if m.snap == nil || m.snap.Net.Topology == nil || !m.flowsModel() {
+		m.noData(p, x, y, w, h, "no flows per link: only the flow model counts them (Machine: model = flow)", "flows")
+		return
+	}
+	net := &m.snap.Net
+	rows := busiestFlows(m.hist.cols, net.Links)
+	if len(rows) == 0 {
+		p.text(x, y, w, "no flow has crossed a link yet", p.dim)
+		return
+	}
+	const lw, vw = 14, 11 // link names; " now  peak"
+	cw := max(w-lw-vw-1, 0)
+	layout := m.hist.lastCols(cw, net.SamplePeriod)
+	// The header says the period of a column and the simulated times the
+	// columns span.
+	head := "mean flows per period"
+	if net.SamplePeriod > 0 {
+		head = "mean flows per " + units.FormatDuration(net.SamplePeriod)
+	}
+	if first := slices.IndexFunc(layout, func(k int) bool { return k >= 0 }); first >= 0 {
+		t0 := max(m.hist.ts[layout[first]]-net.SamplePeriod, 0)
+		head += ", " + units.FormatDuration(t0) + " → " + units.FormatDuration(m.hist.ts[layout[len(layout)-1]])
+	}
+	p.text(x, y, w-vw, head, p.dim)
+	if w >= lw+vw+4 {
+		p.text(x+w-vw, y, vw, fmt.Sprintf("%4s %6s", "now", "peak"), p.dim)
+	}
+	n := min(len(rows), h-2) // a header row and a legend row
+	if n <= 0 {
+		return
+	}
+	rows = rows[:n]
+	scale := 1.0
+	rowOf := make(map[int32]int, n)
+	for i, r := range rows {
+		scale = max(scale, r.peak)
+		l := &net.Links[r.idx]
+		rowOf[l.ID] = i
+		p.text(x, y+1+i, lw-1, linkName(l), p.dim)
+		if w >= lw+vw+4 {
+			p.text(x+w-vw, y+1+i, vw, fmt.Sprintf("%4d %6s", r.now, flowsLabel(r.peak)), p.norm)
+		}
+	}
+	skipped := false
+	for c, k := range layout {
+		switch k {
+		case colEmpty:
+		case colSkipped:
+			skipped = true
+			for i := range n {
+				p.text(x+lw+c, y+1+i, 1, "┊", p.dim)
+			}
+		default:
+			for _, lu := range m.hist.cols[k] {
+				if i, ok := rowOf[lu.ID]; ok {
+					p.heat(x+lw+c, y+1+i, float64(lu.Flows)/scale, ' ')
+				}
+			}
+		}
+	}
+	k := p.b.HeatLegend(x+lw, y+1+n, w-lw, "0", flowsLabel(scale)+" flows", 4, p.th, p.dim)
+	if k > 0 && skipped {
+		p.text(x+lw+k, y+1+n, w-lw-k, "  ┊ idle periods left out", p.dim)
+	}
+}
+
+// flowsLabel writes a mean number of flows to two decimals at most: "2",
+// "1.5", "2.33".
+func flowsLabel(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }

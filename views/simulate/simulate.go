@@ -141,12 +141,15 @@ type Model struct {
 	slices     int // slices taken (advanced), for the charts' drawing
 	hist       linkHistory
 
-	pane   Pane
-	router int // selected router
-	scroll int // per-rank table offset
-	runs   []Run
-	sel    int // selected run in the history
-	base   int // run compared against the selected one (-1: the previous)
+	pane Pane
+	// showFlows: the link pane shows the flows on the busiest links over
+	// time rather than the utilisation map (f; flow model).
+	showFlows bool
+	router    int // selected router
+	scroll    int // per-rank table offset
+	runs      []Run
+	sel       int // selected run in the history
+	base      int // run compared against the selected one (-1: the previous)
 
 	prompt    textinput.Model
 	prompting bool
@@ -405,6 +408,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.dt = min(m.dt*2, des.FromSeconds(10))
 	case key.Matches(msg, k.Pane):
 		m.pane = (m.pane + 1) % numPanes
+	case key.Matches(msg, k.Flows):
+		if !m.flowsModel() {
+			return m.statusMsg("flows per link: only the flow model counts them (Machine: model = flow)")
+		}
+		m.showFlows = !m.showFlows
 	case key.Matches(msg, k.Compare):
 		if m.pane == PaneHistory && len(m.runs) > 0 {
 			m.base = m.sel

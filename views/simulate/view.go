@@ -262,19 +262,41 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 		charts = 1
 	}
 	body := h - charts
-	if w >= 90 && body >= 6 {
+	// The link pane shows utilisation on the topology, or with f the
+	// flows on the busiest links over time (flow model). A wide pane
+	// shows the router queues beside it; the flow model has none, and
+	// shows there the link measure the link pane does not.
+	flowModel := m.flowsModel()
+	wide := w >= 90 && body >= 6
+	links := func(x, y, w, h int, flows bool) {
+		if flows {
+			p.text(x, y, w, flowsTitle, p.title)
+			m.drawFlows(p, x, y+1, w, h-1)
+			return
+		}
+		title := m.linksTitle()
+		if flowModel && !wide {
+			// The flows have no pane of their own here: say where.
+			title += " (f: flows)"
+		}
+		p.text(x, y, w, title, p.title)
+		m.drawLinks(p, x, y+1, w, h-1)
+	}
+	if wide {
 		lw := w * 11 / 20
 		rw := w - lw - 1
-		p.text(x, y, lw, m.linksTitle(), p.title)
-		m.drawLinks(p, x, y+1, lw, body-1)
+		links(x, y, lw, body, m.showFlows && flowModel)
 		qh := body / 2
-		p.text(x+lw+1, y, rw, "Queues · buffer occupancy (←↑↓→ router)", p.title)
-		m.drawQueues(p, x+lw+1, y+1, rw, qh-1)
+		if flowModel {
+			links(x+lw+1, y, rw, qh, !m.showFlows)
+		} else {
+			p.text(x+lw+1, y, rw, "Queues · buffer occupancy (←↑↓→ router)", p.title)
+			m.drawQueues(p, x+lw+1, y+1, rw, qh-1)
+		}
 		m.drawRanks(p, x+lw+1, y+qh, rw, body-qh)
 	} else {
 		lh := body / 2
-		p.text(x, y, w, m.linksTitle(), p.title)
-		m.drawLinks(p, x, y+1, w, lh-1)
+		links(x, y, w, lh, m.showFlows && flowModel)
 		m.drawRanks(p, x, y+lh, w, body-lh)
 	}
 	if axes {
@@ -283,6 +305,9 @@ func (m *Model) drawLive(p *painter, x, y, w, h int) {
 	}
 	m.drawCharts(p, x, y+body, w, charts)
 }
+
+// flowsTitle heads the flows strip (drawFlows).
+const flowsTitle = "Flows · busiest links (f: swap)"
 
 // linksTitle says which period the link map shows: the network skips
 // periods without traffic, so during a long computation the map keeps
