@@ -60,6 +60,7 @@ type sweepRun struct {
 	cancel context.CancelFunc
 	total  int
 	st     *sweepview.State // what the Sweep tab shows of it
+	start  time.Time        // for the time left the tab estimates
 
 	mu    sync.Mutex
 	rows  [][]string // every row finished so far, in the order they finished
@@ -133,7 +134,7 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 		ctx, cancel = context.WithCancel(m.ctx)
 	}
 	m.sweepGen++
-	r := &sweepRun{gen: m.sweepGen, cancel: cancel, total: len(points), ended: make(chan struct{})}
+	r := &sweepRun{gen: m.sweepGen, cancel: cancel, total: len(points), ended: make(chan struct{}), start: time.Now()}
 	m.sweepRun = r
 
 	table := &sw.Table{Columns: spec.Columns()}
@@ -146,7 +147,7 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 		return sweepview.Run{Trace: tr, Path: path, Config: p.Config}, nil
 	}
 	st := sweepview.NewState(table, msg.Key+" on "+name, open)
-	st.Progress(0, len(points), true, "")
+	st.Progress(0, len(points), 0, true, "")
 	r.st = st
 	m.setSweep(st)
 
@@ -210,7 +211,7 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	})
 	st.Refresh()
 	if !msg.end {
-		st.Progress(len(t.Rows), r.total, true, "")
+		st.Progress(len(t.Rows), r.total, time.Since(r.start), true, "")
 		return r.wait
 	}
 	m.sweepRun = nil
@@ -225,7 +226,7 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	default:
 		note = "failed: " + err.Error()
 	}
-	st.Progress(len(t.Rows), r.total, false, note)
+	st.Progress(len(t.Rows), r.total, time.Since(r.start), false, note)
 	if note == "" {
 		return m.setStatus(fmt.Sprintf("sweep done: %d points", len(t.Rows)))
 	}
