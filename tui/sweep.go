@@ -102,11 +102,16 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	if m.tr == nil {
 		return nil
 	}
+	// A refused sweep is said on the Machine tab, which asked for it,
+	// and in the status bar.
+	refuse := func(why string) tea.Cmd {
+		return tea.Batch(m.broadcast(component.SweepRefusedMsg{Key: msg.Key, Reason: why}), m.setStatus("sweep not started: "+why))
+	}
 	if !slices.ContainsFunc(m.tabs, func(t Tab) bool { return t.Name == SweepTab }) {
-		return m.setStatus("this session has no Sweep tab to show a sweep in")
+		return refuse("this session has no Sweep tab to show a sweep in")
 	}
 	if m.sweepRun != nil {
-		return m.setStatus("a sweep is running: esc on the Sweep tab stops it")
+		return refuse("a sweep is running: esc on the Sweep tab stops it")
 	}
 	base, _ := component.WhatIfOf(m.common).Config()
 	name := filepath.Base(m.path)
@@ -116,11 +121,11 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	spec := sw.OneAxis(name, base, msg.Key, msg.Values)
 	points, err := spec.Expand()
 	if err != nil {
-		return m.setStatus("sweep not started: " + err.Error())
+		return refuse(err.Error())
 	}
 	b := m.opts.SweepBudget
 	if b.Points > 0 && len(points) > b.Points {
-		return m.setStatus(fmt.Sprintf("sweep not started: this session sweeps at most %d points (asked for %d)", b.Points, len(points)))
+		return refuse(fmt.Sprintf("this session sweeps at most %d points (asked for %d)", b.Points, len(points)))
 	}
 	jobs := b.Jobs
 	if jobs <= 0 {

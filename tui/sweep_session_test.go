@@ -381,3 +381,24 @@ func TestSweepProgram(t *testing.T) {
 		t.Errorf("Simulate's makespan %s, point 3's row %s", got, tab.Rows[3][ms])
 	}
 }
+
+// A sweep the application refuses (here a topology file that does not
+// exist) is explained on the Machine tab that asked for it, which stays
+// shown, not left to the status bar; the Sweep tab stays empty.
+func TestSweepRefusedOnMachineTab(t *testing.T) {
+	m := demoModel(t, 120, 40)
+	mi := m.tabIndex("Machine")
+	keys(t, m, strconv.Itoa(mi+1))
+	_, cmd := m.Update(component.SweepMsg{Key: "topology", Values: []string{"torus:4x4", "file:net.txt"}})
+	settle(t, m, cmd)
+	if m.Active() != mi {
+		t.Errorf("tab %s shown, want Machine", m.TabNames()[m.Active()])
+	}
+	frame := viewtest.ASCII(t, m.Frame())
+	if !strings.Contains(frame, "sweep of topology not started: ") || !strings.Contains(frame, "net.txt") {
+		t.Errorf("the Machine tab does not say why:\n%s", frame)
+	}
+	if m.sweep != nil || m.sweepRun != nil {
+		t.Errorf("a refused sweep shows a result")
+	}
+}
