@@ -142,6 +142,11 @@ func TestSweepFromMachineRow(t *testing.T) {
 	if m.Active() != si {
 		t.Fatalf("tab %s shown after enter, want Simulate:\n%s", m.TabNames()[m.Active()], viewtest.ASCII(t, m.Frame()))
 	}
+	// Unpaced, as the sweep ran it: r runs the point to the end at full
+	// speed (the default pace is about 1 ms of simulated time a second).
+	if frame := viewtest.ASCII(t, m.Frame()); !strings.Contains(frame, "speed max") {
+		t.Errorf("the point opens paced:\n%s", frame)
+	}
 	last := runSimulate(t, m)
 	if got, want := last.Results.Makespan, tab.Rows[3][msCol]; strconv.FormatFloat(got, 'g', -1, 64) != want {
 		t.Errorf("Simulate's makespan %v, the sweep's row %s", got, want)
@@ -296,7 +301,7 @@ func TestPickerOpensSweepResult(t *testing.T) {
 		enter string // what enter on a point then says ("": not tried)
 	}{
 		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology",
-			"sweep point 0 in Simulate: r runs it"},
+			"sweep point 0 in Simulate: r runs it to the end at full speed (+/- pace it)"},
 		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result", ""},
 		{[]string{"down", "down", "enter"}, "stencil.tsim", "Sweep · c-result.parquet · 4 points · makespan_s vs bandwidth, a line per topology", ""},
 	}

@@ -589,13 +589,15 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	if msg.err != nil {
 		return func() tea.Msg { return component.StatusMsg("sweep point " + msg.point + ": " + msg.err.Error()) }
 	}
-	cfgMsg := component.WhatIfOf(m.common).SetConfig(msg.run.Config, "sweep point "+msg.point)
+	// Unpaced: r runs the point to completion at full speed, as the
+	// sweep did, not at the pace set for watching a run.
+	cfgMsg := component.WhatIfOf(m.common).SetPoint(msg.run.Config, "sweep point "+msg.point)
 	return tea.Sequence(
 		func() tea.Msg { return component.OpenTraceMsg{Trace: msg.run.Trace, Path: msg.run.Path} },
 		func() tea.Msg { return cfgMsg },
 		func() tea.Msg { return component.ShowTabMsg{Name: "Simulate"} },
 		func() tea.Msg {
-			return component.StatusMsg("sweep point " + msg.point + " in Simulate: r runs it")
+			return component.StatusMsg("sweep point " + msg.point + " in Simulate: r runs it to the end at full speed (+/- pace it)")
 		},
 	)
 }

@@ -196,11 +196,17 @@ func TestOpen(t *testing.T) {
 	if cfg, name := wi.Config(); name != "sweep point 2" || cfg.PerByte != mustCfg(t, "3.314Gb/s").PerByte {
 		t.Errorf("session machine %q, per-byte %v", name, cfg.PerByte)
 	}
+	if !wi.FullSpeed() {
+		t.Errorf("the point is not to be run at full speed")
+	}
 	var msgs []string
 	for _, mm := range sequence(cmd) {
 		msgs = append(msgs, fmt.Sprintf("%T", mm))
 		if s, ok := mm.(component.ShowTabMsg); ok && s.Name != "Simulate" {
 			t.Errorf("shows tab %s", s.Name)
+		}
+		if c, ok := mm.(component.ConfigMsg); ok && !c.FullSpeed {
+			t.Errorf("the point's configuration is not run at full speed")
 		}
 	}
 	if got := strings.Join(msgs, " "); got != "component.OpenTraceMsg component.ConfigMsg component.ShowTabMsg component.StatusMsg" {
