@@ -404,6 +404,17 @@ func TestChartMemoised(t *testing.T) {
 			t.Errorf("%v: %d chart drawings, want %d", c.keys, got, c.want)
 		}
 	}
+	// The reused canvas keeps nothing of the charts drawn on it since:
+	// back on the first column, the frame is the first one again.
+	m2, _ := newModel(t, themes.Dark(), 160, 48, nil)
+	first := m2.View()
+	for range len(m2.st.metrics) {
+		press(m2, "m")
+		m2.View()
+	}
+	if got := m2.View(); got != first {
+		t.Errorf("after every plotted column and back, the frame differs:\n%s\nwant\n%s", ascii(t, got), ascii(t, first))
+	}
 	m.SetSize(100, 30)
 	before := m.chart.draws
 	m.View()

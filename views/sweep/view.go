@@ -12,6 +12,8 @@ import (
 	"charm.land/bubbles/v2/progress"
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 	"github.com/charmbracelet/x/ansi"
 
@@ -316,6 +318,12 @@ type sweepChart struct {
 	marks map[int]mark   // the plotted rows' markers
 	empty string         // why nothing is plotted, if so
 	draws int            // ntcharts drawings, for tests
+
+	lc               *linechart.Model // reused while the size stays
+	drawn            []int            // lc's cells drawn, y*w+x
+	touched          []bool           // the cells a drawing may have set
+	xLabels, yLabels map[int]string   // lc's labels
+	tags             []lipgloss.Style
 }
 
 // ntcharts styles its cells with lipgloss; the plot is copied into a
@@ -327,7 +335,39 @@ const (
 	tagSeries // tagSeries+i: line i
 )
 
-func tag(n int) lipgloss.Style { return lipgloss.NewStyle().Foreground(ansi.IndexedColor(n)) }
+// tag returns the style of tag n, made once.
+func (c *sweepChart) tag(n int) lipgloss.Style {
+	for len(c.tags) <= n-tagAxis {
+		c.tags = append(c.tags, lipgloss.NewStyle().Foreground(ansi.IndexedColor(tagAxis+len(c.tags))))
+	}
+	return c.tags[n-tagAxis]
+}
+
+// chart returns the linechart to draw a w×h plot of [xlo, xhi]×[ylo, yhi]
+// in, empty: the one drawn before when the size is the same (its canvas
+// is most of a drawing's allocations), else a new one. Its labels are
+// c.xLabels and c.yLabels, by column and row from the origin.
+func (c *sweepChart) chart(w, h int, xlo, xhi, ylo, yhi float64) *linechart.Model {
+	if c.lc == nil || c.lc.Width() != w || c.lc.Height() != h {
+		lc := linechart.New(w, h, xlo, xhi, ylo, yhi,
+			linechart.WithXYSteps(1, 1),
+			linechart.WithStyles(c.tag(tagAxis), c.tag(tagLabel), c.tag(tagSeries)),
+			linechart.WithYLabelFormatter(func(i int, _ float64) string { return c.yLabels[i] }),
+			linechart.WithXLabelFormatter(func(i int, _ float64) string { return c.xLabels[i] }))
+		c.lc = &lc
+		return c.lc
+	}
+	lc := c.lc
+	// Canvas.Clear allocates every row again: the cells drawn last time
+	// are emptied in place.
+	for _, i := range c.drawn {
+		lc.Canvas.SetCell(canvas.Point{X: i % w, Y: i / w}, canvas.Cell{})
+	}
+	lc.SetXYRange(xlo, xhi, ylo, yhi)
+	lc.SetViewXYRange(xlo, xhi, ylo, yhi)
+	lc.UpdateGraphSizes() // the value labels' width may differ
+	return lc
+}
 
 // plot draws the chart of the slice's rows with ntcharts' linechart: the
 // value axis with round ticks, the x axis labelled at the x values (by
@@ -379,7 +419,12 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 	step := niceStep(yhi-ylo, max(gh/3, 1))
 	ylo, yhi = math.Floor(ylo/step+1e-9)*step, math.Ceil(yhi/step-1e-9)*step
 	yRow := func(v float64) int { return 1 + int(math.Round((v-ylo)/(yhi-ylo)*float64(gh-1))) }
-	yLabels := map[int]string{}
+	clear(c.yLabels)
+	clear(c.xLabels)
+	if c.yLabels == nil {
+		c.yLabels, c.xLabels = map[int]string{}, map[int]string{}
+	}
+	yLabels, xLabels := c.yLabels, c.xLabels
 	for t := ylo; t <= yhi+step/2; t += step {
 		yLabels[yRow(t)] = formatValue(metric, strconv.FormatFloat(t, 'g', 6, 64))
 	}
@@ -406,12 +451,17 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 	for i := range pts {
 		pts[i].x = xOf[s.table.Rows[pts[i].row][xc]]
 	}
-	xLabels := map[int]string{}
-	lc := linechart.New(k.w, k.h, xlo, xhi, ylo, yhi,
-		linechart.WithXYSteps(1, 1),
-		linechart.WithStyles(tag(tagAxis), tag(tagLabel), tag(tagSeries)),
-		linechart.WithYLabelFormatter(func(i int, _ float64) string { return yLabels[i] }),
-		linechart.WithXLabelFormatter(func(i int, _ float64) string { return xLabels[i] }))
+	lc := c.chart(k.w, k.h, xlo, xhi, ylo, yhi)
+	c.drawn = c.drawn[:0]
+	if len(c.touched) != k.w*k.h {
+		c.touched = make([]bool, k.w*k.h)
+	}
+	clear(c.touched)
+	touch := func(x, y int) {
+		if x >= 0 && x < k.w && y >= 0 && y < k.h {
+			c.touched[y*k.w+x] = true
+		}
+	}
 	// A point's cell, as linechart's DrawRune puts it.
 	cell := func(x, y float64) (int, int) {
 		p := canvas.CanvasPointFromFloat64Point(lc.Origin(), lc.ScaleFloat64Point(canvas.Float64Point{X: x, Y: y}))
@@ -441,6 +491,7 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 	}
 	lc.DrawXYAxisAndLabel()
 	// Lines first, in x order, then every marker on top.
+	grid := graph.NewBrailleGrid(lc.GraphWidth(), lc.GraphHeight(), xlo, xhi, ylo, yhi)
 	for li := range lineVals {
 		var line []point
 		for _, p := range pts {
@@ -449,8 +500,20 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 			}
 		}
 		slices.SortStableFunc(line, func(a, b point) int { return cmp.Compare(a.x, b.x) })
+		// linechart's DrawBrailleLine: the braille grid's points of each
+		// segment, each dot combined into its cell. Its own way makes a
+		// grid of the plot's size for every segment and turns every cell
+		// of it into a rune: 4 ms of a 300×100 drawing's 8, where this
+		// costs what the lines' dots do.
+		sty := c.tag(tagSeries + li)
 		for j := 1; j < len(line); j++ {
-			lc.DrawBrailleLineWithStyle(snap(line[j-1].x, line[j-1].y), snap(line[j].x, line[j].y), tag(tagSeries+li))
+			for _, p := range graph.GetLinePoints(grid.GridPoint(snap(line[j-1].x, line[j-1].y)), grid.GridPoint(snap(line[j].x, line[j].y))) {
+				var d runes.PatternDots
+				d[brailleDot[p.X%2][p.Y%4]] = true
+				at := canvas.Point{X: ox + 1 + p.X/2, Y: p.Y / 4}
+				graph.DrawBrailleRune(&lc.Canvas, at, runes.BraillePatternFromPatternDots(d), sty)
+				touch(at.X, at.Y)
+			}
 		}
 	}
 	markers := []rune(markerGlyphs)
@@ -471,14 +534,15 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 		first := min(max(key[0]-(len(same)-1)/2, ox+1), k.w-len(same))
 		for j, p := range same {
 			x := max(first+j, ox+1)
-			lc.Canvas.SetCell(canvas.Point{X: x, Y: key[1]}, canvas.NewCellWithStyle(markers[p.line%len(markers)], tag(tagSeries+p.line)))
+			lc.Canvas.SetCell(canvas.Point{X: x, Y: key[1]}, canvas.NewCellWithStyle(markers[p.line%len(markers)], c.tag(tagSeries+p.line)))
 			c.marks[p.row] = mark{x: x, y: key[1], line: p.line}
+			touch(x, key[1])
 		}
 	}
 	// linechart right-aligns the value labels by their length in bytes:
 	// one with a µ ends a cell short of the axis, and moves up to it.
 	for r := 0; r <= oy; r++ {
-		if ox < 1 || lc.Canvas.Cell(canvas.Point{X: ox - 1, Y: r}).Rune != 0 {
+		if ox < 1 || yLabels[oy-r] == "" || lc.Canvas.Cell(canvas.Point{X: ox - 1, Y: r}).Rune != 0 {
 			continue
 		}
 		for col := ox - 1; col > 0; col-- {
@@ -486,25 +550,45 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 		}
 		lc.Canvas.SetCell(canvas.Point{X: 0, Y: r}, canvas.Cell{})
 	}
+	// The cells drawn: the axes and their labels, and those touched.
+	// (A canvas cell is read by value with its lipgloss style: reading
+	// the empty middle of a 300×100 plot would be half the drawing.)
 	for r := 0; r < k.h; r++ {
-		for col := 0; col < k.w; col++ {
-			cl := lc.Canvas.Cell(canvas.Point{X: col, Y: r})
-			if cl.Rune == 0 {
-				continue
-			}
-			sty := st.axis
-			if ic, ok := cl.Style.GetForeground().(ansi.IndexedColor); ok {
-				switch n := int(ic); {
-				case n == tagLabel:
-					sty = st.dim
-				case n >= tagSeries:
-					sty = st.series[(n-tagSeries)%len(st.series)]
-				}
-			}
-			c.cells[r*k.w+col] = cellbuf.Cell{Rune: cl.Rune, Style: sty}
+		for col := 0; col <= ox; col++ {
+			touch(col, r)
 		}
 	}
+	for r := oy; r < k.h; r++ {
+		for col := 0; col < k.w; col++ {
+			touch(col, r)
+		}
+	}
+	for i, t := range c.touched {
+		if !t {
+			continue
+		}
+		r, col := i/k.w, i%k.w
+		cl := lc.Canvas.Cell(canvas.Point{X: col, Y: r})
+		if cl.Rune == 0 {
+			continue
+		}
+		c.drawn = append(c.drawn, i)
+		sty := st.axis
+		if ic, ok := cl.Style.GetForeground().(ansi.IndexedColor); ok {
+			switch n := int(ic); {
+			case n == tagLabel:
+				sty = st.dim
+			case n >= tagSeries:
+				sty = st.series[(n-tagSeries)%len(st.series)]
+			}
+		}
+		c.cells[i] = cellbuf.Cell{Rune: cl.Rune, Style: sty}
+	}
 }
+
+// brailleDot is the index (runes.PatternDots) of the dot at column x
+// (0–1) and row y (0–3) of a braille cell.
+var brailleDot = [2][4]int{{0, 1, 2, 6}, {3, 4, 5, 7}}
 
 // niceStep returns a round step (1, 2, 2.5 or 5 times a power of ten)
 // that divides span into at most n intervals.
