@@ -536,6 +536,11 @@ func TestCellsElided(t *testing.T) {
 	if !strings.Contains(v, "gen allt…iters 4") || !strings.Contains(v, "dragonfl…a=4,h=2") {
 		t.Errorf("table cells not elided:\n%s", v)
 	}
+	// The title row too.
+	press(m, "/", `"random"`, "enter")
+	if title := strings.Split(ansi.Strip(m.View()), "\n")[0]; !strings.HasSuffix(title, "a line per …") {
+		t.Errorf("title %q not cut with …", title)
+	}
 }
 
 // TestRunningProgress: a running sweep's title has a progress bar, the

@@ -124,7 +124,7 @@ func (m *Model) draw(w, h int) string {
 	if s.filter != "" || m.editing {
 		title += fmt.Sprintf(" · %d shown", len(rows))
 	}
-	x := b.SetString(0, 0, title, st.title, w)
+	x := b.SetString(0, 0, ansi.Truncate(title, w, "…"), st.title, w)
 	m.bar = sweepBar{}
 	if s.running {
 		// A progress bar (bubbles, spliced in by withBar) and the
@@ -159,7 +159,7 @@ func (m *Model) draw(w, h int) string {
 		if s.by >= 0 {
 			desc += ", a line per " + s.table.Columns[s.dims[s.by]]
 		}
-		b.SetString(x, 0, desc, st.dim, w-x)
+		b.SetString(x, 0, ansi.Truncate(desc, max(w-x, 0), "…"), st.dim, w-x)
 	}
 	ch := chartHeight(h)
 	if ch >= 5 && len(s.metrics) > 0 {
