@@ -358,6 +358,15 @@ func TestChartAxes(t *testing.T) {
 	if got := strings.Join(labels, " "); got != "1Gb/s 3.314Gb/s 10.99Gb/s 36.41Gb/s 120.7Gb/s 400Gb/s" {
 		t.Errorf("x labels %q", got)
 	}
+	// Narrow, labels are left out but both ends of the axis keep theirs.
+	for _, w := range []int{40, 50, 60} {
+		m, _ := newModel(t, themes.Mono(), w, 24, nil)
+		rows := chartRows(t, m)
+		l := strings.Fields(rows[len(rows)-1])
+		if len(l) < 2 || l[0] != "1Gb/s" || l[len(l)-1] != "400Gb/s" {
+			t.Errorf("%d columns: x labels %q", w, l)
+		}
+	}
 	axis := rows[len(rows)-2]
 	if !strings.HasPrefix(strings.TrimLeft(axis, " "), "└") {
 		t.Errorf("axis row %q", axis)

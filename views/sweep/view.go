@@ -462,6 +462,7 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 			c.touched[y*k.w+x] = true
 		}
 	}
+	ox, oy := lc.Origin().X, lc.Origin().Y
 	// A point's cell, as linechart's DrawRune puts it.
 	cell := func(x, y float64) (int, int) {
 		p := canvas.CanvasPointFromFloat64Point(lc.Origin(), lc.ScaleFloat64Point(canvas.Float64Point{X: x, Y: y}))
@@ -471,23 +472,30 @@ func (c *sweepChart) plot(k chartKey, s *State, slice []int, lineVals []string, 
 	// moved to the middle of its marker's cell (markers are whole cells,
 	// the braille grid has 2×4 dots a cell; unsnapped, a line would pass
 	// a row above or below its marker).
-	ox, oy := lc.Origin().X, lc.Origin().Y
 	snap := func(x, y float64) canvas.Float64Point {
 		cx, cy := cell(x, y)
 		fx := float64(cx-ox-1) / float64(max(lc.GraphWidth()-1, 1))
 		fy := float64(oy-1-cy) / float64(max(gh-1, 1))
 		return canvas.Float64Point{X: xlo + fx*(xhi-xlo), Y: ylo + fy*(yhi-ylo)}
 	}
-	// x labels centred under their points where they fit; linechart
-	// skips one that would touch the label before it.
+	// x labels centred under their points where they fit, the last
+	// value's first and then the others from the left, each a cell
+	// clear of those kept: both ends of the axis are labelled.
 	gw := lc.GraphWidth()
-	for _, v := range xs {
+	type span struct{ a, b int }
+	var kept []span
+	order := append([]int{len(xs) - 1}, seq(0, len(xs)-1)...)
+	for _, j := range order {
+		v := xs[j]
 		x, _ := cell(xOf[v], ylo)
-		i := x - lc.Origin().X - len([]rune(v))/2
-		i = max(min(i, gw+1-len(v)), 1)
-		if _, taken := xLabels[i]; !taken {
-			xLabels[i] = v
+		i := x - ox - len([]rune(v))/2
+		i = max(min(i, gw+1-len(v)), 1) // linechart drops a label it would cut
+		sp := span{i, i + ansi.StringWidth(v)}
+		if slices.ContainsFunc(kept, func(o span) bool { return sp.a <= o.b && o.a <= sp.b }) {
+			continue
 		}
+		kept = append(kept, sp)
+		xLabels[i] = v
 	}
 	lc.DrawXYAxisAndLabel()
 	// Lines first, in x order, then every marker on top.
