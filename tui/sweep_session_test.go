@@ -245,6 +245,10 @@ func TestSweepStopAndBudget(t *testing.T) {
 				if m.TabNames()[m.Active()] != SweepTab || m.sweepRun == nil {
 					t.Fatalf("the sweep did not start on the Sweep tab:\n%s", viewtest.ASCII(t, m.Frame()))
 				}
+				// A progress bar (bubbles' empty cells ░) and the count.
+				if frame := viewtest.ASCII(t, m.Frame()); !strings.Contains(frame, "░░░░░") || !strings.Contains(frame, "0/400 points · estimating the time left · esc stops") {
+					t.Errorf("no progress bar in the title:\n%s", frame)
+				}
 				press(m, "esc")
 			}
 			settle(t, m, cmd)

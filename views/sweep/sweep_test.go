@@ -573,6 +573,13 @@ func TestRunningProgress(t *testing.T) {
 	if title := strings.Split(ansi.Strip(m.View()), "\n")[0]; !strings.Contains(title, "0/72 points · estimating the time left") {
 		t.Errorf("title %q", title)
 	}
+	// Before the first row the bar is drawn too.
+	empty := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), NewState(&sw.Table{Columns: []string{"point", "trace", "makespan_s"}}, "run", nil))
+	empty.SetSize(100, 10)
+	empty.st.Progress(0, 10, 0, true, "")
+	if title := strings.Split(ansi.Strip(empty.View()), "\n")[0]; !strings.Contains(title, "░░░░░ 0/10 points") {
+		t.Errorf("title before the first row %q", title)
+	}
 	m.st.Progress(72, 72, time.Minute, false, "")
 	if title := strings.Split(ansi.Strip(m.View()), "\n")[0]; strings.Contains(title, "█") || !strings.Contains(title, "72 points · makespan_s vs") {
 		t.Errorf("title after the run %q", title)

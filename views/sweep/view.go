@@ -152,7 +152,7 @@ func (m *Model) draw(w, h int) string {
 			msg = "Running the first points…"
 		}
 		b.SetString(0, 2, msg, st.dim, w)
-		return b.Render()
+		return m.withBar(b.Render())
 	}
 	if len(s.metrics) > 0 && !s.running {
 		desc := fmt.Sprintf(" · %s vs %s", s.table.Columns[s.metrics[s.metric]], s.table.Columns[s.dims[s.x]])
