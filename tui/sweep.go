@@ -60,6 +60,7 @@ type sweepRun struct {
 	cancel context.CancelFunc
 	total  int
 	st     *sweepview.State // what the Sweep tab shows of it
+	start  time.Time        // for the time left the tab estimates
 
 	mu    sync.Mutex
 	rows  [][]string // every row finished so far, in the order they finished
@@ -101,11 +102,16 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	if m.tr == nil {
 		return nil
 	}
+	// A refused sweep is said on the Machine tab, which asked for it,
+	// and in the status bar.
+	refuse := func(why string) tea.Cmd {
+		return tea.Batch(m.broadcast(component.SweepRefusedMsg{Key: msg.Key, Reason: why}), m.setStatus("sweep not started: "+why))
+	}
 	if !slices.ContainsFunc(m.tabs, func(t Tab) bool { return t.Name == SweepTab }) {
-		return m.setStatus("this session has no Sweep tab to show a sweep in")
+		return refuse("this session has no Sweep tab to show a sweep in")
 	}
 	if m.sweepRun != nil {
-		return m.setStatus("a sweep is running: esc on the Sweep tab stops it")
+		return refuse("a sweep is running: esc on the Sweep tab stops it")
 	}
 	base, _ := component.WhatIfOf(m.common).Config()
 	name := filepath.Base(m.path)
@@ -115,11 +121,11 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 	spec := sw.OneAxis(name, base, msg.Key, msg.Values)
 	points, err := spec.Expand()
 	if err != nil {
-		return m.setStatus("sweep not started: " + err.Error())
+		return refuse(err.Error())
 	}
 	b := m.opts.SweepBudget
 	if b.Points > 0 && len(points) > b.Points {
-		return m.setStatus(fmt.Sprintf("sweep not started: this session sweeps at most %d points (asked for %d)", b.Points, len(points)))
+		return refuse(fmt.Sprintf("this session sweeps at most %d points (asked for %d)", b.Points, len(points)))
 	}
 	jobs := b.Jobs
 	if jobs <= 0 {
@@ -133,7 +139,7 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 		ctx, cancel = context.WithCancel(m.ctx)
 	}
 	m.sweepGen++
-	r := &sweepRun{gen: m.sweepGen, cancel: cancel, total: len(points), ended: make(chan struct{})}
+	r := &sweepRun{gen: m.sweepGen, cancel: cancel, total: len(points), ended: make(chan struct{}), start: time.Now()}
 	m.sweepRun = r
 
 	table := &sw.Table{Columns: spec.Columns()}
@@ -146,7 +152,7 @@ func (m *Model) startSweep(msg component.SweepMsg) tea.Cmd {
 		return sweepview.Run{Trace: tr, Path: path, Config: p.Config}, nil
 	}
 	st := sweepview.NewState(table, msg.Key+" on "+name, open)
-	st.Progress(0, len(points), true, "")
+	st.Progress(0, len(points), 0, true, "")
 	r.st = st
 	m.setSweep(st)
 
@@ -210,7 +216,7 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	})
 	st.Refresh()
 	if !msg.end {
-		st.Progress(len(t.Rows), r.total, true, "")
+		st.Progress(len(t.Rows), r.total, time.Since(r.start), true, "")
 		return r.wait
 	}
 	m.sweepRun = nil
@@ -225,7 +231,7 @@ func (m *Model) sweepProgress(msg sweepProgressMsg) tea.Cmd {
 	default:
 		note = "failed: " + err.Error()
 	}
-	st.Progress(len(t.Rows), r.total, false, note)
+	st.Progress(len(t.Rows), r.total, time.Since(r.start), false, note)
 	if note == "" {
 		return m.setStatus(fmt.Sprintf("sweep done: %d points", len(t.Rows)))
 	}

@@ -142,6 +142,11 @@ func TestSweepFromMachineRow(t *testing.T) {
 	if m.Active() != si {
 		t.Fatalf("tab %s shown after enter, want Simulate:\n%s", m.TabNames()[m.Active()], viewtest.ASCII(t, m.Frame()))
 	}
+	// Unpaced, as the sweep ran it: r runs the point to the end at full
+	// speed (the default pace is about 1 ms of simulated time a second).
+	if frame := viewtest.ASCII(t, m.Frame()); !strings.Contains(frame, "speed max") {
+		t.Errorf("the point opens paced:\n%s", frame)
+	}
 	last := runSimulate(t, m)
 	if got, want := last.Results.Makespan, tab.Rows[3][msCol]; strconv.FormatFloat(got, 'g', -1, 64) != want {
 		t.Errorf("Simulate's makespan %v, the sweep's row %s", got, want)
@@ -240,6 +245,10 @@ func TestSweepStopAndBudget(t *testing.T) {
 				if m.TabNames()[m.Active()] != SweepTab || m.sweepRun == nil {
 					t.Fatalf("the sweep did not start on the Sweep tab:\n%s", viewtest.ASCII(t, m.Frame()))
 				}
+				// A progress bar (bubbles' empty cells ░) and the count.
+				if frame := viewtest.ASCII(t, m.Frame()); !strings.Contains(frame, "░░░░░") || !strings.Contains(frame, "0/400 points · estimating the time left · esc stops") {
+					t.Errorf("no progress bar in the title:\n%s", frame)
+				}
 				press(m, "esc")
 			}
 			settle(t, m, cmd)
@@ -296,7 +305,7 @@ func TestPickerOpensSweepResult(t *testing.T) {
 		enter string // what enter on a point then says ("": not tried)
 	}{
 		{[]string{"enter"}, "stencil.tsim", "Sweep · a-result.csv · 4 points · makespan_s vs bandwidth, a line per topology",
-			"sweep point 0 in Simulate: r runs it"},
+			"sweep point 0 in Simulate: r runs it to the end at full speed (+/- pace it)"},
 		{[]string{"down", "enter"}, "stencil.tsim", "could not open b-other.csv as a sweep result: line 1: not a sweep result", ""},
 		{[]string{"down", "down", "enter"}, "stencil.tsim", "Sweep · c-result.parquet · 4 points · makespan_s vs bandwidth, a line per topology", ""},
 	}
@@ -379,5 +388,26 @@ func TestSweepProgram(t *testing.T) {
 	}
 	if got := strconv.FormatFloat(runs[len(runs)-1].Results.Makespan, 'g', -1, 64); got != tab.Rows[3][ms] {
 		t.Errorf("Simulate's makespan %s, point 3's row %s", got, tab.Rows[3][ms])
+	}
+}
+
+// A sweep the application refuses (here a topology file that does not
+// exist) is explained on the Machine tab that asked for it, which stays
+// shown, not left to the status bar; the Sweep tab stays empty.
+func TestSweepRefusedOnMachineTab(t *testing.T) {
+	m := demoModel(t, 120, 40)
+	mi := m.tabIndex("Machine")
+	keys(t, m, strconv.Itoa(mi+1))
+	_, cmd := m.Update(component.SweepMsg{Key: "topology", Values: []string{"torus:4x4", "file:net.txt"}})
+	settle(t, m, cmd)
+	if m.Active() != mi {
+		t.Errorf("tab %s shown, want Machine", m.TabNames()[m.Active()])
+	}
+	frame := viewtest.ASCII(t, m.Frame())
+	if !strings.Contains(frame, "sweep of topology not started: ") || !strings.Contains(frame, "net.txt") {
+		t.Errorf("the Machine tab does not say why:\n%s", frame)
+	}
+	if m.sweep != nil || m.sweepRun != nil {
+		t.Errorf("a refused sweep shows a result")
 	}
 }

@@ -195,21 +195,12 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) {
-	page := max(m.rowsShown(), 1)
-	switch {
-	case key.Matches(msg, m.keys.Up):
-		m.move(m.cursor - 1)
-	case key.Matches(msg, m.keys.Down):
-		m.move(m.cursor + 1)
-	case key.Matches(msg, m.keys.PageUp):
-		m.move(m.cursor - page)
-	case key.Matches(msg, m.keys.PageDown):
-		m.move(m.cursor + page)
-	case key.Matches(msg, m.keys.Top):
-		m.move(0)
-	case key.Matches(msg, m.keys.Bottom):
-		m.move(len(m.students) - 1)
-	case key.Matches(msg, m.keys.Sort):
+	if d, ok := m.keys.List.Move(msg, m.rowsShown()); ok {
+		m.move(m.cursor + d) // clamped: home and end move by half an int
+
+		return
+	}
+	if key.Matches(msg, m.keys.Sort) {
 		m.sort = (m.sort + 1) % nSorts
 		m.order()
 	}

@@ -252,3 +252,40 @@ func TestViewFits(t *testing.T) {
 		t.Errorf("empty class:\n%s", screen(m))
 	}
 }
+
+// TestListKeys: the class list moves with the keys of every list: a page
+// with pgdown or ctrl+d, back with pgup or ctrl+u, the ends with
+// home/g and end/G; the help shows them.
+func TestListKeys(t *testing.T) {
+	st, online := classOf(30)
+	m := newView(t, st, online, 100, 12)
+	page := m.rowsShown()
+	for _, c := range []struct {
+		key  string
+		want int
+	}{
+		{"ctrl+d", page},
+		{"pgdown", 2 * page},
+		{"ctrl+u", page},
+		{"pgup", 0},
+		{"end", 29},
+		{"home", 0},
+		{"G", 29},
+		{"g", 0},
+		{"space", 0}, // not a list key: the Class tab pages with pgdown/ctrl+d
+	} {
+		viewtest.Press(m, c.key)
+		if m.cursor != c.want {
+			t.Errorf("after %s: cursor %d, want %d", c.key, m.cursor, c.want)
+		}
+	}
+	var keys []string
+	for _, col := range m.FullHelp() {
+		for _, b := range col {
+			keys = append(keys, b.Help().Key)
+		}
+	}
+	if got := strings.Join(keys, " "); got != "↑/k ↓/j pgup pgdn home/g end/G s" {
+		t.Errorf("help keys %q", got)
+	}
+}

@@ -64,6 +64,9 @@ type ConfigMsg struct {
 	// Name is the preset it came from, "custom" once edited, for the run
 	// history.
 	Name string
+	// FullSpeed asks the Simulate tab to run it unpaced (a sweep point,
+	// WhatIf.SetPoint).
+	FullSpeed bool
 }
 
 // A simulation runs in slices, each an engine/runner.Runner.Advance

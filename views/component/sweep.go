@@ -11,3 +11,14 @@ type SweepMsg struct {
 	// Values are the setting's values, each as the setting writes it.
 	Values []string
 }
+
+// SweepRefusedMsg says the application did not start the sweep a
+// SweepMsg asked for, and why (a value that does not load, the session's
+// budget, a sweep already running): the tab that asked shows it, where
+// the user is, since no Sweep tab opens.
+type SweepRefusedMsg struct {
+	// Key is the setting the refused sweep was of.
+	Key string
+	// Reason says why, for the user.
+	Reason string
+}

@@ -10,6 +10,9 @@ import "github.com/tracesim/tracesim/engine/replay"
 type WhatIf struct {
 	cfg  replay.Config
 	name string
+	// fullSpeed: the configuration is a sweep point's, which runs to
+	// completion unpaced, as the sweep ran it (SetPoint).
+	fullSpeed bool
 }
 
 // NewWhatIf returns the state of a new session: the default machine.
@@ -23,9 +26,21 @@ func (s *WhatIf) Config() (replay.Config, string) { return s.cfg, s.name }
 // SetConfig records a valid configuration and returns the message that
 // tells the views about it.
 func (s *WhatIf) SetConfig(cfg replay.Config, name string) ConfigMsg {
-	s.cfg, s.name = cfg, name
+	s.cfg, s.name, s.fullSpeed = cfg, name, false
 	return ConfigMsg{Config: cfg, Name: name}
 }
+
+// SetPoint records a sweep point's configuration, to be run at full
+// speed: the Simulate tab runs it to completion unpaced, as the sweep
+// did, rather than at the pace set for watching a run.
+func (s *WhatIf) SetPoint(cfg replay.Config, name string) ConfigMsg {
+	s.cfg, s.name, s.fullSpeed = cfg, name, true
+	return ConfigMsg{Config: cfg, Name: name, FullSpeed: true}
+}
+
+// FullSpeed reports whether the configuration is to be run unpaced
+// (SetPoint).
+func (s *WhatIf) FullSpeed() bool { return s.fullSpeed }
 
 // WhatIfOf returns c's session's what-if state, or a new one for a view
 // built without a session's (tests of one view).

@@ -1,6 +1,10 @@
 package learn
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracesim/tracesim/views/component"
+)
 
 // KeyMap is the Learn tab's key bindings.
 type KeyMap struct {
@@ -9,9 +13,10 @@ type KeyMap struct {
 	Answer key.Binding
 	// Submit checks the typed answer; Cancel closes the box.
 	Submit, Cancel key.Binding
-	Up, Down       key.Binding
-	PageUp         key.Binding
-	PageDown       key.Binding
+	// List scrolls the lesson with the keys of every list (↑/k, ↓/j,
+	// pgup/ctrl+u, pgdown/ctrl+d, home/g, end/G), and space pages down
+	// as in a pager, for reading.
+	List component.ListKeys
 	// Pin shows the lesson beside the other tabs (the application
 	// decides; see PinMsg).
 	Pin key.Binding
@@ -20,23 +25,28 @@ type KeyMap struct {
 // DefaultKeyMap returns the default bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Answer:   key.NewBinding(key.WithKeys("enter", "a"), key.WithHelp("enter", "answer/continue")),
-		Submit:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "check the answer")),
-		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close the answer box")),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdown", "page down")),
-		Pin:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "lesson beside the other tabs")),
+		Answer: key.NewBinding(key.WithKeys("enter", "a"), key.WithHelp("enter", "answer/continue")),
+		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "check the answer")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close the answer box")),
+		List:   lessonKeys(),
+		Pin:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "lesson beside the other tabs")),
 	}
 }
 
 // ShortHelp returns the bindings shown in the status line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Answer, k.Pin, k.Down, k.Cancel}
+	return []key.Binding{k.Answer, k.Pin, k.List.Down, k.Cancel}
 }
 
 // FullHelp returns all bindings, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Answer, k.Submit, k.Cancel, k.Pin}, {k.Up, k.Down, k.PageUp, k.PageDown}}
+	return [][]key.Binding{{k.Answer, k.Submit, k.Cancel, k.Pin}, k.List.Bindings()}
+}
+
+// lessonKeys are the list keys for scrolling a lesson, space added to
+// page down.
+func lessonKeys() component.ListKeys {
+	l := component.DefaultListKeys("line")
+	l.PageDown = key.NewBinding(key.WithKeys(append(l.PageDown.Keys(), "space")...), key.WithHelp("pgdn/space", "page down"))
+	return l
 }

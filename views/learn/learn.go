@@ -14,6 +14,7 @@ package learn
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -327,14 +328,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.input.Focus()
 	case key.Matches(msg, k.Pin):
 		return func() tea.Msg { return PinMsg{} }
-	case key.Matches(msg, k.Up):
-		m.top--
-	case key.Matches(msg, k.Down):
-		m.top++
-	case key.Matches(msg, k.PageUp):
-		m.top -= max(m.common.Height-6, 1)
-	case key.Matches(msg, k.PageDown):
-		m.top += max(m.common.Height-6, 1)
+	}
+	if d, ok := k.List.Move(msg, m.common.Height-6); ok {
+		// View clamps top to the lesson; home and end move by half an
+		// int, so top stays far from overflowing until then.
+		m.top = min(max(m.top+d, 0), math.MaxInt/2)
 	}
 	return nil
 }

@@ -349,3 +349,55 @@ func TestNoticeClearedOnAdvance(t *testing.T) {
 		t.Errorf("step %d, screen:\n%s", m.Step(), s)
 	}
 }
+
+// TestScrollKeys: the lesson scrolls with the keys of every list (↓/j,
+// pgdown/ctrl+d, pgup/ctrl+u, home/g, end/G), and space pages down as in
+// a pager; the help shows them.
+func TestScrollKeys(t *testing.T) {
+	var long strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&long, "Line %d of a long step.\n\n", i)
+	}
+	l, err := lesson.Parse("long.md", strings.NewReader(strings.Replace(testLesson, "The intro paragraph.", long.String(), 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(component.New(&component.Session{Theme: themes.Mono()}, 0, 0), Options{Lesson: l, Tabs: tabs})
+	m.SetSize(60, 16)
+	page := 16 - 6
+	top := func() int { m.View(); return m.top }
+	press(m, "G")
+	end := top()
+	if end < 2*page {
+		t.Fatalf("the lesson scrolls to %d only: too short for the test", end)
+	}
+	for _, c := range []struct {
+		key  string
+		want int
+	}{
+		{"g", 0},
+		{"ctrl+d", page},
+		{"pgdown", 2 * page},
+		{"ctrl+u", page},
+		{"pgup", 0},
+		{"space", page},
+		{"j", page + 1},
+		{"k", page},
+		{"end", end},
+		{"home", 0},
+	} {
+		press(m, c.key)
+		if got := top(); got != c.want {
+			t.Errorf("after %s: top %d, want %d", c.key, got, c.want)
+		}
+	}
+	var keys []string
+	for _, col := range m.FullHelp() {
+		for _, b := range col {
+			keys = append(keys, b.Help().Key)
+		}
+	}
+	if got := strings.Join(keys, " "); !strings.Contains(got, "↑/k ↓/j pgup pgdn/space home/g end/G") {
+		t.Errorf("help keys %q", got)
+	}
+}

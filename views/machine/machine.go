@@ -412,6 +412,10 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		return m, nil
 	case component.ConfigMsg:
 		return m, nil
+	case component.SweepRefusedMsg:
+		m.note = "sweep of " + msg.Key + " not started: " + msg.Reason
+		m.memo.Invalidate()
+		return m, nil
 	case fileMsg:
 		return m, m.loaded(msg)
 	case formCheckedMsg:

@@ -3,6 +3,7 @@ package machine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,11 +68,20 @@ func (m *Model) openSweep() tea.Cmd {
 		m.memo.Invalidate()
 		return nil
 	}
+	// Every value is ticked but a placeholder (file:net.txt names no
+	// file of the user's): it would only refuse the sweep.
 	opts := make([]huh.Option[string], len(vals))
+	f.picked = nil
 	for i, v := range vals {
-		opts[i] = huh.NewOption(v, v).Selected(true)
+		pick := !placeholder(r.key, v, r.set.Get(&m.cfg))
+		opts[i] = huh.NewOption(v, v).Selected(pick)
+		if pick {
+			f.picked = append(f.picked, v)
+		}
 	}
-	f.picked = vals
+	if f.picked == nil {
+		f.picked = []string{}
+	}
 	return m.open(ed, huh.NewMultiSelect[string]().Title(title+" (space toggles, enter runs)").
 		Options(opts...).Value(&f.picked).Height(min(len(opts)+2, 10)).
 		Validate(func(v []string) error {
@@ -88,7 +98,13 @@ func (m *Model) openSweep() tea.Cmd {
 func (m *Model) sweepChoices(key string, set *replay.Setting) []string {
 	switch key {
 	case "topology":
-		return topology.Examples()
+		// The current topology first when it is not one of the examples
+		// (a file of the user's, a size of their own).
+		out := topology.Examples()
+		if cur := set.Get(&m.cfg); cur != "" && !slices.Contains(out, cur) {
+			out = append([]string{cur}, out...)
+		}
+		return out
 	case "placement":
 		return []string{"linear", "block", "roundrobin", "random:seed=1"}
 	case "routing":
@@ -108,6 +124,13 @@ func (m *Model) sweepChoices(key string, set *replay.Setting) []string {
 	return nil
 }
 
+// placeholder reports whether v is a value the form offers only as an
+// example that names nothing of the user's: a topology file other than
+// the configured one (topology.Examples' file:net.txt).
+func placeholder(key, v, cur string) bool {
+	return key == "topology" && strings.HasPrefix(v, "file:") && v != cur
+}
+
 // finishSweep turns the completed form into the sweep's values and asks
 // the application to run it.
 func (m *Model) finishSweep(ed *editor) tea.Cmd {
@@ -124,7 +147,9 @@ func (m *Model) finishSweep(ed *editor) tea.Cmd {
 		m.note = "sweep not started: " + err.Error()
 		return nil
 	}
-	m.note = fmt.Sprintf("sweep of %s over %d values: see the Sweep tab", ed.key, len(vals))
+	// The application starts it and shows the Sweep tab, or refuses it
+	// (SweepRefusedMsg), and then this note says why.
+	m.note = fmt.Sprintf("sweep of %s over %d values: starting…", ed.key, len(vals))
 	msg := component.SweepMsg{Key: ed.key, Values: vals}
 	return func() tea.Msg { return msg }
 }

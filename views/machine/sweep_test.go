@@ -29,7 +29,7 @@ func TestSweepForm(t *testing.T) {
 	}{
 		{"defaults", "bandwidth", []string{"enter", "enter", "enter", "enter"},
 			[]string{"1Gb/s", "1.668Gb/s", "2.783Gb/s", "4.642Gb/s", "7.743Gb/s", "12.92Gb/s", "21.54Gb/s", "35.94Gb/s", "59.95Gb/s", "100Gb/s"},
-			"sweep bandwidth on the loaded trace: from", "sweep of bandwidth over 10 values: see the Sweep tab"},
+			"sweep bandwidth on the loaded trace: from", "sweep of bandwidth over 10 values: starting…"},
 		{"typed range", "bandwidth", []string{clear, "5Gb/s", "enter", clear, "20Gb/s", "enter", clear, "4", "enter", "enter"},
 			[]string{"5Gb/s", "7.937Gb/s", "12.6Gb/s", "20Gb/s"}, "sweep bandwidth", "sweep of bandwidth over 4 values"},
 		{"linear", "bandwidth", []string{clear, "10Gb/s", "enter", clear, "40Gb/s", "enter", clear, "4", "enter", "right", "enter"},
@@ -80,6 +80,58 @@ func TestSweepForm(t *testing.T) {
 			}
 			if v := ansi.Strip(m.View()); !strings.Contains(v, tc.note) {
 				t.Errorf("the tab does not say %q:\n%s", tc.note, v)
+			}
+		})
+	}
+}
+
+// The topology form ticks every example but the placeholder file
+// (file:net.txt names no file of the user's and would only refuse the
+// sweep); a configured topology file is offered first, ticked; the
+// application's refusal replaces the "starting" note with its reason.
+func TestSweepTopologyChoices(t *testing.T) {
+	for _, c := range []struct {
+		name, topo string
+		first      string
+		n          int
+	}{
+		{"default", "", "ring:16", 8},
+		{"a file of the user's", "file:mine.txt", "file:mine.txt", 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, _ := newMachine(t, 16)
+			if c.topo != "" {
+				if err := m.cfg.Set("topology", c.topo); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !m.Select("topology") {
+				t.Fatal("no topology row")
+			}
+			typeKeys(m, "s")
+			var got *component.SweepMsg
+			for _, msg := range typeKeys(m, "enter") {
+				if s, ok := msg.(component.SweepMsg); ok {
+					got = &s
+				}
+			}
+			if got == nil {
+				t.Fatalf("no sweep asked for:\n%s", ansi.Strip(m.View()))
+			}
+			for _, v := range got.Values {
+				if v == "file:net.txt" {
+					t.Errorf("the placeholder is swept: %q", got.Values)
+				}
+			}
+			if got.Values[0] != c.first || len(got.Values) != c.n {
+				t.Errorf("values %q", got.Values)
+			}
+			if v := ansi.Strip(m.View()); !strings.Contains(v, "sweep of topology over ") || strings.Contains(v, "see the Sweep tab") {
+				t.Errorf("note:\n%s", v)
+			}
+			m.Update(component.SweepRefusedMsg{Key: "topology", Reason: "topology file:mine.txt: no such file"})
+			if v := ansi.Strip(m.View()); !strings.Contains(v, "sweep of topology not started: topology file:mine.txt: no such file") {
+				t.Errorf("refusal not shown:\n%s", v)
 			}
 		})
 	}

@@ -178,6 +178,9 @@ func New(c component.Common, tr *tracefmt.Trace) *Model {
 		base:  -1, prompt: ti,
 	}
 	m.cfg, m.cfgName = sh.Config()
+	if sh.FullSpeed() {
+		m.speed = 0 // a sweep point: unpaced, as the sweep ran it
+	}
 	m.SetTrace(tr)
 	return m
 }
@@ -330,6 +333,9 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 		return m, nil
 	case component.ConfigMsg:
 		m.SetConfig(msg.Config, msg.Name)
+		if msg.FullSpeed {
+			m.speed = 0 // a sweep point: unpaced, as the sweep ran it
+		}
 	case component.OpenTraceMsg:
 		if msg.Trace != nil {
 			m.SetTrace(msg.Trace)

@@ -358,3 +358,36 @@ func TestResultsNoteUnrecordedSources(t *testing.T) {
 		t.Fatalf("no note:\n%s", v)
 	}
 }
+
+// TestSweepPointUnpaced: a sweep point's machine (WhatIf.SetPoint) runs
+// at full speed, whether the Simulate tab exists when it arrives or is
+// built after; an ordinary configuration keeps the pace chosen.
+func TestSweepPointUnpaced(t *testing.T) {
+	wi := component.NewWhatIf()
+	c := component.New(&component.Session{Theme: themes.Mono(), WhatIf: wi}, 0, 0)
+	m := New(c, nil)
+	t.Cleanup(m.Close)
+	if m.speed != defaultSpeed {
+		t.Fatalf("speed %d at start, want %d", m.speed, defaultSpeed)
+	}
+	m.Update(wi.SetConfig(replay.Default(), "custom"))
+	if m.speed != defaultSpeed {
+		t.Errorf("a configuration changed the pace to %d", m.speed)
+	}
+	m.Update(wi.SetPoint(replay.Default(), "sweep point 3"))
+	if m.speed != 0 || rate(m.speed) != 0 {
+		t.Errorf("a sweep point runs at speed %d", m.speed)
+	}
+	// The application rebuilds the tab for the point's trace.
+	m2 := New(c, nil)
+	t.Cleanup(m2.Close)
+	if m2.speed != 0 {
+		t.Errorf("a tab built for a sweep point runs at speed %d", m2.speed)
+	}
+	wi.SetConfig(replay.Default(), "custom")
+	m3 := New(c, nil)
+	t.Cleanup(m3.Close)
+	if m3.speed != defaultSpeed {
+		t.Errorf("after another configuration a new tab runs at speed %d", m3.speed)
+	}
+}

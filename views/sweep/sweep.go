@@ -13,8 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -55,7 +57,11 @@ type State struct {
 	// still runs, and how it ended (Progress).
 	running     bool
 	done, total int
+	elapsed     time.Duration
 	note        string
+	// ver counts the changes made to the state from outside the view
+	// (Refresh, Progress): a frame drawn before is stale.
+	ver int
 	// noOpen says why points cannot be opened, when open is nil.
 	noOpen string
 }
@@ -65,10 +71,12 @@ type State struct {
 func (s *State) NoOpen(why string) { s.noOpen = why }
 
 // Progress records how far a sweep the session runs has got: done points
-// of total, running until it ends; note says how it ended ("stopped",
-// an error), shown in the title.
-func (s *State) Progress(done, total int, running bool, note string) {
-	s.done, s.total, s.running, s.note = done, total, running, note
+// of total after elapsed host time (the title estimates the time left
+// from it), running until it ends; note says how it ended ("stopped", an
+// error), shown in the title.
+func (s *State) Progress(done, total int, elapsed time.Duration, running bool, note string) {
+	s.done, s.total, s.elapsed, s.running, s.note = done, total, elapsed, running, note
+	s.ver++
 }
 
 // Running reports whether the sweep the state shows is still running.
@@ -82,6 +90,7 @@ func (s *State) Table() *sw.Table { return s.table }
 // columns are those that now hold numbers, the plotted one kept, and the
 // first row is selected when none was.
 func (s *State) Refresh() {
+	s.ver++
 	cur := -1
 	if s.metric < len(s.metrics) {
 		cur = s.metrics[s.metric]
@@ -189,8 +198,21 @@ type Model struct {
 	keys    KeyMap
 	st      *State
 	editing bool // the filter prompt has the keys
-	ctx     context.Context
-	buf     chartBuf
+	// in edits the filter while editing: cursor movement, word deletion
+	// (ctrl+w, alt+backspace), paste. Its value is the state's filter as
+	// it is typed (the table follows); only the value and the cursor are
+	// drawn, into the prompt row's cells.
+	in    textinput.Model
+	ctx   context.Context
+	buf   chartBuf
+	chart sweepChart // the plot ntcharts drew last
+	bar   sweepBar   // where the frame drawn last has its progress bar
+	// memo keeps the frame; seenSt and seen are the state and its
+	// version the frame shows (the application changes the state as a
+	// sweep runs).
+	memo   component.Memo
+	seenSt *State
+	seen   int
 }
 
 // New returns the Sweep view of the state's result (nil: no sweep yet,
@@ -208,6 +230,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 func (m *Model) SetState(st *State) {
 	m.st = st
 	m.editing = false
+	m.memo.Invalidate()
 }
 
 // SetSize implements component.Model.
@@ -388,37 +411,59 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	if m.st == nil {
 		return m, nil
 	}
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, openedMsg:
+		// Any of these may change what is shown.
+		m.memo.Invalidate()
+	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		if m.editing {
 			return m, m.filterKey(msg)
 		}
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.editing {
+			return m, m.filterKey(msg)
+		}
 	case openedMsg:
 		return m, m.opened(msg)
 	}
 	return m, nil
 }
 
-func (m *Model) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+// filterKey edits the filter: enter keeps it, esc clears it, any other
+// key or a paste goes to the text input.
+func (m *Model) filterKey(msg tea.Msg) tea.Cmd {
 	s := m.st
-	switch msg.String() {
-	case "enter":
+	k, isKey := msg.(tea.KeyPressMsg)
+	switch {
+	case isKey && key.Matches(k, m.keys.Accept):
 		m.editing = false
-	case "esc":
+		m.in.Blur()
+	case isKey && key.Matches(k, m.keys.Clear):
 		m.editing = false
+		m.in.Blur()
 		s.filter = ""
-	case "backspace":
-		if r := []rune(s.filter); len(r) > 0 {
-			s.filter = string(r[:len(r)-1])
-		}
 	default:
-		if msg.Text != "" {
-			s.filter += msg.Text
-		}
+		// The cursor is drawn in the prompt's cells, not blinked: the
+		// input's commands (blinks) are not needed.
+		m.in, _ = m.in.Update(msg)
+		s.filter = m.in.Value()
 	}
 	m.keepSelection()
 	return nil
+}
+
+// editFilter opens the filter prompt on the current filter, the cursor
+// at its end.
+func (m *Model) editFilter() {
+	in := textinput.New()
+	in.Prompt = ""
+	in.CharLimit = 500
+	in.SetValue(m.st.filter)
+	in.Focus()
+	m.in, m.editing = in, true
 }
 
 // keepSelection selects the first row shown when the selected one is
@@ -442,15 +487,11 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			s.sel = rows[min(max(to, 0), len(rows)-1)]
 		}
 	}
+	if d, ok := k.List.Move(msg, m.tableRows()-1); ok {
+		move(pos + d) // clamped: home and end move by half an int
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.Up):
-		move(pos - 1)
-	case key.Matches(msg, k.Down):
-		move(pos + 1)
-	case key.Matches(msg, k.PageUp):
-		move(pos - max(m.tableRows()-1, 1))
-	case key.Matches(msg, k.PageDown):
-		move(pos + max(m.tableRows()-1, 1))
 	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
 		if s.sel < 0 {
 			return nil
@@ -504,7 +545,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Reverse):
 		s.desc = !s.desc
 	case key.Matches(msg, k.Filter):
-		m.editing = true
+		m.editFilter()
 	case key.Matches(msg, k.Clear):
 		s.filter = ""
 	case key.Matches(msg, k.Open):
@@ -548,13 +589,15 @@ func (m *Model) opened(msg openedMsg) tea.Cmd {
 	if msg.err != nil {
 		return func() tea.Msg { return component.StatusMsg("sweep point " + msg.point + ": " + msg.err.Error()) }
 	}
-	cfgMsg := component.WhatIfOf(m.common).SetConfig(msg.run.Config, "sweep point "+msg.point)
+	// Unpaced: r runs the point to completion at full speed, as the
+	// sweep did, not at the pace set for watching a run.
+	cfgMsg := component.WhatIfOf(m.common).SetPoint(msg.run.Config, "sweep point "+msg.point)
 	return tea.Sequence(
 		func() tea.Msg { return component.OpenTraceMsg{Trace: msg.run.Trace, Path: msg.run.Path} },
 		func() tea.Msg { return cfgMsg },
 		func() tea.Msg { return component.ShowTabMsg{Name: "Simulate"} },
 		func() tea.Msg {
-			return component.StatusMsg("sweep point " + msg.point + " in Simulate: r runs it")
+			return component.StatusMsg("sweep point " + msg.point + " in Simulate: r runs it to the end at full speed (+/- pace it)")
 		},
 	)
 }
