@@ -56,6 +56,16 @@ func moduleRoot(dir string) string {
 	}
 }
 
+// Dir returns the testdata-external directory, or, when there is none, a
+// path that does not exist, so that a test joining a sample's name to it
+// finds the sample absent and skips as it would without the directory.
+func Dir() string {
+	if d := External(); d != "" {
+		return d
+	}
+	return filepath.Join(string(filepath.Separator), "nonexistent", "tracesim-shared", "testdata-external")
+}
+
 // Path returns the external sample at rel (slash-separated, under
 // testdata-external), or "" when the sample or the directory is absent.
 func Path(rel string) string {
