@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
@@ -63,7 +64,7 @@ func TestGoldenPredicted(t *testing.T) {
 			return tr
 		}},
 		{"clog2", func(t *testing.T) *tracefmt.Trace {
-			return openTrace(t, filepath.Join("..", "..", "shared", "testdata-external", "clog2", "cpilog.clog2"))
+			return openTrace(t, filepath.Join(testshared.Dir(), "clog2", "cpilog.clog2"))
 		}},
 		{"ti", func(t *testing.T) *tracefmt.Trace {
 			return openTrace(t, filepath.Join("..", "testdata", "simgrid", "halo.txt"))

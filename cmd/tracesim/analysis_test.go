@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/engine/analysis"
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
@@ -59,18 +60,14 @@ func writeTrace(t *testing.T, tr *tracefmt.Trace, name string) string {
 	return path
 }
 
-// analysisSamples returns the demo and the external samples present.
+// analysisSamples returns the demo, the untimed trace and the external
+// samples, found by internal/testshared ($TRACESIM_SHARED, else a
+// "shared" directory beside the module); it skips the test when fewer
+// than three of the four samples are present, so that a checkout without
+// them reports the comparison skipped rather than passed on the demo.
 func analysisSamples(t *testing.T) []string {
-	paths := []string{demoFile(t), untimedFile(t)}
-	for _, p := range []string{"clog/fpilog.clog", "clog/pmandel.clog", "alog/srtest.alog", "simgrid-ti/actions_with_isend.txt"} {
-		p = "../../../shared/testdata-external/" + p
-		if _, err := os.Stat(p); err == nil {
-			paths = append(paths, p)
-		} else {
-			t.Logf("%s absent: skipped", p)
-		}
-	}
-	return paths
+	ext := testshared.Require(t, 3, "clog/fpilog.clog", "clog/pmandel.clog", "alog/srtest.alog", "simgrid-ti/actions_with_isend.txt")
+	return append([]string{demoFile(t), untimedFile(t)}, ext...)
 }
 
 // runJSON runs a command with --json and decodes its output into v.
@@ -193,6 +190,49 @@ func TestMatrixEqualsTheTab(t *testing.T) {
 				}
 			}
 			check("rank space")
+			// --ranks: the tab's matrix among those ranks, nothing else.
+			full, _ := m.Shown()
+			if full.Scale == 1 && tr.Size() >= 3 {
+				sel := map[int]bool{0: true, tr.Size() - 1: true}
+				var got MatrixJSON
+				runJSON(t, &got, "matrix", path, "--ranks", fmt.Sprintf("0,%d", tr.Size()-1))
+				for i, row := range got.Matrix {
+					for j, v := range row {
+						want := int64(0)
+						if sel[i] && sel[j] {
+							want = full.Bytes[i][j]
+						}
+						if v != want {
+							t.Errorf("--ranks 0,%d: %d → %d holds %d B, tab %d B", tr.Size()-1, i, j, v, want)
+						}
+					}
+				}
+			}
+			// --window: the sends in the middle third, counted as the tab
+			// counts, with the window the Timeline would hand over; and
+			// the same total as the Sizes tab in that window.
+			if tr.Timed {
+				spec, a, b := middleThird(tr)
+				want := analysis.ComputeTraffic(tr, analysis.Window{Start: a, End: b}, nil)
+				var got MatrixJSON
+				runJSON(t, &got, "matrix", path, "--window", spec)
+				if fmt.Sprint(got.Matrix) != fmt.Sprint(want.Bytes) {
+					t.Errorf("--window %s: %v, tab's traffic over the window %v", spec, got.Matrix, want.Bytes)
+				}
+				sz := sizes.New(component.New(&component.Session{Theme: themes.Mono()}, 120, 40), tr)
+				sz.SetWindow(a, b)
+				pressKeys(sz, keyW)
+				_, bytes := sz.Histogram().Total()
+				var sum int64
+				for _, row := range got.Matrix {
+					for _, v := range row {
+						sum += v
+					}
+				}
+				if sum != bytes {
+					t.Errorf("--window %s: the matrix sums to %d B, the Sizes tab's window holds %d B", spec, sum, bytes)
+				}
+			}
 			if tr.Size() >= 4 {
 				pressKeys(m, tea.KeyPressMsg{Code: 'n', Text: "n"})
 				check("node space", "--space", "node", "--ranks-per-node", "2")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/tui"
 )
 
@@ -749,14 +750,14 @@ func runBenchUI(e *env, f benchUIFlags) int {
 			}
 			cpu := "n/a"
 			if r.CPUPerPress >= 0 {
-				cpu = fmt.Sprintf("%.1f ms", r.CPUPerPress)
+				cpu = ms(r.CPUPerPress)
 			}
 			switches := "n/a"
 			if r.SwitchesPerPress >= 0 {
 				switches = fmt.Sprintf("%.1f", r.SwitchesPerPress)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%d\t%s\t%s\t%s\t%.1f s\t%.0f ms\n",
-				r.Renderer, r.FPS, r.P50ms, r.P90ms, r.P99ms, r.MaxMs, r.Missed, cpu, switches, idle, r.LoadS, r.WarmupMaxMs)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n",
+				r.Renderer, r.FPS, ms(r.P50ms), ms(r.P90ms), ms(r.P99ms), ms(r.MaxMs), r.Missed, cpu, switches, idle, units.FormatDurationSig(r.LoadS, 3), ms(r.WarmupMaxMs))
 		}
 	}
 	tw.Flush()
@@ -878,3 +879,6 @@ func dialBenchSession(addr, name string, width, height int) (*ptyTerm, io.Closer
 	}
 	return newPtyTerm(out, in), client, nil
 }
+
+// ms formats a duration given in milliseconds, to three digits.
+func ms(v float64) string { return units.FormatDurationSig(v/1e3, 3) }

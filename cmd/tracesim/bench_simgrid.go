@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracesim/tracesim/internal/simgrid"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // simgridCase is one trace and platform of `tracesim bench --simgrid`, as
@@ -170,12 +171,12 @@ func benchSimGrid(e *env, child simChild, dir, runRe string, repeat int, asJSON 
 		if !asJSON {
 			sg, fl, an := medianRun(r.SimGrid), medianRun(r.Flow), medianRun(r.Analytic)
 			printColumns(e.stdout, widths, []string{c.name, strconv.FormatInt(actions, 10),
-				fmt.Sprintf("%.2f s", sg.Wall), fmt.Sprintf("%.2f s", sg.CPU), mib(sg.PeakRSS),
-				fmt.Sprintf("%.2f s", fl.Wall), fmt.Sprintf("%.2f s", fl.CPU), mib(fl.PeakRSS),
+				units.FormatDurationSig(sg.Wall, 3), units.FormatDurationSig(sg.CPU, 3), units.FormatBytes(sg.PeakRSS),
+				units.FormatDurationSig(fl.Wall, 3), units.FormatDurationSig(fl.CPU, 3), units.FormatBytes(fl.PeakRSS),
 				fmt.Sprintf("%.1f", r.FlowWallRatio), fmt.Sprintf("%.1f", r.FlowCPURatio), fmt.Sprintf("%.2f", r.FlowMemRatio),
-				fmt.Sprintf("%.2f s", an.Wall), fmt.Sprintf("%.2f s", an.CPU), mib(an.PeakRSS),
+				units.FormatDurationSig(an.Wall, 3), units.FormatDurationSig(an.CPU, 3), units.FormatBytes(an.PeakRSS),
 				fmt.Sprintf("%.1f", r.AnalyticWallRatio), fmt.Sprintf("%.1f", r.AnalyticCPURatio), fmt.Sprintf("%.2f", r.AnalyticMemRatio),
-				fmt.Sprintf("%.9f", sg.Makespan), fmt.Sprintf("%.9f", fl.Makespan), fmt.Sprintf("%.9f", an.Makespan)})
+				units.FormatDurationSig(sg.Makespan, 10), units.FormatDurationSig(fl.Makespan, 10), units.FormatDurationSig(an.Makespan, 10)})
 		}
 	}
 	if ran == 0 {
@@ -310,7 +311,6 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// mib formats bytes as MiB.
 // printColumns prints one line of cells, each left-aligned in its width
 // and two spaces apart.
 func printColumns(w io.Writer, widths []int, cells []string) {
@@ -324,5 +324,3 @@ func printColumns(w io.Writer, widths []int, cells []string) {
 	b.WriteByte('\n')
 	io.WriteString(w, b.String())
 }
-
-func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

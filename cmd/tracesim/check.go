@@ -232,7 +232,7 @@ func printCheck(w io.Writer, path, format string, t *tracefmt.Trace, rep *causal
 		case "s":
 			amount = units.FormatDuration(f.Amount)
 		case "B":
-			amount = fmt.Sprintf("%+.0f B", f.Amount)
+			amount = signedBytes(f.Amount)
 		}
 		tm := strings.Join(times, " → ")
 		if tm == "" {
@@ -244,4 +244,13 @@ func printCheck(w io.Writer, path, format string, t *tracefmt.Trace, rep *causal
 	if rest := rep.Violations() - len(top); rest > 0 {
 		fmt.Fprintf(w, "… and %d more violations (--limit N to list more, --limit 0 or --json for all)\n", rest)
 	}
+}
+
+// signedBytes writes a byte difference with its sign: "+1.5 KiB", "-12 B".
+func signedBytes(b float64) string {
+	s := units.FormatBytes(int64(math.Round(b)))
+	if b > 0 {
+		s = "+" + s
+	}
+	return s
 }

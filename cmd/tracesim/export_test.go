@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tracesim/tracesim/internal/tabular"
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 	"github.com/tracesim/tracesim/tracefmt/perfetto"
@@ -272,7 +273,7 @@ func TestConvertEveryPair(t *testing.T) {
 		}
 		sources = append(sources, p)
 	}
-	for _, p := range []string{"../../../shared/testdata-external/clog/pmandel.clog", "../../../shared/testdata-external/alog/srtest.alog"} {
+	for _, p := range []string{testshared.Dir() + "/clog/pmandel.clog", testshared.Dir() + "/alog/srtest.alog"} {
 		if _, err := os.Stat(p); err == nil {
 			sources = append(sources, p)
 		}

@@ -87,7 +87,7 @@ func printSummary(w io.Writer, path string, s tracefmt.Summary) {
 			fmt.Fprintf(w, ", %s", units.FormatDuration(s.Compute.Seconds))
 		}
 		if s.Compute.Flops > 0 {
-			fmt.Fprintf(w, ", %.4g flops", s.Compute.Flops)
+			fmt.Fprintf(w, ", %s", units.FormatFlops(s.Compute.Flops))
 		}
 		fmt.Fprintln(w)
 	}

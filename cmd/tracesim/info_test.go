@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
@@ -100,7 +101,7 @@ func TestMPERecordings(t *testing.T) {
 		return res.Makespan, res.Recorded
 	}
 	files := []string{"colls.clog2", "allreduce.clog2", "masterworker.clog2"}
-	if p := filepath.Join("..", "..", "..", "shared", "testdata-external", "clog2", "cpilog.clog2"); fileExists(p) {
+	if p := filepath.Join(testshared.Dir(), "clog2", "cpilog.clog2"); fileExists(p) {
 		files = append(files, p)
 	}
 	for _, f := range files {

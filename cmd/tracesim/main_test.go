@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
@@ -228,7 +229,7 @@ func TestInfoErrors(t *testing.T) {
 // skips the test when the shared material is absent.
 func shared(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "testdata-external", rel)
+	p := filepath.Join(testshared.Dir(), rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared sample %s not available: %v", rel, err)
 	}

@@ -586,8 +586,8 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	if n := res.Network; n != nil && n.Topology != nil {
 		printNetwork(w, n)
 	}
-	fmt.Fprintf(w, "simulation      %d trace events, %d kernel events in %s (%.3g trace events/s)\n",
-		res.TraceEvents, res.Events, units.FormatDuration(res.Wall), res.TraceEventsPerSec)
+	fmt.Fprintf(w, "simulation      %d trace events, %d kernel events in %s (%s trace events/s)\n",
+		res.TraceEvents, res.Events, units.FormatDuration(res.Wall), units.FormatCount(res.TraceEventsPerSec))
 
 	rows := res.Ranks
 	const maxRows = 32

@@ -429,16 +429,7 @@ func (p *sweepProgress) finish() {
 
 // formatSeconds writes a wall-clock duration to the second: 42s, 3m05s,
 // 1h02m.
-func formatSeconds(s float64) string {
-	d := time.Duration(s * float64(time.Second)).Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
+func formatSeconds(s float64) string { return units.FormatElapsed(s) }
 
 // sweepMergeCommand is `tracesim sweep merge DIR -o RESULT`.
 func sweepMergeCommand(e *env) *cobra.Command {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/clog2"
 	"github.com/tracesim/tracesim/tracefmt/formats"
@@ -42,7 +43,7 @@ func TestMPERankZero(t *testing.T) {
 		// is -1 when that must be all of its span.
 		maxCompute float64
 	}{
-		{"../../../shared/testdata-external/clog2/cpilog.clog2", -1},
+		{testshared.Dir() + "/clog2/cpilog.clog2", -1},
 		{"../../testdata/mpe/masterworker.clog2", 0.01},
 		{"../../testdata/mpe/colls.clog2", 0.05},
 		{"../../testdata/mpe/allreduce.clog2", 0.05},
@@ -91,7 +92,7 @@ func TestMPERankZeroComputeFromEvents(t *testing.T) {
 	if len(paths) == 0 {
 		t.Fatal("no recordings in testdata/mpe")
 	}
-	paths = append(paths, "../../../shared/testdata-external/clog2/cpilog.clog2")
+	paths = append(paths, testshared.Dir()+"/clog2/cpilog.clog2")
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			tr := openMPE(t, path)

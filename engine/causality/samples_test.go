@@ -6,12 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
 
 // sharedDir holds the MPE samples that may not be redistributed; tests
 // that need them skip when it is absent.
-const sharedDir = "../../../shared/testdata-external/"
+var sharedDir = testshared.Dir() + "/"
 
 // TestSamples pins the findings on real MPE traces, and checks that
 // correcting them leaves no clock violation. The samples are clean: MPE

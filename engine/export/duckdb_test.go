@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/replay"
 	"github.com/tracesim/tracesim/internal/duckdbtest"
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 )
@@ -167,7 +168,7 @@ func TestDuckDB(t *testing.T) {
 // their calls, and two arrived before their data left (the reversals
 // tracesim check reports).
 func TestDuckDBPhysicalTimes(t *testing.T) {
-	const sample = "../../../shared/testdata-external/paraver/qsort_beo3.prv"
+	sample := testshared.Dir() + "/paraver/qsort_beo3.prv"
 	if _, err := os.Stat(sample); err != nil {
 		t.Skipf("sample absent: %v", err)
 	}

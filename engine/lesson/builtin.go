@@ -44,20 +44,49 @@ func builtinName(n string) string {
 }
 
 // Dir reads the lessons of a directory (its *.md files, in name order).
-// A file that does not parse is an error naming it.
+// A file that does not parse is an error naming it. The lessons and the
+// trace files they name are read through an os.Root on dir (Root.FS), so
+// that a lesson or a trace that is a link out of the directory, or a
+// trace = "../x", is refused: a served library shows what its directory
+// holds and nothing else. The lessons keep the directory open to read
+// their traces.
 func Dir(dir string) ([]*Lesson, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	root, err := os.OpenRoot(dir)
 	if err != nil {
+		return nil, err
+	}
+	fsys := root.FS()
+	names, err := fs.Glob(fsys, "*.md")
+	if err != nil {
+		root.Close()
 		return nil, err
 	}
 	sort.Strings(names)
 	var out []*Lesson
 	for _, n := range names {
-		l, err := ReadFile(n)
+		file := filepath.Join(dir, n)
+		st, err := fs.Stat(fsys, n)
 		if err != nil {
+			root.Close()
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if !st.Mode().IsRegular() {
+			root.Close()
+			return nil, fmt.Errorf("%s: not a regular file", file)
+		}
+		if st.Size() > MaxSize {
+			root.Close()
+			return nil, &Error{File: file, Msg: fmt.Sprintf("the lesson is larger than %d bytes", MaxSize)}
+		}
+		l, err := parseFS(fsys, n, file)
+		if err != nil {
+			root.Close()
 			return nil, err
 		}
 		out = append(out, l)
+	}
+	if len(out) == 0 {
+		root.Close()
 	}
 	return out, nil
 }

@@ -374,13 +374,17 @@ func (q *Question) Check(want Expected, input string) (bool, error) {
 
 // ParseFS reads the lesson at name in fsys; its trace file is read from
 // fsys too.
-func ParseFS(fsys fs.FS, name string) (*Lesson, error) {
+func ParseFS(fsys fs.FS, name string) (*Lesson, error) { return parseFS(fsys, name, name) }
+
+// parseFS is ParseFS with the name errors and the lesson's File give it
+// (a path on disk for a lesson of Dir).
+func parseFS(fsys fs.FS, name, file string) (*Lesson, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	defer f.Close()
-	l, err := Parse(name, f)
+	l, err := Parse(file, f)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracesim/tracesim/engine/des"
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // DefaultMemoryLimit is the largest memory estimate (MemoryEstimate) of a
@@ -86,7 +87,7 @@ func checkMemory(cfg *Config) error {
 	t := cfg.Topology
 	return fmt.Errorf("packet: %s has %s nodes, %s routers and %s links; its packet network (%d VCs × %d-packet buffers) would need about %s, above the limit of %s",
 		t.Spec(), thousands(int64(t.NumNodes())), thousands(int64(t.NumRouters())), thousands(int64(t.NumLinks())),
-		cfg.VCs, cfg.Buffer, gigabytes(est), gigabytes(limit))
+		cfg.VCs, cfg.Buffer, units.FormatBytes(est), units.FormatBytes(limit))
 }
 
 // thousands writes n with commas between groups of three digits.
@@ -96,12 +97,4 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// gigabytes writes a byte count in GB (10^9) or MB with one decimal.
-func gigabytes(n int64) string {
-	if n >= 1e9 {
-		return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
-	}
-	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
 }

@@ -55,10 +55,10 @@ func TestNewRefusesTopologiesAboveTheMemoryLimit(t *testing.T) {
 		want  string // empty: accepted
 	}{
 		{"torus:4096x4096", 0, "packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
-			"its packet network (2 VCs × 4-packet buffers) would need about 50.5 GB, above the limit of 4.0 GB"},
+			"its packet network (2 VCs × 4-packet buffers) would need about 47.04 GiB, above the limit of 3.725 GiB"},
 		{"torus:64x32x32", 0, ""},
 		{"torus:64x64", 1 << 20, "packet: torus:64x64 has 4,096 nodes, 4,096 routers and 24,576 links; " +
-			"its packet network (2 VCs × 4-packet buffers) would need about 12.3 MB, above the limit of 1.0 MB"},
+			"its packet network (2 VCs × 4-packet buffers) would need about 11.76 MiB, above the limit of 1 MiB"},
 	}
 	for _, tc := range tests {
 		topo, err := topology.Parse(tc.spec)

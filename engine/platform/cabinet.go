@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // cabinetDecl is a <cabinet> of a routing="Cluster" zone: hosts
@@ -84,13 +85,13 @@ func hostSpeeds(hosts []hostDecl) []float64 {
 }
 
 // speedRange describes hosts of different speeds for a summary: ", hosts
-// of 1Gf to 2Gf"; "" when they are alike (nil).
+// of 1 Gf/s to 2 Gf/s"; "" when they are alike (nil).
 func speedRange(speeds []float64) string {
 	if speeds == nil {
 		return ""
 	}
 	lo, hi := slices.Min(speeds), slices.Max(speeds)
-	return fmt.Sprintf(", hosts of %s to %s", formatSpeed(lo), formatSpeed(hi))
+	return fmt.Sprintf(", hosts of %s to %s", units.FormatFlops(lo)+"/s", units.FormatFlops(hi)+"/s")
 }
 
 // cabinets turns a routing="Cluster" zone of cabinets and a backbone into
@@ -151,10 +152,10 @@ func (p *parser) cabinets(z *zoneDecl) error {
 	pl.Topology = t
 	pl.Summary = fmt.Sprintf("zone %s: %d cabinets of %d hosts in all", z.id, len(z.cabinets), n)
 	if pl.Uniform {
-		pl.Summary += fmt.Sprintf(", %s, %s links", formatBandwidth(c0.link.Bandwidth), formatSeconds(float64(c0.link.Latency)/1e12))
+		pl.Summary += fmt.Sprintf(", %s, %s links", units.FormatRate(c0.link.Bandwidth), units.FormatDuration(float64(c0.link.Latency)/1e12))
 	}
 	if bb := z.backbone; bb != nil {
-		pl.Summary += fmt.Sprintf(", a %s, %s SHARED backbone", formatBandwidth(bb.Bandwidth), formatSeconds(float64(bb.Latency)/1e12))
+		pl.Summary += fmt.Sprintf(", a %s, %s SHARED backbone", units.FormatRate(bb.Bandwidth), units.FormatDuration(float64(bb.Latency)/1e12))
 	}
 	pl.Summary += speedRange(pl.Speeds)
 	p.network = pl

@@ -39,7 +39,7 @@ func TestCabinets(t *testing.T) {
 	if m := tp.Medium(0); m == topology.NoLink || tp.Link(m).Props != *p.Backbone {
 		t.Errorf("medium %d", m)
 	}
-	if p.Summary != "zone site: 2 cabinets of 4 hosts in all, a 50MBps, 20us SHARED backbone" {
+	if p.Summary != "zone site: 2 cabinets of 4 hosts in all, a 400 Mb/s, 20 µs SHARED backbone" {
 		t.Errorf("summary %q", p.Summary)
 	}
 	if p.Speeds != nil {
@@ -50,7 +50,7 @@ func TestCabinets(t *testing.T) {
   <cabinet id="a" prefix="a" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>
   <cabinet id="b" prefix="b" suffix="" radical="0" speed="2.5Gf" bw="1GBps" lat="1us"/>
 </zone>`)
-	if err != nil || !slices.Equal(p.Speeds, []float64{1e9, 1e9, 2.5e9}) || p.Speed != 1e9 || !strings.HasSuffix(p.Summary, ", hosts of 1Gf to 2.5Gf") {
+	if err != nil || !slices.Equal(p.Speeds, []float64{1e9, 1e9, 2.5e9}) || p.Speed != 1e9 || !strings.HasSuffix(p.Summary, ", hosts of 1 Gf/s to 2.5 Gf/s") {
 		t.Errorf("cabinets of two speeds: %v, speeds %v, summary %q", err, p.Speeds, p.Summary)
 	}
 	p, err = parseString(t, `<zone id="z" routing="Full">

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // radicals expands SimGrid's radical list "0-15" or "1-4,6,9-11".
@@ -165,9 +166,9 @@ func (p *parser) cluster(a *attrs, line int) error {
 	if cores > 1 {
 		hosts += fmt.Sprintf(" of %d cores", cores)
 	}
-	pl.Summary = fmt.Sprintf("cluster %s: %s of %s, %s, %s links", id, shape, hosts, formatBandwidth(bw), formatSeconds(float64(lat)/1e12))
+	pl.Summary = fmt.Sprintf("cluster %s: %s of %s, %s, %s links", id, shape, hosts, units.FormatRate(bw), units.FormatDuration(float64(lat)/1e12))
 	if bb := pl.Backbone; bb != nil {
-		pl.Summary += fmt.Sprintf(", a %s, %s %s backbone", formatBandwidth(bb.Bandwidth), formatSeconds(float64(bb.Latency)/1e12), pl.BackboneSharing)
+		pl.Summary += fmt.Sprintf(", a %s, %s %s backbone", units.FormatRate(bb.Bandwidth), units.FormatDuration(float64(bb.Latency)/1e12), pl.BackboneSharing)
 	}
 	p.network = pl
 	return nil
@@ -354,32 +355,6 @@ func fatTree(params string, hosts int, link topology.LinkProps) (topology.Topolo
 	return t, "FAT_TREE " + params + " (" + spec + ")", err
 }
 
-func formatBandwidth(bps float64) string {
-	for _, u := range []struct {
-		s string
-		m float64
-	}{{"GBps", 1e9}, {"MBps", 1e6}, {"kBps", 1e3}} {
-		if bps >= u.m {
-			return strconv.FormatFloat(bps/u.m, 'g', 6, 64) + u.s
-		}
-	}
-	return strconv.FormatFloat(bps, 'g', 6, 64) + "Bps"
-}
-
-func formatSeconds(s float64) string {
-	switch {
-	case s == 0:
-		return "0s"
-	case s >= 1:
-		return strconv.FormatFloat(s, 'g', 6, 64) + "s"
-	case s >= 1e-3:
-		return strconv.FormatFloat(s*1e3, 'g', 6, 64) + "ms"
-	case s >= 1e-6:
-		return strconv.FormatFloat(s*1e6, 'g', 6, 64) + "us"
-	}
-	return strconv.FormatFloat(s*1e9, 'g', 6, 64) + "ns"
-}
-
 // dragonfly builds SimGrid's DRAGONFLY "G,B;C,K;R,N;H" as a custom graph:
 // G groups of C chassis of R routers (blades), H hosts per router;
 // routers of a chassis all-to-all ("green" links, N parallel cables, so
@@ -455,17 +430,4 @@ func dragonfly(params string, hosts int, link topology.LinkProps, name string) (
 		return nil, "", err
 	}
 	return t, fmt.Sprintf("DRAGONFLY %s (a graph of %d routers)", params, routers), nil
-}
-
-// formatSpeed writes flops per second as SimGrid's units: "1Gf".
-func formatSpeed(f float64) string {
-	for _, u := range []struct {
-		s string
-		m float64
-	}{{"Tf", 1e12}, {"Gf", 1e9}, {"Mf", 1e6}, {"kf", 1e3}} {
-		if f >= u.m {
-			return strconv.FormatFloat(f/u.m, 'g', 6, 64) + u.s
-		}
-	}
-	return strconv.FormatFloat(f, 'g', 6, 64) + "f"
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 func (p *parser) linkCtn(a *attrs, line int) error {
@@ -211,7 +212,7 @@ func (p *parser) explicit(z *zoneDecl) error {
 		pl.Summary = fmt.Sprintf("zone %s: star of %d hosts of %d cores with private links", z.id, n, c)
 	}
 	if pl.Uniform {
-		pl.Summary += fmt.Sprintf(" of %s, %s", formatBandwidth(pl.Link.Bandwidth), formatSeconds(float64(pl.Link.Latency)/1e12))
+		pl.Summary += fmt.Sprintf(" of %s, %s", units.FormatRate(pl.Link.Bandwidth), units.FormatDuration(float64(pl.Link.Latency)/1e12))
 	}
 	pl.Summary += speedRange(pl.Speeds)
 	p.network = pl

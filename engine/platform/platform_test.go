@@ -172,7 +172,7 @@ func TestClusterOptions(t *testing.T) {
 	if p.Loopback == nil || *p.Loopback != (topology.LinkProps{Bandwidth: 100e9, Latency: 10_000}) {
 		t.Errorf("loopback %+v", p.Loopback)
 	}
-	if p.Summary != "cluster c: star of 4 hosts, 1.25GBps, 1us links" {
+	if p.Summary != "cluster c: star of 4 hosts, 10 Gb/s, 1 µs links" {
 		t.Errorf("summary %q", p.Summary)
 	}
 }
@@ -184,7 +184,7 @@ func TestCores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Cores != 4 || p.Summary != "cluster c: star of 4 hosts of 4 cores, 125MBps, 50us links" {
+	if p.Cores != 4 || p.Summary != "cluster c: star of 4 hosts of 4 cores, 1 Gb/s, 50 µs links" {
 		t.Errorf("cores %d, summary %q", p.Cores, p.Summary)
 	}
 	p, err = parseString(t, `<cluster id="c" prefix="h" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"/>`)
@@ -221,11 +221,11 @@ func TestClusterBackbone(t *testing.T) {
 		summary string
 	}{
 		{`bb_bw="2.25GBps" bb_lat="500us"`, &topology.LinkProps{Bandwidth: 2.25e9, Latency: 500e6}, Shared,
-			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=18Gb/s,bblat=500us", "cluster c: star of 4 hosts, 125MBps, 50us links, a 2.25GBps, 500us SHARED backbone"},
+			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=18Gb/s,bblat=500us", "cluster c: star of 4 hosts, 1 Gb/s, 50 µs links, a 18 Gb/s, 500 µs SHARED backbone"},
 		{`bb_bw="10Gbps" bb_sharing_policy="FATPIPE"`, &topology.LinkProps{Bandwidth: 1.25e9}, FatPipe,
-			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=10Gb/s", "cluster c: star of 4 hosts, 125MBps, 50us links, a 1.25GBps, 0s FATPIPE backbone"},
+			"crossbar:4,bw=1Gb/s,lat=50us,bbbw=10Gb/s", "cluster c: star of 4 hosts, 1 Gb/s, 50 µs links, a 10 Gb/s, 0 s FATPIPE backbone"},
 		{`bb_bw="10Gbps" bb_sharing_policy="SHARED"`, &topology.LinkProps{Bandwidth: 1.25e9}, Shared, "crossbar:4,bw=1Gb/s,lat=50us,bbbw=10Gb/s", ""},
-		{`bb_lat="0"`, nil, SplitDuplex, "crossbar:4,bw=1Gb/s,lat=50us", "cluster c: star of 4 hosts, 125MBps, 50us links"},
+		{`bb_lat="0"`, nil, SplitDuplex, "crossbar:4,bw=1Gb/s,lat=50us", "cluster c: star of 4 hosts, 1 Gb/s, 50 µs links"},
 		{`bb_bw="" bb_sharing_policy="FATPIPE"`, nil, SplitDuplex, "crossbar:4,bw=1Gb/s,lat=50us", ""},
 	} {
 		t.Run(c.attrs, func(t *testing.T) {
@@ -436,7 +436,7 @@ func TestDragonfly(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := p.Topology.(*topology.Graph)
-	if g.NumRouters() != 8 || g.NumNodes() != 16 || p.Summary != "cluster d: DRAGONFLY 2,1;2,3;2,2;2 (a graph of 8 routers) of 16 hosts, 1GBps, 1us links" {
+	if g.NumRouters() != 8 || g.NumNodes() != 16 || p.Summary != "cluster d: DRAGONFLY 2,1;2,3;2,2;2 (a graph of 8 routers) of 16 hosts, 8 Gb/s, 1 µs links" {
 		t.Fatalf("%d routers %d nodes, %s", g.NumRouters(), g.NumNodes(), p.Summary)
 	}
 	// Bandwidth of the link between two routers, 0 when none.

@@ -92,10 +92,10 @@ func All() []Preset {
 			},
 		},
 		{
-			Key: "simgrid-cluster", Name: "SimGrid cluster 125 MB/s",
-			Description: "SimGrid's CM02 star cluster without contention: 5 µs, 125 MB/s, 1 Gflop/s hosts",
+			Key: "simgrid-cluster", Name: "SimGrid cluster 1 Gb/s",
+			Description: "SimGrid's CM02 star cluster without contention: 5 µs, 1 Gb/s (SimGrid's 125MBps), 1 Gf/s hosts",
 			Settings: [][2]string{
-				{"model", "simgrid"}, {"latency", "5us"}, {"bandwidth", "125MB/s"}, {"cpu-speed", "1Gf"},
+				{"model", "simgrid"}, {"latency", "5us"}, {"bandwidth", "1Gb/s"}, {"cpu-speed", "1Gf"},
 			},
 		},
 		{

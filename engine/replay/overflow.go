@@ -72,7 +72,7 @@ func (s *Sim) burstRangeError(r int32, rk *rank, d des.Time, a Activity) error {
 		if s.cfg.nodeSpeeds != nil {
 			speed = s.cfg.nodeSpeeds[s.nodeOf[r]]
 		}
-		err.What = fmt.Sprintf("compute of %g flop at %s%s lasts %s", e.Amount(), FormatSpeed(speed), scale, longDuration(secs))
+		err.What = fmt.Sprintf("compute of %s at %s/s%s lasts %s", units.FormatFlops(e.Amount()), units.FormatFlops(speed), scale, longDuration(secs))
 	case e.Kind == tracefmt.KindCompute:
 		secs = e.Amount() * s.unitPS / 1e12
 		err.What = fmt.Sprintf("compute of %s%s lasts %s", units.FormatDuration(e.Amount()*s.tr.Unit.Seconds()), scale, longDuration(secs))

@@ -72,7 +72,7 @@ func TestSimulatedTimePastItsRangeIsAnError(t *testing.T) {
 		{name: "cpu-scale 1e9 fits", trace: ringCompute, cfg: []string{"cpu-scale", "1e9", "model", "loggops", "L", "0s", "o", "0s", "g", "0s", "G", "0s", "O", "0s"},
 			wantMakespan: 1e6},
 		{name: "1e16 flop at 1 Gf", trace: func(t *testing.T) *tracefmt.Trace { return one(t, 1e16) },
-			want: "at rank 0, event 0: compute of 1e+16 flop at 1Gf lasts 10000000 s (115.7 days), starting at 0 s"},
+			want: "at rank 0, event 0: compute of 10000 Tf at 1 Gf/s lasts 10000000 s (115.7 days), starting at 0 s"},
 		{name: "9e15 flop at 1 Gf fits", trace: func(t *testing.T) *tracefmt.Trace { return one(t, 9e15) },
 			wantMakespan: 9e6},
 		{name: "1 GiB at 1 b/s, packet model", trace: gib, cfg: []string{"model", "packet", "bandwidth", "1b/s"},

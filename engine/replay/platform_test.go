@@ -373,13 +373,13 @@ func TestPlatformRouting(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, res := simulate(t, tr, dor, Options{})
-	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8000000000000000000Tb/s,nlat=0ps" {
+	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8000000000000000000Tb/s,nlat=0s" {
 		t.Errorf("packet model on the platform: complete %v, makespan %g s, network %+v", res.Complete, res.Makespan, res.Network)
 	}
 	// The flow model follows SimGrid's own TORUS routes: a routing is
 	// an error rather than ignored.
 	flowDor := cfgWith(t, "model", "flow", "platform", p, "routing", "dor")
-	if err := flowDor.Validate(); err == nil || err.Error() != `platform: routing "dor": the flow model follows SimGrid's own routes on cluster t: TORUS 4,4 (torus:4x4) of 16 hosts, 1GBps, 1us links (leave routing empty)` {
+	if err := flowDor.Validate(); err == nil || err.Error() != `platform: routing "dor": the flow model follows SimGrid's own routes on cluster t: TORUS 4,4 (torus:4x4) of 16 hosts, 8 Gb/s, 1 µs links (leave routing empty)` {
 		t.Errorf("dor under the flow model: %v", err)
 	}
 	updown := cfgWith(t, "model", "packet", "platform", p, "routing", "updown")
@@ -554,7 +554,7 @@ func TestHostSpeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "compute of 1e+30 flop at 4Gf lasts") {
+	if err := s.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "compute of 1e+18 Tf at 4 Gf/s lasts") {
 		t.Errorf("overflow: %v", err)
 	}
 }

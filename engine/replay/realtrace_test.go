@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/paraver"
@@ -16,7 +17,7 @@ import (
 
 // realDir holds third-party traces (../shared/testdata-external); tests
 // that need them skip when it is absent.
-const realDir = "../../../shared/testdata-external/"
+var realDir = testshared.Dir() + "/"
 
 // openReal reads a third-party sample, skipping the test when absent.
 func openReal(t *testing.T, rel string) *tracefmt.Trace {

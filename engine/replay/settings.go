@@ -257,7 +257,7 @@ func Settings() []Setting {
 				if !(r > 0) || math.IsInf(r, 0) {
 					return fmt.Errorf("%q: must be positive", v)
 				}
-				c.PerByte = math.Round(1e18/r) / 1e6
+				c.PerByte = perByteOf(r)
 				return nil
 			}},
 		perByte("per-byte", "network", "link time per byte, PUPPET's t1 (ps, ns, us, ms, s per byte); the inverse of bandwidth", func(c *Config) *float64 { return &c.PerByte }),
@@ -417,91 +417,67 @@ func ParseTime(v string) (des.Time, error) {
 	return des.FromSeconds(s), nil
 }
 
-var timeUnits = []struct {
-	name string
-	ps   des.Time
-}{{"s", des.Second}, {"ms", des.Millisecond}, {"us", des.Microsecond}, {"ns", des.Nanosecond}}
-
 // FormatTime writes t exactly with the largest unit that needs at most
-// three decimals: "1449.848us", "5s", "800ps".
-func FormatTime(t des.Time) string {
-	if t == 0 {
-		return "0s"
-	}
-	for _, u := range timeUnits {
-		if t >= u.ps && t%u.ps*1000%u.ps == 0 { // t%u.ps first: t*1000 could wrap
-			return strconv.FormatFloat(float64(t)/float64(u.ps), 'f', -1, 64) + u.name
-		}
-	}
-	return strconv.FormatInt(int64(t), 10) + "ps"
-}
+// three decimals: "1449.848us", "5s", "800ps" (units.FormatPicoseconds).
+func FormatTime(t des.Time) string { return units.FormatPicoseconds(int64(t)) }
 
 // formatPerByte writes picoseconds per byte as a duration.
 func formatPerByte(ps float64) string {
 	if ps == math.Trunc(ps) && ps < 1e15 {
 		return FormatTime(des.Time(ps))
 	}
-	return strconv.FormatFloat(ps, 'g', -1, 64) + "ps"
+	return units.FormatPicosecondsFrac(ps)
 }
 
-// formatBandwidth writes 1/perByte as a rate, in bits per second when
-// that is exact.
+// formatBandwidth writes 1/perByte as a rate in bits per second, with the
+// fewest digits that the bandwidth setting reads back to perByte
+// (1.23456GB/s is kept as 810.005184 ps per byte and prints
+// "9.87648Gb/s").
 func formatBandwidth(perByte float64) string {
 	if perByte == 0 {
 		return "inf"
 	}
-	bps := 8e12 / perByte
-	for _, u := range []struct {
-		n string
-		f float64
-	}{{"Tb/s", 1e12}, {"Gb/s", 1e9}, {"Mb/s", 1e6}, {"Kb/s", 1e3}, {"b/s", 1}} {
-		if v := bps / u.f; v >= 1 && v == math.Round(v*1000)/1000 {
-			return strconv.FormatFloat(v, 'f', -1, 64) + u.n
-		}
-	}
-	return strconv.FormatFloat(1e12/perByte, 'g', -1, 64) + "B/s"
+	return units.FormatRateWithin(1e12/perByte, func(r float64) bool { return perByteOf(r) == perByte })
 }
 
-// bandwidthExact reports whether formatBandwidth(perByte) reads back as
-// perByte.
+// perByteOf is the per-byte time in picoseconds the bandwidth setting
+// keeps for a rate of r bytes per second: rounded to 1e-6 ps, so that a
+// rate typed in any unit gives the same configuration.
+func perByteOf(r float64) float64 { return math.Round(1e18/r) / 1e6 }
+
+// bandwidthExact reports whether a configuration file should hold
+// perByte as the bandwidth: formatBandwidth(perByte) reads back as perByte
+// (a per-byte time from a platform file, 1e12/bandwidth not rounded, may
+// have no rate that rounds to it) and needs no more significant digits
+// than the per-byte time itself, so that "10Gb/s" stays a bandwidth and
+// "1008.644ns" (7.931434…Mb/s) a per-byte time.
 func bandwidthExact(perByte float64) bool {
 	if perByte == 0 {
 		return true
 	}
-	f := formatBandwidth(perByte)
-	if !strings.HasSuffix(f, "b/s") {
-		return false // not a round number of bits per second
+	bw := formatBandwidth(perByte)
+	r, err := units.ParseRate(bw)
+	return err == nil && perByteOf(r) == perByte && sigDigits(bw) <= sigDigits(formatPerByte(perByte))
+}
+
+// sigDigits counts the significant digits of the number a formatted
+// value starts with: 2 in "1.5us", 1 in "800ps" and in "10Gb/s".
+func sigDigits(s string) int {
+	end := strings.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if end < 0 {
+		end = len(s)
 	}
-	r, err := units.ParseRate(f)
-	return err == nil && math.Round(1e18/r)/1e6 == perByte
+	num := strings.Trim(strings.ReplaceAll(s[:end], ".", ""), "0")
+	return len(num)
 }
 
 // FormatSize writes a byte count with the largest binary unit that
-// divides it: "64KiB", "1000B".
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		n string
-		f int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.f && n%u.f == 0 {
-			return strconv.FormatInt(n/u.f, 10) + u.n
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
+// divides it: "64KiB", "1000B" (units.FormatSizeExact).
+func FormatSize(n int64) string { return units.FormatSizeExact(n) }
 
-// FormatSpeed writes flops per second with a prefix: "1Gf", "2.5Mf".
-func FormatSpeed(f float64) string {
-	for _, u := range []struct {
-		n string
-		f float64
-	}{{"Tf", 1e12}, {"Gf", 1e9}, {"Mf", 1e6}, {"Kf", 1e3}} {
-		if f >= u.f {
-			return strconv.FormatFloat(f/u.f, 'g', -1, 64) + u.n
-		}
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64) + "f"
-}
+// FormatSpeed writes flops per second with a prefix and the fewest digits
+// that read back exactly: "1Gf", "2.5Mf" (units.FormatFlopsExact).
+func FormatSpeed(f float64) string { return units.FormatFlopsExact(f) }
 
 // collOpNames lists the operations coll-alg accepts, in tracefmt order.
 func collOpNames() []string {

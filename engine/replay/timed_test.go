@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/clog"
 )
@@ -100,7 +101,7 @@ func TestMPEWaitallAndBlockingSend(t *testing.T) {
 // the recorded run (pinned within 10 %).
 func TestRealMPETraces(t *testing.T) {
 	for _, name := range []string{"pmandel.clog", "fpilog.clog"} {
-		f, err := os.Open("../../../shared/testdata-external/clog/" + name)
+		f, err := os.Open(testshared.Dir() + "/clog/" + name)
 		if err != nil {
 			t.Skip("shared test data absent")
 		}

@@ -569,38 +569,10 @@ func (p *specParser) dragonfly(opt Options) (Topology, error) {
 func formatProps(bwKey, latKey string, p, def LinkProps) string {
 	var b strings.Builder
 	if p.Bandwidth != def.Bandwidth {
-		fmt.Fprintf(&b, ",%s=%s", bwKey, formatRate(p.Bandwidth))
+		fmt.Fprintf(&b, ",%s=%s", bwKey, units.FormatRateExact(p.Bandwidth))
 	}
 	if p.Latency != def.Latency {
-		fmt.Fprintf(&b, ",%s=%s", latKey, formatLatency(p.Latency))
+		fmt.Fprintf(&b, ",%s=%s", latKey, units.FormatPicoseconds(p.Latency))
 	}
 	return b.String()
-}
-
-// formatRate renders bytes/s exactly, in bits per second when that is an
-// integer.
-func formatRate(bps float64) string {
-	bits := bps * 8
-	for _, u := range []struct {
-		m float64
-		s string
-	}{{1e12, "Tb/s"}, {1e9, "Gb/s"}, {1e6, "Mb/s"}, {1e3, "Kb/s"}, {1, "b/s"}} {
-		if v := bits / u.m; v >= 1 && v == math.Trunc(v) {
-			return strconv.FormatFloat(v, 'f', -1, 64) + u.s
-		}
-	}
-	return strconv.FormatFloat(bps, 'g', -1, 64) + "B/s"
-}
-
-// formatLatency renders picoseconds in the largest exact unit.
-func formatLatency(ps int64) string {
-	for _, u := range []struct {
-		m int64
-		s string
-	}{{1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}} {
-		if ps != 0 && ps%u.m == 0 {
-			return strconv.FormatInt(ps/u.m, 10) + u.s
-		}
-	}
-	return strconv.FormatInt(ps, 10) + "ps"
 }

@@ -2,6 +2,8 @@ package topology
 
 import (
 	"strconv"
+
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // Star is a single router with every node on its own port: a crossbar
@@ -72,7 +74,7 @@ func (s *Star) Spec() string {
 	spec := s.kind.String() + ":" + strconv.Itoa(s.n) + formatProps("bw", "lat", s.props, DefaultLink)
 	if bb := s.backbone; bb != nil {
 		// bbbw always, so that the backbone survives a round trip.
-		spec += ",bbbw=" + formatRate(bb.Bandwidth) + formatProps("", "bblat", *bb, LinkProps{Bandwidth: bb.Bandwidth})
+		spec += ",bbbw=" + units.FormatRateExact(bb.Bandwidth) + formatProps("", "bblat", *bb, LinkProps{Bandwidth: bb.Bandwidth})
 	}
 	return spec
 }

@@ -509,7 +509,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"torus:8x8", "torus:8x8"},
 		{" Torus:8x8 , bw=1Gb/s ", "torus:8x8,bw=1Gb/s"},
 		{"torus:8x8,lat=10ns", "torus:8x8"},
-		{"mesh:4x4x4,c=2,bw=100Mb/s,lat=1.5us,nbw=1GB/s", "mesh:4x4x4,c=2,bw=100Mb/s,lat=1500ns,nbw=8Gb/s"},
+		{"mesh:4x4x4,c=2,bw=100Mb/s,lat=1.5us,nbw=1GB/s", "mesh:4x4x4,c=2,bw=100Mb/s,lat=1.5us,nbw=8Gb/s"},
 		{"ring:16", "ring:16"},
 		{"hypercube:6", "hypercube:6"},
 		{"crossbar:64,bw=12.5MB/s", "crossbar:64,bw=100Mb/s"},
@@ -525,8 +525,11 @@ func TestSpecRoundTrip(t *testing.T) {
 		{"fattree:levels=3,k=4,taper=1", "fattree:k=4,levels=3"},
 		{"dragonfly:h=2,a=4,p=2,glat=1us", "dragonfly:p=2,a=4,h=2,glat=1us"},
 		{"torus:8x8,bw=3B/s", "torus:8x8,bw=24b/s"},
-		{"torus:8x8,bw=0.3B/s", "torus:8x8,bw=0.3B/s"},
-		{"torus:8x8,lat=0", "torus:8x8,lat=0ps"},
+		{"torus:8x8,bw=0.3B/s", "torus:8x8,bw=2.4b/s"},
+		{"torus:8x8,bw=1.23456GB/s", "torus:8x8,bw=9.87648Gb/s"},
+		{"torus:8x8,bw=1GiB/s", "torus:8x8,bw=8.589934592Gb/s"},
+		{"torus:8x8,lat=0", "torus:8x8,lat=0s"},
+		{"torus:8x8,lat=1500ps", "torus:8x8,lat=1.5ns"},
 	}
 	for _, tt := range tests {
 		topo := mustParse(t, tt.in)
@@ -724,6 +727,34 @@ func TestSummary(t *testing.T) {
 	for spec, want := range tests {
 		if got := Summary(mustParse(t, spec)); got != want {
 			t.Errorf("Summary(%s) = %q; want %q", spec, got, want)
+		}
+	}
+}
+
+// TestSpecRoundTripAnyRate prints topologies whose links carry rates no
+// short decimal holds (a bandwidth kept as a per-byte time, a platform's
+// GiB/s) and parses the printed spec back: every link must come back
+// bit-identical, and the spec must state rates in bits per second.
+func TestSpecRoundTripAnyRate(t *testing.T) {
+	odd := []float64{1e12 / 810.005184, 1 << 30, 0.3, 1e12 / 3, 12345.678901234567, 1e12 / 8000}
+	for _, spec := range []string{"crossbar:3", "torus:4x4", "fattree:k=4,levels=2", "dragonfly:p=2,a=4,h=2"} {
+		for i, bw := range odd {
+			link := LinkProps{Bandwidth: bw, Latency: 1_500 + int64(i)}
+			term := LinkProps{Bandwidth: odd[(i+1)%len(odd)], Latency: 999}
+			topo, err := ParseWith(spec, Options{Link: &link, Terminal: &term})
+			if err != nil {
+				t.Fatal(err)
+			}
+			printed := topo.Spec()
+			if strings.Contains(printed, "B/s") || !strings.Contains(printed, "b/s") {
+				t.Errorf("%s at %v B/s prints %q: want rates in bits per second", spec, bw, printed)
+			}
+			again := mustParse(t, printed)
+			for id := 0; id < topo.NumLinks(); id++ {
+				if a, b := topo.Link(LinkID(id)), again.Link(LinkID(id)); a != b {
+					t.Fatalf("%s: link %d is %+v, %+v after printing %q and parsing it back", spec, id, a, b, printed)
+				}
+			}
 		}
 	}
 }

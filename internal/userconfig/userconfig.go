@@ -69,17 +69,27 @@ func Path(getenv func(string) string) string {
 
 // Load reads the configuration at path; a path that does not exist (or
 // "") gives the zero Config and no error. Values are checked against
-// allowed.
+// allowed. The file is opened through an os.Root on its directory, so a
+// config.toml that is a link out of the configuration directory is
+// refused rather than followed.
 func Load(path string, allowed Allowed) (Config, error) {
 	if path == "" {
 		return Config{}, nil
 	}
-	f, err := os.Open(path)
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, nil
 	}
 	if err != nil {
 		return Config{}, err
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,52 @@ func TestLoadAndPath(t *testing.T) {
 	}
 	if _, err := Load(filepath.Dir(path), allowed); err == nil || err.Error() != filepath.Dir(path)+": not a regular file" {
 		t.Errorf("directory: %v", err)
+	}
+}
+
+// TestLoadStaysInTheConfigDirectory: config.toml is opened through an
+// os.Root on its directory, so a link out of it, directly or through "..",
+// is an error naming the file, never a configuration read from elsewhere.
+func TestLoadStaysInTheConfigDirectory(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		target func(base string) string
+	}{
+		{"absolute link out", func(base string) string { return filepath.Join(base, "elsewhere.toml") }},
+		{"relative link with ..", func(string) string { return filepath.Join("..", "..", "elsewhere.toml") }},
+		{"through a subdirectory and ..", func(string) string { return filepath.Join("sub", "..", "..", "..", "elsewhere.toml") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "xdg", "tracesim")
+			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(base, "elsewhere.toml"), []byte("theme = \"light\"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "config.toml")
+			if err := os.Symlink(tc.target(base), path); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(path, Allowed{})
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("Load through a link out of the directory: %+v, %v; want an error naming %s", c, err, path)
+			}
+			if c.Theme != "" {
+				t.Errorf("read theme %q from outside the configuration directory", c.Theme)
+			}
+		})
+	}
+	// A link that stays inside the directory is followed.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mine.toml"), []byte("theme = \"mono\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("mine.toml", filepath.Join(dir, "config.toml")); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(filepath.Join(dir, "config.toml"), Allowed{}); err != nil || c.Theme != "mono" {
+		t.Errorf("link inside the directory: %+v, %v", c, err)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // Size limits by kind of file. A topology graph of 4 MiB holds about
@@ -126,17 +128,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s file %s: larger than the %s limit for %s files", e.Kind, e.Name, formatLimit(e.Limit), e.Kind)
-}
-
-func formatLimit(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
+	return fmt.Sprintf("%s file %s: larger than the %s limit for %s files", e.Kind, e.Name, units.FormatBytes(e.Limit), e.Kind)
 }
 
 // Open opens name with open (nil: OS) as a file of the given kind

@@ -5,12 +5,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // sharedDir holds the ALOG samples, which may not be redistributed; tests
 // skip when it is absent.
-const sharedDir = "../../../shared/testdata-external/alog/"
+var sharedDir = testshared.Dir() + "/alog/"
 
 type sample struct {
 	path       string

@@ -5,12 +5,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // sharedDir holds the samples that may not be redistributed; tests that
 // need them skip when it is absent.
-const sharedDir = "../../../shared/testdata-external/clog/"
+var sharedDir = testshared.Dir() + "/clog/"
 
 // sample is what a real file is pinned to.
 type sample struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/alog"
 )
@@ -35,7 +36,7 @@ var alogSamples = []struct {
 12 1 0 0 0 189
 9 1 0 0 0 195
 `},
-	{name: "sam_hyp.16.log", path: "../../../shared/testdata-external/alog/sam_hyp.16.log"},
+	{name: "sam_hyp.16.log", path: testshared.Dir() + "/alog/sam_hyp.16.log"},
 }
 
 func readALOGSample(tb testing.TB, path, text string) (*tracefmt.Trace, bool) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
@@ -28,8 +29,8 @@ func FuzzRead(f *testing.F) {
 		read func(io.Reader) (*tracefmt.Trace, error)
 	}{
 		{"../clog/testdata/fpilog.clog", clog.Read},
-		{"../../../shared/testdata-external/clog/pmandel.clog", clog.Read},
-		{"../../../shared/testdata-external/alog/srtest.alog", alog.Read},
+		{testshared.Dir() + "/clog/pmandel.clog", clog.Read},
+		{testshared.Dir() + "/alog/srtest.alog", alog.Read},
 	} {
 		in, err := os.Open(src.path)
 		if err != nil {

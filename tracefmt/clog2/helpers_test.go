@@ -10,12 +10,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // cpilogPath is MPE's cpilog sample in the sibling shared checkout; its
 // licence does not allow copying it into the repository.
-const cpilogPath = "../../../shared/testdata-external/clog2/cpilog.clog2"
+var cpilogPath = testshared.Dir() + "/clog2/cpilog.clog2"
 
 func readCpilogBytes(tb testing.TB) []byte {
 	tb.Helper()

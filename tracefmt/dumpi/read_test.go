@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // sampleDir holds SST DUMPI's test trace (testtrace.meta, 4 .bin).
-var sampleDir = filepath.Join("..", "..", "..", "shared", "testdata-external", "dumpi")
+var sampleDir = filepath.Join(testshared.Dir(), "dumpi")
 
 // sampleFiles reads the sample's files, skipping when they are absent.
 func sampleFiles(t testing.TB) memFiles {

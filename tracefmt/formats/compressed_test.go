@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
@@ -204,7 +205,7 @@ func TestSLOG2IsNamed(t *testing.T) {
 	p := filepath.Join(dir, "run.slog2")
 	os.WriteFile(p, append([]byte("\x00\x0aSLOG 2.0.6"), make([]byte, 64)...), 0o644)
 	paths := []string{p}
-	if shared := filepath.Join("..", "..", "..", "shared", "testdata-external", "slog2", "fpilog.slog2"); fileExists(shared) {
+	if shared := filepath.Join(testshared.Dir(), "slog2", "fpilog.slog2"); fileExists(shared) {
 		paths = append(paths, shared)
 	}
 	for _, p := range paths {

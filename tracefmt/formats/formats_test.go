@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/gen"
 )
 
 func sharedSample(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "testdata-external", rel)
+	p := filepath.Join(testshared.Dir(), rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("shared sample %s not available", rel)
 	}

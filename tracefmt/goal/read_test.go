@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // sample is LogGOPSim's binary tree broadcast over 32 ranks.
-var sample = filepath.Join("..", "..", "..", "shared", "testdata-external", "goal", "binary_tree_32.goal")
+var sample = filepath.Join(testshared.Dir(), "goal", "binary_tree_32.goal")
 
 // describe lists each rank's events: sends and receives with peer, tag
 // and size, waits with their request, compute amounts, states.

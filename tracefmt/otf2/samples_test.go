@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // externalDir holds real traces from other tools (see its SOURCES.md),
 // beside the repository; tests skip when it is absent.
-const externalDir = "../../../shared/testdata-external/otf2"
+var externalDir = testshared.Dir() + "/otf2"
 
 // TestRealSamples pins what the reader makes of archives written by
 // Score-P; the counts were checked against otf2-print (120 event records:

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -67,8 +68,8 @@ func TestSplitBodyIsSequential(t *testing.T) {
 		{"synthetic", synthetic(16 << 10), []byte(testPCF), 80},
 		{"synthetic-1MB", synthetic(1 << 20), []byte(testPCF), 0},
 	}
-	if prv, err := os.ReadFile("../../../shared/testdata-external/paraver/qsort_beo3.prv"); err == nil {
-		pcf, err := os.ReadFile("../../../shared/testdata-external/paraver/qsort_beo3.pcf")
+	if prv, err := os.ReadFile(testshared.Dir() + "/paraver/qsort_beo3.prv"); err == nil {
+		pcf, err := os.ReadFile(testshared.Dir() + "/paraver/qsort_beo3.pcf")
 		if err != nil {
 			t.Fatal(err)
 		}

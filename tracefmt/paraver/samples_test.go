@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
 // externalDir holds the third-party samples (see its SOURCES.md).
-const externalDir = "../../../shared/testdata-external/paraver"
+var externalDir = testshared.Dir() + "/paraver"
 
 // readSample reads a sample .prv with the files beside it, skipping the
 // test when the samples are absent.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
@@ -61,11 +62,11 @@ func TestWriteFollowsTheRules(t *testing.T) {
 	files := []string{
 		"../../testdata/mpe/allreduce.clog2", "../../testdata/mpe/colls.clog2", "../../testdata/mpe/masterworker.clog2",
 		"../../testdata/tsim/features.tsim", "../../testdata/tsim/ring3.tsim",
-		"../../../shared/testdata-external/clog2/cpilog.clog2",
-		"../../../shared/testdata-external/clog/pmandel.clog",
-		"../../../shared/testdata-external/alog/srtest.alog",
-		"../../../shared/testdata-external/otf2/ping-pong/traces.otf2",
-		"../../../shared/testdata-external/simgrid-ti/actions_with_isend.txt",
+		testshared.Dir() + "/clog2/cpilog.clog2",
+		testshared.Dir() + "/clog/pmandel.clog",
+		testshared.Dir() + "/alog/srtest.alog",
+		testshared.Dir() + "/otf2/ping-pong/traces.otf2",
+		testshared.Dir() + "/simgrid-ti/actions_with_isend.txt",
 		"../../testdata/simgrid/halo.txt",
 	}
 	for _, f := range files {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -90,7 +91,7 @@ func realSeeds(tb testing.TB) [][]byte {
 	for _, glob := range []string{
 		"testdata/simgrid-examples/*.txt",
 		"testdata/smpi332/trace.txt_files/*.txt",
-		"../../../shared/testdata-external/simgrid-ti/*.txt",
+		testshared.Dir() + "/simgrid-ti/*.txt",
 	} {
 		paths, _ := filepath.Glob(glob)
 		for _, p := range paths {

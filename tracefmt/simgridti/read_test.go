@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -172,7 +173,7 @@ func TestSampleCopiesUnchanged(t *testing.T) {
 			t.Errorf("%s: sha256 %s, want %s", name, got, want)
 		}
 		// The shared originals, when present, are the same bytes.
-		orig, err := os.ReadFile(filepath.Join("../../../shared/testdata-external/simgrid-ti", name))
+		orig, err := os.ReadFile(filepath.Join(testshared.Dir(), "simgrid-ti", name))
 		if err == nil && string(orig) != string(b) {
 			t.Errorf("%s differs from ../shared/testdata-external/simgrid-ti/%s", name, name)
 		}

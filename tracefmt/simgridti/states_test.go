@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 )
 
@@ -100,7 +101,7 @@ func TestActionStates(t *testing.T) {
 // TestActionStatesReal: in SimGrid's own traces every rank has states and
 // every event but markers lies inside one.
 func TestActionStatesReal(t *testing.T) {
-	dir := "../../../shared/testdata-external/simgrid-ti"
+	dir := testshared.Dir() + "/simgrid-ti"
 	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
 	files = append(files, filepath.Join("testdata", "smpi332", "trace.txt"))
 	for _, f := range files {

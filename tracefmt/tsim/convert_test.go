@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt/simgridti"
 )
 
 // TestLosslessFromSimGrid: real SimGrid time-independent traces, read by
 // their own reader, survive a round trip through tsim unchanged.
 func TestLosslessFromSimGrid(t *testing.T) {
-	paths, _ := filepath.Glob("../../../shared/testdata-external/simgrid-ti/*.txt")
+	paths, _ := filepath.Glob(testshared.Dir() + "/simgrid-ti/*.txt")
 	if len(paths) == 0 {
 		t.Skip("../shared/testdata-external/simgrid-ti is absent")
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracesim/tracesim/internal/testshared"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/alog"
 	"github.com/tracesim/tracesim/tracefmt/clog"
@@ -18,7 +19,7 @@ import (
 // shared holds real traces of other tools that may not be redistributed
 // (../shared beside the repository); seeds from it are left out when it
 // is absent.
-const shared = "../../../shared/testdata-external/"
+var shared = testshared.Dir() + "/"
 
 // realSeeds returns real traces recorded by MPE and SimGrid, written as
 // tsim: the shared samples when present and the samples checked in.

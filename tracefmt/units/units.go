@@ -226,6 +226,20 @@ func FormatDurationRes(sec, res float64) string {
 	return strconv.FormatFloat(sec/scale, 'f', dec, 64) + " " + suffix
 }
 
+// FormatElapsed formats a wall-clock time to the second, as a clock
+// reads it: "42s", "4m05s", "1h02m". Simulated times, which need
+// sub-second precision, take FormatDuration.
+func FormatElapsed(sec float64) string {
+	s := int64(math.Round(sec))
+	switch {
+	case s < 60:
+		return strconv.FormatInt(s, 10) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+}
+
 // FormatCount formats a count (events, messages, events per second) with
 // a k, M or G suffix and at most four significant digits: "830", "1.5k",
 // "12.35M".
@@ -268,20 +282,15 @@ func FormatRate(bps float64) string {
 	return decimal(bps*8, " b/s", " Kb/s", " Mb/s", " Gb/s", " Tb/s")
 }
 
-// FormatFlops formats an amount of work in flops with four significant
-// digits: "1.5 Gf", "2 Mf", "12 f".
+// FormatFlops formats an amount of work in flops (or a speed, with "/s"
+// appended by the caller) with at most four significant digits, rounded
+// before the prefix is chosen: "1.5 Gf", "2 Mf", "12 f", "10000 Tf";
+// beyond that an exponent: "1e+18 Tf".
 func FormatFlops(f float64) string {
-	switch {
-	case f >= 1e12:
+	if math.Abs(f) >= 1e18 {
 		return strconv.FormatFloat(f/1e12, 'g', 4, 64) + " Tf"
-	case f >= 1e9:
-		return strconv.FormatFloat(f/1e9, 'g', 4, 64) + " Gf"
-	case f >= 1e6:
-		return strconv.FormatFloat(f/1e6, 'g', 4, 64) + " Mf"
-	case f >= 1e3:
-		return strconv.FormatFloat(f/1e3, 'g', 4, 64) + " kf"
 	}
-	return strconv.FormatFloat(f, 'g', 4, 64) + " f"
+	return decimal(f, " f", " kf", " Mf", " Gf", " Tf")
 }
 
 // trim formats v with at most sig significant digits and no trailing zeros.

@@ -158,3 +158,14 @@ func TestFormatDurationRes(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatElapsed(t *testing.T) {
+	for _, tt := range []struct {
+		sec  float64
+		want string
+	}{{0, "0s"}, {0.4, "0s"}, {41.6, "42s"}, {59.4, "59s"}, {59.6, "1m00s"}, {245, "4m05s"}, {3599.4, "59m59s"}, {3720, "1h02m"}, {90061, "25h01m"}} {
+		if got := FormatElapsed(tt.sec); got != tt.want {
+			t.Errorf("FormatElapsed(%v) = %q, want %q", tt.sec, got, tt.want)
+		}
+	}
+}

@@ -6,14 +6,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	gossh "golang.org/x/crypto/ssh"
-
-	"github.com/tracesim/tracesim/internal/atomicfile"
 )
 
 // LoadHostKey returns the server's host key from path, generating an
@@ -21,24 +18,41 @@ import (
 // that). The private key is written with mode 0600 and its public half to
 // path+".pub", so that students can check the fingerprint the server logs.
 // Like sshd, it refuses a private key that others may read.
+//
+// Every read and write goes through an os.Root on path's directory (the
+// configuration directory by default): a key file that is a link out of
+// it (to another user's key, to /etc) is refused rather than read, and
+// nothing is created outside it.
 func LoadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 	if path == "" {
 		return nil, false, errors.New("host key: no path given")
 	}
-	data, err := os.ReadFile(path)
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, false, fmt.Errorf("host key: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("host key: %w", err)
+	}
+	defer root.Close()
+	data, err := root.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err := generateHostKey(path); err != nil {
+		if err := generateHostKey(root, name); err != nil {
 			return nil, false, err
 		}
 		created = true
-		data, err = os.ReadFile(path)
+		data, err = root.ReadFile(name)
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("host key: %w", err)
+		return nil, false, fmt.Errorf("host key %s: %w", path, err)
 	}
-	st, err := os.Stat(path)
+	st, err := root.Stat(name)
 	if err != nil {
-		return nil, false, fmt.Errorf("host key: %w", err)
+		return nil, false, fmt.Errorf("host key %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("host key %s: not a regular file", path)
 	}
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, false, fmt.Errorf("host key %s: mode %#o lets others read it; run chmod 600 %s", path, st.Mode().Perm(), path)
@@ -51,19 +65,16 @@ func LoadHostKey(path string) (signer gossh.Signer, created bool, err error) {
 		// From the key on disk, not the one generated: another server
 		// starting at the same moment may have won the race.
 		line := gossh.MarshalAuthorizedKey(signer.PublicKey())
-		err := atomicfile.Write(path+".pub", func(w io.Writer) error {
-			_, err := w.Write(line)
-			return err
-		})
-		if err != nil {
-			return nil, false, fmt.Errorf("host key: %w", err)
+		if err := writeIn(root, name+".pub", line, 0o644, true); err != nil {
+			return nil, false, fmt.Errorf("host key %s.pub: %w", path, err)
 		}
 	}
 	return signer, created, nil
 }
 
-// generateHostKey writes a new ed25519 key in OpenSSH format to path.
-func generateHostKey(path string) error {
+// generateHostKey writes a new ed25519 key in OpenSSH format to name in
+// root.
+func generateHostKey(root *os.Root, name string) error {
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return fmt.Errorf("host key: generate: %w", err)
@@ -72,46 +83,46 @@ func generateHostKey(path string) error {
 	if err != nil {
 		return fmt.Errorf("host key: encode: %w", err)
 	}
-	if err := writePrivate(path, pem.EncodeToMemory(block)); err != nil {
-		return fmt.Errorf("host key: %w", err)
+	if err := writeIn(root, name, pem.EncodeToMemory(block), 0o600, false); err != nil {
+		return fmt.Errorf("host key %s: %w", name, err)
 	}
 	return nil
 }
 
-// writePrivate writes data to path atomically with mode 0600.
-// atomicfile.Write gives its files mode 0644 before the rename, which
-// would show a private key to every local user for a moment; so the file
-// is written inside a fresh 0700 directory next to path (same file
-// system, so the final rename stays atomic), narrowed to 0600 there, and
-// only then renamed into place.
-func writePrivate(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmpDir, err := os.MkdirTemp(dir, "."+filepath.Base(path)+".new-*")
+// writeIn writes data to name in root atomically: a temporary file beside
+// it, created with mode perm from the start (a private key is never
+// readable by others, not even for a moment), synced, then moved into
+// place. With replace false the move is a link, so that a file that
+// appeared meanwhile (a second server started at the same moment) is kept
+// rather than replaced. Every step goes through root, so a name that is a
+// link out of root's directory is refused.
+func writeIn(root *os.Root, name string, data []byte, perm os.FileMode, replace bool) error {
+	tmp := "." + name + ".new-" + rand.Text()
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmpDir)
-	tmp := filepath.Join(tmpDir, filepath.Base(path))
-	err = atomicfile.Write(tmp, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-	if err != nil {
+	defer root.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
 		return err
 	}
-	if err := os.Chmod(tmp, 0o600); err != nil {
+	if err := f.Sync(); err != nil {
+		f.Close()
 		return err
 	}
-	// Link rather than rename: a key that appeared meanwhile (a second
-	// server started at the same moment) must not be replaced.
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if replace {
+		if st, err := root.Lstat(name); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", name)
 		}
-		return os.Rename(tmp, path)
+		return root.Rename(tmp, name)
 	}
-	return nil
+	err = root.Link(tmp, name)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	return err
 }

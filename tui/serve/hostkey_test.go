@@ -117,3 +117,68 @@ func TestNewConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadHostKeyStaysInItsDirectory: the key and its .pub are read and
+// written through an os.Root on their directory, so a link out of it (to
+// another key, to a file that does not exist yet, through "..") is
+// refused, and nothing is read or created outside.
+func TestLoadHostKeyStaysInItsDirectory(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup makes links in dir (the key's directory) towards out, a
+		// directory beside it holding a valid key "key".
+		setup func(t *testing.T, dir, out string)
+	}{
+		{"key links to a key outside", func(t *testing.T, dir, out string) {
+			symlink(t, filepath.Join(out, "key"), filepath.Join(dir, "host"))
+		}},
+		{"key links relatively with ..", func(t *testing.T, dir, out string) {
+			symlink(t, filepath.Join("..", filepath.Base(out), "key"), filepath.Join(dir, "host"))
+		}},
+		{"key links to a missing file outside", func(t *testing.T, dir, out string) {
+			symlink(t, filepath.Join(out, "new"), filepath.Join(dir, "host"))
+		}},
+		{"key links through a subdirectory and ..", func(t *testing.T, dir, out string) {
+			if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			symlink(t, filepath.Join("sub", "..", "..", filepath.Base(out), "key"), filepath.Join(dir, "host"))
+		}},
+		{".pub links outside", func(t *testing.T, dir, out string) {
+			symlink(t, filepath.Join(out, "new.pub"), filepath.Join(dir, "host.pub"))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir, out := filepath.Join(base, "config"), filepath.Join(base, "elsewhere")
+			for _, d := range []string{dir, out} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, _, err := LoadHostKey(filepath.Join(out, "key")); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadDir(out)
+			tc.setup(t, dir, out)
+			signer, _, err := LoadHostKey(filepath.Join(dir, "host"))
+			if err == nil {
+				t.Fatalf("loaded key %s through a link out of %s", gossh.FingerprintSHA256(signer.PublicKey()), dir)
+			}
+			if !strings.Contains(err.Error(), filepath.Join(dir, "host")) {
+				t.Errorf("error %q does not name the key", err)
+			}
+			if after, _ := os.ReadDir(out); len(after) != len(before) {
+				t.Errorf("%d files in the other directory, %d before: something was written there", len(after), len(before))
+			}
+		})
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}

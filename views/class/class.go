@@ -22,6 +22,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/internal/classdb"
+	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/cellbuf"
 	"github.com/tracesim/tracesim/views/component"
 )
 
@@ -295,18 +297,6 @@ func (m *Model) order() {
 // rowsShown is the number of student rows the view has room for.
 func (m *Model) rowsShown() int { return m.common.Height - 3 }
 
-// fmtDur writes d as 42s, 4m05s or 1h02m.
-func fmtDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
 // column of the table.
 type column struct {
 	title string
@@ -324,7 +314,7 @@ func (m *Model) View() string {
 	if m.err != nil {
 		lines = append(lines, st.Error.Render(ansi.Truncate(m.err.Error(), w, "…")))
 	} else {
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("sorted by %s · stuck: no new step for %s", sortName(m.sort), fmtDur(m.opts.StuckAfter))))
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("sorted by %s · stuck: no new step for %s", sortName(m.sort), units.FormatElapsed(m.opts.StuckAfter.Seconds()))))
 	}
 	if len(m.students) == 0 {
 		lines = append(lines, "", "No student has connected yet: their lesson and step show here as soon as they do.")
@@ -440,7 +430,7 @@ func (m *Model) row(s classdb.Student, cols []column, now time.Time, selected bo
 			v = fmt.Sprint(s.Wrong)
 		case "on step":
 			if s.Lesson != "" && !s.Finished() {
-				v = fmtDur(onStep(s, now))
+				v = units.FormatElapsed(onStep(s, now).Seconds())
 			}
 		case "status":
 			v = status
@@ -465,13 +455,16 @@ func (m *Model) row(s classdb.Student, cols []column, now time.Time, selected bo
 	return line
 }
 
-// bar draws s's progress through their lesson in w cells.
+// bar draws s's progress through their lesson in w cells, to an eighth
+// of a cell (cellbuf.HBar, the kit's bar), unstyled so that a selected
+// row's style covers it.
 func bar(s classdb.Student, w int) string {
-	if s.Steps == 0 {
+	if s.Steps == 0 || w <= 0 {
 		return ""
 	}
-	full := min(s.Step*w/s.Steps, w)
-	return strings.Repeat("█", full) + strings.Repeat("░", w-full)
+	b := cellbuf.New(w, 1)
+	b.HBar(0, 0, w, float64(s.Step)/float64(s.Steps), cellbuf.Style{}, '░', cellbuf.Style{})
+	return b.Render()
 }
 
 // pad fits s in w cells, cut with … or padded on the left (right) or

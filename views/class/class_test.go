@@ -98,13 +98,13 @@ func TestRows(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct{ name, want string }{
-		{"student 01", "student 01 eager-rendezvous 2/6 ███░░░░░░░░░░░░░░░░░ 1 1 13s working"},
-		{"student 02", "student 02 eager-rendezvous 3/6 ██████░░░░░░░░░░░░░░ 2 2 26s away"},
+		{"student 01", "student 01 eager-rendezvous 2/6 ███▍░░░░░░░░░░░░░░░░ 1 1 13s working"},
+		{"student 02", "student 02 eager-rendezvous 3/6 ██████▋░░░░░░░░░░░░░ 2 2 26s away"},
 		{"student 03", "student 03 – 0 0 not started"},
 		{"student 05", "student 05 eager-rendezvous 6/6 ████████████████████ 5 2 done"},
-		{"student 07", "student 07 eager-rendezvous 2/6 ███░░░░░░░░░░░░░░░░░ 1 1 9m00s stuck"},
-		{"student 23", "student 23 eager-rendezvous 6/6 ████████████████░░░░ 5 2 4m59s working"},
-		{"key29 eager-rendezvous", "key29 eager-rendezvous 6/6 ████████████████░░░░ 5 2 6m17s stuck"},
+		{"student 07", "student 07 eager-rendezvous 2/6 ███▍░░░░░░░░░░░░░░░░ 1 1 9m00s stuck"},
+		{"student 23", "student 23 eager-rendezvous 6/6 ████████████████▋░░░ 5 2 4m59s working"},
+		{"key29 eager-rendezvous", "key29 eager-rendezvous 6/6 ████████████████▋░░░ 5 2 6m17s stuck"},
 	} {
 		if got := rows[tt.name]; got != tt.want {
 			t.Errorf("%s: row\n%q, want\n%q", tt.name, got, tt.want)

@@ -24,12 +24,27 @@ func Wrap(s string, w, n int) []string {
 		s = strings.ReplaceAll(s, "-", string(nbHyphen))
 	}
 	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
-	for i, l := range lines {
-		l = strings.Trim(l, " ")
+	for i := 0; i < len(lines); i++ {
+		l := strings.Trim(lines[i], " ")
 		if protect {
 			l = strings.ReplaceAll(l, string(nbHyphen), "-")
 		}
 		lines[i] = l
+		if ansi.StringWidth(l) <= w {
+			continue
+		}
+		// ansi.Wrap can leave a line past the width: one of two styled
+		// (strikethrough) spaces at a break, or a word and a "-" after a
+		// space. Blanks past the width draw nothing and are cut; other
+		// cells go on the next lines, hard-wrapped, so nothing is lost.
+		cut := ansi.Truncate(l, w, "")
+		if strings.TrimRight(ansi.Strip(l), " ") == strings.TrimRight(ansi.Strip(cut), " ") {
+			lines[i] = cut
+			continue
+		}
+		hard := strings.Split(ansi.Hardwrap(l, w, false), "\n")
+		lines = append(lines[:i], append(hard, lines[i+1:]...)...)
+		i += len(hard) - 1
 	}
 	if n > 0 && len(lines) > n {
 		rest := strings.Join(lines[n-1:], " ")

@@ -21,7 +21,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/causality"
 	"github.com/tracesim/tracesim/engine/lesson"
@@ -595,11 +594,18 @@ func hasQuestions(l *lesson.Lesson) bool {
 	return false
 }
 
-// wrapANSI wraps a styled line at w cells, continuation lines indented.
+// wrapANSI wraps a styled line at w cells (component.Wrap), keeping its
+// leading spaces, continuation lines indented by one.
 func wrapANSI(s string, w int) []string {
-	lines := strings.Split(ansi.Wrap(s, max(w-1, 10), ""), "\n")
-	for i := 1; i < len(lines); i++ {
-		lines[i] = " " + lines[i]
+	text := strings.TrimLeft(s, " ")
+	lead := s[:len(s)-len(text)]
+	lines := component.Wrap(text, max(w-1, 10)-len(lead), 0)
+	for i := range lines {
+		if i == 0 {
+			lines[i] = lead + lines[i]
+		} else {
+			lines[i] = " " + lines[i]
+		}
 	}
 	return lines
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // Styles are the styles of the parts of a document.
@@ -99,9 +100,9 @@ func (r *renderer) block(n ast.Node, width int) []string {
 		if n.Level == 1 {
 			s = strings.ToUpper(s)
 		}
-		return wrap(r.st.Heading.Render(s), width)
+		return component.Wrap(r.st.Heading.Render(s), width, 0)
 	case *ast.Paragraph, *ast.TextBlock:
-		return wrap(r.inline(n), width)
+		return component.Wrap(r.inline(n), width, 0)
 	case *ast.Blockquote:
 		bar := r.st.Quote.Render("│ ")
 		return prefix(r.blocks(n, width-2, false), bar, bar)
@@ -289,30 +290,6 @@ func (r *renderer) inlines(b *strings.Builder, n ast.Node, st lipgloss.Style, st
 			r.inlines(b, c, st, styled)
 		}
 	}
-}
-
-// wrap word-wraps s (which may hold newlines) to width cells.
-func wrap(s string, width int) []string {
-	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if ansi.StringWidth(l) <= width {
-			continue
-		}
-		// ansi.Wrap can leave a line past the width: one of two styled
-		// (strikethrough) spaces at a break, or a word and a "-" after
-		// a space. Blanks past the width draw nothing and are cut; other
-		// cells go on the next lines, hard-wrapped, so nothing is lost.
-		cut := ansi.Truncate(l, width, "")
-		if strings.TrimRight(ansi.Strip(l), " ") == strings.TrimRight(ansi.Strip(cut), " ") {
-			lines[i] = cut
-			continue
-		}
-		hard := strings.Split(ansi.Hardwrap(l, width, false), "\n")
-		lines = append(lines[:i], append(hard, lines[i+1:]...)...)
-		i += len(hard) - 1
-	}
-	return lines
 }
 
 // prefix puts first before the first line and rest before the others.

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tracesim/tracesim/engine/analysis"
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
@@ -53,6 +54,7 @@ type predReadyMsg struct {
 	tr, base *tracefmt.Trace
 	ix       *index
 	corr     *tracefmt.Correspondence
+	shift    []float64 // analysis.FinishShift(base, tr), worked out with the index
 	label    string
 	gen      int
 }
@@ -71,7 +73,7 @@ func (m *Model) predCmd(tr *tracefmt.Trace, label string) tea.Cmd {
 	m.status = "building the timeline of " + label + "…"
 	gen, base := m.altGen, m.rec()
 	return func() tea.Msg {
-		return predReadyMsg{tr: tr, base: base, ix: newIndex(tr), corr: tracefmt.Correspond(base, tr), label: label, gen: gen}
+		return predReadyMsg{tr: tr, base: base, ix: newIndex(tr), corr: tracefmt.Correspond(base, tr), shift: analysis.FinishShift(base, tr), label: label, gen: gen}
 	}
 }
 
@@ -119,7 +121,7 @@ func (m *Model) installPred(msg predReadyMsg) {
 	m.pred = &prediction{label: msg.label, corr: msg.corr}
 	m.oth = other{tr: msg.tr, ix: msg.ix}
 	m.growHidden(len(msg.tr.States))
-	m.pred.shift = finishShift(m.tr, msg.tr)
+	m.pred.shift = msg.shift
 	m.status = ""
 	if m.tr.Timed {
 		m.setMode(modeBoth)
@@ -129,31 +131,6 @@ func (m *Model) installPred(msg predReadyMsg) {
 	m.pushHistory()
 	m.fit()
 	m.memo.Invalidate()
-}
-
-// finishShift returns each rank's predicted finish minus its recorded
-// finish, each relative to its run's start, in seconds; NaN when the
-// recorded trace is untimed.
-func finishShift(rec, pred *tracefmt.Trace) []float64 {
-	out := make([]float64, len(rec.Ranks))
-	fr, fp := rec.FinishTimes(), pred.FinishTimes()
-	r0, _ := rec.Span()
-	p0, _ := pred.Span()
-	_, re := rec.Span()
-	// Shifts below a billionth of the run are the rounding of times
-	// converted between units, not a prediction.
-	tiny := rec.Seconds(re-r0) * 1e-9
-	for r := range out {
-		if !rec.Timed || r >= len(fp) {
-			out[r] = math.NaN()
-			continue
-		}
-		out[r] = pred.Seconds(fp[r]-p0) - rec.Seconds(fr[r]-r0)
-		if math.Abs(out[r]) <= tiny {
-			out[r] = 0
-		}
-	}
-	return out
 }
 
 // growHidden makes the hidden-state flags cover n states (a prediction

@@ -2,11 +2,12 @@ package timeline
 
 import (
 	"fmt"
-	"github.com/tracesim/tracesim/tracefmt/units"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tracesim/tracesim/tracefmt/units"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -1017,7 +1018,7 @@ func (m *Model) describe(s selection) string {
 			}
 		case tracefmt.KindCompute:
 			if e.Flags.Has(tracefmt.FlagWork) {
-				fmt.Fprintf(&b, "  %g flops", e.Amount())
+				b.WriteString("  " + units.FormatFlops(e.Amount()))
 			} else {
 				b.WriteString("  " + m.fmtDur(e.Amount()))
 			}
