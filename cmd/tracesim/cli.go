@@ -312,29 +312,6 @@ func run(e *env, args []string) int {
 	return exitUsage
 }
 
-// runAlone runs command cc, outside the tree, on args (a sweep's
-// generated traces are gen commands of its spec), with the messages and
-// exit codes of the command line.
-func runAlone(e *env, cc *cobra.Command, args []string) int {
-	cc.SetArgs(goStyleFlags(cc, args))
-	cc.SetOut(e.stdout)
-	cc.SetErr(e.stderr)
-	cc.SilenceErrors, cc.SilenceUsage = true, true
-	cc.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{commandPath(c), flagError(err)}
-	})
-	err := cc.ExecuteContext(e.ctx)
-	if err == nil {
-		return exitOK
-	}
-	printError(e.stderr, err)
-	var x exitError
-	if errors.As(err, &x) {
-		return x.code
-	}
-	return exitUsage
-}
-
 // printError prints an error cobra returned in the words of the commands'
 // own errors: "tracesim CMD: what", and where the help is.
 func printError(w io.Writer, err error) {
