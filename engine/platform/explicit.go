@@ -145,6 +145,13 @@ func (p *parser) explicit(z *zoneDecl) error {
 		}
 	}
 	pl := &Platform{File: p.file, Speed: z.hosts[0].speed, Cores: z.hosts[0].cores, Hosts: make([]string, n), Uniform: true, Loopback: loop, LoopbackLine: loopLine}
+	if loop == nil {
+		// No route from a host to itself: SimGrid's FullZone, FloydZone
+		// and DijkstraZone route it over the network model's implicit
+		// loopback link (FATPIPE), not up the host's link and down.
+		pl.Loopback = &topology.LinkProps{Bandwidth: LoopbackBandwidth}
+		pl.LoopbackFatPipe = true
+	}
 	for i, h := range z.hosts {
 		pl.Hosts[i] = h.name
 	}

@@ -267,3 +267,97 @@ func TestExplicitRoutesAgainstSimGrid(t *testing.T) {
 	}
 	t.Logf("worst: %.6f %% alone, %.6f %% sharing links", 100*worst[true], 100*worst[false])
 }
+
+// TestExplicitRoutesPinned checks, where smpirun is not installed too,
+// three cases of TestExplicitRoutesAgainstSimGrid against the makespans
+// smpirun -replay 3.32 gave: the token walk on the Dijkstra ring (its tie
+// broken SimGrid's way), four pairs over the tree's SHARED uplinks, and a
+// random program on the asymmetric SPLITDUPLEX and FATPIPE routes.
+func TestExplicitRoutesPinned(t *testing.T) {
+	platforms := map[string]string{}
+	for _, p := range routedPlatforms() {
+		platforms[p.name] = p.xml
+	}
+	for _, c := range []struct {
+		platform, program string
+		actions           func(int) []string
+		sg                [3]float64 // per sgModes
+	}{
+		{"ring (Dijkstra)", "token walk", tokenWalk, [3]float64{0.207744202, 0.201131232, 0.228798138}},
+		{"two-level tree, shared uplinks (Floyd)", "4 pairs", fourPairs, [3]float64{0.028050448, 0.026717093, 0.030347915}},
+		{"asymmetric, SPLITDUPLEX and FATPIPE (Full)", "random", randomActions(31, 8), [3]float64{0.069186806, 0.068979539, 0.074077952}},
+	} {
+		dir := t.TempDir()
+		platform := filepath.Join(dir, "routes.xml")
+		if err := os.WriteFile(platform, []byte(platforms[c.platform]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		index, err := simgrid.WriteRanks(dir, "p", 8, c.actions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostfile := filepath.Join(dir, "hostfile")
+		if err := os.WriteFile(hostfile, []byte("h0\nh1\nh2\nh3\nh4\nh5\nh6\nh7\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range sgModes {
+			ours := presetMakespan(t, index, platform, hostfile, m.preset, m.crosstraffic)
+			if d := (ours - c.sg[i]) / c.sg[i]; math.Abs(d) > 1e-6 {
+				t.Errorf("%s, %s, %s: ours %.9f s, smpirun %.9f s (%+.5f %%)", c.platform, c.program, m.name, ours, c.sg[i], 100*d)
+			}
+		}
+	}
+}
+
+// TestExplicitStarSharedHost: two ranks on one host of an explicit star
+// (a Full zone of hosts, private links and two-link routes, no route from
+// a host to itself) exchange 1 MB each way. SimGrid routes them over its
+// implicit loopback link (10 GBps, no latency, FATPIPE): 200 µs under
+// CM02, where the engine sent them up the host's link and down again
+// (16.81 ms). Against smpirun when installed, else its makespans.
+func TestExplicitStarSharedHost(t *testing.T) {
+	dir := t.TempDir()
+	platform := filepath.Join(dir, "star.xml")
+	xml := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="h0" speed="1Gf"/><host id="h1" speed="1Gf"/>
+    <link id="l0" bandwidth="125MBps" latency="5us"/><link id="l1" bandwidth="125MBps" latency="5us"/>
+    <route src="h0" dst="h1"><link_ctn id="l0"/><link_ctn id="l1"/></route>
+  </zone>
+</platform>
+`
+	if err := os.WriteFile(platform, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte("h0:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index, err := simgrid.WriteRanks(dir, "pp", 2, func(r int) []string {
+		if r == 0 {
+			return []string{"send 1 0 1000000", "recv 1 0 1000000"}
+		}
+		return []string{"recv 0 0 1000000", "send 0 0 1000000"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, haveSmpirun := simgrid.Path()
+	for i, m := range sgModes {
+		sg := []float64{0.0002000032, 0.0002000032, 0.00021261239}[i]
+		if haveSmpirun == nil && !testing.Short() {
+			res, err := simgrid.Run(context.Background(), simgrid.Replay{Index: index, Ranks: 2, Platform: platform, Hostfile: hostfile, Config: m.cfg, Precise: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sg = res.SimulatedTime
+		}
+		ours := presetMakespan(t, index, platform, hostfile, m.preset, m.crosstraffic)
+		t.Logf("%s: SimGrid %.12f s, ours %.12f s", m.name, sg, ours)
+		if d := (ours - sg) / sg; math.Abs(d) > 1e-5 {
+			t.Errorf("%s: ours %.9f s, SimGrid %.9f s: %+.4f %%", m.name, ours, sg, 100*d)
+		}
+	}
+}

@@ -322,6 +322,8 @@ func sharedHosts(p *platform.Platform, nodeOf []int, model ModelKind) error {
 			// The zone's route from the host to itself.
 		case model == ModelFlow && p.Loopback != nil && p.LoopbackFatPipe:
 			// flow.Config.Loopback: the cluster's loopback links.
+		case p.Loopback != nil && p.LoopbackLine == 0:
+			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over SimGrid's implicit loopback link are modelled by the flow model only", f, r, p.Hosts[n])
 		case p.Loopback != nil:
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over a loopback link (%s:%d) are not modelled", f, r, p.Hosts[n], p.File, p.LoopbackLine)
 		case p.Topology.Kind() != topology.KindCrossbar:
