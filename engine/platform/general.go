@@ -25,9 +25,11 @@ const LoopbackBandwidth = 10e9
 // loopbackLink names SimGrid's implicit loopback link in hops.
 const loopbackLink = "__loopback__"
 
-// maxRoutedPoints bounds the hosts and routers of a Floyd or Dijkstra
-// zone: Floyd's tables are quadratic and its computation cubic.
-const maxRoutedPoints = 2048
+// maxRoutedPoints bounds the hosts and routers of a zone whose routes
+// are not a star's: Floyd's tables are quadratic in them and its
+// computation cubic (a second at 1,024), and the routes of every pair of
+// hosts are kept.
+const maxRoutedPoints = 1024
 
 // Routes are an explicit zone's routes where they are not a star's.
 type Routes struct {
@@ -36,7 +38,7 @@ type Routes struct {
 	Routing string
 	// Routers is the number of <router>s the zone declares.
 	Routers int
-	// Links is the number of link resources the routes cross, a
+	// Links is the number of link resources the zone's routes name, a
 	// SPLITDUPLEX link's two directions as two, SimGrid's implicit
 	// loopback link not counted.
 	Links int
@@ -106,8 +108,8 @@ func (p *parser) general(z *zoneDecl) error {
 		return bad(z.hosts[0].line, "host", "a platform of one host has no network to simulate")
 	}
 	full := z.routing == "Full"
-	if !full && V > maxRoutedPoints {
-		return bad(z.line, "zone", "routing=%s over %d hosts and routers: more than %d are not modelled", z.routing, V, maxRoutedPoints)
+	if V > maxRoutedPoints {
+		return bad(z.line, "zone", "routing=%s over %d hosts and routers, not a star: more than %d are not modelled", z.routing, V, maxRoutedPoints)
 	}
 	// The edges in SimGrid's order of creation: each route, then its
 	// reverse when symmetrical.
@@ -154,8 +156,10 @@ func (p *parser) general(z *zoneDecl) error {
 			hostPoint[pt.host] = i
 		}
 	}
-	loop := []hop{{link: loopbackLink}}
-	routes := make([][]hop, n*n)
+	// Each pair's route as the edges it follows; edge len(edges) is
+	// SimGrid's loopback link.
+	loop := []int32{int32(len(edges))}
+	routes := make([][]int32, n*n)
 	var err error
 	switch z.routing {
 	case "Full":
@@ -164,7 +168,7 @@ func (p *parser) general(z *zoneDecl) error {
 				e, ok := at[[2]int{hostPoint[s], hostPoint[d]}]
 				switch {
 				case ok:
-					routes[s*n+d] = edges[e].links
+					routes[s*n+d] = []int32{int32(e)}
 				case s == d:
 					routes[s*n+d] = loop
 				default:
@@ -204,7 +208,7 @@ func reverseHops(links []hop) []hop {
 // loopback link, and the all-pairs loop (intermediate point outermost,
 // points in declaration order) takes a path through c only when strictly
 // shorter, the first found among equals.
-func (p *parser) floyd(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoint []int, routes [][]hop) error {
+func (p *parser) floyd(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoint []int, routes [][]int32) error {
 	V, n := len(z.points), len(hostPoint)
 	const inf = math.MaxUint64
 	cost := make([]uint64, V*V)
@@ -239,36 +243,33 @@ func (p *parser) floyd(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoint [
 	for s := 0; s < n; s++ {
 		for d := 0; d < n; d++ {
 			src, dst := hostPoint[s], hostPoint[d]
-			var stack [][]hop
+			var stack []int32
 			cur := dst
 			for {
 				pr := int(pred[src*V+cur])
 				if pr < 0 || len(stack) > V {
 					return p.errAt(z.line, "zone", "no route from %q to %q under routing=Floyd", z.hosts[s].name, z.hosts[d].name)
 				}
-				stack = append(stack, edgeLinks(edges, at, pr, cur))
+				stack = append(stack, edgeAt(edges, at, pr, cur))
 				cur = pr
 				if cur == src {
 					break
 				}
 			}
-			var r []hop
-			for i := len(stack) - 1; i >= 0; i-- {
-				r = append(r, stack[i]...)
-			}
-			routes[s*n+d] = r
+			slices.Reverse(stack)
+			routes[s*n+d] = stack
 		}
 	}
 	return nil
 }
 
-// edgeLinks returns the links of the route from point a to point b: a
-// declared one, else SimGrid's loopback link.
-func edgeLinks(edges []edge, at map[[2]int]int, a, b int) []hop {
+// edgeAt returns the route from point a to point b: a declared one, else
+// SimGrid's loopback link (edge len(edges)).
+func edgeAt(edges []edge, at map[[2]int]int, a, b int) int32 {
 	if e, ok := at[[2]int{a, b}]; ok {
-		return edges[e].links
+		return int32(e)
 	}
-	return []hop{{link: loopbackLink}}
+	return int32(len(edges))
 }
 
 // dijkstra fills routes as SimGrid 3.32's DijkstraZone: the graph's
@@ -279,7 +280,7 @@ func edgeLinks(edges []edge, at map[[2]int]int, a, b int) []hop {
 // A point's predecessor changes only on a strictly shorter path; the
 // queue takes the lowest cost first, then the lowest number; costs are
 // unsigned and wrap as SimGrid's do.
-func (p *parser) dijkstra(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoint []int, routes [][]hop) error {
+func (p *parser) dijkstra(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoint []int, routes [][]int32) error {
 	gid := make([]int, len(z.points))
 	for i := range gid {
 		gid[i] = -1
@@ -331,10 +332,10 @@ func (p *parser) dijkstra(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoin
 		for d := 0; d < n; d++ {
 			dst := gid[hostPoint[d]]
 			if dst == src {
-				routes[s*n+d] = edgeLinks(edges, at, hostPoint[s], hostPoint[s])
+				routes[s*n+d] = []int32{edgeAt(edges, at, hostPoint[s], hostPoint[s])}
 				continue
 			}
-			var r []hop
+			var r []int32
 			steps := 0
 			for v := dst; v != src; v = pred[v] {
 				e, ok := at[[2]int{points[pred[v]], points[v]}]
@@ -342,8 +343,9 @@ func (p *parser) dijkstra(z *zoneDecl, edges []edge, at map[[2]int]int, hostPoin
 					return p.errAt(z.line, "zone", "no route from %q to %q under routing=%s", z.hosts[s].name, z.hosts[d].name, z.routing)
 				}
 				steps++
-				r = append(slices.Clone(edges[e].links), r...)
+				r = append(r, int32(e))
 			}
+			slices.Reverse(r)
 			routes[s*n+d] = r
 		}
 	}
@@ -383,7 +385,7 @@ func (q *pqueue) Pop() any {
 // either and that no route crosses. A SPLITDUPLEX link's two directions
 // are the graph link's two channels, a SHARED or FATPIPE link one of
 // them both ways.
-func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, routes [][]hop) error {
+func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, routes [][]int32) error {
 	n, V := len(z.hosts), len(z.points)
 	type placed struct{ a, b int }
 	ends := map[string]placed{}
@@ -407,23 +409,22 @@ func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, rout
 		ends[h.link], used[pair] = placed{a, b}, true
 		order = append(order, h.link)
 	}
-	// Resources in the order routes first cross them.
+	// Resources in the order the edges name them, each edge's worked
+	// out once; the loopback link after them.
 	resOf := map[hop]int32{}
 	var resHops []hop
-	off := make([]int32, 1, n*n+1)
-	var res []int32
 	shared := false
-	for i, r := range routes {
-		seen := map[hop]bool{}
-		for _, h := range r {
+	edgeRes := make([][]int32, len(edges)+1)
+	for e := range edgeRes {
+		links := []hop{{link: loopbackLink}}
+		if e < len(edges) {
+			links = edges[e].links
+		}
+		for _, h := range links {
 			if h.link != loopbackLink && z.links[h.link].sharing != SplitDuplex {
 				h.dir = ""
 				shared = shared || z.links[h.link].sharing == Shared
 			}
-			if seen[h] {
-				return p.errAt(z.line, "zone", "the route from %q to %q crosses link %s twice: not modelled", z.hosts[i/n].name, z.hosts[i%n].name, resourceName(h))
-			}
-			seen[h] = true
 			k, ok := resOf[h]
 			if !ok {
 				k = int32(len(resHops))
@@ -435,7 +436,21 @@ func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, rout
 					order = append(order, h.link)
 				}
 			}
-			res = append(res, k)
+			edgeRes[e] = append(edgeRes[e], k)
+		}
+	}
+	off := make([]int32, 1, n*n+1)
+	var res []int32
+	stamp := make([]int32, len(resHops)) // the last pair (plus one) to cross each
+	for i, r := range routes {
+		for _, e := range r {
+			for _, k := range edgeRes[e] {
+				if stamp[k] == int32(i+1) {
+					return p.errAt(z.line, "zone", "the route from %q to %q crosses link %s twice: not modelled", z.hosts[i/n].name, z.hosts[i%n].name, resourceName(resHops[k]))
+				}
+				stamp[k] = int32(i + 1)
+				res = append(res, k)
+			}
 		}
 		off = append(off, int32(len(res)))
 	}
@@ -546,7 +561,11 @@ func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, rout
 	default:
 		pl.Summary += fmt.Sprintf(", %d routers", rt.Routers)
 	}
-	pl.Summary += fmt.Sprintf(", %d links on routing=%s routes", rt.Links, z.routing)
+	links := "links"
+	if rt.Links == 1 {
+		links = "link"
+	}
+	pl.Summary += fmt.Sprintf(", %d %s on routing=%s routes", rt.Links, links, z.routing)
 	if pl.Uniform {
 		pl.Summary += fmt.Sprintf(" of %s, %s", formatBandwidth(pl.Link.Bandwidth), formatSeconds(float64(pl.Link.Latency)/1e12))
 	}

@@ -63,6 +63,14 @@ func TestExplicitRoutes(t *testing.T) {
 			{0, 1}: "la_UP fast lb_DOWN", {1, 0}: "lb_UP slow la_DOWN",
 			{0, 0}: "la_UP la_DOWN", {1, 1}: "__loopback__",
 		}, "zone z: 2 hosts, 6 links on routing=Full routes"},
+		// The audit's first rejected shape: two hosts, one link.
+		{"two hosts, one link (Floyd)", `<zone id="z" routing="Floyd">
+  <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+  <link id="l" bandwidth="125MBps" latency="50us"/>
+  <route src="a" dst="b"><link_ctn id="l"/></route>
+</zone>`, map[[2]int]string{
+			{0, 1}: "l", {1, 0}: "l", {0, 0}: "__loopback__",
+		}, "zone z: 2 hosts, 1 link on routing=Floyd routes of 125MBps, 50us"},
 		{"SPLITDUPLEX way back", `<zone id="z" routing="Floyd">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/>
   <link id="la" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/><link id="lb" bandwidth="2GBps" sharing_policy="SPLITDUPLEX"/>
