@@ -104,6 +104,10 @@ type Config struct {
 	// directions, FatPipe none to share: each flow is bounded by the
 	// bandwidth alone.
 	Sharing Sharing
+	// FatPipes are channels that bound each flow to their bandwidth
+	// without sharing it (SimGrid's FATPIPE links among others of
+	// another policy), whatever Sharing says.
+	FatPipes []topology.LinkID
 	// MediumFatPipe makes a shared medium (a bus's, or a crossbar's
 	// backbone: topology.Star) bound each flow to its bandwidth without
 	// sharing it (SimGrid's bb_sharing_policy FATPIPE); otherwise every
@@ -548,6 +552,12 @@ func New(cfg Config) (*Network, error) {
 			n.alias[i] = int32(l.Reverse)
 		}
 	}
+	for _, l := range cfg.FatPipes {
+		if l < 0 || int(l) >= L {
+			return nil, fmt.Errorf("flow: fatpipe link %d is not a link of the topology (0 to %d)", l, L-1)
+		}
+		n.links[n.alias[l]].fatpipe = true
+	}
 	for i := int32(0); n.rlimiter >= 0 && i < int32(t.NumRouters()); i++ {
 		n.links[n.rlimiter+i] = link{cap: cfg.Limiter}
 	}
@@ -595,7 +605,7 @@ func New(cfg Config) (*Network, error) {
 	}
 	// SimGrid's sharing of a fatpipe differs from a bound per flow only
 	// between flows of different penalties (see noteFatPipes).
-	if cfg.MediumFatPipe || cfg.Sharing == FatPipe {
+	if cfg.MediumFatPipe || cfg.Sharing == FatPipe || len(cfg.FatPipes) > 0 {
 		n.fatW = make([]float64, len(n.links))
 	}
 	n.smp.init(n)

@@ -47,13 +47,18 @@ func (p *parser) explicit(z *zoneDecl) error {
 		return p.errAt(line, elem, format, args...)
 	}
 	if len(z.cabinets) > 0 {
+		for _, pt := range z.points {
+			if pt.router {
+				return bad(pt.line, "router", "routers in a zone of cabinets are not modelled")
+			}
+		}
 		return p.cabinets(z)
 	}
 	if z.backbone != nil {
 		return bad(z.backboneLine, "backbone", "a backbone without cabinets is not modelled (a cluster's is its bb_bw and bb_lat)")
 	}
 	if len(z.hosts) == 0 {
-		if len(z.links) > 0 || len(z.routes) > 0 {
+		if len(z.links) > 0 || len(z.routes) > 0 || len(z.points) > 0 {
 			return bad(z.line, "zone", "zone %q has links or routes but no hosts", z.id)
 		}
 		return nil
@@ -89,49 +94,35 @@ func (p *parser) explicit(z *zoneDecl) error {
 		src, ok1 := index[r.src]
 		dst, ok2 := index[r.dst]
 		if !ok1 || !ok2 {
-			name := r.src
-			if ok1 {
-				name = r.dst
-			}
-			return bad(r.line, "route", "%q is not a host of zone %q (routers and routes between zones are not modelled)", name, z.id)
+			// A router's route: the general routes (general.go)
+			// name the point that is neither.
+			return p.general(z)
 		}
 		if err := add(r, src, dst, r.links); err != nil {
 			return err
 		}
 		if r.sym && src != dst {
-			rev := make([]hop, len(r.links))
-			for i, h := range r.links {
-				switch h.dir {
-				case "UP":
-					h.dir = "DOWN"
-				case "DOWN":
-					h.dir = "UP"
-				}
-				rev[len(r.links)-1-i] = h
-			}
-			if err := add(r, dst, src, rev); err != nil {
+			if err := add(r, dst, src, reverseHops(r.links)); err != nil {
 				return err
 			}
 		}
 	}
 	// The private link of each host, from the first route that shows it.
 	own := make([]string, n)
-	ownLine := make([]int, n)
 	var loop *topology.LinkProps
 	loopLine := 0
 	owner := map[string]int{}
-	claim := func(h int, l hop, line int) error {
+	// claim makes l host h's private link; false when another host's
+	// it is, or h already has another.
+	claim := func(h int, l hop) bool {
 		if own[h] == "" {
 			if o, taken := owner[l.link]; taken && o != h {
-				return bad(line, "route", "link %q is the private link of %q and of %q: only star routes (each host its own link) are modelled", l.link, z.hosts[o].name, z.hosts[h].name)
+				return false
 			}
-			own[h], ownLine[h], owner[l.link] = l.link, line, h
-			return nil
+			own[h], owner[l.link] = l.link, h
+			return true
 		}
-		if own[h] != l.link {
-			return bad(line, "route", "host %q reaches the network through link %q here and through %q on line %d: only star routes (each host its own link) are modelled", z.hosts[h].name, l.link, own[h], ownLine[h])
-		}
-		return nil
+		return own[h] == l.link
 	}
 	for src := 0; src < n; src++ {
 		for dst := 0; dst < n; dst++ {
@@ -140,34 +131,28 @@ func (p *parser) explicit(z *zoneDecl) error {
 				if !ok {
 					continue
 				}
-				if len(r.links) != 1 {
-					return bad(r.line, "route", "the route from %q to itself has %d links: one loopback link is modelled", z.hosts[src].name, len(r.links))
-				}
 				lp := z.links[r.links[0].link].props
-				if loop != nil && lp != *loop {
-					return bad(r.line, "route", "loopback links of different bandwidth or latency are not modelled")
+				if len(r.links) != 1 || loop != nil && lp != *loop {
+					return p.general(z)
 				}
 				loop, loopLine = &lp, r.line
 				continue
 			}
-			if !ok {
-				return bad(z.line, "zone", "no route from %q to %q: every pair of hosts needs one under routing=%s", z.hosts[src].name, z.hosts[dst].name, z.routing)
-			}
-			if len(r.links) != 2 {
-				return bad(r.line, "route", "the route from %q to %q has %d links: only star routes (the source's link, then the destination's) are modelled", z.hosts[src].name, z.hosts[dst].name, len(r.links))
-			}
-			if r.links[0].dir == "DOWN" || r.links[1].dir == "UP" {
-				return bad(r.line, "route", "the route from %q to %q goes down its source's link or up its destination's", z.hosts[src].name, z.hosts[dst].name)
-			}
-			if err := claim(src, r.links[0], r.line); err != nil {
-				return err
-			}
-			if err := claim(dst, r.links[1], r.line); err != nil {
-				return err
+			if !ok || len(r.links) != 2 || r.links[0].dir == "DOWN" || r.links[1].dir == "UP" ||
+				!claim(src, r.links[0]) || !claim(dst, r.links[1]) {
+				// Not a star: SimGrid's routes as they are.
+				return p.general(z)
 			}
 		}
 	}
 	pl := &Platform{File: p.file, Speed: z.hosts[0].speed, Cores: z.hosts[0].cores, Hosts: make([]string, n), Uniform: true, Loopback: loop, LoopbackLine: loopLine}
+	if loop == nil {
+		// No route from a host to itself: SimGrid's FullZone, FloydZone
+		// and DijkstraZone route it over the network model's implicit
+		// loopback link (FATPIPE), not up the host's link and down.
+		pl.Loopback = &topology.LinkProps{Bandwidth: LoopbackBandwidth}
+		pl.LoopbackFatPipe = true
+	}
 	for i, h := range z.hosts {
 		pl.Hosts[i] = h.name
 	}
@@ -181,7 +166,7 @@ func (p *parser) explicit(z *zoneDecl) error {
 	for h := 0; h < n; h++ {
 		l := z.links[own[h]]
 		if l.sharing != first.sharing {
-			return bad(l.line, "link", "link %q is %s, link %q %s: links of different sharing policies are not modelled", own[h], l.sharing, own[0], first.sharing)
+			return p.general(z)
 		}
 		if l.props != first.props {
 			pl.Uniform = false

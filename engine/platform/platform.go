@@ -5,12 +5,14 @@
 // FAT_TREE as a k-ary tree, DRAGONFLY as a custom graph; a STAR's
 // backbone), one routing="Cluster" zone of <cabinet>s and a <backbone>,
 // or one zone of
-// explicit <host>, <link> and <route> elements that describe a star (each
-// host a private link, every route the source's link then the
-// destination's), possibly inside <zone> elements.
+// explicit <host>, <router>, <link> and <route> elements, possibly inside
+// <zone> elements: a star (each host a private link, every route the
+// source's link then the destination's) becomes a crossbar, any other
+// shape SimGrid's own routes (Full, Floyd, Dijkstra) over a graph of the
+// links (general.go).
 //
 // Anything else a file uses — a fat tree that is not k-ary,
-// routes that are not a star, properties, traces, several clusters — is an
+// routes between zones, properties, traces, several clusters — is an
 // error that names the element and its line: a platform is never read
 // partially.
 // docs/platform.md has the support table.
@@ -109,6 +111,11 @@ type Platform struct {
 	// (RouterLimiter, router) pairs (routes.go). Nil on a star and a
 	// FAT_TREE, whose shortest paths are SimGrid's routes.
 	Hops func(src, dst int, buf []int) []int
+	// Routes, when set, are an explicit zone's routes that are not a
+	// star's (general.go): Hops follows them over a graph of the zone's
+	// links, whose FATPIPE channels Routes lists. Sharing is then the
+	// links' one policy, SPLITDUPLEX when they mix policies.
+	Routes *Routes
 	// RouterLimiters: every router has a limiter link of bandwidth
 	// Limiter too (SimGrid 3.32's DRAGONFLY).
 	RouterLimiters bool
@@ -168,6 +175,14 @@ type hostDecl struct {
 	line  int
 }
 
+// pointDecl is a host or a <router> of an explicit zone.
+type pointDecl struct {
+	name   string
+	router bool
+	line   int
+	host   int // the host's index in zoneDecl.hosts; -1 for a router
+}
+
 type linkDecl struct {
 	props   topology.LinkProps
 	sharing Sharing
@@ -192,8 +207,12 @@ type zoneDecl struct {
 	line        int
 	depth       int // its place on the element stack
 	hosts       []hostDecl
-	links       map[string]linkDecl
-	routes      []routeDecl
+	// points are the zone's hosts and routers in declaration order:
+	// SimGrid numbers them so (its Floyd tables), routers after the
+	// hosts only where the file declares them after.
+	points []pointDecl
+	links  map[string]linkDecl
+	routes []routeDecl
 	// cabinets and backbone: a routing="Cluster" zone's (cabinet.go).
 	cabinets     []cabinetDecl
 	backbone     *topology.LinkProps
@@ -472,6 +491,8 @@ func (p *parser) start(t xml.StartElement, line int) error {
 		return p.host(a, line)
 	case name == "link" && inZone && p.zone != nil:
 		return p.link(a, line)
+	case name == "router" && inZone && p.zone != nil:
+		return p.router(a, line)
 	case name == "route" && inZone && p.zone != nil:
 		return p.startRoute(a, line)
 	case name == "link_ctn" && parent == "route":
@@ -484,7 +505,7 @@ func (p *parser) start(t xml.StartElement, line int) error {
 	switch name {
 	case "prop":
 		return p.errAt(line, name, "properties are not modelled (inside <%s>)", parent)
-	case "zone", "AS", "cluster", "host", "link", "route", "link_ctn", "platform", "cabinet", "backbone":
+	case "zone", "AS", "cluster", "host", "link", "route", "link_ctn", "platform", "cabinet", "backbone", "router":
 		return p.errAt(line, name, "not expected inside <%s>", parent)
 	}
 	return p.errAt(line, name, "element not supported by tracesim (docs/platform.md lists what is)")
@@ -534,7 +555,7 @@ func (p *parser) startZone(a *attrs, line int) error {
 	}
 	if p.zone != nil {
 		// Hosts of an outer zone and an inner one would need zone routes.
-		if len(p.zone.hosts) > 0 || len(p.zone.links) > 0 {
+		if len(p.zone.points) > 0 || len(p.zone.links) > 0 {
 			return p.errAt(line, "zone", "zones nested inside a zone with hosts or links need zone routes, which are not modelled")
 		}
 	}
@@ -575,7 +596,35 @@ func (p *parser) host(a *attrs, line int) error {
 			return p.errAt(line, "host", "host %q is already declared on line %d", id, h.line)
 		}
 	}
+	for _, pt := range z.points {
+		if pt.router && pt.name == id {
+			return p.errAt(line, "host", "%q is already declared as a router on line %d", id, pt.line)
+		}
+	}
+	z.points = append(z.points, pointDecl{name: id, line: line, host: len(z.hosts)})
 	z.hosts = append(z.hosts, hostDecl{name: id, speed: speed, cores: cores, line: line})
+	return nil
+}
+
+// router reads a <router id> of an explicit zone: a point of its routes
+// that runs nothing.
+func (p *parser) router(a *attrs, line int) error {
+	id, err := a.required("id")
+	if err != nil {
+		return err
+	}
+	if err := a.defaulted("coordinates", "Vivaldi coordinates", ""); err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	for _, pt := range p.zone.points {
+		if pt.name == id {
+			return p.errAt(line, "router", "%q is already declared on line %d", id, pt.line)
+		}
+	}
+	p.zone.points = append(p.zone.points, pointDecl{name: id, router: true, line: line, host: -1})
 	return nil
 }
 

@@ -348,11 +348,6 @@ func TestErrors(t *testing.T) {
 		{"config", `<config><prop id="network/model" value="CM02"/></config>`, "p.xml:4: <config>: element not supported by tracesim"},
 		{"two clusters", `<cluster id="a" prefix="h" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>
 <cluster id="b" prefix="g" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>`, "p.xml:5: <cluster>: a second network (the first is on line 4)"},
-		{"non-star route", `<zone id="z" routing="Full">
-  <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
-  <link id="la" bandwidth="1GBps"/><link id="lb" bandwidth="1GBps"/><link id="bb" bandwidth="10GBps"/>
-  <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="bb"/><link_ctn id="lb"/></route>
-</zone>`, `p.xml:7: <route>: the route from "a" to "b" has 3 links: only star routes`},
 		{"missing route", `<zone id="z" routing="Full">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/>
   <link id="la" bandwidth="1GBps"/><link id="lb" bandwidth="1GBps"/>

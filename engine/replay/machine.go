@@ -148,7 +148,10 @@ func (c *Config) Machine(ranks int, onSample func(*netmodel.Sample)) (*Machine, 
 		if err := sharedHosts(plat, nodeOf, c.Model); err != nil {
 			return nil, err
 		}
-		if plat.Topology.Kind() == topology.KindCrossbar {
+		switch {
+		case plat.Routes != nil:
+			m.Distance = explicitRoutes{plat.Routes}
+		case plat.Topology.Kind() == topology.KindCrossbar:
 			m.Distance = starRoutes{t: t, oneLink: plat.Sharing != platform.SplitDuplex}
 		}
 		p, err = placement.Map(ranks, nodes, nodeOf)

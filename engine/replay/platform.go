@@ -127,6 +127,12 @@ func (c *Config) validatePlatform() error {
 		}
 		return fmt.Sprintf(" (%s:%d)", p.File, l)
 	}
+	if p.Routes != nil && c.Model == ModelPacket {
+		return fmt.Errorf("platform: %s: the packet model's packets follow a topology's routing, not a list of links per pair of hosts (use --model flow)", p.Summary)
+	}
+	if p.Routes != nil && p.Routes.Shared && c.Model == ModelSimGrid && c.CrossTraffic > 0 {
+		return fmt.Errorf("platform: %s: the simgrid model does not follow the crosstraffic of a message over SHARED links its way back may or may not cross (use --model flow, or crosstraffic 0)", p.Summary)
+	}
 	if c.Model == ModelPacket {
 		switch {
 		case p.Sharing != platform.SplitDuplex:
@@ -155,6 +161,9 @@ func (c *Config) validatePlatform() error {
 		return fmt.Errorf("platform: routing %q: the flow model follows SimGrid's own routes on %s (leave routing empty)", c.Routing, p.Summary)
 	}
 	if !p.Uniform && c.Model != ModelFlow {
+		if p.Routes != nil {
+			return fmt.Errorf("platform: its links differ in bandwidth or latency; the %s model has one link kind (use --model flow)", c.modelName())
+		}
 		return fmt.Errorf("platform: its host links differ in bandwidth or latency; the %s model has one link kind (use --model flow or packet)", c.modelName())
 	}
 	return nil
@@ -292,6 +301,12 @@ func (s starRoutes) Hops(a, b int) int {
 	return s.t.Hops(a, b)
 }
 
+// explicitRoutes are the distances of an explicit zone's routes: their
+// numbers of links.
+type explicitRoutes struct{ r *platform.Routes }
+
+func (e explicitRoutes) Hops(a, b int) int { return e.r.Len(a, b) }
+
 // sharedHosts rejects placements that put two ranks on one host where the
 // engine cannot follow SimGrid: SimGrid sends their messages through the
 // host's loopback link when the platform has one, and over no link at all
@@ -308,8 +323,12 @@ func sharedHosts(p *platform.Platform, nodeOf []int, model ModelKind) error {
 			continue
 		}
 		switch {
+		case model == ModelFlow && p.Routes != nil:
+			// The zone's route from the host to itself.
 		case model == ModelFlow && p.Loopback != nil && p.LoopbackFatPipe:
 			// flow.Config.Loopback: the cluster's loopback links.
+		case p.Loopback != nil && p.LoopbackLine == 0:
+			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over SimGrid's implicit loopback link are modelled by the flow model only", f, r, p.Hosts[n])
 		case p.Loopback != nil:
 			return fmt.Errorf("hostfile: ranks %d and %d share host %s: messages over a loopback link (%s:%d) are not modelled", f, r, p.Hosts[n], p.File, p.LoopbackLine)
 		case p.Topology.Kind() != topology.KindCrossbar:
@@ -333,13 +352,20 @@ func platformFlow(fc *flow.Config, p *platform.Platform) {
 	case platform.FatPipe:
 		fc.Sharing = flow.FatPipe
 	}
+	if r := p.Routes; r != nil {
+		// Each SHARED or FATPIPE link is one channel of the graph,
+		// used both ways; a SPLITDUPLEX link's directions are its two.
+		fc.Sharing = flow.SplitDuplex
+		fc.FatPipes = r.FatPipes
+	}
 	fc.Limiter = p.Limiter
 	fc.MediumFatPipe = p.Backbone != nil && p.BackboneSharing == platform.FatPipe
 	if p.Loopback != nil && p.LoopbackFatPipe {
 		lb := *p.Loopback
 		fc.Loopback = &lb
 	}
-	fc.SelfRoute = p.Topology.Kind() == topology.KindCrossbar
+	// An explicit zone's routes include each host's to itself.
+	fc.SelfRoute = p.Topology.Kind() == topology.KindCrossbar || p.Routes != nil
 	fc.Hops, fc.RouterLimiters = p.Hops, p.RouterLimiters
 	// SimGrid's hosts have one link, whatever their router.
 	fc.OneInjectionLink = true
