@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // An explicit zone whose routes are not a star's keeps SimGrid's routes
@@ -567,7 +568,7 @@ func (p *parser) routedPlatform(z *zoneDecl, edges []edge, hostPoint []int, rout
 	}
 	pl.Summary += fmt.Sprintf(", %d %s on routing=%s routes", rt.Links, links, z.routing)
 	if pl.Uniform {
-		pl.Summary += fmt.Sprintf(" of %s, %s", formatBandwidth(pl.Link.Bandwidth), formatSeconds(float64(pl.Link.Latency)/1e12))
+		pl.Summary += fmt.Sprintf(" of %s, %s", units.FormatRate(pl.Link.Bandwidth), units.FormatDuration(float64(pl.Link.Latency)/1e12))
 	}
 	pl.Summary += speedRange(pl.Speeds)
 	p.network = pl

@@ -70,7 +70,7 @@ func TestExplicitRoutes(t *testing.T) {
   <route src="a" dst="b"><link_ctn id="l"/></route>
 </zone>`, map[[2]int]string{
 			{0, 1}: "l", {1, 0}: "l", {0, 0}: "__loopback__",
-		}, "zone z: 2 hosts, 1 link on routing=Floyd routes of 125MBps, 50us"},
+		}, "zone z: 2 hosts, 1 link on routing=Floyd routes of 1 Gb/s, 50 µs"},
 		{"SPLITDUPLEX way back", `<zone id="z" routing="Floyd">
   <host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/>
   <link id="la" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/><link id="lb" bandwidth="2GBps" sharing_policy="SPLITDUPLEX"/>
