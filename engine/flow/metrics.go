@@ -335,6 +335,11 @@ func (n *Network) Metrics(m *netmodel.Metrics) {
 	m.Delivered, m.Bytes, m.InFlight, m.BytesInFlight = n.delivered, n.bytes, n.inFlight, n.flying
 	m.Topology, m.Layout = t, n.Layout()
 	m.Spec, m.Routing = t.Spec(), n.alg.Name()
+	if n.cfg.Hops != nil {
+		// A platform's own routes replace the routing algorithm: naming
+		// the unused default would mislead.
+		m.Routing = "platform"
+	}
 	m.Time = now.Seconds()
 	m.SamplePeriod = n.smp.clk.Period.Seconds()
 	m.LastSample = n.smp.last.Seconds()
