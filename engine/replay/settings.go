@@ -240,7 +240,7 @@ func Settings() []Setting {
 			[]string{"puppet", "loggops", "simgrid", "packet", "flow"}, func(c *Config) int { return int(c.Model) }, func(c *Config, i int) { c.Model = ModelKind(i) }),
 		spec("topology", "network", "network topology: ring:16, mesh:4x4x4, torus:8x8, hypercube:6, crossbar:64, bus:8, fattree:k=4,levels=3[,taper=0.5], dragonfly:p=2,a=4,h=2, file:net.txt (empty: the complete graph; packet model: a crossbar)",
 			func(c *Config) *string { return &c.Topology }, checkTopology),
-		spec("routing", "network", "packet model routing: dor, dor:bubble, dor:none, adaptive, minimal[:random|rr|queue], valiant, updown[:random|rr|adaptive], ugal (empty: the topology's default deadlock-free routing)",
+		spec("routing", "network", "routing of the packet and flow models: dor, dor:bubble, dor:none, adaptive, minimal[:random|rr|queue], valiant, updown[:random|rr|adaptive], ugal (empty: the topology's default deadlock-free routing)",
 			func(c *Config) *string { return &c.Routing }, nil),
 		intSetting("hops", "network", "distance between distinct nodes in links (0: the topology's; 1 on the complete graph)", func(c *Config) *int { return &c.Hops }),
 		{Key: "bandwidth", Group: "network", Kind: KindRate, Help: "link bandwidth (b/s, Mb/s, Gb/s, B/s, MB/s, GB/s); sets per-byte to its inverse",
