@@ -20,7 +20,7 @@ import (
 // posted, SMPI's barrier and allreduce, and the given crosstraffic.
 func flowSGConfig(t testing.TB, crosstraffic string) Config {
 	return cfgWith(t, "model", "flow", "latency", "5us", "bandwidth", "125MB/s", "cpu-speed", "1Gf",
-		"eager-threshold", "64KiB", "eager-start", "match", "coll-alg", "barrier=linear,allreduce=binomial",
+		"eager-threshold", "64KiB", "eager-start", "match", "coll-alg", "barrier=linear,allreduce=smpi",
 		"crosstraffic", crosstraffic)
 }
 
@@ -164,7 +164,7 @@ func TestFlowSimGridValidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ours := stencil64Makespan(t, index, withAllreduce)
+			ours := stencil64Makespan(t, index)
 			diff := (ours - sg.SimulatedTime) / sg.SimulatedTime
 			table = append(table, fmt.Sprintf("| %s | yes | 0.05 | %.9f | %.9f | %+.5f |", label, sg.SimulatedTime, ours, 100*diff))
 			if math.Abs(diff) > 1e-5 {
@@ -234,19 +234,13 @@ func stencil64(t *testing.T, dir string, withAllreduce bool) string {
 
 // stencil64Makespan replays a stencil64 trace with the flow model under
 // CM02 with crosstraffic, its allreduces (if any) as SMPI's.
-func stencil64Makespan(t *testing.T, index string, withAllreduce bool) float64 {
+func stencil64Makespan(t *testing.T, index string) float64 {
 	t.Helper()
 	tr, err := simgridti.ReadFile(index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := flowSGConfig(t, "0.05")
-	if withAllreduce {
-		if err := cfg.Set("coll-alg", "barrier=linear,allreduce=smpi"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, res := simulate(t, tr, cfg, Options{})
+	_, res := simulate(t, tr, flowSGConfig(t, "0.05"), Options{})
 	if !res.Complete {
 		t.Fatalf("incomplete: %+v", res.Deadlock)
 	}
@@ -281,7 +275,7 @@ func TestFlowSimGridPinned(t *testing.T) {
 		t.Errorf("tcp-gamma: makespan %.9f s, SimGrid 0.252453613 s", got)
 	}
 	// SimGrid: 0.011115424 s.
-	if got := stencil64Makespan(t, stencil64(t, t.TempDir(), false), false); math.Abs(got-0.011115424) > 1e-9 {
+	if got := stencil64Makespan(t, stencil64(t, t.TempDir(), false)); math.Abs(got-0.011115424) > 1e-9 {
 		t.Errorf("stencil64: makespan %.9f s, SimGrid 0.011115424 s", got)
 	}
 	for _, tc := range flowSGCases(t, t.TempDir()) {
