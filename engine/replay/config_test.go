@@ -269,3 +269,37 @@ func TestRelocated(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkBandwidthAsTyped: the topology's links get the bandwidth the
+// user typed, not 1e12 over the rounded per-byte time, so the spec a run
+// prints says it (sim printed bw=11.999999994Gb/s for --bandwidth 1.5GB/s).
+func TestLinkBandwidthAsTyped(t *testing.T) {
+	for _, tc := range []struct {
+		typed string
+		bps   float64 // bytes per second
+		spec  string
+	}{
+		{"1.5GB/s", 1.5e9, "bw=12Gb/s"},
+		{"3.3Gb/s", 3.3e9 / 8, "bw=3.3Gb/s"},
+		{"1.23456GB/s", 1.23456e9, "bw=9.87648Gb/s"},
+		{"125MB/s", 1.25e8, "bw=1Gb/s"},
+	} {
+		c := Default()
+		if err := c.Set("topology", "ring:4"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Set("bandwidth", tc.typed); err != nil {
+			t.Fatal(err)
+		}
+		if got := linkBandwidth(c.PerByte); got != tc.bps {
+			t.Errorf("%s: link bandwidth %v B/s, want %v", tc.typed, got, tc.bps)
+		}
+		top, err := c.ParseTopology()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec := top.Spec(); !strings.Contains(spec, tc.spec) {
+			t.Errorf("%s: topology %q, want %s in it", tc.typed, spec, tc.spec)
+		}
+	}
+}

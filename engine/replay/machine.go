@@ -11,6 +11,7 @@ import (
 	"github.com/tracesim/tracesim/engine/platform"
 	"github.com/tracesim/tracesim/engine/routing"
 	"github.com/tracesim/tracesim/engine/topology"
+	"github.com/tracesim/tracesim/tracefmt/units"
 )
 
 // Machine is what a configuration builds for a run of a given number of
@@ -40,9 +41,22 @@ func (c *Config) topologyOptions() topology.Options {
 			// The flow model's links are SimGrid's: --latency each.
 			lat = c.Latency
 		}
-		opt.Link = &topology.LinkProps{Bandwidth: 1e12 / c.PerByte, Latency: int64(lat)}
+		opt.Link = &topology.LinkProps{Bandwidth: linkBandwidth(c.PerByte), Latency: int64(lat)}
 	}
 	return opt
+}
+
+// linkBandwidth is the bandwidth in bytes per second of links of perByte
+// picoseconds per byte: the rate the bandwidth setting prints for it
+// (1.5GB/s, kept as 666.666667 ps per byte, gives 1.5e9, not
+// 1e12/666.666667 = 1.4999999992e9), so that the topology a run prints
+// says what the user typed. A per-byte time the setting did not round (a
+// platform's) gives 1e12/perByte exactly.
+func linkBandwidth(perByte float64) float64 {
+	if r, err := units.ParseRate(formatBandwidth(perByte)); err == nil && r > 0 && perByteOf(r) == perByteOf(1e12/perByte) {
+		return r
+	}
+	return 1e12 / perByte
 }
 
 // flowVCs is the number of virtual channels the flow model builds its

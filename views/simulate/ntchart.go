@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
@@ -28,6 +29,9 @@ type timeChart struct {
 	slice   int
 	// top is the value axis's top label (the series' peak), for tests.
 	top string
+	// ytop is the top label of the chart being drawn: every label is
+	// padded to its width.
+	ytop string
 }
 
 // chartKey is what a drawn chart depends on.
@@ -87,6 +91,7 @@ func (c *timeChart) draw(b *cellbuf.Buffer, x, y, w, h int, ts, vs []float64, t1
 // render draws the chart with ntcharts and keeps its cells.
 func (c *timeChart) render(k chartKey, ts, vs []float64, yfmt func(float64) string) {
 	t0, t1 := simNanos(0), simNanos(k.t1)
+	c.ytop = yfmt(k.hi)
 	ch := c.ch
 	if ch == nil || ch.Width() != k.w || ch.Height() != k.h {
 		rows := k.h - 2 // the last two rows are the time axis and its labels
@@ -100,7 +105,17 @@ func (c *timeChart) render(k chartKey, ts, vs []float64, yfmt func(float64) stri
 			timeserieslinechart.WithXLabelFormatter(func(_ int, v float64) string {
 				return units.FormatDurationSig(v*1e-9, 3)
 			}),
-			timeserieslinechart.WithYLabelFormatter(func(_ int, v float64) string { return yfmt(v) }),
+			// Every label as wide as the top one: ntcharts sizes the
+			// label column from the labels at its steps only, and a top
+			// label wider than those ("100%" over "50%") lost its first
+			// character.
+			timeserieslinechart.WithYLabelFormatter(func(_ int, v float64) string {
+				s := yfmt(v)
+				if pad := len(c.ytop) - len(s); pad > 0 {
+					s = strings.Repeat(" ", pad) + s
+				}
+				return s
+			}),
 			timeserieslinechart.WithLineStyle(runes.ThinLineStyle),
 		)
 		ch, c.ch = &nc, &nc

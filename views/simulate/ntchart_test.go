@@ -170,3 +170,20 @@ func TestWholeCountLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestTopLabelWhole: the value axis's top label is drawn whole at every
+// chart height. ntcharts sized the label column from the labels at its
+// steps only, so where the top row fell between two steps a peak of
+// 100 % over labels of 50 % was drawn "00%".
+func TestTopLabelWhole(t *testing.T) {
+	ts, vs := []float64{1e-6, 2e-6, 3e-6}, []float64{0.2, 1, 0.5}
+	for h := 4; h <= 40; h++ {
+		var c timeChart
+		b := cellbuf.New(40, h)
+		b.Mode = cellbuf.ModePlain
+		c.draw(b, 0, 0, 40, h, ts, vs, 3e-6, 0.01, percent, cellbuf.Style{}, cellbuf.Style{}, false)
+		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100%│") {
+			t.Errorf("height %d: top row %q, want the axis labelled 100%%", h, top)
+		}
+	}
+}
