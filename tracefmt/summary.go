@@ -79,7 +79,7 @@ func Summarize(t *Trace) Summary {
 				st := &states[e.State()]
 				st.Count++
 				if e.Match >= 0 {
-					st.Total += (ev[e.Match].Time - e.Time) * sec
+					st.Total += float64((ev[e.Match].Time - e.Time) * sec)
 				}
 			case KindSend:
 				s.Bytes += e.Size
@@ -97,7 +97,7 @@ func Summarize(t *Trace) Summary {
 				if e.Flags.Has(FlagWork) {
 					s.Compute.Flops += e.Amount()
 				} else {
-					s.Compute.Seconds += e.Amount() * sec
+					s.Compute.Seconds += float64(e.Amount() * sec)
 				}
 			}
 		}

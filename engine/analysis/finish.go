@@ -25,7 +25,7 @@ func FinishShift(rec, pred *tracefmt.Trace) []float64 {
 			out[r] = math.NaN()
 			continue
 		}
-		out[r] = pred.Seconds(fp[r]-p0) - rec.Seconds(fr[r]-r0)
+		out[r] = float64(pred.Seconds(fp[r]-p0)) - float64(rec.Seconds(fr[r]-r0))
 		if math.Abs(out[r]) <= tiny {
 			out[r] = 0
 		}

@@ -113,7 +113,7 @@ func ComputeProfile(tr *tracefmt.Trace, w Window, ranks []int) *Profile {
 	sec := tr.Unit.Seconds()
 	// overlap is the length of [a, b] inside the window, in seconds.
 	overlap := func(a, b float64) float64 {
-		return max(0, min(b, end)-max(a, start)) * sec
+		return float64(max(0, min(b, end)-max(a, start)) * sec)
 	}
 	inside := func(t float64) bool { return t >= start && t <= end }
 	var stack []tracefmt.StateID
@@ -148,7 +148,7 @@ func ComputeProfile(tr *tracefmt.Trace, w Window, ranks []int) *Profile {
 				if e.Flags.Has(tracefmt.FlagWork) {
 					rp.Work += e.Amount()
 				} else {
-					rp.Burst += e.Amount() * sec
+					rp.Burst += float64(e.Amount() * sec)
 				}
 			case tracefmt.KindSend:
 				if inside(e.Time) {

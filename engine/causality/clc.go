@@ -64,7 +64,7 @@ func (c *clc) pass(ctx context.Context, g *Graph, out *tracefmt.Trace, progress 
 		if i > 0 {
 			last := oev[i-1].Time
 			if d := ti - prev[r]; d > 0 {
-				lc = max(lc, last+min(c.delta, d), last+c.gamma*d)
+				lc = max(lc, last+min(c.delta, d), last+float64(c.gamma*d))
 			} else {
 				lc = max(lc, last)
 			}
@@ -128,10 +128,10 @@ func (c *clc) amortise(g *Graph, out *tracefmt.Trace, r int, jumps []jump, shift
 	a := math.Inf(-1)
 	for j := n - 1; j >= 0; j-- {
 		lc := ev[j].Time
-		if jk < 0 && a+c.slope*lc <= 0 {
+		if jk < 0 && a+float64(c.slope*lc) <= 0 {
 			break // before the amortisation window: nothing moves
 		}
-		s := max(0, a+c.slope*lc)
+		s := max(0, a+float64(c.slope*lc))
 		if j < n-1 {
 			// No interval shrinks: at most the next event's shift, plus
 			// its jump when it has one.
@@ -158,7 +158,7 @@ func (c *clc) amortise(g *Graph, out *tracefmt.Trace, r int, jumps []jump, shift
 		}
 		shift[j] = s
 		if jk >= 0 && jumps[jk].index == int32(j) {
-			a = max(a, jumps[jk].by-c.slope*(lc-jumps[jk].by))
+			a = max(a, jumps[jk].by-float64(c.slope*(lc-jumps[jk].by)))
 			jk--
 		}
 	}
@@ -172,7 +172,7 @@ func (c *clc) amortise(g *Graph, out *tracefmt.Trace, r int, jumps []jump, shift
 		if jk < len(jumps) && jumps[jk].index == int32(j) {
 			continue
 		}
-		shift[j] = min(shift[j], shift[j-1]+c.slope*(ev[j].Time-ev[j-1].Time))
+		shift[j] = min(shift[j], shift[j-1]+float64(c.slope*(ev[j].Time-ev[j-1].Time)))
 	}
 	for j := range n {
 		ev[j].Time += shift[j]

@@ -239,7 +239,7 @@ func (g *Graph) Correct(ctx context.Context, o CorrectOptions) (*Correction, err
 			if c.After, err = og.clockCounts(ctx, out, o.LMin); err != nil {
 				return nil, err
 			}
-			cl.gamma = 1 - 10*(1-cl.gamma)
+			cl.gamma = 1 - float64(10*(1-cl.gamma))
 		}
 	}
 	c.Trace = out

@@ -1328,7 +1328,7 @@ func (n *Network) detach(fi int32, now des.Time) {
 		} else {
 			c = ct
 		}
-		lk.load -= c * v
+		lk.load -= float64(c * v)
 		if last == 0 {
 			lk.load = 0 // no rounding residue on an idle link
 		}

@@ -202,9 +202,9 @@ func (a *linkAcc) used(load float64) float64 {
 // fraction u and flows it has had since its last change.
 func (a *linkAcc) integrate(c *change, u float64) {
 	if dt := (c.t - a.last).Seconds(); dt > 0 {
-		a.bytes += c.load * dt
-		a.busy += u * dt
-		a.flowS += float64(c.fwd) * dt
+		a.bytes += float64(c.load * dt)
+		a.busy += float64(u * dt)
+		a.flowS += float64(float64(c.fwd) * dt)
 	}
 	a.last = c.t
 }
@@ -214,5 +214,5 @@ func (a *linkAcc) integrate(c *change, u float64) {
 // has had since.
 func (a *linkAcc) at(t des.Time, load float64, fwd int32) (bytes, busy, flowS float64) {
 	dt := max((t - a.last).Seconds(), 0)
-	return a.bytes + load*dt, a.busy + min(load/a.cap, 1)*dt, a.flowS + float64(fwd)*dt
+	return a.bytes + float64(load*dt), a.busy + float64(min(load/a.cap, 1)*dt), a.flowS + float64(float64(fwd)*dt)
 }

@@ -69,7 +69,7 @@ func (s *linkSnap) integrals(cap float64) (bytes, busy, flowS float64) {
 	a := linkAcc{cap: cap}
 	u := a.used(s.load)
 	dt := max((s.t - s.last).Seconds(), 0)
-	return s.bytes + s.load*dt, s.busy + u*dt, s.flowS + float64(s.fwd)*dt
+	return s.bytes + float64(s.load*dt), s.busy + float64(u*dt), s.flowS + float64(float64(s.fwd)*dt)
 }
 
 func (s *sampler) init(n *Network) {
@@ -294,7 +294,7 @@ func (n *Network) integralsAt(l int32, t des.Time) (bytes, busy, flowS float64) 
 	cap := n.led.acc[l].cap
 	sb, sbusy, sf := sn.integrals(cap)
 	dt := (sn.t - t).Seconds()
-	return sb - sn.load*dt, sbusy - min(sn.load/cap, 1)*dt, sf - float64(sn.fwd)*dt
+	return sb - float64(sn.load*dt), sbusy - float64(min(sn.load/cap, 1)*dt), sf - float64(float64(sn.fwd)*dt)
 }
 
 // lazyLast returns topology link l's utilisation and flows over the last

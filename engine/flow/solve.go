@@ -189,7 +189,7 @@ func (n *Network) solve(now des.Time) {
 	for j, l := range s.id {
 		load := s.kept[j]
 		for _, x := range s.lFlow[s.lOff[j]:s.lOff[j+1]] {
-			load += s.coef[ctOf(x)] * s.val[x&math.MaxInt32]
+			load += float64(s.coef[ctOf(x)] * s.val[x&math.MaxInt32])
 		}
 		if load != n.links[l].load {
 			// Integrated up to now only when the load changes: the
@@ -351,9 +351,9 @@ func (n *Network) build() {
 		for k := fOff[i]; k < fOff[i+1]; k++ {
 			x := fLink[k]
 			j, c := x&math.MaxInt32, coef[ctOf(x)]
-			kraw[j] -= c * prev
-			ubase[j] += c * w
-			bsum[j] += c * b
+			kraw[j] -= float64(c * prev)
+			ubase[j] += float64(c * w)
+			bsum[j] += float64(c * b)
 			lcount[j]++
 		}
 	}
@@ -516,7 +516,7 @@ func (n *Network) check(now des.Time) bool {
 		for _, x := range fl {
 			i := x & math.MaxInt32
 			v := val[i]
-			load += coef[ctOf(x)] * v
+			load += float64(coef[ctOf(x)] * v)
 			lv := v / w[i]
 			high = fmax(high, lv)
 			if at[i] == int32(j) {
@@ -831,8 +831,8 @@ func (s *system) fix(i int, v float64, j int32) {
 			}
 			continue
 		}
-		rem[j] = fmax(rem[j]-c*v, 0)
-		usage[j] -= c * w
+		rem[j] = fmax(rem[j]-float64(c*v), 0)
+		usage[j] -= float64(c * w)
 		unfixed[j]--
 		if !math.IsInf(ratio[j], 1) {
 			ratio[j] = math.Inf(1)

@@ -321,7 +321,7 @@ func (n *Network) wholeReplay(at int, now des.Time) bool {
 		v, at := math.Float64frombits(fs[3*q+1]), int32(fs[3*q+2])
 		old := f.value
 		if dt := (now - f.last).Seconds(); dt > 0 {
-			f.remain -= old * f.factor * dt
+			f.remain -= float64(old * f.factor * dt)
 		}
 		f.last, f.prev, f.value = now, old, v
 		lv := math.Inf(1)
@@ -402,7 +402,7 @@ func (n *Network) wholeEnd(slots []int32, nl int) {
 func (n *Network) settle(fi int32, now des.Time) {
 	f := &n.flows[fi]
 	if dt := (now - f.last).Seconds(); dt > 0 {
-		f.remain -= f.value * f.factor * dt
+		f.remain -= float64(f.value * f.factor * dt)
 	}
 	f.last, f.prev = now, f.value
 }

@@ -37,7 +37,7 @@ func busyAt(busy, free, t des.Time) des.Time { return busy - max(0, free-t) }
 // areaAt is the occupancy integral up to t of a buffer whose integral was
 // area at last, holding count packets since.
 func areaAt(area float64, count uint16, last, t des.Time) float64 {
-	return area + float64(count)*float64(t-last)
+	return area + float64(float64(count)*float64(t-last))
 }
 
 // linkSnap is a link's state (see link) as it was at the end of sample

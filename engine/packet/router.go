@@ -43,7 +43,7 @@ func (n *Network) pop(q *inBuf, now des.Time) {
 // occupancy records a change of the buffer's occupancy by d at now.
 func (q *inBuf) occupancy(now des.Time, d int) {
 	c := q.count
-	q.area += float64(c) * float64(now-q.last)
+	q.area += float64(float64(c) * float64(now-q.last))
 	q.last = now
 	c = uint16(int(c) + d)
 	q.count = c

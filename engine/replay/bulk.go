@@ -813,7 +813,7 @@ func (h *histogram) addN(t des.Time, n uint64) {
 	h.bins[binOf(t)] += n
 	// Sums of whole picoseconds are exact below 2^53, in any order: one
 	// product then equals n additions.
-	if tot := float64(t) * float64(n); h.sum+tot < 1<<53 {
+	if tot := float64(float64(t) * float64(n)); h.sum+tot < 1<<53 {
 		h.sum += tot
 		return
 	}

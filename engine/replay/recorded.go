@@ -349,6 +349,6 @@ func (p *partsScan) parts(t *tracefmt.Trace, a, b float64) *RecordedParts {
 		init, fin = p.init, p.fin
 	}
 	rp := &RecordedParts{Startup: t.Seconds(init - a), Teardown: t.Seconds(b - fin)}
-	rp.App = max(0, t.Seconds(b-a)-rp.Startup-rp.Teardown)
+	rp.App = max(0, float64(t.Seconds(b-a))-rp.Startup-rp.Teardown)
 	return rp
 }

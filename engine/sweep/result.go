@@ -162,7 +162,7 @@ func metrics(m map[string]string, res *replay.Results) {
 		for _, g := range n.Groups {
 			if g.Name != "inject" && g.Name != "eject" {
 				links += g.Links
-				sum += g.MeanUtilisation * float64(g.Links)
+				sum += float64(g.MeanUtilisation * float64(g.Links))
 			}
 		}
 		if links > 0 {

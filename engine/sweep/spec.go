@@ -598,7 +598,7 @@ func rangeValues(set *replay.Setting, t map[string]any) ([]float64, error) {
 	}
 	var out []float64
 	// A relative tolerance, so that 1e9 + 9 × 1e8 still reaches 1.9e9.
-	eps := 1e-9 * max(math.Abs(from), math.Abs(to))
+	eps := float64(1e-9 * max(math.Abs(from), math.Abs(to)))
 	switch {
 	case t["step"] != nil:
 		step, err := parseNumber(set, t["step"])
@@ -609,7 +609,7 @@ func rangeValues(set *replay.Setting, t map[string]any) ([]float64, error) {
 			return nil, fmt.Errorf("range: step %v does not lead from %v to %v", step, from, to)
 		}
 		for i := 0; ; i++ {
-			v := from + float64(i)*step
+			v := from + float64(float64(i)*step)
 			if (step > 0 && v > to+eps) || (step < 0 && v < to-eps) {
 				break
 			}
@@ -654,7 +654,7 @@ func rangeValues(set *replay.Setting, t map[string]any) ([]float64, error) {
 			if logScale {
 				out = append(out, from*math.Pow(to/from, frac))
 			} else {
-				out = append(out, from+(to-from)*frac)
+				out = append(out, from+float64((to-from)*frac))
 			}
 		}
 	}

@@ -338,13 +338,13 @@ func (st *state) readRank(name string, rank int, r io.Reader) error {
 		if mask&maskCPU != 0 {
 			for i := range cpu {
 				sec := int64(s.u16("CPU seconds"))
-				cpu[i] = float64(sec)*1e9 + float64(s.u32("CPU nanoseconds"))
+				cpu[i] = float64(float64(sec)*1e9) + float64(s.u32("CPU nanoseconds"))
 			}
 		}
 		if mask&maskWall != 0 {
 			for i := 0; i < 2; i++ {
 				sec := int64(s.u16("wall seconds")) + wallOff - base
-				t := float64(sec)*1e9 + float64(s.u32("wall nanoseconds"))
+				t := float64(float64(sec)*1e9) + float64(s.u32("wall nanoseconds"))
 				if i == 0 {
 					c.start = t
 				} else {

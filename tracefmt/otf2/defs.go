@@ -419,7 +419,7 @@ func (l *localDefs) correct(t uint64, at *int) uint64 {
 	}
 	*at = i
 	iv := &l.intervals[i]
-	v := math.RoundToEven(float64(t) + iv.slope*(float64(t)-float64(iv.begin)) + iv.offset)
+	v := math.RoundToEven(float64(t) + float64(iv.slope*(float64(t)-float64(iv.begin))) + iv.offset)
 	if v < 0 {
 		return 0
 	}

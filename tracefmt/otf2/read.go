@@ -827,7 +827,7 @@ func (l *location) errAt(rec *record, format string, args ...any) error {
 
 // event turns a location's current record into trace events.
 func (rd *reader) event(rs *rankState, l *location, rec *record) error {
-	tm := float64(int64(rec.time-rd.defs.Offset)) * rd.scale
+	tm := float64(float64(int64(rec.time-rd.defs.Offset)) * rd.scale)
 	switch rec.typ {
 	case evMpiSend, evMpiIsend, evMpiRecv, evMpiIrecv, evMpiCollectiveEnd:
 		// OTF2's byte counts are unsigned 64-bit; the trace model's are
