@@ -83,7 +83,7 @@ func TestSimPlatform(t *testing.T) {
 		t.Errorf("cpu-speed with a platform: exit %d %q", code, errs)
 	}
 	code, out, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--model", "simgrid", "--platform", filepath.Join(dir, "platform.xml"))
-	if want := "platform        cluster cluster: star of 8 hosts, 125MBps, 5us links (" + filepath.Join(dir, "platform.xml") + ")\n"; code != exitOK || !strings.Contains(out, want) {
+	if want := "platform        cluster cluster: star of 8 hosts, 1 Gb/s, 5 µs links (" + filepath.Join(dir, "platform.xml") + ")\n"; code != exitOK || !strings.Contains(out, want) {
 		t.Errorf("exit %d %s\n%s\nwant a line %q", code, errs, out, want)
 	}
 	code, _, errs = simRun(t, filepath.Join(dir, "pingpong.txt"), "--platform", filepath.Join(dir, "platform.xml"), "--topology", "ring:8")

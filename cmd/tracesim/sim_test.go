@@ -459,7 +459,7 @@ func TestSimTimeRangeErrors(t *testing.T) {
 			"compute of 100 µs × cpu-scale 1e+12 lasts 100000000 s (1157 days), starting at 0 s\n"},
 		{[]string{ring, "--cpu-scale", "1e9"}, "at rank 4, event 645: compute of 100 µs × cpu-scale 1e+09 lasts 100000 s (1.157 days), starting at 9200000 s (106.5 days)\n"},
 		{[]string{ring, "--cpu-scale", "1e12", "--cpu-from", "gaps"}, "at rank 0, event 2: the computation before it (100 µs recorded × cpu-scale 1e+12) lasts 100000000 s (1157 days), starting at 0 s\n"},
-		{[]string{ti}, "at rank 0, event 1: compute of 1e+16 flop at 1Gf lasts 10000000 s (115.7 days), starting at 0 s\n"},
+		{[]string{ti}, "at rank 0, event 1: compute of 10000 Tf at 1 Gf/s lasts 10000000 s (115.7 days), starting at 0 s\n"},
 		{[]string{gib, "--model", "packet", "--bandwidth", "1b/s"}, "in the network: the packet network cannot deliver its traffic in time (1 messages in flight, the largest 1 GiB from rank 0 to rank 1)"},
 	}
 	for _, tc := range tests {
@@ -480,7 +480,7 @@ func TestSimRefusesTopologyAboveTheMemoryLimit(t *testing.T) {
 	code, out, errs := simRun(t, ring, "--model", "packet", "--topology", "torus:4096x4096")
 	runtime.ReadMemStats(&after)
 	want := "tracesim sim: packet: torus:4096x4096 has 16,777,216 nodes, 16,777,216 routers and 100,663,296 links; " +
-		"its packet network (2 VCs × 4-packet buffers) would need about 66.1 GB, above the limit of 4.0 GB\n"
+		"its packet network (2 VCs × 4-packet buffers) would need about 61.54 GiB, above the limit of 3.725 GiB\n"
 	if code != exitFail || out != "" || errs != want {
 		t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errs, want)
 	}
