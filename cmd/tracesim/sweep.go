@@ -281,7 +281,27 @@ func sweepRun(e *env, spec *sweep.Spec, points []sweep.Point, out string, jobs i
 		el := time.Since(prog.start).Seconds()
 		fmt.Fprintf(e.stderr, "tracesim sweep: %d points in %s (%.3g points/s) → %s\n", finished, units.FormatDuration(el), float64(finished)/el, out)
 	}
+	// A point that could not run is a row with its error, not a failed
+	// sweep (the other points stand); it must not pass unseen.
+	if n := failedPoints(have); n > 0 {
+		fmt.Fprintf(e.stderr, "tracesim sweep: %d of %d points failed: see their error column in %s\n", n, len(have.Rows), out)
+	}
 	return exitOK
+}
+
+// failedPoints counts the rows of t with an error.
+func failedPoints(t *sweep.Table) int {
+	col := t.Column("error")
+	if col < 0 {
+		return 0
+	}
+	n := 0
+	for _, row := range t.Rows {
+		if col < len(row) && row[col] != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // readResults reads the rows already computed: out, then the journal of

@@ -437,3 +437,40 @@ func TestSweepInterruptGen(t *testing.T) {
 		t.Errorf("left beside the result: %v", left)
 	}
 }
+
+// TestSweepFailedPointsSaid: a point that cannot run (8 ranks on a
+// 4-node torus) is a row with its error, and the sweep says how many
+// failed instead of passing them over in silence.
+func TestSweepFailedPointsSaid(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.toml")
+	body := "traces = [\"gen ring --ranks 8 --iters 2\"]\n[axes]\ntopology = [\"torus:2x2\", \"torus:2x4\"]\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.csv")
+	code, _, errs := tracesim(t, "sweep", spec, "-o", out, "--quiet")
+	if code != exitOK || !strings.Contains(errs, "1 of 2 points failed: see their error column in "+out) {
+		t.Fatalf("exit %d, stderr %q; want 0 and the failed point counted", code, errs)
+	}
+	res := readResult(t, out)
+	col := res.Column("error")
+	if len(res.Rows) != 2 || res.Rows[0][col] == "" || res.Rows[1][col] != "" {
+		t.Errorf("rows %q: want the torus:2x2 point's error and none for torus:2x4", res.Rows)
+	}
+}
+
+// TestSweepStudyFixture: the Sweep view's fixture (views/sweep/testdata,
+// whose goldens draw it) is what its spec gives today, so the goldens
+// show the engine's numbers, not those of an older engine (8 of its 72
+// makespans were stale once random placement took the run's seed).
+func TestSweepStudyFixture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 72 simulations")
+	}
+	out := filepath.Join(t.TempDir(), "study.csv")
+	if code, _, errs := tracesim(t, "sweep", "../../views/sweep/testdata/study.toml", "-o", out, "--quiet"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	equalTables(t, readResult(t, out), readResult(t, "../../views/sweep/testdata/study.csv"))
+}

@@ -142,6 +142,11 @@ func (s *Spec) Expand() ([]Point, error) {
 // value applied to the base and the values before it is invalid.
 func (s *Spec) pointError(vals []string, err error) error {
 	at := func(a int) error {
+		if s.Axes[a].Line == 0 {
+			// An axis no spec file wrote (a sweep started from the
+			// Machine tab) has no line to name.
+			return fmt.Errorf("axes.%s: point %s: %w", s.Axes[a].Key, describe(s.Axes, vals), err)
+		}
 		return fmt.Errorf("line %d: axes.%s: point %s: %w", s.Axes[a].Line, s.Axes[a].Key, describe(s.Axes, vals), err)
 	}
 	valid := func(vals []string) bool {
