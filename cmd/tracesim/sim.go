@@ -85,6 +85,9 @@ func simCommand(e *env) *cobra.Command {
 				return exitUsage
 			}
 		}
+		// What the preset and configuration file set, to tell the user of
+		// the settings among them the chosen model will not read.
+		fromFiles := cfg
 		set := map[string]bool{}
 		fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 		if set["bandwidth"] && set["per-byte"] {
@@ -122,6 +125,7 @@ func simCommand(e *env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "tracesim sim: invalid settings: %v\n", verr)
 			return exitUsage
 		}
+		noteUnread(e, &cfg, &fromFiles, set, *presetName, *config)
 		if *metricsOut != "" && !cfg.Model.Measured() {
 			fmt.Fprintln(e.stderr, "tracesim sim: --metrics-out needs --model packet or flow (the analytic models have no links or queues to measure)")
 			return exitUsage
@@ -637,4 +641,32 @@ func lastToFinish(ranks []replay.RankResult, n int) []replay.RankResult {
 		rows[i] = ranks[j]
 	}
 	return rows
+}
+
+// noteUnread tells, on stderr, of each setting the preset or the
+// configuration file set (away from its default, and not given again as a
+// flag) that cfg's model does not read: a preset's SMPI factors under
+// --model packet are dropped, and the user should know (a flag the model
+// ignores is an error instead).
+func noteUnread(e *env, cfg, fromFiles *replay.Config, flags map[string]bool, presetName, config string) {
+	if presetName == "" && config == "" {
+		return
+	}
+	var from []string
+	if presetName != "" {
+		from = append(from, "--preset "+presetName)
+	}
+	if config != "" {
+		from = append(from, "--config "+config)
+	}
+	def := replay.Default()
+	for _, st := range replay.Settings() {
+		k := st.Key
+		if flags[k] || st.Get(fromFiles) == st.Get(&def) {
+			continue
+		}
+		if why := replay.Unused(cfg, k); why != "" {
+			fmt.Fprintf(e.stderr, "tracesim sim: note: %s sets %s = %s, %s\n", strings.Join(from, " and "), k, st.Get(fromFiles), why)
+		}
+	}
 }
