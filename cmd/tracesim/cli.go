@@ -203,7 +203,16 @@ func presetFlag(cc *cobra.Command, usage string) *string {
 
 // outputFlag declares -o, the output file.
 func outputFlag(cc *cobra.Command, usage string) *string {
-	return cc.Flags().StringP("o", shorthand("o"), "", usage)
+	fs := cc.Flags()
+	// --output, -o for short; --o, the name Go's flag package gave it,
+	// still reads as --output.
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "o" {
+			name = "output"
+		}
+		return pflag.NormalizedName(name)
+	})
+	return fs.StringP("output", "o", "", usage)
 }
 
 // positional returns the leading positional arguments of a synopsis:

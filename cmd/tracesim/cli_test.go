@@ -132,8 +132,9 @@ func TestCLIFlagPlacement(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout differs: %q", args, code, errs, out)
 		}
 	}
-	// -o is a one-letter flag: -o, --o and -o=FILE all name the output.
-	for _, o := range [][]string{{"-o", "a.tsim"}, {"--o", "b.tsim"}, {"-o=c.tsim"}} {
+	// The output is --output, -o for short; --o (Go's flag package's
+	// name for it) and -o=FILE still work.
+	for _, o := range [][]string{{"-o", "a.tsim"}, {"--o", "b.tsim"}, {"-o=c.tsim"}, {"--output", "d.tsim"}, {"--output=e.tsim"}} {
 		dir := t.TempDir()
 		args := append([]string{"gen", "ring", "--ranks", "3"}, o...)
 		cmd := runIn(t, dir, args...)
@@ -141,7 +142,7 @@ func TestCLIFlagPlacement(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", o, cmd.code, cmd.stderr)
 			continue
 		}
-		name := strings.TrimPrefix(o[len(o)-1], "-o=")
+		name := strings.TrimPrefix(strings.TrimPrefix(o[len(o)-1], "-o="), "--output=")
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%v: %v", o, err)
 		}

@@ -35,7 +35,9 @@ func (d durationValue) Set(s string) error {
 type sizeValue struct{ v *int64 }
 
 func (s sizeValue) String() string {
-	if s.v == nil {
+	if s.v == nil || *s.v == 0 {
+		// 0 is "not given" (the help says what then), not a size
+		// of 0 B to show as the default.
 		return ""
 	}
 	return units.FormatBytes(*s.v)

@@ -66,7 +66,7 @@ func genCommand(e *env) *cobra.Command {
 		}
 		o.Pattern = pos[0]
 		if _, err := o.Normalize(); err != nil {
-			fmt.Fprintf(e.stderr, "tracesim gen: %v\n", err)
+			fmt.Fprintf(e.stderr, "tracesim gen: %s\n", strings.TrimPrefix(err.Error(), "gen: ")) // the package names itself; the command already does
 			return exitUsage
 		}
 		t, err := gen.GenerateContext(e.ctx, o)
