@@ -17,7 +17,8 @@ import (
 // exhaustive solver, with a memo too small to hold much, on an iterative
 // pattern and on random traffic over tori, crossbars, fat trees and
 // rings with SHARED and FATPIPE links, limiters, TCP bounds and factors.
-// Where the traffic repeats, most solves are replayed.
+// Where the traffic repeats, most solves are replayed. The memo's words
+// are made once, at its limit.
 func TestWholeMemoChangesNothing(t *testing.T) {
 	type tc struct {
 		solverCase
@@ -47,6 +48,11 @@ func TestWholeMemoChangesNothing(t *testing.T) {
 			}
 			if solver == "tiny" && cap(w.words) > 300 {
 				t.Errorf("%s: the tiny memo holds %d words, limit 300", c.name, cap(w.words))
+			}
+			// Made once at its limit, never grown: outgrown arrays were
+			// garbage in the run's peak memory.
+			if limit := map[string]int{"": wholeWords, "tiny": 300}[solver]; len(w.words) > 0 && cap(w.words) != limit {
+				t.Errorf("%s %q: the memo's words have room for %d, want %d (made once at the limit)", c.name, solver, cap(w.words), limit)
 			}
 		}
 	}

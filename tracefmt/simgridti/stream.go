@@ -59,6 +59,10 @@ type rankFile struct {
 	eof    bool
 	src    source
 	done   bool
+	// memoAt is where the memo's guesses stood (lineMemo's prev, guess
+	// and alt) when the rank's last call ended, for its next call to go
+	// on from (see ReadRank).
+	memoAt [3]uint16
 }
 
 // OpenSource opens the TI trace at path as a tracefmt.Source if it is an
@@ -142,6 +146,28 @@ func (s *Source) ReadRank(r int, dst []tracefmt.Event) (int, error) {
 		return 0, fmt.Errorf("simgridti: rank %d outside the world of %d ranks", r, len(s.files))
 	}
 	rf := &s.files[r]
+	// The memo's guesses are the rank's own from its last call: the
+	// rank's loop goes on where it stopped, so the call's first lines
+	// apply from their templates, not after a lookup of their bytes (a
+	// guess is checked against the line, so one that other ranks' lines
+	// overwrote since only misses). The smaller a call, the more it
+	// pays: `sim --preset simgrid` on the 256-rank SimGrid stencil
+	// (callgrind, GOMAXPROCS=1) reading 128 events a rank ahead took
+	// 4,244 M instructions instead of 4,267 M, reading 512 4,129 M
+	// instead of 4,132 M.
+	m := s.p.memo
+	if m != nil {
+		m.prev, m.guess, m.alt = rf.memoAt[0], rf.memoAt[1], rf.memoAt[2]
+	}
+	n, err := s.readRank(r, rf, dst)
+	if m = s.p.memo; m != nil {
+		rf.memoAt = [3]uint16{m.prev, m.guess, m.alt}
+	}
+	return n, err
+}
+
+// readRank is ReadRank for rank r, whose file is rf.
+func (s *Source) readRank(r int, rf *rankFile, dst []tracefmt.Event) (int, error) {
 	rs := s.p.rank(r)
 	n := 0
 	for n < len(dst) {

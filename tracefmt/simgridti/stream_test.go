@@ -257,16 +257,7 @@ func TestSourceReadAhead(t *testing.T) {
 			fmt.Sprintf("r1.txt:2:1: line longer than %d bytes", maxLine)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for name, text := range map[string]string{"r0.txt": "0 compute 1\n", "r1.txt": tc.r1, "index.txt": "r0.txt\nr1.txt\n"} {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src, err := OpenSource(filepath.Join(dir, "index.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			src := openTwoRanks(t, "0 compute 1\n", tc.r1)
 			defer src.Close()
 			var got []string
 			buf := make([]tracefmt.Event, 7)
@@ -297,12 +288,12 @@ func TestSourceReadAhead(t *testing.T) {
 	}
 }
 
-// TestMemoBitsFor: a stream's memo has room for 64 lines a rank, within
+// TestMemoBitsFor: a stream's memo has room for 32 lines a rank, within
 // its bounds.
 func TestMemoBitsFor(t *testing.T) {
 	for _, c := range []struct{ ranks, bits int }{
-		{1, minMemoBits}, {2, minMemoBits}, {16, minMemoBits}, {17, 11}, {64, 12}, {65, 13},
-		{128, 13}, {256, maxMemoBits}, {1024, maxMemoBits}, {65536, maxMemoBits},
+		{1, minMemoBits}, {2, minMemoBits}, {32, minMemoBits}, {33, 11}, {64, 11}, {65, 12},
+		{128, 12}, {256, 13}, {257, maxMemoBits}, {1024, maxMemoBits}, {65536, maxMemoBits},
 	} {
 		if got := memoBitsFor(c.ranks); got != c.bits {
 			t.Errorf("memoBitsFor(%d) = %d, want %d", c.ranks, got, c.bits)
@@ -366,4 +357,52 @@ func TestSourceMemoHoldsManyRanks(t *testing.T) {
 	if held < len(distinct)*8/10 {
 		t.Errorf("the memo holds %d of the %d distinct lines of the ranks' loops, want at least 80 %% (the pairs of slots its 1<<maxMemoBits slots make fill unevenly)", held, len(distinct))
 	}
+}
+
+// TestSourceKeepsEachRanksGuess: ranks taking turns, each call of a rank
+// ends with the memo's guess on the rank's own next line, and the rank
+// keeps it for its next call (the memo's own guess is then the other
+// rank's), so that the call's first lines apply from their templates.
+func TestSourceKeepsEachRanksGuess(t *testing.T) {
+	var r0, r1 strings.Builder
+	for range 200 {
+		r0.WriteString("0 isend 1 0 64\n0 irecv 1 0 64\n0 waitall\n0 compute 100\n")
+		r1.WriteString("1 isend 0 0 64\n1 irecv 0 0 64\n1 waitall\n1 compute 200\n")
+	}
+	src := openTwoRanks(t, r0.String(), r1.String())
+	defer src.Close()
+	buf := make([]tracefmt.Event, 16)
+	for call := range 40 {
+		r := call % 2
+		if _, err := src.ReadRank(r, buf); err != nil {
+			t.Fatalf("ReadRank(%d): %v", r, err)
+		}
+		if call < 4 {
+			continue // the memo learns the loops
+		}
+		rf := &src.files[r]
+		next := rf.buf[rf.lo:rf.hi]
+		next = next[:bytes.IndexByte(next, '\n')+1]
+		gi := rf.memoAt[1]
+		if gi == 0 || !src.p.memo.slots[gi-1].holds((*lineBuf)(rf.buf[rf.lo:rf.lo+len(lineBuf{})])) {
+			t.Fatalf("call %d: rank %d keeps guess %d, which does not hold its next line %q", call, r, gi, next)
+		}
+	}
+}
+
+// openTwoRanks writes an index of two rank files holding r0 and r1 and
+// opens it as a Source.
+func openTwoRanks(t *testing.T, r0, r1 string) *Source {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"r0.txt": r0, "r1.txt": r1, "index.txt": "r0.txt\nr1.txt\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := OpenSource(filepath.Join(dir, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
