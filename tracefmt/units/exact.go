@@ -55,6 +55,11 @@ func shortestRate(bps float64, same func(float64) bool) (string, bool) {
 		}
 		for sig := 1; sig <= 17; sig++ {
 			s := trim(v, sig) + u.name
+			if math.Abs(v) >= 1e6 {
+				// Beyond the largest unit (a link of no limit, 1e30
+				// B/s): "8e+18Tb/s", not nineteen digits.
+				s = strconv.FormatFloat(v, 'g', sig, 64) + u.name
+			}
 			if r, err := ParseRate(s); err == nil && same(r) {
 				return s, true
 			}

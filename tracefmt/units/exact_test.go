@@ -131,3 +131,17 @@ func TestFormatRateWithinFallsBackToExact(t *testing.T) {
 		t.Errorf("FormatRateWithin(%v, never) = %q (reads %v, %v), want the exact %q", bps, got, back, err, FormatRateExact(bps))
 	}
 }
+
+// TestFormatRateExactHuge: a rate past the largest unit (a node link of
+// no limit, 1e30 B/s) prints with an exponent and reads back exactly.
+func TestFormatRateExactHuge(t *testing.T) {
+	for _, bps := range []float64{1e30, 1.25e25, 3.3e21} {
+		s := FormatRateExact(bps)
+		if len(s) > 16 {
+			t.Errorf("%g B/s: %q, want an exponent, not all the digits", bps, s)
+		}
+		if r, err := ParseRate(s); err != nil || r != bps {
+			t.Errorf("%g B/s: %q reads back as %v, %v", bps, s, r, err)
+		}
+	}
+}
