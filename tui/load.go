@@ -174,7 +174,7 @@ func (m *Model) loadView(w, h int) string {
 		"  " + st.Title.Render("Loading ") + filepath.Base(l.path),
 		"",
 		"  " + bar.ViewAs(frac),
-		"  " + fmt.Sprintf("%3.0f%%  %s of %s", 100*frac, units.FormatBytes(l.done), units.FormatBytes(l.total)),
+		"  " + fmt.Sprintf("%5s  %s of %s", units.FormatPercent(frac, 0), units.FormatBytes(l.done), units.FormatBytes(l.total)),
 		"",
 		"  " + st.HelpKey.Render("esc") + st.HelpDesc.Render(" cancel"),
 	}

@@ -87,9 +87,9 @@ func progressText(label string, done, total int64, unit string, el time.Duration
 	done = min(max(done, 0), total)
 	const barW = 20
 	fill := int(barW * done / total)
-	line := fmt.Sprintf("%s %s%s %d %% (%s of %s), %s", label,
+	line := fmt.Sprintf("%s %s%s %s (%s of %s), %s", label,
 		strings.Repeat("█", fill), strings.Repeat("░", barW-fill),
-		100*done/total, amount(done), amount(total), formatSeconds(el.Seconds()))
+		units.FormatPercent(float64(100*done/total)/100, 0), amount(done), amount(total), formatSeconds(el.Seconds()))
 	if done > 0 && done < total {
 		left := el.Seconds() / float64(done) * float64(total-done)
 		line += ", " + formatSeconds(left) + " left"

@@ -474,13 +474,13 @@ func printNetwork(w io.Writer, n *netmodel.Metrics) {
 		}
 	}
 	if busiest != nil {
-		fmt.Fprintf(w, "links           busiest router link %d (r%d → r%d, %s) %.1f %% busy over the run, %s carried\n",
-			busiest.ID, busiest.From, busiest.To, busiest.Class, 100*busiest.MeanUtilisation, units.FormatBytes(busiest.Bytes))
+		fmt.Fprintf(w, "links           busiest router link %d (r%d → r%d, %s) %s busy over the run, %s carried\n",
+			busiest.ID, busiest.From, busiest.To, busiest.Class, units.FormatPercent(busiest.MeanUtilisation, 1), units.FormatBytes(busiest.Bytes))
 	}
 	var groups []string
 	for _, g := range n.Groups {
 		if g.Links > 0 {
-			groups = append(groups, fmt.Sprintf("%s %.1f %%", g.Name, 100*g.MeanUtilisation))
+			groups = append(groups, g.Name+" "+units.FormatPercent(g.MeanUtilisation, 1))
 		}
 	}
 	fmt.Fprintf(w, "link groups     mean utilisation: %s\n", strings.Join(groups, ", "))
@@ -498,7 +498,7 @@ func printNetwork(w io.Writer, n *netmodel.Metrics) {
 	if len(n.LevelShare) > 0 {
 		parts := make([]string, len(n.LevelShare))
 		for l, sh := range n.LevelShare {
-			parts[l] = fmt.Sprintf("level %d %.1f %%", l, 100*sh)
+			parts[l] = fmt.Sprintf("level %d %s", l, units.FormatPercent(sh, 1))
 		}
 		fmt.Fprintf(w, "fat-tree levels traffic turning at %s\n", strings.Join(parts, ", "))
 	}
@@ -563,14 +563,14 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	}
 	rec := ""
 	if res.Recorded > 0 {
-		rec = fmt.Sprintf(" (recorded %s, %+.1f %%)", units.FormatDuration(res.Recorded), 100*(res.Makespan-res.Recorded)/res.Recorded)
+		rec = fmt.Sprintf(" (recorded %s, %s)", units.FormatDuration(res.Recorded), units.FormatPercentSigned((res.Makespan-res.Recorded)/res.Recorded, 1))
 	}
 	fmt.Fprintf(w, "makespan        %s%s\n", units.FormatDuration(res.Makespan), rec)
 	if p := res.RecordedParts; p != nil && p.App > 0 && p.Startup+p.Teardown > 0.05*res.Recorded {
 		// Most of the recorded span is MPI start-up or teardown, which
 		// the replay does not model: compare with the rest.
-		fmt.Fprintf(w, "recorded parts  %s until every rank was past MPI_Init, %s replayed (%+.1f %%), %s after every rank entered MPI_Finalize\n",
-			units.FormatDuration(p.Startup), units.FormatDuration(p.App), 100*(res.Makespan-p.App)/p.App, units.FormatDuration(p.Teardown))
+		fmt.Fprintf(w, "recorded parts  %s until every rank was past MPI_Init, %s replayed (%s), %s after every rank entered MPI_Finalize\n",
+			units.FormatDuration(p.Startup), units.FormatDuration(p.App), units.FormatPercentSigned((res.Makespan-p.App)/p.App, 1), units.FormatDuration(p.Teardown))
 	}
 	fmt.Fprintf(w, "scaled speedup  %.4g\n", res.ScaledSpeedup)
 	l := res.Messages.Latency
@@ -609,9 +609,9 @@ func printSim(w io.Writer, path string, ranks, events int, cfg *replay.Config, r
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\tnode\tfinish\tcompute\tblocked\toverhead\tcpu wait\tutil\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f %%\t\n", r.Rank, r.Node, units.FormatDuration(r.Finish),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, r.Node, units.FormatDuration(r.Finish),
 			units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.Overhead),
-			units.FormatDuration(r.CPUWait), 100*r.Utilisation)
+			units.FormatDuration(r.CPUWait), units.FormatPercent(r.Utilisation, 1))
 	}
 	tw.Flush()
 }

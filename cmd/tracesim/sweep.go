@@ -431,9 +431,9 @@ func (p *sweepProgress) step() {
 	eta := el / float64(p.n) * float64(p.total-p.n)
 	const barW = 20
 	fill := barW * p.n / p.total
-	line := fmt.Sprintf("sweep %s%s %d/%d points (%d %%), %.3g points/s, elapsed %s, ETA %s",
+	line := fmt.Sprintf("sweep %s%s %d/%d points (%s), %.3g points/s, elapsed %s, ETA %s",
 		strings.Repeat("█", fill), strings.Repeat("░", barW-fill),
-		p.n, p.total, 100*p.n/p.total, float64(p.n)/el, formatSeconds(el), formatSeconds(eta))
+		p.n, p.total, units.FormatPercent(float64(100*p.n/p.total)/100, 0), float64(p.n)/el, formatSeconds(el), formatSeconds(eta))
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	} else {

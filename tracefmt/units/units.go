@@ -309,3 +309,20 @@ func trim(v float64, sig int) string {
 	}
 	return out
 }
+
+// FormatPercent writes a fraction as a percentage with decimals digits
+// after the point and a space before the sign, as every figure of the
+// command line and the views does: FormatPercent(0.804, 1) = "80.4 %".
+func FormatPercent(frac float64, decimals int) string {
+	return strconv.FormatFloat(100*frac, 'f', decimals, 64) + " %"
+}
+
+// FormatPercentSigned is FormatPercent with the sign always written, for
+// a change: "+2.0 %", "-0.2 %".
+func FormatPercentSigned(frac float64, decimals int) string {
+	s := FormatPercent(frac, decimals)
+	if frac >= 0 {
+		s = "+" + s
+	}
+	return s
+}

@@ -169,3 +169,23 @@ func TestFormatElapsed(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatPercent(t *testing.T) {
+	for _, tc := range []struct {
+		frac float64
+		dec  int
+		want string
+	}{
+		{0.804, 1, "80.4 %"}, {1, 0, "100 %"}, {0.93, 0, "93 %"}, {0, 1, "0.0 %"}, {0.0004, 2, "0.04 %"},
+	} {
+		if got := FormatPercent(tc.frac, tc.dec); got != tc.want {
+			t.Errorf("FormatPercent(%v, %d) = %q, want %q", tc.frac, tc.dec, got, tc.want)
+		}
+	}
+	if got := FormatPercentSigned(0.02, 1); got != "+2.0 %" {
+		t.Errorf("signed +: %q", got)
+	}
+	if got := FormatPercentSigned(-0.002, 1); got != "-0.2 %" {
+		t.Errorf("signed -: %q", got)
+	}
+}

@@ -237,7 +237,7 @@ func (m *Model) render(w, h int) []string {
 		if m.byBytes {
 			val = units.FormatBytes(v)
 		}
-		val = fmt.Sprintf("%s %5.1f%%", val, 100*float64(v)/float64(total))
+		val = fmt.Sprintf("%s %7s", val, units.FormatPercent(float64(v)/float64(total), 1))
 		lines = append(lines, fmt.Sprintf("%*s ", labelW, analysis.BinLabel(k))+
 			bars[k-lo]+
 			fmt.Sprintf(" %*s", valW, val))

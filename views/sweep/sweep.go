@@ -615,7 +615,7 @@ func formatValue(col, v string) string {
 	case col == "bytes":
 		return units.FormatBytes(int64(f))
 	case strings.Contains(col, "util"):
-		return fmt.Sprintf("%.1f %%", 100*f)
+		return units.FormatPercent(f, 1)
 	case f == math.Trunc(f) && math.Abs(f) < 1e15:
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
