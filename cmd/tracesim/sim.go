@@ -215,10 +215,17 @@ func simCommand(e *env) *cobra.Command {
 				return atomicfile.WriteWith(*perfettoOut, atomicfile.Options{Inputs: inputs, Gzip: atomicfile.Gzipped(*perfettoOut)}, func(w io.Writer) error {
 					pw := perfetto.NewWriter(atomicfile.Stopping(w, e.ctx.Err))
 					if cfg.Model.Measured() {
-						counters = export.NewCounters(pw)
+						pn, ok := s.Network().(interface{ Topology() topology.Topology })
+						if !ok {
+							return fmt.Errorf("--perfetto-out: the network has no topology to measure")
+						}
+						counters = export.NewCounters(pw, pn.Topology())
 					}
 					if err := inner(); err != nil {
 						return err
+					}
+					if counters != nil {
+						counters.End()
 					}
 					out, err := s.Trace()
 					if err == nil {

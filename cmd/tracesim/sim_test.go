@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +19,7 @@ import (
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/gen"
+	"github.com/tracesim/tracesim/tracefmt/perfetto"
 	"github.com/tracesim/tracesim/tracefmt/tsim"
 )
 
@@ -352,6 +354,19 @@ func TestSimMetricsOut(t *testing.T) {
 	}
 }
 
+// writeIncast writes a trace of ranks 0 and 1 each sending 10 MB to
+// rank 2 at once and returns its path.
+func writeIncast(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "incast.tsim")
+	if err := os.WriteFile(path, []byte("tsim 1\nranks 3\nunit us\n"+
+		"0 0 send to=2 tag=0 size=10000000\n0 1 send to=2 tag=1 size=10000000\n"+
+		"0 2 recv from=0 tag=0 size=10000000\n0 2 recv from=1 tag=1 size=10000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // --metrics-out writes what each model measures and nothing else: the
 // flow model the flows on each link, and none of the packet model's
 // packet lines (they would be zeros that look measured); the packet model
@@ -361,12 +376,7 @@ func TestSimMetricsOut(t *testing.T) {
 // period of 1 ms while both last; r0 → r1 carries one, and the links back
 // only the crosstraffic, no flow.
 func TestSimMetricsOutFlows(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "incast.tsim")
-	if err := os.WriteFile(path, []byte("tsim 1\nranks 3\nunit us\n"+
-		"0 0 send to=2 tag=0 size=10000000\n0 1 send to=2 tag=1 size=10000000\n"+
-		"0 2 recv from=0 tag=0 size=10000000\n0 2 recv from=1 tag=1 size=10000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeIncast(t)
 	packetOnly := []string{"packets_delivered", "packets_in_flight", "long_waits", "packet_latency_mean_s", "packet_latency_max_s"}
 	for _, tc := range []struct {
 		model string
@@ -414,6 +424,95 @@ func TestSimMetricsOutFlows(t *testing.T) {
 			for link, want := range tc.flows {
 				if flows[link] != want {
 					t.Errorf("link %s at 2 ms: flows %q, want %q", link, flows[link], want)
+				}
+			}
+		})
+	}
+}
+
+// TestSimPerfettoOutFlows runs the incast of TestSimMetricsOutFlows with
+// --perfetto-out: the flow model writes a "flows" counter per link, with
+// 2 on the two links both flows share, 1 on the three links one flow
+// crosses alone and 0 on the links only the crosstraffic uses (the period
+// 1–2 ms, written at its start); every track ends at zero once the flows
+// have finished rather than hold its last count. The packet model counts
+// no flows and has no such track.
+func TestSimPerfettoOutFlows(t *testing.T) {
+	path := writeIncast(t)
+	for _, tc := range []struct {
+		model string
+		// flows per link in the period from 1 ms (nil: no flows tracks);
+		// the links not listed carry none
+		flows map[string]float64
+	}{
+		{"flow", map[string]float64{"r1.p0->r2.p1": 2, "r2.p4->n2": 2, "r0.p0->r1.p1": 1, "n0->r0.p4": 1, "n1->r1.p4": 1}},
+		{"packet", nil},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run.json")
+			if code, _, errs := simRun(t, path, "--model", tc.model, "--topology", "torus:4x4", "--eager-threshold", "100MB",
+				"--sample-period", "1ms", "--perfetto-out", out); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := perfetto.Check(bytes.NewReader(data)); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				TraceEvents []struct {
+					Ph   string         `json:"ph"`
+					Name string         `json:"name"`
+					TS   float64        `json:"ts"`
+					Args map[string]any `json:"args"`
+				} `json:"traceEvents"`
+			}
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			type point struct{ ts, v float64 }
+			tracks := map[string][]point{} // link name → its flows counter
+			for _, e := range doc.TraceEvents {
+				if e.Ph != "C" {
+					continue
+				}
+				link, ok := strings.CutPrefix(e.Name, "link ")
+				if !ok || e.Name == "link utilisation" {
+					continue
+				}
+				v, ok := e.Args["flows"].(float64)
+				if !ok || len(e.Args) != 1 {
+					t.Fatalf("%s at %v µs: args %v, want flows alone", e.Name, e.TS, e.Args)
+				}
+				tracks[link] = append(tracks[link], point{e.TS, v})
+			}
+			if tc.flows == nil {
+				if len(tracks) != 0 {
+					t.Errorf("%d flows tracks, want none: %v", len(tracks), tracks)
+				}
+				return
+			}
+			for link := range tc.flows {
+				if tracks[link] == nil {
+					t.Errorf("link %s: no flows track", link)
+				}
+			}
+			for link, pts := range tracks {
+				at := math.NaN()
+				for _, p := range pts {
+					if p.ts == 1000 {
+						at = p.v
+					}
+				}
+				if want := tc.flows[link]; math.IsNaN(at) || math.Abs(at-want) > 1e-9 {
+					t.Errorf("link %s from 1 ms: flows %v, want %v", link, at, want)
+				}
+				// A flow's link drops to zero once its flow has gone
+				// (where it goes idle, or at the last sample's end).
+				if end := pts[len(pts)-1]; end.v != 0 || (tc.flows[link] != 0 && (len(pts) < 2 || pts[len(pts)-2].v == 0)) {
+					t.Errorf("link %s ends with flows %v at %v µs, want 0 after its last flow", link, end.v, end.ts)
 				}
 			}
 		})

@@ -156,3 +156,17 @@ func SumGroups(names []string, counts []int, of []uint8, links []LinkMetric) []G
 	}
 	return groups
 }
+
+// LinkName names link id of t as the metrics outputs do: "r2.p0->r3.p1"
+// (a router port to a router port), "n5->r5.p4" (injection), "r5.p4->n5"
+// (ejection), "medium" (a bus) or "backbone" (a crossbar's).
+func LinkName(t topology.Topology, id topology.LinkID) string {
+	l := t.Link(id)
+	if l.Class == topology.ClassMedium {
+		if t.Kind() == topology.KindCrossbar {
+			return "backbone"
+		}
+		return "medium"
+	}
+	return l.From.String() + "->" + l.To.String()
+}

@@ -130,14 +130,7 @@ func (c *CSVWriter) linkName(id int32) string {
 	if s, ok := c.names[id]; ok {
 		return s
 	}
-	l := c.topo.Link(topology.LinkID(id))
-	s := l.From.String() + "->" + l.To.String()
-	if l.Class == topology.ClassMedium {
-		s = "medium"
-		if c.topo.Kind() == topology.KindCrossbar {
-			s = "backbone"
-		}
-	}
+	s := netmodel.LinkName(c.topo, topology.LinkID(id))
 	c.names[id] = s
 	return s
 }
