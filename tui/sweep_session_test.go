@@ -393,21 +393,40 @@ func TestSweepProgram(t *testing.T) {
 
 // A sweep the application refuses (here a topology file that does not
 // exist) is explained on the Machine tab that asked for it, which stays
-// shown, not left to the status bar; the Sweep tab stays empty.
+// shown, not left to the status bar; the Sweep tab stays empty. At 80×24
+// as at 120×40 the whole reason shows, wrapped.
 func TestSweepRefusedOnMachineTab(t *testing.T) {
-	m := demoModel(t, 120, 40)
-	mi := m.tabIndex("Machine")
-	keys(t, m, strconv.Itoa(mi+1))
-	_, cmd := m.Update(component.SweepMsg{Key: "topology", Values: []string{"torus:4x4", "file:net.txt"}})
-	settle(t, m, cmd)
-	if m.Active() != mi {
-		t.Errorf("tab %s shown, want Machine", m.TabNames()[m.Active()])
-	}
-	frame := viewtest.ASCII(t, m.Frame())
-	if !strings.Contains(frame, "sweep of topology not started: ") || !strings.Contains(frame, "net.txt") {
-		t.Errorf("the Machine tab does not say why:\n%s", frame)
-	}
-	if m.sweep != nil || m.sweepRun != nil {
-		t.Errorf("a refused sweep shows a result")
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := demoModel(t, size[0], size[1])
+			mi := m.tabIndex("Machine")
+			keys(t, m, strconv.Itoa(mi+1))
+			_, cmd := m.Update(component.SweepMsg{Key: "topology", Values: []string{"torus:4x4", "file:net.txt"}})
+			settle(t, m, cmd)
+			if m.Active() != mi {
+				t.Errorf("tab %s shown, want Machine", m.TabNames()[m.Active()])
+			}
+			// The refusal, wrapped above the status bar: its lines joined
+			// say the whole reason at 80 columns too (cut after
+			// "file:net.txt:" before).
+			frame := viewtest.ASCII(t, m.Frame())
+			rows := strings.Split(ansi.Strip(frame), "\n")
+			var note []string
+			for i, l := range rows {
+				if strings.HasPrefix(l, "sweep of topology not started: ") {
+					for _, r := range rows[i : len(rows)-1] {
+						note = append(note, strings.TrimSpace(r))
+					}
+					break
+				}
+			}
+			const want = "sweep of topology not started: axes.topology: point topology=file:net.txt: topology file net.txt: no such file or directory"
+			if got := strings.Join(note, " "); got != want {
+				t.Errorf("the Machine tab says\n%q\nwant\n%q\n%s", got, want, frame)
+			}
+			if m.sweep != nil || m.sweepRun != nil {
+				t.Errorf("a refused sweep shows a result")
+			}
+		})
 	}
 }

@@ -1136,7 +1136,13 @@ func (m *Model) footer(st themes.Styles, w int) []string {
 		out = append(out, st.Dim.Render(ok))
 	}
 	if m.note != "" && m.common.Height >= 8 {
-		out = append(out, st.Dim.Render(m.note))
+		// Wrapped, not cut: a refused sweep's or a failed load's reason
+		// comes after its first words ("sweep of topology not started:
+		// …"), and at 80 columns a cut line lost it. Up to four lines
+		// (a file path and the engine's "want …"); the list gives way.
+		for _, l := range component.Wrap(m.note, w, 4) {
+			out = append(out, st.Dim.Render(l))
+		}
 	}
 	// The selected setting's help, when the list had to cut it.
 	if m.ed == nil && m.cur >= 0 && m.cur < len(m.rows) && m.rows[m.cur].set != nil && m.common.Height >= 16 {

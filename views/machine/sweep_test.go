@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -132,6 +133,47 @@ func TestSweepTopologyChoices(t *testing.T) {
 			m.Update(component.SweepRefusedMsg{Key: "topology", Reason: "topology file:mine.txt: no such file"})
 			if v := ansi.Strip(m.View()); !strings.Contains(v, "sweep of topology not started: topology file:mine.txt: no such file") {
 				t.Errorf("refusal not shown:\n%s", v)
+			}
+		})
+	}
+}
+
+// TestSweepRefusedWraps: the reason a sweep was refused shows whole at
+// 80×24, wrapped under the footer, where one line cut it after "point
+// topology=file:net.txt:" (it showed whole only at 250 columns).
+func TestSweepRefusedWraps(t *testing.T) {
+	// The application's words for a missing topology file
+	// (tui.TestSweepRefusedOnMachineTab).
+	const reason = "axes.topology: point topology=file:net.txt: topology file net.txt: no such file or directory"
+	for _, c := range []struct {
+		w, h, lines int
+	}{
+		{80, 24, 2},
+		{160, 48, 1},
+	} {
+		t.Run(fmt.Sprintf("%dx%d", c.w, c.h), func(t *testing.T) {
+			m, _ := newMachine(t, 16)
+			m.SetSize(c.w, c.h)
+			m.Update(component.SweepRefusedMsg{Key: "topology", Reason: reason})
+			frame := strings.Split(ansi.Strip(m.View()), "\n")
+			if len(frame) != c.h {
+				t.Fatalf("%d lines drawn, want %d", len(frame), c.h)
+			}
+			start := -1
+			for i, l := range frame {
+				if strings.HasPrefix(l, "sweep of topology not started:") {
+					start = i
+				}
+			}
+			if start < 0 {
+				t.Fatalf("no refusal:\n%s", strings.Join(frame, "\n"))
+			}
+			var note []string
+			for _, l := range frame[start:min(start+c.lines, len(frame))] {
+				note = append(note, strings.TrimSpace(l))
+			}
+			if got, want := strings.Join(note, " "), "sweep of topology not started: "+reason; got != want {
+				t.Errorf("the refusal reads\n%q\nwant\n%q\nframe:\n%s", got, want, strings.Join(frame, "\n"))
 			}
 		})
 	}

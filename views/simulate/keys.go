@@ -1,14 +1,23 @@
 package simulate
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/tracesim/tracesim/views/component"
+)
 
 // KeyMap is the Simulate tab's key bindings.
 type KeyMap struct {
 	Pause, Run, Step, StepMessage, StepDelta, RunTo, Reset key.Binding
 	Faster, Slower, Shorter, Longer, Pane                  key.Binding
-	Up, Down, Left, Right                                  key.Binding
-	Compare, Flows                                         key.Binding
-	Confirm, Cancel                                        key.Binding
+	// List moves through the results' per-rank table and the run
+	// history with the keys of every list: ↑/k, ↓/j, pgup/ctrl+u,
+	// pgdown/ctrl+d, home/g, end/G. In the live view ↑↓ (and ←→) move
+	// the selected router, home/end go to the first/last one.
+	List            component.ListKeys
+	Left, Right     key.Binding
+	Compare, Flows  key.Binding
+	Confirm, Cancel key.Binding
 }
 
 // DefaultKeyMap returns the default bindings.
@@ -26,10 +35,9 @@ func DefaultKeyMap() KeyMap {
 		Shorter:     key.NewBinding(key.WithKeys("["), key.WithHelp("[/]", "halve/double Δt")),
 		Longer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "double Δt")),
 		Pane:        key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "live/results/history")),
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓←→", "router/run")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
-		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		List:        component.DefaultListKeys("rank/run"),
+		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←→", "router (live view)")),
+		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next router")),
 		Compare:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare with selected run")),
 		Flows:       key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "links: utilisation/flows")),
 		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show run in Timeline")),
@@ -47,6 +55,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Run, k.Reset, k.RunTo},
 		{k.Step, k.StepMessage, k.StepDelta, k.Shorter, k.Faster},
-		{k.Pane, k.Flows, k.Up, k.Compare, k.Confirm},
+		{k.Pane, k.Flows, k.Left, k.Compare, k.Confirm},
+		k.List.Bindings(),
 	}
 }

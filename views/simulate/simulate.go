@@ -147,9 +147,12 @@ type Model struct {
 	showFlows bool
 	router    int // selected router
 	scroll    int // per-rank table offset
-	runs      []Run
-	sel       int // selected run in the history
-	base      int // run compared against the selected one (-1: the previous)
+	// resultsPage and historyPage are the rows of the per-rank table and
+	// of the run list the last frame drew: a page for pgup/pgdn.
+	resultsPage, historyPage int
+	runs                     []Run
+	sel                      int // selected run in the history
+	base                     int // run compared against the selected one (-1: the previous)
 
 	prompt    textinput.Model
 	prompting bool
@@ -444,10 +447,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				m.statusMsg(fmt.Sprintf("sim #%d in the Timeline (p: recorded, predicted, both)", r.N)))
 		}
 		handled = false
-	case key.Matches(msg, k.Up):
-		m.move(0, -1)
-	case key.Matches(msg, k.Down):
-		m.move(0, 1)
+	case m.listKey(msg):
 	case key.Matches(msg, k.Left):
 		m.move(-1, 0)
 	case key.Matches(msg, k.Right):
@@ -458,8 +458,33 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// listKey moves the selection of the pane shown by a list key (↑↓,
+// pgup/pgdn, home/end), a page being the rows the pane last drew; it
+// reports whether msg is one.
+func (m *Model) listKey(msg tea.KeyPressMsg) bool {
+	page := 1
+	switch m.pane {
+	case PaneLive:
+		// A page of routers is the grid's height: pgdn goes to the
+		// bottom row, home/end to the first and last router.
+		if n, cols := m.routerGrid(); n > 0 {
+			page = (n + cols - 1) / cols
+		}
+	case PaneResults:
+		page = m.resultsPage
+	case PaneHistory:
+		page = m.historyPage
+	}
+	d, ok := m.keys.List.Move(msg, page)
+	if ok {
+		m.move(0, d)
+	}
+	return ok
+}
+
 // move moves the selection of the pane shown: the router in the live
-// view, the rank table in the results, the run in the history.
+// view, the rank table in the results, the run in the history. dy may be
+// as large as ListKeys.Move makes it for home and end.
 func (m *Model) move(dx, dy int) {
 	switch m.pane {
 	case PaneLive:
@@ -467,9 +492,17 @@ func (m *Model) move(dx, dy int) {
 		if n == 0 {
 			return
 		}
+		rows := (n + cols - 1) / cols
+		dy = min(max(dy, -rows), rows) // no overflow in dy*cols
 		m.router = min(max(m.router+dx+dy*cols, 0), n-1)
 	case PaneResults:
-		m.scroll = max(m.scroll+dy, 0)
+		// The last offset that still fills the page; the drawing clamps
+		// again for a page that has since changed.
+		last := 0
+		if len(m.runs) > 0 {
+			last = max(len(m.runs[len(m.runs)-1].Results.Ranks)-max(m.resultsPage, 1), 0)
+		}
+		m.scroll = min(max(m.scroll+dy, 0), last)
 	case PaneHistory:
 		if len(m.runs) > 0 {
 			m.sel = min(max(m.sel+dy, 0), len(m.runs)-1)

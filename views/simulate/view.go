@@ -451,6 +451,7 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 	p.text(x, y+row, w, fmt.Sprintf("%4s %4s %10s %10s %10s %10s %5s", "rank", "node", "finish", "compute", "blocked", "cpu wait", "util"), p.bold)
 	row++
 	tw := 4 + 1 + 4 + 4*11 + 6 + 1
+	m.resultsPage = max(h-row, 1)
 	m.scroll = min(m.scroll, max(len(res.Ranks)-(h-row), 0))
 	for i := m.scroll; i < len(res.Ranks) && row < h; i, row = i+1, row+1 {
 		r := res.Ranks[i]
@@ -465,7 +466,7 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 // drawHistory lists the finished runs and compares the selected one with
 // another (the previous one, or the one marked with c).
 func (m *Model) drawHistory(p *painter, x, y, w, h int) {
-	p.text(x, y, w, "Run history · ↑↓ select, c compare with the selected, enter show in the Timeline", p.title)
+	p.text(x, y, w, "Run history · ↑↓ pgup pgdn g G select, c compare with the selected, enter show in the Timeline", p.title)
 	if len(m.runs) == 0 {
 		if h > 1 {
 			p.text(x, y+1, w, "No finished run yet.", p.dim)
@@ -473,6 +474,7 @@ func (m *Model) drawHistory(p *painter, x, y, w, h int) {
 		return
 	}
 	listH := min(len(m.runs), max((h-1)/3, 1))
+	m.historyPage = listH
 	first := max(0, min(m.sel-listH+1, len(m.runs)-listH))
 	for i := 0; i < listH; i++ {
 		k := first + i
