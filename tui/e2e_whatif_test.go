@@ -156,7 +156,7 @@ func TestEndToEndWhatIf(t *testing.T) {
 	t.Logf("comparison:\n%s", screen)
 	// The flow model measured the links of both runs: slower links are
 	// busier.
-	use := regexp.MustCompile(`link use  A mean ([0-9.]+)% peak [0-9.]+%  B mean ([0-9.]+)% peak [0-9.]+%`).FindStringSubmatch(screen)
+	use := regexp.MustCompile(`link use  A mean ([0-9.]+) % peak [0-9.]+ %  B mean ([0-9.]+) % peak [0-9.]+ %`).FindStringSubmatch(screen)
 	if use == nil {
 		t.Errorf("the comparison shows no measured link use:\n%s", screen)
 	} else if a, b := parseFloat(t, use[1]), parseFloat(t, use[2]); !(a > 0 && b > a) {

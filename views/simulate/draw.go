@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"github.com/tracesim/tracesim/themes"
+	"github.com/tracesim/tracesim/tracefmt/units"
 	"github.com/tracesim/tracesim/views/cellbuf"
 )
 
@@ -52,9 +53,9 @@ func (p *painter) heat(x, y int, v float64, idle rune) {
 	}
 }
 
-// legend draws the heat scale "0% ░▒▓█ 100%".
+// legend draws the heat scale "0 % ░▒▓█ 100 %".
 func (p *painter) legend(x, y, w int) {
-	p.b.HeatLegend(x, y, w, "0%", "100%", 4, p.th, p.dim)
+	p.b.HeatLegend(x, y, w, units.FormatPercent(0, 0), units.FormatPercent(1, 0), 4, p.th, p.dim)
 }
 
 // series returns the style of a chart's columns: the theme's first

@@ -68,7 +68,7 @@ func TestCompareFlowRuns(t *testing.T) {
 	v := ansi.Strip(m.View())
 	for _, want := range []string{
 		fmt.Sprintf("makespan  A %s  B %s  B/A %.3f×", units.FormatDurationSig(a.Makespan, 7), units.FormatDurationSig(b.Makespan, 7), b.Makespan/a.Makespan),
-		fmt.Sprintf("link use  A mean %.1f%% peak %.1f%%  B mean %.1f%% peak %.1f%%", 100*ma, 100*pa, 100*mb, 100*pb),
+		fmt.Sprintf("link use  A mean %.1f %% peak %.1f %%  B mean %.1f %% peak %.1f %%", 100*ma, 100*pa, 100*mb, 100*pb),
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the comparison lacks %q:\n%s", want, v)

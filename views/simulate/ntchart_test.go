@@ -151,7 +151,7 @@ func TestChartHold(t *testing.T) {
 		if drew != s.wantDraw {
 			t.Errorf("%s: drawn %v, want %v", s.name, drew, s.wantDraw)
 		}
-		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100%│") {
+		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100 %│") {
 			t.Errorf("%s: top row %q, want the axis labelled 100%%", s.name, top)
 		}
 	}
@@ -182,7 +182,7 @@ func TestTopLabelWhole(t *testing.T) {
 		b := cellbuf.New(40, h)
 		b.Mode = cellbuf.ModePlain
 		c.draw(b, 0, 0, 40, h, ts, vs, 3e-6, 0.01, percent, cellbuf.Style{}, cellbuf.Style{}, false)
-		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100%│") {
+		if top := strings.Split(b.Render(), "\n")[0]; !strings.HasPrefix(top, "100 %│") {
 			t.Errorf("height %d: top row %q, want the axis labelled 100%%", h, top)
 		}
 	}

@@ -154,7 +154,7 @@ func TestTopologyMapScales(t *testing.T) {
 		lines := strings.Split(ansi.Strip(m.View()), "\n")
 		var xs, ys []int
 		for y, l := range lines {
-			if strings.HasPrefix(l, "0% ") {
+			if strings.HasPrefix(l, "0 % ") {
 				break // the map's legend: the map is above
 			}
 			for x, r := range []rune(l) {
@@ -193,7 +193,7 @@ func TestCompareSaysNA(t *testing.T) {
 	drive(t, m, press(m, "v")) // results → history: the comparison
 	m.memo.Invalidate()
 	v := ansi.Strip(m.View())
-	if !strings.Contains(v, "B n/a (no links measured)") || strings.Contains(v, "B mean 0.0%") {
+	if !strings.Contains(v, "B n/a (no links measured)") || strings.Contains(v, "B mean 0.0 %") {
 		t.Errorf("the comparison does not say n/a for the analytic run:\n%s", v)
 	}
 }

@@ -1,7 +1,6 @@
 package simulate
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -87,7 +86,7 @@ func wholeCount(widest string) func(float64) string {
 }
 
 // percent labels a utilisation axis.
-func percent(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+func percent(v float64) string { return units.FormatPercent(v, 0) }
 
 // bytesLabel labels a bytes axis.
 func bytesLabel(v float64) string { return units.FormatBytes(int64(v + 0.5)) }

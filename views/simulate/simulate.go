@@ -318,8 +318,8 @@ func (m *Model) Update(msg tea.Msg) (component.Model, tea.Cmd) {
 	case component.SliceMsg:
 		cmd := m.sliceDone(msg)
 		if m.predicting && m.status == Running && m.snap != nil && m.snap.TotalTraceEvents > 0 {
-			pc := 100 * float64(m.snap.TraceEvents) / float64(m.snap.TotalTraceEvents)
-			cmd = tea.Batch(cmd, m.statusMsg(fmt.Sprintf("predicting on %s… %.0f%% (esc stops)", Describe(&m.cfg), pc)))
+			pc := float64(m.snap.TraceEvents) / float64(m.snap.TotalTraceEvents)
+			cmd = tea.Batch(cmd, m.statusMsg(fmt.Sprintf("predicting on %s… %s (esc stops)", Describe(&m.cfg), units.FormatPercent(pc, 0))))
 		}
 		return m, cmd
 	case component.PredictMsg:

@@ -172,7 +172,7 @@ func (m *Model) drawProgress(p *painter, y, w int) {
 	if m.status == Finished {
 		f = 1
 	}
-	tail := fmt.Sprintf(" %3.0f%% %d/%d events · %d msgs, %d in flight (%s)", f*100, done, total, msgs, inflight, units.FormatBytes(flying))
+	tail := fmt.Sprintf(" %5s %d/%d events · %d msgs, %d in flight (%s)", units.FormatPercent(f, 0), done, total, msgs, inflight, units.FormatBytes(flying))
 	bw := min(max(w-len([]rune(tail)), 0), max(w/2, 10))
 	m.bar = runBar{w: bw, f: f} // drawn by withBar
 	p.text(bw, y, w-bw, tail, p.norm)
@@ -243,8 +243,8 @@ func (m *Model) saturation() string {
 	if bi < 0 || blocked == 0 || blocked < len(net.NICs)/4 {
 		return ""
 	}
-	return fmt.Sprintf("SATURATED: %d of %d network interfaces hold packets they cannot inject (back-pressure; %d packets wait, %d in flight); busiest link %s at %.0f%%: the offered load exceeds what the network carries",
-		blocked, len(net.NICs), queued, net.PacketsInFlight, linkName(&net.Links[bi]), best*100)
+	return fmt.Sprintf("SATURATED: %d of %d network interfaces hold packets they cannot inject (back-pressure; %d packets wait, %d in flight); busiest link %s at %s: the offered load exceeds what the network carries",
+		blocked, len(net.NICs), queued, net.PacketsInFlight, linkName(&net.Links[bi]), units.FormatPercent(best, 0))
 }
 
 // drawLive lays out the live views: links, queues, charts and ranks.
@@ -335,7 +335,7 @@ func (m *Model) drawCharts(p *painter, x, y, w, h int) {
 	all := []series{
 		{"throughput", func(q runner.Point) float64 { return q.Throughput }, units.FormatRate},
 		{"latency", func(q runner.Point) float64 { return q.Latency }, units.FormatDuration},
-		{"link use", func(q runner.Point) float64 { return q.Util }, func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }},
+		{"link use", func(q runner.Point) float64 { return q.Util }, func(v float64) string { return units.FormatPercent(v, 0) }},
 	}
 	for i := 0; i < h && i < len(all); i++ {
 		s := all[i]
@@ -448,14 +448,14 @@ func (m *Model) drawResults(p *painter, x, y, w, h int) {
 		return
 	}
 	row++
-	p.text(x, y+row, w, fmt.Sprintf("%4s %4s %10s %10s %10s %10s %5s", "rank", "node", "finish", "compute", "blocked", "cpu wait", "util"), p.bold)
+	p.text(x, y+row, w, fmt.Sprintf("%4s %4s %10s %10s %10s %10s %6s", "rank", "node", "finish", "compute", "blocked", "cpu wait", "util"), p.bold)
 	row++
 	tw := 4 + 1 + 4 + 4*11 + 6 + 1
 	m.resultsPage = max(h-row, 1)
 	m.scroll = min(m.scroll, max(len(res.Ranks)-(h-row), 0))
 	for i := m.scroll; i < len(res.Ranks) && row < h; i, row = i+1, row+1 {
 		r := res.Ranks[i]
-		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %4.0f%%", r.Rank, r.Node, units.FormatDuration(r.Finish), units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.CPUWait), r.Utilisation*100), p.norm)
+		p.text(x, y+row, w, fmt.Sprintf("%4d %4d %10s %10s %10s %10s %6s", r.Rank, r.Node, units.FormatDuration(r.Finish), units.FormatDuration(r.Compute), units.FormatDuration(r.Blocked), units.FormatDuration(r.CPUWait), units.FormatPercent(r.Utilisation, 0)), p.norm)
 		if bw := w - tw - 1; bw >= 6 && res.Makespan > 0 {
 			p.b.Stacked(x+tw+1, y+row, bw, res.Makespan, []cellbuf.Segment{
 				{V: r.Compute, Glyph: '█', St: p.okSt}, {V: r.Blocked + r.Overhead, Glyph: '▒', St: p.warnSt}, {V: r.CPUWait, Glyph: '░', St: p.dim}})
@@ -561,7 +561,7 @@ func (m *Model) drawCompare(p *painter, x, y, w, h int, a, b *Run) {
 			if !ok {
 				return "n/a (no links measured)"
 			}
-			return fmt.Sprintf("mean %.1f%% peak %.1f%%", mean*100, peak*100)
+			return "mean " + units.FormatPercent(mean, 1) + " peak " + units.FormatPercent(peak, 1)
 		}
 		rows = append(rows, line{"link use  A " + use(oka, ma, pa) + "  B " + use(okb, mb, pb), p.norm})
 		if g := groupCompare(ra, rb); g != "" {
@@ -647,7 +647,7 @@ func groupCompare(a, b *replay.Results) string {
 	}
 	s := "by group "
 	for _, n := range names {
-		s += fmt.Sprintf(" %s %.0f→%.0f%%", n, ua[n]*100, ub[n]*100)
+		s += fmt.Sprintf(" %s %.0f→%s", n, ua[n]*100, units.FormatPercent(ub[n], 0))
 	}
 	return s
 }
