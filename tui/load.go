@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/progress"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/tracesim/tracesim/tracefmt"
 	"github.com/tracesim/tracesim/tracefmt/formats"
 	"github.com/tracesim/tracesim/tracefmt/units"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // loading is a trace load in progress.
@@ -166,14 +166,12 @@ func (m *Model) loadView(w, h int) string {
 		frac = float64(l.done) / float64(l.total)
 	}
 	th := m.common.Theme
-	bar := progress.New(progress.WithWidth(max(min(w-4, 60), 1)), progress.WithoutPercentage(),
-		progress.WithFillCharacters('█', '░'), progress.WithColors(th.Accent))
-	bar.EmptyColor = th.Muted
+	bar := component.ProgressBar(min(w-4, 60), frac, th.Accent, th.Muted, true)
 	lines := []string{
 		"",
 		"  " + st.Title.Render("Loading ") + filepath.Base(l.path),
 		"",
-		"  " + bar.ViewAs(frac),
+		"  " + bar,
 		"  " + fmt.Sprintf("%5s  %s of %s", units.FormatPercent(frac, 0), units.FormatBytes(l.done), units.FormatBytes(l.total)),
 		"",
 		"  " + st.HelpKey.Render("esc") + st.HelpDesc.Render(" cancel"),

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"charm.land/bubbles/v2/progress"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tracesim/tracesim/engine/replay"
@@ -70,14 +69,7 @@ func (m *Model) withBar(frame string) string {
 		row, rest = row[:end], row[end:]
 	}
 	th := m.common.Theme
-	pb := progress.New(progress.WithWidth(m.bar.w), progress.WithoutPercentage(),
-		progress.WithFillCharacters('█', '░'), progress.WithColors(th.OK))
-	pb.EmptyColor = th.Muted
-	bar := pb.ViewAs(m.bar.f)
-	if m.buf.Mode != cellbuf.ModeColor {
-		// Plain (goldens) and monochrome frames carry no colour.
-		bar = ansi.Strip(bar)
-	}
+	bar := component.ProgressBar(m.bar.w, m.bar.f, th.OK, th.Muted, m.buf.Mode == cellbuf.ModeColor)
 	return frame[:first+1] + bar + ansi.TruncateLeft(row, m.bar.w, "") + rest
 }
 

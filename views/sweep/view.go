@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/progress"
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/tracesim/tracesim/themes"
 	"github.com/tracesim/tracesim/views/cellbuf"
+	"github.com/tracesim/tracesim/views/component"
 )
 
 // chartBuf is the view's cell buffer, reused between frames.
@@ -188,14 +188,7 @@ func (m *Model) withBar(frame string) string {
 		row, rest = frame[:end], frame[end:]
 	}
 	th := m.common.Theme
-	pb := progress.New(progress.WithWidth(m.bar.w), progress.WithoutPercentage(),
-		progress.WithFillCharacters('█', '░'), progress.WithColors(th.Accent))
-	pb.EmptyColor = th.Muted
-	bar := pb.ViewAs(m.bar.f)
-	if m.buf.b.Mode != cellbuf.ModeColor {
-		// Monochrome frames (and the goldens') carry no colour.
-		bar = ansi.Strip(bar)
-	}
+	bar := component.ProgressBar(m.bar.w, m.bar.f, th.Accent, th.Muted, m.buf.b.Mode == cellbuf.ModeColor)
 	return ansi.Truncate(row, m.bar.x, "") + bar + ansi.TruncateLeft(row, m.bar.x+m.bar.w, "") + rest
 }
 
