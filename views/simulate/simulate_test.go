@@ -391,3 +391,19 @@ func TestSweepPointUnpaced(t *testing.T) {
 		t.Errorf("after another configuration a new tab runs at speed %d", m3.speed)
 	}
 }
+
+// TestRunToPromptCursor: the run-to-time prompt draws its cursor where the
+// text input has it; ← moves it (it was always drawn after the text).
+func TestRunToPromptCursor(t *testing.T) {
+	m := newModel(t, stencil(t, 16), packetConfig(t, "torus:4x4"), 120, 40)
+	drive(t, m, press(m, "t", "5", "0", "u", "s"))
+	m.memo.Invalidate()
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "50us▏  (enter runs") {
+		t.Fatalf("prompt not drawn with its cursor after the text:\n%s", v)
+	}
+	drive(t, m, press(m, "left", "left"))
+	m.memo.Invalidate()
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "50▏us  (enter runs") {
+		t.Errorf("after ← ←, want the cursor before \"us\":\n%s", v)
+	}
+}

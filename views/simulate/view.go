@@ -83,7 +83,11 @@ func (m *Model) draw(p *painter, w, h int) {
 	}
 	if m.prompting && y < h {
 		n := p.text(0, y, w, m.prompt.Prompt, p.title)
-		p.text(n, y, w-n, m.prompt.Value()+"▏  (enter runs, esc cancels)", p.norm)
+		// The cursor where the text input has it (←, →, home, end move
+		// it), not always after the text.
+		v, at := []rune(m.prompt.Value()), m.prompt.Position()
+		at = min(max(at, 0), len(v))
+		p.text(n, y, w-n, string(v[:at])+"▏"+string(v[at:])+"  (enter runs, esc cancels)", p.norm)
 		y++
 	}
 	for _, l := range m.banner(w) {
