@@ -373,7 +373,7 @@ func TestPlatformRouting(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, res := simulate(t, tr, dor, Options{})
-	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8000000000000000000Tb/s,nlat=0s" {
+	if !res.Complete || !(res.Makespan > 0.05) || res.Network == nil || res.Network.Spec != "torus:4x4,bw=8Gb/s,lat=1us,nbw=8e+18Tb/s,nlat=0s" {
 		t.Errorf("packet model on the platform: complete %v, makespan %g s, network %+v", res.Complete, res.Makespan, res.Network)
 	}
 	// The flow model follows SimGrid's own TORUS routes: a routing is
