@@ -203,6 +203,14 @@ func Read(name string, r io.ReaderAt, size int64) (*sweep.Table, error) {
 		vals := make([]string, len(t.Columns))
 		for c, f := range from {
 			vals[c] = row[f]
+			// A result column of a fixed kind (a makespan, a count)
+			// must read as that kind, or Write would refuse the table
+			// Read returned: such a file is not one of Write's.
+			if k := kindOf(t.Columns[c]); k != tabular.String && vals[c] != "" {
+				if _, err := tabular.Parse(k, vals[c]); err != nil {
+					return nil, fmt.Errorf("%s: row %d: %s: %q is not a value of its kind (%w)", name, i+1, t.Columns[c], vals[c], err)
+				}
+			}
 			if tt.Columns[f].Kind != tabular.String && vals[c] != "" {
 				if set, ok := replay.LookupSetting(t.Columns[c]); ok {
 					// An axis stored as a number: written back as
